@@ -1,0 +1,11 @@
+// Package caddyosdm is the module xcaddy builds into Caddy: importing it
+// registers the osdm_convert, osdm_token, osdm_login, osdm_access and
+// osdm_sandbox handlers.
+//
+//	xcaddy build --with github.com/caddy-osdm/caddy-osdm
+package caddyosdm
+
+import (
+	// The Caddy modules and directives.
+	_ "github.com/caddy-osdm/caddy-osdm/caddymodule"
+)
