@@ -1,0 +1,76 @@
+package caddymodule
+
+import (
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"golang.org/x/net/http/httpguts"
+)
+
+func init() {
+	httpcaddyfile.RegisterHandlerDirective("osdm_access", parseAccessCaddyfile)
+}
+
+func parseAccessCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	a := new(Access)
+	err := a.UnmarshalCaddyfile(h.Dispenser)
+	return a, err
+}
+
+// UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
+//
+//	osdm_access {
+//		key_file   <public key PEM> [<public key PEM>...]
+//		issuer     <issuer>
+//		audience   <aud>
+//		scope      <scope> [<scope>...]
+//		header     <header name>
+//		clock_skew <duration>
+//	}
+//
+// Without key_file, issuer names the osdm_login of this configuration
+// whose signing key verifies the tokens.
+func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the directive name
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	seen := map[string]bool{}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		name := d.Val()
+		if seen[name] {
+			return d.Errf("%s already specified", name)
+		}
+		seen[name] = true
+		var err error
+		switch name {
+		case "key_file":
+			if a.KeyFiles = d.RemainingArgs(); len(a.KeyFiles) == 0 {
+				return d.ArgErr()
+			}
+		case "issuer":
+			err = providerOneArg(d, &a.Issuer)
+		case "audience":
+			err = providerOneArg(d, &a.Audience)
+		case "scope":
+			if a.Scopes = d.RemainingArgs(); len(a.Scopes) == 0 {
+				return d.ArgErr()
+			}
+		case "header":
+			if err = providerOneArg(d, &a.Header); err == nil && !httpguts.ValidHeaderFieldName(a.Header) {
+				return d.Errf("header %q is not a valid header name", a.Header)
+			}
+		case "clock_skew":
+			err = providerDurationArg(d, name, &a.ClockSkew)
+		default:
+			return d.Errf("unrecognized subdirective %q", name)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Interface guard
+var _ caddyfile.Unmarshaler = (*Access)(nil)

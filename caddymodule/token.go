@@ -1,0 +1,389 @@
+package caddymodule
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/caddy-osdm/caddy-osdm/tokenauth"
+)
+
+func init() {
+	caddy.RegisterModule(Token{})
+}
+
+// Defaults of osdm_token.
+const (
+	defaultTokenHeader   = "Authenticate"
+	defaultMaxReplayBody = 1 << 20
+)
+
+// Token is the osdm_token handler: it logs in at a partner railway's login
+// service with a signed identity token (RFC 7523), caches the access token,
+// and sends it on the request to the next handler, normally reverse_proxy.
+// When the partner answers 401 the token is dropped and the request is sent
+// once more with a new one. A failed login is a 502 error wrapping a
+// *tokenauth.LoginError.
+//
+// The token never reaches a log: the incoming request is not modified, and
+// where reverse_proxy follows in the same route the header is added inside
+// its transport, after its debug log has taken its copy of the headers.
+type Token struct {
+	// Partner labels logs and metrics. Default: the host of token_url.
+	Partner string `json:"partner,omitempty"`
+	// TokenURL is the partner's login service token endpoint. Required.
+	TokenURL string `json:"token_url,omitempty"`
+	// KeyFile is the PEM private key signing identity tokens: RSA (PKCS#1
+	// or PKCS#8), EC P-256/384/521 (SEC1 or PKCS#8) or Ed25519 (PKCS#8).
+	// It is read again on every config load. Required.
+	KeyFile string `json:"key_file,omitempty"`
+	// KeyID is the kid header naming the key at the partner. Required.
+	KeyID string `json:"kid,omitempty"`
+	// Issuer is the iss claim. Required with grant jwt_bearer; with grant
+	// client_assertion it defaults to subject (RFC 7523 section 3).
+	Issuer string `json:"issuer,omitempty"`
+	// Subject is the sub claim, the user name given by the partner. Required.
+	Subject string `json:"subject,omitempty"`
+	// Audience is the aud claim. Default: token_url.
+	Audience string `json:"audience,omitempty"`
+	// Alg is the JWS algorithm. Default: from the key type (RS256, ES256,
+	// ES384, ES512, EdDSA); PS256/384/512 and RS384/512 may be chosen.
+	Alg string `json:"alg,omitempty"`
+	// Scope is the scope claim and form value. Default: uic_osdm.
+	Scope string `json:"scope,omitempty"`
+	// Grant is the token request form: jwt_bearer (default) or client_assertion.
+	Grant string `json:"grant,omitempty"`
+	// Header carries "Bearer <token>" to the partner. Default: Authenticate.
+	Header string `json:"header,omitempty"`
+	// Lifetime is the identity token's exp - now. Default 300s, minimum 120s.
+	Lifetime caddy.Duration `json:"lifetime,omitempty"`
+	// RefreshAhead is how long before the access token expires a background
+	// refresh starts. Default: 10% of its lifetime, at least 5s; never more
+	// than half the lifetime.
+	RefreshAhead caddy.Duration `json:"refresh_ahead,omitempty"`
+	// DefaultExpiresIn is how long an access token is used when the login
+	// service gives neither expires_in nor a JWT with exp. Default 5m.
+	DefaultExpiresIn caddy.Duration `json:"default_expires_in,omitempty"`
+	// MaxReplayBody is the largest request body kept in memory so that the
+	// request can be sent again after a 401. Larger requests are streamed
+	// and not replayed. Default 1 MiB.
+	MaxReplayBody int64 `json:"max_replay_body,omitempty"`
+
+	cache    *tokenauth.TokenCache
+	poolKey  string
+	logger   *zap.Logger
+	metrics  *tokenMetrics
+	app      *caddyhttp.App
+	attach   *sync.Once
+	inTransp bool // the header is added by the following reverse_proxy's transport
+}
+
+// CaddyModule returns the Caddy module information.
+func (Token) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.osdm_token",
+		New: func() caddy.Module { return new(Token) },
+	}
+}
+
+// tokenCaches holds the token caches across config reloads, keyed by
+// everything that makes a partner configuration: an unchanged partner keeps
+// its token, a changed one (new key, kid, URL...) starts afresh.
+var tokenCaches = caddy.NewUsagePool()
+
+// pooledCache is a tokenCaches value.
+type pooledCache struct{ *tokenauth.TokenCache }
+
+// Destruct closes the cache once no configuration uses it.
+func (p pooledCache) Destruct() error { p.Close(); return nil }
+
+// Provision loads the key and sets up (or reuses) the token cache.
+func (t *Token) Provision(ctx caddy.Context) error {
+	t.logger = ctx.Logger()
+	t.attach = new(sync.Once)
+	if err := t.applyDefaults(); err != nil {
+		return err
+	}
+	keyPEM, err := os.ReadFile(t.KeyFile)
+	if err != nil {
+		return fmt.Errorf("reading key_file: %w", err)
+	}
+	key, err := tokenauth.ParsePrivateKeyPEM(keyPEM)
+	if err != nil {
+		return fmt.Errorf("loading key_file %q: %w", t.KeyFile, err)
+	}
+	signer, err := tokenauth.NewIdentitySigner(tokenauth.IdentityConfig{
+		Issuer:   t.Issuer,
+		Subject:  t.Subject,
+		Audience: t.Audience,
+		KeyID:    t.KeyID,
+		Alg:      t.Alg,
+		Scope:    t.Scope,
+		Lifetime: time.Duration(t.Lifetime),
+	}, key, nil)
+	if err != nil {
+		return fmt.Errorf("key_file %q: %w", t.KeyFile, err)
+	}
+	t.Alg = signer.Config().Alg
+
+	t.metrics, err = registerTokenMetrics(ctx.GetMetricsRegistry())
+	if err != nil {
+		return err
+	}
+	keyHash := sha256.Sum256(keyPEM)
+	t.poolKey = t.identity(hex.EncodeToString(keyHash[:]))
+	val, loaded, err := tokenCaches.LoadOrNew(t.poolKey, func() (caddy.Destructor, error) {
+		client, err := tokenauth.NewTokenClient(tokenauth.TokenClientConfig{
+			Partner:          t.Partner,
+			TokenURL:         t.TokenURL,
+			Grant:            tokenauth.Grant(t.Grant),
+			Signer:           signer,
+			DefaultExpiresIn: time.Duration(t.DefaultExpiresIn),
+			Warn:             t.warn,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return pooledCache{tokenauth.NewTokenCache(client, tokenauth.CacheConfig{
+			RefreshAhead: time.Duration(t.RefreshAhead),
+		})}, nil
+	})
+	if err != nil {
+		return err
+	}
+	t.cache = val.(pooledCache).TokenCache
+	t.cache.SetObserver(t.metrics.observer(t.Partner))
+
+	for _, m := range ctx.Modules() {
+		if app, ok := m.(*caddyhttp.App); ok {
+			t.app = app
+		}
+	}
+	t.logger.Info("osdm_token ready",
+		zap.String("partner", t.Partner),
+		zap.String("token_url", t.TokenURL),
+		zap.String("kid", t.KeyID),
+		zap.String("alg", t.Alg),
+		zap.String("key", tokenauth.KeyDescription(key.Public())),
+		zap.String("grant", t.Grant),
+		zap.Bool("cached_token_kept", loaded))
+	return nil
+}
+
+// applyDefaults checks the configuration and fills in defaults that do
+// not need the key.
+func (t *Token) applyDefaults() error {
+	for _, f := range []struct{ name, val string }{
+		{"token_url", t.TokenURL}, {"key_file", t.KeyFile}, {"kid", t.KeyID}, {"subject", t.Subject},
+	} {
+		if f.val == "" {
+			return fmt.Errorf("%s is required", f.name)
+		}
+	}
+	u, err := url.Parse(t.TokenURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("token_url %q is not an absolute http(s) URL", t.TokenURL)
+	}
+	switch tokenauth.Grant(t.Grant) {
+	case "":
+		t.Grant = string(tokenauth.GrantJWTBearer)
+	case tokenauth.GrantJWTBearer, tokenauth.GrantClientAssertion:
+	default:
+		return fmt.Errorf("grant %q: want jwt_bearer or client_assertion", t.Grant)
+	}
+	if t.Issuer == "" {
+		if tokenauth.Grant(t.Grant) != tokenauth.GrantClientAssertion {
+			return errors.New("issuer is required with grant jwt_bearer")
+		}
+		t.Issuer = t.Subject
+	}
+	if t.Audience == "" {
+		t.Audience = t.TokenURL
+	}
+	if t.Scope == "" {
+		t.Scope = tokenauth.DefaultScope
+	}
+	if t.Header == "" {
+		t.Header = defaultTokenHeader
+	}
+	if !validHeaderName(t.Header) {
+		return fmt.Errorf("header %q is not a valid HTTP header name", t.Header)
+	}
+	t.Header = http.CanonicalHeaderKey(t.Header)
+	if t.Lifetime != 0 && time.Duration(t.Lifetime) < tokenauth.MinIdentityLifetime {
+		return fmt.Errorf("lifetime %s is below the minimum of %s", time.Duration(t.Lifetime), tokenauth.MinIdentityLifetime)
+	}
+	if t.RefreshAhead < 0 || t.DefaultExpiresIn < 0 || t.MaxReplayBody < 0 {
+		return errors.New("refresh_ahead, default_expires_in and max_replay_body must not be negative")
+	}
+	if t.MaxReplayBody == 0 {
+		t.MaxReplayBody = defaultMaxReplayBody
+	}
+	if t.Partner == "" {
+		t.Partner = u.Hostname()
+	}
+	return nil
+}
+
+// identity is the token cache key: every setting that changes which token
+// the login service issues or how it is cached.
+func (t *Token) identity(keyHash string) string {
+	b, _ := json.Marshal([]any{
+		t.Partner, t.TokenURL, keyHash, t.KeyID, t.Issuer, t.Subject, t.Audience, t.Alg, t.Scope,
+		t.Grant, t.Header, t.Lifetime, t.RefreshAhead, t.DefaultExpiresIn,
+	})
+	return "osdm_token:" + string(b)
+}
+
+func (t *Token) warn(msg string) {
+	t.logger.Warn(msg, zap.String("partner", t.Partner))
+}
+
+// Cleanup releases this configuration's hold on the token cache.
+func (t *Token) Cleanup() error {
+	if t.poolKey == "" {
+		return nil
+	}
+	_, err := tokenCaches.Delete(t.poolKey)
+	return err
+}
+
+// ServeHTTP attaches the access token and calls next, once more with a new
+// token if the partner answered 401.
+func (t *Token) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	t.attach.Do(t.attachToProxies)
+
+	body, replayable, err := t.readBody(r)
+	if err != nil {
+		return caddyhttp.Error(http.StatusBadRequest, fmt.Errorf("reading request body: %w", err))
+	}
+	tok, err := t.token(r)
+	if err != nil {
+		return err
+	}
+	if !replayable {
+		return next.ServeHTTP(w, t.outgoing(r, tok, nil, false))
+	}
+	aw := &attemptWriter{w: w, header: make(http.Header)}
+	if err := next.ServeHTTP(aw, t.outgoing(r, tok, body, true)); !aw.swallowed {
+		return err
+	}
+	// The partner refused this token: drop it (unless another request
+	// already did and got a new one) and try once more.
+	t.cache.Invalidate(tok)
+	t.logger.Debug("partner answered 401; logging in again and replaying the request", zap.String("partner", t.Partner))
+	if tok, err = t.token(r); err != nil {
+		return err
+	}
+	return next.ServeHTTP(w, t.outgoing(r, tok, body, true))
+}
+
+// token returns an access token, or the login failure as a 502 error.
+func (t *Token) token(r *http.Request) (*tokenauth.Token, error) {
+	tok, err := t.cache.Token(r.Context())
+	if err != nil {
+		var le *tokenauth.LoginError
+		if errors.As(err, &le) {
+			t.logger.Error("login at partner failed", zap.String("partner", t.Partner), zap.Error(err))
+			return nil, caddyhttp.Error(http.StatusBadGateway, err)
+		}
+		return nil, caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("partner %q: getting an access token: %w", t.Partner, err))
+	}
+	return tok, nil
+}
+
+// readBody buffers up to MaxReplayBody bytes of the request body. If the
+// body is larger, it is not replayable and body returns it whole, streamed.
+func (t *Token) readBody(r *http.Request) (body []byte, replayable bool, err error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, true, nil
+	}
+	buf, err := io.ReadAll(io.LimitReader(r.Body, t.MaxReplayBody+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(buf)) <= t.MaxReplayBody {
+		return buf, true, nil
+	}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(buf), r.Body), r.Body}
+	return nil, false, nil
+}
+
+// outgoing is the request handed to next: a copy carrying the token, so
+// that the incoming request, which the access log prints, never holds it.
+// With buffered set, the copy reads body; otherwise r's own body.
+func (t *Token) outgoing(r *http.Request, tok *tokenauth.Token, body []byte, buffered bool) *http.Request {
+	b := &bearer{header: t.Header, value: "Bearer " + tok.AccessToken}
+	ctx := r.Context()
+	if t.inTransp {
+		ctx = withBearer(ctx, b)
+	}
+	out := r.Clone(ctx)
+	if buffered {
+		// reverse_proxy trusts ContentLength: it must match the body exactly.
+		out.ContentLength = int64(len(body))
+		out.Body = http.NoBody
+		if len(body) > 0 {
+			out.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		out.GetBody = nil
+	}
+	if !t.inTransp {
+		out.Header.Set(b.header, b.value)
+	}
+	return out
+}
+
+// attachToProxies makes the reverse_proxy handlers that follow this one in
+// its route add the header in their transport (see bearerTransport). If
+// there is none, or one whose transport cannot be wrapped, the header is
+// set on the request instead and a warning says that the next handler
+// sees it.
+func (t *Token) attachToProxies() {
+	n, ok := attachBearerTransports(t.app, t)
+	t.inTransp = ok
+	if !ok {
+		t.logger.Warn("no reverse_proxy with the http transport follows osdm_token in its route; "+
+			"the token is set as a request header, which debug logs of the following handlers may print",
+			zap.String("partner", t.Partner), zap.String("header", t.Header))
+		return
+	}
+	t.logger.Debug("token added by the reverse_proxy transport", zap.String("partner", t.Partner), zap.Int("proxies", n))
+}
+
+// validHeaderName reports whether s is an RFC 9110 field name (a token).
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// Interface guards
+var (
+	_ caddy.Provisioner           = (*Token)(nil)
+	_ caddy.CleanerUpper          = (*Token)(nil)
+	_ caddyhttp.MiddlewareHandler = (*Token)(nil)
+)

@@ -1,0 +1,231 @@
+package caddymodule
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/caddy-osdm/caddy-osdm/tokenauth"
+)
+
+// tokUnit is an osdm_token handler provisioned against a stub login
+// service that numbers its tokens (at-1, at-2...) or fails.
+type tokUnit struct {
+	h      *Token
+	logins atomic.Int64
+	fail   atomic.Bool
+}
+
+func newTokUnit(t *testing.T, edit func(*Token)) *tokUnit {
+	t.Helper()
+	u := &tokUnit{}
+	login := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if u.fail.Load() {
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, `{"error":"invalid_client","error_description":"unknown kid"}`)
+			return
+		}
+		n := u.logins.Add(1)
+		json.NewEncoder(w).Encode(map[string]any{"access_token": fmt.Sprintf("at-%d", n), "token_type": "Bearer", "expires_in": 600})
+	}))
+	t.Cleanup(login.Close)
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	keyFile := filepath.Join(t.TempDir(), "k.pem")
+	tokWriteKey(t, keyFile, key)
+	u.h = &Token{TokenURL: login.URL + "/token", KeyFile: keyFile, KeyID: "k1", Subject: "me", Issuer: "https://me.example", Partner: "unit-" + t.Name()}
+	if edit != nil {
+		edit(u.h)
+	}
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	t.Cleanup(cancel)
+	if err := u.h.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { u.h.Cleanup() })
+	return u
+}
+
+// partnerStub is a next handler acting as the partner: it refuses the
+// tokens in refuse with 401 and records what it got.
+type partnerStub struct {
+	refuse  map[string]bool
+	headers []string
+	bodies  []string
+	lengths []int64
+}
+
+func (p *partnerStub) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
+	auth := r.Header.Get("Authenticate")
+	body, _ := io.ReadAll(r.Body)
+	p.headers = append(p.headers, auth)
+	p.bodies = append(p.bodies, string(body))
+	p.lengths = append(p.lengths, r.ContentLength)
+	if p.refuse[strings.TrimPrefix(auth, "Bearer ")] {
+		w.Header().Set("X-Refused", "1")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, "refused")
+		return nil
+	}
+	w.Header().Set("X-Ok", "1")
+	w.WriteHeader(http.StatusCreated)
+	io.WriteString(w, "created:"+string(body))
+	return nil
+}
+
+func TestTokenHandlerAttachesTokenWithoutTouchingTheRequest(t *testing.T) {
+	u := newTokUnit(t, nil)
+	next := &partnerStub{}
+	r := httptest.NewRequest(http.MethodPost, "/offers", strings.NewReader(`{"a":1}`))
+	w := httptest.NewRecorder()
+	if err := u.h.ServeHTTP(w, r, next); err != nil {
+		t.Fatal(err)
+	}
+	if w.Code != http.StatusCreated || w.Body.String() != `created:{"a":1}` || w.Header().Get("X-Ok") != "1" {
+		t.Fatalf("client got %d %q %v", w.Code, w.Body, w.Header())
+	}
+	if next.headers[0] != "Bearer at-1" || next.lengths[0] != 7 {
+		t.Fatalf("partner got Authenticate %q, Content-Length %d", next.headers[0], next.lengths[0])
+	}
+	if len(r.Header) != 0 {
+		t.Fatalf("the incoming request was modified: %v", r.Header)
+	}
+}
+
+func TestTokenHandlerReplaysOnceAfter401(t *testing.T) {
+	u := newTokUnit(t, nil)
+	next := &partnerStub{refuse: map[string]bool{"at-1": true}}
+	ctx := context.Background()
+	r := httptest.NewRequest(http.MethodPost, "/bookings", strings.NewReader("payload")).WithContext(ctx)
+	w := httptest.NewRecorder()
+	if err := u.h.ServeHTTP(w, r, next); err != nil {
+		t.Fatal(err)
+	}
+	if w.Code != http.StatusCreated || w.Body.String() != "created:payload" {
+		t.Fatalf("client got %d %q", w.Code, w.Body)
+	}
+	if w.Header().Get("X-Refused") != "" {
+		t.Fatal("a header of the swallowed 401 reached the client")
+	}
+	if got := strings.Join(next.headers, ","); got != "Bearer at-1,Bearer at-2" {
+		t.Fatalf("partner got tokens %s, want at-1 then at-2", got)
+	}
+	if next.bodies[0] != "payload" || next.bodies[1] != "payload" || next.lengths[1] != 7 {
+		t.Fatalf("replayed bodies %q lengths %v", next.bodies, next.lengths)
+	}
+
+	// Refused again: the second 401 goes to the client, no third attempt.
+	next = &partnerStub{refuse: map[string]bool{"at-2": true, "at-3": true}}
+	w = httptest.NewRecorder()
+	if err := u.h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/x", nil), next); err != nil {
+		t.Fatal(err)
+	}
+	if w.Code != http.StatusUnauthorized || len(next.headers) != 2 || u.logins.Load() != 3 {
+		t.Fatalf("got %d after %d attempts and %d logins; want 401, 2, 3", w.Code, len(next.headers), u.logins.Load())
+	}
+}
+
+func TestTokenHandlerLargeBodyIsNotReplayed(t *testing.T) {
+	u := newTokUnit(t, func(h *Token) { h.MaxReplayBody = 4 })
+	next := &partnerStub{refuse: map[string]bool{"at-1": true}}
+	w := httptest.NewRecorder()
+	if err := u.h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/x", strings.NewReader("12345")), next); err != nil {
+		t.Fatal(err)
+	}
+	if w.Code != http.StatusUnauthorized || len(next.bodies) != 1 || next.bodies[0] != "12345" {
+		t.Fatalf("got %d with bodies %q; want the 401 and the whole body sent once", w.Code, next.bodies)
+	}
+}
+
+func TestTokenHandlerLoginFailureIs502(t *testing.T) {
+	u := newTokUnit(t, nil)
+	u.fail.Store(true)
+	err := u.h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil), &partnerStub{})
+	var he caddyhttp.HandlerError
+	if !errors.As(err, &he) || he.StatusCode != http.StatusBadGateway {
+		t.Fatalf("got %v, want a 502 HandlerError", err)
+	}
+	var le *tokenauth.LoginError
+	if !errors.As(err, &le) || le.Partner != u.h.Partner || le.Status != 401 || le.Code != "invalid_client" {
+		t.Fatalf("got %v, want the LoginError of the partner", err)
+	}
+	if !strings.Contains(err.Error(), `login at partner "`+u.h.Partner+`" failed: HTTP 401 invalid_client: unknown kid`) {
+		t.Fatalf("message %q", err)
+	}
+}
+
+func TestTokenHandlerMetrics(t *testing.T) {
+	u := newTokUnit(t, nil)
+	for range 3 {
+		if err := u.h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil), &partnerStub{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := u.h.Partner
+	if got := tokCounter(t, u.h.metrics.requests.WithLabelValues(p, "ok")); got != 1 {
+		t.Fatalf("ok token requests = %v, want 1", got)
+	}
+	if got := tokCounter(t, u.h.metrics.requests.WithLabelValues(p, "failed")); got != 0 {
+		t.Fatalf("failed token requests = %v, want 0", got)
+	}
+	if got := tokCounter(t, u.h.metrics.hits.WithLabelValues(p)); got != 2 {
+		t.Fatalf("cache hits = %v, want 2", got)
+	}
+	var m dto.Metric
+	if err := u.h.metrics.refreshDuration.WithLabelValues(p).(prometheus.Histogram).Write(&m); err != nil || m.Histogram.GetSampleCount() != 1 {
+		t.Fatalf("refresh duration samples = %d (%v), want 1", m.Histogram.GetSampleCount(), err)
+	}
+}
+
+func tokCounter(t *testing.T, c prometheus.Counter) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.Counter.GetValue()
+}
+
+func TestTokenProvisionErrors(t *testing.T) {
+	dir := t.TempDir()
+	ecFile := filepath.Join(dir, "ec.pem")
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tokWriteKey(t, ecFile, key)
+	for _, tc := range []struct {
+		name string
+		edit func(*Token)
+		want string
+	}{
+		{"missing key file", func(h *Token) { h.KeyFile = filepath.Join(dir, "nope.pem") }, "reading key_file"},
+		{"alg mismatch", func(h *Token) { h.Alg = "RS256" }, `key_file "` + ecFile + `": alg RS256 does not fit a EC P-256 key`},
+		{"short lifetime", func(h *Token) { h.Lifetime = caddy.Duration(10e9) }, "lifetime 10s is below the minimum"},
+		{"no kid", func(h *Token) { h.KeyID = "" }, "kid is required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &Token{TokenURL: "https://login.example/token", KeyFile: ecFile, KeyID: "k", Subject: "s", Issuer: "i"}
+			tc.edit(h)
+			ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+			defer cancel()
+			err := h.Provision(ctx)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}

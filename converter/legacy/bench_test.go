@@ -1,0 +1,32 @@
+package legacy
+
+import "testing"
+
+func benchDecode(b *testing.B, f Format) {
+	body, err := Encode(f, sampleAvailabilityRequest())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, err := Decode(f, body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchEncode(b *testing.B, f Format) {
+	m := sampleBookingReply()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Encode(f, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodeAvailabilityRequestXML(b *testing.B)  { benchDecode(b, XML) }
+func BenchmarkDecodeAvailabilityRequestJSON(b *testing.B) { benchDecode(b, JSON) }
+func BenchmarkEncodeBookingReplyXML(b *testing.B)         { benchEncode(b, XML) }
+func BenchmarkEncodeBookingReplyJSON(b *testing.B)        { benchEncode(b, JSON) }

@@ -1,0 +1,224 @@
+package legacy
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Decode reads a legacy request from body in format f: an
+// *AvailabilityRequest, *BookingRequest or *CancelRequest, validated by
+// every rule of legacy-protocol.md except the route's tariff and reason
+// tables. Any failure is an *Error: CodeUnsupportedMessage for a
+// well-formed message of another kind, CodeInvalidMessage for everything
+// else. Decode never panics and is bounded by MaxBodyBytes, MaxDepth,
+// MaxElements and MaxItems whatever the body holds.
+func Decode(f Format, body []byte) (Request, error) {
+	m, err := decode(f, body, true)
+	if err != nil {
+		return nil, err
+	}
+	return m.(Request), nil
+}
+
+// DecodeReply reads a legacy reply from body in format f, for a legacy-side
+// client and for tests. It checks structure and syntax as Decode does but
+// fewer presence rules: any NegativeReply code of the right syntax is taken.
+func DecodeReply(f Format, body []byte) (Reply, error) {
+	m, err := decode(f, body, false)
+	if err != nil {
+		return nil, err
+	}
+	return m.(Reply), nil
+}
+
+// Encode writes m, a request or reply given by pointer, in format f. It
+// does not validate m: the replies the converter builds are its own
+// responsibility, and any string is escaped safely. Zero optional values
+// (empty strings, zero times, nil pointers, 0 for optional codes) are
+// left out; see readme-legacy.md for the exact forms.
+func Encode(f Format, m Message) ([]byte, error) {
+	if f != XML && f != JSON {
+		return nil, fmt.Errorf("legacy: cannot encode in %v", f)
+	}
+	w := &writer{format: f, buf: make([]byte, 0, 512)}
+	switch v := m.(type) {
+	case *AvailabilityRequest:
+		if v == nil {
+			break
+		}
+		writeAvailabilityRequest(w, v)
+		return w.finish(), nil
+	case *BookingRequest:
+		if v == nil {
+			break
+		}
+		writeBookingRequest(w, v)
+		return w.finish(), nil
+	case *CancelRequest:
+		if v == nil {
+			break
+		}
+		writeCancelRequest(w, v)
+		return w.finish(), nil
+	case *AvailabilityReply:
+		if v == nil {
+			break
+		}
+		writeAvailabilityReply(w, v)
+		return w.finish(), nil
+	case *BookingReply:
+		if v == nil {
+			break
+		}
+		writeBookingReply(w, v)
+		return w.finish(), nil
+	case *CancelReply:
+		if v == nil {
+			break
+		}
+		writeCancelReply(w, v)
+		return w.finish(), nil
+	case *ReplacementProposal:
+		if v == nil {
+			break
+		}
+		writeReplacementProposal(w, v)
+		return w.finish(), nil
+	case *NegativeReply:
+		if v == nil {
+			break
+		}
+		writeNegativeReply(w, v)
+		return w.finish(), nil
+	}
+	return nil, fmt.Errorf("legacy: cannot encode %T (nil, or not a legacy message type)", m)
+}
+
+var requestKinds = map[Kind]bool{
+	KindAvailabilityRequest: true, KindBookingRequest: true, KindCancelRequest: true,
+}
+
+var replyKinds = map[Kind]bool{
+	KindAvailabilityReply: true, KindBookingReply: true, KindCancelReply: true,
+	KindReplacementProposal: true, KindNegativeReply: true,
+}
+
+// decode reads a request (or a reply) of any kind.
+func decode(f Format, body []byte, request bool) (Message, error) {
+	d := &decoder{format: f}
+	var root *reader
+	switch f {
+	case XML:
+		if len(body) > MaxBodyBytes {
+			return nil, tooLarge()
+		}
+		x, head, err := parseXML(body)
+		if err != nil {
+			return nil, err
+		}
+		d.messageID, d.namespaced = head.messageID, head.namespaced
+		root = newReader(d, nil, x.name, "", -1, x, nil)
+	case JSON:
+		if len(body) > MaxBodyBytes {
+			return nil, tooLarge()
+		}
+		j, id, err := parseJSON(body)
+		if err != nil {
+			return nil, err
+		}
+		d.messageID = id
+		root = newReader(d, nil, "", "", -1, nil, j)
+	default:
+		return nil, &Error{Code: CodeInvalidMessage, Rule: "unknown message format", Err: ErrMediaType}
+	}
+	if !request {
+		d.messageID = "" // a reply has no messageId to correlate
+	}
+
+	kind, ok := messageKind(root)
+	if !ok {
+		return nil, d.err
+	}
+	kinds, what := replyKinds, "reply"
+	if request {
+		kinds, what = requestKinds, "request"
+	}
+	if !kinds[kind] {
+		field := "type"
+		if f == XML {
+			field = ""
+		}
+		d.fail(CodeUnsupportedMessage, field, shortName(string(kind))+" is not a legacy "+what+" the converter takes")
+		return nil, d.err
+	}
+
+	var m Message
+	switch kind {
+	case KindAvailabilityRequest:
+		m = readAvailabilityRequest(root)
+	case KindBookingRequest:
+		m = readBookingRequest(root)
+	case KindCancelRequest:
+		m = readCancelRequest(root)
+	case KindAvailabilityReply:
+		m = readAvailabilityReply(root)
+	case KindBookingReply:
+		m = readBookingReply(root)
+	case KindCancelReply:
+		m = readCancelReply(root)
+	case KindReplacementProposal:
+		m = readReplacementProposal(root)
+	case KindNegativeReply:
+		m = readNegativeReply(root)
+	}
+	root.done()
+	if d.err != nil {
+		return nil, d.err
+	}
+	return m, nil
+}
+
+// messageKind reads the kind: the XML root element name or the JSON "type".
+func messageKind(root *reader) (Kind, bool) {
+	if root.x != nil {
+		return Kind(root.x.name), true
+	}
+	s, ok := root.str("type", true)
+	if !ok && root.d.err == nil {
+		root.fail("type", true, ruleRequired)
+	}
+	return Kind(s), root.d.err == nil
+}
+
+func tooLarge() *Error {
+	return &Error{Code: CodeInvalidMessage, Rule: "the body is larger than " + strconv.Itoa(MaxBodyBytes) + " bytes", Err: ErrTooLarge}
+}
+
+// shortName makes a name taken from the input safe and short for an error
+// message: at most 40 bytes, quoted if it holds anything but printable ASCII.
+func shortName(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return quoteShort(s)
+		}
+	}
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}
+
+// shortMsg bounds a parser's message, which may quote the input: at most
+// 200 bytes, ASCII-quoted if it holds anything unprintable.
+func shortMsg(s string) string {
+	if len(s) <= 200 && utf8.ValidString(s) && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return strconv.QuoteToASCII(s)
+}

@@ -1,0 +1,242 @@
+package legacy
+
+import (
+	"strconv"
+	"time"
+)
+
+// Reply is a legacy reply: *AvailabilityReply, *BookingReply, *CancelReply,
+// *ReplacementProposal or *NegativeReply.
+type Reply interface {
+	Message
+	// ReplyHeader returns the items common to every reply.
+	ReplyHeader() ReplyHeader
+}
+
+// ReplyHeader holds the items common to every reply.
+type ReplyHeader struct {
+	// CorrelationID is the messageId of the request answered; "" (written
+	// as no correlationId at all) only when that messageId could not be read.
+	CorrelationID string
+	// SentAt is when the reply was made; zero writes no sentAt.
+	SentAt time.Time
+	// Namespaced writes the XML reply in the Namespace. ReplyTo copies it
+	// from the request so a reply mirrors the request's form.
+	Namespaced bool
+}
+
+// ReplyTo returns the header of a reply to req made at now.
+func ReplyTo(req Request, now time.Time) ReplyHeader {
+	h := req.RequestHeader()
+	return ReplyHeader{CorrelationID: h.MessageID, SentAt: now, Namespaced: h.Namespaced}
+}
+
+// Price is an amount of money.
+type Price struct {
+	// Amount is a non-negative decimal string such as "49.90".
+	Amount string
+	// Currency is the ISO 4217 code, e.g. "EUR".
+	Currency string
+}
+
+// NewPrice returns the price of amount in units of 10^-scale of currency,
+// the form OSDM prices come in: NewPrice(4990, 2, "EUR") is 49.90 EUR.
+func NewPrice(amount int64, scale int, currency string) *Price {
+	return &Price{Amount: FormatAmount(amount, scale), Currency: currency}
+}
+
+// FormatAmount writes amount*10^-scale as a decimal string with scale
+// fraction digits: FormatAmount(4990, 2) is "49.90". A negative scale
+// multiplies.
+func FormatAmount(amount int64, scale int) string {
+	neg := amount < 0
+	u := uint64(amount)
+	if neg {
+		u = -u
+	}
+	s := strconv.FormatUint(u, 10)
+	for ; scale < 0; scale++ {
+		s += "0"
+	}
+	if scale > 0 {
+		for len(s) <= scale {
+			s = "0" + s
+		}
+		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// ReplyJourney is the Journey of an AvailabilityReply: the request's journey
+// with the times of the partner's trip.
+type ReplyJourney struct {
+	TrainNumber   string
+	DepartureDate string
+	// DepartureTime is HH:MM local time at the departure station.
+	DepartureTime string
+	// ArrivalTime is HH:MM local time at the arrival station.
+	ArrivalTime string
+	From        string
+	To          string
+	Carrier     string
+}
+
+// EchoJourney returns j as the journey of a reply, with the given times.
+func EchoJourney(j Journey, departureTime, arrivalTime string) ReplyJourney {
+	return ReplyJourney{
+		TrainNumber: j.TrainNumber, DepartureDate: j.DepartureDate,
+		DepartureTime: departureTime, ArrivalTime: arrivalTime,
+		From: j.From, To: j.To, Carrier: j.Carrier,
+	}
+}
+
+// AvailabilityReply answers an AvailabilityRequest or an informationOnly
+// BookingRequest.
+type AvailabilityReply struct {
+	Header  ReplyHeader
+	Journey ReplyJourney
+	// Offers lists what can be booked; none when nothing is available.
+	Offers []Offer
+}
+
+// Offer is one bookable offer.
+type Offer struct {
+	// OfferRef is what a BookingRequest gives back to book this offer.
+	OfferRef    string
+	TravelClass int
+	ServiceCode int
+	// ServiceLevel is the 918-1 service level code; "" when unknown.
+	ServiceLevel string
+	Price        *Price
+	// AvailablePlaces is the number of places left; nil when unknown.
+	AvailablePlaces *int
+	// ValidUntil is when the offer expires; zero when unknown.
+	ValidUntil time.Time
+}
+
+// Booking statuses.
+const (
+	StatusConfirmed = "CONFIRMED"
+	StatusFulfilled = "FULFILLED"
+)
+
+// BookingReply answers a BookingRequest that booked.
+type BookingReply struct {
+	Header ReplyHeader
+	// BookingRef is the OSDM booking id; a CancelRequest gives it back.
+	BookingRef string
+	// ReservationReference is the partner's booking code or booking part code.
+	ReservationReference string
+	// Status is StatusConfirmed or StatusFulfilled.
+	Status string
+	Price  *Price
+	// Places are the places reserved.
+	Places []Place
+	// TicketControlNumber is the partner's ticket control number; "" when none.
+	TicketControlNumber string
+}
+
+// Place is one reserved place.
+type Place struct {
+	Coach  string
+	Number string
+}
+
+// Cancel statuses.
+const (
+	StatusRefunded  = "REFUNDED"
+	StatusCancelled = "CANCELLED"
+)
+
+// CancelReply answers a CancelRequest.
+type CancelReply struct {
+	Header     ReplyHeader
+	BookingRef string
+	// Status is StatusRefunded or StatusCancelled.
+	Status string
+	// RefundAmount and Fee are set when refunded; nil otherwise.
+	RefundAmount *Price
+	Fee          *Price
+}
+
+// ReplacementProposal tells the legacy system to ask other reservation
+// systems (OSDM ALTERNATIVE_SYSTEM_PROPOSAL).
+type ReplacementProposal struct {
+	Header       ReplyHeader
+	Alternatives []Alternative
+}
+
+// Alternative is one reservation system to ask instead.
+type Alternative struct {
+	// ReservationSystem is the 918-1 reservation system code; 0 when unknown.
+	ReservationSystem int
+	// Operator is the 4-digit RICS code of the system's operator.
+	Operator string
+	// TrainNumber is the train the proposal is for; "" when not scoped.
+	TrainNumber string
+	// TravelClass is the class the proposal is for; 0 when not scoped.
+	TravelClass int
+	// Priority orders the alternatives: lower is tried first.
+	Priority int
+}
+
+// NegativeReply reports a failure.
+type NegativeReply struct {
+	Header ReplyHeader
+	Code   Code
+	// Text is a sentence a person can act on.
+	Text string
+	// Retryable says whether sending the same request again may succeed.
+	Retryable bool
+	// BookingRef names a booking that exists; "" when none.
+	BookingRef string
+	// PartnerProblem is the OSDM problem code behind the failure; "" when none.
+	PartnerProblem string
+}
+
+// NewNegativeReply returns a NegativeReply with code's default Retryable.
+func NewNegativeReply(h ReplyHeader, code Code, text string) *NegativeReply {
+	return &NegativeReply{Header: h, Code: code, Text: text, Retryable: code.Retryable()}
+}
+
+// Kind implements Message.
+func (*AvailabilityReply) Kind() Kind { return KindAvailabilityReply }
+
+// ReplyHeader implements Reply.
+func (r *AvailabilityReply) ReplyHeader() ReplyHeader { return r.Header }
+
+// Kind implements Message.
+func (*BookingReply) Kind() Kind { return KindBookingReply }
+
+// ReplyHeader implements Reply.
+func (r *BookingReply) ReplyHeader() ReplyHeader { return r.Header }
+
+// Kind implements Message.
+func (*CancelReply) Kind() Kind { return KindCancelReply }
+
+// ReplyHeader implements Reply.
+func (r *CancelReply) ReplyHeader() ReplyHeader { return r.Header }
+
+// Kind implements Message.
+func (*ReplacementProposal) Kind() Kind { return KindReplacementProposal }
+
+// ReplyHeader implements Reply.
+func (r *ReplacementProposal) ReplyHeader() ReplyHeader { return r.Header }
+
+// Kind implements Message.
+func (*NegativeReply) Kind() Kind { return KindNegativeReply }
+
+// ReplyHeader implements Reply.
+func (r *NegativeReply) ReplyHeader() ReplyHeader { return r.Header }
+
+// Interface guards.
+var (
+	_ Reply = (*AvailabilityReply)(nil)
+	_ Reply = (*BookingReply)(nil)
+	_ Reply = (*CancelReply)(nil)
+	_ Reply = (*ReplacementProposal)(nil)
+	_ Reply = (*NegativeReply)(nil)
+)

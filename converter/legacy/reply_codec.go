@@ -1,0 +1,209 @@
+package legacy
+
+// The read and write functions of each reply kind. Replies are written by
+// the converter and read back only by legacy-side clients and tests, so
+// reading checks syntax and the few items a reply cannot do without.
+
+const (
+	ruleBookingStatus = "must be CONFIRMED or FULFILLED"
+	ruleCancelStatus  = "must be REFUNDED or CANCELLED"
+)
+
+func validText(s string) bool { return plainText(s, 1000) }
+
+func validToken(s string) bool { return validMessageID(s) }
+
+func readReplyHeader(r *reader) ReplyHeader {
+	var h ReplyHeader
+	h.CorrelationID = r.strRule("correlationId", true, false, validMessageID, ruleMessageID)
+	h.SentAt = r.dateTime("sentAt", true, false)
+	h.Namespaced = r.d.namespaced
+	return h
+}
+
+func writeReplyHeader(w *writer, kind Kind, h ReplyHeader) {
+	w.begin(kind, h.Namespaced)
+	w.optAttrString("correlationId", h.CorrelationID)
+	w.optAttrTime("sentAt", h.SentAt)
+}
+
+// readPrice reads the optional price element name.
+func readPrice(r *reader, name string) *Price {
+	c := r.child(name, false)
+	if c == nil {
+		return nil
+	}
+	p := &Price{
+		Amount:   c.strRule("amount", true, true, validAmount, ruleAmount),
+		Currency: c.strRule("currency", true, true, validCurrency, ruleCurrency),
+	}
+	c.done()
+	return p
+}
+
+// writePrice writes <name amount="49.90" currency="EUR"/>, JSON
+// "name":{"amount":"49.90","currency":"EUR"}; nothing for nil.
+func writePrice(w *writer, name string, p *Price) {
+	if p == nil {
+		return
+	}
+	w.open(name)
+	w.attrString("amount", p.Amount)
+	w.attrString("currency", p.Currency)
+	w.end()
+}
+
+func readAvailabilityReply(r *reader) *AvailabilityReply {
+	m := &AvailabilityReply{Header: readReplyHeader(r)}
+	if c := r.child("Journey", true); c != nil {
+		j := &m.Journey
+		j.TrainNumber = c.strRule("TrainNumber", false, true, validTrainNumber, ruleTrainNumber)
+		j.DepartureDate = c.strRule("DepartureDate", false, true, validDate, ruleDate)
+		j.DepartureTime = c.strRule("DepartureTime", false, false, validClock, ruleTime)
+		j.ArrivalTime = c.strRule("ArrivalTime", false, false, validClock, ruleTime)
+		j.From = station(c, "From", true)
+		j.To = station(c, "To", true)
+		j.Carrier = c.strRule("Carrier", false, false, validRICS, ruleRICS)
+		c.done()
+	}
+	for _, o := range r.list("Offer", "offers", MaxItems) {
+		var offer Offer
+		offer.OfferRef = o.strRule("OfferRef", false, true, validOfferRef, ruleOfferRef)
+		offer.TravelClass, _ = o.intRule("TravelClass", false, true, 1, 2, ruleTravelClass)
+		offer.ServiceCode, _ = o.intRule("ServiceCode", false, true, 1, 3, ruleServiceCode)
+		offer.ServiceLevel = o.strRule("ServiceLevel", false, false, validServiceLevel, ruleServiceLevel)
+		offer.Price = readPrice(o, "Price")
+		if n, ok := o.integer("AvailablePlaces", false); ok {
+			offer.AvailablePlaces = &n
+		}
+		offer.ValidUntil = o.dateTime("ValidUntil", false, false)
+		o.done()
+		m.Offers = append(m.Offers, offer)
+	}
+	return m
+}
+
+func writeAvailabilityReply(w *writer, m *AvailabilityReply) {
+	writeReplyHeader(w, m.Kind(), m.Header)
+	j := m.Journey
+	w.open("Journey")
+	w.elemString("TrainNumber", j.TrainNumber)
+	w.elemString("DepartureDate", j.DepartureDate)
+	w.optElemString("DepartureTime", j.DepartureTime)
+	w.optElemString("ArrivalTime", j.ArrivalTime)
+	w.elemString("From", j.From)
+	w.elemString("To", j.To)
+	w.optElemString("Carrier", j.Carrier)
+	w.end()
+	w.list("Offer", "offers", len(m.Offers), true, func(i int) {
+		o := &m.Offers[i]
+		w.elemString("OfferRef", o.OfferRef)
+		w.elemInt("TravelClass", o.TravelClass)
+		w.elemInt("ServiceCode", o.ServiceCode)
+		w.optElemString("ServiceLevel", o.ServiceLevel)
+		writePrice(w, "Price", o.Price)
+		if o.AvailablePlaces != nil {
+			w.elemInt("AvailablePlaces", *o.AvailablePlaces)
+		}
+		w.optElemTime("ValidUntil", o.ValidUntil)
+	})
+}
+
+func readBookingReply(r *reader) *BookingReply {
+	m := &BookingReply{Header: readReplyHeader(r)}
+	m.BookingRef = r.strRule("BookingRef", false, true, validRef, ruleRef)
+	m.ReservationReference = r.strRule("ReservationReference", false, false, validText, ruleText)
+	m.Status = r.strRule("Status", false, true, func(s string) bool {
+		return s == StatusConfirmed || s == StatusFulfilled
+	}, ruleBookingStatus)
+	m.Price = readPrice(r, "Price")
+	for _, p := range r.list("Place", "places", MaxItems) {
+		m.Places = append(m.Places, Place{
+			Coach:  p.strRule("coach", true, false, validText, ruleText),
+			Number: p.strRule("number", true, true, validText, ruleText),
+		})
+		p.done()
+	}
+	m.TicketControlNumber = r.strRule("TicketControlNumber", false, false, validText, ruleText)
+	return m
+}
+
+func writeBookingReply(w *writer, m *BookingReply) {
+	writeReplyHeader(w, m.Kind(), m.Header)
+	w.elemString("BookingRef", m.BookingRef)
+	w.optElemString("ReservationReference", m.ReservationReference)
+	w.elemString("Status", m.Status)
+	writePrice(w, "Price", m.Price)
+	w.list("Place", "places", len(m.Places), false, func(i int) {
+		w.optAttrString("coach", m.Places[i].Coach)
+		w.attrString("number", m.Places[i].Number)
+	})
+	w.optElemString("TicketControlNumber", m.TicketControlNumber)
+}
+
+func readCancelReply(r *reader) *CancelReply {
+	m := &CancelReply{Header: readReplyHeader(r)}
+	m.BookingRef = r.strRule("BookingRef", false, true, validRef, ruleRef)
+	m.Status = r.strRule("Status", false, true, func(s string) bool {
+		return s == StatusRefunded || s == StatusCancelled
+	}, ruleCancelStatus)
+	m.RefundAmount = readPrice(r, "RefundAmount")
+	m.Fee = readPrice(r, "Fee")
+	return m
+}
+
+func writeCancelReply(w *writer, m *CancelReply) {
+	writeReplyHeader(w, m.Kind(), m.Header)
+	w.elemString("BookingRef", m.BookingRef)
+	w.elemString("Status", m.Status)
+	writePrice(w, "RefundAmount", m.RefundAmount)
+	writePrice(w, "Fee", m.Fee)
+}
+
+func readReplacementProposal(r *reader) *ReplacementProposal {
+	m := &ReplacementProposal{Header: readReplyHeader(r)}
+	for _, a := range r.list("Alternative", "alternatives", MaxItems) {
+		var alt Alternative
+		alt.ReservationSystem, _ = a.intRule("ReservationSystem", false, false, 1, 9999, ruleSender)
+		alt.Operator = a.strRule("Operator", false, true, validRICS, ruleRICS)
+		alt.TrainNumber = a.strRule("TrainNumber", false, false, validTrainNumber, ruleTrainNumber)
+		alt.TravelClass, _ = a.intRule("TravelClass", false, false, 1, 2, ruleTravelClass)
+		alt.Priority, _ = a.intRule("Priority", false, true, 0, 999999999, ruleInteger)
+		a.done()
+		m.Alternatives = append(m.Alternatives, alt)
+	}
+	return m
+}
+
+func writeReplacementProposal(w *writer, m *ReplacementProposal) {
+	writeReplyHeader(w, m.Kind(), m.Header)
+	w.list("Alternative", "alternatives", len(m.Alternatives), true, func(i int) {
+		a := &m.Alternatives[i]
+		w.optElemInt("ReservationSystem", a.ReservationSystem)
+		w.elemString("Operator", a.Operator)
+		w.optElemString("TrainNumber", a.TrainNumber)
+		w.optElemInt("TravelClass", a.TravelClass)
+		w.elemInt("Priority", a.Priority)
+	})
+}
+
+func readNegativeReply(r *reader) *NegativeReply {
+	m := &NegativeReply{Header: readReplyHeader(r)}
+	m.Code = Code(r.strRule("Code", false, true, validToken, ruleToken))
+	m.Text = r.strRule("Text", false, true, validText, ruleText)
+	m.Retryable = r.boolean("Retryable", false)
+	m.BookingRef = r.strRule("BookingRef", false, false, validRef, ruleRef)
+	m.PartnerProblem = r.strRule("PartnerProblem", false, false, validText, ruleText)
+	return m
+}
+
+// writeNegativeReply always writes Retryable, as <Retryable>false</Retryable>
+// or "retryable":false, so a client never has to know the default.
+func writeNegativeReply(w *writer, m *NegativeReply) {
+	writeReplyHeader(w, m.Kind(), m.Header)
+	w.elemString("Code", string(m.Code))
+	w.elemString("Text", m.Text)
+	w.elemBool("Retryable", m.Retryable)
+	w.optElemString("BookingRef", m.BookingRef)
+	w.optElemString("PartnerProblem", m.PartnerProblem)
+}

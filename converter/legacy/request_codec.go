@@ -1,0 +1,191 @@
+package legacy
+
+import "strconv"
+
+// The read and write functions of each request kind: one function per
+// element, used for both forms, in the element order of legacy-protocol.md.
+
+func readHeader(r *reader) Header {
+	var h Header
+	h.MessageID = r.strRule("messageId", true, true, validMessageID, ruleMessageID)
+	h.SentAt = r.dateTime("sentAt", true, false)
+	h.Sender, _ = r.intRule("sender", true, false, 1, 9999, ruleSender)
+	h.Namespaced = r.d.namespaced
+	return h
+}
+
+func writeHeader(w *writer, kind Kind, h Header) {
+	w.begin(kind, h.Namespaced)
+	w.attrString("messageId", h.MessageID)
+	w.optAttrTime("sentAt", h.SentAt)
+	w.optAttrInt("sender", h.Sender)
+}
+
+func validTrainNumber(s string) bool { return alnum(s, 1, 5) }
+func validRICS(s string) bool        { return isDigits(s, 4) }
+func validServiceLevel(s string) bool {
+	return alnum(s, 1, 8)
+}
+func validOfferRef(s string) bool { return printableASCII(s, 512) }
+func validRef(s string) bool      { return printableASCII(s, 128) }
+func validName(s string) bool     { return plainText(s, 70) }
+
+// station reads a UIC station code and returns its 7-digit form.
+func station(r *reader, name string, required bool) string {
+	s, ok := r.str(name, false)
+	switch {
+	case !ok && required:
+		r.fail(name, false, ruleRequired)
+	case ok && normStation(s) == "":
+		r.fail(name, false, ruleStation)
+	}
+	return normStation(s)
+}
+
+func readJourney(r *reader) Journey {
+	var j Journey
+	c := r.child("Journey", true)
+	if c == nil {
+		return j
+	}
+	j.TrainNumber = c.strRule("TrainNumber", false, true, validTrainNumber, ruleTrainNumber)
+	j.DepartureDate = c.strRule("DepartureDate", false, true, validDate, ruleDate)
+	j.DepartureTime = c.strRule("DepartureTime", false, false, validClock, ruleTime)
+	j.From = station(c, "From", true)
+	j.To = station(c, "To", true)
+	if c.d.err == nil && j.From == j.To {
+		c.fail("To", false, ruleSameStation)
+	}
+	j.Carrier = c.strRule("Carrier", false, false, validRICS, ruleRICS)
+	c.done()
+	return j
+}
+
+func writeJourney(w *writer, j Journey) {
+	w.open("Journey")
+	w.elemString("TrainNumber", j.TrainNumber)
+	w.elemString("DepartureDate", j.DepartureDate)
+	w.optElemString("DepartureTime", j.DepartureTime)
+	w.elemString("From", j.From)
+	w.elemString("To", j.To)
+	w.optElemString("Carrier", j.Carrier)
+	w.end()
+}
+
+func readPlaceRequest(r *reader) PlaceRequest {
+	var p PlaceRequest
+	c := r.child("PlaceRequest", true)
+	if c == nil {
+		return p
+	}
+	p.TravelClass, _ = c.intRule("TravelClass", false, true, 1, 2, ruleTravelClass)
+	p.ServiceCode, _ = c.intRule("ServiceCode", false, true, 1, 3, ruleServiceCode)
+	p.ServiceLevel = c.strRule("ServiceLevel", false, false, validServiceLevel, ruleServiceLevel)
+	items := c.list("Tariff", "tariffs", maxPlaces)
+	if len(items) == 0 {
+		c.failList("Tariff", "tariffs", ruleTariffs)
+	}
+	p.Tariffs = make([]Tariff, 0, len(items))
+	for _, t := range items {
+		code, _ := t.intRule("code", true, true, 0, 9999, ruleTariffCode)
+		count, _ := t.intRule("count", true, true, 1, maxPlaces, ruleCount)
+		t.done()
+		p.Tariffs = append(p.Tariffs, Tariff{Code: code, Count: count})
+	}
+	if c.d.err == nil && p.Places() > maxPlaces {
+		c.failList("Tariff", "tariffs", rulePlaces)
+	}
+	c.done()
+	return p
+}
+
+func writePlaceRequest(w *writer, p PlaceRequest) {
+	w.open("PlaceRequest")
+	w.elemInt("TravelClass", p.TravelClass)
+	w.elemInt("ServiceCode", p.ServiceCode)
+	w.optElemString("ServiceLevel", p.ServiceLevel)
+	w.list("Tariff", "tariffs", len(p.Tariffs), true, func(i int) {
+		w.attrInt("code", p.Tariffs[i].Code)
+		w.attrInt("count", p.Tariffs[i].Count)
+	})
+	w.end()
+}
+
+// failList records that the repeated element xmlName (JSON array jsonKey)
+// of r breaks rule.
+func (r *reader) failList(xmlName, jsonKey, rule string) {
+	if r.x != nil {
+		r.fail(xmlName, false, rule)
+	} else {
+		r.fail(jsonKey, true, rule)
+	}
+}
+
+func readAvailabilityRequest(r *reader) *AvailabilityRequest {
+	m := &AvailabilityRequest{Header: readHeader(r)}
+	m.Journey = readJourney(r)
+	m.Places = readPlaceRequest(r)
+	return m
+}
+
+func writeAvailabilityRequest(w *writer, m *AvailabilityRequest) {
+	writeHeader(w, m.Kind(), m.Header)
+	writeJourney(w, m.Journey)
+	writePlaceRequest(w, m.Places)
+}
+
+func readBookingRequest(r *reader) *BookingRequest {
+	m := &BookingRequest{Header: readHeader(r)}
+	m.InformationOnly = r.boolean("informationOnly", true)
+	m.Journey = readJourney(r)
+	m.Places = readPlaceRequest(r)
+	m.OfferRef = r.strRule("OfferRef", false, false, validOfferRef, ruleOfferRef)
+	items := r.list("Passenger", "passengers", maxPlaces)
+	for _, p := range items {
+		m.Passengers = append(m.Passengers, Passenger{
+			FirstName:   p.strRule("firstName", true, false, validName, ruleName),
+			LastName:    p.strRule("lastName", true, true, validName, ruleName),
+			DateOfBirth: p.strRule("dateOfBirth", true, false, validDate, ruleDate),
+		})
+		p.done()
+	}
+	if n := m.Places.Places(); r.d.err == nil && len(m.Passengers) > n {
+		r.failList("Passenger", "passengers", "must be at most "+strconv.Itoa(n)+", one per place asked for")
+	}
+	m.ExchangeOf = r.strRule("ExchangeOf", false, false, validRef, ruleRef)
+	return m
+}
+
+func writeBookingRequest(w *writer, m *BookingRequest) {
+	writeHeader(w, m.Kind(), m.Header)
+	if m.InformationOnly {
+		w.attrBool("informationOnly", true)
+	}
+	writeJourney(w, m.Journey)
+	writePlaceRequest(w, m.Places)
+	w.optElemString("OfferRef", m.OfferRef)
+	w.list("Passenger", "passengers", len(m.Passengers), false, func(i int) {
+		p := m.Passengers[i]
+		w.optAttrString("firstName", p.FirstName)
+		w.attrString("lastName", p.LastName)
+		w.optAttrString("dateOfBirth", p.DateOfBirth)
+	})
+	w.optElemString("ExchangeOf", m.ExchangeOf)
+}
+
+func readCancelRequest(r *reader) *CancelRequest {
+	m := &CancelRequest{Header: readHeader(r)}
+	m.BookingRef = r.strRule("BookingRef", false, true, validRef, ruleRef)
+	if code, ok := r.intRule("ReasonCode", false, false, 0, 9999, ruleReasonCode); ok {
+		m.ReasonCode = &code
+	}
+	return m
+}
+
+func writeCancelRequest(w *writer, m *CancelRequest) {
+	writeHeader(w, m.Kind(), m.Header)
+	w.elemString("BookingRef", m.BookingRef)
+	if m.ReasonCode != nil {
+		w.elemInt("ReasonCode", *m.ReasonCode)
+	}
+}

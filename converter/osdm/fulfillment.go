@@ -1,0 +1,47 @@
+package osdm
+
+import "time"
+
+// FulfillmentPostRequest is the body of POST /bookings/{bookingId}/fulfillments,
+// which confirms the booking and issues its tickets. All fields are
+// optional; the zero value marshals to {} (a POST always has a body).
+type FulfillmentPostRequest struct {
+	// IssuingLanguage asks for tickets in this language.
+	IssuingLanguage string `json:"issuingLanguage,omitempty"`
+}
+
+// FulfillmentCollectionResponse is the 200 (or 202, asynchronous) body of
+// POST /bookings/{bookingId}/fulfillments.
+type FulfillmentCollectionResponse struct {
+	// Problems are business problems of a successful answer.
+	Problems []Problem `json:"problems,omitempty"`
+	// Fulfillments are the tickets issued.
+	Fulfillments []Fulfillment `json:"fulfillments,omitempty"`
+}
+
+// Fulfillment is an issued ticket; id, status, bookingRef and createdOn are
+// required.
+type Fulfillment struct {
+	// ID is the fulfilment id, used in refund offer requests.
+	ID string `json:"id"`
+	// Status is CONFIRMED, FULFILLED, REFUNDED...
+	Status FulfillmentStatus `json:"status"`
+	// BookingRef is the booking id.
+	BookingRef string `json:"bookingRef"`
+	// Summary is a free text.
+	Summary string `json:"summary,omitempty"`
+	// CreatedOn is when it was issued.
+	CreatedOn time.Time `json:"createdOn"`
+	// ControlNumber is the ticket control number.
+	ControlNumber string `json:"controlNumber,omitempty"`
+	// BookingParts are the booked parts it covers.
+	BookingParts []BookingPartReference `json:"bookingParts,omitempty"`
+}
+
+// BookingPartReference names a booking part (id required).
+type BookingPartReference struct {
+	// ID is a BookingPart.ID.
+	ID string `json:"id"`
+	// Summary is a free text.
+	Summary string `json:"summary,omitempty"`
+}

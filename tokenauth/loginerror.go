@@ -1,0 +1,72 @@
+package tokenauth
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// LoginError is a failed login at a partner's login service: a transport
+// failure (Err set, Status 0), an RFC 6749 section 5.2 error answer (Code
+// set) or an unusable answer. Callers detect it with errors.As, e.g. to
+// answer a legacy request with AUTHENTICATION_FAILED. It never holds a token
+// or an assertion.
+type LoginError struct {
+	// Partner names the partner configuration whose login failed.
+	Partner string
+	// Status is the HTTP status of the login service's answer, 0 if none.
+	Status int
+	// Code is the RFC 6749 error code (e.g. invalid_grant), if any.
+	Code string
+	// Description is the login service's error_description, or what was
+	// wrong with its answer.
+	Description string
+	// Err is the underlying transport or decoding error, if any.
+	Err error
+}
+
+// Error implements error.
+func (e *LoginError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "login at partner %q failed", e.Partner)
+	if e.Status != 0 {
+		fmt.Fprintf(&b, ": HTTP %d", e.Status)
+	}
+	if e.Code != "" {
+		b.WriteString(" " + e.Code)
+	}
+	if e.Description != "" {
+		b.WriteString(": " + e.Description)
+	}
+	if e.Err != nil {
+		b.WriteString(": " + e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the transport or decoding error.
+func (e *LoginError) Unwrap() error { return e.Err }
+
+// jwtLike matches anything shaped like a compact JWS, so that a login
+// service echoing our assertion in its error_description cannot smuggle it
+// into our logs.
+var jwtLike = regexp.MustCompile(`[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)
+
+// maxDescription bounds how much of a partner's error text reaches our logs.
+const maxDescription = 300
+
+// sanitizeDescription makes a partner's error text safe for logs: no
+// JWT-shaped strings, no control characters, bounded length.
+func sanitizeDescription(s string) string {
+	s = jwtLike.ReplaceAllString(s, "[redacted]")
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	if len(s) > maxDescription {
+		s = strings.ToValidUTF8(s[:maxDescription], "") + "..."
+	}
+	return s
+}

@@ -1,0 +1,127 @@
+package tokenauth
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+)
+
+// redisTestClient connects to the Redis named by OSDM_TEST_REDIS, or skips.
+func redisTestClient(t *testing.T) *redis.Client {
+	t.Helper()
+	addr := os.Getenv("OSDM_TEST_REDIS")
+	if addr == "" {
+		t.Skip("Redis replay store tests need a redis-server: run `redis-server --port 6379 --save '' --daemonize yes`, then `OSDM_TEST_REDIS=127.0.0.1:6379 go test ./tokenauth/ ./caddymodule/`")
+	}
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { c.Close() })
+	if err := c.Ping(context.Background()).Err(); err != nil {
+		t.Fatalf("OSDM_TEST_REDIS=%s: %v", addr, err)
+	}
+	return c
+}
+
+// redisTestPrefix keeps each test's keys apart from other runs.
+func redisTestPrefix(t *testing.T, c *redis.Client) string {
+	prefix := "osdm-test:" + uuid.NewString() + ":"
+	t.Cleanup(func() {
+		ctx := context.Background()
+		keys, _ := c.Keys(ctx, prefix+"*").Result()
+		if len(keys) > 0 {
+			c.Del(ctx, keys...)
+		}
+	})
+	return prefix
+}
+
+func TestRedisReplayStoreClaims(t *testing.T) {
+	c := redisTestClient(t)
+	s := NewRedisReplayStore(c, redisTestPrefix(t, c), nil)
+	ctx := context.Background()
+	until := time.Now().Add(90 * time.Second)
+	if err := s.Claim(ctx, "alpine", "j1", until); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Claim(ctx, "alpine", "j1", until); !errors.Is(err, ErrReplay) {
+		t.Fatalf("second claim: %v", err)
+	}
+	if err := s.Claim(ctx, "eastern", "j1", until); err != nil {
+		t.Fatalf("other subject: %v", err)
+	}
+	// The key expires at until, so Redis does not fill up with old jtis.
+	digest := replayDigest("alpine", "j1")
+	key := s.prefix + hex.EncodeToString(digest[:])
+	ttl, err := c.PTTL(ctx, key).Result()
+	if err != nil || ttl <= 80*time.Second || ttl > 90*time.Second {
+		t.Fatalf("ttl %s, %v", ttl, err)
+	}
+}
+
+// TestRedisReplayStoreAcrossInstances: two login instances, each with its
+// own connection to one Redis, let exactly one of 20 concurrent uses of a
+// token through.
+func TestRedisReplayStoreAcrossInstances(t *testing.T) {
+	c := redisTestClient(t)
+	prefix := redisTestPrefix(t, c)
+	other := redis.NewClient(&redis.Options{Addr: os.Getenv("OSDM_TEST_REDIS")})
+	defer other.Close()
+	stores := []*RedisReplayStore{NewRedisReplayStore(c, prefix, nil), NewRedisReplayStore(other, prefix, nil)}
+	until := time.Now().Add(time.Minute)
+	var wins, replays atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch err := stores[i%2].Claim(context.Background(), "alpine", "shared", until); {
+			case err == nil:
+				wins.Add(1)
+			case errors.Is(err, ErrReplay):
+				replays.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins.Load() != 1 || replays.Load() != 19 {
+		t.Fatalf("wins %d replays %d", wins.Load(), replays.Load())
+	}
+}
+
+// closedAddr is a local address nothing listens on.
+func closedAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+func TestRedisReplayStoreDownFailsClosed(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: closedAddr(t), MaxRetries: -1, DialTimeout: time.Second})
+	defer c.Close()
+	s := NewRedisReplayStore(c, "", nil)
+	err := s.Claim(context.Background(), "alpine", "j1", time.Now().Add(time.Minute))
+	if !errors.Is(err, ErrReplayStoreUnavailable) {
+		t.Fatalf("claim with Redis down: %v", err)
+	}
+
+	// Through the login service: server_error, 503, no token.
+	f := newLoginFixture(t)
+	f.service.Replay = s
+	w := f.post(loginForm(f.valid()))
+	if w.Code != 503 || !strings.Contains(w.Body.String(), `"error":"server_error"`) || strings.Contains(w.Body.String(), "access_token") {
+		t.Fatalf("status %d body %s", w.Code, w.Body)
+	}
+}

@@ -1,0 +1,267 @@
+package tokenauth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// Grant is the form of the token request (DESIGN.md section 4).
+type Grant string
+
+const (
+	// GrantJWTBearer sends the identity token as an RFC 7523 section 2.1
+	// authorization grant: grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer
+	// and assertion. The default.
+	GrantJWTBearer Grant = "jwt_bearer"
+	// GrantClientAssertion sends it as RFC 7523 section 2.2 client
+	// authentication: grant_type=client_credentials, client_assertion_type
+	// and client_assertion.
+	GrantClientAssertion Grant = "client_assertion"
+)
+
+// Form values of the two grants.
+const (
+	grantTypeJWTBearer         = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+	grantTypeClientCredentials = "client_credentials"
+	clientAssertionTypeJWT     = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+)
+
+// Defaults of TokenClient.
+const (
+	// DefaultExpiresIn is how long an access token is used when the login
+	// service gives neither expires_in nor a JWT with exp.
+	DefaultExpiresIn = 5 * time.Minute
+	// MaxTokenResponseBytes bounds a login service's answer.
+	MaxTokenResponseBytes = 1 << 20
+)
+
+// Token is an access token and the time it stops being used.
+type Token struct {
+	// AccessToken is the credential; never log it.
+	AccessToken string
+	// Expiry is when the token is dropped from the cache.
+	Expiry time.Time
+}
+
+// TokenSource returns a valid access token. Implementations are safe for
+// concurrent use.
+type TokenSource interface {
+	Token(ctx context.Context) (*Token, error)
+}
+
+// TokenClientConfig configures a TokenClient.
+type TokenClientConfig struct {
+	// Partner labels errors and warnings.
+	Partner string
+	// TokenURL is the login service's token endpoint. Required.
+	TokenURL string
+	// Grant is the request form; empty means GrantJWTBearer.
+	Grant Grant
+	// Signer makes the identity token sent with each request. Required.
+	Signer *IdentitySigner
+	// HTTPClient makes the request; nil means a client with a 30 s timeout.
+	// Custom CAs or client certificates go into its Transport.
+	HTTPClient *http.Client
+	// DefaultExpiresIn is used when the answer has neither expires_in nor
+	// a JWT access token with exp; zero means DefaultExpiresIn.
+	DefaultExpiresIn time.Duration
+	// Warn, if set, receives warnings about unusual answers (never a token).
+	Warn func(msg string)
+	// Now is the clock; nil means time.Now.
+	Now Clock
+}
+
+// TokenClient logs in at a login service: each Token call signs a new
+// identity token and posts it. It does not cache; wrap it in a TokenCache.
+type TokenClient struct {
+	cfg TokenClientConfig
+}
+
+// NewTokenClient checks cfg and fills in its defaults.
+func NewTokenClient(cfg TokenClientConfig) (*TokenClient, error) {
+	u, err := url.Parse(cfg.TokenURL)
+	if err != nil {
+		return nil, fmt.Errorf("token_url: %w", err)
+	}
+	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("token_url %q is not an absolute http(s) URL", cfg.TokenURL)
+	}
+	if cfg.Signer == nil {
+		return nil, errors.New("no identity token signer")
+	}
+	switch cfg.Grant {
+	case "":
+		cfg.Grant = GrantJWTBearer
+	case GrantJWTBearer, GrantClientAssertion:
+	default:
+		return nil, fmt.Errorf("unknown grant %q (want %s or %s)", cfg.Grant, GrantJWTBearer, GrantClientAssertion)
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	if cfg.DefaultExpiresIn <= 0 {
+		cfg.DefaultExpiresIn = DefaultExpiresIn
+	}
+	cfg.Now = cfg.Now.orNow()
+	return &TokenClient{cfg: cfg}, nil
+}
+
+// Partner returns the partner label.
+func (c *TokenClient) Partner() string { return c.cfg.Partner }
+
+// TokenRequestForm returns the form body of a token request carrying
+// assertion in the given grant form.
+func TokenRequestForm(grant Grant, assertion, scope string) url.Values {
+	if grant == GrantClientAssertion {
+		return url.Values{
+			"grant_type":            {grantTypeClientCredentials},
+			"client_assertion_type": {clientAssertionTypeJWT},
+			"client_assertion":      {assertion},
+			"scope":                 {scope},
+		}
+	}
+	return url.Values{
+		"grant_type": {grantTypeJWTBearer},
+		"assertion":  {assertion},
+		"scope":      {scope},
+	}
+}
+
+// Token logs in and returns the new access token. Failures are *LoginError.
+func (c *TokenClient) Token(ctx context.Context) (*Token, error) {
+	assertion, err := c.cfg.Signer.Sign()
+	if err != nil {
+		return nil, c.fail(0, "", "", err)
+	}
+	form := TokenRequestForm(c.cfg.Grant, assertion, c.cfg.Signer.Config().Scope)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.TokenURL, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, c.fail(0, "", "", err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	sent := c.cfg.Now()
+	resp, err := c.cfg.HTTPClient.Do(req)
+	if err != nil {
+		return nil, c.fail(0, "", "", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxTokenResponseBytes+1))
+	if err != nil {
+		return nil, c.fail(resp.StatusCode, "", "reading the answer", err)
+	}
+	if len(body) > MaxTokenResponseBytes {
+		return nil, c.fail(resp.StatusCode, "", fmt.Sprintf("answer larger than %d bytes", MaxTokenResponseBytes), nil)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, c.errorAnswer(resp, body)
+	}
+	return c.parseAnswer(resp.StatusCode, body, sent)
+}
+
+// errorAnswer turns a non-200 answer into a LoginError, reading an RFC 6749
+// section 5.2 body if there is one. Other bodies are not quoted: they might
+// echo what we sent.
+func (c *TokenClient) errorAnswer(resp *http.Response, body []byte) error {
+	var oe OAuthError
+	if json.Unmarshal(body, &oe) == nil && oe.Code != "" {
+		return c.fail(resp.StatusCode, sanitizeDescription(oe.Code), sanitizeDescription(oe.Description), nil)
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return c.fail(resp.StatusCode, "", fmt.Sprintf("answer is not an RFC 6749 error (Content-Type %q, %d bytes)", ct, len(body)), nil)
+}
+
+// tokenAnswer is a successful token response (RFC 6749 section 5.1).
+type tokenAnswer struct {
+	AccessToken string          `json:"access_token"`
+	TokenType   string          `json:"token_type"`
+	ExpiresIn   json.RawMessage `json:"expires_in"`
+}
+
+func (c *TokenClient) parseAnswer(status int, body []byte, sent time.Time) (*Token, error) {
+	var ans tokenAnswer
+	if err := json.Unmarshal(body, &ans); err != nil {
+		return nil, c.fail(status, "", "answer is not a JSON token response", errors.New(strings.ReplaceAll(err.Error(), "\n", " ")))
+	}
+	if ans.AccessToken == "" {
+		return nil, c.fail(status, "", "answer has no access_token", nil)
+	}
+	if ans.TokenType != "" && !strings.EqualFold(ans.TokenType, "Bearer") {
+		return nil, c.fail(status, "", fmt.Sprintf("token_type %q is not Bearer", sanitizeDescription(ans.TokenType)), nil)
+	}
+	lifetime, err := parseExpiresIn(ans.ExpiresIn)
+	if err != nil {
+		return nil, c.fail(status, "", err.Error(), nil)
+	}
+	var expiry time.Time
+	switch {
+	case lifetime > 0:
+		// Counted from when the request was sent, so that the time the
+		// answer took is not added to the token's life.
+		expiry = sent.Add(lifetime)
+	default:
+		if exp, ok := unverifiedExpiry(ans.AccessToken); ok {
+			expiry = exp
+			break
+		}
+		expiry = sent.Add(c.cfg.DefaultExpiresIn)
+		if c.cfg.Warn != nil {
+			c.cfg.Warn(fmt.Sprintf("login service answer has no expires_in and the access token is not a JWT with exp; using it for %s", c.cfg.DefaultExpiresIn))
+		}
+	}
+	if !expiry.After(c.cfg.Now()) {
+		return nil, c.fail(status, "", "access token is already expired", nil)
+	}
+	return &Token{AccessToken: ans.AccessToken, Expiry: expiry}, nil
+}
+
+// parseExpiresIn reads expires_in as a JSON number or, as some servers send
+// it, a string of digits. Absent or null gives 0.
+func parseExpiresIn(raw json.RawMessage) (time.Duration, error) {
+	s := strings.TrimSpace(string(raw))
+	if s == "" || s == "null" {
+		return 0, nil
+	}
+	s = strings.Trim(s, `"`)
+	n, err := strconv.ParseFloat(s, 64)
+	if err != nil || n <= 0 || n > 10*365*24*3600 {
+		return 0, fmt.Errorf("expires_in %.20q is not a positive number of seconds", s)
+	}
+	return time.Duration(n * float64(time.Second)), nil
+}
+
+// unverifiedExpiry reads exp from an access token that is a JWT. The
+// signature is not checked: the token is the login service's business, we
+// only want to know how long to keep it.
+func unverifiedExpiry(token string) (time.Time, bool) {
+	if strings.Count(token, ".") != 2 {
+		return time.Time{}, false
+	}
+	claims := jwt.MapClaims{}
+	if _, _, err := jwt.NewParser().ParseUnverified(token, claims); err != nil {
+		return time.Time{}, false
+	}
+	exp, err := claims.GetExpirationTime()
+	if err != nil || exp == nil {
+		return time.Time{}, false
+	}
+	return exp.Time, true
+}
+
+func (c *TokenClient) fail(status int, code, desc string, err error) *LoginError {
+	return &LoginError{Partner: c.cfg.Partner, Status: status, Code: code, Description: desc, Err: err}
+}
+
+// Interface guard.
+var _ TokenSource = (*TokenClient)(nil)

@@ -1,0 +1,38 @@
+package tokenauth
+
+import (
+	"testing"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// benchmarkValidate validates one token over and over, in parallel: the
+// signature check dominates, as it does for real traffic (the replay check
+// is benchmarked on its own).
+func benchmarkValidate(b *testing.B, sign func(f *loginFixture) string) {
+	f := newLoginFixture(b)
+	token := sign(f)
+	if _, err := f.service.Validator.Validate(token); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := f.service.Validator.Validate(token); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+func BenchmarkValidateRS256(b *testing.B) {
+	benchmarkValidate(b, func(f *loginFixture) string { return f.valid() })
+}
+
+func BenchmarkValidateES256(b *testing.B) {
+	benchmarkValidate(b, func(f *loginFixture) string {
+		return f.sign(jwt.SigningMethodES256, f.keys.eastern, "east-1", f.claims("eastern"), nil)
+	})
+}
