@@ -1,0 +1,73 @@
+package converter
+
+import (
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+)
+
+// OfferSearch selects how a partner is searched for offers.
+type OfferSearch string
+
+// The offer search forms of DESIGN.md section 2.
+const (
+	// OfferSearchOffers is POST /offers with a JSON OfferCollectionRequest
+	// (OSDM 3.x, the default).
+	OfferSearchOffers OfferSearch = "offers"
+	// OfferSearchTripOffers is GET /trip-offers with the search criteria
+	// as query parameters (older partners).
+	OfferSearchTripOffers OfferSearch = "trip-offers"
+)
+
+// PassengerTariff is what a legacy tariff code stands for in OSDM.
+type PassengerTariff struct {
+	// Type is the OSDM passenger type, e.g. ADULT.
+	Type osdm.PassengerType
+	// Age is the age in years sent with it.
+	Age int
+}
+
+// Config is one partner route's conversion settings. The zero value plus
+// Partner is usable: New fills in the defaults of legacy-protocol.md.
+type Config struct {
+	// Partner names the partner railway in logs, metrics and reply texts.
+	Partner string
+	// OfferSearch is OfferSearchOffers (default) or OfferSearchTripOffers.
+	OfferSearch OfferSearch
+	// Tariffs maps a legacy tariff code to an OSDM passenger; nil means
+	// DefaultTariffs. A code not in the table is an INVALID_MESSAGE.
+	Tariffs map[int]PassengerTariff
+	// Reasons maps a legacy cancel reason code to an OSDM overrule code;
+	// nil means DefaultReasons. A code not in the table is an
+	// INVALID_MESSAGE.
+	Reasons map[int]osdm.OverruleCode
+	// Paths overrides the path template of a step, e.g.
+	// {StepRefundOffers: "/bookings/{bookingId}/refundOffers"}.
+	Paths map[Step]string
+	// Location is the time zone a legacy DepartureTime is read in when no
+	// station-country zone is known; nil means Europe/Paris (CET/CEST).
+	Location *time.Location
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// DefaultTariffs is the tariff table of legacy-protocol.md.
+func DefaultTariffs() map[int]PassengerTariff {
+	return map[int]PassengerTariff{
+		1: {Type: osdm.PassengerAdult, Age: 30},
+		2: {Type: osdm.PassengerChild, Age: 8},
+		3: {Type: osdm.PassengerSenior, Age: 65},
+		4: {Type: osdm.PassengerYouth, Age: 16},
+	}
+}
+
+// DefaultReasons is the reason table of legacy-protocol.md.
+func DefaultReasons() map[int]osdm.OverruleCode {
+	return map[int]osdm.OverruleCode{
+		1: osdm.OverruleTechnicalFailure,
+		2: osdm.OverruleSalesStaffError,
+		3: osdm.OverruleDisruption,
+		4: osdm.OverruleConnectionBroken,
+		5: osdm.OverruleStrike,
+	}
+}

@@ -1,0 +1,231 @@
+package converter
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+)
+
+// Converter turns legacy requests into OSDM calls for one partner route.
+// It holds only configuration, so one Converter serves any number of
+// concurrent Convert calls.
+type Converter struct {
+	partner     string
+	offerSearch OfferSearch
+	tariffs     map[int]PassengerTariff
+	reasons     map[int]osdm.OverruleCode
+	paths       map[Step]string
+	location    *time.Location
+	now         func() time.Time
+}
+
+// DefaultPaths are the OSDM 3.x path templates of every step; a Config's
+// Paths override them one by one.
+func DefaultPaths() map[Step]string {
+	return map[Step]string{
+		StepOffers:        osdm.PathOffers,
+		StepTripOffers:    osdm.PathTripOffers,
+		StepBooking:       osdm.PathBookings,
+		StepFulfillments:  osdm.PathFulfillments,
+		StepReadBooking:   osdm.PathBooking,
+		StepDeleteBooking: osdm.PathBooking,
+		StepRefundOffers:  osdm.PathRefundOffers,
+		StepRefundOffer:   osdm.PathRefundOffer,
+	}
+}
+
+// stepParams are the placeholders each step's path template must hold, no
+// more and no fewer: a template without {bookingId} would send every
+// cancellation to the same URL.
+var stepParams = map[Step][]string{
+	StepOffers:        nil,
+	StepTripOffers:    nil,
+	StepBooking:       nil,
+	StepFulfillments:  {osdm.ParamBookingID},
+	StepReadBooking:   {osdm.ParamBookingID},
+	StepDeleteBooking: {osdm.ParamBookingID},
+	StepRefundOffers:  {osdm.ParamBookingID},
+	StepRefundOffer:   {osdm.ParamBookingID, osdm.ParamRefundOfferID},
+}
+
+// defaultLocation is where a departure time is read when the station's
+// country has no zone in stationZones.
+const defaultLocation = "Europe/Paris"
+
+// New checks cfg and returns a Converter with the defaults of
+// legacy-protocol.md filled in. Every error names the setting at fault.
+func New(cfg Config) (*Converter, error) {
+	c := &Converter{
+		partner:     cfg.Partner,
+		offerSearch: cfg.OfferSearch,
+		tariffs:     cfg.Tariffs,
+		reasons:     cfg.Reasons,
+		paths:       DefaultPaths(),
+		location:    cfg.Location,
+		now:         cfg.Now,
+	}
+	if strings.TrimSpace(c.partner) == "" {
+		return nil, fmt.Errorf("partner: must not be empty")
+	}
+	switch c.offerSearch {
+	case "":
+		c.offerSearch = OfferSearchOffers
+	case OfferSearchOffers, OfferSearchTripOffers:
+	default:
+		return nil, fmt.Errorf("offer_search: %q is neither %q nor %q", c.offerSearch, OfferSearchOffers, OfferSearchTripOffers)
+	}
+	if c.tariffs == nil {
+		c.tariffs = DefaultTariffs()
+	}
+	if err := checkTariffs(c.tariffs); err != nil {
+		return nil, err
+	}
+	if c.reasons == nil {
+		c.reasons = DefaultReasons()
+	}
+	if err := checkReasons(c.reasons); err != nil {
+		return nil, err
+	}
+	for step, tmpl := range cfg.Paths {
+		if err := checkPath(step, tmpl); err != nil {
+			return nil, err
+		}
+		c.paths[step] = tmpl
+	}
+	if c.location == nil {
+		loc, err := time.LoadLocation(defaultLocation)
+		if err != nil {
+			return nil, fmt.Errorf("location: loading the default %s: %w", defaultLocation, err)
+		}
+		c.location = loc
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	return c, nil
+}
+
+// Partner returns the partner's name, as configured.
+func (c *Converter) Partner() string { return c.partner }
+
+func checkTariffs(t map[int]PassengerTariff) error {
+	if len(t) == 0 {
+		return fmt.Errorf("tariff: the table is empty")
+	}
+	for code, p := range t {
+		if code < 0 || code > 9999 {
+			return fmt.Errorf("tariff %d: code must be 0..9999", code)
+		}
+		if !isUpperToken(string(p.Type)) {
+			return fmt.Errorf("tariff %d: passenger type %q must be an OSDM passenger type such as ADULT", code, p.Type)
+		}
+		if p.Age < 0 || p.Age > 150 {
+			return fmt.Errorf("tariff %d: age %d must be 0..150", code, p.Age)
+		}
+	}
+	return nil
+}
+
+func checkReasons(r map[int]osdm.OverruleCode) error {
+	for code, o := range r {
+		if code < 0 {
+			return fmt.Errorf("reason %d: code must not be negative", code)
+		}
+		if !isUpperToken(string(o)) {
+			return fmt.Errorf("reason %d: overrule code %q must be an OSDM overrule code such as TECHNICAL_FAILURE", code, o)
+		}
+	}
+	return nil
+}
+
+// isUpperToken accepts the shape of OSDM extensible enum values:
+// A-Z, 0-9 and underscores, starting with a letter.
+func isUpperToken(s string) bool {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// checkPath checks a path override: a known step, an absolute path without
+// query or fragment, and exactly the placeholders the step fills.
+func checkPath(step Step, tmpl string) error {
+	want, ok := stepParams[step]
+	if !ok {
+		known := make([]string, 0, len(stepParams))
+		for s := range stepParams {
+			known = append(known, string(s))
+		}
+		sort.Strings(known)
+		return fmt.Errorf("path %s: unknown step (known: %s)", step, strings.Join(known, ", "))
+	}
+	if !strings.HasPrefix(tmpl, "/") {
+		return fmt.Errorf("path %s: template %q must start with /", step, tmpl)
+	}
+	if strings.ContainsAny(tmpl, "?# \t") {
+		return fmt.Errorf("path %s: template %q must be a plain path (no query, fragment or space)", step, tmpl)
+	}
+	var got []string
+	rest := tmpl
+	for {
+		open := strings.IndexAny(rest, "{}")
+		if open < 0 {
+			break
+		}
+		if rest[open] == '}' {
+			return fmt.Errorf("path %s: template %q has a } without {", step, tmpl)
+		}
+		end := strings.IndexAny(rest[open+1:], "{}")
+		if end < 0 || rest[open+1+end] != '}' {
+			return fmt.Errorf("path %s: template %q has an unclosed {", step, tmpl)
+		}
+		got = append(got, rest[open+1:open+1+end])
+		rest = rest[open+1+end+1:]
+	}
+	for _, name := range got {
+		if !contains(want, name) {
+			return fmt.Errorf("path %s: template %q has {%s}; it may only hold %s", step, tmpl, name, placeholders(want))
+		}
+	}
+	for _, name := range want {
+		n := 0
+		for _, g := range got {
+			if g == name {
+				n++
+			}
+		}
+		if n != 1 {
+			return fmt.Errorf("path %s: template %q must hold {%s} exactly once", step, tmpl, name)
+		}
+	}
+	return nil
+}
+
+func placeholders(names []string) string {
+	if len(names) == 0 {
+		return "no placeholder"
+	}
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = "{" + n + "}"
+	}
+	return strings.Join(s, " and ")
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

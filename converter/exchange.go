@@ -1,0 +1,87 @@
+package converter
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+)
+
+// Step names one OSDM call of a legacy exchange. It appears in logs and
+// metrics, and with the messageId it derives the call's Idempotency-Key.
+type Step string
+
+// The steps of DESIGN.md section 3, also the names a `path NAME TEMPLATE`
+// override of osdm_convert uses.
+const (
+	StepOffers        Step = "offers"         // POST /offers
+	StepTripOffers    Step = "trip_offers"    // GET /trip-offers (older partners)
+	StepBooking       Step = "bookings"       // POST /bookings
+	StepFulfillments  Step = "fulfillments"   // POST /bookings/{bookingId}/fulfillments
+	StepReadBooking   Step = "booking"        // GET /bookings/{bookingId}
+	StepDeleteBooking Step = "delete_booking" // DELETE /bookings/{bookingId}
+	StepRefundOffers  Step = "refund_offers"  // POST /bookings/{bookingId}/refund-offers
+	StepRefundOffer   Step = "refund_offer"   // PATCH /bookings/{bookingId}/refund-offers/{refundOfferId}
+)
+
+// Call is one OSDM HTTP request the converter wants made.
+type Call struct {
+	// Step says which call of the sequence this is.
+	Step Step
+	// Method is the HTTP method.
+	Method string
+	// PathTemplate is the path template before expansion, for logs and
+	// metrics (no booking ids in label values).
+	PathTemplate string
+	// Path is the expanded path relative to the partner's base URL, with a
+	// query string where the call has one (GET /trip-offers).
+	Path string
+	// Header holds Content-Type, Accept, Idempotency-Key (state-changing
+	// calls) and traceparent when the caller gave one.
+	Header http.Header
+	// Body is the JSON body; nil for GET and DELETE, never nil for POST
+	// and PATCH ({} at least).
+	Body []byte
+}
+
+// Answer is the partner's HTTP response to a Call.
+type Answer struct {
+	// Status is the HTTP status code.
+	Status int
+	// Header is the response header.
+	Header http.Header
+	// Body is the response body, read whole.
+	Body []byte
+	// Duration is how long the call took, for logs; 0 when not measured.
+	Duration time.Duration
+}
+
+// Exchanger makes one OSDM HTTP exchange. osdm_convert implements it on
+// Caddy's next handler (so osdm_token and reverse_proxy apply); tests
+// implement it with a scripted partner.
+//
+// An error means no HTTP answer was had: a transport failure (answered
+// PARTNER_UNAVAILABLE), a timeout (ErrTimeout or context.DeadlineExceeded,
+// answered PARTNER_TIMEOUT) or a failure to authenticate (ErrAuthentication,
+// answered AUTHENTICATION_FAILED). Any HTTP status, 5xx included, is an
+// Answer, not an error.
+type Exchanger interface {
+	Exchange(ctx context.Context, call *Call) (*Answer, error)
+}
+
+// ExchangerFunc adapts a function to Exchanger.
+type ExchangerFunc func(ctx context.Context, call *Call) (*Answer, error)
+
+// Exchange calls f.
+func (f ExchangerFunc) Exchange(ctx context.Context, call *Call) (*Answer, error) {
+	return f(ctx, call)
+}
+
+// Errors an Exchanger wraps so the converter picks the right NegativeReply.
+var (
+	// ErrAuthentication: no access token could be had for the partner, or
+	// the partner refused the one sent (AUTHENTICATION_FAILED).
+	ErrAuthentication = errors.New("authentication at the partner failed")
+	// ErrTimeout: the partner did not answer in time (PARTNER_TIMEOUT).
+	ErrTimeout = errors.New("partner did not answer in time")
+)

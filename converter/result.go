@@ -1,0 +1,46 @@
+package converter
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+)
+
+// Result is the outcome of one legacy exchange.
+type Result struct {
+	// Reply is the legacy reply, never nil.
+	Reply legacy.Reply
+	// Status is the HTTP status to answer the legacy client with: 200 for
+	// every reply but a NegativeReply, whose status follows its code.
+	Status int
+	// Outcome labels the exchange in logs and metrics: "ok",
+	// "replacement_proposal", or the NegativeReply code in lower case.
+	Outcome string
+}
+
+// Outcome labels of a Result other than a NegativeReply code.
+const (
+	OutcomeOK                  = "ok"
+	OutcomeReplacementProposal = "replacement_proposal"
+)
+
+// Refusal is the Result of a request that could not be decoded (the glue's
+// answer to a legacy.Decode or legacy.FormatOf error): its NegativeReply,
+// with the status err asks for (400, 413, 415 or 422).
+func Refusal(err *legacy.Error, now time.Time) *Result {
+	return &Result{Reply: err.NegativeReply(now), Status: err.HTTPStatus(), Outcome: outcomeOf(err.Code)}
+}
+
+// ok wraps a successful reply.
+func ok(reply legacy.Reply) *Result {
+	return &Result{Reply: reply, Status: http.StatusOK, Outcome: OutcomeOK}
+}
+
+// negative wraps a NegativeReply with the status of its code.
+func negative(n *legacy.NegativeReply) *Result {
+	return &Result{Reply: n, Status: n.Code.HTTPStatus(), Outcome: outcomeOf(n.Code)}
+}
+
+func outcomeOf(code legacy.Code) string { return strings.ToLower(string(code)) }
