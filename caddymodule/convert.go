@@ -1,0 +1,400 @@
+package caddymodule
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/caddy-osdm/caddy-osdm/converter"
+	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+)
+
+func init() {
+	caddy.RegisterModule(Convert{})
+}
+
+// Defaults of osdm_convert.
+const (
+	defaultConvertTimeout = 20 * time.Second
+	defaultMaxBody        = 64 << 10
+	defaultReplyCacheSize = 10000
+	defaultReplyCacheTTL  = 10 * time.Minute
+)
+
+// Convert is the osdm_convert handler: it reads a legacy Hermes/HOSA
+// request (XML or JSON), makes the OSDM calls it stands for through the
+// rest of its route (osdm_token, reverse_proxy), one sub-request per call,
+// and answers the legacy reply in the request's own format. It never calls
+// next with the legacy request itself.
+//
+// A legacy message resent with the same messageId gets the first reply
+// again without a second OSDM sequence; the sequence runs to its end even
+// if the legacy client goes away, bounded by Timeout.
+type Convert struct {
+	// Partner names the partner railway in logs, metrics and reply texts.
+	// Required.
+	Partner string `json:"partner,omitempty"`
+	// OfferSearch is "offers" (POST /offers, OSDM 3.x, the default) or
+	// "trip-offers" (GET /trip-offers with query parameters, older partners).
+	OfferSearch string `json:"offer_search,omitempty"`
+	// Tariffs maps legacy tariff codes to OSDM passengers. They are merged
+	// over the defaults (1 ADULT 30, 2 CHILD 8, 3 SENIOR 65, 4 YOUTH 16).
+	Tariffs map[string]TariffMapping `json:"tariffs,omitempty"`
+	// Reasons maps legacy cancel reason codes to OSDM overrule codes, merged
+	// over the defaults (1 TECHNICAL_FAILURE, 2 SALES_STAFF_ERROR,
+	// 3 DISRUPTION, 4 CONNECTION_BROKEN, 5 STRIKE).
+	Reasons map[string]string `json:"reasons,omitempty"`
+	// Paths overrides OSDM path templates by step name: offers, trip_offers,
+	// bookings, booking, delete_booking, fulfillments, refund_offers,
+	// refund_offer. E.g. {"refund_offers": "/bookings/{bookingId}/refundOffers"}.
+	Paths map[string]string `json:"paths,omitempty"`
+	// TimeZone is the IANA zone a legacy DepartureTime is read in when the
+	// departure station's country has none known. Default: Europe/Paris.
+	TimeZone string `json:"time_zone,omitempty"`
+	// Timeout bounds a whole legacy exchange, all OSDM calls included.
+	// Default: 20s.
+	Timeout caddy.Duration `json:"timeout,omitempty"`
+	// MaxBody is the largest legacy request body read, in bytes; larger
+	// ones are answered 413. Default: 64 KiB; at most 1 MiB.
+	MaxBody int64 `json:"max_body,omitempty"`
+	// ReplyCacheSize is how many replies are kept for resent messageIds.
+	// Default: 10000.
+	ReplyCacheSize int `json:"reply_cache_size,omitempty"`
+	// ReplyCacheTTL is how long a reply is kept for a resend. Default: 10m.
+	ReplyCacheTTL caddy.Duration `json:"reply_cache_ttl,omitempty"`
+
+	conv    *converter.Converter
+	replies *converter.ReplyCache
+	poolKey string
+	metrics *convertMetrics
+	logger  *zap.Logger
+	now     func() time.Time
+}
+
+// TariffMapping is the OSDM passenger a legacy tariff code stands for.
+type TariffMapping struct {
+	// Type is the OSDM passenger type, e.g. ADULT.
+	Type string `json:"type"`
+	// Age is the age in years sent with it.
+	Age int `json:"age"`
+}
+
+// CaddyModule returns the Caddy module information.
+func (Convert) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.osdm_convert",
+		New: func() caddy.Module { return new(Convert) },
+	}
+}
+
+// replyCaches holds the reply caches across config reloads, keyed by
+// partner and cache settings: a Hermes resend that arrives just after a
+// reload must still find the first reply.
+var replyCaches = caddy.NewUsagePool()
+
+// pooledReplies is a replyCaches value.
+type pooledReplies struct{ *converter.ReplyCache }
+
+// Destruct implements caddy.Destructor; the cache holds no goroutine.
+func (pooledReplies) Destruct() error { return nil }
+
+// Provision builds the converter and its reply cache.
+func (c *Convert) Provision(ctx caddy.Context) error {
+	c.logger = ctx.Logger()
+	if c.now == nil {
+		c.now = time.Now
+	}
+	cfg, err := c.converterConfig()
+	if err != nil {
+		return err
+	}
+	if c.conv, err = converter.New(cfg); err != nil {
+		return fmt.Errorf("partner %q: %w", c.Partner, err)
+	}
+	if c.Timeout == 0 {
+		c.Timeout = caddy.Duration(defaultConvertTimeout)
+	}
+	if c.MaxBody == 0 {
+		c.MaxBody = defaultMaxBody
+	}
+	if c.ReplyCacheSize == 0 {
+		c.ReplyCacheSize = defaultReplyCacheSize
+	}
+	if c.ReplyCacheTTL == 0 {
+		c.ReplyCacheTTL = caddy.Duration(defaultReplyCacheTTL)
+	}
+	c.poolKey = fmt.Sprintf("%s\x00%d\x00%d", c.Partner, c.ReplyCacheSize, c.ReplyCacheTTL)
+	v, _, err := replyCaches.LoadOrNew(c.poolKey, func() (caddy.Destructor, error) {
+		return pooledReplies{converter.NewReplyCache(c.ReplyCacheSize, time.Duration(c.ReplyCacheTTL), c.now)}, nil
+	})
+	if err != nil {
+		return err
+	}
+	c.replies = v.(pooledReplies).ReplyCache
+	if c.metrics, err = registerConvertMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
+	}
+	return nil
+}
+
+// converterConfig turns the JSON config into the converter's.
+func (c *Convert) converterConfig() (converter.Config, error) {
+	cfg := converter.Config{Partner: c.Partner, OfferSearch: converter.OfferSearch(c.OfferSearch), Now: c.now}
+	if c.Partner == "" {
+		return cfg, errors.New("partner is required")
+	}
+	if len(c.Tariffs) > 0 {
+		cfg.Tariffs = converter.DefaultTariffs()
+		for code, t := range c.Tariffs {
+			n, err := legacyCode(code)
+			if err != nil {
+				return cfg, fmt.Errorf("tariffs: %w", err)
+			}
+			if t.Type == "" || t.Age < 0 || t.Age > 150 {
+				return cfg, fmt.Errorf("tariffs %q: needs an OSDM passenger type and an age 0..150", code)
+			}
+			cfg.Tariffs[n] = converter.PassengerTariff{Type: osdm.PassengerType(t.Type), Age: t.Age}
+		}
+	}
+	if len(c.Reasons) > 0 {
+		cfg.Reasons = converter.DefaultReasons()
+		for code, overrule := range c.Reasons {
+			n, err := legacyCode(code)
+			if err != nil {
+				return cfg, fmt.Errorf("reasons: %w", err)
+			}
+			if overrule == "" {
+				return cfg, fmt.Errorf("reasons %q: needs an OSDM overrule code", code)
+			}
+			cfg.Reasons[n] = osdm.OverruleCode(overrule)
+		}
+	}
+	if len(c.Paths) > 0 {
+		cfg.Paths = make(map[converter.Step]string, len(c.Paths))
+		for name, tmpl := range c.Paths {
+			cfg.Paths[converter.Step(name)] = tmpl
+		}
+	}
+	if c.TimeZone != "" {
+		loc, err := time.LoadLocation(c.TimeZone)
+		if err != nil {
+			return cfg, fmt.Errorf("time_zone %q: %w", c.TimeZone, err)
+		}
+		cfg.Location = loc
+	}
+	return cfg, nil
+}
+
+// legacyCode parses a tariff or reason code, 0..9999.
+func legacyCode(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 9999 {
+		return 0, fmt.Errorf("code %q must be a number 0..9999", s)
+	}
+	return n, nil
+}
+
+// Validate checks the settings Provision does not derive.
+func (c *Convert) Validate() error {
+	if c.Timeout < 0 {
+		return fmt.Errorf("timeout %s must be positive", time.Duration(c.Timeout))
+	}
+	if c.MaxBody < 0 || c.MaxBody > legacy.MaxBodyBytes {
+		return fmt.Errorf("max_body %d must be 1..%d bytes", c.MaxBody, legacy.MaxBodyBytes)
+	}
+	if c.ReplyCacheSize < 0 || c.ReplyCacheTTL < 0 {
+		return errors.New("reply_cache size and ttl must be positive")
+	}
+	return nil
+}
+
+// Cleanup releases this configuration's hold on the reply cache.
+func (c *Convert) Cleanup() error {
+	if c.poolKey == "" {
+		return nil
+	}
+	_, err := replyCaches.Delete(c.poolKey)
+	return err
+}
+
+// ServeHTTP answers one legacy request.
+func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	start := time.Now()
+	format, req, body, refusal := c.readRequest(w, r)
+	if refusal != nil {
+		c.metrics.exchanges.WithLabelValues(c.Partner, "unknown", refusal.Outcome).Inc()
+		c.logger.Info("legacy request refused",
+			zap.String("partner", c.Partner), zap.String("outcome", refusal.Outcome),
+			zap.Int("status", refusal.Status), zap.String("reason", negativeText(refusal.Reply)))
+		return c.writeReply(w, format, refusal)
+	}
+
+	x := &nextExchanger{
+		orig: r, next: next, traceParent: traceParent(r),
+		observe: func(step converter.Step, status int, d time.Duration) {
+			c.metrics.observeCall(c.Partner, step, status, d)
+		},
+	}
+	res, shared := c.replies.Do(r.Context(), req.MessageID(), body, func() *converter.Result {
+		// Detached from the legacy client: a sequence that has booked must
+		// get to fulfil or roll back even if the client hangs up.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), time.Duration(c.Timeout))
+		defer cancel()
+		return c.conv.Convert(ctx, req, x)
+	})
+	c.metrics.exchanges.WithLabelValues(c.Partner, string(req.Kind()), res.Outcome).Inc()
+	c.logExchange(req, res, x.calls, shared, time.Since(start))
+	return c.writeReply(w, format, res)
+}
+
+// readRequest reads and decodes the legacy body. On failure it returns the
+// refusal to answer, in the format the client can read.
+func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request) (legacy.Format, legacy.Request, []byte, *converter.Result) {
+	format, err := legacy.FormatOf(r.Header.Get("Content-Type"))
+	if err != nil {
+		return replyFormat(r), nil, nil, c.refuse(err)
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, c.MaxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return format, nil, nil, c.refuse(&legacy.Error{
+				Code: legacy.CodeInvalidMessage, Err: legacy.ErrTooLarge,
+				Rule: fmt.Sprintf("the message is longer than %d bytes", c.MaxBody),
+			})
+		}
+		return format, nil, nil, c.refuse(&legacy.Error{
+			Code: legacy.CodeInvalidMessage, Err: err, Rule: "the message could not be read: " + err.Error(),
+		})
+	}
+	req, err := legacy.Decode(format, body)
+	if err != nil {
+		return format, nil, nil, c.refuse(err)
+	}
+	return format, req, body, nil
+}
+
+// refuse turns a decoding failure into its reply.
+func (c *Convert) refuse(err error) *converter.Result {
+	var le *legacy.Error
+	if !errors.As(err, &le) {
+		le = &legacy.Error{Code: legacy.CodeInvalidMessage, Err: err, Rule: err.Error()}
+	}
+	return converter.Refusal(le, c.now())
+}
+
+// replyFormat is the format of a reply to a request whose Content-Type
+// names none: JSON if the client accepts it and not XML, else XML, the
+// legacy systems' usual form.
+func replyFormat(r *http.Request) legacy.Format {
+	accept := r.Header.Get("Accept")
+	if strings.Contains(accept, "json") && !strings.Contains(accept, "xml") {
+		return legacy.JSON
+	}
+	return legacy.XML
+}
+
+// writeReply encodes res.Reply in format and writes it with res.Status.
+func (c *Convert) writeReply(w http.ResponseWriter, format legacy.Format, res *converter.Result) error {
+	out, err := legacy.Encode(format, res.Reply)
+	if err != nil {
+		return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("encoding the legacy reply: %w", err))
+	}
+	h := w.Header()
+	h.Set("Content-Type", format.ContentType())
+	h.Set("Content-Length", strconv.Itoa(len(out)))
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(res.Status)
+	_, err = w.Write(out)
+	return err
+}
+
+// logExchange writes the one log line of a legacy exchange.
+func (c *Convert) logExchange(req legacy.Request, res *converter.Result, calls []callRecord, shared bool, d time.Duration) {
+	level := zapcore.InfoLevel
+	if res.Status >= http.StatusInternalServerError {
+		level = zapcore.WarnLevel
+	}
+	ce := c.logger.Check(level, "legacy exchange")
+	if ce == nil {
+		return
+	}
+	fields := []zap.Field{
+		zap.String("partner", c.Partner),
+		zap.String("kind", string(req.Kind())),
+		zap.String("message_id", req.MessageID()),
+		zap.String("outcome", res.Outcome),
+		zap.Int("status", res.Status),
+		zap.Bool("resent", shared),
+		zap.Duration("duration", d),
+		zap.Array("osdm_calls", callList(calls)),
+	}
+	if nr, ok := res.Reply.(*legacy.NegativeReply); ok {
+		fields = append(fields, zap.String("reason", nr.Text))
+		if nr.BookingRef != "" {
+			fields = append(fields, zap.String("booking_ref", nr.BookingRef))
+		}
+	}
+	if br, ok := res.Reply.(*legacy.BookingReply); ok {
+		fields = append(fields, zap.String("booking_ref", br.BookingRef))
+	}
+	ce.Write(fields...)
+}
+
+// negativeText is the text of a NegativeReply, "" for other replies.
+func negativeText(r legacy.Reply) string {
+	if nr, ok := r.(*legacy.NegativeReply); ok {
+		return nr.Text
+	}
+	return ""
+}
+
+// callList logs the OSDM calls of an exchange as an array of objects.
+type callList []callRecord
+
+// MarshalLogArray implements zapcore.ArrayMarshaler.
+func (cl callList) MarshalLogArray(enc zapcore.ArrayEncoder) error {
+	for _, call := range cl {
+		if err := enc.AppendObject(call); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MarshalLogObject implements zapcore.ObjectMarshaler. The path is the
+// template: booking ids stay out of the log line's shape.
+func (cr callRecord) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+	enc.AddString("step", string(cr.step))
+	enc.AddString("method", cr.method)
+	enc.AddString("path", cr.template)
+	if cr.status > 0 {
+		enc.AddInt("status", cr.status)
+	}
+	enc.AddDuration("duration", cr.duration)
+	if cr.err != nil {
+		enc.AddString("error", cr.err.Error())
+	}
+	return nil
+}
+
+// Interface guards
+var (
+	_ caddy.Provisioner           = (*Convert)(nil)
+	_ caddy.Validator             = (*Convert)(nil)
+	_ caddy.CleanerUpper          = (*Convert)(nil)
+	_ caddyhttp.MiddlewareHandler = (*Convert)(nil)
+	_ zapcore.ArrayMarshaler      = callList(nil)
+	_ zapcore.ObjectMarshaler     = callRecord{}
+)

@@ -1,0 +1,164 @@
+package caddymodule
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/dustin/go-humanize"
+
+	"github.com/caddy-osdm/caddy-osdm/converter"
+	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+)
+
+func init() {
+	httpcaddyfile.RegisterHandlerDirective("osdm_convert", parseConvertCaddyfile)
+}
+
+func parseConvertCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	c := new(Convert)
+	err := c.UnmarshalCaddyfile(h.Dispenser)
+	return c, err
+}
+
+// UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
+//
+//	osdm_convert {
+//		partner      <label>                 # required
+//		offer_search offers|trip-offers      # default: offers
+//		tariff       <code> <TYPE> <age>     # repeatable, merged over the defaults
+//		reason       <code> <OVERRULE_CODE>  # repeatable, merged over the defaults
+//		path         <step> <template>       # repeatable, e.g. refund_offers /bookings/{bookingId}/refundOffers
+//		time_zone    <IANA zone>             # default: Europe/Paris
+//		timeout      <duration>              # default: 20s
+//		max_body     <size>                  # default: 64KiB, at most 1MiB
+//		reply_cache  <size> [<ttl>]          # default: 10000 10m
+//	}
+func (c *Convert) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the directive name
+	file, line := d.File(), d.Line()
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	seen := map[string]bool{}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		name := d.Val()
+		args := d.RemainingArgs()
+		switch name {
+		case "tariff", "reason", "path":
+		default:
+			if seen[name] {
+				return d.Errf("%s already specified", name)
+			}
+		}
+		seen[name] = true
+		if err := c.unmarshalOption(name, args); err != nil {
+			return d.Err(err.Error())
+		}
+	}
+	// Check the whole block now, so that the error names the Caddyfile and
+	// the directive's line; Provision checks the same for JSON.
+	if err := c.checkConfig(); err != nil {
+		return fmt.Errorf("osdm_convert: %v, at %s:%d", err, file, line)
+	}
+	return nil
+}
+
+// unmarshalOption sets one subdirective.
+func (c *Convert) unmarshalOption(name string, args []string) error {
+	want := map[string][2]int{ // min and max number of arguments
+		"partner": {1, 1}, "offer_search": {1, 1}, "tariff": {3, 3}, "reason": {2, 2},
+		"path": {2, 2}, "time_zone": {1, 1}, "timeout": {1, 1}, "max_body": {1, 1}, "reply_cache": {1, 2},
+	}
+	n, ok := want[name]
+	if !ok {
+		return fmt.Errorf("unrecognized subdirective %q", name)
+	}
+	if len(args) < n[0] || len(args) > n[1] {
+		return fmt.Errorf("%s: wrong number of arguments (%d)", name, len(args))
+	}
+	switch name {
+	case "partner":
+		c.Partner = args[0]
+	case "offer_search":
+		c.OfferSearch = args[0]
+	case "time_zone":
+		c.TimeZone = args[0]
+	case "tariff":
+		age, err := strconv.Atoi(args[2])
+		if err != nil {
+			return fmt.Errorf("tariff %s: age %q is not a number", args[0], args[2])
+		}
+		if c.Tariffs == nil {
+			c.Tariffs = map[string]TariffMapping{}
+		}
+		if _, dup := c.Tariffs[args[0]]; dup {
+			return fmt.Errorf("tariff %s already specified", args[0])
+		}
+		c.Tariffs[args[0]] = TariffMapping{Type: args[1], Age: age}
+	case "reason":
+		if c.Reasons == nil {
+			c.Reasons = map[string]string{}
+		}
+		if _, dup := c.Reasons[args[0]]; dup {
+			return fmt.Errorf("reason %s already specified", args[0])
+		}
+		c.Reasons[args[0]] = args[1]
+	case "path":
+		if c.Paths == nil {
+			c.Paths = map[string]string{}
+		}
+		if _, dup := c.Paths[args[0]]; dup {
+			return fmt.Errorf("path %s already specified", args[0])
+		}
+		c.Paths[args[0]] = args[1]
+	case "timeout":
+		dur, err := caddy.ParseDuration(args[0])
+		if err != nil || dur <= 0 {
+			return fmt.Errorf("timeout %q: not a positive duration", args[0])
+		}
+		c.Timeout = caddy.Duration(dur)
+	case "max_body":
+		size, err := humanize.ParseBytes(args[0])
+		if err != nil || size == 0 || size > legacy.MaxBodyBytes {
+			return fmt.Errorf("max_body %q: not a size from 1B to 1MiB", args[0])
+		}
+		c.MaxBody = int64(size)
+	case "reply_cache":
+		size, err := strconv.Atoi(args[0])
+		if err != nil || size <= 0 {
+			return fmt.Errorf("reply_cache size %q: not a positive number", args[0])
+		}
+		c.ReplyCacheSize = size
+		if len(args) == 2 {
+			ttl, err := caddy.ParseDuration(args[1])
+			if err != nil || ttl <= 0 {
+				return fmt.Errorf("reply_cache ttl %q: not a positive duration", args[1])
+			}
+			c.ReplyCacheTTL = caddy.Duration(ttl)
+		}
+	}
+	return nil
+}
+
+// checkConfig builds the converter from a copy of the settings, which
+// keeps the JSON that `caddy adapt` prints free of filled-in defaults.
+func (c *Convert) checkConfig() error {
+	cp := *c
+	cp.now = time.Now
+	cfg, err := cp.converterConfig()
+	if err != nil {
+		return err
+	}
+	if _, err := converter.New(cfg); err != nil {
+		return err
+	}
+	return cp.Validate()
+}
+
+// Interface guard
+var _ caddyfile.Unmarshaler = (*Convert)(nil)

@@ -1,0 +1,158 @@
+package caddymodule
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/caddy-osdm/caddy-osdm/converter"
+	"github.com/caddy-osdm/caddy-osdm/tokenauth"
+)
+
+// maxAnswerBytes bounds an OSDM answer read into memory: an offer search
+// with many trips is a few hundred KiB, a partner sending more is broken.
+const maxAnswerBytes = 8 << 20
+
+// callRecord is one OSDM call of a legacy exchange, for the log line.
+type callRecord struct {
+	step     converter.Step
+	method   string
+	template string
+	status   int
+	duration time.Duration
+	err      error
+}
+
+// nextExchanger makes the converter's OSDM calls through the rest of the
+// route (osdm_token, reverse_proxy), one sub-request per call, built from
+// the legacy request so that Caddy's context values (replacer, server)
+// stay, with a fresh header map and the call's own body.
+type nextExchanger struct {
+	orig        *http.Request
+	next        caddyhttp.Handler
+	traceParent string
+	observe     func(converter.Step, int, time.Duration)
+	calls       []callRecord
+}
+
+// Exchange implements converter.Exchanger.
+func (x *nextExchanger) Exchange(ctx context.Context, call *converter.Call) (*converter.Answer, error) {
+	req, err := x.subRequest(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	w := newCallWriter()
+	start := time.Now()
+	err = x.next.ServeHTTP(w, req)
+	d := time.Since(start)
+	rec := callRecord{step: call.Step, method: call.Method, template: call.PathTemplate, duration: d}
+	if err == nil && w.overflow {
+		err = fmt.Errorf("partner answer longer than %d bytes", maxAnswerBytes)
+	}
+	if err == nil && !w.wrote {
+		// A handler chain that returns without writing has answered
+		// nothing, e.g. a route without reverse_proxy.
+		err = errors.New("no handler after osdm_convert answered the OSDM call")
+	}
+	if err != nil {
+		rec.err = err
+		x.calls = append(x.calls, rec)
+		x.observe(call.Step, 0, d)
+		return nil, classifyCallError(ctx, err)
+	}
+	rec.status = w.status
+	x.calls = append(x.calls, rec)
+	x.observe(call.Step, w.status, d)
+	return &converter.Answer{Status: w.status, Header: w.header, Body: w.body.Bytes(), Duration: d}, nil
+}
+
+// subRequest builds the request next sees for call.
+func (x *nextExchanger) subRequest(ctx context.Context, call *converter.Call) (*http.Request, error) {
+	u, err := url.Parse(call.Path)
+	if err != nil {
+		return nil, fmt.Errorf("OSDM path %q: %w", call.Path, err)
+	}
+	req := x.orig.Clone(ctx)
+	req.Method = call.Method
+	req.URL.Path, req.URL.RawPath, req.URL.RawQuery = u.Path, u.RawPath, u.RawQuery
+	req.RequestURI = req.URL.RequestURI()
+	// A fresh header map: nothing of the legacy client's request (its
+	// credentials, cookies, Accept-Encoding) reaches the partner.
+	req.Header = call.Header.Clone()
+	if req.Header == nil {
+		req.Header = make(http.Header)
+	}
+	req.Header.Set("User-Agent", "caddy-osdm")
+	if x.traceParent != "" {
+		req.Header.Set("traceparent", x.traceParent)
+	}
+	req.Header.Del("Accept-Encoding")
+	req.Trailer = nil
+	req.TransferEncoding = nil
+	// reverse_proxy trusts ContentLength: it must be exact.
+	req.ContentLength = int64(len(call.Body))
+	req.Body = http.NoBody
+	req.GetBody = nil
+	if len(call.Body) > 0 {
+		body := call.Body
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	return req, nil
+}
+
+// classifyCallError tells the converter what kind of failure err is.
+func classifyCallError(ctx context.Context, err error) error {
+	var le *tokenauth.LoginError
+	if errors.As(err, &le) {
+		return fmt.Errorf("%w: %v", converter.ErrAuthentication, err)
+	}
+	var he caddyhttp.HandlerError
+	if errors.As(err, &he) && he.StatusCode == http.StatusGatewayTimeout ||
+		errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+		return fmt.Errorf("%w: %v", converter.ErrTimeout, err)
+	}
+	return err
+}
+
+// traceParent returns the W3C traceparent for the OSDM calls of r: a child
+// of the legacy client's trace when it sent a valid one, else a new trace.
+func traceParent(r *http.Request) string {
+	var parent [16]byte
+	traceID := ""
+	if tp := r.Header.Get("traceparent"); validTraceParent(tp) {
+		traceID = tp[3:35]
+	}
+	if traceID == "" {
+		_, _ = rand.Read(parent[:])
+		traceID = hex.EncodeToString(parent[:])
+	}
+	var span [8]byte
+	_, _ = rand.Read(span[:])
+	return "00-" + traceID + "-" + hex.EncodeToString(span[:]) + "-01"
+}
+
+// validTraceParent checks the version-00 form 00-<32 hex>-<16 hex>-<2 hex>
+// with non-zero ids (W3C Trace Context, section 3.2).
+func validTraceParent(s string) bool {
+	if len(s) != 55 || s[:3] != "00-" || s[35] != '-' || s[52] != '-' {
+		return false
+	}
+	traceID, spanID := s[3:35], s[36:52]
+	for _, part := range []string{traceID, spanID, s[53:]} {
+		if _, err := hex.DecodeString(part); err != nil || strings.ToLower(part) != part {
+			return false
+		}
+	}
+	return strings.Trim(traceID, "0") != "" && strings.Trim(spanID, "0") != ""
+}
