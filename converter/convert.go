@@ -2,16 +2,129 @@ package converter
 
 import (
 	"context"
+	"strings"
 
 	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
 )
 
 // Convert runs the OSDM calls req stands for through x, one after another,
 // and returns the legacy reply. It never returns a nil Result: every
 // failure is a NegativeReply. ctx bounds the whole sequence; the caller
 // detaches it from the legacy client so a sequence always runs to a
-// consistent end.
+// consistent end. Only the rollback of a booking that could not be
+// fulfilled runs past ctx, for at most RollbackGrace.
+//
+// What each message kind calls is in the package documentation.
 func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Exchanger) *Result {
-	h := legacy.ReplyTo(req, c.now())
-	return negative(legacy.NewNegativeReply(h, legacy.CodeUnsupportedMessage, "not implemented yet"))
+	switch m := req.(type) {
+	case *legacy.AvailabilityRequest:
+		if m != nil {
+			return c.newRun(m, x).availability(ctx, m.Journey, m.Places)
+		}
+	case *legacy.BookingRequest:
+		if m != nil {
+			r := c.newRun(m, x)
+			if m.InformationOnly {
+				return r.availability(ctx, m.Journey, m.Places)
+			}
+			return r.book(ctx, m)
+		}
+	case *legacy.CancelRequest:
+		if m != nil {
+			return c.newRun(m, x).cancel(ctx, m)
+		}
+	}
+	return negative(legacy.NewNegativeReply(legacy.ReplyHeader{SentAt: c.now()}, legacy.CodeUnsupportedMessage,
+		"The converter takes AvailabilityRequest, BookingRequest and CancelRequest only."))
+}
+
+// run is one legacy exchange in progress.
+type run struct {
+	c         *Converter
+	x         Exchanger
+	messageID string
+	h         legacy.ReplyHeader
+}
+
+func (c *Converter) newRun(req legacy.Request, x Exchanger) *run {
+	return &run{c: c, x: x, messageID: req.MessageID(), h: legacy.ReplyTo(req, c.now())}
+}
+
+// availability answers an AvailabilityRequest or an informationOnly
+// BookingRequest. No matching offer in a valid answer is an
+// AvailabilityReply without offers, not a NegativeReply: the question
+// "what is there?" has the answer "nothing", for both kinds alike.
+func (r *run) availability(ctx context.Context, j legacy.Journey, p legacy.PlaceRequest) *Result {
+	ts, err := r.c.travellers(p)
+	if err != nil {
+		return r.invalid(err.Error())
+	}
+	resp, end := r.search(ctx, j, p, ts)
+	if end != nil {
+		return end
+	}
+	cs := candidates(resp, p)
+	offers := make([]legacy.Offer, 0, len(cs))
+	for _, c := range cs {
+		if len(offers) == legacy.MaxItems {
+			break
+		}
+		offers = append(offers, c.legacy)
+	}
+	dep, arr := r.c.journeyTimes(resp, cs, j)
+	return ok(&legacy.AvailabilityReply{Header: r.h, Journey: legacy.EchoJourney(j, dep, arr), Offers: offers})
+}
+
+// invalid refuses the request before any OSDM call.
+func (r *run) invalid(text string) *Result {
+	return r.negative(&legacy.NegativeReply{Code: legacy.CodeInvalidMessage, Text: plain(text, 900) + "."})
+}
+
+// negative completes n with the reply header, keeps its text within what
+// a legacy reply carries, and wraps it. The caller sets Retryable.
+func (r *run) negative(n *legacy.NegativeReply) *Result {
+	n.Header = r.h
+	n.Text = plain(n.Text, 1000)
+	return negative(n)
+}
+
+// fail answers a failed call.
+func (r *run) fail(f *failure) *Result {
+	return r.negative(&legacy.NegativeReply{Code: f.code, PartnerProblem: f.partnerProblem(), Retryable: f.code.Retryable(),
+		Text: r.lead(f.code) + " " + f.what + "."})
+}
+
+// lead is the first sentence of a NegativeReply text: what happened, in
+// terms a person at the legacy side can act on.
+func (r *run) lead(code legacy.Code) string {
+	p := r.c.partner
+	switch code {
+	case legacy.CodeTrainNotFound:
+		return "Partner " + p + " knows no such train run."
+	case legacy.CodeNoAvailability:
+		return "Partner " + p + " has no place left that matches the request."
+	case legacy.CodeOfferExpired:
+		return "The offer is no longer valid at partner " + p + "; ask for availability again."
+	case legacy.CodeBookingNotFound:
+		return "Partner " + p + " knows no such booking."
+	case legacy.CodeAlreadyCancelled:
+		return "The booking was already cancelled or refunded at partner " + p + "."
+	case legacy.CodeAuthenticationFailed:
+		return "Authentication at partner " + p + " failed; check the route's osdm_token settings."
+	case legacy.CodePartnerTimeout:
+		return "Partner " + p + " did not answer in time; try again later."
+	case legacy.CodePartnerUnavailable:
+		return "Partner " + p + " could not be reached or failed; try again later."
+	}
+	return "Partner " + p + " refused the request."
+}
+
+// describeCall is "POST /bookings" for a reply text.
+func (r *run) describeCall(step Step, bookingID string) string {
+	tmpl := r.c.paths[step]
+	if bookingID != "" {
+		tmpl = strings.Replace(tmpl, "{"+osdm.ParamBookingID+"}", bookingID, 1)
+	}
+	return stepMethods[step] + " " + tmpl
 }

@@ -36,8 +36,14 @@ type Call struct {
 	// Path is the expanded path relative to the partner's base URL, with a
 	// query string where the call has one (GET /trip-offers).
 	Path string
-	// Header holds Content-Type, Accept, Idempotency-Key (state-changing
-	// calls) and traceparent when the caller gave one.
+	// Header holds what the converter sets: Accept application/json on
+	// every call, Content-Type application/json on POST and PATCH, and
+	// Idempotency-Key on the state-changing calls whose operation declares
+	// it (POST /bookings, POST .../fulfillments, POST .../refund-offers,
+	// PATCH .../refund-offers/{refundOfferId}; not DELETE /bookings/{id},
+	// which declares none). traceparent is the Exchanger's to add, from the
+	// incoming request; the Exchanger may add headers but should not
+	// change these.
 	Header http.Header
 	// Body is the JSON body; nil for GET and DELETE, never nil for POST
 	// and PATCH ({} at least).

@@ -1,0 +1,178 @@
+package converter
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+)
+
+// RollbackGrace is how long the DELETE that rolls back a booking which
+// could not be fulfilled may take. It runs on a context detached from the
+// exchange's (context.WithoutCancel), so it is made even when the
+// exchange's timeout has just run out: a provisional booking is never left
+// behind just because the deadline came first.
+const RollbackGrace = 5 * time.Second
+
+// book answers a BookingRequest that books: search and pick when there is
+// no OfferRef, POST /bookings, then POST .../fulfillments, with the
+// rollback of data-safety rule 3 when fulfilment fails.
+func (r *run) book(ctx context.Context, m *legacy.BookingRequest) *Result {
+	if m.ExchangeOf != "" {
+		return r.negative(&legacy.NegativeReply{Code: legacy.CodeExchangeNotSupported,
+			Text: "Exchange (ExchangeOf " + plain(m.ExchangeOf, 128) + ") is not supported in this version; cancel the booking and book again."})
+	}
+	ts, err := r.c.travellers(m.Places)
+	if err != nil {
+		return r.invalid(err.Error())
+	}
+	offerID := m.OfferRef
+	if offerID == "" {
+		resp, end := r.search(ctx, m.Journey, m.Places, ts)
+		if end != nil {
+			return end
+		}
+		best, found := cheapest(candidates(resp, m.Places), len(ts))
+		if !found {
+			return r.negative(&legacy.NegativeReply{Code: legacy.CodeNoAvailability,
+				Text: "Partner " + r.c.partner + " has no offer for " + strconv.Itoa(len(ts)) + " place(s) of class " + strconv.Itoa(m.Places.TravelClass) +
+					" and service code " + strconv.Itoa(m.Places.ServiceCode) + " on train " + m.Journey.TrainNumber + "."})
+		}
+		offerID = best.offer.OfferID
+	}
+
+	br := new(osdm.BookingResponse)
+	f := r.do(ctx, call{step: StepBooking, out: br, body: &osdm.BookingRequest{
+		Offers:                  []osdm.OfferSelection{{OfferID: offerID, PassengerRefs: refs(ts)}},
+		PassengerSpecifications: specifications(ts, m.Passengers),
+		ExternalRef:             r.messageID,
+	}})
+	if f == nil && (br.Booking == nil || br.Booking.ID == "") {
+		f = &failure{step: StepBooking, code: legacy.CodePartnerUnavailable, status: 200, uncertain: true,
+			what: r.describeCall(StepBooking, "") + " answered without a booking id"}
+		if prob, code := firstProblem(StepBooking, br.Problems); prob != nil {
+			f.problem, f.uncertain, f.what = prob, false, f.what+describeProblem(prob)
+			if code != "" {
+				f.code = code
+			}
+		}
+	}
+	if f != nil {
+		if f.alternative() {
+			return r.replacement(f.problem)
+		}
+		res := r.fail(f)
+		if f.uncertain {
+			n := res.Reply.(*legacy.NegativeReply)
+			n.Text = plain(n.Text+" Whether the partner made a provisional booking is not known; an unconfirmed one expires by itself.", 1000)
+		}
+		return res
+	}
+
+	b := br.Booking
+	fr, f := r.fulfil(ctx, b.ID)
+	if f != nil {
+		return r.rollback(ctx, b, f)
+	}
+	return ok(r.bookingReply(b, fr))
+}
+
+// fulfil confirms booking id. A failure that leaves the outcome uncertain
+// (5xx, transport failure, timeout, unreadable answer) is retried once with
+// the same Idempotency-Key, if ctx still allows; a refusal is not.
+func (r *run) fulfil(ctx context.Context, id string) (*osdm.FulfillmentCollectionResponse, *failure) {
+	for attempt := 1; ; attempt++ {
+		fr := new(osdm.FulfillmentCollectionResponse)
+		f := r.do(ctx, call{step: StepFulfillments, params: map[string]string{osdm.ParamBookingID: id}, out: fr})
+		if f == nil && len(fr.Fulfillments) == 0 && len(fr.Problems) > 0 {
+			// A 2xx that issued nothing and says why is a refusal.
+			prob := &fr.Problems[0]
+			code, known := codeOfProblem(StepFulfillments, prob.Code)
+			if !known {
+				code = legacy.CodePartnerRejected
+			}
+			f = &failure{step: StepFulfillments, code: code, problem: prob, status: 200,
+				what: r.describeCall(StepFulfillments, id) + " answered without fulfilments" + describeProblem(prob)}
+		}
+		if f == nil {
+			return fr, nil
+		}
+		if !f.uncertain || attempt == 2 || ctx.Err() != nil {
+			return nil, f
+		}
+	}
+}
+
+// rollback deletes booking b after its fulfilment failed with f, and says
+// so: BOOKING_ROLLED_BACK naming the booking when the DELETE worked (or the
+// booking was gone already), otherwise a NegativeReply that still names the
+// booking and says what to do about it. Never a booking left unreported.
+func (r *run) rollback(ctx context.Context, b *osdm.Booking, f *failure) *Result {
+	gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RollbackGrace)
+	defer cancel()
+	df := r.do(gctx, call{step: StepDeleteBooking, params: map[string]string{osdm.ParamBookingID: b.ID}})
+	p := r.c.partner
+	if df == nil || df.status == 404 {
+		n := &legacy.NegativeReply{Code: legacy.CodeBookingRolledBack, BookingRef: b.ID, PartnerProblem: f.partnerProblem(), Retryable: !f.refusal(),
+			Text: "Partner " + p + " made booking " + b.ID + " but could not confirm it (" + f.what + "), so it was deleted again; nothing is booked."}
+		if n.Retryable {
+			n.Text += " Send the booking again later as a new message."
+		} else {
+			n.Text += " The partner refused the confirmation, so the same booking will not succeed unchanged."
+		}
+		return r.negative(n)
+	}
+	expiry := "expires by itself"
+	if b.ConfirmationTimeLimit != nil && !b.ConfirmationTimeLimit.IsZero() {
+		expiry += " at " + b.ConfirmationTimeLimit.UTC().Format(time.RFC3339)
+	}
+	return r.negative(&legacy.NegativeReply{Code: f.code, BookingRef: b.ID, PartnerProblem: f.partnerProblem(),
+		Text: "Partner " + p + " made booking " + b.ID + " but could not confirm it (" + f.what + "), and deleting it failed too (" + df.what + "). " +
+			"The booking may still exist at the partner: unconfirmed, it " + expiry + "; if it was confirmed after all, cancel it with a CancelRequest for BookingRef " + b.ID + "."})
+}
+
+// bookingReply is the BookingReply of a fulfilled booking.
+func (r *run) bookingReply(b *osdm.Booking, fr *osdm.FulfillmentCollectionResponse) *legacy.BookingReply {
+	reply := &legacy.BookingReply{Header: r.h, BookingRef: b.ID, Status: legacy.StatusConfirmed,
+		ReservationReference: plain(b.BookingCode, 200)}
+	price := b.ConfirmedPrice
+	if price == nil {
+		price = b.ProvisionalPrice
+	}
+	reply.Price = legacyPrice(price)
+	for i := range b.BookedOffers {
+		bo := &b.BookedOffers[i]
+		for j := range bo.Reservations {
+			res := &bo.Reservations[j]
+			if reply.ReservationReference == "" {
+				reply.ReservationReference = plain(res.BookingPartCode, 200)
+			}
+			if res.PlaceAllocation == nil {
+				continue
+			}
+			for _, rp := range res.PlaceAllocation.ReservedPlaces {
+				for _, n := range rp.PlaceNumbers {
+					if n = plain(n, 50); n != "" && len(reply.Places) < legacy.MaxItems {
+						reply.Places = append(reply.Places, legacy.Place{Coach: plain(rp.CoachNumber, 50), Number: n})
+					}
+				}
+			}
+		}
+		for j := range bo.Admissions {
+			if reply.ReservationReference == "" {
+				reply.ReservationReference = plain(bo.Admissions[j].BookingPartCode, 200)
+			}
+		}
+	}
+	for _, fu := range fr.Fulfillments {
+		if fu.Status == osdm.FulfillmentFulfilled {
+			reply.Status = legacy.StatusFulfilled
+		}
+		if reply.TicketControlNumber == "" {
+			reply.TicketControlNumber = plain(fu.ControlNumber, 200)
+		}
+	}
+	return reply
+}

@@ -1,0 +1,216 @@
+package converter
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+)
+
+// stepMethods is the HTTP method of each step.
+var stepMethods = map[Step]string{
+	StepOffers:        http.MethodPost,
+	StepTripOffers:    http.MethodGet,
+	StepBooking:       http.MethodPost,
+	StepFulfillments:  http.MethodPost,
+	StepReadBooking:   http.MethodGet,
+	StepDeleteBooking: http.MethodDelete,
+	StepRefundOffers:  http.MethodPost,
+	StepRefundOffer:   http.MethodPatch,
+}
+
+// idempotentSteps are the state-changing calls whose operation declares the
+// Idempotency-Key header in OSDM 3.9. POST /offers changes nothing, and
+// DELETE /bookings/{bookingId} declares no such header (DELETE is
+// idempotent by HTTP semantics), so neither gets one.
+var idempotentSteps = map[Step]bool{
+	StepBooking:      true,
+	StepFulfillments: true,
+	StepRefundOffers: true,
+	StepRefundOffer:  true,
+}
+
+// emptyObject is the body of a POST without content: OSDM wants a JSON
+// body on every POST.
+var emptyObject = []byte("{}")
+
+// failure is an OSDM call that did not give what the sequence needs,
+// already classified for the NegativeReply.
+type failure struct {
+	step Step
+	code legacy.Code
+	// what says what happened, for the reply text: "POST /bookings
+	// answered 503", "GET /bookings/b-1 failed: connection refused".
+	what string
+	// problem is the partner's problem, when it sent one.
+	problem *osdm.Problem
+	// status is the HTTP status; 0 when no answer came.
+	status int
+	// uncertain: the partner may or may not have acted (5xx, transport
+	// failure, timeout, unreadable 2xx), so the same call may be retried.
+	uncertain bool
+}
+
+// partnerProblem is the problem code for the reply's PartnerProblem.
+func (f *failure) partnerProblem() string {
+	if f.problem == nil {
+		return ""
+	}
+	return plain(f.problem.Code, 200)
+}
+
+// alternative reports whether the partner answered with
+// ALTERNATIVE_SYSTEM_PROPOSAL.
+func (f *failure) alternative() bool {
+	return f.problem != nil && f.problem.IsAlternativeSystemProposal()
+}
+
+// refusal reports a business refusal: the partner understood the call and
+// said no, so repeating it unchanged will not help.
+func (f *failure) refusal() bool {
+	return !f.uncertain && f.code != legacy.CodeAuthenticationFailed
+}
+
+// call is one OSDM call about to be made.
+type call struct {
+	step   Step
+	params map[string]string // path parameters
+	query  string            // encoded query string, GET /trip-offers only
+	body   any               // marshalled to JSON; nil sends {} on POST and PATCH
+	out    any               // the 2xx body is decoded into it; nil ignores the body
+}
+
+// do makes the call through x and decodes a 2xx answer into cl.out. Any
+// other outcome is a *failure.
+func (r *run) do(ctx context.Context, cl call) *failure {
+	c := r.c
+	method := stepMethods[cl.step]
+	tmpl := c.paths[cl.step]
+	path, err := osdm.ExpandPath(tmpl, cl.params)
+	if err != nil {
+		// Only reachable with an id the partner left empty.
+		return &failure{step: cl.step, code: legacy.CodePartnerUnavailable, uncertain: true,
+			what: method + " " + tmpl + " could not be made: " + err.Error()}
+	}
+	if cl.query != "" {
+		path += "?" + cl.query
+	}
+	h := make(http.Header, 3)
+	h["Accept"] = []string{osdm.ContentTypeJSON}
+	var body []byte
+	if method == http.MethodPost || method == http.MethodPatch {
+		body = emptyObject
+		if cl.body != nil {
+			if body, err = json.Marshal(cl.body); err != nil {
+				return &failure{step: cl.step, code: legacy.CodePartnerUnavailable,
+					what: method + " " + tmpl + " could not be made: " + err.Error()}
+			}
+		}
+		h["Content-Type"] = []string{osdm.ContentTypeJSON}
+	}
+	if idempotentSteps[cl.step] {
+		h[osdm.HeaderIdempotencyKey] = []string{IdempotencyKey(c.partner, r.messageID, cl.step)}
+	}
+	req := &Call{Step: cl.step, Method: method, PathTemplate: tmpl, Path: path, Header: h, Body: body}
+	what := method + " " + path
+	if len(what) > 200 {
+		what = method + " " + tmpl
+	}
+
+	a, err := r.x.Exchange(ctx, req)
+	if err != nil || a == nil {
+		return transportFailure(ctx, cl.step, what, err)
+	}
+	if a.Status >= 200 && a.Status < 300 {
+		if cl.out == nil {
+			return nil
+		}
+		if err := json.Unmarshal(a.Body, cl.out); err != nil {
+			return &failure{step: cl.step, code: legacy.CodePartnerUnavailable, status: a.Status, uncertain: true,
+				what: what + " answered " + strconv.Itoa(a.Status) + " with a body that is not the JSON OSDM defines (" + plain(err.Error(), 120) + ")"}
+		}
+		return nil
+	}
+	f := &failure{step: cl.step, status: a.Status, problem: readProblem(a.Body)}
+	f.code = classify(cl.step, a.Status, f.problem)
+	f.uncertain = a.Status >= 500 || a.Status < 400 || a.Status == http.StatusRequestTimeout || a.Status == http.StatusTooManyRequests
+	f.what = what + " answered " + strconv.Itoa(a.Status) + describeProblem(f.problem)
+	return f
+}
+
+// transportFailure classifies an Exchanger error.
+func transportFailure(ctx context.Context, step Step, what string, err error) *failure {
+	f := &failure{step: step, uncertain: true}
+	switch {
+	case err == nil:
+		f.code, f.what = legacy.CodePartnerUnavailable, what+" got no answer"
+		return f
+	case errors.Is(err, ErrAuthentication):
+		f.code, f.uncertain = legacy.CodeAuthenticationFailed, false
+	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(ctx.Err(), context.DeadlineExceeded):
+		f.code = legacy.CodePartnerTimeout
+	default:
+		f.code = legacy.CodePartnerUnavailable
+	}
+	f.what = what + " failed: " + plain(err.Error(), 200)
+	return f
+}
+
+// readProblem reads an RFC 9457 problem from an error body; nil when the
+// body is not one.
+func readProblem(body []byte) *osdm.Problem {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '{' {
+		return nil
+	}
+	var p osdm.Problem
+	if json.Unmarshal(body, &p) != nil {
+		return nil
+	}
+	if p.Code == "" && p.Type == "" && p.Title == "" && p.Detail == "" {
+		return nil
+	}
+	return &p
+}
+
+// describeProblem is " (code: title: detail)" for a reply text, or "".
+func describeProblem(p *osdm.Problem) string {
+	if p == nil {
+		return ""
+	}
+	s := ""
+	for _, part := range []string{p.Code, p.Title, p.Detail} {
+		if part = plain(part, 200); part != "" {
+			if s != "" {
+				s += ": "
+			}
+			s += part
+		}
+	}
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
+// firstProblem returns the first problem of a successful answer that the
+// problem table maps (an ALTERNATIVE_SYSTEM_PROPOSAL first of all), or nil
+// when none is: other problems of a 2xx are warnings.
+func firstProblem(step Step, problems []osdm.Problem) (*osdm.Problem, legacy.Code) {
+	for i := range problems {
+		if problems[i].IsAlternativeSystemProposal() {
+			return &problems[i], ""
+		}
+	}
+	for i := range problems {
+		if code, ok := codeOfProblem(step, problems[i].Code); ok {
+			return &problems[i], code
+		}
+	}
+	return nil, ""
+}

@@ -1,0 +1,157 @@
+package converter
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+)
+
+// cancel answers a CancelRequest: GET the booking; refund its live
+// fulfilments (refund offer, then confirm it) when it has any; report
+// ALREADY_CANCELLED when everything in it is cancelled or refunded; DELETE
+// it when it was never confirmed.
+func (r *run) cancel(ctx context.Context, m *legacy.CancelRequest) *Result {
+	var overrule osdm.OverruleCode
+	if m.ReasonCode != nil {
+		o, known := r.c.reasons[*m.ReasonCode]
+		if !known {
+			return r.invalid("reason code " + strconv.Itoa(*m.ReasonCode) + " is not in the reason table of route " + r.c.partner + " (known codes: " + r.c.knownReasons() + ")")
+		}
+		overrule = o
+	}
+	id := m.BookingRef
+	params := map[string]string{osdm.ParamBookingID: id}
+	br := new(osdm.BookingResponse)
+	if f := r.do(ctx, call{step: StepReadBooking, params: params, out: br}); f != nil {
+		return r.failBooking(f, id)
+	}
+	if br.Booking == nil {
+		f := &failure{step: StepReadBooking, code: legacy.CodePartnerUnavailable, status: 200, uncertain: true,
+			what: r.describeCall(StepReadBooking, id) + " answered without a booking"}
+		if prob, code := firstProblem(StepReadBooking, br.Problems); prob != nil && code != "" {
+			f.code, f.problem, f.what = code, prob, f.what+describeProblem(prob)
+		}
+		return r.failBooking(f, id)
+	}
+	b := br.Booking
+
+	var live []string
+	closed := 0
+	for _, fu := range b.Fulfillments {
+		switch fu.Status {
+		case osdm.FulfillmentCancelled, osdm.FulfillmentReleased, osdm.FulfillmentRefunded, osdm.FulfillmentExchanged, osdm.FulfillmentExpired:
+			closed++
+		default:
+			if fu.ID != "" {
+				live = append(live, fu.ID)
+			}
+		}
+	}
+	switch {
+	case len(live) > 0:
+		return r.refund(ctx, id, live, overrule)
+	case closed > 0 || refunded(b) || partsClosed(b):
+		return r.negative(&legacy.NegativeReply{Code: legacy.CodeAlreadyCancelled, BookingRef: id,
+			Text: "Booking " + id + " at partner " + r.c.partner + " is already cancelled or refunded; nothing was changed."})
+	}
+	if f := r.do(ctx, call{step: StepDeleteBooking, params: params}); f != nil {
+		return r.failBooking(f, id)
+	}
+	return ok(&legacy.CancelReply{Header: r.h, BookingRef: id, Status: legacy.StatusCancelled})
+}
+
+// refund refunds the fulfilments fids of booking id: POST a refund offer,
+// then PATCH it to CONFIRMED.
+func (r *run) refund(ctx context.Context, id string, fids []string, overrule osdm.OverruleCode) *Result {
+	params := map[string]string{osdm.ParamBookingID: id}
+	ro := new(osdm.RefundOfferCollectionResponse)
+	f := r.do(ctx, call{step: StepRefundOffers, params: params, out: ro,
+		body: &osdm.RefundOfferRequest{FulfillmentIDs: fids, OverruleCode: overrule}})
+	if f == nil && (len(ro.RefundOffers) == 0 || ro.RefundOffers[0].ID == "") {
+		f = &failure{step: StepRefundOffers, code: legacy.CodePartnerUnavailable, status: 200, uncertain: true,
+			what: r.describeCall(StepRefundOffers, id) + " answered without a refund offer"}
+		if len(ro.Problems) > 0 {
+			prob := &ro.Problems[0]
+			code, known := codeOfProblem(StepRefundOffers, prob.Code)
+			if !known {
+				code = legacy.CodePartnerRejected
+			}
+			f.code, f.problem, f.uncertain, f.what = code, prob, false, f.what+describeProblem(prob)
+		}
+	}
+	if f != nil {
+		return r.failBooking(f, id)
+	}
+	offer := ro.RefundOffers[0]
+
+	params[osdm.ParamRefundOfferID] = offer.ID
+	pr := new(osdm.RefundOfferResponse)
+	if f := r.do(ctx, call{step: StepRefundOffer, params: params, out: pr,
+		body: &osdm.RefundOfferPatchRequest{Status: osdm.RefundConfirmed}}); f != nil {
+		return r.negative(&legacy.NegativeReply{Code: f.code, BookingRef: id, PartnerProblem: f.partnerProblem(), Retryable: true,
+			Text: "Partner " + r.c.partner + " offered refund " + offer.ID + " for booking " + id + " but confirming it failed (" + f.what + "); " +
+				"the booking is not refunded. Send the cancellation again as a new message."})
+	}
+	if pr.RefundOffer != nil {
+		offer = *pr.RefundOffer
+	}
+	return ok(&legacy.CancelReply{Header: r.h, BookingRef: id, Status: legacy.StatusRefunded,
+		RefundAmount: legacyPrice(&offer.RefundableAmount), Fee: legacyPrice(&offer.RefundFee)})
+}
+
+// failBooking answers a failed call about an existing booking id, naming
+// it unless the partner says there is no such booking.
+func (r *run) failBooking(f *failure, id string) *Result {
+	res := r.fail(f)
+	if f.code != legacy.CodeBookingNotFound {
+		res.Reply.(*legacy.NegativeReply).BookingRef = id
+	}
+	return res
+}
+
+// refunded reports a booking with a confirmed refund offer.
+func refunded(b *osdm.Booking) bool {
+	for _, ro := range b.RefundOffers {
+		if ro.Status == osdm.RefundConfirmed {
+			return true
+		}
+	}
+	return false
+}
+
+// partsClosed reports a booking whose booked parts are all cancelled,
+// released, refunded or exchanged (and that has at least one).
+func partsClosed(b *osdm.Booking) bool {
+	n := 0
+	closed := func(s osdm.BookingPartStatus) bool {
+		n++
+		switch s {
+		case osdm.BookingPartCancelled, osdm.BookingPartReleased, osdm.BookingPartRefunded, osdm.BookingPartExchanged:
+			return true
+		}
+		return false
+	}
+	for _, bo := range b.BookedOffers {
+		for _, res := range bo.Reservations {
+			if !closed(res.Status) {
+				return false
+			}
+		}
+		for _, ad := range bo.Admissions {
+			if !closed(ad.Status) {
+				return false
+			}
+		}
+	}
+	return n > 0
+}
+
+func (c *Converter) knownReasons() string {
+	codes := make([]int, 0, len(c.reasons))
+	for code := range c.reasons {
+		codes = append(codes, code)
+	}
+	return joinInts(codes)
+}

@@ -1,0 +1,148 @@
+package converter
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+)
+
+// How a failed OSDM call becomes a NegativeReply code. The README quotes
+// this table.
+//
+// First the partner's problem code (with or without the urn:uic:problem:
+// prefix; the standardised codes of the OSDM "Errors and Problems" page,
+// plus the obvious spellings partners use):
+//
+//	BOOKING_INSUFFICIENT_AVAILABILITY, BOOKING_PLACE_NOT_AVAILABLE,
+//	BOOKING_RESERVATION_OPTION_NOT_AVAILABLE, INSUFFICIENT_AVAILABILITY,
+//	NO_AVAILABILITY, SOLD_OUT                      -> NO_AVAILABILITY (409)
+//	BOOKING_OFFER_NOT_FOUND, OFFER_NOT_FOUND,
+//	OFFER_EXPIRED                                  -> OFFER_EXPIRED (409)
+//	OFFER_TRIP_NOT_FOUND, TRIP_NO_SEARCH_RESULT, TRIP_NOT_FOUND,
+//	TRAIN_NOT_FOUND, TRIP_PLACE_UNKNOWN,
+//	OFFER_PLACE_UNKNOWN                            -> TRAIN_NOT_FOUND (404)
+//	BOOKING_NOT_FOUND                              -> BOOKING_NOT_FOUND (404)
+//	BOOKING_BOOKING_ALREADY_CANCELLED,
+//	CONFIRMATION_BOOKING_ALREADY_CANCELLED,
+//	BOOKING_ALREADY_CANCELLED, ALREADY_CANCELLED,
+//	ALREADY_REFUNDED                               -> ALREADY_CANCELLED (409)
+//	UNAUTHORIZED                                   -> AUTHENTICATION_FAILED (502)
+//	SERVICE_UNAVAILABLE                            -> PARTNER_UNAVAILABLE (502, retryable)
+//	RESOURCE_NOT_FOUND, NO_RESULTS                 -> what a 404 of that call means (below)
+//	ALTERNATIVE_SYSTEM_PROPOSAL                    -> a ReplacementProposal (200), from the
+//	                                                  offer search and POST /bookings
+//
+// Then, for any other code or none, the HTTP status:
+//
+//	401, 403                         -> AUTHENTICATION_FAILED (502)
+//	404 of POST /offers, /trip-offers -> TRAIN_NOT_FOUND (404)
+//	404 of POST /bookings            -> OFFER_EXPIRED (409)
+//	404 of a /bookings/{id} call     -> BOOKING_NOT_FOUND (404)
+//	404 of PATCH .../refund-offers/{rid} -> PARTNER_REJECTED (502; the refund offer is gone)
+//	408, 504                         -> PARTNER_TIMEOUT (504, retryable)
+//	429, 5xx, 1xx, 3xx               -> PARTNER_UNAVAILABLE (502, retryable)
+//	any other 4xx                    -> PARTNER_REJECTED (502)
+//
+// And where no usable HTTP answer came:
+//
+//	a 2xx whose body is not the JSON the operation answers -> PARTNER_UNAVAILABLE (502, retryable)
+//	the Exchanger's ErrAuthentication                      -> AUTHENTICATION_FAILED (502)
+//	ErrTimeout, context.DeadlineExceeded                   -> PARTNER_TIMEOUT (504, retryable)
+//	any other transport error                              -> PARTNER_UNAVAILABLE (502, retryable)
+//
+// Every NegativeReply that follows a partner's problem carries its code as
+// PartnerProblem. A garbage 2xx is a partner failure rather than a refusal:
+// the partner may have acted, and the same request may well succeed later.
+var problemCodes = map[string]legacy.Code{
+	"BOOKING_INSUFFICIENT_AVAILABILITY":        legacy.CodeNoAvailability,
+	"BOOKING_PLACE_NOT_AVAILABLE":              legacy.CodeNoAvailability,
+	"BOOKING_RESERVATION_OPTION_NOT_AVAILABLE": legacy.CodeNoAvailability,
+	"INSUFFICIENT_AVAILABILITY":                legacy.CodeNoAvailability,
+	"NO_AVAILABILITY":                          legacy.CodeNoAvailability,
+	"SOLD_OUT":                                 legacy.CodeNoAvailability,
+
+	"BOOKING_OFFER_NOT_FOUND": legacy.CodeOfferExpired,
+	"OFFER_NOT_FOUND":         legacy.CodeOfferExpired,
+	"OFFER_EXPIRED":           legacy.CodeOfferExpired,
+
+	"OFFER_TRIP_NOT_FOUND":  legacy.CodeTrainNotFound,
+	"TRIP_NO_SEARCH_RESULT": legacy.CodeTrainNotFound,
+	"TRIP_NOT_FOUND":        legacy.CodeTrainNotFound,
+	"TRAIN_NOT_FOUND":       legacy.CodeTrainNotFound,
+	"TRIP_PLACE_UNKNOWN":    legacy.CodeTrainNotFound,
+	"OFFER_PLACE_UNKNOWN":   legacy.CodeTrainNotFound,
+
+	"BOOKING_NOT_FOUND": legacy.CodeBookingNotFound,
+
+	"BOOKING_BOOKING_ALREADY_CANCELLED":      legacy.CodeAlreadyCancelled,
+	"CONFIRMATION_BOOKING_ALREADY_CANCELLED": legacy.CodeAlreadyCancelled,
+	"BOOKING_ALREADY_CANCELLED":              legacy.CodeAlreadyCancelled,
+	"ALREADY_CANCELLED":                      legacy.CodeAlreadyCancelled,
+	"ALREADY_REFUNDED":                       legacy.CodeAlreadyCancelled,
+
+	"UNAUTHORIZED":        legacy.CodeAuthenticationFailed,
+	"SERVICE_UNAVAILABLE": legacy.CodePartnerUnavailable,
+}
+
+// notFoundProblems mean "what you asked for does not exist": their code
+// depends on the call, as a bare 404 does.
+var notFoundProblems = map[string]bool{"RESOURCE_NOT_FOUND": true, "NO_RESULTS": true}
+
+// problemPrefix is the namespace of the standard OSDM problem codes.
+const problemPrefix = "urn:uic:problem:"
+
+// codeOfProblem returns the NegativeReply code the table gives the
+// partner's problem code on step, and whether it gives one.
+func codeOfProblem(step Step, problemCode string) (legacy.Code, bool) {
+	name := strings.ToUpper(strings.TrimPrefix(problemCode, problemPrefix))
+	if code, ok := problemCodes[name]; ok {
+		return code, true
+	}
+	if notFoundProblems[name] {
+		return notFoundCode(step), true
+	}
+	return "", false
+}
+
+// codeOfStatus returns the NegativeReply code of an HTTP status that is
+// not a success, for the call step.
+func codeOfStatus(step Step, status int) legacy.Code {
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return legacy.CodeAuthenticationFailed
+	case status == http.StatusNotFound:
+		return notFoundCode(step)
+	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout:
+		return legacy.CodePartnerTimeout
+	case status == http.StatusTooManyRequests || status >= 500 || status < 400:
+		return legacy.CodePartnerUnavailable
+	}
+	return legacy.CodePartnerRejected
+}
+
+// notFoundCode is what "not found" means for each call: the train when
+// searching, the offer when booking it, the booking afterwards.
+func notFoundCode(step Step) legacy.Code {
+	switch step {
+	case StepOffers, StepTripOffers:
+		return legacy.CodeTrainNotFound
+	case StepBooking:
+		return legacy.CodeOfferExpired
+	case StepRefundOffer:
+		return legacy.CodePartnerRejected
+	}
+	return legacy.CodeBookingNotFound
+}
+
+// classify returns the NegativeReply code of a non-2xx answer to step
+// with the partner's problem p (nil when the body held none).
+func classify(step Step, status int, p *osdm.Problem) legacy.Code {
+	if p != nil && p.Code != "" {
+		if code, ok := codeOfProblem(step, p.Code); ok {
+			return code
+		}
+	}
+	return codeOfStatus(step, status)
+}

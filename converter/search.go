@@ -1,0 +1,378 @@
+package converter
+
+import (
+	"context"
+	"math/big"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+)
+
+// searchStep is the step of the route's offer search.
+func (c *Converter) searchStep() Step {
+	if c.offerSearch == OfferSearchTripOffers {
+		return StepTripOffers
+	}
+	return StepOffers
+}
+
+// offerRequest is the POST /offers body for a legacy journey and places.
+func offerRequest(j legacy.Journey, p legacy.PlaceRequest, departure time.Time, ts []traveller) *osdm.OfferCollectionRequest {
+	return &osdm.OfferCollectionRequest{
+		TripSearchCriteria: &osdm.TripSearchCriteria{
+			DepartureTime: &departure,
+			Origin:        osdm.NewStopPlaceRef(osdm.UICStation(j.From)),
+			Destination:   osdm.NewStopPlaceRef(osdm.UICStation(j.To)),
+			Parameters:    osdm.OnlyVehicles(j.TrainNumber),
+		},
+		OfferSearchCriteria: &osdm.OfferSearchCriteria{
+			RequestedOfferParts: []osdm.OfferPartType{osdm.OfferPartReservation},
+			TravelClasses:       []osdm.TravelClass{travelClass(p.TravelClass)},
+		},
+		AnonymousPassengerSpecifications: anonymous(ts),
+	}
+}
+
+// travelClass is the OSDM travel class of a legacy one.
+func travelClass(class int) osdm.TravelClass {
+	if class == legacy.FirstClass {
+		return osdm.TravelClassFirst
+	}
+	return osdm.TravelClassSecond
+}
+
+// search asks the partner for offers. A non-nil Result ends the exchange:
+// a ReplacementProposal or a NegativeReply.
+func (r *run) search(ctx context.Context, j legacy.Journey, p legacy.PlaceRequest, ts []traveller) (*osdm.OfferCollectionResponse, *Result) {
+	departure, err := r.c.departureTime(j)
+	if err != nil {
+		return nil, r.invalid(err.Error())
+	}
+	step := r.c.searchStep()
+	resp := new(osdm.OfferCollectionResponse)
+	cl := call{step: step, out: resp}
+	if step == StepTripOffers {
+		cl.query = tripOffersQuery(j, p, departure, ts)
+	} else {
+		cl.body = offerRequest(j, p, departure, ts)
+	}
+	if f := r.do(ctx, cl); f != nil {
+		if f.alternative() {
+			return nil, r.replacement(f.problem)
+		}
+		return nil, r.fail(f)
+	}
+	if prob, code := firstProblem(step, resp.Problems); prob != nil {
+		if prob.IsAlternativeSystemProposal() {
+			return nil, r.replacement(prob)
+		}
+		if len(resp.Offers) == 0 {
+			return nil, r.fail(&failure{step: step, code: code, problem: prob, status: 200,
+				what: r.describeCall(step, "") + " answered 200 without offers" + describeProblem(prob)})
+		}
+	}
+	return resp, nil
+}
+
+// candidate is an offer of the partner that matches the request, with its
+// legacy form.
+type candidate struct {
+	offer  *osdm.Offer
+	legacy legacy.Offer
+	price  *osdm.Price // nil when unknown
+}
+
+// candidates returns the offers of resp that match the class and service
+// code asked for, in the partner's order. An offer's class comes from its
+// offerSummary or its reservation parts' products, its kind of place from
+// its reservation parts' availablePlaces or its offerSummary; what the
+// partner does not say is taken to be what was asked for (the search asked
+// only for it). An offer whose parts include no reservation is not a place
+// and is left out, as is one whose offerId a legacy OfferRef cannot carry.
+func candidates(resp *osdm.OfferCollectionResponse, p legacy.PlaceRequest) []candidate {
+	var out []candidate
+	for i := range resp.Offers {
+		o := &resp.Offers[i]
+		if !validOfferRef(o.OfferID) {
+			continue
+		}
+		if len(o.ReservationOfferParts) == 0 && len(o.AdmissionOfferParts) > 0 {
+			continue
+		}
+		class := offerClass(o)
+		if class == 0 {
+			class = p.TravelClass
+		}
+		service := offerService(o)
+		if service == 0 {
+			service = p.ServiceCode
+		}
+		if class != p.TravelClass || service != p.ServiceCode {
+			continue
+		}
+		price := offerPrice(o)
+		out = append(out, candidate{offer: o, price: price, legacy: legacy.Offer{
+			OfferRef:        o.OfferID,
+			TravelClass:     class,
+			ServiceCode:     service,
+			Price:           legacyPrice(price),
+			AvailablePlaces: offerAvailability(o),
+			ValidUntil:      utc(o.PreBookableUntil),
+		}})
+	}
+	return out
+}
+
+// validOfferRef is the legacy rule for an OfferRef: 1..512 printable ASCII.
+func validOfferRef(s string) bool {
+	if len(s) < 1 || len(s) > 512 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// offerClass is the legacy travel class of an offer: 1, 2, 0 when the
+// partner does not say, -1 when it says something else.
+func offerClass(o *osdm.Offer) int {
+	tc := osdm.TravelClass("")
+	if o.OfferSummary != nil {
+		tc = o.OfferSummary.OverallTravelClass
+	}
+	for i := 0; tc == "" && i < len(o.ReservationOfferParts); i++ {
+		for _, pl := range o.ReservationOfferParts[i].Products {
+			if prod := o.Product(pl.ProductID); prod != nil && prod.TravelClass != "" {
+				tc = prod.TravelClass
+				break
+			}
+		}
+	}
+	switch tc {
+	case "":
+		return 0
+	case osdm.TravelClassFirst:
+		return legacy.FirstClass
+	case osdm.TravelClassSecond:
+		return legacy.SecondClass
+	}
+	return -1
+}
+
+// offerService is the legacy service code of an offer: 1 seat, 2
+// couchette, 3 berth, 0 when the partner does not say, -1 for another
+// kind of place (a car, a bicycle space).
+func offerService(o *osdm.Offer) int {
+	at := osdm.AccommodationType("")
+	for i := 0; at == "" && i < len(o.ReservationOfferParts); i++ {
+		for _, ap := range o.ReservationOfferParts[i].AvailablePlaces {
+			if ap.AccommodationType != "" {
+				at = ap.AccommodationType
+				break
+			}
+		}
+	}
+	if at == "" && o.OfferSummary != nil {
+		at = o.OfferSummary.OverallAccommodationType
+	}
+	switch at {
+	case "":
+		return 0
+	case osdm.AccommodationSeat:
+		return legacy.ServiceSeat
+	case osdm.AccommodationCouchette:
+		return legacy.ServiceCouchette
+	case osdm.AccommodationBerth, "SLEEPER":
+		return legacy.ServiceBerth
+	}
+	return -1
+}
+
+// offerPrice is the offer's offerSummary.minimalPrice, else the sum of its
+// parts' prices when they share currency and scale; nil when unknown.
+func offerPrice(o *osdm.Offer) *osdm.Price {
+	if o.OfferSummary != nil && o.OfferSummary.MinimalPrice.Currency != "" {
+		p := o.OfferSummary.MinimalPrice
+		return &p
+	}
+	var sum *osdm.Price
+	add := func(p osdm.Price) bool {
+		if sum == nil {
+			sum = &osdm.Price{Currency: p.Currency, Amount: p.Amount, Scale: p.Scale}
+			return true
+		}
+		if p.Currency != sum.Currency || p.EffectiveScale() != sum.EffectiveScale() {
+			return false
+		}
+		total := sum.Amount + p.Amount
+		if (p.Amount > 0 && total < sum.Amount) || (p.Amount < 0 && total > sum.Amount) {
+			return false
+		}
+		sum.Amount = total
+		return true
+	}
+	for i := range o.ReservationOfferParts {
+		if !add(o.ReservationOfferParts[i].Price) {
+			return nil
+		}
+	}
+	for i := range o.AdmissionOfferParts {
+		if !add(o.AdmissionOfferParts[i].Price) {
+			return nil
+		}
+	}
+	return sum
+}
+
+// legacyPrice is an OSDM price in legacy form; nil when it has none a
+// legacy reply can carry (negative, odd currency, absurd scale).
+func legacyPrice(p *osdm.Price) *legacy.Price {
+	if p == nil || p.Amount < 0 || !validCurrency(p.Currency) {
+		return nil
+	}
+	amount, err := p.Decimal()
+	if err != nil {
+		return nil
+	}
+	return &legacy.Price{Amount: amount, Currency: p.Currency}
+}
+
+func validCurrency(s string) bool {
+	return len(s) == 3 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z' && s[2] >= 'A' && s[2] <= 'Z'
+}
+
+// offerAvailability is the number of places left: the fewest over the
+// offer's reservation parts, each its numericAvailability or else the sum
+// over its availablePlaces; nil when the partner does not say.
+func offerAvailability(o *osdm.Offer) *int {
+	var least *int
+	for i := range o.ReservationOfferParts {
+		part := &o.ReservationOfferParts[i]
+		n, known := 0, false
+		if part.NumericAvailability != nil {
+			n, known = *part.NumericAvailability, true
+		} else {
+			for _, ap := range part.AvailablePlaces {
+				if ap.NumericAvailability != nil {
+					n, known = n+*ap.NumericAvailability, true
+				}
+			}
+		}
+		if !known {
+			continue
+		}
+		if n < 0 {
+			n = 0
+		}
+		if least == nil || n < *least {
+			v := n
+			least = &v
+		}
+	}
+	return least
+}
+
+func utc(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.UTC()
+}
+
+// cheapest returns the candidate with the lowest price among those with
+// enough places; priced offers before unpriced ones, and prices in
+// different currencies are not compared (the earlier offer wins). ok is
+// false when none has enough places.
+func cheapest(cs []candidate, places int) (best candidate, ok bool) {
+	var bestValue *big.Rat
+	for _, c := range cs {
+		if c.legacy.AvailablePlaces != nil && *c.legacy.AvailablePlaces < places {
+			continue
+		}
+		if !ok {
+			best, ok, bestValue = c, true, priceValue(c.price)
+			continue
+		}
+		v := priceValue(c.price)
+		if v == nil {
+			continue
+		}
+		if bestValue == nil || (c.price.Currency == best.price.Currency && v.Cmp(bestValue) < 0) {
+			best, bestValue = c, v
+		}
+	}
+	return best, ok
+}
+
+// priceValue is the exact value of p, nil when unknown.
+func priceValue(p *osdm.Price) *big.Rat {
+	if p == nil || legacyPrice(p) == nil {
+		return nil
+	}
+	denom := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(p.EffectiveScale())), nil)
+	return new(big.Rat).SetFrac(big.NewInt(p.Amount), denom)
+}
+
+// journeyTimes returns the HH:MM departure and arrival of the trip the
+// offers cover, local at the request's stations: the first timed leg's
+// boarding and the last timed leg's alighting (the trip's start and end
+// when it has no timed leg). The trip is that of the first matching offer,
+// else one that carries the train, else the only one; "" when unknown.
+func (c *Converter) journeyTimes(resp *osdm.OfferCollectionResponse, cs []candidate, j legacy.Journey) (dep, arr string) {
+	trip := findTrip(resp, cs, j.TrainNumber)
+	if trip == nil {
+		return "", ""
+	}
+	start, end := trip.StartTime, trip.EndTime
+	var first, last *osdm.TimedLeg
+	for i := range trip.Legs {
+		if tl := trip.Legs[i].TimedLeg; tl != nil {
+			if first == nil {
+				first = tl
+			}
+			last = tl
+		}
+	}
+	if first != nil {
+		start, end = first.Start.ServiceDeparture.TimetabledTime, last.End.ServiceArrival.TimetabledTime
+	}
+	return c.localClock(start, j.From), c.localClock(end, j.To)
+}
+
+func findTrip(resp *osdm.OfferCollectionResponse, cs []candidate, train string) *osdm.Trip {
+	byID := func(id string) *osdm.Trip {
+		for i := range resp.Trips {
+			if resp.Trips[i].ID == id {
+				return &resp.Trips[i]
+			}
+		}
+		return nil
+	}
+	for _, c := range cs {
+		if tc := c.offer.TripCoverage; tc != nil {
+			if t := byID(tc.CoveredTripID); t != nil {
+				return t
+			}
+		}
+	}
+	for i := range resp.Trips {
+		for _, leg := range resp.Trips[i].Legs {
+			if leg.TimedLeg == nil {
+				continue
+			}
+			for _, v := range leg.TimedLeg.Service.VehicleNumbers {
+				if v == train {
+					return &resp.Trips[i]
+				}
+			}
+		}
+	}
+	if len(resp.Trips) == 1 {
+		return &resp.Trips[0]
+	}
+	return nil
+}
