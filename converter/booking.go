@@ -114,24 +114,33 @@ func (r *run) rollback(ctx context.Context, b *osdm.Booking, f *failure) *Result
 	defer cancel()
 	df := r.do(gctx, call{step: StepDeleteBooking, params: map[string]string{osdm.ParamBookingID: b.ID}})
 	p := r.c.partner
+	ref := b.ID
+	if !validRef(ref) {
+		ref = ""
+	}
 	if df == nil || df.status == 404 {
-		n := &legacy.NegativeReply{Code: legacy.CodeBookingRolledBack, BookingRef: b.ID, PartnerProblem: f.partnerProblem(), Retryable: !f.refusal(),
-			Text: "Partner " + p + " made booking " + b.ID + " but could not confirm it (" + f.what + "), so it was deleted again; nothing is booked."}
+		n := &legacy.NegativeReply{Code: legacy.CodeBookingRolledBack, BookingRef: ref, PartnerProblem: f.partnerProblem(), Retryable: !f.refusal(),
+			Text: "Partner " + p + " made booking " + plain(b.ID, 128) + " but could not confirm it, so it was deleted again; nothing is booked."}
 		if n.Retryable {
 			n.Text += " Send the booking again later as a new message."
 		} else {
 			n.Text += " The partner refused the confirmation, so the same booking will not succeed unchanged."
 		}
+		n.Text += " Cause: " + f.what + "."
 		return r.negative(n)
 	}
 	expiry := "expires by itself"
 	if b.ConfirmationTimeLimit != nil && !b.ConfirmationTimeLimit.IsZero() {
 		expiry += " at " + b.ConfirmationTimeLimit.UTC().Format(time.RFC3339)
 	}
-	return r.negative(&legacy.NegativeReply{Code: f.code, BookingRef: b.ID, PartnerProblem: f.partnerProblem(),
-		Text: "Partner " + p + " made booking " + b.ID + " but could not confirm it (" + f.what + "), and deleting it failed too (" + df.what + "). " +
-			"The booking may still exist at the partner: unconfirmed, it " + expiry + "; if it was confirmed after all, cancel it with a CancelRequest for BookingRef " + b.ID + "."})
+	return r.negative(&legacy.NegativeReply{Code: f.code, BookingRef: ref, PartnerProblem: f.partnerProblem(),
+		Text: "Partner " + p + " made booking " + plain(b.ID, 128) + " but could not confirm it, and could not delete it either. " +
+			"The booking may still exist at the partner: unconfirmed, it " + expiry + "; if it was confirmed after all, cancel it with a CancelRequest for BookingRef " + plain(b.ID, 128) + ". " +
+			"Confirmation: " + f.what + ". Deletion: " + df.what + "."})
 }
+
+// validRef is the legacy rule for a BookingRef: 1..128 printable ASCII.
+func validRef(s string) bool { return validOfferRef(s) && len(s) <= 128 }
 
 // bookingReply is the BookingReply of a fulfilled booking.
 func (r *run) bookingReply(b *osdm.Booking, fr *osdm.FulfillmentCollectionResponse) *legacy.BookingReply {

@@ -106,7 +106,7 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 	if method == http.MethodPost || method == http.MethodPatch {
 		body = emptyObject
 		if cl.body != nil {
-			if body, err = json.Marshal(cl.body); err != nil {
+			if body, err = marshal(cl.body); err != nil {
 				return &failure{step: cl.step, code: legacy.CodePartnerUnavailable,
 					what: method + " " + tmpl + " could not be made: " + err.Error()}
 			}
@@ -141,6 +141,18 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 	f.uncertain = a.Status >= 500 || a.Status < 400 || a.Status == http.StatusRequestTimeout || a.Status == http.StatusTooManyRequests
 	f.what = what + " answered " + strconv.Itoa(a.Status) + describeProblem(f.problem)
 	return f
+}
+
+// marshal is json.Marshal without HTML escaping: names such as
+// "O'Brien & Söhne" reach the partner as written, not as \u0026.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // transportFailure classifies an Exchanger error.

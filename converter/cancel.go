@@ -91,8 +91,8 @@ func (r *run) refund(ctx context.Context, id string, fids []string, overrule osd
 	if f := r.do(ctx, call{step: StepRefundOffer, params: params, out: pr,
 		body: &osdm.RefundOfferPatchRequest{Status: osdm.RefundConfirmed}}); f != nil {
 		return r.negative(&legacy.NegativeReply{Code: f.code, BookingRef: id, PartnerProblem: f.partnerProblem(), Retryable: true,
-			Text: "Partner " + r.c.partner + " offered refund " + offer.ID + " for booking " + id + " but confirming it failed (" + f.what + "); " +
-				"the booking is not refunded. Send the cancellation again as a new message."})
+			Text: "Partner " + r.c.partner + " offered refund " + plain(offer.ID, 128) + " for booking " + id + " but confirming it failed, so the booking is not refunded. " +
+				"Send the cancellation again as a new message. Cause: " + f.what + "."})
 	}
 	if pr.RefundOffer != nil {
 		offer = *pr.RefundOffer
