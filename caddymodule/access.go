@@ -57,6 +57,7 @@ type Access struct {
 	logger   *zap.Logger
 	verifier *tokenauth.AccessTokenVerifier
 	realm    string
+	proxies  *proxyAttachment
 }
 
 // CaddyModule returns the Caddy module information.
@@ -107,12 +108,16 @@ func (a *Access) Provision(ctx caddy.Context) error {
 		v.Keys = tokenauth.StaticKeys(keys...)
 	}
 	a.verifier = v
+	a.proxies = newProxyAttachment(ctx, a, func(n int, ok bool) {
+		a.logger.Debug("access token passed on by the reverse_proxy transport", zap.Bool("in_transport", ok), zap.Int("proxies", n))
+	})
 	return nil
 }
 
 // ServeHTTP checks the token and calls next when it is valid.
 func (a *Access) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	claims, err := a.verifier.Verify(a.bearerToken(r))
+	header, token := a.bearerToken(r)
+	claims, err := a.verifier.Verify(token)
 	if err != nil {
 		var ae *tokenauth.AccessTokenError
 		if !errors.As(err, &ae) {
@@ -126,21 +131,31 @@ func (a *Access) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	repl.Set("http.auth.user.id", claims.Subject)
 	repl.Set("osdm.client", claims.Subject)
 	repl.Set("osdm.scope", claims.Scope)
+	if header != "Authorization" && a.proxies.inTransport() {
+		// The backend still gets the token, but reverse_proxy's debug log,
+		// which redacts Authorization only, does not (see bearerTransport).
+		b := &bearer{header: header, value: r.Header.Get(header)}
+		r = r.Clone(withBearer(r.Context(), b))
+		r.Header.Del(header)
+	}
 	return next.ServeHTTP(w, r)
 }
 
 // bearerToken reads the token: the configured header, else Authorization;
 // the Bearer prefix is optional (OSDM's Authenticate header often has none).
-func (a *Access) bearerToken(r *http.Request) string {
-	v := r.Header.Get(a.Header)
+// It returns the header the token came from.
+func (a *Access) bearerToken(r *http.Request) (header, token string) {
+	header = http.CanonicalHeaderKey(a.Header)
+	v := r.Header.Get(header)
 	if v == "" {
-		v = r.Header.Get("Authorization")
+		header = "Authorization"
+		v = r.Header.Get(header)
 	}
 	v = strings.TrimSpace(v)
 	if len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
 		v = strings.TrimSpace(v[7:])
 	}
-	return v
+	return header, v
 }
 
 // accessProblem is the OSDM Problem (RFC 9457) body of a refused request.

@@ -27,9 +27,13 @@ func provCaddy(t *testing.T, caddyfile func(port int) string) string {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	cfg, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(caddyfile(port)), map[string]any{"filename": "Caddyfile"})
+	cfg, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(caddyfile(port)), map[string]any{"filename": "Caddyfile"})
 	if err != nil {
 		t.Fatalf("adapting: %v", err)
+	}
+	// A Caddyfile that `caddy fmt` would change is a test bug.
+	for _, w := range warnings {
+		t.Errorf("adapter warning: %s", w.String())
 	}
 	if err := caddy.Load(cfg, true); err != nil {
 		t.Fatalf("loading: %v", err)
@@ -77,13 +81,13 @@ http://127.0.0.1:%d {
 	route /oauth/token {
 		osdm_login {
 			signing_key_file %s
-			issuer           %s
-			audience         %s
-			token_lifetime   1m
-			clock_skew       30s
+			issuer %s
+			audience %s
+			token_lifetime 1m
+			clock_skew 30s
 			client alpine {
-				alg   RS256 PS256
-				key   alp-1 %s
+				alg RS256 PS256
+				key alp-1 %s
 				scope uic_osdm
 			}
 			client coastal {
@@ -94,8 +98,8 @@ http://127.0.0.1:%d {
 	route /osdm/* {
 		osdm_access {
 			key_file %s
-			issuer   %s
-			scope    uic_osdm
+			issuer %s
+			scope uic_osdm
 		}
 		respond "hello {http.auth.user.id} {osdm.client}" 200
 	}

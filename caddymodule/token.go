@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -83,13 +82,11 @@ type Token struct {
 	// and not replayed. Default 1 MiB.
 	MaxReplayBody int64 `json:"max_replay_body,omitempty"`
 
-	cache    *tokenauth.TokenCache
-	poolKey  string
-	logger   *zap.Logger
-	metrics  *tokenMetrics
-	app      *caddyhttp.App
-	attach   *sync.Once
-	inTransp bool // the header is added by the following reverse_proxy's transport
+	cache   *tokenauth.TokenCache
+	poolKey string
+	logger  *zap.Logger
+	metrics *tokenMetrics
+	proxies *proxyAttachment
 }
 
 // CaddyModule returns the Caddy module information.
@@ -114,7 +111,6 @@ func (p pooledCache) Destruct() error { p.Close(); return nil }
 // Provision loads the key and sets up (or reuses) the token cache.
 func (t *Token) Provision(ctx caddy.Context) error {
 	t.logger = ctx.Logger()
-	t.attach = new(sync.Once)
 	if err := t.applyDefaults(); err != nil {
 		return err
 	}
@@ -168,11 +164,7 @@ func (t *Token) Provision(ctx caddy.Context) error {
 	t.cache = val.(pooledCache).TokenCache
 	t.cache.SetObserver(t.metrics.observer(t.Partner))
 
-	for _, m := range ctx.Modules() {
-		if app, ok := m.(*caddyhttp.App); ok {
-			t.app = app
-		}
-	}
+	t.proxies = newProxyAttachment(ctx, t, t.reportProxies)
 	t.logger.Info("osdm_token ready",
 		zap.String("partner", t.Partner),
 		zap.String("token_url", t.TokenURL),
@@ -265,8 +257,6 @@ func (t *Token) Cleanup() error {
 // ServeHTTP attaches the access token and calls next, once more with a new
 // token if the partner answered 401.
 func (t *Token) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	t.attach.Do(t.attachToProxies)
-
 	body, replayable, err := t.readBody(r)
 	if err != nil {
 		return caddyhttp.Error(http.StatusBadRequest, fmt.Errorf("reading request body: %w", err))
@@ -331,8 +321,9 @@ func (t *Token) readBody(r *http.Request) (body []byte, replayable bool, err err
 // With buffered set, the copy reads body; otherwise r's own body.
 func (t *Token) outgoing(r *http.Request, tok *tokenauth.Token, body []byte, buffered bool) *http.Request {
 	b := &bearer{header: t.Header, value: "Bearer " + tok.AccessToken}
+	inTransport := t.proxies.inTransport()
 	ctx := r.Context()
-	if t.inTransp {
+	if inTransport {
 		ctx = withBearer(ctx, b)
 	}
 	out := r.Clone(ctx)
@@ -345,20 +336,16 @@ func (t *Token) outgoing(r *http.Request, tok *tokenauth.Token, body []byte, buf
 		}
 		out.GetBody = nil
 	}
-	if !t.inTransp {
+	if !inTransport {
 		out.Header.Set(b.header, b.value)
 	}
 	return out
 }
 
-// attachToProxies makes the reverse_proxy handlers that follow this one in
-// its route add the header in their transport (see bearerTransport). If
-// there is none, or one whose transport cannot be wrapped, the header is
-// set on the request instead and a warning says that the next handler
-// sees it.
-func (t *Token) attachToProxies() {
-	n, ok := attachBearerTransports(t.app, t)
-	t.inTransp = ok
+// reportProxies logs whether the reverse_proxy handlers after this one add
+// the header in their transport (see bearerTransport). If not, the header
+// is set on the request, and a warning says that the next handler sees it.
+func (t *Token) reportProxies(n int, ok bool) {
 	if !ok {
 		t.logger.Warn("no reverse_proxy with the http transport follows osdm_token in its route; "+
 			"the token is set as a request header, which debug logs of the following handlers may print",

@@ -2,9 +2,11 @@ package caddymodule
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"sync"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 )
@@ -13,10 +15,11 @@ import (
 // reverse_proxy's "upstream roundtrip" debug log prints the headers of the
 // request it hands its transport, and redacts only Authorization, Cookie,
 // Set-Cookie and Proxy-Authorization; Authenticate would be printed in
-// clear. osdm_token therefore gives next a request whose context carries the
-// header, and wraps the transport of the reverse_proxy handlers that follow
-// it so that the header is added to a copy of the request inside
-// RoundTrip, which no log sees.
+// clear. osdm_token (and osdm_access, which passes the token it checked on
+// to the provider's backend) therefore give next a request whose context
+// carries the header, and wrap the transport of the reverse_proxy handlers
+// that follow them so that the header is added to a copy of the request
+// inside RoundTrip, which no log sees.
 
 // bearer is the header osdm_token wants on the upstream request.
 type bearer struct {
@@ -50,7 +53,58 @@ func (bt bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return bt.HTTPTransport.RoundTrip(out)
 }
 
-// attachMu serialises the transport wrapping of all osdm_token handlers.
+// proxyAttachment makes the reverse_proxy handlers that may run after a
+// handler (self) add its bearer header in their transports. The wrapping
+// is done once, when a server of the configuration accepts its first
+// connection: every handler is provisioned by then (the reverse_proxy
+// handlers after self are provisioned after it, so Provision is too early)
+// and no request has started yet, so no request reads a transport while it
+// is replaced. HTTP/3 has no such hook: there the first request through
+// self does it.
+type proxyAttachment struct {
+	once   sync.Once
+	app    *caddyhttp.App
+	self   caddyhttp.MiddlewareHandler
+	report func(proxies int, ok bool)
+	ok     bool
+}
+
+// newProxyAttachment prepares the attachment of self, provisioned in ctx.
+// report is told the outcome once, e.g. to log it.
+func newProxyAttachment(ctx caddy.Context, self caddyhttp.MiddlewareHandler, report func(proxies int, ok bool)) *proxyAttachment {
+	a := &proxyAttachment{self: self, report: report}
+	for _, m := range ctx.Modules() {
+		if app, ok := m.(*caddyhttp.App); ok {
+			a.app = app
+		}
+	}
+	if a.app != nil {
+		for _, srv := range a.app.Servers {
+			srv.RegisterConnContext(func(c context.Context, _ net.Conn) context.Context {
+				a.inTransport()
+				return c
+			})
+		}
+	}
+	return a
+}
+
+// inTransport attaches if that was not done yet, and reports whether the
+// header is added by the transports of all the reverse_proxy handlers
+// after self. If not (there is none, or one with another transport), the
+// handler must set the header on the request itself.
+func (a *proxyAttachment) inTransport() bool {
+	a.once.Do(func() {
+		n, ok := attachBearerTransports(a.app, a.self)
+		a.ok = ok
+		if a.report != nil {
+			a.report(n, ok)
+		}
+	})
+	return a.ok
+}
+
+// attachMu serialises the transport wrapping of all handlers.
 var attachMu sync.Mutex
 
 // attachBearerTransports finds self in app's routes and wraps the

@@ -57,28 +57,46 @@ func (s *fakeSource) Token(ctx context.Context) (*Token, error) {
 
 func (s *fakeSource) setErr(err error) { s.mu.Lock(); s.err = err; s.mu.Unlock() }
 
+// waitingCtx counts the callers that reached the point of waiting for a
+// login: TokenCache selects on ctx.Done() there, and nowhere on its hit path.
+type waitingCtx struct {
+	context.Context
+	waiting *atomic.Int64
+}
+
+func (c waitingCtx) Done() <-chan struct{} {
+	c.waiting.Add(1)
+	return c.Context.Done()
+}
+
 func TestCacheColdStampedeMakesOneLogin(t *testing.T) {
 	clock := newFakeClock(testNow)
 	src := &fakeSource{clock: clock, lifetime: time.Minute, gate: make(chan struct{})}
 	c := NewTokenCache(src, CacheConfig{Now: clock.Now})
+	o := &countingObserver{}
+	c.SetObserver(o)
 	const n = 1000
-	var ready, done sync.WaitGroup
-	ready.Add(n)
+	var waiting atomic.Int64
+	ctx := waitingCtx{context.Background(), &waiting}
+	var done sync.WaitGroup
 	done.Add(n)
 	results := make([]*Token, n)
 	errs := make([]error, n)
 	for i := range n {
 		go func() {
 			defer done.Done()
-			ready.Done()
-			results[i], errs[i] = c.Token(context.Background())
+			results[i], errs[i] = c.Token(ctx)
 		}()
 	}
-	ready.Wait()
-	close(src.gate) // the login answers only once every caller is running
+	// The login answers only once every caller waits for it.
+	waitFor(t, func() bool { return waiting.Load() == n })
+	close(src.gate)
 	done.Wait()
 	if got := src.calls.Load(); got != 1 {
 		t.Fatalf("%d login calls for %d concurrent cold requests, want 1", got, n)
+	}
+	if o.hits.Load() != 0 {
+		t.Fatalf("%d callers were served from the cache; all %d must have been cold", o.hits.Load(), n)
 	}
 	for i := range n {
 		if errs[i] != nil || results[i] != results[0] {

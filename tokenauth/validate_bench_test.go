@@ -25,6 +25,7 @@ func benchmarkValidate(b *testing.B, sign func(f *loginFixture) string) {
 			}
 		}
 	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "validations/s")
 }
 
 func BenchmarkValidateRS256(b *testing.B) {
