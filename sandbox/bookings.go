@@ -1,0 +1,217 @@
+package sandbox
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+)
+
+// maxOffersPerBooking bounds the offers booked in one request.
+const maxOffersPerBooking = 10
+
+// demand is the places a booking request needs from one group of one run.
+type demand struct {
+	run   runKey
+	group group
+}
+
+// createBooking serves POST /bookings: the offers become a provisional
+// (PREBOOKED) booking holding its places until confirmationTimeLimit.
+func (s *Sandbox) createBooking(now time.Time, rq *request) *response {
+	var req osdm.BookingRequest
+	if p := decode(rq.body, &req, false); p != nil {
+		return problemResponse(p)
+	}
+	offers, p := s.checkBookingRequest(now, &req)
+	if p != nil {
+		return problemResponse(p)
+	}
+	if p := s.checkPlaces(now, &req, offers); p != nil {
+		return problemResponse(p)
+	}
+
+	id := s.newID("b")
+	b := &booking{
+		id:          id,
+		code:        shortCode(id, 6),
+		externalRef: req.ExternalRef,
+		createdOn:   now,
+		limit:       now.Add(s.cfg.BookingTTL),
+		state:       statePrebooked,
+	}
+	b.dropAt = b.limit.Add(s.cfg.Retention)
+	paxID := map[string]string{}
+	for i, spec := range req.PassengerSpecifications {
+		pid := "pax-" + strconv.Itoa(i+1)
+		paxID[spec.ExternalRef] = pid
+		b.passengers = append(b.passengers, osdm.Passenger{
+			ID: pid, ExternalRef: spec.ExternalRef, Type: spec.Type,
+			Age: spec.Age, DateOfBirth: spec.DateOfBirth, Detail: spec.Detail,
+		})
+	}
+	for i, sel := range req.Offers {
+		o := offers[i]
+		part := &bookedPart{
+			id:      id + "-r" + strconv.Itoa(i+1),
+			offerID: o.id,
+			journey: o.journey,
+			group:   o.group,
+			places:  s.inventory.take(o.journey.runKey(), o.group, len(sel.PassengerRefs)),
+			held:    true,
+		}
+		for _, ref := range sel.PassengerRefs {
+			spec, _ := o.passenger(ref)
+			part.passengerIDs = append(part.passengerIDs, paxID[ref])
+			part.price += passengerPrice(o.group, spec.Type)
+		}
+		b.parts = append(b.parts, part)
+		o.bookedBy = id
+	}
+	b.noteKey(rq.idempotency)
+	s.addBooking(b)
+	return jsonResponse(http.StatusOK, &osdm.BookingResponse{Booking: b.osdm(s.cfg.Operator, s.cfg.Capacity)})
+}
+
+// checkBookingRequest checks the request against the offers it books and
+// returns those offers, in request order.
+func (s *Sandbox) checkBookingRequest(now time.Time, req *osdm.BookingRequest) ([]*offer, *problem) {
+	if len(req.Offers) == 0 || len(req.Offers) > maxOffersPerBooking {
+		return nil, invalid("#/offers", fmt.Sprintf("1..%d offers are required", maxOffersPerBooking))
+	}
+	if len(req.PassengerSpecifications) == 0 {
+		return nil, invalid("#/passengerSpecifications", "at least one passenger specification is required")
+	}
+	specs := map[string]osdm.PassengerSpecification{}
+	for i, spec := range req.PassengerSpecifications {
+		at := "#/passengerSpecifications/" + strconv.Itoa(i)
+		if spec.ExternalRef == "" {
+			return nil, invalid(at+"/externalRef", "externalRef is required")
+		}
+		if _, dup := specs[spec.ExternalRef]; dup {
+			return nil, invalid(at+"/externalRef", "externalRef "+strconv.Quote(spec.ExternalRef)+" is used twice")
+		}
+		specs[spec.ExternalRef] = spec
+	}
+	offers := make([]*offer, len(req.Offers))
+	for i, sel := range req.Offers {
+		at := "#/offers/" + strconv.Itoa(i)
+		o, p := s.bookableOffer(now, sel.OfferID, at+"/offerId")
+		if p != nil {
+			return nil, p
+		}
+		for k := 0; k < i; k++ {
+			if offers[k] == o {
+				return nil, invalid(at+"/offerId", "offer "+o.id+" is listed twice")
+			}
+		}
+		offers[i] = o
+		if len(sel.PassengerRefs) == 0 {
+			return nil, invalid(at+"/passengerRefs", "at least one passengerRef is required")
+		}
+		seen := map[string]bool{}
+		for k, ref := range sel.PassengerRefs {
+			refAt := at + "/passengerRefs/" + strconv.Itoa(k)
+			offered, ok := o.passenger(ref)
+			spec, specified := specs[ref]
+			switch {
+			case seen[ref]:
+				return nil, invalid(refAt, "passenger "+strconv.Quote(ref)+" is listed twice")
+			case !ok:
+				return nil, invalid(refAt, "passenger "+strconv.Quote(ref)+" is not a passenger of offer "+o.id)
+			case !specified:
+				return nil, invalid(refAt, "passenger "+strconv.Quote(ref)+" has no passengerSpecification")
+			case spec.Type != offered.Type:
+				return nil, invalid(refAt, fmt.Sprintf("passenger %q is %s in offer %s but %s here", ref, offered.Type, o.id, spec.Type))
+			}
+			seen[ref] = true
+		}
+	}
+	return offers, nil
+}
+
+// bookableOffer finds an offer that can still be booked.
+func (s *Sandbox) bookableOffer(now time.Time, id, pointer string) (*offer, *problem) {
+	o, ok := s.offers.get(id)
+	switch {
+	case !ok:
+		return nil, &problem{status: http.StatusNotFound, code: CodeOfferExpired, pointer: pointer,
+			detail: "offer " + strconv.Quote(id) + " is unknown or expired; search again"}
+	case !now.Before(o.expires):
+		return nil, &problem{status: http.StatusNotFound, code: CodeOfferExpired, pointer: pointer,
+			detail: "offer " + id + " expired at " + o.expires.Format(time.RFC3339) + "; search again"}
+	case o.bookedBy != "":
+		return nil, &problem{status: http.StatusNotFound, code: CodeOfferExpired, pointer: pointer,
+			detail: "offer " + id + " was booked already (booking " + o.bookedBy + "); search again"}
+	}
+	return o, nil
+}
+
+// checkPlaces makes sure every group has the places the request needs,
+// all of them or none.
+func (s *Sandbox) checkPlaces(now time.Time, req *osdm.BookingRequest, offers []*offer) *problem {
+	need := map[demand]int{}
+	for i, sel := range req.Offers {
+		need[demand{offers[i].journey.runKey(), offers[i].group}] += len(sel.PassengerRefs)
+	}
+	for swept := false; ; swept = true {
+		short := ""
+		for d, n := range need {
+			if free := s.inventory.free(d.run, d.group); free < n {
+				short = fmt.Sprintf("%d places asked, %d left in %s class %s of train %s on %s",
+					n, free, d.group.class, d.group.acc, d.run.train, d.run.date)
+				break
+			}
+		}
+		switch {
+		case short == "":
+			return nil
+		case swept:
+			return newProblem(http.StatusConflict, CodeNoAvailability, short)
+		}
+		// Provisional bookings past their limit may still hold places.
+		s.sweep(now, true)
+	}
+}
+
+// liveBooking finds a booking OSDM can see, applying its expiry first.
+func (s *Sandbox) liveBooking(now time.Time, id string) (*booking, *problem) {
+	b, ok := s.bookings.get(id)
+	if !ok || b.state == stateDeleted {
+		return nil, newProblem(http.StatusNotFound, CodeBookingNotFound, "no booking "+strconv.Quote(id))
+	}
+	s.expireIfDue(b, now)
+	return b, nil
+}
+
+// getBooking serves GET /bookings/{bookingId}.
+func (s *Sandbox) getBooking(now time.Time, rq *request) *response {
+	b, p := s.liveBooking(now, rq.bookingID)
+	if p != nil {
+		return problemResponse(p)
+	}
+	return jsonResponse(http.StatusOK, &osdm.BookingResponse{Booking: b.osdm(s.cfg.Operator, s.cfg.Capacity)})
+}
+
+// deleteBooking serves DELETE /bookings/{bookingId}: a provisional (or
+// released) booking is deleted and frees its places; a fulfilled one must
+// be refunded instead.
+func (s *Sandbox) deleteBooking(now time.Time, rq *request) *response {
+	b, p := s.liveBooking(now, rq.bookingID)
+	if p != nil {
+		return problemResponse(p)
+	}
+	switch b.state {
+	case stateFulfilled:
+		return problemResponse(newProblem(http.StatusConflict, CodeBookingFulfilled,
+			"booking "+b.id+" is fulfilled; refund it with a refund offer instead"))
+	case stateRefunded:
+		return problemResponse(newProblem(http.StatusConflict, CodeBookingRefunded, "booking "+b.id+" was refunded"))
+	}
+	s.releasePlaces(b)
+	b.state = stateDeleted
+	b.dropAt = now.Add(s.cfg.Retention)
+	return &response{status: http.StatusNoContent}
+}

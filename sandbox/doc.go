@@ -1,0 +1,36 @@
+// Package sandbox is an in-memory OSDM 3.9 partner railway: an
+// http.Handler that searches offers, books, fulfils, refunds and deletes
+// seat reservations on a made-up timetable, so the converter (and anyone
+// trying OSDM) has a partner without a real railway.
+//
+// Operations, relative to any path prefix (the first segment named offers,
+// trip-offers, bookings or _sandbox starts the OSDM path, so the handler
+// works behind a route such as /osdm/* without stripping it):
+//
+//	POST   /offers                                 OfferCollectionResponse 200
+//	GET    /trip-offers?originCode=...             the same, for older partners
+//	POST   /bookings                               BookingResponse 200 (PREBOOKED)
+//	GET    /bookings/{id}                          BookingResponse 200
+//	DELETE /bookings/{id}                          204, provisional bookings only
+//	POST   /bookings/{id}/fulfillments             FulfillmentCollectionResponse 200 (FULFILLED)
+//	POST   /bookings/{id}/refund-offers            RefundOfferCollectionResponse 200 (PROPOSED)
+//	PATCH  /bookings/{id}/refund-offers/{rid}      RefundOfferResponse 200 (CONFIRMED, REFUNDED)
+//	GET    /_sandbox/bookings                      debug: every booking held (not OSDM)
+//
+// refundOffers (camelCase) is accepted for refund-offers. Errors are
+// application/problem+json OSDM Problems whose code is one of the Code*
+// constants.
+//
+// Every train number has a deterministic timetable (see Config.Timetable
+// for fixed ones); numbers starting with 4 are night trains with seats,
+// couchettes and berths. Places run out per train run (train and date),
+// travel class and accommodation; a provisional booking holds its places
+// until its confirmationTimeLimit, a fulfilled one until it is refunded.
+// Idempotency-Key is honoured on every state-changing POST and PATCH.
+//
+// State lives in memory behind one mutex and is bounded: offers, bookings
+// and idempotency keys each hold at most Config.MaxEntries entries, expire
+// on their own clocks and are dropped after Config.Retention.
+//
+// Pure Go: no Caddy import; caddymodule wraps it as osdm_sandbox.
+package sandbox

@@ -1,0 +1,258 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+)
+
+// MaxBodyBytes bounds a request body; a larger one is answered 413.
+const MaxBodyBytes = 1 << 20
+
+// HeaderReplayed marks a response that repeats the stored answer to an
+// earlier request with the same Idempotency-Key.
+const HeaderReplayed = "Idempotent-Replayed"
+
+// response is an answer on its way out: handlers return one rather than
+// write it, so that an idempotent request's answer can be stored and replayed.
+type response struct {
+	status  int
+	body    []byte // nil for 204
+	problem bool   // application/problem+json rather than application/json
+	allow   string // the Allow header of a 405
+	// replayed: the stored answer to an earlier request with the same
+	// Idempotency-Key.
+	replayed bool
+}
+
+// request is what a handler needs of the HTTP request.
+type request struct {
+	path          string // the whole URL path, prefix included
+	query         url.Values
+	body          []byte
+	idempotency   string // Idempotency-Key, "" when none
+	bookingID     string
+	refundOfferID string
+}
+
+// handlerFunc serves one operation; it runs with s.mu held.
+type handlerFunc func(s *Sandbox, now time.Time, rq *request) *response
+
+// route is one method on one path.
+type route struct {
+	handle handlerFunc
+	// withBody: the operation takes a JSON body.
+	withBody bool
+	// idempotent: the operation honours Idempotency-Key.
+	idempotent bool
+}
+
+// match finds the operations of a URL path. Anything before the first
+// segment that starts an OSDM path is a prefix and ignored. It returns nil
+// for a path with no operation.
+func match(path string) (map[string]route, *request) {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	start := -1
+	for i, seg := range segs {
+		if seg == "offers" || seg == "trip-offers" || seg == "bookings" || seg == "_sandbox" {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return nil, nil
+	}
+	segs = segs[start:]
+	rq := &request{path: path}
+	isRefunds := func(seg string) bool { return seg == "refund-offers" || seg == "refundOffers" }
+	switch {
+	case len(segs) == 1 && segs[0] == "offers":
+		return map[string]route{http.MethodPost: {handle: (*Sandbox).searchOffers, withBody: true}}, rq
+	case len(segs) == 1 && segs[0] == "trip-offers":
+		return map[string]route{http.MethodGet: {handle: (*Sandbox).searchTripOffers}}, rq
+	case len(segs) == 2 && segs[0] == "_sandbox" && segs[1] == "bookings":
+		return map[string]route{http.MethodGet: {handle: (*Sandbox).listBookings}}, rq
+	case segs[0] != "bookings" || len(segs) > 1 && segs[1] == "":
+		return nil, nil
+	case len(segs) == 1:
+		return map[string]route{http.MethodPost: {handle: (*Sandbox).createBooking, withBody: true, idempotent: true}}, rq
+	}
+	rq.bookingID = segs[1]
+	switch {
+	case len(segs) == 2:
+		return map[string]route{
+			http.MethodGet:    {handle: (*Sandbox).getBooking},
+			http.MethodDelete: {handle: (*Sandbox).deleteBooking},
+		}, rq
+	case len(segs) == 3 && segs[2] == "fulfillments":
+		return map[string]route{http.MethodPost: {handle: (*Sandbox).fulfil, withBody: true, idempotent: true}}, rq
+	case len(segs) == 3 && isRefunds(segs[2]):
+		return map[string]route{http.MethodPost: {handle: (*Sandbox).createRefundOffer, withBody: true, idempotent: true}}, rq
+	case len(segs) == 4 && isRefunds(segs[2]) && segs[3] != "":
+		rq.refundOfferID = segs[3]
+		return map[string]route{http.MethodPatch: {handle: (*Sandbox).confirmRefundOffer, withBody: true, idempotent: true}}, rq
+	}
+	return nil, nil
+}
+
+// ServeHTTP answers one OSDM request.
+func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	resp := s.serve(r)
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	if resp.allow != "" {
+		h.Set("Allow", resp.allow)
+	}
+	if resp.replayed {
+		h.Set(HeaderReplayed, "true")
+	}
+	if resp.body != nil {
+		if resp.problem {
+			h.Set("Content-Type", osdm.ContentTypeProblem)
+		} else {
+			h.Set("Content-Type", osdm.ContentTypeJSON)
+		}
+		h.Set("Content-Length", strconv.Itoa(len(resp.body)))
+	}
+	w.WriteHeader(resp.status)
+	if resp.body != nil && r.Method != http.MethodHead {
+		_, _ = w.Write(resp.body)
+	}
+}
+
+func (s *Sandbox) serve(r *http.Request) *response {
+	routes, rq := match(r.URL.Path)
+	if routes == nil {
+		return problemResponse(newProblem(http.StatusNotFound, CodeNotFound, "no OSDM operation at "+r.URL.Path))
+	}
+	rt, ok := routes[r.Method]
+	if !ok {
+		allowed := make([]string, 0, len(routes))
+		for m := range routes {
+			allowed = append(allowed, m)
+		}
+		sort.Strings(allowed)
+		resp := problemResponse(newProblem(http.StatusMethodNotAllowed, CodeMethodNotAllowed,
+			r.Method+" is not allowed on "+r.URL.Path+"; use "+strings.Join(allowed, ", ")))
+		resp.allow = strings.Join(allowed, ", ")
+		return resp
+	}
+	rq.query = r.URL.Query()
+	if rt.withBody {
+		body, p := readBody(r)
+		if p != nil {
+			return problemResponse(p)
+		}
+		rq.body = body
+	}
+	if rt.idempotent {
+		rq.idempotency = r.Header.Get(osdm.HeaderIdempotencyKey)
+		if rq.idempotency != "" && !validUUID(rq.idempotency) {
+			return problemResponse(invalid("", "Idempotency-Key "+strconv.Quote(rq.idempotency)+" must be a UUID such as 123e4567-e89b-12d3-a456-426614174000"))
+		}
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	s.sweep(now, false)
+	scope := r.Method + " " + r.URL.Path
+	if rq.idempotency != "" {
+		if resp := s.replay(now, scope, rq.idempotency, rq.body); resp != nil {
+			return resp
+		}
+	}
+	resp := rt.handle(s, now, rq)
+	if rq.idempotency != "" {
+		s.remember(now, scope, rq.idempotency, rq.body, resp)
+	}
+	return resp
+}
+
+// readBody reads a JSON request body of at most MaxBodyBytes. An empty
+// body is returned as nil without a content type check.
+func readBody(r *http.Request) ([]byte, *problem) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	if err != nil {
+		return nil, invalid("", "reading the body: "+err.Error())
+	}
+	if len(body) > MaxBodyBytes {
+		return nil, newProblem(http.StatusRequestEntityTooLarge, CodeRequestTooLarge, "the body exceeds "+strconv.Itoa(MaxBodyBytes)+" bytes")
+	}
+	if len(body) == 0 {
+		return nil, nil
+	}
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || !(mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
+		return nil, newProblem(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+			"Content-Type "+strconv.Quote(ct)+" is not application/json")
+	}
+	return body, nil
+}
+
+// decode parses a JSON body into v; an empty body is an error unless
+// emptyOK. Unknown fields are ignored, as OSDM readers should.
+func decode(body []byte, v any, emptyOK bool) *problem {
+	if len(body) == 0 {
+		if emptyOK {
+			return nil
+		}
+		return invalid("", "a JSON body is required")
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			return invalid("#/"+strings.ReplaceAll(typeErr.Field, ".", "/"), "malformed JSON body: "+err.Error())
+		}
+		return invalid("", "malformed JSON body: "+err.Error())
+	}
+	return nil
+}
+
+// validUUID reports whether s is a UUID in its canonical 8-4-4-4-12 form,
+// what the spec's format: uuid means.
+func validUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// jsonResponse is a successful answer with body v.
+func jsonResponse(status int, v any) *response {
+	body, err := json.Marshal(v)
+	if err != nil {
+		// Only our own types are marshalled; this would be a bug.
+		return problemResponse(newProblem(http.StatusInternalServerError, CodeInternalError, "encoding the answer: "+err.Error()))
+	}
+	return &response{status: status, body: body}
+}
+
+// problemResponse is an error answer.
+func problemResponse(p *problem) *response {
+	body, _ := json.Marshal(p.body())
+	return &response{status: p.status, body: body, problem: true}
+}

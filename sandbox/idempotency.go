@@ -1,0 +1,56 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"net/http"
+	"time"
+)
+
+// storedResponse is the first answer to an Idempotency-Key, kept for
+// Config.Retention. Its cost is its body (a booking about 2 to 4 KB) plus
+// about 200 bytes.
+type storedResponse struct {
+	bodyHash [sha256.Size]byte // of the request body
+	resp     *response
+	expires  time.Time
+}
+
+// idempotencyID scopes a key to a method and path: the same key on
+// another operation is another request.
+func idempotencyID(scope, key string) string { return scope + "\x00" + key }
+
+// replay returns the stored answer of an earlier request with the same
+// key, scope and body; a 422 problem when the body differs; nil when the
+// key is new (or expired). Callers hold s.mu.
+func (s *Sandbox) replay(now time.Time, scope, key string, body []byte) *response {
+	id := idempotencyID(scope, key)
+	stored, ok := s.keys.get(id)
+	if !ok {
+		return nil
+	}
+	if !now.Before(stored.expires) {
+		s.keys.remove(id)
+		return nil
+	}
+	if stored.bodyHash != sha256.Sum256(body) {
+		return problemResponse(newProblem(http.StatusUnprocessableEntity, CodeIdempotencyKeyReused,
+			"Idempotency-Key "+key+" was used for a request with another body; use a new key for a new request"))
+	}
+	replayed := *stored.resp
+	replayed.replayed = true
+	return &replayed
+}
+
+// remember stores the answer to a request with an Idempotency-Key; when
+// the store is full, the oldest key is forgotten. Callers hold s.mu.
+func (s *Sandbox) remember(now time.Time, scope, key string, body []byte, resp *response) {
+	id := idempotencyID(scope, key)
+	if s.keys.len() >= s.cfg.MaxEntries {
+		s.sweep(now, true)
+		if s.keys.len() >= s.cfg.MaxEntries {
+			oldest, _, _ := s.keys.oldest()
+			s.keys.remove(oldest)
+		}
+	}
+	s.keys.put(id, &storedResponse{bodyHash: sha256.Sum256(body), resp: resp, expires: now.Add(s.cfg.Retention)})
+}

@@ -1,0 +1,364 @@
+package sandbox
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+)
+
+// Limits of a search.
+const (
+	maxPassengers = 9  // the 918-1 limit of places in one request
+	maxTrains     = 10 // vehicle numbers in one search
+)
+
+// search is an offer search, from POST /offers or GET /trip-offers.
+type search struct {
+	origin, dest string    // station numbers
+	asked        time.Time // departure, or arrival when byArrival
+	byArrival    bool
+	trains       []string
+	classes      []osdm.TravelClass
+	passengers   []osdm.AnonymousPassengerSpecification
+	reservations bool // reservations asked for (or no offer part named)
+}
+
+// offer is a stored offer: what a booking of it needs. About 600 bytes.
+type offer struct {
+	id         string
+	createdOn  time.Time
+	expires    time.Time
+	journey    journey
+	group      group
+	passengers []osdm.AnonymousPassengerSpecification
+	bookedBy   string // the booking that took it
+}
+
+// passenger returns the offer's passenger with externalRef ref.
+func (o *offer) passenger(ref string) (osdm.AnonymousPassengerSpecification, bool) {
+	for _, p := range o.passengers {
+		if p.ExternalRef == ref {
+			return p, true
+		}
+	}
+	return osdm.AnonymousPassengerSpecification{}, false
+}
+
+// searchOffers serves POST /offers.
+func (s *Sandbox) searchOffers(now time.Time, rq *request) *response {
+	var req osdm.OfferCollectionRequest
+	if p := decode(rq.body, &req, false); p != nil {
+		return problemResponse(p)
+	}
+	sr, p := parseOfferRequest(&req)
+	if p != nil {
+		return problemResponse(p)
+	}
+	return s.answerSearch(now, sr)
+}
+
+// parseOfferRequest checks an OfferCollectionRequest and makes it a search.
+func parseOfferRequest(req *osdm.OfferCollectionRequest) (*search, *problem) {
+	sr := &search{}
+	if p := sr.setPassengers(req.AnonymousPassengerSpecifications, "#/anonymousPassengerSpecifications"); p != nil {
+		return nil, p
+	}
+	tc := req.TripSearchCriteria
+	if tc == nil {
+		return nil, invalid("#/tripSearchCriteria", "tripSearchCriteria is required: the sandbox searches by origin, destination and time")
+	}
+	var ok bool
+	if sr.origin, ok = stationOf(tc.Origin); !ok {
+		return nil, invalid("#/tripSearchCriteria/origin", "origin must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
+	}
+	if sr.dest, ok = stationOf(tc.Destination); !ok {
+		return nil, invalid("#/tripSearchCriteria/destination", "destination must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
+	}
+	switch {
+	case tc.DepartureTime != nil && tc.ArrivalTime != nil, tc.DepartureTime == nil && tc.ArrivalTime == nil:
+		return nil, invalid("#/tripSearchCriteria/departureTime", "exactly one of departureTime and arrivalTime is required")
+	case tc.DepartureTime != nil:
+		sr.asked = *tc.DepartureTime
+	default:
+		sr.asked, sr.byArrival = *tc.ArrivalTime, true
+	}
+	var vf *osdm.VehicleFilter
+	if tc.Parameters != nil && tc.Parameters.DataFilter != nil {
+		vf = tc.Parameters.DataFilter.VehicleFilter
+	}
+	if p := sr.setTrains(vf); p != nil {
+		return nil, p
+	}
+	if c := req.OfferSearchCriteria; c != nil {
+		if p := sr.setClasses(c.TravelClasses, "#/offerSearchCriteria/travelClasses"); p != nil {
+			return nil, p
+		}
+		sr.setOfferParts(c.RequestedOfferParts)
+	} else {
+		sr.setClasses(nil, "")
+		sr.reservations = true
+	}
+	return sr, sr.check()
+}
+
+// stationOf returns the station number of a StopPlaceRef.
+func stationOf(ref osdm.PlaceRef) (string, bool) {
+	if ref.ObjectType != osdm.ObjectTypeStopPlaceRef {
+		return "", false
+	}
+	return stationNumber(ref.StopPlaceRef)
+}
+
+func (sr *search) setPassengers(pax []osdm.AnonymousPassengerSpecification, pointer string) *problem {
+	if len(pax) == 0 {
+		return invalid(pointer, "at least one passenger is required")
+	}
+	if len(pax) > maxPassengers {
+		return invalid(pointer, fmt.Sprintf("at most %d passengers per search", maxPassengers))
+	}
+	seen := map[string]bool{}
+	for i, p := range pax {
+		at := pointer + "/" + strconv.Itoa(i)
+		switch {
+		case p.ExternalRef == "":
+			return invalid(at+"/externalRef", "externalRef is required")
+		case seen[p.ExternalRef]:
+			return invalid(at+"/externalRef", "externalRef "+strconv.Quote(p.ExternalRef)+" is used twice")
+		case p.Type == "":
+			return invalid(at+"/type", "type is required")
+		case p.Age != nil && (*p.Age < 0 || *p.Age > 150):
+			return invalid(at+"/age", "age must be 0..150")
+		}
+		seen[p.ExternalRef] = true
+	}
+	sr.passengers = pax
+	return nil
+}
+
+// setTrains reads the vehicle filter. Without one that keeps trains, the
+// search finds one made-up train derived from the stations.
+func (sr *search) setTrains(vf *osdm.VehicleFilter) *problem {
+	const at = "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter/vehicleNumbers"
+	if vf != nil && vf.Exclude != nil && !*vf.Exclude {
+		if len(vf.VehicleNumbers) == 0 || len(vf.VehicleNumbers) > maxTrains {
+			return invalid(at, fmt.Sprintf("a vehicle filter with exclude false needs 1..%d vehicle numbers", maxTrains))
+		}
+		for i, t := range vf.VehicleNumbers {
+			if !ValidTrainNumber(t) {
+				return invalid(at+"/"+strconv.Itoa(i), "train number "+strconv.Quote(t)+" must be 1..8 letters or digits")
+			}
+			if !slices.Contains(sr.trains, t) {
+				sr.trains = append(sr.trains, t)
+			}
+		}
+		return nil
+	}
+	var excluded []string
+	if vf != nil {
+		excluded = vf.VehicleNumbers
+	}
+	n := 100 + trainHash(sr.origin+sr.dest)%800
+	for slices.Contains(excluded, strconv.Itoa(int(n))) {
+		n++
+	}
+	sr.trains = []string{strconv.Itoa(int(n))}
+	return nil
+}
+
+// setClasses reads the travel classes; none (or ANY_CLASS) means both.
+func (sr *search) setClasses(classes []osdm.TravelClass, pointer string) *problem {
+	anyClass := len(classes) == 0
+	for i, c := range classes {
+		switch c {
+		case osdm.TravelClassFirst, osdm.TravelClassSecond:
+			if !slices.Contains(sr.classes, c) {
+				sr.classes = append(sr.classes, c)
+			}
+		case osdm.TravelClassAny:
+			anyClass = true
+		default:
+			return invalid(pointer+"/"+strconv.Itoa(i), "travel class "+strconv.Quote(string(c))+" is not FIRST, SECOND or ANY_CLASS")
+		}
+	}
+	if anyClass {
+		sr.classes = []osdm.TravelClass{osdm.TravelClassFirst, osdm.TravelClassSecond}
+	}
+	return nil
+}
+
+// setOfferParts notes whether reservations are among the parts asked for.
+func (sr *search) setOfferParts(parts []osdm.OfferPartType) {
+	sr.reservations = len(parts) == 0 || slices.Contains(parts, osdm.OfferPartReservation) || slices.Contains(parts, osdm.OfferPartAll)
+}
+
+// check validates what both request forms share.
+func (sr *search) check() *problem {
+	if sr.origin == sr.dest {
+		return invalid("#/tripSearchCriteria/destination", "destination must differ from origin")
+	}
+	// Far dates would overflow the year 9999 of RFC 3339 in the answer.
+	if y := sr.asked.Year(); y < 2000 || y > 2999 {
+		return invalid("#/tripSearchCriteria/departureTime", "the travel date must be in the years 2000..2999")
+	}
+	return nil
+}
+
+// answerSearch finds the trains of a search and offers their places.
+// Callers hold s.mu.
+func (s *Sandbox) answerSearch(now time.Time, sr *search) *response {
+	var out osdm.OfferCollectionResponse
+	out.AnonymousPassengerSpecifications = sr.passengers
+	notFound, short, swept := 0, 0, false
+	for _, train := range sr.trains {
+		if s.unknownTrain(train) {
+			notFound++
+			continue
+		}
+		if ext, ok := s.external[train]; ok {
+			asp := alternativeSystemProposal(ext)
+			if ext.Status != 0 {
+				asp.Status = &ext.Status
+				return problemBody(ext.Status, asp)
+			}
+			out.Problems = append(out.Problems, asp)
+			continue
+		}
+		dep, arr := s.timetable(train, sr.asked, sr.byArrival)
+		j := journey{train: train, origin: sr.origin, dest: sr.dest, departure: dep, arrival: arr}
+		out.Trips = append(out.Trips, j.trip(s.cfg.Operator))
+		if !sr.reservations {
+			continue
+		}
+		for _, g := range groupsOf(train) {
+			if !slices.Contains(sr.classes, g.class) {
+				continue
+			}
+			free := s.inventory.free(j.runKey(), g)
+			if free < len(sr.passengers) && !swept {
+				// Provisional bookings past their limit may still hold places.
+				s.sweep(now, true)
+				swept = true
+				free = s.inventory.free(j.runKey(), g)
+			}
+			if free < len(sr.passengers) {
+				short++
+				continue
+			}
+			out.Offers = append(out.Offers, s.newOffer(now, j, g, sr.passengers, free))
+		}
+	}
+	switch {
+	case notFound == len(sr.trains):
+		return problemResponse(newProblem(http.StatusNotFound, CodeTrainNotFound,
+			fmt.Sprintf("no train %s runs from %s to %s", joinTrains(sr.trains), sr.origin, sr.dest)))
+	case !sr.reservations && len(out.Trips) > 0:
+		out.Problems = append(out.Problems, newProblem(http.StatusOK, CodeOfferPartNotSupported,
+			"the sandbox sells seat reservations only; ask for RESERVATION or ALL offer parts").inline())
+	case len(out.Offers) == 0 && short > 0:
+		out.Problems = append(out.Problems, newProblem(http.StatusOK, CodeNoAvailability,
+			fmt.Sprintf("fewer than %d places left in the classes asked for", len(sr.passengers))).inline())
+	}
+	return jsonResponse(http.StatusOK, &out)
+}
+
+func joinTrains(trains []string) string {
+	if len(trains) == 1 {
+		return trains[0]
+	}
+	return fmt.Sprint(trains)
+}
+
+// alternativeSystemProposal is the v3.10 problem that sends a train's
+// search to another reservation system.
+func alternativeSystemProposal(ext ExternalInventory) osdm.Problem {
+	system, priority := ext.ReservationSystemID, 1
+	return osdm.Problem{
+		Code:   osdm.ProblemCodeAlternativeSystemProposal,
+		Type:   osdm.ProblemTypeAlternativeSystemProposal,
+		Title:  "Train " + ext.Train + " is sold by another reservation system",
+		Detail: fmt.Sprintf("book train %s in reservation system %d of operator %s", ext.Train, system, ext.Operator),
+		AlternativeSystemProposals: []osdm.AlternativeSystemProposal{{
+			ReservationSystemID: &system,
+			SystemOperatorCode:  ext.Operator,
+			Scope:               []osdm.AlternativeSystemProposalScope{{VehicleNumber: ext.Train}},
+			Priority:            &priority,
+		}},
+	}
+}
+
+// problemBody is an error answer with a ready-made Problem.
+func problemBody(status int, p osdm.Problem) *response {
+	resp := jsonResponse(status, &p)
+	resp.problem = true
+	return resp
+}
+
+// newOffer makes and stores the offer of group g of journey j for the
+// passengers; free is the number of places left. Callers hold s.mu.
+func (s *Sandbox) newOffer(now time.Time, j journey, g group, pax []osdm.AnonymousPassengerSpecification, free int) osdm.Offer {
+	o := &offer{
+		id:         s.newID("o"),
+		createdOn:  now,
+		expires:    now.Add(s.cfg.OfferTTL),
+		journey:    j,
+		group:      g,
+		passengers: pax,
+	}
+	s.addOffer(o)
+
+	var total int64
+	refs := make([]string, len(pax))
+	for i, p := range pax {
+		total += passengerPrice(g, p.Type)
+		refs[i] = p.ExternalRef
+	}
+	prod := product(g, s.cfg.Operator)
+	sc := serviceClass(g)
+	coverage := &osdm.TripCoverage{CoveredTripID: j.tripID(), CoveredLegIDs: []string{legID}}
+	legCoverage := osdm.TripLegCoverage{TripID: j.tripID(), LegID: legID}
+	return osdm.Offer{
+		OfferID: o.id,
+		Summary: fmt.Sprintf("%s %s %s reservation", serviceName(j.train), sc.Name, g.acc),
+		OfferSummary: &osdm.OfferSummary{
+			MinimalPrice:                price(total),
+			OverallServiceClass:         sc,
+			OverallTravelClass:          g.class,
+			OverallAccommodationType:    g.acc,
+			OverallAccommodationSubType: subType(g),
+			OverallFlexibility:          flexibility,
+		},
+		CreatedOn:        now,
+		PreBookableUntil: o.expires,
+		PassengerRefs:    refs,
+		Products:         []osdm.Product{prod},
+		TripCoverage:     coverage,
+		ReservationOfferParts: []osdm.ReservationOfferPart{{
+			OfferPart: osdm.OfferPart{
+				ObjectType:                  osdm.ObjectTypeReservationOfferPart,
+				ID:                          o.id + "-rop",
+				CreatedOn:                   now,
+				ValidFrom:                   j.departure,
+				ValidUntil:                  &j.arrival,
+				Price:                       price(total),
+				TripCoverage:                coverage,
+				OfferMode:                   osdm.OfferModeCollective,
+				PassengerRefs:               refs,
+				NumericAvailability:         &free,
+				Refundable:                  refundable,
+				Exchangeable:                exchangeable,
+				Products:                    []osdm.ProductLegAssociation{{ProductID: prod.ID, LegIDs: []string{legID}}},
+				AvailableFulfillmentOptions: fulfillmentOptions,
+			},
+			AvailablePlaces: []osdm.AvailablePlace{{
+				AccommodationType:    g.acc,
+				AccommodationSubType: subType(g),
+				NumericAvailability:  &free,
+				TripLegCoverage:      legCoverage,
+			}},
+		}},
+	}
+}

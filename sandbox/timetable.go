@@ -1,0 +1,180 @@
+package sandbox
+
+import (
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+)
+
+// stationPrefix starts an OSDM UIC station code.
+const stationPrefix = "urn:uic:stn:"
+
+// stationNames names some well-known UIC stations, so that answers read
+// like a real railway's; other stations are "Station NNNNNNN".
+var stationNames = map[string]string{
+	"8000105": "Frankfurt (Main) Hbf",
+	"8000261": "München Hbf",
+	"8011160": "Berlin Hbf",
+	"8103000": "Wien Hbf",
+	"8300046": "Milano Centrale",
+	"8400058": "Amsterdam Centraal",
+	"8500010": "Basel SBB",
+	"8503000": "Zürich HB",
+	"8507000": "Bern",
+	"8700011": "Paris Gare de Lyon",
+	"8727100": "Paris Nord",
+	"8814001": "Bruxelles-Midi",
+}
+
+// stationNumber returns the 7 digits of a station code "urn:uic:stn:NNNNNNN".
+func stationNumber(code string) (string, bool) {
+	digits, ok := strings.CutPrefix(code, stationPrefix)
+	if !ok || len(digits) != 7 || strings.Trim(digits, "0123456789") != "" {
+		return "", false
+	}
+	return digits, true
+}
+
+// stationName is the display name of a station number.
+func stationName(number string) string {
+	if name, ok := stationNames[number]; ok {
+		return name
+	}
+	return "Station " + number
+}
+
+// isNightTrain is the sandbox's rule for which trains run overnight with
+// couchettes and berths: numbers starting with 4.
+func isNightTrain(train string) bool { return strings.HasPrefix(train, "4") }
+
+// trainHash spreads train numbers over made-up timetables.
+func trainHash(train string) uint32 {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(train))
+	return h.Sum32()
+}
+
+// unknownTrain reports whether a search for train finds nothing: numbers
+// made only of zeros, and the configured UnknownTrains.
+func (s *Sandbox) unknownTrain(train string) bool {
+	return strings.Trim(train, "0") == "" || s.unknown[train]
+}
+
+// timetable gives the departure and arrival of train for a search at
+// asked, the departure time (or the arrival time when byArrival), in the
+// offset of asked.
+//
+// A configured Schedule applies on asked's date. Otherwise the train runs
+// at the time asked, for a duration derived from its number (45 min to
+// 6 h; night trains 8 to 12 h); a departure asked at exactly midnight
+// means "that day" and gets a time of day derived from the number too
+// (night trains leave in the evening).
+func (s *Sandbox) timetable(train string, asked time.Time, byArrival bool) (dep, arr time.Time) {
+	day := time.Date(asked.Year(), asked.Month(), asked.Day(), 0, 0, 0, 0, asked.Location())
+	if sc, ok := s.schedules[train]; ok {
+		dep = day.Add(time.Duration(sc.departure) * time.Minute)
+		arr = day.Add(time.Duration(sc.arrival) * time.Minute)
+		return dep, arr
+	}
+	h := trainHash(train)
+	var duration, timeOfDay time.Duration
+	if isNightTrain(train) {
+		duration = 8*time.Hour + time.Duration(h%17)*15*time.Minute
+		timeOfDay = 19*time.Hour + time.Duration(h%16)*15*time.Minute
+	} else {
+		duration = 45*time.Minute + time.Duration(h%22)*15*time.Minute
+		timeOfDay = 6*time.Hour + time.Duration(h%57)*15*time.Minute
+	}
+	asked = asked.Truncate(time.Minute)
+	switch {
+	case byArrival:
+		return asked.Add(-duration), asked
+	case asked.Equal(day):
+		dep = day.Add(timeOfDay)
+	default:
+		dep = asked
+	}
+	return dep, dep.Add(duration)
+}
+
+// isoDuration formats d as an ISO 8601 duration, e.g. "PT2H30M".
+func isoDuration(d time.Duration) string {
+	d = d.Round(time.Minute)
+	h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+	switch {
+	case h == 0:
+		return fmt.Sprintf("PT%dM", m)
+	case m == 0:
+		return fmt.Sprintf("PT%dH", h)
+	}
+	return fmt.Sprintf("PT%dH%dM", h, m)
+}
+
+// journey is one train run between two stations, as a search found it.
+type journey struct {
+	train              string
+	origin, dest       string // station numbers
+	departure, arrival time.Time
+}
+
+// runKey names the places of one train on one day.
+func (j *journey) runKey() runKey {
+	return runKey{train: j.train, date: j.departure.Format(time.DateOnly)}
+}
+
+// tripID is stable for the same train, day and stations, so a repeated
+// search and a booking name the same trip.
+func (j *journey) tripID() string {
+	return fmt.Sprintf("trip-%s-%s-%s-%s", j.train, j.departure.Format("20060102T1504"), j.origin, j.dest)
+}
+
+// legID is the id of the journey's only leg.
+const legID = "leg-1"
+
+// trip is the OSDM trip of the journey: one timed leg.
+func (j *journey) trip(operator string) osdm.Trip {
+	origin := osdm.NewStopPlaceRef(stationPrefix + j.origin)
+	dest := osdm.NewStopPlaceRef(stationPrefix + j.dest)
+	duration := isoDuration(j.arrival.Sub(j.departure))
+	return osdm.Trip{
+		ID:          j.tripID(),
+		Duration:    duration,
+		Origin:      &origin,
+		Destination: &dest,
+		StartTime:   j.departure,
+		EndTime:     j.arrival,
+		Transfers:   0,
+		Legs: []osdm.TripLeg{{
+			ID: legID,
+			TimedLeg: &osdm.TimedLeg{
+				Start: osdm.Board{
+					StopPlaceRef:     origin,
+					StopPlaceName:    stationName(j.origin),
+					ServiceDeparture: osdm.ServiceTime{TimetabledTime: j.departure},
+				},
+				End: osdm.Alight{
+					StopPlaceRef:   dest,
+					StopPlaceName:  stationName(j.dest),
+					ServiceArrival: osdm.ServiceTime{TimetabledTime: j.arrival},
+				},
+				Service: osdm.DatedJourney{
+					PublishedServiceName: serviceName(j.train),
+					VehicleNumbers:       []string{j.train},
+					Carriers:             []osdm.NamedCompany{{Ref: operator, Name: "OSDM Sandbox"}},
+				},
+				Duration: duration,
+			},
+		}},
+	}
+}
+
+// serviceName is the name shown to travellers, "NJ 402" or "IC 708".
+func serviceName(train string) string {
+	if isNightTrain(train) {
+		return "NJ " + train
+	}
+	return "IC " + train
+}
