@@ -1,6 +1,8 @@
 package caddymodule
 
 import (
+	"fmt"
+
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -32,6 +34,7 @@ func parseAccessCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, 
 // whose signing key verifies the tokens.
 func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
+	file, line := d.File(), d.Line()
 	if d.NextArg() {
 		return d.ArgErr()
 	}
@@ -68,6 +71,9 @@ func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		if err != nil {
 			return err
 		}
+	}
+	if len(a.KeyFiles) == 0 && a.Issuer == "" {
+		return fmt.Errorf("osdm_access: key_file or issuer is required, at %s:%d", file, line)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
@@ -44,11 +45,30 @@ func TestAccessCaddyfile(t *testing.T) {
 		"no key file":  "key_file",
 		"bad header":   "header \"Bad Header\"",
 		"two audience": "audience a b",
+		"no key":       "scope uic_osdm",
 	} {
 		var a Access
 		if err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser("osdm_access {\n" + body + "\n}")); err == nil || !strings.Contains(err.Error(), "Testfile:") {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// A whole Caddyfile whose osdm_access has neither key_file nor issuer
+// fails to adapt, naming the file and the line.
+func TestAccessCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
+	cf := `:9443 {
+	route /osdm/* {
+		osdm_access {
+			scope uic_osdm
+		}
+		respond "ok"
+	}
+}
+`
+	_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile"})
+	if want := "osdm_access: key_file or issuer is required, at Caddyfile:3"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want one containing %q", err, want)
 	}
 }
 

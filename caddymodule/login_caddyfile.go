@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
@@ -43,8 +44,10 @@ func parseLoginCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, e
 //	}
 //
 // client may be repeated, once per subject; key once per kid.
+// signing_key_file, issuer and at least one client are required.
 func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
+	file, line := d.File(), d.Line()
 	if d.NextArg() {
 		return d.ArgErr()
 	}
@@ -94,6 +97,16 @@ func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		}
 		if err != nil {
 			return err
+		}
+	}
+	// Checked here as well as in Provision, so that the error names the
+	// Caddyfile and the directive's line.
+	for _, req := range []struct {
+		name string
+		set  bool
+	}{{"signing_key_file", l.SigningKeyFile != ""}, {"issuer", l.Issuer != ""}, {"client", len(l.Clients) > 0}} {
+		if !req.set {
+			return fmt.Errorf("osdm_login: %s is required, at %s:%d", req.name, file, line)
 		}
 	}
 	return nil

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
@@ -189,7 +190,7 @@ func TestLoginCaddyfile(t *testing.T) {
 	}
 
 	var r Login
-	if err := r.UnmarshalCaddyfile(caddyfile.NewTestDispenser("osdm_login {\n replay_store redis 10.0.0.5:6379\n}")); err != nil {
+	if err := r.UnmarshalCaddyfile(caddyfile.NewTestDispenser("osdm_login {\n signing_key_file l.pem\n issuer i\n client c {\n key k c.pub\n }\n replay_store redis 10.0.0.5:6379\n}")); err != nil {
 		t.Fatal(err)
 	}
 	if r.ReplayStore.Type != "redis" || r.ReplayStore.Address != "10.0.0.5:6379" {
@@ -217,6 +218,9 @@ func TestLoginCaddyfileErrors(t *testing.T) {
 		"client alg none":        "client a {\n alg none\n key k f\n}",
 		"unknown client option":  "client a {\n key k f\n keys k f\n}",
 		"repeated client option": "client a {\n key k f\n scope x\n scope y\n}",
+		"no signing key":         "issuer i\nclient a {\n key k f\n}",
+		"no issuer":              "signing_key_file l.pem\nclient a {\n key k f\n}",
+		"no client":              "signing_key_file l.pem\nissuer i",
 	}
 	for name, body := range cases {
 		d := caddyfile.NewTestDispenser("osdm_login {\n" + body + "\n}")
@@ -229,6 +233,36 @@ func TestLoginCaddyfileErrors(t *testing.T) {
 		if !strings.Contains(err.Error(), "Testfile:") {
 			t.Errorf("%s: error does not name file and line: %v", name, err)
 		}
+	}
+}
+
+// A whole Caddyfile with a missing or a bad osdm_login subdirective fails
+// to adapt, naming the file and the line.
+func TestLoginCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
+	for _, tc := range []struct{ name, issuer, extra, want string }{
+		{"missing issuer", "", "", "osdm_login: issuer is required, at Caddyfile:3"},
+		{"bad clock_skew", "issuer https://login.example", "clock_skew soon", "Caddyfile:10"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cf := `:9443 {
+	route /oauth/token {
+		osdm_login {
+			signing_key_file /etc/osdm/login.pem
+			` + tc.issuer + `
+			client example-railway {
+				key legacy-2026-01 /etc/osdm/clients/er-2026.pub
+			}
+			token_lifetime 15m
+			` + tc.extra + `
+		}
+	}
+}
+`
+			_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile"})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.want)
+			}
+		})
 	}
 }
 
