@@ -46,6 +46,7 @@ type scripted struct {
 	answers []scriptedAnswer
 	calls   []*Call
 	ctxs    []context.Context
+	ctxErrs []error // each call's ctx.Err() when it was made
 }
 
 // scriptedAnswer is the partner's answer to one call: an HTTP answer, or
@@ -66,6 +67,7 @@ func (s *scripted) Exchange(ctx context.Context, call *Call) (*Answer, error) {
 	n := len(s.calls)
 	s.calls = append(s.calls, call)
 	s.ctxs = append(s.ctxs, ctx)
+	s.ctxErrs = append(s.ctxErrs, ctx.Err())
 	s.mu.Unlock()
 	if n >= len(s.answers) {
 		s.t.Errorf("unexpected call %d: %s %s", n+1, call.Method, call.Path)
