@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	caddycmd "github.com/caddyserver/caddy/v2/cmd"
+	"github.com/spf13/cobra"
+
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
@@ -122,5 +125,33 @@ func TestKeygenDemoSet(t *testing.T) {
 	}
 	if err := runOSDMKeygen(keygenOptions{demo: dir}, &bytes.Buffer{}); err == nil {
 		t.Fatal("half a pair accepted")
+	}
+}
+
+// TestKeygenIsACaddySubcommand: `caddy osdm-keygen` is registered with
+// caddycmd and runs from its flags.
+func TestKeygenIsACaddySubcommand(t *testing.T) {
+	c, ok := caddycmd.Commands()["osdm-keygen"]
+	if !ok {
+		t.Fatal("osdm-keygen is not registered")
+	}
+	cmd := &cobra.Command{Use: c.Name}
+	c.CobraFunc(cmd)
+	dir := t.TempDir()
+	for flag, val := range map[string]string{"alg": "EdDSA", "kid": "cli-1", "out": dir, "subject": "example-railway"} {
+		if err := cmd.Flags().Set(flag, val); err != nil {
+			t.Fatalf("--%s: %v", flag, err)
+		}
+	}
+	if err := cmd.RunE(cmd, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tokenauth.LoadPublicKeyFile(filepath.Join(dir, "cli-1.pub")); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := tokenauth.LoadPrivateKeyFile(filepath.Join(dir, "cli-1.pem")); err != nil {
+		t.Fatal(err)
+	} else if _, ok := k.(ed25519.PrivateKey); !ok {
+		t.Fatalf("key %T, want Ed25519", k)
 	}
 }
