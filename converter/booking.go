@@ -72,6 +72,12 @@ func (r *run) book(ctx context.Context, m *legacy.BookingRequest) *Result {
 	}
 
 	b := br.Booking
+	if !validRef(b.ID) {
+		// Confirming a booking the legacy side cannot name would sell
+		// places it can never cancel.
+		return r.rollback(ctx, b, &failure{step: StepBooking, code: legacy.CodePartnerRejected, status: 200,
+			what: "its booking id is not something a legacy BookingRef can carry (1..128 printable ASCII characters)"})
+	}
 	fr, f := r.fulfil(ctx, b.ID)
 	if f != nil {
 		return r.rollback(ctx, b, f)

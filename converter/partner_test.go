@@ -98,7 +98,7 @@ func (p *fakePartner) Exchange(ctx context.Context, call *Call) (*Answer, error)
 		}
 	}
 	a := p.act(call)
-	if a.Status < 300 && call.Step != StepTripOffers {
+	if a.Status < 300 && call.Step != StepTripOffers && call.PathTemplate == DefaultPaths()[call.Step] {
 		osdmspec.ValidateResponse(p.t, osdmspec.V39, call.Method, call.Path, a.Status, a.Header, a.Body)
 	}
 	if active {
