@@ -176,6 +176,18 @@ func parseClock(s string) (int, error) {
 	return h*60 + m, nil
 }
 
+// Validate checks the entry as New does.
+func (e ExternalInventory) Validate() error {
+	_, err := e.check()
+	return err
+}
+
+// Validate checks the schedule as New does.
+func (s Schedule) Validate() error {
+	_, err := s.check()
+	return err
+}
+
 // check validates an ExternalInventory entry and normalises its operator.
 func (e ExternalInventory) check() (ExternalInventory, error) {
 	if !ValidTrainNumber(e.Train) {

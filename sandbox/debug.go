@@ -33,18 +33,18 @@ type BookingInfo struct {
 	IdempotencyKeys []string `json:"idempotencyKeys,omitempty"`
 }
 
-// Bookings lists every booking held, oldest first, with provisional
-// bookings past their limit already released.
+// Bookings lists every booking held, oldest first, after the expiries due.
 func (s *Sandbox) Bookings() []BookingInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.bookingInfos(s.now())
+	now := s.now()
+	s.sweep(now, true)
+	return s.bookingInfos(now)
 }
 
 func (s *Sandbox) bookingInfos(now time.Time) []BookingInfo {
 	out := make([]BookingInfo, 0, s.bookings.len())
 	s.bookings.each(func(_ string, b *booking) bool {
-		s.expireIfDue(b, now)
 		info := BookingInfo{
 			ID:                    b.id,
 			BookingCode:           b.code,
@@ -69,5 +69,6 @@ func (s *Sandbox) bookingInfos(now time.Time) []BookingInfo {
 
 // listBookings serves GET /_sandbox/bookings: a JSON array of BookingInfo.
 func (s *Sandbox) listBookings(now time.Time, _ *request) *response {
+	s.sweep(now, true)
 	return jsonResponse(http.StatusOK, s.bookingInfos(now))
 }
