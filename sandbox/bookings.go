@@ -179,8 +179,11 @@ func (s *Sandbox) checkPlaces(now time.Time, req *osdm.BookingRequest, offers []
 // liveBooking finds a booking OSDM can see, applying its expiry first.
 func (s *Sandbox) liveBooking(now time.Time, id string) (*booking, *problem) {
 	b, ok := s.bookings.get(id)
-	if !ok || b.state == stateDeleted {
+	switch {
+	case !ok:
 		return nil, newProblem(http.StatusNotFound, CodeBookingNotFound, "no booking "+strconv.Quote(id))
+	case b.state == stateDeleted:
+		return nil, newProblem(http.StatusNotFound, CodeBookingCancelled, "booking "+id+" was deleted")
 	}
 	s.expireIfDue(b, now)
 	return b, nil

@@ -271,8 +271,9 @@ func TestDeleteBooking(t *testing.T) {
 	if got := h.availability("708", osdm.TravelClassSecond, osdm.AccommodationSeat); got != 10 {
 		t.Errorf("availability after DELETE: %d", got)
 	}
-	h.call(http.MethodGet, "/bookings/"+b.ID, "", nil).problem(t, http.StatusNotFound, sandbox.CodeBookingNotFound)
-	h.call(http.MethodDelete, "/bookings/"+b.ID, "", nil).problem(t, http.StatusNotFound, sandbox.CodeBookingNotFound)
+	h.call(http.MethodGet, "/bookings/"+b.ID, "", nil).problem(t, http.StatusNotFound, sandbox.CodeBookingCancelled)
+	h.call(http.MethodDelete, "/bookings/"+b.ID, "", nil).problem(t, http.StatusNotFound, sandbox.CodeBookingCancelled)
+	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).problem(t, http.StatusNotFound, sandbox.CodeBookingCancelled)
 	if got := h.debugStatus(b.ID); got != "DELETED" {
 		t.Errorf("debug status %q", got)
 	}

@@ -27,7 +27,7 @@ type search struct {
 	reservations bool // reservations asked for (or no offer part named)
 }
 
-// offer is a stored offer: what a booking of it needs. About 600 bytes.
+// offer is a stored offer, what a booking of it needs: about 650 bytes.
 type offer struct {
 	id         string
 	createdOn  time.Time

@@ -33,8 +33,11 @@ const (
 	// CodeOfferExpired (404, POST /bookings): the offer is unknown, past
 	// its preBookableUntil, or already booked.
 	CodeOfferExpired = "urn:uic:problem:OFFER_EXPIRED"
-	// CodeBookingNotFound (404): no such booking (or it was deleted).
+	// CodeBookingNotFound (404): no such booking.
 	CodeBookingNotFound = "urn:uic:problem:BOOKING_NOT_FOUND"
+	// CodeBookingCancelled (404): the booking was deleted (answered for
+	// Config.Retention after the DELETE, then BOOKING_NOT_FOUND).
+	CodeBookingCancelled = "urn:uic:problem:BOOKING_ALREADY_CANCELLED"
 	// CodeBookingExpired (409): the provisional booking passed its
 	// confirmationTimeLimit and was released.
 	CodeBookingExpired = "urn:uic:problem:BOOKING_EXPIRED"
@@ -73,6 +76,7 @@ var problemTitles = map[string]string{
 	CodeOfferPartNotSupported: "Offer part not supported",
 	CodeOfferExpired:          "Offer expired",
 	CodeBookingNotFound:       "Booking not found",
+	CodeBookingCancelled:      "Booking already cancelled",
 	CodeBookingExpired:        "Booking expired",
 	CodeBookingFulfilled:      "Booking already fulfilled",
 	CodeBookingNotFulfilled:   "Booking not fulfilled",

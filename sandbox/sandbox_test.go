@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/sandbox"
 )
 
@@ -24,6 +25,7 @@ func TestConcurrentBookingsNeverOversell(t *testing.T) {
 	results := make([]result, buyers)
 	for i := range offers {
 		body, _ := json.Marshal(bookingRequest(offers[i]))
+		osdmspec.ValidateRequest(t, osdmspec.V39, http.MethodPost, "/bookings", header, body)
 		wg.Go(func() { results[i] = h.send(http.MethodPost, "/bookings", header, body) })
 	}
 	wg.Wait()
