@@ -139,10 +139,14 @@ func (r *run) rollback(ctx context.Context, b *osdm.Booking, f *failure) *Result
 	if b.ConfirmationTimeLimit != nil && !b.ConfirmationTimeLimit.IsZero() {
 		expiry += " at " + b.ConfirmationTimeLimit.UTC().Format(time.RFC3339)
 	}
-	// Retryable as f's code says: the booking named here is provisional
-	// and expires unless someone confirms it, so a new booking message
-	// books once more, never twice the same places for good.
-	return r.negative(&legacy.NegativeReply{Code: f.code, BookingRef: ref, PartnerProblem: f.partnerProblem(), Retryable: f.code.Retryable(),
+	// Retryable as f's code says (DESIGN.md: a retryable reply naming the
+	// booking): the booking named here is provisional and expires unless
+	// someone confirms it, so a new booking message books once more, not
+	// twice for good. Except when the partner itself refused the DELETE
+	// (a 4xx, typically 409 "already confirmed"): then the booking is most
+	// likely confirmed, and booking again would sell the places twice.
+	retry := f.code.Retryable() && !df.refusal()
+	return r.negative(&legacy.NegativeReply{Code: f.code, BookingRef: ref, PartnerProblem: f.partnerProblem(), Retryable: retry,
 		Text: "Partner " + p + " made booking " + plain(b.ID, 128) + " but could not confirm it, and could not delete it either. " +
 			"The booking may still exist at the partner: unconfirmed, it " + expiry + "; if it was confirmed after all, cancel it with a CancelRequest for BookingRef " + plain(b.ID, 128) + ". " +
 			"Confirmation: " + f.what + ". Deletion: " + df.what + "."})

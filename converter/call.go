@@ -100,8 +100,16 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 	if cl.query != "" {
 		path += "?" + cl.query
 	}
+	// One backing array for the header values: Exchangers replace values
+	// (Set, Del) rather than append to them, and this saves allocations
+	// on every call.
+	values := make([]string, 0, 3)
+	value := func(v string) []string {
+		values = append(values, v)
+		return values[len(values)-1 : len(values) : len(values)]
+	}
 	h := make(http.Header, 3)
-	h["Accept"] = []string{osdm.ContentTypeJSON}
+	h["Accept"] = value(osdm.ContentTypeJSON)
 	var body []byte
 	if method == http.MethodPost || method == http.MethodPatch {
 		body = emptyObject
@@ -111,20 +119,23 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 					what: method + " " + tmpl + " could not be made: " + err.Error()}
 			}
 		}
-		h["Content-Type"] = []string{osdm.ContentTypeJSON}
+		h["Content-Type"] = value(osdm.ContentTypeJSON)
 	}
 	if idempotentSteps[cl.step] {
-		h[osdm.HeaderIdempotencyKey] = []string{IdempotencyKey(c.partner, r.messageID, cl.step)}
+		h[osdm.HeaderIdempotencyKey] = value(IdempotencyKey(c.partner, r.messageID, cl.step))
 	}
 	req := &Call{Step: cl.step, Method: method, PathTemplate: tmpl, Path: path, Header: h, Body: body}
-	what := method + " " + path
-	if len(what) > 200 {
-		what = method + " " + tmpl
+	// what names the call in a reply text; made only on failure.
+	what := func() string {
+		if len(path) > 200 {
+			return method + " " + tmpl
+		}
+		return method + " " + path
 	}
 
 	a, err := r.x.Exchange(ctx, req)
 	if err != nil || a == nil {
-		return transportFailure(ctx, cl.step, what, err)
+		return transportFailure(ctx, cl.step, what(), err)
 	}
 	if a.Status >= 200 && a.Status < 300 {
 		if cl.out == nil {
@@ -132,14 +143,14 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 		}
 		if err := json.Unmarshal(a.Body, cl.out); err != nil {
 			return &failure{step: cl.step, code: legacy.CodePartnerUnavailable, status: a.Status, uncertain: true,
-				what: what + " answered " + strconv.Itoa(a.Status) + " with a body that is not the JSON OSDM defines (" + plain(err.Error(), 120) + ")"}
+				what: what() + " answered " + strconv.Itoa(a.Status) + " with a body that is not the JSON OSDM defines (" + plain(err.Error(), 120) + ")"}
 		}
 		return nil
 	}
 	f := &failure{step: cl.step, status: a.Status, problem: readProblem(a.Body)}
 	f.code = classify(cl.step, a.Status, f.problem)
 	f.uncertain = a.Status >= 500 || a.Status < 400 || a.Status == http.StatusRequestTimeout || a.Status == http.StatusTooManyRequests
-	f.what = what + " answered " + strconv.Itoa(a.Status) + describeProblem(f.problem)
+	f.what = what() + " answered " + strconv.Itoa(a.Status) + describeProblem(f.problem)
 	return f
 }
 

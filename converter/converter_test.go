@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/google/uuid"
 )
 
 func TestNewDefaults(t *testing.T) {
@@ -162,6 +163,18 @@ func TestPlain(t *testing.T) {
 	} {
 		if got := plain(tc.in, tc.max); got != tc.want {
 			t.Errorf("plain(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
+		}
+	}
+}
+
+// TestIdempotencyKeyIsUUIDv5 checks the allocation-free computation
+// against google/uuid's.
+func TestIdempotencyKeyIsUUIDv5(t *testing.T) {
+	long := strings.Repeat("m", 300) // longer than the stack buffer
+	for _, tc := range [][3]string{{"sbb", "B-1", "bookings"}, {"", "", ""}, {"sncf", long, "refund_offer"}} {
+		want := uuid.NewSHA1(idempotencyNamespace, []byte(tc[0]+"\x00"+tc[1]+"\x00"+tc[2])).String()
+		if got := IdempotencyKey(tc[0], tc[1], Step(tc[2])); got != want {
+			t.Errorf("%q: %s, want %s", tc, got, want)
 		}
 	}
 }

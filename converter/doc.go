@@ -3,4 +3,68 @@
 // legacy reply. It has no Caddy dependency: the OSDM calls go through the
 // small Exchanger interface, which osdm_convert implements on Caddy's next
 // handler and tests implement with a scripted partner.
+//
+// # The calls each message makes
+//
+//   - AvailabilityRequest, and BookingRequest with informationOnly: the
+//     offer search, POST /offers (or GET /trip-offers, see tripOffersQuery)
+//     for the train, stations, departure time, travel class and one
+//     passenger per place; the answer's offers of the asked class and kind
+//     of place become the AvailabilityReply (none is an AvailabilityReply
+//     without offers, not a NegativeReply).
+//   - BookingRequest with an OfferRef: POST /bookings for that offer, then
+//     POST /bookings/{bookingId}/fulfillments with {}.
+//   - BookingRequest without an OfferRef: the offer search first, then the
+//     cheapest matching offer with enough places is booked and fulfilled;
+//     none is NO_AVAILABILITY.
+//   - BookingRequest with ExchangeOf: EXCHANGE_NOT_SUPPORTED, no call.
+//   - CancelRequest: GET /bookings/{bookingId}; live fulfilments are
+//     refunded with POST .../refund-offers (overruleCode from the reason
+//     table when a reason code is given) and PATCH
+//     .../refund-offers/{refundOfferId} {"status":"CONFIRMED"}; a booking
+//     never confirmed is deleted with DELETE /bookings/{bookingId}; one
+//     already cancelled or refunded is ALREADY_CANCELLED.
+//   - ALTERNATIVE_SYSTEM_PROPOSAL, in a 200's problems or as a 4xx problem,
+//     from the offer search or POST /bookings: a ReplacementProposal.
+//
+// Unknown tariff and reason codes are refused with INVALID_MESSAGE before
+// any call. A failed call becomes a NegativeReply by the table of
+// problems.go.
+//
+// # Headers and idempotency
+//
+// Every call has Accept: application/json; POST and PATCH have
+// Content-Type: application/json and a JSON body ({} at least). The calls
+// whose OSDM 3.9 operation declares Idempotency-Key carry one: POST
+// /bookings, POST .../fulfillments, POST .../refund-offers and PATCH
+// .../refund-offers/{refundOfferId}. Its value is IdempotencyKey(partner,
+// messageId, step), a name-based UUID (v5): a message resent to any Caddy
+// instance repeats its calls with the same keys. DELETE /bookings/{id}
+// declares no such header (it is idempotent by HTTP semantics) and gets
+// none. traceparent is the Exchanger's to add.
+//
+// # Rollback
+//
+// When POST /bookings succeeded but fulfilment fails, a failure that
+// leaves the outcome open (5xx, transport error, timeout, an unreadable
+// 2xx) is retried once with the same key; then, or at once for a refusal,
+// the booking is deleted with DELETE /bookings/{bookingId}, on a context
+// detached from the exchange's and bounded by RollbackGrace, so that it is
+// made even when the exchange's deadline has passed. The reply is
+// BOOKING_ROLLED_BACK naming the booking (retryable unless the partner
+// refused the confirmation); if the DELETE fails too, a NegativeReply that
+// still names the booking and says it may exist at the partner, retryable
+// (the provisional booking expires by itself) unless the partner refused
+// the DELETE with a 4xx, which means it most likely holds the booking
+// confirmed and a new booking would sell the places twice. A refund
+// offer that cannot be confirmed is a retryable NegativeReply naming the
+// booking and the refund offer.
+//
+// # Time zones
+//
+// A legacy DepartureTime is local time at the departure station (00:00
+// when absent). The zone is the railway's of the station's UIC country
+// (the first two digits of its code, table in timezone.go), or
+// Config.Location (default Europe/Paris) for a country not in the table.
+// Times in replies are written back in the zone of their station.
 package converter

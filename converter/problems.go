@@ -26,8 +26,8 @@ import (
 //	BOOKING_NOT_FOUND                              -> BOOKING_NOT_FOUND (404)
 //	BOOKING_BOOKING_ALREADY_CANCELLED,
 //	CONFIRMATION_BOOKING_ALREADY_CANCELLED,
-//	BOOKING_ALREADY_CANCELLED, ALREADY_CANCELLED,
-//	ALREADY_REFUNDED                               -> ALREADY_CANCELLED (409)
+//	BOOKING_ALREADY_CANCELLED, BOOKING_ALREADY_REFUNDED,
+//	ALREADY_CANCELLED, ALREADY_REFUNDED            -> ALREADY_CANCELLED (409)
 //	UNAUTHORIZED                                   -> AUTHENTICATION_FAILED (502)
 //	SERVICE_UNAVAILABLE                            -> PARTNER_UNAVAILABLE (502, retryable)
 //	RESOURCE_NOT_FOUND, NO_RESULTS                 -> what a 404 of that call means (below)
@@ -79,6 +79,7 @@ var problemCodes = map[string]legacy.Code{
 	"BOOKING_BOOKING_ALREADY_CANCELLED":      legacy.CodeAlreadyCancelled,
 	"CONFIRMATION_BOOKING_ALREADY_CANCELLED": legacy.CodeAlreadyCancelled,
 	"BOOKING_ALREADY_CANCELLED":              legacy.CodeAlreadyCancelled,
+	"BOOKING_ALREADY_REFUNDED":               legacy.CodeAlreadyCancelled,
 	"ALREADY_CANCELLED":                      legacy.CodeAlreadyCancelled,
 	"ALREADY_REFUNDED":                       legacy.CodeAlreadyCancelled,
 

@@ -1,0 +1,46 @@
+package converter
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+)
+
+// benchmarkExchange measures one whole legacy exchange as osdm_convert runs
+// it, minus HTTP: decode the legacy request, Convert it against an
+// in-memory partner answering the golden answers, encode the reply.
+func benchmarkExchange(b *testing.B, dir string) {
+	answers := validAnswers(b)
+	x := ExchangerFunc(func(_ context.Context, c *Call) (*Answer, error) { return answers[c.Step], nil })
+	c := testConverter(b, Config{})
+	for _, f := range []legacy.Format{legacy.XML, legacy.JSON} {
+		body := readFile(b, "testdata/golden/"+dir, "request."+strings.ToLower(f.String()))
+		b.Run(f.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				req, err := legacy.Decode(f, body)
+				if err != nil {
+					b.Fatal(err)
+				}
+				res := c.Convert(context.Background(), req, x)
+				if res.Outcome != OutcomeOK {
+					b.Fatalf("outcome %s", res.Outcome)
+				}
+				if _, err := legacy.Encode(f, res.Reply); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkAvailabilityExchange: AvailabilityRequest -> POST /offers (three
+// offers, one trip) -> AvailabilityReply.
+func BenchmarkAvailabilityExchange(b *testing.B) { benchmarkExchange(b, "availability") }
+
+// BenchmarkBookingExchange: BookingRequest with OfferRef -> POST /bookings
+// -> POST .../fulfillments -> BookingReply.
+func BenchmarkBookingExchange(b *testing.B) { benchmarkExchange(b, "booking_offer_ref") }
