@@ -36,7 +36,6 @@ type response struct {
 
 // request is what a handler needs of the HTTP request.
 type request struct {
-	path          string // the whole URL path, prefix included
 	query         url.Values
 	body          []byte
 	idempotency   string // Idempotency-Key, "" when none
@@ -56,9 +55,21 @@ type route struct {
 	idempotent bool
 }
 
-// match finds the operations of a URL path. Anything before the first
-// segment that starts an OSDM path is a prefix and ignored. It returns nil
-// for a path with no operation.
+// The operations of each path, by method.
+var (
+	offersRoutes      = map[string]route{http.MethodPost: {handle: (*Sandbox).searchOffers, withBody: true}}
+	tripOffersRoutes  = map[string]route{http.MethodGet: {handle: (*Sandbox).searchTripOffers}}
+	debugRoutes       = map[string]route{http.MethodGet: {handle: (*Sandbox).listBookings}}
+	bookingsRoutes    = map[string]route{http.MethodPost: {handle: (*Sandbox).createBooking, withBody: true, idempotent: true}}
+	bookingRoutes     = map[string]route{http.MethodGet: {handle: (*Sandbox).getBooking}, http.MethodDelete: {handle: (*Sandbox).deleteBooking}}
+	fulfilRoutes      = map[string]route{http.MethodPost: {handle: (*Sandbox).fulfil, withBody: true, idempotent: true}}
+	refundOffersRoute = map[string]route{http.MethodPost: {handle: (*Sandbox).createRefundOffer, withBody: true, idempotent: true}}
+	refundOfferRoutes = map[string]route{http.MethodPatch: {handle: (*Sandbox).confirmRefundOffer, withBody: true, idempotent: true}}
+)
+
+// match finds the operations of a URL path and the ids in it. Anything
+// before the first segment that starts an OSDM path is a prefix and
+// ignored. It returns nil for a path with no operation.
 func match(path string) (map[string]route, *request) {
 	segs := strings.Split(strings.Trim(path, "/"), "/")
 	start := -1
@@ -72,34 +83,32 @@ func match(path string) (map[string]route, *request) {
 		return nil, nil
 	}
 	segs = segs[start:]
-	rq := &request{path: path}
-	isRefunds := func(seg string) bool { return seg == "refund-offers" || seg == "refundOffers" }
+	rq := &request{}
 	switch {
 	case len(segs) == 1 && segs[0] == "offers":
-		return map[string]route{http.MethodPost: {handle: (*Sandbox).searchOffers, withBody: true}}, rq
+		return offersRoutes, rq
 	case len(segs) == 1 && segs[0] == "trip-offers":
-		return map[string]route{http.MethodGet: {handle: (*Sandbox).searchTripOffers}}, rq
+		return tripOffersRoutes, rq
 	case len(segs) == 2 && segs[0] == "_sandbox" && segs[1] == "bookings":
-		return map[string]route{http.MethodGet: {handle: (*Sandbox).listBookings}}, rq
+		return debugRoutes, rq
 	case segs[0] != "bookings" || len(segs) > 1 && segs[1] == "":
 		return nil, nil
 	case len(segs) == 1:
-		return map[string]route{http.MethodPost: {handle: (*Sandbox).createBooking, withBody: true, idempotent: true}}, rq
+		return bookingsRoutes, rq
 	}
 	rq.bookingID = segs[1]
+	// refundOffers is the spelling of older partners.
+	isRefunds := len(segs) > 2 && (segs[2] == "refund-offers" || segs[2] == "refundOffers")
 	switch {
 	case len(segs) == 2:
-		return map[string]route{
-			http.MethodGet:    {handle: (*Sandbox).getBooking},
-			http.MethodDelete: {handle: (*Sandbox).deleteBooking},
-		}, rq
+		return bookingRoutes, rq
 	case len(segs) == 3 && segs[2] == "fulfillments":
-		return map[string]route{http.MethodPost: {handle: (*Sandbox).fulfil, withBody: true, idempotent: true}}, rq
-	case len(segs) == 3 && isRefunds(segs[2]):
-		return map[string]route{http.MethodPost: {handle: (*Sandbox).createRefundOffer, withBody: true, idempotent: true}}, rq
-	case len(segs) == 4 && isRefunds(segs[2]) && segs[3] != "":
+		return fulfilRoutes, rq
+	case len(segs) == 3 && isRefunds:
+		return refundOffersRoute, rq
+	case len(segs) == 4 && isRefunds && segs[3] != "":
 		rq.refundOfferID = segs[3]
-		return map[string]route{http.MethodPatch: {handle: (*Sandbox).confirmRefundOffer, withBody: true, idempotent: true}}, rq
+		return refundOfferRoutes, rq
 	}
 	return nil, nil
 }
