@@ -401,3 +401,90 @@ func tokAssertNoSecrets(t *testing.T, logs []byte, a, b *tokPartner, extraKeyFil
 		t.Fatal("a bearer token was found in the logs")
 	}
 }
+
+// TestTokenProxiesWrappedBeforeFirstRequest: the reverse_proxy after
+// osdm_token, and one in a later route that requests reach without it, get
+// their transports wrapped before the first request, so the concurrent
+// first requests of both routes do not race on them (go test -race), and a
+// request that did not pass osdm_token carries no token.
+func TestTokenProxiesWrappedBeforeFirstRequest(t *testing.T) {
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newTokPartner(t, "sncf", key, dir)
+	var mu sync.Mutex
+	var plainAuth []string
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		plainAuth = append(plainAuth, r.Header.Get("Authenticate"))
+		mu.Unlock()
+		io.WriteString(w, "plain")
+	}))
+	t.Cleanup(plain.Close)
+	port := tokFreePort(t)
+	tokLoad(t, fmt.Sprintf(`{
+	admin off
+	persist_config off
+	auto_https off
+}
+
+http://127.0.0.1:%d {
+	route /a/* {
+		osdm_token {
+			token_url %s
+			key_file %s
+			kid sncf-kid-1
+			issuer https://reservations.example-railway.eu
+			subject example-railway
+		}
+		reverse_proxy %s
+	}
+	reverse_proxy /plain/* %s
+}
+`, port, p.tokenURL(), p.keyFile, p.upstream.Listener.Addr(), plain.Listener.Addr()))
+	t.Cleanup(func() { caddy.Stop() })
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+
+	var wg sync.WaitGroup
+	errs := make(chan string, 40)
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			path, want := "/a/x", "sncf got \"{}\""
+			if i%2 == 1 {
+				path, want = "/plain/x", "plain"
+			}
+			resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Post(base+path, "application/json", strings.NewReader("{}"))
+			if err != nil {
+				errs <- err.Error()
+				return
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || string(body) != want {
+				errs <- fmt.Sprintf("%s: %d %q", path, resp.StatusCode, body)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(plainAuth) != 20 {
+		t.Fatalf("the plain upstream got %d requests, want 20", len(plainAuth))
+	}
+	for _, a := range plainAuth {
+		if a != "" {
+			t.Fatal("a request that did not pass osdm_token carried a token")
+		}
+	}
+	if _, _, seen, logins := p.snapshot(); logins != 1 || len(seen) != 20 {
+		t.Fatalf("%d logins, %d requests with a token; want 1 and 20", logins, len(seen))
+	}
+}

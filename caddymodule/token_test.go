@@ -169,6 +169,9 @@ func TestTokenHandlerLoginFailureIs502(t *testing.T) {
 	if !strings.Contains(err.Error(), `login at partner "`+u.h.Partner+`" failed: HTTP 401 invalid_client: unknown kid`) {
 		t.Fatalf("message %q", err)
 	}
+	if got := tokCounter(t, u.h.metrics.requests.WithLabelValues(u.h.Partner, "failed")); got != 1 {
+		t.Fatalf("failed token requests = %v, want 1", got)
+	}
 }
 
 func TestTokenHandlerMetrics(t *testing.T) {
