@@ -195,17 +195,19 @@ func startExampleChain(t *testing.T) *exampleChain {
 	}
 	legacyPort, alpinePort, coastalPort := freePort(t), freePort(t), freePort(t)
 	c := &exampleChain{
-		legacyBase: fmt.Sprintf("http://127.0.0.1:%d/partners/", legacyPort),
+		// localhost, not the partners' 127.0.0.1: the Host the legacy
+		// client sends must not be what makes a partner site match.
+		legacyBase: fmt.Sprintf("http://localhost:%d/partners/", legacyPort),
 		alpine:     newPartnerTap(t, alpinePort),
 		coastal:    newPartnerTap(t, coastalPort),
 	}
 	cf := strings.NewReplacer(
 		"admin localhost:2019", "admin off\n\tpersist_config off",
-		"http://:8080", fmt.Sprintf("http://127.0.0.1:%d", legacyPort),
+		"http://:8080", fmt.Sprintf("http://:%d", legacyPort),
 		"127.0.0.1:9441/oauth/token", fmt.Sprintf("127.0.0.1:%d/oauth/token", alpinePort),
 		"127.0.0.1:9442/oauth/token", fmt.Sprintf("127.0.0.1:%d/oauth/token", coastalPort),
-		"reverse_proxy 127.0.0.1:9441", fmt.Sprintf("reverse_proxy 127.0.0.1:%d", c.alpine.port()),
-		"reverse_proxy 127.0.0.1:9442", fmt.Sprintf("reverse_proxy 127.0.0.1:%d", c.coastal.port()),
+		"reverse_proxy 127.0.0.1:9441 {", fmt.Sprintf("reverse_proxy 127.0.0.1:%d {", c.alpine.port()),
+		"reverse_proxy 127.0.0.1:9442 {", fmt.Sprintf("reverse_proxy 127.0.0.1:%d {", c.coastal.port()),
 		"http://127.0.0.1:9441 {", fmt.Sprintf("http://127.0.0.1:%d {", alpinePort),
 		"http://127.0.0.1:9442 {", fmt.Sprintf("http://127.0.0.1:%d {", coastalPort),
 		"demo-keys/", keys+"/",
