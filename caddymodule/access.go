@@ -33,7 +33,10 @@ const defaultAccessHeader = "Authenticate"
 //
 // The client (sub) is available to later handlers and logs as
 // {http.auth.user.id} (as with basic_auth) and {osdm.client}; the granted
-// scopes as {osdm.scope}.
+// scopes as {osdm.scope}. The token goes on to the backend in the header it
+// came in; where reverse_proxy follows, that header is added inside its
+// transport, so that its debug log, which redacts only Authorization, does
+// not print it.
 type Access struct {
 	// KeyFiles are the PEM public keys of the login service (all are
 	// tried, for key rotation). When empty, the signing key of the
