@@ -25,7 +25,7 @@ func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Exchanger
 	case *legacy.BookingRequest:
 		if m != nil {
 			r := c.newRun(m, x)
-			if m.InformationOnly {
+			if m.InformationOnly && m.ExchangeOf == "" {
 				return r.availability(ctx, m.Journey, m.Places)
 			}
 			return r.book(ctx, m)

@@ -27,6 +27,8 @@ func TestRefusedBeforeAnyCall(t *testing.T) {
 	availability7.Places.Tariffs = []legacy.Tariff{{Code: 7, Count: 2}}
 	exchange := bookingRequest("V-4", "offer-1").(*legacy.BookingRequest)
 	exchange.ExchangeOf = "b-1"
+	exchangeInfo := bookingRequest("V-5", "").(*legacy.BookingRequest)
+	exchangeInfo.ExchangeOf, exchangeInfo.InformationOnly = "b-1", true
 	for _, tc := range []struct {
 		req  legacy.Request
 		code legacy.Code
@@ -36,6 +38,7 @@ func TestRefusedBeforeAnyCall(t *testing.T) {
 		{availability7, legacy.CodeInvalidMessage, "tariff code 7 is not in the tariff table of route sbb (known codes: 1, 2, 3, 4)."},
 		{cancelRequest("V-3", "b-1", &unknownReason), legacy.CodeInvalidMessage, "reason code 9 is not in the reason table of route sbb (known codes: 1, 2, 3, 4, 5)."},
 		{exchange, legacy.CodeExchangeNotSupported, "Exchange (ExchangeOf b-1) is not supported in this version; cancel the booking and book again."},
+		{exchangeInfo, legacy.CodeExchangeNotSupported, "Exchange (ExchangeOf b-1) is not supported in this version; cancel the booking and book again."},
 	} {
 		res := testConverter(t, Config{}).Convert(context.Background(), tc.req, noCalls(t))
 		checkReply(t, res)

@@ -49,8 +49,9 @@ type fakeBooking struct {
 }
 
 // fakePartner is an in-memory OSDM partner with state, failure injection
-// and idempotency: a repeated Idempotency-Key gets the stored answer. Its
-// real answers are checked against the OSDM 3.9 spec.
+// and idempotency: a repeated Idempotency-Key gets the stored answer. The
+// calls it gets and its real answers are checked against the OSDM 3.9
+// spec.
 type fakePartner struct {
 	t         testing.TB
 	partner   string
@@ -80,6 +81,10 @@ func (p *fakePartner) Exchange(ctx context.Context, call *Call) (*Answer, error)
 	defer p.mu.Unlock()
 	p.calls = append(p.calls, call)
 	p.checkHeaders(call)
+	spec := call.Step != StepTripOffers && call.PathTemplate == DefaultPaths()[call.Step]
+	if spec {
+		osdmspec.ValidateRequest(p.t, osdmspec.V39, call.Method, call.Path, call.Header, call.Body)
+	}
 	inj := p.fail[call.Step]
 	active := inj != nil && (inj.times == 0 || inj.used < inj.times)
 	if active {
@@ -98,7 +103,7 @@ func (p *fakePartner) Exchange(ctx context.Context, call *Call) (*Answer, error)
 		}
 	}
 	a := p.act(call)
-	if a.Status < 300 && call.Step != StepTripOffers && call.PathTemplate == DefaultPaths()[call.Step] {
+	if a.Status < 300 && spec {
 		osdmspec.ValidateResponse(p.t, osdmspec.V39, call.Method, call.Path, a.Status, a.Header, a.Body)
 	}
 	if active {
