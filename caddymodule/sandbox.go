@@ -53,10 +53,9 @@ type Sandbox struct {
 	// others get a made-up timetable.
 	Trains []sandbox.Schedule `json:"trains,omitempty"`
 	// UnknownTrains are train numbers that are not found (TRAIN_NOT_FOUND),
-	// besides "0".
+	// besides those made only of zeros ("0").
 	UnknownTrains []string `json:"unknown_trains,omitempty"`
 
-	now     func() time.Time
 	handler *sandbox.Sandbox
 	poolKey string
 }
@@ -91,7 +90,6 @@ func (s *Sandbox) Provision(caddy.Context) error {
 		ExternalInventory: s.ExternalInventory,
 		Timetable:         s.Trains,
 		UnknownTrains:     s.UnknownTrains,
-		Now:               s.now,
 	}
 	// The settings are the key: equal settings were checked by the
 	// constructor when first seen.
