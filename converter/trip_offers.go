@@ -10,26 +10,28 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
 )
 
-// The GET /trip-offers contract (offer_search trip-offers). OSDM 3.9 has
-// no such operation; older partners search with the criteria in the query
-// string, and the converter and osdm_sandbox implement this contract:
+// tripOffersQuery is the query string of GET /trip-offers, the offer
+// search of `offer_search trip-offers`. OSDM 3.9 has no such operation;
+// older partners search with the criteria in the query string, and the
+// converter and osdm_sandbox implement this contract:
 //
-//		GET /trip-offers?originCode=urn:uic:stn:8727100
-//		    &destinationCode=urn:uic:stn:8500010
-//		    &departureTime=2026-12-01T07:56:00+01:00
-//		    &vehicleNumbers=9203
-//		    &travelClasses=SECOND
-//		    &requestedOfferParts=RESERVATION
-//		    &passenger=p1,ADULT,30&passenger=p2,ADULT,30&passenger=p3,CHILD,8
+//	GET /trip-offers?originCode=urn:uic:stn:8727100
+//	    &destinationCode=urn:uic:stn:8500010
+//	    &departureTime=2026-12-01T07:56:00+01:00
+//	    &vehicleNumbers=9203
+//	    &travelClasses=SECOND
+//	    &requestedOfferParts=RESERVATION
+//	    &passenger=p1,ADULT,30&passenger=p2,ADULT,30&passenger=p3,CHILD,8
 //
-//	  - originCode, destinationCode: the stations as OSDM StopPlaceRef codes.
-//	  - departureTime: RFC 3339 with the departure station's UTC offset (the
-//	    same instant POST /offers sends), the earliest departure wanted.
-//	  - vehicleNumbers: the train number; only that train is wanted.
-//	  - travelClasses: FIRST or SECOND.
-//	  - requestedOfferParts: RESERVATION.
-//	  - passenger: one per place, "<externalRef>,<TYPE>,<age>"; the
-//	    externalRefs come back in the offers' passengerRefs.
+// The parameters:
+//   - originCode, destinationCode: the stations as OSDM StopPlaceRef codes.
+//   - departureTime: RFC 3339 with the departure station's UTC offset (the
+//     same instant POST /offers sends), the earliest departure wanted.
+//   - vehicleNumbers: the train number; only that train is wanted.
+//   - travelClasses: FIRST or SECOND.
+//   - requestedOfferParts: RESERVATION.
+//   - passenger: one per place, "<externalRef>,<TYPE>,<age>"; the
+//     externalRefs come back in the offers' passengerRefs.
 //
 // Values are query-escaped (the offset's "+" is sent as %2B, the commas as
 // %2C) and the parameters are sent in the order above. The answer is a
