@@ -124,7 +124,9 @@ func (r *run) rollback(ctx context.Context, b *osdm.Booking, f *failure) *Result
 	if !validRef(ref) {
 		ref = ""
 	}
-	if df == nil || df.status == 404 {
+	// Gone already (404, or a problem saying it is cancelled) is as good
+	// as deleted.
+	if df == nil || df.status == 404 || df.code == legacy.CodeAlreadyCancelled {
 		n := &legacy.NegativeReply{Code: legacy.CodeBookingRolledBack, BookingRef: ref, PartnerProblem: f.partnerProblem(), Retryable: !f.refusal(),
 			Text: "Partner " + p + " made booking " + plain(b.ID, 128) + " but could not confirm it, so it was deleted again; nothing is booked."}
 		if n.Retryable {

@@ -286,3 +286,23 @@ func checkNoLostBooking(t testing.TB, p *fakePartner, res *Result) {
 		t.Errorf("booking %s (%s) is left at the partner and the reply does not name it: %s %+v", id, b.state, res.Reply.Kind(), res.Reply)
 	}
 }
+
+// TestRollbackBookingGoneAlready: a DELETE answered "not found" or
+// "already cancelled" leaves nothing behind: BOOKING_ROLLED_BACK.
+func TestRollbackBookingGoneAlready(t *testing.T) {
+	for _, gone := range []*Answer{
+		problemAnswer(404, "urn:uic:problem:BOOKING_NOT_FOUND", "no booking b-4711"),
+		problemAnswer(409, "urn:uic:problem:BOOKING_ALREADY_CANCELLED", "b-4711 was deleted"),
+	} {
+		s := &scripted{t: t, answers: []scriptedAnswer{
+			{step: StepBooking, status: 200, body: readFile(t, "testdata/golden/booking_offer_ref", "booking.json")},
+			{step: StepFulfillments, status: 400, body: problemAnswer(400, "urn:uic:problem:CONFIRMATION_INFORMATION_MISSING", "").Body},
+			{step: StepDeleteBooking, status: gone.Status, body: gone.Body},
+		}}
+		res := testConverter(t, Config{}).Convert(context.Background(), bookingRequest("G-1", "offer-9203-2nd-seat"), s)
+		checkReply(t, res)
+		if n := negativeOf(t, res); n.Code != legacy.CodeBookingRolledBack || n.BookingRef != "b-4711" {
+			t.Errorf("DELETE answered %d: reply %+v", gone.Status, n)
+		}
+	}
+}
