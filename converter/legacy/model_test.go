@@ -6,24 +6,6 @@ import (
 	"testing"
 )
 
-func TestFormatAmount(t *testing.T) {
-	for _, c := range []struct {
-		amount int64
-		scale  int
-		want   string
-	}{
-		{4990, 2, "49.90"}, {5, 2, "0.05"}, {0, 2, "0.00"}, {100, 0, "100"},
-		{-1250, 2, "-12.50"}, {7, -2, "700"}, {123456, 3, "123.456"},
-	} {
-		if got := FormatAmount(c.amount, c.scale); got != c.want {
-			t.Errorf("FormatAmount(%d, %d) = %q, want %q", c.amount, c.scale, got, c.want)
-		}
-	}
-	if p := NewPrice(4990, 2, "EUR"); *p != (Price{Amount: "49.90", Currency: "EUR"}) {
-		t.Errorf("NewPrice = %+v", p)
-	}
-}
-
 func TestCodes(t *testing.T) {
 	if len(Codes) != 13 {
 		t.Fatalf("%d codes, legacy-protocol.md has 13", len(Codes))

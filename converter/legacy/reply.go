@@ -1,9 +1,6 @@
 package legacy
 
-import (
-	"strconv"
-	"time"
-)
+import "time"
 
 // Reply is a legacy reply: *AvailabilityReply, *BookingReply, *CancelReply,
 // *ReplacementProposal or *NegativeReply.
@@ -37,37 +34,6 @@ type Price struct {
 	Amount string
 	// Currency is the ISO 4217 code, e.g. "EUR".
 	Currency string
-}
-
-// NewPrice returns the price of amount in units of 10^-scale of currency,
-// the form OSDM prices come in: NewPrice(4990, 2, "EUR") is 49.90 EUR.
-func NewPrice(amount int64, scale int, currency string) *Price {
-	return &Price{Amount: FormatAmount(amount, scale), Currency: currency}
-}
-
-// FormatAmount writes amount*10^-scale as a decimal string with scale
-// fraction digits: FormatAmount(4990, 2) is "49.90". A negative scale
-// multiplies.
-func FormatAmount(amount int64, scale int) string {
-	neg := amount < 0
-	u := uint64(amount)
-	if neg {
-		u = -u
-	}
-	s := strconv.FormatUint(u, 10)
-	for ; scale < 0; scale++ {
-		s += "0"
-	}
-	if scale > 0 {
-		for len(s) <= scale {
-			s = "0" + s
-		}
-		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
 }
 
 // ReplyJourney is the Journey of an AvailabilityReply: the request's journey

@@ -61,12 +61,12 @@ func sampleAvailabilityReply() *AvailabilityReply {
 		Offers: []Offer{
 			{
 				OfferRef: "offer-7f3a9c:rp-1", TravelClass: SecondClass, ServiceCode: ServiceSeat,
-				ServiceLevel: "AV", Price: NewPrice(4990, 2, "EUR"), AvailablePlaces: intPtr(42),
+				ServiceLevel: "AV", Price: &Price{Amount: "49.90", Currency: "EUR"}, AvailablePlaces: intPtr(42),
 				ValidUntil: sampleTime.Add(30 * time.Minute),
 			},
 			{
 				OfferRef: "offer-7f3a9c:rp-2", TravelClass: FirstClass, ServiceCode: ServiceSeat,
-				Price: NewPrice(8900, 2, "EUR"),
+				Price: &Price{Amount: "89.00", Currency: "EUR"},
 			},
 		},
 	}
@@ -78,7 +78,7 @@ func sampleBookingReply() *BookingReply {
 		BookingRef:           "b-4711",
 		ReservationReference: "QX7K2P",
 		Status:               StatusFulfilled,
-		Price:                NewPrice(9980, 2, "EUR"),
+		Price:                &Price{Amount: "99.80", Currency: "EUR"},
 		Places:               []Place{{Coach: "11", Number: "45"}, {Coach: "11", Number: "46"}},
 		TicketControlNumber:  "TCN-0815",
 	}
@@ -89,8 +89,8 @@ func sampleCancelReply() *CancelReply {
 		Header:       ReplyHeader{CorrelationID: "C-20261201-0003", SentAt: sampleTime},
 		BookingRef:   "b-4711",
 		Status:       StatusRefunded,
-		RefundAmount: NewPrice(8980, 2, "EUR"),
-		Fee:          NewPrice(1000, 2, "EUR"),
+		RefundAmount: &Price{Amount: "89.80", Currency: "EUR"},
+		Fee:          &Price{Amount: "10.00", Currency: "EUR"},
 	}
 }
 
