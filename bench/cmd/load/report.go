@@ -1,0 +1,310 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Targets of issue 6.
+const (
+	targetConvertRatio = 0.80 // B/A throughput
+	targetP99Extra     = 1.0  // ms B's p99 may exceed A's
+	targetTokenRatio   = 0.95 // C/A throughput
+	targetBookingRatio = 0.80 // Dconv/Ddirect throughput: within 20%
+	targetRSSExtraMiB  = 30.0
+	targetCacheSpeedup = 5.0 // ReuseTokenSource ns/op over ours
+)
+
+// Micro-benchmarks that `load report` compares (see bench/*_test.go).
+const (
+	benchCacheOurs    = "BenchmarkTokenCacheHit/tokenauth"
+	benchCachePeer    = "BenchmarkTokenCacheHit/oauth2_ReuseTokenSource"
+	benchValidateOurs = "BenchmarkValidateRS256/tokenauth"
+	benchValidatePeer = "BenchmarkValidateRS256/fosite_rfc7523"
+)
+
+func reportCommand(args []string) error {
+	fs := flag.NewFlagSet("report", flag.ExitOnError)
+	dir := fs.String("dir", "", "directory of the run's results")
+	out := fs.String("out", "", "markdown file to write (default DIR/results.md)")
+	_ = fs.Parse(args)
+	if *dir == "" {
+		return errors.New("report needs -dir")
+	}
+	if *out == "" {
+		*out = filepath.Join(*dir, "results.md")
+	}
+	recs := map[string]*record{}
+	for _, s := range scenarios {
+		data, err := os.ReadFile(filepath.Join(*dir, s.name+".json"))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		var r record
+		if err := json.Unmarshal(data, &r); err != nil {
+			return fmt.Errorf("%s.json: %w", s.name, err)
+		}
+		recs[s.name] = &r
+	}
+	micro, err := readMicro(filepath.Join(*dir, "micro.txt"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	var b strings.Builder
+	writeReport(&b, recs, micro)
+	fmt.Print(b.String())
+	return os.WriteFile(*out, []byte(b.String()), 0o644)
+}
+
+// writeReport writes the machine, the scenario table and the verdicts.
+func writeReport(b *strings.Builder, recs map[string]*record, micro map[string]benchLine) {
+	fmt.Fprintf(b, "# caddy-osdm benchmark, %s\n\n", time.Now().UTC().Format(time.RFC3339))
+	fmt.Fprintf(b, "Machine: %s\n\n", machine())
+
+	if a := recs["A"]; a != nil && a.Closed != nil {
+		fmt.Fprintf(b, "Closed loop: %d workers for %.0f s after a %.0f s warm-up; open loop: %d req/s for %.0f s. One front Caddy process per scenario.\n\n",
+			a.Closed.Concurrency, a.Closed.Seconds, a.Warmup.Seconds, rateOf(a), secondsOf(a.Open))
+	}
+	b.WriteString("| Scenario | req/s (closed) | p50 ms | p99 ms | errors | p50 ms (open) | p99 ms (open) | errors (open) | peak RSS MiB | logins (front / partner) |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, s := range scenarios {
+		r := recs[s.name]
+		if r == nil || r.Closed == nil {
+			continue
+		}
+		c := r.Closed
+		op50, op99, oerr := "-", "-", "-"
+		if r.Open != nil {
+			op50, op99, oerr = f2(r.Open.P50Ms), f2(r.Open.P99Ms), strconv.FormatUint(r.Open.Errors, 10)
+		}
+		logins := "-"
+		if r.FrontLogins >= 0 {
+			logins = fmt.Sprintf("%.0f / %.0f", r.FrontLogins, r.PartnerLogins)
+		}
+		ranOut := ""
+		if c.RanOut || (r.Open != nil && r.Open.RanOut) {
+			ranOut = " (offers ran out)"
+		}
+		fmt.Fprintf(b, "| %s%s | %.0f | %s | %s | %d | %s | %s | %s | %.1f | %s |\n",
+			s.name, ranOut, c.Throughput, f2(c.P50Ms), f2(c.P99Ms), c.Errors, op50, op99, oerr, mib(r.Memory.PeakKiB), logins)
+	}
+	b.WriteString("\n")
+	for _, s := range scenarios {
+		fmt.Fprintf(b, "- %s: %s\n", s.name, s.title)
+	}
+	b.WriteString("\n## Targets\n\n| Target | Measured | Holds |\n|---|---|---|\n")
+	for _, v := range verdicts(recs, micro) {
+		fmt.Fprintf(b, "| %s | %s | %s |\n", v.target, v.measured, v.holds)
+	}
+	var errs []string
+	for _, s := range scenarios {
+		if r := recs[s.name]; r != nil {
+			for _, p := range []*phaseResult{r.Warmup, r.Closed, r.Open} {
+				if p != nil && len(p.ErrorSamples) > 0 {
+					errs = append(errs, fmt.Sprintf("- %s %s: %s", s.name, p.Phase, strings.Join(p.ErrorSamples, "; ")))
+				}
+			}
+		}
+	}
+	if len(errs) > 0 {
+		b.WriteString("\n## Errors seen\n\n" + strings.Join(errs, "\n") + "\n")
+	}
+	if len(micro) > 0 {
+		b.WriteString("\n## Micro-benchmarks (median of the runs in micro.txt)\n\n| Benchmark | ns/op | B/op | allocs/op |\n|---|---:|---:|---:|\n")
+		names := make([]string, 0, len(micro))
+		for n := range micro {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			m := micro[n]
+			fmt.Fprintf(b, "| %s | %.1f | %.0f | %.0f |\n", n, m.nsPerOp, m.bytesPerOp, m.allocsPerOp)
+		}
+	}
+}
+
+// verdict is one target's line.
+type verdict struct{ target, measured, holds string }
+
+func verdicts(recs map[string]*record, micro map[string]benchLine) []verdict {
+	var vs []verdict
+	a, b, c := recs["A"], recs["B"], recs["C"]
+	dd, dc := recs["Ddirect"], recs["Dconv"]
+	if ok(a) && ok(b) {
+		r := b.Closed.Throughput / a.Closed.Throughput
+		vs = append(vs, verdict{fmt.Sprintf("B/A throughput >= %.2f", targetConvertRatio), f2(r), yes(r >= targetConvertRatio)})
+		d := b.Closed.P99Ms - a.Closed.P99Ms
+		vs = append(vs, verdict{fmt.Sprintf("B p99 - A p99 <= %.0f ms (closed loop, c=%d)", targetP99Extra, a.Closed.Concurrency),
+			fmt.Sprintf("%+.2f ms (%s vs %s)", d, f2(b.Closed.P99Ms), f2(a.Closed.P99Ms)), yes(d <= targetP99Extra)})
+		if a.Open != nil && b.Open != nil {
+			d := b.Open.P99Ms - a.Open.P99Ms
+			vs = append(vs, verdict{fmt.Sprintf("B p99 - A p99 <= %.0f ms (open loop, %d req/s)", targetP99Extra, a.Open.Rate),
+				fmt.Sprintf("%+.2f ms (%s vs %s)", d, f2(b.Open.P99Ms), f2(a.Open.P99Ms)), yes(d <= targetP99Extra)})
+		}
+		e := mib(b.Memory.PeakKiB) - mib(a.Memory.PeakKiB)
+		vs = append(vs, verdict{fmt.Sprintf("peak RSS B - A <= %.0f MiB", targetRSSExtraMiB),
+			fmt.Sprintf("%+.1f MiB (%.1f vs %.1f)", e, mib(b.Memory.PeakKiB), mib(a.Memory.PeakKiB)), yes(e <= targetRSSExtraMiB)})
+	}
+	if ok(a) && ok(c) {
+		r := c.Closed.Throughput / a.Closed.Throughput
+		vs = append(vs, verdict{fmt.Sprintf("C/A throughput >= %.2f", targetTokenRatio), f2(r), yes(r >= targetTokenRatio)})
+	}
+	if ok(dd) && ok(dc) {
+		r := dc.Closed.Throughput / dd.Closed.Throughput
+		vs = append(vs, verdict{fmt.Sprintf("Dconv/Ddirect throughput >= %.2f (within 20%% of the 2-call floor)", targetBookingRatio), f2(r), yes(r >= targetBookingRatio)})
+		lr := dc.Closed.P50Ms / dd.Closed.P50Ms
+		vs = append(vs, verdict{"Dconv/Ddirect p50 latency <= 1.20 (closed loop)", f2(lr), yes(lr <= 1.2)})
+		e := mib(dc.Memory.PeakKiB) - mib(dd.Memory.PeakKiB)
+		vs = append(vs, verdict{fmt.Sprintf("peak RSS Dconv - Ddirect <= %.0f MiB", targetRSSExtraMiB),
+			fmt.Sprintf("%+.1f MiB", e), yes(e <= targetRSSExtraMiB)})
+	}
+	var logins []string
+	one := true
+	for _, s := range scenarios {
+		if r := recs[s.name]; r != nil && r.FrontLogins >= 0 {
+			logins = append(logins, fmt.Sprintf("%s %.0f/%.0f", s.name, r.FrontLogins, r.PartnerLogins))
+			one = one && r.FrontLogins == 1 && r.PartnerLogins == 1 && r.FrontLoginFailures == 0
+		}
+	}
+	if len(logins) > 0 {
+		vs = append(vs, verdict{"one login per token lifetime (15m, longer than each front's run) per partner, at any concurrency",
+			"front/partner count: " + strings.Join(logins, ", "), yes(one)})
+	}
+	if ours, peer := micro[benchCacheOurs], micro[benchCachePeer]; ours.nsPerOp > 0 && peer.nsPerOp > 0 {
+		r := peer.nsPerOp / ours.nsPerOp
+		vs = append(vs, verdict{fmt.Sprintf("token cache hit >= %.0fx faster than x/oauth2 ReuseTokenSource (RunParallel), 0 allocs", targetCacheSpeedup),
+			fmt.Sprintf("%.1fx (%.1f vs %.1f ns/op), %.0f allocs/op", r, ours.nsPerOp, peer.nsPerOp, ours.allocsPerOp),
+			yes(r >= targetCacheSpeedup && ours.allocsPerOp == 0)})
+	}
+	if ours, peer := micro[benchValidateOurs], micro[benchValidatePeer]; ours.nsPerOp > 0 && peer.nsPerOp > 0 {
+		r := peer.nsPerOp / ours.nsPerOp
+		vs = append(vs, verdict{"RS256 identity-token validation at least as fast as fosite's RFC 7523 handler",
+			fmt.Sprintf("%.2fx (%.0f vs %.0f ns/op)", r, ours.nsPerOp, peer.nsPerOp), yes(r >= 1)})
+	}
+	return vs
+}
+
+func ok(r *record) bool { return r != nil && r.Closed != nil && r.Closed.Throughput > 0 }
+
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "**no**"
+}
+
+func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+func mib(kib int64) float64 { return float64(kib) / 1024 }
+
+func rateOf(r *record) int {
+	if r.Open == nil {
+		return 0
+	}
+	return r.Open.Rate
+}
+
+func secondsOf(p *phaseResult) float64 {
+	if p == nil {
+		return 0
+	}
+	return p.Seconds
+}
+
+// machine describes this machine: cores, CPU model, memory, Go.
+func machine() string {
+	model := "unknown CPU"
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, found := strings.Cut(sc.Text(), ":"); found && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+		f.Close()
+	}
+	mem := "unknown memory"
+	if f, err := os.Open("/proc/meminfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, found := strings.Cut(sc.Text(), ":"); found && k == "MemTotal" {
+				kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+				mem = fmt.Sprintf("%.1f GiB", kb/1024/1024)
+				break
+			}
+		}
+		f.Close()
+	}
+	return fmt.Sprintf("%d CPUs (%s), %s memory, %s %s/%s", runtime.NumCPU(), model, mem, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// benchLine is one `go test -bench` result.
+type benchLine struct{ nsPerOp, bytesPerOp, allocsPerOp float64 }
+
+// readMicro reads `go test -bench -benchmem` output, keeping for each
+// benchmark (GOMAXPROCS suffix removed) the run with the median ns/op.
+func readMicro(file string) (map[string]benchLine, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	runs := map[string][]benchLine{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 4 || !strings.HasPrefix(fields[0], "Benchmark") {
+			continue
+		}
+		name := fields[0]
+		if i := strings.LastIndex(name, "-"); i > 0 {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i]
+			}
+		}
+		var l benchLine
+		for i := 2; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				continue
+			}
+			switch fields[i+1] {
+			case "ns/op":
+				l.nsPerOp = v
+			case "B/op":
+				l.bytesPerOp = v
+			case "allocs/op":
+				l.allocsPerOp = v
+			}
+		}
+		runs[name] = append(runs[name], l)
+	}
+	out := map[string]benchLine{}
+	for name, ls := range runs {
+		slices.SortFunc(ls, func(x, y benchLine) int {
+			switch {
+			case x.nsPerOp < y.nsPerOp:
+				return -1
+			case x.nsPerOp > y.nsPerOp:
+				return 1
+			}
+			return 0
+		})
+		out[name] = ls[len(ls)/2]
+	}
+	return out, sc.Err()
+}

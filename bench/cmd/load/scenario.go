@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/caddy-osdm/caddy-osdm/converter"
+)
+
+// scenario is one measured configuration: what the front Caddy runs (for
+// run.sh), what each request is, and what a good answer looks like.
+type scenario struct {
+	// name is A, B, C, Dconv or Ddirect.
+	name string
+	// title says what is measured, for the report.
+	title string
+	// front is the front Caddyfile bench/run.sh starts for it.
+	front string
+	// needsOffers: every request books a fresh offer made beforehand.
+	needsOffers bool
+	// targets returns the request generator for a run.
+	targets func(e *env) (vegeta.Targeter, error)
+	// check says what is wrong with a 2xx answer, "" if nothing.
+	check func(body []byte) string
+}
+
+// env is what a scenario's requests need.
+type env struct {
+	front  string   // front Caddy base URL
+	token  string   // access token for the calls the driver sends itself
+	offers []string // fresh offers for the D scenarios
+	ids    *messageIDs
+}
+
+// scenarios lists the scenarios in the order bench/run.sh runs them.
+var scenarios = []*scenario{
+	{
+		name: "A", front: "bare",
+		title: "OSDM POST /offers through a bare reverse_proxy (the floor)",
+		targets: func(e *env) (vegeta.Targeter, error) {
+			call, err := osdmCall(availabilityRequest("A-capture"))
+			if err != nil {
+				return nil, err
+			}
+			return constant(e.front+call.Path, call.Body, jsonHeader(e.token)), nil
+		},
+		check: wantAll(`"offerId"`),
+	},
+	{
+		name: "B", front: "convert",
+		title: "legacy XML AvailabilityRequest through osdm_convert + osdm_token + reverse_proxy",
+		targets: func(e *env) (vegeta.Targeter, error) {
+			body, err := encodeXML(availabilityRequest(idPlaceholder))
+			if err != nil {
+				return nil, err
+			}
+			return perMessage(e.front+"/partners/alpine", body, xmlHeader(), e.ids), nil
+		},
+		check: wantAll("<AvailabilityReply", "<Offer>"),
+	},
+	{
+		name: "C", front: "token",
+		title: "OSDM POST /offers through osdm_token + reverse_proxy (the token layer alone)",
+		targets: func(e *env) (vegeta.Targeter, error) {
+			call, err := osdmCall(availabilityRequest("C-capture"))
+			if err != nil {
+				return nil, err
+			}
+			return constant(e.front+call.Path, call.Body, jsonHeader("")), nil
+		},
+		check: wantAll(`"offerId"`),
+	},
+	{
+		name: "Ddirect", front: "bare", needsOffers: true,
+		title: "POST /bookings + POST /bookings/{id}/fulfillments sent directly through the bare proxy (D's floor)",
+		targets: func(e *env) (vegeta.Targeter, error) {
+			ts := make([]vegeta.Target, len(e.offers))
+			for i, offer := range e.offers {
+				id := e.ids.next()
+				call, err := osdmCall(bookingRequest(id, offer))
+				if err != nil {
+					return nil, err
+				}
+				h := call.Header.Clone()
+				h.Set("Authorization", "Bearer "+e.token)
+				h.Set(headerThenFulfil, "1")
+				h.Set(headerFulfilIdemKey, converter.IdempotencyKey(partnerName, id, converter.StepFulfillments))
+				ts[i] = vegeta.Target{Method: call.Method, URL: e.front + call.Path, Body: call.Body, Header: h}
+			}
+			return each(ts), nil
+		},
+		check: wantAll(`"fulfillments"`, `"FULFILLED"`),
+	},
+	{
+		name: "Dconv", front: "convert", needsOffers: true,
+		title: "legacy XML BookingRequest with OfferRef through osdm_convert + osdm_token + reverse_proxy (2 OSDM calls)",
+		targets: func(e *env) (vegeta.Targeter, error) {
+			ts := make([]vegeta.Target, len(e.offers))
+			for i, offer := range e.offers {
+				body, err := encodeXML(bookingRequest(e.ids.next(), offer))
+				if err != nil {
+					return nil, err
+				}
+				ts[i] = vegeta.Target{Method: http.MethodPost, URL: e.front + "/partners/alpine", Body: body, Header: xmlHeader()}
+			}
+			return each(ts), nil
+		},
+		check: wantAll("<BookingReply", "<Status>FULFILLED</Status>"),
+	},
+}
+
+// scenarioNamed finds a scenario.
+func scenarioNamed(name string) (*scenario, error) {
+	var names []string
+	for _, s := range scenarios {
+		if strings.EqualFold(s.name, name) {
+			return s, nil
+		}
+		names = append(names, s.name)
+	}
+	return nil, fmt.Errorf("unknown scenario %q (want one of %s)", name, strings.Join(names, ", "))
+}
+
+func xmlHeader() http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/xml")
+	return h
+}
+
+// constant sends the same request every time.
+func constant(url string, body []byte, h http.Header) vegeta.Targeter {
+	return func(t *vegeta.Target) error {
+		*t = vegeta.Target{Method: http.MethodPost, URL: url, Body: body, Header: h}
+		return nil
+	}
+}
+
+// perMessage sends body with idPlaceholder replaced by a new messageId
+// each time.
+func perMessage(url string, body []byte, h http.Header, ids *messageIDs) vegeta.Targeter {
+	at := bytes.Index(body, []byte(idPlaceholder))
+	return func(t *vegeta.Target) error {
+		b := bytes.Clone(body)
+		if at >= 0 {
+			copy(b[at:], ids.next())
+		}
+		*t = vegeta.Target{Method: http.MethodPost, URL: url, Body: b, Header: h}
+		return nil
+	}
+}
+
+// each sends every target once, then ends the attack (ErrNoTargets):
+// a booked offer cannot be booked again.
+func each(ts []vegeta.Target) vegeta.Targeter {
+	var n atomic.Int64
+	return func(t *vegeta.Target) error {
+		i := n.Add(1) - 1
+		if i >= int64(len(ts)) {
+			return vegeta.ErrNoTargets
+		}
+		*t = ts[i]
+		return nil
+	}
+}
+
+// wantAll checks that a body holds every marker.
+func wantAll(markers ...string) func([]byte) string {
+	return func(body []byte) string {
+		for _, m := range markers {
+			if !bytes.Contains(body, []byte(m)) {
+				return fmt.Sprintf("answer without %s: %.200s", m, body)
+			}
+		}
+		return ""
+	}
+}
