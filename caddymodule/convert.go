@@ -261,6 +261,13 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 // readRequest reads and decodes the legacy body. On failure it returns the
 // refusal to answer, in the format the client can read.
 func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request) (legacy.Format, legacy.Request, []byte, *converter.Result) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		res := c.refuse(&legacy.Error{Code: legacy.CodeInvalidMessage, Field: "method",
+			Rule: "a legacy message is the body of a POST, not a " + r.Method})
+		res.Status = http.StatusMethodNotAllowed
+		return replyFormat(r), nil, nil, res
+	}
 	format, err := legacy.FormatOf(r.Header.Get("Content-Type"))
 	if err != nil {
 		return replyFormat(r), nil, nil, c.refuse(err)

@@ -349,3 +349,23 @@ func TestTraceParent(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertOnlyPost: a legacy message is POSTed; anything else is a 405
+// NegativeReply that names the method, and no OSDM call.
+func TestConvertOnlyPost(t *testing.T) {
+	c := convUnit(t, nil)
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		t.Error("an OSDM call was made for a GET")
+		return nil
+	})
+	r := legacyRequest(t, context.Background(), "application/xml", unitAvailability)
+	r.Method = http.MethodGet
+	rec := httptest.NewRecorder()
+	if err := c.ServeHTTP(rec, r, next); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != http.MethodPost ||
+		!strings.Contains(rec.Body.String(), "not a GET") {
+		t.Fatalf("reply %d %v %s", rec.Code, rec.Header(), rec.Body)
+	}
+}
