@@ -31,11 +31,16 @@ import (
 type partnerTap struct {
 	target *url.URL
 	srv    *httptest.Server
+	rp     http.Handler
 
 	mu        sync.Mutex
 	exchanges []tappedExchange
 	bearer    string
 	fail      func(r *http.Request) bool
+	// intercept, when set, may answer a call itself (true) instead of
+	// passing it on; it gets the request body already read, and can pass
+	// the call on with forward (fault injection: fault_*_test.go).
+	intercept func(w http.ResponseWriter, r *http.Request, body []byte) bool
 }
 
 // tappedExchange is one OSDM request and its answer as seen on the wire.
@@ -51,10 +56,10 @@ type tappedExchange struct {
 func newPartnerTap(t *testing.T, partnerPort int) *partnerTap {
 	t.Helper()
 	tap := &partnerTap{target: &url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", partnerPort)}}
-	rp := httputil.NewSingleHostReverseProxy(tap.target)
+	tap.rp = httputil.NewSingleHostReverseProxy(tap.target)
 	tap.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tap.mu.Lock()
-		fail := tap.fail
+		fail, intercept := tap.fail, tap.intercept
 		if v := r.Header.Get("Authenticate"); v != "" {
 			tap.bearer = v
 		}
@@ -68,34 +73,45 @@ func newPartnerTap(t *testing.T, partnerPort int) *partnerTap {
 			return
 		}
 		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		rec := httptest.NewRecorder()
-		rp.ServeHTTP(rec, r)
-		ex := tappedExchange{
-			Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, ReqHeader: r.Header.Clone(), ReqBody: body,
-			Status: rec.Code, RespHeader: rec.Header().Clone(), RespBody: rec.Body.Bytes(),
+		if intercept != nil && intercept(w, r, body) {
+			return
 		}
-		validateTapped(t, ex)
-		tap.mu.Lock()
-		tap.exchanges = append(tap.exchanges, ex)
-		tap.mu.Unlock()
-		for k, v := range rec.Header() {
+		ex := tap.forward(t, r, body)
+		for k, v := range ex.RespHeader {
 			w.Header()[k] = v
 		}
-		w.WriteHeader(rec.Code)
-		_, _ = w.Write(rec.Body.Bytes())
+		w.WriteHeader(ex.Status)
+		_, _ = w.Write(ex.RespBody)
 	}))
 	t.Cleanup(tap.srv.Close)
 	return tap
 }
 
+// forward passes a call on to the partner, records and checks the
+// exchange, and returns it without answering the caller.
+func (tap *partnerTap) forward(t *testing.T, r *http.Request, body []byte) tappedExchange {
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	rec := httptest.NewRecorder()
+	tap.rp.ServeHTTP(rec, r)
+	ex := tappedExchange{
+		Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, ReqHeader: r.Header.Clone(), ReqBody: body,
+		Status: rec.Code, RespHeader: rec.Header().Clone(), RespBody: rec.Body.Bytes(),
+	}
+	validateTapped(t, ex)
+	tap.mu.Lock()
+	tap.exchanges = append(tap.exchanges, ex)
+	tap.mu.Unlock()
+	return ex
+}
+
 // validateTapped checks one OSDM exchange against the OSDM specification:
 // the converter's request and the sandbox's answer. The older partner's
 // forms (GET /trip-offers, camelCase refundOffers) are in no OSDM version
-// and are not checked; an answer carrying alternativeSystemProposals is
-// checked against v3.10, the first version that has them.
+// and are not checked, nor are calls of a login service; an answer
+// carrying alternativeSystemProposals is checked against v3.10, the first
+// version that has them.
 func validateTapped(t *testing.T, ex tappedExchange) {
-	if ex.Path == "/_sandbox/bookings" || ex.Path == "/trip-offers" || strings.Contains(ex.Path, "/refundOffers") {
+	if ex.Path == "/_sandbox/bookings" || ex.Path == "/trip-offers" || strings.Contains(ex.Path, "/refundOffers") || ex.Path == "/oauth/token" {
 		return
 	}
 	target := ex.Path
@@ -164,11 +180,25 @@ type sandboxBookingView struct {
 }
 
 // exampleChain is Caddyfile.example running in this process, on free
-// ports, with fresh demo keys and a tap in front of each partner.
+// ports, with fresh demo keys and a tap in front of each partner (and of
+// each login service, with chainOptions.loginTaps).
 type exampleChain struct {
-	legacyBase string
-	alpine     *partnerTap
-	coastal    *partnerTap
+	legacyBase   string
+	alpine       *partnerTap
+	coastal      *partnerTap
+	alpineLogin  *partnerTap
+	coastalLogin *partnerTap
+}
+
+// chainOptions vary the example chain for the fault, secrets and soak
+// tests.
+type chainOptions struct {
+	// edit rewrites Caddyfile.example before its addresses are changed,
+	// e.g. a shorter osdm_convert timeout or log directives.
+	edit func(caddyfile string) string
+	// loginTaps sends osdm_token's login calls through a tap too; the
+	// identity tokens keep the login service's own URL as audience.
+	loginTaps bool
 }
 
 func freePort(t *testing.T) int {
@@ -185,9 +215,19 @@ func freePort(t *testing.T) int {
 // addresses, key directory and admin endpoint changed.
 func startExampleChain(t *testing.T) *exampleChain {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("..", "Caddyfile.example"))
+	return startExampleChainWith(t, chainOptions{})
+}
+
+// startExampleChainWith is startExampleChain with the changes of opts.
+func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "Caddyfile.example"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	src := string(raw)
+	if opts.edit != nil {
+		src = opts.edit(src)
 	}
 	keys := t.TempDir()
 	if err := writeDemoKeys(keys, io.Discard); err != nil {
@@ -201,7 +241,19 @@ func startExampleChain(t *testing.T) *exampleChain {
 		alpine:     newPartnerTap(t, alpinePort),
 		coastal:    newPartnerTap(t, coastalPort),
 	}
-	cf := strings.NewReplacer(
+	var logins []string
+	if opts.loginTaps {
+		c.alpineLogin, c.coastalLogin = newPartnerTap(t, alpinePort), newPartnerTap(t, coastalPort)
+		for _, l := range []struct {
+			port int
+			tap  *partnerTap
+		}{{9441, c.alpineLogin}, {9442, c.coastalLogin}} {
+			logins = append(logins, fmt.Sprintf("token_url http://127.0.0.1:%d/oauth/token", l.port),
+				fmt.Sprintf("token_url http://127.0.0.1:%d/oauth/token\n\t\t\taudience http://127.0.0.1:%d/oauth/token",
+					l.tap.port(), map[int]int{9441: alpinePort, 9442: coastalPort}[l.port]))
+		}
+	}
+	cf := strings.NewReplacer(append(logins,
 		"admin localhost:2019", "admin off\n\tpersist_config off",
 		"http://:8080", fmt.Sprintf("http://:%d", legacyPort),
 		"127.0.0.1:9441/oauth/token", fmt.Sprintf("127.0.0.1:%d/oauth/token", alpinePort),
@@ -211,7 +263,7 @@ func startExampleChain(t *testing.T) *exampleChain {
 		"http://127.0.0.1:9441 {", fmt.Sprintf("http://127.0.0.1:%d {", alpinePort),
 		"http://127.0.0.1:9442 {", fmt.Sprintf("http://127.0.0.1:%d {", coastalPort),
 		"demo-keys/", keys+"/",
-	).Replace(string(src))
+	)...).Replace(src)
 	for _, addr := range []string{"127.0.0.1:9441", "127.0.0.1:9442", "http://:8080"} {
 		if strings.Contains(cf, addr) {
 			t.Fatalf("Caddyfile.example has an address %s the test does not rewrite", addr)

@@ -53,3 +53,16 @@ func readMemory(pid int) (memory, error) {
 	}
 	return m, nil
 }
+
+// loadAvg is the first three fields of /proc/loadavg.
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}

@@ -35,6 +35,9 @@ type record struct {
 	PartnerLogins float64 `json:"partner_logins"`
 	// Offers is how many fresh offers were made for the D scenarios.
 	Offers int `json:"offers,omitempty"`
+	// LoadAvg is /proc/loadavg before and after the measured phases: the
+	// machine's other work, which makes ratios noisy.
+	LoadAvg [2]string `json:"loadavg"`
 }
 
 // runFlags are the flags of `load run`.
@@ -121,6 +124,7 @@ func run(ctx context.Context, s *scenario, f runFlags) (*record, error) {
 		return nil, err
 	}
 	client := newClient(f.concurrency)
+	rec.LoadAvg[0] = loadAvg()
 
 	rec.Warmup = attack(s, tr, phase{name: "warmup", concurrency: f.concurrency, duration: f.warmup}, client)
 	log.Printf("%s: warm-up %d requests, %d errors", s.name, rec.Warmup.Requests, rec.Warmup.Errors)
@@ -147,6 +151,7 @@ func run(ctx context.Context, s *scenario, f runFlags) (*record, error) {
 			s.name, f.rate, rec.Open.P50Ms, rec.Open.P99Ms, rec.Open.Errors)
 	}
 
+	rec.LoadAvg[1] = loadAvg()
 	if rec.Memory, err = readMemory(f.frontPID); err != nil {
 		return nil, err
 	}
