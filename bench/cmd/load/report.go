@@ -35,49 +35,47 @@ const (
 
 func reportCommand(args []string) error {
 	fs := flag.NewFlagSet("report", flag.ExitOnError)
-	dir := fs.String("dir", "", "directory of the run's results")
-	out := fs.String("out", "", "markdown file to write (default DIR/results.md)")
+	in := fs.String("in", "", "results of load bench (JSON)")
+	microFile := fs.String("micro", "", "output of go test -bench -benchmem in bench/ (optional)")
+	out := fs.String("out", "", "markdown file to write (default: beside -in, results.md)")
 	_ = fs.Parse(args)
-	if *dir == "" {
-		return errors.New("report needs -dir")
+	if *in == "" {
+		return errors.New("report needs -in")
 	}
 	if *out == "" {
-		*out = filepath.Join(*dir, "results.md")
+		*out = filepath.Join(filepath.Dir(*in), "results.md")
 	}
-	recs := map[string]*record{}
-	for _, s := range scenarios {
-		data, err := os.ReadFile(filepath.Join(*dir, s.name+".json"))
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		var r record
-		if err := json.Unmarshal(data, &r); err != nil {
-			return fmt.Errorf("%s.json: %w", s.name, err)
-		}
-		recs[s.name] = &r
-	}
-	micro, err := readMicro(filepath.Join(*dir, "micro.txt"))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	data, err := os.ReadFile(*in)
+	if err != nil {
 		return err
 	}
+	var res results
+	if err := json.Unmarshal(data, &res); err != nil {
+		return fmt.Errorf("%s: %w", *in, err)
+	}
+	var micro map[string]benchLine
+	if *microFile != "" {
+		if micro, err = readMicro(*microFile); err != nil {
+			return err
+		}
+	}
 	var b strings.Builder
-	writeReport(&b, recs, micro)
+	writeReport(&b, &res, micro)
 	fmt.Print(b.String())
 	return os.WriteFile(*out, []byte(b.String()), 0o644)
 }
 
 // writeReport writes the machine, the scenario table and the verdicts.
-func writeReport(b *strings.Builder, recs map[string]*record, micro map[string]benchLine) {
-	fmt.Fprintf(b, "# caddy-osdm benchmark, %s\n\n", time.Now().UTC().Format(time.RFC3339))
-	fmt.Fprintf(b, "Machine: %s\n\n", machine())
-
-	if a := recs["A"]; a != nil && a.Closed != nil {
-		fmt.Fprintf(b, "Closed loop: %d workers for %.0f s after a %.0f s warm-up; open loop: %d req/s for %.0f s. One front Caddy process per scenario.\n\n",
-			a.Closed.Concurrency, a.Closed.Seconds, a.Warmup.Seconds, rateOf(a), secondsOf(a.Open))
+func writeReport(b *strings.Builder, res *results, micro map[string]benchLine) {
+	recs := map[string]*record{}
+	for _, r := range res.Scenarios {
+		recs[r.Scenario] = r
 	}
+	st := res.Settings
+	fmt.Fprintf(b, "# caddy-osdm benchmark, %s\n\n", time.Now().UTC().Format(time.RFC3339))
+	fmt.Fprintf(b, "Machine: %s. Load average %s before the measured rounds, %s after.\n\n", res.Machine, res.LoadAvg[0], res.LoadAvg[1])
+	fmt.Fprintf(b, "Each scenario: %.0f s warm-up, then %d interleaved rounds (every round runs each scenario in turn): closed loop, %d workers, %.0f s in all; open loop, %d req/s, %.0f s in all. One front Caddy process per scenario; one sandbox partner process for all.\n\n",
+		st.WarmupSecs, st.Rounds, st.Concurrency, st.ClosedSecs, st.Rate, st.OpenSecs)
 	b.WriteString("| Scenario | req/s (closed) | p50 ms | p99 ms | errors | p50 ms (open) | p99 ms (open) | errors (open) | peak RSS MiB | logins (front / partner) |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range scenarios {
@@ -106,7 +104,7 @@ func writeReport(b *strings.Builder, recs map[string]*record, micro map[string]b
 		fmt.Fprintf(b, "- %s: %s\n", s.name, s.title)
 	}
 	b.WriteString("\n## Targets\n\n| Target | Measured | Holds |\n|---|---|---|\n")
-	for _, v := range verdicts(recs, micro) {
+	for _, v := range verdicts(recs, micro, st) {
 		fmt.Fprintf(b, "| %s | %s | %s |\n", v.target, v.measured, v.holds)
 	}
 	var errs []string
@@ -123,7 +121,7 @@ func writeReport(b *strings.Builder, recs map[string]*record, micro map[string]b
 		b.WriteString("\n## Errors seen\n\n" + strings.Join(errs, "\n") + "\n")
 	}
 	if len(micro) > 0 {
-		b.WriteString("\n## Micro-benchmarks (median of the runs in micro.txt)\n\n| Benchmark | ns/op | B/op | allocs/op |\n|---|---:|---:|---:|\n")
+		b.WriteString("\n## Micro-benchmarks (median run)\n\n| Benchmark | ns/op | B/op | allocs/op |\n|---|---:|---:|---:|\n")
 		names := make([]string, 0, len(micro))
 		for n := range micro {
 			names = append(names, n)
@@ -136,16 +134,32 @@ func writeReport(b *strings.Builder, recs map[string]*record, micro map[string]b
 	}
 }
 
+// roundRatios describes the ratio of two scenarios' closed-loop throughput
+// round by round: median, lowest and highest.
+func roundRatios(num, den *record) string {
+	var rs []float64
+	for i := range min(len(num.Closed.RoundThroughput), len(den.Closed.RoundThroughput)) {
+		if d := den.Closed.RoundThroughput[i]; d > 0 {
+			rs = append(rs, num.Closed.RoundThroughput[i]/d)
+		}
+	}
+	if len(rs) == 0 {
+		return ""
+	}
+	slices.Sort(rs)
+	return fmt.Sprintf("; per round: median %s, %s..%s", f2(rs[len(rs)/2]), f2(rs[0]), f2(rs[len(rs)-1]))
+}
+
 // verdict is one target's line.
 type verdict struct{ target, measured, holds string }
 
-func verdicts(recs map[string]*record, micro map[string]benchLine) []verdict {
+func verdicts(recs map[string]*record, micro map[string]benchLine, st settings) []verdict {
 	var vs []verdict
 	a, b, c := recs["A"], recs["B"], recs["C"]
 	dd, dc := recs["Ddirect"], recs["Dconv"]
 	if ok(a) && ok(b) {
 		r := b.Closed.Throughput / a.Closed.Throughput
-		vs = append(vs, verdict{fmt.Sprintf("B/A throughput >= %.2f", targetConvertRatio), f2(r), yes(r >= targetConvertRatio)})
+		vs = append(vs, verdict{fmt.Sprintf("B/A throughput >= %.2f", targetConvertRatio), f2(r) + roundRatios(b, a), yes(r >= targetConvertRatio)})
 		d := b.Closed.P99Ms - a.Closed.P99Ms
 		vs = append(vs, verdict{fmt.Sprintf("B p99 - A p99 <= %.0f ms (closed loop, c=%d)", targetP99Extra, a.Closed.Concurrency),
 			fmt.Sprintf("%+.2f ms (%s vs %s)", d, f2(b.Closed.P99Ms), f2(a.Closed.P99Ms)), yes(d <= targetP99Extra)})
@@ -160,11 +174,11 @@ func verdicts(recs map[string]*record, micro map[string]benchLine) []verdict {
 	}
 	if ok(a) && ok(c) {
 		r := c.Closed.Throughput / a.Closed.Throughput
-		vs = append(vs, verdict{fmt.Sprintf("C/A throughput >= %.2f", targetTokenRatio), f2(r), yes(r >= targetTokenRatio)})
+		vs = append(vs, verdict{fmt.Sprintf("C/A throughput >= %.2f", targetTokenRatio), f2(r) + roundRatios(c, a), yes(r >= targetTokenRatio)})
 	}
 	if ok(dd) && ok(dc) {
 		r := dc.Closed.Throughput / dd.Closed.Throughput
-		vs = append(vs, verdict{fmt.Sprintf("Dconv/Ddirect throughput >= %.2f (within 20%% of the 2-call floor)", targetBookingRatio), f2(r), yes(r >= targetBookingRatio)})
+		vs = append(vs, verdict{fmt.Sprintf("Dconv/Ddirect throughput >= %.2f (within 20%% of the 2-call floor)", targetBookingRatio), f2(r) + roundRatios(dc, dd), yes(r >= targetBookingRatio)})
 		lr := dc.Closed.P50Ms / dd.Closed.P50Ms
 		vs = append(vs, verdict{"Dconv/Ddirect p50 latency <= 1.20 (closed loop)", f2(lr), yes(lr <= 1.2)})
 		e := mib(dc.Memory.PeakKiB) - mib(dd.Memory.PeakKiB)
@@ -180,7 +194,7 @@ func verdicts(recs map[string]*record, micro map[string]benchLine) []verdict {
 		}
 	}
 	if len(logins) > 0 {
-		vs = append(vs, verdict{"one login per token lifetime (15m, longer than each front's run) per partner, at any concurrency",
+		vs = append(vs, verdict{fmt.Sprintf("one login per token lifetime (%s, longer than the run) per partner, at any concurrency (%d workers)", time.Duration(st.TokenSeconds*float64(time.Second)), st.Concurrency),
 			"front/partner count: " + strings.Join(logins, ", "), yes(one)})
 	}
 	if ours, peer := micro[benchCacheOurs], micro[benchCachePeer]; ours.nsPerOp > 0 && peer.nsPerOp > 0 {
@@ -209,20 +223,6 @@ func yes(b bool) string {
 func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
 func mib(kib int64) float64 { return float64(kib) / 1024 }
-
-func rateOf(r *record) int {
-	if r.Open == nil {
-		return 0
-	}
-	return r.Open.Rate
-}
-
-func secondsOf(p *phaseResult) float64 {
-	if p == nil {
-		return 0
-	}
-	return p.Seconds
-}
 
 // machine describes this machine: cores, CPU model, memory, Go.
 func machine() string {

@@ -1,0 +1,340 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/caddy-osdm/caddy-osdm/tokenauth"
+)
+
+// results is what `load bench` writes and `load report` reads.
+type results struct {
+	Machine   string    `json:"machine"`
+	Settings  settings  `json:"settings"`
+	Scenarios []*record `json:"scenarios"`
+	// LoadAvg is /proc/loadavg before and after the measured rounds: the
+	// machine's other work, which makes ratios noisy.
+	LoadAvg [2]string `json:"loadavg"`
+}
+
+// settings are the run's parameters.
+type settings struct {
+	Concurrency  int     `json:"concurrency"`
+	Rounds       int     `json:"rounds"`
+	ClosedSecs   float64 `json:"closed_seconds"`
+	WarmupSecs   float64 `json:"warmup_seconds"`
+	Rate         int     `json:"rate"`
+	OpenSecs     float64 `json:"open_seconds"`
+	TokenSeconds float64 `json:"token_lifetime_seconds"`
+}
+
+// record is the measurement of one scenario.
+type record struct {
+	Scenario string       `json:"scenario"`
+	Title    string       `json:"title"`
+	Front    string       `json:"front"`
+	Warmup   *phaseResult `json:"warmup"`
+	Closed   *phaseResult `json:"closed"`
+	Open     *phaseResult `json:"open,omitempty"`
+	Memory   memory       `json:"memory"`
+	// FrontLogins is how many logins the front's osdm_token made
+	// (caddy_osdm_token_requests_total, result ok); -1 without osdm_token.
+	FrontLogins float64 `json:"front_logins"`
+	// FrontLoginFailures counts its failed logins.
+	FrontLoginFailures float64 `json:"front_login_failures"`
+	// PartnerLogins is how many tokens the partner's login service granted
+	// to the front's own client (bench-<scenario>) during the run.
+	PartnerLogins float64 `json:"partner_logins"`
+	// Offers is how many fresh offers were made for a D scenario.
+	Offers int `json:"offers,omitempty"`
+}
+
+// front is a front Caddy process started by run.sh for one scenario.
+type front struct {
+	url, admin string
+	pid        int
+}
+
+// frontFlags parses repeated -front NAME=PORT,ADMINPORT,PID.
+type frontFlags map[string]front
+
+func (ff frontFlags) String() string { return fmt.Sprint(map[string]front(ff)) }
+
+func (ff frontFlags) Set(v string) error {
+	name, rest, ok := strings.Cut(v, "=")
+	parts := strings.Split(rest, ",")
+	if !ok || len(parts) != 3 {
+		return fmt.Errorf("-front %q: want NAME=PORT,ADMINPORT,PID", v)
+	}
+	pid, err := strconv.Atoi(parts[2])
+	if err != nil {
+		return fmt.Errorf("-front %q: pid: %w", v, err)
+	}
+	ff[name] = front{url: "http://127.0.0.1:" + parts[0], admin: "http://127.0.0.1:" + parts[1], pid: pid}
+	return nil
+}
+
+// benchFlags are the flags of `load bench`.
+type benchFlags struct {
+	fronts                            frontFlags
+	partner, partnerAdmin, keys, out  string
+	profileDir, profile               string
+	concurrency, rate, rounds, offers int
+	duration, warmup, openDuration    time.Duration
+	profileDuration, tokenLifetime    time.Duration
+}
+
+func benchCommand(args []string) error {
+	f := benchFlags{fronts: frontFlags{}}
+	fs := flag.NewFlagSet("bench", flag.ExitOnError)
+	fs.Var(f.fronts, "front", "front Caddy of a scenario: NAME=PORT,ADMINPORT,PID (repeat; NAME is A, B, C, Ddirect or Dconv)")
+	fs.StringVar(&f.partner, "partner", "http://127.0.0.1:18441", "sandbox partner base URL")
+	fs.StringVar(&f.partnerAdmin, "partner-admin", "http://127.0.0.1:12441", "sandbox partner admin URL")
+	fs.StringVar(&f.keys, "keys", "", "directory of caddy osdm-keygen --demo")
+	fs.IntVar(&f.concurrency, "c", 8, "workers of the closed loop, each with one request in flight")
+	fs.DurationVar(&f.duration, "d", 15*time.Second, "closed-loop time per scenario, split into -rounds")
+	fs.IntVar(&f.rounds, "rounds", 5, "rounds: each runs every scenario once in turn, so that a slower spell of the machine hits all alike")
+	fs.DurationVar(&f.warmup, "warmup", 2*time.Second, "closed-loop warm-up per scenario before measuring (cold token cache, connections)")
+	fs.IntVar(&f.rate, "rate", 200, "requests/s of the open-loop latency phase; 0 skips it")
+	fs.DurationVar(&f.openDuration, "open-d", 10*time.Second, "open-loop time per scenario, split into -rounds")
+	fs.IntVar(&f.offers, "offers", 0, "fresh offers per D scenario; 0 estimates them from A's warm-up")
+	fs.StringVar(&f.profileDir, "profile-dir", "", "after measuring, profile these scenarios' fronts (CPU and allocations) into this directory")
+	fs.StringVar(&f.profile, "profile", "A,B", "scenarios to profile")
+	fs.DurationVar(&f.profileDuration, "profile-d", 12*time.Second, "closed-loop time of each profiled run")
+	fs.DurationVar(&f.tokenLifetime, "token-lifetime", 15*time.Minute, "the partner's access token lifetime, for the report")
+	fs.StringVar(&f.out, "out", "", "result file (JSON)")
+	_ = fs.Parse(args)
+	if f.out == "" || f.keys == "" || len(f.fronts) == 0 || f.rounds < 1 {
+		return errors.New("bench needs -out, -keys, at least one -front and -rounds >= 1")
+	}
+	res, err := bench(context.Background(), f)
+	if err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(f.out, append(data, '\n'), 0o644)
+}
+
+// loginMetric is the partner's count of token requests, by client.
+const loginMetric = "caddy_osdm_login_token_requests_total"
+
+// frontSubject is the client a scenario's front logs in as (run.sh sets
+// it in the front's environment), so that the partner counts each apart.
+func frontSubject(scenario string) string { return "bench-" + scenario }
+
+// running is a scenario being measured.
+type running struct {
+	s      *scenario
+	front  front
+	env    *env
+	tr     vegeta.Targeter
+	client *http.Client
+	rec    *record
+	before float64 // partner's grants to the front's client at the start
+	done   bool    // out of offers
+}
+
+func bench(ctx context.Context, f benchFlags) (*results, error) {
+	out := &results{Machine: machine(), Settings: settings{
+		Concurrency: f.concurrency, Rounds: f.rounds, ClosedSecs: f.duration.Seconds(), WarmupSecs: f.warmup.Seconds(),
+		Rate: f.rate, OpenSecs: f.openDuration.Seconds(), TokenSeconds: f.tokenLifetime.Seconds(),
+	}}
+	token, err := directToken(ctx, f.partner, f.keys)
+	if err != nil {
+		return nil, fmt.Errorf("logging in as bench-direct: %w", err)
+	}
+	var runs []*running
+	for _, s := range scenarios {
+		fr, ok := f.fronts[s.name]
+		if !ok {
+			continue
+		}
+		r := &running{s: s, front: fr, env: &env{front: fr.url, token: token, ids: newMessageIDs(s.name)},
+			client: newClient(f.concurrency), rec: &record{Scenario: s.name, Title: s.title, Front: s.front, FrontLogins: -1}}
+		if r.before, err = partnerLogins(ctx, f.partnerAdmin, s.name); err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+
+	// Warm-up, in order; A's warm-up sizes D's offers.
+	floor := 0.0
+	for _, r := range runs {
+		if r.s.needsOffers {
+			n := f.offers
+			if n == 0 {
+				n = estimateOffers(floor, f)
+			}
+			log.Printf("%s: making %d fresh offers at the partner", r.s.name, n)
+			if r.env.offers, err = makeOffers(ctx, f.partner, token, n); err != nil {
+				return nil, fmt.Errorf("%s: %w", r.s.name, err)
+			}
+			r.rec.Offers = n
+		}
+		if r.tr, err = r.s.targets(r.env); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.s.name, err)
+		}
+		r.rec.Warmup = &phaseResult{}
+		attack(r.s, r.tr, phase{name: "warmup", concurrency: f.concurrency, duration: f.warmup}, r.client, r.rec.Warmup)
+		r.rec.Warmup.finish()
+		log.Printf("%s: warm-up %d requests, %.0f req/s, %d errors", r.s.name, r.rec.Warmup.Requests, r.rec.Warmup.Throughput, r.rec.Warmup.Errors)
+		if r.s.name == "A" {
+			floor = r.rec.Warmup.Throughput
+		}
+	}
+
+	phases := []phase{{name: "closed", concurrency: f.concurrency, duration: f.duration / time.Duration(f.rounds)}}
+	if f.rate > 0 {
+		phases = append(phases, phase{name: "open", concurrency: f.concurrency, rate: f.rate, duration: f.openDuration / time.Duration(f.rounds)})
+	}
+	out.LoadAvg[0] = loadAvg()
+	for _, p := range phases {
+		for round := range f.rounds {
+			// Each round starts with another scenario, so that none is
+			// always the one after the heaviest.
+			for k := range runs {
+				r := runs[(round+k)%len(runs)]
+				if r.done {
+					continue
+				}
+				res := r.rec.Closed
+				if p.name == "open" {
+					res = r.rec.Open
+				}
+				if res == nil {
+					res = &phaseResult{}
+					if p.name == "open" {
+						r.rec.Open = res
+					} else {
+						r.rec.Closed = res
+					}
+				}
+				attack(r.s, r.tr, p, r.client, res)
+				last := res.RoundThroughput[len(res.RoundThroughput)-1]
+				log.Printf("%s %s round %d: %.0f req/s", r.s.name, p.name, round+1, last)
+				if res.RanOut {
+					log.Printf("%s: out of fresh offers; its remaining rounds are skipped (raise -offers)", r.s.name)
+					r.done = true
+				}
+			}
+		}
+	}
+	out.LoadAvg[1] = loadAvg()
+
+	for _, r := range runs {
+		for _, p := range []*phaseResult{r.rec.Closed, r.rec.Open} {
+			if p != nil {
+				p.finish()
+			}
+		}
+		c := r.rec.Closed
+		log.Printf("%s: closed %.0f req/s p50 %.2f ms p99 %.2f ms, %d errors", r.s.name, c.Throughput, c.P50Ms, c.P99Ms, c.Errors)
+		if r.rec.Memory, err = readMemory(r.front.pid); err != nil {
+			return nil, err
+		}
+		after, err := partnerLogins(ctx, f.partnerAdmin, r.s.name)
+		if err != nil {
+			return nil, err
+		}
+		r.rec.PartnerLogins = after - r.before
+		if r.s.front != "bare" {
+			if r.rec.FrontLogins, err = metricSum(ctx, r.front.admin, "caddy_osdm_token_requests_total", `result="ok"`); err != nil {
+				return nil, err
+			}
+			if r.rec.FrontLoginFailures, err = metricSum(ctx, r.front.admin, "caddy_osdm_token_requests_total", `result="failed"`); err != nil {
+				return nil, err
+			}
+		}
+		out.Scenarios = append(out.Scenarios, r.rec)
+	}
+
+	if f.profileDir != "" {
+		for _, r := range runs {
+			if strings.Contains(","+f.profile+",", ","+r.s.name+",") {
+				if err := profileFront(ctx, r, f); err != nil {
+					return nil, fmt.Errorf("profiling %s: %w", r.s.name, err)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// profileFront attacks a front once more, unmeasured, while taking its CPU
+// profile, then saves its allocation profile (since the process started).
+func profileFront(ctx context.Context, r *running, f benchFlags) error {
+	secs := max(1, int(f.profileDuration.Seconds())-2)
+	profiled := make(chan error, 1)
+	go func() {
+		time.Sleep(time.Second)
+		profiled <- fetchProfile(ctx, r.front.admin, fmt.Sprintf("/debug/pprof/profile?seconds=%d", secs),
+			filepath.Join(f.profileDir, r.s.name+".cpu.pprof"), time.Duration(secs+30)*time.Second)
+	}()
+	res := &phaseResult{}
+	attack(r.s, r.tr, phase{name: "profile", concurrency: f.concurrency, duration: f.profileDuration}, r.client, res)
+	res.finish()
+	log.Printf("%s (profiled): %.0f req/s, %d errors", r.s.name, res.Throughput, res.Errors)
+	if err := <-profiled; err != nil {
+		return err
+	}
+	return fetchProfile(ctx, r.front.admin, "/debug/pprof/allocs", filepath.Join(f.profileDir, r.s.name+".allocs.pprof"), 30*time.Second)
+}
+
+// partnerLogins is how many tokens the partner granted to the front of
+// a scenario so far.
+func partnerLogins(ctx context.Context, admin, scenario string) (float64, error) {
+	return metricSum(ctx, admin, loginMetric, `client="`+frontSubject(scenario)+`"`, `outcome="granted"`)
+}
+
+// estimateOffers sizes a D scenario's offers from A's warm-up throughput:
+// a D request makes at least two partner calls, so it cannot go faster
+// than A. Every offer can be booked once.
+func estimateOffers(floor float64, f benchFlags) int {
+	if floor <= 0 {
+		floor = 3000
+	}
+	closed := floor * (f.warmup + f.duration).Seconds()
+	open := float64(f.rate) * f.openDuration.Seconds() * 1.1
+	return int(math.Ceil(closed+open)) + 500
+}
+
+// directToken logs in at the partner as bench-direct, the client whose
+// token the driver sends itself through the bare proxy.
+func directToken(ctx context.Context, partner, keys string) (string, error) {
+	key, err := tokenauth.LoadPrivateKeyFile(filepath.Join(keys, "alpine.pem"))
+	if err != nil {
+		return "", err
+	}
+	tokenURL := partner + "/oauth/token"
+	signer, err := tokenauth.NewIdentitySigner(tokenauth.IdentityConfig{
+		Issuer: "bench-direct", Subject: "bench-direct", Audience: tokenURL, KeyID: "alpine-demo-1",
+	}, key, nil)
+	if err != nil {
+		return "", err
+	}
+	client, err := tokenauth.NewTokenClient(tokenauth.TokenClientConfig{Partner: partnerName, TokenURL: tokenURL, Signer: signer})
+	if err != nil {
+		return "", err
+	}
+	tok, err := client.Token(ctx)
+	if err != nil {
+		return "", err
+	}
+	return tok.AccessToken, nil
+}
