@@ -81,6 +81,14 @@ type Token struct {
 	// request can be sent again after a 401. Larger requests are streamed
 	// and not replayed. Default 1 MiB.
 	MaxReplayBody int64 `json:"max_replay_body,omitempty"`
+	// LoginTimeout bounds one call of the login service, from dialling to
+	// the end of its answer. Requests waiting for a token wait at most this
+	// long, or less if their own context ends first. Default 30s.
+	LoginTimeout caddy.Duration `json:"login_timeout,omitempty"`
+	// TLS sets up the connection to an https token_url: partner CA, client
+	// certificate (mutual TLS), server name. Default: the system's roots,
+	// no client certificate.
+	TLS *TokenTLS `json:"tls,omitempty"`
 
 	cache   *tokenauth.TokenCache
 	poolKey string
@@ -103,10 +111,18 @@ func (Token) CaddyModule() caddy.ModuleInfo {
 var tokenCaches = caddy.NewUsagePool()
 
 // pooledCache is a tokenCaches value.
-type pooledCache struct{ *tokenauth.TokenCache }
+type pooledCache struct {
+	*tokenauth.TokenCache
+	transport *http.Transport
+}
 
-// Destruct closes the cache once no configuration uses it.
-func (p pooledCache) Destruct() error { p.Close(); return nil }
+// Destruct closes the cache and its idle login connections once no
+// configuration uses it.
+func (p pooledCache) Destruct() error {
+	p.Close()
+	p.transport.CloseIdleConnections()
+	return nil
+}
 
 // Provision loads the key and sets up (or reuses) the token cache.
 func (t *Token) Provision(ctx caddy.Context) error {
@@ -135,19 +151,33 @@ func (t *Token) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("key_file %q: %w", t.KeyFile, err)
 	}
 	t.Alg = signer.Config().Alg
+	var lt *loginTLS
+	var tlsDigest string
+	if t.TLS != nil {
+		if lt, err = t.TLS.load(); err != nil {
+			return err
+		}
+		tlsDigest = lt.digest
+	}
 
 	t.metrics, err = registerTokenMetrics(ctx.GetMetricsRegistry())
 	if err != nil {
 		return err
 	}
 	keyHash := sha256.Sum256(keyPEM)
-	t.poolKey = t.identity(hex.EncodeToString(keyHash[:]))
+	t.poolKey = t.identity(hex.EncodeToString(keyHash[:]), tlsDigest)
 	val, loaded, err := tokenCaches.LoadOrNew(t.poolKey, func() (caddy.Destructor, error) {
+		var handshake time.Duration
+		if t.TLS != nil {
+			handshake = time.Duration(t.TLS.HandshakeTimeout)
+		}
+		transport := loginTransport(lt, handshake)
 		client, err := tokenauth.NewTokenClient(tokenauth.TokenClientConfig{
 			Partner:          t.Partner,
 			TokenURL:         t.TokenURL,
 			Grant:            tokenauth.Grant(t.Grant),
 			Signer:           signer,
+			HTTPClient:       &http.Client{Transport: transport, Timeout: time.Duration(t.LoginTimeout)},
 			DefaultExpiresIn: time.Duration(t.DefaultExpiresIn),
 			Warn:             t.warn,
 		})
@@ -156,7 +186,8 @@ func (t *Token) Provision(ctx caddy.Context) error {
 		}
 		return pooledCache{tokenauth.NewTokenCache(client, tokenauth.CacheConfig{
 			RefreshAhead: time.Duration(t.RefreshAhead),
-		})}, nil
+			LoginTimeout: time.Duration(t.LoginTimeout),
+		}), transport}, nil
 	})
 	if err != nil {
 		return err
@@ -165,14 +196,24 @@ func (t *Token) Provision(ctx caddy.Context) error {
 	t.cache.SetObserver(t.metrics.observer(t.Partner))
 
 	t.proxies = newProxyAttachment(ctx, t, t.reportProxies)
-	t.logger.Info("osdm_token ready",
+	fields := []zap.Field{
 		zap.String("partner", t.Partner),
 		zap.String("token_url", t.TokenURL),
 		zap.String("kid", t.KeyID),
 		zap.String("alg", t.Alg),
 		zap.String("key", tokenauth.KeyDescription(key.Public())),
 		zap.String("grant", t.Grant),
-		zap.Bool("cached_token_kept", loaded))
+		zap.Duration("login_timeout", time.Duration(t.LoginTimeout)),
+		zap.Bool("cached_token_kept", loaded),
+	}
+	if lt != nil {
+		fields = append(fields, lt.fields...)
+	}
+	t.logger.Info("osdm_token ready", fields...)
+	if t.TLS != nil && t.TLS.InsecureSkipVerify {
+		t.logger.Warn("tls_insecure_skip_verify: the login service's certificate is not checked; "+
+			"anyone on the path can take the identity tokens", zap.String("partner", t.Partner))
+	}
 	return nil
 }
 
@@ -219,11 +260,22 @@ func (t *Token) applyDefaults() error {
 	if t.Lifetime != 0 && time.Duration(t.Lifetime) < tokenauth.MinIdentityLifetime {
 		return fmt.Errorf("lifetime %s is below the minimum of %s", time.Duration(t.Lifetime), tokenauth.MinIdentityLifetime)
 	}
-	if t.RefreshAhead < 0 || t.DefaultExpiresIn < 0 || t.MaxReplayBody < 0 {
-		return errors.New("refresh_ahead, default_expires_in and max_replay_body must not be negative")
+	if t.RefreshAhead < 0 || t.DefaultExpiresIn < 0 || t.MaxReplayBody < 0 || t.LoginTimeout < 0 {
+		return errors.New("refresh_ahead, default_expires_in, max_replay_body and login_timeout must not be negative")
 	}
 	if t.MaxReplayBody == 0 {
 		t.MaxReplayBody = defaultMaxReplayBody
+	}
+	if t.LoginTimeout == 0 {
+		t.LoginTimeout = caddy.Duration(tokenauth.DefaultLoginTimeout)
+	}
+	if t.TLS != nil {
+		if u.Scheme != "https" {
+			return fmt.Errorf("tls settings need an https token_url, not %q", t.TokenURL)
+		}
+		if err := t.TLS.check(); err != nil {
+			return err
+		}
 	}
 	if t.Partner == "" {
 		t.Partner = u.Hostname()
@@ -232,11 +284,12 @@ func (t *Token) applyDefaults() error {
 }
 
 // identity is the token cache key: every setting that changes which token
-// the login service issues or how it is cached.
-func (t *Token) identity(keyHash string) string {
+// the login service issues, how it is fetched or how it is cached. The
+// digests stand for the content of the key and TLS files.
+func (t *Token) identity(keyHash, tlsDigest string) string {
 	b, _ := json.Marshal([]any{
 		t.Partner, t.TokenURL, keyHash, t.KeyID, t.Issuer, t.Subject, t.Audience, t.Alg, t.Scope,
-		t.Grant, t.Header, t.Lifetime, t.RefreshAhead, t.DefaultExpiresIn,
+		t.Grant, t.Header, t.Lifetime, t.RefreshAhead, t.DefaultExpiresIn, t.LoginTimeout, tlsDigest,
 	})
 	return "osdm_token:" + string(b)
 }

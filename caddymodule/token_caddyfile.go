@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -40,6 +41,15 @@ func parseTokenCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, e
 //		default_expires_in <duration>       # default: 5m
 //		max_replay_body    <size>           # default: 1MiB
 //		partner            <label>          # default: host of token_url
+//		login_timeout      <duration>       # default: 30s
+//
+//		# TLS of the login call (https token_url only), named as in
+//		# reverse_proxy's http transport:
+//		tls_trusted_ca_certs <pem_file> [<pem_file>...]  # or: tls_trust_pool file <pem_file>...
+//		tls_client_auth      <cert_file> <key_file>
+//		tls_server_name      <name>
+//		tls_insecure_skip_verify
+//		tls_timeout          <duration>     # handshake; default: 10s
 //	}
 //
 // token_url, key_file, kid and subject are required.
@@ -56,19 +66,26 @@ func (t *Token) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 	durations := map[string]*caddy.Duration{
 		"lifetime": &t.Lifetime, "refresh_ahead": &t.RefreshAhead, "default_expires_in": &t.DefaultExpiresIn,
+		"login_timeout": &t.LoginTimeout,
 	}
 	seen := map[string]bool{}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		name := d.Val()
+		if seen[name] {
+			return d.Errf("%s already specified", name)
+		}
+		seen[name] = true
+		if strings.HasPrefix(name, "tls_") {
+			if err := t.unmarshalTLSOption(d, seen); err != nil {
+				return err
+			}
+			continue
+		}
 		_, isString := stringOpts[name]
 		_, isDuration := durations[name]
 		if !isString && !isDuration && name != "max_replay_body" {
 			return d.Errf("unrecognized subdirective %q", name)
 		}
-		if seen[name] {
-			return d.Errf("%s already specified", name)
-		}
-		seen[name] = true
 		var arg string
 		if !d.Args(&arg) {
 			return d.ArgErr()
@@ -106,6 +123,63 @@ func (t *Token) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	// the directive's line; Provision checks the same for JSON configurations.
 	if err := t.checkConfig(); err != nil {
 		return fmt.Errorf("osdm_token: %v, at %s:%d", err, file, line)
+	}
+	return nil
+}
+
+// unmarshalTLSOption reads one tls_* subdirective into t.TLS.
+func (t *Token) unmarshalTLSOption(d *caddyfile.Dispenser, seen map[string]bool) error {
+	if t.TLS == nil {
+		t.TLS = new(TokenTLS)
+	}
+	name, args := d.Val(), d.RemainingArgs()
+	switch name {
+	case "tls_trusted_ca_certs", "tls_trust_pool":
+		if seen["tls_trusted_ca_certs"] && seen["tls_trust_pool"] {
+			return d.Err("tls_trusted_ca_certs and tls_trust_pool both name the trusted CAs: use one")
+		}
+		if name == "tls_trust_pool" {
+			if len(args) == 0 || args[0] != "file" {
+				return d.Err("tls_trust_pool: osdm_token takes only the file source: tls_trust_pool file <pem_file>...")
+			}
+			if d.NextBlock(d.Nesting()) {
+				return d.Err("tls_trust_pool file: give the PEM files as arguments, not in a block")
+			}
+			args = args[1:]
+		}
+		if len(args) == 0 {
+			return d.Errf("%s needs at least one PEM file", name)
+		}
+		t.TLS.RootCAPEMFiles = args
+	case "tls_client_auth":
+		if len(args) != 2 {
+			return d.Err("tls_client_auth takes <cert_file> <key_file> (the automated certificate form of reverse_proxy is not supported)")
+		}
+		t.TLS.ClientCertificateFile, t.TLS.ClientCertificateKeyFile = args[0], args[1]
+	case "tls_server_name":
+		if len(args) != 1 {
+			return d.ArgErr()
+		}
+		t.TLS.ServerName = args[0]
+	case "tls_insecure_skip_verify":
+		if len(args) != 0 {
+			return d.ArgErr()
+		}
+		t.TLS.InsecureSkipVerify = true
+	case "tls_timeout":
+		if len(args) != 1 {
+			return d.ArgErr()
+		}
+		dur, err := caddy.ParseDuration(args[0])
+		if err != nil {
+			return d.Errf("tls_timeout %q: %v", args[0], err)
+		}
+		if dur <= 0 {
+			return d.Err("tls_timeout must be positive")
+		}
+		t.TLS.HandshakeTimeout = caddy.Duration(dur)
+	default:
+		return d.Errf("unrecognized subdirective %q", name)
 	}
 	return nil
 }

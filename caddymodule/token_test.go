@@ -174,6 +174,30 @@ func TestTokenHandlerLoginFailureIs502(t *testing.T) {
 	}
 }
 
+// A login service that does not answer fails the request with a 502
+// after login_timeout, not when the client gives up.
+func TestTokenHandlerLoginTimeout(t *testing.T) {
+	release := make(chan struct{})
+	login := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(login.Close)
+	t.Cleanup(func() { close(release) })
+	u := newTokUnit(t, func(h *Token) {
+		h.TokenURL = login.URL + "/token"
+		h.LoginTimeout = caddy.Duration(50 * time.Millisecond)
+	})
+	err := u.h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil), &partnerStub{})
+	var he caddyhttp.HandlerError
+	var le *tokenauth.LoginError
+	if !errors.As(err, &he) || he.StatusCode != http.StatusBadGateway || !errors.As(err, &le) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want a 502 LoginError of an exceeded deadline", err)
+	}
+}
+
 func TestTokenHandlerMetrics(t *testing.T) {
 	u := newTokUnit(t, nil)
 	for range 3 {

@@ -2,11 +2,13 @@ package tokenauth
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -71,7 +73,8 @@ type TokenClientConfig struct {
 	// Signer makes the identity token sent with each request. Required.
 	Signer *IdentitySigner
 	// HTTPClient makes the request; nil means a client with a 30 s timeout.
-	// Custom CAs or client certificates go into its Transport.
+	// Custom CAs or client certificates go into its Transport; a TLS
+	// failure is a LoginError whose Description says which side refused.
 	HTTPClient *http.Client
 	// DefaultExpiresIn is used when the answer has neither expires_in nor
 	// a JWT access token with exp; zero means DefaultExpiresIn.
@@ -154,7 +157,7 @@ func (c *TokenClient) Token(ctx context.Context) (*Token, error) {
 	sent := c.cfg.Now()
 	resp, err := c.cfg.HTTPClient.Do(req)
 	if err != nil {
-		return nil, c.fail(0, "", "", err)
+		return nil, c.fail(0, "", tlsFailure(err), err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxTokenResponseBytes+1))
@@ -257,6 +260,23 @@ func unverifiedExpiry(token string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return exp.Time, true
+}
+
+// tlsFailure says which side of a TLS connection to the login service
+// gave up, which Go's error text leaves to the reader: our check of the
+// service's certificate (its CA or name), or the service (most often
+// because it wants a client certificate that we did not send or that it
+// does not trust). Other errors give "".
+func tlsFailure(err error) string {
+	var verify *tls.CertificateVerificationError
+	if errors.As(err, &verify) {
+		return "the login service's TLS certificate was not accepted"
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "remote error" {
+		return "the login service refused the TLS connection"
+	}
+	return ""
 }
 
 func (c *TokenClient) fail(status int, code, desc string, err error) *LoginError {
