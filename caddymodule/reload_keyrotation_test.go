@@ -108,8 +108,8 @@ type reloadStats struct {
 	resent         atomic.Int64 // attempts whose connection dropped unanswered
 	mu             sync.Mutex
 	failures       []string
-	dropped        []string // X-Attempt of each dropped attempt
-	dropKinds      map[string]int
+	dropped        []string       // X-Attempt of each dropped attempt
+	dropKinds      map[string]int // by connection use and error
 }
 
 // TestReloadKeyRotationUnderLoad rotates the consumer's key and kid with a
@@ -158,9 +158,11 @@ func TestReloadKeyRotationUnderLoad(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			client := &http.Client{Transport: &http.Transport{DisableKeepAlives: c%2 == 1}, Timeout: 10 * time.Second}
+			oneShot := c%2 == 1
+			client := &http.Client{Transport: &http.Transport{DisableKeepAlives: oneShot}, Timeout: 10 * time.Second}
+			conn := map[bool]string{false: "keep-alive", true: "one-shot"}[oneShot]
 			for n := 0; ctx.Err() == nil; n++ {
-				reloadSendOne(t, client, legacyPort, fmt.Sprintf("rl-%d-%d", c, n), stats, &reloading)
+				reloadSendOne(t, client, conn, legacyPort, fmt.Sprintf("rl-%d-%d", c, n), stats, &reloading)
 			}
 		}()
 	}
@@ -237,7 +239,7 @@ func TestReloadKeyRotationUnderLoad(t *testing.T) {
 
 // reloadSendOne sends one AvailabilityRequest and resends it while its
 // connection drops before any reply.
-func reloadSendOne(t *testing.T, client *http.Client, port int, id string, stats *reloadStats, reloading *atomic.Int64) {
+func reloadSendOne(t *testing.T, client *http.Client, conn string, port int, id string, stats *reloadStats, reloading *atomic.Int64) {
 	body, err := legacy.Encode(legacy.XML, &legacy.AvailabilityRequest{
 		Header: legacy.Header{MessageID: id}, Journey: journeyOn("9203"),
 		Places: secondClassSeats(legacy.Tariff{Code: 1, Count: 1}),
@@ -270,7 +272,7 @@ func reloadSendOne(t *testing.T, client *http.Client, port int, id string, stats
 			stats.resent.Add(1)
 			stats.mu.Lock()
 			stats.dropped = append(stats.dropped, attemptID)
-			stats.dropKinds[kind]++
+			stats.dropKinds[conn+" "+kind]++
 			stats.mu.Unlock()
 			continue
 		}

@@ -143,25 +143,33 @@ func readProbe(t *testing.T, path string) (loginKids, callKids []string) {
 	}
 	// The partner may be writing a line while this reads.
 	data = data[:bytes.LastIndexByte(data, '\n')+1]
-	issuedBy := map[string]string{}
+	var records []probeRecord
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		var r probeRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("probe line %q: %v", sc.Text(), err)
 		}
-		switch {
-		case r.LoginKid != "":
+		records = append(records, r)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// A login's line is written once its answer is sent, so a call with
+	// the new token may come first in the file.
+	issuedBy := map[string]string{}
+	for _, r := range records {
+		if r.LoginKid != "" {
 			loginKids = append(loginKids, r.LoginKid)
 			if r.IssuedJTI != "" {
 				issuedBy[r.IssuedJTI] = r.LoginKid
 			}
-		default:
-			callKids = append(callKids, issuedBy[r.CallJTI])
 		}
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+	for _, r := range records {
+		if r.LoginKid == "" {
+			callKids = append(callKids, issuedBy[r.CallJTI])
+		}
 	}
 	return loginKids, callKids
 }
