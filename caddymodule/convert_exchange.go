@@ -53,7 +53,7 @@ func (x *nextExchanger) Exchange(ctx context.Context, call *converter.Call) (*co
 	}
 	w := newCallWriter()
 	start := time.Now()
-	err = x.next.ServeHTTP(w, req)
+	err = serveCall(x.next, w, req)
 	d := time.Since(start)
 	rec := callRecord{step: call.Step, method: call.Method, template: call.PathTemplate, duration: d}
 	if err == nil && w.overflow {
@@ -74,6 +74,26 @@ func (x *nextExchanger) Exchange(ctx context.Context, call *converter.Call) (*co
 	x.calls = append(x.calls, rec)
 	x.observe(call.Step, w.status, d)
 	return &converter.Answer{Status: w.status, Header: w.header, Body: w.body.Bytes(), Duration: d}, nil
+}
+
+// errAnswerAborted is a partner answer that broke off after its status
+// line: reverse_proxy aborts the handler with http.ErrAbortHandler then.
+var errAnswerAborted = errors.New("the partner's answer broke off before its end")
+
+// serveCall runs next for one OSDM call. reverse_proxy signals an answer
+// that broke off mid-body by panicking with http.ErrAbortHandler, meant to
+// drop the client's connection; here the client is our private writer, so
+// the abort is that call's transport failure, not the legacy exchange's.
+func serveCall(next caddyhttp.Handler, w http.ResponseWriter, req *http.Request) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler {
+				panic(v)
+			}
+			err = errAnswerAborted
+		}
+	}()
+	return next.ServeHTTP(w, req)
 }
 
 // subRequest builds the request next sees for call.

@@ -369,3 +369,22 @@ func TestConvertOnlyPost(t *testing.T) {
 		t.Fatalf("reply %d %v %s", rec.Code, rec.Header(), rec.Body)
 	}
 }
+
+// TestConvertAbortedAnswer: an answer that breaks off mid-body makes
+// reverse_proxy panic with http.ErrAbortHandler; that is the OSDM call's
+// failure, and the legacy client still gets its reply.
+func TestConvertAbortedAnswer(t *testing.T) {
+	c := convUnit(t, nil)
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, unitOffers[:20])
+		panic(http.ErrAbortHandler)
+	})
+	rec := httptest.NewRecorder()
+	if err := c.ServeHTTP(rec, legacyRequest(t, context.Background(), "application/xml", unitAvailability), next); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Code != http.StatusBadGateway || !strings.Contains(rec.Body.String(), "PARTNER_UNAVAILABLE") || !strings.Contains(rec.Body.String(), "broke off") {
+		t.Fatalf("reply %d %s", rec.Code, rec.Body)
+	}
+}
