@@ -43,20 +43,25 @@ func (r *run) book(ctx context.Context, m *legacy.BookingRequest) *Result {
 		offerID = best.offer.OfferID
 	}
 
-	br := new(osdm.BookingResponse)
-	f := r.do(ctx, call{step: StepBooking, out: br, body: &osdm.BookingRequest{
+	body := &osdm.BookingRequest{
 		Offers:                  []osdm.OfferSelection{{OfferID: offerID, PassengerRefs: refs(ts)}},
 		PassengerSpecifications: specifications(ts, m.Passengers),
 		ExternalRef:             r.messageID,
-	}})
-	if f == nil && (br.Booking == nil || br.Booking.ID == "") {
-		f = &failure{step: StepBooking, code: legacy.CodePartnerUnavailable, status: 200, uncertain: true,
-			what: r.describeCall(StepBooking, "") + " answered without a booking id"}
-		if prob, code := firstProblem(StepBooking, br.Problems); prob != nil {
-			f.problem, f.uncertain, f.what = prob, false, f.what+describeProblem(prob)
-			if code != "" {
-				f.code = code
+	}
+	br, f := r.createBooking(ctx, body)
+	if f != nil && f.uncertain {
+		// The partner may have booked and the answer was lost, late or
+		// unreadable: the same call with the same Idempotency-Key answers
+		// that booking, if there is one, so it is never left unnamed.
+		gctx, cancel := graceContext(ctx)
+		again, f2 := r.createBooking(gctx, body)
+		cancel()
+		if f2 == nil {
+			if ctx.Err() != nil {
+				// Found, but the exchange's time is up: undo, and say so.
+				return r.rollback(ctx, again.Booking, f)
 			}
+			br, f = again, nil
 		}
 	}
 	if f != nil {
@@ -85,13 +90,48 @@ func (r *run) book(ctx context.Context, m *legacy.BookingRequest) *Result {
 	return ok(r.bookingReply(b, fr))
 }
 
+// createBooking makes POST /bookings; a 2xx answer without a booking id is
+// a failure too.
+func (r *run) createBooking(ctx context.Context, body *osdm.BookingRequest) (*osdm.BookingResponse, *failure) {
+	br := new(osdm.BookingResponse)
+	f := r.do(ctx, call{step: StepBooking, out: br, body: body})
+	if f == nil && (br.Booking == nil || br.Booking.ID == "") {
+		f = &failure{step: StepBooking, code: legacy.CodePartnerUnavailable, status: 200, uncertain: true,
+			what: r.describeCall(StepBooking, "") + " answered without a booking id"}
+		if prob, code := firstProblem(StepBooking, br.Problems); prob != nil {
+			f.problem, f.uncertain, f.what = prob, false, f.what+describeProblem(prob)
+			if code != "" {
+				f.code = code
+			}
+		}
+	}
+	return br, f
+}
+
+// graceContext is ctx, or once ctx has ended, a context detached from it
+// that lasts RollbackGrace: the calls that find out or undo what the
+// partner did must be made even when the exchange's deadline came first.
+func graceContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx.Err() == nil {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), RollbackGrace)
+}
+
 // fulfil confirms booking id. A failure that leaves the outcome uncertain
 // (5xx, transport failure, timeout, unreadable answer) is retried once with
 // the same Idempotency-Key, if ctx still allows; a refusal is not.
 func (r *run) fulfil(ctx context.Context, id string) (*osdm.FulfillmentCollectionResponse, *failure) {
 	for attempt := 1; ; attempt++ {
+		cctx, cancel := ctx, context.CancelFunc(func() {})
+		if attempt == 2 {
+			// The retry finds out what the first attempt did (same
+			// Idempotency-Key), so it is made even past the deadline.
+			cctx, cancel = graceContext(ctx)
+		}
 		fr := new(osdm.FulfillmentCollectionResponse)
-		f := r.do(ctx, call{step: StepFulfillments, params: map[string]string{osdm.ParamBookingID: id}, out: fr})
+		f := r.do(cctx, call{step: StepFulfillments, params: map[string]string{osdm.ParamBookingID: id}, out: fr})
+		cancel()
 		if f == nil && len(fr.Fulfillments) == 0 && len(fr.Problems) > 0 {
 			// A 2xx that issued nothing and says why is a refusal.
 			prob := &fr.Problems[0]
@@ -105,7 +145,7 @@ func (r *run) fulfil(ctx context.Context, id string) (*osdm.FulfillmentCollectio
 		if f == nil {
 			return fr, nil
 		}
-		if !f.uncertain || attempt == 2 || ctx.Err() != nil {
+		if !f.uncertain || attempt == 2 {
 			return nil, f
 		}
 	}

@@ -87,12 +87,29 @@ func (r *run) refund(ctx context.Context, id string, fids []string, overrule osd
 	offer := ro.RefundOffers[0]
 
 	params[osdm.ParamRefundOfferID] = offer.ID
+	confirm := call{step: StepRefundOffer, params: params, body: &osdm.RefundOfferPatchRequest{Status: osdm.RefundConfirmed}}
 	pr := new(osdm.RefundOfferResponse)
-	if f := r.do(ctx, call{step: StepRefundOffer, params: params, out: pr,
-		body: &osdm.RefundOfferPatchRequest{Status: osdm.RefundConfirmed}}); f != nil {
-		return r.negative(&legacy.NegativeReply{Code: f.code, BookingRef: id, PartnerProblem: f.partnerProblem(), Retryable: true,
-			Text: "Partner " + r.c.partner + " offered refund " + plain(offer.ID, 128) + " for booking " + id + " but confirming it failed, so the booking is not refunded. " +
-				"Send the cancellation again as a new message. Cause: " + f.what + "."})
+	confirm.out = pr
+	f = r.do(ctx, confirm)
+	if f != nil && f.uncertain {
+		// The partner may have refunded and the answer was lost, late or
+		// unreadable: the same PATCH with the same Idempotency-Key tells.
+		gctx, cancel := graceContext(ctx)
+		pr = new(osdm.RefundOfferResponse)
+		confirm.out = pr
+		if r.do(gctx, confirm) == nil {
+			f = nil
+		}
+		cancel()
+	}
+	if f != nil {
+		text := "Partner " + r.c.partner + " offered refund " + plain(offer.ID, 128) + " for booking " + id + " but confirming it failed, so the booking is not refunded. " +
+			"Send the cancellation again as a new message. Cause: " + f.what + "."
+		if f.uncertain {
+			text = "Partner " + r.c.partner + " offered refund " + plain(offer.ID, 128) + " for booking " + id + " but did not say whether it confirmed it, even when asked again. " +
+				"Send the cancellation again as a new message: a refunded booking is then answered ALREADY_CANCELLED. Cause: " + f.what + "."
+		}
+		return r.negative(&legacy.NegativeReply{Code: f.code, BookingRef: id, PartnerProblem: f.partnerProblem(), Retryable: true, Text: text})
 	}
 	if pr.RefundOffer != nil {
 		offer = *pr.RefundOffer

@@ -136,15 +136,24 @@ func TestBookingAnswerWithoutBooking(t *testing.T) {
 		{`{"booking":{"createdOn":"2026-11-21T10:00:00Z","passengers":[]}}`, legacy.CodePartnerUnavailable},
 		{`{"problems":[{"code":"urn:uic:problem:BOOKING_OFFER_NOT_FOUND"}]}`, legacy.CodeOfferExpired},
 	} {
-		s := &scripted{t: t, answers: []scriptedAnswer{{step: StepBooking, status: 200, body: []byte(tc.body)}}}
+		uncertain := tc.code == legacy.CodePartnerUnavailable
+		answers := []scriptedAnswer{{step: StepBooking, status: 200, body: []byte(tc.body)}}
+		if uncertain {
+			// Asked once more with the same Idempotency-Key, same answer.
+			answers = append(answers, answers[0])
+		}
+		s := &scripted{t: t, answers: answers}
 		res := testConverter(t, Config{}).Convert(context.Background(), bookingRequest("X-1", "offer-1"), s)
 		checkReply(t, res)
 		n := negativeOf(t, res)
 		if n.Code != tc.code {
 			t.Errorf("%s: reply %+v", tc.body, n)
 		}
-		if uncertain := tc.code == legacy.CodePartnerUnavailable; uncertain != strings.Contains(n.Text, "expires by itself") {
+		if uncertain != strings.Contains(n.Text, "expires by itself") {
 			t.Errorf("%s: text %q", tc.body, n.Text)
+		}
+		if len(s.calls) != len(answers) {
+			t.Errorf("%s: %d calls, want %d", tc.body, len(s.calls), len(answers))
 		}
 	}
 }

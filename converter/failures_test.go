@@ -218,19 +218,22 @@ func TestRollbackAfterDeadline(t *testing.T) {
 	s := &scripted{t: t, answers: []scriptedAnswer{
 		{step: StepBooking, status: 200, body: readFile(t, "testdata/golden/booking_offer_ref", "booking.json")},
 		{step: StepFulfillments, wait: true},
+		{step: StepFulfillments, status: 503, body: []byte(`{"title":"busy"}`)},
 		{step: StepDeleteBooking, status: 204},
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	res := testConverter(t, Config{}).Convert(ctx, bookingRequest("T-1", "offer-9203-2nd-seat"), s)
-	if want := []Step{StepBooking, StepFulfillments, StepDeleteBooking}; !reflect.DeepEqual(s.steps(), want) {
-		t.Fatalf("steps %v, want %v (no retry once the deadline passed, then the DELETE)", s.steps(), want)
+	if want := []Step{StepBooking, StepFulfillments, StepFulfillments, StepDeleteBooking}; !reflect.DeepEqual(s.steps(), want) {
+		t.Fatalf("steps %v, want %v (the retry and the DELETE, past the deadline)", s.steps(), want)
 	}
-	if err := s.ctxErrs[2]; err != nil {
-		t.Errorf("the rollback DELETE ran on a dead context: %v", err)
-	}
-	if dl, has := s.ctxs[2].Deadline(); !has || dl.After(time.Now().Add(RollbackGrace)) {
-		t.Errorf("the rollback context has no deadline within RollbackGrace: %v %v", dl, has)
+	for i := 2; i <= 3; i++ {
+		if err := s.ctxErrs[i]; err != nil {
+			t.Errorf("call %d (%s) ran on a dead context: %v", i+1, s.calls[i].Step, err)
+		}
+		if dl, has := s.ctxs[i].Deadline(); !has || dl.After(time.Now().Add(RollbackGrace)) {
+			t.Errorf("call %d's context has no deadline within RollbackGrace: %v %v", i+1, dl, has)
+		}
 	}
 	if n := negativeOf(t, res); n.Code != legacy.CodeBookingRolledBack || n.BookingRef != "b-4711" || !n.Retryable {
 		t.Errorf("reply %+v", n)
