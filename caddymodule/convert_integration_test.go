@@ -188,6 +188,8 @@ type exampleChain struct {
 	coastal      *partnerTap
 	alpineLogin  *partnerTap
 	coastalLogin *partnerTap
+	// keyDir holds the demo keys of this run.
+	keyDir string
 }
 
 // chainOptions vary the example chain for the fault, secrets and soak
@@ -235,6 +237,7 @@ func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 	}
 	legacyPort, alpinePort, coastalPort := freePort(t), freePort(t), freePort(t)
 	c := &exampleChain{
+		keyDir: keys,
 		// localhost, not the partners' 127.0.0.1: the Host the legacy
 		// client sends must not be what makes a partner site match.
 		legacyBase: fmt.Sprintf("http://localhost:%d/partners/", legacyPort),
