@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"context"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
@@ -60,6 +61,9 @@ type faultRule struct {
 	kind faultKind
 	// times is how many calls fail; 0 means all of them.
 	times int
+	// rate, when above 0, fails only that share of the calls, at random
+	// (the soak test's partner that fails a few percent of calls).
+	rate float64
 }
 
 // faultInjector fails chosen calls passing through a partnerTap.
@@ -74,6 +78,10 @@ type faultInjector struct {
 	mu       sync.Mutex
 	rules    []*faultRule
 	injected []string
+	// traces maps the W3C trace id of each failed call to its fault, so
+	// that a legacy client that sent a traceparent learns whether its
+	// exchange met one.
+	traces map[string]faultKind
 	// late counts the calls still being passed on after their caller gave
 	// up (faultLatency), so a test can wait for the partner's state to
 	// settle. Not a WaitGroup: its Add may come after a Wait started.
@@ -155,7 +163,7 @@ func (inj *faultInjector) match(r *http.Request) (faultKind, bool) {
 		if rule.step != step {
 			continue
 		}
-		if rule.times < 0 {
+		if rule.times < 0 || rule.rate > 0 && rand.Float64() >= rule.rate {
 			continue
 		}
 		if rule.times > 0 {
@@ -164,10 +172,28 @@ func (inj *faultInjector) match(r *http.Request) (faultKind, bool) {
 				rule.times = -1
 			}
 		}
-		inj.injected = append(inj.injected, string(rule.kind)+" "+r.Method+" "+r.URL.Path)
+		if rule.rate > 0 {
+			// Many calls: keep the trace ids, not a list of every one.
+			if tp := r.Header.Get("Traceparent"); len(tp) == 55 {
+				if inj.traces == nil {
+					inj.traces = map[string]faultKind{}
+				}
+				inj.traces[tp[3:35]] = rule.kind
+			}
+		} else {
+			inj.injected = append(inj.injected, string(rule.kind)+" "+r.Method+" "+r.URL.Path)
+		}
 		return rule.kind, true
 	}
 	return "", false
+}
+
+// faultOfTrace returns the fault a call of trace id met, if any.
+func (inj *faultInjector) faultOfTrace(traceID string) (faultKind, bool) {
+	inj.mu.Lock()
+	defer inj.mu.Unlock()
+	k, ok := inj.traces[traceID]
+	return k, ok
 }
 
 // stepOfCall names the OSDM step (or login call) of a request.
