@@ -210,6 +210,10 @@ func (t *Token) Provision(ctx caddy.Context) error {
 		fields = append(fields, lt.fields...)
 	}
 	t.logger.Info("osdm_token ready", fields...)
+	if lt != nil && !lt.clientNotAfter.IsZero() && time.Now().After(lt.clientNotAfter) {
+		t.logger.Warn("the tls_client_auth certificate has expired; the login service will refuse it",
+			zap.String("partner", t.Partner), zap.Time("not_after", lt.clientNotAfter))
+	}
 	if t.TLS != nil && t.TLS.InsecureSkipVerify {
 		t.logger.Warn("tls_insecure_skip_verify: the login service's certificate is not checked; "+
 			"anyone on the path can take the identity tokens", zap.String("partner", t.Partner))

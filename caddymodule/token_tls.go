@@ -77,6 +77,8 @@ type loginTLS struct {
 	// fields describe the set-up for the log: file names, certificate
 	// subjects and expiry, never key material.
 	fields []zap.Field
+	// clientNotAfter is when the client certificate expires, if there is one.
+	clientNotAfter time.Time
 }
 
 // load reads the files. Errors name the file.
@@ -143,6 +145,7 @@ func (c *TokenTLS) load() (*loginTLS, error) {
 		// own choice sends none when the service names CAs that did not
 		// issue it, and the service's "certificate required" would hide
 		// that the certificate is the wrong one.
+		out.clientNotAfter = pair.Leaf.NotAfter
 		cfg.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &pair, nil }
 		add("cert", string(certPEM), "key", string(keyPEM))
 		out.fields = append(out.fields,

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 )
@@ -78,6 +79,7 @@ func TestTokenTLSIntegration(t *testing.T) {
 	serverCert, serverKey := serverCA.issue(t, "login.partner.test", false, "login.partner.test")
 	clientCert, clientKey := clientCA.issue(t, "example-railway", true)
 	strangerCert, strangerKey := strangerCA.issue(t, "stranger", true)
+	expiredCert, expiredKey := clientCA.issueUntil(t, "expired", true, time.Now().Add(-time.Hour))
 	login := newTLSLogin(t, serverCert, serverKey, clientCA)
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "upstream got "+r.Header.Get("Authenticate"))
@@ -92,25 +94,29 @@ func TestTokenTLSIntegration(t *testing.T) {
 		name, tls string
 		status    int
 		want      string
+		alert     string // the end of a refused connection's message, after Go's varying wording
 	}{
 		{"good", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_client_auth %s %s\n\t\t\ttls_server_name login.partner.test", serverCA.file, clientCert, clientKey),
-			200, "upstream got Bearer at-example-railway-1"},
+			200, "upstream got Bearer at-example-railway-1", ""},
 		{"trust-pool", fmt.Sprintf("tls_trust_pool file %s\n\t\t\ttls_client_auth %s %s\n\t\t\ttls_server_name login.partner.test", serverCA.file, clientCert, clientKey),
-			200, "upstream got Bearer at-example-railway-2"},
+			200, "upstream got Bearer at-example-railway-2", ""},
 		{"wrong-ca", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_client_auth %s %s\n\t\t\ttls_server_name login.partner.test", strangerCA.file, clientCert, clientKey),
 			502, `login at partner "wrong-ca" failed: the login service's TLS certificate was not accepted: ` +
-				`Post "` + login.srv.URL + `/oauth/token": tls: failed to verify certificate: x509: certificate signed by unknown authority`},
+				`Post "` + login.srv.URL + `/oauth/token": tls: failed to verify certificate: x509: certificate signed by unknown authority`, ""},
 		{"system-roots", fmt.Sprintf("tls_client_auth %s %s\n\t\t\ttls_server_name login.partner.test", clientCert, clientKey),
-			502, `login at partner "system-roots" failed: the login service's TLS certificate was not accepted`},
+			502, `login at partner "system-roots" failed: the login service's TLS certificate was not accepted`, ""},
 		{"wrong-name", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_client_auth %s %s", serverCA.file, clientCert, clientKey),
 			502, `login at partner "wrong-name" failed: the login service's TLS certificate was not accepted: ` +
-				`Post "` + login.srv.URL + `/oauth/token": tls: failed to verify certificate: x509: cannot validate certificate for 127.0.0.1 because it doesn't contain any IP SANs`},
+				`Post "` + login.srv.URL + `/oauth/token": tls: failed to verify certificate: x509: cannot validate certificate for 127.0.0.1 because it doesn't contain any IP SANs`, ""},
 		{"no-client-cert", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_server_name login.partner.test", serverCA.file),
 			502, `login at partner "no-client-cert" failed: the login service refused the TLS connection: ` +
-				`Post "` + login.srv.URL + `/oauth/token": remote error: tls: certificate required`},
+				`Post "` + login.srv.URL + `/oauth/token": `, "remote error: tls: certificate required"},
 		{"stranger-cert", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_client_auth %s %s\n\t\t\ttls_server_name login.partner.test", serverCA.file, strangerCert, strangerKey),
 			502, `login at partner "stranger-cert" failed: the login service refused the TLS connection: ` +
-				`Post "` + login.srv.URL + `/oauth/token": remote error: tls: unknown certificate authority`},
+				`Post "` + login.srv.URL + `/oauth/token": `, "remote error: tls: unknown certificate authority"},
+		{"expired-cert", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_client_auth %s %s\n\t\t\ttls_server_name login.partner.test", serverCA.file, expiredCert, expiredKey),
+			502, `login at partner "expired-cert" failed: the login service refused the TLS connection: ` +
+				`Post "` + login.srv.URL + `/oauth/token": `, "remote error: tls: expired certificate"},
 	}
 	var blocks strings.Builder
 	for _, r := range routes {
@@ -153,8 +159,8 @@ http://127.0.0.1:%d {
 	for _, r := range routes {
 		t.Run(r.name, func(t *testing.T) {
 			code, body, _ := tokPost(t, fmt.Sprintf("http://127.0.0.1:%d/%s/x", port, r.name), "{}")
-			if code != r.status || !strings.Contains(body, r.want) {
-				t.Fatalf("got %d %q\nwant %d with %q", code, body, r.status, r.want)
+			if code != r.status || !strings.Contains(body, r.want) || !strings.HasSuffix(body, r.alert) {
+				t.Fatalf("got %d %q\nwant %d with %q ... %q", code, body, r.status, r.want, r.alert)
 			}
 		})
 	}
@@ -171,10 +177,13 @@ http://127.0.0.1:%d {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !bytes.Contains(logs, []byte(`"msg":"the tls_client_auth certificate has expired; the login service will refuse it","partner":"expired-cert"`)) {
+		t.Errorf("no warning about the expired client certificate in the log:\n%s", logs)
+	}
 	if !bytes.Contains(logs, []byte(`"tls_client_subject":"CN=example-railway"`)) || !bytes.Contains(logs, []byte(`"tls_ca_subjects":["CN=partner-server-ca"]`)) {
 		t.Errorf("the ready log does not describe the TLS set-up:\n%s", logs)
 	}
-	for _, f := range []string{clientKey, strangerKey, keyFile} {
+	for _, f := range []string{clientKey, strangerKey, expiredKey, keyFile} {
 		pemData, _ := os.ReadFile(f)
 		for _, line := range strings.Split(string(pemData), "\n") {
 			if len(line) >= 40 && !strings.HasPrefix(line, "-----") && bytes.Contains(logs, []byte(line)) {

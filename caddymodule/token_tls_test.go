@@ -56,13 +56,19 @@ func newTestCA(t *testing.T, dir, name string) *testCA {
 // client (client: true) and its key, and returns the two file names.
 func (ca *testCA) issue(t *testing.T, name string, client bool, names ...string) (certFile, keyFile string) {
 	t.Helper()
+	return ca.issueUntil(t, name, client, time.Now().Add(24*time.Hour), names...)
+}
+
+// issueUntil is issue with the certificate's not_after.
+func (ca *testCA) issueUntil(t *testing.T, name string, client bool, notAfter time.Time, names ...string) (certFile, keyFile string) {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		NotBefore: notAfter.Add(-48 * time.Hour), NotAfter: notAfter,
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
 	if client {
