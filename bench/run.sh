@@ -130,6 +130,7 @@ front_of() {
 }
 
 start_caddy partner "$here/caddyfiles/partner.caddyfile" "$PARTNER_ADMIN"
+partner_pid=$started
 
 fronts=()
 for i in "${!scenarios[@]}"; do
@@ -143,7 +144,7 @@ done
 profile_args=()
 [ "$profile" = 1 ] && profile_args=(-profile-dir "$results")
 "$tmp/load" bench "${fronts[@]}" "${profile_args[@]}" -keys "$KEYS" \
-	-partner "http://127.0.0.1:$PARTNER_PORT" -partner-admin "http://127.0.0.1:$PARTNER_ADMIN" \
+	-partner "http://127.0.0.1:$PARTNER_PORT" -partner-admin "http://127.0.0.1:$PARTNER_ADMIN" -partner-pid "$partner_pid" \
 	-c "$concurrency" -d "$duration" -rounds "$rounds" -warmup "$warmup" -rate "$rate" -open-d "$open_d" \
 	-out "$results/results.json"
 

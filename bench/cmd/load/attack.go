@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"net"
 	"net/http"
+	"os"
 	"sort"
 	"time"
 
@@ -42,6 +44,23 @@ type phaseResult struct {
 	MaxMs           float64   `json:"max_ms"`
 	// RanOut: an attack ended early because the fresh offers ran out.
 	RanOut bool `json:"ran_out,omitempty"`
+	// CPU seconds (user + system) the front Caddy, the partner Caddy and
+	// the load driver used during the attacks, and the same per request
+	// in microseconds: unlike throughput, hardly moved by the machine's
+	// other work.
+	FrontCPU   float64 `json:"front_cpu_seconds"`
+	PartnerCPU float64 `json:"partner_cpu_seconds"`
+	DriverCPU  float64 `json:"driver_cpu_seconds"`
+	FrontCPUUs float64 `json:"front_cpu_us_per_request"`
+	// Memory the front allocated during the attacks (Go memstats
+	// TotalAlloc and Mallocs, from its admin /debug/vars), in all and per
+	// request: the garbage its collector has to chase.
+	FrontAllocBytes   float64 `json:"front_alloc_bytes"`
+	FrontAllocs       float64 `json:"front_allocs"`
+	FrontBytesPerReq  float64 `json:"front_bytes_per_request"`
+	FrontAllocsPerReq float64 `json:"front_allocs_per_request"`
+	PartnerCPUUs      float64 `json:"partner_cpu_us_per_request"`
+	DriverCPUUs       float64 `json:"driver_cpu_us_per_request"`
 
 	latencies vegeta.LatencyMetrics
 	seen      map[string]bool
@@ -64,9 +83,49 @@ func newClient(concurrency int) *http.Client {
 	return &http.Client{Transport: &sequenceTransport{next: tr}, Timeout: 30 * time.Second}
 }
 
+// processes are the processes whose CPU time an attack measures (a zero
+// pid is not measured), and the front's admin endpoint for its memstats.
+type processes struct {
+	front, partner int
+	frontAdmin     string
+}
+
+// memstats is the part of a Go process's runtime.MemStats the attacks
+// read, from the expvar page of Caddy's admin endpoint.
+type memstats struct {
+	TotalAlloc, Mallocs float64
+}
+
+// frontMemstats reads the front's allocation counters; zero if unknown.
+func (ps processes) frontMemstats() memstats {
+	var v struct{ Memstats memstats }
+	if ps.frontAdmin == "" {
+		return v.Memstats
+	}
+	resp, err := http.Get(ps.frontAdmin + "/debug/vars")
+	if err != nil {
+		return v.Memstats
+	}
+	defer resp.Body.Close()
+	_ = json.NewDecoder(resp.Body).Decode(&v)
+	return v.Memstats
+}
+
+// cpu reads the CPU seconds of the front, the partner and this driver.
+func (ps processes) cpu() (front, partner, driver float64) {
+	if ps.front != 0 {
+		front, _ = cpuSeconds(ps.front)
+	}
+	if ps.partner != 0 {
+		partner, _ = cpuSeconds(ps.partner)
+	}
+	driver, _ = cpuSeconds(os.Getpid())
+	return front, partner, driver
+}
+
 // attack runs one round of phase p of s, checks every answer and adds the
-// results to res.
-func attack(s *scenario, tr vegeta.Targeter, p phase, client *http.Client, res *phaseResult) {
+// results, and the CPU time of the processes, to res.
+func attack(s *scenario, tr vegeta.Targeter, p phase, client *http.Client, ps processes, res *phaseResult) {
 	opts := []func(*vegeta.Attacker){vegeta.Client(client), vegeta.Workers(uint64(p.concurrency))}
 	pacer := vegeta.ConstantPacer{Freq: p.rate, Per: time.Second}
 	if p.rate == 0 {
@@ -76,6 +135,8 @@ func attack(s *scenario, tr vegeta.Targeter, p phase, client *http.Client, res *
 		res.Phase, res.Concurrency, res.Rate, res.seen = p.name, p.concurrency, p.rate, map[string]bool{}
 	}
 	atk := vegeta.NewAttacker(opts...)
+	m0 := ps.frontMemstats()
+	f0, p0, d0 := ps.cpu()
 	start := time.Now()
 	var successes uint64
 	for r := range atk.Attack(tr, pacer, p.duration, s.name+"/"+p.name) {
@@ -104,6 +165,13 @@ func attack(s *scenario, tr vegeta.Targeter, p phase, client *http.Client, res *
 		}
 	}
 	secs := time.Since(start).Seconds()
+	f1, p1, d1 := ps.cpu()
+	m1 := ps.frontMemstats()
+	res.FrontAllocBytes += m1.TotalAlloc - m0.TotalAlloc
+	res.FrontAllocs += m1.Mallocs - m0.Mallocs
+	res.FrontCPU += f1 - f0
+	res.PartnerCPU += p1 - p0
+	res.DriverCPU += d1 - d0
 	res.Successes += successes
 	res.Seconds += secs
 	res.RoundThroughput = append(res.RoundThroughput, float64(successes)/secs)
@@ -117,6 +185,10 @@ func (res *phaseResult) finish() {
 	if res.Requests == 0 {
 		return
 	}
+	us := func(secs float64) float64 { return secs * 1e6 / float64(res.Requests) }
+	res.FrontCPUUs, res.PartnerCPUUs, res.DriverCPUUs = us(res.FrontCPU), us(res.PartnerCPU), us(res.DriverCPU)
+	res.FrontBytesPerReq = res.FrontAllocBytes / float64(res.Requests)
+	res.FrontAllocsPerReq = res.FrontAllocs / float64(res.Requests)
 	l := &res.latencies
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	res.MeanMs = ms(l.Total) / float64(res.Requests)

@@ -93,6 +93,7 @@ type benchFlags struct {
 	partner, partnerAdmin, keys, out  string
 	profileDir, profile               string
 	concurrency, rate, rounds, offers int
+	partnerPID                        int
 	duration, warmup, openDuration    time.Duration
 	profileDuration, tokenLifetime    time.Duration
 }
@@ -103,6 +104,7 @@ func benchCommand(args []string) error {
 	fs.Var(f.fronts, "front", "front Caddy of a scenario: NAME=PORT,ADMINPORT,PID (repeat; NAME is A, B, C, Ddirect or Dconv)")
 	fs.StringVar(&f.partner, "partner", "http://127.0.0.1:18441", "sandbox partner base URL")
 	fs.StringVar(&f.partnerAdmin, "partner-admin", "http://127.0.0.1:12441", "sandbox partner admin URL")
+	fs.IntVar(&f.partnerPID, "partner-pid", 0, "sandbox partner process id (its CPU time per request)")
 	fs.StringVar(&f.keys, "keys", "", "directory of caddy osdm-keygen --demo")
 	fs.IntVar(&f.concurrency, "c", 8, "workers of the closed loop, each with one request in flight")
 	fs.DurationVar(&f.duration, "d", 15*time.Second, "closed-loop time per scenario, split into -rounds")
@@ -191,7 +193,7 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 			return nil, fmt.Errorf("%s: %w", r.s.name, err)
 		}
 		r.rec.Warmup = &phaseResult{}
-		attack(r.s, r.tr, phase{name: "warmup", concurrency: f.concurrency, duration: f.warmup}, r.client, r.rec.Warmup)
+		attack(r.s, r.tr, phase{name: "warmup", concurrency: f.concurrency, duration: f.warmup}, r.client, r.procs(f), r.rec.Warmup)
 		r.rec.Warmup.finish()
 		log.Printf("%s: warm-up %d requests, %.0f req/s, %d errors", r.s.name, r.rec.Warmup.Requests, r.rec.Warmup.Throughput, r.rec.Warmup.Errors)
 		if r.s.name == "A" {
@@ -225,7 +227,7 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 						r.rec.Closed = res
 					}
 				}
-				attack(r.s, r.tr, p, r.client, res)
+				attack(r.s, r.tr, p, r.client, r.procs(f), res)
 				last := res.RoundThroughput[len(res.RoundThroughput)-1]
 				log.Printf("%s %s round %d: %.0f req/s", r.s.name, p.name, round+1, last)
 				if res.RanOut {
@@ -287,13 +289,18 @@ func profileFront(ctx context.Context, r *running, f benchFlags) error {
 			filepath.Join(f.profileDir, r.s.name+".cpu.pprof"), time.Duration(secs+30)*time.Second)
 	}()
 	res := &phaseResult{}
-	attack(r.s, r.tr, phase{name: "profile", concurrency: f.concurrency, duration: f.profileDuration}, r.client, res)
+	attack(r.s, r.tr, phase{name: "profile", concurrency: f.concurrency, duration: f.profileDuration}, r.client, r.procs(f), res)
 	res.finish()
 	log.Printf("%s (profiled): %.0f req/s, %d errors", r.s.name, res.Throughput, res.Errors)
 	if err := <-profiled; err != nil {
 		return err
 	}
 	return fetchProfile(ctx, r.front.admin, "/debug/pprof/allocs", filepath.Join(f.profileDir, r.s.name+".allocs.pprof"), 30*time.Second)
+}
+
+// procs are the processes whose CPU time r's attacks measure.
+func (r *running) procs(f benchFlags) processes {
+	return processes{front: r.front.pid, partner: f.partnerPID, frontAdmin: r.front.admin}
 }
 
 // partnerLogins is how many tokens the partner granted to the front of
@@ -309,7 +316,9 @@ func estimateOffers(floor float64, f benchFlags) int {
 	if floor <= 0 {
 		floor = 3000
 	}
-	closed := floor * (f.warmup + f.duration).Seconds()
+	// Half again as many as A could take: A's warm-up may have been
+	// slowed by the machine's other work.
+	closed := 1.5 * floor * (f.warmup + f.duration).Seconds()
 	open := float64(f.rate) * f.openDuration.Seconds() * 1.1
 	return int(math.Ceil(closed+open)) + 500
 }

@@ -66,3 +66,28 @@ func loadAvg() string {
 	}
 	return strings.Join(f[:3], " ")
 }
+
+// clockTicks is USER_HZ, the unit of the CPU times in /proc/<pid>/stat:
+// 100 on every Linux architecture this runs on.
+const clockTicks = 100
+
+// cpuSeconds is the user plus system CPU time process pid has used.
+func cpuSeconds(pid int) (float64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, in parentheses, may hold spaces: fields count
+	// from the last ')'. utime and stime are fields 14 and 15 of the line.
+	s := string(data)
+	rest := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(rest) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: too few fields", pid)
+	}
+	utime, err1 := strconv.ParseInt(rest[11], 10, 64)
+	stime, err2 := strconv.ParseInt(rest[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: bad utime or stime", pid)
+	}
+	return float64(utime+stime) / clockTicks, nil
+}

@@ -76,8 +76,8 @@ func writeReport(b *strings.Builder, res *results, micro map[string]benchLine) {
 	fmt.Fprintf(b, "Machine: %s. Load average %s before the measured rounds, %s after.\n\n", res.Machine, res.LoadAvg[0], res.LoadAvg[1])
 	fmt.Fprintf(b, "Each scenario: %.0f s warm-up, then %d interleaved rounds (every round runs each scenario in turn): closed loop, %d workers, %.0f s in all; open loop, %d req/s, %.0f s in all. One front Caddy process per scenario; one sandbox partner process for all.\n\n",
 		st.WarmupSecs, st.Rounds, st.Concurrency, st.ClosedSecs, st.Rate, st.OpenSecs)
-	b.WriteString("| Scenario | req/s (closed) | p50 ms | p99 ms | errors | p50 ms (open) | p99 ms (open) | errors (open) | peak RSS MiB | logins (front / partner) |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("| Scenario | req/s (closed) | p50 ms | p99 ms | errors | p50 ms (open) | p99 ms (open) | errors (open) | peak RSS MiB | CPU µs/req front / partner / driver | front KiB / allocs per req | logins (front / partner) |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n")
 	for _, s := range scenarios {
 		r := recs[s.name]
 		if r == nil || r.Closed == nil {
@@ -96,8 +96,9 @@ func writeReport(b *strings.Builder, res *results, micro map[string]benchLine) {
 		if c.RanOut || (r.Open != nil && r.Open.RanOut) {
 			ranOut = " (offers ran out)"
 		}
-		fmt.Fprintf(b, "| %s%s | %.0f | %s | %s | %d | %s | %s | %s | %.1f | %s |\n",
-			s.name, ranOut, c.Throughput, f2(c.P50Ms), f2(c.P99Ms), c.Errors, op50, op99, oerr, mib(r.Memory.PeakKiB), logins)
+		fmt.Fprintf(b, "| %s%s | %.0f | %s | %s | %d | %s | %s | %s | %.1f | %.0f / %.0f / %.0f | %.1f / %.0f | %s |\n",
+			s.name, ranOut, c.Throughput, f2(c.P50Ms), f2(c.P99Ms), c.Errors, op50, op99, oerr, mib(r.Memory.PeakKiB),
+			c.FrontCPUUs, c.PartnerCPUUs, c.DriverCPUUs, c.FrontBytesPerReq/1024, c.FrontAllocsPerReq, logins)
 	}
 	b.WriteString("\n")
 	for _, s := range scenarios {
@@ -172,13 +173,22 @@ func verdicts(recs map[string]*record, micro map[string]benchLine, st settings) 
 		vs = append(vs, verdict{fmt.Sprintf("peak RSS B - A <= %.0f MiB", targetRSSExtraMiB),
 			fmt.Sprintf("%+.1f MiB (%.1f vs %.1f)", e, mib(b.Memory.PeakKiB), mib(a.Memory.PeakKiB)), yes(e <= targetRSSExtraMiB)})
 	}
+	if ok(a) && ok(b) {
+		vs = append(vs, verdict{"(for comparison) front CPU per request, B vs A (closed loop)",
+			fmt.Sprintf("%.0f vs %.0f µs: %+.0f µs; whole machine (front + partner + driver) %.0f vs %.0f µs",
+				b.Closed.FrontCPUUs, a.Closed.FrontCPUUs, b.Closed.FrontCPUUs-a.Closed.FrontCPUUs, cpuAll(b), cpuAll(a)), "-"})
+	}
 	if ok(a) && ok(c) {
 		r := c.Closed.Throughput / a.Closed.Throughput
 		vs = append(vs, verdict{fmt.Sprintf("C/A throughput >= %.2f", targetTokenRatio), f2(r) + roundRatios(c, a), yes(r >= targetTokenRatio)})
+		vs = append(vs, verdict{"(for comparison) front CPU per request, C vs A (closed loop)",
+			fmt.Sprintf("%.0f vs %.0f µs: %+.0f µs", c.Closed.FrontCPUUs, a.Closed.FrontCPUUs, c.Closed.FrontCPUUs-a.Closed.FrontCPUUs), "-"})
 	}
 	if ok(dd) && ok(dc) {
 		r := dc.Closed.Throughput / dd.Closed.Throughput
 		vs = append(vs, verdict{fmt.Sprintf("Dconv/Ddirect throughput >= %.2f (within 20%% of the 2-call floor)", targetBookingRatio), f2(r) + roundRatios(dc, dd), yes(r >= targetBookingRatio)})
+		vs = append(vs, verdict{"(for comparison) front CPU per request, Dconv vs Ddirect (closed loop)",
+			fmt.Sprintf("%.0f vs %.0f µs: %+.0f µs", dc.Closed.FrontCPUUs, dd.Closed.FrontCPUUs, dc.Closed.FrontCPUUs-dd.Closed.FrontCPUUs), "-"})
 		lr := dc.Closed.P50Ms / dd.Closed.P50Ms
 		vs = append(vs, verdict{"Dconv/Ddirect p50 latency <= 1.20 (closed loop)", f2(lr), yes(lr <= 1.2)})
 		e := mib(dc.Memory.PeakKiB) - mib(dd.Memory.PeakKiB)
@@ -209,6 +219,11 @@ func verdicts(recs map[string]*record, micro map[string]benchLine, st settings) 
 			fmt.Sprintf("%.2fx (%.0f vs %.0f ns/op)", r, ours.nsPerOp, peer.nsPerOp), yes(r >= 1)})
 	}
 	return vs
+}
+
+// cpuAll is the CPU time per request of the three processes together.
+func cpuAll(r *record) float64 {
+	return r.Closed.FrontCPUUs + r.Closed.PartnerCPUUs + r.Closed.DriverCPUUs
 }
 
 func ok(r *record) bool { return r != nil && r.Closed != nil && r.Closed.Throughput > 0 }
