@@ -177,11 +177,11 @@ func TestReloadKeyRotationUnderLoad(t *testing.T) {
 	time.Sleep(time.Second)
 	loginsBefore, callsBefore := readProbe(t, probeFile)
 	// The rotation, then two reloads that change nothing: the token of the
-	// new key is kept over them. By the end of the first settle time the
-	// old configuration's requests are long answered.
-	reloadTimes := []time.Duration{reload("alpine-2", 1500*time.Millisecond)}
+	// new key is kept over them. Two seconds after the rotation the old
+	// configuration's requests are long answered.
+	reloadTimes := []time.Duration{reload("alpine-2", 1500*time.Millisecond), reload("alpine-2", 700*time.Millisecond)}
 	_, callsSettled := readProbe(t, probeFile)
-	reloadTimes = append(reloadTimes, reload("alpine-2", 700*time.Millisecond), reload("alpine-2", time.Second))
+	reloadTimes = append(reloadTimes, reload("alpine-2", time.Second))
 	stop()
 	wg.Wait()
 	if err := caddy.Stop(); err != nil {
