@@ -46,12 +46,21 @@ type CacheConfig struct {
 	Now Clock
 }
 
-// cacheEntry is an immutable cached token; readers load it atomically.
+// cacheEntry is a cached token; readers load it atomically. Only fresh
+// changes after it is stored.
 type cacheEntry struct {
 	tok       *Token
 	expiry    int64 // unix nanoseconds
 	refreshAt int64 // unix nanoseconds
+	// fresh is set from when the entry is stored until a timer says its
+	// refresh is due: while it is set, a hit needs no clock read, which
+	// is most of the cost of a hit.
+	fresh atomic.Bool
+	timer stopper // clears fresh; nil when fresh was never set
 }
+
+// stopper is a timer that can be stopped: *time.Timer, or a test's.
+type stopper interface{ Stop() bool }
 
 // loginCall is one login in flight, shared by everyone waiting for it.
 type loginCall struct {
@@ -66,10 +75,14 @@ type loginCall struct {
 // exponentially (with jitter) after failed logins. Readers keep using the
 // current valid token during a refresh; the hit path takes no lock.
 type TokenCache struct {
-	src      TokenSource
-	cfg      CacheConfig
-	now      Clock
-	observer atomic.Pointer[observerBox]
+	src TokenSource
+	cfg CacheConfig
+	now Clock
+	// afterFunc arms the timer that ends an entry's fresh time. It is
+	// nil with a test's clock, which does not drive timers: every hit
+	// then reads the clock.
+	afterFunc func(time.Duration, func()) stopper
+	observer  atomic.Pointer[observerBox]
 
 	cur      atomic.Pointer[cacheEntry]
 	inflight atomic.Bool  // a login call is running
@@ -101,7 +114,11 @@ func NewTokenCache(src TokenSource, cfg CacheConfig) *TokenCache {
 		cfg.LoginTimeout = DefaultLoginTimeout
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &TokenCache{src: src, cfg: cfg, now: cfg.Now.orNow(), ctx: ctx, cancel: cancel}
+	c := &TokenCache{src: src, cfg: cfg, now: cfg.Now.orNow(), ctx: ctx, cancel: cancel}
+	if cfg.Now == nil {
+		c.afterFunc = func(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) }
+	}
+	return c
 }
 
 // SetObserver replaces the observer (nil for none). A cache that outlives
@@ -119,17 +136,27 @@ func (c *TokenCache) SetObserver(o CacheObserver) {
 // for all waiting callers) or until ctx ends. During backoff after a failed
 // login it fails at once with that login's error.
 func (c *TokenCache) Token(ctx context.Context) (*Token, error) {
+	e := c.cur.Load()
+	if e != nil && e.fresh.Load() {
+		c.hit()
+		return e.tok, nil
+	}
 	now := c.now().UnixNano()
-	if e := c.cur.Load(); e != nil && now < e.expiry {
+	if e != nil && now < e.expiry {
 		if now >= e.refreshAt && !c.inflight.Load() && now >= c.retryAt.Load() {
 			c.startLogin()
 		}
-		if ob := c.observer.Load(); ob != nil {
-			ob.o.CacheHit()
-		}
+		c.hit()
 		return e.tok, nil
 	}
 	return c.wait(ctx)
+}
+
+// hit tells the observer about a token served from the cache.
+func (c *TokenCache) hit() {
+	if ob := c.observer.Load(); ob != nil {
+		ob.o.CacheHit()
+	}
 }
 
 // Invalidate drops tok if it is still the cached token, e.g. after the
@@ -137,13 +164,19 @@ func (c *TokenCache) Token(ctx context.Context) (*Token, error) {
 // alone, so that many requests failing with the same old token cause one
 // login, not one each.
 func (c *TokenCache) Invalidate(tok *Token) {
-	if e := c.cur.Load(); e != nil && e.tok == tok {
-		c.cur.CompareAndSwap(e, nil)
+	if e := c.cur.Load(); e != nil && e.tok == tok && c.cur.CompareAndSwap(e, nil) {
+		e.stopTimer()
 	}
 }
 
-// Close cancels a login in flight; later logins fail.
-func (c *TokenCache) Close() { c.cancel() }
+// Close cancels a login in flight and stops the cached token's timer;
+// later logins fail.
+func (c *TokenCache) Close() {
+	c.cancel()
+	if e := c.cur.Load(); e != nil {
+		e.stopTimer()
+	}
+}
 
 // wait joins the login in flight or starts one.
 func (c *TokenCache) wait(ctx context.Context) (*Token, error) {
@@ -204,7 +237,12 @@ func (c *TokenCache) login(call *loginCall) {
 
 	c.mu.Lock()
 	if err == nil {
-		c.cur.Store(c.entryFor(tok, end))
+		if old := c.cur.Load(); old != nil {
+			old.stopTimer()
+		}
+		e := c.entryFor(tok, end)
+		c.armFresh(e, end)
+		c.cur.Store(e)
 		c.failures = 0
 		c.lastErr = nil
 		c.retryAt.Store(0)
@@ -228,6 +266,29 @@ func (c *TokenCache) entryFor(tok *Token, now time.Time) *cacheEntry {
 		tok:       tok,
 		expiry:    tok.Expiry.UnixNano(),
 		refreshAt: tok.Expiry.Add(-ahead).UnixNano(),
+	}
+}
+
+// armFresh lets hits on e, received at now, skip the clock until its
+// refresh is due; then a timer clears the flag, and hits go back to
+// reading the clock, which starts the refresh. A token due for refresh at
+// once is not armed. The timer runs on the monotonic clock: should the
+// wall clock jump or the machine sleep past the refresh, the partner's
+// 401 to the old token still gets a new one (Invalidate).
+func (c *TokenCache) armFresh(e *cacheEntry, now time.Time) {
+	d := time.Duration(e.refreshAt - now.UnixNano())
+	if c.afterFunc == nil || d <= 0 {
+		return
+	}
+	e.fresh.Store(true)
+	e.timer = c.afterFunc(d, func() { e.fresh.Store(false) })
+}
+
+// stopTimer stops e's timer, if it has one. The timer is set before e is
+// stored, so any reader of e sees it.
+func (e *cacheEntry) stopTimer() {
+	if e.timer != nil {
+		e.timer.Stop()
 	}
 }
 
