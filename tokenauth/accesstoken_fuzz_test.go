@@ -76,6 +76,7 @@ func FuzzVerifyAccessToken(f *testing.F) {
 			}
 			return
 		}
+		skipCaseFoldedClaims(t, token)
 		mc := jwt.MapClaims{}
 		parsed, err := jwt.NewParser(jwt.WithValidMethods([]string{"ES256"}), jwt.WithoutClaimsValidation()).
 			ParseWithClaims(token, mc, func(*jwt.Token) (any, error) { return login.Public(), nil })

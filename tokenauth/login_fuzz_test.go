@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -70,6 +71,7 @@ var fuzzClientAlgs = map[string][]string{"alpine": {"RS256", "PS256"}, "eastern"
 // service requires.
 func checkAccepted(t *testing.T, f *loginFixture, assertion string, got *ValidatedAssertion) {
 	t.Helper()
+	skipCaseFoldedClaims(t, assertion)
 	now := f.clock()
 	key := fuzzKeys(f)[got.KeyID]
 	if key == nil || !strings.HasPrefix(got.KeyID, map[string]string{"alpine": "alp-", "eastern": "east-", "coastal": "coast-"}[got.Subject]) {
@@ -292,6 +294,42 @@ func FuzzValidateSignedClaims(f *testing.F) {
 			t.Fatalf("accepted header %s signed with %s", header, s.method.Alg())
 		}
 	})
+}
+
+// claimNames are the claims the login service and osdm_access read.
+var claimNames = []string{"iss", "sub", "aud", "exp", "nbf", "iat", "jti", "scope", "client_id"}
+
+// skipCaseFoldedClaims skips (or, with OSDM_KNOWN_BUGS=fail, fails) an
+// accepted token whose claims are named in another case than RFC 7519's
+// ("Aud", "eXp"): encoding/json, which golang-jwt decodes registered
+// claims with, matches names case-insensitively, so such a token counts
+// as having an aud or exp that a strict reader (and this oracle) does not
+// see. Found by FuzzValidateSignedClaims and FuzzVerifyAccessToken; only
+// the key's holder can make such a token. See SECURITY.md.
+func skipCaseFoldedClaims(t *testing.T, token string) {
+	t.Helper()
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return
+	}
+	var claims map[string]json.RawMessage
+	if json.Unmarshal(payload, &claims) != nil {
+		return
+	}
+	for name := range claims {
+		for _, want := range claimNames {
+			if name != want && strings.EqualFold(name, want) {
+				if os.Getenv("OSDM_KNOWN_BUGS") == "fail" {
+					t.Fatalf("known bug claim-name-case: accepted claim %q as %q", name, want)
+				}
+				t.Skipf("known bug claim-name-case: accepted claim %q as %q (OSDM_KNOWN_BUGS=fail makes this fail)", name, want)
+			}
+		}
+	}
 }
 
 func jsonInt(n int64) string {
