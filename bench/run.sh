@@ -22,8 +22,8 @@
 # -c/-d: closed loop, c workers, d per scenario in all; -rate/-open-d: open
 # loop at a fixed rate, the latency comparison (-rate 0 skips it). Before
 # starting it waits, at most -max-wait seconds, for the 1-minute load
-# average to drop below 3. Ports: FRONT_PORT (18080; the fronts use the
-# next five), FRONT_ADMIN (12080, same), PARTNER_PORT (18441),
+# average to drop below 3. Ports: FRONT_PORT (18080 and the next four, one
+# per front), FRONT_ADMIN (12080, the same way), PARTNER_PORT (18441),
 # PARTNER_ADMIN (12441).
 set -euo pipefail
 

@@ -58,8 +58,8 @@ func (t *sequenceTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		return nil, fmt.Errorf("POST /bookings answered %d without a booking id", resp.StatusCode)
 	}
 	u := *req.URL
-	u.Path = "/bookings/" + url.PathEscape(booked.Booking.ID) + "/fulfillments"
-	u.RawPath = ""
+	u.Path = "/bookings/" + booked.Booking.ID + "/fulfillments"
+	u.RawPath = "/bookings/" + url.PathEscape(booked.Booking.ID) + "/fulfillments"
 	f, err := http.NewRequestWithContext(req.Context(), http.MethodPost, u.String(), strings.NewReader("{}"))
 	if err != nil {
 		return nil, err

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMetricSumAddsMatchingSamplesOnly(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, `# HELP caddy_osdm_login_token_requests_total Token requests.
+# TYPE caddy_osdm_login_token_requests_total counter
+caddy_osdm_login_token_requests_total{client="bench-B",outcome="granted"} 2
+caddy_osdm_login_token_requests_total{client="bench-B",outcome="expired"} 5
+caddy_osdm_login_token_requests_total{client="bench-C",outcome="granted"} 7
+caddy_osdm_login_token_requests_total_extra{client="bench-B",outcome="granted"} 100
+caddy_osdm_token_requests_total 3
+`)
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name   string
+		labels []string
+		want   float64
+	}{
+		{"caddy_osdm_login_token_requests_total", []string{`client="bench-B"`, `outcome="granted"`}, 2},
+		{"caddy_osdm_login_token_requests_total", []string{`client="bench-B"`}, 7},
+		{"caddy_osdm_login_token_requests_total", nil, 14},
+		{"caddy_osdm_login_token_requests_total", []string{`client="bench-D"`}, 0},
+		{"caddy_osdm_token_requests_total", nil, 3},
+	} {
+		got, err := metricSum(t.Context(), srv.URL, tc.name, tc.labels...)
+		if err != nil || got != tc.want {
+			t.Errorf("metricSum(%s, %v) = %v, %v; want %v", tc.name, tc.labels, got, err, tc.want)
+		}
+	}
+}
+
+func TestSequenceTransportBooksThenFulfils(t *testing.T) {
+	var fulfilled *http.Request
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, h := range []string{headerThenFulfil, headerFulfilIdemKey} {
+			if r.Header.Get(h) != "" {
+				t.Errorf("%s %s carries the driver's header %s", r.Method, r.URL.Path, h)
+			}
+		}
+		switch {
+		case r.URL.Path == "/bookings":
+			w.WriteHeader(http.StatusCreated)
+			io.WriteString(w, `{"booking":{"id":"b 1","bookingCode":"X"}}`)
+		case r.URL.EscapedPath() == "/bookings/b%201/fulfillments":
+			fulfilled = r.Clone(r.Context())
+			w.WriteHeader(http.StatusCreated)
+			io.WriteString(w, `{"fulfillments":[{"status":"FULFILLED"}]}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/bookings", strings.NewReader(`{}`))
+	req.Header = jsonHeader("tok")
+	req.Header.Set(headerThenFulfil, "1")
+	req.Header.Set(headerFulfilIdemKey, "key-2")
+	resp, err := newClient(1).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated || !strings.Contains(string(body), "FULFILLED") {
+		t.Fatalf("got %d %s, want the fulfilment's answer", resp.StatusCode, body)
+	}
+	if fulfilled == nil || fulfilled.Header.Get("Idempotency-Key") != "key-2" || fulfilled.Header.Get("Authorization") != "Bearer tok" {
+		t.Fatalf("fulfilment request %v: want Idempotency-Key key-2 and the bearer token", fulfilled)
+	}
+}
+
+func TestSequenceTransportReturnsAFailedBooking(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/bookings" {
+			t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
+		}
+		w.WriteHeader(http.StatusConflict)
+		io.WriteString(w, `{"title":"offer booked already"}`)
+	}))
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/bookings", strings.NewReader(`{}`))
+	req.Header.Set(headerThenFulfil, "1")
+	resp, err := newClient(1).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(body), "booked already") {
+		t.Fatalf("got %d %s, want the booking's 409", resp.StatusCode, body)
+	}
+}
+
+func TestMessageIDsAreUniqueAndOfOneLength(t *testing.T) {
+	ids := newMessageIDs("Dconv")
+	seen := map[string]bool{}
+	for range 2000 {
+		id := ids.next()
+		if len(id) != len(idPlaceholder) || seen[id] {
+			t.Fatalf("id %q: length %d (want %d), seen before %v", id, len(id), len(idPlaceholder), seen[id])
+		}
+		seen[id] = true
+	}
+}
+
+func TestReadMicroKeepsTheMedianRun(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "micro.txt")
+	out := `goos: linux
+BenchmarkTokenCacheHit/tokenauth-2         	920122197	         3.0 ns/op	       0 B/op	       0 allocs/op
+BenchmarkTokenCacheHit/tokenauth-2         	996902374	         1.0 ns/op	       0 B/op	       0 allocs/op
+BenchmarkTokenCacheHit/tokenauth-2         	1000000000	         2.0 ns/op	       0 B/op	       0 allocs/op
+BenchmarkValidateRS256/fosite_rfc7523-2   	   12373	    103200 ns/op	   14264 B/op	     204 allocs/op
+PASS
+`
+	if err := os.WriteFile(file, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readMicro(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := got["BenchmarkTokenCacheHit/tokenauth"]; l.nsPerOp != 2 {
+		t.Errorf("cache hit: %+v, want the median 2 ns/op", l)
+	}
+	if l := got["BenchmarkValidateRS256/fosite_rfc7523"]; l.nsPerOp != 103200 || l.bytesPerOp != 14264 || l.allocsPerOp != 204 {
+		t.Errorf("fosite: %+v", l)
+	}
+}
+
+func TestCPUSecondsAndMemoryOfThisProcess(t *testing.T) {
+	busy := 0
+	for i := range 50_000_000 {
+		busy += i
+	}
+	secs, err := cpuSeconds(os.Getpid())
+	if err != nil || secs <= 0 {
+		t.Fatalf("cpuSeconds = %v, %v (after %d); want some CPU time", secs, err, busy)
+	}
+	m, err := readMemory(os.Getpid())
+	if err != nil || m.PeakKiB < m.NowKiB || m.NowKiB == 0 {
+		t.Fatalf("readMemory = %+v, %v; want a peak at least the current RSS", m, err)
+	}
+}
