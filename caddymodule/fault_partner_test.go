@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,7 +19,7 @@ import (
 // faultTimeout is osdm_convert's timeout in the fault tests: latency and
 // hangs last this long, so it is short; the calls that work take a few
 // milliseconds, under the race detector too.
-const faultTimeout = 400 * time.Millisecond
+const faultTimeout = 1500 * time.Millisecond
 
 // faultFixture is the example chain with a fault injector on each partner.
 type faultFixture struct {
@@ -305,14 +303,13 @@ func runFaultCase(t *testing.T, fx *faultFixture, sc faultScenario, step convert
 	checkFaultInvariants(t, o)
 	if err != nil {
 		// No reply at all: the legacy side cannot even tell the booking.
-		knownBug(t, "abort-panic", "the legacy client got no reply: %v", err)
+		t.Errorf("the legacy client got no reply: %v", err)
 	} else {
 		expectFault(t, sc, step, kind, times, o)
 	}
 	if t.Failed() {
 		t.Logf("injected %v\nreply %d %+v\nbefore %v\nafter %v", o.injected, o.status, o.reply, o.before, o.after)
 	}
-	skipIfKnownBug(t)
 }
 
 // checkFaultInvariants holds for every case: at most one booking made per
@@ -332,7 +329,7 @@ func checkFaultInvariants(t *testing.T, o *faultOutcome) {
 			continue
 		}
 		if live(o.after[id]) && id != o.named() {
-			knownBug(t, "orphan-booking", "the partner holds %s booking %s that the reply (%T, BookingRef %q) does not name",
+			t.Errorf("the partner holds %s booking %s that the reply (%T, BookingRef %q) does not name",
 				o.after[id], id, o.reply, o.named())
 		}
 	}
@@ -525,7 +522,7 @@ func expectFault(t *testing.T, sc faultScenario, step converter.Step, kind fault
 			}
 		case *legacy.NegativeReply:
 			if strings.Contains(r.Text, "not refunded") {
-				knownBug(t, "refund-unreported", "the partner refunded booking %s but the reply says %q", o.target, r.Text)
+				t.Errorf("the partner refunded booking %s but the reply says %q", o.target, r.Text)
 			}
 		default:
 			t.Errorf("reply %T %+v to a refunded booking", r, r)
@@ -533,29 +530,3 @@ func expectFault(t *testing.T, sc faultScenario, step converter.Step, kind fault
 	}
 }
 
-// knownBugs holds the tests that met a known bug.
-var knownBugs sync.Map // *testing.T -> struct{}
-
-// knownBug reports a bug found by these tests in code other engineers
-// own (see the report of issue 7). With OSDM_KNOWN_BUGS=fail the test
-// fails with it, so the bug can be seen and its fix checked; otherwise it
-// is logged, the test's other checks still run, and skipIfKnownBug skips
-// the test at its end, so that the suite stays green until the fix lands.
-func knownBug(t *testing.T, name, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf("known bug %s: "+format, append([]any{name}, args...)...)
-	if os.Getenv("OSDM_KNOWN_BUGS") == "fail" {
-		t.Error(msg)
-		return
-	}
-	t.Log(msg)
-	knownBugs.Store(t, struct{}{})
-}
-
-// skipIfKnownBug skips a test that met a known bug and nothing else.
-func skipIfKnownBug(t *testing.T) {
-	t.Helper()
-	if _, met := knownBugs.Load(t); met && !t.Failed() {
-		t.Skip("passes but for a known bug (logged above); OSDM_KNOWN_BUGS=fail makes it fail")
-	}
-}
