@@ -529,4 +529,3 @@ func expectFault(t *testing.T, sc faultScenario, step converter.Step, kind fault
 		}
 	}
 }
-
