@@ -362,6 +362,28 @@ func runFaultCase(t *testing.T, fx *faultFixture, sc faultScenario, step convert
 	if t.Failed() {
 		t.Logf("injected %v\nreply %d %+v\nbefore %v\nafter %v", o.injected, o.status, o.reply, o.before, o.after)
 	}
+	t.Log(o.summary())
+}
+
+// summary is the outcome in one line, for go test -v: the reply and the
+// partner's state of the bookings it concerns.
+func (o *faultOutcome) summary() string {
+	reply := fmt.Sprintf("%T", o.reply)
+	if nr, ok := o.reply.(*legacy.NegativeReply); ok {
+		reply = fmt.Sprintf("NegativeReply %s retryable=%v", nr.Code, nr.Retryable)
+	}
+	reply = strings.TrimPrefix(reply, "*legacy.")
+	var states []string
+	for _, id := range append([]string{o.named()}, o.fresh...) {
+		if id != "" && !slices.Contains(states, id+" "+o.after[id]) {
+			named := ""
+			if id == o.named() {
+				named = " (named)"
+			}
+			states = append(states, id+" "+o.after[id]+named)
+		}
+	}
+	return fmt.Sprintf("outcome: %s; partner: %s", reply, strings.Join(states, ", "))
 }
 
 // checkFaultInvariants holds for every case: at most one booking made per
