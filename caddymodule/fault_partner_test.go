@@ -18,8 +18,9 @@ import (
 )
 
 // faultTimeout is osdm_convert's timeout in the fault tests: latency and
-// hangs last this long, so it is short; the calls that work take a few
-// milliseconds, under the race detector too.
+// hangs last this long, so it is short, yet long enough for the calls that
+// work (a few milliseconds each) on a loaded CI machine under the race
+// detector.
 const faultTimeout = 1500 * time.Millisecond
 
 // faultFixture is the example chain with a fault injector on each partner.
