@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 
@@ -19,26 +17,6 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/sandbox"
 )
-
-// sandboxCaddy runs a Caddyfile in this process on a free port of 127.0.0.1.
-func sandboxCaddy(t *testing.T, caddyfile func(port int) string) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cfg, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(caddyfile(port)), map[string]any{"filename": "Caddyfile"})
-	if err != nil {
-		t.Fatalf("adapting: %v", err)
-	}
-	if err := caddy.Load(cfg, true); err != nil {
-		t.Fatalf("loading: %v", err)
-	}
-	t.Cleanup(func() { _ = caddy.Stop() })
-	return fmt.Sprintf("http://127.0.0.1:%d", port)
-}
 
 // osdmClient calls the sandbox over HTTP and checks every request and
 // answer against the OSDM 3.9 spec.
@@ -83,7 +61,7 @@ func (c *osdmClient) do(method, path, key string, body any, out any) (int, http.
 // TestSandboxIntegration runs osdm_sandbox in a real Caddy behind a path
 // prefix and goes through offers, booking, fulfilment and refund over HTTP.
 func TestSandboxIntegration(t *testing.T) {
-	base := sandboxCaddy(t, func(port int) string {
+	base := provCaddy(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off
