@@ -1,0 +1,300 @@
+package converter
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestOfferAnswerReadsGoldenAnswers: every golden offer search answer reads
+// as encoding/json reads it, indented or compacted.
+func TestOfferAnswerReadsGoldenAnswers(t *testing.T) {
+	files, err := filepath.Glob("testdata/golden/*/offers.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden offer answers: %v", err)
+	}
+	offers := 0
+	for _, name := range files {
+		body, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, body); err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range [][]byte{body, compact.Bytes()} {
+			got, want := readBoth(t, b)
+			offers += len(got.Offers)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: jsonReader read\n%+v\nencoding/json read\n%+v", name, got, want)
+			}
+		}
+	}
+	if offers == 0 {
+		t.Error("no offer read in any golden answer")
+	}
+}
+
+// readBoth reads body with decodeJSON and with encoding/json, and fails
+// unless both accept it.
+func readBoth(t *testing.T, body []byte) (got, want offerAnswer) {
+	t.Helper()
+	if err := json.Unmarshal(body, &want); err != nil {
+		t.Fatalf("encoding/json: %v", err)
+	}
+	if err := got.decodeJSON(body); err != nil {
+		t.Fatalf("decodeJSON: %v", err)
+	}
+	return got, want
+}
+
+// TestOfferAnswerReadsAsEncodingJSON: values of every kind the answer
+// holds, null where a value may be, and the answers encoding/json refuses.
+func TestOfferAnswerReadsAsEncodingJSON(t *testing.T) {
+	for _, body := range []string{
+		`null`,
+		`{}`,
+		` {"offers": null, "trips": []} `,
+		`{"offers":[{"offerId":"a\u00e9\"b\\/\n","offerSummary":null,"tripCoverage":null}]}`,
+		`{"offers":[{"offerId":"Zürich ¥ \ud83d\ude86"}]}`,
+		`{"offers":[{"offerId":"lone \ud800 surrogate"}]}`,
+		"{\"offers\":[{\"offerId\":\"bad \xff utf-8\"}]}",
+		`{"offers":[{"offerId":null,"preBookableUntil":null,"products":null}]}`,
+		`{"offers":[{"offerSummary":{"minimalPrice":{"currency":"EUR","amount":-0,"scale":null}}}]}`,
+		`{"offers":[{"offerSummary":{"minimalPrice":{"amount":922337203685477580}}}]}`,
+		`{"offers":[{"offerSummary":{"minimalPrice":{"amount":9223372036854775807}}}]}`,
+		`{"offers":[{"offerSummary":{"minimalPrice":{"amount":-9223372036854775808}}}]}`,
+		`{"offers":[{"reservationOfferParts":[{"numericAvailability":0,"availablePlaces":[{"numericAvailability":null}]}]}]}`,
+		`{"offers":[{"preBookableUntil":"2026-12-01T07:56:00+01:00"}],"trips":[{"legs":[{"timedLeg":null},{"timedLeg":{"service":{"vehicleNumbers":["9203",null]}}}]}]}`,
+		`{"unknown":[1,-2.5e+3,true,false,null,{"a":{"b":[[]]}},"x"],"offers":[]}`,
+		`{"problems":[{"code":"x","title":"y"}],"offers":[]}`,
+		`{"offers":[{"offerSummary":{"overallTravelClass":"FIRST"},"offerSummary":{"overallAccommodationType":"SEAT"}}]}`,
+	} {
+		got, want := readBoth(t, []byte(body))
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\njsonReader read    %+v\nencoding/json read %+v", body, got, want)
+		}
+	}
+}
+
+// TestOfferAnswerRefusesWhatEncodingJSONRefuses: each body is refused by
+// both readers.
+func TestOfferAnswerRefusesWhatEncodingJSONRefuses(t *testing.T) {
+	for _, body := range []string{
+		``,
+		` `,
+		`[]`,
+		`"offers"`,
+		`{"offers":[]} x`,
+		`{"offers":[]}{}`,
+		`{"offers":[],}`,
+		`{"offers":[1,]}`,
+		`{"offers" []}`,
+		`{offers:[]}`,
+		`{'offers':[]}`,
+		`{"offers":[{"offerId":"a}]}`,
+		"{\"offers\":[{\"offerId\":\"tab\there\"}]}",
+		`{"offers":[{"offerId":"bad \x escape"}]}`,
+		`{"offers":[{"offerId":"\u12"}]}`,
+		`{"offers":[{"offerId":1}]}`,
+		`{"offers":[{"offerId":true}]}`,
+		`{"offers":{}}`,
+		`{"offers":[{"offerSummary":[]}]}`,
+		`{"offers":[{"offerSummary":{"minimalPrice":{"amount":1.5}}}]}`,
+		`{"offers":[{"offerSummary":{"minimalPrice":{"amount":1e2}}}]}`,
+		`{"offers":[{"offerSummary":{"minimalPrice":{"amount":9223372036854775808}}}]}`,
+		`{"offers":[{"offerSummary":{"minimalPrice":{"amount":"100"}}}]}`,
+		`{"offers":[{"offerSummary":{"minimalPrice":{"amount":01}}}]}`,
+		`{"offers":[{"offerSummary":{"minimalPrice":{"amount":-}}}]}`,
+		`{"offers":[{"offerSummary":{"minimalPrice":{"amount":+1}}}]}`,
+		`{"offers":[{"preBookableUntil":"yesterday"}]}`,
+		`{"offers":[{"preBookableUntil":1700000000}]}`,
+		`{"unknown":[1.]}`,
+		`{"unknown":[.5]}`,
+		`{"unknown":[1e]}`,
+		`{"unknown":tru}`,
+		`{"unknown":nul}`,
+		`{"unknown":NaN}`,
+		`{"unknown":{"a" 1}}`,
+		`{"unknown":"\ud800\u"}`,
+		`{"problems":[{"code":1}]}`,
+		`{"problems":{}}`,
+		`{"trips":[{"legs":[{"timedLeg":{"start":{"serviceDeparture":{"timetabledTime":"2026-13-01T00:00:00Z"}}}}]}]}`,
+	} {
+		var want offerAnswer
+		if err := json.Unmarshal([]byte(body), &want); err == nil {
+			t.Errorf("%q: encoding/json accepts it: not a case for this test", body)
+			continue
+		}
+		var got offerAnswer
+		if err := got.decodeJSON([]byte(body)); err == nil {
+			t.Errorf("%q: accepted", body)
+		}
+	}
+}
+
+// TestOfferAnswerNamesAreExact: the one deliberate difference from
+// encoding/json, which takes a member name in any case.
+func TestOfferAnswerNamesAreExact(t *testing.T) {
+	body := []byte(`{"Offers":[{"offerId":"a"}],"offers":[{"OfferId":"b","offerSummary":{"MinimalPrice":{"amount":1}}}]}`)
+	var got offerAnswer
+	if err := got.decodeJSON(body); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Offers) != 1 || got.Offers[0].OfferID != "" || got.Offers[0].OfferSummary.MinimalPrice.Amount != 0 {
+		t.Errorf("read %+v: names differing in case must be ignored", got.Offers)
+	}
+}
+
+// TestOfferAnswerDepth: nesting is bounded where encoding/json bounds it.
+func TestOfferAnswerDepth(t *testing.T) {
+	for _, depth := range []int{maxJSONDepth - 1, maxJSONDepth, maxJSONDepth + 1} {
+		body := []byte(`{"unknown":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + `}`)
+		var got offerAnswer
+		err := got.decodeJSON(body)
+		if valid := json.Valid(body); (err == nil) != valid {
+			t.Errorf("depth %d: decodeJSON error %v, encoding/json valid %v", depth, err, valid)
+		}
+	}
+}
+
+// TestOfferAnswerErrorSaysWhere: the error is for the reply text; it
+// names the byte.
+func TestOfferAnswerErrorSaysWhere(t *testing.T) {
+	var got offerAnswer
+	err := got.decodeJSON([]byte(`{"offers":[{"offerId":7}]}`))
+	if err == nil || err.Error() != "a number where a string belongs (byte 22)" {
+		t.Errorf("error %v", err)
+	}
+	err = got.decodeJSON([]byte(`{"offers":[}`))
+	if err == nil || err.Error() != `invalid character '}' looking for beginning of value (byte 11)` {
+		t.Errorf("error %v", err)
+	}
+}
+
+// FuzzOfferAnswerMatchesEncodingJSON holds jsonReader to encoding/json:
+// the same bodies accepted, the same values read, except for the
+// differences jsonReader documents (member names matched exactly; a
+// repeated member).
+func FuzzOfferAnswerMatchesEncodingJSON(f *testing.F) {
+	files, _ := filepath.Glob("testdata/golden/*/offers.json")
+	for _, name := range files {
+		body, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(body)
+	}
+	f.Add([]byte(`{"offers":[{"offerId":"a\u00e9","offerSummary":{"minimalPrice":{"amount":-0,"scale":null}}}],"x":[1e5]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var want, got offerAnswer
+		wantErr := json.Unmarshal(body, &want)
+		gotErr := got.decodeJSON(body)
+		if !json.Valid(body) {
+			if gotErr == nil {
+				t.Fatalf("accepted invalid JSON %q", body)
+			}
+			return
+		}
+		if !namesAsEncodingJSONReadsThem(body) {
+			return
+		}
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("%q: decodeJSON error %v, encoding/json error %v", body, gotErr, wantErr)
+		}
+		if gotErr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\njsonReader read    %+v\nencoding/json read %+v", body, got, want)
+		}
+	})
+}
+
+// namesAsEncodingJSONReadsThem reports whether the valid JSON body has
+// no member name that differs from an answer field's name only in case,
+// and no object repeating a name: where neither is the case, jsonReader
+// must read exactly what encoding/json reads.
+func namesAsEncodingJSONReadsThem(body []byte) bool {
+	d := json.NewDecoder(bytes.NewReader(body))
+	type frame struct {
+		object bool
+		names  map[string]bool
+		key    bool // the next token is a name
+	}
+	var stack []*frame
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if name, ok := tok.(string); ok && top != nil && top.object && top.key {
+			if top.names[name] || foldsToAnswerName(name) {
+				return false
+			}
+			top.names[name] = true
+			top.key = false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{object: true, names: map[string]bool{}, key: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].key = true
+		}
+	}
+}
+
+// foldsToAnswerName reports whether name equals a JSON name of the
+// answer types except for case.
+func foldsToAnswerName(name string) bool {
+	for _, n := range answerNames() {
+		if n != name && strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// answerNames are the JSON names of offerAnswer and the types it holds.
+func answerNames() []string {
+	var names []string
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || seen[t] {
+			return
+		}
+		seen[t] = true
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+				names = append(names, name)
+			}
+			walk(f.Type)
+		}
+	}
+	walk(reflect.TypeFor[offerAnswer]())
+	return names
+}
