@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"encoding/base64"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +86,25 @@ func TestAccessTokenVerifierRefuses(t *testing.T) {
 	hs.Header["typ"] = AccessTokenType
 	hmac, _ := hs.SignedString([]byte("secret"))
 
+	// The good token's claims with one name in another case, which
+	// encoding/json would take for the claim.
+	renamed := func(name, key string) string {
+		_, payload, _ := strings.Cut(good.Token, ".")
+		payload, _, _ = strings.Cut(payload, ".")
+		claims, _ := base64.RawURLEncoding.DecodeString(payload)
+		edited := strings.Replace(string(claims), `"`+name+`":`, `"`+key+`":`, 1)
+		if edited == string(claims) {
+			t.Fatalf("no claim %s in %s", name, claims)
+		}
+		b64 := base64.RawURLEncoding
+		signing := b64.EncodeToString([]byte(`{"alg":"ES256","kid":"k","typ":"at+jwt"}`)) + "." + b64.EncodeToString([]byte(edited))
+		sig, err := jwt.SigningMethodES256.Sign(signing, keys.login)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return signing + "." + b64.EncodeToString(sig)
+	}
+
 	v := &AccessTokenVerifier{Keys: StaticKeys(keys.login.Public()), Issuer: "https://login", Audience: "https://api", Scopes: []string{"uic_osdm"}, Now: clock}
 	if _, err := v.Verify(good.Token); err != nil {
 		t.Fatalf("good token: %v", err)
@@ -101,6 +121,13 @@ func TestAccessTokenVerifierRefuses(t *testing.T) {
 		{"identity token", identity, "bad_typ", 401},
 		{"scope missing", narrow.Token, "insufficient_scope", 403},
 		{"tampered", good.Token[:len(good.Token)-4] + "AAAA", "bad_signature", 401},
+		{"aud with a capital", renamed("aud", "Aud"), "malformed", 401},
+		{"case-folded exp", renamed("exp", "eXp"), "malformed", 401},
+		{"iss in capitals", renamed("iss", "ISS"), "malformed", 401},
+		{"sub with a long s", renamed("sub", "\u017fub"), "malformed", 401},
+		{"scope with a capital", renamed("scope", "Scope"), "malformed", 401},
+		{"case-folded client_id", renamed("client_id", "Client_ID"), "malformed", 401},
+		{"escaped capital in aud", renamed("aud", `\u0041ud`), "malformed", 401},
 	}
 	for _, tc := range cases {
 		_, err := v.Verify(tc.token)
@@ -111,6 +138,11 @@ func TestAccessTokenVerifierRefuses(t *testing.T) {
 		}
 		if tc.token != "" && strings.Contains(ae.Description, tc.token) {
 			t.Errorf("%s: description quotes the token", tc.name)
+		}
+		if strings.Contains(tc.name, "capital") || strings.Contains(tc.name, "case") || strings.Contains(tc.name, "long s") {
+			if !strings.Contains(ae.Description, "case-sensitive") {
+				t.Errorf("%s: description %q does not say claim names are case-sensitive", tc.name, ae.Description)
+			}
 		}
 	}
 	audV := *v

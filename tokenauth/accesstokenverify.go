@@ -85,6 +85,9 @@ func (v *AccessTokenVerifier) Verify(token string) (*AccessTokenClaims, error) {
 	if len(token) > MaxAssertionBytes {
 		return nil, &AccessTokenError{"malformed", "the access token is too large"}
 	}
+	if cc := checkTokenClaimNames(token, accessClaimNames); cc != nil {
+		return nil, &AccessTokenError{"malformed", "the access token's " + cc.Error()}
+	}
 	now := time.Now
 	if v.Now != nil {
 		now = v.Now

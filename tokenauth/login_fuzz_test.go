@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -68,10 +67,12 @@ var fuzzClientAlgs = map[string][]string{"alpine": {"RS256", "PS256"}, "eastern"
 // with golang-jwt directly: signed with the key of its kid, that key
 // registered for its sub and in its validity window, the alg pinned for
 // the client, aud, times, lifetime, iss, jti and scope all as the login
-// service requires.
+// service requires, and no claim named in another case than RFC 7519's.
 func checkAccepted(t *testing.T, f *loginFixture, assertion string, got *ValidatedAssertion) {
 	t.Helper()
-	skipCaseFoldedClaims(t, assertion)
+	if key, claim := foldedClaimName(assertion); key != "" {
+		t.Fatalf("accepted claim %q as %q", key, claim)
+	}
 	now := f.clock()
 	key := fuzzKeys(f)[got.KeyID]
 	if key == nil || !strings.HasPrefix(got.KeyID, map[string]string{"alpine": "alp-", "eastern": "east-", "coastal": "coast-"}[got.Subject]) {
@@ -225,6 +226,7 @@ func FuzzValidateAssertion(f *testing.F) {
 	f.Add("e30.e30.")
 	f.Fuzz(func(t *testing.T, assertion string) {
 		got, err := fx.service.Validator.Validate(assertion)
+		checkFoldedClaimRefused(t, assertion, err)
 		if err != nil {
 			checkRefusal(t, err, assertion)
 			return
@@ -253,7 +255,8 @@ func fuzzSigners(f *loginFixture) []struct {
 // FuzzValidateSignedClaims signs any header and claims bytes with one of
 // the fixture's keys, so that the validator's claim checks (which a random
 // string never reaches) see arbitrary JSON behind a valid signature. Every
-// acceptance must meet checkAccepted; every refusal checkRefusal.
+// acceptance must meet checkAccepted; every refusal checkRefusal, and a
+// token with a claim named in another case is refused as malformed.
 func FuzzValidateSignedClaims(f *testing.F) {
 	fx := newLoginFixture(f)
 	b64 := base64.RawURLEncoding
@@ -284,6 +287,7 @@ func FuzzValidateSignedClaims(f *testing.F) {
 		}
 		assertion := signing + "." + b64.EncodeToString(sig)
 		got, err := fx.service.Validator.Validate(assertion)
+		checkFoldedClaimRefused(t, assertion, err)
 		if err != nil {
 			checkRefusal(t, err, assertion)
 			return
@@ -299,36 +303,50 @@ func FuzzValidateSignedClaims(f *testing.F) {
 // claimNames are the claims the login service and osdm_access read.
 var claimNames = []string{"iss", "sub", "aud", "exp", "nbf", "iat", "jti", "scope", "client_id"}
 
-// skipCaseFoldedClaims skips (or, with OSDM_KNOWN_BUGS=fail, fails) an
-// accepted token whose claims are named in another case than RFC 7519's
-// ("Aud", "eXp"): encoding/json, which golang-jwt decodes registered
-// claims with, matches names case-insensitively, so such a token counts
-// as having an aud or exp that a strict reader (and this oracle) does not
-// see. Found by FuzzValidateSignedClaims and FuzzVerifyAccessToken; only
-// the key's holder can make such a token. See SECURITY.md.
-func skipCaseFoldedClaims(t *testing.T, token string) {
-	t.Helper()
+// foldedClaimName is, independently of the code under test, a top-level
+// key of the token's claims that is a claim name in another case than RFC
+// 7519's ("Aud", "eXp"), and the name it folds to; "" when there is none
+// or the claims do not decode. encoding/json, which golang-jwt decodes
+// claims with, would take such a key for the claim, so both the login
+// service and osdm_access must refuse the token.
+func foldedClaimName(token string) (key, claim string) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
-		return
+		return "", ""
 	}
 	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
 	if err != nil {
-		return
+		return "", ""
 	}
 	var claims map[string]json.RawMessage
 	if json.Unmarshal(payload, &claims) != nil {
-		return
+		return "", ""
 	}
 	for name := range claims {
 		for _, want := range claimNames {
 			if name != want && strings.EqualFold(name, want) {
-				if os.Getenv("OSDM_KNOWN_BUGS") == "fail" {
-					t.Fatalf("known bug claim-name-case: accepted claim %q as %q", name, want)
-				}
-				t.Skipf("known bug claim-name-case: accepted claim %q as %q (OSDM_KNOWN_BUGS=fail makes this fail)", name, want)
+				return name, want
 			}
 		}
+	}
+	return "", ""
+}
+
+// checkFoldedClaimRefused fails unless an identity token with a claim
+// name in another case is refused as malformed (or as too large, which is
+// checked first).
+func checkFoldedClaimRefused(t *testing.T, assertion string, err error) {
+	t.Helper()
+	key, claim := foldedClaimName(assertion)
+	if key == "" {
+		return
+	}
+	var ref *Refusal
+	if !errors.As(err, &ref) {
+		t.Fatalf("accepted claim %q as %q", key, claim)
+	}
+	if ref.Reason != ReasonMalformedAssertion && ref.Reason != ReasonAssertionTooLarge {
+		t.Fatalf("claim %q refused as %s, not as malformed: %v", key, ref.Reason, err)
 	}
 }
 

@@ -338,6 +338,29 @@ func withClaims(edit func(c jwt.MapClaims, now time.Time)) func(f *loginFixture)
 	}
 }
 
+// renamedClaim signs alpine's RS256 token with the claim name written as
+// key, which may be a JSON escape: the same claim in another case.
+func renamedClaim(name, key string) func(f *loginFixture) url.Values {
+	return func(f *loginFixture) url.Values {
+		f.t.Helper()
+		payload, err := json.Marshal(f.claims("alpine"))
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		renamed := strings.Replace(string(payload), `"`+name+`":`, `"`+key+`":`, 1)
+		if renamed == string(payload) {
+			f.t.Fatalf("no claim %s in %s", name, payload)
+		}
+		b64 := base64.RawURLEncoding
+		signing := b64.EncodeToString([]byte(`{"alg":"RS256","kid":"alp-1","typ":"JWT"}`)) + "." + b64.EncodeToString([]byte(renamed))
+		sig, err := jwt.SigningMethodRS256.Sign(signing, f.keys.alpine)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		return loginForm(signing + "." + b64.EncodeToString(sig))
+	}
+}
+
 func loginAttacks() []loginAttack {
 	return []loginAttack{
 		{"alg none", func(f *loginFixture) url.Values {
@@ -486,6 +509,20 @@ func loginAttacks() []loginAttack {
 			c["iss"] = "alpine"
 			return clientAssertionForm(f.sign(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, "alp-1", c, nil))
 		}, ErrCodeInvalidClient, ReasonAlgNotAllowed},
+		{"aud with a capital", renamedClaim("aud", "Aud"), ErrCodeInvalidGrant, ReasonMalformedAssertion},
+		{"case-folded exp", renamedClaim("exp", "eXp"), ErrCodeInvalidGrant, ReasonMalformedAssertion},
+		{"sub in capitals", renamedClaim("sub", "SUB"), ErrCodeInvalidGrant, ReasonMalformedAssertion},
+		{"sub with a long s", renamedClaim("sub", "\u017fub"), ErrCodeInvalidGrant, ReasonMalformedAssertion},
+		{"scope with a capital", renamedClaim("scope", "Scope"), ErrCodeInvalidGrant, ReasonMalformedAssertion},
+		{"escaped capital in aud", renamedClaim("aud", `\u0041ud`), ErrCodeInvalidGrant, ReasonMalformedAssertion},
+		{"aud twice, once in capitals", withClaims(func(c jwt.MapClaims, _ time.Time) { c["AUD"] = "https://login.other.example/oauth/token" }),
+			ErrCodeInvalidGrant, ReasonMalformedAssertion},
+		{"client assertion: iss with a capital", func(f *loginFixture) url.Values {
+			c := f.claims("alpine")
+			c["Iss"] = "alpine"
+			delete(c, "iss")
+			return clientAssertionForm(f.sign(jwt.SigningMethodRS256, f.keys.alpine, "alp-1", c, nil))
+		}, ErrCodeInvalidClient, ReasonMalformedAssertion},
 		{"client assertion: wrong scope stays invalid_scope", func(f *loginFixture) url.Values {
 			c := f.claims("alpine")
 			c["iss"], c["scope"] = "alpine", "admin"
@@ -538,6 +575,25 @@ func TestLoginRefusesAttacks(t *testing.T) {
 				t.Fatalf("reason %v, want %s", ref, tc.reason)
 			}
 		})
+	}
+}
+
+// TestLoginCaseFoldedClaimDescription: the refusal of a claim named in
+// another case says which key, which claim and why.
+func TestLoginCaseFoldedClaimDescription(t *testing.T) {
+	f := newLoginFixture(t)
+	for _, tc := range []struct {
+		form func(f *loginFixture) url.Values
+		want string
+	}{
+		{renamedClaim("aud", "Aud"), `claim "Aud" is not "aud": claim names are case-sensitive (RFC 7519); write it "aud"`},
+		{renamedClaim("aud", `\u0041ud`), `claim "Aud" is not "aud"`},
+		{renamedClaim("sub", "\u017fub"), `claim "ſub" is not "sub"`},
+	} {
+		_, ref := f.token(tc.form(f))
+		if ref == nil || !strings.Contains(ref.OAuth.Description, tc.want) {
+			t.Errorf("refusal %v, want a description with %s", ref, tc.want)
+		}
 	}
 }
 

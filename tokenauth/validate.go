@@ -136,6 +136,9 @@ func (v *AssertionValidator) Validate(assertion string) (*ValidatedAssertion, er
 		return nil, refuse(ReasonAssertionTooLarge, ErrCodeInvalidRequest,
 			"the identity token is %d bytes; at most %d are accepted", len(assertion), MaxAssertionBytes)
 	}
+	if cc := checkTokenClaimNames(assertion, identityClaimNames); cc != nil {
+		return nil, refuse(ReasonMalformedAssertion, ErrCodeInvalidGrant, "identity token %v; write it %q", cc, cc.Claim)
+	}
 	// A first, unverified look finds the client, whose pinned algorithms
 	// and keys the verifying parse then uses.
 	var peeked assertionClaims
