@@ -83,7 +83,7 @@ func checkWellFormed(t *testing.T, format Format, body []byte) {
 	if format == XML {
 		if _, _, err := parseXML(body); err == nil {
 			d := xml.NewDecoder(bytes.NewReader(body))
-			d.CharsetReader = charsetReader
+			d.CharsetReader = charsetReaderStd
 			for {
 				_, err := d.Token()
 				if err == io.EOF {
