@@ -30,3 +30,46 @@ func BenchmarkDecodeAvailabilityRequestXML(b *testing.B)  { benchDecode(b, XML) 
 func BenchmarkDecodeAvailabilityRequestJSON(b *testing.B) { benchDecode(b, JSON) }
 func BenchmarkEncodeBookingReplyXML(b *testing.B)         { benchEncode(b, XML) }
 func BenchmarkEncodeBookingReplyJSON(b *testing.B)        { benchEncode(b, JSON) }
+
+// benchParse times the tree parsers alone, on the sample Decode reads.
+func benchParse(b *testing.B, f Format, parse func([]byte) error) {
+	body, err := Encode(f, sampleAvailabilityRequest())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if err := parse(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParseXML(b *testing.B) {
+	benchParse(b, XML, func(body []byte) error {
+		if _, _, err := parseXML(body); err != nil {
+			return err
+		}
+		return nil
+	})
+}
+
+// BenchmarkParseXMLStd is the encoding/xml-based parser parseXML replaced.
+func BenchmarkParseXMLStd(b *testing.B) {
+	benchParse(b, XML, func(body []byte) error {
+		if _, _, err := parseXMLStd(body); err != nil {
+			return err
+		}
+		return nil
+	})
+}
+
+func BenchmarkParseJSON(b *testing.B) {
+	benchParse(b, JSON, func(body []byte) error {
+		if _, _, err := parseJSON(body); err != nil {
+			return err
+		}
+		return nil
+	})
+}

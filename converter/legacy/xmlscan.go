@@ -210,7 +210,13 @@ func (s *xmlScanner) endTag() {
 		return
 	}
 	s.space()
-	if !s.expect('>', "invalid characters between </"+local+" and >") {
+	c, ok := s.peek()
+	if !ok {
+		return
+	}
+	s.i++
+	if c != '>' {
+		s.syntax("invalid characters between </" + local + " and >")
 		return
 	}
 	s.closeElement(raw, local)
@@ -241,12 +247,12 @@ func (s *xmlScanner) procInst() {
 // declaration checks an XML declaration's version and takes its encoding,
 // as encoding/xml did wherever the declaration stands.
 func (s *xmlScanner) declaration(content string) {
-	if v := declParam("version", content); v != "" && v != "1.0" {
+	if v := declParam("version=", content); v != "" && v != "1.0" {
 		err := fmt.Errorf("xml: unsupported version %q; only version 1.0 is supported", v)
 		s.fail("", "cannot be read: "+shortMsg(err.Error()), err)
 		return
 	}
-	enc := declParam("encoding", content)
+	enc := declParam("encoding=", content)
 	if enc == "" || strings.EqualFold(enc, "utf-8") {
 		return
 	}
@@ -270,11 +276,11 @@ func (s *xmlScanner) declaration(content string) {
 	}
 }
 
-// declParam returns the value of param="..." or param='...' in the content
-// of an XML declaration, "" if there is none, found the way encoding/xml
-// finds it (the first param= that a quote follows).
+// declParam returns the value of param="..." or param='...' (param ends
+// in '=') in the content of an XML declaration, "" if there is none, found
+// the way encoding/xml finds it: after the first param that a quote
+// follows.
 func declParam(param, s string) string {
-	param += "="
 	i := 0
 	var quote byte
 	for i < len(s) {
