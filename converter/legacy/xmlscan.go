@@ -53,8 +53,8 @@ type xmlScanner struct {
 	// Backing arrays for open, pending and tag, so that a usual message
 	// needs no allocation for them.
 	openBuf    [MaxDepth]xopen
-	pendingBuf [32]*xnode
-	tagBuf     [8]xml.Attr
+	pendingBuf [16]*xnode
+	tagBuf     [4]xml.Attr
 }
 
 // fail records the first error; later ones are consequences.

@@ -229,7 +229,7 @@ func (s *xmlScanner) node() *xnode {
 // slab.
 func (s *xmlScanner) attrList(n int) []xml.Attr {
 	if len(s.attrSlab) < n {
-		s.attrSlab = make([]xml.Attr, max(n, 16))
+		s.attrSlab = make([]xml.Attr, max(n, 8))
 	}
 	a := s.attrSlab[:0:n]
 	s.attrSlab = s.attrSlab[n:]
