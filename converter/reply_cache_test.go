@@ -9,25 +9,8 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/internal/testclock"
 )
-
-// fakeClock is a settable clock.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 func okResult(id string) *Result {
 	return ok(&legacy.CancelReply{Header: legacy.ReplyHeader{CorrelationID: id}, BookingRef: "b-" + id, Status: legacy.StatusCancelled})
@@ -164,23 +147,23 @@ func TestReplyCacheBounded(t *testing.T) {
 }
 
 func TestReplyCacheExpires(t *testing.T) {
-	clock := &fakeClock{t: testNow}
-	rc := NewReplyCache(10, time.Minute, clock.now)
+	clock := testclock.New(testNow)
+	rc := NewReplyCache(10, time.Minute, clock.Now)
 	runs := 0
 	fn := func() *Result { runs++; return okResult("m1") }
 	rc.Do(context.Background(), "m1", []byte("b"), fn)
-	clock.add(59 * time.Second)
+	clock.Advance(59 * time.Second)
 	rc.Do(context.Background(), "m1", []byte("b"), fn)
 	if runs != 1 {
 		t.Fatalf("runs %d before the ttl, want 1", runs)
 	}
-	clock.add(time.Second)
+	clock.Advance(time.Second)
 	if _, shared := rc.Do(context.Background(), "m1", []byte("b"), fn); shared || runs != 2 {
 		t.Errorf("runs %d shared %v at the ttl: want the reply expired", runs, shared)
 	}
 	// Expired entries of other messages are dropped too.
 	rc.Do(context.Background(), "m2", []byte("b"), fn)
-	clock.add(2 * time.Minute)
+	clock.Advance(2 * time.Minute)
 	rc.Do(context.Background(), "m3", []byte("b"), fn)
 	if rc.Len() != 1 {
 		t.Errorf("Len %d, want only m3 left", rc.Len())

@@ -6,12 +6,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/internal/testclock"
 	"github.com/caddy-osdm/caddy-osdm/sandbox"
 )
 
@@ -24,35 +24,17 @@ var cet = time.FixedZone("CET", 3600)
 // departure is the departure time the tests search for.
 var departure = time.Date(2026, 12, 1, 8, 30, 0, 0, cet)
 
-// fakeClock is an injectable clock that moves only when told.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // harness drives a Sandbox through its http.Handler and checks every
 // request and response against the OSDM spec.
 type harness struct {
 	t     testing.TB
 	sb    *sandbox.Sandbox
-	clock *fakeClock
+	clock *testclock.Clock
 }
 
 func newHarness(t testing.TB, cfg sandbox.Config) *harness {
 	t.Helper()
-	clock := &fakeClock{t: t0}
+	clock := testclock.New(t0)
 	cfg.Now = clock.Now
 	sb, err := sandbox.New(cfg)
 	if err != nil {

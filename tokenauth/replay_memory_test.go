@@ -9,28 +9,12 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/testclock"
 )
 
-// replayClock is a settable clock for replay store tests.
-type replayClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *replayClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *replayClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 func TestMemoryReplayStoreClaims(t *testing.T) {
-	clock := &replayClock{now: time.Unix(1_800_000_000, 0)}
+	clock := testclock.New(time.Unix(1_800_000_000, 0))
 	s := NewMemoryReplayStore(MemoryReplayOptions{SweepInterval: -1, Now: clock.Now})
 	ctx := context.Background()
 	until := clock.Now().Add(time.Minute)
@@ -62,7 +46,7 @@ func TestMemoryReplayStoreClaims(t *testing.T) {
 }
 
 func TestMemoryReplayStoreFailsClosedWhenFull(t *testing.T) {
-	clock := &replayClock{now: time.Unix(1_800_000_000, 0)}
+	clock := testclock.New(time.Unix(1_800_000_000, 0))
 	s := NewMemoryReplayStore(MemoryReplayOptions{MaxEntries: 100, SweepInterval: -1, Now: clock.Now})
 	ctx := context.Background()
 	for i := range 100 {

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/testclock"
 )
 
 // manualTimers stands in for time.AfterFunc: it records the timers a
@@ -39,8 +41,8 @@ func (m *manualTimers) list() []*manualTimer {
 
 // freshCache is a cache on a fake clock that counts its reads, with
 // manual timers.
-func freshCache(lifetime time.Duration) (*TokenCache, *fakeClock, *fakeSource, *manualTimers, *atomic.Int64) {
-	clock := newFakeClock(testNow)
+func freshCache(lifetime time.Duration) (*TokenCache, *testclock.Clock, *fakeSource, *manualTimers, *atomic.Int64) {
+	clock := testclock.New(testNow)
 	reads := new(atomic.Int64)
 	src := &fakeSource{clock: clock, lifetime: lifetime, started: make(chan struct{}, 4)}
 	c := NewTokenCache(src, CacheConfig{Now: func() time.Time { reads.Add(1); return clock.Now() }})
@@ -123,7 +125,7 @@ func TestCacheCloseStopsTheTimer(t *testing.T) {
 }
 
 func TestCacheWithATestClockArmsNoTimer(t *testing.T) {
-	clock := newFakeClock(testNow)
+	clock := testclock.New(testNow)
 	c := NewTokenCache(&fakeSource{clock: clock, lifetime: time.Hour}, CacheConfig{Now: clock.Now})
 	mustToken(t, c)
 	if e := c.cur.Load(); e.fresh.Load() || e.timer != nil {
@@ -132,7 +134,7 @@ func TestCacheWithATestClockArmsNoTimer(t *testing.T) {
 }
 
 func TestCacheOnTheRealClockIsArmed(t *testing.T) {
-	src := &fakeSource{clock: newFakeClock(time.Now()), lifetime: time.Hour}
+	src := &fakeSource{clock: testclock.New(time.Now()), lifetime: time.Hour}
 	c := NewTokenCache(src, CacheConfig{})
 	defer c.Close()
 	mustToken(t, c)

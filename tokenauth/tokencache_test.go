@@ -9,23 +9,14 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/testclock"
 )
-
-// fakeClock is a clock tests move by hand.
-type fakeClock struct{ nanos atomic.Int64 }
-
-func newFakeClock(t time.Time) *fakeClock {
-	c := &fakeClock{}
-	c.nanos.Store(t.UnixNano())
-	return c
-}
-func (c *fakeClock) Now() time.Time          { return time.Unix(0, c.nanos.Load()) }
-func (c *fakeClock) Advance(d time.Duration) { c.nanos.Add(int64(d)) }
 
 // fakeSource hands out numbered tokens living `lifetime`, optionally
 // blocking until released, or failing with err.
 type fakeSource struct {
-	clock    *fakeClock
+	clock    *testclock.Clock
 	lifetime time.Duration
 	calls    atomic.Int64
 	gate     chan struct{} // if not nil, each call waits for a receive
@@ -70,7 +61,7 @@ func (c waitingCtx) Done() <-chan struct{} {
 }
 
 func TestCacheColdStampedeMakesOneLogin(t *testing.T) {
-	clock := newFakeClock(testNow)
+	clock := testclock.New(testNow)
 	src := &fakeSource{clock: clock, lifetime: time.Minute, gate: make(chan struct{})}
 	c := NewTokenCache(src, CacheConfig{Now: clock.Now})
 	o := &countingObserver{}
@@ -106,7 +97,7 @@ func TestCacheColdStampedeMakesOneLogin(t *testing.T) {
 }
 
 func TestCacheRefreshAheadInBackground(t *testing.T) {
-	clock := newFakeClock(testNow)
+	clock := testclock.New(testNow)
 	src := &fakeSource{clock: clock, lifetime: 100 * time.Second, started: make(chan struct{}, 1)}
 	c := NewTokenCache(src, CacheConfig{Now: clock.Now})
 	ctx := context.Background()
@@ -180,7 +171,7 @@ func TestRefreshAhead(t *testing.T) {
 }
 
 func TestCacheShortLivedTokenIsCached(t *testing.T) {
-	clock := newFakeClock(testNow)
+	clock := testclock.New(testNow)
 	src := &fakeSource{clock: clock, lifetime: 2 * time.Second}
 	c := NewTokenCache(src, CacheConfig{Now: clock.Now})
 	ctx := context.Background()
@@ -197,7 +188,7 @@ func TestCacheShortLivedTokenIsCached(t *testing.T) {
 }
 
 func TestCacheBackoffAfterFailures(t *testing.T) {
-	clock := newFakeClock(testNow)
+	clock := testclock.New(testNow)
 	loginErr := &LoginError{Partner: "sncf", Status: 503, Code: "temporarily_unavailable"}
 	src := &fakeSource{clock: clock, lifetime: time.Minute}
 	src.setErr(loginErr)
@@ -255,7 +246,7 @@ func mustToken(t *testing.T, c *TokenCache) *Token {
 }
 
 func TestCacheInvalidateOnlyTheCachedToken(t *testing.T) {
-	clock := newFakeClock(testNow)
+	clock := testclock.New(testNow)
 	src := &fakeSource{clock: clock, lifetime: time.Hour}
 	c := NewTokenCache(src, CacheConfig{Now: clock.Now})
 	a := mustToken(t, c)
@@ -276,7 +267,7 @@ func TestCacheInvalidateOnlyTheCachedToken(t *testing.T) {
 }
 
 func TestCacheCallerContextEndsOnlyItsWait(t *testing.T) {
-	clock := newFakeClock(testNow)
+	clock := testclock.New(testNow)
 	src := &fakeSource{clock: clock, lifetime: time.Hour, gate: make(chan struct{}), started: make(chan struct{}, 1)}
 	c := NewTokenCache(src, CacheConfig{Now: clock.Now})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -295,7 +286,7 @@ func TestCacheCallerContextEndsOnlyItsWait(t *testing.T) {
 }
 
 func TestCacheClose(t *testing.T) {
-	clock := newFakeClock(testNow)
+	clock := testclock.New(testNow)
 	src := &fakeSource{clock: clock, lifetime: time.Hour, gate: make(chan struct{})}
 	c := NewTokenCache(src, CacheConfig{Now: clock.Now})
 	c.Close()
@@ -317,7 +308,7 @@ func (o *countingObserver) LoginDone(_ time.Duration, err error) {
 }
 
 func TestCacheObserver(t *testing.T) {
-	clock := newFakeClock(testNow)
+	clock := testclock.New(testNow)
 	src := &fakeSource{clock: clock, lifetime: time.Hour}
 	c := NewTokenCache(src, CacheConfig{Now: clock.Now})
 	o := &countingObserver{}
@@ -333,7 +324,7 @@ func TestCacheObserver(t *testing.T) {
 // BenchmarkCacheHitParallel is the hot path of every proxied request.
 // Target: <= 100 ns/op and 0 allocs/op.
 func BenchmarkCacheHitParallel(b *testing.B) {
-	src := &fakeSource{clock: newFakeClock(time.Now()), lifetime: 24 * time.Hour}
+	src := &fakeSource{clock: testclock.New(time.Now()), lifetime: 24 * time.Hour}
 	c := NewTokenCache(src, CacheConfig{})
 	ctx := context.Background()
 	if _, err := c.Token(ctx); err != nil {
