@@ -624,7 +624,7 @@ func (s *xmlScanner) name() (string, bool) {
 		return "", false
 	}
 	name := s.text[start:s.i]
-	if ascii && isNameStart(name[0]) || !ascii && isNonASCIIName(name) {
+	if ascii && isNameStart(name[0]) || !ascii && isXMLName(name) {
 		return name, true
 	}
 	s.syntax("invalid XML name: " + name)
@@ -641,16 +641,4 @@ func isNameByte(c byte) bool {
 // isNameStart reports whether ASCII c may begin an XML name.
 func isNameStart(c byte) bool {
 	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || c == '_' || c == ':'
-}
-
-// isNonASCIIName reports whether name, made of ASCII name bytes and at
-// least one non-ASCII byte, is an XML name. No legacy name holds a
-// non-ASCII letter, so this rare case asks encoding/xml, which holds the
-// XML 1.0 tables of name characters, rather than copying them: both
-// parsers then decide alike. A colon is valid anywhere in a name, as is
-// '_', which stands for it so that the probe is read as one name.
-func isNonASCIIName(name string) bool {
-	probe := "<" + strings.ReplaceAll(name, ":", "_") + "/>"
-	_, err := xml.NewDecoder(strings.NewReader(probe)).RawToken()
-	return err == nil
 }

@@ -1,9 +1,11 @@
 package legacy
 
 import (
+	"encoding/xml"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // dumpXnode writes a tree compactly: name, attributes, text, children.
@@ -157,5 +159,37 @@ func TestXMLScannerManyAttributes(t *testing.T) {
 	_, _, err := parseXML([]byte(b.String() + ` a49999="2"/>`))
 	if err == nil || err.Field != "@a49999" || err.Rule != ruleOnce {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestXMLNameTables: a name is valid exactly when encoding/xml finds it
+// valid, for every character as the first and as a later one of a name.
+func TestXMLNameTables(t *testing.T) {
+	stdName := func(s string) bool {
+		_, err := xml.NewDecoder(strings.NewReader("<" + s + "/>")).RawToken()
+		return err == nil
+	}
+	for c := byte(0); c < utf8.RuneSelf; c++ {
+		if isNameByte(c) && isXMLName(string(c)) != stdName(string(c)) {
+			t.Errorf("%q as a name: %v", c, isXMLName(string(c)))
+		}
+	}
+	for r := rune(utf8.RuneSelf); r <= 0x10FFFF; r++ {
+		if r > 0xFFFF && r&0xFFF != 0 {
+			r |= 0xFFF // beyond the tables: a sample of each 4096 is enough
+		}
+		if !utf8.ValidRune(r) {
+			continue
+		}
+		for _, name := range []string{string(r), "a" + string(r)} {
+			if isXMLName(name) != stdName(name) {
+				t.Errorf("%q as a name: %v", name, isXMLName(name))
+			}
+		}
+	}
+	for _, name := range []string{"", "a\xff", "\xc3", "é\xbf"} {
+		if isXMLName(name) {
+			t.Errorf("%q is a name", name)
+		}
 	}
 }
