@@ -342,9 +342,7 @@ func (s *xmlScanner) comment() {
 		return
 	}
 	s.i += end + 2
-	if !s.expect('>', `invalid sequence "--" not allowed in comments`) {
-		return
-	}
+	s.expect('>', `invalid sequence "--" not allowed in comments`)
 }
 
 // cdata reads a CDATA section after its "<![CDATA[": text taken as it
@@ -366,6 +364,7 @@ func (s *xmlScanner) cdata() {
 			case c == '\r':
 				s.buf = append(s.buf, '\n')
 			case c == '\n' && k > 0 && p.b[k-1] == '\r':
+				// the LF of a CR LF, written already
 			default:
 				s.buf = append(s.buf, c)
 			}
