@@ -131,11 +131,21 @@ func (x *nextExchanger) subRequest(ctx context.Context, call *converter.Call) (*
 	return req, nil
 }
 
-// classifyCallError tells the converter what kind of failure err is.
+// classifyCallError tells the converter what kind of failure err is. A
+// login refused (our configuration is wrong) is AUTHENTICATION_FAILED; a
+// login service that failed or could not be reached is the partner's
+// failure, PARTNER_UNAVAILABLE or PARTNER_TIMEOUT, retryable like any
+// other: the token cache's backoff keeps retries off the login service.
 func classifyCallError(ctx context.Context, err error) error {
 	var le *tokenauth.LoginError
 	if errors.As(err, &le) {
-		return fmt.Errorf("%w: %v", converter.ErrAuthentication, err)
+		switch {
+		case !le.Retryable():
+			return fmt.Errorf("%w: %s", converter.ErrAuthentication, handlerErrorText(err))
+		case le.Timeout() || ctx.Err() != nil:
+			return &kindError{kind: converter.ErrTimeout, text: "the partner's login service did not answer in time: " + handlerErrorText(err)}
+		}
+		return fmt.Errorf("the partner's login service failed: %s", handlerErrorText(err))
 	}
 	var he caddyhttp.HandlerError
 	if errors.As(err, &he) && he.StatusCode == http.StatusGatewayTimeout ||
@@ -143,6 +153,26 @@ func classifyCallError(ctx context.Context, err error) error {
 		return fmt.Errorf("%w: %v", converter.ErrTimeout, err)
 	}
 	return err
+}
+
+// kindError is an error of one of the converter's kinds (ErrTimeout)
+// whose text, which ends up in a reply, does not repeat the kind's.
+type kindError struct {
+	kind error
+	text string
+}
+
+func (e *kindError) Error() string { return e.text }
+func (e *kindError) Unwrap() error { return e.kind }
+
+// handlerErrorText is the text of the error a handler returned, without
+// the error id, handler and status that caddyhttp.Error adds around it.
+func handlerErrorText(err error) string {
+	var he caddyhttp.HandlerError
+	if errors.As(err, &he) && he.Err != nil {
+		return he.Err.Error()
+	}
+	return err.Error()
 }
 
 // traceParent returns the W3C traceparent for the OSDM calls of r: a child

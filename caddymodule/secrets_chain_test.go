@@ -159,18 +159,18 @@ func (s *secretsRun) driveEverything(t *testing.T) {
 		// identity token it has seen before, a replay) or cannot be
 		// reached (at coastal: the connection is reset).
 		login := map[string]*partnerTap{"alpine": s.c.alpineLogin, "coastal": s.c.coastalLogin}[partner]
-		want := "jti"
+		want, wantCode := "jti", legacy.CodeAuthenticationFailed
 		if partner == "alpine" {
 			replayOldAssertion(t, login)
 		} else {
 			injectFaults(t, login).set(faultRule{step: stepLogin, kind: faultReset})
-			want = "login at partner"
+			want, wantCode = "login at partner", legacy.CodePartnerUnavailable
 		}
 		inj.set(faultRule{step: converter.StepOffers, kind: faultUnauthorized, times: 1},
 			faultRule{step: converter.StepTripOffers, kind: faultUnauthorized, times: 1})
 		nr, ok := s.send(t, partner, legacy.JSON, &legacy.AvailabilityRequest{Header: legacy.Header{MessageID: s.id("refused")},
 			Journey: journeyOn("9203"), Places: seats}).(*legacy.NegativeReply)
-		if !ok || nr.Code != legacy.CodeAuthenticationFailed || !strings.Contains(nr.Text, want) {
+		if !ok || nr.Code != wantCode || !strings.Contains(nr.Text, want) {
 			t.Fatalf("%s: login failure: %+v", partner, nr)
 		}
 		inj.clear()

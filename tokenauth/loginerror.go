@@ -1,7 +1,12 @@
 package tokenauth
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 )
@@ -46,6 +51,35 @@ func (e *LoginError) Error() string {
 
 // Unwrap returns the transport or decoding error.
 func (e *LoginError) Unwrap() error { return e.Err }
+
+// Retryable reports a failure of the login service or of the way to it,
+// after which the same login may well succeed: no answer (refused, reset,
+// timed out), an answer that broke off or could not be used, a 5xx, 408
+// or 429, or the RFC 6749 code temporarily_unavailable or server_error.
+// It is false for a refusal, any other 4xx (invalid_client, invalid_grant:
+// our identity token, key or registration is wrong), for a TLS handshake
+// either side refused (a CA or client certificate to configure), and for
+// a failure before the request went out (signing the identity token).
+func (e *LoginError) Retryable() bool {
+	switch {
+	case e.Code == ErrCodeTemporarilyUnavailable || e.Code == ErrCodeServerError:
+		return true
+	case e.Status == http.StatusRequestTimeout || e.Status == http.StatusTooManyRequests:
+		return true
+	case e.Status >= 400:
+		return e.Status >= 500
+	case e.Status != 0:
+		return true
+	}
+	var ue *url.Error
+	return errors.As(e.Err, &ue) && tlsFailure(e.Err) == ""
+}
+
+// Timeout reports a login that got no answer in time.
+func (e *LoginError) Timeout() bool {
+	var ne net.Error
+	return errors.Is(e.Err, context.DeadlineExceeded) || errors.As(e.Err, &ne) && ne.Timeout()
+}
 
 // jwtLike matches anything shaped like a compact JWS, so that a login
 // service echoing our assertion in its error_description cannot smuggle it
