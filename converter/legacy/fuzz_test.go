@@ -65,6 +65,9 @@ func checkDecode(t *testing.T, format Format, body []byte) {
 
 func FuzzDecodeXML(f *testing.F) {
 	addSeeds(f, XML)
+	for _, s := range trickyXML() {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, body []byte) { checkDecode(t, XML, body) })
 }
 
