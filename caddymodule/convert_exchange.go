@@ -102,9 +102,14 @@ func (x *nextExchanger) subRequest(ctx context.Context, call *converter.Call) (*
 	if err != nil {
 		return nil, fmt.Errorf("OSDM path %q: %w", call.Path, err)
 	}
-	req := x.orig.Clone(ctx)
+	// A shallow copy: what Clone would copy deeply (URL, header, form) is
+	// replaced here, and reverse_proxy works on a copy of its own.
+	req := x.orig.WithContext(ctx)
+	target := *x.orig.URL
+	target.Path, target.RawPath, target.RawQuery = u.Path, u.RawPath, u.RawQuery
+	req.URL = &target
+	req.Form, req.PostForm, req.MultipartForm = nil, nil, nil
 	req.Method = call.Method
-	req.URL.Path, req.URL.RawPath, req.URL.RawQuery = u.Path, u.RawPath, u.RawQuery
 	req.RequestURI = req.URL.RequestURI()
 	// A fresh header map: nothing of the legacy client's request (its
 	// credentials, cookies, Accept-Encoding) reaches the partner.

@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"bytes"
 	"net/http"
+	"strconv"
 )
 
 // callWriter is the private response writer of one OSDM call: its own
@@ -32,6 +33,11 @@ func (cw *callWriter) WriteHeader(code int) {
 	}
 	cw.wrote = true
 	cw.status = code
+	// One allocation for the body the partner announced, instead of
+	// growing the buffer as reverse_proxy copies it in.
+	if n, err := strconv.Atoi(cw.header.Get("Content-Length")); err == nil && n > 0 && n <= maxAnswerBytes {
+		cw.body.Grow(n)
+	}
 }
 
 // Write implements http.ResponseWriter. Past maxAnswerBytes the answer is

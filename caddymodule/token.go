@@ -383,7 +383,15 @@ func (t *Token) outgoing(r *http.Request, tok *tokenauth.Token, body []byte, buf
 	if inTransport {
 		ctx = withBearer(ctx, b)
 	}
-	out := r.Clone(ctx)
+	// With the token in the transport, the copy's header map is not
+	// written to, so a shallow copy does; otherwise the header map must be
+	// the copy's own.
+	var out *http.Request
+	if inTransport {
+		out = r.WithContext(ctx)
+	} else {
+		out = r.Clone(ctx)
+	}
 	if buffered {
 		// reverse_proxy trusts ContentLength: it must match the body exactly.
 		out.ContentLength = int64(len(body))
