@@ -32,16 +32,20 @@ const maxJSONDepth = 10000
 //
 // The first error stops the reading; every method is then a no-op, and
 // err says what and where.
+//
+// Each string read is a copy of its own, not cut from one copy of the
+// body: what the converter puts in a legacy reply (an offerId, a
+// currency) lives on in the reply cache, and must not keep the partner's
+// whole answer alive with it.
 type jsonReader struct {
 	b     []byte
-	text  string // b as a string: strings without escapes are cut from it
 	i     int
 	depth int
 	err   error
 }
 
 func newJSONReader(body []byte) *jsonReader {
-	return &jsonReader{b: body, text: string(body)}
+	return &jsonReader{b: body}
 }
 
 // end checks that nothing but white space follows the value read, and
@@ -269,7 +273,7 @@ func (r *jsonReader) str() string {
 	if !plain {
 		return r.unquote(start-1, end+1)
 	}
-	return r.text[start:end]
+	return string(r.b[start:end])
 }
 
 // strings reads an array of strings; null is a nil slice.

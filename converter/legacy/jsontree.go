@@ -101,7 +101,7 @@ func (s *jsonScanner) fail(rule string) {
 		}
 		field.WriteString(shortName(p.key))
 	}
-	s.err = &Error{Code: CodeInvalidMessage, Field: field.String(), Rule: rule, MessageID: s.messageID}
+	s.err = &Error{Code: CodeInvalidMessage, Field: field.String(), Rule: rule, MessageID: strings.Clone(s.messageID)}
 }
 
 // syntax fails at the current position.

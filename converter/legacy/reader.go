@@ -2,6 +2,7 @@ package legacy
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -18,7 +19,7 @@ type decoder struct {
 // fail records the first error; later ones are consequences.
 func (d *decoder) fail(code Code, field, rule string) {
 	if d.err == nil {
-		d.err = &Error{Code: code, Field: field, Rule: rule, MessageID: d.messageID, Namespaced: d.namespaced}
+		d.err = &Error{Code: code, Field: field, Rule: rule, MessageID: strings.Clone(d.messageID), Namespaced: d.namespaced}
 	}
 }
 
@@ -210,10 +211,13 @@ func (r *reader) scalar(name string, attr bool, want jkind) (string, bool, *jnod
 	return v.s, true, v
 }
 
-// str reads a string field; ok reports presence.
+// str reads a string field; ok reports presence. The tree's strings are
+// cut from one copy of the whole body, so the message gets a copy of its
+// own: a reply kept in the reply cache (its correlationId, say) must not
+// keep the whole request alive.
 func (r *reader) str(name string, attr bool) (string, bool) {
 	s, ok, _ := r.scalar(name, attr, jString)
-	return s, ok
+	return strings.Clone(s), ok
 }
 
 // strRule reads a string field that must pass valid when present, and must

@@ -61,7 +61,7 @@ type xmlScanner struct {
 func (s *xmlScanner) fail(field, rule string, err error) {
 	if s.err == nil {
 		s.err = &Error{Code: CodeInvalidMessage, Field: field, Rule: rule,
-			MessageID: s.head.messageID, Namespaced: s.head.namespaced, Err: err}
+			MessageID: strings.Clone(s.head.messageID), Namespaced: s.head.namespaced, Err: err}
 	}
 }
 
