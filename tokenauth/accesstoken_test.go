@@ -21,7 +21,7 @@ func TestAccessTokenRoundTrip(t *testing.T) {
 	}
 	v := &AccessTokenVerifier{
 		Keys: StaticKeys(f.keys.login.Public()), Issuer: loginTestIssuer, Audience: loginTestIssuer,
-		Scopes: []string{"uic_osdm"}, Now: f.clock,
+		Scopes: []string{"uic_osdm"}, Now: f.clock.Now,
 	}
 	claims, err := v.Verify(g.Response.AccessToken)
 	if err != nil {
@@ -30,7 +30,7 @@ func TestAccessTokenRoundTrip(t *testing.T) {
 	if claims.Subject != "alpine" || claims.ClientID != "alpine" || claims.Scope != "uic_osdm" || claims.ID != g.AccessTokenID {
 		t.Fatalf("claims %+v", claims)
 	}
-	if got := claims.ExpiresAt.Sub(f.clock()); got != 15*time.Minute {
+	if got := claims.ExpiresAt.Sub(f.clock.Now()); got != 15*time.Minute {
 		t.Fatalf("lifetime %s", got)
 	}
 	tok, _, _ := jwt.NewParser().ParseUnverified(g.Response.AccessToken, jwt.MapClaims{})

@@ -73,7 +73,7 @@ func checkAccepted(t *testing.T, f *loginFixture, assertion string, got *Validat
 	if key, claim := foldedClaimName(assertion); key != "" {
 		t.Fatalf("accepted claim %q as %q", key, claim)
 	}
-	now := f.clock()
+	now := f.clock.Now()
 	key := fuzzKeys(f)[got.KeyID]
 	if key == nil || !strings.HasPrefix(got.KeyID, map[string]string{"alpine": "alp-", "eastern": "east-", "coastal": "coast-"}[got.Subject]) {
 		t.Fatalf("accepted kid %q for sub %q", got.KeyID, got.Subject)
@@ -179,12 +179,12 @@ func FuzzLoginTokenRequest(f *testing.F) {
 	f.Add("assertion=x", "application/x-www-form-urlencoded", []byte(loginForm(fx.valid()).Encode()))
 	f.Add("", "application/json", []byte(`{"grant_type":"client_credentials"}`))
 	f.Add("", "application/x-www-form-urlencoded; charset=utf-8", []byte("grant_type=%zz"))
-	verifier := &AccessTokenVerifier{Keys: StaticKeys(fx.keys.login.Public()), Issuer: loginTestIssuer, Audience: loginTestIssuer, Now: fx.clock}
+	verifier := &AccessTokenVerifier{Keys: StaticKeys(fx.keys.login.Public()), Issuer: loginTestIssuer, Audience: loginTestIssuer, Now: fx.clock.Now}
 	f.Fuzz(func(t *testing.T, query, ctype string, body []byte) {
 		// A replay store of its own per input, so that a valid token is
 		// granted once here whatever ran before.
 		service := &LoginService{Validator: fx.service.Validator, Issuer: fx.service.Issuer,
-			Replay: NewMemoryReplayStore(MemoryReplayOptions{SweepInterval: -1, Now: fx.clock})}
+			Replay: NewMemoryReplayStore(MemoryReplayOptions{SweepInterval: -1, Now: fx.clock.Now})}
 		request := func() (*LoginGrant, error) {
 			r := httptest.NewRequest(http.MethodPost, "/oauth/token", strings.NewReader(string(body)))
 			r.URL.RawQuery = query
@@ -274,7 +274,7 @@ func FuzzValidateSignedClaims(f *testing.F) {
 			}
 		}
 	}
-	now := fx.clock().Unix()
+	now := fx.clock.Now().Unix()
 	f.Add([]byte(`{"alg":"RS256","kid":"alp-1","typ":"jwt"}`), []byte(`{"sub":"alpine","iss":"x","aud":["`+loginTestIssuer+`"],"exp":`+jsonInt(now+60)+`,"jti":"j","scope":"uic_osdm_read uic_osdm"}`), uint8(0))
 	f.Add([]byte(`{"alg":"RS256","kid":"alp-1","typ":"JWT"}`), []byte(`{"sub":"alpine","sub":"eastern","iss":"x","aud":"`+loginTestAudience+`","exp":`+jsonInt(now+60)+`.9,"jti":"j2","scope":"uic_osdm"}`), uint8(0))
 	signers := fuzzSigners(fx)

@@ -25,6 +25,8 @@ import (
 	josejwt "github.com/go-jose/go-jose/v4/jwt"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/testclock"
 )
 
 // loginKeySet are the keys of the provider-side tests, made once: RSA
@@ -70,23 +72,22 @@ const (
 type loginFixture struct {
 	t       testing.TB
 	keys    *loginKeySet
-	mu      sync.Mutex
-	now     time.Time
+	clock   *testclock.Clock
 	store   *MemoryReplayStore
 	service *LoginService
 }
 
 func newLoginFixture(t testing.TB) *loginFixture {
 	t.Helper()
-	f := &loginFixture{t: t, keys: loginTestKeys(t), now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	f := &loginFixture{t: t, keys: loginTestKeys(t), clock: testclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))}
 	clients := []LoginClient{
 		{
 			Subject: "alpine",
 			Algs:    []string{"RS256", "PS256"},
 			Keys: []ClientKey{
 				{ID: "alp-1", Public: f.keys.alpine.Public()},
-				{ID: "alp-old", Public: f.keys.alpineOld.Public(), NotAfter: f.now.Add(-time.Hour)},
-				{ID: "alp-next", Public: f.keys.alpineNext.Public(), NotBefore: f.now.Add(time.Hour)},
+				{ID: "alp-old", Public: f.keys.alpineOld.Public(), NotAfter: f.clock.Now().Add(-time.Hour)},
+				{ID: "alp-next", Public: f.keys.alpineNext.Public(), NotBefore: f.clock.Now().Add(time.Hour)},
 			},
 			Scopes: []string{"uic_osdm", "uic_osdm_read"},
 		},
@@ -98,17 +99,17 @@ func newLoginFixture(t testing.TB) *loginFixture {
 		ClockSkew:   30 * time.Second,
 		MaxLifetime: 10 * time.Minute,
 		Clients:     clients,
-		Now:         f.clock,
+		Now:         f.clock.Now,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.store = NewMemoryReplayStore(MemoryReplayOptions{SweepInterval: -1, Now: f.clock})
+	f.store = NewMemoryReplayStore(MemoryReplayOptions{SweepInterval: -1, Now: f.clock.Now})
 	f.service = &LoginService{
 		Validator: v,
 		Issuer: &AccessTokenIssuer{
 			Key: f.keys.login, Alg: "ES256", KeyID: "login-1", Issuer: loginTestIssuer,
-			Audience: []string{loginTestIssuer}, Lifetime: 15 * time.Minute, Now: f.clock,
+			Audience: []string{loginTestIssuer}, Lifetime: 15 * time.Minute, Now: f.clock.Now,
 		},
 		Replay: f.store,
 	}
@@ -118,21 +119,9 @@ func newLoginFixture(t testing.TB) *loginFixture {
 	return f
 }
 
-func (f *loginFixture) clock() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.now
-}
-
-func (f *loginFixture) advance(d time.Duration) {
-	f.mu.Lock()
-	f.now = f.now.Add(d)
-	f.mu.Unlock()
-}
-
 // claims are the claims a well-behaved consumer sends (DESIGN.md section 4).
 func (f *loginFixture) claims(sub string) jwt.MapClaims {
-	now := f.clock()
+	now := f.clock.Now()
 	return jwt.MapClaims{
 		"iss": loginTestIss, "sub": sub, "aud": loginTestAudience,
 		"exp": now.Add(5 * time.Minute).Unix(), "nbf": now.Add(-120 * time.Second).Unix(),
@@ -212,19 +201,19 @@ func TestLoginGrantsValidTokens(t *testing.T) {
 		}},
 		{"exp within skew", func() string {
 			c := f.claims("alpine")
-			c["exp"], c["iat"], c["nbf"] = f.clock().Add(-10*time.Second).Unix(), f.clock().Add(-5*time.Minute).Unix(), nil
+			c["exp"], c["iat"], c["nbf"] = f.clock.Now().Add(-10*time.Second).Unix(), f.clock.Now().Add(-5*time.Minute).Unix(), nil
 			delete(c, "nbf")
 			return f.sign(jwt.SigningMethodRS256, f.keys.alpine, "alp-1", c, nil)
 		}},
 		{"iat ahead within skew", func() string {
 			c := f.claims("alpine")
-			c["iat"] = f.clock().Add(20 * time.Second).Unix()
+			c["iat"] = f.clock.Now().Add(20 * time.Second).Unix()
 			return f.sign(jwt.SigningMethodRS256, f.keys.alpine, "alp-1", c, nil)
 		}},
 		{"no iat, exp - now at the cap", func() string {
 			c := f.claims("alpine")
 			delete(c, "iat")
-			c["exp"] = f.clock().Add(10 * time.Minute).Unix()
+			c["exp"] = f.clock.Now().Add(10 * time.Minute).Unix()
 			return f.sign(jwt.SigningMethodRS256, f.keys.alpine, "alp-1", c, nil)
 		}},
 		{"aud as array with the issuer", func() string {
@@ -305,7 +294,7 @@ func TestLoginIndependentSigner(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			now := f.clock()
+			now := f.clock.Now()
 			token, err := josejwt.Signed(signer).Claims(josejwt.Claims{
 				Issuer: loginTestIss, Subject: tc.subject, Audience: josejwt.Audience{loginTestAudience},
 				Expiry: josejwt.NewNumericDate(now.Add(5 * time.Minute)), NotBefore: josejwt.NewNumericDate(now.Add(-2 * time.Minute)),
@@ -333,7 +322,7 @@ type loginAttack struct {
 func withClaims(edit func(c jwt.MapClaims, now time.Time)) func(f *loginFixture) url.Values {
 	return func(f *loginFixture) url.Values {
 		c := f.claims("alpine")
-		edit(c, f.clock())
+		edit(c, f.clock.Now())
 		return loginForm(f.sign(jwt.SigningMethodRS256, f.keys.alpine, "alp-1", c, nil))
 	}
 }
@@ -647,7 +636,7 @@ func TestLoginReplay(t *testing.T) {
 		t.Fatalf("replay: grant %v refusal %v", g, ref)
 	}
 	// Still refused just before exp + skew (the token is valid till then).
-	f.advance(5*time.Minute + 29*time.Second)
+	f.clock.Advance(5*time.Minute + 29*time.Second)
 	if _, ref := f.token(loginForm(assertion)); ref == nil || ref.Reason != ReasonReplay {
 		t.Fatalf("replay near expiry: %v", ref)
 	}
