@@ -74,7 +74,8 @@ func TestFaultLoginService(t *testing.T) {
 							i, nr.Code, nr.Retryable, nr.BookingRef, nr.Text, tc.want)
 					}
 					// A hung login is cut short by the route's timeout
-					// before the login fails: "getting an access token".
+					// before the login fails: "getting an access token from
+					// its login service".
 					if !strings.Contains(nr.Text, "login") && !strings.Contains(nr.Text, "access token") || strings.Contains(nr.Text, "eyJ") {
 						t.Errorf("message %d: text %q does not name the login, or quotes a token", i, nr.Text)
 					}

@@ -348,7 +348,7 @@ func (t *Token) token(r *http.Request) (*tokenauth.Token, error) {
 			t.logger.Error("login at partner failed", zap.String("partner", t.Partner), zap.Error(err))
 			return nil, caddyhttp.Error(http.StatusBadGateway, err)
 		}
-		return nil, caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("partner %q: getting an access token: %w", t.Partner, err))
+		return nil, caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("partner %q: getting an access token from its login service: %w", t.Partner, err))
 	}
 	return tok, nil
 }
