@@ -298,3 +298,32 @@ func answerNames() []string {
 	walk(reflect.TypeFor[offerAnswer]())
 	return names
 }
+
+// BenchmarkOfferAnswer: the golden offer search answer, compacted as
+// partners send it, read by decodeJSON and by encoding/json into the same
+// type.
+func BenchmarkOfferAnswer(b *testing.B) {
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, readFile(b, "testdata/golden/availability", "offers.json")); err != nil {
+		b.Fatal(err)
+	}
+	body := compact.Bytes()
+	for _, r := range []struct {
+		name string
+		read func(*offerAnswer) error
+	}{
+		{"jsonReader", func(a *offerAnswer) error { return a.decodeJSON(body) }},
+		{"encoding_json", func(a *offerAnswer) error { return json.Unmarshal(body, a) }},
+	} {
+		b.Run(r.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				var a offerAnswer
+				if err := r.read(&a); err != nil || len(a.Offers) != 3 {
+					b.Fatalf("%v, %d offers", err, len(a.Offers))
+				}
+			}
+		})
+	}
+}
