@@ -16,8 +16,8 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/caddy-osdm/caddy-osdm/converter"
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 func init() {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/caddy-osdm/caddy-osdm/converter"
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 // faultLoginRefused is not one of the injector's faults: the login service

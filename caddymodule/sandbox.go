@@ -9,7 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/caddy-osdm/caddy-osdm/sandbox"
+	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
 func init() {
@@ -48,15 +48,15 @@ type Sandbox struct {
 	Operator string `json:"operator,omitempty"`
 	// ExternalInventory lists trains sold by another reservation system:
 	// searching one answers the OSDM problem ALTERNATIVE_SYSTEM_PROPOSAL.
-	ExternalInventory []sandbox.ExternalInventory `json:"external_inventory,omitempty"`
+	ExternalInventory []osdmsandbox.ExternalInventory `json:"external_inventory,omitempty"`
 	// Trains fixes the departure and arrival times of some trains; the
 	// others get a made-up timetable.
-	Trains []sandbox.Schedule `json:"trains,omitempty"`
+	Trains []osdmsandbox.Schedule `json:"trains,omitempty"`
 	// UnknownTrains are train numbers that are not found (TRAIN_NOT_FOUND),
 	// besides those made only of zeros ("0").
 	UnknownTrains []string `json:"unknown_trains,omitempty"`
 
-	handler *sandbox.Sandbox
+	handler *osdmsandbox.Sandbox
 	poolKey string
 }
 
@@ -73,14 +73,14 @@ func (Sandbox) CaddyModule() caddy.ModuleInfo {
 var sandboxes = caddy.NewUsagePool()
 
 // pooledSandbox is a sandboxes value.
-type pooledSandbox struct{ *sandbox.Sandbox }
+type pooledSandbox struct{ *osdmsandbox.Sandbox }
 
 // Destruct implements caddy.Destructor; a sandbox holds no goroutine.
 func (pooledSandbox) Destruct() error { return nil }
 
 // Provision builds (or finds, after a reload) the sandbox.
 func (s *Sandbox) Provision(caddy.Context) error {
-	cfg := sandbox.Config{
+	cfg := osdmsandbox.Config{
 		Capacity:          s.Capacity,
 		OfferTTL:          time.Duration(s.OfferTTL),
 		BookingTTL:        time.Duration(s.BookingTTL),
@@ -98,7 +98,7 @@ func (s *Sandbox) Provision(caddy.Context) error {
 		return fmt.Errorf("sandbox settings: %w", err)
 	}
 	v, _, err := sandboxes.LoadOrNew(string(key), func() (caddy.Destructor, error) {
-		sb, err := sandbox.New(cfg)
+		sb, err := osdmsandbox.New(cfg)
 		return pooledSandbox{sb}, err
 	})
 	if err != nil {

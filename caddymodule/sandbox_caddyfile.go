@@ -7,7 +7,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/caddy-osdm/caddy-osdm/sandbox"
+	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
 func init() {
@@ -73,9 +73,9 @@ func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		var err error
 		switch name {
 		case "capacity":
-			err = sandboxIntArg(d, name, &s.Capacity, 1, sandbox.MaxCapacity)
+			err = sandboxIntArg(d, name, &s.Capacity, 1, osdmsandbox.MaxCapacity)
 		case "max_entries":
-			err = sandboxIntArg(d, name, &s.MaxEntries, 1, sandbox.MaxMaxEntries)
+			err = sandboxIntArg(d, name, &s.MaxEntries, 1, osdmsandbox.MaxMaxEntries)
 		case "offer_ttl":
 			err = providerDurationArg(d, name, &s.OfferTTL)
 		case "booking_ttl":
@@ -84,7 +84,7 @@ func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = providerDurationArg(d, name, &s.Retention)
 		case "operator":
 			if err = providerOneArg(d, &s.Operator); err == nil {
-				if _, rerr := sandbox.NormalizeRICS(s.Operator); rerr != nil {
+				if _, rerr := osdmsandbox.NormalizeRICS(s.Operator); rerr != nil {
 					return d.Errf("operator: %v", rerr)
 				}
 			}
@@ -95,7 +95,7 @@ func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if len(args) != 3 {
 				return d.ArgErr()
 			}
-			sc := sandbox.Schedule{Train: args[0], Departure: args[1], Arrival: args[2]}
+			sc := osdmsandbox.Schedule{Train: args[0], Departure: args[1], Arrival: args[2]}
 			if verr := sc.Validate(); verr != nil {
 				return d.Errf("%v", verr)
 			}
@@ -110,7 +110,7 @@ func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.ArgErr()
 			}
 			for _, t := range args {
-				if !sandbox.ValidTrainNumber(t) {
+				if !osdmsandbox.ValidTrainNumber(t) {
 					return d.Errf("unknown_train %q must be 1..8 letters or digits", t)
 				}
 			}
@@ -136,7 +136,7 @@ func (s *Sandbox) unmarshalExternalInventory(d *caddyfile.Dispenser, seen map[st
 	if err != nil {
 		return d.Errf("external_inventory %s: reservation system id %q must be a number 1..9999", args[0], args[1])
 	}
-	e := sandbox.ExternalInventory{Train: args[0], ReservationSystemID: system, Operator: args[2]}
+	e := osdmsandbox.ExternalInventory{Train: args[0], ReservationSystemID: system, Operator: args[2]}
 	if len(args) == 4 {
 		if e.Status, err = strconv.Atoi(args[3]); err != nil {
 			return d.Errf("external_inventory %s: status %q must be a number 400..499", args[0], args[3])

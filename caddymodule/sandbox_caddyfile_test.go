@@ -10,7 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
-	"github.com/caddy-osdm/caddy-osdm/sandbox"
+	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
 func TestSandboxUnmarshalCaddyfile(t *testing.T) {
@@ -35,11 +35,11 @@ func TestSandboxUnmarshalCaddyfile(t *testing.T) {
 	want := Sandbox{
 		Capacity: 40, OfferTTL: caddy.Duration(10 * time.Minute), BookingTTL: caddy.Duration(2 * time.Minute),
 		Retention: caddy.Duration(time.Hour), MaxEntries: 500, Operator: "1185",
-		ExternalInventory: []sandbox.ExternalInventory{
+		ExternalInventory: []osdmsandbox.ExternalInventory{
 			{Train: "462", ReservationSystemID: 80, Operator: "1080"},
 			{Train: "463", ReservationSystemID: 81, Operator: "urn:uic:rics:1081", Status: 409},
 		},
-		Trains:        []sandbox.Schedule{{Train: "9203", Departure: "22:10", Arrival: "06:45"}, {Train: "708", Departure: "08:30", Arrival: "11:00"}},
+		Trains:        []osdmsandbox.Schedule{{Train: "9203", Departure: "22:10", Arrival: "06:45"}, {Train: "708", Departure: "08:30", Arrival: "11:00"}},
 		UnknownTrains: []string{"777", "778", "779"},
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -13,9 +13,9 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
-	"github.com/caddy-osdm/caddy-osdm/sandbox"
+	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
 // osdmClient calls the sandbox over HTTP and checks every request and
@@ -111,7 +111,7 @@ http://127.0.0.1:%d {
 	if status, _ := c.do(http.MethodPost, "/bookings", key, bookReq, &booked); status != http.StatusOK {
 		t.Fatalf("booking: %d", status)
 	}
-	if _, h := c.do(http.MethodPost, "/bookings", key, bookReq, &again); h.Get(sandbox.HeaderReplayed) != "true" || again.Booking.ID != booked.Booking.ID {
+	if _, h := c.do(http.MethodPost, "/bookings", key, bookReq, &again); h.Get(osdmsandbox.HeaderReplayed) != "true" || again.Booking.ID != booked.Booking.ID {
 		t.Errorf("resent booking: %+v %v", again.Booking, h)
 	}
 	id := booked.Booking.ID
@@ -149,7 +149,7 @@ http://127.0.0.1:%d {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var list []sandbox.BookingInfo
+	var list []osdmsandbox.BookingInfo
 	err = json.NewDecoder(resp.Body).Decode(&list)
 	resp.Body.Close()
 	if err != nil || len(list) != 1 || list[0].Status != "REFUNDED" || list[0].IdempotencyKeys[0] != key {

@@ -10,7 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/caddy-osdm/caddy-osdm/sandbox"
+	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
 func provisionSandbox(t *testing.T, s *Sandbox) {
@@ -67,10 +67,10 @@ func TestSandboxStateSurvivesReload(t *testing.T) {
 
 func TestSandboxProvisionErrors(t *testing.T) {
 	for _, s := range []*Sandbox{
-		{Capacity: sandbox.MaxCapacity + 1},
+		{Capacity: osdmsandbox.MaxCapacity + 1},
 		{Operator: "x"},
-		{ExternalInventory: []sandbox.ExternalInventory{{Train: "462", ReservationSystemID: 80, Operator: "80"}}},
-		{Trains: []sandbox.Schedule{{Train: "708", Departure: "25:00", Arrival: "11:00"}}},
+		{ExternalInventory: []osdmsandbox.ExternalInventory{{Train: "462", ReservationSystemID: 80, Operator: "80"}}},
+		{Trains: []osdmsandbox.Schedule{{Train: "708", Departure: "25:00", Arrival: "11:00"}}},
 	} {
 		ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 		if err := s.Provision(ctx); err == nil {

@@ -20,7 +20,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/caddy-osdm/caddy-osdm/converter"
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 // secretsLogs are the log files of a chain run for the secrets test.

@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/converter"
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 // The soak test is not part of the default run:

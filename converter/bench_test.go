@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 // benchmarkExchange measures one whole legacy exchange as osdm_convert runs

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // RollbackGrace is how long the DELETE that rolls back a booking which

@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // stepMethods is the HTTP method of each step.

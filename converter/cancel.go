@@ -4,8 +4,8 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // cancel answers a CancelRequest: GET the booking; refund its live

@@ -3,7 +3,7 @@ package converter
 import (
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // OfferSearch selects how a partner is searched for offers.

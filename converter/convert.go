@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // Convert runs the OSDM calls req stands for through x, one after another,

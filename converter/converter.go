@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // Converter turns legacy requests into OSDM calls for one partner route.

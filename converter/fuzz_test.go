@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 // validAnswers are working answers to every step, from the golden cases.

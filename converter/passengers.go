@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // traveller is one place asked for: its OSDM externalRef and passenger.

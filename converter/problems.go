@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // How a failed OSDM call becomes a NegativeReply code. The README quotes

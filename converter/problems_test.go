@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 )
 

@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // replacement answers an ALTERNATIVE_SYSTEM_PROPOSAL problem with a

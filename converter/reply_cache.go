@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 // ReplyCache remembers the reply to each legacy messageId for a while, so

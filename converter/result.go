@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 // Result is the outcome of one legacy exchange.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 // TestRepliesKeepNoBodyAlive: a reply lives on in the reply cache for

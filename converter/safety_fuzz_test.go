@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // safetyCall is one OSDM call of a fuzzed exchange and what it got.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // searchStep is the step of the route's offer search.

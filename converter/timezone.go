@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 
 	// The station time zones must load on any machine, including a Caddy
 	// in a scratch container without /usr/share/zoneinfo.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/converter"
-	"github.com/caddy-osdm/caddy-osdm/converter/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 // partnerName is the partner label of the converter front's route; the

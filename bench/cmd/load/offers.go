@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // offerDays spreads D's bookings over this many departure days, so that no

@@ -1,4 +1,4 @@
-package sandbox_test
+package osdmsandbox_test
 
 import (
 	"bytes"
@@ -9,8 +9,8 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
-	"github.com/caddy-osdm/caddy-osdm/sandbox"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
 // FuzzServe sends arbitrary requests: the sandbox must answer every one
@@ -27,7 +27,7 @@ func FuzzServe(f *testing.F) {
 	methods := []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete}
 	documented := map[int]bool{200: true, 204: true, 400: true, 404: true, 405: true, 409: true, 413: true, 415: true, 422: true}
 	f.Fuzz(func(t *testing.T, method uint8, path, query string, body []byte) {
-		sb, err := sandbox.New(sandbox.Config{Capacity: 3})
+		sb, err := osdmsandbox.New(osdmsandbox.Config{Capacity: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package sandbox
+package osdmsandbox
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // MaxBodyBytes bounds a request body; a larger one is answered 413.

@@ -1,4 +1,4 @@
-package sandbox_test
+package osdmsandbox_test
 
 import (
 	"bytes"
@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/internal/testclock"
-	"github.com/caddy-osdm/caddy-osdm/sandbox"
+	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
 // t0 is the fake clock's start; departures are some days later.
@@ -28,15 +28,15 @@ var departure = time.Date(2026, 12, 1, 8, 30, 0, 0, cet)
 // request and response against the OSDM spec.
 type harness struct {
 	t     testing.TB
-	sb    *sandbox.Sandbox
+	sb    *osdmsandbox.Sandbox
 	clock *testclock.Clock
 }
 
-func newHarness(t testing.TB, cfg sandbox.Config) *harness {
+func newHarness(t testing.TB, cfg osdmsandbox.Config) *harness {
 	t.Helper()
 	clock := testclock.New(t0)
 	cfg.Now = clock.Now
-	sb, err := sandbox.New(cfg)
+	sb, err := osdmsandbox.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

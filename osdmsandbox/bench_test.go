@@ -1,4 +1,4 @@
-package sandbox_test
+package osdmsandbox_test
 
 import (
 	"bytes"
@@ -7,14 +7,14 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
-	"github.com/caddy-osdm/caddy-osdm/sandbox"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
 // BenchmarkSearchOffers measures POST /offers through the handler: two
 // passengers, a day train, both classes (two offers stored per search).
 func BenchmarkSearchOffers(b *testing.B) {
-	sb, err := sandbox.New(sandbox.Config{})
+	sb, err := osdmsandbox.New(osdmsandbox.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func BenchmarkSearchOffers(b *testing.B) {
 // BenchmarkSearchOffersParallel is the same from all CPUs at once, through
 // the one mutex.
 func BenchmarkSearchOffersParallel(b *testing.B) {
-	sb, err := sandbox.New(sandbox.Config{})
+	sb, err := osdmsandbox.New(osdmsandbox.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package sandbox_test
+package osdmsandbox_test
 
 import (
 	"bytes"
@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
-	"github.com/caddy-osdm/caddy-osdm/sandbox"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
 const (
@@ -17,7 +17,7 @@ const (
 )
 
 func TestIdempotentBooking(t *testing.T) {
-	h := newHarness(t, sandbox.Config{Capacity: 10})
+	h := newHarness(t, osdmsandbox.Config{Capacity: 10})
 	offer := offerOf(t, h.search(offerRequest("708", nil)), osdm.TravelClassSecond, osdm.AccommodationSeat)
 	req := bookingRequest(offer)
 
@@ -26,8 +26,8 @@ func TestIdempotentBooking(t *testing.T) {
 	if first.status != http.StatusOK || second.status != http.StatusOK || !bytes.Equal(first.body, second.body) {
 		t.Fatalf("same key twice: %d %s / %d %s", first.status, first.body, second.status, second.body)
 	}
-	if first.header.Get(sandbox.HeaderReplayed) != "" || second.header.Get(sandbox.HeaderReplayed) != "true" {
-		t.Errorf("replay header %q %q", first.header.Get(sandbox.HeaderReplayed), second.header.Get(sandbox.HeaderReplayed))
+	if first.header.Get(osdmsandbox.HeaderReplayed) != "" || second.header.Get(osdmsandbox.HeaderReplayed) != "true" {
+		t.Errorf("replay header %q %q", first.header.Get(osdmsandbox.HeaderReplayed), second.header.Get(osdmsandbox.HeaderReplayed))
 	}
 	bookings := h.sb.Bookings()
 	if len(bookings) != 1 || len(bookings[0].IdempotencyKeys) != 1 || bookings[0].IdempotencyKeys[0] != key1 {
@@ -40,12 +40,12 @@ func TestIdempotentBooking(t *testing.T) {
 	// The same key with another body is refused and changes nothing.
 	other := req
 	other.ExternalRef = "another message"
-	p := h.call(http.MethodPost, "/bookings", key1, other).problem(t, http.StatusUnprocessableEntity, sandbox.CodeIdempotencyKeyReused)
+	p := h.call(http.MethodPost, "/bookings", key1, other).problem(t, http.StatusUnprocessableEntity, osdmsandbox.CodeIdempotencyKeyReused)
 	if !strings.Contains(p.Detail, key1) {
 		t.Errorf("detail %q", p.Detail)
 	}
 	// A new key is a new request (here: the offer is booked already).
-	h.call(http.MethodPost, "/bookings", key2, req).problem(t, http.StatusNotFound, sandbox.CodeOfferExpired)
+	h.call(http.MethodPost, "/bookings", key2, req).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferExpired)
 	if n := len(h.sb.Bookings()); n != 1 {
 		t.Errorf("%d bookings", n)
 	}
@@ -55,7 +55,7 @@ func TestIdempotentBooking(t *testing.T) {
 	id := bookings[0].ID
 	f1 := h.call(http.MethodPost, "/bookings/"+id+"/fulfillments", key1, osdm.FulfillmentPostRequest{})
 	f2 := h.call(http.MethodPost, "/bookings/"+id+"/fulfillments", key1, osdm.FulfillmentPostRequest{})
-	if f1.status != http.StatusOK || !bytes.Equal(f1.body, f2.body) || f2.header.Get(sandbox.HeaderReplayed) != "true" {
+	if f1.status != http.StatusOK || !bytes.Equal(f1.body, f2.body) || f2.header.Get(osdmsandbox.HeaderReplayed) != "true" {
 		t.Errorf("fulfil twice with one key: %d %s / %s", f1.status, f1.body, f2.body)
 	}
 	var ful osdm.FulfillmentCollectionResponse
@@ -71,7 +71,7 @@ func TestIdempotentBooking(t *testing.T) {
 	patch := "/bookings/" + id + "/refund-offers/" + ro.RefundOffers[0].ID
 	p1 := h.call(http.MethodPatch, patch, key1, osdm.RefundOfferPatchRequest{Status: osdm.RefundConfirmed})
 	p2 := h.call(http.MethodPatch, patch, key1, osdm.RefundOfferPatchRequest{Status: osdm.RefundConfirmed})
-	if p1.status != http.StatusOK || !bytes.Equal(p1.body, p2.body) || p2.header.Get(sandbox.HeaderReplayed) != "true" {
+	if p1.status != http.StatusOK || !bytes.Equal(p1.body, p2.body) || p2.header.Get(osdmsandbox.HeaderReplayed) != "true" {
 		t.Errorf("PATCH twice with one key: %d %s / %s", p1.status, p1.body, p2.body)
 	}
 	if keys := h.sb.Bookings()[0].IdempotencyKeys; len(keys) != 4 {
@@ -80,22 +80,22 @@ func TestIdempotentBooking(t *testing.T) {
 }
 
 func TestIdempotencyKeyExpires(t *testing.T) {
-	h := newHarness(t, sandbox.Config{Retention: time.Hour})
+	h := newHarness(t, osdmsandbox.Config{Retention: time.Hour})
 	missing := osdm.FulfillmentPostRequest{}
-	h.call(http.MethodPost, "/bookings/b-x/fulfillments", key1, missing).problem(t, http.StatusNotFound, sandbox.CodeBookingNotFound)
+	h.call(http.MethodPost, "/bookings/b-x/fulfillments", key1, missing).problem(t, http.StatusNotFound, osdmsandbox.CodeBookingNotFound)
 	h.clock.Advance(time.Hour)
 	// Forgotten: the other body is a new request, not a reuse.
 	r := h.call(http.MethodPost, "/bookings/b-x/fulfillments", key1, osdm.FulfillmentPostRequest{IssuingLanguage: "de"})
-	r.problem(t, http.StatusNotFound, sandbox.CodeBookingNotFound)
-	if r.header.Get(sandbox.HeaderReplayed) != "" {
+	r.problem(t, http.StatusNotFound, osdmsandbox.CodeBookingNotFound)
+	if r.header.Get(osdmsandbox.HeaderReplayed) != "" {
 		t.Error("an expired key was replayed")
 	}
 }
 
 func TestIdempotencyKeyMustBeUUID(t *testing.T) {
-	h := newHarness(t, sandbox.Config{})
+	h := newHarness(t, osdmsandbox.Config{})
 	header := http.Header{"Content-Type": {"application/json"}, osdm.HeaderIdempotencyKey: {"msg-1/bookings"}}
-	p := h.raw(http.MethodPost, "/bookings", header, []byte(`{}`)).problem(t, http.StatusBadRequest, sandbox.CodeInvalidRequest)
+	p := h.raw(http.MethodPost, "/bookings", header, []byte(`{}`)).problem(t, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest)
 	if !strings.Contains(p.Detail, "UUID") {
 		t.Errorf("detail %q", p.Detail)
 	}

@@ -1,11 +1,11 @@
-package sandbox
+package osdmsandbox
 
 import (
 	"net/http"
 	"strconv"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // maxRefundOffersPerBooking bounds the refund offers a booking keeps; a

@@ -1,10 +1,10 @@
-package sandbox
+package osdmsandbox
 
 import (
 	"net/http"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // fulfil serves POST /bookings/{bookingId}/fulfillments: a provisional

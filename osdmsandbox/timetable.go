@@ -1,4 +1,4 @@
-package sandbox
+package osdmsandbox
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // stationPrefix starts an OSDM UIC station code.

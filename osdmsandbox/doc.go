@@ -33,4 +33,4 @@
 // on their own clocks and are dropped after Config.Retention.
 //
 // Pure Go: no Caddy import; caddymodule wraps it as osdm_sandbox.
-package sandbox
+package osdmsandbox

@@ -1,9 +1,9 @@
-package sandbox
+package osdmsandbox
 
 import (
 	"net/http"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // The problem codes the sandbox answers, each with the HTTP status it comes

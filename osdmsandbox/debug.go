@@ -1,4 +1,4 @@
-package sandbox
+package osdmsandbox
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package sandbox_test
+package osdmsandbox_test
 
 import (
 	"net/http"
@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
-	"github.com/caddy-osdm/caddy-osdm/sandbox"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
 func TestBookingLifecycle(t *testing.T) {
-	h := newHarness(t, sandbox.Config{Capacity: 40})
+	h := newHarness(t, osdmsandbox.Config{Capacity: 40})
 	offer := offerOf(t, h.search(offerRequest("708", nil, adult("p1"), child("p2"))), osdm.TravelClassSecond, osdm.AccommodationSeat)
 
 	b := h.book(offer, adult("p1"), child("p2"))
@@ -20,7 +20,7 @@ func TestBookingLifecycle(t *testing.T) {
 		t.Fatalf("booking %+v", b)
 	}
 	if res.Status != osdm.BookingPartPrebooked || res.Price.Amount != 750 || b.ProvisionalPrice.Amount != 750 ||
-		b.ConfirmationTimeLimit == nil || !b.ConfirmationTimeLimit.Equal(t0.Add(sandbox.DefaultBookingTTL)) {
+		b.ConfirmationTimeLimit == nil || !b.ConfirmationTimeLimit.Equal(t0.Add(osdmsandbox.DefaultBookingTTL)) {
 		t.Errorf("provisional booking: %+v / %+v", b, res.BookingPart)
 	}
 	places := res.PlaceAllocation.ReservedPlaces
@@ -98,15 +98,15 @@ func TestBookingLifecycle(t *testing.T) {
 	if got := h.availability("708", osdm.TravelClassSecond, osdm.AccommodationSeat); got != 40 {
 		t.Errorf("availability after a second PATCH: %d", got)
 	}
-	h.confirmRefund(b.ID, ordinary.ID).problem(t, http.StatusConflict, sandbox.CodeBookingRefunded)
+	h.confirmRefund(b.ID, ordinary.ID).problem(t, http.StatusConflict, osdmsandbox.CodeBookingRefunded)
 	h.call(http.MethodPost, "/bookings/"+b.ID+"/refund-offers", "", osdm.RefundOfferRequest{FulfillmentIDs: []string{f.ID}}).
-		problem(t, http.StatusConflict, sandbox.CodeBookingRefunded)
-	h.call(http.MethodDelete, "/bookings/"+b.ID, "", nil).problem(t, http.StatusConflict, sandbox.CodeBookingRefunded)
-	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).problem(t, http.StatusConflict, sandbox.CodeBookingRefunded)
+		problem(t, http.StatusConflict, osdmsandbox.CodeBookingRefunded)
+	h.call(http.MethodDelete, "/bookings/"+b.ID, "", nil).problem(t, http.StatusConflict, osdmsandbox.CodeBookingRefunded)
+	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).problem(t, http.StatusConflict, osdmsandbox.CodeBookingRefunded)
 }
 
 func TestNightTrainPlaces(t *testing.T) {
-	h := newHarness(t, sandbox.Config{Capacity: 100})
+	h := newHarness(t, osdmsandbox.Config{Capacity: 100})
 	resp := h.search(offerRequest("402", nil, adult("p1"), adult("p2")))
 	seat := h.book(offerOf(t, resp, osdm.TravelClassSecond, osdm.AccommodationSeat), adult("p1"), adult("p2"))
 	berth := h.book(offerOf(t, resp, osdm.TravelClassFirst, osdm.AccommodationBerth), adult("p1"), adult("p2"))
@@ -124,62 +124,62 @@ func TestNightTrainPlaces(t *testing.T) {
 }
 
 func TestBookingErrors(t *testing.T) {
-	h := newHarness(t, sandbox.Config{})
+	h := newHarness(t, osdmsandbox.Config{})
 	resp := h.search(offerRequest("708", nil, adult("p1"), adult("p2")))
 	offer := offerOf(t, resp, osdm.TravelClassSecond, osdm.AccommodationSeat)
 
 	unknown := offer
 	unknown.OfferID = "o-nope"
-	p := h.call(http.MethodPost, "/bookings", "", bookingRequest(unknown, adult("p1"), adult("p2"))).problem(t, http.StatusNotFound, sandbox.CodeOfferExpired)
+	p := h.call(http.MethodPost, "/bookings", "", bookingRequest(unknown, adult("p1"), adult("p2"))).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferExpired)
 	if pointerOf(p) != "#/offers/0/offerId" {
 		t.Errorf("pointer %q", pointerOf(p))
 	}
 
 	notOffered := bookingRequest(offer, adult("p1"), adult("p2"))
 	notOffered.Offers[0].PassengerRefs = []string{"p1", "p9"}
-	h.call(http.MethodPost, "/bookings", "", notOffered).problem(t, http.StatusBadRequest, sandbox.CodeInvalidRequest)
+	h.call(http.MethodPost, "/bookings", "", notOffered).problem(t, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest)
 
 	unspecified := bookingRequest(offer, adult("p1"))
-	p = h.call(http.MethodPost, "/bookings", "", unspecified).problem(t, http.StatusBadRequest, sandbox.CodeInvalidRequest)
+	p = h.call(http.MethodPost, "/bookings", "", unspecified).problem(t, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest)
 	if pointerOf(p) != "#/offers/0/passengerRefs/1" {
 		t.Errorf("pointer %q", pointerOf(p))
 	}
 
 	otherType := bookingRequest(offer, adult("p1"), child("p2"))
-	h.call(http.MethodPost, "/bookings", "", otherType).problem(t, http.StatusBadRequest, sandbox.CodeInvalidRequest)
+	h.call(http.MethodPost, "/bookings", "", otherType).problem(t, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest)
 
 	twice := bookingRequest(offer, adult("p1"), adult("p2"))
 	twice.Offers = append(twice.Offers, twice.Offers[0])
-	h.call(http.MethodPost, "/bookings", "", twice).problem(t, http.StatusBadRequest, sandbox.CodeInvalidRequest)
+	h.call(http.MethodPost, "/bookings", "", twice).problem(t, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest)
 
 	// Booked once, the offer is gone.
 	b := h.book(offer, adult("p1"), adult("p2"))
-	p = h.call(http.MethodPost, "/bookings", "", bookingRequest(offer, adult("p1"), adult("p2"))).problem(t, http.StatusNotFound, sandbox.CodeOfferExpired)
+	p = h.call(http.MethodPost, "/bookings", "", bookingRequest(offer, adult("p1"), adult("p2"))).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferExpired)
 	if !strings.Contains(p.Detail, b.ID) {
 		t.Errorf("detail %q does not name the booking", p.Detail)
 	}
 
 	// Expired: the other offer of the search, after its preBookableUntil.
-	h.clock.Advance(sandbox.DefaultOfferTTL)
+	h.clock.Advance(osdmsandbox.DefaultOfferTTL)
 	first := offerOf(t, resp, osdm.TravelClassFirst, osdm.AccommodationSeat)
-	h.call(http.MethodPost, "/bookings", "", bookingRequest(first, adult("p1"), adult("p2"))).problem(t, http.StatusNotFound, sandbox.CodeOfferExpired)
+	h.call(http.MethodPost, "/bookings", "", bookingRequest(first, adult("p1"), adult("p2"))).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferExpired)
 
 	for _, path := range []string{"/bookings/b-nope", "/bookings/b-nope/fulfillments", "/bookings/b-nope/refund-offers"} {
 		switch {
 		case strings.HasSuffix(path, "fulfillments"):
-			h.call(http.MethodPost, path, "", osdm.FulfillmentPostRequest{}).problem(t, http.StatusNotFound, sandbox.CodeBookingNotFound)
+			h.call(http.MethodPost, path, "", osdm.FulfillmentPostRequest{}).problem(t, http.StatusNotFound, osdmsandbox.CodeBookingNotFound)
 		case strings.HasSuffix(path, "refund-offers"):
-			h.call(http.MethodPost, path, "", osdm.RefundOfferRequest{FulfillmentIDs: []string{"f"}}).problem(t, http.StatusNotFound, sandbox.CodeBookingNotFound)
+			h.call(http.MethodPost, path, "", osdm.RefundOfferRequest{FulfillmentIDs: []string{"f"}}).problem(t, http.StatusNotFound, osdmsandbox.CodeBookingNotFound)
 		default:
-			h.call(http.MethodGet, path, "", nil).problem(t, http.StatusNotFound, sandbox.CodeBookingNotFound)
-			h.call(http.MethodDelete, path, "", nil).problem(t, http.StatusNotFound, sandbox.CodeBookingNotFound)
+			h.call(http.MethodGet, path, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeBookingNotFound)
+			h.call(http.MethodDelete, path, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeBookingNotFound)
 		}
 	}
-	h.confirmRefund("b-nope", "ro-1").problem(t, http.StatusNotFound, sandbox.CodeBookingNotFound)
+	h.confirmRefund("b-nope", "ro-1").problem(t, http.StatusNotFound, osdmsandbox.CodeBookingNotFound)
 }
 
 func TestCapacityRunsOut(t *testing.T) {
-	h := newHarness(t, sandbox.Config{Capacity: 3})
+	h := newHarness(t, osdmsandbox.Config{Capacity: 3})
 	two := []osdm.AnonymousPassengerSpecification{adult("p1"), adult("p2")}
 	early := h.search(offerRequest("708", nil, two...))
 	late := h.search(offerRequest("708", nil, two...))
@@ -187,7 +187,7 @@ func TestCapacityRunsOut(t *testing.T) {
 	h.book(offerOf(t, early, osdm.TravelClassSecond, osdm.AccommodationSeat), two...)
 	// Offered before the places went: booking it now finds 1 of 2.
 	p := h.call(http.MethodPost, "/bookings", "", bookingRequest(offerOf(t, late, osdm.TravelClassSecond, osdm.AccommodationSeat), two...)).
-		problem(t, http.StatusConflict, sandbox.CodeNoAvailability)
+		problem(t, http.StatusConflict, osdmsandbox.CodeNoAvailability)
 	if !strings.Contains(p.Detail, "2 places asked, 1 left") {
 		t.Errorf("detail %q", p.Detail)
 	}
@@ -199,7 +199,7 @@ func TestCapacityRunsOut(t *testing.T) {
 	}
 	h.book(now.Offers[0], two...)
 	full := h.search(offerRequest("708", nil, two...))
-	if len(full.Offers) != 0 || len(full.Problems) != 1 || full.Problems[0].Code != sandbox.CodeNoAvailability {
+	if len(full.Offers) != 0 || len(full.Problems) != 1 || full.Problems[0].Code != osdmsandbox.CodeNoAvailability {
 		t.Errorf("full train: %+v", full)
 	}
 	// One place is still left in each class, for one passenger; another
@@ -216,7 +216,7 @@ func TestCapacityRunsOut(t *testing.T) {
 }
 
 func TestProvisionalBookingExpires(t *testing.T) {
-	h := newHarness(t, sandbox.Config{Capacity: 2, BookingTTL: 10 * time.Minute})
+	h := newHarness(t, osdmsandbox.Config{Capacity: 2, BookingTTL: 10 * time.Minute})
 	two := []osdm.AnonymousPassengerSpecification{adult("p1"), adult("p2")}
 	b := h.book(offerOf(t, h.search(offerRequest("708", nil, two...)), osdm.TravelClassSecond, osdm.AccommodationSeat), two...)
 	if resp := h.search(offerRequest("708", []osdm.TravelClass{osdm.TravelClassSecond}, two...)); len(resp.Offers) != 0 {
@@ -231,9 +231,9 @@ func TestProvisionalBookingExpires(t *testing.T) {
 	if got := h.debugStatus(b.ID); got != "RELEASED" {
 		t.Errorf("debug status %q", got)
 	}
-	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).problem(t, http.StatusConflict, sandbox.CodeBookingExpired)
+	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).problem(t, http.StatusConflict, osdmsandbox.CodeBookingExpired)
 	h.call(http.MethodPost, "/bookings/"+b.ID+"/refund-offers", "", osdm.RefundOfferRequest{FulfillmentIDs: []string{"f"}}).
-		problem(t, http.StatusConflict, sandbox.CodeBookingExpired)
+		problem(t, http.StatusConflict, osdmsandbox.CodeBookingExpired)
 	if got := h.availability("708", osdm.TravelClassSecond, osdm.AccommodationSeat); got != 2 {
 		t.Errorf("availability after expiry: %d", got)
 	}
@@ -250,17 +250,17 @@ func TestProvisionalBookingExpires(t *testing.T) {
 
 func TestExpiredPlacesFreeForBookingWithoutSearch(t *testing.T) {
 	// A booking short of places sweeps expired holds before refusing.
-	h := newHarness(t, sandbox.Config{Capacity: 1, BookingTTL: time.Minute, OfferTTL: time.Hour})
+	h := newHarness(t, osdmsandbox.Config{Capacity: 1, BookingTTL: time.Minute, OfferTTL: time.Hour})
 	a := h.search(offerRequest("708", []osdm.TravelClass{osdm.TravelClassSecond}))
 	b := h.search(offerRequest("708", []osdm.TravelClass{osdm.TravelClassSecond}))
 	h.book(a.Offers[0])
-	h.call(http.MethodPost, "/bookings", "", bookingRequest(b.Offers[0])).problem(t, http.StatusConflict, sandbox.CodeNoAvailability)
+	h.call(http.MethodPost, "/bookings", "", bookingRequest(b.Offers[0])).problem(t, http.StatusConflict, osdmsandbox.CodeNoAvailability)
 	h.clock.Advance(time.Minute)
 	h.book(b.Offers[0])
 }
 
 func TestDeleteBooking(t *testing.T) {
-	h := newHarness(t, sandbox.Config{Capacity: 10})
+	h := newHarness(t, osdmsandbox.Config{Capacity: 10})
 	resp := h.search(offerRequest("708", nil))
 	b := h.book(offerOf(t, resp, osdm.TravelClassSecond, osdm.AccommodationSeat))
 
@@ -271,16 +271,16 @@ func TestDeleteBooking(t *testing.T) {
 	if got := h.availability("708", osdm.TravelClassSecond, osdm.AccommodationSeat); got != 10 {
 		t.Errorf("availability after DELETE: %d", got)
 	}
-	h.call(http.MethodGet, "/bookings/"+b.ID, "", nil).problem(t, http.StatusNotFound, sandbox.CodeBookingCancelled)
-	h.call(http.MethodDelete, "/bookings/"+b.ID, "", nil).problem(t, http.StatusNotFound, sandbox.CodeBookingCancelled)
-	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).problem(t, http.StatusNotFound, sandbox.CodeBookingCancelled)
+	h.call(http.MethodGet, "/bookings/"+b.ID, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeBookingCancelled)
+	h.call(http.MethodDelete, "/bookings/"+b.ID, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeBookingCancelled)
+	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).problem(t, http.StatusNotFound, osdmsandbox.CodeBookingCancelled)
 	if got := h.debugStatus(b.ID); got != "DELETED" {
 		t.Errorf("debug status %q", got)
 	}
 
 	fulfilled := h.book(offerOf(t, resp, osdm.TravelClassFirst, osdm.AccommodationSeat))
 	f := h.fulfil(fulfilled.ID)
-	p := h.call(http.MethodDelete, "/bookings/"+fulfilled.ID, "", nil).problem(t, http.StatusConflict, sandbox.CodeBookingFulfilled)
+	p := h.call(http.MethodDelete, "/bookings/"+fulfilled.ID, "", nil).problem(t, http.StatusConflict, osdmsandbox.CodeBookingFulfilled)
 	if !strings.Contains(p.Detail, "refund") {
 		t.Errorf("detail %q should say to refund", p.Detail)
 	}
@@ -290,16 +290,16 @@ func TestDeleteBooking(t *testing.T) {
 }
 
 func TestRefundErrors(t *testing.T) {
-	h := newHarness(t, sandbox.Config{OfferTTL: 5 * time.Minute})
+	h := newHarness(t, osdmsandbox.Config{OfferTTL: 5 * time.Minute})
 	resp := h.search(offerRequest("708", nil))
 	pre := h.book(offerOf(t, resp, osdm.TravelClassSecond, osdm.AccommodationSeat))
 	h.call(http.MethodPost, "/bookings/"+pre.ID+"/refund-offers", "", osdm.RefundOfferRequest{FulfillmentIDs: []string{"f"}}).
-		problem(t, http.StatusConflict, sandbox.CodeBookingNotFulfilled)
+		problem(t, http.StatusConflict, osdmsandbox.CodeBookingNotFulfilled)
 
 	b := h.book(offerOf(t, resp, osdm.TravelClassFirst, osdm.AccommodationSeat))
 	f := h.fulfil(b.ID)
 	p := h.call(http.MethodPost, "/bookings/"+b.ID+"/refund-offers", "", osdm.RefundOfferRequest{FulfillmentIDs: []string{"f-other"}}).
-		problem(t, http.StatusNotFound, sandbox.CodeFulfillmentNotFound)
+		problem(t, http.StatusNotFound, osdmsandbox.CodeFulfillmentNotFound)
 	if pointerOf(p) != "#/fulfillmentIds/0" || !strings.Contains(p.Detail, f.ID) {
 		t.Errorf("problem %+v", p)
 	}
@@ -307,11 +307,11 @@ func TestRefundErrors(t *testing.T) {
 
 	// PROPOSED is valid in the spec but cannot be patched to.
 	h.call(http.MethodPatch, "/bookings/"+b.ID+"/refund-offers/"+ro.ID, "", osdm.RefundOfferPatchRequest{Status: osdm.RefundProposed}).
-		problem(t, http.StatusBadRequest, sandbox.CodeInvalidRequest)
-	h.confirmRefund(b.ID, "ro-nope").problem(t, http.StatusNotFound, sandbox.CodeRefundOfferNotFound)
+		problem(t, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest)
+	h.confirmRefund(b.ID, "ro-nope").problem(t, http.StatusNotFound, osdmsandbox.CodeRefundOfferNotFound)
 
 	h.clock.Advance(5 * time.Minute)
-	h.confirmRefund(b.ID, ro.ID).problem(t, http.StatusConflict, sandbox.CodeRefundOfferExpired)
+	h.confirmRefund(b.ID, ro.ID).problem(t, http.StatusConflict, osdmsandbox.CodeRefundOfferExpired)
 	if got := h.getBooking(b.ID).BookedOffers[0].Reservations[0].Status; got != osdm.BookingPartFulfilled {
 		t.Errorf("status after a refused refund: %s", got)
 	}
@@ -322,7 +322,7 @@ func TestRefundErrors(t *testing.T) {
 }
 
 func TestCamelCaseRefundPaths(t *testing.T) {
-	h := newHarness(t, sandbox.Config{})
+	h := newHarness(t, osdmsandbox.Config{})
 	b := h.book(offerOf(t, h.search(offerRequest("708", nil)), osdm.TravelClassSecond, osdm.AccommodationSeat))
 	f := h.fulfil(b.ID)
 	r := h.call(http.MethodPost, "/bookings/"+b.ID+"/refundOffers", "", osdm.RefundOfferRequest{FulfillmentIDs: []string{f.ID}})

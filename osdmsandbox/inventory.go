@@ -1,9 +1,9 @@
-package sandbox
+package osdmsandbox
 
 import (
 	"strconv"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // runKey names one train on one day (the date of its departure, in the

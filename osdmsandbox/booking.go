@@ -1,11 +1,11 @@
-package sandbox
+package osdmsandbox
 
 import (
 	"hash/fnv"
 	"strconv"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // bookingState is where a booking is in its life.

@@ -1,4 +1,4 @@
-package sandbox_test
+package osdmsandbox_test
 
 import (
 	"net/http"
@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
-	"github.com/caddy-osdm/caddy-osdm/sandbox"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
 func TestSearchDayTrain(t *testing.T) {
-	h := newHarness(t, sandbox.Config{Capacity: 40})
+	h := newHarness(t, osdmsandbox.Config{Capacity: 40})
 	resp := h.search(offerRequest("708", nil, adult("p1"), child("p2")))
 
 	if len(resp.Trips) != 1 || len(resp.Offers) != 2 || len(resp.Problems) != 0 {
@@ -29,7 +29,7 @@ func TestSearchDayTrain(t *testing.T) {
 	if !trip.EndTime.After(trip.StartTime) || leg.Start.StopPlaceName != "Basel SBB" || leg.End.StopPlaceName != "Zürich HB" {
 		t.Errorf("trip %+v / %+v", trip, leg)
 	}
-	if leg.Service.VehicleNumbers[0] != "708" || leg.Service.Carriers[0].Ref != sandbox.DefaultOperator {
+	if leg.Service.VehicleNumbers[0] != "708" || leg.Service.Carriers[0].Ref != osdmsandbox.DefaultOperator {
 		t.Errorf("service %+v", leg.Service)
 	}
 
@@ -42,7 +42,7 @@ func TestSearchDayTrain(t *testing.T) {
 	if second.OfferSummary.OverallServiceClass.Type != osdm.ServiceClassStandard || first.OfferSummary.OverallServiceClass.Type != osdm.ServiceClassHigh {
 		t.Errorf("service classes %+v %+v", second.OfferSummary, first.OfferSummary)
 	}
-	if !second.PreBookableUntil.Equal(t0.Add(sandbox.DefaultOfferTTL)) {
+	if !second.PreBookableUntil.Equal(t0.Add(osdmsandbox.DefaultOfferTTL)) {
 		t.Errorf("preBookableUntil %v", second.PreBookableUntil)
 	}
 	part := second.ReservationOfferParts[0]
@@ -65,7 +65,7 @@ func TestSearchDayTrain(t *testing.T) {
 }
 
 func TestSearchNightTrainHasCouchettesAndBerths(t *testing.T) {
-	h := newHarness(t, sandbox.Config{})
+	h := newHarness(t, osdmsandbox.Config{})
 	resp := h.search(offerRequest("402", nil))
 	if len(resp.Offers) != 6 {
 		t.Fatalf("%d offers, want seat, couchette and berth in two classes", len(resp.Offers))
@@ -85,7 +85,7 @@ func TestSearchNightTrainHasCouchettesAndBerths(t *testing.T) {
 }
 
 func TestTimetable(t *testing.T) {
-	h := newHarness(t, sandbox.Config{Timetable: []sandbox.Schedule{{Train: "9203", Departure: "22:10", Arrival: "06:45"}}})
+	h := newHarness(t, osdmsandbox.Config{Timetable: []osdmsandbox.Schedule{{Train: "9203", Departure: "22:10", Arrival: "06:45"}}})
 
 	a, b := h.search(offerRequest("1234", nil)), h.search(offerRequest("1234", nil))
 	if !a.Trips[0].EndTime.Equal(b.Trips[0].EndTime) || a.Trips[0].ID != b.Trips[0].ID || a.Trips[0].Duration != b.Trips[0].Duration {
@@ -131,7 +131,7 @@ func TestTimetable(t *testing.T) {
 }
 
 func TestSearchErrors(t *testing.T) {
-	h := newHarness(t, sandbox.Config{UnknownTrains: []string{"777"}})
+	h := newHarness(t, osdmsandbox.Config{UnknownTrains: []string{"777"}})
 
 	// Spec-valid requests the sandbox refuses.
 	for _, tc := range []struct {
@@ -142,25 +142,25 @@ func TestSearchErrors(t *testing.T) {
 		pointer string
 	}{
 		{"train zero", func(r *osdm.OfferCollectionRequest) { r.TripSearchCriteria.Parameters = osdm.OnlyVehicles("0") },
-			http.StatusNotFound, sandbox.CodeTrainNotFound, ""},
+			http.StatusNotFound, osdmsandbox.CodeTrainNotFound, ""},
 		{"configured unknown train", func(r *osdm.OfferCollectionRequest) { r.TripSearchCriteria.Parameters = osdm.OnlyVehicles("777") },
-			http.StatusNotFound, sandbox.CodeTrainNotFound, ""},
+			http.StatusNotFound, osdmsandbox.CodeTrainNotFound, ""},
 		{"no trip criteria", func(r *osdm.OfferCollectionRequest) { r.TripSearchCriteria = nil },
-			http.StatusBadRequest, sandbox.CodeInvalidRequest, "#/tripSearchCriteria"},
+			http.StatusBadRequest, osdmsandbox.CodeInvalidRequest, "#/tripSearchCriteria"},
 		{"not a UIC station", func(r *osdm.OfferCollectionRequest) {
 			r.TripSearchCriteria.Origin = osdm.NewStopPlaceRef("urn:uic:stn:85")
-		}, http.StatusBadRequest, sandbox.CodeInvalidRequest, "#/tripSearchCriteria/origin"},
+		}, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest, "#/tripSearchCriteria/origin"},
 		{"same station", func(r *osdm.OfferCollectionRequest) {
 			r.TripSearchCriteria.Destination = r.TripSearchCriteria.Origin
-		}, http.StatusBadRequest, sandbox.CodeInvalidRequest, "#/tripSearchCriteria/destination"},
+		}, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest, "#/tripSearchCriteria/destination"},
 		{"no time", func(r *osdm.OfferCollectionRequest) { r.TripSearchCriteria.DepartureTime = nil },
-			http.StatusBadRequest, sandbox.CodeInvalidRequest, "#/tripSearchCriteria/departureTime"},
+			http.StatusBadRequest, osdmsandbox.CodeInvalidRequest, "#/tripSearchCriteria/departureTime"},
 		{"duplicate passenger", func(r *osdm.OfferCollectionRequest) {
 			r.AnonymousPassengerSpecifications = append(r.AnonymousPassengerSpecifications, adult("p1"))
-		}, http.StatusBadRequest, sandbox.CodeInvalidRequest, "#/anonymousPassengerSpecifications/1/externalRef"},
+		}, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest, "#/anonymousPassengerSpecifications/1/externalRef"},
 		{"unknown class", func(r *osdm.OfferCollectionRequest) {
 			r.OfferSearchCriteria.TravelClasses = []osdm.TravelClass{"THIRD"}
-		}, http.StatusBadRequest, sandbox.CodeInvalidRequest, "#/offerSearchCriteria/travelClasses/0"},
+		}, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest, "#/offerSearchCriteria/travelClasses/0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := offerRequest("708", nil)
@@ -173,15 +173,15 @@ func TestSearchErrors(t *testing.T) {
 	}
 
 	jsonHeader := http.Header{"Content-Type": {"application/json"}}
-	h.raw(http.MethodPost, "/offers", jsonHeader, []byte(`{"anonymousPassengerSpecifications": [`)).problem(t, http.StatusBadRequest, sandbox.CodeInvalidRequest)
-	h.raw(http.MethodPost, "/offers", jsonHeader, nil).problem(t, http.StatusBadRequest, sandbox.CodeInvalidRequest)
-	p := h.raw(http.MethodPost, "/offers", jsonHeader, []byte(`{"anonymousPassengerSpecifications": {}}`)).problem(t, http.StatusBadRequest, sandbox.CodeInvalidRequest)
+	h.raw(http.MethodPost, "/offers", jsonHeader, []byte(`{"anonymousPassengerSpecifications": [`)).problem(t, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest)
+	h.raw(http.MethodPost, "/offers", jsonHeader, nil).problem(t, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest)
+	p := h.raw(http.MethodPost, "/offers", jsonHeader, []byte(`{"anonymousPassengerSpecifications": {}}`)).problem(t, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest)
 	if pointerOf(p) != "#/anonymousPassengerSpecifications" {
 		t.Errorf("type error pointer %q", pointerOf(p))
 	}
-	h.raw(http.MethodPost, "/offers", http.Header{"Content-Type": {"text/plain"}}, []byte(`{}`)).problem(t, http.StatusUnsupportedMediaType, sandbox.CodeUnsupportedMediaType)
-	big := append([]byte(`{"x":"`), make([]byte, sandbox.MaxBodyBytes)...)
-	h.raw(http.MethodPost, "/offers", jsonHeader, big).problem(t, http.StatusRequestEntityTooLarge, sandbox.CodeRequestTooLarge)
+	h.raw(http.MethodPost, "/offers", http.Header{"Content-Type": {"text/plain"}}, []byte(`{}`)).problem(t, http.StatusUnsupportedMediaType, osdmsandbox.CodeUnsupportedMediaType)
+	big := append([]byte(`{"x":"`), make([]byte, osdmsandbox.MaxBodyBytes)...)
+	h.raw(http.MethodPost, "/offers", jsonHeader, big).problem(t, http.StatusRequestEntityTooLarge, osdmsandbox.CodeRequestTooLarge)
 }
 
 func pointerOf(p osdm.Problem) string {
@@ -192,17 +192,17 @@ func pointerOf(p osdm.Problem) string {
 }
 
 func TestSearchAdmissionOnly(t *testing.T) {
-	h := newHarness(t, sandbox.Config{})
+	h := newHarness(t, osdmsandbox.Config{})
 	req := offerRequest("708", nil)
 	req.OfferSearchCriteria.RequestedOfferParts = []osdm.OfferPartType{osdm.OfferPartAdmission}
 	resp := h.search(req)
-	if len(resp.Offers) != 0 || len(resp.Trips) != 1 || len(resp.Problems) != 1 || resp.Problems[0].Code != sandbox.CodeOfferPartNotSupported {
+	if len(resp.Offers) != 0 || len(resp.Trips) != 1 || len(resp.Problems) != 1 || resp.Problems[0].Code != osdmsandbox.CodeOfferPartNotSupported {
 		t.Errorf("admission only: %+v", resp)
 	}
 }
 
 func TestExternalInventory(t *testing.T) {
-	h := newHarness(t, sandbox.Config{ExternalInventory: []sandbox.ExternalInventory{
+	h := newHarness(t, osdmsandbox.Config{ExternalInventory: []osdmsandbox.ExternalInventory{
 		{Train: "462", ReservationSystemID: 80, Operator: "1080"},
 		{Train: "463", ReservationSystemID: 81, Operator: "urn:uic:rics:1081", Status: http.StatusConflict},
 	}})
@@ -254,7 +254,7 @@ func checkProposal(t *testing.T, p osdm.Problem, system int, operator, train str
 }
 
 func TestTripOffers(t *testing.T) {
-	h := newHarness(t, sandbox.Config{ExternalInventory: []sandbox.ExternalInventory{{Train: "462", ReservationSystemID: 80, Operator: "1080"}}})
+	h := newHarness(t, osdmsandbox.Config{ExternalInventory: []osdmsandbox.ExternalInventory{{Train: "462", ReservationSystemID: 80, Operator: "1080"}}})
 	q := url.Values{
 		"originCode":          {"urn:uic:stn:8500010"},
 		"destinationCode":     {"urn:uic:stn:8503000"},
@@ -297,11 +297,11 @@ func TestTripOffers(t *testing.T) {
 			v[k] = append([]string(nil), vals...)
 		}
 		edit(v)
-		p := h.raw(http.MethodGet, "/trip-offers?"+v.Encode(), nil, nil).problem(t, http.StatusBadRequest, sandbox.CodeInvalidRequest)
+		p := h.raw(http.MethodGet, "/trip-offers?"+v.Encode(), nil, nil).problem(t, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest)
 		if len(p.Pointers) != 0 {
 			t.Errorf("%s: a JSON pointer for a query parameter: %+v", name, p.Pointers)
 		}
 	}
 	q.Set("vehicleNumbers", "0")
-	h.raw(http.MethodGet, "/trip-offers?"+q.Encode(), nil, nil).problem(t, http.StatusNotFound, sandbox.CodeTrainNotFound)
+	h.raw(http.MethodGet, "/trip-offers?"+q.Encode(), nil, nil).problem(t, http.StatusNotFound, osdmsandbox.CodeTrainNotFound)
 }

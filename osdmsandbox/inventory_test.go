@@ -1,10 +1,10 @@
-package sandbox
+package osdmsandbox
 
 import (
 	"testing"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 func TestPlacesNeverShareACoachSeat(t *testing.T) {

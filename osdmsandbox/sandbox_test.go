@@ -1,4 +1,4 @@
-package sandbox_test
+package osdmsandbox_test
 
 import (
 	"encoding/json"
@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
-	"github.com/caddy-osdm/caddy-osdm/sandbox"
+	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
 func TestConcurrentBookingsNeverOversell(t *testing.T) {
 	const capacity, buyers = 5, 24
-	h := newHarness(t, sandbox.Config{Capacity: capacity})
+	h := newHarness(t, osdmsandbox.Config{Capacity: capacity})
 	offers := make([]osdm.Offer, buyers)
 	for i := range offers {
 		offers[i] = offerOf(t, h.search(offerRequest("708", []osdm.TravelClass{osdm.TravelClassSecond})), osdm.TravelClassSecond, osdm.AccommodationSeat)
@@ -45,7 +45,7 @@ func TestConcurrentBookingsNeverOversell(t *testing.T) {
 			}
 			seats[seat] = true
 		default:
-			r.problem(t, http.StatusConflict, sandbox.CodeNoAvailability)
+			r.problem(t, http.StatusConflict, osdmsandbox.CodeNoAvailability)
 		}
 	}
 	if booked != capacity || len(h.sb.Bookings()) != capacity {
@@ -54,14 +54,14 @@ func TestConcurrentBookingsNeverOversell(t *testing.T) {
 }
 
 func TestRoutes(t *testing.T) {
-	h := newHarness(t, sandbox.Config{})
+	h := newHarness(t, osdmsandbox.Config{})
 
-	p := h.raw(http.MethodGet, "/nothing/here", nil, nil).problem(t, http.StatusNotFound, sandbox.CodeNotFound)
+	p := h.raw(http.MethodGet, "/nothing/here", nil, nil).problem(t, http.StatusNotFound, osdmsandbox.CodeNotFound)
 	if !strings.Contains(p.Detail, "/nothing/here") {
 		t.Errorf("detail %q", p.Detail)
 	}
-	h.raw(http.MethodGet, "/bookings/b-1/tickets", nil, nil).problem(t, http.StatusNotFound, sandbox.CodeNotFound)
-	h.raw(http.MethodGet, "/offers/o-1", nil, nil).problem(t, http.StatusNotFound, sandbox.CodeNotFound)
+	h.raw(http.MethodGet, "/bookings/b-1/tickets", nil, nil).problem(t, http.StatusNotFound, osdmsandbox.CodeNotFound)
+	h.raw(http.MethodGet, "/offers/o-1", nil, nil).problem(t, http.StatusNotFound, osdmsandbox.CodeNotFound)
 
 	for _, tc := range []struct{ method, path, allow string }{
 		{http.MethodGet, "/offers", "POST"},
@@ -70,7 +70,7 @@ func TestRoutes(t *testing.T) {
 		{http.MethodPost, "/trip-offers", "GET"},
 	} {
 		r := h.raw(tc.method, tc.path, nil, nil)
-		r.problem(t, http.StatusMethodNotAllowed, sandbox.CodeMethodNotAllowed)
+		r.problem(t, http.StatusMethodNotAllowed, osdmsandbox.CodeMethodNotAllowed)
 		if got := r.header.Get("Allow"); got != tc.allow {
 			t.Errorf("%s %s: Allow %q, want %q", tc.method, tc.path, got, tc.allow)
 		}
@@ -97,7 +97,7 @@ func TestRoutes(t *testing.T) {
 }
 
 func TestDebugListing(t *testing.T) {
-	h := newHarness(t, sandbox.Config{})
+	h := newHarness(t, osdmsandbox.Config{})
 	offer := offerOf(t, h.search(offerRequest("708", nil, adult("p1"), adult("p2"))), osdm.TravelClassSecond, osdm.AccommodationSeat)
 	b := h.book(offer, adult("p1"), adult("p2"))
 
@@ -105,7 +105,7 @@ func TestDebugListing(t *testing.T) {
 	if r.status != http.StatusOK || r.header.Get("Content-Type") != osdm.ContentTypeJSON {
 		t.Fatalf("debug: %d %s", r.status, r.body)
 	}
-	var list []sandbox.BookingInfo
+	var list []osdmsandbox.BookingInfo
 	r.decode(t, &list)
 	if len(list) != 1 {
 		t.Fatalf("list %s", r.body)
@@ -116,14 +116,14 @@ func TestDebugListing(t *testing.T) {
 		t.Errorf("listed %+v", got)
 	}
 	// An empty sandbox lists [], not null.
-	empty := newHarness(t, sandbox.Config{}).raw(http.MethodGet, "/_sandbox/bookings", nil, nil)
+	empty := newHarness(t, osdmsandbox.Config{}).raw(http.MethodGet, "/_sandbox/bookings", nil, nil)
 	if strings.TrimSpace(string(empty.body)) != "[]" {
 		t.Errorf("empty list %s", empty.body)
 	}
 }
 
 func TestRetention(t *testing.T) {
-	h := newHarness(t, sandbox.Config{Retention: time.Hour, BookingTTL: time.Minute})
+	h := newHarness(t, osdmsandbox.Config{Retention: time.Hour, BookingTTL: time.Minute})
 	resp := h.search(offerRequest("708", nil))
 	deleted := h.book(resp.Offers[0])
 	h.call(http.MethodDelete, "/bookings/"+deleted.ID, "", nil)
@@ -137,7 +137,7 @@ func TestRetention(t *testing.T) {
 		t.Errorf("released booking %q before its retention ended", got)
 	}
 	h.clock.Advance(time.Minute)
-	h.call(http.MethodGet, "/bookings/"+expired.ID, "", nil).problem(t, http.StatusNotFound, sandbox.CodeBookingNotFound)
+	h.call(http.MethodGet, "/bookings/"+expired.ID, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeBookingNotFound)
 
 	// A fulfilled booking is kept until its train has arrived, plus retention.
 	kept := h.book(h.search(offerRequest("708", nil)).Offers[0])
@@ -145,11 +145,11 @@ func TestRetention(t *testing.T) {
 	h.clock.Advance(2 * time.Hour)
 	h.getBooking(kept.ID)
 	h.clock.Advance(departure.Sub(t0) + 24*time.Hour)
-	h.call(http.MethodGet, "/bookings/"+kept.ID, "", nil).problem(t, http.StatusNotFound, sandbox.CodeBookingNotFound)
+	h.call(http.MethodGet, "/bookings/"+kept.ID, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeBookingNotFound)
 }
 
 func TestMaxEntries(t *testing.T) {
-	h := newHarness(t, sandbox.Config{MaxEntries: 3, Capacity: 10})
+	h := newHarness(t, osdmsandbox.Config{MaxEntries: 3, Capacity: 10})
 	var ids []string
 	for range 4 {
 		resp := h.search(offerRequest("708", []osdm.TravelClass{osdm.TravelClassSecond}))
@@ -159,44 +159,44 @@ func TestMaxEntries(t *testing.T) {
 	if n := len(h.sb.Bookings()); n != 3 {
 		t.Errorf("%d bookings held, want 3", n)
 	}
-	h.call(http.MethodGet, "/bookings/"+ids[0], "", nil).problem(t, http.StatusNotFound, sandbox.CodeBookingNotFound)
+	h.call(http.MethodGet, "/bookings/"+ids[0], "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeBookingNotFound)
 	if got := h.availability("708", osdm.TravelClassSecond, osdm.AccommodationSeat); got != 7 {
 		t.Errorf("availability %d, want only the 3 held bookings' places taken", got)
 	}
 	// Offers: only the newest 3 can be booked.
-	h2 := newHarness(t, sandbox.Config{MaxEntries: 3})
+	h2 := newHarness(t, osdmsandbox.Config{MaxEntries: 3})
 	old := h2.search(offerRequest("708", nil))
 	h2.search(offerRequest("708", nil))
-	h2.call(http.MethodPost, "/bookings", "", bookingRequest(old.Offers[0])).problem(t, http.StatusNotFound, sandbox.CodeOfferExpired)
+	h2.call(http.MethodPost, "/bookings", "", bookingRequest(old.Offers[0])).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferExpired)
 }
 
 func TestConfigErrors(t *testing.T) {
 	for _, tc := range []struct {
-		cfg  sandbox.Config
+		cfg  osdmsandbox.Config
 		want string
 	}{
-		{sandbox.Config{Capacity: -1}, "capacity"},
-		{sandbox.Config{Capacity: sandbox.MaxCapacity + 1}, "capacity"},
-		{sandbox.Config{OfferTTL: time.Millisecond}, "offer_ttl"},
-		{sandbox.Config{Retention: -time.Hour}, "retention"},
-		{sandbox.Config{MaxEntries: -5}, "max_entries"},
-		{sandbox.Config{Operator: "SBB"}, "operator"},
-		{sandbox.Config{ExternalInventory: []sandbox.ExternalInventory{{Train: "462", ReservationSystemID: 80, Operator: "10800"}}}, "RICS"},
-		{sandbox.Config{ExternalInventory: []sandbox.ExternalInventory{{Train: "46-2", ReservationSystemID: 80, Operator: "1080"}}}, "train"},
-		{sandbox.Config{ExternalInventory: []sandbox.ExternalInventory{{Train: "462", ReservationSystemID: 0, Operator: "1080"}}}, "reservation system"},
-		{sandbox.Config{ExternalInventory: []sandbox.ExternalInventory{{Train: "462", ReservationSystemID: 80, Operator: "1080", Status: 500}}}, "status"},
-		{sandbox.Config{ExternalInventory: []sandbox.ExternalInventory{
+		{osdmsandbox.Config{Capacity: -1}, "capacity"},
+		{osdmsandbox.Config{Capacity: osdmsandbox.MaxCapacity + 1}, "capacity"},
+		{osdmsandbox.Config{OfferTTL: time.Millisecond}, "offer_ttl"},
+		{osdmsandbox.Config{Retention: -time.Hour}, "retention"},
+		{osdmsandbox.Config{MaxEntries: -5}, "max_entries"},
+		{osdmsandbox.Config{Operator: "SBB"}, "operator"},
+		{osdmsandbox.Config{ExternalInventory: []osdmsandbox.ExternalInventory{{Train: "462", ReservationSystemID: 80, Operator: "10800"}}}, "RICS"},
+		{osdmsandbox.Config{ExternalInventory: []osdmsandbox.ExternalInventory{{Train: "46-2", ReservationSystemID: 80, Operator: "1080"}}}, "train"},
+		{osdmsandbox.Config{ExternalInventory: []osdmsandbox.ExternalInventory{{Train: "462", ReservationSystemID: 0, Operator: "1080"}}}, "reservation system"},
+		{osdmsandbox.Config{ExternalInventory: []osdmsandbox.ExternalInventory{{Train: "462", ReservationSystemID: 80, Operator: "1080", Status: 500}}}, "status"},
+		{osdmsandbox.Config{ExternalInventory: []osdmsandbox.ExternalInventory{
 			{Train: "462", ReservationSystemID: 80, Operator: "1080"}, {Train: "462", ReservationSystemID: 81, Operator: "1081"}}}, "twice"},
-		{sandbox.Config{Timetable: []sandbox.Schedule{{Train: "708", Departure: "8:30", Arrival: "11:00"}}}, "departure"},
-		{sandbox.Config{Timetable: []sandbox.Schedule{{Train: "708", Departure: "08:30", Arrival: "24:00"}}}, "arrival"},
-		{sandbox.Config{UnknownTrains: []string{""}}, "unknown_train"},
+		{osdmsandbox.Config{Timetable: []osdmsandbox.Schedule{{Train: "708", Departure: "8:30", Arrival: "11:00"}}}, "departure"},
+		{osdmsandbox.Config{Timetable: []osdmsandbox.Schedule{{Train: "708", Departure: "08:30", Arrival: "24:00"}}}, "arrival"},
+		{osdmsandbox.Config{UnknownTrains: []string{""}}, "unknown_train"},
 	} {
-		if _, err := sandbox.New(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := osdmsandbox.New(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one about %s", tc.cfg, err, tc.want)
 		}
 	}
-	sb, err := sandbox.New(sandbox.Config{Operator: "1185"})
-	if err != nil || sb.Config().Operator != "urn:uic:rics:1185" || sb.Config().Capacity != sandbox.DefaultCapacity {
+	sb, err := osdmsandbox.New(osdmsandbox.Config{Operator: "1185"})
+	if err != nil || sb.Config().Operator != "urn:uic:rics:1185" || sb.Config().Capacity != osdmsandbox.DefaultCapacity {
 		t.Errorf("defaults: %+v %v", sb.Config(), err)
 	}
 }

@@ -1,7 +1,7 @@
-package sandbox
+package osdmsandbox
 
 import (
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // currency of every sandbox price.

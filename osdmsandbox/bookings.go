@@ -1,4 +1,4 @@
-package sandbox
+package osdmsandbox
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // maxOffersPerBooking bounds the offers booked in one request.

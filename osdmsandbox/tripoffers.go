@@ -1,11 +1,11 @@
-package sandbox
+package osdmsandbox
 
 import (
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/converter/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // tripOffersParams are the query parameters of GET /trip-offers, the offer
