@@ -294,3 +294,21 @@ func TestFeedFacts(t *testing.T) {
 		t.Errorf("DirectArriving: %v", arr)
 	}
 }
+
+// TestConcurrentQueries: a loaded Timetable is read-only; many goroutines
+// ask at once (run with -race) and all get the same answers.
+func TestConcurrentQueries(t *testing.T) {
+	tt := load(t, "testdata/feed", Options{})
+	want := dump(tt)
+	got := make(chan string, 8)
+	for range 8 {
+		go func() {
+			got <- dump(tt)
+		}()
+	}
+	for range 8 {
+		if d := <-got; d != want {
+			t.Errorf("a concurrent dump differs:\n%s", d)
+		}
+	}
+}
