@@ -1,14 +1,17 @@
 package timetable
 
 import (
+	"archive/zip"
 	"bufio"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -220,11 +223,59 @@ func TestGeneratedFeed(t *testing.T) {
 }
 
 func BenchmarkLoadNational(b *testing.B) {
-	dir := nationalFeed(b)
+	b.Run("folder", func(b *testing.B) { benchLoad(b, nationalFeed(b)) })
+	b.Run("zip", func(b *testing.B) {
+		zipPath := filepath.Join(b.TempDir(), "national.zip")
+		zipDir(b, nationalFeed(b), zipPath)
+		benchLoad(b, zipPath)
+	})
+}
+
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// zipDir writes the files of dir into a deflated zip at path.
+func zipDir(b *testing.B, dir, path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		w, err := zw.Create(e.Name())
+		if err != nil {
+			b.Fatal(err)
+		}
+		src, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.Copy(w, src); err != nil {
+			b.Fatal(err)
+		}
+		src.Close()
+	}
+	if err := zw.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func benchLoad(b *testing.B, dir string) {
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	b.ResetTimer()
 	var tt *Timetable
 	for i := 0; i < b.N; i++ {
@@ -234,6 +285,8 @@ func BenchmarkLoadNational(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	// CPU time (the GC's included) moves less than wall time on a shared machine.
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	var after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&after)
