@@ -135,6 +135,12 @@ func zipFolder(t *testing.T, dir, prefix string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if prefix != "" {
+		// What macOS adds beside a zipped folder: a folder without agency.txt.
+		if _, err := zw.Create("__MACOSX/" + prefix + "._agency.txt"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, e := range ents {
 		w, err := zw.Create(prefix + e.Name())
 		if err != nil {
