@@ -216,8 +216,8 @@ http://127.0.0.1:%d {
 	// Bad input over HTTP: NegativeReplies, never a Go error text.
 	for _, tc := range []struct {
 		name, method, contentType, body string
-		status                           int
-		code                             legacy.Code
+		status                          int
+		code                            legacy.Code
 	}{
 		{"malformed XML", "POST", "application/xml", "<BookingRequest", 400, legacy.CodeInvalidMessage},
 		{"malformed JSON", "POST", "application/json", `{"type":`, 400, legacy.CodeInvalidMessage},
