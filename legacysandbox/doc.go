@@ -9,7 +9,9 @@
 //
 //   - A timetable (Schedule): the built-in Demo, where every train number
 //     runs every day at times derived from its number (numbers made only
-//     of zeros never run), or a GTFS feed (NewGTFSSchedule).
+//     of zeros never run), or a GTFS feed (LoadGTFS, NewGTFSSchedule). A
+//     train is its number and date: a request's DepartureTime is not
+//     checked, its Carrier is echoed.
 //   - Places per train run (train and service date), travel class and
 //     service code that run out (Config.Capacity), with coach and place
 //     numbers. A place is sold for the whole run, whatever the stations.
