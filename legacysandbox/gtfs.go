@@ -28,9 +28,10 @@ func NewGTFSSchedule(tt *timetable.Timetable) Schedule { return gtfsSchedule{tt}
 
 type gtfsSchedule struct{ tt *timetable.Timetable }
 
-// Leg implements Schedule: the run whose departure from station from is
-// on date, local time. That run started on date, or the day before for a
-// call after midnight.
+// Leg implements Schedule with timetable.Ride: the ride that leaves from
+// on date, local time (the run started on date, or earlier for a call
+// after midnight), boarding allowed at from and alighting at to. When
+// there is none, the calls are read again to say why.
 func (g gtfsSchedule) Leg(train, date, from, to string) (Leg, error) {
 	loc := g.tt.Location()
 	day, err := time.ParseInLocation(time.DateOnly, date, loc)
@@ -40,9 +41,28 @@ func (g gtfsSchedule) Leg(train, date, from, to string) (Leg, error) {
 	if !g.tt.HasTrain(train) {
 		return Leg{}, fmt.Errorf("train %s is not in the timetable", train)
 	}
+	if ride, ok := g.tt.Ride(train, from, to, day); ok {
+		services := []int{legacy.ServiceSeat}
+		if run, ok := g.tt.Run(train, ride.ServiceDate); ok {
+			services = servicesOf(run)
+		}
+		return Leg{
+			Train:       train,
+			ServiceDate: ride.ServiceDate.Format(time.DateOnly),
+			Departure:   ride.From.Departure.In(loc),
+			Arrival:     ride.To.Arrival.In(loc),
+			Services:    services,
+		}, nil
+	}
+	return Leg{}, g.whyNot(train, date, day, from, to)
+}
+
+// whyNot says why train has no ride from from to to on date.
+func (g gtfsSchedule) whyNot(train, date string, day time.Time, from, to string) error {
+	loc := g.tt.Location()
 	runs, callsFrom := false, false
-	for _, sd := range []time.Time{day, day.AddDate(0, 0, -1)} {
-		run, ok := g.tt.Run(train, sd)
+	for back := 0; back <= 7; back++ {
+		run, ok := g.tt.Run(train, day.AddDate(0, 0, -back))
 		if !ok {
 			continue
 		}
@@ -57,24 +77,18 @@ func (g gtfsSchedule) Leg(train, date, from, to string) (Leg, error) {
 			callsFrom = true
 			for _, d := range run.Calls[i+1:] {
 				if d.Station == to {
-					return Leg{
-						Train:       train,
-						ServiceDate: run.ServiceDate.Format(time.DateOnly),
-						Departure:   c.Departure.In(loc),
-						Arrival:     d.Arrival.In(loc),
-						Services:    servicesOf(run),
-					}, nil
+					return fmt.Errorf("train %s takes no passengers from %s to %s", train, from, to)
 				}
 			}
 		}
 	}
 	switch {
 	case !runs:
-		return Leg{}, fmt.Errorf("train %s does not run on %s", train, date)
+		return fmt.Errorf("train %s does not run on %s", train, date)
 	case !callsFrom:
-		return Leg{}, fmt.Errorf("train %s does not leave %s on %s", train, from, date)
+		return fmt.Errorf("train %s does not leave %s on %s", train, from, date)
 	}
-	return Leg{}, fmt.Errorf("train %s does not call at %s after %s on %s", train, to, from, date)
+	return fmt.Errorf("train %s does not call at %s after %s on %s", train, to, from, date)
 }
 
 // servicesOf is seats, and couchettes and berths for a run that passes

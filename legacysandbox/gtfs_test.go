@@ -13,7 +13,8 @@ import (
 // writeFeed writes a small GTFS feed into a new folder, its calendar from
 // the test clock's start: 9301 runs on weekdays PNO 07:16 - LIL - BXL -
 // AMS; 9315 daily PNO 09:13 - BXL 10:35 except on start+2; 9399 is a
-// night train, daily, PNO 23:40 - LIL 00:45 - BXL 01:30 - AMS 02:30.
+// night train, daily, PNO 23:40 - LIL 00:45 - BXL 01:30 - AMS 02:30;
+// 9350 daily PNO 10:00 - LIL 11:00 (no alighting) - BXL 11:40.
 func writeFeed(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -24,11 +25,12 @@ func writeFeed(t testing.TB) string {
 			"PNO,Paris Nord,8727100,1,\nPNO:1,Paris Nord voie 1,,0,PNO\nLIL,Lille Europe,8722326,0,\n" +
 			"BXL,Bruxelles-Midi,8814001,0,\nAMS,Amsterdam Centraal,8400058,0,\n",
 		"routes.txt": "route_id,agency_id,route_type\nR,ES,2\n",
-		"trips.txt":  "route_id,service_id,trip_id,trip_short_name\nR,WD,T1,9301\nR,DAILY,T2,9315\nR,DAILY,T3,9399\n",
-		"stop_times.txt": "trip_id,arrival_time,departure_time,stop_id,stop_sequence\n" +
-			"T1,07:16:00,07:16:00,PNO:1,1\nT1,08:18:00,08:20:00,LIL,2\nT1,09:00:00,09:05:00,BXL,3\nT1,11:30:00,11:30:00,AMS,4\n" +
-			"T2,09:13:00,09:13:00,PNO:1,1\nT2,10:35:00,10:35:00,BXL,2\n" +
-			"T3,23:40:00,23:40:00,PNO:1,1\nT3,24:45:00,24:47:00,LIL,2\nT3,25:30:00,25:32:00,BXL,3\nT3,26:30:00,26:30:00,AMS,4\n",
+		"trips.txt":  "route_id,service_id,trip_id,trip_short_name\nR,WD,T1,9301\nR,DAILY,T2,9315\nR,DAILY,T3,9399\nR,DAILY,T4,9350\n",
+		"stop_times.txt": "trip_id,arrival_time,departure_time,stop_id,stop_sequence,pickup_type,drop_off_type\n" +
+			"T1,07:16:00,07:16:00,PNO:1,1,,\nT1,08:18:00,08:20:00,LIL,2,,\nT1,09:00:00,09:05:00,BXL,3,,\nT1,11:30:00,11:30:00,AMS,4,,\n" +
+			"T2,09:13:00,09:13:00,PNO:1,1,,\nT2,10:35:00,10:35:00,BXL,2,,\n" +
+			"T3,23:40:00,23:40:00,PNO:1,1,,\nT3,24:45:00,24:47:00,LIL,2,,\nT3,25:30:00,25:32:00,BXL,3,,\nT3,26:30:00,26:30:00,AMS,4,,\n" +
+			"T4,10:00:00,10:00:00,PNO:1,1,0,0\nT4,11:00:00,11:00:00,LIL,2,0,1\nT4,11:40:00,11:40:00,BXL,3,0,0\n",
 		"calendar.txt": "service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\n" +
 			"WD,1,1,1,1,1,0,0," + d(-30) + "," + d(60) + "\nDAILY,1,1,1,1,1,1,1," + d(-30) + "," + d(60) + "\n",
 		"calendar_dates.txt": "service_id,date,exception_type\nDAILY," + d(2) + ",2\n",
@@ -72,6 +74,8 @@ func TestGTFSSchedule(t *testing.T) {
 		{"removed date", "9315", start.AddDate(0, 0, 2).Format(time.DateOnly), "8727100", "8814001", "", "", "", 0, "does not run on"},
 		{"station not called at", "9315", weekday, "8722326", "8814001", "", "", "", 0, "does not leave 8722326"},
 		{"wrong direction", "9315", weekday, "8814001", "8727100", "", "", "", 0, "does not call at 8727100 after 8814001"},
+		{"no alighting at Lille", "9350", weekday, "8727100", "8722326", "", "", "", 0, "takes no passengers from 8727100 to 8722326"},
+		{"passing Lille", "9350", weekday, "8727100", "8814001", weekday + " 10:00", weekday + " 11:40", weekday, 1, ""},
 		{"unknown train", "1234", weekday, "8727100", "8814001", "", "", "", 0, "not in the timetable"},
 		{"night train from its origin", "9399", nightDay, "8727100", "8400058", nightDay + " 23:40", nightNext + " 02:30", nightDay, 3, ""},
 		{"night train after midnight", "9399", nightNext, "8722326", "8814001", nightNext + " 00:47", nightNext + " 01:30", nightDay, 3, ""},
