@@ -463,7 +463,7 @@ func TestLegacySandboxJSONConfig(t *testing.T) {
 	}
 	status, r := lsSend(t, http.DefaultClient, url, legacy.XML, &legacy.AvailabilityRequest{
 		Header: legacy.Header{MessageID: "J3"}, Journey: lsJourney("708"), Places: lsSeats(6)})
-	if a := lsReply[*legacy.AvailabilityReply](t)(status, r); len(a.Offers) != 0 {
+	if a := lsReply[*legacy.AvailabilityReply](t)(status, r); len(a.Offers) != 1 || *a.Offers[0].AvailablePlaces != 5 {
 		t.Errorf("6 places of 5: %+v", a.Offers)
 	}
 	lsReply[*legacy.ReplacementProposal](t)(lsSend(t, http.DefaultClient, url, legacy.XML, &legacy.AvailabilityRequest{

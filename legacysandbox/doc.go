@@ -35,9 +35,9 @@
 // Replies, by request:
 //
 //	AvailabilityRequest               AvailabilityReply: one Offer for the class and
-//	BookingRequest informationOnly    service code asked, with AvailablePlaces, when
-//	                                  at least the places asked are left; no Offer
-//	                                  otherwise (as osdm_convert answers)
+//	BookingRequest informationOnly    service code asked, whose AvailablePlaces says
+//	                                  how many are left (fewer than asked, even 0);
+//	                                  no Offer when the train has no such places
 //	BookingRequest                    BookingReply CONFIRMED, or NO_AVAILABILITY
 //	BookingRequest with ExchangeOf    EXCHANGE_NOT_SUPPORTED
 //	CancelRequest                     CancelReply REFUNDED with RefundAmount and Fee
