@@ -13,4 +13,5 @@ func init() {
 	httpcaddyfile.RegisterDirectiveOrder("osdm_convert", httpcaddyfile.Before, "reverse_proxy")
 	httpcaddyfile.RegisterDirectiveOrder("osdm_token", httpcaddyfile.Before, "reverse_proxy")
 	httpcaddyfile.RegisterDirectiveOrder("osdm_sandbox", httpcaddyfile.After, "reverse_proxy")
+	httpcaddyfile.RegisterDirectiveOrder("legacy_sandbox", httpcaddyfile.After, "reverse_proxy")
 }
