@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# The README's walk-through, end to end, against Caddyfile.example: prints
+# each request and its reply, takes the OfferRef and BookingRef of each
+# reply into the next request, and stops with an error at the first reply
+# that is not the one expected.
+#
+#   ./demo.sh        against a running ./xcaddy.sh run (started here, and
+#                    stopped at the end, when nothing answers on port 8080)
+#
+# OSDM_DEMO_LEGACY overrides the legacy side's address (default
+# http://127.0.0.1:8080). Dates are ten days from today; message ids carry
+# this run's number, so the script can run again and again against one Caddy.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+legacy="${OSDM_DEMO_LEGACY:-http://127.0.0.1:8080}"
+day="$(date -u -d '+10 days' +%F 2>/dev/null || date -u -v+10d +%F)"
+run="$(date -u +%H%M%S)-$$"
+
+if [ -t 1 ]; then
+	bold=$'\033[1m' dim=$'\033[2m' red=$'\033[31m' off=$'\033[0m'
+else
+	bold='' dim='' red='' off=''
+fi
+
+# Start Caddy when nothing answers (./xcaddy.sh run builds ./caddy if
+# needed and creates the demo keys first).
+caddy_pid=''
+caddy_log=''
+if ! curl -s -o /dev/null --max-time 2 "$legacy/"; then
+	caddy_log="$(mktemp)"
+	echo "${dim}nothing answers at $legacy: starting ./xcaddy.sh run (log: $caddy_log)${off}"
+	./xcaddy.sh run >"$caddy_log" 2>&1 &
+	caddy_pid=$!
+	trap 'kill "$caddy_pid" 2>/dev/null; wait "$caddy_pid" 2>/dev/null || true' EXIT
+	for _ in $(seq 1200); do
+		curl -s -o /dev/null --max-time 1 "$legacy/" && break
+		kill -0 "$caddy_pid" 2>/dev/null || { cat "$caddy_log" >&2; exit 1; }
+		sleep 0.25
+	done
+fi
+
+fail() {
+	echo "${red}demo: $1${off}" >&2
+	if [ -n "$caddy_log" ]; then
+		echo "--- caddy log:" >&2
+		tail -n 40 "$caddy_log" >&2
+	fi
+	exit 1
+}
+
+# send TITLE URL CONTENT_TYPE BODY STATUS PATTERN: POSTs BODY, prints the
+# request and the reply, and fails unless the reply has STATUS and matches
+# the extended regular expression PATTERN. The reply is left in $reply.
+reply=''
+send() {
+	local title=$1 url=$2 ctype=$3 body=$4 want=$5 pattern=$6 out status
+	printf '\n%s### %s%s\n%s> POST %s  (Content-Type: %s)%s\n%s\n' \
+		"$bold" "$title" "$off" "$dim" "$url" "$ctype" "$off" "$body"
+	out="$(curl -sS --max-time 30 -w '\n%{http_code}' "$url" -H "Content-Type: $ctype" --data-binary "$body")" ||
+		fail "no answer from $url"
+	status="${out##*$'\n'}"
+	reply="${out%$'\n'*}"
+	printf '%s< HTTP %s%s\n%s\n' "$dim" "$status" "$off" "$reply"
+	[ "$status" = "$want" ] || fail "$title: HTTP $want expected, got $status"
+	grep -Eq -- "$pattern" <<<"$(tr -d '\n' <<<"$reply")" || fail "$title: the reply should match /$pattern/"
+}
+
+# xml_field NAME: the text of the first <NAME> element of $reply.
+xml_field() { sed -n "s:.*<$1>\([^<]*\)</$1>.*:\1:p" <<<"$reply" | head -n 1; }
+# json_field NAME: the first string member NAME of $reply.
+json_field() { grep -o "\"$1\": *\"[^\"]*\"" <<<"$reply" | head -n 1 | sed 's/.*: *"\(.*\)"/\1/'; }
+
+journey() { # journey TRAIN [TO]
+	echo "<Journey><TrainNumber>$1</TrainNumber><DepartureDate>$day</DepartureDate><DepartureTime>07:56</DepartureTime><From>8727100</From><To>${2:-8500010}</To></Journey>"
+}
+places='<PlaceRequest><TravelClass>2</TravelClass><ServiceCode>1</ServiceCode><Tariff code="1" count="2"/><Tariff code="2" count="1"/></PlaceRequest>'
+
+echo "${bold}Legacy -> OSDM: a legacy client at $legacy, departures on $day${off}"
+
+for partner in alpine coastal; do
+	url="$legacy/partners/$partner"
+	id="$run-$partner"
+
+	send "$partner: availability (XML)" "$url" application/xml \
+		"<AvailabilityRequest messageId=\"A-$id\">$(journey 9203)$places</AvailabilityRequest>" \
+		200 '<AvailabilityReply .*<OfferRef>'
+	offer="$(xml_field OfferRef)"
+
+	booking="<BookingRequest messageId=\"B-$id\">$(journey 9203)$places<OfferRef>$offer</OfferRef><Passenger firstName=\"Anna\" lastName=\"Muller\" dateOfBirth=\"1990-05-17\"/></BookingRequest>"
+	send "$partner: booking with OfferRef $offer (XML)" "$url" application/xml "$booking" \
+		200 '<Status>FULFILLED</Status>'
+	ref="$(xml_field BookingRef)"
+	[ -n "$ref" ] || fail "$partner: the BookingReply names no BookingRef"
+
+	send "$partner: the same booking resent: the same reply, nothing booked twice" "$url" application/xml "$booking" \
+		200 "<BookingRef>$ref</BookingRef>"
+
+	send "$partner: booking without OfferRef, first class (JSON): search, pick, book, fulfil" "$url" application/json \
+		"{\"type\":\"BookingRequest\",\"messageId\":\"B2-$id\",\"journey\":{\"trainNumber\":\"9203\",\"departureDate\":\"$day\",\"departureTime\":\"07:56\",\"from\":\"8727100\",\"to\":\"8500010\"},\"placeRequest\":{\"travelClass\":1,\"serviceCode\":1,\"tariffs\":[{\"code\":1,\"count\":1}]},\"passengers\":[{\"firstName\":\"Jean\",\"lastName\":\"Dupont\"}]}" \
+		200 '"status":"FULFILLED"'
+	ref2="$(json_field bookingRef)"
+
+	send "$partner: informationOnly booking, night train 4711, berths (JSON): offers only" "$url" application/json \
+		"{\"type\":\"BookingRequest\",\"messageId\":\"I-$id\",\"informationOnly\":true,\"journey\":{\"trainNumber\":\"4711\",\"departureDate\":\"$day\",\"from\":\"8727100\",\"to\":\"8500010\"},\"placeRequest\":{\"travelClass\":2,\"serviceCode\":3,\"tariffs\":[{\"code\":1,\"count\":2}]}}" \
+		200 '"type":"AvailabilityReply".*"serviceCode":3'
+
+	send "$partner: cancel $ref with reason code 1 (XML): refunded, no fee" "$url" application/xml \
+		"<CancelRequest messageId=\"C-$id\"><BookingRef>$ref</BookingRef><ReasonCode>1</ReasonCode></CancelRequest>" \
+		200 '<Status>REFUNDED</Status>.*<Fee amount="0.00"'
+
+	send "$partner: cancel $ref2 without a reason code (JSON): refunded, the partner keeps a fee" "$url" application/json \
+		"{\"type\":\"CancelRequest\",\"messageId\":\"C2-$id\",\"bookingRef\":\"$ref2\"}" \
+		200 '"status":"REFUNDED"'
+
+	send "$partner: cancel $ref2 again: refused" "$url" application/json \
+		"{\"type\":\"CancelRequest\",\"messageId\":\"C3-$id\",\"bookingRef\":\"$ref2\"}" \
+		409 '"code":"ALREADY_CANCELLED"'
+done
+
+url="$legacy/partners/alpine"
+send "alpine: exchange: refused, no OSDM call" "$url" application/xml \
+	"<BookingRequest messageId=\"X-$run\">$(journey 9203)$places<ExchangeOf>$ref</ExchangeOf></BookingRequest>" \
+	422 '<Code>EXCHANGE_NOT_SUPPORTED</Code>'
+
+send "alpine: an unknown tariff code: refused, named" "$url" application/xml \
+	"<AvailabilityRequest messageId=\"T-$run\">$(journey 9203)<PlaceRequest><TravelClass>2</TravelClass><ServiceCode>1</ServiceCode><Tariff code=\"9\" count=\"1\"/></PlaceRequest></AvailabilityRequest>" \
+	400 '<Code>INVALID_MESSAGE</Code>.*tariff code 9'
+
+send "coastal: train 462, sold by reservation system 80: a ReplacementProposal" "$legacy/partners/coastal" application/xml \
+	"<AvailabilityRequest messageId=\"R-$run\">$(journey 462 8300046)<PlaceRequest><TravelClass>1</TravelClass><ServiceCode>1</ServiceCode><Tariff code=\"1\" count=\"1\"/></PlaceRequest></AvailabilityRequest>" \
+	200 '<ReplacementProposal .*<ReservationSystem>80</ReservationSystem>.*<Operator>1080</Operator>.*<TrainNumber>462</TrainNumber>'
+
+printf '\n%sdemo: every reply as expected%s\n' "$bold" "$off"
