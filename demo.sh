@@ -32,7 +32,7 @@ if ! curl -s -o /dev/null --max-time 2 "$legacy/"; then
 	echo "${dim}nothing answers at $legacy: starting ./xcaddy.sh run (log: $caddy_log)${off}"
 	./xcaddy.sh run >"$caddy_log" 2>&1 &
 	caddy_pid=$!
-	trap 'kill "$caddy_pid" 2>/dev/null; wait "$caddy_pid" 2>/dev/null || true' EXIT
+	trap 'kill "$caddy_pid" 2>/dev/null; wait "$caddy_pid" 2>/dev/null || true; rm -f "$caddy_log"' EXIT
 	for _ in $(seq 1200); do
 		curl -s -o /dev/null --max-time 1 "$legacy/" && break
 		kill -0 "$caddy_pid" 2>/dev/null || { cat "$caddy_log" >&2; exit 1; }
