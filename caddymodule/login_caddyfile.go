@@ -39,7 +39,8 @@ func parseLoginCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, e
 //		client <sub> {
 //			alg   <alg> [<alg>...]
 //			key   <kid> <public key PEM> [not_before <RFC 3339>] [not_after <RFC 3339>]
-//			scope <scope> [<scope>...]
+//			scope  <scope> [<scope>...]
+//			issuer <iss>    # the only iss accepted; default: any (client_assertion: iss = sub or the issuer URL)
 //		}
 //	}
 //
@@ -186,6 +187,10 @@ func (l *Login) unmarshalClient(d *caddyfile.Dispenser) error {
 		case "scope":
 			if c.Scopes = d.RemainingArgs(); len(c.Scopes) == 0 {
 				return d.ArgErr()
+			}
+		case "issuer":
+			if err := providerOneArg(d, &c.Issuer); err != nil {
+				return err
 			}
 		default:
 			return d.Errf("unrecognized client subdirective %q", name)
