@@ -66,7 +66,7 @@ func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "clock_skew":
 			err = providerDurationArg(d, name, &a.ClockSkew)
 		default:
-			return d.Errf("unrecognized subdirective %q", name)
+			return d.Err(unknownSubdirective("subdirective", name, accessSubdirectives))
 		}
 		if err != nil {
 			return err

@@ -94,7 +94,7 @@ func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "client":
 			err = l.unmarshalClient(d)
 		default:
-			return d.Errf("unrecognized subdirective %q", name)
+			return d.Err(unknownSubdirective("subdirective", name, loginSubdirectives))
 		}
 		if err != nil {
 			return err
@@ -193,7 +193,7 @@ func (l *Login) unmarshalClient(d *caddyfile.Dispenser) error {
 				return err
 			}
 		default:
-			return d.Errf("unrecognized client subdirective %q", name)
+			return d.Err(unknownSubdirective("client subdirective", name, loginClientSubdirectives))
 		}
 	}
 	if len(c.Keys) == 0 {

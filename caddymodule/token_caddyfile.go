@@ -84,7 +84,7 @@ func (t *Token) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		_, isString := stringOpts[name]
 		_, isDuration := durations[name]
 		if !isString && !isDuration && name != "max_replay_body" {
-			return d.Errf("unrecognized subdirective %q", name)
+			return d.Err(unknownSubdirective("subdirective", name, tokenSubdirectives))
 		}
 		var arg string
 		if !d.Args(&arg) {
@@ -179,7 +179,7 @@ func (t *Token) unmarshalTLSOption(d *caddyfile.Dispenser, seen map[string]bool)
 		}
 		t.TLS.HandshakeTimeout = caddy.Duration(dur)
 	default:
-		return d.Errf("unrecognized subdirective %q", name)
+		return d.Err(unknownSubdirective("subdirective", name, tokenSubdirectives))
 	}
 	return nil
 }
