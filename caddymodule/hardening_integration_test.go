@@ -401,3 +401,139 @@ http://127.0.0.1:%d {
 		}
 	})
 }
+
+// TestExampleChainTokenPartnerLabels: Caddyfile.example with the partner
+// lines of its osdm_token blocks removed: each osdm_token takes the label
+// of its route's osdm_convert, so the token metrics tell the two partners
+// apart although both login services are on 127.0.0.1 (issue 12 item 10).
+func TestExampleChainTokenPartnerLabels(t *testing.T) {
+	c := startExampleChainWith(t, chainOptions{edit: func(cf string) string {
+		out := strings.NewReplacer(
+			"\t\t\tsubject example-railway\n\t\t\tpartner alpine\n", "\t\t\tsubject example-railway\n",
+			"\t\t\tgrant client_assertion\n\t\t\tpartner coastal\n", "\t\t\tgrant client_assertion\n",
+			"\trespond \"unknown partner route", "\troute /metrics {\n\t\tmetrics\n\t}\n\n\trespond \"unknown partner route",
+		).Replace(cf)
+		if strings.Count(out, "partner alpine") != 1 || strings.Count(out, "partner coastal") != 1 || !strings.Contains(out, "route /metrics") {
+			t.Fatalf("Caddyfile.example no longer has the lines this test edits")
+		}
+		return out
+	}})
+	_, metrics, _ := provDo(t, http.MethodGet, strings.TrimSuffix(c.legacyBase, "partners/")+"metrics", "", "", nil)
+	for _, want := range []string{
+		`caddy_osdm_token_requests_total{partner="alpine",result="ok"} 1`,
+		`caddy_osdm_token_requests_total{partner="coastal",result="ok"} 1`,
+	} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	if strings.Contains(metrics, `caddy_osdm_token_requests_total{partner="127.0.0.1"`) {
+		t.Error("a token metric is labelled with the login service's host")
+	}
+}
+
+// TestClientAssertionFormsIntegration: osdm_token with grant
+// client_assertion gets an access token from osdm_login both with iss =
+// sub (RFC 7523) and in OSDM's form (iss the consumer's issuer URL, sub
+// its user name); a client block that names an issuer accepts exactly
+// that one (issue 12 item 7).
+func TestClientAssertionFormsIntegration(t *testing.T) {
+	dir := t.TempDir()
+	login, err := tokenauth.GenerateKey("ES256")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loginPEM, _, err := tokenauth.WriteKeyPair(dir, "login", login)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string][2]string{}
+	for _, sub := range []string{"rail-s", "rail-o"} {
+		k, err := tokenauth.GenerateKey("ES256")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pem, pub, err := tokenauth.WriteKeyPair(dir, sub, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys[sub] = [2]string{pem, pub}
+	}
+	const issuer = "https://login.forms.example"
+	const osdmIss = "https://reservations.rail-o.example"
+	base := provCaddy(t, func(port int) string {
+		provider := fmt.Sprintf("127.0.0.1:%d", port)
+		token := func(sub, iss, partner string) string {
+			extra := ""
+			if iss != "" {
+				extra = "\n\t\t\tissuer " + iss
+			}
+			return fmt.Sprintf(`osdm_token {
+			token_url http://%s/oauth/token
+			key_file %s
+			kid %s-1
+			subject %s%s
+			grant client_assertion
+			partner %s
+		}`, provider, keys[sub][0], sub, sub, extra, partner)
+		}
+		return fmt.Sprintf(`{
+	admin off
+	persist_config off
+	auto_https off
+}
+
+http://127.0.0.1:%[1]d {
+	route /oauth/token {
+		osdm_login {
+			signing_key_file %[2]s
+			issuer %[3]s
+			audience http://%[4]s/oauth/token
+			client rail-s {
+				key rail-s-1 %[5]s
+			}
+			client rail-o {
+				key rail-o-1 %[6]s
+				issuer %[7]s
+			}
+		}
+	}
+	route /osdm/* {
+		osdm_access {
+			issuer %[3]s
+			audience %[3]s
+		}
+		respond "ok {osdm.client}" 200
+	}
+	route /s/* {
+		uri strip_prefix /s
+		%[8]s
+		rewrite * /osdm{uri}
+		reverse_proxy %[4]s
+	}
+	route /o/* {
+		uri strip_prefix /o
+		%[9]s
+		rewrite * /osdm{uri}
+		reverse_proxy %[4]s
+	}
+	route /w/* {
+		uri strip_prefix /w
+		%[10]s
+		rewrite * /osdm{uri}
+		reverse_proxy %[4]s
+	}
+}
+`, port, loginPEM, issuer, provider, keys["rail-s"][1], keys["rail-o"][1], osdmIss,
+			token("rail-s", "", "forms-s"), token("rail-o", osdmIss, "forms-o"), token("rail-o", "https://wrong.example", "forms-w"))
+	})
+	for route, want := range map[string]string{"s": "ok rail-s", "o": "ok rail-o"} {
+		status, body, _ := provDo(t, http.MethodPost, base+"/"+route+"/offers", "application/json", "{}", nil)
+		if status != http.StatusOK || body != want {
+			t.Errorf("/%s: %d %q, want 200 %q", route, status, body, want)
+		}
+	}
+	if status, body, _ := provDo(t, http.MethodPost, base+"/w/offers", "application/json", "{}", nil); status == http.StatusOK {
+		t.Errorf("/w (iss not the registered issuer): %d %q, want a refusal", status, body)
+	}
+}

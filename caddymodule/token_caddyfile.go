@@ -19,11 +19,14 @@ func init() {
 
 func parseTokenCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	t := new(Token)
-	line := h.Line()
+	h.Reset()
+	h.Next()
+	file, line := h.File(), h.Line()
+	h.Reset()
 	if err := t.UnmarshalCaddyfile(h.Dispenser); err != nil {
 		return nil, err
 	}
-	routePartnerOf(h).tokenParsed(h.File(), line, t)
+	routePartnerOf(h).tokenParsed(file, line, t)
 	return t, nil
 }
 
