@@ -34,8 +34,8 @@ type passengerPatch struct {
 
 // personPatch is the detail of a passengerPatch.
 type personPatch struct {
-	FirstName *string              `json:"firstName"`
-	LastName  *string              `json:"lastName"`
+	FirstName *string             `json:"firstName"`
+	LastName  *string             `json:"lastName"`
 	Contact   *osdm.ContactDetail `json:"contact"`
 }
 
