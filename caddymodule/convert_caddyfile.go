@@ -24,8 +24,10 @@ func init() {
 
 func parseConvertCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	c := new(Convert)
-	err := c.UnmarshalCaddyfile(h.Dispenser)
-	return c, err
+	if err := c.UnmarshalCaddyfile(h.Dispenser); err != nil {
+		return nil, err
+	}
+	return c, routePartnerOf(h).convertParsed(h, c.Partner)
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:

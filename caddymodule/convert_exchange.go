@@ -152,6 +152,12 @@ func classifyCallError(ctx context.Context, err error) error {
 		}
 		return fmt.Errorf("%w: %s", converter.ErrLoginFailed, handlerErrorText(err))
 	}
+	if errors.Is(err, errLoginWait) {
+		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("%w: %w: %s", converter.ErrTimeout, converter.ErrLoginFailed, handlerErrorText(err))
+		}
+		return fmt.Errorf("%w: %s", converter.ErrLoginFailed, handlerErrorText(err))
+	}
 	var he caddyhttp.HandlerError
 	if errors.As(err, &he) && he.StatusCode == http.StatusGatewayTimeout ||
 		errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {

@@ -19,8 +19,15 @@ func init() {
 
 func parseTokenCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	t := new(Token)
-	err := t.UnmarshalCaddyfile(h.Dispenser)
-	return t, err
+	h.Reset()
+	h.Next()
+	file, line := h.File(), h.Line()
+	h.Reset()
+	if err := t.UnmarshalCaddyfile(h.Dispenser); err != nil {
+		return nil, err
+	}
+	routePartnerOf(h).tokenParsed(file, line, t)
+	return t, nil
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
@@ -40,7 +47,7 @@ func parseTokenCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, e
 //		refresh_ahead      <duration>       # default: 10% of the token lifetime, at least 5s
 //		default_expires_in <duration>       # default: 5m
 //		max_replay_body    <size>           # default: 1MiB
-//		partner            <label>          # default: host of token_url
+//		partner            <label>          # default: the partner of the osdm_convert in the same route, else the host of token_url
 //		login_timeout      <duration>       # default: 30s
 //
 //		# TLS of the login call (https token_url only), named as in

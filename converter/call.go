@@ -198,7 +198,7 @@ func transportFailure(ctx context.Context, step Step, what string, err error) *f
 		f.code, f.what = legacy.CodePartnerUnavailable, what+" got no answer"
 	case errors.Is(err, ErrAuthentication):
 		f.code, f.uncertain = legacy.CodeAuthenticationFailed, false
-		f.what = what + " was not made: the partner's login service refused the gateway's credentials"
+		f.what = what + " was not made: the login at the partner's login service failed in a way that retrying will not fix (credentials refused, or a key or TLS setting); the detail is in the gateway's log"
 	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(ctx.Err(), context.DeadlineExceeded):
 		f.code = legacy.CodePartnerTimeout
 		f.what = what + " got no answer in time"
