@@ -176,7 +176,7 @@ http://127.0.0.1:%[2]d {
 
 	t.Run("sandbox splits its path before decoding", func(t *testing.T) {
 		status, answer, _ := provDo(t, http.MethodGet, base+"/sandbox/bookings/b-X%2F", "", "", nil)
-		if status != http.StatusNotFound || !strings.Contains(answer, osdmsandbox.CodeBookingNotFound) {
+		if status != http.StatusNotFound || !strings.Contains(answer, osdmsandbox.CodeResourceNotFound) {
 			t.Fatalf("GET /bookings/b-X%%2F: %d %s", status, answer)
 		}
 	})

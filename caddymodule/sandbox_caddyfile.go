@@ -50,7 +50,7 @@ func parseSandboxCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler,
 //     status, as a problem+json error with that status.
 //   - train (repeatable): fixed times for a train, every day; the arrival
 //     is the next day when not after the departure.
-//   - unknown_train (repeatable): train numbers answered TRAIN_NOT_FOUND
+//   - unknown_train (repeatable): train numbers answered 404 NO_RESULTS
 //     (as "0" always is).
 func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name

@@ -53,7 +53,7 @@ var stepParams = map[Step][]string{
 }
 
 // defaultLocation is where a departure time is read when the station's
-// country has no zone in stationZones.
+// country has no zone in osdm.StationLocation.
 const defaultLocation = "Europe/Paris"
 
 // New checks cfg and returns a Converter with the defaults of

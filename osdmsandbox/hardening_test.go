@@ -27,8 +27,8 @@ func TestPathSplitBeforeDecode(t *testing.T) {
 		"/bookings/" + b.ID + "%2Ffulfillments",
 	} {
 		r := h.send(http.MethodGet, path, nil, nil)
-		if r.status != http.StatusNotFound || !strings.Contains(string(r.body), "BOOKING_NOT_FOUND") {
-			t.Errorf("GET %s: %d %s, want 404 BOOKING_NOT_FOUND", path, r.status, r.body)
+		if r.status != http.StatusNotFound || !strings.Contains(string(r.body), "RESOURCE_NOT_FOUND") {
+			t.Errorf("GET %s: %d %s, want 404 RESOURCE_NOT_FOUND", path, r.status, r.body)
 		}
 	}
 	// An escaped id is still found: %2D is "-".
@@ -78,5 +78,5 @@ func TestPastDepartureRefused(t *testing.T) {
 		t.Fatalf("preBookableUntil %v, want departure + %s", o.PreBookableUntil, osdmsandbox.DepartureTolerance)
 	}
 	h.clock.Advance(2 * time.Minute)
-	h.call(http.MethodPost, "/bookings", "", bookingRequest(o, adult("p1"))).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferExpired)
+	h.call(http.MethodPost, "/bookings", "", bookingRequest(o, adult("p1"))).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferNotFound)
 }
