@@ -34,9 +34,12 @@ const defaultAccessHeader = "Authenticate"
 // The client (sub) is available to later handlers and logs as
 // {http.auth.user.id} (as with basic_auth) and {osdm.client}; the granted
 // scopes as {osdm.scope}. The token goes on to the backend in the header it
-// came in; where reverse_proxy follows, that header is added inside its
-// transport, so that its debug log, which redacts only Authorization, does
-// not print it.
+// came in, added by the transport of the reverse_proxy that follows, which
+// must be `transport osdm` (see Transport), so that reverse_proxy's debug
+// log, which redacts only Authorization, does not print it; the handlers
+// after osdm_access do not see that header. An answer of a reverse_proxy
+// that did not send the token is not passed on: it is a 502 error saying
+// so. A token that came in Authorization stays in the request.
 type Access struct {
 	// KeyFiles are the PEM public keys of the login service (all are
 	// tried, for key rotation). When empty, the signing key of the
@@ -60,7 +63,6 @@ type Access struct {
 	logger   *zap.Logger
 	verifier *tokenauth.AccessTokenVerifier
 	realm    string
-	proxies  *proxyAttachment
 }
 
 // CaddyModule returns the Caddy module information.
@@ -111,9 +113,6 @@ func (a *Access) Provision(ctx caddy.Context) error {
 		v.Keys = tokenauth.StaticKeys(keys...)
 	}
 	a.verifier = v
-	a.proxies = newProxyAttachment(ctx, a, func(n int, ok bool) {
-		a.logger.Debug("access token passed on by the reverse_proxy transport", zap.Bool("in_transport", ok), zap.Int("proxies", n))
-	})
 	return nil
 }
 
@@ -134,15 +133,33 @@ func (a *Access) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	repl.Set("http.auth.user.id", claims.Subject)
 	repl.Set("osdm.client", claims.Subject)
 	repl.Set("osdm.scope", claims.Scope)
-	if header != "Authorization" && a.proxies.inTransport() {
-		// The backend still gets the token, but reverse_proxy's debug log,
-		// which redacts Authorization only, does not (see bearerTransport).
-		b := &bearer{header: header, value: r.Header.Get(header)}
-		r = r.Clone(withBearer(r.Context(), b))
-		r.Header.Del(header)
+	if header == "Authorization" {
+		return next.ServeHTTP(w, r)
 	}
-	return next.ServeHTTP(w, r)
+	// The backend still gets the token, but reverse_proxy's debug log,
+	// which redacts Authorization only, does not (see bearer).
+	b := &bearer{header: header, value: r.Header.Get(header)}
+	out := r.WithContext(withBearer(r.Context(), b))
+	out.Header = r.Header.Clone()
+	out.Header.Del(header)
+	before, _ := repl.Get(proxyUpstreamVar)
+	hw := newHeldWriter(w, func(int) bool {
+		now, proxied := repl.Get(proxyUpstreamVar)
+		return !b.sent.Load() && proxied && now != before
+	})
+	err = next.ServeHTTP(hw, out)
+	if hw.held {
+		a.logger.Error("osdm_access: " + errNoOSDMTransport.Error())
+		return caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("osdm_access: %w", errNoOSDMTransport))
+	}
+	return err
 }
+
+// proxyUpstreamVar is the placeholder reverse_proxy sets to the upstream
+// it is about to call: set (or changed) while next runs, it says that a
+// reverse_proxy answered. Any other handler (osdm_sandbox, respond...)
+// may answer without the token.
+const proxyUpstreamVar = "http.reverse_proxy.upstream.address"
 
 // bearerToken reads the token: the configured header, else Authorization;
 // the Bearer prefix is optional (OSDM's Authenticate header often has none).

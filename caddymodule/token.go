@@ -39,8 +39,10 @@ const (
 // *tokenauth.LoginError.
 //
 // The token never reaches a log: the incoming request is not modified, and
-// where reverse_proxy follows in the same route the header is added inside
-// its transport, after its debug log has taken its copy of the headers.
+// the reverse_proxy that follows in the same route adds the header inside
+// its transport, which must be `transport osdm` (see Transport), after its
+// debug log has taken its copy of the headers. An answer to a request whose
+// token no transport sent is not passed on: it is a 502 error saying so.
 type Token struct {
 	// Partner labels logs and metrics. Default: the host of token_url.
 	Partner string `json:"partner,omitempty"`
@@ -94,7 +96,6 @@ type Token struct {
 	poolKey string
 	logger  *zap.Logger
 	metrics *tokenMetrics
-	proxies *proxyAttachment
 }
 
 // CaddyModule returns the Caddy module information.
@@ -195,7 +196,6 @@ func (t *Token) Provision(ctx caddy.Context) error {
 	t.cache = val.(pooledCache).TokenCache
 	t.cache.SetObserver(t.metrics.observer(t.Partner))
 
-	t.proxies = newProxyAttachment(ctx, t, t.reportProxies)
 	fields := []zap.Field{
 		zap.String("partner", t.Partner),
 		zap.String("token_url", t.TokenURL),
@@ -322,11 +322,16 @@ func (t *Token) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 	if err != nil {
 		return err
 	}
-	if !replayable {
-		return next.ServeHTTP(w, t.outgoing(r, tok, nil, false))
+	b := t.bearer(tok)
+	hw := newHeldWriter(w, func(code int) bool {
+		return !b.sent.Load() || replayable && code == http.StatusUnauthorized
+	})
+	err = next.ServeHTTP(hw, t.outgoing(r, b, body, replayable))
+	if !b.sent.Load() && (hw.held || err == nil) {
+		t.logger.Error("osdm_token: "+errNoOSDMTransport.Error(), zap.String("partner", t.Partner))
+		return caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("osdm_token of partner %q: %w", t.Partner, errNoOSDMTransport))
 	}
-	aw := &attemptWriter{w: w, header: make(http.Header)}
-	if err := next.ServeHTTP(aw, t.outgoing(r, tok, body, true)); !aw.swallowed {
+	if !hw.held {
 		return err
 	}
 	// The partner refused this token: drop it (unless another request
@@ -336,7 +341,12 @@ func (t *Token) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 	if tok, err = t.token(r); err != nil {
 		return err
 	}
-	return next.ServeHTTP(w, t.outgoing(r, tok, body, true))
+	return next.ServeHTTP(w, t.outgoing(r, t.bearer(tok), body, true))
+}
+
+// bearer is the header that carries tok to the partner.
+func (t *Token) bearer(tok *tokenauth.Token) *bearer {
+	return &bearer{header: t.Header, value: "Bearer " + tok.AccessToken}
 }
 
 // token returns an access token, or the login failure as a 502 error.
@@ -373,25 +383,12 @@ func (t *Token) readBody(r *http.Request) (body []byte, replayable bool, err err
 	return nil, false, nil
 }
 
-// outgoing is the request handed to next: a copy carrying the token, so
-// that the incoming request, which the access log prints, never holds it.
-// With buffered set, the copy reads body; otherwise r's own body.
-func (t *Token) outgoing(r *http.Request, tok *tokenauth.Token, body []byte, buffered bool) *http.Request {
-	b := &bearer{header: t.Header, value: "Bearer " + tok.AccessToken}
-	inTransport := t.proxies.inTransport()
-	ctx := r.Context()
-	if inTransport {
-		ctx = withBearer(ctx, b)
-	}
-	// With the token in the transport, the copy's header map is not
-	// written to, so a shallow copy does; otherwise the header map must be
-	// the copy's own.
-	var out *http.Request
-	if inTransport {
-		out = r.WithContext(ctx)
-	} else {
-		out = r.Clone(ctx)
-	}
+// outgoing is the request handed to next: a copy whose context carries b,
+// for the osdm transport to add (the header map is r's: the incoming
+// request, which the access log prints, never holds the token). With
+// buffered set, the copy reads body; otherwise r's own body.
+func (t *Token) outgoing(r *http.Request, b *bearer, body []byte, buffered bool) *http.Request {
+	out := r.WithContext(withBearer(r.Context(), b))
 	if buffered {
 		// reverse_proxy trusts ContentLength: it must match the body exactly.
 		out.ContentLength = int64(len(body))
@@ -401,23 +398,7 @@ func (t *Token) outgoing(r *http.Request, tok *tokenauth.Token, body []byte, buf
 		}
 		out.GetBody = nil
 	}
-	if !inTransport {
-		out.Header.Set(b.header, b.value)
-	}
 	return out
-}
-
-// reportProxies logs whether the reverse_proxy handlers after this one add
-// the header in their transport (see bearerTransport). If not, the header
-// is set on the request, and a warning says that the next handler sees it.
-func (t *Token) reportProxies(n int, ok bool) {
-	if !ok {
-		t.logger.Warn("no reverse_proxy with the http transport follows osdm_token in its route; "+
-			"the token is set as a request header, which debug logs of the following handlers may print",
-			zap.String("partner", t.Partner), zap.String("header", t.Header))
-		return
-	}
-	t.logger.Debug("token added by the reverse_proxy transport", zap.String("partner", t.Partner), zap.Int("proxies", n))
 }
 
 // validHeaderName reports whether s is an RFC 9110 field name (a token).

@@ -112,7 +112,9 @@ func TestTokenCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
 			` + map[bool]string{true: "", false: "subject   example-railway"}[tc.name == "missing"] + `
 			` + tc.block + `
 		}
-		reverse_proxy https://osdm.sncf.example
+		reverse_proxy https://osdm.sncf.example {
+			transport osdm
+		}
 	}
 }
 `
@@ -141,7 +143,9 @@ func TestTokenCaddyfileAdaptJSON(t *testing.T) {
 			grant     client_assertion
 			lifetime  5m
 		}
-		reverse_proxy https://osdm.sncf.example
+		reverse_proxy https://osdm.sncf.example {
+			transport osdm
+		}
 	}
 }
 `

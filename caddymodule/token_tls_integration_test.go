@@ -132,7 +132,9 @@ func TestTokenTLSIntegration(t *testing.T) {
 			login_timeout 5s
 			%s
 		}
-		reverse_proxy %s
+		reverse_proxy %s {
+			transport osdm
+		}
 	}
 `, r.name, login.srv.URL, keyFile, r.name, r.tls, upstream.Listener.Addr())
 	}

@@ -182,7 +182,9 @@ func TestTokenTLSCaddyfileAdaptJSON(t *testing.T) {
 			tls_server_name      login.sncf.example
 			tls_timeout          5s
 		}
-		reverse_proxy https://osdm.sncf.example
+		reverse_proxy https://osdm.sncf.example {
+			transport osdm
+		}
 	}
 }
 `
