@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
@@ -82,9 +83,6 @@ func (a *Access) Provision(ctx caddy.Context) error {
 	if a.Header == "" {
 		a.Header = defaultAccessHeader
 	}
-	if a.ClockSkew < 0 {
-		return fmt.Errorf("clock_skew %s must not be negative", time.Duration(a.ClockSkew))
-	}
 	a.realm = a.Issuer
 	if a.realm == "" {
 		a.realm = "osdm"
@@ -94,9 +92,6 @@ func (a *Access) Provision(ctx caddy.Context) error {
 		Leeway: time.Duration(a.ClockSkew), Now: a.now,
 	}
 	if len(a.KeyFiles) == 0 {
-		if a.Issuer == "" {
-			return errors.New("key_file or issuer is required: without key_file the key of the osdm_login with that issuer is used")
-		}
 		issuer := a.Issuer
 		// Looked up per request: the osdm_login may be provisioned after
 		// this handler, and a reload replaces its key.
@@ -113,6 +108,20 @@ func (a *Access) Provision(ctx caddy.Context) error {
 		v.Keys = tokenauth.StaticKeys(keys...)
 	}
 	a.verifier = v
+	return nil
+}
+
+// Validate checks the configuration, with or without the defaults filled in.
+func (a *Access) Validate() error {
+	if len(a.KeyFiles) == 0 && a.Issuer == "" {
+		return errors.New("key_file or issuer is required: without key_file the key of the osdm_login with that issuer is used")
+	}
+	if a.Header != "" && !httpguts.ValidHeaderFieldName(a.Header) {
+		return fmt.Errorf("header %q is not a valid header name", a.Header)
+	}
+	if a.ClockSkew < 0 {
+		return fmt.Errorf("clock_skew %s must not be negative", time.Duration(a.ClockSkew))
+	}
 	return nil
 }
 
@@ -178,49 +187,23 @@ func (a *Access) bearerToken(r *http.Request) (header, token string) {
 	return header, v
 }
 
-// accessProblem is the OSDM Problem (RFC 9457) body of a refused request.
-type accessProblem struct {
-	Code   string `json:"code"`
-	Type   string `json:"type"`
-	Title  string `json:"title"`
-	Status int    `json:"status"`
-	Detail string `json:"detail"`
-}
-
+// writeProblem answers a refused token with its OSDM Problem and its
+// WWW-Authenticate challenge.
 func (a *Access) writeProblem(w http.ResponseWriter, ae *tokenauth.AccessTokenError) {
-	status := ae.HTTPStatus()
-	p := accessProblem{Type: "about:blank", Status: status, Title: http.StatusText(status), Detail: ae.Description}
-	switch ae.Reason {
-	case "missing":
-		p.Code = "MISSING_TOKEN"
-	case "expired":
-		p.Code = "TOKEN_EXPIRED"
-	case "insufficient_scope":
-		p.Code = "INSUFFICIENT_SCOPE"
-	default:
-		p.Code = "INVALID_TOKEN"
-	}
-	// error_description stays in the body: its text may hold quotes, which
-	// a quoted-string in the challenge cannot.
-	challenge := "Bearer realm=" + strconv.Quote(a.realm)
-	if code := ae.BearerError(); code != "" {
-		challenge += `, error="` + code + `"`
-	}
-	if ae.Reason == "insufficient_scope" {
-		challenge += ", scope=" + strconv.Quote(strings.Join(a.Scopes, " "))
-	}
+	p := ae.Problem()
 	body, _ := json.Marshal(p)
 	h := w.Header()
-	h.Set("WWW-Authenticate", challenge)
+	h.Set("WWW-Authenticate", ae.Challenge(a.realm, a.Scopes))
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
+	w.WriteHeader(p.Status)
 	_, _ = w.Write(body)
 }
 
 // Interface guards
 var (
 	_ caddy.Provisioner           = (*Access)(nil)
+	_ caddy.Validator             = (*Access)(nil)
 	_ caddyhttp.MiddlewareHandler = (*Access)(nil)
 )

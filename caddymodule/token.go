@@ -11,12 +11,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	"go.uber.org/zap"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
@@ -88,9 +89,10 @@ type Token struct {
 	// long, or less if their own context ends first. Default 30s.
 	LoginTimeout caddy.Duration `json:"login_timeout,omitempty"`
 	// TLS sets up the connection to an https token_url: partner CA, client
-	// certificate (mutual TLS), server name. Default: the system's roots,
-	// no client certificate.
-	TLS *TokenTLS `json:"tls,omitempty"`
+	// certificate (mutual TLS), server name, handshake timeout (default
+	// 10s). It is reverse_proxy's http transport "tls" object, applied by
+	// its own code. Default: the system's roots, no client certificate.
+	TLS *reverseproxy.TLSConfig `json:"tls,omitempty"`
 
 	cache   *tokenauth.TokenCache
 	poolKey string
@@ -125,12 +127,11 @@ func (p pooledCache) Destruct() error {
 	return nil
 }
 
-// Provision loads the key and sets up (or reuses) the token cache.
+// Provision fills in the defaults, loads the key and sets up (or reuses)
+// the token cache.
 func (t *Token) Provision(ctx caddy.Context) error {
 	t.logger = ctx.Logger()
-	if err := t.applyDefaults(); err != nil {
-		return err
-	}
+	t.applyDefaults()
 	keyPEM, err := os.ReadFile(t.KeyFile)
 	if err != nil {
 		return fmt.Errorf("reading key_file: %w", err)
@@ -155,7 +156,7 @@ func (t *Token) Provision(ctx caddy.Context) error {
 	var lt *loginTLS
 	var tlsDigest string
 	if t.TLS != nil {
-		if lt, err = t.TLS.load(); err != nil {
+		if lt, err = loadLoginTLS(ctx, t.TLS); err != nil {
 			return err
 		}
 		tlsDigest = lt.digest
@@ -221,9 +222,37 @@ func (t *Token) Provision(ctx caddy.Context) error {
 	return nil
 }
 
-// applyDefaults checks the configuration and fills in defaults that do
-// not need the key.
-func (t *Token) applyDefaults() error {
+// applyDefaults fills in the defaults that do not need the key.
+func (t *Token) applyDefaults() {
+	if t.Grant == "" {
+		t.Grant = string(tokenauth.GrantJWTBearer)
+	}
+	if t.Issuer == "" && tokenauth.Grant(t.Grant) == tokenauth.GrantClientAssertion {
+		t.Issuer = t.Subject
+	}
+	if t.Audience == "" {
+		t.Audience = t.TokenURL
+	}
+	if t.Scope == "" {
+		t.Scope = tokenauth.DefaultScope
+	}
+	if t.Header == "" {
+		t.Header = defaultTokenHeader
+	}
+	t.Header = http.CanonicalHeaderKey(t.Header)
+	if t.MaxReplayBody == 0 {
+		t.MaxReplayBody = defaultMaxReplayBody
+	}
+	if t.LoginTimeout == 0 {
+		t.LoginTimeout = caddy.Duration(tokenauth.DefaultLoginTimeout)
+	}
+	if u, err := url.Parse(t.TokenURL); err == nil && t.Partner == "" {
+		t.Partner = u.Hostname()
+	}
+}
+
+// Validate checks the configuration, with or without the defaults filled in.
+func (t *Token) Validate() error {
 	for _, f := range []struct{ name, val string }{
 		{"token_url", t.TokenURL}, {"key_file", t.KeyFile}, {"kid", t.KeyID}, {"subject", t.Subject},
 	} {
@@ -236,53 +265,35 @@ func (t *Token) applyDefaults() error {
 		return fmt.Errorf("token_url %q is not an absolute http(s) URL", t.TokenURL)
 	}
 	switch tokenauth.Grant(t.Grant) {
-	case "":
-		t.Grant = string(tokenauth.GrantJWTBearer)
-	case tokenauth.GrantJWTBearer, tokenauth.GrantClientAssertion:
+	case "", tokenauth.GrantJWTBearer:
+		if t.Issuer == "" {
+			return errors.New("issuer is required with grant jwt_bearer")
+		}
+	case tokenauth.GrantClientAssertion:
 	default:
 		return fmt.Errorf("grant %q: want jwt_bearer or client_assertion", t.Grant)
 	}
-	if t.Issuer == "" {
-		if tokenauth.Grant(t.Grant) != tokenauth.GrantClientAssertion {
-			return errors.New("issuer is required with grant jwt_bearer")
-		}
-		t.Issuer = t.Subject
-	}
-	if t.Audience == "" {
-		t.Audience = t.TokenURL
-	}
-	if t.Scope == "" {
-		t.Scope = tokenauth.DefaultScope
-	}
-	if t.Header == "" {
-		t.Header = defaultTokenHeader
-	}
-	if !validHeaderName(t.Header) {
+	if t.Header != "" && !httpguts.ValidHeaderFieldName(t.Header) {
 		return fmt.Errorf("header %q is not a valid HTTP header name", t.Header)
 	}
-	t.Header = http.CanonicalHeaderKey(t.Header)
+	if t.Alg != "" {
+		if _, err := tokenauth.SigningMethod(t.Alg); err != nil {
+			return err
+		}
+	}
 	if t.Lifetime != 0 && time.Duration(t.Lifetime) < tokenauth.MinIdentityLifetime {
 		return fmt.Errorf("lifetime %s is below the minimum of %s", time.Duration(t.Lifetime), tokenauth.MinIdentityLifetime)
 	}
 	if t.RefreshAhead < 0 || t.DefaultExpiresIn < 0 || t.MaxReplayBody < 0 || t.LoginTimeout < 0 {
 		return errors.New("refresh_ahead, default_expires_in, max_replay_body and login_timeout must not be negative")
 	}
-	if t.MaxReplayBody == 0 {
-		t.MaxReplayBody = defaultMaxReplayBody
-	}
-	if t.LoginTimeout == 0 {
-		t.LoginTimeout = caddy.Duration(tokenauth.DefaultLoginTimeout)
-	}
 	if t.TLS != nil {
 		if u.Scheme != "https" {
 			return fmt.Errorf("tls settings need an https token_url, not %q", t.TokenURL)
 		}
-		if err := t.TLS.check(); err != nil {
-			return err
+		if t.TLS.HandshakeTimeout < 0 {
+			return errors.New("tls: handshake_timeout must not be negative")
 		}
-	}
-	if t.Partner == "" {
-		t.Partner = u.Hostname()
 	}
 	return nil
 }
@@ -401,22 +412,10 @@ func (t *Token) outgoing(r *http.Request, b *bearer, body []byte, buffered bool)
 	return out
 }
 
-// validHeaderName reports whether s is an RFC 9110 field name (a token).
-func validHeaderName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return true
-}
-
 // Interface guards
 var (
 	_ caddy.Provisioner           = (*Token)(nil)
+	_ caddy.Validator             = (*Token)(nil)
 	_ caddy.CleanerUpper          = (*Token)(nil)
 	_ caddyhttp.MiddlewareHandler = (*Token)(nil)
 )

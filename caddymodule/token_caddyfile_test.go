@@ -98,7 +98,7 @@ func TestTokenUnmarshalCaddyfileErrors(t *testing.T) {
 // file and the line.
 func TestTokenCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
 	for _, tc := range []struct{ name, block, want string }{
-		{"bad", "lifetime 30s", "Caddyfile:9"},
+		{"bad", "lifetime 30s", "lifetime 30s is below the minimum of 2m0s, at Caddyfile:3"},
 		{"missing", "", "Caddyfile:3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
