@@ -49,7 +49,9 @@ type Access struct {
 	KeyFiles []string `json:"key_files,omitempty"`
 	// Issuer, when set, must be the iss of the token.
 	Issuer string `json:"issuer,omitempty"`
-	// Audience, when set, must be among the aud of the token.
+	// Audience must be among the aud of the token: the functional API the
+	// token is for (osdm_login's access_audience, by default its issuer).
+	// A token without aud, or for another audience, is refused. Required.
 	Audience string `json:"audience,omitempty"`
 	// Scopes must all be granted by the token.
 	Scopes []string `json:"scope,omitempty"`
@@ -115,6 +117,9 @@ func (a *Access) Provision(ctx caddy.Context) error {
 func (a *Access) Validate() error {
 	if len(a.KeyFiles) == 0 && a.Issuer == "" {
 		return errors.New("key_file or issuer is required: without key_file the key of the osdm_login with that issuer is used")
+	}
+	if a.Audience == "" {
+		return errors.New("audience is required (the aud of the access tokens: osdm_login's access_audience, by default its issuer)")
 	}
 	if a.Header != "" && !httpguts.ValidHeaderFieldName(a.Header) {
 		return fmt.Errorf("header %q is not a valid header name", a.Header)

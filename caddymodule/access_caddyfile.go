@@ -23,7 +23,7 @@ func parseAccessCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, 
 //	osdm_access {
 //		key_file   <public key PEM> [<public key PEM>...]
 //		issuer     <issuer>
-//		audience   <aud>
+//		audience   <aud>          # required: tokens without it in aud are refused
 //		scope      <scope> [<scope>...]
 //		header     <header name>
 //		clock_skew <duration>
@@ -63,7 +63,7 @@ func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "clock_skew":
 			err = providerDurationArg(d, name, &a.ClockSkew)
 		default:
-			return d.Errf("unrecognized subdirective %q", name)
+			return d.Err(unknownSubdirective("subdirective", name, accessSubdirectives))
 		}
 		if err != nil {
 			return err

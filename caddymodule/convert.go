@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -62,8 +63,9 @@ type Convert struct {
 	// TimeZone is the IANA zone a legacy DepartureTime is read in when the
 	// departure station's country has none known. Default: Europe/Paris.
 	TimeZone string `json:"time_zone,omitempty"`
-	// Timeout bounds a whole legacy exchange, all OSDM calls included.
-	// Default: 20s.
+	// Timeout bounds a whole legacy exchange, all OSDM calls included, and
+	// separately the reading of the legacy message: a body not received
+	// within it is answered 408 with a NegativeReply. Default: 20s.
 	Timeout caddy.Duration `json:"timeout,omitempty"`
 	// MaxBody is the largest legacy request body read, in bytes; larger
 	// ones are answered 413. Default: 64 KiB; at most 1 MiB.
@@ -205,8 +207,22 @@ func legacyCode(s string) (int, error) {
 	return n, nil
 }
 
-// Validate checks the settings Provision does not derive.
+// Validate checks the configuration. Provisioned, the converter was built
+// from it; not yet (a Caddyfile being adapted), its configuration is
+// built and checked on a copy, which keeps the JSON that `caddy adapt`
+// prints free of filled-in defaults.
 func (c *Convert) Validate() error {
+	if c.conv == nil {
+		cp := *c
+		cp.now = time.Now
+		cfg, err := cp.converterConfig()
+		if err != nil {
+			return err
+		}
+		if _, err := converter.New(cfg); err != nil {
+			return err
+		}
+	}
 	if c.Timeout < 0 {
 		return fmt.Errorf("timeout %s must be positive", time.Duration(c.Timeout))
 	}
@@ -259,57 +275,53 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 }
 
 // readRequest reads and decodes the legacy body. On failure it returns the
-// refusal to answer, in the format the client can read.
+// refusal to answer (by the converter's intake rules), in the format the
+// client can read.
 func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request) (legacy.Format, legacy.Request, []byte, *converter.Result) {
-	if r.Method != http.MethodPost {
+	if res := converter.RefuseMethod(r.Method, c.now()); res != nil {
 		w.Header().Set("Allow", http.MethodPost)
-		res := c.refuse(&legacy.Error{Code: legacy.CodeInvalidMessage, Field: "method",
-			Rule: "a legacy message is the body of a POST, not a " + r.Method})
-		res.Status = http.StatusMethodNotAllowed
-		return replyFormat(r), nil, nil, res
+		return converter.ReplyFormat(r.Header.Get("Accept")), nil, nil, res
 	}
 	format, err := legacy.FormatOf(r.Header.Get("Content-Type"))
 	if err != nil {
-		return replyFormat(r), nil, nil, c.refuse(err)
+		return converter.ReplyFormat(r.Header.Get("Accept")), nil, nil, converter.Refuse(err, c.now())
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, c.MaxBody))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return format, nil, nil, c.refuse(&legacy.Error{
-				Code: legacy.CodeInvalidMessage, Err: legacy.ErrTooLarge,
-				Rule: fmt.Sprintf("the message is longer than %d bytes", c.MaxBody),
-			})
-		}
-		return format, nil, nil, c.refuse(&legacy.Error{
-			Code: legacy.CodeInvalidMessage, Err: err, Rule: "the message could not be read: " + err.Error(),
-		})
+	body, err := c.readBody(w, r)
+	var mbe *http.MaxBytesError
+	switch {
+	case err == nil:
+	case isTimeout(err):
+		return format, nil, nil, converter.RefuseBodyTimeout(err, time.Duration(c.Timeout), c.now())
+	case errors.As(err, &mbe):
+		return format, nil, nil, converter.RefuseTooLarge(c.MaxBody, c.now())
+	default:
+		return format, nil, nil, converter.Refuse(err, c.now())
 	}
 	req, err := legacy.Decode(format, body)
 	if err != nil {
-		return format, nil, nil, c.refuse(err)
+		return format, nil, nil, converter.Refuse(err, c.now())
 	}
 	return format, req, body, nil
 }
 
-// refuse turns a decoding failure into its reply.
-func (c *Convert) refuse(err error) *converter.Result {
-	var le *legacy.Error
-	if !errors.As(err, &le) {
-		le = &legacy.Error{Code: legacy.CodeInvalidMessage, Err: err, Rule: err.Error()}
+// readBody reads the legacy body, at most MaxBody bytes, within Timeout:
+// the read deadline of the connection is set for the time the body may
+// take and cleared after it, so that a client that sends its message
+// slowly is cut off like an exchange that takes too long.
+func (c *Convert) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	deadline := rc.SetReadDeadline(time.Now().Add(time.Duration(c.Timeout))) == nil
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, c.MaxBody))
+	if deadline {
+		_ = rc.SetReadDeadline(time.Time{})
 	}
-	return converter.Refusal(le, c.now())
+	return body, err
 }
 
-// replyFormat is the format of a reply to a request whose Content-Type
-// names none: JSON if the client accepts it and not XML, else XML, the
-// legacy systems' usual form.
-func replyFormat(r *http.Request) legacy.Format {
-	accept := r.Header.Get("Accept")
-	if strings.Contains(accept, "json") && !strings.Contains(accept, "xml") {
-		return legacy.JSON
-	}
-	return legacy.XML
+// isTimeout reports a read cut off by its deadline.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 // writeReply encodes res.Reply in format and writes it with res.Status.

@@ -1,9 +1,10 @@
 package caddymodule
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
-	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/converter"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 func init() {
@@ -21,8 +23,10 @@ func init() {
 
 func parseConvertCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	c := new(Convert)
-	err := c.UnmarshalCaddyfile(h.Dispenser)
-	return c, err
+	if err := c.UnmarshalCaddyfile(h.Dispenser); err != nil {
+		return nil, err
+	}
+	return c, routePartnerOf(h).convertParsed(h, c.Partner)
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
@@ -60,9 +64,9 @@ func (c *Convert) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.Err(err.Error())
 		}
 	}
-	// Check the whole block now, so that the error names the Caddyfile and
-	// the directive's line; Provision checks the same for JSON.
-	if err := c.checkConfig(); err != nil {
+	// Validate now, so that the error names the Caddyfile and the
+	// directive's line.
+	if err := c.Validate(); err != nil {
 		return fmt.Errorf("osdm_convert: %v, at %s:%d", err, file, line)
 	}
 	return nil
@@ -76,7 +80,7 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 	}
 	n, ok := want[name]
 	if !ok {
-		return fmt.Errorf("unrecognized subdirective %q", name)
+		return errors.New(unknownSubdirective("subdirective", name, convertSubdirectives))
 	}
 	if len(args) < n[0] || len(args) > n[1] {
 		return fmt.Errorf("%s: wrong number of arguments (%d)", name, len(args))
@@ -99,6 +103,17 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 		if _, dup := c.Tariffs[args[0]]; dup {
 			return fmt.Errorf("tariff %s already specified", args[0])
 		}
+		if !slices.Contains(osdm.PassengerTypes, osdm.PassengerType(args[1])) {
+			known := make([]string, len(osdm.PassengerTypes))
+			for i, t := range osdm.PassengerTypes {
+				known[i] = string(t)
+			}
+			hint := didYouMean(args[1], known)
+			if hint == "" {
+				hint = " (known: " + converter.KnownPassengerTypes() + ")"
+			}
+			return fmt.Errorf("tariff %s: %q is not an OSDM passenger type%s", args[0], args[1], hint)
+		}
 		c.Tariffs[args[0]] = TariffMapping{Type: args[1], Age: age}
 	case "reason":
 		if c.Reasons == nil {
@@ -114,6 +129,9 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 		}
 		if _, dup := c.Paths[args[0]]; dup {
 			return fmt.Errorf("path %s already specified", args[0])
+		}
+		if err := converter.CheckPath(converter.Step(args[0]), args[1]); err != nil {
+			return err
 		}
 		c.Paths[args[0]] = args[1]
 	case "timeout":
@@ -143,21 +161,6 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 		}
 	}
 	return nil
-}
-
-// checkConfig builds the converter from a copy of the settings, which
-// keeps the JSON that `caddy adapt` prints free of filled-in defaults.
-func (c *Convert) checkConfig() error {
-	cp := *c
-	cp.now = time.Now
-	cfg, err := cp.converterConfig()
-	if err != nil {
-		return err
-	}
-	if _, err := converter.New(cfg); err != nil {
-		return err
-	}
-	return cp.Validate()
 }
 
 // Interface guard

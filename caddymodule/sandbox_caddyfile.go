@@ -116,7 +116,7 @@ func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			s.UnknownTrains = append(s.UnknownTrains, args...)
 		default:
-			return d.Errf("unrecognized subdirective %q", name)
+			return d.Err(unknownSubdirective("subdirective", name, sandboxSubdirectives))
 		}
 		if err != nil {
 			return err

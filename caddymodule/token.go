@@ -360,6 +360,11 @@ func (t *Token) bearer(tok *tokenauth.Token) *bearer {
 	return &bearer{header: t.Header, value: "Bearer " + tok.AccessToken}
 }
 
+// errLoginWait marks a request that got no access token because waiting
+// for the login service ended (the request's deadline), not because the
+// login failed.
+var errLoginWait = errors.New("getting an access token from its login service")
+
 // token returns an access token, or the login failure as a 502 error.
 func (t *Token) token(r *http.Request) (*tokenauth.Token, error) {
 	tok, err := t.cache.Token(r.Context())
@@ -369,7 +374,7 @@ func (t *Token) token(r *http.Request) (*tokenauth.Token, error) {
 			t.logger.Error("login at partner failed", zap.String("partner", t.Partner), zap.Error(err))
 			return nil, caddyhttp.Error(http.StatusBadGateway, err)
 		}
-		return nil, caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("partner %q: getting an access token from its login service: %w", t.Partner, err))
+		return nil, caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("partner %q: %w: %w", t.Partner, errLoginWait, err))
 	}
 	return tok, nil
 }

@@ -49,6 +49,7 @@ type tokPartner struct {
 	revoked    map[string]bool
 	failLogin  bool
 	accessTyp  string // the typ header of the access tokens, if not JWT
+	accessAud  string // the aud claim of the access tokens, if any
 }
 
 func newTokPartner(t *testing.T, name string, key crypto.Signer, dir string) *tokPartner {
@@ -113,6 +114,9 @@ func (p *tokPartner) serveLogin(w http.ResponseWriter, r *http.Request) {
 	})
 	if p.accessTyp != "" {
 		at.Header["typ"] = p.accessTyp
+	}
+	if p.accessAud != "" {
+		at.Claims.(jwt.MapClaims)["aud"] = p.accessAud
 	}
 	access, err := at.SignedString(p.loginKey)
 	if err != nil {

@@ -154,7 +154,7 @@ func TestTokenTLSUnmarshalCaddyfileErrors(t *testing.T) {
 		{"bad handshake timeout", base + "tls_timeout soon", "bad timeout value 'soon'"},
 		{"negative handshake timeout", base + "tls_timeout -1s", "handshake_timeout must not be negative"},
 		{"negative login timeout", base + "login_timeout -1s", "login_timeout must not be negative"},
-		{"unknown tls option", base + "tls_bogus", "unrecognized subdirective tls_bogus"},
+		{"unknown tls option", base + "tls_bogus", `unrecognized subdirective "tls_bogus"`},
 		{"port exceptions", base + "tls_except_ports 443", `unrecognized subdirective "tls_except_ports"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

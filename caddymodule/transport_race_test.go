@@ -55,6 +55,7 @@ func newRaceChain(t *testing.T) *raceChain {
 	}
 	c := &raceChain{p: newTokPartner(t, "sncf", key, dir), front: freePort(t), provider: freePort(t)}
 	c.p.accessTyp = "at+jwt" // osdm_access takes only access tokens
+	c.p.accessAud = "https://osdm.sncf.example"
 	der, err := x509.MarshalPKIXPublicKey(c.p.loginKey.Public())
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +130,7 @@ http://127.0.0.1:%[2]d {
 		osdm_access {
 			key_file %[5]s
 			issuer %[6]s
+			audience https://osdm.sncf.example
 		}
 		reverse_proxy %[10]s %[11]s
 	}

@@ -70,8 +70,20 @@ var (
 // match finds the operations of a URL path and the ids in it. Anything
 // before the first segment that starts an OSDM path is a prefix and
 // ignored. It returns nil for a path with no operation.
-func match(path string) (map[string]route, *request) {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
+//
+// escaped is the path as sent (URL.EscapedPath): it is split at its
+// slashes first and each segment percent-decoded after, as a real server
+// routes, so that b-X%2F is the booking id "b-X/", not the booking b-X
+// followed by an empty segment.
+func match(escaped string) (map[string]route, *request) {
+	segs := strings.Split(strings.Trim(escaped, "/"), "/")
+	for i, seg := range segs {
+		d, err := url.PathUnescape(seg)
+		if err != nil {
+			return nil, nil
+		}
+		segs[i] = d
+	}
 	start := -1
 	for i, seg := range segs {
 		if seg == "offers" || seg == "trip-offers" || seg == "bookings" || seg == "_sandbox" {
@@ -139,7 +151,7 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Sandbox) serve(r *http.Request) *response {
-	routes, rq := match(r.URL.Path)
+	routes, rq := match(r.URL.EscapedPath())
 	if routes == nil {
 		return problemResponse(newProblem(http.StatusNotFound, CodeNotFound, "no OSDM operation at "+r.URL.Path))
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -213,6 +214,7 @@ func (s *Sandbox) answerSearch(now time.Time, sr *search) *response {
 	var out osdm.OfferCollectionResponse
 	out.AnonymousPassengerSpecifications = sr.passengers
 	notFound, short, swept := 0, 0, false
+	var past []string
 	for _, train := range sr.trains {
 		if s.unknownTrain(train) {
 			notFound++
@@ -228,6 +230,11 @@ func (s *Sandbox) answerSearch(now time.Time, sr *search) *response {
 			continue
 		}
 		dep, arr := s.timetable(train, sr.asked, sr.byArrival)
+		if now.Sub(dep) > DepartureTolerance {
+			// Gone: a real partner sells no seat on a train that left.
+			past = append(past, train+" left at "+dep.Format(time.RFC3339))
+			continue
+		}
 		j := journey{train: train, origin: sr.origin, dest: sr.dest, departure: dep, arrival: arr}
 		out.Trips = append(out.Trips, j.trip(s.cfg.Operator))
 		if !sr.reservations {
@@ -252,6 +259,9 @@ func (s *Sandbox) answerSearch(now time.Time, sr *search) *response {
 		}
 	}
 	switch {
+	case len(past) > 0 && notFound+len(past) == len(sr.trains):
+		return problemResponse(newProblem(http.StatusBadRequest, CodeSearchOutOfBounds,
+			"the departure is in the past ("+strings.Join(past, ", ")+", now "+now.Format(time.RFC3339)+"); the sandbox sells no departure more than "+DepartureTolerance.String()+" ago"))
 	case notFound == len(sr.trains):
 		return problemResponse(newProblem(http.StatusNotFound, CodeTrainNotFound,
 			fmt.Sprintf("no train %s runs from %s to %s", joinTrains(sr.trains), sr.origin, sr.dest)))
@@ -303,7 +313,7 @@ func (s *Sandbox) newOffer(now time.Time, j journey, g group, pax []osdm.Anonymo
 	o := &offer{
 		id:         s.newID("o"),
 		createdOn:  now,
-		expires:    now.Add(s.cfg.OfferTTL),
+		expires:    minTime(now.Add(s.cfg.OfferTTL), j.departure.Add(DepartureTolerance)),
 		journey:    j,
 		group:      g,
 		passengers: pax,
@@ -361,4 +371,18 @@ func (s *Sandbox) newOffer(now time.Time, j journey, g group, pax []osdm.Anonymo
 			}},
 		}},
 	}
+}
+
+// DepartureTolerance is how long after its departure a train can still be
+// searched and booked, as in the converter: a search for a train that
+// left longer ago is answered 400 OFFER_SEARCH_CRITERIA_OUT_OF_BOUNDS, and
+// an offer cannot be booked past its train's departure plus this (its
+// preBookableUntil says so).
+const DepartureTolerance = 5 * time.Minute
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }

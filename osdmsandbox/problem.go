@@ -30,6 +30,11 @@ const (
 	// CodeOfferPartNotSupported (inside a 200 on POST /offers): only
 	// reservations are sold, and the search asked for none.
 	CodeOfferPartNotSupported = "urn:uic:problem:OFFER_PART_NOT_SUPPORTED"
+	// CodeSearchOutOfBounds (400, POST /offers and GET /trip-offers): every
+	// train searched for has already left (more than DepartureTolerance
+	// ago). OSDM's standardized functional error "A search criteria lies
+	// outside accepted boundaries" (osdm.io/spec/errors-problems).
+	CodeSearchOutOfBounds = "urn:uic:problem:OFFER_SEARCH_CRITERIA_OUT_OF_BOUNDS"
 	// CodeOfferExpired (404, POST /bookings): the offer is unknown, past
 	// its preBookableUntil, or already booked.
 	CodeOfferExpired = "urn:uic:problem:OFFER_EXPIRED"
@@ -75,6 +80,7 @@ var problemTitles = map[string]string{
 	CodeNoAvailability:        "No availability",
 	CodeOfferPartNotSupported: "Offer part not supported",
 	CodeOfferExpired:          "Offer expired",
+	CodeSearchOutOfBounds:     "A search criteria lies outside accepted boundaries",
 	CodeBookingNotFound:       "Booking not found",
 	CodeBookingCancelled:      "Booking already cancelled",
 	CodeBookingExpired:        "Booking expired",
