@@ -2,7 +2,6 @@ package caddymodule
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"sync/atomic"
 )
@@ -58,8 +57,3 @@ func (b *bearer) addTo(h http.Header) {
 	h.Set(b.header, b.value)
 	b.sent.Store(true)
 }
-
-// errNoOSDMTransport is the failure of a request whose credential no
-// transport added.
-var errNoOSDMTransport = errors.New("the reverse_proxy after it has no `transport osdm`, " +
-	"so the token was not sent: add `transport osdm` to that reverse_proxy's block")

@@ -360,11 +360,6 @@ func (t *Token) bearer(tok *tokenauth.Token) *bearer {
 	return &bearer{header: t.Header, value: "Bearer " + tok.AccessToken}
 }
 
-// errLoginWait marks a request that got no access token because waiting
-// for the login service ended (the request's deadline), not because the
-// login failed.
-var errLoginWait = errors.New("getting an access token from its login service")
-
 // token returns an access token, or the login failure as a 502 error.
 func (t *Token) token(r *http.Request) (*tokenauth.Token, error) {
 	tok, err := t.cache.Token(r.Context())
