@@ -189,6 +189,11 @@ func checkPath(step Step, tmpl string) error {
 	if strings.ContainsAny(tmpl, "?# \t") {
 		return fmt.Errorf("path %s: template %q must be a plain path (no query, fragment or space)", step, tmpl)
 	}
+	for _, seg := range strings.Split(tmpl, "/") {
+		if isDotSegment(seg) {
+			return fmt.Errorf("path %s: template %q has a dot segment (. or ..), which a partner or proxy resolves to another path", step, tmpl)
+		}
+	}
 	var got []string
 	rest := tmpl
 	for {

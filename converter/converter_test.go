@@ -54,6 +54,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		{"no partner", Config{}, "partner: must not be empty"},
 		{"offer search", Config{Partner: "p", OfferSearch: "post"}, `offer_search: "post" is neither "offers" nor "trip-offers"`},
 		{"empty tariffs", Config{Partner: "p", Tariffs: map[int]PassengerTariff{}}, "tariff: the table is empty"},
+		{"path with a dot segment", Config{Partner: "p", Paths: map[Step]string{StepRefundOffers: "/bookings/{bookingId}/../refund-offers"}}, `has a dot segment`},
 		{"tariff type not in the spec", Config{Partner: "p", Tariffs: map[int]PassengerTariff{1: {Type: "ADLT", Age: 30}}}, `tariff 1: passenger type "ADLT" is not one of the OSDM passenger types`},
 		{"tariff type", Config{Partner: "p", Tariffs: map[int]PassengerTariff{1: {Type: "adult", Age: 30}}}, `tariff 1: passenger type "adult" is not one of the OSDM passenger types (YOUNG_CHILD`},
 		{"tariff age", Config{Partner: "p", Tariffs: map[int]PassengerTariff{1: {Type: "ADULT", Age: -1}}}, "tariff 1: age -1 must be 0..150"},
