@@ -59,34 +59,33 @@ func TestTransportCaddyfile(t *testing.T) {
 // after osdm_token, or after osdm_access, would send calls without the
 // token: the client gets a 502, and the log says what to add.
 func TestTransportMissingFails(t *testing.T) {
-	c := newRaceChain(t)
-	logFile := filepath.Join(t.TempDir(), "caddy.log")
-	c.extra = fmt.Sprintf("\tlog {\n\t\toutput file %s\n\t\tformat json\n\t}\n", logFile)
-	cf := c.caddyfile()
-	// First the front's proxy lacks the transport, then the provider's.
-	front, provider := strings.Index(cf, "transport osdm"), strings.LastIndex(cf, "transport osdm")
-	if front < 0 || provider == front {
-		t.Fatal("the chain's Caddyfile has not two osdm transports")
-	}
-	base := fmt.Sprintf("http://127.0.0.1:%d", c.front)
 	t.Cleanup(func() { caddy.Stop() })
-	for i, cut := range []int{front, provider} {
-		tokLoad(t, cf[:cut]+"header_up X-Cut "+fmt.Sprint(i)+cf[cut+len("transport osdm"):])
+	// First the front's proxy lacks the transport, then the provider's.
+	for i, who := range []string{"osdm_token", "osdm_access"} {
+		c := newRaceChain(t) // new ports: no hand-over from the last config
+		logFile := filepath.Join(t.TempDir(), "caddy.log")
+		c.extra = fmt.Sprintf("\tlog {\n\t\toutput file %s\n\t\tformat json\n\t}\n", logFile)
+		cf := c.caddyfile()
+		cut := strings.Index(cf, "transport osdm")
+		if i == 1 {
+			cut = strings.LastIndex(cf, "transport osdm")
+		}
+		tokLoad(t, cf[:cut]+"header_up X-Cut "+who+cf[cut+len("transport osdm"):])
+		base := fmt.Sprintf("http://127.0.0.1:%d", c.front)
 		code, body, _ := tokPost(t, base+"/a/x", "{}")
 		if code != http.StatusBadGateway || body != "" {
-			t.Errorf("without transport osdm in proxy %d: %d %q, want a 502", i, code, body)
+			t.Errorf("without transport osdm after %s: %d %q, want a 502", who, code, body)
 		}
 		if code, body, _ := tokPost(t, base+"/plain/x", "{}"); code != http.StatusOK || body != "plain" {
 			t.Errorf("the plain route: %d %q", code, body)
 		}
-	}
-	if _, _, seen, _ := c.p.snapshot(); len(seen) != 0 {
-		t.Errorf("the partner accepted %d requests", len(seen))
-	}
-	caddy.Stop()
-	logs := tokReadFiles(t, logFile)
-	for _, who := range []string{"osdm_token", "osdm_access"} {
-		if !bytes.Contains(logs, []byte(who+": the reverse_proxy after it has no `transport osdm`")) {
+		if _, _, seen, _ := c.p.snapshot(); len(seen) != 0 {
+			t.Errorf("the partner accepted %d requests", len(seen))
+		}
+		if err := caddy.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		if logs := tokReadFiles(t, logFile); !bytes.Contains(logs, []byte(who+": the reverse_proxy after it has no `transport osdm`")) {
 			t.Errorf("no error of %s naming the fix in the log:\n%s", who, logs)
 		}
 	}
