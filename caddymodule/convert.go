@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -154,18 +153,12 @@ func (c *Convert) Provision(ctx caddy.Context) error {
 // converterConfig turns the JSON config into the converter's.
 func (c *Convert) converterConfig() (converter.Config, error) {
 	cfg := converter.Config{Partner: c.Partner, OfferSearch: converter.OfferSearch(c.OfferSearch), Now: c.now}
-	if c.Partner == "" {
-		return cfg, errors.New("partner is required")
-	}
 	if len(c.Tariffs) > 0 {
 		cfg.Tariffs = converter.DefaultTariffs()
 		for code, t := range c.Tariffs {
 			n, err := legacyCode(code)
 			if err != nil {
 				return cfg, fmt.Errorf("tariffs: %w", err)
-			}
-			if t.Type == "" || t.Age < 0 || t.Age > 150 {
-				return cfg, fmt.Errorf("tariffs %q: needs an OSDM passenger type and an age 0..150", code)
 			}
 			cfg.Tariffs[n] = converter.PassengerTariff{Type: osdm.PassengerType(t.Type), Age: t.Age}
 		}
@@ -176,9 +169,6 @@ func (c *Convert) converterConfig() (converter.Config, error) {
 			n, err := legacyCode(code)
 			if err != nil {
 				return cfg, fmt.Errorf("reasons: %w", err)
-			}
-			if overrule == "" {
-				return cfg, fmt.Errorf("reasons %q: needs an OSDM overrule code", code)
 			}
 			cfg.Reasons[n] = osdm.OverruleCode(overrule)
 		}
@@ -199,17 +189,32 @@ func (c *Convert) converterConfig() (converter.Config, error) {
 	return cfg, nil
 }
 
-// legacyCode parses a tariff or reason code, 0..9999.
+// legacyCode reads a tariff or reason code, a JSON object key; the
+// converter checks its range.
 func legacyCode(s string) (int, error) {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > 9999 {
-		return 0, fmt.Errorf("code %q must be a number 0..9999", s)
+	if err != nil {
+		return 0, fmt.Errorf("code %q is not a number", s)
 	}
 	return n, nil
 }
 
-// Validate checks the settings Provision does not derive.
+// Validate checks the configuration. Provisioned, the converter was built
+// from it; not yet (a Caddyfile being adapted), its configuration is
+// built and checked on a copy, which keeps the JSON that `caddy adapt`
+// prints free of filled-in defaults.
 func (c *Convert) Validate() error {
+	if c.conv == nil {
+		cp := *c
+		cp.now = time.Now
+		cfg, err := cp.converterConfig()
+		if err != nil {
+			return err
+		}
+		if _, err := converter.New(cfg); err != nil {
+			return err
+		}
+	}
 	if c.Timeout < 0 {
 		return fmt.Errorf("timeout %s must be positive", time.Duration(c.Timeout))
 	}
@@ -262,47 +267,31 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 }
 
 // readRequest reads and decodes the legacy body. On failure it returns the
-// refusal to answer, in the format the client can read.
+// refusal to answer (by the converter's intake rules), in the format the
+// client can read.
 func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request) (legacy.Format, legacy.Request, []byte, *converter.Result) {
-	if r.Method != http.MethodPost {
+	if res := converter.RefuseMethod(r.Method, c.now()); res != nil {
 		w.Header().Set("Allow", http.MethodPost)
-		res := c.refuse(&legacy.Error{Code: legacy.CodeInvalidMessage, Field: "method",
-			Rule: "a legacy message is the body of a POST, not a " + r.Method})
-		res.Status = http.StatusMethodNotAllowed
-		return replyFormat(r), nil, nil, res
+		return converter.ReplyFormat(r.Header.Get("Accept")), nil, nil, res
 	}
 	format, err := legacy.FormatOf(r.Header.Get("Content-Type"))
 	if err != nil {
-		return replyFormat(r), nil, nil, c.refuse(err)
+		return converter.ReplyFormat(r.Header.Get("Accept")), nil, nil, converter.Refuse(err, c.now())
 	}
 	body, err := c.readBody(w, r)
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if isTimeout(err) {
-			// The body did not arrive within timeout: a client dribbling
-			// it (or a stalled one) holds no connection longer than an
-			// exchange may take.
-			res := c.refuse(&legacy.Error{Code: legacy.CodeInvalidMessage, Err: err,
-				Rule: fmt.Sprintf("the message did not arrive completely within the route's timeout of %s; send it again", time.Duration(c.Timeout))})
-			if nr, ok := res.Reply.(*legacy.NegativeReply); ok {
-				nr.Retryable = true
-			}
-			res.Status, res.Outcome = http.StatusRequestTimeout, "body_timeout"
-			return format, nil, nil, res
-		}
-		if errors.As(err, &mbe) {
-			return format, nil, nil, c.refuse(&legacy.Error{
-				Code: legacy.CodeInvalidMessage, Err: legacy.ErrTooLarge,
-				Rule: fmt.Sprintf("the message is longer than %d bytes", c.MaxBody),
-			})
-		}
-		return format, nil, nil, c.refuse(&legacy.Error{
-			Code: legacy.CodeInvalidMessage, Err: err, Rule: "the message could not be read: " + err.Error(),
-		})
+	var mbe *http.MaxBytesError
+	switch {
+	case err == nil:
+	case isTimeout(err):
+		return format, nil, nil, converter.RefuseBodyTimeout(err, time.Duration(c.Timeout), c.now())
+	case errors.As(err, &mbe):
+		return format, nil, nil, converter.RefuseTooLarge(c.MaxBody, c.now())
+	default:
+		return format, nil, nil, converter.Refuse(err, c.now())
 	}
 	req, err := legacy.Decode(format, body)
 	if err != nil {
-		return format, nil, nil, c.refuse(err)
+		return format, nil, nil, converter.Refuse(err, c.now())
 	}
 	return format, req, body, nil
 }
@@ -325,26 +314,6 @@ func (c *Convert) readBody(w http.ResponseWriter, r *http.Request) ([]byte, erro
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
-}
-
-// refuse turns a decoding failure into its reply.
-func (c *Convert) refuse(err error) *converter.Result {
-	var le *legacy.Error
-	if !errors.As(err, &le) {
-		le = &legacy.Error{Code: legacy.CodeInvalidMessage, Err: err, Rule: err.Error()}
-	}
-	return converter.Refusal(le, c.now())
-}
-
-// replyFormat is the format of a reply to a request whose Content-Type
-// names none: JSON if the client accepts it and not XML, else XML, the
-// legacy systems' usual form.
-func replyFormat(r *http.Request) legacy.Format {
-	accept := r.Header.Get("Accept")
-	if strings.Contains(accept, "json") && !strings.Contains(accept, "xml") {
-		return legacy.JSON
-	}
-	return legacy.XML
 }
 
 // writeReply encodes res.Reply in format and writes it with res.Status.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -65,9 +64,9 @@ func (c *Convert) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.Err(err.Error())
 		}
 	}
-	// Check the whole block now, so that the error names the Caddyfile and
-	// the directive's line; Provision checks the same for JSON.
-	if err := c.checkConfig(); err != nil {
+	// Validate now, so that the error names the Caddyfile and the
+	// directive's line.
+	if err := c.Validate(); err != nil {
 		return fmt.Errorf("osdm_convert: %v, at %s:%d", err, file, line)
 	}
 	return nil
@@ -162,21 +161,6 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 		}
 	}
 	return nil
-}
-
-// checkConfig builds the converter from a copy of the settings, which
-// keeps the JSON that `caddy adapt` prints free of filled-in defaults.
-func (c *Convert) checkConfig() error {
-	cp := *c
-	cp.now = time.Now
-	cfg, err := cp.converterConfig()
-	if err != nil {
-		return err
-	}
-	if _, err := converter.New(cfg); err != nil {
-		return err
-	}
-	return cp.Validate()
 }
 
 // Interface guard
