@@ -175,7 +175,9 @@ func (s *convertSettler) pass() {
 			c.metrics.observeCall(c.Partner, step, status, d)
 		},
 	}
-	if _, err := c.journal.Settle(ctx, x); err != nil && ctx.Err() == nil {
+	// The calls run on the prepared request's context: its own replacer
+	// and variables, never those of the request settlement started with.
+	if _, err := c.journal.Settle(req.Context(), x); err != nil && ctx.Err() == nil {
 		c.logger.Warn("reading the journal for settlement failed", zap.String("partner", c.Partner),
 			zap.String("store", c.storeLease.Where), zap.Error(err))
 	}

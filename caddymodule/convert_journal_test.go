@@ -328,7 +328,7 @@ func TestJournalReplyOutlivesReplyCache(t *testing.T) {
 // killOnFulfilment makes the tap SIGKILL the front it names when the
 // fulfilment of message id arrives, before passing it on: the partner
 // keeps a booking PREBOOKED that the dead front never confirmed.
-func (rig *journalRig) killOnFulfilment(front **journalProc, id string) {
+func (rig *journalRig) killOnFulfilment(front *journalProc, id string) {
 	key := converter.IdempotencyKey(journalPartner, id, converter.StepFulfillments)
 	rig.tap.mu.Lock()
 	defer rig.tap.mu.Unlock()
@@ -336,7 +336,7 @@ func (rig *journalRig) killOnFulfilment(front **journalProc, id string) {
 		if r.Header.Get("Idempotency-Key") != key {
 			return false
 		}
-		(*front).kill()
+		front.kill()
 		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 			conn.Close()
 		}
@@ -358,7 +358,7 @@ func TestJournalSettlesAfterSIGKILL(t *testing.T) {
 
 	// Settled in the background.
 	id := journalMsgID("b1")
-	rig.killOnFulfilment(&front, id)
+	rig.killOnFulfilment(front, id)
 	if _, r, err := rig.send(front, searchBooking(id)); err == nil {
 		t.Fatalf("the front answered %+v; it should have died", r)
 	}
@@ -393,7 +393,7 @@ func TestJournalSettlesAfterSIGKILL(t *testing.T) {
 
 	// Continued by the resend.
 	id = journalMsgID("b2")
-	rig.killOnFulfilment(&front, id)
+	rig.killOnFulfilment(front, id)
 	if _, r, err := rig.send(front, searchBooking(id)); err == nil {
 		t.Fatalf("the front answered %+v; it should have died", r)
 	}
