@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -40,7 +41,7 @@ type Journal struct {
 	c     *Converter
 	s     store.Store
 	cfg   JournalConfig
-	owner string // this Journal's lease holder prefix: process, then journal
+	owner string // this Journal's lease holder prefix
 }
 
 // JournalConfig sets up a Journal.
@@ -50,12 +51,12 @@ type JournalConfig struct {
 	ReplyTTL time.Duration
 	// Lease is how long an exchange holds its messageId against other
 	// instances: longer than the longest exchange (its timeout plus the
-	// grace periods of rollback and retries). A lease of a process that
-	// died ends after this time, unless Exclusive says sooner.
+	// grace periods of rollback and retries). On a store shared by
+	// processes, the lease of a process that died ends after this time.
 	Lease time.Duration
 	// Exclusive: no other process uses the store (an embedded bbolt file,
-	// which one process locks), so a lease held by another process is
-	// from a process that died and is taken over at once.
+	// which one process locks), so leases are kept in this process's
+	// memory, not written to the store: a process that dies leaves none.
 	Exclusive bool
 	// Poll is how often a resend waiting for another instance's exchange
 	// looks for its reply. Default 50ms.
@@ -82,10 +83,6 @@ type Settled struct {
 	// Text is the reply's text, for the log.
 	Text string
 }
-
-// processID tells this process's leases from another's: a lease of
-// another process in an Exclusive store is a dead process's.
-var processID = newToken()
 
 func newToken() string {
 	var b [8]byte
@@ -115,7 +112,7 @@ func NewJournal(c *Converter, s store.Store, cfg JournalConfig) (*Journal, error
 	if cfg.UnsettledTTL <= 0 {
 		cfg.UnsettledTTL = 7 * 24 * time.Hour
 	}
-	return &Journal{c: c, s: s, cfg: cfg, owner: processID + "/" + newToken()}, nil
+	return &Journal{c: c, s: s, cfg: cfg, owner: newToken()}, nil
 }
 
 // keys of one partner's exchanges.
@@ -302,42 +299,68 @@ func (j *Journal) save(rec *exchangeRecord, ttl time.Duration) error {
 	return j.s.Put(sctx, j.recordKey(rec.MessageID), raw, ttl)
 }
 
-// acquire takes the lease of message id: free, expired, or (Exclusive)
-// held by a process that is gone.
+// acquire takes the lease of message id: in the store (PutIfAbsent with
+// expiry), or, for an Exclusive store, in this process's memory: one
+// process holds the file, so a lease in the file would only cost a write
+// and outlive the process that took it.
 func (j *Journal) acquire(ctx context.Context, id string) (string, bool, error) {
-	sctx, cancel := detached(ctx)
-	defer cancel()
 	token := j.owner + "/" + newToken()
 	key := j.leaseKey(id)
+	if j.cfg.Exclusive {
+		return token, localLeases.take(key, token, time.Now().Add(j.cfg.Lease)), nil
+	}
+	sctx, cancel := detached(ctx)
+	defer cancel()
 	ok, err := j.s.PutIfAbsent(sctx, key, []byte(token), j.cfg.Lease)
-	if err != nil || ok {
-		return token, ok, err
-	}
-	if !j.cfg.Exclusive {
-		return "", false, nil
-	}
-	held, err := j.s.Get(sctx, key)
-	if errors.Is(err, store.ErrNotFound) {
-		ok, err = j.s.PutIfAbsent(sctx, key, []byte(token), j.cfg.Lease)
-		return token, ok, err
-	}
-	if err != nil {
-		return "", false, err
-	}
-	if len(held) > len(processID) && string(held[:len(processID)]) == processID {
-		return "", false, nil // this process's: a live exchange
-	}
-	ok, err = j.s.CompareAndSet(sctx, key, held, []byte(token), j.cfg.Lease)
 	return token, ok, err
 }
 
 // release frees the lease if it is still token's.
 func (j *Journal) release(id, token string) {
+	key := j.leaseKey(id)
+	if j.cfg.Exclusive {
+		localLeases.give(key, token)
+		return
+	}
 	sctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
-	key := j.leaseKey(id)
 	if held, err := j.s.Get(sctx, key); err == nil && string(held) == token {
 		_ = j.s.Delete(sctx, key)
+	}
+}
+
+// leaseTable holds the leases of Exclusive stores: this process's only.
+type leaseTable struct {
+	mu sync.Mutex
+	m  map[string]heldLease
+}
+
+type heldLease struct {
+	token   string
+	expires time.Time
+}
+
+// localLeases is this process's lease table. A process that dies loses
+// it, which frees its leases at once for the next process on the file.
+var localLeases = &leaseTable{m: map[string]heldLease{}}
+
+// take takes key for token until expires, if free or expired.
+func (t *leaseTable) take(key, token string, expires time.Time) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if h, held := t.m[key]; held && time.Now().Before(h.expires) {
+		return false
+	}
+	t.m[key] = heldLease{token: token, expires: expires}
+	return true
+}
+
+// give frees key if token holds it.
+func (t *leaseTable) give(key, token string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.m[key].token == token {
+		delete(t.m, key)
 	}
 }
 

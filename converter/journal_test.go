@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"runtime"
 	"strings"
@@ -141,7 +142,6 @@ func TestJournalResendContinuesCutOffBooking(t *testing.T) {
 	}
 
 	restarted := testJournal(t, s, func(c *JournalConfig) { c.Exclusive = true })
-	restarted.owner = "another-process/" + newToken()
 	forgetProcess(t, restarted)
 	x := &scripted{t: t, answers: []scriptedAnswer{
 		{step: StepReadBooking, status: 200, body: readFile(t, offerRefBooking, "booking.json")},
@@ -161,14 +161,13 @@ func TestJournalResendContinuesCutOffBooking(t *testing.T) {
 	}
 }
 
-// forgetProcess makes j act as a process other than this test's: its
-// leases carry another process id.
+// forgetProcess makes j act as the next process on an Exclusive store:
+// the leases of the process before (this test's) are gone with it.
 func forgetProcess(t *testing.T, j *Journal) {
 	t.Helper()
-	old := processID
-	processID = "another-process"
-	t.Cleanup(func() { processID = old })
-	j.owner = processID + "/" + newToken()
+	old := localLeases
+	localLeases = &leaseTable{m: map[string]heldLease{}}
+	t.Cleanup(func() { localLeases = old })
 }
 
 // TestJournalSettleDeletesCutOffBooking: nobody resends; settlement reads
@@ -317,14 +316,25 @@ func sameKeysAcross(t *testing.T, a, b *Call) {
 // instance's reply once recorded, or a retryable "still running" when its
 // own time is up.
 func TestJournalWaitsForAnotherInstance(t *testing.T) {
+	for _, exclusive := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exclusive=%v", exclusive), func(t *testing.T) { testJournalWaits(t, exclusive) })
+	}
+}
+
+// testJournalWaits: on a shared store the other instance is another
+// process; on an Exclusive one, another Journal of this process (a
+// reloaded configuration).
+func testJournalWaits(t *testing.T, exclusive bool) {
 	s := newMemStore()
-	req := bookingRequest("J-7", "offer-9203-2nd-seat")
+	id := fmt.Sprintf("J-7-%v", exclusive)
+	req := bookingRequest(id, "offer-9203-2nd-seat")
 	body := encodedBody(t, req)
-	holder := testJournal(t, s, nil)
-	if _, got, err := holder.acquire(context.Background(), "J-7"); !got || err != nil {
+	excl := func(c *JournalConfig) { c.Exclusive = exclusive }
+	holder := testJournal(t, s, excl)
+	if _, got, err := holder.acquire(context.Background(), id); !got || err != nil {
 		t.Fatal("acquire", got, err)
 	}
-	waiter := testJournal(t, s, nil)
+	waiter := testJournal(t, s, excl)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	res, _ := waiter.Do(ctx, req, body, &scripted{t: t})
 	cancel()
@@ -337,8 +347,8 @@ func TestJournalWaitsForAnotherInstance(t *testing.T) {
 		done <- res
 	}()
 	time.Sleep(20 * time.Millisecond)
-	rec := &exchangeRecord{V: 1, Partner: "sbb", MessageID: "J-7", BodyHash: hashOf(body), State: stateDone, Created: testNow}
-	want := ok(&legacy.BookingReply{Header: legacy.ReplyHeader{CorrelationID: "J-7", SentAt: testNow}, BookingRef: "b-1", Status: legacy.StatusFulfilled})
+	rec := &exchangeRecord{V: 1, Partner: "sbb", MessageID: id, BodyHash: hashOf(body), State: stateDone, Created: testNow}
+	want := ok(&legacy.BookingReply{Header: legacy.ReplyHeader{CorrelationID: id, SentAt: testNow}, BookingRef: "b-1", Status: legacy.StatusFulfilled})
 	if err := rec.setReply(want); err != nil {
 		t.Fatal(err)
 	}
