@@ -235,10 +235,11 @@ func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h le
 		}
 	}
 	j.finish(jx, res, settled)
-	// A settled exchange keeps its lease until it expires: a waiter reads
-	// the reply first, and this saves a write. An unsettled one frees it
-	// for settlement.
-	release = !settled
+	// On a shared store a settled exchange keeps its lease until it
+	// expires: a waiter reads the reply first, and this saves a write
+	// (unless the reply would expire before the lease). An unsettled one
+	// frees it for settlement; a lease in memory is always freed.
+	release = !settled || j.cfg.Exclusive || j.cfg.ReplyTTL <= j.cfg.Lease
 	return res, false
 }
 

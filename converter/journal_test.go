@@ -376,3 +376,23 @@ func TestJournalStoreDown(t *testing.T) {
 		t.Fatalf("reply %+v", n)
 	}
 }
+
+// TestJournalExclusiveLeasesFreed: on an Exclusive store the leases live
+// in memory; a finished exchange leaves none behind (a process books
+// millions of messages).
+func TestJournalExclusiveLeasesFreed(t *testing.T) {
+	forgetProcess(t, nil)
+	j := testJournal(t, newMemStore(), func(c *JournalConfig) { c.Exclusive = true })
+	for i := range 3 {
+		req := bookingRequest(fmt.Sprintf("J-9-%d", i), "offer-9203-2nd-seat")
+		j.Do(context.Background(), req, encodedBody(t, req), &scripted{t: t, answers: []scriptedAnswer{
+			{step: StepBooking, status: 200, body: readFile(t, offerRefBooking, "booking.json")},
+			{step: StepFulfillments, status: 200, body: readFile(t, offerRefBooking, "fulfillments.json")},
+		}})
+	}
+	localLeases.mu.Lock()
+	defer localLeases.mu.Unlock()
+	if n := len(localLeases.m); n != 0 {
+		t.Errorf("%d leases left in memory after the exchanges ended", n)
+	}
+}
