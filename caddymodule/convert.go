@@ -233,6 +233,11 @@ func (c *Convert) Validate() error {
 	if c.SettleEvery < 0 {
 		return fmt.Errorf("settle_every %s must be positive", time.Duration(c.SettleEvery))
 	}
+	if c.Store != nil {
+		if err := c.Store.Validate(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -50,6 +50,15 @@ func (c *Convert) provisionJournal() error {
 		return err
 	}
 	c.settler = &convertSettler{c: c, stop: make(chan struct{}), done: make(chan struct{})}
+	// A Redis that does not answer now is no reason to refuse the
+	// configuration: bookings are refused (retryably, nothing sent to the
+	// partner) until it answers.
+	pctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := lease.Ping(pctx); err != nil {
+		c.logger.Warn("the journal store does not answer; bookings and cancellations are refused until it does",
+			zap.String("partner", c.Partner), zap.String("store", lease.Where), zap.Error(err))
+	}
 	return nil
 }
 
