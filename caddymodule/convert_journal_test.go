@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -521,5 +522,62 @@ func TestJournalResendStormTwoFronts(t *testing.T) {
 	}
 	if bk := rig.oneBooking(id); bk.ID != ref || bk.Status != "FULFILLED" {
 		t.Fatalf("partner: %+v", bk)
+	}
+}
+
+// TestJournalSettlesFrozenPartner: the partner stops answering after
+// POST /bookings (fulfilment and the rollback's DELETE get 503s); the
+// reply names the booking, which the journal keeps as unsettled. Once the
+// partner answers again, settlement deletes it, and the resend gets
+// BOOKING_ROLLED_BACK instead of "expires by itself".
+func TestJournalSettlesFrozenPartner(t *testing.T) {
+	rig := newJournalRig(t, boltStore(t), "\t\t\tsettle_every 200ms\n")
+	front := rig.front()
+	id := journalMsgID("frozen")
+	fulfil := converter.IdempotencyKey(journalPartner, id, converter.StepFulfillments)
+	var frozen sync.Mutex
+	isFrozen := true
+	rig.tap.mu.Lock()
+	rig.tap.intercept = func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
+		frozen.Lock()
+		defer frozen.Unlock()
+		if isFrozen && (r.Header.Get("Idempotency-Key") == fulfil || r.Method == http.MethodDelete || r.Method == http.MethodGet) {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"code":"SERVICE_UNAVAILABLE","title":"frozen"}`))
+			return true
+		}
+		return false
+	}
+	rig.tap.mu.Unlock()
+	status, r := rig.mustSend(front, searchBooking(id))
+	n := must[*legacy.NegativeReply](t, status, r, http.StatusBadGateway)
+	b := rig.oneBooking(id)
+	if n.BookingRef != b.ID || b.Status != "PREBOOKED" || !strings.Contains(n.Text, "could not delete it either") {
+		t.Fatalf("frozen: reply %+v, partner %+v", n, b)
+	}
+	// Still frozen: settlement tries (GET answered 503) and the first
+	// reply stands for a resend.
+	time.Sleep(600 * time.Millisecond)
+	status, r = rig.mustSend(front, searchBooking(id))
+	if again := must[*legacy.NegativeReply](t, status, r, http.StatusBadGateway); again.Text != n.Text {
+		t.Fatalf("resend while frozen: %+v", again)
+	}
+	frozen.Lock()
+	isFrozen = false
+	frozen.Unlock()
+	deadline := time.Now().Add(15 * time.Second)
+	for rig.oneBooking(id).Status == "PREBOOKED" {
+		if time.Now().After(deadline) {
+			t.Fatal("the booking is still PREBOOKED after the partner came back")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if b := rig.oneBooking(id); b.Status != "DELETED" {
+		t.Fatalf("settled, the booking is %s, want DELETED", b.Status)
+	}
+	status, r = rig.mustSend(front, searchBooking(id))
+	if final := must[*legacy.NegativeReply](t, status, r, legacy.CodeBookingRolledBack.HTTPStatus()); final.Code != legacy.CodeBookingRolledBack || final.BookingRef != b.ID {
+		t.Fatalf("resend after settlement: %+v", final)
 	}
 }

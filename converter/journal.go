@@ -235,6 +235,9 @@ func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h le
 		}
 	}
 	j.finish(jx, res, settled)
+	if !settled {
+		res = markUnsettled(res)
+	}
 	// On a shared store a settled exchange keeps its lease until it
 	// expires: a waiter reads the reply first, and this saves a write
 	// (unless the reply would expire before the lease). An unsettled one
@@ -367,6 +370,13 @@ func (t *leaseTable) give(key, token string) {
 
 // String names the journal in errors.
 func (j *Journal) String() string { return fmt.Sprintf("journal of partner %s", j.c.partner) }
+
+// markUnsettled is res marked as a reply that may still change.
+func markUnsettled(res *Result) *Result {
+	cp := *res
+	cp.unsettled = true
+	return &cp
+}
 
 // hashOf is the hex SHA-256 of a legacy body, as records keep it.
 func hashOf(body []byte) string {

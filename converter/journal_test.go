@@ -396,3 +396,19 @@ func TestJournalExclusiveLeasesFreed(t *testing.T) {
 		t.Errorf("%d leases left in memory after the exchanges ended", n)
 	}
 }
+
+// TestReplyCacheForgetsUnsettled: a reply whose outcome settlement may
+// still change is not kept in memory, so the resend reads the journal.
+func TestReplyCacheForgetsUnsettled(t *testing.T) {
+	rc := NewReplyCache(10, time.Minute, nil)
+	runs := 0
+	for range 2 {
+		rc.Do(context.Background(), "U-1", []byte("body"), func() *Result {
+			runs++
+			return markUnsettled(negative(legacy.NewNegativeReply(legacy.ReplyHeader{CorrelationID: "U-1"}, legacy.CodePartnerUnavailable, "not known yet")))
+		})
+	}
+	if runs != 2 || rc.Len() != 0 {
+		t.Fatalf("an unsettled reply was kept: %d runs, %d entries", runs, rc.Len())
+	}
+}
