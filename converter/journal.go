@@ -218,6 +218,11 @@ func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h le
 	if fresh {
 		res = j.c.Convert(ctx, req, jx)
 		settled = jx.settled(res)
+		if jx.intentErr != nil && !jx.bookingSent {
+			// The converter read the failed write as a lost answer; in
+			// fact nothing was sent.
+			res, settled = j.storeFailed(h, jx.intentErr), true
+		}
 	} else {
 		// A dead process's exchange, or one left unsettled. For the former
 		// the client was told nothing, so a booking made and not yet

@@ -33,6 +33,9 @@ type journalExchanger struct {
 	bookingUnclear bool
 	// deleted: DELETE /bookings/{id} answered 2xx or 404.
 	deleted bool
+	// intentErr: recording the intent failed, so POST /bookings was not
+	// sent.
+	intentErr error
 }
 
 // Exchange implements Exchanger.
@@ -46,6 +49,7 @@ func (jx *journalExchanger) Exchange(ctx context.Context, call *Call) (*Answer, 
 		rec.OfferID = offerOf(call.Body)
 		rec.Updated = jx.j.c.now().UTC()
 		if err := jx.j.save(rec, 0); err != nil {
+			jx.intentErr = err
 			return nil, fmt.Errorf("%w: recording the booking's intent: %v; POST /bookings was not sent", ErrJournal, err)
 		}
 	}

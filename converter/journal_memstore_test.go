@@ -14,10 +14,12 @@ import (
 // real engines run the same journal in caddymodule's tests). fail, when
 // set, makes every call fail.
 type memStore struct {
-	mu     sync.Mutex
-	m      map[string]memValue
-	fail   error
-	writes int
+	mu   sync.Mutex
+	m    map[string]memValue
+	fail error
+	// failPut makes Put fail (the other calls work).
+	failPut error
+	writes  int
 }
 
 type memValue struct {
@@ -62,6 +64,9 @@ func (s *memStore) Put(_ context.Context, key string, value []byte, ttl time.Dur
 	defer s.mu.Unlock()
 	if s.fail != nil {
 		return s.fail
+	}
+	if s.failPut != nil {
+		return s.failPut
 	}
 	s.set(key, value, ttl)
 	return nil

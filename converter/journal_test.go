@@ -412,3 +412,17 @@ func TestReplyCacheForgetsUnsettled(t *testing.T) {
 		t.Fatalf("an unsettled reply was kept: %d runs, %d entries", runs, rc.Len())
 	}
 }
+
+// TestJournalIntentNotRecorded: the store reads but cannot write the
+// intent: POST /bookings is not sent, and the reply says so (not "whether
+// the partner booked is not known").
+func TestJournalIntentNotRecorded(t *testing.T) {
+	s := newMemStore()
+	s.failPut = errors.New("no space left on device")
+	req := bookingRequest("J-10", "offer-9203-2nd-seat")
+	res, _ := testJournal(t, s, func(c *JournalConfig) { c.Exclusive = true }).Do(context.Background(), req, encodedBody(t, req), &scripted{t: t})
+	n := negativeOf(t, res)
+	if !n.Retryable || !strings.Contains(n.Text, "nothing was sent") || strings.Contains(n.Text, "not known") {
+		t.Fatalf("reply %+v", n)
+	}
+}
