@@ -39,8 +39,10 @@ const (
 // next with the legacy request itself.
 //
 // A legacy message resent with the same messageId gets the first reply
-// again without a second OSDM sequence; the sequence runs to its end even
-// if the legacy client goes away, bounded by Timeout.
+// again without a second OSDM sequence, also on another instance sharing
+// the Store and after a restart (the journal, convert_journal.go); the
+// sequence runs to its end even if the legacy client goes away, bounded by
+// Timeout.
 type Convert struct {
 	// Partner names the partner railway in logs, metrics and reply texts.
 	// Required.
@@ -241,7 +243,8 @@ func (c *Convert) Validate() error {
 	return nil
 }
 
-// Cleanup releases this configuration's hold on the reply cache.
+// Cleanup stops settlement and releases this configuration's hold on the
+// reply cache and the journal's store.
 func (c *Convert) Cleanup() error {
 	jerr := c.cleanupJournal()
 	if c.poolKey == "" {

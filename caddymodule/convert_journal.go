@@ -33,7 +33,7 @@ func (c *Convert) provisionJournal() error {
 	}
 	lease, err := acquireStore(cfg, "")
 	if err != nil {
-		return fmt.Errorf("store: %w", err)
+		return fmt.Errorf("journal %w", err) // "journal store: bolt file ... is locked by another process ..."
 	}
 	c.storeLease = lease
 	if c.SettleEvery == 0 {

@@ -581,3 +581,20 @@ func TestJournalSettlesFrozenPartner(t *testing.T) {
 		t.Fatalf("resend after settlement: %+v", final)
 	}
 }
+
+// TestJournalBoltFileOneProcess: a second Caddy on the bolt file a running
+// one holds does not start (bbolt locks the file; two processes on one
+// file would each believe it alone runs a message): it fails after the
+// store's wait, naming the file.
+func TestJournalBoltFileOneProcess(t *testing.T) {
+	rig := newJournalRig(t, boltStore(t), "")
+	rig.front()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestJournalHelperProcess$")
+	cmd.Env = append(os.Environ(), journalRoleEnv+"=front", fmt.Sprintf("JOURNAL_PORT=%d", freePort(t)),
+		"JOURNAL_STORE="+rig.store, fmt.Sprintf("JOURNAL_UPSTREAM=127.0.0.1:%d", rig.tap.port()))
+	out, err := cmd.CombinedOutput()
+	path := strings.TrimPrefix(rig.store, "bolt ")
+	if err == nil || !strings.Contains(string(out), "journal store: bolt file "+path+" is locked by another process") {
+		t.Fatalf("second process on %s: %v\n%s", path, err, out)
+	}
+}
