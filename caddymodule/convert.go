@@ -12,6 +12,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
@@ -93,9 +94,10 @@ type Convert struct {
 	now     func() time.Time
 
 	// The journal (convert_journal.go).
-	journal    *converter.Journal
-	storeLease *storeLease
-	settler    *convertSettler
+	journal     *converter.Journal
+	storeLease  *storeLease
+	settler     *convertSettler
+	settlements *prometheus.CounterVec
 }
 
 // TariffMapping is the OSDM passenger a legacy tariff code stands for.
@@ -161,7 +163,7 @@ func (c *Convert) Provision(ctx caddy.Context) error {
 	if c.metrics, err = registerConvertMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
 	}
-	return c.provisionJournal()
+	return c.provisionJournal(ctx.GetMetricsRegistry())
 }
 
 // converterConfig turns the JSON config into the converter's.

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/caddy-osdm/caddy-osdm/converter"
@@ -26,7 +28,18 @@ const (
 
 // provisionJournal opens the route's store (shared with every module of
 // this Caddy naming the same bolt file or Redis) and builds the journal.
-func (c *Convert) provisionJournal() error {
+func (c *Convert) provisionJournal(reg *prometheus.Registry) error {
+	settlements := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "caddy", Subsystem: "osdm_convert", Name: "settlements_total",
+		Help: "Exchanges left without an outcome (a process that died, a partner that stopped answering) that settlement looked at, by partner, outcome now recorded, and settled (false: the partner's state is still not known; tried again later).",
+	}, []string{"partner", "outcome", "settled"})
+	if reg != nil {
+		var err error
+		if settlements, err = registerOrReuse(reg, settlements); err != nil {
+			return fmt.Errorf("registering metrics: %w", err)
+		}
+	}
+	c.settlements = settlements
 	cfg := StoreConfig{}
 	if c.Store != nil {
 		cfg = *c.Store
@@ -75,6 +88,7 @@ func (c *Convert) cleanupJournal() error {
 
 // logSettled writes what settling one exchange found.
 func (c *Convert) logSettled(s converter.Settled) {
+	c.settlements.WithLabelValues(c.Partner, s.Outcome, strconv.FormatBool(s.Done)).Inc()
 	level := zap.InfoLevel
 	msg := "exchange settled"
 	if !s.Done {

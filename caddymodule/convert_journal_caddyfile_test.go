@@ -10,6 +10,9 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/caddy-osdm/caddy-osdm/converter"
 )
 
 // TestConvertCaddyfileStore: osdm_convert takes the shared store syntax
@@ -68,5 +71,27 @@ func TestConvertStoreDefaultAndShared(t *testing.T) {
 	}
 	if _, err := b.storeLease.Get(context.Background(), "nothing"); err == nil {
 		t.Error("an empty store answered a key")
+	}
+}
+
+// TestConvertSettlementMetric: what settlement finds is counted by
+// partner, outcome and whether it is settled, next to its log line.
+func TestConvertSettlementMetric(t *testing.T) {
+	c := convUnit(t, nil)
+	c.logSettled(converter.Settled{MessageID: "m-1", BookingID: "b-1", Outcome: "booking_rolled_back", Done: true})
+	c.logSettled(converter.Settled{MessageID: "m-2", BookingID: "b-2", Outcome: "partner_unavailable", Done: false})
+	c.logSettled(converter.Settled{MessageID: "m-2", BookingID: "b-2", Outcome: "partner_unavailable", Done: false})
+	count := func(outcome, settled string) float64 {
+		var m dto.Metric
+		if err := c.settlements.WithLabelValues(c.Partner, outcome, settled).Write(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m.GetCounter().GetValue()
+	}
+	if got := count("booking_rolled_back", "true"); got != 1 {
+		t.Errorf("settled: %v", got)
+	}
+	if got := count("partner_unavailable", "false"); got != 2 {
+		t.Errorf("not settled yet: %v", got)
 	}
 }
