@@ -250,8 +250,12 @@ func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 		}
 	}
 	// A journal store of this chain's own (the default is one file in
-	// Caddy's data directory, shared by every test of the package).
-	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	// Caddy's data directory, shared by every test of the package), in
+	// memory where the machine has a tmpfs: these tests are about the
+	// partner, and on a busy disk one fsync can take a second, which
+	// would eat the short timeouts of the fault tests. The journal's own
+	// tests (convert_journal_test.go) run on a disk.
+	t.Setenv("XDG_DATA_HOME", journalDataDir(t))
 	keys := t.TempDir()
 	if err := writeDemoKeys(keys, io.Discard); err != nil {
 		t.Fatal(err)

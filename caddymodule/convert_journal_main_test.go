@@ -21,3 +21,15 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// journalDataDir is a data directory for one test, under /dev/shm when
+// that is a tmpfs the test can write, else in the test's temporary
+// directory.
+func journalDataDir(t *testing.T) string {
+	t.Helper()
+	if dir, err := os.MkdirTemp("/dev/shm", "caddymodule-"); err == nil {
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		return dir
+	}
+	return t.TempDir()
+}
