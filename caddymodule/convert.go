@@ -13,6 +13,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
@@ -40,8 +41,10 @@ const (
 // next with the legacy request itself.
 //
 // A legacy message resent with the same messageId gets the first reply
-// again without a second OSDM sequence; the sequence runs to its end even
-// if the legacy client goes away, bounded by Timeout.
+// again without a second OSDM sequence, also on another instance sharing
+// the Store and after a restart (the journal, convert_journal.go); the
+// sequence runs to its end even if the legacy client goes away, bounded by
+// Timeout.
 type Convert struct {
 	// Partner names the partner railway in logs, metrics and reply texts.
 	// Required.
@@ -75,6 +78,15 @@ type Convert struct {
 	ReplyCacheSize int `json:"reply_cache_size,omitempty"`
 	// ReplyCacheTTL is how long a reply is kept for a resend. Default: 10m.
 	ReplyCacheTTL caddy.Duration `json:"reply_cache_ttl,omitempty"`
+	// Store keeps the journal of exchanges under way and the replies to
+	// messages that changed state at the partner, for ReplyCacheTTL, so a
+	// resend is answered the same on any instance sharing it and after a
+	// restart. Default: bolt in Caddy's data directory.
+	Store *StoreConfig `json:"store,omitempty"`
+	// SettleEvery is how often exchanges left without an outcome (by a
+	// process that died, or a partner that stopped answering) are settled
+	// at the partner, from the route's first request on. Default: 1m.
+	SettleEvery caddy.Duration `json:"settle_every,omitempty"`
 
 	conv    *converter.Converter
 	replies *converter.ReplyCache
@@ -82,6 +94,12 @@ type Convert struct {
 	metrics *convertMetrics
 	logger  *zap.Logger
 	now     func() time.Time
+
+	// The journal (convert_journal.go).
+	journal     *converter.Journal
+	storeLease  *storeLease
+	settler     *convertSettler
+	settlements *prometheus.CounterVec
 }
 
 // TariffMapping is the OSDM passenger a legacy tariff code stands for.
@@ -147,7 +165,7 @@ func (c *Convert) Provision(ctx caddy.Context) error {
 	if c.metrics, err = registerConvertMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
 	}
-	return nil
+	return c.provisionJournal(ctx.GetMetricsRegistry())
 }
 
 // converterConfig turns the JSON config into the converter's.
@@ -224,15 +242,28 @@ func (c *Convert) Validate() error {
 	if c.ReplyCacheSize < 0 || c.ReplyCacheTTL < 0 {
 		return errors.New("reply_cache size and ttl must be positive")
 	}
+	if c.SettleEvery < 0 {
+		return fmt.Errorf("settle_every %s must be positive", time.Duration(c.SettleEvery))
+	}
+	if c.Store != nil {
+		if err := c.Store.Validate(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// Cleanup releases this configuration's hold on the reply cache.
+// Cleanup stops settlement and releases this configuration's hold on the
+// reply cache and the journal's store.
 func (c *Convert) Cleanup() error {
+	jerr := c.cleanupJournal()
 	if c.poolKey == "" {
-		return nil
+		return jerr
 	}
 	_, err := replyCaches.Delete(c.poolKey)
+	if err == nil {
+		err = jerr
+	}
 	return err
 }
 
@@ -254,13 +285,18 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			c.metrics.observeCall(c.Partner, step, status, d)
 		},
 	}
+	c.settler.start(r, next)
+	stored := false
 	res, shared := c.replies.Do(r.Context(), req.MessageID(), body, func() *converter.Result {
 		// Detached from the legacy client: a sequence that has booked must
 		// get to fulfil or roll back even if the client hangs up.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), time.Duration(c.Timeout))
 		defer cancel()
-		return c.conv.Convert(ctx, req, x)
+		res, fromStore := c.journal.Do(ctx, req, body, x)
+		stored = fromStore
+		return res
 	})
+	shared = shared || stored
 	c.metrics.exchanges.WithLabelValues(c.Partner, string(req.Kind()), res.Outcome).Inc()
 	c.logExchange(req, res, x.calls, shared, time.Since(start))
 	return c.writeReply(w, format, res)
