@@ -14,9 +14,9 @@ import (
 
 // probeResult is what one probe's reply means for the answer.
 type probeResult struct {
-	offer   *legacy.Offer   // a bookable offer
-	soldOut bool            // no places (no offer, too few, NO_AVAILABILITY)
-	problem *Problem        // why there is no offer otherwise
+	offer   *legacy.Offer // a bookable offer
+	soldOut bool          // no places (no offer, too few, NO_AVAILABILITY)
+	problem *Problem      // why there is no offer otherwise
 	alt     []legacy.Alternative
 }
 
