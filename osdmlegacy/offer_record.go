@@ -1,0 +1,214 @@
+package osdmlegacy
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/store"
+)
+
+// OfferRecord is what an offer search keeps about each offer it answers,
+// so that POST /bookings can book it without searching again: everything
+// the legacy BookingRequest needs, and what the booking's OSDM answer
+// repeats. It lives in the store under OfferKey(id) until ExpiresAt.
+type OfferRecord struct {
+	// ID is the OSDM offerId: 128 random bits, unguessable. An id that was
+	// altered or forged names no record and is refused; nothing is sent.
+	ID string `json:"id"`
+	// Partner is the façade's partner label: an offer of another façade
+	// sharing the store is not this one's.
+	Partner string `json:"partner"`
+	// Train is the train number, 1..5 characters.
+	Train string `json:"train"`
+	// ServiceDate is the legacy DepartureDate (YYYY-MM-DD, the local date of
+	// departure from Origin).
+	ServiceDate string `json:"serviceDate"`
+	// Origin and Destination are 7-digit UIC station codes.
+	Origin      string `json:"origin"`
+	Destination string `json:"destination"`
+	// OriginName and DestinationName are the stations' names, when known.
+	OriginName      string `json:"originName,omitempty"`
+	DestinationName string `json:"destinationName,omitempty"`
+	// Departure and Arrival are the instants of the trip (Arrival zero when
+	// the legacy system and the timetable did not tell).
+	Departure time.Time `json:"departure"`
+	Arrival   time.Time `json:"arrival,omitempty"`
+	// DepartureClock is the legacy DepartureTime sent (HH:MM local), "" if none.
+	DepartureClock string `json:"departureClock,omitempty"`
+	// Carrier is the operator's RICS code, "" when unknown.
+	Carrier string `json:"carrier,omitempty"`
+	// TravelClass (1, 2) and ServiceCode (1 seat, 2 couchette, 3 berth)
+	// are the legacy PlaceRequest's; ServiceLevel its element 308, if any.
+	TravelClass  int    `json:"travelClass"`
+	ServiceCode  int    `json:"serviceCode"`
+	ServiceLevel string `json:"serviceLevel,omitempty"`
+	// Passengers are the search's passengers with their legacy tariffs.
+	Passengers []OfferPassenger `json:"passengers"`
+	// Price is the legacy price of all passengers together; OSDMPrice the
+	// same as the offer showed it.
+	Price     legacy.Price `json:"price"`
+	OSDMPrice osdm.Price   `json:"osdmPrice"`
+	// AvailablePlaces is the legacy system's count of places left, nil
+	// when it did not say.
+	AvailablePlaces *int `json:"availablePlaces,omitempty"`
+	// LegacyOfferRef is the legacy AvailabilityReply's OfferRef, for the
+	// BookingRequest's OfferRef; "" when it gave none.
+	LegacyOfferRef string `json:"legacyOfferRef,omitempty"`
+	// TripID, LegID, PartID and ProductID are the ids the offer answer used.
+	TripID    string `json:"tripId"`
+	LegID     string `json:"legId"`
+	PartID    string `json:"partId"`
+	ProductID string `json:"productId"`
+	// CreatedOn is when the offer was made; ExpiresAt its preBookableUntil.
+	CreatedOn time.Time `json:"createdOn"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// OfferPassenger is one passenger of an offer.
+type OfferPassenger struct {
+	// Ref is the search's externalRef, the offer's passengerRefs item.
+	Ref string `json:"ref"`
+	// Type is the OSDM passenger type; Age the age used for the tariff
+	// (nil when the request gave none and the type's only rule applied).
+	Type osdm.PassengerType `json:"type"`
+	Age  *int               `json:"age,omitempty"`
+	// DateOfBirth as the search gave it, "" when not.
+	DateOfBirth string `json:"dateOfBirth,omitempty"`
+	// Tariff is the legacy tariff code.
+	Tariff int `json:"tariff"`
+}
+
+// Tariffs groups the passengers by tariff code, in order of first
+// appearance, for the legacy PlaceRequest.
+func (r *OfferRecord) Tariffs() []legacy.Tariff {
+	return tariffCounts(r.Passengers)
+}
+
+func tariffCounts(pax []OfferPassenger) []legacy.Tariff {
+	var out []legacy.Tariff
+	for _, p := range pax {
+		found := false
+		for i := range out {
+			if out[i].Code == p.Tariff {
+				out[i].Count++
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, legacy.Tariff{Code: p.Tariff, Count: 1})
+		}
+	}
+	return out
+}
+
+// Journey is the legacy journey of the offer.
+func (r *OfferRecord) Journey() legacy.Journey {
+	return legacy.Journey{
+		TrainNumber: r.Train, DepartureDate: r.ServiceDate, DepartureTime: r.DepartureClock,
+		From: r.Origin, To: r.Destination, Carrier: r.Carrier,
+	}
+}
+
+// PlaceRequest is the legacy place request of the offer.
+func (r *OfferRecord) PlaceRequest() legacy.PlaceRequest {
+	return legacy.PlaceRequest{
+		TravelClass: r.TravelClass, ServiceCode: r.ServiceCode, ServiceLevel: r.ServiceLevel,
+		Tariffs: r.Tariffs(),
+	}
+}
+
+// ErrOfferNotFound is returned by LoadOffer for an offer id that names no
+// live offer of this façade: unknown, expired, altered or forged.
+var ErrOfferNotFound = errors.New("offer not found")
+
+// Store key prefixes of the façade's records. A key is
+// "osdm_legacy/<partner>/<kind>/<id>"; the booking side uses its own kinds
+// through Key.
+const (
+	KindOffer = "offer"
+)
+
+// Key returns the store key of a record of kind with id for partner.
+func Key(partner, kind, id string) string {
+	return "osdm_legacy/" + partner + "/" + kind + "/" + id
+}
+
+// NewID returns a new unguessable id: 16 random bytes, base64url (22
+// characters of [A-Za-z0-9_-]), with the given prefix.
+func NewID(prefix string) string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("osdmlegacy: no randomness: " + err.Error())
+	}
+	return prefix + base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// validID reports whether id has NewID's form with prefix, so a malformed
+// id is refused before any store lookup.
+func validID(id, prefix string) bool {
+	if len(id) != len(prefix)+22 || id[:len(prefix)] != prefix {
+		return false
+	}
+	for i := len(prefix); i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// OfferIDPrefix starts every offer id.
+const OfferIDPrefix = "of-"
+
+// SaveOffer stores rec under its id until rec.ExpiresAt (measured from now).
+func SaveOffer(ctx context.Context, st store.Store, rec *OfferRecord, now time.Time) error {
+	ttl := rec.ExpiresAt.Sub(now)
+	if ttl <= 0 {
+		return fmt.Errorf("offer %s expires before it is stored", rec.ID)
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	ok, err := st.PutIfAbsent(ctx, Key(rec.Partner, KindOffer, rec.ID), b, ttl)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("offer id %s already taken", rec.ID)
+	}
+	return nil
+}
+
+// LoadOffer returns the live offer id of partner, or ErrOfferNotFound
+// (also for a malformed id, which is never looked up). Other errors are
+// the store's.
+func LoadOffer(ctx context.Context, st store.Store, partner, id string, now time.Time) (*OfferRecord, error) {
+	if !validID(id, OfferIDPrefix) {
+		return nil, ErrOfferNotFound
+	}
+	b, err := st.Get(ctx, Key(partner, KindOffer, id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrOfferNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rec OfferRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, fmt.Errorf("offer %s: stored record unreadable: %w", id, err)
+	}
+	if rec.ID != id || rec.Partner != partner || !now.Before(rec.ExpiresAt) {
+		return nil, ErrOfferNotFound
+	}
+	return &rec, nil
+}

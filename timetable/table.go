@@ -1,0 +1,151 @@
+package timetable
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"io"
+	"io/fs"
+	"strings"
+)
+
+// table reads one GTFS file: CSV with a header row whose columns are
+// found by name, in any order, with an optional UTF-8 byte order mark.
+// Unknown columns are ignored.
+type table struct {
+	file string
+	c    io.Closer
+	r    *csv.Reader
+	cols map[string]int
+	rec  []string
+	line int
+	// width is one past the rightmost named column.
+	width int
+}
+
+// openTable opens name in fsys and reads its header. A missing file is
+// (nil, nil) when optional, an error otherwise.
+func openTable(fsys fs.FS, name string, optional bool) (*table, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			if optional {
+				return nil, nil
+			}
+			return nil, feedErr(name, 0, "", "file missing from the feed")
+		}
+		return nil, feedErr(name, 0, "", "cannot open: %v", err)
+	}
+	t, err := newTable(name, f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	t.c = f
+	return t, nil
+}
+
+// newTable reads the header of r, a GTFS file called name.
+func newTable(name string, r io.Reader) (*table, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, err := br.Peek(3); err == nil && string(b) == "\xef\xbb\xbf" {
+		br.Discard(3)
+	}
+	cr := csv.NewReader(br)
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = -1
+	t := &table{file: name, r: cr, cols: map[string]int{}}
+	hdr, err := cr.Read()
+	if err == io.EOF {
+		return nil, feedErr(name, 1, "", "empty file: no header row")
+	}
+	if err != nil {
+		return nil, t.csvErr(err)
+	}
+	for i, h := range hdr {
+		h = strings.TrimSpace(h)
+		if h == "" {
+			continue
+		}
+		if _, dup := t.cols[h]; dup {
+			return nil, feedErr(name, 1, h, "column named twice in the header")
+		}
+		t.cols[h] = i
+		t.width = i + 1
+	}
+	t.line = 1
+	return t, nil
+}
+
+func (t *table) close() {
+	if t != nil && t.c != nil {
+		t.c.Close()
+	}
+}
+
+// col is the index of a required column.
+func (t *table) col(name string) (int, error) {
+	i, ok := t.cols[name]
+	if !ok {
+		return 0, feedErr(t.file, 1, name, "required column missing from the header")
+	}
+	return i, nil
+}
+
+// optCol is the index of an optional column, -1 when absent.
+func (t *table) optCol(name string) int {
+	if i, ok := t.cols[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// next reads the next row; false at the end of the file. Blank lines are
+// skipped (encoding/csv does); a row with fewer fields than the header is
+// an error.
+func (t *table) next() (bool, error) {
+	rec, err := t.r.Read()
+	if err == io.EOF {
+		return false, nil
+	}
+	if err != nil {
+		return false, t.csvErr(err)
+	}
+	t.line, _ = t.r.FieldPos(0)
+	if len(rec) < t.width {
+		return false, feedErr(t.file, t.line, t.name(len(rec)), "row has %d fields, the header %d", len(rec), t.width)
+	}
+	t.rec = rec
+	return true, nil
+}
+
+// get is the trimmed value at column i of the current row, "" for an
+// absent column (i < 0) or a short row.
+func (t *table) get(i int) string {
+	if i < 0 || i >= len(t.rec) {
+		return ""
+	}
+	return strings.TrimSpace(t.rec[i])
+}
+
+// errf is a FeedError on the current line in the column at index i.
+func (t *table) errf(i int, format string, args ...any) *FeedError {
+	return feedErr(t.file, t.line, t.name(i), format, args...)
+}
+
+func (t *table) name(i int) string {
+	for n, j := range t.cols {
+		if j == i {
+			return n
+		}
+	}
+	return ""
+}
+
+func (t *table) csvErr(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return feedErr(t.file, pe.Line, "", "malformed CSV (column %d): %v", pe.Column, pe.Err)
+	}
+	return feedErr(t.file, t.line+1, "", "read: %v", err)
+}
