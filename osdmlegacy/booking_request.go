@@ -28,7 +28,7 @@ const (
 // the ones it refuses when present (restriction 6: no place selection, no
 // optional parts; promotions are not a legacy notion).
 type bookingBody struct {
-	Offers                  []offerSelectionBody         `json:"offers"`
+	Offers                  []offerSelectionBody          `json:"offers"`
 	PassengerSpecifications []osdm.PassengerSpecification `json:"passengerSpecifications"`
 	ExternalRef             string                        `json:"externalRef"`
 	PromotionCodes          json.RawMessage               `json:"promotionCodes"`
