@@ -41,6 +41,7 @@ var routes = []*route{
 	{method: http.MethodPost, template: "/bookings/{bookingId}/refund-offers", handle: (*Facade).createRefundOffers},
 	{method: http.MethodGet, template: "/bookings/{bookingId}/refund-offers/{refundOfferId}", handle: (*Facade).getRefundOffer},
 	{method: http.MethodPatch, template: "/bookings/{bookingId}/refund-offers/{refundOfferId}", handle: (*Facade).patchRefundOffer},
+	{method: http.MethodGet, template: "/bookings/{bookingId}/passengers/{passengerId}", handle: (*Facade).getPassenger},
 	{method: http.MethodPatch, template: "/bookings/{bookingId}/passengers/{passengerId}", handle: (*Facade).patchPassenger},
 }
 
