@@ -34,9 +34,9 @@ func (r *treeReader) restricted(res Restriction, ptr, detail string) {
 	}
 }
 
-// present says whether v holds a value: absent members and JSON null (the
+// given says whether v holds a value: absent members and JSON null (the
 // spec makes most members nullable) are both "not given".
-func present(v *jnode) bool { return v != nil && v.kind != jNull }
+func given(v *jnode) bool { return v != nil && v.kind != jNull }
 
 // members walks an object's members, calling member for each; a member
 // for which member returns false is not in the schema and is refused.
@@ -61,7 +61,7 @@ func (r *treeReader) members(n *jnode, ptr, schema string, member func(name stri
 
 // str reads a string of 1..max bytes.
 func (r *treeReader) str(v *jnode, ptr string, max int) string {
-	if !r.ok() || !present(v) {
+	if !r.ok() || !given(v) {
 		return ""
 	}
 	if v.kind != jString {
@@ -77,7 +77,7 @@ func (r *treeReader) str(v *jnode, ptr string, max int) string {
 
 // integer reads an int32 within [min, max]; it returns def when absent.
 func (r *treeReader) integer(v *jnode, ptr string, min, max, def int) int {
-	if !r.ok() || !present(v) {
+	if !r.ok() || !given(v) {
 		return def
 	}
 	if v.kind != jNumber {
@@ -98,7 +98,7 @@ func (r *treeReader) integer(v *jnode, ptr string, min, max, def int) int {
 
 // boolean reads a boolean; def when absent.
 func (r *treeReader) boolean(v *jnode, ptr string, def bool) bool {
-	if !r.ok() || !present(v) {
+	if !r.ok() || !given(v) {
 		return def
 	}
 	if v.kind != jBool {
@@ -110,7 +110,7 @@ func (r *treeReader) boolean(v *jnode, ptr string, def bool) bool {
 
 // array reads an array's items; nil when absent.
 func (r *treeReader) array(v *jnode, ptr string) []*jnode {
-	if !r.ok() || !present(v) {
+	if !r.ok() || !given(v) {
 		return nil
 	}
 	if v.kind != jArray {

@@ -20,8 +20,8 @@ type probeResult struct {
 	alt     []legacy.Alternative
 }
 
-// className is a legacy class in problem texts.
-func className(class int) string {
+// classText is a legacy class in problem texts.
+func classText(class int) string {
 	if class == legacy.FirstClass {
 		return "1st class"
 	}
@@ -41,7 +41,7 @@ func serviceName(service int) string {
 
 // probeSubject names a probe: "train 9203 on 2026-12-01, 2nd class seat".
 func probeSubject(p *probe) string {
-	return p.cand.subject() + ", " + className(p.class) + " " + serviceName(p.service)
+	return p.cand.subject() + ", " + classText(p.class) + " " + serviceName(p.service)
 }
 
 // read interprets a probe's reply.
@@ -309,7 +309,7 @@ func (sa *searchAnswer) trip(c *candidate) int {
 	}
 	run := c.run
 	origin, dest := osdm.NewStopPlaceRef(osdm.UICStation(run.Origin)), osdm.NewStopPlaceRef(osdm.UICStation(run.Destination))
-	carrier := sa.f.carrierRef(run.Carrier)
+	carrier := carrierRef(run.Carrier)
 	dur := isoDuration(run.Arrival.Sub(run.Departure))
 	id := "trip-" + strconv.Itoa(len(sa.resp.Trips)+1)
 	sa.resp.Trips = append(sa.resp.Trips, osdm.Trip{
@@ -328,37 +328,8 @@ func (sa *searchAnswer) trip(c *candidate) int {
 	return len(sa.resp.Trips) - 1
 }
 
-func nameOr(name, code string) string {
-	if name != "" {
-		return name
-	}
-	return osdm.UICStation(code)
-}
 
-// carrierRef is the OSDM company code of a RICS code, or the partner's
-// label when the legacy system and the timetable named none.
-func (f *Facade) carrierRef(rics string) string {
-	if rics != "" {
-		return "urn:uic:rics:" + rics
-	}
-	return f.cfg.Partner
-}
 
-// isoDuration writes d as an ISO 8601 duration, e.g. PT3H12M.
-func isoDuration(d time.Duration) string {
-	if d <= 0 {
-		return "PT0M"
-	}
-	h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
-	s := "PT"
-	if h > 0 {
-		s += strconv.Itoa(h) + "H"
-	}
-	if m > 0 || h == 0 {
-		s += strconv.Itoa(m) + "M"
-	}
-	return s
-}
 
 // addOffer adds the OSDM offer of a probe's legacy offer, and stores its
 // record. A problem (a store failure) fails the whole search: an offer
@@ -423,16 +394,6 @@ func serviceClass(class int) (osdm.ServiceClass, osdm.TravelClass) {
 	return osdm.ServiceClass{Type: osdm.ServiceClassStandard, Name: "2nd class"}, osdm.TravelClassSecond
 }
 
-// accommodation is the OSDM accommodation type of a legacy service code.
-func accommodation(service int) osdm.AccommodationType {
-	switch service {
-	case legacy.ServiceCouchette:
-		return osdm.AccommodationCouchette
-	case legacy.ServiceBerth:
-		return osdm.AccommodationBerth
-	}
-	return osdm.AccommodationSeat
-}
 
 // osdmOffer is the OSDM offer of a record: one reservation offer part for
 // all passengers. The booking side shows the same offer from the record.
@@ -448,7 +409,7 @@ func (f *Facade) osdmOffer(rec *OfferRecord) osdm.Offer {
 	cover := &osdm.TripCoverage{CoveredTripID: rec.TripID, CoveredLegIDs: []string{rec.LegID}}
 	part := osdm.ReservationOfferPart{OfferPart: osdm.OfferPart{
 		ObjectType: osdm.ObjectTypeReservationOfferPart, ID: rec.PartID,
-		Summary:   "Reservation, train " + rec.Train + ", " + className(rec.TravelClass) + " " + serviceName(rec.ServiceCode),
+		Summary:   "Reservation, train " + rec.Train + ", " + classText(rec.TravelClass) + " " + serviceName(rec.ServiceCode),
 		CreatedOn: rec.CreatedOn, ValidFrom: rec.CreatedOn, ValidUntil: &until, Price: rec.OSDMPrice,
 		TripCoverage: cover, OfferMode: osdm.OfferModeCollective, PassengerRefs: refs,
 		NumericAvailability: rec.AvailablePlaces, Refundable: refundable, Exchangeable: osdm.RefundNo,
@@ -470,8 +431,8 @@ func (f *Facade) osdmOffer(rec *OfferRecord) osdm.Offer {
 		CreatedOn: rec.CreatedOn, PreBookableUntil: rec.ExpiresAt, PassengerRefs: refs,
 		Products: []osdm.Product{{
 			ID: rec.ProductID, Code: "RESERVATION-" + strconv.Itoa(rec.TravelClass) + "-" + strings.ToUpper(serviceName(rec.ServiceCode)),
-			Summary: "Reservation " + className(rec.TravelClass) + " " + serviceName(rec.ServiceCode),
-			Owner:   f.carrierRef(rec.Carrier), Flexibility: flex, ServiceClass: &sc, TravelClass: tc,
+			Summary: "Reservation " + classText(rec.TravelClass) + " " + serviceName(rec.ServiceCode),
+			Owner:   carrierRef(rec.Carrier), Flexibility: flex, ServiceClass: &sc, TravelClass: tc,
 		}},
 		TripCoverage:          &osdm.TripCoverage{CoveredTripID: rec.TripID},
 		ReservationOfferParts: []osdm.ReservationOfferPart{part},

@@ -100,7 +100,7 @@ func readOfferRequest(body []byte) (*offerRequest, *Problem) {
 		case "anonymousPassengerSpecifications":
 			pax = v
 		case "offerSearchCriteria":
-			if present(v) {
+			if given(v) {
 				q.readOfferCriteria(r, v, p)
 			}
 		case "tripIds":
@@ -112,7 +112,7 @@ func readOfferRequest(body []byte) (*offerRequest, *Problem) {
 				r.restricted(RestrictDirect, p, "return trips are not offered; search each direction on its own")
 			}
 		case "nonTripSearchCriteria":
-			if present(v) {
+			if given(v) {
 				r.restricted(RestrictReservations, p, "only reservations on a train are offered, no products without a trip")
 			}
 		case "requestedSections":
@@ -134,11 +134,11 @@ func readOfferRequest(body []byte) (*offerRequest, *Problem) {
 		return nil, r.err
 	}
 	switch {
-	case present(tsc) && present(specs):
+	case given(tsc) && given(specs):
 		r.restricted(RestrictDirect, specsPtr, "give either tripSearchCriteria or tripSpecifications, not both")
-	case present(tsc):
+	case given(tsc):
 		q.readTripSearch(r, tsc, tscPtr)
-	case present(specs):
+	case given(specs):
 		q.readTripSpecifications(r, specs, specsPtr)
 	default:
 		r.restricted(RestrictKnownTrain, "#", "an offer search needs tripSearchCriteria or one tripSpecifications item")
@@ -158,7 +158,7 @@ func (q *offerRequest) readPlace(r *treeReader, v *jnode, ptr string) string {
 	if !r.ok() {
 		return ""
 	}
-	if !present(v) {
+	if !given(v) {
 		r.invalid(ptr, "is required")
 		return ""
 	}
@@ -232,11 +232,11 @@ func (q *offerRequest) readTripSearch(r *treeReader, v *jnode, ptr string) {
 				r.restricted(RestrictDirect, p, "notVias are not offered: a trip is one direct train, whatever it passes")
 			}
 		case "returnSearchParameters":
-			if present(m) {
+			if given(m) {
 				r.restricted(RestrictDirect, p, "return trips are not offered; search each direction on its own")
 			}
 		case "parameters":
-			if present(m) {
+			if given(m) {
 				q.readParameters(r, m, p)
 			}
 		case "embed":
@@ -269,7 +269,7 @@ func (q *offerRequest) readParameters(r *treeReader, v *jnode, ptr string) {
 	r.members(v, ptr, "TripParameters", func(name string, m *jnode, p string) bool {
 		switch name {
 		case "dataFilter":
-			if present(m) {
+			if given(m) {
 				q.readDataFilter(r, m, p)
 			}
 		case "numberOfResultsAfter":
@@ -285,7 +285,7 @@ func (q *offerRequest) readParameters(r *treeReader, v *jnode, ptr string) {
 		case "ignoreRealtimeData":
 			r.boolean(m, p, false)
 		case "policyFilter", "mobilityFilter", "itModesToCover":
-			if present(m) {
+			if given(m) {
 				r.restricted(RestrictKnownTrain, p, "only the vehicle filter is applied: trips are direct trains of the timetable")
 			}
 		default:
@@ -300,11 +300,11 @@ func (q *offerRequest) readDataFilter(r *treeReader, v *jnode, ptr string) {
 	r.members(v, ptr, "TripDataFilter", func(name string, m *jnode, p string) bool {
 		switch name {
 		case "vehicleFilter":
-			if present(m) {
+			if given(m) {
 				q.readVehicleFilter(r, m, p)
 			}
 		case "ptModeFilter", "carrierFilter", "serviceBrandFilter":
-			if present(m) {
+			if given(m) {
 				r.restricted(RestrictKnownTrain, p, "only the vehicle filter is applied: trips are direct trains of the reservation system")
 			}
 		default:
@@ -342,7 +342,7 @@ func (q *offerRequest) readVehicleFilter(r *treeReader, v *jnode, ptr string) {
 		if !r.ok() {
 			return
 		}
-		if !present(n) {
+		if !given(n) {
 			r.invalid(p, "must be a train number")
 			return
 		}
@@ -393,7 +393,7 @@ func (q *offerRequest) readTripSpecifications(r *treeReader, v *jnode, ptr strin
 		case "isPartOfInternationalTrip":
 			r.boolean(m, p, false)
 		case "returnSearchParameters":
-			if present(m) {
+			if given(m) {
 				r.restricted(RestrictDirect, p, "return trips are not offered; search each direction on its own")
 			}
 		default:
@@ -417,7 +417,7 @@ func (q *offerRequest) readTripSpecifications(r *treeReader, v *jnode, ptr strin
 		case "timedLeg":
 			timed = m
 		case "transferLeg":
-			if present(m) {
+			if given(m) {
 				r.restricted(RestrictDirect, p, "transfers are not offered: a trip is one direct train")
 			}
 		default:
@@ -428,7 +428,7 @@ func (q *offerRequest) readTripSpecifications(r *treeReader, v *jnode, ptr strin
 	if !r.ok() {
 		return
 	}
-	if !present(timed) {
+	if !given(timed) {
 		r.restricted(RestrictDirect, lp, "the leg must be a timedLeg (a train)")
 		return
 	}
@@ -463,7 +463,7 @@ func (q *offerRequest) readTimedLeg(r *treeReader, v *jnode, ptr string) {
 		n    *jnode
 		name string
 	}{{start, "start"}, {end, "end"}, {service, "service"}} {
-		if !present(req.n) {
+		if !given(req.n) {
 			r.invalid(ptr+"/"+req.name, "is required")
 			return
 		}
@@ -492,7 +492,7 @@ func (q *offerRequest) readStop(r *treeReader, v *jnode, ptr, schema, timeName s
 		case timeName:
 			st = m
 		case "replacedPlaceRef":
-			if present(m) {
+			if given(m) {
 				r.restricted(RestrictUICStations, p, "replaced stops are not offered")
 			}
 		default:
@@ -505,7 +505,7 @@ func (q *offerRequest) readStop(r *treeReader, v *jnode, ptr, schema, timeName s
 		return "", nil
 	}
 	tp := ptr + "/" + timeName
-	if !present(st) {
+	if !given(st) {
 		r.invalid(tp, "is required")
 		return "", nil
 	}
@@ -639,7 +639,7 @@ func (q *offerRequest) readOfferCriteria(r *treeReader, v *jnode, ptr string) {
 				r.restricted(RestrictReservations, p, "products are not selectable: an offer is the reservation of a class")
 			}
 		case "inboundDate":
-			if present(m) {
+			if given(m) {
 				r.restricted(RestrictDirect, p, "return trips are not offered; search each direction on its own")
 			}
 		default:
@@ -665,7 +665,7 @@ func (q *offerRequest) readPassengers(r *treeReader, v *jnode) {
 	if !r.ok() {
 		return
 	}
-	if !present(v) {
+	if !given(v) {
 		r.invalid(ptr, "is required: the passengers of the search")
 		return
 	}
@@ -692,7 +692,7 @@ func (q *offerRequest) readPassengers(r *treeReader, v *jnode) {
 			case "type":
 				pa.typ, pa.tPtr, hasType = osdm.PassengerType(r.str(m, mp, 32)), mp, true
 			case "age":
-				if present(m) {
+				if given(m) {
 					a := r.integer(m, mp, 0, 150, 0)
 					pa.age = &a
 				}
@@ -705,7 +705,7 @@ func (q *offerRequest) readPassengers(r *treeReader, v *jnode) {
 					r.restricted(RestrictPassengers, mp, "reduction cards and PRM needs have no legacy tariff")
 				}
 			case "transportable":
-				if present(m) {
+				if given(m) {
 					r.restricted(RestrictPassengers, mp, "transportables have no legacy tariff")
 				}
 			default:
