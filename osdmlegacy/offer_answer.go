@@ -328,9 +328,6 @@ func (sa *searchAnswer) trip(c *candidate) int {
 	return len(sa.resp.Trips) - 1
 }
 
-
-
-
 // addOffer adds the OSDM offer of a probe's legacy offer, and stores its
 // record. A problem (a store failure) fails the whole search: an offer
 // that cannot be booked must not be shown.
@@ -393,7 +390,6 @@ func serviceClass(class int) (osdm.ServiceClass, osdm.TravelClass) {
 	}
 	return osdm.ServiceClass{Type: osdm.ServiceClassStandard, Name: "2nd class"}, osdm.TravelClassSecond
 }
-
 
 // osdmOffer is the OSDM offer of a record: one reservation offer part for
 // all passengers. The booking side shows the same offer from the record.
