@@ -110,6 +110,9 @@ func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 			m.TimetableStationCode = args[1]
 		}
 	case "search":
+		if args[0] != string(osdmlegacy.SearchAvailability) && args[0] != string(osdmlegacy.SearchInformationOnly) {
+			return fmt.Errorf("search %q: want availability or information_only", args[0])
+		}
 		m.Search = args[0]
 	case "max_trains":
 		m.MaxTrains, err = legacyPositive(name, args[0])
@@ -131,6 +134,9 @@ func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 			if ages[i], err = strconv.Atoi(a); err != nil {
 				return fmt.Errorf("tariff %s: %q is not a number (want <TYPE> <min age> <max age> <code>)", args[0], a)
 			}
+		}
+		if ages[0] < 0 || ages[0] > ages[1] || ages[1] > 150 || ages[2] < 0 || ages[2] > 9999 {
+			return fmt.Errorf("tariff %s: want an age range within 0..150 and a code 0..9999", args[0])
 		}
 		m.Tariffs = append(m.Tariffs, LegacyTariff{Type: args[0], MinAge: ages[0], MaxAge: ages[1], Code: ages[2]})
 	case "reason":
@@ -167,6 +173,9 @@ func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 			m.Services = append(m.Services, code)
 		}
 	case "legacy_format":
+		if args[0] != "xml" && args[0] != "json" {
+			return fmt.Errorf("legacy_format %q: want xml or json", args[0])
+		}
 		m.LegacyFormat = args[0]
 	case "legacy_path":
 		m.LegacyPath = args[0]
