@@ -54,6 +54,12 @@ func startBenchLegacy(b *testing.B, latency time.Duration) *benchLegacy {
 // /osdm/* through osdm_legacy (concurrency given), /legacy/* through a
 // bare reverse_proxy.
 func startBenchCaddy(b *testing.B, legacyAddr string, concurrency int) string {
+	return startBenchCaddyStore(b, legacyAddr, concurrency, "")
+}
+
+// startBenchCaddyStore is startBenchCaddy with a store line ("" for a
+// bolt file in a temporary folder).
+func startBenchCaddyStore(b *testing.B, legacyAddr string, concurrency int, storeLine string) string {
 	b.Helper()
 	dir := b.TempDir()
 	gtfs := filepath.Join(dir, "gtfs")
@@ -67,6 +73,9 @@ func startBenchCaddy(b *testing.B, legacyAddr string, concurrency int) string {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
+	if storeLine == "" {
+		storeLine = "bolt " + filepath.Join(dir, "bench.db")
+	}
 	cf := fmt.Sprintf(`{
 	admin off
 	persist_config off
@@ -85,7 +94,7 @@ http://127.0.0.1:%d {
 			window 12h
 			max_trains 8
 			concurrency %d
-			store bolt %s
+			store %s
 		}
 		reverse_proxy %s
 	}
@@ -94,7 +103,7 @@ http://127.0.0.1:%d {
 		reverse_proxy %s
 	}
 }
-`, port, gtfs, concurrency, filepath.Join(dir, "bench.db"), legacyAddr, legacyAddr)
+`, port, gtfs, concurrency, storeLine, legacyAddr, legacyAddr)
 	cfg, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile"})
 	if err != nil {
 		b.Fatal(err)
@@ -198,15 +207,21 @@ func BenchmarkOSDMLegacySearch8Trains(b *testing.B) {
 // CPU (client, Caddy, legacy sandbox) per call: the sandbox and client
 // costs are in both, so the difference is the façade's.
 func BenchmarkOSDMLegacyOneTrainCPU(b *testing.B) {
-	for _, tc := range []struct {
-		name, path, ct, body string
+	cases := []struct {
+		name, path, ct, body, store string
 	}{
-		{"osdm_legacy", "/osdm/offers", "application/json", benchSearch1},
-		{"reverse_proxy", "/legacy/", "application/xml", benchAvailability},
-	} {
+		{"osdm_legacy-bolt", "/osdm/offers", "application/json", benchSearch1, ""},
+		{"reverse_proxy", "/legacy/", "application/xml", benchAvailability, ""},
+	}
+	if addr := os.Getenv("OSDM_TEST_REDIS"); addr != "" {
+		prefix := fmt.Sprintf("osdm-bench-%d:", time.Now().UnixNano())
+		cases = append(cases, struct{ name, path, ct, body, store string }{
+			"osdm_legacy-redis", "/osdm/offers", "application/json", benchSearch1, "redis " + addr + " " + prefix})
+	}
+	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			bl := startBenchLegacy(b, 0)
-			base := startBenchCaddy(b, bl.addr, 4)
+			base := startBenchCaddyStore(b, bl.addr, 4, tc.store)
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 			benchPost(b, client, base+tc.path, tc.ct, tc.body)
 			b.ReportAllocs()
