@@ -136,6 +136,8 @@ type bookEnv struct {
 	st     store.Store
 	f      *Facade
 	cfg    Config
+	// redisPrefix is the Redis store's key prefix ("" for other engines).
+	redisPrefix string
 }
 
 // storeKind selects the store engine of a test.
@@ -149,7 +151,7 @@ const (
 
 // openStore opens a store of kind on clock (Redis: skipped without
 // OSDM_TEST_REDIS; a random key prefix per test).
-func openStore(t *testing.T, kind storeKind, clock *testclock.Clock) store.Store {
+func openStore(t *testing.T, kind storeKind, clock *testclock.Clock) (store.Store, string) {
 	t.Helper()
 	switch kind {
 	case boltKind:
@@ -158,13 +160,14 @@ func openStore(t *testing.T, kind storeKind, clock *testclock.Clock) store.Store
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		return st
+		return st, ""
 	case redisKind:
-		return openRedisStore(t, randomPrefix())
+		prefix := randomPrefix()
+		return openRedisStore(t, prefix), prefix
 	}
 	m := newMemStore()
 	m.now = clock.Now
-	return m
+	return m, ""
 }
 
 func randomPrefix() string {
@@ -203,7 +206,8 @@ func newBookEnv(t *testing.T, kind storeKind, mod func(*Config)) *bookEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &bookEnv{t: t, clock: clock, sb: sb, legacy: &faultyLegacy{sb: sb}, st: openStore(t, kind, clock)}
+	e := &bookEnv{t: t, clock: clock, sb: sb, legacy: &faultyLegacy{sb: sb}}
+	e.st, e.redisPrefix = openStore(t, kind, clock)
 	e.cfg = Config{Partner: "hermes-test", RefundFee: Fee{BasisPoints: 1000}, Timeout: 5 * time.Second}
 	if mod != nil {
 		mod(&e.cfg)
