@@ -82,6 +82,10 @@ type Config struct {
 	// Location is the time zone of a station whose UIC country has none
 	// known, for local times; nil means Europe/Paris.
 	Location *time.Location
+	// ServiceCodes are the legacy service codes an offer search asks for
+	// per train and class (1 seat, 2 couchette, 3 berth); nil means seats
+	// only. OSDM's offer search cannot say which it wants.
+	ServiceCodes []int
 	// LegacyFormat is the form legacy messages are sent in: legacy.XML
 	// (default) or legacy.JSON.
 	LegacyFormat legacy.Format
@@ -267,6 +271,19 @@ func (cfg Config) Normalize() (Config, error) {
 	}
 	if cfg.Location == nil {
 		cfg.Location = defaultLocation
+	}
+	if len(cfg.ServiceCodes) == 0 {
+		cfg.ServiceCodes = []int{legacy.ServiceSeat}
+	}
+	for i, sc := range cfg.ServiceCodes {
+		if sc < legacy.ServiceSeat || sc > legacy.ServiceBerth {
+			return cfg, fmt.Errorf("service code %d: want 1 (seat), 2 (couchette) or 3 (berth)", sc)
+		}
+		for _, o := range cfg.ServiceCodes[:i] {
+			if o == sc {
+				return cfg, fmt.Errorf("service code %d given twice", sc)
+			}
+		}
 	}
 	if cfg.LegacyFormat == 0 {
 		cfg.LegacyFormat = legacy.XML

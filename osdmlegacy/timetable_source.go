@@ -4,7 +4,7 @@ import "time"
 
 // Timetable is what the façade needs of a timetable: the direct trains of
 // a search, a named train's run, and station names and zones. The GTFS
-// timetable (package timetable) is adapted to it by FromGTFS; tests may
+// timetable (package timetable) is adapted to it by GTFS; tests may
 // give any other.
 type Timetable interface {
 	// DirectTrains returns the direct runs from origin to destination (7-digit
@@ -12,8 +12,13 @@ type Timetable interface {
 	// after from and up to before runs departing before it, all within
 	// window of from.
 	DirectTrains(origin, destination string, from time.Time, window time.Duration, after, before int) []TrainRun
-	// Run returns the run of train on serviceDate (YYYY-MM-DD) from origin
-	// to destination, and whether the timetable has it.
+	// DirectArriving returns the n last direct runs from origin to
+	// destination arriving at or before by, within window before it, in
+	// order of departure.
+	DirectArriving(origin, destination string, by time.Time, window time.Duration, n int) []TrainRun
+	// Run returns the run of train departing from origin on date (the
+	// local date there, YYYY-MM-DD) and calling at destination later, and
+	// whether the timetable has it.
 	Run(train, serviceDate, origin, destination string) (TrainRun, bool)
 	// StationLocation is the time zone of a station, nil when unknown.
 	StationLocation(station string) *time.Location
@@ -25,8 +30,8 @@ type Timetable interface {
 type TrainRun struct {
 	// Train is the train number (1..5 characters).
 	Train string
-	// ServiceDate is the operating day, YYYY-MM-DD (the legacy
-	// DepartureDate is the date of departure from Origin; see DepartureDate).
+	// ServiceDate is the legacy DepartureDate: the local date of the
+	// departure from Origin, YYYY-MM-DD.
 	ServiceDate string
 	// Origin and Destination are 7-digit UIC station codes.
 	Origin, Destination string
