@@ -2,11 +2,14 @@ package osdmlegacy
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
@@ -363,5 +366,43 @@ func TestBookingRecordKeepsPassengerData(t *testing.T) {
 	raw, _ := json.Marshal(rec)
 	if !strings.Contains(string(raw), "Hopper") {
 		t.Error("the PATCHed name is not in the store")
+	}
+}
+
+// TestBookSearchedOffer: an offer as the offer search stores it is booked
+// through the HTTP sender and the wire codecs (XML and JSON).
+func TestBookSearchedOffer(t *testing.T) {
+	for _, format := range []legacy.Format{legacy.XML, legacy.JSON} {
+		t.Run(format.String(), func(t *testing.T) {
+			f, ss, _ := facadeWithSandbox(t, Config{LegacyFormat: format}, legacysandbox.Config{}, nil)
+			ss.format = format
+			resp := validOffers(t, search(f, ss.sender(), namedTrainSearch))
+			o := resp.Offers[0]
+			body := `{"offers":[{"offerId":"` + o.OfferID + `","passengerRefs":["p1","p2"]}],
+			  "passengerSpecifications":[{"externalRef":"p1","type":"ADULT","age":30,"detail":{"firstName":"Ada","lastName":"Lovelace"}},
+			                             {"externalRef":"p2","type":"CHILD","age":8}]}`
+			a := f.Serve(t.Context(), ss.sender(), "POST", "/bookings", http.Header{"Content-Type": {"application/json"}}, []byte(body))
+			osdmspec.ValidateResponse(t, osdmspec.V39, "POST", "/bookings", a.Status, a.Header, a.Body)
+			b := decodeOK[osdm.BookingResponse](t, a, 200).Booking
+			res := b.BookedOffers[0].Reservations[0]
+			if res.Price.Amount != o.ReservationOfferParts[0].Price.Amount || len(res.PassengerIDs) != 2 || res.PlaceAllocation == nil {
+				t.Errorf("booked reservation %+v, offer part %+v", res, o.ReservationOfferParts[0])
+			}
+			if len(b.Trips) != 1 || b.Trips[0].ID != resp.Trips[0].ID {
+				t.Errorf("booking trips %+v, offer trips %+v", b.Trips, resp.Trips)
+			}
+			if len(a.Messages) != 1 || a.Messages[0].Kind != legacy.KindBookingRequest || a.Messages[0].Outcome != string(legacy.KindBookingReply) {
+				t.Errorf("messages %+v", a.Messages)
+			}
+			held := 0
+			for _, sb := range ss.sb.Bookings() {
+				if sb.Status == legacy.StatusConfirmed && sb.Passengers == 1 {
+					held++
+				}
+			}
+			if held != 1 {
+				t.Errorf("legacy bookings with one named passenger: %d", held)
+			}
+		})
 	}
 }
