@@ -120,3 +120,21 @@ func TestTwoInstancesOneStore(t *testing.T) {
 		})
 	}
 }
+
+// TestDeleteAfterHoldRanOut: a DELETE that comes before the sweeper does
+// cancels at once (204); the sweeper then has nothing to release.
+func TestDeleteAfterHoldRanOut(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	b := e.book(e.offer("9203"))
+	e.clock.Advance(DefaultHold + time.Minute)
+	if a := e.call(e.f, "DELETE", "/bookings/"+b.ID, nil); a.Status != 204 {
+		t.Fatalf("DELETE after the hold: %d %s", a.Status, a.Body)
+	}
+	if rep, _ := e.f.Settle(t.Context()); rep.Released != 0 {
+		t.Errorf("sweeper released a deleted booking: %+v", rep)
+	}
+	if r := e.records()[b.ID]; r.State != StateCancelled || e.heldCount() != 0 {
+		t.Errorf("record %s, legacy holds %d", r.State, e.heldCount())
+	}
+	e.assertAgree(true)
+}
