@@ -204,7 +204,12 @@ func (f *Facade) answer(ctx context.Context, c *call, q *offerRequest, probes []
 			}
 		case res.alt != nil:
 			if _, seen := alts[p.cand]; !seen {
+				// The trip now, so trips stay in order of departure; the
+				// problem once every class's proposal is in.
 				altOrder = append(altOrder, p.cand)
+				if !p.cand.run.Departure.IsZero() && !p.cand.run.Arrival.IsZero() {
+					sa.trip(p.cand)
+				}
 			}
 			for _, a := range res.alt {
 				if a.TravelClass == 0 && len(q.classes) == 1 {
@@ -436,16 +441,15 @@ func (f *Facade) osdmOffer(rec *OfferRecord) osdm.Offer {
 }
 
 // addAlternative answers a train the legacy system holds for another
-// reservation system: its trip, and OSDM's ALTERNATIVE_SYSTEM_PROPOSAL
-// problem pointing at the trip's leg, with one proposal per system.
+// reservation system: OSDM's ALTERNATIVE_SYSTEM_PROPOSAL problem pointing
+// at the train's trip leg (when its times were known to show a trip; the
+// request pointer names it anyway), with one proposal per system.
 func (sa *searchAnswer) addAlternative(c *candidate, alts []legacy.Alternative) {
-	if c.run.Departure.IsZero() || c.run.Arrival.IsZero() {
-		// No times to show a trip: the proposal still names the train.
-		sa.resp.Problems = append(sa.resp.Problems, aspProblem(c, alts, ""))
-		return
+	ptr := ""
+	if ti, ok := sa.tripOf[c]; ok {
+		ptr = "#/trips[" + strconv.Itoa(ti) + "]/legs[0]/id"
 	}
-	ti := sa.trip(c)
-	sa.resp.Problems = append(sa.resp.Problems, aspProblem(c, alts, "#/trips["+strconv.Itoa(ti)+"]/legs[0]/id"))
+	sa.resp.Problems = append(sa.resp.Problems, aspProblem(c, alts, ptr))
 }
 
 // aspProblem is the ALTERNATIVE_SYSTEM_PROPOSAL problem of a train.
