@@ -85,7 +85,7 @@ func classifyLegacyError(ctx context.Context, err error) error {
 
 // subRequest builds the request next sees for one legacy message.
 func (p *legacyPoster) subRequest(ctx context.Context, contentType string, body []byte) *http.Request {
-	ctx = context.WithValue(ctx, caddyhttp.VarsCtxKey, maps.Clone(p.vars))
+	ctx = context.WithValue(withValuesOf(ctx, p.orig.Context()), caddyhttp.VarsCtxKey, maps.Clone(p.vars))
 	req := p.orig.WithContext(ctx)
 	target := *p.orig.URL
 	target.Path, target.RawPath, target.RawQuery, target.Fragment = p.path, "", "", ""
@@ -152,4 +152,24 @@ func (b *backgroundRoute) ready() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.poster != nil
+}
+
+// withValuesOf is ctx (its deadline and cancellation) that also finds the
+// values of vals: background work (settlement, the hold sweeper) sends
+// with a context of its own, and reverse_proxy needs the server values of
+// the request the sub-requests are built from (without them it panics).
+func withValuesOf(ctx, vals context.Context) context.Context {
+	return valuesCtx{Context: ctx, vals: vals}
+}
+
+type valuesCtx struct {
+	context.Context
+	vals context.Context
+}
+
+func (c valuesCtx) Value(key any) any {
+	if v := c.Context.Value(key); v != nil {
+		return v
+	}
+	return c.vals.Value(key)
 }

@@ -82,7 +82,7 @@ func (f *Facade) newBooking(ctx context.Context, c *call, id string, req *osdm.B
 	}
 	// The work lists first, then the record: a crash in between leaves a
 	// stale mark, never an intent nobody settles.
-	if err := f.markHold(ctx, id); err != nil {
+	if err := f.markHold(ctx, id, now); err != nil {
 		return f.storeFailed(c, err), false
 	}
 	if err := f.markIntent(ctx, pending.MessageID, id, now); err != nil {

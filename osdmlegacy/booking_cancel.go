@@ -3,7 +3,6 @@ package osdmlegacy
 import (
 	"context"
 	"errors"
-	"net/http"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -21,14 +20,14 @@ func (f *Facade) deleteBooking(ctx context.Context, c *call) *Answer {
 	return f.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
 		rec, a := f.bookingOf(ctx, c)
 		if a != nil {
-			return a, a.Status != http.StatusInternalServerError
+			return a, finalAnswer(a)
 		}
 		if rec.State == StateCancelled && rec.Cancel != nil && rec.Cancel.Why == CancelDelete {
 			return f.noContent(c), true // deleted before: DELETE is idempotent
 		}
 		rec, d, p := f.cancel(ctx, c.send, rec, CancelDelete, "", nil)
 		if p != nil {
-			return f.problem(c, p), true
+			return f.problem(c, p), finalProblem(p)
 		}
 		if a, final := f.cancelFailed(c, rec, d); a != nil {
 			return a, final
@@ -63,11 +62,7 @@ func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, wh
 		if r.State != from || r.Legacy == nil {
 			return &errRefused{stateProblem(r, verb)}
 		}
-		expired := !now.Before(r.HoldUntil)
-		if why == CancelDelete && expired {
-			return &errRefused{stateProblem(r, verb)} // the sweeper releases it
-		}
-		if why == CancelRelease && !expired {
+		if why == CancelRelease && now.Before(r.HoldUntil) {
 			return &errRefused{stateProblem(r, verb)}
 		}
 		attempt := r.CancelAttempts + 1
@@ -114,9 +109,11 @@ func (f *Facade) cancelFailed(c *call, rec *BookingRecord, d *delivery) (*Answer
 	case d.storeErr != nil:
 		return f.storeFailed(c, d.storeErr), false
 	case rec.State.holdsPlaces() && d.refusal != nil:
-		return f.problem(c, NegativeProblem(d.refusal, subject)), true
+		p := NegativeProblem(d.refusal, subject)
+		return f.problem(c, p), finalProblem(p)
 	case rec.State.holdsPlaces():
-		return f.problem(c, stateProblem(rec, "cancelled")), true
+		p := stateProblem(rec, "cancelled")
+		return f.problem(c, p), finalProblem(p)
 	}
 	return nil, true
 }

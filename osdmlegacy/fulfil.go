@@ -46,7 +46,7 @@ func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
 	c.answer.BookingID = id
 	return f.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
 		if _, a := f.bookingOf(ctx, c); a != nil {
-			return a, a.Status != http.StatusInternalServerError
+			return a, finalAnswer(a)
 		}
 		rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
 			now := f.now()
@@ -62,13 +62,14 @@ func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
 			return nil
 		})
 		if p := refusedBy(err); p != nil {
-			return f.problem(c, p), true
+			return f.problem(c, p), finalProblem(p)
 		}
 		if err != nil {
 			return f.storeFailed(c, err), false
 		}
 		if rec.Fulfillment == nil {
-			return f.problem(c, stateProblem(rec, "fulfilled")), true
+			p := stateProblem(rec, "fulfilled")
+			return f.problem(c, p), finalProblem(p)
 		}
 		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
 		return f.json(c, http.StatusOK, osdm.FulfillmentCollectionResponse{

@@ -210,3 +210,15 @@ func (f *Facade) storeFailed(c *call, _ error) *Answer {
 	a.StoreErrors++
 	return a
 }
+
+// finalProblem reports whether a problem is the last word on its request
+// (stored for the Idempotency-Key): not one that asks to retry (under way,
+// the legacy system unavailable) nor a fault of the façade.
+func finalProblem(p *Problem) bool {
+	return !p.Retryable && p.Status < http.StatusInternalServerError
+}
+
+// finalAnswer is finalProblem for an answer already made.
+func finalAnswer(a *Answer) bool {
+	return a.Problem == nil || finalProblem(a.Problem)
+}

@@ -46,8 +46,9 @@ func (f *Facade) markIntent(ctx context.Context, msgID, bookingID string, now ti
 }
 
 // markHold lists a booking for the sweeper.
-func (f *Facade) markHold(ctx context.Context, bookingID string) error {
-	return f.store.Put(ctx, Key(f.cfg.Partner, KindHold, bookingID), []byte(bookingID), 0)
+func (f *Facade) markHold(ctx context.Context, bookingID string, now time.Time) error {
+	b, _ := json.Marshal(intentMark{BookingID: bookingID, At: now})
+	return f.store.Put(ctx, Key(f.cfg.Partner, KindHold, bookingID), b, 0)
 }
 
 // newPending returns the intent of req for step, leased until now + timeout.

@@ -47,7 +47,7 @@ func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 	pid := c.params[ParamPassengerID]
 	return f.idempotent(ctx, c, func() string { return pid }, func(string) (*Answer, bool) {
 		if _, a := f.bookingOf(ctx, c); a != nil {
-			return a, a.Status != http.StatusInternalServerError
+			return a, finalAnswer(a)
 		}
 		rec, err := f.updateBooking(ctx, c.params[ParamBookingID], func(r *BookingRecord) error {
 			pr := r.passenger(pid)
@@ -79,7 +79,7 @@ func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 			return nil
 		})
 		if p := refusedBy(err); p != nil {
-			return f.problem(c, p), true
+			return f.problem(c, p), finalProblem(p)
 		}
 		if err != nil {
 			return f.storeFailed(c, err), false

@@ -74,7 +74,7 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 	}
 	return f.idempotent(ctx, c, func() string { return NewID(RefundOfferIDPrefix) }, func(rid string) (*Answer, bool) {
 		if _, a := f.bookingOf(ctx, c); a != nil {
-			return a, a.Status != http.StatusInternalServerError
+			return a, finalAnswer(a)
 		}
 		id := c.params[ParamBookingID]
 		rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
@@ -127,14 +127,15 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 			return nil
 		})
 		if p := refusedBy(err); p != nil {
-			return f.problem(c, p), p.Status != http.StatusInternalServerError
+			return f.problem(c, p), finalProblem(p)
 		}
 		if err != nil {
 			return f.storeFailed(c, err), false
 		}
 		ro := rec.refundOffer(rid)
 		if ro == nil {
-			return f.problem(c, stateProblem(rec, "refunded")), true
+			p := stateProblem(rec, "refunded")
+			return f.problem(c, p), finalProblem(p)
 		}
 		return f.json(c, http.StatusOK, osdm.RefundOfferCollectionResponse{
 			RefundOffers: []osdm.RefundOffer{refundOfferView(rec, ro)},
@@ -193,7 +194,7 @@ func (f *Facade) patchRefundOffer(ctx context.Context, c *call) *Answer {
 	return f.idempotent(ctx, c, func() string { return rid }, func(string) (*Answer, bool) {
 		rec, ro, a := f.refundOfferOf(ctx, c)
 		if a != nil {
-			return a, a.Status != http.StatusInternalServerError
+			return a, finalAnswer(a)
 		}
 		confirmed := func(rec *BookingRecord) *Answer {
 			v := refundOfferView(rec, rec.refundOffer(rid))
@@ -209,7 +210,7 @@ func (f *Facade) patchRefundOffer(ctx context.Context, c *call) *Answer {
 		}
 		rec, d, p := f.cancel(ctx, c.send, rec, CancelRefund, rid, ro.ReasonCode)
 		if p != nil {
-			return f.problem(c, p), p.Status != http.StatusConflict || p.Code != CodeRejected
+			return f.problem(c, p), finalProblem(p)
 		}
 		if a, final := f.cancelFailed(c, rec, d); a != nil {
 			return a, final

@@ -2,6 +2,7 @@ package osdmlegacy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 )
 
@@ -19,14 +20,21 @@ func (f *Facade) sweepHolds(ctx context.Context, send Sender, rep *SettleReport)
 		rep.Errors++
 		return
 	}
-	for id := range marks {
+	for id, v := range marks {
 		if ctx.Err() != nil {
 			return
 		}
 		rec, _, err := f.loadBooking(ctx, id)
 		switch {
 		case errors.Is(err, errBookingMissing):
-			continue // a booking being recorded, or one a crash cut short: settlement's
+			// The mark is written before the record: a booking being
+			// recorded, or one whose recording failed (nothing was sent).
+			var m intentMark
+			if json.Unmarshal(v, &m) == nil && f.now().Sub(m.At) > 2*f.cfg.Timeout {
+				_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, id))
+				rep.Stale++
+			}
+			continue
 		case err != nil:
 			rep.Errors++
 			continue
