@@ -66,7 +66,22 @@ func (ls *legacyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ls.mu.Lock()
 	ls.seen = append(ls.seen, seenRequest{method: r.Method, path: r.URL.Path, header: r.Header.Clone(), length: r.ContentLength, body: body})
 	ls.mu.Unlock()
-	switch ls.mode.Load().(string) {
+	mode := ls.mode.Load().(string)
+	if code, ok := strings.CutPrefix(mode, "nr:"); ok {
+		// A NegativeReply of that code to the message, with its status.
+		req, err := legacy.Decode(legacy.XML, body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		nr := legacy.NewNegativeReply(legacy.ReplyTo(req, time.Now()), legacy.Code(code), "internal detail from db7.hermes.local")
+		out, _ := legacy.Encode(legacy.XML, nr)
+		w.Header().Set("Content-Type", legacy.XML.ContentType())
+		w.WriteHeader(legacy.Code(code).HTTPStatus())
+		_, _ = w.Write(out)
+		return
+	}
+	switch mode {
 	case "slow":
 		time.Sleep(1500 * time.Millisecond)
 	case "500":
@@ -389,6 +404,20 @@ func TestOSDMLegacyIntegrationLegacyFaults(t *testing.T) {
 		_ = json.Unmarshal(body, &p)
 		if status != tc.status || p.Code != tc.code || bytes.Contains(body, []byte("db7")) {
 			t.Errorf("mode %q: %d %s, want %d %s", tc.mode, status, body, tc.status, tc.code)
+		}
+	}
+	// Every NegativeReply code, answered with its HTTP status.
+	for _, code := range legacy.Codes {
+		lc.ls.mode.Store("nr:" + string(code))
+		status, _, body := lc.post(t, "/offers", search, osdmspec.V39)
+		var p osdm.Problem
+		_ = json.Unmarshal(body, &p)
+		nr := osdmlegacy.NegativeProblem(&legacy.NegativeReply{Code: code}, "")
+		if code == legacy.CodeTrainNotFound {
+			nr = osdmlegacy.NewProblem(404, osdmlegacy.CodeOfferNoResults, "")
+		}
+		if status != nr.Status || p.Code != nr.Code || bytes.Contains(body, []byte("db7")) {
+			t.Errorf("NegativeReply %s: %d %s, want %d %s", code, status, body, nr.Status, nr.Code)
 		}
 	}
 	lc.ls.mode.Store("")
