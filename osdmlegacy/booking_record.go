@@ -288,7 +288,7 @@ func (f *Facade) updateBooking(ctx context.Context, id string, fn func(*BookingR
 		if bytes.Equal(b, old) {
 			return rec, nil
 		}
-		ok, err := f.store.CompareAndSet(ctx, f.bookingKey(id), old, b, 0)
+		ok, err := f.store.CompareAndSet(ctx, f.bookingKey(id), old, b, f.retention(rec))
 		if err != nil {
 			return nil, err
 		}
@@ -306,5 +306,27 @@ func (f *Facade) putNewBooking(ctx context.Context, rec *BookingRecord) (bool, e
 	if err != nil {
 		return false, err
 	}
-	return f.store.PutIfAbsent(ctx, f.bookingKey(rec.ID), b, 0)
+	return f.store.PutIfAbsent(ctx, f.bookingKey(rec.ID), b, f.retention(rec))
+}
+
+// BookingRetention is how long a booking is kept after its train arrived
+// (after travel, refunds and complaints still read it).
+const BookingRetention = 90 * 24 * time.Hour
+
+// retention is the store ttl of a booking record: none while an intent is
+// open (it must be settled first), else until BookingRetention after the
+// train's arrival (departure, when the arrival is unknown; from now when
+// neither is known), at least an hour.
+func (f *Facade) retention(rec *BookingRecord) time.Duration {
+	if rec.Pending != nil {
+		return 0
+	}
+	end := rec.Offer.Arrival
+	if end.IsZero() {
+		end = rec.Offer.Departure
+	}
+	if end.IsZero() {
+		return BookingRetention
+	}
+	return max(end.Add(BookingRetention).Sub(f.now()), time.Hour)
 }
