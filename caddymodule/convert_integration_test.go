@@ -275,8 +275,9 @@ func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 		"http://127.0.0.1:9441 {", fmt.Sprintf("http://127.0.0.1:%d {", alpinePort),
 		"http://127.0.0.1:9442 {", fmt.Sprintf("http://127.0.0.1:%d {", coastalPort),
 		"demo-keys/", keys+"/",
+		"http://127.0.0.1:8090 {", fmt.Sprintf("http://127.0.0.1:%d {", freePort(t)),
 	)...).Replace(src)
-	for _, addr := range []string{"127.0.0.1:9441", "127.0.0.1:9442", "http://:8080"} {
+	for _, addr := range []string{"127.0.0.1:9441", "127.0.0.1:9442", "http://:8080", "127.0.0.1:8090"} {
 		if strings.Contains(cf, addr) {
 			t.Fatalf("Caddyfile.example has an address %s the test does not rewrite", addr)
 		}

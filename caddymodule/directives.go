@@ -16,4 +16,5 @@ func init() {
 	// osdm_legacy answers OSDM calls itself and sends legacy messages
 	// through reverse_proxy: after osdm_access (and uri), right before it.
 	httpcaddyfile.RegisterDirectiveOrder("osdm_legacy", httpcaddyfile.Before, "reverse_proxy")
+	httpcaddyfile.RegisterDirectiveOrder("legacy_sandbox", httpcaddyfile.After, "reverse_proxy")
 }

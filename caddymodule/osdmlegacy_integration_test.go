@@ -66,7 +66,22 @@ func (ls *legacyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ls.mu.Lock()
 	ls.seen = append(ls.seen, seenRequest{method: r.Method, path: r.URL.Path, header: r.Header.Clone(), length: r.ContentLength, body: body})
 	ls.mu.Unlock()
-	switch ls.mode.Load().(string) {
+	mode := ls.mode.Load().(string)
+	if code, ok := strings.CutPrefix(mode, "nr:"); ok {
+		// A NegativeReply of that code to the message, with its status.
+		req, err := legacy.Decode(legacy.XML, body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		nr := legacy.NewNegativeReply(legacy.ReplyTo(req, time.Now()), legacy.Code(code), "internal detail from db7.hermes.local")
+		out, _ := legacy.Encode(legacy.XML, nr)
+		w.Header().Set("Content-Type", legacy.XML.ContentType())
+		w.WriteHeader(legacy.Code(code).HTTPStatus())
+		_, _ = w.Write(out)
+		return
+	}
+	switch mode {
 	case "slow":
 		time.Sleep(1500 * time.Millisecond)
 	case "500":
@@ -391,6 +406,20 @@ func TestOSDMLegacyIntegrationLegacyFaults(t *testing.T) {
 			t.Errorf("mode %q: %d %s, want %d %s", tc.mode, status, body, tc.status, tc.code)
 		}
 	}
+	// Every NegativeReply code, answered with its HTTP status.
+	for _, code := range legacy.Codes {
+		lc.ls.mode.Store("nr:" + string(code))
+		status, _, body := lc.post(t, "/offers", search, osdmspec.V39)
+		var p osdm.Problem
+		_ = json.Unmarshal(body, &p)
+		nr := osdmlegacy.NegativeProblem(&legacy.NegativeReply{Code: code}, "")
+		if code == legacy.CodeTrainNotFound {
+			nr = osdmlegacy.NewProblem(404, osdmlegacy.CodeOfferNoResults, "")
+		}
+		if status != nr.Status || p.Code != nr.Code || bytes.Contains(body, []byte("db7")) {
+			t.Errorf("NegativeReply %s: %d %s, want %d %s", code, status, body, nr.Status, nr.Code)
+		}
+	}
 	lc.ls.mode.Store("")
 	// A train the legacy system does not run (000 never runs in the demo).
 	status, _, body := lc.post(t, "/offers", itSearch(`"000"`, "2026-12-01T06:00:00+01:00", `"SECOND"`), osdmspec.V39)
@@ -428,5 +457,73 @@ http://127.0.0.1:%d {
 	_ = json.Unmarshal(body, &p)
 	if status != 503 || p.Code != osdmlegacy.CodeServiceUnavailable || strings.Contains(string(body), "127.0.0.1") {
 		t.Errorf("legacy down: %d %s", status, body)
+	}
+}
+
+// TestOSDMLegacyIntegrationSameCaddy runs the whole reverse chain in one
+// Caddy: an OSDM client -> osdm_legacy -> reverse_proxy -> legacy_sandbox
+// on another site of the same Caddy, both reading the same GTFS feed, and
+// the legacy messages in JSON.
+func TestOSDMLegacyIntegrationSameCaddy(t *testing.T) {
+	dir := t.TempDir()
+	gtfs := filepath.Join(dir, "gtfs")
+	if err := os.Mkdir(gtfs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeLegacyGTFS(t, gtfs)
+	legacyPort := freePort(t)
+	base := provCaddy(t, func(port int) string {
+		return fmt.Sprintf(`{
+	admin off
+	persist_config off
+	auto_https off
+}
+
+http://127.0.0.1:%d {
+	route /osdm/* {
+		uri strip_prefix /osdm
+		osdm_legacy {
+			partner hermes-same
+			timetable %s
+			legacy_format json
+			legacy_path /hermes
+			store bolt %s
+		}
+		reverse_proxy 127.0.0.1:%d
+	}
+}
+
+http://127.0.0.1:%d {
+	legacy_sandbox {
+		timetable %s
+		foreign 9305 80 1080
+	}
+}
+`, port, gtfs, filepath.Join(dir, "s.db"), legacyPort, legacyPort, gtfs)
+	})
+	lc := &legacyChain{base: base + "/osdm"}
+	body := strings.Replace(itSearch("", "2026-12-01T07:00:00+01:00", `"SECOND", "FIRST"`), `"departureTime": "2026-12-01T07:00:00+01:00"`,
+		`"departureTime": "2026-12-01T07:00:00+01:00", "parameters": {"numberOfResultsAfter": 3}`, 1)
+	status, _, got := lc.post(t, "/offers", body, osdmspec.V310)
+	var resp osdm.OfferCollectionResponse
+	if err := json.Unmarshal(got, &resp); err != nil || status != 200 {
+		t.Fatalf("%d %s", status, got)
+	}
+	// 07:10 (9302), 08:10 (9303), 09:10 (9304) in two classes each.
+	if len(resp.Trips) != 3 || len(resp.Offers) != 6 {
+		t.Fatalf("%d trips, %d offers: %s", len(resp.Trips), len(resp.Offers), got)
+	}
+	for i, tr := range resp.Trips {
+		leg := tr.Legs[0].TimedLeg
+		if leg.Start.StopPlaceName != "Paris Nord" || leg.End.StopPlaceName != "Bruxelles-Midi" ||
+			leg.Service.VehicleNumbers[0] != fmt.Sprint(9302+i) || tr.EndTime.Sub(tr.StartTime) != 82*time.Minute {
+			t.Errorf("trip %d: %+v", i, tr)
+		}
+	}
+	// The train of another system, named.
+	status, _, got = lc.post(t, "/offers", itSearch(`"9305"`, "2026-12-01T07:00:00+01:00", `"SECOND"`), osdmspec.V310)
+	resp = osdm.OfferCollectionResponse{}
+	if err := json.Unmarshal(got, &resp); err != nil || status != 200 || len(resp.Problems) != 1 || !resp.Problems[0].IsAlternativeSystemProposal() {
+		t.Fatalf("%d %s", status, got)
 	}
 }

@@ -30,7 +30,7 @@ func registerLegacyMetrics(reg *prometheus.Registry) (*legacyMetrics, error) {
 		}, []string{"partner", "operation", "outcome"}),
 		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "caddy", Subsystem: "osdm_legacy", Name: "legacy_messages_total",
-			Help: "Legacy messages sent, by partner, message kind and outcome (the reply kind, negative_reply:<code>, down, slow, garbage).",
+			Help: "Legacy messages sent, by partner, message kind and outcome (the reply kind in lower case, negativereply:<code> for a NegativeReply, down, slow, garbage).",
 		}, []string{"partner", "kind", "outcome"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "caddy", Subsystem: "osdm_legacy", Name: "legacy_duration_seconds",

@@ -7,9 +7,10 @@ import (
 )
 
 // availability answers an AvailabilityRequest or an informationOnly
-// BookingRequest: one Offer with AvailablePlaces when the train has at
-// least the places asked of that class and service code, none otherwise.
-// Callers hold s.mu.
+// BookingRequest: one Offer for the class and service code asked, whose
+// AvailablePlaces says how many are left (fewer than asked, even 0, when
+// so: booking it is then NO_AVAILABILITY); no Offer when the train has no
+// places of that service code. Callers hold s.mu.
 func (s *Sandbox) availability(now time.Time, h legacy.ReplyHeader, j legacy.Journey, p legacy.PlaceRequest) legacy.Reply {
 	t, refusal := s.check(now, h, j, p)
 	if refusal != nil {
@@ -23,9 +24,6 @@ func (s *Sandbox) availability(now time.Time, h legacy.ReplyHeader, j legacy.Jou
 		return reply
 	}
 	free := s.inventory.free(t.run)
-	if free < p.Places() {
-		return reply
-	}
 	validUntil := now.Add(s.cfg.OfferTTL)
 	if t.leg.Departure.Before(validUntil) {
 		validUntil = t.leg.Departure

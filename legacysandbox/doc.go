@@ -9,7 +9,9 @@
 //
 //   - A timetable (Schedule): the built-in Demo, where every train number
 //     runs every day at times derived from its number (numbers made only
-//     of zeros never run), or a GTFS feed (NewGTFSSchedule).
+//     of zeros never run), or a GTFS feed (LoadGTFS, NewGTFSSchedule). A
+//     train is its number and date: a request's DepartureTime is not
+//     checked, its Carrier is echoed.
 //   - Places per train run (train and service date), travel class and
 //     service code that run out (Config.Capacity), with coach and place
 //     numbers. A place is sold for the whole run, whatever the stations.
@@ -33,9 +35,9 @@
 // Replies, by request:
 //
 //	AvailabilityRequest               AvailabilityReply: one Offer for the class and
-//	BookingRequest informationOnly    service code asked, with AvailablePlaces, when
-//	                                  at least the places asked are left; no Offer
-//	                                  otherwise (as osdm_convert answers)
+//	BookingRequest informationOnly    service code asked, whose AvailablePlaces says
+//	                                  how many are left (fewer than asked, even 0);
+//	                                  no Offer when the train has no such places
 //	BookingRequest                    BookingReply CONFIRMED, or NO_AVAILABILITY
 //	BookingRequest with ExchangeOf    EXCHANGE_NOT_SUPPORTED
 //	CancelRequest                     CancelReply REFUNDED with RefundAmount and Fee

@@ -228,9 +228,9 @@ func TestBookAndCancel(t *testing.T) {
 	if *first.Offers[0].AvailablePlaces != 5 {
 		t.Errorf("first class available %d", *first.Offers[0].AvailablePlaces)
 	}
-	// Three places are not left: no offer, and no booking.
-	if r := as[*legacy.AvailabilityReply](t, handle(s, availability("B4", "708", adults(3)))); len(r.Offers) != 0 {
-		t.Errorf("offer for more places than left: %+v", r.Offers)
+	// Three places are not left: the offer says 2.
+	if r := as[*legacy.AvailabilityReply](t, handle(s, availability("B4", "708", adults(3)))); len(r.Offers) != 1 || *r.Offers[0].AvailablePlaces != 2 {
+		t.Errorf("asking 3 of 2 left: %+v", r.Offers)
 	}
 	b2 := as[*legacy.BookingReply](t, handle(s, bookReq("B5", "708", adults(2))))
 	for _, p := range b2.Places {
@@ -239,6 +239,13 @@ func TestBookAndCancel(t *testing.T) {
 		}
 	}
 	negative(t, handle(s, bookReq("B6", "708", adults(1))), legacy.CodeNoAvailability)
+	if r := as[*legacy.AvailabilityReply](t, handle(s, availability("B7", "708", adults(1)))); len(r.Offers) != 1 || *r.Offers[0].AvailablePlaces != 0 {
+		t.Errorf("sold out: %+v", r.Offers)
+	}
+	// A day train has no couchettes: no offer at all.
+	if r := as[*legacy.AvailabilityReply](t, handle(s, availability("B8", "708", legacy.PlaceRequest{TravelClass: 2, ServiceCode: 2, Tariffs: []legacy.Tariff{{Code: 1, Count: 1}}}))); len(r.Offers) != 0 {
+		t.Errorf("couchettes on a day train: %+v", r.Offers)
+	}
 
 	clock.Advance(time.Minute)
 	c := as[*legacy.CancelReply](t, handle(s, cancelOf("C1", b.BookingRef, nil)))
@@ -537,4 +544,26 @@ func luhnValid(s string) bool {
 		sum += d
 	}
 	return sum%10 == 0
+}
+
+// The reply memory keeps the newest max, in order, and its queue does not
+// grow without bound.
+func TestRepliesBounded(t *testing.T) {
+	rs := newReplies()
+	for i := range 5000 {
+		rs.put(strconv.Itoa(i), &remembered{at: start.Add(time.Duration(i) * time.Second)}, 1000)
+	}
+	if len(rs.byKey) != 1000 || len(rs.order)-rs.head != 1000 || len(rs.order) > 3000 {
+		t.Fatalf("%d kept, queue %d from %d", len(rs.byKey), len(rs.order), rs.head)
+	}
+	if _, ok := rs.get("3999"); ok {
+		t.Error("an old reply is still kept")
+	}
+	if _, ok := rs.get("4000"); !ok {
+		t.Error("a recent reply was dropped")
+	}
+	rs.expire(start.Add(4500 * time.Second))
+	if _, ok := rs.get("4499"); ok || len(rs.byKey) != 500 {
+		t.Errorf("after expiry: %d kept", len(rs.byKey))
+	}
 }

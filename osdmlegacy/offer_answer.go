@@ -178,6 +178,10 @@ type searchAnswer struct {
 	refs   []string
 	resp   osdm.OfferCollectionResponse
 	tripOf map[*candidate]int
+	// set is the id set of the search's offers; records are stored
+	// together once the answer is built.
+	set     string
+	records []*OfferRecord
 	// failures are the probes without an offer that are not sold out or
 	// not run, worst first when the answer fails.
 	failures []*Problem
@@ -188,7 +192,7 @@ type searchAnswer struct {
 
 // answer builds the answer to q from probes.
 func (f *Facade) answer(ctx context.Context, c *call, q *offerRequest, probes []*probe, pax []OfferPassenger) *Answer {
-	sa := &searchAnswer{f: f, c: c, now: c.now, pax: pax, tripOf: map[*candidate]int{}}
+	sa := &searchAnswer{f: f, c: c, now: c.now, pax: pax, tripOf: map[*candidate]int{}, set: NewOfferSetID()}
 	for _, p := range pax {
 		sa.refs = append(sa.refs, p.Ref)
 		sa.resp.AnonymousPassengerSpecifications = append(sa.resp.AnonymousPassengerSpecifications, p.spec())
@@ -199,9 +203,7 @@ func (f *Facade) answer(ctx context.Context, c *call, q *offerRequest, probes []
 		res := f.read(p, len(pax), q.currency)
 		switch {
 		case res.offer != nil:
-			if prob := sa.addOffer(ctx, p, res.offer); prob != nil {
-				return f.problem(c, prob)
-			}
+			sa.addOffer(p, res.offer)
 		case res.alt != nil:
 			if _, seen := alts[p.cand]; !seen {
 				// The trip now, so trips stay in order of departure; the
@@ -233,6 +235,12 @@ func (f *Facade) answer(ctx context.Context, c *call, q *offerRequest, probes []
 	}
 	if len(sa.resp.Offers) == 0 && len(altOrder) == 0 {
 		return f.problem(c, sa.failure(q))
+	}
+	// One write for all offers. An offer that cannot be booked must not
+	// be shown: a store failure fails the search.
+	if err := SaveOffers(ctx, f.store, f.cfg.Partner, sa.records, sa.now); err != nil {
+		c.answer.StoreErrors++
+		return f.problem(c, AsProblem(err))
 	}
 	// Trains without an offer are told about in the problems, one per
 	// train, class and service code.
@@ -333,15 +341,13 @@ func (sa *searchAnswer) trip(c *candidate) int {
 	return len(sa.resp.Trips) - 1
 }
 
-// addOffer adds the OSDM offer of a probe's legacy offer, and stores its
-// record. A problem (a store failure) fails the whole search: an offer
-// that cannot be booked must not be shown.
-func (sa *searchAnswer) addOffer(ctx context.Context, p *probe, lo *legacy.Offer) *Problem {
+// addOffer adds the OSDM offer of a probe's legacy offer and its record.
+func (sa *searchAnswer) addOffer(p *probe, lo *legacy.Offer) {
 	f, c := sa.f, p.cand
 	if c.run.Departure.IsZero() || c.run.Arrival.IsZero() {
 		sa.failures = append(sa.failures, SendProblem(f.cfg.Partner, &SendError{Kind: ErrLegacyGarbage}, probeSubject(p)))
 		sa.note(p, CodeBadGateway, "the reservation system gave no departure or arrival time")
-		return nil
+		return
 	}
 	until := sa.now.Add(f.cfg.OfferTTL)
 	if !lo.ValidUntil.IsZero() && lo.ValidUntil.Before(until) {
@@ -353,14 +359,14 @@ func (sa *searchAnswer) addOffer(ctx context.Context, p *probe, lo *legacy.Offer
 	if !until.After(sa.now) {
 		sa.soldOut++
 		sa.note(p, CodeInsufficientAvailability, "the train has left or the offer expired")
-		return nil
+		return
 	}
 	price, _ := osdmPrice(*lo.Price)
 	ti := sa.trip(c)
 	trip := &sa.resp.Trips[ti]
 	legID := trip.Legs[0].ID
 	rec := &OfferRecord{
-		ID: NewID(OfferIDPrefix), Partner: f.cfg.Partner,
+		ID: NewOfferID(sa.set), Partner: f.cfg.Partner,
 		Train: c.run.Train, ServiceDate: c.run.ServiceDate, Origin: c.run.Origin, Destination: c.run.Destination,
 		OriginName: c.run.OriginName, DestinationName: c.run.DestinationName,
 		Departure: c.run.Departure, Arrival: c.run.Arrival,
@@ -371,12 +377,8 @@ func (sa *searchAnswer) addOffer(ctx context.Context, p *probe, lo *legacy.Offer
 		CreatedOn: sa.now, ExpiresAt: until,
 	}
 	rec.PartID, rec.ProductID = rec.ID+"-reservation", rec.ID+"-product"
-	if err := SaveOffer(ctx, f.store, rec, sa.now); err != nil {
-		sa.c.answer.StoreErrors++
-		return AsProblem(err)
-	}
+	sa.records = append(sa.records, rec)
 	sa.resp.Offers = append(sa.resp.Offers, f.osdmOffer(rec))
-	return nil
 }
 
 // Flexibility and refundability of an offer: refunds cost refund_fee, so

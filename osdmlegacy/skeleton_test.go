@@ -180,3 +180,49 @@ func TestParseFee(t *testing.T) {
 		}
 	}
 }
+
+func TestOfferSetOneWriteAndExactIDs(t *testing.T) {
+	st := newMemStore()
+	now := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
+	st.now = func() time.Time { return now }
+	set := NewOfferSetID()
+	var recs []*OfferRecord
+	for i := 0; i < 3; i++ {
+		recs = append(recs, &OfferRecord{ID: NewOfferID(set), Partner: "p1", Train: "9203", TravelClass: 1 + i%2,
+			CreatedOn: now, ExpiresAt: now.Add(time.Duration(5+i) * time.Minute)})
+	}
+	if err := SaveOffers(context.Background(), st, "p1", recs, now); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.m) != 1 {
+		t.Errorf("%d store records for one search, want 1", len(st.m))
+	}
+	for _, r := range recs {
+		got, err := LoadOffer(context.Background(), st, "p1", r.ID, now)
+		if err != nil || got.ID != r.ID {
+			t.Errorf("%s: %v", r.ID, err)
+		}
+		// Every character counts, the offer part's too.
+		for i := len(OfferIDPrefix); i < len(r.ID); i++ {
+			b := []byte(r.ID)
+			if b[i] == 'A' {
+				b[i] = 'B'
+			} else {
+				b[i] = 'A'
+			}
+			if _, err := LoadOffer(context.Background(), st, "p1", string(b), now); !errors.Is(err, ErrOfferNotFound) {
+				t.Fatalf("altered id %s (char %d): %v", b, i, err)
+			}
+		}
+	}
+	// Each offer expires on its own.
+	if _, err := LoadOffer(context.Background(), st, "p1", recs[0].ID, now.Add(5*time.Minute)); !errors.Is(err, ErrOfferNotFound) {
+		t.Errorf("expired offer of a live set: %v", err)
+	}
+	if _, err := LoadOffer(context.Background(), st, "p1", recs[2].ID, now.Add(5*time.Minute)); err != nil {
+		t.Errorf("live offer of the set: %v", err)
+	}
+	if err := SaveOffers(context.Background(), st, "p1", recs[:1], now); err == nil {
+		t.Error("a set was stored twice")
+	}
+}

@@ -2,8 +2,9 @@
 // (a .zip file or a folder) and indexes it for the two questions the
 // OSDM -> legacy direction asks: which stops and times a train has on a
 // service date (Run), and which direct trains go from one station to
-// another around a time (Direct, DirectArriving). It uses encoding/csv
-// only and imports no Caddy.
+// another around a time (Direct, DirectArriving). Ride checks one named
+// train between two stations on the date it leaves the first (the
+// legacy DepartureDate). It uses encoding/csv only and imports no Caddy.
 //
 // # What is read
 //
@@ -41,7 +42,9 @@
 // days the clocks change this base is not midnight (23:00 or 01:00): on
 // 29 March 2026 in Europe/Paris, 01:30:00 is 00:30 CET and 09:13:00 is
 // 09:13 CEST, and a train running through the change takes the time its
-// times say. A Run or Leg keeps the service date it started on.
+// times say. On 25 October 2026 the base is 01:00 CEST: 01:30:00 is
+// 02:30 CEST and 03:30:00 is 03:30 CET. A Run or Leg keeps the service
+// date it started on.
 //
 // An intermediate stop whose arrival and departure are both empty (as
 // timepoint=0 allows) gets a time interpolated evenly, by stop count,

@@ -41,8 +41,8 @@ func Load(path string, opts Options) (*Timetable, error) {
 }
 
 // LoadFS reads a GTFS static feed from a file system (a zip.Reader,
-// os.DirFS, fstest.MapFS). The files may be at its root or in its only
-// folder (a zip made from a folder).
+// os.DirFS, fstest.MapFS). The files may be at its root or in the one
+// folder that holds an agency.txt (a zip made from a folder).
 func LoadFS(fsys fs.FS, opts Options) (*Timetable, error) {
 	switch opts.StationCode {
 	case "":
@@ -52,8 +52,17 @@ func LoadFS(fsys fs.FS, opts Options) (*Timetable, error) {
 		return nil, fmt.Errorf("gtfs: station code %q: want stop_code or stop_id", opts.StationCode)
 	}
 	if _, err := fs.Stat(fsys, "agency.txt"); errors.Is(err, fs.ErrNotExist) {
-		if ents, err := fs.ReadDir(fsys, "."); err == nil && len(ents) == 1 && ents[0].IsDir() {
-			if sub, err := fs.Sub(fsys, ents[0].Name()); err == nil {
+		// A zip made from a folder: the one folder that holds agency.txt
+		// (beside, say, __MACOSX/).
+		var found []string
+		ents, _ := fs.ReadDir(fsys, ".")
+		for _, e := range ents {
+			if _, err := fs.Stat(fsys, e.Name()+"/agency.txt"); e.IsDir() && err == nil {
+				found = append(found, e.Name())
+			}
+		}
+		if len(found) == 1 {
+			if sub, err := fs.Sub(fsys, found[0]); err == nil {
 				fsys = sub
 			}
 		}

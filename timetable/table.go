@@ -113,7 +113,14 @@ func (t *table) next() (bool, error) {
 	}
 	t.line, _ = t.r.FieldPos(0)
 	if len(rec) < t.width {
-		return false, feedErr(t.file, t.line, t.name(len(rec)), "row has %d fields, the header %d", len(rec), t.width)
+		// Name the first named column the row does not reach.
+		first, field := t.width, ""
+		for name, i := range t.cols {
+			if i >= len(rec) && i < first {
+				first, field = i, name
+			}
+		}
+		return false, feedErr(t.file, t.line, field, "row has %d fields, the header %d", len(rec), t.width)
 	}
 	t.rec = rec
 	return true, nil

@@ -292,3 +292,45 @@ func (t *Timetable) DirectArriving(origin, destination string, by time.Time, win
 	}
 	return legs
 }
+
+// Ride is the ride of the train with that number from origin to
+// destination (UIC codes) that leaves origin on departureDate, a calendar
+// date at origin (its year, month and day in its own location, as in a
+// legacy message's DepartureDate). It differs from the service date for a
+// train leaving after midnight. False when the train does not run that
+// day, does not call at both (destination after origin), or may not be
+// boarded at origin or left at destination.
+func (t *Timetable) Ride(train, origin, destination string, departureDate time.Time) (Leg, bool) {
+	o, ok1 := t.byCode[origin]
+	dst, ok2 := t.byCode[destination]
+	if !ok1 || !ok2 || o == dst {
+		return Leg{}, false
+	}
+	y, m, d := departureDate.Date()
+	want := dayOf(y, m, d)
+	back := day(t.maxSecs/86400 + 1)
+	for _, ti := range t.byTrain[train] {
+		tr := &t.trips[ti]
+		end := tr.first + tr.n
+		for p := tr.first; p < end-1; p++ {
+			if t.stStation[p] != o || t.stFlags[p]&flagNoPickup != 0 {
+				continue
+			}
+			for sd := want - back; sd <= want; sd++ {
+				if !t.cal.runs(tr.service, sd) {
+					continue
+				}
+				base := sd.base(t.loc)
+				if dayIn(time.Unix(base+int64(t.stDep[p]), 0), t.loc) != want {
+					continue
+				}
+				for q := p + 1; q < end; q++ {
+					if t.stStation[q] == dst && t.stFlags[q]&flagNoDropOff == 0 {
+						return Leg{Train: tr.train, ServiceDate: sd.midnight(t.loc), From: t.call(p, base), To: t.call(q, base)}, true
+					}
+				}
+			}
+		}
+	}
+	return Leg{}, false
+}

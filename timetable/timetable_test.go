@@ -62,7 +62,7 @@ func dump(tt *Timetable) string {
 		{"9301", "2026-03-02"}, {"9301", "2026-03-07"}, {"9301", "2026-03-28"}, {"9301", "2026-04-06"},
 		{"9315", "2026-03-15"}, {"9315", "2026-03-29"}, {"9399", "2026-03-28"}, {"9300", "2026-03-29"},
 		{"9321", "2026-03-29"}, {"9321", "2026-03-31"}, {"EUROSTAR1", "2026-03-02"}, {"9999", "2026-03-02"},
-		{"9315", "2026-05-01"},
+		{"9315", "2026-05-01"}, {"9398", "2026-10-25"},
 	}
 	for _, r := range runs {
 		run, ok := tt.Run(r.train, date(r.date))
@@ -134,6 +134,12 @@ func zipFolder(t *testing.T, dir, prefix string) string {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if prefix != "" {
+		// What macOS adds beside a zipped folder: a folder without agency.txt.
+		if _, err := zw.Create("__MACOSX/" + prefix + "._agency.txt"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, e := range ents {
 		w, err := zw.Create(prefix + e.Name())
@@ -253,6 +259,17 @@ func TestFeedFacts(t *testing.T) {
 		t.Errorf("01:30:00 on 2026-03-29 in UTC: %v", r.Calls[0].Departure.UTC())
 	}
 
+	// Autumn: clocks go 03:00 CEST -> 02:00 CET on 2026-10-25; noon-12h is
+	// 01:00 CEST, so 01:30:00 is 02:30 CEST and 03:30:00, two hours
+	// later, 03:30 CET.
+	r, _ = run("9398", "2026-10-25")
+	if got := r.Calls[0].Departure.Format(time.RFC3339); got != "2026-10-25T02:30:00+02:00" {
+		t.Errorf("01:30:00 on 2026-10-25 = %s", got)
+	}
+	if got := r.Calls[1].Arrival.Format(time.RFC3339); got != "2026-10-25T03:30:00+01:00" {
+		t.Errorf("03:30:00 on 2026-10-25 = %s", got)
+	}
+
 	// Interpolated stop: halfway between 08:00 and 09:30.
 	r, _ = run("9321", "2026-03-30")
 	if got := r.Calls[1].Arrival.Format("15:04"); got != "08:45" {
@@ -289,8 +306,50 @@ func TestFeedFacts(t *testing.T) {
 	if legs := tt.Direct("0000000", "8727100", at("2026-03-02 08:30"), 4*time.Hour, 5, 5); len(legs) != 0 {
 		t.Errorf("unknown station: %v", legs)
 	}
+	// Ride: by the date the train leaves the origin, not its service date.
+	if l, ok := tt.Ride("9399", "8722326", "8814001", date("2026-03-03")); !ok || !l.ServiceDate.Equal(date("2026-03-02")) ||
+		!l.From.Departure.Equal(at("2026-03-03 00:47")) || !l.To.Arrival.Equal(at("2026-03-03 01:30")) {
+		t.Errorf("Ride 9399 Lille -> Bruxelles leaving 3 March: %v %v", l, ok)
+	}
+	if l, ok := tt.Ride("9399", "8727100", "8814001", date("2026-03-02")); !ok || !l.From.Departure.Equal(at("2026-03-02 23:40")) {
+		t.Errorf("Ride 9399 Paris -> Bruxelles leaving 2 March: %v %v", l, ok)
+	}
+	if l, ok := tt.Ride("9399", "8722326", "8814001", date("2026-03-02")); !ok || !l.ServiceDate.Equal(date("2026-03-01")) {
+		t.Errorf("Ride 9399 Lille -> Bruxelles leaving 2 March is the run of 1 March: %v %v", l, ok)
+	}
+	if _, ok := tt.Ride("9399", "8814001", "8727100", date("2026-03-02")); ok {
+		t.Error("Ride in the wrong direction")
+	}
+	if _, ok := tt.Ride("9350", "8727100", "8722326", date("2026-03-02")); ok {
+		t.Error("Ride to a stop with drop_off_type 1")
+	}
+	if _, ok := tt.Ride("9350", "8814001", "8722326", date("2026-03-02")); ok {
+		t.Error("Ride backwards")
+	}
+	if _, ok := tt.Ride("9315", "8727100", "8814001", date("2026-03-15")); ok {
+		t.Error("Ride on a removed date")
+	}
+
 	arr := tt.DirectArriving("8727100", "8814001", at("2026-03-02 11:00"), 4*time.Hour, 2)
 	if len(arr) != 2 || arr[0].Train != "9301" || arr[1].Train != "9315" {
 		t.Errorf("DirectArriving: %v", arr)
+	}
+}
+
+// TestConcurrentQueries: a loaded Timetable is read-only; many goroutines
+// ask at once (run with -race) and all get the same answers.
+func TestConcurrentQueries(t *testing.T) {
+	tt := load(t, "testdata/feed", Options{})
+	want := dump(tt)
+	got := make(chan string, 8)
+	for range 8 {
+		go func() {
+			got <- dump(tt)
+		}()
+	}
+	for range 8 {
+		if d := <-got; d != want {
+			t.Errorf("a concurrent dump differs:\n%s", d)
+		}
 	}
 }
