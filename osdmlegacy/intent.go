@@ -60,6 +60,11 @@ func (f *Facade) newPending(step string, req legacy.Request, now time.Time) (*Pe
 	if err != nil {
 		return nil, err
 	}
+	// A message the legacy codec would refuse is never recorded: a resend
+	// must be able to read it back.
+	if _, err := legacy.Decode(legacy.JSON, b); err != nil {
+		return nil, fmt.Errorf("legacy %s %s: %w", req.Kind(), req.MessageID(), err)
+	}
 	return &PendingMessage{
 		Step: step, MessageID: req.MessageID(), Message: b,
 		SentAt: now, LeaseUntil: now.Add(f.cfg.Timeout),
