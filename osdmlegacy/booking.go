@@ -80,12 +80,10 @@ func (f *Facade) newBooking(ctx context.Context, c *call, id string, req *osdm.B
 		CreatedOn: now.UTC(), HoldUntil: now.Add(f.cfg.Hold).UTC().Truncate(time.Second),
 		ExternalRef: req.ExternalRef, Offer: *offer, Passengers: pax, Pending: pending,
 	}
-	// The work lists first, then the record: a crash in between leaves a
-	// stale mark, never an intent nobody settles.
+	// The work list first, then the record: a crash in between leaves a
+	// stale mark, never an intent nobody settles. The hold mark lists
+	// the BookingRequest's intent and then the hold: one write for both.
 	if err := f.markHold(ctx, id, now); err != nil {
-		return f.storeFailed(c, err), false
-	}
-	if err := f.markIntent(ctx, pending.MessageID, id, now); err != nil {
 		return f.storeFailed(c, err), false
 	}
 	ok, err := f.putNewBooking(ctx, rec)

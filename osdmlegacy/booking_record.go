@@ -171,25 +171,34 @@ type LegacyBooking struct {
 
 // FulfillmentRecord is the fulfilment of a booking (there is one).
 type FulfillmentRecord struct {
-	ID            string    `json:"id"`
-	CreatedOn     time.Time `json:"createdOn"`
-	ControlNumber string    `json:"controlNumber,omitempty"`
+	// ID is the fulfilment id (FulfillmentIDPrefix and the booking's).
+	ID string `json:"id"`
+	// CreatedOn is when the booking was fulfilled.
+	CreatedOn time.Time `json:"createdOn"`
+	// ControlNumber is the BookingReply's ticket control number (its
+	// reservation reference when it gave none).
+	ControlNumber string `json:"controlNumber,omitempty"`
 }
 
 // RefundOfferRecord is a refund offer made for a booking.
 type RefundOfferRecord struct {
-	ID         string            `json:"id"`
-	CreatedOn  time.Time         `json:"createdOn"`
-	ValidUntil time.Time         `json:"validUntil"`
-	Status     osdm.RefundStatus `json:"status"`
+	// ID is the refund offer id (RefundOfferIDPrefix, random).
+	ID string `json:"id"`
+	// CreatedOn is when it was quoted; ValidUntil when it can no longer
+	// be confirmed (offer_ttl later).
+	CreatedOn  time.Time `json:"createdOn"`
+	ValidUntil time.Time `json:"validUntil"`
+	// Status is PROPOSED, then CONFIRMED.
+	Status osdm.RefundStatus `json:"status"`
 	// OverruleCode is the code the request gave, "" for an ordinary refund.
 	OverruleCode osdm.OverruleCode `json:"overruleCode,omitempty"`
 	// ReasonCode is the legacy reason code the overrule code maps to.
 	ReasonCode *int `json:"reasonCode,omitempty"`
 	// Fee and Refundable are the quote, replaced by the CancelReply's
 	// amounts once confirmed.
-	Fee         osdm.Price `json:"fee"`
-	Refundable  osdm.Price `json:"refundable"`
+	Fee        osdm.Price `json:"fee"`
+	Refundable osdm.Price `json:"refundable"`
+	// ConfirmedOn is when the CancelReply was recorded.
 	ConfirmedOn *time.Time `json:"confirmedOn,omitempty"`
 }
 
@@ -197,10 +206,13 @@ type RefundOfferRecord struct {
 // message leaves, cleared when its result is recorded. Message is the
 // exact request (legacy JSON), so a resend is the same message.
 type PendingMessage struct {
-	Step      string    `json:"step"`
-	MessageID string    `json:"messageId"`
-	Message   []byte    `json:"message"`
-	SentAt    time.Time `json:"sentAt"`
+	// Step is StepBook or StepCancel; MessageID the message's messageId.
+	Step      string `json:"step"`
+	MessageID string `json:"messageId"`
+	// Message is the request in legacy JSON, resent as it is.
+	Message []byte `json:"message"`
+	// SentAt is when it was recorded, just before it first left.
+	SentAt time.Time `json:"sentAt"`
 	// LeaseUntil is when settlement may resend: until then the call that
 	// sent it may still be waiting for the answer.
 	LeaseUntil time.Time `json:"leaseUntil"`
@@ -213,11 +225,14 @@ type PendingMessage struct {
 
 // CancelOutcome is how a booking stopped holding places.
 type CancelOutcome struct {
+	// Why is CancelDelete, CancelRelease or CancelRefund; At when the
+	// reply was recorded.
 	Why string    `json:"why"`
 	At  time.Time `json:"at"`
 	// Status is the CancelReply's status, or the NegativeReply code
 	// (ALREADY_CANCELLED, BOOKING_NOT_FOUND) that showed nothing was held.
-	Status       string      `json:"status"`
+	Status string `json:"status"`
+	// RefundAmount and Fee are the CancelReply's, when it gave them.
 	RefundAmount *osdm.Price `json:"refundAmount,omitempty"`
 	Fee          *osdm.Price `json:"fee,omitempty"`
 }
@@ -225,10 +240,13 @@ type CancelOutcome struct {
 // LegacyRefusal is a NegativeReply as recorded (its text is kept for logs,
 // never answered).
 type LegacyRefusal struct {
+	// Code, Text and Retryable are the NegativeReply's (the code
+	// REPLACEMENT_PROPOSAL stands for a ReplacementProposal).
 	Code      legacy.Code `json:"code"`
 	Text      string      `json:"text,omitempty"`
 	Retryable bool        `json:"retryable,omitempty"`
-	At        time.Time   `json:"at"`
+	// At is when it was recorded.
+	At time.Time `json:"at"`
 }
 
 // errConflict is a compare-and-set that kept losing to other writers.
@@ -288,7 +306,7 @@ func (f *Facade) updateBooking(ctx context.Context, id string, fn func(*BookingR
 		if bytes.Equal(b, old) {
 			return rec, nil
 		}
-		ok, err := f.store.CompareAndSet(ctx, f.bookingKey(id), old, b, 0)
+		ok, err := f.store.CompareAndSet(ctx, f.bookingKey(id), old, b, f.retention(rec))
 		if err != nil {
 			return nil, err
 		}
@@ -306,5 +324,27 @@ func (f *Facade) putNewBooking(ctx context.Context, rec *BookingRecord) (bool, e
 	if err != nil {
 		return false, err
 	}
-	return f.store.PutIfAbsent(ctx, f.bookingKey(rec.ID), b, 0)
+	return f.store.PutIfAbsent(ctx, f.bookingKey(rec.ID), b, f.retention(rec))
+}
+
+// BookingRetention is how long a booking is kept after its train arrived
+// (after travel, refunds and complaints still read it).
+const BookingRetention = 90 * 24 * time.Hour
+
+// retention is the store ttl of a booking record: none while an intent is
+// open (it must be settled first), else until BookingRetention after the
+// train's arrival (departure, when the arrival is unknown; from now when
+// neither is known), at least an hour.
+func (f *Facade) retention(rec *BookingRecord) time.Duration {
+	if rec.Pending != nil {
+		return 0
+	}
+	end := rec.Offer.Arrival
+	if end.IsZero() {
+		end = rec.Offer.Departure
+	}
+	if end.IsZero() {
+		return BookingRetention
+	}
+	return max(end.Add(BookingRetention).Sub(f.now()), time.Hour)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -14,8 +15,10 @@ import (
 // The intent of a legacy message that changes state (a BookingRequest or a
 // CancelRequest) is recorded in the booking (BookingRecord.Pending, with
 // the exact message) before the message leaves, and cleared when its
-// result is recorded. A mark under KindIntent/<messageId> lists it for
-// settlement, so settlement never scans every booking. The mark is written
+// result is recorded. A mark lists it for settlement, so settlement never
+// scans every booking: the booking's KindHold mark for its BookingRequest
+// (the same mark then lists the hold for the sweeper), a
+// KindIntent/<messageId> mark for a CancelRequest. A mark is written
 // before the booking enters the intent and deleted after it leaves it: a
 // crash leaves at worst a stale mark, which settlement deletes.
 
@@ -56,6 +59,11 @@ func (f *Facade) newPending(step string, req legacy.Request, now time.Time) (*Pe
 	b, err := legacy.Encode(legacy.JSON, req)
 	if err != nil {
 		return nil, err
+	}
+	// A message the legacy codec would refuse is never recorded: a resend
+	// must be able to read it back.
+	if _, err := legacy.Decode(legacy.JSON, b); err != nil {
+		return nil, fmt.Errorf("legacy %s %s: %w", req.Kind(), req.MessageID(), err)
 	}
 	return &PendingMessage{
 		Step: step, MessageID: req.MessageID(), Message: b,
@@ -291,7 +299,9 @@ func (f *Facade) recordCancelResult(ctx context.Context, id, msgID string, reply
 // holds nothing any more. A failure here leaves a stale mark, which the
 // sweeper and settlement delete.
 func (f *Facade) afterResult(ctx context.Context, rec *BookingRecord, msgID string) {
-	_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindIntent, msgID))
+	if !strings.HasSuffix(msgID, "."+StepBook) { // a BookingRequest's intent is listed by the hold mark
+		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindIntent, msgID))
+	}
 	if rec.Pending != nil {
 		return
 	}

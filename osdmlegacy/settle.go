@@ -63,7 +63,8 @@ func (f *Facade) listMarks(ctx context.Context, kind string) (map[string][]byte,
 	return marks, err
 }
 
-// settleIntents resends every intent whose lease is over.
+// settleIntents resends every CancelRequest intent whose lease is over
+// (a BookingRequest's intent is listed by its hold mark: sweepHolds).
 func (f *Facade) settleIntents(ctx context.Context, send Sender, rep *SettleReport) {
 	marks, err := f.listMarks(ctx, KindIntent)
 	if err != nil {
@@ -99,39 +100,47 @@ func (f *Facade) settleIntents(ctx context.Context, send Sender, rep *SettleRepo
 			}
 			continue
 		}
-		if now.Before(p.LeaseUntil) {
-			rep.Waiting++
-			continue
+		f.settleOne(ctx, send, rec, rep)
+	}
+}
+
+// settleOne resends the pending message of rec once its lease is over,
+// records the result, and releases a booking whose hold ran out meanwhile.
+func (f *Facade) settleOne(ctx context.Context, send Sender, rec *BookingRecord, rep *SettleReport) {
+	now := f.now()
+	msgID := rec.Pending.MessageID
+	if now.Before(rec.Pending.LeaseUntil) {
+		rep.Waiting++
+		return
+	}
+	// Take the lease, so that other instances settling at the same time
+	// leave this one alone.
+	rec, err := f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+		if r.Pending == nil || r.Pending.MessageID != msgID || now.Before(r.Pending.LeaseUntil) {
+			return &errRefused{}
 		}
-		// Take the lease, so that other instances settling at the same
-		// time leave this one alone.
-		rec, err = f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
-			if r.Pending == nil || r.Pending.MessageID != msgID || now.Before(r.Pending.LeaseUntil) {
-				return &errRefused{}
-			}
-			r.Pending.LeaseUntil = now.Add(f.cfg.Timeout)
-			return nil
-		})
-		var taken *errRefused
-		if errors.As(err, &taken) {
-			continue // another instance took it
-		}
-		if err != nil {
-			rep.Errors++
-			continue
-		}
-		sctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
-		after, d := f.deliver(sctx, send, rec)
-		cancel()
-		if !d.settled() {
-			rep.Unresolved++
-			continue
-		}
-		rep.Settled++
-		if after.State == StatePrebooked && !f.now().Before(after.HoldUntil) {
-			if f.release(ctx, send, after) {
-				rep.Released++
-			}
+		r.Pending.LeaseUntil = now.Add(f.cfg.Timeout)
+		return nil
+	})
+	var taken *errRefused
+	if errors.As(err, &taken) {
+		return // another instance took it
+	}
+	if err != nil {
+		rep.Errors++
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
+	after, d := f.deliver(sctx, send, rec)
+	cancel()
+	if !d.settled() {
+		rep.Unresolved++
+		return
+	}
+	rep.Settled++
+	if after.State == StatePrebooked && !f.now().Before(after.HoldUntil) {
+		if f.release(ctx, send, after) {
+			rep.Released++
 		}
 	}
 }

@@ -65,3 +65,30 @@ func TestStoreDownSendsNothing(t *testing.T) {
 	}
 	e.assertAgree(true)
 }
+
+// TestBookingRetention: a booking record expires BookingRetention after
+// its train arrived, never while an intent is open.
+func TestBookingRetention(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	o := e.offer("9203")
+	e.legacy.inject(fault{kind: "BookingRequest", what: "lost"})
+	e.call(e.f, "POST", "/bookings", bookingBodyOf(o))
+	e.clock.Advance(BookingRetention + 48*time.Hour)
+	if n := len(e.records()); n != 1 {
+		t.Fatalf("a record with an open intent expired")
+	}
+	// Settled: the legacy system has forgotten the message and its train
+	// left long ago, so the resend is refused; nothing is held either way.
+	e.settle(e.f)
+	for _, r := range e.records() {
+		if r.Pending != nil || r.State.holdsPlaces() {
+			t.Errorf("state %s after settlement", r.State)
+		}
+	}
+	e.assertAgree(true)
+	e.clock.Advance(time.Hour + time.Second)
+	if n := len(e.records()); n != 0 {
+		t.Errorf("a settled booking long after its train is kept: %d records", n)
+	}
+	e.assertAgree(true)
+}

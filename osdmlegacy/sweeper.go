@@ -8,7 +8,7 @@ import (
 
 // The sweeper releases PREBOOKED bookings not fulfilled within hold. Its
 // work list is in the store (KindHold marks, written before the
-// BookingRequest leaves), and the deadline is the booking's HoldUntil,
+// BookingRequest leaves, so they list its intent too), and the deadline is the booking's HoldUntil,
 // read against the injected clock: no timer, so a restart or another
 // instance carries on where this one stopped.
 
@@ -44,8 +44,13 @@ func (f *Facade) sweepHolds(ctx context.Context, send Sender, rep *SettleReport)
 			if !f.now().Before(rec.HoldUntil) && f.release(ctx, send, rec) {
 				rep.Released++
 			}
-		case StateBooking, StateCancelling:
-			// an intent: settlement's work
+		case StateBooking:
+			// The BookingRequest's intent, listed by this mark.
+			if rec.Pending != nil {
+				f.settleOne(ctx, send, rec, rep)
+			}
+		case StateCancelling:
+			// a CancelRequest's intent, listed by its own mark
 		default:
 			// FULFILLED and the ends never come back to PREBOOKED.
 			_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, id))
