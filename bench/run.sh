@@ -136,7 +136,9 @@ fronts=()
 for i in "${!scenarios[@]}"; do
 	s=${scenarios[$i]}
 	port=$((FRONT_PORT + i)) admin=$((FRONT_ADMIN + i))
-	FRONT_PORT=$port FRONT_ADMIN=$admin FRONT_SUBJECT="bench-$s" \
+	# Each front its own data directory: osdm_convert's journal (a bolt
+	# file there by default) is one process's.
+	FRONT_PORT=$port FRONT_ADMIN=$admin FRONT_SUBJECT="bench-$s" XDG_DATA_HOME="$tmp/xdg-$s" \
 		start_caddy "front-$s" "$here/caddyfiles/front-$(front_of "$s").caddyfile" "$admin"
 	fronts+=(-front "$s=$port,$admin,$started")
 done
