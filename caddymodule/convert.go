@@ -279,7 +279,7 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return c.writeReply(w, format, refusal)
 	}
 
-	x := &nextExchanger{
+	x := &nextCaller{
 		orig: r, next: next, traceParent: traceParent(r),
 		observe: func(step converter.Step, status int, d time.Duration) {
 			c.metrics.observeCall(c.Partner, step, status, d)

@@ -193,7 +193,7 @@ func (s *convertSettler) pass() {
 	req.Host, req.RemoteAddr = s.host, s.remote
 	req = caddyhttp.PrepareRequest(req, caddy.NewReplacer(), nil, s.server)
 	c := s.c
-	x := &nextExchanger{orig: req, next: s.next, traceParent: traceParent(req),
+	x := &nextCaller{orig: req, next: s.next, traceParent: traceParent(req),
 		observe: func(step converter.Step, status int, d time.Duration) {
 			c.metrics.observeCall(c.Partner, step, status, d)
 		},

@@ -33,11 +33,11 @@ type callRecord struct {
 	err      error
 }
 
-// nextExchanger makes the converter's OSDM calls through the rest of the
+// nextCaller makes the converter's OSDM calls through the rest of the
 // route (osdm_token, reverse_proxy), one sub-request per call, built from
 // the legacy request so that Caddy's context values (replacer, server)
 // stay, with a fresh header map and the call's own body.
-type nextExchanger struct {
+type nextCaller struct {
 	orig        *http.Request
 	next        caddyhttp.Handler
 	traceParent string
@@ -45,8 +45,8 @@ type nextExchanger struct {
 	calls       []callRecord
 }
 
-// Exchange implements converter.Exchanger.
-func (x *nextExchanger) Exchange(ctx context.Context, call *converter.Call) (*converter.Answer, error) {
+// Call implements converter.Caller.
+func (x *nextCaller) Call(ctx context.Context, call *converter.Call) (*converter.Answer, error) {
 	req, err := x.subRequest(ctx, call)
 	if err != nil {
 		return nil, err
@@ -97,7 +97,7 @@ func serveCall(next caddyhttp.Handler, w http.ResponseWriter, req *http.Request)
 }
 
 // subRequest builds the request next sees for call.
-func (x *nextExchanger) subRequest(ctx context.Context, call *converter.Call) (*http.Request, error) {
+func (x *nextCaller) subRequest(ctx context.Context, call *converter.Call) (*http.Request, error) {
 	u, err := url.Parse(call.Path)
 	if err != nil {
 		return nil, fmt.Errorf("OSDM path %q: %w", call.Path, err)
