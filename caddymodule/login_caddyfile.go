@@ -148,7 +148,7 @@ func (l *Login) unmarshalReplayStore(d *caddyfile.Dispenser) error {
 }
 
 func (l *Login) unmarshalClient(d *caddyfile.Dispenser) error {
-	var c LoginClient
+	var c RegisteredConsumer
 	if err := oneArg(d, &c.Subject); err != nil {
 		return err
 	}
@@ -206,12 +206,12 @@ func (l *Login) unmarshalClient(d *caddyfile.Dispenser) error {
 	return nil
 }
 
-func unmarshalClientKey(d *caddyfile.Dispenser, sub string) (LoginClientKey, error) {
+func unmarshalClientKey(d *caddyfile.Dispenser, sub string) (ConsumerKey, error) {
 	args := d.RemainingArgs()
 	if len(args) < 2 || len(args)%2 != 0 {
-		return LoginClientKey{}, d.Errf("client %q: key takes <kid> <public key file> [not_before <time>] [not_after <time>]", sub)
+		return ConsumerKey{}, d.Errf("client %q: key takes <kid> <public key file> [not_before <time>] [not_after <time>]", sub)
 	}
-	k := LoginClientKey{ID: args[0], File: args[1]}
+	k := ConsumerKey{ID: args[0], File: args[1]}
 	for i := 2; i < len(args); i += 2 {
 		if _, err := time.Parse(time.RFC3339, args[i+1]); err != nil {
 			return k, d.Errf("client %q key %q: %s %q is not an RFC 3339 time such as 2026-02-01T00:00:00Z", sub, k.ID, args[i], args[i+1])
