@@ -41,7 +41,8 @@ type nextCaller struct {
 	orig        *http.Request
 	next        caddyhttp.Handler
 	traceParent string
-	observe     func(converter.Step, int, time.Duration)
+	metrics     *convertMetrics // each call's duration goes there
+	partner     string          // the metrics' partner label
 	calls       []callRecord
 }
 
@@ -67,12 +68,12 @@ func (x *nextCaller) Call(ctx context.Context, call *converter.Call) (*converter
 	if err != nil {
 		rec.err = err
 		x.calls = append(x.calls, rec)
-		x.observe(call.Step, 0, d)
+		x.metrics.observeCall(x.partner, call.Step, 0, d)
 		return nil, classifyCallError(ctx, err)
 	}
 	rec.status = w.status
 	x.calls = append(x.calls, rec)
-	x.observe(call.Step, w.status, d)
+	x.metrics.observeCall(x.partner, call.Step, w.status, d)
 	return &converter.Answer{Status: w.status, Header: w.header, Body: w.body.Bytes(), Duration: d}, nil
 }
 
@@ -111,9 +112,10 @@ func (x *nextCaller) subRequest(ctx context.Context, call *converter.Call) (*htt
 	req.Form, req.PostForm, req.MultipartForm = nil, nil, nil
 	req.Method = call.Method
 	req.RequestURI = req.URL.RequestURI()
-	// A fresh header map: nothing of the legacy client's request (its
-	// credentials, cookies, Accept-Encoding) reaches the partner.
-	req.Header = call.Header.Clone()
+	// The call's own header map (the converter makes a new one for each
+	// call and hands it over), never the legacy client's: nothing of its
+	// request (credentials, cookies, Accept-Encoding) reaches the partner.
+	req.Header = call.Header
 	if req.Header == nil {
 		req.Header = make(http.Header)
 	}
