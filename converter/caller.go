@@ -43,7 +43,9 @@ type Call struct {
 	// PATCH .../refund-offers/{refundOfferId}; not DELETE /bookings/{id},
 	// which declares none). traceparent is the Caller's to add, from the
 	// incoming request; the Caller may add headers but should not
-	// change these.
+	// change these. The map is the Caller's to use as the request's own:
+	// the converter makes a new one for each call and does not read it
+	// after Call.
 	Header http.Header
 	// Body is the JSON body; nil for GET and DELETE, never nil for POST
 	// and PATCH ({} at least).
