@@ -82,7 +82,7 @@ func TestProblemTable(t *testing.T) {
 	}
 }
 
-func TestExchangerErrors(t *testing.T) {
+func TestCallerErrors(t *testing.T) {
 	for _, tc := range []struct {
 		err  error
 		want legacy.Code
