@@ -245,7 +245,9 @@ func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 		src = opts.edit(src)
 	}
 	if !opts.settle {
-		for _, p := range []string{"alpine", "coastal"} {
+		// The first "partner hermes" is osdm_convert's (the :8080 site
+		// comes first); osdm_legacy's comes later.
+		for _, p := range []string{"alpine", "coastal", "hermes"} {
 			src = strings.Replace(src, "\t\t\tpartner "+p+"\n", "\t\t\tpartner "+p+"\n\t\t\tsettle_every 1h\n", 1)
 		}
 	}
@@ -261,6 +263,7 @@ func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 		t.Fatal(err)
 	}
 	legacyPort, alpinePort, coastalPort := freePort(t), freePort(t), freePort(t)
+	hermesPort, sandboxPort := freePort(t), freePort(t)
 	c := &exampleChain{
 		keyDir: keys,
 		// localhost, not the partners' 127.0.0.1: the Host the legacy
@@ -291,9 +294,13 @@ func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 		"http://127.0.0.1:9441 {", fmt.Sprintf("http://127.0.0.1:%d {", alpinePort),
 		"http://127.0.0.1:9442 {", fmt.Sprintf("http://127.0.0.1:%d {", coastalPort),
 		"demo-keys/", keys+"/",
-		"http://127.0.0.1:8090 {", fmt.Sprintf("http://127.0.0.1:%d {", freePort(t)),
+		// The reverse chain: the hermes provider site (login, osdm_legacy)
+		// and the legacy sandbox it proxies to. osdm_legacy's default
+		// bolt store lands in XDG_DATA_HOME, this chain's own directory.
+		"127.0.0.1:9443", fmt.Sprintf("127.0.0.1:%d", hermesPort),
+		"127.0.0.1:8090", fmt.Sprintf("127.0.0.1:%d", sandboxPort),
 	)...).Replace(src)
-	for _, addr := range []string{"127.0.0.1:9441", "127.0.0.1:9442", "http://:8080", "127.0.0.1:8090"} {
+	for _, addr := range []string{"127.0.0.1:9441", "127.0.0.1:9442", "http://:8080", "127.0.0.1:8090", "127.0.0.1:9443"} {
 		if strings.Contains(cf, addr) {
 			t.Fatalf("Caddyfile.example has an address %s the test does not rewrite", addr)
 		}
