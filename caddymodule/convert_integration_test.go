@@ -197,6 +197,9 @@ type exampleChain struct {
 	coastal      *partnerTap
 	alpineLogin  *partnerTap
 	coastalLogin *partnerTap
+	// hermesBase is the hermes provider site (osdm_login at /oauth/token,
+	// osdm_legacy under /osdm/), e.g. http://127.0.0.1:PORT.
+	hermesBase string
 	// keyDir holds the demo keys of this run.
 	keyDir string
 }
@@ -271,6 +274,7 @@ func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 		legacyBase: fmt.Sprintf("http://localhost:%d/partners/", legacyPort),
 		alpine:     newPartnerTap(t, alpinePort),
 		coastal:    newPartnerTap(t, coastalPort),
+		hermesBase: fmt.Sprintf("http://127.0.0.1:%d", hermesPort),
 	}
 	var logins []string
 	if opts.loginTaps {
