@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"time"
 
@@ -105,8 +106,12 @@ func runOSDMToken(ctx context.Context, o tokenCmdOptions, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	partner := o.tokenURL
+	if u, err := url.Parse(o.tokenURL); err == nil && u.Host != "" {
+		partner = u.Host
+	}
 	client, err := tokenauth.NewTokenClient(tokenauth.TokenClientConfig{
-		TokenURL: o.tokenURL, Grant: grant, Signer: signer,
+		Partner: partner, TokenURL: o.tokenURL, Grant: grant, Signer: signer,
 		Warn: func(msg string) { fmt.Fprintln(os.Stderr, "warning:", msg) },
 	})
 	if err != nil {

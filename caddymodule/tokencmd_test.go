@@ -103,6 +103,9 @@ http://127.0.0.1:%d {
 		if out.Len() != 0 {
 			t.Fatalf("%s: printed %q on stdout with an error", name, out.String())
 		}
+		if name == "unknown kid" && !strings.Contains(err.Error(), `kid "nobody-1" is not registered`) {
+			t.Fatalf("unknown kid: the login service's reason is lost: %v", err)
+		}
 		if strings.Contains(err.Error(), "eyJ") || strings.Contains(err.Error(), "PRIVATE KEY") {
 			t.Fatalf("%s: the error holds a token or key: %v", name, err)
 		}
