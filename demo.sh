@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # The README's walk-through, end to end, against Caddyfile.example: prints
-# each request and its reply, takes the OfferRef and BookingRef of each
-# reply into the next request, and stops with an error at the first reply
-# that is not the one expected.
+# each request and its reply, takes the OfferRef and BookingRef (and the
+# OSDM offer, booking, fulfilment and refund offer ids) of each reply into
+# the next request, and stops with an error at the first reply that is not
+# the one expected. Legacy -> OSDM on the partner routes alpine and
+# coastal; OSDM -> legacy as an OSDM client of partner hermes (an access
+# token from ./caddy osdm-token, then curl); and legacy -> OSDM -> legacy
+# through /partners/hermes.
 #
 #   ./demo.sh        against a running ./xcaddy.sh run (started here, and
 #                    stopped at the end, when nothing answers on port 8080)
 #
-# OSDM_DEMO_LEGACY overrides the legacy side's address (default
-# http://127.0.0.1:8080). Dates are ten days from today; message ids carry
+# OSDM_DEMO_LEGACY, OSDM_DEMO_HERMES and OSDM_DEMO_LEGACY_SANDBOX override
+# the addresses (default http://127.0.0.1:8080, :9443 and :8090). Dates are ten days from today; message ids carry
 # this run's number, so the script can run again and again against one Caddy.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -130,5 +134,96 @@ send "alpine: an unknown tariff code: refused, named" "$url" application/xml \
 send "coastal: train 462, sold by reservation system 80: a ReplacementProposal" "$legacy/partners/coastal" application/xml \
 	"<AvailabilityRequest messageId=\"R-$run\">$(journey 462 8300046)<PlaceRequest><TravelClass>1</TravelClass><ServiceCode>1</ServiceCode><Tariff code=\"1\" count=\"1\"/></PlaceRequest></AvailabilityRequest>" \
 	200 '<ReplacementProposal .*<ReservationSystem>80</ReservationSystem>.*<Operator>1080</Operator>.*<TrainNumber>462</TrainNumber>'
+
+# The reverse direction, OSDM -> legacy: partner hermes on 127.0.0.1:9443 is
+# an OSDM provider (osdm_login, osdm_access, osdm_legacy) in front of the
+# legacy_sandbox on 127.0.0.1:8090.
+hermes="${OSDM_DEMO_HERMES:-http://127.0.0.1:9443}"
+sandbox="${OSDM_DEMO_LEGACY_SANDBOX:-http://127.0.0.1:8090}"
+echo
+echo "${bold}OSDM -> legacy: an OSDM client at $hermes/osdm, the legacy system at $sandbox${off}"
+
+printf '\n%s### hermes: an access token (./caddy osdm-token signs an identity token and logs in)%s\n' "$bold" "$off"
+echo "${dim}> ./caddy osdm-token --token-url $hermes/oauth/token --key-file demo-keys/hermes.pem --kid hermes-demo-1 --issuer https://reservations.example-railway.eu --subject example-railway${off}"
+token="$(./caddy osdm-token --token-url "$hermes/oauth/token" --key-file demo-keys/hermes.pem --kid hermes-demo-1 \
+	--issuer https://reservations.example-railway.eu --subject example-railway)" || fail "osdm-token: no access token"
+echo "${dim}< an access token of ${#token} characters (not printed)${off}"
+
+# osdm TITLE METHOD PATH BODY STATUS PATTERN: an OSDM call with the access
+# token (and a new Idempotency-Key when it has a body), printed like send.
+osdm() {
+	local title=$1 method=$2 path=$3 body=$4 want=$5 pattern=$6 out status
+	local args=(-sS --max-time 30 -X "$method" "$hermes/osdm$path" -H "Authenticate: Bearer $token" -H 'Accept: application/json' -w '\n%{http_code}')
+	printf '\n%s### %s%s\n%s> %s %s/osdm%s  (Authenticate: Bearer ...)%s\n' "$bold" "$title" "$off" "$dim" "$method" "$hermes" "$path" "$off"
+	if [ -n "$body" ]; then
+		args+=(-H 'Content-Type: application/json' -H "Idempotency-Key: $(uuid)" --data-binary "$body")
+		echo "$body"
+	fi
+	out="$(curl "${args[@]}")" || fail "no answer from $hermes/osdm$path"
+	status="${out##*$'\n'}"
+	reply="${out%$'\n'*}"
+	printf '%s< HTTP %s%s\n%s\n' "$dim" "$status" "$off" "$reply"
+	[ "$status" = "$want" ] || fail "$title: HTTP $want expected, got $status"
+	grep -Eq -- "$pattern" <<<"$reply" || fail "$title: the reply should match /$pattern/"
+}
+uuid() { cat /proc/sys/kernel/random/uuid 2>/dev/null || uuidgen | tr 'A-Z' 'a-z'; }
+
+osdm "hermes: offers for train 9203 (one AvailabilityRequest to the legacy system)" POST /offers \
+	"{\"tripSearchCriteria\": {\"origin\": {\"objectType\": \"StopPlaceRef\", \"stopPlaceRef\": \"urn:uic:stn:8727100\"}, \"destination\": {\"objectType\": \"StopPlaceRef\", \"stopPlaceRef\": \"urn:uic:stn:8500010\"}, \"departureTime\": \"${day}T06:00:00+01:00\", \"parameters\": {\"dataFilter\": {\"vehicleFilter\": {\"exclude\": false, \"vehicleNumbers\": [\"9203\"]}}}}, \"offerSearchCriteria\": {\"travelClasses\": [\"SECOND\"]}, \"anonymousPassengerSpecifications\": [{\"externalRef\": \"p1\", \"type\": \"ADULT\", \"age\": 40}]}" \
+	200 '"offerId":"'
+offer="$(json_field offerId)"
+
+osdm "hermes: a search without a train: refused, naming the restriction" POST /offers \
+	"{\"tripSearchCriteria\": {\"origin\": {\"objectType\": \"StopPlaceRef\", \"stopPlaceRef\": \"urn:uic:stn:8727100\"}, \"destination\": {\"objectType\": \"StopPlaceRef\", \"stopPlaceRef\": \"urn:uic:stn:8500010\"}, \"departureTime\": \"${day}T06:00:00+01:00\"}, \"anonymousPassengerSpecifications\": [{\"externalRef\": \"p1\", \"type\": \"ADULT\", \"age\": 40}]}" \
+	422 'restriction 2'
+
+osdm "hermes: booking offer $offer (a BookingRequest; PREBOOKED, the places held)" POST /bookings \
+	"{\"offers\": [{\"offerId\": \"$offer\", \"passengerRefs\": [\"p1\"]}], \"passengerSpecifications\": [{\"externalRef\": \"p1\", \"type\": \"ADULT\", \"age\": 40, \"detail\": {\"firstName\": \"Anna\", \"lastName\": \"Muller\"}}]}" \
+	200 '"status":"PREBOOKED"'
+booking="$(json_field id)"
+
+osdm "hermes: fulfilment (no legacy message)" POST "/bookings/$booking/fulfillments" '{}' \
+	200 '"status":"FULFILLED"'
+fulfilment="$(json_field id)"
+
+osdm "hermes: the booking, read back from the store" GET "/bookings/$booking" '' \
+	200 "\"id\":\"$booking\""
+
+osdm "hermes: refund offer (quoted with refund_fee 10%, no legacy message)" POST "/bookings/$booking/refund-offers" \
+	"{\"fulfillmentIds\": [\"$fulfilment\"]}" \
+	200 '"status":"PROPOSED"'
+refund="$(json_field id)"
+
+osdm "hermes: refund confirmed (a CancelRequest to the legacy system)" PATCH "/bookings/$booking/refund-offers/$refund" \
+	'{"status": "CONFIRMED"}' \
+	200 '"status":"CONFIRMED"'
+
+printf '\n%s### the legacy system holds booking %s booked once and cancelled%s\n%s> GET %s/_sandbox/bookings%s\n' "$bold" "$booking" "$off" "$dim" "$sandbox" "$off"
+held="$(curl -sS --max-time 10 "$sandbox/_sandbox/bookings" | sed 's/},{"bookingRef"/}\n{"bookingRef"/g' | grep -F "\"$booking.book\"")" ||
+	fail "the legacy sandbox holds no booking $booking"
+echo "$held"
+grep -q '"status":"CANCELLED"' <<<"$held" && grep -qF "\"$booking.cancel.1\"" <<<"$held" ||
+	fail "the legacy sandbox does not hold booking $booking cancelled"
+
+# Legacy to legacy over OSDM: /partners/hermes on the legacy side is
+# osdm_convert -> osdm_token -> osdm_login/osdm_access -> osdm_legacy ->
+# legacy_sandbox.
+echo
+echo "${bold}Legacy -> OSDM -> legacy: a legacy client at $legacy/partners/hermes${off}"
+url="$legacy/partners/hermes"
+id="$run-hermes"
+send "hermes: availability (XML), over OSDM to the legacy system" "$url" application/xml \
+	"<AvailabilityRequest messageId=\"A-$id\">$(journey 9203)$places</AvailabilityRequest>" \
+	200 '<AvailabilityReply .*<OfferRef>'
+offer="$(xml_field OfferRef)"
+booking="<BookingRequest messageId=\"B-$id\">$(journey 9203)$places<OfferRef>$offer</OfferRef><Passenger firstName=\"Anna\" lastName=\"Muller\"/></BookingRequest>"
+send "hermes: booking with OfferRef $offer (XML)" "$url" application/xml "$booking" \
+	200 '<Status>FULFILLED</Status>'
+ref="$(xml_field BookingRef)"
+send "hermes: the same booking resent: the same reply" "$url" application/xml "$booking" \
+	200 "<BookingRef>$ref</BookingRef>"
+send "hermes: cancel $ref (XML): refunded at the legacy system" "$url" application/xml \
+	"<CancelRequest messageId=\"C-$id\"><BookingRef>$ref</BookingRef></CancelRequest>" \
+	200 '<Status>REFUNDED</Status>'
 
 printf '\n%sdemo: every reply as expected%s\n' "$bold" "$off"
