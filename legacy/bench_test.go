@@ -55,16 +55,6 @@ func BenchmarkParseXML(b *testing.B) {
 	})
 }
 
-// BenchmarkParseXMLStd is the encoding/xml-based parser parseXML replaced.
-func BenchmarkParseXMLStd(b *testing.B) {
-	benchParse(b, XML, func(body []byte) error {
-		if _, _, err := parseXMLStd(body); err != nil {
-			return err
-		}
-		return nil
-	})
-}
-
 func BenchmarkParseJSON(b *testing.B) {
 	benchParse(b, JSON, func(body []byte) error {
 		if _, _, err := parseJSON(body); err != nil {
