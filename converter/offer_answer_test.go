@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/benchcpu"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
@@ -353,12 +354,14 @@ func BenchmarkOfferAnswer(b *testing.B) {
 		b.Run(r.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
+			stop := benchcpu.Start(b)
 			for b.Loop() {
 				var a osdm.OfferCollectionResponse
 				if err := r.read(&a); err != nil || len(a.Offers) != 3 {
 					b.Fatalf("%v, %d offers", err, len(a.Offers))
 				}
 			}
+			stop()
 		})
 	}
 }
