@@ -138,7 +138,7 @@ func FuzzParseXML(f *testing.F) {
 		count := 0
 		checkXnode(t, root, 1, &count)
 		var out bytes.Buffer
-		writeXnode(&out, root)
+		writeXnode(&out, root, true)
 		again, _, err := parseXML(out.Bytes())
 		if err != nil {
 			t.Fatalf("the tree written out does not read back: %v\n%s", err, out.Bytes())
@@ -173,9 +173,19 @@ func checkXnode(t *testing.T, n *xnode, depth int, count *int) {
 	}
 }
 
-// writeXnode writes n as XML, without namespaces.
-func writeXnode(w *bytes.Buffer, n *xnode) {
-	w.WriteString("<" + n.name)
+// writeXnode writes n as XML, in no namespace. A local name that is no
+// XML name alone (encoding/xml takes "p:֩", whose local part begins
+// with a combining mark) is written with the prefix x, bound to no
+// namespace on the root.
+func writeXnode(w *bytes.Buffer, n *xnode, root bool) {
+	name := n.name
+	if !isXMLName(name) {
+		name = "x:" + name
+	}
+	w.WriteString("<" + name)
+	if root {
+		w.WriteString(` xmlns:x=""`)
+	}
 	for _, a := range n.attrs {
 		w.WriteByte(' ')
 		if a.Name.Space != "" {
@@ -188,9 +198,17 @@ func writeXnode(w *bytes.Buffer, n *xnode) {
 	w.WriteByte('>')
 	xml.EscapeText(w, []byte(n.text))
 	for _, k := range n.kids {
-		writeXnode(w, k)
+		writeXnode(w, k, false)
 	}
-	w.WriteString("</" + n.name + ">")
+	w.WriteString("</" + name + ">")
+}
+
+// isXMLName reports whether encoding/xml reads name alone as an element
+// name.
+func isXMLName(name string) bool {
+	tok, err := xml.NewDecoder(strings.NewReader("<" + name + "/>")).RawToken()
+	se, ok := tok.(xml.StartElement)
+	return err == nil && ok && se.Name.Space == "" && se.Name.Local == name
 }
 
 // trickyXML are inputs at the edges of the language, seeds of the XML
