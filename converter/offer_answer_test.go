@@ -10,9 +10,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/caddy-osdm/caddy-osdm/internal/benchcpu"
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
@@ -157,6 +159,8 @@ func TestOfferAnswerStricterThanEncodingJSON(t *testing.T) {
 		`{"unknown":{"a":1,"a":2},"offers":[]}`,
 		`{"offers":[{"offerId":"lone \ud800 surrogate"}]}`,
 		"{\"offers\":[{\"offerId\":\"bad \xff utf-8\"}]}",
+		`{"offers":[{"preBookableUntil":"2026-12-01T07:56:00,5Z"}]}`,
+		`{"offers":[{"preBookableUntil":"2026-12-01T07:56:00+24:00"}]}`,
 	} {
 		var want osdm.OfferCollectionResponse
 		if err := json.Unmarshal([]byte(body), &want); err != nil {
@@ -238,6 +242,9 @@ func FuzzOfferAnswer(f *testing.F) {
 		if !plain || !exact || !utf8.Valid(body) {
 			return
 		}
+		if gotErr != nil && wantErr == nil && strictTime(gotErr) {
+			return
+		}
 		if (gotErr == nil) != (wantErr == nil) {
 			t.Fatalf("%q: decodeAnswer error %v, encoding/json error %v", body, gotErr, wantErr)
 		}
@@ -245,6 +252,14 @@ func FuzzOfferAnswer(f *testing.F) {
 			t.Fatalf("%q:\ndecodeAnswer read  %+v\nencoding/json read %+v", body, got, want)
 		}
 	})
+}
+
+// strictTime reports whether err is decodeAnswer refusing a time that
+// is not RFC 3339 as written, where encoding/json's time.Time is lax (a
+// comma before the fraction, a zone offset of 24 hours or more).
+func strictTime(err error) bool {
+	var se *jsonv2.SemanticError
+	return errors.As(err, &se) && se.GoType == reflect.TypeFor[time.Time]()
 }
 
 // namesAsEncodingJSONReadsThem reads the body with encoding/json's
