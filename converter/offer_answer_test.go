@@ -14,8 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/caddy-osdm/caddy-osdm/internal/benchcpu"
-	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 // The offer search answer is read by decodeAnswer (go-json-experiment/json,
