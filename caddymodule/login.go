@@ -1,19 +1,13 @@
 package caddymodule
 
 import (
-	"context"
-	"crypto"
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
@@ -66,29 +60,18 @@ type Login struct {
 	// MaxAssertionLifetime caps exp - iat (or exp - now) of identity
 	// tokens, and so how long their jti must be remembered. Default: 10m.
 	MaxAssertionLifetime caddy.Duration `json:"max_assertion_lifetime,omitempty"`
-	// ReplayStore remembers used jti values. Default: memory.
+	// ReplayStore remembers used jti values: memory, bolt or redis.
+	// Default: memory.
 	ReplayStore *LoginReplayStore `json:"replay_store,omitempty"`
 	// Clients are the registered consumers. At least one.
 	Clients []LoginClient `json:"clients,omitempty"`
 
-	now       func() time.Time
-	logger    *zap.Logger
-	service   *tokenauth.LoginService
-	storeKey  string
-	signedKey *loginSigningKey
-}
-
-// LoginReplayStore chooses where used jti values are kept.
-type LoginReplayStore struct {
-	// Type is memory (this instance only) or redis (shared by all
-	// instances using the same Redis).
-	Type string `json:"type,omitempty"`
-	// Address is the Redis address, host:port or a redis:// or rediss://
-	// URL (which can carry a password and database). Type redis only.
-	Address string `json:"address,omitempty"`
-	// MaxEntries bounds the memory store; at the limit new tokens are
-	// refused (temporarily_unavailable). Default: 1000000. Type memory only.
-	MaxEntries int `json:"max_entries,omitempty"`
+	now         func() time.Time
+	logger      *zap.Logger
+	service     *tokenauth.LoginService
+	memoryKey   string      // key in loginMemoryReplayStores this module holds
+	replayLease *storeLease // lease on a bolt or Redis store this module holds
+	signedKey   *loginSigningKey
 }
 
 // LoginClient is a registered consumer.
@@ -243,122 +226,13 @@ func durationOr(d caddy.Duration, def time.Duration) time.Duration {
 	return time.Duration(d)
 }
 
-// loginReplayStores holds the replay stores across configuration reloads:
-// a reload must not forget the jti values of identity tokens that are
-// still valid, or they could be replayed. A memory store is shared by the
-// login handlers with the same issuer, a Redis client by those with the
-// same address.
-var loginReplayStores = caddy.NewUsagePool()
-
-// pooledReplayStore is a replay store in loginReplayStores.
-type pooledReplayStore struct {
-	tokenauth.ReplayStore
-	issuer string
-	memory *tokenauth.MemoryReplayStore
-	redis  *redis.Client
-}
-
-// Destruct stops the sweeper or closes the Redis connections once no
-// configuration uses the store any more.
-func (p *pooledReplayStore) Destruct() error {
-	if p.memory != nil {
-		p.memory.Stop()
-	}
-	if p.redis != nil {
-		return p.redis.Close()
-	}
-	return nil
-}
-
-func (l *Login) acquireReplayStore() (tokenauth.ReplayStore, error) {
-	cfg := LoginReplayStore{Type: "memory"}
-	if l.ReplayStore != nil {
-		cfg = *l.ReplayStore
-	}
-	switch cfg.Type {
-	case "memory", "":
-		if cfg.Address != "" {
-			return nil, errors.New("replay_store memory takes no address")
-		}
-		if cfg.MaxEntries < 0 {
-			return nil, fmt.Errorf("replay_store max_entries %d must be positive", cfg.MaxEntries)
-		}
-		l.storeKey = "memory\x00" + l.Issuer
-		v, _, err := loginReplayStores.LoadOrNew(l.storeKey, func() (caddy.Destructor, error) {
-			m := tokenauth.NewMemoryReplayStore(tokenauth.MemoryReplayOptions{MaxEntries: cfg.MaxEntries, Now: l.now})
-			return &pooledReplayStore{ReplayStore: m, issuer: l.Issuer, memory: m}, nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		p := v.(*pooledReplayStore)
-		p.memory.SetMaxEntries(cfg.MaxEntries)
-		return p, nil
-	case "redis":
-		if cfg.Address == "" {
-			return nil, errors.New("replay_store redis needs an address")
-		}
-		if cfg.MaxEntries != 0 {
-			return nil, errors.New("replay_store redis takes no max_entries: Redis's own maxmemory applies")
-		}
-		opts, err := redisOptions(caddy.NewReplacer().ReplaceAll(cfg.Address, ""))
-		if err != nil {
-			return nil, fmt.Errorf("replay_store redis address: %w", err)
-		}
-		l.storeKey = "redis\x00" + cfg.Address
-		v, _, err := loginReplayStores.LoadOrNew(l.storeKey, func() (caddy.Destructor, error) {
-			c := redis.NewClient(opts)
-			return &pooledReplayStore{ReplayStore: tokenauth.NewRedisReplayStore(c, "", l.now), redis: c}, nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		p := v.(*pooledReplayStore)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		if err := p.redis.Ping(ctx).Err(); err != nil {
-			// Not fatal: Redis may come up after Caddy. Until it does,
-			// token requests are refused with server_error.
-			l.logger.Warn("replay_store redis is not reachable; token requests fail until it is",
-				zap.String("address", opts.Addr), zap.Error(err))
-		}
-		return p, nil
-	}
-	return nil, fmt.Errorf("replay_store %q is unknown (want memory or redis)", cfg.Type)
-}
-
-// redisOptions reads host:port or a redis:// / rediss:// URL. Timeouts are
-// short: a token request waiting on a dead Redis should fail in seconds.
-func redisOptions(addr string) (*redis.Options, error) {
-	var opts *redis.Options
-	if strings.Contains(addr, "://") {
-		var err error
-		if opts, err = redis.ParseURL(addr); err != nil {
-			return nil, err
-		}
-	} else {
-		opts = &redis.Options{Addr: addr}
-	}
-	opts.DialTimeout = 2 * time.Second
-	opts.ReadTimeout = time.Second
-	opts.WriteTimeout = time.Second
-	opts.MaxRetries = 1
-	return opts, nil
-}
-
 // Cleanup releases the replay store and the signing key registration.
 func (l *Login) Cleanup() error {
 	if l.signedKey != nil {
 		unregisterLoginSigningKey(l.signedKey)
 		l.signedKey = nil
 	}
-	if l.storeKey != "" {
-		key := l.storeKey
-		l.storeKey = ""
-		_, err := loginReplayStores.Delete(key)
-		return err
-	}
-	return nil
+	return l.releaseReplayStore()
 }
 
 // ServeHTTP answers a token request.
@@ -389,111 +263,6 @@ func (l *Login) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Ha
 		zap.String("scope", grant.Response.Scope), zap.String("access_token_id", grant.AccessTokenID))
 	tokenauth.WriteTokenResponse(w, &grant.Response)
 	return nil
-}
-
-// loginClientLabel is the client metric label: configured clients only,
-// so that made-up subjects cannot grow the label set.
-func loginClientLabel(client string) string {
-	if client == "" {
-		return "unknown"
-	}
-	return client
-}
-
-// loginOutcomeGranted is the outcome label of a granted token request;
-// refusals carry their tokenauth.RefusalReason.
-const loginOutcomeGranted = "granted"
-
-var (
-	loginRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "caddy", Subsystem: "osdm_login", Name: "token_requests_total",
-		Help: "Token requests by configured client (or unknown) and outcome (granted or the refusal reason).",
-	}, []string{"client", "outcome"})
-	loginReplayEntriesDesc = prometheus.NewDesc("caddy_osdm_login_replay_store_entries",
-		"Entries in the memory replay store of each login service issuer.", []string{"issuer"}, nil)
-)
-
-// loginReplayCollector reports the size of every memory replay store in
-// use, whichever configuration loaded it.
-type loginReplayCollector struct{}
-
-func (loginReplayCollector) Describe(ch chan<- *prometheus.Desc) { ch <- loginReplayEntriesDesc }
-
-func (loginReplayCollector) Collect(ch chan<- prometheus.Metric) {
-	loginReplayStores.Range(func(_, v any) bool {
-		if p := v.(*pooledReplayStore); p.memory != nil {
-			ch <- prometheus.MustNewConstMetric(loginReplayEntriesDesc, prometheus.GaugeValue, float64(p.memory.Len()), p.issuer)
-		}
-		return true
-	})
-}
-
-// registerLoginMetrics adds the login metrics to a configuration's
-// registry; a second osdm_login in the same configuration finds them there.
-func registerLoginMetrics(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{loginRequests, loginReplayCollector{}} {
-		if err := reg.Register(c); err != nil {
-			var are prometheus.AlreadyRegisteredError
-			if !errors.As(err, &are) {
-				return fmt.Errorf("registering metrics: %w", err)
-			}
-		}
-	}
-	return nil
-}
-
-// loginSigningKey is the public half of an osdm_login signing key, which
-// an osdm_access without key_file uses to check access tokens.
-type loginSigningKey struct {
-	issuer, kid string
-	public      crypto.PublicKey
-}
-
-// loginSigningKeys are the signing keys of the provisioned osdm_login
-// handlers by issuer. During a reload the old and the new configuration's
-// keys are both there, so tokens of either verify.
-var loginSigningKeys = struct {
-	sync.RWMutex
-	byIssuer map[string][]*loginSigningKey
-}{byIssuer: make(map[string][]*loginSigningKey)}
-
-func registerLoginSigningKey(issuer, kid string, pub crypto.PublicKey) *loginSigningKey {
-	k := &loginSigningKey{issuer: issuer, kid: kid, public: pub}
-	loginSigningKeys.Lock()
-	loginSigningKeys.byIssuer[issuer] = append(loginSigningKeys.byIssuer[issuer], k)
-	loginSigningKeys.Unlock()
-	return k
-}
-
-func unregisterLoginSigningKey(k *loginSigningKey) {
-	loginSigningKeys.Lock()
-	defer loginSigningKeys.Unlock()
-	keys := loginSigningKeys.byIssuer[k.issuer]
-	for i, have := range keys {
-		if have == k {
-			keys = append(keys[:i:i], keys[i+1:]...)
-			break
-		}
-	}
-	if len(keys) == 0 {
-		delete(loginSigningKeys.byIssuer, k.issuer)
-	} else {
-		loginSigningKeys.byIssuer[k.issuer] = keys
-	}
-}
-
-// loginPublicKeys returns the signing keys of the osdm_login handlers with
-// this issuer whose kid matches (any kid when kid is empty).
-func loginPublicKeys(issuer, kid string) []crypto.PublicKey {
-	loginSigningKeys.RLock()
-	defer loginSigningKeys.RUnlock()
-	var out []crypto.PublicKey
-	for _, k := range loginSigningKeys.byIssuer[issuer] {
-		if kid == "" || k.kid == kid {
-			out = append(out, k.public)
-		}
-	}
-	return out
 }
 
 // Interface guards

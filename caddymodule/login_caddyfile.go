@@ -35,7 +35,7 @@ func parseLoginCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, e
 //		token_lifetime         <duration>
 //		clock_skew             <duration>
 //		max_assertion_lifetime <duration>
-//		replay_store           memory [max_entries <n>] | redis <address>
+//		replay_store           memory [max_entries <n>] | bolt [<path>] | redis <address> [<key prefix>]
 //		client <sub> {
 //			alg   <alg> [<alg>...]
 //			key   <kid> <public key PEM> [not_before <RFC 3339>] [not_after <RFC 3339>]
@@ -44,6 +44,9 @@ func parseLoginCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, e
 //	}
 //
 // client may be repeated, once per subject; key once per kid.
+// replay_store bolt keeps spent jti values across restarts in a file
+// (default: osdm/store.db in Caddy's data directory) that other modules
+// naming the same file share; redis shares them between instances.
 // signing_key_file, issuer and at least one client are required.
 func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
@@ -131,13 +134,14 @@ func (l *Login) unmarshalReplayStore(d *caddyfile.Dispenser) error {
 		default:
 			return d.Errf("replay_store memory takes only max_entries <n>")
 		}
-	case "redis":
-		if len(args) != 2 {
-			return d.Errf("replay_store redis takes one address (host:port or redis:// URL)")
+	case storeEngineBolt, storeEngineRedis:
+		cfg, err := unmarshalStoreArgs(d, "replay_store", args)
+		if err != nil {
+			return err
 		}
-		store.Address = args[1]
+		store.Path, store.Address, store.Prefix = cfg.Path, cfg.Address, cfg.Prefix
 	default:
-		return d.Errf("replay_store %q is unknown (want memory or redis)", args[0])
+		return d.Errf("replay_store %q is unknown (want memory, bolt or redis)", args[0])
 	}
 	l.ReplayStore = store
 	return nil

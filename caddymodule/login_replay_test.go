@@ -41,7 +41,7 @@ func TestLoginMemoryStoreKeptAcrossReload(t *testing.T) {
 	if w := provPost(fresh, provBearerForm(assertion)); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "already used") {
 		t.Fatalf("replay after reload: %d %s", w.Code, w.Body)
 	}
-	store := fresh.service.Replay.(*pooledReplayStore).memory
+	store := fresh.service.Replay.(*pooledMemoryReplay).MemoryReplayStore
 	if err := fresh.Cleanup(); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestLoginMemoryStoreKeptAcrossReload(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("sweeper still running after the last Cleanup")
 	}
-	if _, ok := loginReplayStores.References("memory\x00" + old.Issuer); ok {
+	if _, ok := loginMemoryReplayStores.References("memory\x00" + old.Issuer); ok {
 		t.Fatal("store still pooled")
 	}
 }

@@ -11,6 +11,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -39,4 +40,24 @@ type Store interface {
 	Scan(ctx context.Context, prefix string, fn func(key string, value []byte) error) error
 	// Close releases what the store holds open.
 	Close() error
+}
+
+// check refuses a done context and an empty key (bbolt cannot hold one,
+// so no engine accepts it).
+func check(ctx context.Context, key string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if key == "" {
+		return errors.New("store: empty key")
+	}
+	return nil
+}
+
+// checkWrite is check plus a ttl that is not negative.
+func checkWrite(ctx context.Context, key string, ttl time.Duration) error {
+	if ttl < 0 {
+		return fmt.Errorf("store: negative ttl %v for key %q", ttl, key)
+	}
+	return check(ctx, key)
 }

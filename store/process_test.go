@@ -1,0 +1,191 @@
+package store_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/store"
+)
+
+// roleEnv selects what TestHelperProcess does in a child process.
+const roleEnv = "OSDM_STORE_HELPER_ROLE"
+
+// TestHelperProcess is not a test: it is the child process of the tests
+// below, run with roleEnv set.
+//   - hold <file>: open the bolt file, print "ready", keep it open until
+//     stdin closes.
+//   - write <file>: write keys w/0, w/1, ... (alternating Put,
+//     PutIfAbsent and CompareAndSet), printing "ack <i>" after each write
+//     returns, until killed.
+func TestHelperProcess(t *testing.T) {
+	role := os.Getenv(roleEnv)
+	if role == "" {
+		t.Skip("helper process for the SIGKILL and locked-file tests")
+	}
+	path := os.Getenv("OSDM_STORE_HELPER_FILE")
+	s, err := store.OpenBolt(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	ctx := context.Background()
+	switch role {
+	case "hold":
+		fmt.Println("ready")
+		io.Copy(io.Discard, os.Stdin)
+		s.Close()
+		os.Exit(0)
+	case "write":
+		for i := 0; ; i++ {
+			key := "w/" + strconv.Itoa(i)
+			val := []byte(writeValue(i))
+			var err error
+			switch i % 3 {
+			case 0:
+				err = s.Put(ctx, key, val, 0)
+			case 1:
+				var ok bool
+				ok, err = s.PutIfAbsent(ctx, key, val, 0)
+				if err == nil && !ok {
+					err = fmt.Errorf("PutIfAbsent of a new key refused")
+				}
+			case 2:
+				if err = s.Put(ctx, key, []byte("draft"), 0); err == nil {
+					var ok bool
+					ok, err = s.CompareAndSet(ctx, key, []byte("draft"), val, 0)
+					if err == nil && !ok {
+						err = fmt.Errorf("CompareAndSet refused")
+					}
+				}
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(3)
+			}
+			// Unbuffered: the parent reads the ack only once the write
+			// has returned.
+			fmt.Fprintf(os.Stdout, "ack %d\n", i)
+		}
+	}
+	os.Exit(4)
+}
+
+func writeValue(i int) string {
+	return fmt.Sprintf("value %d %s", i, strings.Repeat("x", i%512))
+}
+
+func helper(t *testing.T, role, path string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+	cmd.Env = append(os.Environ(), roleEnv+"="+role, "OSDM_STORE_HELPER_FILE="+path)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+// startHolder starts a child process that holds the bolt file at path
+// open (and locked); the returned function ends it.
+func startHolder(t *testing.T, path string) func() {
+	t.Helper()
+	cmd := helper(t, "hold", path)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || line != "ready\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("holder process: %q, %v", line, err)
+	}
+	return func() {
+		stdin.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("holder process: %v", err)
+		}
+	}
+}
+
+// TestBoltSIGKILLKeepsAcknowledgedWrites kills a child process with
+// SIGKILL in the middle of a stream of writes; the file it leaves opens,
+// and every write the child acknowledged is there with its value.
+func TestBoltSIGKILLKeepsAcknowledgedWrites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	path := filepath.Join(t.TempDir(), "killed.db")
+	for round := range 3 {
+		cmd := helper(t, "write", path)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Kill after a number of acks that differs per round, so the
+		// kill lands at different points of a write.
+		killAt := 150 + 37*round
+		acked := -1
+		sc := bufio.NewScanner(stdout)
+		killed := false
+		for sc.Scan() {
+			var i int
+			if _, err := fmt.Sscanf(sc.Text(), "ack %d", &i); err != nil || i != acked+1 {
+				t.Fatalf("child said %q after ack %d", sc.Text(), acked)
+			}
+			acked = i
+			if !killed && acked >= killAt {
+				if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+				killed = true
+			}
+		}
+		err = cmd.Wait()
+		ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+			t.Fatalf("child ended with %v, want killed by SIGKILL", err)
+		}
+		s, err := store.OpenBolt(path, store.WithTimeout(time.Second))
+		if err != nil {
+			t.Fatalf("round %d: the killed process's file does not open: %v", round, err)
+		}
+		ctx := context.Background()
+		for i := 0; i <= acked; i++ {
+			got, err := s.Get(ctx, "w/"+strconv.Itoa(i))
+			if err != nil || string(got) != writeValue(i) {
+				s.Close()
+				t.Fatalf("round %d: acknowledged write %d of %d: %.20q, %v", round, i, acked, got, err)
+			}
+		}
+		// Clear the keys so the next round's PutIfAbsent starts fresh.
+		var keys []string
+		s.Scan(ctx, "w/", func(k string, _ []byte) error { keys = append(keys, k); return nil })
+		for _, k := range keys {
+			if err := s.Delete(ctx, k); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("round %d: killed after %d acknowledged writes (%d keys seen), all present", round, acked+1, len(keys))
+	}
+}
