@@ -69,6 +69,11 @@ type xopen struct {
 	raw   xml.Name // its name as written (Space is the prefix), to match the end tag
 	decls int      // namespace declarations in scope before it
 	kids  int      // where its children start in xmlParser.pending
+	// more collects the element's text when it comes in several pieces
+	// (around comments, CDATA sections, children): appending each piece
+	// to a string would copy the text so far every time, quadratic in a
+	// body of a million one-byte pieces.
+	more []byte
 }
 
 // nsDecl is a namespace declaration in scope.
@@ -214,7 +219,11 @@ func (p *xmlParser) endElement(raw xml.Name) {
 		p.syntax("element <" + shortName(top.raw.Local) + "> closed by </" + shortName(raw.Local) + ">")
 		return
 	}
-	top.node.text = strings.TrimSpace(top.node.text)
+	if top.more != nil {
+		top.node.text = string(bytes.TrimSpace(top.more))
+	} else {
+		top.node.text = strings.TrimSpace(top.node.text)
+	}
 	if k := len(p.pending) - top.kids; k > 0 {
 		if len(p.kidSlab) < k {
 			p.kidSlab = make([]*xnode, max(k, 32))
@@ -241,10 +250,16 @@ func (p *xmlParser) charData(t xml.CharData) {
 	}
 	// Leading white space is dropped here, the rest trimmed at the end
 	// tag: the indentation between elements is never copied.
-	if n := p.open[len(p.open)-1].node; n.text != "" {
-		n.text += string(t)
-	} else if trimmed := bytes.TrimLeftFunc(t, unicode.IsSpace); len(trimmed) != 0 {
-		n.text = string(trimmed)
+	top := &p.open[len(p.open)-1]
+	switch n := top.node; {
+	case top.more != nil:
+		top.more = append(top.more, t...)
+	case n.text != "":
+		top.more = append([]byte(n.text), t...)
+	default:
+		if trimmed := bytes.TrimLeftFunc(t, unicode.IsSpace); len(trimmed) != 0 {
+			n.text = string(trimmed)
+		}
 	}
 }
 

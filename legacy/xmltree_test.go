@@ -1,6 +1,7 @@
 package legacy
 
 import (
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -156,5 +157,25 @@ func TestParseXMLManyAttributes(t *testing.T) {
 	_, _, err := parseXML([]byte(b.String() + ` a49999="2"/>`))
 	if err == nil || err.Field != "@a49999" || err.Rule != ruleOnce {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestParseXMLTextInManyPieces: text split by a comment every byte, up to
+// the largest body, costs memory in proportion to the body. Joined by
+// string concatenation it cost the square: 16 s of CPU for 1 MiB.
+func TestParseXMLTextInManyPieces(t *testing.T) {
+	body := []byte("<a>" + strings.Repeat("x<!---->", (MaxBodyBytes-8)/8) + "</a>")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	root, _, err := parseXML(body)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(root.text) != (MaxBodyBytes-8)/8 || strings.Trim(root.text, "x") != "" {
+		t.Fatalf("text of %d bytes", len(root.text))
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32*uint64(len(body)) {
+		t.Errorf("%d bytes allocated for a body of %d", alloc, len(body))
 	}
 }
