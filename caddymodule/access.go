@@ -45,7 +45,9 @@ type Access struct {
 	KeyFiles []string `json:"key_files,omitempty"`
 	// Issuer, when set, must be the iss of the token.
 	Issuer string `json:"issuer,omitempty"`
-	// Audience, when set, must be among the aud of the token.
+	// Audience must be among the aud of the token: the functional API the
+	// token is for (osdm_login's access_audience, by default its issuer).
+	// A token without aud, or for another audience, is refused. Required.
 	Audience string `json:"audience,omitempty"`
 	// Scopes must all be granted by the token.
 	Scopes []string `json:"scope,omitempty"`
@@ -82,6 +84,9 @@ func (a *Access) Provision(ctx caddy.Context) error {
 	}
 	if a.ClockSkew < 0 {
 		return fmt.Errorf("clock_skew %s must not be negative", time.Duration(a.ClockSkew))
+	}
+	if a.Audience == "" {
+		return errors.New("audience is required: the aud the access tokens must carry (osdm_login's access_audience, by default its issuer)")
 	}
 	a.realm = a.Issuer
 	if a.realm == "" {

@@ -24,7 +24,7 @@ func parseAccessCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, 
 //	osdm_access {
 //		key_file   <public key PEM> [<public key PEM>...]
 //		issuer     <issuer>
-//		audience   <aud>
+//		audience   <aud>          # required: tokens without it in aud are refused
 //		scope      <scope> [<scope>...]
 //		header     <header name>
 //		clock_skew <duration>
@@ -66,7 +66,7 @@ func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "clock_skew":
 			err = providerDurationArg(d, name, &a.ClockSkew)
 		default:
-			return d.Errf("unrecognized subdirective %q", name)
+			return d.Err(unknownSubdirective("subdirective", name, accessSubdirectives))
 		}
 		if err != nil {
 			return err
@@ -74,6 +74,9 @@ func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 	if len(a.KeyFiles) == 0 && a.Issuer == "" {
 		return fmt.Errorf("osdm_access: key_file or issuer is required, at %s:%d", file, line)
+	}
+	if a.Audience == "" {
+		return fmt.Errorf("osdm_access: audience is required (the aud of the access tokens: osdm_login's access_audience, by default its issuer), at %s:%d", file, line)
 	}
 	return nil
 }

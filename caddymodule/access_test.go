@@ -60,6 +60,7 @@ func TestAccessCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
 	cf := `:9443 {
 	route /osdm/* {
 		osdm_access {
+			audience https://api.example
 			scope uic_osdm
 		}
 		respond "ok"
@@ -106,7 +107,7 @@ func TestAccessChecksTokens(t *testing.T) {
 	forged := issue(stranger, "uic_osdm")
 	narrow := issue(f.login, "uic_osdm_read")
 
-	a := &Access{KeyFiles: []string{f.loginPub}, Issuer: provIssuer, Scopes: []string{"uic_osdm"}}
+	a := &Access{KeyFiles: []string{f.loginPub}, Issuer: provIssuer, Audience: provIssuer, Scopes: []string{"uic_osdm"}}
 	provProvision(t, a)
 
 	for name, h := range map[string]http.Header{
@@ -161,7 +162,7 @@ func TestAccessUsesInProcessLoginKey(t *testing.T) {
 	f := newProvFixture(t)
 	l := f.module(nil)
 	l.Issuer = "https://login.inproc.example"
-	a := &Access{Issuer: l.Issuer}
+	a := &Access{Issuer: l.Issuer, Audience: l.Issuer}
 	provProvision(t, a) // before the login, as Caddy may do
 	provProvision(t, l)
 	w := provPost(l, provBearerForm(f.alpineToken(time.Now())))
@@ -173,7 +174,7 @@ func TestAccessUsesInProcessLoginKey(t *testing.T) {
 		t.Fatalf("in-process key: %d %s", w.Code, w.Body)
 	}
 	// Another issuer's access handler does not find this key.
-	other := &Access{Issuer: "https://login.elsewhere.example"}
+	other := &Access{Issuer: "https://login.elsewhere.example", Audience: "https://login.elsewhere.example"}
 	provProvision(t, other)
 	if w := provAccessRun(t, other, http.Header{"Authenticate": {resp.AccessToken}}); w.Code != http.StatusUnauthorized {
 		t.Fatalf("other issuer: %d %s", w.Code, w.Body)

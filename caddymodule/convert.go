@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -62,8 +64,9 @@ type Convert struct {
 	// TimeZone is the IANA zone a legacy DepartureTime is read in when the
 	// departure station's country has none known. Default: Europe/Paris.
 	TimeZone string `json:"time_zone,omitempty"`
-	// Timeout bounds a whole legacy exchange, all OSDM calls included.
-	// Default: 20s.
+	// Timeout bounds a whole legacy exchange, all OSDM calls included, and
+	// separately the reading of the legacy message: a body not received
+	// within it is answered 408 with a NegativeReply. Default: 20s.
 	Timeout caddy.Duration `json:"timeout,omitempty"`
 	// MaxBody is the largest legacy request body read, in bytes; larger
 	// ones are answered 413. Default: 64 KiB; at most 1 MiB.
@@ -272,9 +275,21 @@ func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request) (legacy.Fo
 	if err != nil {
 		return replyFormat(r), nil, nil, c.refuse(err)
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, c.MaxBody))
+	body, err := c.readBody(w, r)
 	if err != nil {
 		var mbe *http.MaxBytesError
+		if isTimeout(err) {
+			// The body did not arrive within timeout: a client dribbling
+			// it (or a stalled one) holds no connection longer than an
+			// exchange may take.
+			res := c.refuse(&legacy.Error{Code: legacy.CodeInvalidMessage, Err: err,
+				Rule: fmt.Sprintf("the message did not arrive completely within the route's timeout of %s; send it again", time.Duration(c.Timeout))})
+			if nr, ok := res.Reply.(*legacy.NegativeReply); ok {
+				nr.Retryable = true
+			}
+			res.Status, res.Outcome = http.StatusRequestTimeout, "body_timeout"
+			return format, nil, nil, res
+		}
 		if errors.As(err, &mbe) {
 			return format, nil, nil, c.refuse(&legacy.Error{
 				Code: legacy.CodeInvalidMessage, Err: legacy.ErrTooLarge,
@@ -290,6 +305,26 @@ func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request) (legacy.Fo
 		return format, nil, nil, c.refuse(err)
 	}
 	return format, req, body, nil
+}
+
+// readBody reads the legacy body, at most MaxBody bytes, within Timeout:
+// the read deadline of the connection is set for the time the body may
+// take and cleared after it, so that a client that sends its message
+// slowly is cut off like an exchange that takes too long.
+func (c *Convert) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	deadline := rc.SetReadDeadline(time.Now().Add(time.Duration(c.Timeout))) == nil
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, c.MaxBody))
+	if deadline {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	return body, err
+}
+
+// isTimeout reports a read cut off by its deadline.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 // refuse turns a decoding failure into its reply.

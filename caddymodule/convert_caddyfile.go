@@ -1,7 +1,9 @@
 package caddymodule
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/converter"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 func init() {
@@ -21,8 +24,10 @@ func init() {
 
 func parseConvertCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	c := new(Convert)
-	err := c.UnmarshalCaddyfile(h.Dispenser)
-	return c, err
+	if err := c.UnmarshalCaddyfile(h.Dispenser); err != nil {
+		return nil, err
+	}
+	return c, routePartnerOf(h).convertParsed(h, c.Partner)
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
@@ -76,7 +81,7 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 	}
 	n, ok := want[name]
 	if !ok {
-		return fmt.Errorf("unrecognized subdirective %q", name)
+		return errors.New(unknownSubdirective("subdirective", name, convertSubdirectives))
 	}
 	if len(args) < n[0] || len(args) > n[1] {
 		return fmt.Errorf("%s: wrong number of arguments (%d)", name, len(args))
@@ -99,6 +104,17 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 		if _, dup := c.Tariffs[args[0]]; dup {
 			return fmt.Errorf("tariff %s already specified", args[0])
 		}
+		if !slices.Contains(osdm.PassengerTypes, osdm.PassengerType(args[1])) {
+			known := make([]string, len(osdm.PassengerTypes))
+			for i, t := range osdm.PassengerTypes {
+				known[i] = string(t)
+			}
+			hint := didYouMean(args[1], known)
+			if hint == "" {
+				hint = " (known: " + converter.KnownPassengerTypes() + ")"
+			}
+			return fmt.Errorf("tariff %s: %q is not an OSDM passenger type%s", args[0], args[1], hint)
+		}
 		c.Tariffs[args[0]] = TariffMapping{Type: args[1], Age: age}
 	case "reason":
 		if c.Reasons == nil {
@@ -114,6 +130,9 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 		}
 		if _, dup := c.Paths[args[0]]; dup {
 			return fmt.Errorf("path %s already specified", args[0])
+		}
+		if err := converter.CheckPath(converter.Step(args[0]), args[1]); err != nil {
+			return err
 		}
 		c.Paths[args[0]] = args[1]
 	case "timeout":

@@ -148,9 +148,15 @@ func classifyCallError(ctx context.Context, err error) error {
 		case !le.Retryable():
 			return fmt.Errorf("%w: %s", converter.ErrAuthentication, handlerErrorText(err))
 		case le.Timeout() || ctx.Err() != nil:
-			return &kindError{kind: converter.ErrTimeout, text: "the partner's login service did not answer in time: " + handlerErrorText(err)}
+			return fmt.Errorf("%w: %w: %s", converter.ErrTimeout, converter.ErrLoginFailed, handlerErrorText(err))
 		}
-		return fmt.Errorf("the partner's login service failed: %s", handlerErrorText(err))
+		return fmt.Errorf("%w: %s", converter.ErrLoginFailed, handlerErrorText(err))
+	}
+	if errors.Is(err, errLoginWait) {
+		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("%w: %w: %s", converter.ErrTimeout, converter.ErrLoginFailed, handlerErrorText(err))
+		}
+		return fmt.Errorf("%w: %s", converter.ErrLoginFailed, handlerErrorText(err))
 	}
 	var he caddyhttp.HandlerError
 	if errors.As(err, &he) && he.StatusCode == http.StatusGatewayTimeout ||
@@ -159,16 +165,6 @@ func classifyCallError(ctx context.Context, err error) error {
 	}
 	return err
 }
-
-// kindError is an error of one of the converter's kinds (ErrTimeout)
-// whose text, which ends up in a reply, does not repeat the kind's.
-type kindError struct {
-	kind error
-	text string
-}
-
-func (e *kindError) Error() string { return e.text }
-func (e *kindError) Unwrap() error { return e.kind }
 
 // handlerErrorText is the text of the error a handler returned, without
 // the error id, handler and status that caddyhttp.Error adds around it.

@@ -179,8 +179,12 @@ func legacyRequest(t *testing.T, ctx context.Context, contentType, body string) 
 	return r.WithContext(context.WithValue(r.Context(), caddy.ReplacerCtxKey, repl))
 }
 
-const unitAvailability = `<AvailabilityRequest messageId="U-1"><Journey><TrainNumber>9203</TrainNumber>` +
-	`<DepartureDate>2026-12-01</DepartureDate><From>8727100</From><To>8500010</To></Journey>` +
+// unitDate is a departure date a week from today: the converter refuses
+// departures already past, and the unit tests run on the real clock.
+var unitDate = time.Now().AddDate(0, 0, 7).Format(time.DateOnly)
+
+var unitAvailability = `<AvailabilityRequest messageId="U-1"><Journey><TrainNumber>9203</TrainNumber>` +
+	`<DepartureDate>` + unitDate + `</DepartureDate><From>8727100</From><To>8500010</To></Journey>` +
 	`<PlaceRequest><TravelClass>2</TravelClass><ServiceCode>1</ServiceCode><Tariff code="1" count="1"/></PlaceRequest></AvailabilityRequest>`
 
 const unitOffers = `{"offers":[{"offerId":"o-1","createdOn":"2026-11-23T10:00:00Z","preBookableUntil":"2026-11-23T10:30:00Z","passengerRefs":["p1"],` +
@@ -249,7 +253,7 @@ func TestConvertLoginFailureIsAuthenticationFailed(t *testing.T) {
 	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		return caddyhttp.Error(http.StatusBadGateway, &tokenauth.LoginError{Partner: "unit", Status: 401, Code: "invalid_client"})
 	})
-	body := `{"type":"AvailabilityRequest","messageId":"U-2","journey":{"trainNumber":"9203","departureDate":"2026-12-01","from":"8727100","to":"8500010"},` +
+	body := `{"type":"AvailabilityRequest","messageId":"U-2","journey":{"trainNumber":"9203","departureDate":"` + unitDate + `","from":"8727100","to":"8500010"},` +
 		`"placeRequest":{"travelClass":2,"serviceCode":1,"tariffs":[{"code":1,"count":1}]}}`
 	rec := httptest.NewRecorder()
 	if err := c.ServeHTTP(rec, legacyRequest(t, context.Background(), "application/json", body), next); err != nil {

@@ -85,6 +85,10 @@ type LoginClient struct {
 	Keys []LoginClientKey `json:"keys,omitempty"`
 	// Scopes are the scopes the client may be granted. Default: uic_osdm.
 	Scopes []string `json:"scope,omitempty"`
+	// Issuer, when set, is the only iss accepted in the client's identity
+	// tokens (both request forms). Default: any iss, and in the
+	// client_assertion form either iss = sub or the consumer's issuer URL.
+	Issuer string `json:"issuer,omitempty"`
 }
 
 // LoginClientKey is one public key of a client.
@@ -193,7 +197,7 @@ func (l *Login) Provision(ctx caddy.Context) error {
 
 // load reads a client's keys and key validity windows.
 func (c LoginClient) load() (tokenauth.LoginClient, error) {
-	tc := tokenauth.LoginClient{Subject: c.Subject, Algs: c.Algs, Scopes: c.Scopes}
+	tc := tokenauth.LoginClient{Subject: c.Subject, Algs: c.Algs, Scopes: c.Scopes, Issuer: c.Issuer}
 	for _, k := range c.Keys {
 		pub, err := tokenauth.LoadPublicKeyFile(k.File)
 		if err != nil {

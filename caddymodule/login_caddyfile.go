@@ -39,7 +39,8 @@ func parseLoginCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, e
 //		client <sub> {
 //			alg   <alg> [<alg>...]
 //			key   <kid> <public key PEM> [not_before <RFC 3339>] [not_after <RFC 3339>]
-//			scope <scope> [<scope>...]
+//			scope  <scope> [<scope>...]
+//			issuer <iss>    # the only iss accepted; default: any (client_assertion: iss = sub or the issuer URL)
 //		}
 //	}
 //
@@ -96,7 +97,7 @@ func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "client":
 			err = l.unmarshalClient(d)
 		default:
-			return d.Errf("unrecognized subdirective %q", name)
+			return d.Err(unknownSubdirective("subdirective", name, loginSubdirectives))
 		}
 		if err != nil {
 			return err
@@ -191,8 +192,12 @@ func (l *Login) unmarshalClient(d *caddyfile.Dispenser) error {
 			if c.Scopes = d.RemainingArgs(); len(c.Scopes) == 0 {
 				return d.ArgErr()
 			}
+		case "issuer":
+			if err := providerOneArg(d, &c.Issuer); err != nil {
+				return err
+			}
 		default:
-			return d.Errf("unrecognized client subdirective %q", name)
+			return d.Err(unknownSubdirective("client subdirective", name, loginClientSubdirectives))
 		}
 	}
 	if len(c.Keys) == 0 {

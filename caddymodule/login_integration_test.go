@@ -99,6 +99,7 @@ http://127.0.0.1:%d {
 		osdm_access {
 			key_file %s
 			issuer %s
+			audience %s
 			scope uic_osdm
 		}
 		respond "hello {http.auth.user.id} {osdm.client}" 200
@@ -106,6 +107,7 @@ http://127.0.0.1:%d {
 	route /inproc/* {
 		osdm_access {
 			issuer %s
+			audience %s
 		}
 		respond "inproc {osdm.client}" 200
 	}
@@ -113,7 +115,7 @@ http://127.0.0.1:%d {
 		metrics
 	}
 }
-`, port, f.loginPEM, provIssuer, provAudience, f.path("alpine.pub"), f.path("coastal.pub"), f.loginPub, provIssuer, provIssuer)
+`, port, f.loginPEM, provIssuer, provAudience, f.path("alpine.pub"), f.path("coastal.pub"), f.loginPub, provIssuer, provIssuer, provIssuer, provIssuer)
 	})
 	tokenURL := base + "/oauth/token"
 

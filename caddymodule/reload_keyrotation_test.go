@@ -92,6 +92,7 @@ http://127.0.0.1:%[1]d {
 		osdm_access {
 			key_file %[2]s/login.pub
 			issuer https://login.alpine.example
+			audience https://login.alpine.example
 		}
 		osdm_sandbox {
 			max_entries 1000000

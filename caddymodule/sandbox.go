@@ -52,7 +52,7 @@ type Sandbox struct {
 	// Trains fixes the departure and arrival times of some trains; the
 	// others get a made-up timetable.
 	Trains []osdmsandbox.Schedule `json:"trains,omitempty"`
-	// UnknownTrains are train numbers that are not found (TRAIN_NOT_FOUND),
+	// UnknownTrains are train numbers that are not found (404 NO_RESULTS),
 	// besides those made only of zeros ("0").
 	UnknownTrains []string `json:"unknown_trains,omitempty"`
 

@@ -50,7 +50,7 @@ func parseSandboxCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler,
 //     status, as a problem+json error with that status.
 //   - train (repeatable): fixed times for a train, every day; the arrival
 //     is the next day when not after the departure.
-//   - unknown_train (repeatable): train numbers answered TRAIN_NOT_FOUND
+//   - unknown_train (repeatable): train numbers answered 404 NO_RESULTS
 //     (as "0" always is).
 func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
@@ -116,7 +116,7 @@ func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			s.UnknownTrains = append(s.UnknownTrains, args...)
 		default:
-			return d.Errf("unrecognized subdirective %q", name)
+			return d.Err(unknownSubdirective("subdirective", name, sandboxSubdirectives))
 		}
 		if err != nil {
 			return err

@@ -83,7 +83,9 @@ http://127.0.0.1:%d {
 	})
 	c := &osdmClient{t: t, base: base + "/osdm"}
 
-	dep := time.Date(2026, 12, 1, 0, 0, 0, 0, time.FixedZone("", 3600))
+	// A week from today: the sandbox refuses departures already past.
+	week := time.Now().AddDate(0, 0, 7)
+	dep := time.Date(week.Year(), week.Month(), week.Day(), 0, 0, 0, 0, time.FixedZone("", 3600))
 	search := osdm.OfferCollectionRequest{
 		TripSearchCriteria: &osdm.TripSearchCriteria{
 			DepartureTime: &dep,

@@ -159,12 +159,14 @@ func (s *secretsRun) driveEverything(t *testing.T) {
 		// identity token it has seen before, a replay) or cannot be
 		// reached (at coastal: the connection is reset).
 		login := map[string]*partnerTap{"alpine": s.c.alpineLogin, "coastal": s.c.coastalLogin}[partner]
-		want, wantCode := "jti", legacy.CodeAuthenticationFailed
+		// The reply says which side failed; the login service's own words
+		// go to the log line only.
+		want, wantCode := "retrying will not fix", legacy.CodeAuthenticationFailed
 		if partner == "alpine" {
 			replayOldAssertion(t, login)
 		} else {
 			injectFaults(t, login).set(faultRule{step: stepLogin, kind: faultReset})
-			want, wantCode = "login at partner", legacy.CodePartnerUnavailable
+			want, wantCode = "login service failed", legacy.CodePartnerUnavailable
 		}
 		inj.set(faultRule{step: converter.StepOffers, kind: faultUnauthorized, times: 1},
 			faultRule{step: converter.StepTripOffers, kind: faultUnauthorized, times: 1})

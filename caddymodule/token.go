@@ -339,6 +339,11 @@ func (t *Token) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 	return next.ServeHTTP(w, t.outgoing(r, tok, body, true))
 }
 
+// errLoginWait marks a request that got no access token because waiting
+// for the login service ended (the request's deadline), not because the
+// login failed.
+var errLoginWait = errors.New("getting an access token from its login service")
+
 // token returns an access token, or the login failure as a 502 error.
 func (t *Token) token(r *http.Request) (*tokenauth.Token, error) {
 	tok, err := t.cache.Token(r.Context())
@@ -348,7 +353,7 @@ func (t *Token) token(r *http.Request) (*tokenauth.Token, error) {
 			t.logger.Error("login at partner failed", zap.String("partner", t.Partner), zap.Error(err))
 			return nil, caddyhttp.Error(http.StatusBadGateway, err)
 		}
-		return nil, caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("partner %q: getting an access token from its login service: %w", t.Partner, err))
+		return nil, caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("partner %q: %w: %w", t.Partner, errLoginWait, err))
 	}
 	return tok, nil
 }

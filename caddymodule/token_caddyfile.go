@@ -19,8 +19,15 @@ func init() {
 
 func parseTokenCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	t := new(Token)
-	err := t.UnmarshalCaddyfile(h.Dispenser)
-	return t, err
+	h.Reset()
+	h.Next()
+	file, line := h.File(), h.Line()
+	h.Reset()
+	if err := t.UnmarshalCaddyfile(h.Dispenser); err != nil {
+		return nil, err
+	}
+	routePartnerOf(h).tokenParsed(file, line, t)
+	return t, nil
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
@@ -40,7 +47,7 @@ func parseTokenCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, e
 //		refresh_ahead      <duration>       # default: 10% of the token lifetime, at least 5s
 //		default_expires_in <duration>       # default: 5m
 //		max_replay_body    <size>           # default: 1MiB
-//		partner            <label>          # default: host of token_url
+//		partner            <label>          # default: the partner of the osdm_convert in the same route, else the host of token_url
 //		login_timeout      <duration>       # default: 30s
 //
 //		# TLS of the login call (https token_url only), named as in
@@ -84,7 +91,7 @@ func (t *Token) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		_, isString := stringOpts[name]
 		_, isDuration := durations[name]
 		if !isString && !isDuration && name != "max_replay_body" {
-			return d.Errf("unrecognized subdirective %q", name)
+			return d.Err(unknownSubdirective("subdirective", name, tokenSubdirectives))
 		}
 		var arg string
 		if !d.Args(&arg) {
@@ -179,7 +186,7 @@ func (t *Token) unmarshalTLSOption(d *caddyfile.Dispenser, seen map[string]bool)
 		}
 		t.TLS.HandshakeTimeout = caddy.Duration(dur)
 	default:
-		return d.Errf("unrecognized subdirective %q", name)
+		return d.Err(unknownSubdirective("subdirective", name, tokenSubdirectives))
 	}
 	return nil
 }

@@ -130,6 +130,7 @@ http://127.0.0.1:%[2]d {
 	route /osdm/* {
 		osdm_access {
 			issuer %[4]s
+			audience %[4]s
 			scope uic_osdm
 		}
 		reverse_proxy %[8]s {

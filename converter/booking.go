@@ -24,6 +24,9 @@ func (r *run) book(ctx context.Context, m *legacy.BookingRequest) *Result {
 		return r.negative(&legacy.NegativeReply{Code: legacy.CodeExchangeNotSupported,
 			Text: "Exchange (ExchangeOf " + plain(m.ExchangeOf, 128) + ") is not supported in this version; cancel the booking and book again."})
 	}
+	if why := r.c.pastDeparture(m.Journey); why != "" {
+		return r.invalid(why)
+	}
 	ts, err := r.c.travellers(m.Places)
 	if err != nil {
 		return r.invalid(err.Error())
@@ -81,7 +84,7 @@ func (r *run) book(ctx context.Context, m *legacy.BookingRequest) *Result {
 		// Confirming a booking the legacy side cannot name would sell
 		// places it can never cancel.
 		return r.rollback(ctx, b, &failure{step: StepBooking, code: legacy.CodePartnerRejected, status: 200,
-			what: "its booking id is not something a legacy BookingRef can carry (1..128 printable ASCII characters)"})
+			what: "its booking id is not something a legacy BookingRef can carry (1..128 printable ASCII characters, one path segment: no . or .., no /)"})
 	}
 	fr, f := r.fulfil(ctx, b.ID)
 	if f != nil {
@@ -195,7 +198,9 @@ func (r *run) rollback(ctx context.Context, b *osdm.Booking, f *failure) *Result
 }
 
 // validRef is the legacy rule for a BookingRef: 1..128 printable ASCII.
-func validRef(s string) bool { return validOfferRef(s) && len(s) <= 128 }
+// A booking id that is not one safe path segment (unsafeSegment) could not
+// be cancelled through the OSDM paths either.
+func validRef(s string) bool { return validOfferRef(s) && len(s) <= 128 && unsafeSegment(s) == "" }
 
 // bookingReply is the BookingReply of a fulfilled booking.
 func (r *run) bookingReply(b *osdm.Booking, fr *osdm.FulfillmentCollectionResponse) *legacy.BookingReply {

@@ -91,6 +91,14 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 	c := r.c
 	method := stepMethods[cl.step]
 	tmpl := c.paths[cl.step]
+	for name, v := range cl.params {
+		if why := unsafeSegment(v); why != "" {
+			// Only a partner's own id gets here (legacy ones are checked
+			// first): the call is not made.
+			return &failure{step: cl.step, code: legacy.CodePartnerRejected,
+				what: method + " " + tmpl + " was not made: the partner's " + name + " " + strconv.Quote(plain(v, 64)) + " " + why}
+		}
+	}
 	path, err := osdm.ExpandPath(tmpl, cl.params)
 	if err != nil {
 		// Only reachable with an id the partner left empty.
@@ -166,21 +174,32 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// transportFailure classifies an Exchanger error.
+// transportFailure classifies an Exchanger error. The reply text says
+// what failed in words a person at a reservation desk can act on; the
+// error itself (Go types, addresses, file:line) is the Exchanger's to log,
+// never the reply's.
 func transportFailure(ctx context.Context, step Step, what string, err error) *failure {
 	f := &failure{step: step, uncertain: true}
+	login := errors.Is(err, ErrLoginFailed)
 	switch {
 	case err == nil:
 		f.code, f.what = legacy.CodePartnerUnavailable, what+" got no answer"
-		return f
 	case errors.Is(err, ErrAuthentication):
 		f.code, f.uncertain = legacy.CodeAuthenticationFailed, false
+		f.what = what + " was not made: the login at the partner's login service failed in a way that retrying will not fix (credentials refused, or a key or TLS setting); the detail is in the gateway's log"
 	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(ctx.Err(), context.DeadlineExceeded):
 		f.code = legacy.CodePartnerTimeout
+		f.what = what + " got no answer in time"
+		if login {
+			f.what = what + " was not made: the partner's login service did not answer in time"
+		}
 	default:
 		f.code = legacy.CodePartnerUnavailable
+		f.what = what + " failed: the partner could not be reached or broke off its answer"
+		if login {
+			f.what = what + " was not made: the partner's login service failed or could not be reached"
+		}
 	}
-	f.what = what + " failed: " + plain(err.Error(), 200)
 	return f
 }
 

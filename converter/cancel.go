@@ -13,6 +13,9 @@ import (
 // ALREADY_CANCELLED when everything in it is cancelled or refunded; DELETE
 // it when it was never confirmed.
 func (r *run) cancel(ctx context.Context, m *legacy.CancelRequest) *Result {
+	if why := unsafeSegment(m.BookingRef); why != "" {
+		return r.invalid("BookingRef " + strconv.Quote(plain(m.BookingRef, 128)) + " " + why + "; it cannot name a booking at partner " + r.c.partner)
+	}
 	var overrule osdm.OverruleCode
 	if m.ReasonCode != nil {
 		o, known := r.c.reasons[*m.ReasonCode]

@@ -56,6 +56,9 @@ func (c *Converter) newRun(req legacy.Request, x Exchanger) *run {
 // AvailabilityReply without offers, not a NegativeReply: the question
 // "what is there?" has the answer "nothing", for both kinds alike.
 func (r *run) availability(ctx context.Context, j legacy.Journey, p legacy.PlaceRequest) *Result {
+	if why := r.c.pastDeparture(j); why != "" {
+		return r.invalid(why)
+	}
 	ts, err := r.c.travellers(p)
 	if err != nil {
 		return r.invalid(err.Error())

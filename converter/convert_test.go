@@ -181,10 +181,14 @@ func TestBookingIDTheLegacySideCannotCarry(t *testing.T) {
 	}}
 	res := testConverter(t, Config{}).Convert(context.Background(), bookingRequest("I-1", "offer-1"), s)
 	checkReply(t, res)
-	if s.calls[1].Path != "/bookings/b%201%2F2" {
-		t.Errorf("DELETE path %q", s.calls[1].Path)
+	// The id holds a /: a DELETE /bookings/b%201%2F2 could reach another
+	// resource through a proxy that decodes %2F, so it is not made, and
+	// the reply says the booking may still exist.
+	if len(s.calls) != 1 {
+		t.Errorf("%d calls, want only POST /bookings", len(s.calls))
 	}
-	if n := negativeOf(t, res); n.Code != legacy.CodeBookingRolledBack || n.BookingRef != "" || !strings.Contains(n.Text, "booking b 1/2") {
+	if n := negativeOf(t, res); n.Code != legacy.CodePartnerRejected || n.BookingRef != "" || n.Retryable ||
+		!strings.Contains(n.Text, "booking b 1/2") || !strings.Contains(n.Text, "may still exist") || !strings.Contains(n.Text, "was not made") {
 		t.Errorf("reply %+v", n)
 	}
 }

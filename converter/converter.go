@@ -2,6 +2,7 @@ package converter
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -52,7 +53,7 @@ var stepParams = map[Step][]string{
 }
 
 // defaultLocation is where a departure time is read when the station's
-// country has no zone in stationZones.
+// country has no zone in osdm.StationLocation.
 const defaultLocation = "Europe/Paris"
 
 // New checks cfg and returns a Converter with the defaults of
@@ -119,8 +120,8 @@ func checkTariffs(t map[int]PassengerTariff) error {
 		if code < 0 || code > 9999 {
 			return fmt.Errorf("tariff %d: code must be 0..9999", code)
 		}
-		if !isUpperToken(string(p.Type)) {
-			return fmt.Errorf("tariff %d: passenger type %q must be an OSDM passenger type such as ADULT", code, p.Type)
+		if !slices.Contains(osdm.PassengerTypes, p.Type) {
+			return fmt.Errorf("tariff %d: passenger type %q is not one of the OSDM passenger types (%s)", code, p.Type, KnownPassengerTypes())
 		}
 		if p.Age < 0 || p.Age > 150 {
 			return fmt.Errorf("tariff %d: age %d must be 0..150", code, p.Age)
@@ -156,6 +157,20 @@ func isUpperToken(s string) bool {
 	return true
 }
 
+// KnownPassengerTypes lists the OSDM passenger types a tariff may name,
+// for error texts.
+func KnownPassengerTypes() string {
+	s := make([]string, len(osdm.PassengerTypes))
+	for i, t := range osdm.PassengerTypes {
+		s[i] = string(t)
+	}
+	return strings.Join(s, ", ")
+}
+
+// CheckPath checks the path template of one step as New does, for a
+// configuration reader that wants the error at the line that sets it.
+func CheckPath(step Step, tmpl string) error { return checkPath(step, tmpl) }
+
 // checkPath checks a path override: a known step, an absolute path without
 // query or fragment, and exactly the placeholders the step fills.
 func checkPath(step Step, tmpl string) error {
@@ -173,6 +188,11 @@ func checkPath(step Step, tmpl string) error {
 	}
 	if strings.ContainsAny(tmpl, "?# \t") {
 		return fmt.Errorf("path %s: template %q must be a plain path (no query, fragment or space)", step, tmpl)
+	}
+	for _, seg := range strings.Split(tmpl, "/") {
+		if isDotSegment(seg) {
+			return fmt.Errorf("path %s: template %q has a dot segment (. or ..), which a partner or proxy resolves to another path", step, tmpl)
+		}
 	}
 	var got []string
 	rest := tmpl

@@ -90,4 +90,8 @@ var (
 	ErrAuthentication = errors.New("authentication at the partner failed")
 	// ErrTimeout: the partner did not answer in time (PARTNER_TIMEOUT).
 	ErrTimeout = errors.New("partner did not answer in time")
+	// ErrLoginFailed: the partner's login service failed or could not be
+	// reached, so the call was not made (PARTNER_UNAVAILABLE, or
+	// PARTNER_TIMEOUT together with ErrTimeout).
+	ErrLoginFailed = errors.New("the partner's login service failed")
 )

@@ -16,12 +16,12 @@ import (
 // plus the obvious spellings partners use):
 //
 //	BOOKING_INSUFFICIENT_AVAILABILITY, BOOKING_PLACE_NOT_AVAILABLE,
-//	BOOKING_RESERVATION_OPTION_NOT_AVAILABLE, INSUFFICIENT_AVAILABILITY,
-//	NO_AVAILABILITY, SOLD_OUT                      -> NO_AVAILABILITY (409)
+//	BOOKING_RESERVATION_OPTION_NOT_AVAILABLE, OFFER_RESERVATION_OPTION_NOTA,
+//	INSUFFICIENT_AVAILABILITY, NO_AVAILABILITY, SOLD_OUT -> NO_AVAILABILITY (409)
 //	BOOKING_OFFER_NOT_FOUND, OFFER_NOT_FOUND,
 //	OFFER_EXPIRED                                  -> OFFER_EXPIRED (409)
-//	OFFER_TRIP_NOT_FOUND, TRIP_NO_SEARCH_RESULT, TRIP_NOT_FOUND,
-//	TRAIN_NOT_FOUND, TRIP_PLACE_UNKNOWN,
+//	OFFER_TRIP_NOT_FOUND, OFFER_NO_RESULTS, TRIP_NO_SEARCH_RESULT,
+//	TRIP_NOT_FOUND, TRAIN_NOT_FOUND, TRIP_PLACE_UNKNOWN,
 //	OFFER_PLACE_UNKNOWN                            -> TRAIN_NOT_FOUND (404)
 //	BOOKING_NOT_FOUND                              -> BOOKING_NOT_FOUND (404)
 //	BOOKING_BOOKING_ALREADY_CANCELLED,
@@ -34,6 +34,12 @@ import (
 //	ALTERNATIVE_SYSTEM_PROPOSAL                    -> a ReplacementProposal (200), from the
 //	                                                  offer search and POST /bookings
 //
+// The standard codes are those osdm_sandbox answers; the others are the
+// spellings of partners before the list and of the sandbox's first
+// versions (TRAIN_NOT_FOUND, NO_AVAILABILITY, OFFER_EXPIRED,
+// BOOKING_NOT_FOUND, BOOKING_ALREADY_CANCELLED, BOOKING_ALREADY_REFUNDED),
+// still read the same.
+//
 // Then, for any other code or none, the HTTP status:
 //
 //	401, 403                         -> AUTHENTICATION_FAILED (502)
@@ -42,6 +48,8 @@ import (
 //	404 of a /bookings/{id} call     -> BOOKING_NOT_FOUND (404)
 //	404 of PATCH .../refund-offers/{rid} -> PARTNER_REJECTED (502; the refund offer is gone)
 //	408, 504                         -> PARTNER_TIMEOUT (504, retryable)
+//	501                              -> PARTNER_REJECTED (502; the partner does not
+//	                                    serve the operation, a retry will not help)
 //	429, 5xx, 1xx, 3xx               -> PARTNER_UNAVAILABLE (502, retryable)
 //	any other 4xx                    -> PARTNER_REJECTED (502)
 //
@@ -59,6 +67,7 @@ var problemCodes = map[string]legacy.Code{
 	"BOOKING_INSUFFICIENT_AVAILABILITY":        legacy.CodeNoAvailability,
 	"BOOKING_PLACE_NOT_AVAILABLE":              legacy.CodeNoAvailability,
 	"BOOKING_RESERVATION_OPTION_NOT_AVAILABLE": legacy.CodeNoAvailability,
+	"OFFER_RESERVATION_OPTION_NOTA":            legacy.CodeNoAvailability,
 	"INSUFFICIENT_AVAILABILITY":                legacy.CodeNoAvailability,
 	"NO_AVAILABILITY":                          legacy.CodeNoAvailability,
 	"SOLD_OUT":                                 legacy.CodeNoAvailability,
@@ -68,6 +77,7 @@ var problemCodes = map[string]legacy.Code{
 	"OFFER_EXPIRED":           legacy.CodeOfferExpired,
 
 	"OFFER_TRIP_NOT_FOUND":  legacy.CodeTrainNotFound,
+	"OFFER_NO_RESULTS":      legacy.CodeTrainNotFound,
 	"TRIP_NO_SEARCH_RESULT": legacy.CodeTrainNotFound,
 	"TRIP_NOT_FOUND":        legacy.CodeTrainNotFound,
 	"TRAIN_NOT_FOUND":       legacy.CodeTrainNotFound,
@@ -117,6 +127,8 @@ func codeOfStatus(step Step, status int) legacy.Code {
 		return notFoundCode(step)
 	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout:
 		return legacy.CodePartnerTimeout
+	case status == http.StatusNotImplemented:
+		return legacy.CodePartnerRejected
 	case status == http.StatusTooManyRequests || status >= 500 || status < 400:
 		return legacy.CodePartnerUnavailable
 	}

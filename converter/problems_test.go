@@ -9,6 +9,8 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
 // TestProblemTable runs each row of the problem table through Convert:
@@ -28,6 +30,14 @@ func TestProblemTable(t *testing.T) {
 		{booking, 409, "urn:uic:problem:BOOKING_PLACE_NOT_AVAILABLE", legacy.CodeNoAvailability},
 		{availability, 400, "urn:uic:problem:BOOKING_RESERVATION_OPTION_NOT_AVAILABLE", legacy.CodeNoAvailability},
 		{booking, 409, "SOLD_OUT", legacy.CodeNoAvailability},
+		{booking, 409, "urn:uic:problem:NO_AVAILABILITY", legacy.CodeNoAvailability},
+		{availability, 400, "urn:uic:problem:OFFER_RESERVATION_OPTION_NOTA", legacy.CodeNoAvailability},
+		{availability, 404, "urn:uic:problem:TRAIN_NOT_FOUND", legacy.CodeTrainNotFound},
+		{availability, 404, "urn:uic:problem:OFFER_NO_RESULTS", legacy.CodeTrainNotFound},
+		{cancel, 404, "urn:uic:problem:BOOKING_ALREADY_CANCELLED", legacy.CodeAlreadyCancelled},
+		{cancel, 409, "urn:uic:problem:CONFIRMATION_BOOKING_ALREADY_CANCELLED", legacy.CodeAlreadyCancelled},
+		{availability, 501, "urn:uic:problem:OPERATION_NOT_PERMITTED", legacy.CodePartnerRejected},
+		{cancel, 501, "", legacy.CodePartnerRejected},
 		{booking, 404, "urn:uic:problem:BOOKING_OFFER_NOT_FOUND", legacy.CodeOfferExpired},
 		{booking, 400, "urn:uic:problem:OFFER_EXPIRED", legacy.CodeOfferExpired},
 		{availability, 404, "urn:uic:problem:OFFER_TRIP_NOT_FOUND", legacy.CodeTrainNotFound},
@@ -106,5 +116,51 @@ func TestErrorTextIsSafe(t *testing.T) {
 	n := negativeOf(t, res)
 	if len([]rune(n.Text)) > 1000 || n.PartnerProblem != "urn:uic:problem:X <forged>" {
 		t.Errorf("text %d characters, problem %q", len([]rune(n.Text)), n.PartnerProblem)
+	}
+}
+
+// TestSandboxCodesReadAsBefore: each standard problem code osdm_sandbox
+// answers now reads as the code it answered before in the same situation
+// (call and status), so a legacy system sees the same NegativeReply codes.
+// The new codes are the sandbox's constants: changing one breaks this test.
+func TestSandboxCodesReadAsBefore(t *testing.T) {
+	for _, tc := range []struct {
+		step       Step
+		status     int
+		old, code  string
+		wantLegacy legacy.Code
+	}{
+		{StepOffers, 404, "TRAIN_NOT_FOUND", osdmsandbox.CodeNoResults, legacy.CodeTrainNotFound},
+		{StepTripOffers, 404, "TRAIN_NOT_FOUND", osdmsandbox.CodeNoResults, legacy.CodeTrainNotFound},
+		{StepOffers, 200, "NO_AVAILABILITY", osdmsandbox.CodeInsufficientAvailability, legacy.CodeNoAvailability},
+		{StepBooking, 409, "NO_AVAILABILITY", osdmsandbox.CodeInsufficientAvailability, legacy.CodeNoAvailability},
+		{StepBooking, 404, "OFFER_EXPIRED", osdmsandbox.CodeOfferNotFound, legacy.CodeOfferExpired},
+		{StepBooking, 400, "INVALID_REQUEST", osdmsandbox.CodeValidationError, legacy.CodePartnerRejected},
+		{StepBooking, 422, "IDEMPOTENCY_KEY_REUSED", osdmsandbox.CodeOperationNotPermitted, legacy.CodePartnerRejected},
+		{StepReadBooking, 404, "BOOKING_NOT_FOUND", osdmsandbox.CodeResourceNotFound, legacy.CodeBookingNotFound},
+		{StepReadBooking, 404, "BOOKING_ALREADY_CANCELLED", osdmsandbox.CodeBookingCancelled, legacy.CodeAlreadyCancelled},
+		{StepDeleteBooking, 404, "BOOKING_ALREADY_CANCELLED", osdmsandbox.CodeBookingCancelled, legacy.CodeAlreadyCancelled},
+		{StepDeleteBooking, 409, "BOOKING_ALREADY_REFUNDED", osdmsandbox.CodeBookingCancelled, legacy.CodeAlreadyCancelled},
+		{StepDeleteBooking, 409, "BOOKING_ALREADY_FULFILLED", osdmsandbox.CodeAlreadyFulfilled, legacy.CodePartnerRejected},
+		{StepFulfillments, 409, "BOOKING_ALREADY_REFUNDED", osdmsandbox.CodeConfirmationCancelled, legacy.CodeAlreadyCancelled},
+		{StepRefundOffers, 409, "BOOKING_ALREADY_REFUNDED", osdmsandbox.CodeBookingCancelled, legacy.CodeAlreadyCancelled},
+		{StepRefundOffers, 409, "BOOKING_NOT_FULFILLED", osdmsandbox.CodeOperationNotPermitted, legacy.CodePartnerRejected},
+		{StepRefundOffers, 404, "FULFILLMENT_NOT_FOUND", osdmsandbox.CodeResourceNotFound, legacy.CodeBookingNotFound},
+		{StepRefundOffer, 404, "REFUND_OFFER_NOT_FOUND", osdmsandbox.CodeResourceNotFound, legacy.CodePartnerRejected},
+		{StepRefundOffer, 409, "REFUND_OFFER_EXPIRED", osdmsandbox.CodeOperationNotPermitted, legacy.CodePartnerRejected},
+		{StepOffers, 500, "INTERNAL_ERROR", osdmsandbox.CodeUnknownError, legacy.CodePartnerUnavailable},
+	} {
+		var oldCode, newCode legacy.Code
+		if tc.status == 200 {
+			// A problem inside a successful answer without offers.
+			_, oldCode = firstProblem(tc.step, []osdm.Problem{{Code: "urn:uic:problem:" + tc.old}})
+			_, newCode = firstProblem(tc.step, []osdm.Problem{{Code: tc.code}})
+		} else {
+			oldCode = classify(tc.step, tc.status, &osdm.Problem{Code: "urn:uic:problem:" + tc.old})
+			newCode = classify(tc.step, tc.status, &osdm.Problem{Code: tc.code})
+		}
+		if oldCode != tc.wantLegacy || newCode != tc.wantLegacy {
+			t.Errorf("%s %d: %s reads %s, %s reads %s, want both %s", tc.step, tc.status, tc.old, oldCode, tc.code, newCode, tc.wantLegacy)
+		}
 	}
 }

@@ -41,13 +41,24 @@ type PassengerSpecification struct {
 	Detail *PersonDetail `json:"detail,omitempty"`
 }
 
-// PersonDetail is a person's name; the spec requires both firstName and
-// lastName to be present whenever a detail is sent.
+// PersonDetail is a person's name and contact; the spec requires both
+// firstName and lastName to be present whenever a detail is sent.
 type PersonDetail struct {
 	// FirstName is the given name.
 	FirstName string `json:"firstName"`
 	// LastName is the family name.
 	LastName string `json:"lastName"`
+	// Contact is how to reach the person (email or phone number).
+	Contact *ContactDetail `json:"contact,omitempty"`
+}
+
+// ContactDetail is how to reach a person; the spec asks for an email or a
+// phone number (E.164), both optional in the schema.
+type ContactDetail struct {
+	// Email address.
+	Email string `json:"email,omitempty"`
+	// PhoneNumber in E.164 form, e.g. "+41791234567".
+	PhoneNumber string `json:"phoneNumber,omitempty"`
 }
 
 // PurchaserSpecification is the buyer of a booking (all optional).
@@ -144,6 +155,9 @@ type BookingPart struct {
 	Summary string `json:"summary,omitempty"`
 	// CreatedOn is when it was booked.
 	CreatedOn time.Time `json:"createdOn"`
+	// ConfirmableUntil is the deprecated per-part copy of
+	// Booking.ConfirmationTimeLimit, required of a PREBOOKED part.
+	ConfirmableUntil *time.Time `json:"confirmableUntil,omitempty"`
 	// ValidFrom and ValidUntil bound its validity.
 	ValidFrom  time.Time  `json:"validFrom"`
 	ValidUntil *time.Time `json:"validUntil,omitempty"`

@@ -23,6 +23,16 @@ const (
 	PassengerBicycle     PassengerType = "BICYCLE"
 )
 
+// PassengerTypes are the values the spec lists for PassengerType (3.9,
+// components.schemas.PassengerType x-extensible-enum, in its order). The
+// converter accepts only these in its tariff table, so that a typo such as
+// ADLT is a configuration error rather than a passenger every partner
+// refuses.
+var PassengerTypes = []PassengerType{
+	"YOUNG_CHILD", "CHILD", "YOUTH", "ADULT", "SENIOR", "FAMILY_CHILD", "ACCOMP_PRM", "PRM_CHILD", "WHEELCHAIR", "PERSON",
+	"PRM", "DOG", "PET", "LUGGAGE", "BICYCLE", "PRAM", "ACCOMP_DOG", "CAR", "MOTOCYCLE", "TRAILER",
+}
+
 // OfferPartType selects offer parts in a search (closed enum in the spec:
 // an unknown value is refused by partners).
 type OfferPartType string

@@ -190,6 +190,11 @@ func (part *bookedPart) reservation(b *booking, i int, operator string, capacity
 			TripLegCoverage:      coverage,
 		},
 	}
+	if b.state == statePrebooked {
+		// Deprecated in favour of the booking's confirmationTimeLimit,
+		// but required of a PREBOOKED part and still read by consumers.
+		r.ConfirmableUntil = ptr(b.limit)
+	}
 	if part.refunded != nil {
 		r.RefundAmount = ptr(price(*part.refunded))
 	}

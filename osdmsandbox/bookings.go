@@ -137,13 +137,13 @@ func (s *Sandbox) bookableOffer(now time.Time, id, pointer string) (*offer, *pro
 	o, ok := s.offers.get(id)
 	switch {
 	case !ok:
-		return nil, &problem{status: http.StatusNotFound, code: CodeOfferExpired, pointer: pointer,
+		return nil, &problem{status: http.StatusNotFound, code: CodeOfferNotFound, pointer: pointer,
 			detail: "offer " + strconv.Quote(id) + " is unknown or expired; search again"}
 	case !now.Before(o.expires):
-		return nil, &problem{status: http.StatusNotFound, code: CodeOfferExpired, pointer: pointer,
+		return nil, &problem{status: http.StatusNotFound, code: CodeOfferNotFound, pointer: pointer,
 			detail: "offer " + id + " expired at " + o.expires.Format(time.RFC3339) + "; search again"}
 	case o.bookedBy != "":
-		return nil, &problem{status: http.StatusNotFound, code: CodeOfferExpired, pointer: pointer,
+		return nil, &problem{status: http.StatusNotFound, code: CodeOfferNotFound, pointer: pointer,
 			detail: "offer " + id + " was booked already (booking " + o.bookedBy + "); search again"}
 	}
 	return o, nil
@@ -169,7 +169,7 @@ func (s *Sandbox) checkPlaces(now time.Time, req *osdm.BookingRequest, offers []
 		case short == "":
 			return nil
 		case swept:
-			return newProblem(http.StatusConflict, CodeNoAvailability, short)
+			return newProblem(http.StatusConflict, CodeInsufficientAvailability, short)
 		}
 		// Provisional bookings past their limit may still hold places.
 		s.sweep(now, true)
@@ -181,7 +181,7 @@ func (s *Sandbox) liveBooking(now time.Time, id string) (*booking, *problem) {
 	b, ok := s.bookings.get(id)
 	switch {
 	case !ok:
-		return nil, newProblem(http.StatusNotFound, CodeBookingNotFound, "no booking "+strconv.Quote(id))
+		return nil, newProblem(http.StatusNotFound, CodeResourceNotFound, "no booking "+strconv.Quote(id))
 	case b.state == stateDeleted:
 		return nil, newProblem(http.StatusNotFound, CodeBookingCancelled, "booking "+id+" was deleted")
 	}
@@ -208,10 +208,10 @@ func (s *Sandbox) deleteBooking(now time.Time, rq *request) *response {
 	}
 	switch b.state {
 	case stateFulfilled:
-		return problemResponse(newProblem(http.StatusConflict, CodeBookingFulfilled,
+		return problemResponse(newProblem(http.StatusConflict, CodeAlreadyFulfilled,
 			"booking "+b.id+" is fulfilled; refund it with a refund offer instead"))
 	case stateRefunded:
-		return problemResponse(newProblem(http.StatusConflict, CodeBookingRefunded, "booking "+b.id+" was refunded"))
+		return problemResponse(newProblem(http.StatusConflict, CodeBookingCancelled, "booking "+b.id+" was refunded"))
 	}
 	s.releasePlaces(b)
 	b.state = stateDeleted

@@ -57,7 +57,7 @@ type Config struct {
 	ExternalInventory []ExternalInventory
 	// Timetable fixes the times of some trains; the others get made-up ones.
 	Timetable []Schedule
-	// UnknownTrains are train numbers searched in vain (TRAIN_NOT_FOUND),
+	// UnknownTrains are train numbers searched in vain (404 NO_RESULTS),
 	// besides those made only of zeros ("0", "000").
 	UnknownTrains []string
 	// Now is the clock; nil means time.Now. Tests inject a fake one.

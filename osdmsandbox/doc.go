@@ -1,25 +1,31 @@
-// Package sandbox is an in-memory OSDM 3.9 partner railway: an
+// Package osdmsandbox is an in-memory OSDM 3.9 partner railway: an
 // http.Handler that searches offers, books, fulfils, refunds and deletes
 // seat reservations on a made-up timetable, so the converter (and anyone
 // trying OSDM) has a partner without a real railway.
 //
-// Operations, relative to any path prefix (the first segment named offers,
-// trip-offers, bookings or _sandbox starts the OSDM path, so the handler
-// works behind a route such as /osdm/* without stripping it):
+// Operations, relative to any path prefix (the first segment that starts
+// a path of the spec, trip-offers or _sandbox starts the OSDM path, so the
+// handler works behind a route such as /osdm/* without stripping it):
 //
-//	POST   /offers                                 OfferCollectionResponse 200
+//	POST   /offers                                 OfferCollectionResponse 200 (tripSearchCriteria or tripSpecifications)
 //	GET    /trip-offers?originCode=...             the same, for older partners
 //	POST   /bookings                               BookingResponse 200 (PREBOOKED)
 //	GET    /bookings/{id}                          BookingResponse 200
 //	DELETE /bookings/{id}                          204, provisional bookings only
+//	GET    /bookings/{id}/passengers/{pid}         PassengerResponse 200
+//	PATCH  /bookings/{id}/passengers/{pid}         PassengerResponse 200, before fulfilment
 //	POST   /bookings/{id}/fulfillments             FulfillmentCollectionResponse 200 (FULFILLED)
 //	POST   /bookings/{id}/refund-offers            RefundOfferCollectionResponse 200 (PROPOSED)
+//	GET    /bookings/{id}/refund-offers/{rid}      RefundOfferResponse 200
 //	PATCH  /bookings/{id}/refund-offers/{rid}      RefundOfferResponse 200 (CONFIRMED, REFUNDED)
+//	DELETE /bookings/{id}/refund-offers/{rid}      204; 409 once confirmed
 //	GET    /_sandbox/bookings                      debug: every booking held (not OSDM)
 //
-// refundOffers (camelCase) is accepted for refund-offers. Errors are
+// The spec's other operations answer 501, other methods 405, other paths
+// 404. refundOffers (camelCase) is accepted for refund-offers. Errors are
 // application/problem+json OSDM Problems whose code is one of the Code*
-// constants.
+// constants, all of them standard codes of OSDM's errors-and-problems
+// list. Times sent without an offset are local to their station.
 //
 // Every train number has a deterministic timetable (see Config.Timetable
 // for fixed ones); numbers starting with 4 are night trains with seats,

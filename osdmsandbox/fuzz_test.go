@@ -24,8 +24,12 @@ func FuzzServe(f *testing.F) {
 	f.Add(uint8(2), "/bookings/b-1/refundOffers/ro-1", "", []byte(`{"status":"CONFIRMED"}`))
 	f.Add(uint8(3), "/x/bookings/b-1", "", []byte(nil))
 	f.Add(uint8(1), "/offers", "", []byte(`{"tripSearchCriteria":{"origin":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:8500010"},"destination":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:8503000"},"arrivalTime":"2999-12-31T23:59:00-14:00"},"anonymousPassengerSpecifications":[{"externalRef":"a","type":"X"}]}`))
+	f.Add(uint8(2), "/bookings/b-1/passengers/pax-1", "", []byte(`{"detail":{"firstName":"A","lastName":"B","contact":{"email":"a@b.c"}},"gender":"X"}`))
+	f.Add(uint8(3), "/bookings/b-1/refund-offers/ro-1", "", []byte(nil))
+	f.Add(uint8(2), "/bookings/b-1", "", []byte(`{}`))
+	f.Add(uint8(1), "/offers", "", []byte(`{"tripSpecifications":[{"legs":[{"timedLeg":{"start":{"stopPlaceRef":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:8500010"},"serviceDeparture":{"timetabledTime":"2026-12-01T08:30"}},"end":{"stopPlaceRef":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:8503000"},"serviceArrival":{"timetabledTime":"2026-12-01T11:00"}},"service":{"vehicleNumbers":["708"]}}}]}],"anonymousPassengerSpecifications":[{"externalRef":"a","type":"ADULT"}]}`))
 	methods := []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete}
-	documented := map[int]bool{200: true, 204: true, 400: true, 404: true, 405: true, 409: true, 413: true, 415: true, 422: true}
+	documented := map[int]bool{200: true, 204: true, 400: true, 404: true, 405: true, 409: true, 413: true, 415: true, 422: true, 501: true}
 	f.Fuzz(func(t *testing.T, method uint8, path, query string, body []byte) {
 		sb, err := osdmsandbox.New(osdmsandbox.Config{Capacity: 3})
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,6 +42,7 @@ type request struct {
 	idempotency   string // Idempotency-Key, "" when none
 	bookingID     string
 	refundOfferID string
+	passengerID   string
 }
 
 // handlerFunc serves one operation; it runs with s.mu held.
@@ -64,53 +66,109 @@ var (
 	bookingRoutes     = map[string]route{http.MethodGet: {handle: (*Sandbox).getBooking}, http.MethodDelete: {handle: (*Sandbox).deleteBooking}}
 	fulfilRoutes      = map[string]route{http.MethodPost: {handle: (*Sandbox).fulfil, withBody: true, idempotent: true}}
 	refundOffersRoute = map[string]route{http.MethodPost: {handle: (*Sandbox).createRefundOffer, withBody: true, idempotent: true}}
-	refundOfferRoutes = map[string]route{http.MethodPatch: {handle: (*Sandbox).confirmRefundOffer, withBody: true, idempotent: true}}
+	refundOfferRoutes = map[string]route{
+		http.MethodGet:    {handle: (*Sandbox).getRefundOffer},
+		http.MethodPatch:  {handle: (*Sandbox).confirmRefundOffer, withBody: true, idempotent: true},
+		http.MethodDelete: {handle: (*Sandbox).deleteRefundOffer},
+	}
+	passengerRoutes = map[string]route{
+		http.MethodGet:   {handle: (*Sandbox).getPassenger},
+		http.MethodPatch: {handle: (*Sandbox).patchPassenger, withBody: true},
+	}
 )
 
 // match finds the operations of a URL path and the ids in it. Anything
-// before the first segment that starts an OSDM path is a prefix and
-// ignored. It returns nil for a path with no operation.
-func match(path string) (map[string]route, *request) {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
+// before the first segment that starts an OSDM path (a path of the spec,
+// trip-offers or _sandbox) is a prefix and ignored. It returns nil routes
+// for a path the sandbox does not serve, with the OSDM path's segments
+// (nil when the path has none).
+//
+// escaped is the path as sent (URL.EscapedPath): it is split at its
+// slashes first and each segment percent-decoded after, as a real server
+// routes, so that b-X%2F is the booking id "b-X/", not the booking b-X
+// followed by an empty segment.
+func match(escaped string) (map[string]route, *request, []string) {
+	segs := strings.Split(strings.Trim(escaped, "/"), "/")
+	for i, seg := range segs {
+		d, err := url.PathUnescape(seg)
+		if err != nil {
+			return nil, nil, nil
+		}
+		segs[i] = d
+	}
 	start := -1
 	for i, seg := range segs {
-		if seg == "offers" || seg == "trip-offers" || seg == "bookings" || seg == "_sandbox" {
+		if specFirstSegments[seg] || seg == "trip-offers" || seg == "_sandbox" {
 			start = i
 			break
 		}
 	}
 	if start < 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	segs = segs[start:]
 	rq := &request{}
 	switch {
 	case len(segs) == 1 && segs[0] == "offers":
-		return offersRoutes, rq
+		return offersRoutes, rq, segs
 	case len(segs) == 1 && segs[0] == "trip-offers":
-		return tripOffersRoutes, rq
+		return tripOffersRoutes, rq, segs
 	case len(segs) == 2 && segs[0] == "_sandbox" && segs[1] == "bookings":
-		return debugRoutes, rq
+		return debugRoutes, rq, segs
 	case segs[0] != "bookings" || len(segs) > 1 && segs[1] == "":
-		return nil, nil
+		return nil, nil, segs
 	case len(segs) == 1:
-		return bookingsRoutes, rq
+		return bookingsRoutes, rq, segs
 	}
 	rq.bookingID = segs[1]
 	// refundOffers is the spelling of older partners.
 	isRefunds := len(segs) > 2 && (segs[2] == "refund-offers" || segs[2] == "refundOffers")
 	switch {
 	case len(segs) == 2:
-		return bookingRoutes, rq
+		return bookingRoutes, rq, segs
 	case len(segs) == 3 && segs[2] == "fulfillments":
-		return fulfilRoutes, rq
+		return fulfilRoutes, rq, segs
 	case len(segs) == 3 && isRefunds:
-		return refundOffersRoute, rq
+		return refundOffersRoute, rq, segs
 	case len(segs) == 4 && isRefunds && segs[3] != "":
 		rq.refundOfferID = segs[3]
-		return refundOfferRoutes, rq
+		return refundOfferRoutes, rq, segs
+	case len(segs) == 4 && segs[2] == "passengers" && segs[3] != "":
+		rq.passengerID = segs[3]
+		return passengerRoutes, rq, segs
 	}
-	return nil, nil
+	return nil, nil, segs
+}
+
+// unserved answers a request the sandbox has no operation for: 501 for an
+// operation of the spec, 405 for a method the path has neither in the
+// spec nor here, 404 for a path that is not OSDM's.
+func unserved(r *http.Request, routes map[string]route, segs []string) *response {
+	specified, known := specMethods(segs)
+	if slices.Contains(specified, r.Method) {
+		return problemResponse(newProblem(http.StatusNotImplemented, CodeOperationNotPermitted,
+			"the sandbox does not serve "+r.Method+" "+r.URL.Path+", an OSDM operation; it serves offers, bookings, fulfilment, passengers and refunds (see its documentation)"))
+	}
+	if routes == nil && !known {
+		return problemResponse(newProblem(http.StatusNotFound, CodeResourceNotFound, "no OSDM operation at "+r.URL.Path))
+	}
+	// Allow lists what the sandbox serves; the spec's other methods of the
+	// path answer 501.
+	allowed := make([]string, 0, len(routes))
+	for m := range routes {
+		allowed = append(allowed, m)
+	}
+	sort.Strings(allowed)
+	detail := r.Method + " is not an operation on " + r.URL.Path
+	switch {
+	case len(allowed) > 0:
+		detail += "; the sandbox serves " + strings.Join(allowed, ", ")
+	case len(specified) > 0:
+		detail += "; the spec's are " + strings.Join(specified, ", ") + ", which the sandbox does not serve"
+	}
+	resp := problemResponse(newProblem(http.StatusMethodNotAllowed, CodeOperationNotPermitted, detail))
+	resp.allow = strings.Join(allowed, ", ")
+	return resp
 }
 
 // ServeHTTP answers one OSDM request.
@@ -118,8 +176,9 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	resp := s.serve(r)
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
-	if resp.allow != "" {
-		h.Set("Allow", resp.allow)
+	if resp.status == http.StatusMethodNotAllowed {
+		// Required in a 405, even when empty (no method is served).
+		h["Allow"] = []string{resp.allow}
 	}
 	if resp.replayed {
 		h.Set(HeaderReplayed, "true")
@@ -139,21 +198,10 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Sandbox) serve(r *http.Request) *response {
-	routes, rq := match(r.URL.Path)
-	if routes == nil {
-		return problemResponse(newProblem(http.StatusNotFound, CodeNotFound, "no OSDM operation at "+r.URL.Path))
-	}
+	routes, rq, segs := match(r.URL.EscapedPath())
 	rt, ok := routes[r.Method]
 	if !ok {
-		allowed := make([]string, 0, len(routes))
-		for m := range routes {
-			allowed = append(allowed, m)
-		}
-		sort.Strings(allowed)
-		resp := problemResponse(newProblem(http.StatusMethodNotAllowed, CodeMethodNotAllowed,
-			r.Method+" is not allowed on "+r.URL.Path+"; use "+strings.Join(allowed, ", ")))
-		resp.allow = strings.Join(allowed, ", ")
-		return resp
+		return unserved(r, routes, segs)
 	}
 	rq.query = r.URL.Query()
 	if rt.withBody {
@@ -195,7 +243,7 @@ func readBody(r *http.Request) ([]byte, *problem) {
 		return nil, invalid("", "reading the body: "+err.Error())
 	}
 	if len(body) > MaxBodyBytes {
-		return nil, newProblem(http.StatusRequestEntityTooLarge, CodeRequestTooLarge, "the body exceeds "+strconv.Itoa(MaxBodyBytes)+" bytes")
+		return nil, newProblem(http.StatusRequestEntityTooLarge, CodeMalformedRequest, "the body exceeds "+strconv.Itoa(MaxBodyBytes)+" bytes")
 	}
 	if len(body) == 0 {
 		return nil, nil
@@ -203,7 +251,7 @@ func readBody(r *http.Request) ([]byte, *problem) {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || !(mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
-		return nil, newProblem(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+		return nil, newProblem(http.StatusUnsupportedMediaType, CodeMalformedRequest,
 			"Content-Type "+strconv.Quote(ct)+" is not application/json")
 	}
 	return body, nil
@@ -221,9 +269,9 @@ func decode(body []byte, v any, emptyOK bool) *problem {
 	if err := json.Unmarshal(body, v); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			return invalid("#/"+strings.ReplaceAll(typeErr.Field, ".", "/"), "malformed JSON body: "+err.Error())
+			return malformed("#/"+strings.ReplaceAll(typeErr.Field, ".", "/"), "malformed JSON body: "+err.Error())
 		}
-		return invalid("", "malformed JSON body: "+err.Error())
+		return malformed("", "malformed JSON body: "+err.Error())
 	}
 	return nil
 }
@@ -255,7 +303,7 @@ func jsonResponse(status int, v any) *response {
 	body, err := json.Marshal(v)
 	if err != nil {
 		// Only our own types are marshalled; this would be a bug.
-		return problemResponse(newProblem(http.StatusInternalServerError, CodeInternalError, "encoding the answer: "+err.Error()))
+		return problemResponse(newProblem(http.StatusInternalServerError, CodeUnknownError, "encoding the answer: "+err.Error()))
 	}
 	return &response{status: status, body: body}
 }

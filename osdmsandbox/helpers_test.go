@@ -148,25 +148,7 @@ func (h *harness) validate(method, path string, r result) {
 
 // inSpec reports whether method and path name an operation of the spec.
 func inSpec(method, path string) bool {
-	p := strings.Trim(specPath(path), "/")
-	segs := strings.Split(strings.SplitN(p, "?", 2)[0], "/")
-	switch {
-	case len(segs) == 1 && segs[0] == "offers":
-		return method == http.MethodPost
-	case segs[0] != "bookings":
-		return false
-	case len(segs) == 1:
-		return method == http.MethodPost
-	case len(segs) == 2:
-		return method == http.MethodGet || method == http.MethodDelete
-	case len(segs) == 3 && segs[2] == "fulfillments":
-		return method == http.MethodPost
-	case len(segs) == 3 && segs[2] == "refund-offers":
-		return method == http.MethodPost
-	case len(segs) == 4 && segs[2] == "refund-offers":
-		return method == http.MethodPatch
-	}
-	return false
+	return osdmsandbox.InSpec(method, strings.SplitN(specPath(path), "?", 2)[0])
 }
 
 // validateV310Problem checks a problem alone against the v3.10 schema.

@@ -33,7 +33,7 @@ func (s *Sandbox) replay(now time.Time, scope, key string, body []byte) *respons
 		return nil
 	}
 	if stored.bodyHash != sha256.Sum256(body) {
-		return problemResponse(newProblem(http.StatusUnprocessableEntity, CodeIdempotencyKeyReused,
+		return problemResponse(newProblem(http.StatusUnprocessableEntity, CodeOperationNotPermitted,
 			"Idempotency-Key "+key+" was used for a request with another body; use a new key for a new request"))
 	}
 	replayed := *stored.resp

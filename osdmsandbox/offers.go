@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -25,6 +26,9 @@ type search struct {
 	classes      []osdm.TravelClass
 	passengers   []osdm.AnonymousPassengerSpecification
 	reservations bool // reservations asked for (or no offer part named)
+	// specified are the legs of tripSpecifications; when there are any,
+	// they are the search (origin, dest, asked and trains are unset).
+	specified []specifiedLeg
 }
 
 // offer is a stored offer, what a booking of it needs: about 650 bytes.
@@ -50,7 +54,7 @@ func (o *offer) passenger(ref string) (osdm.AnonymousPassengerSpecification, boo
 
 // searchOffers serves POST /offers.
 func (s *Sandbox) searchOffers(now time.Time, rq *request) *response {
-	var req osdm.OfferCollectionRequest
+	var req offerRequest
 	if p := decode(rq.body, &req, false); p != nil {
 		return problemResponse(p)
 	}
@@ -61,37 +65,45 @@ func (s *Sandbox) searchOffers(now time.Time, rq *request) *response {
 	return s.answerSearch(now, sr)
 }
 
-// parseOfferRequest checks an OfferCollectionRequest and makes it a search.
-func parseOfferRequest(req *osdm.OfferCollectionRequest) (*search, *problem) {
+// notSupported is the 400 of a required part of the request the sandbox
+// does not serve.
+func notSupported(pointer, detail string) *problem {
+	return &problem{status: http.StatusBadRequest, code: CodeParameterNotSupported, pointer: pointer, detail: detail}
+}
+
+// parseOfferRequest checks an offer request and makes it a search: by
+// tripSearchCriteria (origin, destination, time, trains) or by
+// tripSpecifications (single-leg trips, each a train with its times).
+func parseOfferRequest(req *offerRequest) (*search, *problem) {
 	sr := &search{}
 	if p := sr.setPassengers(req.AnonymousPassengerSpecifications, "#/anonymousPassengerSpecifications"); p != nil {
 		return nil, p
 	}
-	tc := req.TripSearchCriteria
-	if tc == nil {
-		return nil, invalid("#/tripSearchCriteria", "tripSearchCriteria is required: the sandbox searches by origin, destination and time")
-	}
-	var ok bool
-	if sr.origin, ok = stationOf(tc.Origin); !ok {
-		return nil, invalid("#/tripSearchCriteria/origin", "origin must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
-	}
-	if sr.dest, ok = stationOf(tc.Destination); !ok {
-		return nil, invalid("#/tripSearchCriteria/destination", "destination must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
-	}
 	switch {
-	case tc.DepartureTime != nil && tc.ArrivalTime != nil, tc.DepartureTime == nil && tc.ArrivalTime == nil:
-		return nil, invalid("#/tripSearchCriteria/departureTime", "exactly one of departureTime and arrivalTime is required")
-	case tc.DepartureTime != nil:
-		sr.asked = *tc.DepartureTime
+	case len(req.TripIDs) > 0:
+		return nil, notSupported("#/tripIds", "the sandbox serves no trip search (/trips), so it knows no tripIds; send tripSearchCriteria or tripSpecifications")
+	case len(req.InboundTripIDs) > 0 || len(req.InboundTripSpecifications) > 0:
+		at := "#/inboundTripIds"
+		if len(req.InboundTripSpecifications) > 0 {
+			at = "#/inboundTripSpecifications"
+		}
+		return nil, notSupported(at, "the sandbox sells single trips; search the return trip on its own")
+	case len(req.NonTripSearchCriteria) > 0 && string(req.NonTripSearchCriteria) != "null":
+		return nil, notSupported("#/nonTripSearchCriteria", "the sandbox sells seat reservations on trains only")
+	case req.TripSearchCriteria != nil && len(req.TripSpecifications) > 0:
+		return nil, invalid("#/tripSpecifications", "send tripSearchCriteria or tripSpecifications, not both")
+	case len(req.TripSpecifications) > 0:
+		legs, p := parseTripSpecifications(req.TripSpecifications)
+		if p != nil {
+			return nil, p
+		}
+		sr.specified = legs
+	case req.TripSearchCriteria == nil:
+		return nil, invalid("#/tripSearchCriteria", "tripSearchCriteria or tripSpecifications is required: the sandbox searches by origin, destination and time, or by the trains of specified trips")
 	default:
-		sr.asked, sr.byArrival = *tc.ArrivalTime, true
-	}
-	var vf *osdm.VehicleFilter
-	if tc.Parameters != nil && tc.Parameters.DataFilter != nil {
-		vf = tc.Parameters.DataFilter.VehicleFilter
-	}
-	if p := sr.setTrains(vf); p != nil {
-		return nil, p
+		if p := sr.setCriteria(req.TripSearchCriteria); p != nil {
+			return nil, p
+		}
 	}
 	if c := req.OfferSearchCriteria; c != nil {
 		if p := sr.setClasses(c.TravelClasses, "#/offerSearchCriteria/travelClasses"); p != nil {
@@ -102,7 +114,44 @@ func parseOfferRequest(req *osdm.OfferCollectionRequest) (*search, *problem) {
 		sr.setClasses(nil, "")
 		sr.reservations = true
 	}
+	if sr.specified != nil {
+		return sr, nil
+	}
 	return sr, sr.check()
+}
+
+// setCriteria reads a tripSearchCriteria: times without an offset are
+// local to the stop (the origin for departureTime, the destination for
+// arrivalTime).
+func (sr *search) setCriteria(tc *searchCriteria) *problem {
+	var ok bool
+	if sr.origin, ok = stationOf(tc.Origin); !ok {
+		return invalid("#/tripSearchCriteria/origin", "origin must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
+	}
+	if sr.dest, ok = stationOf(tc.Destination); !ok {
+		return invalid("#/tripSearchCriteria/destination", "destination must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
+	}
+	if len(tc.Vias) > 0 {
+		return notSupported("#/tripSearchCriteria/vias", "the sandbox sells single-leg trips, origin to destination; a trip through vias would have several legs")
+	}
+	switch {
+	case tc.DepartureTime != nil && tc.ArrivalTime != nil, tc.DepartureTime == nil && tc.ArrivalTime == nil:
+		return invalid("#/tripSearchCriteria/departureTime", "exactly one of departureTime and arrivalTime is required")
+	case tc.DepartureTime != nil:
+		if sr.asked, ok = parseStopTime(*tc.DepartureTime, sr.origin); !ok {
+			return stopTimeProblem("#/tripSearchCriteria/departureTime", "departureTime", *tc.DepartureTime)
+		}
+	default:
+		if sr.asked, ok = parseStopTime(*tc.ArrivalTime, sr.dest); !ok {
+			return stopTimeProblem("#/tripSearchCriteria/arrivalTime", "arrivalTime", *tc.ArrivalTime)
+		}
+		sr.byArrival = true
+	}
+	var vf *osdm.VehicleFilter
+	if tc.Parameters != nil && tc.Parameters.DataFilter != nil {
+		vf = tc.Parameters.DataFilter.VehicleFilter
+	}
+	return sr.setTrains(vf)
 }
 
 // stationOf returns the station number of a StopPlaceRef.
@@ -207,15 +256,39 @@ func (sr *search) check() *problem {
 	return nil
 }
 
+// leg is one train a search looks for between two stations: by
+// timetable (a search criteria) or with the times of a trip specification.
+type leg struct {
+	train        string
+	origin, dest string
+	specified    *specifiedLeg
+}
+
+// legs are the trains the search looks for.
+func (sr *search) legs() []leg {
+	var out []leg
+	for i := range sr.specified {
+		sl := &sr.specified[i]
+		out = append(out, leg{train: sl.train, origin: sl.origin, dest: sl.dest, specified: sl})
+	}
+	for _, train := range sr.trains {
+		out = append(out, leg{train: train, origin: sr.origin, dest: sr.dest})
+	}
+	return out
+}
+
 // answerSearch finds the trains of a search and offers their places.
 // Callers hold s.mu.
 func (s *Sandbox) answerSearch(now time.Time, sr *search) *response {
 	var out osdm.OfferCollectionResponse
 	out.AnonymousPassengerSpecifications = sr.passengers
-	notFound, short, swept := 0, 0, false
-	for _, train := range sr.trains {
+	legs := sr.legs()
+	short, swept := 0, false
+	var past, notFound []string
+	for _, lg := range legs {
+		train := lg.train
 		if s.unknownTrain(train) {
-			notFound++
+			notFound = append(notFound, fmt.Sprintf("%s from %s to %s", train, lg.origin, lg.dest))
 			continue
 		}
 		if ext, ok := s.external[train]; ok {
@@ -227,8 +300,21 @@ func (s *Sandbox) answerSearch(now time.Time, sr *search) *response {
 			out.Problems = append(out.Problems, asp)
 			continue
 		}
-		dep, arr := s.timetable(train, sr.asked, sr.byArrival)
-		j := journey{train: train, origin: sr.origin, dest: sr.dest, departure: dep, arrival: arr}
+		var dep, arr time.Time
+		if sl := lg.specified; sl != nil {
+			dep, arr = sl.dep, sl.arr
+			if p := s.scheduleMismatch(sl); p != nil {
+				return problemResponse(p)
+			}
+		} else {
+			dep, arr = s.timetable(train, sr.asked, sr.byArrival)
+		}
+		if now.Sub(dep) > DepartureTolerance {
+			// Gone: a real partner sells no seat on a train that left.
+			past = append(past, train+" left at "+dep.Format(time.RFC3339))
+			continue
+		}
+		j := journey{train: train, origin: lg.origin, dest: lg.dest, departure: dep, arrival: arr}
 		out.Trips = append(out.Trips, j.trip(s.cfg.Operator))
 		if !sr.reservations {
 			continue
@@ -252,24 +338,37 @@ func (s *Sandbox) answerSearch(now time.Time, sr *search) *response {
 		}
 	}
 	switch {
-	case notFound == len(sr.trains):
-		return problemResponse(newProblem(http.StatusNotFound, CodeTrainNotFound,
-			fmt.Sprintf("no train %s runs from %s to %s", joinTrains(sr.trains), sr.origin, sr.dest)))
+	case len(past) > 0 && len(notFound)+len(past) == len(legs):
+		return problemResponse(newProblem(http.StatusBadRequest, CodeSearchOutOfBounds,
+			"the departure is in the past ("+strings.Join(past, ", ")+", now "+now.Format(time.RFC3339)+"); the sandbox sells no departure more than "+DepartureTolerance.String()+" ago"))
+	case len(notFound) == len(legs):
+		return problemResponse(newProblem(http.StatusNotFound, CodeNoResults,
+			"no train runs: "+strings.Join(notFound, ", ")))
 	case !sr.reservations && len(out.Trips) > 0:
-		out.Problems = append(out.Problems, newProblem(http.StatusOK, CodeOfferPartNotSupported,
-			"the sandbox sells seat reservations only; ask for RESERVATION or ALL offer parts").inline())
+		out.Problems = append(out.Problems, (&problem{status: http.StatusOK, code: CodeParameterNotSupported,
+			pointer: "#/offerSearchCriteria/requestedOfferParts",
+			detail:  "the sandbox sells seat reservations only; ask for RESERVATION or ALL offer parts"}).inline())
 	case len(out.Offers) == 0 && short > 0:
-		out.Problems = append(out.Problems, newProblem(http.StatusOK, CodeNoAvailability,
+		out.Problems = append(out.Problems, newProblem(http.StatusOK, CodeInsufficientAvailability,
 			fmt.Sprintf("fewer than %d places left in the classes asked for", len(sr.passengers))).inline())
 	}
 	return jsonResponse(http.StatusOK, &out)
 }
 
-func joinTrains(trains []string) string {
-	if len(trains) == 1 {
-		return trains[0]
+// scheduleMismatch compares a specified leg with the train's configured
+// schedule, if it has one: a consumer naming other times has another
+// timetable than the partner.
+func (s *Sandbox) scheduleMismatch(sl *specifiedLeg) *problem {
+	if _, ok := s.schedules[sl.train]; !ok {
+		return nil
 	}
-	return fmt.Sprint(trains)
+	dep, arr := s.timetable(sl.train, sl.dep, false)
+	if dep.Equal(sl.dep) && arr.Equal(sl.arr) {
+		return nil
+	}
+	return &problem{status: http.StatusBadRequest, code: CodeScheduleMismatch, pointer: sl.at,
+		detail: fmt.Sprintf("train %s runs %s to %s that day, not %s to %s", sl.train,
+			dep.Format(time.RFC3339), arr.Format(time.RFC3339), sl.dep.Format(time.RFC3339), sl.arr.Format(time.RFC3339))}
 }
 
 // alternativeSystemProposal is the v3.10 problem that sends a train's
@@ -303,7 +402,7 @@ func (s *Sandbox) newOffer(now time.Time, j journey, g group, pax []osdm.Anonymo
 	o := &offer{
 		id:         s.newID("o"),
 		createdOn:  now,
-		expires:    now.Add(s.cfg.OfferTTL),
+		expires:    minTime(now.Add(s.cfg.OfferTTL), j.departure.Add(DepartureTolerance)),
 		journey:    j,
 		group:      g,
 		passengers: pax,
@@ -361,4 +460,18 @@ func (s *Sandbox) newOffer(now time.Time, j journey, g group, pax []osdm.Anonymo
 			}},
 		}},
 	}
+}
+
+// DepartureTolerance is how long after its departure a train can still be
+// searched and booked, as in the converter: a search for a train that
+// left longer ago is answered 400 OFFER_SEARCH_CRITERIA_OUT_OF_BOUNDS, and
+// an offer cannot be booked past its train's departure plus this (its
+// preBookableUntil says so).
+const DepartureTolerance = 5 * time.Minute
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }

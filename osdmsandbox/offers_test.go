@@ -142,25 +142,25 @@ func TestSearchErrors(t *testing.T) {
 		pointer string
 	}{
 		{"train zero", func(r *osdm.OfferCollectionRequest) { r.TripSearchCriteria.Parameters = osdm.OnlyVehicles("0") },
-			http.StatusNotFound, osdmsandbox.CodeTrainNotFound, ""},
+			http.StatusNotFound, osdmsandbox.CodeNoResults, ""},
 		{"configured unknown train", func(r *osdm.OfferCollectionRequest) { r.TripSearchCriteria.Parameters = osdm.OnlyVehicles("777") },
-			http.StatusNotFound, osdmsandbox.CodeTrainNotFound, ""},
+			http.StatusNotFound, osdmsandbox.CodeNoResults, ""},
 		{"no trip criteria", func(r *osdm.OfferCollectionRequest) { r.TripSearchCriteria = nil },
-			http.StatusBadRequest, osdmsandbox.CodeInvalidRequest, "#/tripSearchCriteria"},
+			http.StatusBadRequest, osdmsandbox.CodeValidationError, "#/tripSearchCriteria"},
 		{"not a UIC station", func(r *osdm.OfferCollectionRequest) {
 			r.TripSearchCriteria.Origin = osdm.NewStopPlaceRef("urn:uic:stn:85")
-		}, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest, "#/tripSearchCriteria/origin"},
+		}, http.StatusBadRequest, osdmsandbox.CodeValidationError, "#/tripSearchCriteria/origin"},
 		{"same station", func(r *osdm.OfferCollectionRequest) {
 			r.TripSearchCriteria.Destination = r.TripSearchCriteria.Origin
-		}, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest, "#/tripSearchCriteria/destination"},
+		}, http.StatusBadRequest, osdmsandbox.CodeValidationError, "#/tripSearchCriteria/destination"},
 		{"no time", func(r *osdm.OfferCollectionRequest) { r.TripSearchCriteria.DepartureTime = nil },
-			http.StatusBadRequest, osdmsandbox.CodeInvalidRequest, "#/tripSearchCriteria/departureTime"},
+			http.StatusBadRequest, osdmsandbox.CodeValidationError, "#/tripSearchCriteria/departureTime"},
 		{"duplicate passenger", func(r *osdm.OfferCollectionRequest) {
 			r.AnonymousPassengerSpecifications = append(r.AnonymousPassengerSpecifications, adult("p1"))
-		}, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest, "#/anonymousPassengerSpecifications/1/externalRef"},
+		}, http.StatusBadRequest, osdmsandbox.CodeValidationError, "#/anonymousPassengerSpecifications/1/externalRef"},
 		{"unknown class", func(r *osdm.OfferCollectionRequest) {
 			r.OfferSearchCriteria.TravelClasses = []osdm.TravelClass{"THIRD"}
-		}, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest, "#/offerSearchCriteria/travelClasses/0"},
+		}, http.StatusBadRequest, osdmsandbox.CodeValidationError, "#/offerSearchCriteria/travelClasses/0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := offerRequest("708", nil)
@@ -173,15 +173,15 @@ func TestSearchErrors(t *testing.T) {
 	}
 
 	jsonHeader := http.Header{"Content-Type": {"application/json"}}
-	h.raw(http.MethodPost, "/offers", jsonHeader, []byte(`{"anonymousPassengerSpecifications": [`)).problem(t, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest)
-	h.raw(http.MethodPost, "/offers", jsonHeader, nil).problem(t, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest)
-	p := h.raw(http.MethodPost, "/offers", jsonHeader, []byte(`{"anonymousPassengerSpecifications": {}}`)).problem(t, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest)
+	h.raw(http.MethodPost, "/offers", jsonHeader, []byte(`{"anonymousPassengerSpecifications": [`)).problem(t, http.StatusBadRequest, osdmsandbox.CodeMalformedRequest)
+	h.raw(http.MethodPost, "/offers", jsonHeader, nil).problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
+	p := h.raw(http.MethodPost, "/offers", jsonHeader, []byte(`{"anonymousPassengerSpecifications": {}}`)).problem(t, http.StatusBadRequest, osdmsandbox.CodeMalformedRequest)
 	if pointerOf(p) != "#/anonymousPassengerSpecifications" {
 		t.Errorf("type error pointer %q", pointerOf(p))
 	}
-	h.raw(http.MethodPost, "/offers", http.Header{"Content-Type": {"text/plain"}}, []byte(`{}`)).problem(t, http.StatusUnsupportedMediaType, osdmsandbox.CodeUnsupportedMediaType)
+	h.raw(http.MethodPost, "/offers", http.Header{"Content-Type": {"text/plain"}}, []byte(`{}`)).problem(t, http.StatusUnsupportedMediaType, osdmsandbox.CodeMalformedRequest)
 	big := append([]byte(`{"x":"`), make([]byte, osdmsandbox.MaxBodyBytes)...)
-	h.raw(http.MethodPost, "/offers", jsonHeader, big).problem(t, http.StatusRequestEntityTooLarge, osdmsandbox.CodeRequestTooLarge)
+	h.raw(http.MethodPost, "/offers", jsonHeader, big).problem(t, http.StatusRequestEntityTooLarge, osdmsandbox.CodeMalformedRequest)
 }
 
 func pointerOf(p osdm.Problem) string {
@@ -196,7 +196,7 @@ func TestSearchAdmissionOnly(t *testing.T) {
 	req := offerRequest("708", nil)
 	req.OfferSearchCriteria.RequestedOfferParts = []osdm.OfferPartType{osdm.OfferPartAdmission}
 	resp := h.search(req)
-	if len(resp.Offers) != 0 || len(resp.Trips) != 1 || len(resp.Problems) != 1 || resp.Problems[0].Code != osdmsandbox.CodeOfferPartNotSupported {
+	if len(resp.Offers) != 0 || len(resp.Trips) != 1 || len(resp.Problems) != 1 || resp.Problems[0].Code != osdmsandbox.CodeParameterNotSupported {
 		t.Errorf("admission only: %+v", resp)
 	}
 }
@@ -297,11 +297,11 @@ func TestTripOffers(t *testing.T) {
 			v[k] = append([]string(nil), vals...)
 		}
 		edit(v)
-		p := h.raw(http.MethodGet, "/trip-offers?"+v.Encode(), nil, nil).problem(t, http.StatusBadRequest, osdmsandbox.CodeInvalidRequest)
+		p := h.raw(http.MethodGet, "/trip-offers?"+v.Encode(), nil, nil).problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
 		if len(p.Pointers) != 0 {
 			t.Errorf("%s: a JSON pointer for a query parameter: %+v", name, p.Pointers)
 		}
 	}
 	q.Set("vehicleNumbers", "0")
-	h.raw(http.MethodGet, "/trip-offers?"+q.Encode(), nil, nil).problem(t, http.StatusNotFound, osdmsandbox.CodeTrainNotFound)
+	h.raw(http.MethodGet, "/trip-offers?"+q.Encode(), nil, nil).problem(t, http.StatusNotFound, osdmsandbox.CodeNoResults)
 }

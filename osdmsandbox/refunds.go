@@ -64,7 +64,7 @@ func (s *Sandbox) createRefundOffer(now time.Time, rq *request) *response {
 	}
 	for i, id := range req.FulfillmentIDs {
 		if id != b.fulfillment.ID {
-			return problemResponse(&problem{status: http.StatusNotFound, code: CodeFulfillmentNotFound,
+			return problemResponse(&problem{status: http.StatusNotFound, code: CodeResourceNotFound,
 				pointer: "#/fulfillmentIds/" + strconv.Itoa(i),
 				detail:  "fulfillment " + strconv.Quote(id) + " is not one of booking " + b.id + "; its fulfillment is " + b.fulfillment.ID})
 		}
@@ -91,12 +91,12 @@ func (s *Sandbox) createRefundOffer(now time.Time, rq *request) *response {
 func refundRefusal(b *booking) *problem {
 	switch b.state {
 	case statePrebooked:
-		return newProblem(http.StatusConflict, CodeBookingNotFulfilled,
+		return newProblem(http.StatusConflict, CodeOperationNotPermitted,
 			"booking "+b.id+" is not fulfilled; delete it (DELETE /bookings/"+b.id+") instead")
 	case stateReleased:
-		return newProblem(http.StatusConflict, CodeBookingExpired, "booking "+b.id+" was never fulfilled and was released")
+		return newProblem(http.StatusConflict, CodeBookingCancelled, "booking "+b.id+" was never fulfilled and was released")
 	case stateRefunded:
-		return newProblem(http.StatusConflict, CodeBookingRefunded, "booking "+b.id+" was refunded already")
+		return newProblem(http.StatusConflict, CodeBookingCancelled, "booking "+b.id+" was refunded already")
 	}
 	return nil
 }
@@ -116,15 +116,10 @@ func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
 	if p != nil {
 		return problemResponse(p)
 	}
-	var ro *refundOffer
-	for _, candidate := range b.refundOffers {
-		if candidate.id == rq.refundOfferID {
-			ro = candidate
-		}
-	}
+	ro := b.refundOfferOf(rq.refundOfferID)
 	switch {
 	case ro == nil:
-		return problemResponse(newProblem(http.StatusNotFound, CodeRefundOfferNotFound,
+		return problemResponse(newProblem(http.StatusNotFound, CodeResourceNotFound,
 			"booking "+b.id+" has no refund offer "+strconv.Quote(rq.refundOfferID)))
 	case ro.confirmedOn != nil:
 		return jsonResponse(http.StatusOK, &osdm.RefundOfferResponse{RefundOffer: ptr(ro.osdm(b))})
@@ -133,7 +128,7 @@ func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
 		return problemResponse(p)
 	}
 	if !now.Before(ro.validUntil) {
-		return problemResponse(newProblem(http.StatusConflict, CodeRefundOfferExpired,
+		return problemResponse(newProblem(http.StatusConflict, CodeOperationNotPermitted,
 			"refund offer "+ro.id+" expired at "+ro.validUntil.Format(time.RFC3339)+"; ask for a new one"))
 	}
 	ro.confirmedOn = &now
@@ -155,4 +150,51 @@ func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
 	b.dropAt = now.Add(s.cfg.Retention)
 	b.noteKey(rq.idempotency)
 	return jsonResponse(http.StatusOK, &osdm.RefundOfferResponse{RefundOffer: ptr(ro.osdm(b))})
+}
+
+// refundOfferOf finds refund offer id of booking b, or nil.
+func (b *booking) refundOfferOf(id string) *refundOffer {
+	for _, ro := range b.refundOffers {
+		if ro.id == id {
+			return ro
+		}
+	}
+	return nil
+}
+
+// getRefundOffer serves GET /bookings/{bookingId}/refund-offers/{refundOfferId}.
+func (s *Sandbox) getRefundOffer(now time.Time, rq *request) *response {
+	b, p := s.liveBooking(now, rq.bookingID)
+	if p != nil {
+		return problemResponse(p)
+	}
+	ro := b.refundOfferOf(rq.refundOfferID)
+	if ro == nil {
+		return problemResponse(newProblem(http.StatusNotFound, CodeResourceNotFound,
+			"booking "+b.id+" has no refund offer "+strconv.Quote(rq.refundOfferID)))
+	}
+	return jsonResponse(http.StatusOK, &osdm.RefundOfferResponse{RefundOffer: ptr(ro.osdm(b))})
+}
+
+// deleteRefundOffer serves DELETE
+// /bookings/{bookingId}/refund-offers/{refundOfferId}: a proposed refund
+// offer is dropped (204), as is one the booking does not hold (204, as the
+// spec says); a confirmed one cannot be (409).
+func (s *Sandbox) deleteRefundOffer(now time.Time, rq *request) *response {
+	b, p := s.liveBooking(now, rq.bookingID)
+	if p != nil {
+		return problemResponse(p)
+	}
+	for i, ro := range b.refundOffers {
+		if ro.id != rq.refundOfferID {
+			continue
+		}
+		if ro.confirmedOn != nil {
+			return problemResponse(newProblem(http.StatusConflict, CodeOperationNotPermitted,
+				"refund offer "+ro.id+" was confirmed on "+ro.confirmedOn.Format(time.RFC3339)+"; a confirmed refund cannot be deleted"))
+		}
+		b.refundOffers = append(b.refundOffers[:i], b.refundOffers[i+1:]...)
+		break
+	}
+	return &response{status: http.StatusNoContent}
 }

@@ -12,7 +12,7 @@ import (
 // search of older partners (not part of OSDM 3.9):
 //
 //	originCode, destinationCode  urn:uic:stn:NNNNNNN (or the 7 digits)
-//	departureTime                RFC 3339 with offset
+//	departureTime                RFC 3339 with offset, or local to the origin without one
 //	vehicleNumbers               train numbers (repeated or comma-separated)
 //	travelClasses                FIRST, SECOND (optional; repeated or comma-separated)
 //	requestedOfferParts          RESERVATION, ADMISSION, ALL... (optional)
@@ -72,9 +72,9 @@ func parseTripOffersQuery(q map[string][]string) (*search, *problem) {
 	if p != nil {
 		return nil, p
 	}
-	t, err := time.Parse(time.RFC3339, dep)
-	if err != nil {
-		return nil, invalid("", "departureTime "+strconv.Quote(dep)+" must be an RFC 3339 date-time with offset, e.g. 2026-12-01T08:30:00+01:00")
+	t, ok := parseStopTime(dep, sr.origin)
+	if !ok {
+		return nil, invalid("", "departureTime "+strconv.Quote(dep)+" must be a date-time, with an offset (2026-12-01T08:30:00+01:00) or local to the origin (2026-12-01T08:30:00)")
 	}
 	sr.asked = t
 

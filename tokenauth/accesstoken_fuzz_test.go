@@ -84,6 +84,9 @@ func FuzzVerifyAccessToken(f *testing.F) {
 		if key != "" {
 			t.Fatalf("accepted claim %q as %q", key, claim)
 		}
+		if fv := formViolation(token); fv != "" {
+			t.Fatalf("accepted an access token with %s", fv)
+		}
 		mc := jwt.MapClaims{}
 		parsed, err := jwt.NewParser(jwt.WithValidMethods([]string{"ES256"}), jwt.WithoutClaimsValidation()).
 			ParseWithClaims(token, mc, func(*jwt.Token) (any, error) { return login.Public(), nil })

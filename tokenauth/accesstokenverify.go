@@ -88,6 +88,9 @@ func (v *AccessTokenVerifier) Verify(token string) (*AccessTokenClaims, error) {
 	if cc := checkTokenClaimNames(token, accessClaimNames); cc != nil {
 		return nil, &AccessTokenError{"malformed", "the access token's " + cc.Error()}
 	}
+	if fe := checkTokenForm(token); fe != nil {
+		return nil, &AccessTokenError{"malformed", "access token refused: " + fe.Error()}
+	}
 	now := time.Now
 	if v.Now != nil {
 		now = v.Now

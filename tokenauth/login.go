@@ -68,6 +68,9 @@ type tokenRequest struct {
 
 // Token handles a token request. The error is always a *Refusal.
 func (s *LoginService) Token(ctx context.Context, r *http.Request) (*LoginGrant, error) {
+	if ref := s.refuseURLAssertion(ctx, r); ref != nil {
+		return nil, ref
+	}
 	req, refusal := readTokenRequest(r)
 	if refusal != nil {
 		return nil, refusal
@@ -88,12 +91,11 @@ func (s *LoginService) Token(ctx context.Context, r *http.Request) (*LoginGrant,
 		return nil, ref
 	}
 	if req.clientAuth {
-		// RFC 7523 section 3: a client authentication JWT has iss = sub =
-		// client_id.
-		if got.Issuer != got.Subject {
-			return fail(refuse(ReasonBadIssuer, ErrCodeInvalidClient,
-				"in a client assertion iss must equal sub (%q); got iss %s", got.Subject, quoteInput(got.Issuer)))
-		}
+		// RFC 7523 section 3 has iss = sub = client_id in a client
+		// authentication JWT; OSDM consumers send the same identity token
+		// in both forms, with iss their issuer URL and sub their user
+		// name. Both are accepted; a client registered with an issuer has
+		// had its iss checked by the validator.
 		if req.clientID != "" && req.clientID != got.Subject {
 			return fail(refuse(ReasonMalformedRequest, ErrCodeInvalidClient,
 				"client_id %s does not match the client assertion's sub %q", quoteInput(req.clientID), got.Subject))
@@ -141,6 +143,45 @@ func (s *LoginService) Token(ctx context.Context, r *http.Request) (*LoginGrant,
 	}, nil
 }
 
+// refuseURLAssertion refuses a token request with an identity token in
+// the URL query (assertion or client_assertion). The URL, token included,
+// ends up in access logs, so the token is exposed: a token whose
+// signature verifies with a key registered for its client has its jti
+// spent in the replay store first, so that nobody who reads the log can
+// use it within its lifetime. A token whose signature does not verify is
+// left alone, so that nobody can burn the identifiers of another client's
+// tokens. nil when the query holds no identity token.
+func (s *LoginService) refuseURLAssertion(ctx context.Context, r *http.Request) *Refusal {
+	q := r.URL.Query()
+	for _, name := range []string{"assertion", "client_assertion"} {
+		if !q.Has(name) {
+			continue
+		}
+		spent := ""
+		for _, token := range q[name] {
+			sub, jti, until, ok := s.Validator.SignedID(token)
+			if !ok {
+				continue
+			}
+			if err := s.Replay.Claim(ctx, sub, jti, until); err != nil && !errors.Is(err, ErrReplay) {
+				ref := refuse(ReasonReplayStoreError, ErrCodeServerError,
+					"%s must be sent in the request body, not in the URL; the exposed identity token could not be marked as used, so do not use it: create a new one", name)
+				ref.Client = sub
+				return ref
+			}
+			spent = sub
+		}
+		ref := refuse(ReasonMalformedRequest, ErrCodeInvalidRequest,
+			"%s must be sent in the request body, not in the URL; an identity token sent in a URL is exposed in logs", name)
+		if spent != "" {
+			ref.Client = spent
+			ref.OAuth.Description += ", so its jti is now spent and it will never be accepted: create a new identity token"
+		}
+		return ref
+	}
+	return nil
+}
+
 // readTokenRequest reads and checks the form of a token request.
 func readTokenRequest(r *http.Request) (*tokenRequest, *Refusal) {
 	if r.Method != http.MethodPost {
@@ -152,15 +193,6 @@ func readTokenRequest(r *http.Request) (*tokenRequest, *Refusal) {
 	if err != nil || mediaType != "application/x-www-form-urlencoded" {
 		return nil, refuse(ReasonContentType, ErrCodeInvalidRequest,
 			"Content-Type must be application/x-www-form-urlencoded (RFC 6749 section 4.4.2)")
-	}
-	// Parameters in the URL end up in access logs: never accept a token
-	// there, and say so rather than ignore it.
-	q := r.URL.Query()
-	for _, name := range []string{"assertion", "client_assertion"} {
-		if q.Has(name) {
-			return nil, refuse(ReasonMalformedRequest, ErrCodeInvalidRequest,
-				"%s must be sent in the request body, not in the URL", name)
-		}
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxTokenRequestBytes+1))
 	if err != nil {

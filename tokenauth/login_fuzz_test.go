@@ -73,6 +73,9 @@ func checkAccepted(t *testing.T, f *loginFixture, assertion string, got *Validat
 	if key, claim := foldedClaimName(assertion); key != "" {
 		t.Fatalf("accepted claim %q as %q", key, claim)
 	}
+	if v := formViolation(assertion); v != "" {
+		t.Fatalf("accepted an identity token with %s", v)
+	}
 	now := f.clock.Now()
 	key := fuzzKeys(f)[got.KeyID]
 	if key == nil || !strings.HasPrefix(got.KeyID, map[string]string{"alpine": "alp-", "eastern": "east-", "coastal": "coast-"}[got.Subject]) {

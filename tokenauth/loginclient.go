@@ -27,6 +27,12 @@ type LoginClient struct {
 	// Scopes are the scopes the client may be granted. Empty means
 	// DefaultClientScope.
 	Scopes []string
+	// Issuer, when set, is the only iss accepted in the client's identity
+	// tokens, in both request forms (usually the consumer's website URL,
+	// as OSDM's authentication flow has it). Empty accepts any non-empty
+	// iss in the authorization grant form, and in the client assertion
+	// form either iss = sub (RFC 7523) or any other issuer (OSDM's form).
+	Issuer string
 }
 
 // ClientKey is one public key of a client, valid from NotBefore (if set)

@@ -139,6 +139,9 @@ func (v *AssertionValidator) Validate(assertion string) (*ValidatedAssertion, er
 	if cc := checkTokenClaimNames(assertion, identityClaimNames); cc != nil {
 		return nil, refuse(ReasonMalformedAssertion, ErrCodeInvalidGrant, "identity token %v; write it %q", cc, cc.Claim)
 	}
+	if fe := checkTokenForm(assertion); fe != nil {
+		return nil, refuse(ReasonMalformedAssertion, ErrCodeInvalidGrant, "identity token refused: %v", fe)
+	}
 	// A first, unverified look finds the client, whose pinned algorithms
 	// and keys the verifying parse then uses.
 	var peeked assertionClaims
@@ -268,6 +271,10 @@ func (v *AssertionValidator) checkClaims(c *assertionClaims, client *validatorCl
 	if c.Issuer == "" {
 		return nil, refuse(ReasonMissingClaim, ErrCodeInvalidGrant, "identity token has no iss claim")
 	}
+	if client.Issuer != "" && c.Issuer != client.Issuer {
+		return nil, refuse(ReasonBadIssuer, ErrCodeInvalidGrant,
+			"identity token iss is %s; client %q is registered with issuer %q", quoteInput(c.Issuer), client.Subject, client.Issuer)
+	}
 	if c.ID == "" {
 		return nil, refuse(ReasonMissingClaim, ErrCodeInvalidGrant, "identity token has no jti claim; give every identity token a new unique jti (a UUID)")
 	}
@@ -303,4 +310,48 @@ func (v *AssertionValidator) checkClaims(c *assertionClaims, client *validatorCl
 // token.
 func jwtErrorText(err error) string {
 	return err.Error()
+}
+
+// SignedID reads the client (sub) and jti of an identity token whose
+// signature verifies with a key registered for that client, whatever its
+// other claims say, and until when its jti must be remembered: its exp
+// (capped at the longest lifetime a valid token can have) plus the clock
+// skew. ok is false when the signature does not verify or there is no
+// jti. The login service uses it to spend the jti of a token that was
+// exposed (sent in a URL) without letting anyone burn the identifiers of
+// a token they could not have signed.
+func (v *AssertionValidator) SignedID(assertion string) (sub, jti string, until time.Time, ok bool) {
+	if len(assertion) > MaxAssertionBytes {
+		return "", "", time.Time{}, false
+	}
+	var peeked assertionClaims
+	if _, _, err := v.peek.ParseUnverified(assertion, &peeked); err != nil {
+		return "", "", time.Time{}, false
+	}
+	client := v.clients[peeked.Subject]
+	if client == nil {
+		return "", "", time.Time{}, false
+	}
+	var claims assertionClaims
+	_, err := jwt.NewParser(jwt.WithValidMethods(client.Algs), jwt.WithoutClaimsValidation()).
+		ParseWithClaims(assertion, &claims, func(t *jwt.Token) (any, error) {
+			kid, _ := t.Header["kid"].(string)
+			k := client.keys[kid]
+			if k == nil {
+				return nil, errors.New("unknown kid")
+			}
+			if err := CheckAlg(t.Method.Alg(), k.Public); err != nil {
+				return nil, err
+			}
+			return k.Public, nil
+		})
+	if err != nil || claims.ID == "" || claims.Subject != client.Subject {
+		return "", "", time.Time{}, false
+	}
+	latest := v.policy.Now().Add(v.policy.ClockSkew + v.policy.MaxLifetime)
+	until = latest
+	if claims.ExpiresAt != nil && claims.ExpiresAt.Before(latest) {
+		until = claims.ExpiresAt.Time
+	}
+	return client.Subject, claims.ID, until.Add(v.policy.ClockSkew), true
 }

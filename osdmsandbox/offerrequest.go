@@ -1,0 +1,193 @@
+package osdmsandbox
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// offerRequest is the body of POST /offers as the sandbox reads it: that
+// of osdm.OfferCollectionRequest, with tripSpecifications, with times kept
+// as sent (they may come without an offset), and with the members it
+// refuses kept to name them.
+type offerRequest struct {
+	TripSearchCriteria               *searchCriteria                        `json:"tripSearchCriteria"`
+	TripSpecifications               []tripSpecification                    `json:"tripSpecifications"`
+	InboundTripSpecifications        []json.RawMessage                      `json:"inboundTripSpecifications"`
+	TripIDs                          []string                               `json:"tripIds"`
+	InboundTripIDs                   []string                               `json:"inboundTripIds"`
+	NonTripSearchCriteria            json.RawMessage                        `json:"nonTripSearchCriteria"`
+	OfferSearchCriteria              *osdm.OfferSearchCriteria              `json:"offerSearchCriteria"`
+	AnonymousPassengerSpecifications []osdm.AnonymousPassengerSpecification `json:"anonymousPassengerSpecifications"`
+}
+
+// searchCriteria is a TripSearchCriteria.
+type searchCriteria struct {
+	DepartureTime *string              `json:"departureTime"`
+	ArrivalTime   *string              `json:"arrivalTime"`
+	Origin        osdm.PlaceRef        `json:"origin"`
+	Destination   osdm.PlaceRef        `json:"destination"`
+	Vias          []json.RawMessage    `json:"vias"`
+	Parameters    *osdm.TripParameters `json:"parameters"`
+}
+
+// tripSpecification is a TripSpecification: a trip the consumer names
+// leg by leg, timed legs with their train and times.
+type tripSpecification struct {
+	ExternalRef string             `json:"externalRef"`
+	Legs        []legSpecification `json:"legs"`
+}
+
+// legSpecification is a TripLegSpecification.
+type legSpecification struct {
+	TimedLeg    *timedLegSpecification `json:"timedLeg"`
+	TransferLeg json.RawMessage        `json:"transferLeg"`
+}
+
+// timedLegSpecification is a TimedLegSpecification.
+type timedLegSpecification struct {
+	Start struct {
+		StopPlaceRef     osdm.PlaceRef `json:"stopPlaceRef"`
+		ServiceDeparture *serviceTime  `json:"serviceDeparture"`
+	} `json:"start"`
+	End struct {
+		StopPlaceRef   osdm.PlaceRef `json:"stopPlaceRef"`
+		ServiceArrival *serviceTime  `json:"serviceArrival"`
+	} `json:"end"`
+	Service struct {
+		VehicleNumbers []string `json:"vehicleNumbers"`
+	} `json:"service"`
+}
+
+// serviceTime is a ServiceTime.
+type serviceTime struct {
+	TimetabledTime string `json:"timetabledTime"`
+}
+
+// fallbackZone is where a time without offset is read at a station of a
+// country osdm.StationLocation does not know: the converter's default.
+var fallbackZone = func() *time.Location {
+	loc, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		panic("osdmsandbox: " + err.Error())
+	}
+	return loc
+}()
+
+// stationZone is the time zone of a station number.
+func stationZone(station string) *time.Location {
+	if loc, ok := osdm.StationLocation(station); ok {
+		return loc
+	}
+	return fallbackZone
+}
+
+// parseStopTime reads an OSDM date-time at a station: RFC 3339 with an
+// offset, or the local date-time of the stop without one
+// ("2026-12-01T08:30:00", seconds optional), as the spec's
+// TripSearchCriteria asks for and OTST sends, read in the station's zone.
+func parseStopTime(v, station string) (time.Time, bool) {
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t, true
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04"} {
+		if t, err := time.ParseInLocation(layout, v, stationZone(station)); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// stopTimeProblem is the 400 of a date-time that parseStopTime refuses.
+func stopTimeProblem(at, name, v string) *problem {
+	return invalid(at, name+" "+strconv.Quote(v)+" must be a date-time, with an offset (2026-12-01T08:30:00+01:00) or local to the stop (2026-12-01T08:30:00)")
+}
+
+// specifiedLeg is a timed leg of a trip specification, checked.
+type specifiedLeg struct {
+	train        string
+	origin, dest string
+	dep, arr     time.Time
+	at           string // JSON pointer of the leg
+}
+
+// parseTripSpecifications checks the trip specifications: the sandbox
+// sells single-leg trips, so a trip of several legs (or of a transfer)
+// is refused with a problem naming the leg, never cut to its first.
+func parseTripSpecifications(specs []tripSpecification) ([]specifiedLeg, *problem) {
+	if len(specs) > maxTrains {
+		return nil, invalid("#/tripSpecifications", "at most "+strconv.Itoa(maxTrains)+" trip specifications per search")
+	}
+	out := make([]specifiedLeg, 0, len(specs))
+	for i, spec := range specs {
+		at := "#/tripSpecifications/" + strconv.Itoa(i)
+		switch {
+		case len(spec.Legs) == 0:
+			return nil, invalid(at+"/legs", "a trip specification needs a timed leg")
+		case len(spec.Legs) > 1:
+			return nil, &problem{status: 400, code: CodeParameterNotSupported, pointer: at + "/legs/1",
+				detail: "the sandbox sells single-leg trips; this trip has " + strconv.Itoa(len(spec.Legs)) + " legs: ask for each train as a trip of its own"}
+		case spec.Legs[0].TimedLeg == nil:
+			return nil, &problem{status: 400, code: CodeParameterNotSupported, pointer: at + "/legs/0",
+				detail: "the sandbox sells timed legs (a train) only, not transfer legs"}
+		}
+		leg, p := parseTimedLeg(spec.Legs[0].TimedLeg, at+"/legs/0/timedLeg")
+		if p != nil {
+			return nil, p
+		}
+		out = append(out, leg)
+	}
+	return out, nil
+}
+
+// parseTimedLeg checks one timed leg of a trip specification.
+func parseTimedLeg(tl *timedLegSpecification, at string) (specifiedLeg, *problem) {
+	leg := specifiedLeg{at: at}
+	var ok bool
+	if leg.origin, ok = stationOf(tl.Start.StopPlaceRef); !ok {
+		return leg, invalid(at+"/start/stopPlaceRef", "start must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
+	}
+	if leg.dest, ok = stationOf(tl.End.StopPlaceRef); !ok {
+		return leg, invalid(at+"/end/stopPlaceRef", "end must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
+	}
+	if leg.origin == leg.dest {
+		return leg, invalid(at+"/end/stopPlaceRef", "end must differ from start")
+	}
+	if tl.Start.ServiceDeparture == nil {
+		return leg, invalid(at+"/start/serviceDeparture", "serviceDeparture is required")
+	}
+	if tl.End.ServiceArrival == nil {
+		return leg, invalid(at+"/end/serviceArrival", "serviceArrival is required")
+	}
+	v := tl.Start.ServiceDeparture.TimetabledTime
+	if leg.dep, ok = parseStopTime(v, leg.origin); !ok {
+		return leg, stopTimeProblem(at+"/start/serviceDeparture/timetabledTime", "timetabledTime", v)
+	}
+	v = tl.End.ServiceArrival.TimetabledTime
+	if leg.arr, ok = parseStopTime(v, leg.dest); !ok {
+		return leg, stopTimeProblem(at+"/end/serviceArrival/timetabledTime", "timetabledTime", v)
+	}
+	leg.dep, leg.arr = leg.dep.Truncate(time.Minute), leg.arr.Truncate(time.Minute)
+	switch d := leg.arr.Sub(leg.dep); {
+	case d <= 0:
+		return leg, invalid(at+"/end/serviceArrival/timetabledTime", "the arrival must be after the departure")
+	case d > 48*time.Hour:
+		return leg, invalid(at+"/end/serviceArrival/timetabledTime", "the sandbox's trains run at most 48 hours")
+	}
+	if y := leg.dep.Year(); y < 2000 || y > 2999 {
+		return leg, invalid(at+"/start/serviceDeparture/timetabledTime", "the travel date must be in the years 2000..2999")
+	}
+	switch vn := tl.Service.VehicleNumbers; {
+	case len(vn) == 0:
+		return leg, invalid(at+"/service/vehicleNumbers", "the train number is required")
+	case len(vn) > 1:
+		return leg, &problem{status: 400, code: CodeParameterNotSupported, pointer: at + "/service/vehicleNumbers/1",
+			detail: "the sandbox sells one train number per leg"}
+	case !ValidTrainNumber(vn[0]):
+		return leg, invalid(at+"/service/vehicleNumbers/0", "train number "+strconv.Quote(vn[0])+" must be 1..8 letters or digits")
+	}
+	leg.train = tl.Service.VehicleNumbers[0]
+	return leg, nil
+}

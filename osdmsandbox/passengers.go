@@ -1,0 +1,245 @@
+package osdmsandbox
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// maxNameRunes bounds a first or last name.
+const maxNameRunes = 100
+
+// e164 is the form of a phone number the spec asks for.
+var e164 = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)
+
+// passengerPatch is the body of PATCH /bookings/{bookingId}/passengers/{passengerId}
+// as the sandbox reads it: a Passenger, of which it changes the name, date
+// of birth, age and contact; other members are answered as ignored.
+type passengerPatch struct {
+	ID          string          `json:"id"`
+	ExternalRef string          `json:"externalRef"`
+	Type        string          `json:"type"`
+	Age         *int            `json:"age"`
+	DateOfBirth *string         `json:"dateOfBirth"`
+	Detail      json.RawMessage `json:"detail"`
+}
+
+// personPatch is the detail of a passengerPatch.
+type personPatch struct {
+	FirstName *string             `json:"firstName"`
+	LastName  *string             `json:"lastName"`
+	Contact   *osdm.ContactDetail `json:"contact"`
+}
+
+// Members of a Passenger and of its detail the sandbox reads; the others
+// (cards, gender, postalAddress...) are valid OSDM it does not keep.
+var (
+	passengerMembers = map[string]bool{"id": true, "externalRef": true, "type": true, "age": true,
+		"dateOfBirth": true, "detail": true, "summary": true, "_links": true}
+	detailMembers = map[string]bool{"firstName": true, "lastName": true, "contact": true, "summary": true}
+)
+
+// passengerOf finds passenger id of booking b.
+func (b *booking) passengerOf(id string) *osdm.Passenger {
+	for i := range b.passengers {
+		if b.passengers[i].ID == id {
+			return &b.passengers[i]
+		}
+	}
+	return nil
+}
+
+// livePassenger finds the booking and passenger of rq.
+func (s *Sandbox) livePassenger(now time.Time, rq *request) (*booking, *osdm.Passenger, *problem) {
+	b, p := s.liveBooking(now, rq.bookingID)
+	if p != nil {
+		return nil, nil, p
+	}
+	pax := b.passengerOf(rq.passengerID)
+	if pax == nil {
+		ids := make([]string, len(b.passengers))
+		for i, p := range b.passengers {
+			ids[i] = p.ID
+		}
+		return nil, nil, newProblem(http.StatusNotFound, CodeResourceNotFound,
+			"booking "+b.id+" has no passenger "+strconv.Quote(rq.passengerID)+"; its passengers are "+strings.Join(ids, ", "))
+	}
+	return b, pax, nil
+}
+
+// getPassenger serves GET /bookings/{bookingId}/passengers/{passengerId}.
+func (s *Sandbox) getPassenger(now time.Time, rq *request) *response {
+	_, pax, p := s.livePassenger(now, rq)
+	if p != nil {
+		return problemResponse(p)
+	}
+	return jsonResponse(http.StatusOK, &osdm.PassengerResponse{Passenger: ptr(*pax)})
+}
+
+// patchPassenger serves PATCH /bookings/{bookingId}/passengers/{passengerId}:
+// before fulfilment, the passenger's name, date of birth, age and contact
+// change to those sent (a member left out stays); id, externalRef and
+// type cannot change. Members the sandbox does not keep are named in the
+// answer's problems as ignored.
+func (s *Sandbox) patchPassenger(now time.Time, rq *request) *response {
+	var members map[string]json.RawMessage
+	if p := decode(rq.body, &members, false); p != nil {
+		return problemResponse(p)
+	}
+	var patch passengerPatch
+	if p := decode(rq.body, &patch, false); p != nil {
+		return problemResponse(p)
+	}
+	b, pax, p := s.livePassenger(now, rq)
+	if p != nil {
+		return problemResponse(p)
+	}
+	switch b.state {
+	case stateFulfilled:
+		return problemResponse(newProblem(http.StatusConflict, CodeModificationNotAllowed,
+			"booking "+b.id+" is fulfilled; its passengers can be changed only before fulfilment"))
+	case stateReleased, stateRefunded:
+		return problemResponse(newProblem(http.StatusConflict, CodeBookingCancelled,
+			"booking "+b.id+" is "+strings.ToLower(b.state.String())+"; its passengers can no longer be changed"))
+	}
+	updated := *pax
+	if p := applyPassengerPatch(&updated, &patch, now); p != nil {
+		return problemResponse(p)
+	}
+	var person map[string]json.RawMessage
+	if len(patch.Detail) > 0 && string(patch.Detail) != "null" {
+		_ = json.Unmarshal(patch.Detail, &person)
+	}
+	*pax = updated
+	out := &osdm.PassengerResponse{Passenger: ptr(updated)}
+	for _, ignored := range ignoredMembers(members, passengerMembers, "#/") {
+		out.Problems = append(out.Problems, ignoredProblem(ignored))
+	}
+	for _, ignored := range ignoredMembers(person, detailMembers, "#/detail/") {
+		out.Problems = append(out.Problems, ignoredProblem(ignored))
+	}
+	return jsonResponse(http.StatusOK, out)
+}
+
+// applyPassengerPatch checks patch and applies it to pax.
+func applyPassengerPatch(pax *osdm.Passenger, patch *passengerPatch, now time.Time) *problem {
+	switch {
+	case patch.ID != "" && patch.ID != pax.ID:
+		return invalid("#/id", "id "+strconv.Quote(patch.ID)+" is not the passenger of the path, "+pax.ID)
+	case patch.ExternalRef != "" && patch.ExternalRef != pax.ExternalRef:
+		return &problem{status: http.StatusBadRequest, code: CodeReadOnlyProperty, pointer: "#/externalRef",
+			detail: "externalRef is " + strconv.Quote(pax.ExternalRef) + " and cannot change"}
+	case patch.Type != "" && osdm.PassengerType(patch.Type) != pax.Type:
+		return &problem{status: http.StatusBadRequest, code: CodeReadOnlyProperty, pointer: "#/type",
+			detail: "type is " + string(pax.Type) + " and cannot change (it priced the booking); book again for another passenger type"}
+	}
+	if patch.Age != nil {
+		if *patch.Age < 0 || *patch.Age > 150 {
+			return invalid("#/age", "age must be 0..150")
+		}
+		pax.Age = ptr(*patch.Age)
+	}
+	if patch.DateOfBirth != nil {
+		d, err := time.Parse(time.DateOnly, *patch.DateOfBirth)
+		switch {
+		case err != nil:
+			return invalid("#/dateOfBirth", "dateOfBirth "+strconv.Quote(*patch.DateOfBirth)+" must be a date YYYY-MM-DD")
+		case d.After(now) || d.Year() < 1870:
+			return invalid("#/dateOfBirth", "dateOfBirth "+*patch.DateOfBirth+" is not the birth date of a living passenger")
+		}
+		pax.DateOfBirth = *patch.DateOfBirth
+	}
+	if len(patch.Detail) == 0 || string(patch.Detail) == "null" {
+		return nil
+	}
+	var person personPatch
+	if err := json.Unmarshal(patch.Detail, &person); err != nil {
+		return malformed("#/detail", "detail must be a PersonDetail object: "+err.Error())
+	}
+	detail := osdm.PersonDetail{}
+	if pax.Detail != nil {
+		detail = *pax.Detail
+		if detail.Contact != nil {
+			detail.Contact = ptr(*detail.Contact)
+		}
+	}
+	for _, name := range []struct {
+		at    string
+		value *string
+		dst   *string
+	}{{"#/detail/firstName", person.FirstName, &detail.FirstName}, {"#/detail/lastName", person.LastName, &detail.LastName}} {
+		if name.value == nil {
+			// The spec requires both names in a PersonDetail.
+			return invalid(name.at, name.at[len("#/detail/"):]+" is required in a detail (the spec requires firstName and lastName)")
+		}
+		if p := checkName(name.at, *name.value); p != nil {
+			return p
+		}
+		*name.dst = strings.TrimSpace(*name.value)
+	}
+	if c := person.Contact; c != nil {
+		if c.Email == "" && c.PhoneNumber == "" {
+			return invalid("#/detail/contact", "a contact needs an email or a phoneNumber")
+		}
+		if c.Email != "" && !validEmail(c.Email) {
+			return invalid("#/detail/contact/email", "email "+strconv.Quote(c.Email)+" is not an email address")
+		}
+		if c.PhoneNumber != "" && !e164.MatchString(c.PhoneNumber) {
+			return invalid("#/detail/contact/phoneNumber", "phoneNumber "+strconv.Quote(c.PhoneNumber)+" must be in E.164 form, e.g. +41791234567")
+		}
+		detail.Contact = &osdm.ContactDetail{Email: c.Email, PhoneNumber: c.PhoneNumber}
+	}
+	pax.Detail = &detail
+	return nil
+}
+
+// checkName checks a first or last name: 1..maxNameRunes printable characters.
+func checkName(at, name string) *problem {
+	trimmed := strings.TrimSpace(name)
+	switch {
+	case trimmed == "":
+		return invalid(at, "the name must not be empty")
+	case !utf8.ValidString(name) || utf8.RuneCountInString(trimmed) > maxNameRunes:
+		return invalid(at, "the name must be valid UTF-8 of at most "+strconv.Itoa(maxNameRunes)+" characters")
+	case strings.IndexFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0:
+		return invalid(at, "the name must not hold control characters")
+	}
+	return nil
+}
+
+// validEmail is a plain check of an email address: one @ with text on both
+// sides, a dot in the domain, no spaces, at most 254 bytes.
+func validEmail(s string) bool {
+	local, domain, ok := strings.Cut(s, "@")
+	return ok && local != "" && len(s) <= 254 && strings.Contains(domain, ".") &&
+		!strings.HasPrefix(domain, ".") && !strings.HasSuffix(domain, ".") &&
+		!strings.ContainsAny(s, " \t\r\n<>\"") && !strings.Contains(domain, "@")
+}
+
+// ignoredMembers lists, sorted, the members of obj not in known, as JSON
+// pointers under prefix.
+func ignoredMembers(obj map[string]json.RawMessage, known map[string]bool, prefix string) []string {
+	var out []string
+	for name := range obj {
+		if !known[name] {
+			out = append(out, prefix+name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ignoredProblem says that a member of the request was not kept.
+func ignoredProblem(pointer string) osdm.Problem {
+	p := &problem{status: http.StatusOK, code: CodeParameterNotSupported, pointer: pointer,
+		detail: pointer[2:] + " is not kept by the sandbox and was ignored"}
+	return p.inline()
+}
