@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -317,13 +318,17 @@ func namesAsEncodingJSONReadsThem(body []byte) (plain, exact bool) {
 // foldsToAnswerName reports whether name equals a JSON name of the
 // answer types except for case.
 func foldsToAnswerName(name string) bool {
-	for _, n := range answerNames() {
+	for _, n := range answerNamesOnce() {
 		if n != name && strings.EqualFold(n, name) {
 			return true
 		}
 	}
 	return false
 }
+
+// answerNamesOnce is answerNames, walked once: the fuzz target asks for
+// every member name of every input.
+var answerNamesOnce = sync.OnceValue(answerNames)
 
 // answerNames are the JSON names of osdm.OfferCollectionResponse and the
 // types it holds.
