@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
@@ -34,9 +35,12 @@ const defaultAccessHeader = "Authenticate"
 // The client (sub) is available to later handlers and logs as
 // {http.auth.user.id} (as with basic_auth) and {osdm.client}; the granted
 // scopes as {osdm.scope}. The token goes on to the backend in the header it
-// came in; where reverse_proxy follows, that header is added inside its
-// transport, so that its debug log, which redacts only Authorization, does
-// not print it.
+// came in, added by the transport of the reverse_proxy that follows, which
+// must be `transport osdm` (see Transport), so that reverse_proxy's debug
+// log, which redacts only Authorization, does not print it; the handlers
+// after osdm_access do not see that header. An answer of a reverse_proxy
+// that did not send the token is not passed on: it is a 502 error saying
+// so. A token that came in Authorization stays in the request.
 type Access struct {
 	// KeyFiles are the PEM public keys of the login service (all are
 	// tried, for key rotation). When empty, the signing key of the
@@ -62,7 +66,6 @@ type Access struct {
 	logger   *zap.Logger
 	verifier *tokenauth.AccessTokenVerifier
 	realm    string
-	proxies  *proxyAttachment
 }
 
 // CaddyModule returns the Caddy module information.
@@ -82,12 +85,6 @@ func (a *Access) Provision(ctx caddy.Context) error {
 	if a.Header == "" {
 		a.Header = defaultAccessHeader
 	}
-	if a.ClockSkew < 0 {
-		return fmt.Errorf("clock_skew %s must not be negative", time.Duration(a.ClockSkew))
-	}
-	if a.Audience == "" {
-		return errors.New("audience is required: the aud the access tokens must carry (osdm_login's access_audience, by default its issuer)")
-	}
 	a.realm = a.Issuer
 	if a.realm == "" {
 		a.realm = "osdm"
@@ -97,9 +94,6 @@ func (a *Access) Provision(ctx caddy.Context) error {
 		Leeway: time.Duration(a.ClockSkew), Now: a.now,
 	}
 	if len(a.KeyFiles) == 0 {
-		if a.Issuer == "" {
-			return errors.New("key_file or issuer is required: without key_file the key of the osdm_login with that issuer is used")
-		}
 		issuer := a.Issuer
 		// Looked up per request: the osdm_login may be provisioned after
 		// this handler, and a reload replaces its key.
@@ -116,9 +110,23 @@ func (a *Access) Provision(ctx caddy.Context) error {
 		v.Keys = tokenauth.StaticKeys(keys...)
 	}
 	a.verifier = v
-	a.proxies = newProxyAttachment(ctx, a, func(n int, ok bool) {
-		a.logger.Debug("access token passed on by the reverse_proxy transport", zap.Bool("in_transport", ok), zap.Int("proxies", n))
-	})
+	return nil
+}
+
+// Validate checks the configuration, with or without the defaults filled in.
+func (a *Access) Validate() error {
+	if len(a.KeyFiles) == 0 && a.Issuer == "" {
+		return errors.New("key_file or issuer is required: without key_file the key of the osdm_login with that issuer is used")
+	}
+	if a.Audience == "" {
+		return errors.New("audience is required (the aud of the access tokens: osdm_login's access_audience, by default its issuer)")
+	}
+	if a.Header != "" && !httpguts.ValidHeaderFieldName(a.Header) {
+		return fmt.Errorf("header %q is not a valid header name", a.Header)
+	}
+	if a.ClockSkew < 0 {
+		return fmt.Errorf("clock_skew %s must not be negative", time.Duration(a.ClockSkew))
+	}
 	return nil
 }
 
@@ -139,15 +147,33 @@ func (a *Access) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	repl.Set("http.auth.user.id", claims.Subject)
 	repl.Set("osdm.client", claims.Subject)
 	repl.Set("osdm.scope", claims.Scope)
-	if header != "Authorization" && a.proxies.inTransport() {
-		// The backend still gets the token, but reverse_proxy's debug log,
-		// which redacts Authorization only, does not (see bearerTransport).
-		b := &bearer{header: header, value: r.Header.Get(header)}
-		r = r.Clone(withBearer(r.Context(), b))
-		r.Header.Del(header)
+	if header == "Authorization" {
+		return next.ServeHTTP(w, r)
 	}
-	return next.ServeHTTP(w, r)
+	// The backend still gets the token, but reverse_proxy's debug log,
+	// which redacts Authorization only, does not (see bearer).
+	b := &bearer{header: header, value: r.Header.Get(header)}
+	out := r.WithContext(withBearer(r.Context(), b))
+	out.Header = r.Header.Clone()
+	out.Header.Del(header)
+	before, _ := repl.Get(proxyUpstreamVar)
+	hw := newHeldWriter(w, func(int) bool {
+		now, proxied := repl.Get(proxyUpstreamVar)
+		return !b.sent.Load() && proxied && now != before
+	})
+	err = next.ServeHTTP(hw, out)
+	if hw.held {
+		a.logger.Error("osdm_access: " + errNoOSDMTransport.Error())
+		return caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("osdm_access: %w", errNoOSDMTransport))
+	}
+	return err
 }
+
+// proxyUpstreamVar is the placeholder reverse_proxy sets to the upstream
+// it is about to call: set (or changed) while next runs, it says that a
+// reverse_proxy answered. Any other handler (osdm_sandbox, respond...)
+// may answer without the token.
+const proxyUpstreamVar = "http.reverse_proxy.upstream.address"
 
 // bearerToken reads the token: the configured header, else Authorization;
 // the Bearer prefix is optional (OSDM's Authenticate header often has none).
@@ -166,49 +192,23 @@ func (a *Access) bearerToken(r *http.Request) (header, token string) {
 	return header, v
 }
 
-// accessProblem is the OSDM Problem (RFC 9457) body of a refused request.
-type accessProblem struct {
-	Code   string `json:"code"`
-	Type   string `json:"type"`
-	Title  string `json:"title"`
-	Status int    `json:"status"`
-	Detail string `json:"detail"`
-}
-
+// writeProblem answers a refused token with its OSDM Problem and its
+// WWW-Authenticate challenge.
 func (a *Access) writeProblem(w http.ResponseWriter, ae *tokenauth.AccessTokenError) {
-	status := ae.HTTPStatus()
-	p := accessProblem{Type: "about:blank", Status: status, Title: http.StatusText(status), Detail: ae.Description}
-	switch ae.Reason {
-	case "missing":
-		p.Code = "MISSING_TOKEN"
-	case "expired":
-		p.Code = "TOKEN_EXPIRED"
-	case "insufficient_scope":
-		p.Code = "INSUFFICIENT_SCOPE"
-	default:
-		p.Code = "INVALID_TOKEN"
-	}
-	// error_description stays in the body: its text may hold quotes, which
-	// a quoted-string in the challenge cannot.
-	challenge := "Bearer realm=" + strconv.Quote(a.realm)
-	if code := ae.BearerError(); code != "" {
-		challenge += `, error="` + code + `"`
-	}
-	if ae.Reason == "insufficient_scope" {
-		challenge += ", scope=" + strconv.Quote(strings.Join(a.Scopes, " "))
-	}
+	p := ae.Problem()
 	body, _ := json.Marshal(p)
 	h := w.Header()
-	h.Set("WWW-Authenticate", challenge)
+	h.Set("WWW-Authenticate", ae.Challenge(a.realm, a.Scopes))
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
+	w.WriteHeader(p.Status)
 	_, _ = w.Write(body)
 }
 
 // Interface guards
 var (
 	_ caddy.Provisioner           = (*Access)(nil)
+	_ caddy.Validator             = (*Access)(nil)
 	_ caddyhttp.MiddlewareHandler = (*Access)(nil)
 )

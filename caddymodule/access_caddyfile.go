@@ -6,7 +6,6 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"golang.org/x/net/http/httpguts"
 )
 
 func init() {
@@ -60,9 +59,7 @@ func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.ArgErr()
 			}
 		case "header":
-			if err = providerOneArg(d, &a.Header); err == nil && !httpguts.ValidHeaderFieldName(a.Header) {
-				return d.Errf("header %q is not a valid header name", a.Header)
-			}
+			err = providerOneArg(d, &a.Header)
 		case "clock_skew":
 			err = providerDurationArg(d, name, &a.ClockSkew)
 		default:
@@ -72,11 +69,10 @@ func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return err
 		}
 	}
-	if len(a.KeyFiles) == 0 && a.Issuer == "" {
-		return fmt.Errorf("osdm_access: key_file or issuer is required, at %s:%d", file, line)
-	}
-	if a.Audience == "" {
-		return fmt.Errorf("osdm_access: audience is required (the aud of the access tokens: osdm_login's access_audience, by default its issuer), at %s:%d", file, line)
+	// Validate now, so that the error names the Caddyfile and the
+	// directive's line.
+	if err := a.Validate(); err != nil {
+		return fmt.Errorf("osdm_access: %v, at %s:%d", err, file, line)
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -68,7 +70,7 @@ func TestAccessCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
 }
 `
 	_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile"})
-	if want := "osdm_access: key_file or issuer is required, at Caddyfile:3"; err == nil || !strings.Contains(err.Error(), want) {
+	if want := "osdm_access: key_file or issuer is required"; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "at Caddyfile:3") {
 		t.Fatalf("err = %v, want one containing %q", err, want)
 	}
 }
@@ -186,7 +188,59 @@ func TestAccessUsesInProcessLoginKey(t *testing.T) {
 	if w := provAccessRun(t, a, http.Header{"Authenticate": {resp.AccessToken}}); w.Code != http.StatusUnauthorized {
 		t.Fatalf("after cleanup: %d %s", w.Code, w.Body)
 	}
-	if err := (&Access{}).Provision(caddy.Context{Context: context.Background()}); err == nil {
-		t.Fatal("neither key_file nor issuer: provisioned")
+	if err := (&Access{}).Validate(); err == nil {
+		t.Fatal("neither key_file nor issuer: valid")
+	}
+}
+
+// TestAccessPassesTokenThroughTransportOnly: the token leaves the request
+// the next handlers see and goes to the backend through the osdm
+// transport; an answer of a reverse_proxy that did not send it is a 502
+// naming the fix; a handler that is not a proxy answers as it likes.
+func TestAccessPassesTokenThroughTransportOnly(t *testing.T) {
+	f := newProvFixture(t)
+	i := &tokenauth.AccessTokenIssuer{Key: f.login, Alg: "ES256", KeyID: "k", Issuer: provIssuer, Audience: []string{provIssuer}, Lifetime: time.Minute}
+	tok, err := i.Issue("alpine", []string{"uic_osdm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Access{KeyFiles: []string{f.loginPub}, Issuer: provIssuer}
+	provProvision(t, a)
+	run := func(next caddyhttp.HandlerFunc) (*httptest.ResponseRecorder, error) {
+		r := httptest.NewRequest(http.MethodGet, "/osdm/offers", nil)
+		r.Header.Set("Authenticate", "Bearer "+tok.Token)
+		r = r.WithContext(context.WithValue(r.Context(), caddy.ReplacerCtxKey, caddy.NewReplacer()))
+		w := httptest.NewRecorder()
+		return w, a.ServeHTTP(w, r, next)
+	}
+	// proxy acts as reverse_proxy, with or without the osdm transport.
+	proxy := func(osdm bool, got *string) caddyhttp.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) error {
+			if r.Header.Get("Authenticate") != "" {
+				t.Error("the handlers after osdm_access see the token")
+			}
+			r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer).Set(proxyUpstreamVar, "127.0.0.1:1")
+			if osdm {
+				r = withBearerHeaders(r)
+			}
+			*got = r.Header.Get("Authenticate")
+			io.WriteString(w, "backend")
+			return nil
+		}
+	}
+	var sent string
+	if w, err := run(proxy(true, &sent)); err != nil || w.Body.String() != "backend" || sent != "Bearer "+tok.Token {
+		t.Fatalf("with transport osdm: %v %q, backend got %q", err, w.Body, sent)
+	}
+	w, err := run(proxy(false, &sent))
+	var he caddyhttp.HandlerError
+	if !errors.As(err, &he) || he.StatusCode != http.StatusBadGateway || !errors.Is(err, errNoOSDMTransport) || w.Body.Len() != 0 {
+		t.Fatalf("without transport osdm: %v, client got %q", err, w.Body)
+	}
+	if w, err := run(func(w http.ResponseWriter, r *http.Request) error {
+		io.WriteString(w, "sandbox")
+		return nil
+	}); err != nil || w.Body.String() != "sandbox" {
+		t.Fatalf("a handler that is not a proxy: %v %q", err, w.Body)
 	}
 }

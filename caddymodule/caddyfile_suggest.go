@@ -62,7 +62,8 @@ var (
 	convertSubdirectives = []string{"partner", "offer_search", "tariff", "reason", "path", "time_zone", "timeout", "max_body", "reply_cache"}
 	tokenSubdirectives   = []string{"token_url", "key_file", "kid", "issuer", "subject", "audience", "alg", "scope", "grant", "header",
 		"lifetime", "refresh_ahead", "default_expires_in", "max_replay_body", "partner", "login_timeout",
-		"tls_trusted_ca_certs", "tls_trust_pool", "tls_client_auth", "tls_server_name", "tls_insecure_skip_verify", "tls_timeout"}
+		"tls_trusted_ca_certs", "tls_trust_pool", "tls_client_auth", "tls_server_name", "tls_insecure_skip_verify", "tls_timeout",
+		"tls_curves", "tls_renegotiation"}
 	loginSubdirectives = []string{"signing_key_file", "signing_alg", "signing_kid", "issuer", "audience", "access_audience",
 		"token_lifetime", "clock_skew", "max_assertion_lifetime", "replay_store", "client"}
 	loginClientSubdirectives = []string{"alg", "key", "scope", "issuer"}

@@ -9,11 +9,11 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
@@ -41,8 +41,10 @@ const (
 // next with the legacy request itself.
 //
 // A legacy message resent with the same messageId gets the first reply
-// again without a second OSDM sequence; the sequence runs to its end even
-// if the legacy client goes away, bounded by Timeout.
+// again without a second OSDM sequence, also on another instance sharing
+// the Store and after a restart (the journal, convert_journal.go); the
+// sequence runs to its end even if the legacy client goes away, bounded by
+// Timeout.
 type Convert struct {
 	// Partner names the partner railway in logs, metrics and reply texts.
 	// Required.
@@ -76,6 +78,15 @@ type Convert struct {
 	ReplyCacheSize int `json:"reply_cache_size,omitempty"`
 	// ReplyCacheTTL is how long a reply is kept for a resend. Default: 10m.
 	ReplyCacheTTL caddy.Duration `json:"reply_cache_ttl,omitempty"`
+	// Store keeps the journal of exchanges under way and the replies to
+	// messages that changed state at the partner, for ReplyCacheTTL, so a
+	// resend is answered the same on any instance sharing it and after a
+	// restart. Default: bolt in Caddy's data directory.
+	Store *StoreConfig `json:"store,omitempty"`
+	// SettleEvery is how often exchanges left without an outcome (by a
+	// process that died, or a partner that stopped answering) are settled
+	// at the partner, from the route's first request on. Default: 1m.
+	SettleEvery caddy.Duration `json:"settle_every,omitempty"`
 
 	conv    *converter.Converter
 	replies *converter.ReplyCache
@@ -83,6 +94,12 @@ type Convert struct {
 	metrics *convertMetrics
 	logger  *zap.Logger
 	now     func() time.Time
+
+	// The journal (convert_journal.go).
+	journal     *converter.Journal
+	storeLease  *storeLease
+	settler     *convertSettler
+	settlements *prometheus.CounterVec
 }
 
 // TariffMapping is the OSDM passenger a legacy tariff code stands for.
@@ -148,24 +165,18 @@ func (c *Convert) Provision(ctx caddy.Context) error {
 	if c.metrics, err = registerConvertMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
 	}
-	return nil
+	return c.provisionJournal(ctx.GetMetricsRegistry())
 }
 
 // converterConfig turns the JSON config into the converter's.
 func (c *Convert) converterConfig() (converter.Config, error) {
 	cfg := converter.Config{Partner: c.Partner, OfferSearch: converter.OfferSearch(c.OfferSearch), Now: c.now}
-	if c.Partner == "" {
-		return cfg, errors.New("partner is required")
-	}
 	if len(c.Tariffs) > 0 {
 		cfg.Tariffs = converter.DefaultTariffs()
 		for code, t := range c.Tariffs {
 			n, err := legacyCode(code)
 			if err != nil {
 				return cfg, fmt.Errorf("tariffs: %w", err)
-			}
-			if t.Type == "" || t.Age < 0 || t.Age > 150 {
-				return cfg, fmt.Errorf("tariffs %q: needs an OSDM passenger type and an age 0..150", code)
 			}
 			cfg.Tariffs[n] = converter.PassengerTariff{Type: osdm.PassengerType(t.Type), Age: t.Age}
 		}
@@ -176,9 +187,6 @@ func (c *Convert) converterConfig() (converter.Config, error) {
 			n, err := legacyCode(code)
 			if err != nil {
 				return cfg, fmt.Errorf("reasons: %w", err)
-			}
-			if overrule == "" {
-				return cfg, fmt.Errorf("reasons %q: needs an OSDM overrule code", code)
 			}
 			cfg.Reasons[n] = osdm.OverruleCode(overrule)
 		}
@@ -199,17 +207,32 @@ func (c *Convert) converterConfig() (converter.Config, error) {
 	return cfg, nil
 }
 
-// legacyCode parses a tariff or reason code, 0..9999.
+// legacyCode reads a tariff or reason code, a JSON object key; the
+// converter checks its range.
 func legacyCode(s string) (int, error) {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > 9999 {
-		return 0, fmt.Errorf("code %q must be a number 0..9999", s)
+	if err != nil {
+		return 0, fmt.Errorf("code %q is not a number", s)
 	}
 	return n, nil
 }
 
-// Validate checks the settings Provision does not derive.
+// Validate checks the configuration. Provisioned, the converter was built
+// from it; not yet (a Caddyfile being adapted), its configuration is
+// built and checked on a copy, which keeps the JSON that `caddy adapt`
+// prints free of filled-in defaults.
 func (c *Convert) Validate() error {
+	if c.conv == nil {
+		cp := *c
+		cp.now = time.Now
+		cfg, err := cp.converterConfig()
+		if err != nil {
+			return err
+		}
+		if _, err := converter.New(cfg); err != nil {
+			return err
+		}
+	}
 	if c.Timeout < 0 {
 		return fmt.Errorf("timeout %s must be positive", time.Duration(c.Timeout))
 	}
@@ -219,15 +242,28 @@ func (c *Convert) Validate() error {
 	if c.ReplyCacheSize < 0 || c.ReplyCacheTTL < 0 {
 		return errors.New("reply_cache size and ttl must be positive")
 	}
+	if c.SettleEvery < 0 {
+		return fmt.Errorf("settle_every %s must be positive", time.Duration(c.SettleEvery))
+	}
+	if c.Store != nil {
+		if err := c.Store.Validate(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// Cleanup releases this configuration's hold on the reply cache.
+// Cleanup stops settlement and releases this configuration's hold on the
+// reply cache and the journal's store.
 func (c *Convert) Cleanup() error {
+	jerr := c.cleanupJournal()
 	if c.poolKey == "" {
-		return nil
+		return jerr
 	}
 	_, err := replyCaches.Delete(c.poolKey)
+	if err == nil {
+		err = jerr
+	}
 	return err
 }
 
@@ -249,60 +285,49 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			c.metrics.observeCall(c.Partner, step, status, d)
 		},
 	}
+	c.settler.start(r, next)
+	stored := false
 	res, shared := c.replies.Do(r.Context(), req.MessageID(), body, func() *converter.Result {
 		// Detached from the legacy client: a sequence that has booked must
 		// get to fulfil or roll back even if the client hangs up.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), time.Duration(c.Timeout))
 		defer cancel()
-		return c.conv.Convert(ctx, req, x)
+		res, fromStore := c.journal.Do(ctx, req, body, x)
+		stored = fromStore
+		return res
 	})
+	shared = shared || stored
 	c.metrics.exchanges.WithLabelValues(c.Partner, string(req.Kind()), res.Outcome).Inc()
 	c.logExchange(req, res, x.calls, shared, time.Since(start))
 	return c.writeReply(w, format, res)
 }
 
 // readRequest reads and decodes the legacy body. On failure it returns the
-// refusal to answer, in the format the client can read.
+// refusal to answer (by the converter's intake rules), in the format the
+// client can read.
 func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request) (legacy.Format, legacy.Request, []byte, *converter.Result) {
-	if r.Method != http.MethodPost {
+	if res := converter.RefuseMethod(r.Method, c.now()); res != nil {
 		w.Header().Set("Allow", http.MethodPost)
-		res := c.refuse(&legacy.Error{Code: legacy.CodeInvalidMessage, Field: "method",
-			Rule: "a legacy message is the body of a POST, not a " + r.Method})
-		res.Status = http.StatusMethodNotAllowed
-		return replyFormat(r), nil, nil, res
+		return converter.ReplyFormat(r.Header.Get("Accept")), nil, nil, res
 	}
 	format, err := legacy.FormatOf(r.Header.Get("Content-Type"))
 	if err != nil {
-		return replyFormat(r), nil, nil, c.refuse(err)
+		return converter.ReplyFormat(r.Header.Get("Accept")), nil, nil, converter.Refuse(err, c.now())
 	}
 	body, err := c.readBody(w, r)
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if isTimeout(err) {
-			// The body did not arrive within timeout: a client dribbling
-			// it (or a stalled one) holds no connection longer than an
-			// exchange may take.
-			res := c.refuse(&legacy.Error{Code: legacy.CodeInvalidMessage, Err: err,
-				Rule: fmt.Sprintf("the message did not arrive completely within the route's timeout of %s; send it again", time.Duration(c.Timeout))})
-			if nr, ok := res.Reply.(*legacy.NegativeReply); ok {
-				nr.Retryable = true
-			}
-			res.Status, res.Outcome = http.StatusRequestTimeout, "body_timeout"
-			return format, nil, nil, res
-		}
-		if errors.As(err, &mbe) {
-			return format, nil, nil, c.refuse(&legacy.Error{
-				Code: legacy.CodeInvalidMessage, Err: legacy.ErrTooLarge,
-				Rule: fmt.Sprintf("the message is longer than %d bytes", c.MaxBody),
-			})
-		}
-		return format, nil, nil, c.refuse(&legacy.Error{
-			Code: legacy.CodeInvalidMessage, Err: err, Rule: "the message could not be read: " + err.Error(),
-		})
+	var mbe *http.MaxBytesError
+	switch {
+	case err == nil:
+	case isTimeout(err):
+		return format, nil, nil, converter.RefuseBodyTimeout(err, time.Duration(c.Timeout), c.now())
+	case errors.As(err, &mbe):
+		return format, nil, nil, converter.RefuseTooLarge(c.MaxBody, c.now())
+	default:
+		return format, nil, nil, converter.Refuse(err, c.now())
 	}
 	req, err := legacy.Decode(format, body)
 	if err != nil {
-		return format, nil, nil, c.refuse(err)
+		return format, nil, nil, converter.Refuse(err, c.now())
 	}
 	return format, req, body, nil
 }
@@ -325,26 +350,6 @@ func (c *Convert) readBody(w http.ResponseWriter, r *http.Request) ([]byte, erro
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
-}
-
-// refuse turns a decoding failure into its reply.
-func (c *Convert) refuse(err error) *converter.Result {
-	var le *legacy.Error
-	if !errors.As(err, &le) {
-		le = &legacy.Error{Code: legacy.CodeInvalidMessage, Err: err, Rule: err.Error()}
-	}
-	return converter.Refusal(le, c.now())
-}
-
-// replyFormat is the format of a reply to a request whose Content-Type
-// names none: JSON if the client accepts it and not XML, else XML, the
-// legacy systems' usual form.
-func replyFormat(r *http.Request) legacy.Format {
-	accept := r.Header.Get("Accept")
-	if strings.Contains(accept, "json") && !strings.Contains(accept, "xml") {
-		return legacy.JSON
-	}
-	return legacy.XML
 }
 
 // writeReply encodes res.Reply in format and writes it with res.Status.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -42,6 +41,8 @@ func parseConvertCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler,
 //		timeout      <duration>              # default: 20s
 //		max_body     <size>                  # default: 64KiB, at most 1MiB
 //		reply_cache  <size> [<ttl>]          # default: 10000 10m
+//		store        bolt [<path>] | redis <address> [<key prefix>]  # default: bolt in Caddy's data directory
+//		settle_every <duration>              # default: 1m
 //	}
 func (c *Convert) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
@@ -61,13 +62,21 @@ func (c *Convert) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 		}
 		seen[name] = true
+		if name == "store" {
+			cfg, err := unmarshalStoreArgs(d, "store", args)
+			if err != nil {
+				return err
+			}
+			c.Store = cfg
+			continue
+		}
 		if err := c.unmarshalOption(name, args); err != nil {
 			return d.Err(err.Error())
 		}
 	}
-	// Check the whole block now, so that the error names the Caddyfile and
-	// the directive's line; Provision checks the same for JSON.
-	if err := c.checkConfig(); err != nil {
+	// Validate now, so that the error names the Caddyfile and the
+	// directive's line.
+	if err := c.Validate(); err != nil {
 		return fmt.Errorf("osdm_convert: %v, at %s:%d", err, file, line)
 	}
 	return nil
@@ -78,6 +87,7 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 	want := map[string][2]int{ // min and max number of arguments
 		"partner": {1, 1}, "offer_search": {1, 1}, "tariff": {3, 3}, "reason": {2, 2},
 		"path": {2, 2}, "time_zone": {1, 1}, "timeout": {1, 1}, "max_body": {1, 1}, "reply_cache": {1, 2},
+		"settle_every": {1, 1},
 	}
 	n, ok := want[name]
 	if !ok {
@@ -147,6 +157,12 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 			return fmt.Errorf("max_body %q: not a size from 1B to 1MiB", args[0])
 		}
 		c.MaxBody = int64(size)
+	case "settle_every":
+		dur, err := caddy.ParseDuration(args[0])
+		if err != nil || dur <= 0 {
+			return fmt.Errorf("settle_every %q: not a positive duration", args[0])
+		}
+		c.SettleEvery = caddy.Duration(dur)
 	case "reply_cache":
 		size, err := strconv.Atoi(args[0])
 		if err != nil || size <= 0 {
@@ -162,21 +178,6 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 		}
 	}
 	return nil
-}
-
-// checkConfig builds the converter from a copy of the settings, which
-// keeps the JSON that `caddy adapt` prints free of filled-in defaults.
-func (c *Convert) checkConfig() error {
-	cp := *c
-	cp.now = time.Now
-	cfg, err := cp.converterConfig()
-	if err != nil {
-		return err
-	}
-	if _, err := converter.New(cfg); err != nil {
-		return err
-	}
-	return cp.Validate()
 }
 
 // Interface guard

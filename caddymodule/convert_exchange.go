@@ -137,7 +137,8 @@ func (x *nextExchanger) subRequest(ctx context.Context, call *converter.Call) (*
 }
 
 // classifyCallError tells the converter what kind of failure err is. A
-// login refused (our configuration is wrong) is AUTHENTICATION_FAILED; a
+// login refused (our configuration is wrong) is AUTHENTICATION_FAILED, as
+// is a route whose reverse_proxy lacks `transport osdm`; a
 // login service that failed or could not be reached is the partner's
 // failure, PARTNER_UNAVAILABLE or PARTNER_TIMEOUT, retryable like any
 // other: the token cache's backoff keeps retries off the login service.
@@ -151,6 +152,10 @@ func classifyCallError(ctx context.Context, err error) error {
 			return fmt.Errorf("%w: %w: %s", converter.ErrTimeout, converter.ErrLoginFailed, handlerErrorText(err))
 		}
 		return fmt.Errorf("%w: %s", converter.ErrLoginFailed, handlerErrorText(err))
+	}
+	if errors.Is(err, errNoOSDMTransport) {
+		// Our configuration: the call went out without the token.
+		return fmt.Errorf("%w: %s", converter.ErrAuthentication, handlerErrorText(err))
 	}
 	if errors.Is(err, errLoginWait) {
 		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {

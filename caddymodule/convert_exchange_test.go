@@ -54,6 +54,8 @@ func TestConvertLoginFailureCodes(t *testing.T) {
 			legacy.CodePartnerUnavailable, `the partner's login service failed`, true},
 		{"no answer in time", login(0, "", transport(context.DeadlineExceeded)), legacy.CodePartnerTimeout,
 			`the partner's login service did not answer in time`, true},
+		{"no transport osdm", fmt.Errorf("osdm_token of partner %q: %w", "unit", errNoOSDMTransport), legacy.CodeAuthenticationFailed,
+			`retrying will not fix`, false},
 		{"503 during the backoff", fmt.Errorf("%w (next login attempt in 1s)", login(503, "", nil)), legacy.CodePartnerUnavailable,
 			`the partner's login service failed`, true},
 	}

@@ -210,6 +210,10 @@ type chainOptions struct {
 	// loginTaps sends osdm_token's login calls through a tap too; the
 	// identity tokens keep the login service's own URL as audience.
 	loginTaps bool
+	// settle keeps osdm_convert's background settlement at its default
+	// pace; otherwise it runs once an hour, so that it makes no call a
+	// test counts (convert_journal_test.go tests it).
+	settle bool
 }
 
 func freePort(t *testing.T) int {
@@ -240,6 +244,18 @@ func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 	if opts.edit != nil {
 		src = opts.edit(src)
 	}
+	if !opts.settle {
+		for _, p := range []string{"alpine", "coastal"} {
+			src = strings.Replace(src, "\t\t\tpartner "+p+"\n", "\t\t\tpartner "+p+"\n\t\t\tsettle_every 1h\n", 1)
+		}
+	}
+	// A journal store of this chain's own (the default is one file in
+	// Caddy's data directory, shared by every test of the package), in
+	// memory where the machine has a tmpfs: these tests are about the
+	// partner, and on a busy disk one fsync can take a second, which
+	// would eat the short timeouts of the fault tests. The journal's own
+	// tests (convert_journal_test.go) run on a disk.
+	t.Setenv("XDG_DATA_HOME", journalDataDir(t))
 	keys := t.TempDir()
 	if err := writeDemoKeys(keys, io.Discard); err != nil {
 		t.Fatal(err)

@@ -57,7 +57,7 @@ func TestConvertUnmarshalCaddyfile(t *testing.T) {
 
 func TestConvertUnmarshalCaddyfileErrors(t *testing.T) {
 	for _, tc := range []struct{ name, block, want string }{
-		{"no partner", ``, "partner is required"},
+		{"no partner", ``, "partner: must not be empty"},
 		{"unknown subdirective", "partner p\n\tcolour red", `unrecognized subdirective "colour"`},
 		{"repeated partner", "partner p\n\tpartner q", "partner already specified"},
 		{"repeated tariff code", "partner p\n\ttariff 1 ADULT 30\n\ttariff 1 CHILD 8", "tariff 1 already specified"},

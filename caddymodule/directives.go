@@ -13,5 +13,8 @@ func init() {
 	httpcaddyfile.RegisterDirectiveOrder("osdm_convert", httpcaddyfile.Before, "reverse_proxy")
 	httpcaddyfile.RegisterDirectiveOrder("osdm_token", httpcaddyfile.Before, "reverse_proxy")
 	httpcaddyfile.RegisterDirectiveOrder("osdm_sandbox", httpcaddyfile.After, "reverse_proxy")
+	// osdm_legacy answers OSDM calls itself and sends legacy messages
+	// through reverse_proxy: after osdm_access (and uri), right before it.
+	httpcaddyfile.RegisterDirectiveOrder("osdm_legacy", httpcaddyfile.Before, "reverse_proxy")
 	httpcaddyfile.RegisterDirectiveOrder("legacy_sandbox", httpcaddyfile.After, "reverse_proxy")
 }

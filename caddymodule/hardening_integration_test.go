@@ -509,19 +509,25 @@ http://127.0.0.1:%[1]d {
 		uri strip_prefix /s
 		%[8]s
 		rewrite * /osdm{uri}
-		reverse_proxy %[4]s
+		reverse_proxy %[4]s {
+			transport osdm
+		}
 	}
 	route /o/* {
 		uri strip_prefix /o
 		%[9]s
 		rewrite * /osdm{uri}
-		reverse_proxy %[4]s
+		reverse_proxy %[4]s {
+			transport osdm
+		}
 	}
 	route /w/* {
 		uri strip_prefix /w
 		%[10]s
 		rewrite * /osdm{uri}
-		reverse_proxy %[4]s
+		reverse_proxy %[4]s {
+			transport osdm
+		}
 	}
 }
 `, port, loginPEM, issuer, provider, keys["rail-s"][1], keys["rail-o"][1], osdmIss,

@@ -54,7 +54,9 @@ http://127.0.0.1:%[1]d {
 			issuer https://reservations.example-railway.eu
 			subject example-railway
 		}
-		reverse_proxy 127.0.0.1:%[2]d
+		reverse_proxy 127.0.0.1:%[2]d {
+			transport osdm
+		}
 	}
 }
 `, legacyPort, partnerPort, dir, accessLog, kid)

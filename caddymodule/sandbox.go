@@ -80,17 +80,7 @@ func (pooledSandbox) Destruct() error { return nil }
 
 // Provision builds (or finds, after a reload) the sandbox.
 func (s *Sandbox) Provision(caddy.Context) error {
-	cfg := osdmsandbox.Config{
-		Capacity:          s.Capacity,
-		OfferTTL:          time.Duration(s.OfferTTL),
-		BookingTTL:        time.Duration(s.BookingTTL),
-		Retention:         time.Duration(s.Retention),
-		MaxEntries:        s.MaxEntries,
-		Operator:          s.Operator,
-		ExternalInventory: s.ExternalInventory,
-		Timetable:         s.Trains,
-		UnknownTrains:     s.UnknownTrains,
-	}
+	cfg := s.config()
 	// The settings are the key: equal settings were checked by the
 	// constructor when first seen.
 	key, err := json.Marshal(s)
@@ -107,6 +97,26 @@ func (s *Sandbox) Provision(caddy.Context) error {
 	s.poolKey = string(key)
 	s.handler = v.(pooledSandbox).Sandbox
 	return nil
+}
+
+// config is the sandbox's configuration of s.
+func (s *Sandbox) config() osdmsandbox.Config {
+	return osdmsandbox.Config{
+		Capacity:          s.Capacity,
+		OfferTTL:          time.Duration(s.OfferTTL),
+		BookingTTL:        time.Duration(s.BookingTTL),
+		Retention:         time.Duration(s.Retention),
+		MaxEntries:        s.MaxEntries,
+		Operator:          s.Operator,
+		ExternalInventory: s.ExternalInventory,
+		Timetable:         s.Trains,
+		UnknownTrains:     s.UnknownTrains,
+	}
+}
+
+// Validate checks the settings as the sandbox does.
+func (s *Sandbox) Validate() error {
+	return s.config().Validate()
 }
 
 // Cleanup releases this configuration's hold on the sandbox.
@@ -127,6 +137,7 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 // Interface guards
 var (
 	_ caddy.Provisioner           = (*Sandbox)(nil)
+	_ caddy.Validator             = (*Sandbox)(nil)
 	_ caddy.CleanerUpper          = (*Sandbox)(nil)
 	_ caddyhttp.MiddlewareHandler = (*Sandbox)(nil)
 )

@@ -80,3 +80,16 @@ func TestSandboxProvisionErrors(t *testing.T) {
 		cancel()
 	}
 }
+
+// TestSandboxValidate: the settings are checked as the sandbox checks them.
+func TestSandboxValidate(t *testing.T) {
+	if err := (&Sandbox{}).Validate(); err != nil {
+		t.Fatalf("the defaults: %v", err)
+	}
+	if err := (&Sandbox{Capacity: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "capacity -1") {
+		t.Fatalf("capacity -1: %v", err)
+	}
+	if err := (&Sandbox{UnknownTrains: []string{"no such train"}}).Validate(); err == nil || !strings.Contains(err.Error(), "unknown_train") {
+		t.Fatalf("a bad unknown_train: %v", err)
+	}
+}

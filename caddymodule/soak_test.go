@@ -12,6 +12,7 @@ import (
 	mrand "math/rand/v2"
 	"net/http"
 	"net/http/httputil"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -37,6 +38,7 @@ var (
 	soakWarmup   = flag.Duration("soak.warmup", 30*time.Second, "soak: warm-up before the first measurement")
 	soakClients  = flag.Int("soak.clients", 200, "soak: concurrent legacy clients")
 	soakFaults   = flag.Float64("soak.faults", 0.03, "soak: share of the partner's calls that fail")
+	soakStore    = flag.String("soak.store", "bolt", "soak: osdm_convert's journal store: bolt (a file of this run) or redis (at OSDM_TEST_REDIS)")
 )
 
 // soakEdit sizes Caddyfile.example for minutes of load: Caddy's log into
@@ -51,15 +53,30 @@ func soakEdit(logFile string) func(string) string {
 
 func soakReplacer(logFile string) *strings.Replacer {
 	sandbox := "\n\t\t\toffer_ttl 30s\n\t\t\tretention 1s\n\t\t\tmax_entries 1000000"
+	journal := "\n\t\t\tstore " + soakStoreArgs(logFile)
 	return strings.NewReplacer(
 		"\tmetrics\n}", "\tmetrics\n\tlog {\n\t\toutput file "+logFile+"\n\t\tformat json\n\t}\n}",
-		"timeout 20s", "timeout 20s\n\t\t\treply_cache 2000 2m",
-		"offer_search trip-offers", "offer_search trip-offers\n\t\t\treply_cache 2000 2m",
+		"timeout 20s", "timeout 20s\n\t\t\treply_cache 2000 2m"+journal,
+		"offer_search trip-offers", "offer_search trip-offers\n\t\t\treply_cache 2000 2m"+journal,
 		"token_lifetime 15m", "token_lifetime 30s",
 		"audience http://127.0.0.1:9442/oauth/token", "audience http://127.0.0.1:9442/oauth/token\n\t\t\ttoken_lifetime 30s",
 		"capacity 40\n\t\t\toffer_ttl 15m", "capacity 40"+sandbox,
 		"external_inventory 462 80 1080", "external_inventory 462 80 1080"+sandbox,
 	)
+}
+
+// soakStoreArgs are the arguments of osdm_convert's store subdirective
+// that -soak.store selects: a bolt file beside the log, or a Redis key
+// prefix of this run.
+func soakStoreArgs(logFile string) string {
+	if *soakStore == "redis" {
+		addr := os.Getenv("OSDM_TEST_REDIS")
+		if addr == "" {
+			panic("-soak.store redis needs OSDM_TEST_REDIS")
+		}
+		return fmt.Sprintf("redis %s soak-%d:", addr, time.Now().UnixNano())
+	}
+	return "bolt " + filepath.Join(filepath.Dir(logFile), "journal.db")
 }
 
 // soakBooking is what the legacy side was told about one booking.
@@ -346,7 +363,7 @@ func measure() soakMemory {
 // partners keep).
 func TestSoak(t *testing.T) {
 	warmSpec(t)
-	c := startExampleChainWith(t, chainOptions{edit: soakEdit(filepath.Join(t.TempDir(), "caddy.log"))})
+	c := startExampleChainWith(t, chainOptions{edit: soakEdit(filepath.Join(t.TempDir(), "caddy.log")), settle: true})
 	faults := map[string]*faultInjector{}
 	for name, tap := range map[string]*partnerTap{"alpine": c.alpine, "coastal": c.coastal} {
 		tap.mu.Lock()

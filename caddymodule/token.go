@@ -11,12 +11,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	"go.uber.org/zap"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
@@ -39,8 +40,10 @@ const (
 // *tokenauth.LoginError.
 //
 // The token never reaches a log: the incoming request is not modified, and
-// where reverse_proxy follows in the same route the header is added inside
-// its transport, after its debug log has taken its copy of the headers.
+// the reverse_proxy that follows in the same route adds the header inside
+// its transport, which must be `transport osdm` (see Transport), after its
+// debug log has taken its copy of the headers. An answer to a request whose
+// token no transport sent is not passed on: it is a 502 error saying so.
 type Token struct {
 	// Partner labels logs and metrics. Default: the host of token_url.
 	Partner string `json:"partner,omitempty"`
@@ -86,15 +89,15 @@ type Token struct {
 	// long, or less if their own context ends first. Default 30s.
 	LoginTimeout caddy.Duration `json:"login_timeout,omitempty"`
 	// TLS sets up the connection to an https token_url: partner CA, client
-	// certificate (mutual TLS), server name. Default: the system's roots,
-	// no client certificate.
-	TLS *TokenTLS `json:"tls,omitempty"`
+	// certificate (mutual TLS), server name, handshake timeout (default
+	// 10s). It is reverse_proxy's http transport "tls" object, applied by
+	// its own code. Default: the system's roots, no client certificate.
+	TLS *reverseproxy.TLSConfig `json:"tls,omitempty"`
 
 	cache   *tokenauth.TokenCache
 	poolKey string
 	logger  *zap.Logger
 	metrics *tokenMetrics
-	proxies *proxyAttachment
 }
 
 // CaddyModule returns the Caddy module information.
@@ -124,12 +127,11 @@ func (p pooledCache) Destruct() error {
 	return nil
 }
 
-// Provision loads the key and sets up (or reuses) the token cache.
+// Provision fills in the defaults, loads the key and sets up (or reuses)
+// the token cache.
 func (t *Token) Provision(ctx caddy.Context) error {
 	t.logger = ctx.Logger()
-	if err := t.applyDefaults(); err != nil {
-		return err
-	}
+	t.applyDefaults()
 	keyPEM, err := os.ReadFile(t.KeyFile)
 	if err != nil {
 		return fmt.Errorf("reading key_file: %w", err)
@@ -154,7 +156,7 @@ func (t *Token) Provision(ctx caddy.Context) error {
 	var lt *loginTLS
 	var tlsDigest string
 	if t.TLS != nil {
-		if lt, err = t.TLS.load(); err != nil {
+		if lt, err = loadLoginTLS(ctx, t.TLS); err != nil {
 			return err
 		}
 		tlsDigest = lt.digest
@@ -195,7 +197,6 @@ func (t *Token) Provision(ctx caddy.Context) error {
 	t.cache = val.(pooledCache).TokenCache
 	t.cache.SetObserver(t.metrics.observer(t.Partner))
 
-	t.proxies = newProxyAttachment(ctx, t, t.reportProxies)
 	fields := []zap.Field{
 		zap.String("partner", t.Partner),
 		zap.String("token_url", t.TokenURL),
@@ -221,9 +222,37 @@ func (t *Token) Provision(ctx caddy.Context) error {
 	return nil
 }
 
-// applyDefaults checks the configuration and fills in defaults that do
-// not need the key.
-func (t *Token) applyDefaults() error {
+// applyDefaults fills in the defaults that do not need the key.
+func (t *Token) applyDefaults() {
+	if t.Grant == "" {
+		t.Grant = string(tokenauth.GrantJWTBearer)
+	}
+	if t.Issuer == "" && tokenauth.Grant(t.Grant) == tokenauth.GrantClientAssertion {
+		t.Issuer = t.Subject
+	}
+	if t.Audience == "" {
+		t.Audience = t.TokenURL
+	}
+	if t.Scope == "" {
+		t.Scope = tokenauth.DefaultScope
+	}
+	if t.Header == "" {
+		t.Header = defaultTokenHeader
+	}
+	t.Header = http.CanonicalHeaderKey(t.Header)
+	if t.MaxReplayBody == 0 {
+		t.MaxReplayBody = defaultMaxReplayBody
+	}
+	if t.LoginTimeout == 0 {
+		t.LoginTimeout = caddy.Duration(tokenauth.DefaultLoginTimeout)
+	}
+	if u, err := url.Parse(t.TokenURL); err == nil && t.Partner == "" {
+		t.Partner = u.Hostname()
+	}
+}
+
+// Validate checks the configuration, with or without the defaults filled in.
+func (t *Token) Validate() error {
 	for _, f := range []struct{ name, val string }{
 		{"token_url", t.TokenURL}, {"key_file", t.KeyFile}, {"kid", t.KeyID}, {"subject", t.Subject},
 	} {
@@ -236,53 +265,35 @@ func (t *Token) applyDefaults() error {
 		return fmt.Errorf("token_url %q is not an absolute http(s) URL", t.TokenURL)
 	}
 	switch tokenauth.Grant(t.Grant) {
-	case "":
-		t.Grant = string(tokenauth.GrantJWTBearer)
-	case tokenauth.GrantJWTBearer, tokenauth.GrantClientAssertion:
+	case "", tokenauth.GrantJWTBearer:
+		if t.Issuer == "" {
+			return errors.New("issuer is required with grant jwt_bearer")
+		}
+	case tokenauth.GrantClientAssertion:
 	default:
 		return fmt.Errorf("grant %q: want jwt_bearer or client_assertion", t.Grant)
 	}
-	if t.Issuer == "" {
-		if tokenauth.Grant(t.Grant) != tokenauth.GrantClientAssertion {
-			return errors.New("issuer is required with grant jwt_bearer")
-		}
-		t.Issuer = t.Subject
-	}
-	if t.Audience == "" {
-		t.Audience = t.TokenURL
-	}
-	if t.Scope == "" {
-		t.Scope = tokenauth.DefaultScope
-	}
-	if t.Header == "" {
-		t.Header = defaultTokenHeader
-	}
-	if !validHeaderName(t.Header) {
+	if t.Header != "" && !httpguts.ValidHeaderFieldName(t.Header) {
 		return fmt.Errorf("header %q is not a valid HTTP header name", t.Header)
 	}
-	t.Header = http.CanonicalHeaderKey(t.Header)
+	if t.Alg != "" {
+		if _, err := tokenauth.SigningMethod(t.Alg); err != nil {
+			return err
+		}
+	}
 	if t.Lifetime != 0 && time.Duration(t.Lifetime) < tokenauth.MinIdentityLifetime {
 		return fmt.Errorf("lifetime %s is below the minimum of %s", time.Duration(t.Lifetime), tokenauth.MinIdentityLifetime)
 	}
 	if t.RefreshAhead < 0 || t.DefaultExpiresIn < 0 || t.MaxReplayBody < 0 || t.LoginTimeout < 0 {
 		return errors.New("refresh_ahead, default_expires_in, max_replay_body and login_timeout must not be negative")
 	}
-	if t.MaxReplayBody == 0 {
-		t.MaxReplayBody = defaultMaxReplayBody
-	}
-	if t.LoginTimeout == 0 {
-		t.LoginTimeout = caddy.Duration(tokenauth.DefaultLoginTimeout)
-	}
 	if t.TLS != nil {
 		if u.Scheme != "https" {
 			return fmt.Errorf("tls settings need an https token_url, not %q", t.TokenURL)
 		}
-		if err := t.TLS.check(); err != nil {
-			return err
+		if t.TLS.HandshakeTimeout < 0 {
+			return errors.New("tls: handshake_timeout must not be negative")
 		}
-	}
-	if t.Partner == "" {
-		t.Partner = u.Hostname()
 	}
 	return nil
 }
@@ -322,11 +333,16 @@ func (t *Token) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 	if err != nil {
 		return err
 	}
-	if !replayable {
-		return next.ServeHTTP(w, t.outgoing(r, tok, nil, false))
+	b := t.bearer(tok)
+	hw := newHeldWriter(w, func(code int) bool {
+		return !b.sent.Load() || replayable && code == http.StatusUnauthorized
+	})
+	err = next.ServeHTTP(hw, t.outgoing(r, b, body, replayable))
+	if !b.sent.Load() && (hw.held || err == nil) {
+		t.logger.Error("osdm_token: "+errNoOSDMTransport.Error(), zap.String("partner", t.Partner))
+		return caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("osdm_token of partner %q: %w", t.Partner, errNoOSDMTransport))
 	}
-	aw := &attemptWriter{w: w, header: make(http.Header)}
-	if err := next.ServeHTTP(aw, t.outgoing(r, tok, body, true)); !aw.swallowed {
+	if !hw.held {
 		return err
 	}
 	// The partner refused this token: drop it (unless another request
@@ -336,13 +352,13 @@ func (t *Token) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 	if tok, err = t.token(r); err != nil {
 		return err
 	}
-	return next.ServeHTTP(w, t.outgoing(r, tok, body, true))
+	return next.ServeHTTP(w, t.outgoing(r, t.bearer(tok), body, true))
 }
 
-// errLoginWait marks a request that got no access token because waiting
-// for the login service ended (the request's deadline), not because the
-// login failed.
-var errLoginWait = errors.New("getting an access token from its login service")
+// bearer is the header that carries tok to the partner.
+func (t *Token) bearer(tok *tokenauth.Token) *bearer {
+	return &bearer{header: t.Header, value: "Bearer " + tok.AccessToken}
+}
 
 // token returns an access token, or the login failure as a 502 error.
 func (t *Token) token(r *http.Request) (*tokenauth.Token, error) {
@@ -378,25 +394,12 @@ func (t *Token) readBody(r *http.Request) (body []byte, replayable bool, err err
 	return nil, false, nil
 }
 
-// outgoing is the request handed to next: a copy carrying the token, so
-// that the incoming request, which the access log prints, never holds it.
-// With buffered set, the copy reads body; otherwise r's own body.
-func (t *Token) outgoing(r *http.Request, tok *tokenauth.Token, body []byte, buffered bool) *http.Request {
-	b := &bearer{header: t.Header, value: "Bearer " + tok.AccessToken}
-	inTransport := t.proxies.inTransport()
-	ctx := r.Context()
-	if inTransport {
-		ctx = withBearer(ctx, b)
-	}
-	// With the token in the transport, the copy's header map is not
-	// written to, so a shallow copy does; otherwise the header map must be
-	// the copy's own.
-	var out *http.Request
-	if inTransport {
-		out = r.WithContext(ctx)
-	} else {
-		out = r.Clone(ctx)
-	}
+// outgoing is the request handed to next: a copy whose context carries b,
+// for the osdm transport to add (the header map is r's: the incoming
+// request, which the access log prints, never holds the token). With
+// buffered set, the copy reads body; otherwise r's own body.
+func (t *Token) outgoing(r *http.Request, b *bearer, body []byte, buffered bool) *http.Request {
+	out := r.WithContext(withBearer(r.Context(), b))
 	if buffered {
 		// reverse_proxy trusts ContentLength: it must match the body exactly.
 		out.ContentLength = int64(len(body))
@@ -406,41 +409,13 @@ func (t *Token) outgoing(r *http.Request, tok *tokenauth.Token, body []byte, buf
 		}
 		out.GetBody = nil
 	}
-	if !inTransport {
-		out.Header.Set(b.header, b.value)
-	}
 	return out
-}
-
-// reportProxies logs whether the reverse_proxy handlers after this one add
-// the header in their transport (see bearerTransport). If not, the header
-// is set on the request, and a warning says that the next handler sees it.
-func (t *Token) reportProxies(n int, ok bool) {
-	if !ok {
-		t.logger.Warn("no reverse_proxy with the http transport follows osdm_token in its route; "+
-			"the token is set as a request header, which debug logs of the following handlers may print",
-			zap.String("partner", t.Partner), zap.String("header", t.Header))
-		return
-	}
-	t.logger.Debug("token added by the reverse_proxy transport", zap.String("partner", t.Partner), zap.Int("proxies", n))
-}
-
-// validHeaderName reports whether s is an RFC 9110 field name (a token).
-func validHeaderName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // Interface guards
 var (
 	_ caddy.Provisioner           = (*Token)(nil)
+	_ caddy.Validator             = (*Token)(nil)
 	_ caddy.CleanerUpper          = (*Token)(nil)
 	_ caddyhttp.MiddlewareHandler = (*Token)(nil)
 )

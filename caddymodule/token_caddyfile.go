@@ -2,15 +2,15 @@ package caddymodule
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	"github.com/dustin/go-humanize"
-
-	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
 func init() {
@@ -50,13 +50,17 @@ func parseTokenCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, e
 //		partner            <label>          # default: the partner of the osdm_convert in the same route, else the host of token_url
 //		login_timeout      <duration>       # default: 30s
 //
-//		# TLS of the login call (https token_url only), named as in
-//		# reverse_proxy's http transport:
-//		tls_trusted_ca_certs <pem_file> [<pem_file>...]  # or: tls_trust_pool file <pem_file>...
-//		tls_client_auth      <cert_file> <key_file>
+//		# TLS of the login call (https token_url only): the tls_*
+//		# subdirectives of reverse_proxy's http transport, read by its
+//		# own parser, e.g.:
+//		tls_trust_pool       <module> ...   # e.g. tls_trust_pool file <pem_file>...
+//		tls_trusted_ca_certs <pem_file> [<pem_file>...]
+//		tls_client_auth      <cert_file> <key_file> | <automate_name>
 //		tls_server_name      <name>
 //		tls_insecure_skip_verify
 //		tls_timeout          <duration>     # handshake; default: 10s
+//		tls_curves           <curves...>
+//		tls_renegotiation    never|once|freely
 //	}
 //
 // token_url, key_file, kid and subject are required.
@@ -76,16 +80,18 @@ func (t *Token) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		"login_timeout": &t.LoginTimeout,
 	}
 	seen := map[string]bool{}
+	tlsOpts := new(reverseproxy.HTTPTransport)
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		name := d.Val()
 		if seen[name] {
 			return d.Errf("%s already specified", name)
 		}
 		seen[name] = true
-		if strings.HasPrefix(name, "tls_") {
-			if err := t.unmarshalTLSOption(d, seen); err != nil {
+		if strings.HasPrefix(name, "tls_") && slices.Contains(tokenSubdirectives, name) {
+			if err := unmarshalTLSOption(d, tlsOpts); err != nil {
 				return err
 			}
+			t.TLS = tlsOpts.TLS
 			continue
 		}
 		_, isString := stringOpts[name]
@@ -102,20 +108,11 @@ func (t *Token) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		}
 		switch {
 		case isString:
-			if err := checkTokenValue(name, arg); err != nil {
-				return d.Err(err.Error())
-			}
 			*stringOpts[name] = arg
 		case isDuration:
 			dur, err := caddy.ParseDuration(arg)
 			if err != nil {
 				return d.Errf("%s %q: %v", name, arg, err)
-			}
-			if dur < 0 {
-				return d.Errf("%s must not be negative", name)
-			}
-			if name == "lifetime" && dur < tokenauth.MinIdentityLifetime {
-				return d.Errf("lifetime %s is below the minimum of %s", dur, tokenauth.MinIdentityLifetime)
 			}
 			*durations[name] = caddy.Duration(dur)
 		default: // max_replay_body
@@ -126,96 +123,29 @@ func (t *Token) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			t.MaxReplayBody = int64(size)
 		}
 	}
-	// Check the whole block now, so that the error names the Caddyfile and
-	// the directive's line; Provision checks the same for JSON configurations.
-	if err := t.checkConfig(); err != nil {
+	// Validate now, so that the error names the Caddyfile and the
+	// directive's line.
+	if err := t.Validate(); err != nil {
 		return fmt.Errorf("osdm_token: %v, at %s:%d", err, file, line)
 	}
 	return nil
 }
 
-// unmarshalTLSOption reads one tls_* subdirective into t.TLS.
-func (t *Token) unmarshalTLSOption(d *caddyfile.Dispenser, seen map[string]bool) error {
-	if t.TLS == nil {
-		t.TLS = new(TokenTLS)
-	}
-	name, args := d.Val(), d.RemainingArgs()
-	switch name {
-	case "tls_trusted_ca_certs", "tls_trust_pool":
-		if seen["tls_trusted_ca_certs"] && seen["tls_trust_pool"] {
-			return d.Err("tls_trusted_ca_certs and tls_trust_pool both name the trusted CAs: use one")
-		}
-		if name == "tls_trust_pool" {
-			if len(args) == 0 || args[0] != "file" {
-				return d.Err("tls_trust_pool: osdm_token takes only the file source: tls_trust_pool file <pem_file>...")
-			}
-			if d.NextBlock(d.Nesting()) {
-				return d.Err("tls_trust_pool file: give the PEM files as arguments, not in a block")
-			}
-			args = args[1:]
-		}
-		if len(args) == 0 {
-			return d.Errf("%s needs at least one PEM file", name)
-		}
-		t.TLS.RootCAPEMFiles = args
-	case "tls_client_auth":
-		if len(args) != 2 {
-			return d.Err("tls_client_auth takes <cert_file> <key_file> (the automated certificate form of reverse_proxy is not supported)")
-		}
-		t.TLS.ClientCertificateFile, t.TLS.ClientCertificateKeyFile = args[0], args[1]
-	case "tls_server_name":
-		if len(args) != 1 {
-			return d.ArgErr()
-		}
-		t.TLS.ServerName = args[0]
-	case "tls_insecure_skip_verify":
-		if len(args) != 0 {
-			return d.ArgErr()
-		}
-		t.TLS.InsecureSkipVerify = true
-	case "tls_timeout":
-		if len(args) != 1 {
-			return d.ArgErr()
-		}
-		dur, err := caddy.ParseDuration(args[0])
-		if err != nil {
-			return d.Errf("tls_timeout %q: %v", args[0], err)
-		}
-		if dur <= 0 {
-			return d.Err("tls_timeout must be positive")
-		}
-		t.TLS.HandshakeTimeout = caddy.Duration(dur)
-	default:
-		return d.Err(unknownSubdirective("subdirective", name, tokenSubdirectives))
-	}
-	return nil
-}
-
-// checkTokenValue rejects subdirective values that cannot be right
-// whatever the rest of the block says.
-func checkTokenValue(name, val string) error {
-	switch name {
-	case "grant":
-		if val != "jwt_bearer" && val != "client_assertion" {
-			return fmt.Errorf("grant %q: want jwt_bearer or client_assertion", val)
-		}
-	case "header":
-		if !validHeaderName(val) {
-			return fmt.Errorf("header %q is not a valid HTTP header name", val)
-		}
-	case "alg":
-		if _, err := tokenauth.SigningMethod(val); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkConfig runs the configuration checks of Provision on a copy, which
-// keeps the JSON that `caddy adapt` prints free of filled-in defaults.
-func (t *Token) checkConfig() error {
-	c := *t
-	return c.applyDefaults()
+// unmarshalTLSOption reads the tls_* subdirective at d (with its block,
+// if any) into opts.TLS with reverse_proxy's own parser of its http
+// transport, so that the login service's TLS is written as the partner
+// API's is.
+func unmarshalTLSOption(d *caddyfile.Dispenser, opts *reverseproxy.HTTPTransport) error {
+	toks := d.NextSegment()
+	// The http transport's parser reads a block: wrap the subdirective's
+	// tokens in one, on lines of their own around it.
+	first, last := toks[0], toks[len(toks)-1]
+	open := caddyfile.Token{File: first.File, Line: first.Line - 1, Text: "http"}
+	brace := open
+	brace.Text = "{"
+	closing := caddyfile.Token{File: last.File, Line: last.Line + 1, Text: "}"}
+	block := append(append([]caddyfile.Token{open, brace}, toks...), closing)
+	return opts.UnmarshalCaddyfile(caddyfile.NewDispenser(block))
 }
 
 // Interface guard

@@ -98,7 +98,7 @@ func TestTokenUnmarshalCaddyfileErrors(t *testing.T) {
 // file and the line.
 func TestTokenCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
 	for _, tc := range []struct{ name, block, want string }{
-		{"bad", "lifetime 30s", "Caddyfile:9"},
+		{"bad", "lifetime 30s", "lifetime 30s is below the minimum of 2m0s, at Caddyfile:3"},
 		{"missing", "", "Caddyfile:3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,7 +112,9 @@ func TestTokenCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
 			` + map[bool]string{true: "", false: "subject   example-railway"}[tc.name == "missing"] + `
 			` + tc.block + `
 		}
-		reverse_proxy https://osdm.sncf.example
+		reverse_proxy https://osdm.sncf.example {
+			transport osdm
+		}
 	}
 }
 `
@@ -141,7 +143,9 @@ func TestTokenCaddyfileAdaptJSON(t *testing.T) {
 			grant     client_assertion
 			lifetime  5m
 		}
-		reverse_proxy https://osdm.sncf.example
+		reverse_proxy https://osdm.sncf.example {
+			transport osdm
+		}
 	}
 }
 `

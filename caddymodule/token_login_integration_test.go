@@ -134,6 +134,7 @@ http://127.0.0.1:%[2]d {
 			scope uic_osdm
 		}
 		reverse_proxy %[8]s {
+			transport osdm
 			header_up X-Osdm-Client {osdm.client}
 		}
 	}
@@ -152,7 +153,9 @@ http://127.0.0.1:%[2]d {
 			partner e2e-provider-a
 		}
 		rewrite * /osdm{uri}
-		reverse_proxy %[10]s
+		reverse_proxy %[10]s {
+			transport osdm
+		}
 	}
 	route /b/* {
 		uri strip_prefix /b
@@ -166,7 +169,9 @@ http://127.0.0.1:%[2]d {
 			partner e2e-provider-b
 		}
 		rewrite * /osdm{uri}
-		reverse_proxy %[10]s
+		reverse_proxy %[10]s {
+			transport osdm
+		}
 	}
 }
 `, logFile, port, loginPEM, issuer, tokenURL, consumers[0].pub, consumers[1].pub,

@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"errors"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -48,19 +47,6 @@ func registerTokenMetrics(reg *prometheus.Registry) (*tokenMetrics, error) {
 		return nil, err
 	}
 	return m, nil
-}
-
-func registerOrReuse[C prometheus.Collector](reg *prometheus.Registry, c C) (C, error) {
-	if err := reg.Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			if existing, ok := are.ExistingCollector.(C); ok {
-				return existing, nil
-			}
-		}
-		return c, err
-	}
-	return c, nil
 }
 
 // observer returns the cache observer counting into m for partner.

@@ -73,6 +73,7 @@ type partnerStub struct {
 }
 
 func (p *partnerStub) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
+	r = withBearerHeaders(r) // what the osdm transport sends
 	auth := r.Header.Get("Authenticate")
 	body, _ := io.ReadAll(r.Body)
 	p.headers = append(p.headers, auth)
@@ -290,4 +291,43 @@ type benchSource struct{}
 
 func (benchSource) Token(context.Context) (*tokenauth.Token, error) {
 	return &tokenauth.Token{AccessToken: "at", Expiry: time.Now().Add(24 * time.Hour)}, nil
+}
+
+// TestTokenWithoutOSDMTransportFails: when next answers without a
+// transport having sent the token (a reverse_proxy without `transport
+// osdm`), the client gets a 502 naming the fix, not the partner's answer,
+// and no replay is tried.
+func TestTokenWithoutOSDMTransportFails(t *testing.T) {
+	for _, body := range []string{"small", strings.Repeat("x", 2<<20)} {
+		u := newTokUnit(t, nil)
+		calls := 0
+		next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+			calls++
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, "who are you")
+			return nil
+		})
+		w := httptest.NewRecorder()
+		err := u.h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/offers", strings.NewReader(body)), next)
+		var he caddyhttp.HandlerError
+		if !errors.As(err, &he) || he.StatusCode != http.StatusBadGateway || !errors.Is(err, errNoOSDMTransport) ||
+			!strings.Contains(err.Error(), "add `transport osdm`") {
+			t.Fatalf("body of %d bytes: error %v, want a 502 naming transport osdm", len(body), err)
+		}
+		if calls != 1 || w.Body.Len() != 0 || w.Code != http.StatusOK && w.Code != 0 || w.Header().Get("X-Refused") != "" {
+			t.Fatalf("body of %d bytes: %d calls, the client got %d %q", len(body), calls, w.Code, w.Body)
+		}
+	}
+}
+
+// TestTokenNextErrorWithoutAnswer: a next that fails without answering
+// (reverse_proxy with no healthy upstream) keeps its own error.
+func TestTokenNextErrorWithoutAnswer(t *testing.T) {
+	u := newTokUnit(t, nil)
+	want := caddyhttp.Error(http.StatusServiceUnavailable, errors.New("no upstreams available"))
+	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return want })
+	if err := u.h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil), next); !errors.Is(err, want.Err) {
+		t.Fatalf("error %v, want %v", err, want)
+	}
 }

@@ -132,7 +132,9 @@ func TestTokenTLSIntegration(t *testing.T) {
 			login_timeout 5s
 			%s
 		}
-		reverse_proxy %s
+		reverse_proxy %s {
+			transport osdm
+		}
 	}
 `, r.name, login.srv.URL, keyFile, r.name, r.tls, upstream.Listener.Addr())
 	}
@@ -180,7 +182,7 @@ http://127.0.0.1:%d {
 	if !bytes.Contains(logs, []byte(`"msg":"the tls_client_auth certificate has expired; the login service will refuse it","partner":"expired-cert"`)) {
 		t.Errorf("no warning about the expired client certificate in the log:\n%s", logs)
 	}
-	if !bytes.Contains(logs, []byte(`"tls_client_subject":"CN=example-railway"`)) || !bytes.Contains(logs, []byte(`"tls_ca_subjects":["CN=partner-server-ca"]`)) {
+	if !bytes.Contains(logs, []byte(`"tls_client_subject":"CN=example-railway"`)) || !bytes.Contains(logs, []byte(`"tls_ca_files":["`+serverCA.file+`"]`)) {
 		t.Errorf("the ready log does not describe the TLS set-up:\n%s", logs)
 	}
 	for _, f := range []string{clientKey, strangerKey, expiredKey, keyFile} {

@@ -8,12 +8,12 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +21,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 )
 
 // testCA is a throwaway certificate authority writing PEM files.
@@ -106,7 +107,7 @@ func TestTokenTLSUnmarshalCaddyfile(t *testing.T) {
 	const base = "token_url https://login.sncf.example/oauth/token\nkey_file /k.pem\nkid k1\nsubject me\nissuer i\n"
 	for _, tc := range []struct {
 		name, block string
-		want        *TokenTLS
+		want        string // the tls object's JSON
 		timeout     caddy.Duration
 	}{
 		{"all", `tls_trusted_ca_certs /etc/osdm/sncf-ca.pem /etc/osdm/sncf-ca-next.pem
@@ -114,22 +115,26 @@ func TestTokenTLSUnmarshalCaddyfile(t *testing.T) {
 			tls_server_name login.sncf.example
 			tls_timeout 3s
 			login_timeout 12s`,
-			&TokenTLS{
-				RootCAPEMFiles:        []string{"/etc/osdm/sncf-ca.pem", "/etc/osdm/sncf-ca-next.pem"},
-				ClientCertificateFile: "/etc/osdm/client.crt", ClientCertificateKeyFile: "/etc/osdm/client.key",
-				ServerName: "login.sncf.example", HandshakeTimeout: caddy.Duration(3 * time.Second),
-			}, caddy.Duration(12 * time.Second)},
-		{"trust pool", "tls_trust_pool file /ca.pem", &TokenTLS{RootCAPEMFiles: []string{"/ca.pem"}}, 0},
-		{"insecure", "tls_insecure_skip_verify", &TokenTLS{InsecureSkipVerify: true}, 0},
-		{"none", "", nil, 0},
+			`{"root_ca_pem_files":["/etc/osdm/sncf-ca.pem","/etc/osdm/sncf-ca-next.pem"],` +
+				`"client_certificate_file":"/etc/osdm/client.crt","client_certificate_key_file":"/etc/osdm/client.key",` +
+				`"handshake_timeout":3000000000,"server_name":"login.sncf.example"}`, caddy.Duration(12 * time.Second)},
+		{"trust pool", "tls_trust_pool file /ca.pem", `{"ca":{"pem_files":["/ca.pem"],"provider":"file"}}`, 0},
+		{"trust pool block", "tls_trust_pool file {\n\t\t\t\tpem_file /ca.pem\n\t\t\t}", `{"ca":{"pem_files":["/ca.pem"],"provider":"file"}}`, 0},
+		{"automated client certificate", "tls_client_auth client.example", `{"client_certificate_automate":"client.example"}`, 0},
+		{"insecure", "tls_insecure_skip_verify", `{"insecure_skip_verify":true}`, 0},
+		{"none", "", "null", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got Token
 			if err := got.UnmarshalCaddyfile(caddyfile.NewTestDispenser("osdm_token {\n" + base + tc.block + "\n}")); err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got.TLS, tc.want) || got.LoginTimeout != tc.timeout {
-				t.Fatalf("got TLS %+v, login_timeout %v\nwant %+v, %v", got.TLS, got.LoginTimeout, tc.want, tc.timeout)
+			tlsJSON, err := json.Marshal(got.TLS)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(tlsJSON) != tc.want || got.LoginTimeout != tc.timeout {
+				t.Fatalf("got TLS %s, login_timeout %v\nwant %s, %v", tlsJSON, got.LoginTimeout, tc.want, tc.timeout)
 			}
 		})
 	}
@@ -140,18 +145,17 @@ func TestTokenTLSUnmarshalCaddyfileErrors(t *testing.T) {
 	for _, tc := range []struct{ name, block, want string }{
 		{"http token_url", "token_url http://login.example/t\nkey_file /k\nkid k\nsubject s\nissuer i\ntls_server_name x",
 			`tls settings need an https token_url, not "http://login.example/t"`},
-		{"client auth one file", base + "tls_client_auth /c.crt", "tls_client_auth takes <cert_file> <key_file>"},
-		{"client auth three files", base + "tls_client_auth /c.crt /c.key /x", "tls_client_auth takes <cert_file> <key_file>"},
-		{"no CA file", base + "tls_trusted_ca_certs", "tls_trusted_ca_certs needs at least one PEM file"},
-		{"trust pool module", base + "tls_trust_pool pki_root", "takes only the file source"},
-		{"trust pool block", base + "tls_trust_pool file {\npem_file /ca.pem\n}", "give the PEM files as arguments"},
-		{"both CA forms", base + "tls_trusted_ca_certs /a.pem\ntls_trust_pool file /b.pem", "use one"},
+		{"client auth three files", base + "tls_client_auth /c.crt /c.key /x", "wrong argument count"},
+		{"no CA file", base + "tls_trusted_ca_certs", "wrong argument count"},
+		{"unknown trust pool", base + "tls_trust_pool nowhere", "tls.ca_pool.source.nowhere"},
+		{"both CA forms", base + "tls_trusted_ca_certs /a.pem\ntls_trust_pool file /b.pem", "cannot specify both"},
 		{"repeated", base + "tls_server_name a\ntls_server_name b", "tls_server_name already specified"},
 		{"insecure with value", base + "tls_insecure_skip_verify yes", "wrong argument count"},
-		{"bad handshake timeout", base + "tls_timeout soon", `tls_timeout "soon"`},
-		{"zero handshake timeout", base + "tls_timeout 0s", "tls_timeout must be positive"},
+		{"bad handshake timeout", base + "tls_timeout soon", "bad timeout value 'soon'"},
+		{"negative handshake timeout", base + "tls_timeout -1s", "handshake_timeout must not be negative"},
 		{"negative login timeout", base + "login_timeout -1s", "login_timeout must not be negative"},
-		{"unknown tls option", base + "tls_renegotiation once", `unrecognized subdirective "tls_renegotiation"`},
+		{"unknown tls option", base + "tls_bogus", `unrecognized subdirective "tls_bogus"`},
+		{"port exceptions", base + "tls_except_ports 443", `unrecognized subdirective "tls_except_ports"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var tok Token
@@ -182,7 +186,9 @@ func TestTokenTLSCaddyfileAdaptJSON(t *testing.T) {
 			tls_server_name      login.sncf.example
 			tls_timeout          5s
 		}
-		reverse_proxy https://osdm.sncf.example
+		reverse_proxy https://osdm.sncf.example {
+			transport osdm
+		}
 	}
 }
 `
@@ -202,7 +208,7 @@ func TestTokenTLSCaddyfileAdaptJSON(t *testing.T) {
 // tlsProvision provisions an osdm_token with tls towards a login service
 // that is never called, and returns it with its cleanup done at the end
 // of the test.
-func tlsProvision(t *testing.T, keyFile string, tlsCfg *TokenTLS) (*Token, error) {
+func tlsProvision(t *testing.T, keyFile string, tlsCfg *reverseproxy.TLSConfig) (*Token, error) {
 	t.Helper()
 	h := &Token{TokenURL: "https://login.sncf.example/oauth/token", KeyFile: keyFile, KeyID: "k", Subject: "s", Issuer: "i", TLS: tlsCfg}
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
@@ -226,26 +232,23 @@ func TestTokenTLSProvisionErrorsNameTheFile(t *testing.T) {
 	if err := os.WriteFile(notPEM, []byte("not a certificate"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	badCert := filepath.Join(dir, "bad.crt")
-	tlsWritePEM(t, badCert, "CERTIFICATE", []byte("garbage"))
 	missing := filepath.Join(dir, "missing.pem")
 	keyPEM, _ := os.ReadFile(key)
 
 	for _, tc := range []struct {
 		name string
-		cfg  TokenTLS
+		cfg  reverseproxy.TLSConfig
 		want string
 	}{
-		{"missing CA file", TokenTLS{RootCAPEMFiles: []string{ca.file, missing}}, "tls: reading CA file: open " + missing},
-		{"CA file without certificate", TokenTLS{RootCAPEMFiles: []string{notPEM}}, `tls: CA file "` + notPEM + `": no PEM CERTIFICATE block`},
-		{"CA file with a bad certificate", TokenTLS{RootCAPEMFiles: []string{badCert}}, `tls: CA file "` + badCert + `": PEM block 1: x509:`},
-		{"key without certificate", TokenTLS{ClientCertificateKeyFile: key}, "client_certificate_file and client_certificate_key_file go together"},
-		{"missing client certificate", TokenTLS{ClientCertificateFile: missing, ClientCertificateKeyFile: key}, "tls: reading client certificate file: open " + missing},
-		{"missing client key", TokenTLS{ClientCertificateFile: cert, ClientCertificateKeyFile: missing}, "tls: reading client certificate key file: open " + missing},
-		{"client certificate not PEM", TokenTLS{ClientCertificateFile: notPEM, ClientCertificateKeyFile: key}, `tls: client certificate file "` + notPEM + `": no PEM CERTIFICATE block`},
-		{"key of another certificate", TokenTLS{ClientCertificateFile: cert, ClientCertificateKeyFile: otherKey},
-			`tls: client certificate "` + cert + `" with key "` + otherKey + `": tls: private key does not match public key`},
-		{"key file is the certificate", TokenTLS{ClientCertificateFile: cert, ClientCertificateKeyFile: cert}, `with key "` + cert + `": tls:`},
+		{"missing CA file", reverseproxy.TLSConfig{RootCAPEMFiles: []string{ca.file, missing}}, "open " + missing},
+		{"key without certificate", reverseproxy.TLSConfig{ClientCertificateKeyFile: key}, "client_certificate_key_file specified without client_certificate_file"},
+		{"missing client certificate", reverseproxy.TLSConfig{ClientCertificateFile: missing, ClientCertificateKeyFile: key}, "open " + missing},
+		{"missing client key", reverseproxy.TLSConfig{ClientCertificateFile: cert, ClientCertificateKeyFile: missing}, "open " + missing},
+		{"client certificate not PEM", reverseproxy.TLSConfig{ClientCertificateFile: notPEM, ClientCertificateKeyFile: key},
+			`client certificate "` + notPEM + `", key "` + key + `"`},
+		{"key of another certificate", reverseproxy.TLSConfig{ClientCertificateFile: cert, ClientCertificateKeyFile: otherKey},
+			`client certificate "` + cert + `", key "` + otherKey + `", CA files []): loading client certificate key pair: tls: private key does not match public key`},
+		{"key file is the certificate", reverseproxy.TLSConfig{ClientCertificateFile: cert, ClientCertificateKeyFile: cert}, `key "` + cert + `"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tlsProvision(t, keyFile, &tc.cfg)
@@ -271,7 +274,7 @@ func TestTokenTLSPoolKeyFollowsFileContent(t *testing.T) {
 	tokWriteKey(t, keyFile, idKey)
 	ca := newTestCA(t, dir, "partner-ca")
 	cert, key := ca.issue(t, "client", true)
-	cfg := TokenTLS{RootCAPEMFiles: []string{ca.file}, ClientCertificateFile: cert, ClientCertificateKeyFile: key}
+	cfg := reverseproxy.TLSConfig{RootCAPEMFiles: []string{ca.file}, ClientCertificateFile: cert, ClientCertificateKeyFile: key}
 	poolKey := func() string {
 		c := cfg
 		h, err := tlsProvision(t, keyFile, &c)

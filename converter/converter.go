@@ -132,8 +132,8 @@ func checkTariffs(t map[int]PassengerTariff) error {
 
 func checkReasons(r map[int]osdm.OverruleCode) error {
 	for code, o := range r {
-		if code < 0 {
-			return fmt.Errorf("reason %d: code must not be negative", code)
+		if code < 0 || code > 9999 {
+			return fmt.Errorf("reason %d: code must be 0..9999", code)
 		}
 		if !isUpperToken(string(o)) {
 			return fmt.Errorf("reason %d: overrule code %q must be an OSDM overrule code such as TECHNICAL_FAILURE", code, o)

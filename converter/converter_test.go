@@ -59,6 +59,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		{"tariff type", Config{Partner: "p", Tariffs: map[int]PassengerTariff{1: {Type: "adult", Age: 30}}}, `tariff 1: passenger type "adult" is not one of the OSDM passenger types (YOUNG_CHILD`},
 		{"tariff age", Config{Partner: "p", Tariffs: map[int]PassengerTariff{1: {Type: "ADULT", Age: -1}}}, "tariff 1: age -1 must be 0..150"},
 		{"tariff code", Config{Partner: "p", Tariffs: map[int]PassengerTariff{10000: {Type: "ADULT"}}}, "tariff 10000: code must be 0..9999"},
+		{"reason code", Config{Partner: "p", Reasons: map[int]osdm.OverruleCode{10000: "STRIKE"}}, "reason 10000: code must be 0..9999"},
 		{"reason", Config{Partner: "p", Reasons: map[int]osdm.OverruleCode{1: "strike"}}, `reason 1: overrule code "strike" must be an OSDM overrule code such as TECHNICAL_FAILURE`},
 		{"unknown step", Config{Partner: "p", Paths: map[Step]string{"refunds": "/x"}}, "path refunds: unknown step (known: booking, bookings, delete_booking, fulfillments, offers, refund_offer, refund_offers, trip_offers)"},
 		{"relative", Config{Partner: "p", Paths: map[Step]string{StepOffers: "offers"}}, `path offers: template "offers" must start with /`},

@@ -119,6 +119,11 @@ func (rc *ReplyCache) Do(ctx context.Context, messageID string, body []byte, fn 
 	e.res = res
 	e.expires = rc.now().Add(rc.ttl)
 	close(e.done)
+	if res.unsettled {
+		// Its outcome may still change (the journal settles it): the
+		// duplicates already waiting get it, later ones ask again.
+		rc.remove(e)
+	}
 	rc.evict()
 	rc.mu.Unlock()
 	return res, false

@@ -18,6 +18,9 @@ type Result struct {
 	// Outcome labels the exchange in logs and metrics: "ok",
 	// "replacement_proposal", or the NegativeReply code in lower case.
 	Outcome string
+	// unsettled: the partner's state is not known yet (journal.go); the
+	// reply may still change, so a ReplyCache does not keep it.
+	unsettled bool
 }
 
 // Outcome labels of a Result other than a NegativeReply code.

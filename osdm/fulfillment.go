@@ -19,6 +19,14 @@ type FulfillmentCollectionResponse struct {
 	Fulfillments []Fulfillment `json:"fulfillments,omitempty"`
 }
 
+// FulfillmentResponse is the 200 body of GET /fulfillments/{fulfillmentId}.
+type FulfillmentResponse struct {
+	// Problems are business problems of a successful answer.
+	Problems []Problem `json:"problems,omitempty"`
+	// Fulfillment is the ticket.
+	Fulfillment *Fulfillment `json:"fulfillment,omitempty"`
+}
+
 // Fulfillment is an issued ticket; id, status, bookingRef and createdOn are
 // required.
 type Fulfillment struct {
@@ -45,3 +53,10 @@ type BookingPartReference struct {
 	// Summary is a free text.
 	Summary string `json:"summary,omitempty"`
 }
+
+// PathFulfillment is GET of one fulfilment (the spec's path: not under
+// /bookings).
+const PathFulfillment = "/fulfillments/{fulfillmentId}"
+
+// ParamFulfillmentID is PathFulfillment's parameter.
+const ParamFulfillmentID = "fulfillmentId"

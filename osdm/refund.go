@@ -9,6 +9,9 @@ import "time"
 type RefundOfferRequest struct {
 	// FulfillmentIDs are the Fulfillment.IDs to refund.
 	FulfillmentIDs []string `json:"fulfillmentIds"`
+	// RefundSpecifications ask for a partial refund (parts or passengers
+	// removed from a fulfilment).
+	RefundSpecifications []RefundSpecification `json:"refundSpecifications,omitempty"`
 	// OverruleCode asks for a refund outside the normal conditions.
 	OverruleCode OverruleCode `json:"overruleCode,omitempty"`
 	// RefundDate is the date the refund is asked for (default: now).
@@ -65,4 +68,15 @@ type RefundOffer struct {
 	RefundFee Price `json:"refundFee"`
 	// RefundableAmount is what is paid back.
 	RefundableAmount Price `json:"refundableAmount"`
+}
+
+// RefundSpecification asks to refund part of a fulfilment (fulfillmentId
+// required): some booking parts or some passengers.
+type RefundSpecification struct {
+	// FulfillmentID is the fulfilment to take parts from.
+	FulfillmentID string `json:"fulfillmentId"`
+	// BookingPartIDs are the parts to remove.
+	BookingPartIDs []string `json:"bookingPartIds,omitempty"`
+	// PassengerIDs are the passengers to remove.
+	PassengerIDs []string `json:"passengerIds,omitempty"`
 }

@@ -93,6 +93,12 @@ type Schedule struct {
 // schedule is a parsed Schedule: minutes after midnight.
 type schedule struct{ departure, arrival int }
 
+// Validate checks c as New does, which it runs and drops.
+func (c Config) Validate() error {
+	_, err := New(c)
+	return err
+}
+
 // withDefaults checks c and fills in its defaults.
 func (c Config) withDefaults() (Config, error) {
 	if c.Capacity == 0 {

@@ -1,0 +1,59 @@
+package caddymodule
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+)
+
+// Why a credential travels in the request context and not in a header
+// map: reverse_proxy's "upstream roundtrip" debug log prints the headers
+// of the request it hands its transport, and redacts only Authorization,
+// Cookie, Set-Cookie and Proxy-Authorization; Authenticate would be
+// printed in clear. osdm_token (and osdm_access, which passes the token it
+// checked on to the backend) therefore give next a request whose context
+// carries the header, and the osdm transport (Transport), which the
+// Caddyfile names in the reverse_proxy that follows them, adds it to a
+// copy of the request inside RoundTrip, which no log sees.
+
+// bearer is a header an osdm handler wants on the upstream request.
+type bearer struct {
+	header, value string
+	// outer is the bearer of an earlier osdm handler of the same request,
+	// added before this one.
+	outer *bearer
+	sent  atomic.Bool
+}
+
+type bearerCtxKey struct{}
+
+// withBearer returns ctx carrying b, after any bearer ctx already carries.
+func withBearer(ctx context.Context, b *bearer) context.Context {
+	b.outer, _ = ctx.Value(bearerCtxKey{}).(*bearer)
+	return context.WithValue(ctx, bearerCtxKey{}, b)
+}
+
+// withBearerHeaders returns req as the upstream must get it: a copy with
+// the headers of the bearers req's context carries, which are marked as
+// sent; req itself when it carries none.
+func withBearerHeaders(req *http.Request) *http.Request {
+	b, _ := req.Context().Value(bearerCtxKey{}).(*bearer)
+	if b == nil {
+		return req
+	}
+	out := new(http.Request)
+	*out = *req
+	out.Header = req.Header.Clone()
+	b.addTo(out.Header)
+	return out
+}
+
+// addTo sets the headers of b and its outer bearers in h, the innermost
+// last, so that it wins when two name the same header.
+func (b *bearer) addTo(h http.Header) {
+	if b.outer != nil {
+		b.outer.addTo(h)
+	}
+	h.Set(b.header, b.value)
+	b.sent.Store(true)
+}

@@ -1,0 +1,212 @@
+package converter
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// SettleTimeout bounds the OSDM calls of settling one exchange.
+const SettleTimeout = 20 * time.Second
+
+// Settle settles, through x, the exchanges of this journal's partner that
+// have no final outcome: those a dead process left (an intent, a booking
+// id) and those that ended with the partner's state unknown (a booking
+// neither confirmed nor deleted because the partner stopped answering).
+// Each is read back at the partner (GET /bookings/{id}; for an intent
+// without a booking id, the same POST /bookings with the same
+// Idempotency-Key and body first): a confirmed booking is answered with
+// its BookingReply, a provisional one is deleted (no client is waiting to
+// be told it is booked; DESIGN.md section 3), one that is gone is
+// reported rolled back; the outcome is recorded for the legacy client's
+// resend. Exchanges running anywhere (their lease held) are left alone.
+// It returns how many exchanges it settled.
+func (j *Journal) Settle(ctx context.Context, x Exchanger) (int, error) {
+	var pending []string
+	sctx, cancel := detached(ctx)
+	err := j.s.Scan(sctx, j.recordPrefix(), func(_ string, raw []byte) error {
+		rec, err := decodeRecord(raw)
+		if err == nil && rec.Partner == j.c.partner && (rec.State == stateIntent || rec.State == stateBooked || rec.State == stateUnsettled) {
+			pending = append(pending, rec.MessageID)
+		}
+		return nil
+	})
+	cancel()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, id := range pending {
+		if ctx.Err() != nil {
+			break
+		}
+		if j.settleOne(ctx, id, x) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// settleOne settles message id if no one else holds it.
+func (j *Journal) settleOne(ctx context.Context, id string, x Exchanger) bool {
+	token, got, err := j.acquire(ctx, id)
+	if err != nil || !got {
+		return false
+	}
+	defer j.release(id, token)
+	rec, err := j.load(ctx, id)
+	if err != nil || rec == nil || rec.State == stateDone {
+		return false
+	}
+	before := rec.Reply
+	jx := &journalExchanger{x: x, j: j, rec: rec}
+	h := legacy.ReplyHeader{CorrelationID: rec.MessageID, SentAt: j.c.now(), Namespaced: rec.Namespaced}
+	cctx, cancel := context.WithTimeout(ctx, SettleTimeout)
+	res, settled := j.c.resume(cctx, nil, h, jx, false)
+	cancel()
+	if !settled {
+		rec.Attempts++
+		if before != nil {
+			// The reply given stays the reply until something is known.
+			rec.Reply = before
+			if prev, err := rec.result(); err == nil {
+				res = prev
+			}
+		}
+	}
+	j.finish(jx, res, settled)
+	if j.cfg.Log != nil {
+		j.cfg.Log(Settled{MessageID: id, BookingID: rec.BookingID, Outcome: res.Outcome, Done: settled, Text: negativeTextOf(res)})
+	}
+	return settled
+}
+
+func negativeTextOf(res *Result) string {
+	if n, ok := res.Reply.(*legacy.NegativeReply); ok {
+		return n.Text
+	}
+	return ""
+}
+
+// resume continues the exchange recorded in jx.rec, through jx. confirm
+// says a legacy client is waiting and was told nothing yet: a provisional
+// booking is then confirmed, as its first exchange would have done;
+// otherwise it is deleted. m is the resent request, nil when settling in
+// the background. settled reports whether the partner's state now
+// matches the reply.
+func (c *Converter) resume(ctx context.Context, m *legacy.BookingRequest, h legacy.ReplyHeader, jx *journalExchanger, confirm bool) (*Result, bool) {
+	rec := jx.rec
+	r := &run{c: c, x: jx, messageID: rec.MessageID, h: h}
+	if rec.BookingID == "" {
+		if len(rec.BookingBody) == 0 {
+			// Nothing was sent to book: start again, if there is a client.
+			if m != nil && confirm {
+				res := c.Convert(ctx, m, jx)
+				return res, jx.settled(res)
+			}
+			return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerUnavailable, Retryable: true,
+				Text: "The exchange of message " + rec.MessageID + " with partner " + c.partner + " was cut off before anything was booked; nothing is booked. Send the booking again as a new message."}), true
+		}
+		// The same POST /bookings (same Idempotency-Key, same body): the
+		// partner answers the booking it made, if it made one.
+		br := new(osdm.BookingResponse)
+		f := r.do(ctx, call{step: StepBooking, out: br, body: json.RawMessage(rec.BookingBody)})
+		if f == nil && (br.Booking == nil || br.Booking.ID == "") {
+			f = &failure{step: StepBooking, code: legacy.CodePartnerUnavailable, status: 200, uncertain: true,
+				what: r.describeCall(StepBooking, "") + " answered without a booking id"}
+			if prob, code := firstProblem(StepBooking, br.Problems); prob != nil {
+				f.problem, f.uncertain, f.what = prob, false, f.what+describeProblem(prob)
+				if code != "" {
+					f.code = code
+				}
+			}
+		}
+		if f != nil {
+			if f.uncertain {
+				return r.unknown(""), false
+			}
+			if f.alternative() {
+				return r.replacement(f.problem), true
+			}
+			res := r.fail(f)
+			n := res.Reply.(*legacy.NegativeReply)
+			n.Text = plain("The booking of message "+rec.MessageID+" was cut off; sent again, "+n.Text+" Nothing is booked for this message as far as the partner says.", 1000)
+			return res, true
+		}
+		if !validRef(br.Booking.ID) {
+			res := r.rollback(ctx, br.Booking, &failure{step: StepBooking, code: legacy.CodePartnerRejected, status: 200,
+				what: "its booking id is not something a legacy BookingRef can carry (1..128 printable ASCII characters)"})
+			return res, jx.deleted
+		}
+	}
+	id := rec.BookingID
+	br := new(osdm.BookingResponse)
+	if f := r.do(ctx, call{step: StepReadBooking, params: map[string]string{osdm.ParamBookingID: id}, out: br}); f != nil {
+		if f.status == 404 || f.code == legacy.CodeBookingNotFound {
+			return r.negative(&legacy.NegativeReply{Code: legacy.CodeBookingRolledBack, BookingRef: id, Retryable: true,
+				Text: "Partner " + c.partner + " made booking " + id + " for this message, but it no longer exists there (expired or deleted); nothing is booked. Send the booking again later as a new message."}), true
+		}
+		return r.unknown(id), false
+	}
+	b := br.Booking
+	if b == nil {
+		return r.unknown(id), false
+	}
+	switch bookingState(b) {
+	case bookingFulfilled:
+		return ok(r.bookingReply(b, &osdm.FulfillmentCollectionResponse{Fulfillments: b.Fulfillments})), true
+	case bookingClosed:
+		return r.negative(&legacy.NegativeReply{Code: legacy.CodeBookingRolledBack, BookingRef: id, Retryable: true,
+			Text: "Partner " + c.partner + " made booking " + id + " for this message, but it was cancelled or released there since; nothing is booked. Send the booking again later as a new message."}), true
+	}
+	if confirm && (b.ConfirmationTimeLimit == nil || c.now().Before(*b.ConfirmationTimeLimit)) {
+		fr, f := r.fulfil(ctx, id)
+		if f == nil {
+			return ok(r.bookingReply(b, fr)), true
+		}
+		res := r.rollback(ctx, b, f)
+		return res, jx.deleted
+	}
+	res := r.rollback(ctx, b, &failure{step: StepFulfillments, code: legacy.CodePartnerUnavailable, uncertain: true,
+		what: "the exchange was cut off (the converter stopped, or the partner stopped answering) before the booking was confirmed"})
+	return res, jx.deleted
+}
+
+// unknown is the reply while the partner's state is not known yet: a
+// retryable NegativeReply that names the booking when there is one.
+func (r *run) unknown(id string) *Result {
+	text := "The exchange of message " + r.messageID + " with partner " + r.c.partner + " was cut off and the partner did not say what it booked; "
+	if id != "" {
+		text = "The exchange of message " + r.messageID + " with partner " + r.c.partner + " was cut off after booking " + id + "; the partner did not say what became of it; "
+	}
+	text += "the converter settles it as soon as the partner answers. Send the same message again later to get the outcome."
+	return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerUnavailable, BookingRef: id, Retryable: true, Text: text})
+}
+
+// States of a booking read back.
+const (
+	bookingProvisional = iota
+	bookingFulfilled
+	bookingClosed
+)
+
+// bookingState tells a booking read back: fulfilled (a live fulfilment),
+// closed (cancelled, released, refunded) or provisional.
+func bookingState(b *osdm.Booking) int {
+	closed := 0
+	for _, fu := range b.Fulfillments {
+		switch fu.Status {
+		case osdm.FulfillmentCancelled, osdm.FulfillmentReleased, osdm.FulfillmentRefunded, osdm.FulfillmentExchanged, osdm.FulfillmentExpired:
+			closed++
+		default:
+			return bookingFulfilled
+		}
+	}
+	if closed > 0 || refunded(b) || partsClosed(b) {
+		return bookingClosed
+	}
+	return bookingProvisional
+}

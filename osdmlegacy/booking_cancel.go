@@ -1,0 +1,122 @@
+package osdmlegacy
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+)
+
+// DELETE /bookings/{id} before fulfilment, the sweeper's release of an
+// expired hold and the confirmation of a refund offer all send one
+// CancelRequest, recorded as the booking's intent first.
+
+// deleteBooking cancels a booking that is not fulfilled: 204 once the
+// legacy system has freed its places.
+func (f *Facade) deleteBooking(ctx context.Context, c *call) *Answer {
+	id := c.params[ParamBookingID]
+	c.answer.BookingID = id
+	return f.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
+		rec, a := f.bookingOf(ctx, c)
+		if a != nil {
+			return a, finalAnswer(a)
+		}
+		if rec.State == StateCancelled && rec.Cancel != nil && rec.Cancel.Why == CancelDelete {
+			return f.noContent(c), true // deleted before: DELETE is idempotent
+		}
+		rec, d, p := f.cancel(ctx, c.send, rec, CancelDelete, "", nil)
+		if p != nil {
+			return f.problem(c, p), finalProblem(p)
+		}
+		if a, final := f.cancelFailed(c, rec, d); a != nil {
+			return a, final
+		}
+		return f.noContent(c), true
+	})
+}
+
+// cancel records the intent of a CancelRequest for rec (why: CancelDelete,
+// CancelRelease or CancelRefund with the refund offer rid and reason code)
+// and sends it, or resends the one under way once its lease is over. A
+// problem means the booking is not in a state to be cancelled so (nothing
+// sent).
+func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, why, rid string, reason *int) (*BookingRecord, *delivery, *Problem) {
+	now := f.now()
+	if rec.State == StateCancelling && rec.Pending != nil && rec.Pending.Cancel == why && rec.Pending.RefundOfferID == rid {
+		if now.Before(rec.Pending.LeaseUntil) {
+			return nil, nil, stateProblem(rec, "cancelled")
+		}
+		after, d := f.deliver(ctx, send, rec)
+		return after, d, nil
+	}
+	from := StatePrebooked
+	verb := "deleted"
+	switch why {
+	case CancelRefund:
+		from, verb = StateFulfilled, "refunded"
+	case CancelRelease:
+		verb = "released"
+	}
+	rec, err := f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+		if r.State != from || r.Legacy == nil {
+			return &errRefused{stateProblem(r, verb)}
+		}
+		if why == CancelRelease && now.Before(r.HoldUntil) {
+			return &errRefused{stateProblem(r, verb)}
+		}
+		attempt := r.CancelAttempts + 1
+		req := &legacy.CancelRequest{
+			Header:     legacy.Header{MessageID: messageID(r.ID, StepCancel, attempt), SentAt: now.UTC().Truncate(time.Second)},
+			BookingRef: r.Legacy.BookingRef,
+			ReasonCode: reason,
+		}
+		pending, err := f.newPending(StepCancel, req, now)
+		if err != nil {
+			return err
+		}
+		pending.Cancel, pending.RefundOfferID, pending.Revert = why, rid, r.State
+		if err := f.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
+			return err
+		}
+		r.CancelAttempts = attempt
+		r.State, r.Pending = StateCancelling, pending
+		return nil
+	})
+	if p := refusedBy(err); p != nil {
+		return rec, nil, p
+	}
+	if err != nil {
+		return nil, &delivery{storeErr: err}, nil
+	}
+	after, d := f.deliver(ctx, send, rec)
+	return after, d, nil
+}
+
+// cancelFailed is the answer when a CancelRequest did not end in the
+// booking holding nothing, nil when it did. final says whether the answer
+// is the last word (not a lost answer being settled).
+func (f *Facade) cancelFailed(c *call, rec *BookingRecord, d *delivery) (*Answer, bool) {
+	subject := "cancelling booking "
+	if rec != nil {
+		subject += rec.ID
+	}
+	switch {
+	case d.lost != nil:
+		p := SendProblem(f.cfg.Partner, d.lost, subject)
+		p.Detail += "; the cancellation is being settled: retry to learn its outcome"
+		return f.problem(c, p), false
+	case d.storeErr != nil:
+		return f.storeFailed(c, d.storeErr), false
+	case rec.State.holdsPlaces() && d.refusal != nil:
+		p := NegativeProblem(d.refusal, subject)
+		return f.problem(c, p), finalProblem(p)
+	case rec.State.holdsPlaces():
+		p := stateProblem(rec, "cancelled")
+		return f.problem(c, p), finalProblem(p)
+	}
+	return nil, true
+}
+
+// errNoSender is background work without a sender to send through.
+var errNoSender = errors.New("no background sender: settlement waits for one")

@@ -1,0 +1,88 @@
+package osdmlegacy
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzBookingRequestReaders feeds arbitrary bodies to the readers of
+// POST /bookings, POST .../refund-offers, PATCH .../refund-offers/{id}
+// and PATCH .../passengers/{id}. None may panic; each either accepts
+// (and then what it accepts keeps the restrictions: one offer, at most 9
+// passengers, names the legacy system takes, no partial refund) or
+// refuses with a 400 or 422 problem whose pointer points into the request.
+func FuzzBookingRequestReaders(f *testing.F) {
+	seeds := []string{
+		`{"offers":[{"offerId":"of-AAAAAAAAAAAAAAAAAAAAAA","passengerRefs":["p1","p2"]}],"passengerSpecifications":[{"externalRef":"p1","type":"ADULT","age":30,"detail":{"firstName":"Ada","lastName":"Lovelace","contact":{"email":"a@b.c","phoneNumber":"+41791234567"}}},{"externalRef":"p2","type":"CHILD","dateOfBirth":"2018-02-28"}],"externalRef":"x"}`,
+		`{"offers":[{"offerId":"a","passengerRefs":["p"]},{"offerId":"b","passengerRefs":["p"]}],"passengerSpecifications":[{"externalRef":"p","type":"ADULT"}]}`,
+		`{"offers":[{"offerId":"a","passengerRefs":["p"],"placeSelections":[{}]}],"passengerSpecifications":[{"externalRef":"p","type":"ADULT"}]}`,
+		`{"offers":"x"}`,
+		`{"fulfillmentIds":["fu-1"],"overruleCode":"STRIKE"}`,
+		`{"fulfillmentIds":["fu-1"],"refundSpecifications":[{"fulfillmentId":"fu-1","passengerIds":["p1"]}]}`,
+		`{"status":"CONFIRMED"}`,
+		`{"status":"PROPOSED"}`,
+		`{"id":"p1","externalRef":"p1","type":"ADULT","dateOfBirth":"1990-02-30","detail":{"firstName":"\u0007","lastName":"B"}}`,
+		`{"detail":{"firstName":"` + strings.Repeat("é", 71) + `","lastName":"x"}}`,
+		`{} {}`, `null`, `[]`, ``,
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		checkProblem := func(reader string, p *Problem) {
+			if p.Status != http.StatusBadRequest && p.Status != http.StatusUnprocessableEntity {
+				t.Fatalf("%s: status %d", reader, p.Status)
+			}
+			for _, ptr := range p.Pointers {
+				if ptr.RequestPointer != "" && !strings.HasPrefix(ptr.RequestPointer, "#") {
+					t.Fatalf("%s: pointer %q", reader, ptr.RequestPointer)
+				}
+			}
+			if _, err := json.Marshal(p.Body()); err != nil {
+				t.Fatalf("%s: problem does not marshal: %v", reader, err)
+			}
+			if !utf8.ValidString(p.Detail) && utf8.ValidString(string(body)) {
+				t.Fatalf("%s: detail is not UTF-8", reader)
+			}
+		}
+		if req, p := readBookingRequest(body); p != nil {
+			checkProblem("booking", p)
+		} else {
+			if len(req.Offers) != 1 || req.Offers[0].OfferID == "" || len(req.Offers[0].PassengerRefs) == 0 {
+				t.Fatalf("accepted offers %+v", req.Offers)
+			}
+			if n := len(req.PassengerSpecifications); n < 1 || n > MaxPassengers {
+				t.Fatalf("accepted %d passengers", n)
+			}
+			for _, ps := range req.PassengerSpecifications {
+				if d := ps.Detail; d != nil && (d.LastName != "" && !validName(d.LastName) || d.FirstName != "" && !validName(d.FirstName)) {
+					t.Fatalf("accepted a name the legacy system refuses: %+v", d)
+				}
+			}
+			// What is accepted is accepted again once written back.
+			b, err := json.Marshal(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, p := readBookingRequest(b); p != nil {
+				t.Fatalf("accepted %s, refused its own form %s: %v", body, b, p)
+			}
+		}
+		if req, p := readRefundOfferRequest(body); p != nil {
+			checkProblem("refund offer", p)
+		} else if len(req.FulfillmentIDs) == 0 || len(req.RefundSpecifications) != 0 {
+			t.Fatalf("accepted refund offer request %+v", req)
+		}
+		if req, p := readRefundOfferPatch(body); p != nil {
+			checkProblem("refund offer patch", p)
+		} else if req.Status != "CONFIRMED" {
+			t.Fatalf("accepted status %q", req.Status)
+		}
+		if _, p := readPassengerPatch(body); p != nil {
+			checkProblem("passenger", p)
+		}
+	})
+}

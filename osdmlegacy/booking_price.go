@@ -1,0 +1,78 @@
+package osdmlegacy
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// legacyPrice turns a legacy price ("49.90" EUR) into an OSDM one (4990,
+// scale 2), at least scale 2 so a fee in basis points stays exact to the
+// cent. A nil price is the zero Price (no currency): the caller falls back.
+func legacyPrice(p *legacy.Price, _ *osdm.Price) (osdm.Price, error) {
+	if p == nil {
+		return osdm.Price{}, nil
+	}
+	return decimalPrice(p.Amount, p.Currency)
+}
+
+// decimalPrice parses a non-negative decimal amount of currency.
+func decimalPrice(amount, currency string) (osdm.Price, error) {
+	whole, frac, _ := strings.Cut(amount, ".")
+	if whole == "" || len(whole) > 15 || len(frac) > 6 || !allDigits(whole) || !allDigits(frac) {
+		return osdm.Price{}, fmt.Errorf("price %q is not a decimal amount", amount)
+	}
+	scale := len(frac)
+	if scale < osdm.DefaultScale {
+		frac += strings.Repeat("0", osdm.DefaultScale-scale)
+		scale = osdm.DefaultScale
+	}
+	n, err := strconv.ParseInt(whole+frac, 10, 64)
+	if err != nil {
+		return osdm.Price{}, fmt.Errorf("price %q: %w", amount, err)
+	}
+	return osdm.NewPrice(n, scale, currency), nil
+}
+
+// rescale returns p's amount at scale (at least p's own), exactly.
+func rescale(p osdm.Price, scale int) int64 {
+	a := p.Amount
+	for s := p.EffectiveScale(); s < scale; s++ {
+		a *= 10
+	}
+	return a
+}
+
+// refundQuote is the fee and refundable amount of refunding price: no fee
+// with an overrule code, else the refund_fee (a share, rounded half up to
+// the price's scale, or a fixed amount in the price's currency), never
+// more than the price.
+func refundQuote(fee Fee, price osdm.Price, overrule bool) (feeP, refundable osdm.Price, err error) {
+	scale := price.EffectiveScale()
+	var f int64
+	switch {
+	case overrule:
+	case fee.Amount != "":
+		if fee.Currency != price.Currency {
+			return feeP, refundable, fmt.Errorf("the refund fee is in %s and the booking in %s", fee.Currency, price.Currency)
+		}
+		fp, err := decimalPrice(fee.Amount, fee.Currency)
+		if err != nil {
+			return feeP, refundable, err
+		}
+		if fp.EffectiveScale() > scale {
+			scale = fp.EffectiveScale()
+		}
+		f = rescale(fp, scale)
+	default:
+		f = (price.Amount*int64(fee.BasisPoints) + 5000) / 10000
+	}
+	total := rescale(price, scale)
+	if f > total {
+		f = total
+	}
+	return osdm.NewPrice(f, scale, price.Currency), osdm.NewPrice(total-f, scale, price.Currency), nil
+}

@@ -1,0 +1,350 @@
+package osdmlegacy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/store"
+)
+
+// Store kinds of the booking side (see Key). Everything a booking is lives
+// in the store, never in process memory, so that any instance sharing the
+// store (and this one after a restart) carries on where another stopped.
+const (
+	// KindBooking holds a BookingRecord under its booking id.
+	KindBooking = "booking"
+	// KindHold marks a booking that may hold places at the legacy system
+	// without being fulfilled: the sweeper's work list (value: booking id).
+	KindHold = "hold"
+	// KindIntent marks a legacy message that may have left without its
+	// result being recorded: settlement's work list (key: the messageId).
+	KindIntent = "intent"
+	// KindIdempotency holds an IdempotencyRecord under the key's hash.
+	KindIdempotency = "idempotency"
+	// KindOfferBooked claims an offer for the one booking that books it.
+	KindOfferBooked = "offer-booked"
+)
+
+// BookingIDPrefix starts every booking id.
+const BookingIDPrefix = "bk-"
+
+// BookingState is where a booking is in its lifecycle. Two of them are
+// intents: a legacy message may have left and its result is not recorded.
+type BookingState string
+
+// The booking states.
+const (
+	// StateBooking: the BookingRequest is recorded and may have left; its
+	// result is not recorded yet (an intent).
+	StateBooking BookingState = "BOOKING"
+	// StatePrebooked: the legacy system holds the places until HoldUntil.
+	StatePrebooked BookingState = "PREBOOKED"
+	// StateFulfilled: confirmed; the places are the passengers'.
+	StateFulfilled BookingState = "FULFILLED"
+	// StateCancelling: a CancelRequest is recorded and may have left; its
+	// result is not recorded yet (an intent). Pending.Revert is the state
+	// it came from.
+	StateCancelling BookingState = "CANCELLING"
+	// StateFailed: the legacy system refused the BookingRequest; nothing
+	// is held. Answered as not found after the refusal was told.
+	StateFailed BookingState = "FAILED"
+	// StateCancelled: deleted before fulfilment; nothing is held.
+	StateCancelled BookingState = "CANCELLED"
+	// StateReleased: not fulfilled within hold and released; nothing is held.
+	StateReleased BookingState = "RELEASED"
+	// StateRefunded: refunded after fulfilment; nothing is held.
+	StateRefunded BookingState = "REFUNDED"
+)
+
+// holdsPlaces reports whether the legacy system holds (or may hold) places
+// for a booking in state s.
+func (s BookingState) holdsPlaces() bool {
+	switch s {
+	case StateBooking, StatePrebooked, StateFulfilled, StateCancelling:
+		return true
+	}
+	return false
+}
+
+// The steps of a booking that send a legacy message. A messageId is the
+// booking id, the step and, for a cancel, its attempt number, so a resend
+// of the same step is de-duplicated by the legacy system and a new attempt
+// after a refusal is a new message.
+const (
+	StepBook   = "book"
+	StepCancel = "cancel"
+)
+
+// Why a booking is cancelled.
+const (
+	CancelDelete  = "delete"  // DELETE /bookings/{id} before fulfilment
+	CancelRelease = "release" // hold expired (the sweeper)
+	CancelRefund  = "refund"  // PATCH refund-offers/{rid} CONFIRMED
+)
+
+// BookingRecord is one booking as the store keeps it: what the OSDM
+// answers are built from, what the legacy system was told and answered,
+// and the intent of a legacy message under way.
+type BookingRecord struct {
+	// ID is the OSDM booking id.
+	ID string `json:"id"`
+	// Partner is the façade's partner label.
+	Partner string `json:"partner"`
+	// State is where the booking is.
+	State BookingState `json:"state"`
+	// CreatedOn is when the BookingRequest was recorded.
+	CreatedOn time.Time `json:"createdOn"`
+	// HoldUntil is CreatedOn + hold: the booking's confirmationTimeLimit;
+	// past it an unfulfilled booking is released.
+	HoldUntil time.Time `json:"holdUntil"`
+	// ExternalRef echoes the BookingRequest's externalRef.
+	ExternalRef string `json:"externalRef,omitempty"`
+	// Offer is the offer booked, as the search stored it.
+	Offer OfferRecord `json:"offer"`
+	// Passengers are the booking's passengers, with what the booking
+	// request and later PATCHes said of them (names, date of birth,
+	// contact). The legacy system got the names the BookingRequest had.
+	Passengers []PassengerRecord `json:"passengers"`
+	// Legacy is what the BookingReply said; nil before it.
+	Legacy *LegacyBooking `json:"legacy,omitempty"`
+	// Fulfillment is set once fulfilled.
+	Fulfillment *FulfillmentRecord `json:"fulfillment,omitempty"`
+	// RefundOffers are the refund offers made, oldest first.
+	RefundOffers []RefundOfferRecord `json:"refundOffers,omitempty"`
+	// Pending is the legacy message recorded before it left and not yet
+	// answered (the intent); nil when none.
+	Pending *PendingMessage `json:"pending,omitempty"`
+	// CancelAttempts counts the CancelRequests recorded, for their messageIds.
+	CancelAttempts int `json:"cancelAttempts,omitempty"`
+	// Cancel is what the CancelReply (or the refusal that showed nothing
+	// was held) said; nil before.
+	Cancel *CancelOutcome `json:"cancel,omitempty"`
+	// Failure is the legacy refusal of the BookingRequest (StateFailed).
+	Failure *LegacyRefusal `json:"failure,omitempty"`
+	// LastRefusal is the latest refusal of a CancelRequest that left the
+	// booking as it was (for logs and the answer that met it).
+	LastRefusal *LegacyRefusal `json:"lastRefusal,omitempty"`
+}
+
+// PassengerRecord is a booking's passenger.
+type PassengerRecord struct {
+	// ID is the OSDM passenger id within the booking ("p1".."p9").
+	ID string `json:"id"`
+	// ExternalRef is the client's reference, from the offer search.
+	ExternalRef string `json:"externalRef"`
+	// Type and Age are those the tariff was chosen by; they cannot change.
+	Type osdm.PassengerType `json:"type"`
+	Age  *int               `json:"age,omitempty"`
+	// DateOfBirth as YYYY-MM-DD, "" when not given.
+	DateOfBirth string `json:"dateOfBirth,omitempty"`
+	// Detail holds the name and contact, nil when not given.
+	Detail *osdm.PersonDetail `json:"detail,omitempty"`
+	// NameSent is the name the legacy BookingRequest carried for this
+	// passenger ("" when none): a later PATCH is kept here only.
+	NameSent string `json:"nameSent,omitempty"`
+}
+
+// LegacyBooking is what the legacy BookingReply said.
+type LegacyBooking struct {
+	// BookingRef is the legacy system's booking reference; a CancelRequest
+	// gives it back.
+	BookingRef string `json:"bookingRef"`
+	// ReservationReference is the code shown to travellers.
+	ReservationReference string `json:"reservationReference,omitempty"`
+	// Status is the reply's status (CONFIRMED or FULFILLED).
+	Status string `json:"status,omitempty"`
+	// Price is the price the legacy system booked at, as OSDM.
+	Price osdm.Price `json:"price"`
+	// Places are the coach and place numbers, in the legacy order.
+	Places []legacy.Place `json:"places,omitempty"`
+	// TicketControlNumber is the control number, "" when none was given.
+	TicketControlNumber string `json:"ticketControlNumber,omitempty"`
+	// RepliedAt is when the reply was recorded.
+	RepliedAt time.Time `json:"repliedAt"`
+}
+
+// FulfillmentRecord is the fulfilment of a booking (there is one).
+type FulfillmentRecord struct {
+	// ID is the fulfilment id (FulfillmentIDPrefix and the booking's).
+	ID string `json:"id"`
+	// CreatedOn is when the booking was fulfilled.
+	CreatedOn time.Time `json:"createdOn"`
+	// ControlNumber is the BookingReply's ticket control number (its
+	// reservation reference when it gave none).
+	ControlNumber string `json:"controlNumber,omitempty"`
+}
+
+// RefundOfferRecord is a refund offer made for a booking.
+type RefundOfferRecord struct {
+	// ID is the refund offer id (RefundOfferIDPrefix, random).
+	ID string `json:"id"`
+	// CreatedOn is when it was quoted; ValidUntil when it can no longer
+	// be confirmed (offer_ttl later).
+	CreatedOn  time.Time `json:"createdOn"`
+	ValidUntil time.Time `json:"validUntil"`
+	// Status is PROPOSED, then CONFIRMED.
+	Status osdm.RefundStatus `json:"status"`
+	// OverruleCode is the code the request gave, "" for an ordinary refund.
+	OverruleCode osdm.OverruleCode `json:"overruleCode,omitempty"`
+	// ReasonCode is the legacy reason code the overrule code maps to.
+	ReasonCode *int `json:"reasonCode,omitempty"`
+	// Fee and Refundable are the quote, replaced by the CancelReply's
+	// amounts once confirmed.
+	Fee        osdm.Price `json:"fee"`
+	Refundable osdm.Price `json:"refundable"`
+	// ConfirmedOn is when the CancelReply was recorded.
+	ConfirmedOn *time.Time `json:"confirmedOn,omitempty"`
+}
+
+// PendingMessage is the intent of a legacy message: recorded before the
+// message leaves, cleared when its result is recorded. Message is the
+// exact request (legacy JSON), so a resend is the same message.
+type PendingMessage struct {
+	// Step is StepBook or StepCancel; MessageID the message's messageId.
+	Step      string `json:"step"`
+	MessageID string `json:"messageId"`
+	// Message is the request in legacy JSON, resent as it is.
+	Message []byte `json:"message"`
+	// SentAt is when it was recorded, just before it first left.
+	SentAt time.Time `json:"sentAt"`
+	// LeaseUntil is when settlement may resend: until then the call that
+	// sent it may still be waiting for the answer.
+	LeaseUntil time.Time `json:"leaseUntil"`
+	// Cancel is why a CancelRequest was sent (CancelDelete...), with the
+	// refund offer it confirms and the state to go back to if refused.
+	Cancel        string       `json:"cancel,omitempty"`
+	RefundOfferID string       `json:"refundOfferId,omitempty"`
+	Revert        BookingState `json:"revert,omitempty"`
+}
+
+// CancelOutcome is how a booking stopped holding places.
+type CancelOutcome struct {
+	// Why is CancelDelete, CancelRelease or CancelRefund; At when the
+	// reply was recorded.
+	Why string    `json:"why"`
+	At  time.Time `json:"at"`
+	// Status is the CancelReply's status, or the NegativeReply code
+	// (ALREADY_CANCELLED, BOOKING_NOT_FOUND) that showed nothing was held.
+	Status string `json:"status"`
+	// RefundAmount and Fee are the CancelReply's, when it gave them.
+	RefundAmount *osdm.Price `json:"refundAmount,omitempty"`
+	Fee          *osdm.Price `json:"fee,omitempty"`
+}
+
+// LegacyRefusal is a NegativeReply as recorded (its text is kept for logs,
+// never answered).
+type LegacyRefusal struct {
+	// Code, Text and Retryable are the NegativeReply's (the code
+	// REPLACEMENT_PROPOSAL stands for a ReplacementProposal).
+	Code      legacy.Code `json:"code"`
+	Text      string      `json:"text,omitempty"`
+	Retryable bool        `json:"retryable,omitempty"`
+	// At is when it was recorded.
+	At time.Time `json:"at"`
+}
+
+// errConflict is a compare-and-set that kept losing to other writers.
+var errConflict = errors.New("booking record changed under too many concurrent writers")
+
+// errBookingMissing is a booking id that names no record.
+var errBookingMissing = errors.New("no such booking")
+
+// bookingKey is the store key of booking id.
+func (f *Facade) bookingKey(id string) string { return Key(f.cfg.Partner, KindBooking, id) }
+
+// loadBooking returns booking id and its stored bytes (for a
+// compare-and-set), or errBookingMissing.
+func (f *Facade) loadBooking(ctx context.Context, id string) (*BookingRecord, []byte, error) {
+	if !validID(id, BookingIDPrefix) {
+		return nil, nil, errBookingMissing
+	}
+	b, err := f.store.Get(ctx, f.bookingKey(id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, errBookingMissing
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var rec BookingRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, nil, fmt.Errorf("booking %s: stored record unreadable: %w", id, err)
+	}
+	if rec.ID != id || rec.Partner != f.cfg.Partner {
+		return nil, nil, errBookingMissing
+	}
+	return &rec, b, nil
+}
+
+// errNoChange tells updateBooking that fn left the record as it was: no
+// write, and the record is returned as read.
+var errNoChange = errors.New("no change")
+
+// updateBooking applies fn to booking id with compare-and-set, rereading
+// and reapplying on a concurrent change. fn returns errNoChange to write
+// nothing, or any other error to stop. It returns the record as stored.
+func (f *Facade) updateBooking(ctx context.Context, id string, fn func(*BookingRecord) error) (*BookingRecord, error) {
+	for range 16 {
+		rec, old, err := f.loadBooking(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := fn(rec); errors.Is(err, errNoChange) {
+			return rec, nil
+		} else if err != nil {
+			return rec, err
+		}
+		b, err := json.Marshal(rec)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Equal(b, old) {
+			return rec, nil
+		}
+		ok, err := f.store.CompareAndSet(ctx, f.bookingKey(id), old, b, f.retention(rec))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return rec, nil
+		}
+	}
+	return nil, errConflict
+}
+
+// putNewBooking stores rec if no booking has its id, and reports whether
+// it did.
+func (f *Facade) putNewBooking(ctx context.Context, rec *BookingRecord) (bool, error) {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return false, err
+	}
+	return f.store.PutIfAbsent(ctx, f.bookingKey(rec.ID), b, f.retention(rec))
+}
+
+// BookingRetention is how long a booking is kept after its train arrived
+// (after travel, refunds and complaints still read it).
+const BookingRetention = 90 * 24 * time.Hour
+
+// retention is the store ttl of a booking record: none while an intent is
+// open (it must be settled first), else until BookingRetention after the
+// train's arrival (departure, when the arrival is unknown; from now when
+// neither is known), at least an hour.
+func (f *Facade) retention(rec *BookingRecord) time.Duration {
+	if rec.Pending != nil {
+		return 0
+	}
+	end := rec.Offer.Arrival
+	if end.IsZero() {
+		end = rec.Offer.Departure
+	}
+	if end.IsZero() {
+		return BookingRetention
+	}
+	return max(end.Add(BookingRetention).Sub(f.now()), time.Hour)
+}

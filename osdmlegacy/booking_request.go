@@ -1,0 +1,270 @@
+package osdmlegacy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// Limits on what a passenger's data may hold. Names follow the legacy
+// Passenger rule (1..70 characters, no control characters), so a name the
+// BookingRequest carries is one the legacy system takes.
+const (
+	maxNameRunes  = 70
+	maxEmailBytes = 254
+	maxPhoneBytes = 32
+	maxRefBytes   = 256
+)
+
+// bookingBody is POST /bookings as read: the members the façade uses, and
+// the ones it refuses when present (restriction 6: no place selection, no
+// optional parts; promotions are not a legacy notion).
+type bookingBody struct {
+	Offers                  []offerSelectionBody          `json:"offers"`
+	PassengerSpecifications []osdm.PassengerSpecification `json:"passengerSpecifications"`
+	ExternalRef             string                        `json:"externalRef"`
+	PromotionCodes          json.RawMessage               `json:"promotionCodes"`
+}
+
+type offerSelectionBody struct {
+	OfferID                       string          `json:"offerId"`
+	PassengerRefs                 []string        `json:"passengerRefs"`
+	PlaceSelections               json.RawMessage `json:"placeSelections"`
+	OptionalReservationSelections json.RawMessage `json:"optionalReservationSelections"`
+	OptionalAncillarySelections   json.RawMessage `json:"optionalAncillarySelections"`
+}
+
+// decodeBody reads body into v (one JSON object, nothing after it) or
+// answers a 400 that points at the member of the wrong type.
+func decodeBody(body []byte, v any) *Problem {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return Invalid(CodeInvalidRequest, "", "the request needs a JSON body")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return Invalid(CodeInvalidRequest, "#/"+strings.ReplaceAll(te.Field, ".", "/"),
+				"must be a JSON "+jsonKind(te.Type.Kind().String())+", not "+te.Value)
+		}
+		return Invalid(CodeInvalidRequest, "", "the body is not a JSON object of this operation")
+	}
+	if dec.More() {
+		return Invalid(CodeInvalidRequest, "", "the body holds more than one JSON value")
+	}
+	return nil
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "string"
+	case "slice", "array":
+		return "array"
+	case "struct", "map", "ptr":
+		return "object"
+	case "bool":
+		return "boolean"
+	}
+	return "number"
+}
+
+// present reports whether a raw member holds something (not absent, null,
+// [] or {}).
+func present(raw json.RawMessage) bool {
+	s := string(bytes.TrimSpace(raw))
+	return s != "" && s != "null" && s != "[]" && s != "{}"
+}
+
+// readBookingRequest reads POST /bookings and checks what needs no store:
+// one offer, its id and passengerRefs, the passengers' specifications.
+func readBookingRequest(body []byte) (*osdm.BookingRequest, *Problem) {
+	var b bookingBody
+	if p := decodeBody(body, &b); p != nil {
+		return nil, p
+	}
+	switch {
+	case len(b.Offers) == 0:
+		return nil, Invalid(CodeInvalidRequest, "#/offers", "offers must name the offer to book")
+	case len(b.Offers) > 1:
+		return nil, Restricted(RestrictOneOffer, CodeOutOfBounds, "#/offers/1",
+			"a booking books exactly one offer; book each offer in a booking of its own")
+	case len(b.PassengerSpecifications) == 0:
+		return nil, Invalid(CodeInvalidRequest, "#/passengerSpecifications", "passengerSpecifications must describe the offer's passengers")
+	case len(b.PassengerSpecifications) > MaxPassengers:
+		return nil, Restricted(RestrictPassengers, CodeOutOfBounds, "#/passengerSpecifications",
+			"at most "+strconv.Itoa(MaxPassengers)+" passengers")
+	case present(b.PromotionCodes):
+		return nil, Restricted(RestrictReservations, CodeOutOfBounds, "#/promotionCodes",
+			"promotion codes are not offered: the legacy system prices by tariff")
+	case len(b.ExternalRef) > maxRefBytes:
+		return nil, Invalid(CodeInvalidRequest, "#/externalRef", "externalRef is longer than "+strconv.Itoa(maxRefBytes)+" bytes")
+	}
+	o := b.Offers[0]
+	switch {
+	case o.OfferID == "":
+		return nil, Invalid(CodeInvalidRequest, "#/offers/0/offerId", "offerId is required")
+	case len(o.PassengerRefs) == 0:
+		return nil, Invalid(CodeInvalidRequest, "#/offers/0/passengerRefs", "passengerRefs must name the offer's passengers")
+	case present(o.PlaceSelections):
+		return nil, Restricted(RestrictOneOffer, CodeOutOfBounds, "#/offers/0/placeSelections",
+			"places cannot be selected: the legacy system allocates them")
+	case present(o.OptionalReservationSelections), present(o.OptionalAncillarySelections):
+		return nil, Restricted(RestrictReservations, CodeOutOfBounds, "#/offers/0",
+			"an offer is one reservation: there are no optional reservations or ancillaries to select")
+	}
+	req := &osdm.BookingRequest{
+		Offers:                  []osdm.OfferSelection{{OfferID: o.OfferID, PassengerRefs: o.PassengerRefs}},
+		PassengerSpecifications: b.PassengerSpecifications,
+		ExternalRef:             b.ExternalRef,
+	}
+	seen := map[string]bool{}
+	for i, ps := range req.PassengerSpecifications {
+		at := "#/passengerSpecifications/" + strconv.Itoa(i)
+		switch {
+		case ps.ExternalRef == "" || len(ps.ExternalRef) > maxRefBytes:
+			return nil, Invalid(CodeInvalidRequest, at+"/externalRef", "externalRef is required (at most "+strconv.Itoa(maxRefBytes)+" bytes)")
+		case seen[ps.ExternalRef]:
+			return nil, Invalid(CodeInvalidRequest, at+"/externalRef", "externalRef "+strconv.Quote(shorten(ps.ExternalRef, 40))+" is given twice")
+		case ps.Type == "":
+			return nil, Invalid(CodeInvalidRequest, at+"/type", "type is required")
+		}
+		seen[ps.ExternalRef] = true
+		if p := checkPersonData(at, ps.DateOfBirth, ps.Age, ps.Detail); p != nil {
+			return nil, p
+		}
+	}
+	return req, nil
+}
+
+// checkPersonData checks a passenger's date of birth, age and detail.
+func checkPersonData(at, dob string, age *int, d *osdm.PersonDetail) *Problem {
+	if dob != "" {
+		if _, err := time.Parse(time.DateOnly, dob); err != nil || len(dob) != 10 {
+			return Invalid(CodeInvalidRequest, at+"/dateOfBirth", "dateOfBirth must be a date YYYY-MM-DD")
+		}
+	}
+	if age != nil && (*age < 0 || *age > 150) {
+		return Invalid(CodeInvalidRequest, at+"/age", "age must be 0..150")
+	}
+	if d == nil {
+		return nil
+	}
+	if d.FirstName != "" && !validName(d.FirstName) {
+		return Invalid(CodeInvalidRequest, at+"/detail/firstName", "firstName must be 1..70 characters without control characters")
+	}
+	if d.LastName != "" && !validName(d.LastName) {
+		return Invalid(CodeInvalidRequest, at+"/detail/lastName", "lastName must be 1..70 characters without control characters")
+	}
+	if c := d.Contact; c != nil {
+		if len(c.Email) > maxEmailBytes || c.Email != "" && (!validName(c.Email) || !strings.Contains(c.Email, "@")) {
+			return Invalid(CodeInvalidRequest, at+"/detail/contact/email", "email must be an address of at most 254 bytes")
+		}
+		if len(c.PhoneNumber) > maxPhoneBytes || c.PhoneNumber != "" && !validPhone(c.PhoneNumber) {
+			return Invalid(CodeInvalidRequest, at+"/detail/contact/phoneNumber", "phoneNumber must be an E.164 number such as +41791234567")
+		}
+	}
+	return nil
+}
+
+// validName is the legacy Passenger name rule: 1..70 characters of valid
+// UTF-8, no control characters.
+func validName(s string) bool {
+	if s == "" || !utf8.ValidString(s) || utf8.RuneCountInString(s) > maxNameRunes {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || r == 0xFFFE || r == 0xFFFF {
+			return false
+		}
+	}
+	return true
+}
+
+// validPhone accepts E.164: a plus and 4..15 digits.
+func validPhone(s string) bool {
+	if len(s) < 5 || len(s) > 16 || s[0] != '+' {
+		return false
+	}
+	return allDigits(s[1:])
+}
+
+// bookingPassengers matches the request's passengers with the offer's:
+// the booking is for all the offer's passengers (restriction 6), with the
+// types and ages the tariffs were chosen by (restriction 5). It returns
+// the booking's passengers and the names the BookingRequest carries (a
+// passenger without a last name is booked without a name).
+func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord) ([]PassengerRecord, []legacy.Passenger, *Problem) {
+	inOffer := map[string]int{}
+	for i, op := range offer.Passengers {
+		inOffer[op.Ref] = i
+	}
+	refs := map[string]bool{}
+	for i, r := range req.Offers[0].PassengerRefs {
+		at := "#/offers/0/passengerRefs/" + strconv.Itoa(i)
+		if _, ok := inOffer[r]; !ok {
+			return nil, nil, Restricted(RestrictOneOffer, CodeOutOfBounds, at,
+				"passenger "+strconv.Quote(shorten(r, 40))+" is not a passenger of the offer")
+		}
+		if refs[r] {
+			return nil, nil, Invalid(CodeInvalidRequest, at, "passenger "+strconv.Quote(shorten(r, 40))+" is named twice")
+		}
+		refs[r] = true
+	}
+	for _, op := range offer.Passengers {
+		if !refs[op.Ref] {
+			return nil, nil, Restricted(RestrictOneOffer, CodeOutOfBounds, "#/offers/0/passengerRefs",
+				"a booking books the offer for all its passengers; "+strconv.Quote(shorten(op.Ref, 40))+" is missing")
+		}
+	}
+	specs := make([]*osdm.PassengerSpecification, len(offer.Passengers))
+	for i := range req.PassengerSpecifications {
+		ps := &req.PassengerSpecifications[i]
+		at := "#/passengerSpecifications/" + strconv.Itoa(i)
+		j, ok := inOffer[ps.ExternalRef]
+		if !ok {
+			return nil, nil, Restricted(RestrictOneOffer, CodeOutOfBounds, at+"/externalRef",
+				"passenger "+strconv.Quote(shorten(ps.ExternalRef, 40))+" is not a passenger of the offer")
+		}
+		op := offer.Passengers[j]
+		if ps.Type != op.Type {
+			return nil, nil, Restricted(RestrictPassengers, CodeOutOfBounds, at+"/type",
+				"the offer's tariff is for a passenger of type "+string(op.Type)+"; search again for another type")
+		}
+		if ps.Age != nil && op.Age != nil && *ps.Age != *op.Age {
+			return nil, nil, Restricted(RestrictPassengers, CodeOutOfBounds, at+"/age",
+				"the offer's tariff is for age "+strconv.Itoa(*op.Age)+"; search again for another age")
+		}
+		specs[j] = ps
+	}
+	pax := make([]PassengerRecord, len(offer.Passengers))
+	var names []legacy.Passenger
+	for i, op := range offer.Passengers {
+		ps := specs[i]
+		if ps == nil {
+			return nil, nil, Invalid(CodeInvalidRequest, "#/passengerSpecifications",
+				"passenger "+strconv.Quote(shorten(op.Ref, 40))+" of the offer has no specification")
+		}
+		p := PassengerRecord{
+			ID: "p" + strconv.Itoa(i+1), ExternalRef: op.Ref, Type: op.Type, Age: op.Age,
+			DateOfBirth: ps.DateOfBirth, Detail: ps.Detail,
+		}
+		if p.DateOfBirth == "" {
+			p.DateOfBirth = op.DateOfBirth
+		}
+		if d := ps.Detail; d != nil && d.LastName != "" {
+			names = append(names, legacy.Passenger{FirstName: d.FirstName, LastName: d.LastName, DateOfBirth: ps.DateOfBirth})
+			p.NameSent = strings.TrimSpace(d.FirstName + " " + d.LastName)
+		}
+		pax[i] = p
+	}
+	return pax, names, nil
+}

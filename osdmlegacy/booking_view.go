@@ -1,0 +1,288 @@
+package osdmlegacy
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// bookingView is the OSDM booking of a record: every answer about a
+// booking is built here, from the store alone.
+func (f *Facade) bookingView(rec *BookingRecord) *osdm.Booking {
+	b := &osdm.Booking{
+		ID:          rec.ID,
+		ExternalRef: rec.ExternalRef,
+		CreatedOn:   rec.CreatedOn,
+		Summary:     fmt.Sprintf("Reservation on train %s on %s, %s", rec.Offer.Train, rec.Offer.ServiceDate, f.cfg.Partner),
+	}
+	for i := range rec.Passengers {
+		b.Passengers = append(b.Passengers, passengerView(&rec.Passengers[i]))
+	}
+	status := partStatus(rec)
+	price := rec.Offer.OSDMPrice
+	if rec.Legacy != nil {
+		b.BookingCode = rec.Legacy.ReservationReference
+		if rec.Legacy.Price.Currency != "" {
+			price = rec.Legacy.Price
+		}
+	}
+	switch status {
+	case osdm.BookingPartPrebooked:
+		p := price
+		b.ProvisionalPrice = &p
+		limit := rec.HoldUntil
+		b.ConfirmationTimeLimit = &limit
+	case osdm.BookingPartFulfilled:
+		p := price
+		b.ConfirmedPrice = &p
+	case osdm.BookingPartRefunded:
+		kept := price
+		if ro := rec.confirmedRefund(); ro != nil {
+			sc := max(price.EffectiveScale(), ro.Refundable.EffectiveScale())
+			kept = osdm.NewPrice(rescale(price, sc)-rescale(ro.Refundable, sc), sc, price.Currency)
+		}
+		b.ConfirmedPrice = &kept
+	}
+	b.BookedOffers = []osdm.BookedOffer{f.bookedOffer(rec, status, price)}
+	b.Trips = []osdm.Trip{tripView(&rec.Offer)}
+	if fr := rec.Fulfillment; fr != nil {
+		b.Fulfillments = []osdm.Fulfillment{fulfillmentView(rec)}
+	}
+	for i := range rec.RefundOffers {
+		b.RefundOffers = append(b.RefundOffers, refundOfferView(rec, &rec.RefundOffers[i]))
+	}
+	return b
+}
+
+// partStatus is the OSDM status of the booking's reservation.
+func partStatus(rec *BookingRecord) osdm.BookingPartStatus {
+	s := rec.State
+	if s == StateCancelling && rec.Pending != nil {
+		s = rec.Pending.Revert
+	}
+	switch s {
+	case StatePrebooked:
+		return osdm.BookingPartPrebooked
+	case StateFulfilled:
+		return osdm.BookingPartFulfilled
+	case StateCancelled:
+		return osdm.BookingPartCancelled
+	case StateReleased:
+		return osdm.BookingPartReleased
+	case StateRefunded:
+		return osdm.BookingPartRefunded
+	}
+	return osdm.BookingPartError
+}
+
+// reservationID is the id of the booking's one reservation part.
+func reservationID(bookingID string) string {
+	return "rs-" + strings.TrimPrefix(bookingID, BookingIDPrefix)
+}
+
+// bookedOffer is the booking's one booked offer: one reservation for all
+// passengers, with the places the BookingReply gave.
+func (f *Facade) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, price osdm.Price) osdm.BookedOffer {
+	o := &rec.Offer
+	var paxIDs []string
+	for _, p := range rec.Passengers {
+		paxIDs = append(paxIDs, p.ID)
+	}
+	part := osdm.Reservation{BookingPart: osdm.BookingPart{
+		ObjectType:   osdm.ObjectTypeReservation,
+		ID:           reservationID(rec.ID),
+		Summary:      fmt.Sprintf("%s class %s on train %s", className(o.TravelClass), serviceNoun(o.ServiceCode), o.Train),
+		CreatedOn:    rec.CreatedOn,
+		ValidFrom:    rec.CreatedOn,
+		Price:        price,
+		TripCoverage: &osdm.TripCoverage{CoveredTripID: o.TripID, CoveredLegIDs: []string{o.LegID}},
+		Status:       status,
+		OfferMode:    osdm.OfferModeCollective,
+		PassengerIDs: paxIDs,
+		Refundable:   osdm.RefundYes,
+		Exchangeable: osdm.RefundNo,
+		Products:     []osdm.ProductLegAssociation{{ProductID: o.ProductID, LegIDs: []string{o.LegID}}},
+	}}
+	if !o.Departure.IsZero() {
+		end := o.Arrival
+		if end.IsZero() {
+			end = o.Departure
+		}
+		part.ValidUntil = &end
+	}
+	if rec.Legacy != nil {
+		part.BookingPartCode = rec.Legacy.ReservationReference
+		part.PlaceAllocation = placeAllocation(rec, paxIDs)
+	}
+	if status == osdm.BookingPartPrebooked {
+		limit := rec.HoldUntil
+		part.ConfirmableUntil = &limit
+	}
+	if rec.Fulfillment != nil {
+		on := rec.Fulfillment.CreatedOn
+		part.ConfirmedOn = &on
+	}
+	if ro := rec.confirmedRefund(); ro != nil {
+		amount := ro.Refundable
+		part.RefundAmount = &amount
+	}
+	return osdm.BookedOffer{
+		OfferID:      o.ID,
+		Summary:      part.Summary,
+		Reservations: []osdm.Reservation{part},
+		TripCoverage: part.TripCoverage,
+	}
+}
+
+// placeAllocation groups the BookingReply's places by coach; the
+// passengers take the places in order.
+func placeAllocation(rec *BookingRecord, paxIDs []string) *osdm.PlaceAllocation {
+	places := rec.Legacy.Places
+	if len(places) == 0 || len(paxIDs) == 0 {
+		return nil
+	}
+	pa := &osdm.PlaceAllocation{
+		AccommodationType:    accommodation(rec.Offer.ServiceCode),
+		AccommodationSubType: accommodationSub(rec.Offer.ServiceCode),
+		TripLegCoverage:      osdm.TripLegCoverage{TripID: rec.Offer.TripID, LegID: rec.Offer.LegID},
+	}
+	byCoach := map[string]int{}
+	for i, pl := range places {
+		pax := paxIDs[i%len(paxIDs)]
+		j, ok := byCoach[pl.Coach]
+		if !ok {
+			j = len(pa.ReservedPlaces)
+			byCoach[pl.Coach] = j
+			pa.ReservedPlaces = append(pa.ReservedPlaces, osdm.ReservedPlace{
+				ID: fmt.Sprintf("pl-%d", j+1), VehicleNumber: rec.Offer.Train, CoachNumber: pl.Coach,
+			})
+		}
+		rp := &pa.ReservedPlaces[j]
+		rp.PlaceNumbers = append(rp.PlaceNumbers, pl.Number)
+		if !contains(rp.PassengerIDs, pax) {
+			rp.PassengerIDs = append(rp.PassengerIDs, pax)
+		}
+	}
+	return pa
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// accommodation is the OSDM accommodation of a legacy service code.
+func accommodation(serviceCode int) osdm.AccommodationType {
+	switch serviceCode {
+	case 2:
+		return osdm.AccommodationCouchette
+	case 3:
+		return osdm.AccommodationBerth
+	}
+	return osdm.AccommodationSeat
+}
+
+func accommodationSub(serviceCode int) osdm.AccommodationSubType {
+	switch serviceCode {
+	case 2:
+		return "ANY_COUCHETTE"
+	case 3:
+		return "ANY_BED"
+	}
+	return osdm.AccommodationSubAnySeat
+}
+
+func className(c int) string {
+	if c == 1 {
+		return "first"
+	}
+	return "second"
+}
+
+func serviceNoun(sc int) string {
+	switch sc {
+	case 2:
+		return "couchette"
+	case 3:
+		return "berth"
+	}
+	return "seat"
+}
+
+// tripView is the one-leg trip of an offer record.
+func tripView(o *OfferRecord) osdm.Trip {
+	end := o.Arrival
+	if end.IsZero() {
+		end = o.Departure
+	}
+	origin := osdm.NewStopPlaceRef(osdm.UICStation(o.Origin))
+	dest := osdm.NewStopPlaceRef(osdm.UICStation(o.Destination))
+	service := osdm.DatedJourney{VehicleNumbers: []string{o.Train}, Carriers: []osdm.NamedCompany{{Ref: carrierRef(o.Carrier)}}}
+	dur := isoDuration(end.Sub(o.Departure))
+	return osdm.Trip{
+		ID: o.TripID, Duration: dur, Origin: &origin, Destination: &dest,
+		StartTime: o.Departure, EndTime: end,
+		Legs: []osdm.TripLeg{{ID: o.LegID, TimedLeg: &osdm.TimedLeg{
+			Start:    osdm.Board{StopPlaceRef: origin, StopPlaceName: nameOr(o.OriginName, o.Origin), ServiceDeparture: osdm.ServiceTime{TimetabledTime: o.Departure}},
+			End:      osdm.Alight{StopPlaceRef: dest, StopPlaceName: nameOr(o.DestinationName, o.Destination), ServiceArrival: osdm.ServiceTime{TimetabledTime: end}},
+			Service:  service,
+			Duration: dur,
+		}}},
+	}
+}
+
+func nameOr(name, code string) string {
+	if name != "" {
+		return name
+	}
+	return code
+}
+
+// carrierRef is the OSDM company code of a RICS code; an unknown carrier
+// is named by the UIC's placeholder "urn:uic:rics:0000".
+func carrierRef(rics string) string {
+	if rics == "" {
+		rics = "0000"
+	}
+	return "urn:uic:rics:" + rics
+}
+
+// isoDuration writes d as an ISO 8601 duration, e.g. PT3H12M.
+func isoDuration(d time.Duration) string {
+	if d <= 0 {
+		return "PT0M"
+	}
+	h := int(d / time.Hour)
+	m := int((d % time.Hour) / time.Minute)
+	s := "PT"
+	if h > 0 {
+		s += fmt.Sprintf("%dH", h)
+	}
+	return s + fmt.Sprintf("%dM", m)
+}
+
+// confirmedRefund is the refund offer that was confirmed, nil when none.
+func (rec *BookingRecord) confirmedRefund() *RefundOfferRecord {
+	for i := range rec.RefundOffers {
+		if rec.RefundOffers[i].Status == osdm.RefundConfirmed {
+			return &rec.RefundOffers[i]
+		}
+	}
+	return nil
+}
+
+// refundOffer returns the refund offer id of the booking, nil when none.
+func (rec *BookingRecord) refundOffer(id string) *RefundOfferRecord {
+	for i := range rec.RefundOffers {
+		if rec.RefundOffers[i].ID == id {
+			return &rec.RefundOffers[i]
+		}
+	}
+	return nil
+}

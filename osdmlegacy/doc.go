@@ -1,0 +1,16 @@
+// Package osdmlegacy is the OSDM -> legacy direction of caddy-osdm: an
+// OSDM provider (a façade) in front of a reservation system that speaks
+// only the legacy Hermes/HOSA protocol (UIC 90918-1). Each OSDM call
+// becomes the legacy messages it stands for (DESIGN.md section 7), sent
+// through a Sender, and their replies become the OSDM answer.
+//
+// The reverse direction is realisable only with restrictions on the
+// possible reservations (direct trains, known trains, UIC stations,
+// reservations only, 1..9 passengers with a legacy tariff each, one offer
+// per booking, whole refunds); a request outside them gets an OSDM problem
+// that names the restriction and the request's JSON pointer, never a guess.
+//
+// The package is pure Go, without Caddy: Facade.Serve takes an HTTP-shaped
+// request (method, path, header, body) and a Sender, and returns an
+// Answer (status, header, body) plus what the caller logs and counts.
+package osdmlegacy

@@ -1,0 +1,287 @@
+package osdmlegacy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"mime"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/store"
+)
+
+// Deps are what the façade works with besides its Config.
+type Deps struct {
+	// Store keeps offers, bookings, idempotency keys and intents. Required.
+	Store store.Store
+	// Timetable finds the trains of a search that names none; nil when no
+	// `timetable` is configured (a search must then name its train).
+	Timetable Timetable
+	// Sender is the sender of background work (settling intents, releasing
+	// expired holds), which has no OSDM call to send through; nil when the
+	// caller gives none (background work then waits for one: see the
+	// booking side).
+	Sender Sender
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Facade serves OSDM calls by sending legacy messages. It is safe for
+// concurrent use.
+type Facade struct {
+	cfg   Config
+	store store.Store
+	tt    Timetable
+	now   func() time.Time
+
+	mu     sync.Mutex
+	sender Sender // background sender, see Deps.Sender
+}
+
+// New returns a façade for cfg (defaults filled in by Config.Normalize).
+func New(cfg Config, deps Deps) (*Facade, error) {
+	cfg, err := cfg.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	if deps.Store == nil {
+		return nil, errors.New("a store is required")
+	}
+	f := &Facade{cfg: cfg, store: deps.Store, tt: deps.Timetable, now: deps.Now, sender: deps.Sender}
+	if f.now == nil {
+		f.now = time.Now
+	}
+	return f, nil
+}
+
+// Config returns the façade's configuration with its defaults.
+func (f *Facade) Config() Config { return f.cfg }
+
+// Answer is the HTTP answer to one OSDM call, with what the caller logs
+// and counts.
+type Answer struct {
+	// Status, Header and Body are the HTTP answer. Header holds at least
+	// Content-Type when there is a body.
+	Status int
+	Header http.Header
+	Body   []byte
+	// Operation names the OSDM operation ("POST /offers",
+	// "GET /bookings/{bookingId}", "unknown"), for logs and metrics.
+	Operation string
+	// Outcome is "ok" for a 2xx, else the problem code without its
+	// urn:uic:problem: prefix.
+	Outcome string
+	// Problem is the problem answered, nil for a 2xx.
+	Problem *Problem
+	// Messages are the legacy messages the call sent, in the order they
+	// were answered.
+	Messages []MessageRecord
+	// FanOut is the number of legacy messages an offer search planned
+	// (trains x classes x service codes); 0 for other calls.
+	FanOut int
+	// StoreErrors counts the store operations that failed during the call.
+	StoreErrors int
+	// BookingID names the booking the call was about, for the log line; ""
+	// when none.
+	BookingID string
+}
+
+// call is one OSDM call on its way through the façade.
+type call struct {
+	method string
+	path   string
+	op     string
+	params map[string]string
+	header http.Header
+	body   []byte
+	now    time.Time
+	send   Sender // records every message into rec
+	rec    *recorder
+	answer *Answer
+}
+
+// Serve answers one OSDM call: method and path (relative to the façade's
+// base, e.g. "/offers"), the request's header and body (at most
+// Config.MaxBody bytes: the caller reads one byte more and passes it on,
+// so an oversized body is answered 413 here). send carries this call's
+// legacy messages. The call runs under Config.Timeout, detached from ctx's
+// cancellation so a state change runs to a consistent end.
+func (f *Facade) Serve(ctx context.Context, send Sender, method, path string, header http.Header, body []byte) *Answer {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.cfg.Timeout)
+	defer cancel()
+	rec := &recorder{next: send}
+	c := &call{
+		method: method, path: path, header: header, body: body,
+		now: f.now(), send: rec, rec: rec, answer: &Answer{},
+	}
+	rt, params, allow := match(method, path)
+	var a *Answer
+	switch {
+	case rt == nil && allow != "":
+		c.op = "unknown"
+		p := NewProblem(http.StatusMethodNotAllowed, CodeMethodNotAllowed, method+" is not allowed on "+path+"; allowed: "+allow)
+		p.Allow = allow
+		a = f.problem(c, p)
+	case rt == nil:
+		c.op = "unknown"
+		a = f.problem(c, notServed(path))
+	default:
+		c.op = rt.op
+		c.params = params
+		if p := f.checkBody(c, rt); p != nil {
+			a = f.problem(c, p)
+		} else {
+			a = rt.handle(f, ctx, c)
+		}
+	}
+	a.Operation = c.op
+	a.Messages = rec.records()
+	a.FanOut = c.answer.FanOut
+	a.StoreErrors += c.answer.StoreErrors
+	if a.BookingID == "" {
+		a.BookingID = c.answer.BookingID
+	}
+	if a.Status >= 200 && a.Status < 300 {
+		a.Outcome = "ok"
+	} else if a.Problem != nil {
+		a.Outcome = trimProblemPrefix(a.Problem.Code)
+	}
+	return a
+}
+
+// checkBody applies max_body and the JSON content type to a call that has
+// a body.
+func (f *Facade) checkBody(c *call, rt *route) *Problem {
+	if int64(len(c.body)) > f.cfg.MaxBody {
+		return NewProblem(http.StatusRequestEntityTooLarge, CodeRequestTooLarge,
+			"the body is longer than "+strconv.FormatInt(f.cfg.MaxBody, 10)+" bytes")
+	}
+	if len(c.body) == 0 {
+		return nil
+	}
+	ct := c.header.Get("Content-Type")
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return NewProblem(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+			"the body must be application/json, not "+strconv.Quote(shorten(ct, 64)))
+	}
+	if cs, ok := params["charset"]; ok && cs != "utf-8" && cs != "UTF-8" {
+		return NewProblem(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "the body must be UTF-8")
+	}
+	return nil
+}
+
+// problem is the answer of p.
+func (f *Facade) problem(_ *call, p *Problem) *Answer {
+	b, err := json.Marshal(p.Body())
+	if err != nil {
+		b = []byte(`{"code":"` + CodeInternalError + `"}`)
+	}
+	h := http.Header{"Content-Type": {osdm.ContentTypeProblem}, "Cache-Control": {"no-store"}}
+	if p.Allow != "" {
+		h.Set("Allow", p.Allow)
+	}
+	return &Answer{Status: p.Status, Header: h, Body: b, Problem: p}
+}
+
+// json answers status with v as its JSON body.
+func (f *Facade) json(c *call, status int, v any) *Answer {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return f.problem(c, AsProblem(err))
+	}
+	h := http.Header{"Content-Type": {osdm.ContentTypeJSON}, "Cache-Control": {"no-store"}}
+	return &Answer{Status: status, Header: h, Body: b}
+}
+
+// noContent is a 204.
+func (f *Facade) noContent(_ *call) *Answer {
+	return &Answer{Status: http.StatusNoContent, Header: http.Header{"Cache-Control": {"no-store"}}}
+}
+
+func trimProblemPrefix(code string) string {
+	const prefix = "urn:uic:problem:"
+	if len(code) > len(prefix) && code[:len(prefix)] == prefix {
+		return code[len(prefix):]
+	}
+	return code
+}
+
+// shorten cuts s to n bytes for a problem text.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// recorder is the Sender of one OSDM call: it passes each message on and
+// records its kind, outcome and duration.
+type recorder struct {
+	next Sender
+	mu   sync.Mutex
+	list []MessageRecord
+}
+
+// Send implements Sender.
+func (r *recorder) Send(ctx context.Context, req legacy.Request) (legacy.Reply, error) {
+	start := time.Now()
+	var reply legacy.Reply
+	var err error
+	if r.next == nil {
+		err = &SendError{Kind: ErrLegacyDown, Err: errors.New("no sender")}
+	} else {
+		reply, err = r.next.Send(ctx, req)
+	}
+	m := MessageRecord{Kind: req.Kind(), MessageID: req.MessageID(), Duration: time.Since(start)}
+	switch {
+	case err != nil:
+		switch KindOf(err) {
+		case ErrLegacySlow:
+			m.Outcome = "slow"
+		case ErrLegacyGarbage:
+			m.Outcome = "garbage"
+		default:
+			m.Outcome = "down"
+		}
+	case reply == nil:
+		m.Outcome = "garbage"
+		err = &SendError{Kind: ErrLegacyGarbage, Err: errors.New("no reply")}
+	default:
+		m.Outcome = string(reply.Kind())
+		if nr, ok := reply.(*legacy.NegativeReply); ok {
+			m.Outcome += ":" + string(nr.Code)
+		}
+	}
+	r.mu.Lock()
+	r.list = append(r.list, m)
+	r.mu.Unlock()
+	return reply, err
+}
+
+func (r *recorder) records() []MessageRecord {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]MessageRecord(nil), r.list...)
+}
+
+// BackgroundSender returns the sender of background work, nil until one
+// is set.
+func (f *Facade) BackgroundSender() Sender {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sender
+}
+
+// SetBackgroundSender sets the sender of background work (the caller may
+// have one only after start-up).
+func (f *Facade) SetBackgroundSender(s Sender) {
+	f.mu.Lock()
+	f.sender = s
+	f.mu.Unlock()
+}

@@ -1,0 +1,137 @@
+package osdmlegacy
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// POST /bookings/{id}/fulfillments: no legacy message (the places are
+// held); the booking is FULFILLED with the BookingReply's control number.
+
+// FulfillmentIDPrefix starts every fulfilment id; the rest is the booking
+// id's, so GET /fulfillments/{id} finds its booking without an index.
+const FulfillmentIDPrefix = "fu-"
+
+func fulfillmentID(bookingID string) string {
+	return FulfillmentIDPrefix + strings.TrimPrefix(bookingID, BookingIDPrefix)
+}
+
+// errRefused carries a problem out of an updateBooking function.
+type errRefused struct{ p *Problem }
+
+func (e *errRefused) Error() string { return e.p.Error() }
+
+// refusedBy returns the problem an updateBooking function refused with.
+func refusedBy(err error) *Problem {
+	var r *errRefused
+	if errors.As(err, &r) {
+		return r.p
+	}
+	return nil
+}
+
+// createFulfillments confirms a PREBOOKED booking within its hold.
+func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
+	if len(c.body) > 0 {
+		var body osdm.FulfillmentPostRequest
+		if p := decodeBody(c.body, &body); p != nil {
+			return f.problem(c, p)
+		}
+	}
+	id := c.params[ParamBookingID]
+	c.answer.BookingID = id
+	return f.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
+		if _, a := f.bookingOf(ctx, c); a != nil {
+			return a, finalAnswer(a)
+		}
+		rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+			now := f.now()
+			switch {
+			case r.State == StateFulfilled || r.Fulfillment != nil:
+				return errNoChange // fulfilled before: the same fulfilment
+			case r.State == StatePrebooked && now.Before(r.HoldUntil):
+			default:
+				return &errRefused{stateProblem(r, "fulfilled")}
+			}
+			r.State = StateFulfilled
+			r.Fulfillment = &FulfillmentRecord{ID: fulfillmentID(r.ID), CreatedOn: now.UTC(), ControlNumber: controlNumber(r)}
+			return nil
+		})
+		if p := refusedBy(err); p != nil {
+			return f.problem(c, p), finalProblem(p)
+		}
+		if err != nil {
+			return f.storeFailed(c, err), false
+		}
+		if rec.Fulfillment == nil {
+			p := stateProblem(rec, "fulfilled")
+			return f.problem(c, p), finalProblem(p)
+		}
+		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
+		return f.json(c, http.StatusOK, osdm.FulfillmentCollectionResponse{
+			Fulfillments: []osdm.Fulfillment{fulfillmentView(rec)},
+		}), true
+	})
+}
+
+// controlNumber is the fulfilment's control number: the BookingReply's
+// ticket control number, else its reservation reference.
+func controlNumber(r *BookingRecord) string {
+	if r.Legacy == nil {
+		return ""
+	}
+	if r.Legacy.TicketControlNumber != "" {
+		return r.Legacy.TicketControlNumber
+	}
+	return r.Legacy.ReservationReference
+}
+
+// fulfillmentView is the OSDM fulfilment of a fulfilled booking.
+func fulfillmentView(rec *BookingRecord) osdm.Fulfillment {
+	fr := rec.Fulfillment
+	status := osdm.FulfillmentFulfilled
+	switch partStatus(rec) {
+	case osdm.BookingPartRefunded:
+		status = osdm.FulfillmentRefunded
+	case osdm.BookingPartCancelled:
+		status = osdm.FulfillmentCancelled
+	}
+	return osdm.Fulfillment{
+		ID: fr.ID, Status: status, BookingRef: rec.ID, CreatedOn: fr.CreatedOn,
+		ControlNumber: fr.ControlNumber,
+		Summary:       "Reservation on train " + rec.Offer.Train + " on " + rec.Offer.ServiceDate,
+		BookingParts:  []osdm.BookingPartReference{{ID: reservationID(rec.ID)}},
+	}
+}
+
+// getFulfillment answers GET /fulfillments/{fulfillmentId} (and the nested
+// form under its booking) from the store.
+func (f *Facade) getFulfillment(ctx context.Context, c *call) *Answer {
+	fid := c.params[ParamFulfillmentID]
+	notFound := f.problem(c, NewProblem(http.StatusNotFound, CodeNotFound, "no fulfilment "+quoteShort(fid)+" is known"))
+	rest, ok := strings.CutPrefix(fid, FulfillmentIDPrefix)
+	if !ok {
+		return notFound
+	}
+	id := BookingIDPrefix + rest
+	if bid, nested := c.params[ParamBookingID]; nested && bid != id {
+		return notFound
+	}
+	c.answer.BookingID = id
+	rec, _, err := f.loadBooking(ctx, id)
+	if errors.Is(err, errBookingMissing) {
+		return notFound
+	}
+	if err != nil {
+		return f.storeFailed(c, err)
+	}
+	if rec.Fulfillment == nil || rec.Fulfillment.ID != fid {
+		return notFound
+	}
+	v := fulfillmentView(rec)
+	return f.json(c, http.StatusOK, osdm.FulfillmentResponse{Fulfillment: &v})
+}

@@ -1,0 +1,166 @@
+package osdmlegacy
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// offerSearchSeeds are valid and refused offer searches: the fuzzer
+// starts from them.
+var offerSearchSeeds = []string{
+	namedTrainSearch,
+	`{"tripSearchCriteria": {"origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "8727100"}, "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "8814001"}, "arrivalTime": "2026-12-01T10:00:00", "parameters": {"numberOfResultsBefore": 2, "numberOfResultsAfter": 0, "dataFilter": {"vehicleFilter": {"vehicleNumbers": ["9306"]}}}}, "anonymousPassengerSpecifications": [{"externalRef": "a", "type": "SENIOR", "dateOfBirth": "1950-02-03"}]}`,
+	`{"tripSpecifications": [{"legs": [{"timedLeg": {"start": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8727100"}, "serviceDeparture": {"timetabledTime": "2026-12-01T07:16:00+01:00"}}, "end": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8814001"}, "serviceArrival": {"timetabledTime": "2026-12-01T08:38:00+01:00"}}, "service": {"vehicleNumbers": ["9301"], "carriers": [{"ref": "urn:uic:rics:1187"}]}}}]}], "offerSearchCriteria": {"travelClasses": ["SECOND", "FIRST"], "requestedOfferParts": ["ALL"], "currency": "EUR"}, "anonymousPassengerSpecifications": [{"externalRef": "a", "type": "ADULT", "age": 30}, {"externalRef": "b", "type": "CHILD", "age": null}]}`,
+	`{"tripSearchCriteria": {"origin": {"objectType": "GeoPositionRef"}, "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "x"}, "vias": [{}]}, "anonymousPassengerSpecifications": []}`,
+	`{"anonymousPassengerSpecifications": [{"externalRef": "a", "type": "ADULT", "age": 30, "age": 31}]}`,
+	`[1, 2, {"a": "\u00e9\ud83d\ude00"}]`,
+	`{"tripSearchCriteria": {"origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "8727100"}, "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "8814001"}, "departureTime": "2026-12-01T06:00:00.5-05:00", "parameters": {"dataFilter": {"vehicleFilter": {"exclude": false, "vehicleNumbers": ["1", "22", "333", "4444", "55555", "666666"]}}}}, "anonymousPassengerSpecifications": [{"externalRef": "a", "type": "DOG", "cards": [{}]}]}`,
+}
+
+// FuzzOfferSearchReader holds the offer-search reader to its contract on
+// any body: it never panics; it refuses with a 4xx problem whose pointer
+// (if any) is a JSON pointer into the request; it refuses every body
+// encoding/json cannot read as one JSON value; and what it accepts keeps
+// the restrictions: a UIC origin and destination that differ, 1..9
+// passengers with distinct refs, trains of 1..5 letters or digits, a time.
+func FuzzOfferSearchReader(f *testing.F) {
+	for _, s := range offerSearchSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		q, p := readOfferRequest(body)
+		if p != nil {
+			if q != nil {
+				t.Fatal("both a request and a problem")
+			}
+			if p.Status < 400 || p.Status > 499 || p.Code == "" || p.Detail == "" {
+				t.Fatalf("problem %+v", p)
+			}
+			for _, ptr := range p.Pointers {
+				if ptr.RequestPointer != "" && !strings.HasPrefix(ptr.RequestPointer, "#") {
+					t.Fatalf("pointer %q", ptr.RequestPointer)
+				}
+			}
+			if !utf8.ValidString(p.Detail) {
+				t.Fatalf("detail is not UTF-8: %q", p.Detail)
+			}
+			if _, err := json.Marshal(p.Body()); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			t.Fatalf("accepted a body encoding/json refuses: %v", err)
+		}
+		if _, ok := uicStation(q.origin); !ok || q.origin == q.destination {
+			t.Fatalf("origin %q destination %q", q.origin, q.destination)
+		}
+		if _, ok := uicStation(q.destination); !ok {
+			t.Fatalf("destination %q", q.destination)
+		}
+		if n := len(q.passengers); n < 1 || n > MaxPassengers {
+			t.Fatalf("%d passengers", n)
+		}
+		refs := map[string]bool{}
+		for _, pa := range q.passengers {
+			if pa.ref == "" || refs[pa.ref] || pa.typ == "" {
+				t.Fatalf("passenger %+v", pa)
+			}
+			refs[pa.ref] = true
+		}
+		for _, n := range q.named {
+			if !validTrain(n.train) {
+				t.Fatalf("train %q", n.train)
+			}
+		}
+		if q.at == nil || len(q.classes) == 0 {
+			t.Fatalf("no time or class: %+v", q)
+		}
+		if q.spec && len(q.named) != 1 {
+			t.Fatalf("trip specification with %d trains", len(q.named))
+		}
+	})
+}
+
+// TestOfferSearchSeedsThroughServe runs the fuzz seeds through the whole
+// façade: whatever the body, the answer is a problem or offers, never a
+// 5xx without a legacy system to blame.
+func TestOfferSearchSeedsThroughServe(t *testing.T) {
+	f := newTestFacade(t, Config{}, Deps{})
+	for _, s := range offerSearchSeeds {
+		a := search(f, faultSender(nil, &SendError{Kind: ErrLegacyDown}), s)
+		if a.Status >= 500 && a.Status != http.StatusServiceUnavailable {
+			t.Errorf("%s: %d %s", s, a.Status, a.Body)
+		}
+	}
+}
+
+// toAny is a tree as encoding/json (with UseNumber) reads the same JSON.
+func toAny(n *jnode) any {
+	switch n.kind {
+	case jBool:
+		return n.b
+	case jNumber:
+		return json.Number(n.text)
+	case jString:
+		return n.text
+	case jArray:
+		out := make([]any, len(n.items))
+		for i, it := range n.items {
+			out[i] = toAny(it)
+		}
+		return out
+	case jObject:
+		out := make(map[string]any, len(n.members))
+		for _, m := range n.members {
+			out[m.name] = toAny(m.value)
+		}
+		return out
+	}
+	return nil
+}
+
+// FuzzJSONTreeMatchesEncodingJSON holds the request tree reader to
+// encoding/json: what it accepts encoding/json accepts and reads to the
+// same values; what encoding/json accepts it refuses only for a repeated
+// member or a bound (depth, values, items, lengths), naming it.
+func FuzzJSONTreeMatchesEncodingJSON(f *testing.F) {
+	for _, s := range offerSearchSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{`"a\u00e9\/\"\\"`, `-0.5e+3`, `[01]`, `{"a":1,}`, "\"\x01\"", `[1,[2,[3]]]`, `{"a":{"a":{}}}`, `tru`, ` null `, `"\ud800"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		n, err := parseJSONTree(body)
+		valid := json.Valid(body)
+		if err == nil {
+			if !valid {
+				t.Fatalf("accepted what encoding/json refuses: %q", body)
+			}
+			dec := json.NewDecoder(strings.NewReader(string(body)))
+			dec.UseNumber()
+			var want any
+			if err := dec.Decode(&want); err != nil {
+				t.Fatal(err)
+			}
+			if got := toAny(n); !reflect.DeepEqual(got, want) {
+				t.Fatalf("read %#v, encoding/json %#v", got, want)
+			}
+			return
+		}
+		je := err.(*jsonError)
+		if valid && utf8.Valid(body) {
+			bounded := strings.Contains(je.msg, "more than") || strings.Contains(je.msg, "longer than") ||
+				strings.Contains(je.msg, "deeper than") || strings.Contains(je.msg, "appears twice")
+			if !bounded {
+				t.Fatalf("refused valid JSON %q: %s", body, je.msg)
+			}
+		}
+	})
+}

@@ -1,0 +1,224 @@
+package osdmlegacy
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/store"
+)
+
+// IdempotencyTTL is how long an Idempotency-Key and its answer are kept:
+// a client retries within minutes; a day covers any retry policy.
+const IdempotencyTTL = 24 * time.Hour
+
+// HeaderReplayed marks an answer replayed for a repeated Idempotency-Key.
+const HeaderReplayed = "Idempotent-Replayed"
+
+// IdempotencyRecord is what the store keeps under an Idempotency-Key: the
+// request it was first used with (a hash of method, path and body), the
+// resource that request created or acted on, and, once final, its answer.
+type IdempotencyRecord struct {
+	// Hash is the SHA-256 of method, path and body, hex.
+	Hash string `json:"hash"`
+	// Resource is the id the first call chose (a booking or refund offer
+	// id), so a retry acts on the same one.
+	Resource string `json:"resource,omitempty"`
+	// Done says Status, ContentType and Body hold the final answer.
+	Done        bool   `json:"done"`
+	Status      int    `json:"status,omitempty"`
+	ContentType string `json:"contentType,omitempty"`
+	Body        []byte `json:"body,omitempty"`
+	// LeaseUntil is when a call still under way is presumed dead, so that
+	// a retry may take over (the legacy system de-duplicates a resend).
+	LeaseUntil time.Time `json:"leaseUntil"`
+}
+
+// idemOp is one run of a state-changing operation under an
+// Idempotency-Key: resource is the id to act on (chosen once, kept for
+// retries); the answer is final (stored and replayed) unless the outcome
+// is still unknown (a lost legacy answer, a store failure).
+type idemOp func(resource string) (a *Answer, final bool)
+
+// idempotencyKey reads the Idempotency-Key header: "" when absent, a UUID
+// as the spec requires (format: uuid), else a 400.
+func idempotencyKey(h http.Header) (string, *Problem) {
+	k := h.Get(osdm.HeaderIdempotencyKey)
+	if k == "" {
+		return "", nil
+	}
+	if !validUUID(k) {
+		return "", Invalid(CodeInvalidRequest, "", "the Idempotency-Key header must be a UUID such as 123e4567-e89b-12d3-a456-426614174000, not "+strconv.Quote(shorten(k, 64)))
+	}
+	return k, nil
+}
+
+// validUUID reports whether s is a UUID in its 8-4-4-4-12 hex form.
+func validUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// requestHash identifies a call's request: method, path and body.
+func requestHash(c *call) string {
+	h := sha256.New()
+	h.Write([]byte(c.method))
+	h.Write([]byte{0})
+	h.Write([]byte(c.path))
+	h.Write([]byte{0})
+	h.Write(c.body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// idempotent runs op under the call's Idempotency-Key. Without a key, op
+// runs with a new resource id. With one: the first call claims the key
+// (with the resource id) and stores op's final answer; a repeat with the
+// same request gets that answer again, nothing re-run, nothing sent; a
+// repeat while the first is under way is a 409; a repeat after the first
+// died or lost its legacy answer re-runs op on the same resource (which
+// resends the same legacy message, de-duplicated); a repeat with another
+// request is a 422.
+func (f *Facade) idempotent(ctx context.Context, c *call, newResource func() string, op idemOp) *Answer {
+	key, p := idempotencyKey(c.header)
+	if p != nil {
+		return f.problem(c, p)
+	}
+	if key == "" {
+		a, _ := op(newResource())
+		return a
+	}
+	sum := sha256.Sum256([]byte(key))
+	skey := Key(f.cfg.Partner, KindIdempotency, hex.EncodeToString(sum[:]))
+	hash := requestHash(c)
+	var rec IdempotencyRecord
+	for attempt := 0; ; attempt++ {
+		if attempt == 8 {
+			return f.storeFailed(c, errConflict)
+		}
+		now := f.now()
+		fresh := IdempotencyRecord{Hash: hash, Resource: newResource(), LeaseUntil: now.Add(f.cfg.Timeout)}
+		b, _ := json.Marshal(fresh)
+		ok, err := f.store.PutIfAbsent(ctx, skey, b, IdempotencyTTL)
+		if err != nil {
+			return f.storeFailed(c, err)
+		}
+		if ok {
+			rec = fresh
+			break
+		}
+		old, err := f.store.Get(ctx, skey)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // expired between the two calls
+		}
+		if err != nil {
+			return f.storeFailed(c, err)
+		}
+		if err := json.Unmarshal(old, &rec); err != nil {
+			return f.storeFailed(c, err)
+		}
+		if rec.Hash != hash {
+			return f.problem(c, NewProblem(http.StatusUnprocessableEntity, CodeIdempotencyKeyReused,
+				"the Idempotency-Key was used before with another request (method, path or body); use a new key for a new request"))
+		}
+		if rec.Done {
+			return f.replay(&rec)
+		}
+		if now.Before(rec.LeaseUntil) {
+			p := NewProblem(http.StatusConflict, CodeRejected,
+				"a request with this Idempotency-Key is still under way; retry when it has been answered")
+			p.Retryable = true
+			return f.problem(c, p)
+		}
+		// The first call died or lost its answer: take over its lease.
+		taken := rec
+		taken.LeaseUntil = now.Add(f.cfg.Timeout)
+		nb, _ := json.Marshal(taken)
+		ok, err = f.store.CompareAndSet(ctx, skey, old, nb, IdempotencyTTL)
+		if err != nil {
+			return f.storeFailed(c, err)
+		}
+		if ok {
+			rec = taken
+			break
+		}
+	}
+	a, final := op(rec.Resource)
+	if !final {
+		// Let a retry take over at once: the legacy system de-duplicates
+		// the resend, and the store's compare-and-set orders the results.
+		rec.LeaseUntil = time.Time{}
+		b, _ := json.Marshal(rec)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+		defer cancel()
+		_ = f.store.Put(rctx, skey, b, IdempotencyTTL)
+		return a
+	}
+	rec.Done, rec.Status, rec.Body = true, a.Status, a.Body
+	rec.ContentType = a.Header.Get("Content-Type")
+	b, _ := json.Marshal(rec)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	if err := f.store.Put(rctx, skey, b, IdempotencyTTL); err != nil {
+		a.StoreErrors++
+	}
+	return a
+}
+
+// replay answers a stored final answer again.
+func (f *Facade) replay(rec *IdempotencyRecord) *Answer {
+	h := http.Header{"Cache-Control": {"no-store"}, HeaderReplayed: {"true"}}
+	if rec.ContentType != "" {
+		h.Set("Content-Type", rec.ContentType)
+	}
+	a := &Answer{Status: rec.Status, Header: h, Body: rec.Body}
+	if rec.Status >= 400 && len(rec.Body) > 0 {
+		var body osdm.Problem
+		if json.Unmarshal(rec.Body, &body) == nil {
+			a.Problem = &Problem{Status: rec.Status, Code: body.Code, Detail: body.Detail}
+		}
+	}
+	return a
+}
+
+// storeFailed is the answer to a call whose store operation failed: a 500
+// that says nothing of the cause; nothing was sent to the legacy system
+// unless the intent was recorded first.
+func (f *Facade) storeFailed(c *call, _ error) *Answer {
+	a := f.problem(c, NewProblem(http.StatusInternalServerError, CodeInternalError,
+		"the OSDM provider could not record the request; try again later"))
+	a.StoreErrors++
+	return a
+}
+
+// finalProblem reports whether a problem is the last word on its request
+// (stored for the Idempotency-Key): not one that asks to retry (under way,
+// the legacy system unavailable) nor a fault of the façade.
+func finalProblem(p *Problem) bool {
+	return !p.Retryable && p.Status < http.StatusInternalServerError
+}
+
+// finalAnswer is finalProblem for an answer already made.
+func finalAnswer(a *Answer) bool {
+	return a.Problem == nil || finalProblem(a.Problem)
+}

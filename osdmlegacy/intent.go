@@ -1,0 +1,318 @@
+package osdmlegacy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// The intent of a legacy message that changes state (a BookingRequest or a
+// CancelRequest) is recorded in the booking (BookingRecord.Pending, with
+// the exact message) before the message leaves, and cleared when its
+// result is recorded. A mark lists it for settlement, so settlement never
+// scans every booking: the booking's KindHold mark for its BookingRequest
+// (the same mark then lists the hold for the sweeper), a
+// KindIntent/<messageId> mark for a CancelRequest. A mark is written
+// before the booking enters the intent and deleted after it leaves it: a
+// crash leaves at worst a stale mark, which settlement deletes.
+
+// recordTimeout bounds the store writes that record a legacy reply, which
+// run even when the call's own time is up: a reply received must not be
+// lost for want of a few milliseconds.
+const recordTimeout = 5 * time.Second
+
+// intentMark is the value of a KindIntent mark.
+type intentMark struct {
+	BookingID string    `json:"bookingId"`
+	At        time.Time `json:"at"`
+}
+
+// messageID is the legacy messageId of a booking's step: "<booking id>.book",
+// "<booking id>.cancel.<attempt>".
+func messageID(bookingID, step string, attempt int) string {
+	if step == StepCancel {
+		return fmt.Sprintf("%s.%s.%d", bookingID, step, attempt)
+	}
+	return bookingID + "." + step
+}
+
+// markIntent lists messageID for settlement.
+func (f *Facade) markIntent(ctx context.Context, msgID, bookingID string, now time.Time) error {
+	b, _ := json.Marshal(intentMark{BookingID: bookingID, At: now})
+	return f.store.Put(ctx, Key(f.cfg.Partner, KindIntent, msgID), b, 0)
+}
+
+// markHold lists a booking for the sweeper.
+func (f *Facade) markHold(ctx context.Context, bookingID string, now time.Time) error {
+	b, _ := json.Marshal(intentMark{BookingID: bookingID, At: now})
+	return f.store.Put(ctx, Key(f.cfg.Partner, KindHold, bookingID), b, 0)
+}
+
+// newPending returns the intent of req for step, leased until now + timeout.
+func (f *Facade) newPending(step string, req legacy.Request, now time.Time) (*PendingMessage, error) {
+	b, err := legacy.Encode(legacy.JSON, req)
+	if err != nil {
+		return nil, err
+	}
+	// A message the legacy codec would refuse is never recorded: a resend
+	// must be able to read it back.
+	if _, err := legacy.Decode(legacy.JSON, b); err != nil {
+		return nil, fmt.Errorf("legacy %s %s: %w", req.Kind(), req.MessageID(), err)
+	}
+	return &PendingMessage{
+		Step: step, MessageID: req.MessageID(), Message: b,
+		SentAt: now, LeaseUntil: now.Add(f.cfg.Timeout),
+	}, nil
+}
+
+// pendingRequest decodes the exact message of an intent, for a resend.
+func pendingRequest(p *PendingMessage) (legacy.Request, error) {
+	req, err := legacy.Decode(legacy.JSON, p.Message)
+	if err != nil {
+		return nil, fmt.Errorf("intent %s: stored message unreadable: %w", p.MessageID, err)
+	}
+	return req, nil
+}
+
+// delivery is what became of a legacy message.
+type delivery struct {
+	// lost is the *SendError of a message that got no usable answer: it
+	// may or may not have taken effect, and its intent stays.
+	lost error
+	// refusal is the NegativeReply that answered it.
+	refusal *legacy.NegativeReply
+	// proposal is a ReplacementProposal that answered a BookingRequest:
+	// another reservation system sells the train; nothing was booked.
+	proposal *legacy.ReplacementProposal
+	// storeErr is a failure to record the answer: the intent stays.
+	storeErr error
+}
+
+// settled reports whether the message's result is recorded.
+func (d *delivery) settled() bool { return d.lost == nil && d.storeErr == nil }
+
+// deliver sends the pending message of rec (step and messageId given, so
+// a record changed meanwhile is not mistaken for it) and records its
+// result. It returns the record as stored afterwards.
+func (f *Facade) deliver(ctx context.Context, send Sender, rec *BookingRecord) (*BookingRecord, *delivery) {
+	p := rec.Pending
+	d := &delivery{}
+	req, err := pendingRequest(p)
+	if err != nil {
+		d.storeErr = err
+		return rec, d
+	}
+	reply, err := send.Send(ctx, req)
+	if err == nil {
+		err = checkReply(p, reply)
+	}
+	if err != nil {
+		// The message may have taken effect: the intent stays, and its
+		// lease ends now so a retry or settlement resends it at once.
+		d.lost = err
+		f.dropLease(ctx, rec.ID, p.MessageID)
+		return rec, d
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	now := f.now()
+	var after *BookingRecord
+	switch p.Step {
+	case StepBook:
+		after, err = f.recordBookResult(rctx, rec.ID, p.MessageID, reply, now, d)
+	default:
+		after, err = f.recordCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
+	}
+	if err != nil {
+		d.storeErr = err
+		return rec, d
+	}
+	return after, d
+}
+
+// checkReply refuses a reply that does not answer p: another message's
+// (wrong correlationId) or of a kind the step never gets. Such a reply is
+// garbage: the message's outcome stays unknown.
+func checkReply(p *PendingMessage, reply legacy.Reply) error {
+	garbage := func(why string) error {
+		return &SendError{Kind: ErrLegacyGarbage, Err: errors.New(why)}
+	}
+	if reply == nil {
+		return garbage("no reply")
+	}
+	if c := reply.ReplyHeader().CorrelationID; c != "" && c != p.MessageID {
+		return garbage("reply to another message")
+	}
+	switch reply.(type) {
+	case *legacy.NegativeReply:
+		return nil
+	case *legacy.BookingReply, *legacy.ReplacementProposal:
+		if p.Step == StepBook {
+			return nil
+		}
+	case *legacy.CancelReply:
+		if p.Step == StepCancel {
+			return nil
+		}
+	}
+	return garbage(string(reply.Kind()) + " does not answer a " + p.Step + " message")
+}
+
+// recordBookResult records the reply to the BookingRequest msgID:
+// PREBOOKED with the reply's places, or FAILED with the refusal.
+func (f *Facade) recordBookResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
+	var booked *LegacyBooking
+	switch r := reply.(type) {
+	case *legacy.BookingReply:
+		price, err := legacyPrice(r.Price, nil)
+		if err != nil {
+			return nil, err
+		}
+		booked = &LegacyBooking{
+			BookingRef: r.BookingRef, ReservationReference: r.ReservationReference, Status: r.Status,
+			Price: price, Places: r.Places, TicketControlNumber: r.TicketControlNumber, RepliedAt: now,
+		}
+		if booked.BookingRef == "" {
+			booked.BookingRef = r.ReservationReference
+		}
+	case *legacy.NegativeReply:
+		d.refusal = r
+	case *legacy.ReplacementProposal:
+		d.proposal = r
+	}
+	rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+		if r.Pending == nil || r.Pending.MessageID != msgID {
+			return errNoChange // recorded by another (settlement, a retry)
+		}
+		r.Pending = nil
+		if booked != nil {
+			if booked.Price.Currency == "" {
+				booked.Price = r.Offer.OSDMPrice
+			}
+			r.State, r.Legacy = StatePrebooked, booked
+			return nil
+		}
+		r.State = StateFailed
+		r.Failure = &LegacyRefusal{At: now}
+		if d.refusal != nil {
+			r.Failure.Code, r.Failure.Text, r.Failure.Retryable = d.refusal.Code, d.refusal.Text, d.refusal.Retryable
+		} else {
+			r.Failure.Code, r.Failure.Text = codeReplacementProposal, "another reservation system sells this train"
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	f.afterResult(ctx, rec, msgID)
+	return rec, nil
+}
+
+// recordCancelResult records the reply to the CancelRequest msgID: the
+// booking no longer holds places (CancelReply, or a refusal saying the
+// legacy system holds none: ALREADY_CANCELLED, BOOKING_NOT_FOUND), or it
+// goes back to where it was (any other refusal).
+func (f *Facade) recordCancelResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
+	out := &CancelOutcome{At: now}
+	switch r := reply.(type) {
+	case *legacy.CancelReply:
+		out.Status = r.Status
+		currency := ""
+		if r.RefundAmount != nil {
+			currency = r.RefundAmount.Currency
+		}
+		if r.RefundAmount != nil {
+			p, err := legacyPrice(r.RefundAmount, nil)
+			if err != nil {
+				return nil, err
+			}
+			out.RefundAmount = &p
+		}
+		if r.Fee != nil && (currency == "" || r.Fee.Currency == currency) {
+			p, err := legacyPrice(r.Fee, nil)
+			if err != nil {
+				return nil, err
+			}
+			out.Fee = &p
+		}
+	case *legacy.NegativeReply:
+		d.refusal = r
+		if r.Code == legacy.CodeAlreadyCancelled || r.Code == legacy.CodeBookingNotFound {
+			out.Status = string(r.Code)
+		} else {
+			out = nil
+		}
+	}
+	rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+		p := r.Pending
+		if p == nil || p.MessageID != msgID {
+			return errNoChange
+		}
+		r.Pending = nil
+		if out == nil {
+			r.State = p.Revert
+			r.LastRefusal = &LegacyRefusal{Code: d.refusal.Code, Text: d.refusal.Text, Retryable: d.refusal.Retryable, At: now}
+			return nil
+		}
+		out.Why = p.Cancel
+		r.Cancel = out
+		switch p.Cancel {
+		case CancelRefund:
+			r.State = StateRefunded
+			if ro := r.refundOffer(p.RefundOfferID); ro != nil && out.Status != string(legacy.CodeAlreadyCancelled) && out.Status != string(legacy.CodeBookingNotFound) {
+				ro.Status = osdm.RefundConfirmed
+				confirmed := now
+				ro.ConfirmedOn = &confirmed
+				if out.RefundAmount != nil {
+					ro.Refundable = *out.RefundAmount
+				}
+				if out.Fee != nil {
+					ro.Fee = *out.Fee
+				}
+			} else {
+				// The legacy system held nothing to refund: the booking
+				// was cancelled there before. Nothing is confirmed.
+				r.State = StateCancelled
+			}
+		case CancelRelease:
+			r.State = StateReleased
+		default:
+			r.State = StateCancelled
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	f.afterResult(ctx, rec, msgID)
+	return rec, nil
+}
+
+// afterResult tidies the work lists once a result is recorded: the intent
+// mark goes, and so do the hold mark and offer claim of a booking that
+// holds nothing any more. A failure here leaves a stale mark, which the
+// sweeper and settlement delete.
+func (f *Facade) afterResult(ctx context.Context, rec *BookingRecord, msgID string) {
+	if !strings.HasSuffix(msgID, "."+StepBook) { // a BookingRequest's intent is listed by the hold mark
+		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindIntent, msgID))
+	}
+	if rec.Pending != nil {
+		return
+	}
+	if !rec.State.holdsPlaces() || rec.State == StateFulfilled {
+		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
+	}
+	if rec.State == StateFailed {
+		_ = f.store.Delete(ctx, f.offerClaimKey(rec.Offer.ID))
+	}
+}
+
+// codeReplacementProposal records a BookingRequest answered by a
+// ReplacementProposal (not a NegativeReply code of the protocol).
+const codeReplacementProposal legacy.Code = "REPLACEMENT_PROPOSAL"

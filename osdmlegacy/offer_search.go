@@ -1,0 +1,36 @@
+package osdmlegacy
+
+import (
+	"context"
+	"time"
+)
+
+// searchOffers answers POST /offers (DESIGN.md section 7): the request
+// read strictly and held to the restrictions, its trains found, one legacy
+// message per train, class and service code sent (at most concurrency at
+// once), and the replies turned into trips of one leg and reservation
+// offers, each stored so that POST /bookings can book it.
+func (f *Facade) searchOffers(ctx context.Context, c *call) *Answer {
+	q, p := readOfferRequest(c.body)
+	if p != nil {
+		return f.problem(c, p)
+	}
+	cands, p := f.candidates(q)
+	if p != nil {
+		return f.problem(c, p)
+	}
+	travel := cands[0].run.ServiceDate
+	day, _ := time.Parse(time.DateOnly, travel)
+	pax := make([]OfferPassenger, 0, len(q.passengers))
+	for _, pa := range q.passengers {
+		op, p := f.tariffOf(pa, day)
+		if p != nil {
+			return f.problem(c, p)
+		}
+		pax = append(pax, op)
+	}
+	probes := f.plan(cands, q.classes, f.cfg.ServiceCodes, tariffCounts(pax), c.now)
+	c.answer.FanOut = len(probes)
+	f.fanOut(ctx, c.send, probes)
+	return f.answer(ctx, c, q, probes, pax)
+}

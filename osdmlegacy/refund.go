@@ -1,0 +1,241 @@
+package osdmlegacy
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// POST /bookings/{id}/refund-offers quotes a whole refund from the booking
+// and refund_fee (no fee with an overruleCode); PATCH .../{rid}
+// {"status":"CONFIRMED"} sends the CancelRequest and confirms with the
+// CancelReply's amounts.
+
+// RefundOfferIDPrefix starts every refund offer id.
+const RefundOfferIDPrefix = "ro-"
+
+// maxRefundOffers bounds the refund offers one booking keeps.
+const maxRefundOffers = 16
+
+// refundOfferBody is POST .../refund-offers as read.
+type refundOfferBody struct {
+	FulfillmentIDs       []string                   `json:"fulfillmentIds"`
+	RefundSpecifications []osdm.RefundSpecification `json:"refundSpecifications"`
+	OverruleCode         osdm.OverruleCode          `json:"overruleCode"`
+}
+
+// readRefundOfferRequest reads POST .../refund-offers: whole refunds only
+// (restriction 7).
+func readRefundOfferRequest(body []byte) (*osdm.RefundOfferRequest, *Problem) {
+	var b refundOfferBody
+	if p := decodeBody(body, &b); p != nil {
+		return nil, p
+	}
+	if len(b.RefundSpecifications) > 0 {
+		return nil, Restricted(RestrictWholeRefunds, CodeOutOfBounds, "#/refundSpecifications",
+			"partial refunds are not offered: a refund covers the whole booking, all its passengers")
+	}
+	if len(b.FulfillmentIDs) == 0 {
+		return nil, Invalid(CodeInvalidRequest, "#/fulfillmentIds", "fulfillmentIds must name the booking's fulfilment")
+	}
+	for i, id := range b.FulfillmentIDs {
+		if id == "" || len(id) > maxRefBytes {
+			return nil, Invalid(CodeInvalidRequest, "#/fulfillmentIds/"+strconv.Itoa(i), "a fulfilment id is 1.."+strconv.Itoa(maxRefBytes)+" bytes")
+		}
+	}
+	if len(b.OverruleCode) > 64 {
+		return nil, Invalid(CodeInvalidRequest, "#/overruleCode", "overruleCode is longer than 64 bytes")
+	}
+	return &osdm.RefundOfferRequest{FulfillmentIDs: b.FulfillmentIDs, OverruleCode: b.OverruleCode}, nil
+}
+
+// readRefundOfferPatch reads PATCH .../refund-offers/{rid}.
+func readRefundOfferPatch(body []byte) (*osdm.RefundOfferPatchRequest, *Problem) {
+	var b osdm.RefundOfferPatchRequest
+	if p := decodeBody(body, &b); p != nil {
+		return nil, p
+	}
+	switch b.Status {
+	case osdm.RefundConfirmed:
+		return &b, nil
+	case "":
+		return nil, Invalid(CodeInvalidRequest, "#/status", "status is required: CONFIRMED accepts the refund offer")
+	}
+	return nil, Invalid(CodeInvalidRequest, "#/status", "status must be CONFIRMED (a refund offer cannot go back to PROPOSED)")
+}
+
+// createRefundOffers quotes the whole refund of a fulfilled booking.
+func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
+	req, p := readRefundOfferRequest(c.body)
+	if p != nil {
+		return f.problem(c, p)
+	}
+	return f.idempotent(ctx, c, func() string { return NewID(RefundOfferIDPrefix) }, func(rid string) (*Answer, bool) {
+		if _, a := f.bookingOf(ctx, c); a != nil {
+			return a, finalAnswer(a)
+		}
+		id := c.params[ParamBookingID]
+		rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+			if r.refundOffer(rid) != nil {
+				return errNoChange // made by an earlier run of this request
+			}
+			if r.State != StateFulfilled || r.Fulfillment == nil {
+				return &errRefused{stateProblem(r, "refunded")}
+			}
+			for i, fid := range req.FulfillmentIDs {
+				if fid != r.Fulfillment.ID {
+					return &errRefused{NewProblem(http.StatusNotFound, CodeFulfillmentNotFound,
+						"fulfilment "+quoteShort(fid)+" is not one of booking "+r.ID+"'s").WithPointer("#/fulfillmentIds/" + strconv.Itoa(i))}
+				}
+			}
+			var reason *int
+			if req.OverruleCode != "" {
+				code, ok := f.cfg.Reasons[req.OverruleCode]
+				if !ok {
+					return &errRefused{Restricted(RestrictWholeRefunds, CodeOutOfBounds, "#/overruleCode",
+						"overrule code "+quoteShort(string(req.OverruleCode))+" has no legacy reason code (the reason table maps "+f.reasonList()+")")}
+				}
+				reason = &code
+			}
+			price := r.Offer.OSDMPrice
+			if r.Legacy != nil && r.Legacy.Price.Currency != "" {
+				price = r.Legacy.Price
+			}
+			fee, refundable, err := refundQuote(f.cfg.RefundFee, price, req.OverruleCode != "")
+			if err != nil {
+				return &errRefused{NewProblem(http.StatusInternalServerError, CodeInternalError, "the refund cannot be quoted: "+err.Error())}
+			}
+			now := f.now().UTC()
+			kept := r.RefundOffers[:0]
+			for _, ro := range r.RefundOffers { // expired proposals make room
+				if ro.Status == osdm.RefundConfirmed || now.Before(ro.ValidUntil) {
+					kept = append(kept, ro)
+				}
+			}
+			r.RefundOffers = kept
+			if len(r.RefundOffers) >= maxRefundOffers {
+				return &errRefused{NewProblem(http.StatusConflict, CodeRejected,
+					"booking "+r.ID+" has "+strconv.Itoa(maxRefundOffers)+" refund offers open; confirm one or wait until they expire")}
+			}
+			r.RefundOffers = append(r.RefundOffers, RefundOfferRecord{
+				ID: rid, CreatedOn: now, ValidUntil: now.Add(f.cfg.OfferTTL),
+				Status: osdm.RefundProposed, OverruleCode: req.OverruleCode, ReasonCode: reason,
+				Fee: fee, Refundable: refundable,
+			})
+			return nil
+		})
+		if p := refusedBy(err); p != nil {
+			return f.problem(c, p), finalProblem(p)
+		}
+		if err != nil {
+			return f.storeFailed(c, err), false
+		}
+		ro := rec.refundOffer(rid)
+		if ro == nil {
+			p := stateProblem(rec, "refunded")
+			return f.problem(c, p), finalProblem(p)
+		}
+		return f.json(c, http.StatusOK, osdm.RefundOfferCollectionResponse{
+			RefundOffers: []osdm.RefundOffer{refundOfferView(rec, ro)},
+		}), true
+	})
+}
+
+// reasonList lists the overrule codes of the reason table, for a problem.
+func (f *Facade) reasonList() string {
+	s := ""
+	for code := range f.cfg.Reasons {
+		if s != "" {
+			s += ", "
+		}
+		s += string(code)
+	}
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// refundOfferOf loads the booking and refund offer of the call's path.
+func (f *Facade) refundOfferOf(ctx context.Context, c *call) (*BookingRecord, *RefundOfferRecord, *Answer) {
+	rec, a := f.bookingOf(ctx, c)
+	if a != nil {
+		return nil, nil, a
+	}
+	rid := c.params[ParamRefundOfferID]
+	ro := rec.refundOffer(rid)
+	if ro == nil {
+		return nil, nil, f.problem(c, NewProblem(http.StatusNotFound, CodeRefundOfferNotFound,
+			"booking "+rec.ID+" has no refund offer "+quoteShort(rid)))
+	}
+	return rec, ro, nil
+}
+
+// getRefundOffer answers GET .../refund-offers/{rid} from the store.
+func (f *Facade) getRefundOffer(ctx context.Context, c *call) *Answer {
+	rec, ro, a := f.refundOfferOf(ctx, c)
+	if a != nil {
+		return a
+	}
+	v := refundOfferView(rec, ro)
+	return f.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
+}
+
+// patchRefundOffer confirms a refund offer: the CancelRequest (with the
+// reason code of its overrule code) frees the places, and the offer is
+// CONFIRMED with the amounts of the CancelReply.
+func (f *Facade) patchRefundOffer(ctx context.Context, c *call) *Answer {
+	if _, p := readRefundOfferPatch(c.body); p != nil {
+		return f.problem(c, p)
+	}
+	rid := c.params[ParamRefundOfferID]
+	return f.idempotent(ctx, c, func() string { return rid }, func(string) (*Answer, bool) {
+		rec, ro, a := f.refundOfferOf(ctx, c)
+		if a != nil {
+			return a, finalAnswer(a)
+		}
+		confirmed := func(rec *BookingRecord) *Answer {
+			v := refundOfferView(rec, rec.refundOffer(rid))
+			return f.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
+		}
+		if ro.Status == osdm.RefundConfirmed {
+			return confirmed(rec), true // confirmed before: the same answer
+		}
+		resending := rec.State == StateCancelling && rec.Pending != nil && rec.Pending.RefundOfferID == rid
+		if !resending && !f.now().Before(ro.ValidUntil) {
+			return f.problem(c, NewProblem(http.StatusConflict, CodeRefundOfferExpired,
+				"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
+		}
+		rec, d, p := f.cancel(ctx, c.send, rec, CancelRefund, rid, ro.ReasonCode)
+		if p != nil {
+			return f.problem(c, p), finalProblem(p)
+		}
+		if a, final := f.cancelFailed(c, rec, d); a != nil {
+			return a, final
+		}
+		if ro := rec.refundOffer(rid); ro == nil || ro.Status != osdm.RefundConfirmed {
+			// The legacy system held nothing to refund (cancelled there before).
+			return f.problem(c, NewProblem(http.StatusConflict, CodeAlreadyCancelled,
+				"booking "+rec.ID+" was cancelled at the reservation system before; nothing is refunded")), true
+		}
+		return confirmed(rec), true
+	})
+}
+
+// refundOfferView is the OSDM refund offer of a record.
+func refundOfferView(rec *BookingRecord, ro *RefundOfferRecord) osdm.RefundOffer {
+	v := osdm.RefundOffer{
+		ID: ro.ID, CreatedOn: ro.CreatedOn, ValidFrom: ro.CreatedOn, ValidUntil: ro.ValidUntil,
+		ConfirmedOn: ro.ConfirmedOn, Status: ro.Status, AppliedOverruleCode: ro.OverruleCode,
+		RefundFee: ro.Fee, RefundableAmount: ro.Refundable,
+		Summary: "Whole refund of booking " + rec.ID,
+	}
+	if rec.Fulfillment != nil {
+		v.Fulfillments = []osdm.Fulfillment{fulfillmentView(rec)}
+	} else {
+		v.Fulfillments = []osdm.Fulfillment{}
+	}
+	return v
+}

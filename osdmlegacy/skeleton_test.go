@@ -1,0 +1,228 @@
+package osdmlegacy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+func newTestFacade(t *testing.T, cfg Config, deps Deps) *Facade {
+	t.Helper()
+	if cfg.Partner == "" {
+		cfg.Partner = "hermes-test"
+	}
+	if deps.Store == nil {
+		deps.Store = newMemStore()
+	}
+	f, err := New(cfg, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func decodeProblem(t *testing.T, a *Answer) osdm.Problem {
+	t.Helper()
+	if ct := a.Header.Get("Content-Type"); ct != osdm.ContentTypeProblem {
+		t.Fatalf("Content-Type %q, want %s; body %s", ct, osdm.ContentTypeProblem, a.Body)
+	}
+	var p osdm.Problem
+	if err := json.Unmarshal(a.Body, &p); err != nil {
+		t.Fatalf("problem body: %v: %s", err, a.Body)
+	}
+	if p.Status == nil || *p.Status != a.Status {
+		t.Errorf("problem status %v, answer status %d", p.Status, a.Status)
+	}
+	return p
+}
+
+func TestRoutingAnswersProblemsNeverBare404(t *testing.T) {
+	f := newTestFacade(t, Config{}, Deps{})
+	cases := []struct {
+		method, path string
+		status       int
+		code         string
+		detail       string
+	}{
+		{"POST", "/bookings/b1/exchange-offers", 501, CodeNotImplemented, "exchange (restriction 7)"},
+		{"POST", "/bookings/b1/release-offers", 501, CodeNotImplemented, "release (restriction 7)"},
+		{"GET", "/trips/t1", 501, CodeNotImplemented, "/trips/{tripId}"},
+		{"GET", "/no/such/thing", 404, CodeNotFound, "no OSDM operation"},
+		{"GET", "/offers", 405, CodeMethodNotAllowed, "allowed: POST"},
+		{"PUT", "/bookings/b1", 405, CodeMethodNotAllowed, "allowed: DELETE, GET"},
+	}
+	for _, tc := range cases {
+		a := f.Serve(context.Background(), nil, tc.method, tc.path, http.Header{}, nil)
+		if a.Status != tc.status {
+			t.Errorf("%s %s: status %d, want %d (%s)", tc.method, tc.path, a.Status, tc.status, a.Body)
+			continue
+		}
+		p := decodeProblem(t, a)
+		if p.Code != tc.code || !strings.Contains(p.Detail, tc.detail) {
+			t.Errorf("%s %s: problem %s %q, want %s containing %q", tc.method, tc.path, p.Code, p.Detail, tc.code, tc.detail)
+		}
+		if tc.status == 405 && a.Header.Get("Allow") == "" {
+			t.Errorf("%s %s: 405 without Allow", tc.method, tc.path)
+		}
+		if tc.status != 405 {
+			osdmspec.ValidateSchema(t, osdmspec.V39, "Problem", a.Body)
+		}
+	}
+}
+
+func TestBodyChecks(t *testing.T) {
+	f := newTestFacade(t, Config{MaxBody: 100}, Deps{})
+	a := f.Serve(context.Background(), nil, "POST", "/offers", http.Header{"Content-Type": {"application/json"}}, make([]byte, 101))
+	if a.Status != 413 || decodeProblem(t, a).Code != CodeRequestTooLarge {
+		t.Errorf("oversized body: %d %s", a.Status, a.Body)
+	}
+	a = f.Serve(context.Background(), nil, "POST", "/offers", http.Header{"Content-Type": {"text/plain"}}, []byte("{}"))
+	if a.Status != 415 || decodeProblem(t, a).Code != CodeUnsupportedMediaType {
+		t.Errorf("text/plain body: %d %s", a.Status, a.Body)
+	}
+}
+
+func TestNegativeProblemMapping(t *testing.T) {
+	for code, want := range map[legacy.Code]struct {
+		status int
+		code   string
+	}{
+		legacy.CodeNoAvailability:     {409, CodeInsufficientAvailability},
+		legacy.CodeTrainNotFound:      {404, CodeTripNotFound},
+		legacy.CodeOfferExpired:       {404, CodeOfferNotFound},
+		legacy.CodeBookingNotFound:    {404, CodeBookingNotFound},
+		legacy.CodeAlreadyCancelled:   {409, CodeAlreadyCancelled},
+		legacy.CodePartnerUnavailable: {503, CodeServiceUnavailable},
+		legacy.CodePartnerTimeout:     {504, CodeTimeout},
+		"SOMETHING_NEW":               {502, CodeBadGateway},
+	} {
+		nr := &legacy.NegativeReply{Code: code, Text: "internal host db7.hermes.local refused"}
+		p := NegativeProblem(nr, "train 9203")
+		if p.Status != want.status || p.Code != want.code {
+			t.Errorf("%s: %d %s, want %d %s", code, p.Status, p.Code, want.status, want.code)
+		}
+		if strings.Contains(p.Detail, "db7") || !strings.HasPrefix(p.Detail, "train 9203: ") {
+			t.Errorf("%s: detail %q leaks the legacy text or lacks the subject", code, p.Detail)
+		}
+	}
+	for _, kind := range []error{ErrLegacyDown, ErrLegacySlow, ErrLegacyGarbage} {
+		err := &SendError{Kind: kind, Err: errors.New("dial tcp 10.1.2.3:8443: refused")}
+		p := SendProblem("hermes", err, "")
+		if strings.Contains(p.Detail, "10.1.2.3") || !p.Retryable {
+			t.Errorf("%v: %+v", kind, p)
+		}
+		want := map[error]int{ErrLegacyDown: 503, ErrLegacySlow: 504, ErrLegacyGarbage: 502}[kind]
+		if p.Status != want {
+			t.Errorf("%v: status %d, want %d", kind, p.Status, want)
+		}
+	}
+	if KindOf(context.DeadlineExceeded) != ErrLegacySlow {
+		t.Error("a deadline is not slow")
+	}
+}
+
+func TestOfferRecordRefusesAlteredAndForeignIDs(t *testing.T) {
+	st := newMemStore()
+	now := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
+	st.now = func() time.Time { return now }
+	rec := &OfferRecord{
+		ID: NewID(OfferIDPrefix), Partner: "p1", Train: "9203", ServiceDate: "2026-12-01",
+		Origin: "8727100", Destination: "8500010", TravelClass: 2, ServiceCode: 1,
+		Passengers: []OfferPassenger{{Ref: "a", Type: "ADULT", Tariff: 1}, {Ref: "b", Type: "CHILD", Tariff: 2}, {Ref: "c", Type: "ADULT", Tariff: 1}},
+		CreatedOn:  now, ExpiresAt: now.Add(15 * time.Minute),
+	}
+	if err := SaveOffer(context.Background(), st, rec, now); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadOffer(context.Background(), st, "p1", rec.ID, now)
+	if err != nil || got.Train != "9203" {
+		t.Fatalf("load: %v %+v", err, got)
+	}
+	if tc := got.Tariffs(); len(tc) != 2 || tc[0] != (legacy.Tariff{Code: 1, Count: 2}) || tc[1] != (legacy.Tariff{Code: 2, Count: 1}) {
+		t.Errorf("tariffs %+v", tc)
+	}
+	altered := []byte(rec.ID)
+	altered[len(altered)-1] ^= 1
+	for _, id := range []string{string(altered), rec.ID + "x", "of-", "../offer/" + rec.ID, NewID(OfferIDPrefix)} {
+		if _, err := LoadOffer(context.Background(), st, "p1", id, now); !errors.Is(err, ErrOfferNotFound) {
+			t.Errorf("id %q: %v, want not found", id, err)
+		}
+	}
+	if _, err := LoadOffer(context.Background(), st, "p2", rec.ID, now); !errors.Is(err, ErrOfferNotFound) {
+		t.Errorf("another partner's offer: %v", err)
+	}
+	if _, err := LoadOffer(context.Background(), st, "p1", rec.ID, now.Add(15*time.Minute)); !errors.Is(err, ErrOfferNotFound) {
+		t.Errorf("expired offer: %v", err)
+	}
+}
+
+func TestParseFee(t *testing.T) {
+	for in, want := range map[string]Fee{"10%": {BasisPoints: 1000}, "12.5%": {BasisPoints: 1250}, "0%": {}, "2.50 EUR": {Amount: "2.50", Currency: "EUR"}} {
+		got, err := ParseFee(in)
+		if err != nil || got != want {
+			t.Errorf("%q: %+v %v", in, got, err)
+		}
+		if back, _ := ParseFee(got.String()); back != got {
+			t.Errorf("%q: String %q does not parse back", in, got.String())
+		}
+	}
+	for _, bad := range []string{"101%", "-1%", "1.234%", "2.50", "2.50 eur", "abc", "%"} {
+		if _, err := ParseFee(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestOfferSetOneWriteAndExactIDs(t *testing.T) {
+	st := newMemStore()
+	now := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
+	st.now = func() time.Time { return now }
+	set := NewOfferSetID()
+	var recs []*OfferRecord
+	for i := 0; i < 3; i++ {
+		recs = append(recs, &OfferRecord{ID: NewOfferID(set), Partner: "p1", Train: "9203", TravelClass: 1 + i%2,
+			CreatedOn: now, ExpiresAt: now.Add(time.Duration(5+i) * time.Minute)})
+	}
+	if err := SaveOffers(context.Background(), st, "p1", recs, now); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.m) != 1 {
+		t.Errorf("%d store records for one search, want 1", len(st.m))
+	}
+	for _, r := range recs {
+		got, err := LoadOffer(context.Background(), st, "p1", r.ID, now)
+		if err != nil || got.ID != r.ID {
+			t.Errorf("%s: %v", r.ID, err)
+		}
+		// Every character counts, the offer part's too.
+		for i := len(OfferIDPrefix); i < len(r.ID); i++ {
+			b := []byte(r.ID)
+			if b[i] == 'A' {
+				b[i] = 'B'
+			} else {
+				b[i] = 'A'
+			}
+			if _, err := LoadOffer(context.Background(), st, "p1", string(b), now); !errors.Is(err, ErrOfferNotFound) {
+				t.Fatalf("altered id %s (char %d): %v", b, i, err)
+			}
+		}
+	}
+	// Each offer expires on its own.
+	if _, err := LoadOffer(context.Background(), st, "p1", recs[0].ID, now.Add(5*time.Minute)); !errors.Is(err, ErrOfferNotFound) {
+		t.Errorf("expired offer of a live set: %v", err)
+	}
+	if _, err := LoadOffer(context.Background(), st, "p1", recs[2].ID, now.Add(5*time.Minute)); err != nil {
+		t.Errorf("live offer of the set: %v", err)
+	}
+	if err := SaveOffers(context.Background(), st, "p1", recs[:1], now); err == nil {
+		t.Error("a set was stored twice")
+	}
+}

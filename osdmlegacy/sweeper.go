@@ -1,0 +1,72 @@
+package osdmlegacy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// The sweeper releases PREBOOKED bookings not fulfilled within hold. Its
+// work list is in the store (KindHold marks, written before the
+// BookingRequest leaves, so they list its intent too), and the deadline is the booking's HoldUntil,
+// read against the injected clock: no timer, so a restart or another
+// instance carries on where this one stopped.
+
+// sweepHolds releases every booking past its hold and deletes the marks
+// of bookings that hold nothing unfulfilled any more.
+func (f *Facade) sweepHolds(ctx context.Context, send Sender, rep *SettleReport) {
+	marks, err := f.listMarks(ctx, KindHold)
+	if err != nil {
+		rep.Errors++
+		return
+	}
+	for id, v := range marks {
+		if ctx.Err() != nil {
+			return
+		}
+		rec, _, err := f.loadBooking(ctx, id)
+		switch {
+		case errors.Is(err, errBookingMissing):
+			// The mark is written before the record: a booking being
+			// recorded, or one whose recording failed (nothing was sent).
+			var m intentMark
+			if json.Unmarshal(v, &m) == nil && f.now().Sub(m.At) > 2*f.cfg.Timeout {
+				_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, id))
+				rep.Stale++
+			}
+			continue
+		case err != nil:
+			rep.Errors++
+			continue
+		}
+		switch rec.State {
+		case StatePrebooked:
+			if !f.now().Before(rec.HoldUntil) && f.release(ctx, send, rec) {
+				rep.Released++
+			}
+		case StateBooking:
+			// The BookingRequest's intent, listed by this mark.
+			if rec.Pending != nil {
+				f.settleOne(ctx, send, rec, rep)
+			}
+		case StateCancelling:
+			// a CancelRequest's intent, listed by its own mark
+		default:
+			// FULFILLED and the ends never come back to PREBOOKED.
+			_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, id))
+			rep.Stale++
+		}
+	}
+}
+
+// release cancels a PREBOOKED booking whose hold is over and reports
+// whether the legacy system no longer holds its places.
+func (f *Facade) release(ctx context.Context, send Sender, rec *BookingRecord) bool {
+	sctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
+	defer cancel()
+	after, d, p := f.cancel(sctx, send, rec, CancelRelease, "", nil)
+	if p != nil || d == nil || !d.settled() {
+		return false
+	}
+	return after.State == StateReleased
+}

@@ -1,0 +1,73 @@
+package osdmlegacy
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// ageOn is the age in whole years on day of someone born on dob (YYYY-MM-DD).
+func ageOn(dob string, day time.Time) (int, bool) {
+	b, err := time.Parse(time.DateOnly, dob)
+	if err != nil {
+		return 0, false
+	}
+	y, m, d := day.Date()
+	age := y - b.Year()
+	if m < b.Month() || m == b.Month() && d < b.Day() {
+		age--
+	}
+	return age, age >= 0 && age <= 150
+}
+
+// tariffOf maps a passenger to its legacy tariff (restriction 5): the
+// first rule of its type whose age range holds its age (given, or from its
+// date of birth on travel day). Without an age, the type's rules must all
+// give one code.
+func (f *Facade) tariffOf(pa passengerArg, travel time.Time) (OfferPassenger, *Problem) {
+	out := OfferPassenger{Ref: pa.ref, Type: pa.typ, DateOfBirth: pa.dob}
+	age := pa.age
+	agePtr := pa.ptr + "/age"
+	if age == nil && pa.dob != "" {
+		a, ok := ageOn(pa.dob, travel)
+		if !ok {
+			return out, Invalid(CodeOfferInvalid, pa.ptr+"/dateOfBirth", "the date of birth is after the travel date")
+		}
+		age, agePtr = &a, pa.ptr+"/dateOfBirth"
+	}
+	out.Age = age
+	var ofType []TariffRule
+	for _, t := range f.cfg.Tariffs {
+		if t.Type == pa.typ {
+			ofType = append(ofType, t)
+		}
+	}
+	if len(ofType) == 0 {
+		return out, Restricted(RestrictPassengers, CodeOfferOutOfBounds, pa.tPtr,
+			"passenger type "+strconv.Quote(shorten(string(pa.typ), 32))+" has no legacy tariff")
+	}
+	if age == nil {
+		for _, t := range ofType[1:] {
+			if t.Code != ofType[0].Code {
+				return out, Restricted(RestrictPassengers, CodeOfferOutOfBounds, pa.ptr,
+					"the legacy tariff of a "+string(pa.typ)+" depends on the age: give age or dateOfBirth")
+			}
+		}
+		out.Tariff = ofType[0].Code
+		return out, nil
+	}
+	for _, t := range ofType {
+		if *age >= t.MinAge && *age <= t.MaxAge {
+			out.Tariff = t.Code
+			return out, nil
+		}
+	}
+	return out, Restricted(RestrictPassengers, CodeOfferOutOfBounds, agePtr,
+		"no legacy tariff for a "+string(pa.typ)+" aged "+strconv.Itoa(*age))
+}
+
+// passengerSpec is the search's passenger as the answer echoes it.
+func (p OfferPassenger) spec() osdm.AnonymousPassengerSpecification {
+	return osdm.AnonymousPassengerSpecification{ExternalRef: p.Ref, Type: p.Type, Age: p.Age, DateOfBirth: p.DateOfBirth}
+}

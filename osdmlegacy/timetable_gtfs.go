@@ -1,0 +1,81 @@
+package osdmlegacy
+
+import (
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/timetable"
+)
+
+// gtfsTimetable adapts a GTFS timetable (package timetable) to Timetable.
+type gtfsTimetable struct{ t *timetable.Timetable }
+
+// GTFS returns t as the façade's Timetable.
+func GTFS(t *timetable.Timetable) Timetable { return gtfsTimetable{t} }
+
+func (g gtfsTimetable) legs(legs []timetable.Leg) []TrainRun {
+	out := make([]TrainRun, 0, len(legs))
+	for _, l := range legs {
+		out = append(out, runOf(l.Train, l.From, l.To))
+	}
+	return out
+}
+
+func runOf(train string, from, to timetable.Call) TrainRun {
+	return TrainRun{
+		Train: train, ServiceDate: from.Departure.Format(time.DateOnly),
+		Origin: from.Station, Destination: to.Station,
+		OriginName: from.Name, DestinationName: to.Name,
+		Departure: from.Departure, Arrival: to.Arrival,
+	}
+}
+
+// DirectTrains implements Timetable.
+func (g gtfsTimetable) DirectTrains(origin, destination string, from time.Time, window time.Duration, after, before int) []TrainRun {
+	return g.legs(g.t.Direct(origin, destination, from, window, after, before))
+}
+
+// DirectArriving implements Timetable.
+func (g gtfsTimetable) DirectArriving(origin, destination string, by time.Time, window time.Duration, n int) []TrainRun {
+	return g.legs(g.t.DirectArriving(origin, destination, by, window, n))
+}
+
+// Run implements Timetable: the run whose departure from origin falls on
+// date, whether it belongs to that service date or to the day before (a
+// run past midnight).
+func (g gtfsTimetable) Run(train, date, origin, destination string) (TrainRun, bool) {
+	d, err := time.ParseInLocation(time.DateOnly, date, g.t.Location())
+	if err != nil {
+		return TrainRun{}, false
+	}
+	for _, sd := range []time.Time{d, d.AddDate(0, 0, -1)} {
+		run, ok := g.t.Run(train, sd)
+		if !ok {
+			continue
+		}
+		for i, c := range run.Calls {
+			if c.Station != origin || c.Departure.Format(time.DateOnly) != date {
+				continue
+			}
+			for _, e := range run.Calls[i+1:] {
+				if e.Station == destination {
+					return runOf(run.Train, c, e), true
+				}
+			}
+		}
+	}
+	return TrainRun{}, false
+}
+
+// StationLocation implements Timetable: the feed's zone for its stations.
+func (g gtfsTimetable) StationLocation(station string) *time.Location {
+	if _, ok := g.t.StationName(station); ok {
+		return g.t.Location()
+	}
+	return nil
+}
+
+// StationName implements Timetable.
+func (g gtfsTimetable) StationName(station string) string {
+	name, _ := g.t.StationName(station)
+	return name
+}

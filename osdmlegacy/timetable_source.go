@@ -1,0 +1,44 @@
+package osdmlegacy
+
+import "time"
+
+// Timetable is what the façade needs of a timetable: the direct trains of
+// a search, a named train's run, and station names and zones. The GTFS
+// timetable (package timetable) is adapted to it by GTFS; tests may
+// give any other.
+type Timetable interface {
+	// DirectTrains returns the direct runs from origin to destination (7-digit
+	// UIC codes) in order of departure: up to after runs departing at or
+	// after from and up to before runs departing before it, all within
+	// window of from.
+	DirectTrains(origin, destination string, from time.Time, window time.Duration, after, before int) []TrainRun
+	// DirectArriving returns the n last direct runs from origin to
+	// destination arriving at or before by, within window before it, in
+	// order of departure.
+	DirectArriving(origin, destination string, by time.Time, window time.Duration, n int) []TrainRun
+	// Run returns the run of train departing from origin on date (the
+	// local date there, YYYY-MM-DD) and calling at destination later, and
+	// whether the timetable has it.
+	Run(train, serviceDate, origin, destination string) (TrainRun, bool)
+	// StationLocation is the time zone of a station, nil when unknown.
+	StationLocation(station string) *time.Location
+	// StationName is the name of a station, "" when unknown.
+	StationName(station string) string
+}
+
+// TrainRun is one train's run between two stations on one service date.
+type TrainRun struct {
+	// Train is the train number (1..5 characters).
+	Train string
+	// ServiceDate is the legacy DepartureDate: the local date of the
+	// departure from Origin, YYYY-MM-DD.
+	ServiceDate string
+	// Origin and Destination are 7-digit UIC station codes.
+	Origin, Destination string
+	// OriginName and DestinationName are the stations' names ("" when unknown).
+	OriginName, DestinationName string
+	// Departure and Arrival are the timetabled instants; zero when unknown.
+	Departure, Arrival time.Time
+	// Carrier is the RICS code of the operator, "" when unknown.
+	Carrier string
+}
