@@ -27,7 +27,9 @@ stale() {
 }
 
 demo_keys() {
-	if [ ! -f demo-keys/.complete ]; then
+	# osdm-keygen --demo keeps the keys there are and adds those missing:
+	# a demo set made before the hermes key gains it.
+	if [ ! -f demo-keys/hermes.pem ] || [ ! -f demo-keys/.complete ]; then
 		mkdir -p demo-keys
 		./caddy osdm-keygen --demo demo-keys >&2
 		touch demo-keys/.complete

@@ -197,6 +197,9 @@ type exampleChain struct {
 	coastal      *partnerTap
 	alpineLogin  *partnerTap
 	coastalLogin *partnerTap
+	// hermesBase is the hermes provider site (osdm_login at /oauth/token,
+	// osdm_legacy under /osdm/), e.g. http://127.0.0.1:PORT.
+	hermesBase string
 	// keyDir holds the demo keys of this run.
 	keyDir string
 }
@@ -245,7 +248,9 @@ func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 		src = opts.edit(src)
 	}
 	if !opts.settle {
-		for _, p := range []string{"alpine", "coastal"} {
+		// The first "partner hermes" is osdm_convert's (the :8080 site
+		// comes first); osdm_legacy's comes later.
+		for _, p := range []string{"alpine", "coastal", "hermes"} {
 			src = strings.Replace(src, "\t\t\tpartner "+p+"\n", "\t\t\tpartner "+p+"\n\t\t\tsettle_every 1h\n", 1)
 		}
 	}
@@ -261,6 +266,7 @@ func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 		t.Fatal(err)
 	}
 	legacyPort, alpinePort, coastalPort := freePort(t), freePort(t), freePort(t)
+	hermesPort, sandboxPort := freePort(t), freePort(t)
 	c := &exampleChain{
 		keyDir: keys,
 		// localhost, not the partners' 127.0.0.1: the Host the legacy
@@ -268,6 +274,7 @@ func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 		legacyBase: fmt.Sprintf("http://localhost:%d/partners/", legacyPort),
 		alpine:     newPartnerTap(t, alpinePort),
 		coastal:    newPartnerTap(t, coastalPort),
+		hermesBase: fmt.Sprintf("http://127.0.0.1:%d", hermesPort),
 	}
 	var logins []string
 	if opts.loginTaps {
@@ -291,9 +298,13 @@ func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 		"http://127.0.0.1:9441 {", fmt.Sprintf("http://127.0.0.1:%d {", alpinePort),
 		"http://127.0.0.1:9442 {", fmt.Sprintf("http://127.0.0.1:%d {", coastalPort),
 		"demo-keys/", keys+"/",
-		"http://127.0.0.1:8090 {", fmt.Sprintf("http://127.0.0.1:%d {", freePort(t)),
+		// The reverse chain: the hermes provider site (login, osdm_legacy)
+		// and the legacy sandbox it proxies to. osdm_legacy's default
+		// bolt store lands in XDG_DATA_HOME, this chain's own directory.
+		"127.0.0.1:9443", fmt.Sprintf("127.0.0.1:%d", hermesPort),
+		"127.0.0.1:8090", fmt.Sprintf("127.0.0.1:%d", sandboxPort),
 	)...).Replace(src)
-	for _, addr := range []string{"127.0.0.1:9441", "127.0.0.1:9442", "http://:8080", "127.0.0.1:8090"} {
+	for _, addr := range []string{"127.0.0.1:9441", "127.0.0.1:9442", "http://:8080", "127.0.0.1:8090", "127.0.0.1:9443"} {
 		if strings.Contains(cf, addr) {
 			t.Fatalf("Caddyfile.example has an address %s the test does not rewrite", addr)
 		}

@@ -36,7 +36,9 @@ the consumer side (osdm_token).
 
 --demo DIR creates the keys Caddyfile.example uses, those missing only:
 login.pem/.pub (ES256, kid demo-login), alpine.pem/.pub (RS256, RSA 2048,
-kid alpine-demo-1), coastal.pem/.pub (EdDSA, kid coastal-demo-1).`,
+kid alpine-demo-1), coastal.pem/.pub (EdDSA, kid coastal-demo-1),
+hermes.pem/.pub (ES256, kid hermes-demo-1: the OSDM client of the reverse
+chain, osdm-token and the /partners/hermes route).`,
 		CobraFunc: func(cmd *cobra.Command) {
 			cmd.Flags().String("alg", "", "JWS algorithm the key signs with")
 			cmd.Flags().String("kid", "", "key id (kid header) agreed with the provider")
@@ -152,6 +154,7 @@ var demoKeys = []struct {
 	{"login", "demo-login", "ES256", 0},
 	{"alpine", "alpine-demo-1", "RS256", 2048},
 	{"coastal", "coastal-demo-1", "EdDSA", 0},
+	{"hermes", "hermes-demo-1", "ES256", 0},
 }
 
 // writeDemoKeys creates the demo keys that are missing and keeps the rest.

@@ -95,7 +95,7 @@ func TestKeygenDemoSet(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	want := []string{"alpine.pem", "alpine.pub", "coastal.pem", "coastal.pub", "login.pem", "login.pub"}
+	want := []string{"alpine.pem", "alpine.pub", "coastal.pem", "coastal.pub", "hermes.pem", "hermes.pub", "login.pem", "login.pub"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("files %v, want %v", names, want)
 	}
@@ -111,6 +111,10 @@ func TestKeygenDemoSet(t *testing.T) {
 	if _, ok := coastal.(ed25519.PrivateKey); !ok {
 		t.Fatalf("coastal key %T", coastal)
 	}
+	hermes, _ := tokenauth.LoadPrivateKeyFile(filepath.Join(dir, "hermes.pem"))
+	if k, ok := hermes.(*ecdsa.PrivateKey); !ok || k.Curve != elliptic.P256() {
+		t.Fatalf("hermes key %T", hermes)
+	}
 	// A second run keeps every file as it is.
 	before, _ := os.ReadFile(filepath.Join(dir, "alpine.pem"))
 	if err := runOSDMKeygen(keygenOptions{demo: dir}, &bytes.Buffer{}); err != nil {
@@ -118,6 +122,21 @@ func TestKeygenDemoSet(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(filepath.Join(dir, "alpine.pem")); !bytes.Equal(before, after) {
 		t.Fatal("demo key overwritten")
+	}
+	// A demo set made before the hermes key gains it and keeps the rest.
+	for _, f := range []string{"hermes.pem", "hermes.pub"} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := runOSDMKeygen(keygenOptions{demo: dir}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tokenauth.LoadPrivateKeyFile(filepath.Join(dir, "hermes.pem")); err != nil {
+		t.Fatalf("hermes key not recreated: %v", err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "alpine.pem")); !bytes.Equal(before, after) {
+		t.Fatal("demo key overwritten when adding hermes")
 	}
 	// Half a pair is an error, not a silent regeneration.
 	if err := os.Remove(filepath.Join(dir, "coastal.pub")); err != nil {

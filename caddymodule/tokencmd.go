@@ -1,0 +1,131 @@
+package caddymodule
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	caddycmd "github.com/caddyserver/caddy/v2/cmd"
+	"github.com/spf13/cobra"
+
+	"github.com/caddy-osdm/caddy-osdm/tokenauth"
+)
+
+func init() {
+	caddycmd.RegisterCommand(caddycmd.Command{
+		Name:  "osdm-token",
+		Usage: "--token-url <url> --key-file <pem> --kid <kid> --subject <sub> [--issuer <iss>] [--audience <aud>] [--scope <scope>] [--grant jwt_bearer|client_assertion] [--alg <alg>]",
+		Short: "Logs in at an OSDM login service and prints the access token",
+		Long: `
+Signs an identity token with the given private key, posts it to the login
+service at --token-url (the same request osdm_token makes) and prints the
+access token it answers on stdout, and nothing else, so that an OSDM
+client can use it:
+
+	token="$(caddy osdm-token --token-url ... --key-file ... ...)"
+	curl -H "Authenticate: Bearer $token" ...
+
+Errors go to stderr with exit status 1. The private key and the identity
+token are never printed. It also checks a partner's login set-up.
+
+--issuer is required with grant jwt_bearer (the default); with grant
+client_assertion it defaults to --subject. --audience defaults to
+--token-url, --scope to uic_osdm, --alg to the key's usual algorithm.`,
+		CobraFunc: func(cmd *cobra.Command) {
+			cmd.Flags().String("token-url", "", "the login service's token endpoint")
+			cmd.Flags().String("key-file", "", "PEM file of the private key the identity token is signed with")
+			cmd.Flags().String("kid", "", "key id (kid header) agreed with the provider")
+			cmd.Flags().String("issuer", "", "iss claim of the identity token")
+			cmd.Flags().String("subject", "", "sub claim: the user name the provider gave")
+			cmd.Flags().String("audience", "", "aud claim (default: --token-url)")
+			cmd.Flags().String("scope", "", "scope asked for (default: uic_osdm)")
+			cmd.Flags().String("grant", "", "token request form: jwt_bearer (default) or client_assertion")
+			cmd.Flags().String("alg", "", "JWS algorithm (default: the key's usual one)")
+			cmd.Flags().Duration("timeout", 30*time.Second, "how long the login may take")
+			cmd.RunE = caddycmd.WrapCommandFuncForCobra(cmdOSDMToken)
+		},
+	})
+}
+
+// tokenCmdOptions are the flags of caddy osdm-token.
+type tokenCmdOptions struct {
+	tokenURL, keyFile, kid, issuer, subject, audience, scope, grant, alg string
+	timeout                                                              time.Duration
+}
+
+func cmdOSDMToken(fl caddycmd.Flags) (int, error) {
+	opts := tokenCmdOptions{
+		tokenURL: fl.String("token-url"), keyFile: fl.String("key-file"), kid: fl.String("kid"),
+		issuer: fl.String("issuer"), subject: fl.String("subject"), audience: fl.String("audience"),
+		scope: fl.String("scope"), grant: fl.String("grant"), alg: fl.String("alg"),
+		timeout: fl.Duration("timeout"),
+	}
+	if err := runOSDMToken(context.Background(), opts, os.Stdout); err != nil {
+		return caddy.ExitCodeFailedStartup, err
+	}
+	return 0, nil
+}
+
+// runOSDMToken logs in as o says and writes the access token and a newline
+// to w. Its errors never hold the key, the identity token or the access
+// token.
+func runOSDMToken(ctx context.Context, o tokenCmdOptions, w io.Writer) error {
+	if o.tokenURL == "" || o.keyFile == "" || o.kid == "" || o.subject == "" {
+		return errors.New("--token-url, --key-file, --kid and --subject are required")
+	}
+	grant := tokenauth.Grant(o.grant)
+	switch grant {
+	case "":
+		grant = tokenauth.GrantJWTBearer
+	case tokenauth.GrantJWTBearer, tokenauth.GrantClientAssertion:
+	default:
+		return fmt.Errorf("--grant %q: want jwt_bearer or client_assertion", o.grant)
+	}
+	if o.issuer == "" {
+		if grant == tokenauth.GrantJWTBearer {
+			return errors.New("--issuer is required with grant jwt_bearer")
+		}
+		o.issuer = o.subject
+	}
+	if o.audience == "" {
+		o.audience = o.tokenURL
+	}
+	key, err := tokenauth.LoadPrivateKeyFile(o.keyFile)
+	if err != nil {
+		return fmt.Errorf("--key-file: %w", err)
+	}
+	signer, err := tokenauth.NewIdentitySigner(tokenauth.IdentityConfig{
+		Issuer: o.issuer, Subject: o.subject, Audience: o.audience,
+		KeyID: o.kid, Alg: o.alg, Scope: o.scope,
+	}, key, nil)
+	if err != nil {
+		return err
+	}
+	partner := o.tokenURL
+	if u, err := url.Parse(o.tokenURL); err == nil && u.Host != "" {
+		partner = u.Host
+	}
+	client, err := tokenauth.NewTokenClient(tokenauth.TokenClientConfig{
+		Partner: partner, TokenURL: o.tokenURL, Grant: grant, Signer: signer,
+		Warn: func(msg string) { fmt.Fprintln(os.Stderr, "warning:", msg) },
+	})
+	if err != nil {
+		return err
+	}
+	if o.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+	}
+	tok, err := client.Token(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, tok.AccessToken)
+	return err
+}
