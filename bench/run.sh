@@ -24,7 +24,8 @@
 # starting it waits, at most -max-wait seconds, for the 1-minute load
 # average to drop below 3. Ports: FRONT_PORT (18080 and the next four, one
 # per front), FRONT_ADMIN (12080, the same way), PARTNER_PORT (18441),
-# PARTNER_ADMIN (12441).
+# PARTNER_ADMIN (12441). BENCH_DATA_DIR: where the fronts' data directories
+# (osdm_convert's bolt journal) go; default the run's temporary directory.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -136,7 +137,10 @@ fronts=()
 for i in "${!scenarios[@]}"; do
 	s=${scenarios[$i]}
 	port=$((FRONT_PORT + i)) admin=$((FRONT_ADMIN + i))
-	FRONT_PORT=$port FRONT_ADMIN=$admin FRONT_SUBJECT="bench-$s" \
+	# Each front its own data directory: osdm_convert's journal (a bolt
+	# file there by default) is one process's. BENCH_DATA_DIR (a tmpfs,
+	# say) puts them elsewhere, to see what the disk's fsync costs.
+	FRONT_PORT=$port FRONT_ADMIN=$admin FRONT_SUBJECT="bench-$s" XDG_DATA_HOME="${BENCH_DATA_DIR:-$tmp}/xdg-$s" \
 		start_caddy "front-$s" "$here/caddyfiles/front-$(front_of "$s").caddyfile" "$admin"
 	fronts+=(-front "$s=$port,$admin,$started")
 done

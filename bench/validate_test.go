@@ -56,9 +56,9 @@ func newValidateFixture(b *testing.B) *validateFixture {
 func (f *validateFixture) ourValidator(b *testing.B) *tokenauth.AssertionValidator {
 	v, err := tokenauth.NewAssertionValidator(tokenauth.AssertionPolicy{
 		Audience: []string{validateAudience}, ClockSkew: 30 * time.Second, MaxLifetime: 10 * time.Minute,
-		Clients: []tokenauth.LoginClient{{
+		Clients: []tokenauth.RegisteredConsumer{{
 			Subject: validateClient, Algs: []string{"RS256"}, Scopes: []string{validateScope},
-			Keys: []tokenauth.ClientKey{{ID: validateKID, Public: f.public}},
+			Keys: []tokenauth.ConsumerKey{{ID: validateKID, Public: f.public}},
 		}},
 	})
 	if err != nil {

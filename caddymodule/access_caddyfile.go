@@ -51,17 +51,17 @@ func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.ArgErr()
 			}
 		case "issuer":
-			err = providerOneArg(d, &a.Issuer)
+			err = oneArg(d, &a.Issuer)
 		case "audience":
-			err = providerOneArg(d, &a.Audience)
+			err = oneArg(d, &a.Audience)
 		case "scope":
 			if a.Scopes = d.RemainingArgs(); len(a.Scopes) == 0 {
 				return d.ArgErr()
 			}
 		case "header":
-			err = providerOneArg(d, &a.Header)
+			err = oneArg(d, &a.Header)
 		case "clock_skew":
-			err = providerDurationArg(d, name, &a.ClockSkew)
+			err = positiveDurationArg(d, name, &a.ClockSkew)
 		default:
 			return d.Err(unknownSubdirective("subdirective", name, accessSubdirectives))
 		}

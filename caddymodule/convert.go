@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -279,12 +278,7 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return c.writeReply(w, format, refusal)
 	}
 
-	x := &nextExchanger{
-		orig: r, next: next, traceParent: traceParent(r),
-		observe: func(step converter.Step, status int, d time.Duration) {
-			c.metrics.observeCall(c.Partner, step, status, d)
-		},
-	}
+	x := &nextCaller{orig: r, next: next, traceParent: traceParent(r), metrics: c.metrics, partner: c.Partner}
 	c.settler.start(r, next)
 	stored := false
 	res, shared := c.replies.Do(r.Context(), req.MessageID(), body, func() *converter.Result {
@@ -339,7 +333,7 @@ func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request) (legacy.Fo
 func (c *Convert) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	rc := http.NewResponseController(w)
 	deadline := rc.SetReadDeadline(time.Now().Add(time.Duration(c.Timeout))) == nil
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, c.MaxBody))
+	body, err := readAllSized(http.MaxBytesReader(w, r.Body, c.MaxBody), r.ContentLength)
 	if deadline {
 		_ = rc.SetReadDeadline(time.Time{})
 	}

@@ -193,11 +193,7 @@ func (s *convertSettler) pass() {
 	req.Host, req.RemoteAddr = s.host, s.remote
 	req = caddyhttp.PrepareRequest(req, caddy.NewReplacer(), nil, s.server)
 	c := s.c
-	x := &nextExchanger{orig: req, next: s.next, traceParent: traceParent(req),
-		observe: func(step converter.Step, status int, d time.Duration) {
-			c.metrics.observeCall(c.Partner, step, status, d)
-		},
-	}
+	x := &nextCaller{orig: req, next: s.next, traceParent: traceParent(req), metrics: c.metrics, partner: c.Partner}
 	// The calls run on the prepared request's context: its own replacer
 	// and variables, never those of the request settlement started with.
 	if _, err := c.journal.Settle(req.Context(), x); err != nil && ctx.Err() == nil {

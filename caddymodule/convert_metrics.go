@@ -46,7 +46,24 @@ func registerConvertMetrics(reg *prometheus.Registry) (*convertMetrics, error) {
 func (m *convertMetrics) observeCall(partner string, step converter.Step, status int, d time.Duration) {
 	label := "error"
 	if status > 0 {
-		label = strconv.Itoa(status)
+		label = statusLabel(status)
 	}
 	m.callDuration.WithLabelValues(partner, string(step), label).Observe(d.Seconds())
+}
+
+// statusLabels are the status label values of the HTTP status codes, made
+// once: strconv.Itoa of a code >= 100 allocates on every call.
+var statusLabels = func() (l [600]string) {
+	for code := 100; code < len(l); code++ {
+		l[code] = strconv.Itoa(code)
+	}
+	return l
+}()
+
+// statusLabel is the metric label of an HTTP status code.
+func statusLabel(code int) string {
+	if code >= 100 && code < len(statusLabels) {
+		return statusLabels[code]
+	}
+	return strconv.Itoa(code)
 }

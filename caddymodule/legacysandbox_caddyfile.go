@@ -87,19 +87,19 @@ func (s *LegacySandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		var err error
 		switch name {
 		case "system":
-			err = sandboxIntArg(d, name, &s.System, 1, 9999)
+			err = intArgInRange(d, name, &s.System, 1, 9999)
 		case "capacity":
-			err = sandboxIntArg(d, name, &s.Capacity, 1, legacysandbox.MaxCapacity)
+			err = intArgInRange(d, name, &s.Capacity, 1, legacysandbox.MaxCapacity)
 		case "max_entries":
-			err = sandboxIntArg(d, name, &s.MaxEntries, 1, legacysandbox.MaxMaxEntries)
+			err = intArgInRange(d, name, &s.MaxEntries, 1, legacysandbox.MaxMaxEntries)
 		case "latency":
-			if err = providerDurationArg(d, name, &s.Latency); err == nil && s.Latency > legacysandboxMaxLatency {
+			if err = positiveDurationArg(d, name, &s.Latency); err == nil && s.Latency > legacysandboxMaxLatency {
 				return d.Errf("latency %s must be at most %s", d.Val(), legacysandbox.MaxLatency)
 			}
 		case "offer_ttl":
-			err = providerDurationArg(d, name, &s.OfferTTL)
+			err = positiveDurationArg(d, name, &s.OfferTTL)
 		case "retention":
-			err = providerDurationArg(d, name, &s.Retention)
+			err = positiveDurationArg(d, name, &s.Retention)
 		case "timetable":
 			args := d.RemainingArgs()
 			if len(args) < 1 || len(args) > 2 {
@@ -171,14 +171,14 @@ func (s *LegacySandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			fares[[2]int{class, service}] = true
 			s.Fares = append(s.Fares, legacysandbox.Fare{TravelClass: class, ServiceCode: service, Cents: cents})
 		case "currency":
-			if err = providerOneArg(d, &s.Currency); err == nil {
+			if err = oneArg(d, &s.Currency); err == nil {
 				if len(s.Currency) != 3 || strings.Trim(s.Currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
 					return d.Errf("currency %q must be an ISO 4217 code of 3 capital letters", s.Currency)
 				}
 			}
 		case "cancel_fee":
 			var v string
-			if err = providerOneArg(d, &v); err == nil {
+			if err = oneArg(d, &v); err == nil {
 				pct, ok := parsePercent(v, 100)
 				if !ok {
 					return d.Errf("cancel_fee %q must be a percentage 0%%..100%%", v)
@@ -187,7 +187,7 @@ func (s *LegacySandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 		case "max_body":
 			var v string
-			if err = providerOneArg(d, &v); err == nil {
+			if err = oneArg(d, &v); err == nil {
 				size, perr := humanize.ParseBytes(v)
 				if perr != nil || size == 0 || size > legacy.MaxBodyBytes {
 					return d.Errf("max_body %q: not a size from 1B to 1MiB", v)

@@ -64,7 +64,7 @@ type Login struct {
 	// Default: memory.
 	ReplayStore *LoginReplayStore `json:"replay_store,omitempty"`
 	// Clients are the registered consumers. At least one.
-	Clients []LoginClient `json:"clients,omitempty"`
+	Clients []RegisteredConsumer `json:"clients,omitempty"`
 
 	now         func() time.Time
 	logger      *zap.Logger
@@ -74,15 +74,16 @@ type Login struct {
 	signedKey   *loginSigningKey
 }
 
-// LoginClient is a registered consumer.
-type LoginClient struct {
+// RegisteredConsumer is a consumer registered at this login service (its
+// tokenauth.RegisteredConsumer).
+type RegisteredConsumer struct {
 	// Subject is the sub of the client's identity tokens.
 	Subject string `json:"sub,omitempty"`
 	// Algs are the JWS algorithms pinned for the client. Default: each
 	// key's default algorithm.
 	Algs []string `json:"alg,omitempty"`
 	// Keys are the client's public keys.
-	Keys []LoginClientKey `json:"keys,omitempty"`
+	Keys []ConsumerKey `json:"keys,omitempty"`
 	// Scopes are the scopes the client may be granted. Default: uic_osdm.
 	Scopes []string `json:"scope,omitempty"`
 	// Issuer, when set, is the only iss accepted in the client's identity
@@ -91,8 +92,8 @@ type LoginClient struct {
 	Issuer string `json:"issuer,omitempty"`
 }
 
-// LoginClientKey is one public key of a client.
-type LoginClientKey struct {
+// ConsumerKey is one public key of a registered consumer.
+type ConsumerKey struct {
 	// ID is the kid of tokens signed with the key.
 	ID string `json:"kid,omitempty"`
 	// File is the PEM public key (or certificate).
@@ -167,7 +168,7 @@ func (l *Login) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("access token signing: %w", err)
 	}
 
-	clients := make([]tokenauth.LoginClient, 0, len(l.Clients))
+	clients := make([]tokenauth.RegisteredConsumer, 0, len(l.Clients))
 	for _, c := range l.Clients {
 		tc, err := c.load()
 		if err != nil {
@@ -196,14 +197,14 @@ func (l *Login) Provision(ctx caddy.Context) error {
 }
 
 // load reads a client's keys and key validity windows.
-func (c LoginClient) load() (tokenauth.LoginClient, error) {
-	tc := tokenauth.LoginClient{Subject: c.Subject, Algs: c.Algs, Scopes: c.Scopes, Issuer: c.Issuer}
+func (c RegisteredConsumer) load() (tokenauth.RegisteredConsumer, error) {
+	tc := tokenauth.RegisteredConsumer{Subject: c.Subject, Algs: c.Algs, Scopes: c.Scopes, Issuer: c.Issuer}
 	for _, k := range c.Keys {
 		pub, err := tokenauth.LoadPublicKeyFile(k.File)
 		if err != nil {
 			return tc, fmt.Errorf("client %q key %q: %w", c.Subject, k.ID, err)
 		}
-		ck := tokenauth.ClientKey{ID: k.ID, Public: pub}
+		ck := tokenauth.ConsumerKey{ID: k.ID, Public: pub}
 		if ck.NotBefore, err = parseKeyTime(k.NotBefore); err != nil {
 			return tc, fmt.Errorf("client %q key %q not_before: %w", c.Subject, k.ID, err)
 		}

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -67,17 +66,17 @@ func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		var err error
 		switch name {
 		case "signing_key_file":
-			err = providerOneArg(d, &l.SigningKeyFile)
+			err = oneArg(d, &l.SigningKeyFile)
 		case "signing_alg":
-			if err = providerOneArg(d, &l.SigningAlg); err == nil {
+			if err = oneArg(d, &l.SigningAlg); err == nil {
 				if _, algErr := tokenauth.SigningMethod(l.SigningAlg); algErr != nil {
 					return d.Errf("signing_alg: %v", algErr)
 				}
 			}
 		case "signing_kid":
-			err = providerOneArg(d, &l.SigningKeyID)
+			err = oneArg(d, &l.SigningKeyID)
 		case "issuer":
-			err = providerOneArg(d, &l.Issuer)
+			err = oneArg(d, &l.Issuer)
 		case "audience":
 			if l.Audience = d.RemainingArgs(); len(l.Audience) == 0 {
 				return d.ArgErr()
@@ -87,11 +86,11 @@ func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.ArgErr()
 			}
 		case "token_lifetime":
-			err = providerDurationArg(d, name, &l.TokenLifetime)
+			err = positiveDurationArg(d, name, &l.TokenLifetime)
 		case "clock_skew":
-			err = providerDurationArg(d, name, &l.ClockSkew)
+			err = positiveDurationArg(d, name, &l.ClockSkew)
 		case "max_assertion_lifetime":
-			err = providerDurationArg(d, name, &l.MaxAssertionLifetime)
+			err = positiveDurationArg(d, name, &l.MaxAssertionLifetime)
 		case "replay_store":
 			err = l.unmarshalReplayStore(d)
 		case "client":
@@ -149,8 +148,8 @@ func (l *Login) unmarshalReplayStore(d *caddyfile.Dispenser) error {
 }
 
 func (l *Login) unmarshalClient(d *caddyfile.Dispenser) error {
-	var c LoginClient
-	if err := providerOneArg(d, &c.Subject); err != nil {
+	var c RegisteredConsumer
+	if err := oneArg(d, &c.Subject); err != nil {
 		return err
 	}
 	for _, have := range l.Clients {
@@ -193,7 +192,7 @@ func (l *Login) unmarshalClient(d *caddyfile.Dispenser) error {
 				return d.ArgErr()
 			}
 		case "issuer":
-			if err := providerOneArg(d, &c.Issuer); err != nil {
+			if err := oneArg(d, &c.Issuer); err != nil {
 				return err
 			}
 		default:
@@ -207,12 +206,12 @@ func (l *Login) unmarshalClient(d *caddyfile.Dispenser) error {
 	return nil
 }
 
-func unmarshalClientKey(d *caddyfile.Dispenser, sub string) (LoginClientKey, error) {
+func unmarshalClientKey(d *caddyfile.Dispenser, sub string) (ConsumerKey, error) {
 	args := d.RemainingArgs()
 	if len(args) < 2 || len(args)%2 != 0 {
-		return LoginClientKey{}, d.Errf("client %q: key takes <kid> <public key file> [not_before <time>] [not_after <time>]", sub)
+		return ConsumerKey{}, d.Errf("client %q: key takes <kid> <public key file> [not_before <time>] [not_after <time>]", sub)
 	}
-	k := LoginClientKey{ID: args[0], File: args[1]}
+	k := ConsumerKey{ID: args[0], File: args[1]}
 	for i := 2; i < len(args); i += 2 {
 		if _, err := time.Parse(time.RFC3339, args[i+1]); err != nil {
 			return k, d.Errf("client %q key %q: %s %q is not an RFC 3339 time such as 2026-02-01T00:00:00Z", sub, k.ID, args[i], args[i+1])
@@ -227,34 +226,6 @@ func unmarshalClientKey(d *caddyfile.Dispenser, sub string) (LoginClientKey, err
 		}
 	}
 	return k, nil
-}
-
-// providerOneArg reads exactly one argument into dst.
-func providerOneArg(d *caddyfile.Dispenser, dst *string) error {
-	args := d.RemainingArgs()
-	if len(args) != 1 {
-		return d.ArgErr()
-	}
-	*dst = args[0]
-	return nil
-}
-
-// providerDurationArg reads one positive duration for subdirective name
-// into dst.
-func providerDurationArg(d *caddyfile.Dispenser, name string, dst *caddy.Duration) error {
-	var s string
-	if err := providerOneArg(d, &s); err != nil {
-		return err
-	}
-	dur, err := caddy.ParseDuration(s)
-	if err != nil {
-		return d.Errf("%s: %v", name, err)
-	}
-	if dur <= 0 {
-		return d.Errf("%s %s must be positive", name, s)
-	}
-	*dst = caddy.Duration(dur)
-	return nil
 }
 
 // Interface guard

@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -45,14 +44,14 @@ func (loginReplayCollector) Collect(ch chan<- prometheus.Metric) {
 
 // registerLoginMetrics adds the login metrics to a configuration's
 // registry; a second osdm_login in the same configuration finds them there.
-func registerLoginMetrics(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{loginRequests, loginReplayCollector{}} {
-		if err := reg.Register(c); err != nil {
-			var are prometheus.AlreadyRegisteredError
-			if !errors.As(err, &are) {
-				return fmt.Errorf("registering metrics: %w", err)
-			}
-		}
+// Both collectors are process-wide (the replay stores outlive a
+// configuration), so the one already registered is the same.
+func registerLoginMetrics(reg *prometheus.Registry) error {
+	if _, err := registerOrReuse(reg, loginRequests); err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
+	}
+	if _, err := registerOrReuse(reg, loginReplayCollector{}); err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
 	}
 	return nil
 }

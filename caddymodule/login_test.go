@@ -117,9 +117,9 @@ func (f *provFixture) module(store *LoginReplayStore) *Login {
 	return &Login{
 		SigningKeyFile: f.loginPEM, Issuer: provIssuer, Audience: []string{provAudience},
 		ReplayStore: store,
-		Clients: []LoginClient{
-			{Subject: "alpine", Algs: []string{"RS256", "PS256"}, Keys: []LoginClientKey{{ID: "alp-1", File: f.path("alpine.pub")}}},
-			{Subject: "coastal", Keys: []LoginClientKey{{ID: "coast-1", File: f.path("coastal.pub")}}},
+		Clients: []RegisteredConsumer{
+			{Subject: "alpine", Algs: []string{"RS256", "PS256"}, Keys: []ConsumerKey{{ID: "alp-1", File: f.path("alpine.pub")}}},
+			{Subject: "coastal", Keys: []ConsumerKey{{ID: "coast-1", File: f.path("coastal.pub")}}},
 		},
 	}
 }

@@ -73,17 +73,17 @@ func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		var err error
 		switch name {
 		case "capacity":
-			err = sandboxIntArg(d, name, &s.Capacity, 1, osdmsandbox.MaxCapacity)
+			err = intArgInRange(d, name, &s.Capacity, 1, osdmsandbox.MaxCapacity)
 		case "max_entries":
-			err = sandboxIntArg(d, name, &s.MaxEntries, 1, osdmsandbox.MaxMaxEntries)
+			err = intArgInRange(d, name, &s.MaxEntries, 1, osdmsandbox.MaxMaxEntries)
 		case "offer_ttl":
-			err = providerDurationArg(d, name, &s.OfferTTL)
+			err = positiveDurationArg(d, name, &s.OfferTTL)
 		case "booking_ttl":
-			err = providerDurationArg(d, name, &s.BookingTTL)
+			err = positiveDurationArg(d, name, &s.BookingTTL)
 		case "retention":
-			err = providerDurationArg(d, name, &s.Retention)
+			err = positiveDurationArg(d, name, &s.Retention)
 		case "operator":
-			if err = providerOneArg(d, &s.Operator); err == nil {
+			if err = oneArg(d, &s.Operator); err == nil {
 				if _, rerr := osdmsandbox.NormalizeRICS(s.Operator); rerr != nil {
 					return d.Errf("operator: %v", rerr)
 				}
@@ -150,20 +150,6 @@ func (s *Sandbox) unmarshalExternalInventory(d *caddyfile.Dispenser, seen map[st
 	}
 	seen[e.Train] = true
 	s.ExternalInventory = append(s.ExternalInventory, e)
-	return nil
-}
-
-// sandboxIntArg reads one integer min..max for subdirective name into dst.
-func sandboxIntArg(d *caddyfile.Dispenser, name string, dst *int, min, max int) error {
-	var v string
-	if err := providerOneArg(d, &v); err != nil {
-		return err
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < min || n > max {
-		return d.Errf("%s %q must be a number %d..%d", name, v, min, max)
-	}
-	*dst = n
 	return nil
 }
 

@@ -380,7 +380,7 @@ func (t *Token) readBody(r *http.Request) (body []byte, replayable bool, err err
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, true, nil
 	}
-	buf, err := io.ReadAll(io.LimitReader(r.Body, t.MaxReplayBody+1))
+	buf, err := readAllSized(io.LimitReader(r.Body, t.MaxReplayBody+1), r.ContentLength)
 	if err != nil {
 		return nil, false, err
 	}

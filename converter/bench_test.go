@@ -28,7 +28,7 @@ func benchmarkExchange(b *testing.B, dir string) {
 			a.Body = buf.Bytes()
 		}
 	}
-	x := ExchangerFunc(func(_ context.Context, c *Call) (*Answer, error) { return answers[c.Step], nil })
+	x := CallerFunc(func(_ context.Context, c *Call) (*Answer, error) { return answers[c.Step], nil })
 	c := testConverter(b, Config{})
 	for _, f := range []legacy.Format{legacy.XML, legacy.JSON} {
 		body := readFile(b, "testdata/golden/"+dir, "request."+strings.ToLower(f.String()))

@@ -108,7 +108,7 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 	if cl.query != "" {
 		path += "?" + cl.query
 	}
-	// One backing array for the header values: Exchangers replace values
+	// One backing array for the header values: Callers replace values
 	// (Set, Del) rather than append to them, and this saves allocations
 	// on every call.
 	values := make([]string, 0, 3)
@@ -141,7 +141,7 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 		return method + " " + path
 	}
 
-	a, err := r.x.Exchange(ctx, req)
+	a, err := r.x.Call(ctx, req)
 	if err != nil || a == nil {
 		return transportFailure(ctx, cl.step, what(), err)
 	}
@@ -174,9 +174,9 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// transportFailure classifies an Exchanger error. The reply text says
+// transportFailure classifies an Caller error. The reply text says
 // what failed in words a person at a reservation desk can act on; the
-// error itself (Go types, addresses, file:line) is the Exchanger's to log,
+// error itself (Go types, addresses, file:line) is the Caller's to log,
 // never the reply's.
 func transportFailure(ctx context.Context, step Step, what string, err error) *failure {
 	f := &failure{step: step, uncertain: true}

@@ -16,7 +16,7 @@ import (
 // fulfilled runs past ctx, for at most RollbackGrace.
 //
 // What each message kind calls is in the package documentation.
-func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Exchanger) *Result {
+func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Caller) *Result {
 	switch m := req.(type) {
 	case *legacy.AvailabilityRequest:
 		if m != nil {
@@ -42,12 +42,12 @@ func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Exchanger
 // run is one legacy exchange in progress.
 type run struct {
 	c         *Converter
-	x         Exchanger
+	x         Caller
 	messageID string
 	h         legacy.ReplyHeader
 }
 
-func (c *Converter) newRun(req legacy.Request, x Exchanger) *run {
+func (c *Converter) newRun(req legacy.Request, x Caller) *run {
 	return &run{c: c, x: x, messageID: req.MessageID(), h: legacy.ReplyTo(req, c.now())}
 }
 

@@ -11,9 +11,9 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
-// noCalls is an Exchanger that fails the test when called.
-func noCalls(t *testing.T) Exchanger {
-	return ExchangerFunc(func(_ context.Context, c *Call) (*Answer, error) {
+// noCalls is an Caller that fails the test when called.
+func noCalls(t *testing.T) Caller {
+	return CallerFunc(func(_ context.Context, c *Call) (*Answer, error) {
 		t.Errorf("unexpected OSDM call %s %s", c.Method, c.Path)
 		return nil, context.Canceled
 	})

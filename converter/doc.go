@@ -1,8 +1,20 @@
 // Package converter turns one legacy Hermes/HOSA message (UIC 90918-1) into
 // the OSDM calls it stands for, and the partner's OSDM answers into the
 // legacy reply. It has no Caddy dependency: the OSDM calls go through the
-// small Exchanger interface, which osdm_convert implements on Caddy's next
+// small Caller interface, which osdm_convert implements on Caddy's next
 // handler and tests implement with a scripted partner.
+//
+// # Words
+//
+//   - An exchange is one legacy message and everything done for it: the
+//     OSDM calls it stands for, its journal record (exchangeRecord, the
+//     "exchanges under way" that Settle finishes) and its legacy reply.
+//     It is never one HTTP request.
+//   - A call is one OSDM HTTP request and its answer (Call, Answer),
+//     made by a Caller; an exchange makes zero or more calls.
+//   - ExchangeOf (a BookingRequest field) is a ticket exchange: the
+//     booking a new booking would replace. It is refused
+//     (EXCHANGE_NOT_SUPPORTED); the word means that only in this name.
 //
 // # The calls each message makes
 //
@@ -41,7 +53,7 @@
 // messageId, step), a name-based UUID (v5): a message resent to any Caddy
 // instance repeats its calls with the same keys. DELETE /bookings/{id}
 // declares no such header (it is idempotent by HTTP semantics) and gets
-// none. traceparent is the Exchanger's to add.
+// none. traceparent is the Caller's to add.
 //
 // # Rollback
 //

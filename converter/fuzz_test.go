@@ -58,7 +58,7 @@ func FuzzPartnerAnswer(f *testing.F) {
 	c := testConverter(f, Config{})
 	f.Fuzz(func(t *testing.T, call, kind uint8, status int, body []byte) {
 		n := 0
-		x := ExchangerFunc(func(_ context.Context, c *Call) (*Answer, error) {
+		x := CallerFunc(func(_ context.Context, c *Call) (*Answer, error) {
 			n++
 			if n-1 == int(call%4) {
 				return &Answer{Status: status, Header: http.Header{}, Body: body}, nil

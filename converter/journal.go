@@ -140,7 +140,7 @@ func journaled(req legacy.Request) bool {
 //
 // A store that fails before any OSDM call is a retryable NegativeReply and
 // no call is made: the journal is what keeps a booking from being lost.
-func (j *Journal) Do(ctx context.Context, req legacy.Request, body []byte, x Exchanger) (res *Result, stored bool) {
+func (j *Journal) Do(ctx context.Context, req legacy.Request, body []byte, x Caller) (res *Result, stored bool) {
 	if !journaled(req) {
 		return j.c.Convert(ctx, req, x), false
 	}
@@ -185,7 +185,7 @@ func (j *Journal) Do(ctx context.Context, req legacy.Request, body []byte, x Exc
 
 // run is Do holding the lease: it starts the exchange, or continues one
 // that a dead process left.
-func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h legacy.ReplyHeader, x Exchanger, token string) (*Result, bool) {
+func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h legacy.ReplyHeader, x Caller, token string) (*Result, bool) {
 	id := req.MessageID()
 	release := true
 	defer func() {
@@ -212,7 +212,7 @@ func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h le
 		rec = &exchangeRecord{V: 1, Partner: j.c.partner, MessageID: id, Kind: string(req.Kind()), BodyHash: hash,
 			Namespaced: h.Namespaced, Created: j.c.now().UTC(), State: stateRunning}
 	}
-	jx := &journalExchanger{x: x, j: j, rec: rec}
+	jx := &journalCaller{x: x, j: j, rec: rec}
 	var res *Result
 	var settled bool
 	if fresh {
@@ -253,7 +253,7 @@ func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h le
 
 // finish records the exchange's outcome: done with its reply for ReplyTTL,
 // or unsettled (kept for settlement) with the reply given so far.
-func (j *Journal) finish(jx *journalExchanger, res *Result, settled bool) {
+func (j *Journal) finish(jx *journalCaller, res *Result, settled bool) {
 	rec := jx.rec
 	if err := rec.setReply(res); err != nil {
 		return

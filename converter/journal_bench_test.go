@@ -34,7 +34,7 @@ func BenchmarkBookingExchangeStore(b *testing.B) {
 			a.Body = buf.Bytes()
 		}
 	}
-	x := ExchangerFunc(func(_ context.Context, c *Call) (*Answer, error) { return answers[c.Step], nil })
+	x := CallerFunc(func(_ context.Context, c *Call) (*Answer, error) { return answers[c.Step], nil })
 	c := testConverter(b, Config{})
 	body := readFile(b, "testdata/golden/booking_offer_ref", "request.xml")
 	req, err := legacy.Decode(legacy.XML, body)

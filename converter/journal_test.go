@@ -95,17 +95,17 @@ func TestJournalSearchesNotKept(t *testing.T) {
 // process dying would) when the call of step stop arrives, after
 // forwarding the calls before it to x. The lease stays held, as a dead
 // process leaves it.
-func cutOff(t *testing.T, j *Journal, req legacy.Request, body []byte, x Exchanger, stop Step) {
+func cutOff(t *testing.T, j *Journal, req legacy.Request, body []byte, x Caller, stop Step) {
 	t.Helper()
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		dying := ExchangerFunc(func(ctx context.Context, c *Call) (*Answer, error) {
+		dying := CallerFunc(func(ctx context.Context, c *Call) (*Answer, error) {
 			if c.Step == stop {
 				runtime.Goexit()
 			}
-			return x.Exchange(ctx, c)
+			return x.Call(ctx, c)
 		})
 		// No lease release either: copy Do without its deferred release.
 		id := req.MessageID()
@@ -116,7 +116,7 @@ func cutOff(t *testing.T, j *Journal, req legacy.Request, body []byte, x Exchang
 		}
 		_ = token
 		rec := &exchangeRecord{V: 1, Partner: j.c.partner, MessageID: id, Kind: string(req.Kind()), BodyHash: hashOf(body), State: stateRunning, Created: testNow}
-		j.c.Convert(context.Background(), req, &journalExchanger{x: dying, j: j, rec: rec})
+		j.c.Convert(context.Background(), req, &journalCaller{x: dying, j: j, rec: rec})
 		t.Error("the exchange was not cut off")
 	}()
 	wg.Wait()

@@ -76,7 +76,7 @@ func newFakePartner(t testing.TB, messageID string) *fakePartner {
 		stored: map[string]*Answer{}, fail: map[Step]*injection{}}
 }
 
-func (p *fakePartner) Exchange(ctx context.Context, call *Call) (*Answer, error) {
+func (p *fakePartner) Call(ctx context.Context, call *Call) (*Answer, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.calls = append(p.calls, call)

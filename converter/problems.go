@@ -56,7 +56,7 @@ import (
 // And where no usable HTTP answer came:
 //
 //	a 2xx whose body is not the JSON the operation answers -> PARTNER_UNAVAILABLE (502, retryable)
-//	the Exchanger's ErrAuthentication                      -> AUTHENTICATION_FAILED (502)
+//	the Caller's ErrAuthentication                      -> AUTHENTICATION_FAILED (502)
 //	ErrTimeout, context.DeadlineExceeded                   -> PARTNER_TIMEOUT (504, retryable)
 //	any other transport error                              -> PARTNER_UNAVAILABLE (502, retryable)
 //

@@ -82,7 +82,7 @@ func TestProblemTable(t *testing.T) {
 	}
 }
 
-func TestExchangerErrors(t *testing.T) {
+func TestCallerErrors(t *testing.T) {
 	for _, tc := range []struct {
 		err  error
 		want legacy.Code
@@ -93,7 +93,7 @@ func TestExchangerErrors(t *testing.T) {
 		{errors.New("dial tcp: connection refused"), legacy.CodePartnerUnavailable},
 		{nil, legacy.CodePartnerUnavailable}, // no answer and no error
 	} {
-		x := ExchangerFunc(func(context.Context, *Call) (*Answer, error) { return nil, tc.err })
+		x := CallerFunc(func(context.Context, *Call) (*Answer, error) { return nil, tc.err })
 		res := testConverter(t, Config{}).Convert(context.Background(), availabilityRequest("E-1"), x)
 		checkReply(t, res)
 		if n := negativeOf(t, res); n.Code != tc.want || n.Retryable != tc.want.Retryable() {

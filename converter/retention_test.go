@@ -22,7 +22,7 @@ func TestRepliesKeepNoBodyAlive(t *testing.T) {
 	answers[StepOffers] = &Answer{Status: answers[StepOffers].Status, Header: answers[StepOffers].Header,
 		Body: append([]byte("{"+strings.Repeat(" ", pad)), offers[1:]...)}
 	// A fresh copy of the answer per call, as a real partner's would be.
-	x := ExchangerFunc(func(_ context.Context, c *Call) (*Answer, error) {
+	x := CallerFunc(func(_ context.Context, c *Call) (*Answer, error) {
 		a := *answers[c.Step]
 		a.Body = bytes.Clone(a.Body)
 		return &a, nil

@@ -72,7 +72,7 @@ func FuzzNoBookingLost(f *testing.F) {
 			readAnswer = &Answer{Status: http.StatusOK, Header: http.Header{}, Body: unconfirmed}
 		}
 		var calls []safetyCall
-		x := ExchangerFunc(func(_ context.Context, cl *Call) (*Answer, error) {
+		x := CallerFunc(func(_ context.Context, cl *Call) (*Answer, error) {
 			a := valid[cl.Step]
 			if cl.Step == StepReadBooking {
 				a = readAnswer

@@ -50,7 +50,7 @@ type scripted struct {
 }
 
 // scriptedAnswer is the partner's answer to one call: an HTTP answer, or
-// an Exchanger error when err is set.
+// an Caller error when err is set.
 type scriptedAnswer struct {
 	step   Step
 	status int
@@ -62,7 +62,7 @@ type scriptedAnswer struct {
 	wait bool
 }
 
-func (s *scripted) Exchange(ctx context.Context, call *Call) (*Answer, error) {
+func (s *scripted) Call(ctx context.Context, call *Call) (*Answer, error) {
 	s.mu.Lock()
 	n := len(s.calls)
 	s.calls = append(s.calls, call)

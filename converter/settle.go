@@ -24,7 +24,7 @@ const SettleTimeout = 20 * time.Second
 // reported rolled back; the outcome is recorded for the legacy client's
 // resend. Exchanges running anywhere (their lease held) are left alone.
 // It returns how many exchanges it settled.
-func (j *Journal) Settle(ctx context.Context, x Exchanger) (int, error) {
+func (j *Journal) Settle(ctx context.Context, x Caller) (int, error) {
 	var pending []string
 	sctx, cancel := detached(ctx)
 	err := j.s.Scan(sctx, j.recordPrefix(), func(_ string, raw []byte) error {
@@ -51,7 +51,7 @@ func (j *Journal) Settle(ctx context.Context, x Exchanger) (int, error) {
 }
 
 // settleOne settles message id if no one else holds it.
-func (j *Journal) settleOne(ctx context.Context, id string, x Exchanger) bool {
+func (j *Journal) settleOne(ctx context.Context, id string, x Caller) bool {
 	token, got, err := j.acquire(ctx, id)
 	if err != nil || !got {
 		return false
@@ -62,7 +62,7 @@ func (j *Journal) settleOne(ctx context.Context, id string, x Exchanger) bool {
 		return false
 	}
 	before := rec.Reply
-	jx := &journalExchanger{x: x, j: j, rec: rec}
+	jx := &journalCaller{x: x, j: j, rec: rec}
 	h := legacy.ReplyHeader{CorrelationID: rec.MessageID, SentAt: j.c.now(), Namespaced: rec.Namespaced}
 	cctx, cancel := context.WithTimeout(ctx, SettleTimeout)
 	res, settled := j.c.resume(cctx, nil, h, jx, false)
@@ -97,7 +97,7 @@ func negativeTextOf(res *Result) string {
 // otherwise it is deleted. m is the resent request, nil when settling in
 // the background. settled reports whether the partner's state now
 // matches the reply.
-func (c *Converter) resume(ctx context.Context, m *legacy.BookingRequest, h legacy.ReplyHeader, jx *journalExchanger, confirm bool) (*Result, bool) {
+func (c *Converter) resume(ctx context.Context, m *legacy.BookingRequest, h legacy.ReplyHeader, jx *journalCaller, confirm bool) (*Result, bool) {
 	rec := jx.rec
 	r := &run{c: c, x: jx, messageID: rec.MessageID, h: h}
 	if rec.BookingID == "" {

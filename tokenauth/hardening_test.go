@@ -155,7 +155,7 @@ func TestLoginClientAssertionOSDMForm(t *testing.T) {
 		t.Fatalf("iss = sub: %v", ref)
 	}
 
-	clients := []LoginClient{{Subject: "alpine", Issuer: loginTestIss, Keys: []ClientKey{{ID: "alp-1", Public: f.keys.alpine.Public()}}}}
+	clients := []RegisteredConsumer{{Subject: "alpine", Issuer: loginTestIss, Keys: []ConsumerKey{{ID: "alp-1", Public: f.keys.alpine.Public()}}}}
 	v, err := NewAssertionValidator(AssertionPolicy{Audience: []string{loginTestAudience}, ClockSkew: 30 * time.Second, MaxLifetime: 10 * time.Minute, Clients: clients, Now: f.clock.Now})
 	if err != nil {
 		t.Fatal(err)

@@ -80,19 +80,19 @@ type loginFixture struct {
 func newLoginFixture(t testing.TB) *loginFixture {
 	t.Helper()
 	f := &loginFixture{t: t, keys: loginTestKeys(t), clock: testclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))}
-	clients := []LoginClient{
+	clients := []RegisteredConsumer{
 		{
 			Subject: "alpine",
 			Algs:    []string{"RS256", "PS256"},
-			Keys: []ClientKey{
+			Keys: []ConsumerKey{
 				{ID: "alp-1", Public: f.keys.alpine.Public()},
 				{ID: "alp-old", Public: f.keys.alpineOld.Public(), NotAfter: f.clock.Now().Add(-time.Hour)},
 				{ID: "alp-next", Public: f.keys.alpineNext.Public(), NotBefore: f.clock.Now().Add(time.Hour)},
 			},
 			Scopes: []string{"uic_osdm", "uic_osdm_read"},
 		},
-		{Subject: "eastern", Keys: []ClientKey{{ID: "east-1", Public: f.keys.eastern.Public()}}},
-		{Subject: "coastal", Keys: []ClientKey{{ID: "coast-1", Public: f.keys.coastal.Public()}}},
+		{Subject: "eastern", Keys: []ConsumerKey{{ID: "east-1", Public: f.keys.eastern.Public()}}},
+		{Subject: "coastal", Keys: []ConsumerKey{{ID: "coast-1", Public: f.keys.coastal.Public()}}},
 	}
 	v, err := NewAssertionValidator(AssertionPolicy{
 		Audience:    []string{loginTestAudience, loginTestIssuer},
@@ -751,30 +751,30 @@ func TestLoginFormScopeNarrows(t *testing.T) {
 
 func TestNewAssertionValidatorRefusesBadPolicies(t *testing.T) {
 	keys := loginTestKeys(t)
-	good := LoginClient{Subject: "a", Keys: []ClientKey{{ID: "k", Public: keys.alpine.Public()}}}
-	base := AssertionPolicy{Audience: []string{"aud"}, ClockSkew: time.Second, MaxLifetime: time.Minute, Clients: []LoginClient{good}}
+	good := RegisteredConsumer{Subject: "a", Keys: []ConsumerKey{{ID: "k", Public: keys.alpine.Public()}}}
+	base := AssertionPolicy{Audience: []string{"aud"}, ClockSkew: time.Second, MaxLifetime: time.Minute, Clients: []RegisteredConsumer{good}}
 	cases := map[string]func(p *AssertionPolicy){
 		"no audience":      func(p *AssertionPolicy) { p.Audience = nil },
 		"negative skew":    func(p *AssertionPolicy) { p.ClockSkew = -time.Second },
 		"zero lifetime":    func(p *AssertionPolicy) { p.MaxLifetime = 0 },
 		"no clients":       func(p *AssertionPolicy) { p.Clients = nil },
-		"duplicate client": func(p *AssertionPolicy) { p.Clients = []LoginClient{good, good} },
+		"duplicate client": func(p *AssertionPolicy) { p.Clients = []RegisteredConsumer{good, good} },
 		"HMAC alg": func(p *AssertionPolicy) {
-			p.Clients = []LoginClient{{Subject: "a", Algs: []string{"HS256"}, Keys: good.Keys}}
+			p.Clients = []RegisteredConsumer{{Subject: "a", Algs: []string{"HS256"}, Keys: good.Keys}}
 		},
 		"none alg": func(p *AssertionPolicy) {
-			p.Clients = []LoginClient{{Subject: "a", Algs: []string{"none"}, Keys: good.Keys}}
+			p.Clients = []RegisteredConsumer{{Subject: "a", Algs: []string{"none"}, Keys: good.Keys}}
 		},
 		"alg misfits a key": func(p *AssertionPolicy) {
-			p.Clients = []LoginClient{{Subject: "a", Algs: []string{"ES256"}, Keys: good.Keys}}
+			p.Clients = []RegisteredConsumer{{Subject: "a", Algs: []string{"ES256"}, Keys: good.Keys}}
 		},
 		"duplicate kid": func(p *AssertionPolicy) {
-			p.Clients = []LoginClient{{Subject: "a", Keys: []ClientKey{good.Keys[0], good.Keys[0]}}}
+			p.Clients = []RegisteredConsumer{{Subject: "a", Keys: []ConsumerKey{good.Keys[0], good.Keys[0]}}}
 		},
-		"no key": func(p *AssertionPolicy) { p.Clients = []LoginClient{{Subject: "a"}} },
+		"no key": func(p *AssertionPolicy) { p.Clients = []RegisteredConsumer{{Subject: "a"}} },
 		"inverted window": func(p *AssertionPolicy) {
 			now := time.Now()
-			p.Clients = []LoginClient{{Subject: "a", Keys: []ClientKey{{ID: "k", Public: keys.alpine.Public(), NotBefore: now, NotAfter: now.Add(-time.Hour)}}}}
+			p.Clients = []RegisteredConsumer{{Subject: "a", Keys: []ConsumerKey{{ID: "k", Public: keys.alpine.Public(), NotBefore: now, NotAfter: now.Add(-time.Hour)}}}}
 		},
 	}
 	for name, edit := range cases {

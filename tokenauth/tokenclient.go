@@ -85,8 +85,10 @@ type TokenClientConfig struct {
 	Now Clock
 }
 
-// TokenClient logs in at a login service: each Token call signs a new
-// identity token and posts it. It does not cache; wrap it in a TokenCache.
+// TokenClient is our client of a partner's login service (osdm_token): each
+// Token call signs a new identity token and posts it. It does not cache;
+// wrap it in a TokenCache. Its counterpart is RegisteredConsumer, a
+// consumer registered at our own login service.
 type TokenClient struct {
 	cfg TokenClientConfig
 }

@@ -26,7 +26,7 @@ type AssertionPolicy struct {
 	// MaxLifetime caps exp - iat (or exp - now when iat is absent).
 	MaxLifetime time.Duration
 	// Clients are the registered consumers.
-	Clients []LoginClient
+	Clients []RegisteredConsumer
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -64,8 +64,8 @@ type AssertionValidator struct {
 // validatorClient is a registered client with its lookups and its own
 // parser, whose valid methods are the client's pinned algorithms.
 type validatorClient struct {
-	LoginClient
-	keys   map[string]*ClientKey
+	RegisteredConsumer
+	keys   map[string]*ConsumerKey
 	parser *jwt.Parser
 }
 
@@ -107,7 +107,7 @@ func NewAssertionValidator(p AssertionPolicy) (*AssertionValidator, error) {
 		if _, dup := v.clients[c.Subject]; dup {
 			return nil, fmt.Errorf("client %q is registered twice", c.Subject)
 		}
-		vc := &validatorClient{LoginClient: c, keys: make(map[string]*ClientKey, len(c.Keys))}
+		vc := &validatorClient{RegisteredConsumer: c, keys: make(map[string]*ConsumerKey, len(c.Keys))}
 		for i := range c.Keys {
 			vc.keys[c.Keys[i].ID] = &c.Keys[i]
 		}
@@ -176,7 +176,7 @@ func (v *AssertionValidator) Validate(assertion string) (*ValidatedAssertion, er
 	}
 
 	var claims assertionClaims
-	var key *ClientKey
+	var key *ConsumerKey
 	_, err = client.parser.ParseWithClaims(assertion, &claims, func(t *jwt.Token) (any, error) {
 		kid, _ := t.Header["kid"].(string)
 		if kid == "" {

@@ -79,7 +79,7 @@ func osdmCall(m legacy.Request) (*converter.Call, error) {
 		return nil, err
 	}
 	var got *converter.Call
-	c.Convert(context.Background(), m, converter.ExchangerFunc(func(_ context.Context, call *converter.Call) (*converter.Answer, error) {
+	c.Convert(context.Background(), m, converter.CallerFunc(func(_ context.Context, call *converter.Call) (*converter.Answer, error) {
 		if got == nil {
 			got = call
 		}

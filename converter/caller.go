@@ -41,9 +41,11 @@ type Call struct {
 	// Idempotency-Key on the state-changing calls whose operation declares
 	// it (POST /bookings, POST .../fulfillments, POST .../refund-offers,
 	// PATCH .../refund-offers/{refundOfferId}; not DELETE /bookings/{id},
-	// which declares none). traceparent is the Exchanger's to add, from the
-	// incoming request; the Exchanger may add headers but should not
-	// change these.
+	// which declares none). traceparent is the Caller's to add, from the
+	// incoming request; the Caller may add headers but should not
+	// change these. The map is the Caller's to use as the request's own:
+	// the converter makes a new one for each call and does not read it
+	// after Call.
 	Header http.Header
 	// Body is the JSON body; nil for GET and DELETE, never nil for POST
 	// and PATCH ({} at least).
@@ -62,7 +64,8 @@ type Answer struct {
 	Duration time.Duration
 }
 
-// Exchanger makes one OSDM HTTP exchange. osdm_convert implements it on
+// Caller makes one OSDM call: one HTTP request to the partner and its
+// answer. osdm_convert implements it on
 // Caddy's next handler (so osdm_token and reverse_proxy apply); tests
 // implement it with a scripted partner.
 //
@@ -71,19 +74,19 @@ type Answer struct {
 // answered PARTNER_TIMEOUT) or a failure to authenticate (ErrAuthentication,
 // answered AUTHENTICATION_FAILED). Any HTTP status, 5xx included, is an
 // Answer, not an error.
-type Exchanger interface {
-	Exchange(ctx context.Context, call *Call) (*Answer, error)
+type Caller interface {
+	Call(ctx context.Context, call *Call) (*Answer, error)
 }
 
-// ExchangerFunc adapts a function to Exchanger.
-type ExchangerFunc func(ctx context.Context, call *Call) (*Answer, error)
+// CallerFunc adapts a function to Caller.
+type CallerFunc func(ctx context.Context, call *Call) (*Answer, error)
 
-// Exchange calls f.
-func (f ExchangerFunc) Exchange(ctx context.Context, call *Call) (*Answer, error) {
+// Call calls f.
+func (f CallerFunc) Call(ctx context.Context, call *Call) (*Answer, error) {
 	return f(ctx, call)
 }
 
-// Errors an Exchanger wraps so the converter picks the right NegativeReply.
+// Errors an Caller wraps so the converter picks the right NegativeReply.
 var (
 	// ErrAuthentication: no access token could be had for the partner, or
 	// the partner refused the one sent (AUTHENTICATION_FAILED).

@@ -15,13 +15,13 @@ import (
 // was for was not made.
 var ErrJournal = errors.New("the converter's journal store failed")
 
-// journalExchanger is the Exchanger a journaled exchange runs through: it
+// journalCaller is the Caller a journaled exchange runs through: it
 // records the intent before POST /bookings (the exact body, the offer) and
 // the booking id as soon as the partner names it, and notes what became of
 // the booking, so that the journal knows at the end whether the partner's
 // state matches the reply.
-type journalExchanger struct {
-	x   Exchanger
+type journalCaller struct {
+	x   Caller
 	j   *Journal
 	rec *exchangeRecord
 
@@ -38,8 +38,8 @@ type journalExchanger struct {
 	intentErr error
 }
 
-// Exchange implements Exchanger.
-func (jx *journalExchanger) Exchange(ctx context.Context, call *Call) (*Answer, error) {
+// Call implements Caller.
+func (jx *journalCaller) Call(ctx context.Context, call *Call) (*Answer, error) {
 	if call.Step == StepBooking {
 		rec := jx.rec
 		if rec.BookingID == "" {
@@ -53,7 +53,7 @@ func (jx *journalExchanger) Exchange(ctx context.Context, call *Call) (*Answer, 
 			return nil, fmt.Errorf("%w: recording the booking's intent: %v; POST /bookings was not sent", ErrJournal, err)
 		}
 	}
-	a, err := jx.x.Exchange(ctx, call)
+	a, err := jx.x.Call(ctx, call)
 	ok2xx := err == nil && a != nil && a.Status >= 200 && a.Status < 300
 	switch call.Step {
 	case StepBooking:
@@ -86,7 +86,7 @@ func (jx *journalExchanger) Exchange(ctx context.Context, call *Call) (*Answer, 
 // settled reports whether the partner's state matches res: no booking
 // was attempted, or it was confirmed (res is its BookingReply), deleted,
 // or clearly refused.
-func (jx *journalExchanger) settled(res *Result) bool {
+func (jx *journalCaller) settled(res *Result) bool {
 	if !jx.bookingSent {
 		return true
 	}

@@ -12,10 +12,12 @@ import (
 // registration names none: the one OSDM consumers ask for by default.
 const DefaultClientScope = "uic_osdm"
 
-// LoginClient is a consumer registered with a login service: the subject
-// its identity tokens carry, the algorithms and keys it may sign them with,
-// and the scopes it may be granted.
-type LoginClient struct {
+// RegisteredConsumer is a consumer registered with our login service
+// (osdm_login): the subject its identity tokens carry, the algorithms and
+// keys it may sign them with, and the scopes it may be granted. Its
+// counterpart on the other side is TokenClient, our own client of a
+// partner's login service.
+type RegisteredConsumer struct {
 	// Subject is the sub claim of the client's identity tokens (its
 	// username with this provider).
 	Subject string
@@ -23,7 +25,7 @@ type LoginClient struct {
 	// the default algorithm of each of its keys (DefaultAlg).
 	Algs []string
 	// Keys are the client's public keys, each with its kid.
-	Keys []ClientKey
+	Keys []ConsumerKey
 	// Scopes are the scopes the client may be granted. Empty means
 	// DefaultClientScope.
 	Scopes []string
@@ -35,9 +37,9 @@ type LoginClient struct {
 	Issuer string
 }
 
-// ClientKey is one public key of a client, valid from NotBefore (if set)
-// until NotAfter (if set).
-type ClientKey struct {
+// ConsumerKey is one public key of a registered consumer, valid from
+// NotBefore (if set) until NotAfter (if set).
+type ConsumerKey struct {
 	// ID is the kid header of tokens signed with the key.
 	ID string
 	// Public is the public key.
@@ -50,7 +52,7 @@ type ClientKey struct {
 
 // check validates the registration and fills in the defaulted algorithms
 // and scopes in a copy.
-func (c LoginClient) check() (LoginClient, error) {
+func (c RegisteredConsumer) check() (RegisteredConsumer, error) {
 	if c.Subject == "" {
 		return c, errors.New("client has an empty subject")
 	}

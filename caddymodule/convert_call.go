@@ -33,20 +33,21 @@ type callRecord struct {
 	err      error
 }
 
-// nextExchanger makes the converter's OSDM calls through the rest of the
+// nextCaller makes the converter's OSDM calls through the rest of the
 // route (osdm_token, reverse_proxy), one sub-request per call, built from
 // the legacy request so that Caddy's context values (replacer, server)
 // stay, with a fresh header map and the call's own body.
-type nextExchanger struct {
+type nextCaller struct {
 	orig        *http.Request
 	next        caddyhttp.Handler
 	traceParent string
-	observe     func(converter.Step, int, time.Duration)
+	metrics     *convertMetrics // each call's duration goes there
+	partner     string          // the metrics' partner label
 	calls       []callRecord
 }
 
-// Exchange implements converter.Exchanger.
-func (x *nextExchanger) Exchange(ctx context.Context, call *converter.Call) (*converter.Answer, error) {
+// Call implements converter.Caller.
+func (x *nextCaller) Call(ctx context.Context, call *converter.Call) (*converter.Answer, error) {
 	req, err := x.subRequest(ctx, call)
 	if err != nil {
 		return nil, err
@@ -67,12 +68,12 @@ func (x *nextExchanger) Exchange(ctx context.Context, call *converter.Call) (*co
 	if err != nil {
 		rec.err = err
 		x.calls = append(x.calls, rec)
-		x.observe(call.Step, 0, d)
+		x.metrics.observeCall(x.partner, call.Step, 0, d)
 		return nil, classifyCallError(ctx, err)
 	}
 	rec.status = w.status
 	x.calls = append(x.calls, rec)
-	x.observe(call.Step, w.status, d)
+	x.metrics.observeCall(x.partner, call.Step, w.status, d)
 	return &converter.Answer{Status: w.status, Header: w.header, Body: w.body.Bytes(), Duration: d}, nil
 }
 
@@ -97,7 +98,7 @@ func serveCall(next caddyhttp.Handler, w http.ResponseWriter, req *http.Request)
 }
 
 // subRequest builds the request next sees for call.
-func (x *nextExchanger) subRequest(ctx context.Context, call *converter.Call) (*http.Request, error) {
+func (x *nextCaller) subRequest(ctx context.Context, call *converter.Call) (*http.Request, error) {
 	u, err := url.Parse(call.Path)
 	if err != nil {
 		return nil, fmt.Errorf("OSDM path %q: %w", call.Path, err)
@@ -111,9 +112,10 @@ func (x *nextExchanger) subRequest(ctx context.Context, call *converter.Call) (*
 	req.Form, req.PostForm, req.MultipartForm = nil, nil, nil
 	req.Method = call.Method
 	req.RequestURI = req.URL.RequestURI()
-	// A fresh header map: nothing of the legacy client's request (its
-	// credentials, cookies, Accept-Encoding) reaches the partner.
-	req.Header = call.Header.Clone()
+	// The call's own header map (the converter makes a new one for each
+	// call and hands it over), never the legacy client's: nothing of its
+	// request (credentials, cookies, Accept-Encoding) reaches the partner.
+	req.Header = call.Header
 	if req.Header == nil {
 		req.Header = make(http.Header)
 	}

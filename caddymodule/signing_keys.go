@@ -1,5 +1,9 @@
 package caddymodule
 
+// The process-wide registry of osdm_login's signing keys: osdm_login
+// registers its key when provisioned and removes it in Cleanup; osdm_access
+// without key_file verifies access tokens with the keys of its issuer.
+
 import (
 	"crypto"
 	"sync"
