@@ -203,7 +203,10 @@ func (s *jsonParser) object(depth int) *jnode {
 	seg := len(s.path) - 1
 	for {
 		if s.d.PeekKind() == jsontext.KindEndObject {
-			s.d.ReadToken()
+			if _, err := s.d.ReadToken(); err != nil {
+				s.readError(err)
+				return nil
+			}
 			s.path = s.path[:seg]
 			return n
 		}
@@ -234,7 +237,10 @@ func (s *jsonParser) array(depth int) *jnode {
 	seg := len(s.path) - 1
 	for {
 		if s.d.PeekKind() == jsontext.KindEndArray {
-			s.d.ReadToken()
+			if _, err := s.d.ReadToken(); err != nil {
+				s.readError(err)
+				return nil
+			}
 			s.path = s.path[:seg]
 			return n
 		}
