@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/benchcpu"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
@@ -34,6 +35,7 @@ func benchmarkExchange(b *testing.B, dir string) {
 		b.Run(f.String(), func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
+			stop := benchcpu.Start(b)
 			for b.Loop() {
 				req, err := legacy.Decode(f, body)
 				if err != nil {
@@ -47,6 +49,7 @@ func benchmarkExchange(b *testing.B, dir string) {
 					b.Fatal(err)
 				}
 			}
+			stop()
 		})
 	}
 }

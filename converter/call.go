@@ -85,12 +85,6 @@ type call struct {
 	out    any               // the 2xx body is decoded into it; nil ignores the body
 }
 
-// answerDecoder is an answer type that reads itself from a 2xx body, in
-// place of encoding/json.
-type answerDecoder interface {
-	decodeJSON(body []byte) error
-}
-
 // do makes the call through x and decodes a 2xx answer into cl.out. Any
 // other outcome is a *failure.
 func (r *run) do(ctx context.Context, cl call) *failure {
@@ -155,13 +149,7 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 		if cl.out == nil {
 			return nil
 		}
-		var err error
-		if d, ok := cl.out.(answerDecoder); ok {
-			err = d.decodeJSON(a.Body)
-		} else {
-			err = json.Unmarshal(a.Body, cl.out)
-		}
-		if err != nil {
+		if err := decodeAnswer(a.Body, cl.out); err != nil {
 			return &failure{step: cl.step, code: legacy.CodePartnerUnavailable, status: a.Status, uncertain: true,
 				what: what() + " answered " + strconv.Itoa(a.Status) + " with a body that is not the JSON OSDM defines (" + plain(err.Error(), 120) + ")"}
 		}

@@ -2,7 +2,6 @@ package converter
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -123,13 +122,13 @@ func checkBookingSafety(t *testing.T, req legacy.Request, res *Result, calls []s
 		switch c.call.Step {
 		case StepBooking:
 			var br osdm.BookingResponse
-			if c.ok2xx() && json.Unmarshal(c.answer.Body, &br) == nil && br.Booking != nil && validRef(br.Booking.ID) {
+			if c.ok2xx() && readsAs(c.answer.Body, &br) && br.Booking != nil && validRef(br.Booking.ID) {
 				made = append(made, br.Booking.ID)
 			}
 		case StepFulfillments:
 			fulfilments++
 			var fr osdm.FulfillmentCollectionResponse
-			if c.ok2xx() && json.Unmarshal(c.answer.Body, &fr) == nil {
+			if c.ok2xx() && readsAs(c.answer.Body, &fr) {
 				// A 2xx without fulfilments confirms the booking (202:
 				// tickets to follow).
 				confirmed = true
@@ -149,7 +148,7 @@ func checkBookingSafety(t *testing.T, req legacy.Request, res *Result, calls []s
 			patched = patched || c.ok2xx()
 		case StepReadBooking:
 			var br osdm.BookingResponse
-			if c.ok2xx() && json.Unmarshal(c.answer.Body, &br) == nil && br.Booking != nil {
+			if c.ok2xx() && readsAs(c.answer.Body, &br) && br.Booking != nil {
 				for _, fu := range br.Booking.Fulfillments {
 					switch fu.Status {
 					case osdm.FulfillmentCancelled, osdm.FulfillmentReleased, osdm.FulfillmentRefunded, osdm.FulfillmentExchanged, osdm.FulfillmentExpired:
@@ -198,4 +197,14 @@ func checkBookingSafety(t *testing.T, req legacy.Request, res *Result, calls []s
 			}
 		}
 	}
+}
+
+// readsAs reports whether an answer body says what out holds as the OSDM
+// spec writes it: member names exactly, no name twice, UTF-8. An answer
+// with "Booking" in place of "booking", or "id" twice, says no booking
+// was made (the converter reads it so, and asks again with the same
+// Idempotency-Key); encoding/json, which reads "Booking" as "booking",
+// would find one there.
+func readsAs(body []byte, out any) bool {
+	return decodeAnswer(body, out) == nil
 }

@@ -1,10 +1,14 @@
 package legacy
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"strconv"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // jkind is the kind of a JSON value.
@@ -32,16 +36,15 @@ func (k jkind) String() string {
 	return [...]string{"null", "an object", "an array", "a string", "a number", "a boolean"}[k]
 }
 
-// jsonScanner is a small RFC 8259 parser. encoding/json cannot refuse
-// duplicate keys and its Token API costs several allocations per token;
-// this one builds the tree directly, bounded by MaxDepth and MaxElements.
-// Strings are decoded as encoding/json decodes them (invalid UTF-8 and lone
-// surrogates become U+FFFD).
-type jsonScanner struct {
-	b         []byte
-	text      string // b as a string: strings without escapes are cut from it
+// jsonParser builds the tree of a legacy JSON message from the tokens of
+// a jsontext.Decoder (the implementation behind encoding/json/v2), which
+// checks RFC 8259 syntax, valid UTF-8 and that no object repeats a member
+// name (after unescaping). The tree is bounded by MaxDepth and
+// MaxElements.
+type jsonParser struct {
+	d         *jsontext.Decoder
+	body      []byte
 	slab      []jnode
-	i         int
 	count     int
 	path      []jseg // open containers, for error messages
 	messageID string
@@ -55,35 +58,51 @@ type jseg struct {
 	index int
 }
 
+// jsonDecoders are reused: a decoder's state is a few hundred bytes.
+var jsonDecoders = sync.Pool{New: func() any { return new(jsontext.Decoder) }}
+
+// noInput is what a pooled decoder reads between uses, so that it keeps
+// no message alive.
+var noInput = new(bytes.Buffer)
+
 // parseJSON reads body into a tree. The body must be one object. The second
 // result is the top-level messageId if it was read and is valid, so an
 // error found later can still be answered with a correlationId.
 func parseJSON(body []byte) (*jnode, string, *Error) {
-	s := &jsonScanner{b: body, text: string(body)}
-	s.ws()
-	if s.i == len(s.b) {
+	s := &jsonParser{body: body}
+	if len(trimJSONSpace(body)) == 0 {
 		s.fail("the message is empty: a JSON object is required")
 		return nil, "", s.err
 	}
-	if s.b[s.i] != '{' {
-		if n := s.value(0); n != nil {
-			s.fail("must be a JSON object, not " + n.kind.String())
-		}
-		return nil, s.messageID, s.err
-	}
+	s.d = jsonDecoders.Get().(*jsontext.Decoder)
+	// A bytes.Buffer is read in place, without a copy.
+	s.d.Reset(bytes.NewBuffer(body))
+	defer func() {
+		s.d.Reset(noInput)
+		jsonDecoders.Put(s.d)
+	}()
 	root := s.value(0)
 	if s.err != nil {
 		return nil, s.messageID, s.err
 	}
-	s.ws()
-	if s.i != len(s.b) {
+	if root.kind != jObject {
+		s.fail("must be a JSON object, not " + root.kind.String())
+		return nil, s.messageID, s.err
+	}
+	if len(trimJSONSpace(body[s.d.InputOffset():])) != 0 {
 		s.fail("only one JSON object is allowed")
 		return nil, s.messageID, s.err
 	}
 	return root, s.messageID, nil
 }
 
-func (s *jsonScanner) fail(rule string) {
+// trimJSONSpace drops the white space RFC 8259 allows before b's first
+// token.
+func trimJSONSpace(b []byte) []byte {
+	return bytes.TrimLeft(b, " \t\r\n")
+}
+
+func (s *jsonParser) fail(rule string) {
 	if s.err != nil {
 		return
 	}
@@ -101,32 +120,30 @@ func (s *jsonScanner) fail(rule string) {
 		}
 		field.WriteString(shortName(p.key))
 	}
-	s.err = &Error{Code: CodeInvalidMessage, Field: field.String(), Rule: rule, MessageID: strings.Clone(s.messageID)}
+	s.err = &Error{Code: CodeInvalidMessage, Field: field.String(), Rule: rule, MessageID: s.messageID}
 }
 
-// syntax fails at the current position.
-func (s *jsonScanner) syntax(what string) {
-	if s.i >= len(s.b) {
+// readError fails with what the decoder found wrong: a repeated member
+// name, or a syntax error.
+func (s *jsonParser) readError(err error) {
+	var se *jsontext.SyntacticError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		s.fail("is not well-formed JSON: unexpected end of input")
-		return
-	}
-	r, _ := utf8.DecodeRune(s.b[s.i:])
-	s.fail("is not well-formed JSON at offset " + strconv.Itoa(s.i) + ": " + strconv.QuoteRuneToASCII(r) + " " + what)
-}
-
-func (s *jsonScanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
+	case errors.As(err, &se) && se.Err == jsontext.ErrDuplicateName:
+		if n := len(s.path); n > 0 {
+			s.path[n-1].key = se.JSONPointer.LastToken()
 		}
+		s.fail(ruleOnce)
+	case errors.As(err, &se) && se.Err != nil:
+		s.fail("is not well-formed JSON at offset " + strconv.FormatInt(se.ByteOffset, 10) + ": " + shortMsg(se.Err.Error()))
+	default:
+		s.fail("is not well-formed JSON: " + shortMsg(err.Error()))
 	}
 }
 
 // node returns a new node of kind, carved from a slab.
-func (s *jsonScanner) node(kind jkind) *jnode {
+func (s *jsonParser) node(kind jkind) *jnode {
 	if len(s.slab) == 0 {
 		s.slab = make([]jnode, 32)
 	}
@@ -137,10 +154,10 @@ func (s *jsonScanner) node(kind jkind) *jnode {
 }
 
 // value reads one value at nesting depth; nil after an error.
-func (s *jsonScanner) value(depth int) *jnode {
-	s.ws()
-	if s.i >= len(s.b) {
-		s.syntax("")
+func (s *jsonParser) value(depth int) *jnode {
+	tok, err := s.d.ReadToken()
+	if err != nil {
+		s.readError(err)
 		return nil
 	}
 	s.count++
@@ -148,88 +165,58 @@ func (s *jsonScanner) value(depth int) *jnode {
 		s.fail("has more than 1024 values")
 		return nil
 	}
-	switch c := s.b[s.i]; {
-	case c == '{' || c == '[':
+	switch k := tok.Kind(); k {
+	case jsontext.KindBeginObject, jsontext.KindBeginArray:
 		if depth >= MaxDepth {
 			s.fail("nests values deeper than 8")
 			return nil
 		}
-		s.i++
-		if c == '{' {
+		if k == jsontext.KindBeginObject {
 			return s.object(depth)
 		}
 		return s.array(depth)
-	case c == '"':
-		str, ok := s.str()
-		if !ok {
-			return nil
-		}
+	case jsontext.KindString:
 		n := s.node(jString)
-		n.s = str
+		n.s = tok.String()
 		return n
-	case c == '-' || c >= '0' && c <= '9':
-		return s.number()
-	case c == 't':
-		n := s.literal("true", s.node(jBool))
-		if n != nil {
-			n.b = true
-		}
+	case jsontext.KindNumber:
+		n := s.node(jNumber)
+		n.s = tok.String() // the number as written
 		return n
-	case c == 'f':
-		return s.literal("false", s.node(jBool))
-	case c == 'n':
-		return s.literal("null", s.node(jNull))
+	case jsontext.KindTrue, jsontext.KindFalse:
+		n := s.node(jBool)
+		n.b = tok.Bool()
+		return n
+	case jsontext.KindNull:
+		return s.node(jNull)
 	}
-	s.syntax("cannot begin a value")
+	// The decoder returns no other token where a value begins.
+	s.fail("is not well-formed JSON: unexpected " + tok.Kind().String())
 	return nil
 }
 
-func (s *jsonScanner) literal(word string, n *jnode) *jnode {
-	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
-		for k := 0; k < len(word) && s.i < len(s.b) && s.b[s.i] == word[k]; k++ {
-			s.i++
-		}
-		s.syntax("in literal " + word)
-		return nil
-	}
-	s.i += len(word)
-	return n
-}
-
-func (s *jsonScanner) object(depth int) *jnode {
+// object reads the members of an object after its '{'.
+func (s *jsonParser) object(depth int) *jnode {
 	n := s.node(jObject)
 	n.keys, n.vals = make([]string, 0, 8), make([]*jnode, 0, 8)
 	s.path = append(s.path, jseg{index: -1})
 	seg := len(s.path) - 1
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
-		s.path = s.path[:seg]
-		return n
-	}
 	for {
-		s.ws()
-		if s.i >= len(s.b) || s.b[s.i] != '"' {
-			s.syntax("where an object key was expected")
-			return nil
-		}
-		key, ok := s.str()
-		if !ok {
-			return nil
-		}
-		s.path[seg].key = key
-		for _, k := range n.keys {
-			if k == key {
-				s.fail(ruleOnce)
+		if s.d.PeekKind() == jsontext.KindEndObject {
+			if _, err := s.d.ReadToken(); err != nil {
+				s.readError(err)
 				return nil
 			}
+			s.path = s.path[:seg]
+			return n
 		}
-		s.ws()
-		if s.i >= len(s.b) || s.b[s.i] != ':' {
-			s.syntax("after an object key")
+		tok, err := s.d.ReadToken()
+		if err != nil {
+			s.readError(err)
 			return nil
 		}
-		s.i++
+		key := tok.String()
+		s.path[seg].key = key
 		v := s.value(depth + 1)
 		if v == nil {
 			return nil
@@ -240,200 +227,28 @@ func (s *jsonScanner) object(depth int) *jnode {
 		n.keys = append(n.keys, key)
 		n.vals = append(n.vals, v)
 		s.path[seg].key = "" // past this value, errors are about the object
-		s.ws()
-		if s.i < len(s.b) && s.b[s.i] == ',' {
-			s.i++
-			continue
-		}
-		if s.i < len(s.b) && s.b[s.i] == '}' {
-			s.i++
-			s.path = s.path[:seg]
-			return n
-		}
-		s.syntax("after an object value")
-		return nil
 	}
 }
 
-func (s *jsonScanner) array(depth int) *jnode {
+// array reads the items of an array after its '['.
+func (s *jsonParser) array(depth int) *jnode {
 	n := s.node(jArray)
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == ']' {
-		s.i++
-		return n
-	}
 	s.path = append(s.path, jseg{index: 0})
 	seg := len(s.path) - 1
 	for {
+		if s.d.PeekKind() == jsontext.KindEndArray {
+			if _, err := s.d.ReadToken(); err != nil {
+				s.readError(err)
+				return nil
+			}
+			s.path = s.path[:seg]
+			return n
+		}
 		s.path[seg].index = len(n.vals)
 		v := s.value(depth + 1)
 		if v == nil {
 			return nil
 		}
 		n.vals = append(n.vals, v)
-		s.ws()
-		if s.i < len(s.b) && s.b[s.i] == ',' {
-			s.i++
-			continue
-		}
-		if s.i < len(s.b) && s.b[s.i] == ']' {
-			s.i++
-			s.path = s.path[:seg]
-			return n
-		}
-		s.syntax("after an array element")
-		return nil
 	}
-}
-
-// number reads a number as RFC 8259 writes it, keeping its text.
-func (s *jsonScanner) number() *jnode {
-	start := s.i
-	digits := func() int {
-		k := 0
-		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-			s.i++
-			k++
-		}
-		return k
-	}
-	if s.b[s.i] == '-' {
-		s.i++
-	}
-	if s.i < len(s.b) && s.b[s.i] == '0' {
-		s.i++
-	} else if digits() == 0 {
-		s.syntax("in a number")
-		return nil
-	}
-	if s.i < len(s.b) && s.b[s.i] == '.' {
-		s.i++
-		if digits() == 0 {
-			s.syntax("in a number")
-			return nil
-		}
-	}
-	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
-		s.i++
-		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
-			s.i++
-		}
-		if digits() == 0 {
-			s.syntax("in a number")
-			return nil
-		}
-	}
-	n := s.node(jNumber)
-	n.s = s.text[start:s.i]
-	return n
-}
-
-// str reads a string starting at its opening quote.
-func (s *jsonScanner) str() (string, bool) {
-	s.i++
-	start := s.i
-	// Fast path: no escapes, nothing to replace.
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		if c == '"' {
-			out := s.text[start:s.i]
-			s.i++
-			return out, true
-		}
-		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			break
-		}
-		s.i++
-	}
-	buf := append([]byte(nil), s.b[start:s.i]...)
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		switch {
-		case c == '"':
-			s.i++
-			return string(buf), true
-		case c < 0x20:
-			s.syntax("in a string (control characters must be escaped)")
-			return "", false
-		case c == '\\':
-			s.i++
-			if s.i >= len(s.b) {
-				s.syntax("")
-				return "", false
-			}
-			switch e := s.b[s.i]; e {
-			case '"', '\\', '/':
-				buf = append(buf, e)
-			case 'b':
-				buf = append(buf, '\b')
-			case 'f':
-				buf = append(buf, '\f')
-			case 'n':
-				buf = append(buf, '\n')
-			case 'r':
-				buf = append(buf, '\r')
-			case 't':
-				buf = append(buf, '\t')
-			case 'u':
-				r, ok := s.hex4(s.i + 1)
-				if !ok {
-					s.syntax("in a \\u escape")
-					return "", false
-				}
-				s.i += 4
-				if utf16.IsSurrogate(r) {
-					r2, ok2 := rune(-1), false
-					if s.i+2 < len(s.b) && s.b[s.i+1] == '\\' && s.b[s.i+2] == 'u' {
-						r2, ok2 = s.hex4(s.i + 3)
-					}
-					if dec := utf16.DecodeRune(r, r2); ok2 && dec != utf8.RuneError {
-						r = dec
-						s.i += 6
-					} else {
-						r = utf8.RuneError
-					}
-				}
-				buf = utf8.AppendRune(buf, r)
-			default:
-				s.syntax("is not a valid escape")
-				return "", false
-			}
-			s.i++
-		case c < utf8.RuneSelf:
-			buf = append(buf, c)
-			s.i++
-		default:
-			r, size := utf8.DecodeRune(s.b[s.i:])
-			if r == utf8.RuneError && size == 1 {
-				buf = append(buf, "\uFFFD"...)
-			} else {
-				buf = append(buf, s.b[s.i:s.i+size]...)
-			}
-			s.i += size
-		}
-	}
-	s.syntax("")
-	return "", false
-}
-
-// hex4 reads four hex digits at j.
-func (s *jsonScanner) hex4(j int) (rune, bool) {
-	if j+4 > len(s.b) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range s.b[j : j+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }

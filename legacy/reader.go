@@ -211,13 +211,13 @@ func (r *reader) scalar(name string, attr bool, want jkind) (string, bool, *jnod
 	return v.s, true, v
 }
 
-// str reads a string field; ok reports presence. The tree's strings are
-// cut from one copy of the whole body, so the message gets a copy of its
-// own: a reply kept in the reply cache (its correlationId, say) must not
-// keep the whole request alive.
+// str reads a string field; ok reports presence. encoding/xml and
+// jsontext make each string of the tree a copy of its own, so a reply kept
+// in the reply cache (its correlationId, say) keeps no more of the request
+// alive than that string.
 func (r *reader) str(name string, attr bool) (string, bool) {
 	s, ok, _ := r.scalar(name, attr, jString)
-	return strings.Clone(s), ok
+	return s, ok
 }
 
 // strRule reads a string field that must pass valid when present, and must

@@ -3,8 +3,12 @@ package legacy
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
+	"io"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // xnode is one XML element read by parseXML.
@@ -22,30 +26,54 @@ type xmlHead struct {
 	namespaced bool
 }
 
-// parseXML reads body into a tree, bounded by MaxDepth and MaxElements. It
-// refuses DTDs and other directives (no entity can be declared, so none
-// expands), unknown entities, undeclared element prefixes, any namespace
-// but Namespace, repeated attributes, and anything after the root element.
-// It reads what encoding/xml's strict mode reads (xmlscan.go says where it
-// is stricter) at a fraction of the cost: see xmlScanner.
+// parseXML reads body into a tree with encoding/xml in strict mode,
+// bounded by MaxDepth and MaxElements. It refuses DTDs and other
+// directives (no entity can be declared, so none expands), unknown
+// entities, undeclared element prefixes, any namespace but Namespace,
+// an attribute repeated in a start tag (which XML forbids and encoding/xml
+// lets through), and anything after the root element.
+//
+// It reads raw tokens and resolves namespaces and matches end tags itself:
+// Token does the same at about twice the allocations.
 func parseXML(body []byte) (*xnode, xmlHead, *Error) {
-	s := &xmlScanner{b: body, text: string(body)}
-	s.open = s.openBuf[:0]
-	s.pending = s.pendingBuf[:0]
-	s.tag = s.tagBuf[:0]
-	s.document()
-	if s.err != nil {
-		return nil, s.head, s.err
+	p := xmlParser{d: xml.NewDecoder(bytes.NewReader(body))}
+	p.d.Strict = true
+	p.d.CharsetReader = charsetReader
+	p.open = p.openBuf[:0]
+	root := p.document()
+	if p.err != nil {
+		return nil, p.head, p.err
 	}
-	return s.root, s.head, nil
+	return root, p.head, nil
+}
+
+// xmlParser holds the state of one parseXML.
+type xmlParser struct {
+	d       *xml.Decoder
+	head    xmlHead
+	err     *Error
+	root    *xnode
+	open    []xopen  // the elements not yet closed
+	pending []*xnode // children of the open elements, in document order
+	kidSlab []*xnode // finished child lists are carved from here
+	decls   []nsDecl // namespace declarations in scope
+	slab    []xnode  // nodes are carved from here: a few allocations for all
+	count   int
+	done    bool // the root element is closed
+	openBuf [MaxDepth]xopen
 }
 
 // xopen is an element parseXML has not seen the end of.
 type xopen struct {
 	node  *xnode
-	raw   string // its name as written, to match the end tag
-	decls int    // namespace declarations in scope before it
-	kids  int    // where its children start in xmlScanner.pending
+	raw   xml.Name // its name as written (Space is the prefix), to match the end tag
+	decls int      // namespace declarations in scope before it
+	kids  int      // where its children start in xmlParser.pending
+	// more collects the element's text when it comes in several pieces
+	// (around comments, CDATA sections, children): appending each piece
+	// to a string would copy the text so far every time, quadratic in a
+	// body of a million one-byte pieces.
+	more []byte
 }
 
 // nsDecl is a namespace declaration in scope.
@@ -54,144 +82,210 @@ type nsDecl struct {
 	uri    string
 }
 
-// openElement takes the start tag just read: raw is its name as written,
-// s.tag its attributes. The checks run in the order the encoding/xml-based
-// parser ran them, so both report the same first error.
-func (s *xmlScanner) openElement(raw, prefix, local string) {
-	if s.done {
-		s.fail("", "only one root element is allowed", nil)
+// fail records the first error; later ones are consequences.
+func (p *xmlParser) fail(field, rule string, err error) {
+	if p.err == nil {
+		p.err = &Error{Code: CodeInvalidMessage, Field: field, Rule: rule,
+			MessageID: p.head.messageID, Namespaced: p.head.namespaced, Err: err}
+	}
+}
+
+// syntax fails with a well-formedness error at the decoder's line.
+func (p *xmlParser) syntax(msg string) {
+	line, _ := p.d.InputPos()
+	p.fail("", "is not well-formed XML (line "+strconv.Itoa(line)+"): "+shortMsg(msg), nil)
+}
+
+// document reads every token and returns the root element.
+func (p *xmlParser) document() *xnode {
+	for p.err == nil {
+		tok, err := p.d.RawToken()
+		if err == io.EOF {
+			switch {
+			case p.root == nil:
+				p.fail("", "the message is empty: an XML root element is required", nil)
+			case !p.done:
+				p.syntax("unexpected EOF")
+			}
+			return p.root
+		}
+		if err != nil {
+			var se *xml.SyntaxError
+			if errors.As(err, &se) {
+				p.syntax(se.Msg)
+			} else {
+				p.fail("", "cannot be read: "+shortMsg(err.Error()), err)
+			}
+			return nil
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			p.startElement(t)
+		case xml.EndElement:
+			p.endElement(t.Name)
+		case xml.CharData:
+			p.charData(t)
+		case xml.Directive:
+			p.fail("", "DOCTYPE and other <!...> declarations are not allowed", nil)
+		case xml.ProcInst, xml.Comment:
+			// The XML declaration (its version and encoding checked by
+			// encoding/xml) and comments carry nothing.
+		}
+	}
+	return nil
+}
+
+// startElement takes a start tag, checking bounds, namespaces and
+// repeated attributes in that order.
+func (p *xmlParser) startElement(t xml.StartElement) {
+	if p.done {
+		p.fail("", "only one root element is allowed", nil)
 		return
 	}
-	s.count++
-	if s.count > MaxElements {
-		s.fail("", "has more than 1024 elements", nil)
+	p.count++
+	if p.count > MaxElements {
+		p.fail("", "has more than 1024 elements", nil)
 		return
 	}
-	if len(s.open) >= MaxDepth {
-		s.fail("", "nests elements deeper than 8", nil)
+	if len(p.open) >= MaxDepth {
+		p.fail("", "nests elements deeper than 8", nil)
 		return
 	}
-	n := s.node()
-	n.name = local
-	scope := len(s.decls)
-	kept := 0
-	for _, a := range s.tag {
+	// Found now, reported after the namespace checks: t.Attr is filtered
+	// in place below (RawToken made it afresh).
+	repeated, isRepeated := repeatedAttr(t.Attr)
+	n := p.node()
+	n.name = t.Name.Local
+	scope := len(p.decls)
+	n.attrs = t.Attr[:0]
+	for _, a := range t.Attr {
 		switch {
 		case a.Name.Space == "xmlns":
-			s.decls = append(s.decls, nsDecl{prefix: a.Name.Local, uri: a.Value})
+			p.decls = append(p.decls, nsDecl{prefix: a.Name.Local, uri: a.Value})
 		case a.Name.Space == "" && a.Name.Local == "xmlns":
-			s.decls = append(s.decls, nsDecl{uri: a.Value})
+			p.decls = append(p.decls, nsDecl{uri: a.Value})
 		default:
-			kept++
+			n.attrs = append(n.attrs, a)
 		}
 	}
-	if kept > 0 {
-		n.attrs = s.attrList(kept)
-		for _, a := range s.tag {
-			if a.Name.Space != "xmlns" && (a.Name.Space != "" || a.Name.Local != "xmlns") {
-				n.attrs = append(n.attrs, a)
-			}
-		}
-	}
-	space, ok := s.resolve(prefix)
+	space, ok := p.resolve(t.Name.Space)
 	if !ok {
-		s.syntax("undeclared namespace prefix " + quoteShort(prefix))
+		p.syntax("undeclared namespace prefix " + quoteShort(t.Name.Space))
 		return
 	}
-	if s.root == nil {
-		s.root = n
-		s.head.namespaced = space == Namespace
+	if p.root == nil {
+		p.root = n
+		p.head.namespaced = space == Namespace
 		for _, a := range n.attrs {
 			if a.Name.Space == "" && a.Name.Local == "messageId" && validMessageID(a.Value) {
-				s.head.messageID = a.Value
+				p.head.messageID = a.Value
 			}
 		}
 	} else {
-		s.pending = append(s.pending, n)
+		p.pending = append(p.pending, n)
 	}
-	if want := nsOf(s.head.namespaced); space != want {
-		if len(s.open) == 0 {
-			s.fail(shortName(n.name), "must be in namespace "+Namespace+" or in none, not in "+quoteShort(space), nil)
+	if want := nsOf(p.head.namespaced); space != want {
+		if len(p.open) == 0 {
+			p.fail(shortName(n.name), "must be in namespace "+Namespace+" or in none, not in "+quoteShort(space), nil)
 			return
 		}
-		s.fail(xmlElementPath(s.open[1:], n), "must be in the namespace of the root element ("+quoteShort(want)+"), not in "+quoteShort(space), nil)
+		p.fail(xmlElementPath(p.open[1:], n), "must be in the namespace of the root element ("+quoteShort(want)+"), not in "+quoteShort(space), nil)
 		return
 	}
-	if a, ok := repeatedAttr(s.tag); ok {
+	if a := repeated; isRepeated {
 		name := a.Name.Local
 		if a.Name.Space != "" {
 			name = a.Name.Space + ":" + name
 		}
 		field := "@" + shortName(name)
-		if len(s.open) > 0 {
-			field = xmlElementPath(s.open[1:], n) + "/" + field
+		if len(p.open) > 0 {
+			field = xmlElementPath(p.open[1:], n) + "/" + field
 		}
-		s.fail(field, ruleOnce, nil)
+		p.fail(field, ruleOnce, nil)
 		return
 	}
-	s.open = append(s.open, xopen{node: n, raw: raw, decls: scope, kids: len(s.pending)})
+	p.open = append(p.open, xopen{node: n, raw: t.Name, decls: scope, kids: len(p.pending)})
 }
 
-// closeElement takes the end tag raw (local is its local name): it must
-// close the innermost open element, named the same way.
-func (s *xmlScanner) closeElement(raw, local string) {
-	if len(s.open) == 0 {
-		s.syntax("unexpected end element </" + shortName(local) + ">")
+// endElement takes an end tag named raw (as written): it must close the
+// innermost open element, named the same way.
+func (p *xmlParser) endElement(raw xml.Name) {
+	if len(p.open) == 0 {
+		p.syntax("unexpected end element </" + shortName(raw.Local) + ">")
 		return
 	}
-	top := s.open[len(s.open)-1]
+	top := p.open[len(p.open)-1]
 	if raw != top.raw {
-		s.syntax("element <" + shortName(top.node.name) + "> closed by </" + shortName(local) + ">")
+		p.syntax("element <" + shortName(top.raw.Local) + "> closed by </" + shortName(raw.Local) + ">")
 		return
 	}
-	top.node.text = strings.TrimSpace(top.node.text)
-	if k := len(s.pending) - top.kids; k > 0 {
-		if len(s.kidSlab) < k {
-			s.kidSlab = make([]*xnode, max(k, 32))
-		}
-		top.node.kids, s.kidSlab = s.kidSlab[:k:k], s.kidSlab[k:]
-		copy(top.node.kids, s.pending[top.kids:])
-		s.pending = s.pending[:top.kids]
+	if top.more != nil {
+		top.node.text = string(bytes.TrimSpace(top.more))
+	} else {
+		top.node.text = strings.TrimSpace(top.node.text)
 	}
-	s.decls = s.decls[:top.decls]
-	s.open = s.open[:len(s.open)-1]
-	if len(s.open) == 0 {
-		s.done = true
+	if k := len(p.pending) - top.kids; k > 0 {
+		if len(p.kidSlab) < k {
+			p.kidSlab = make([]*xnode, max(k, 32))
+		}
+		top.node.kids, p.kidSlab = p.kidSlab[:k:k], p.kidSlab[k:]
+		copy(top.node.kids, p.pending[top.kids:])
+		p.pending = p.pending[:top.kids]
+	}
+	p.decls = p.decls[:top.decls]
+	p.open = p.open[:len(p.open)-1]
+	if len(p.open) == 0 {
+		p.done = true
 	}
 }
 
-// addText takes character data: outside the root only white space is
+// charData takes character data: outside the root only white space is
 // allowed; inside, it is added to the innermost open element.
-func (s *xmlScanner) addText(p piece) {
-	if len(s.open) == 0 {
-		if len(bytes.TrimSpace(p.b)) != 0 {
-			s.fail("", "text outside the root element is not allowed", nil)
+func (p *xmlParser) charData(t xml.CharData) {
+	if len(p.open) == 0 {
+		if len(bytes.TrimSpace(t)) != 0 {
+			p.fail("", "text outside the root element is not allowed", nil)
 		}
 		return
 	}
 	// Leading white space is dropped here, the rest trimmed at the end
 	// tag: the indentation between elements is never copied.
-	n := s.open[len(s.open)-1].node
-	if n.text != "" {
-		n.text += s.str(p)
-	} else if p = p.trimLeft(); len(p.b) != 0 {
-		n.text = s.str(p)
+	top := &p.open[len(p.open)-1]
+	switch n := top.node; {
+	case top.more != nil:
+		top.more = append(top.more, t...)
+	case n.text != "":
+		top.more = append([]byte(n.text), t...)
+	default:
+		if trimmed := bytes.TrimLeftFunc(t, unicode.IsSpace); len(trimmed) != 0 {
+			n.text = string(trimmed)
+		}
 	}
 }
 
 // resolve returns the namespace of prefix; ok is false if it is not
 // declared. No prefix and no default declaration is no namespace.
-func (s *xmlScanner) resolve(prefix string) (string, bool) {
-	for i := len(s.decls) - 1; i >= 0; i-- {
-		if s.decls[i].prefix == prefix {
-			return s.decls[i].uri, true
+func (p *xmlParser) resolve(prefix string) (string, bool) {
+	for i := len(p.decls) - 1; i >= 0; i-- {
+		if p.decls[i].prefix == prefix {
+			return p.decls[i].uri, true
 		}
 	}
 	return "", prefix == ""
 }
 
+// node returns a new node, carved from a slab.
+func (p *xmlParser) node() *xnode {
+	if len(p.slab) == 0 {
+		p.slab = make([]xnode, 16)
+	}
+	n := &p.slab[0]
+	p.slab = p.slab[1:]
+	return n
+}
+
 // repeatedAttr returns the first attribute of a start tag whose name, as
-// written, an earlier one has. XML forbids it; encoding/xml let it
+// written, an earlier one has. XML forbids it; encoding/xml lets it
 // through. Tags have a few attributes, so a map is built only for a
 // hostile one with many.
 func repeatedAttr(tag []xml.Attr) (xml.Attr, bool) {
@@ -215,27 +309,6 @@ func repeatedAttr(tag []xml.Attr) (xml.Attr, bool) {
 	return xml.Attr{}, false
 }
 
-// node returns a new node, carved from a slab: a few allocations for all.
-func (s *xmlScanner) node() *xnode {
-	if len(s.slab) == 0 {
-		s.slab = make([]xnode, 16)
-	}
-	n := &s.slab[0]
-	s.slab = s.slab[1:]
-	return n
-}
-
-// attrList returns an empty list with room for n attributes, carved from a
-// slab.
-func (s *xmlScanner) attrList(n int) []xml.Attr {
-	if len(s.attrSlab) < n {
-		s.attrSlab = make([]xml.Attr, max(n, 8))
-	}
-	a := s.attrSlab[:0:n]
-	s.attrSlab = s.attrSlab[n:]
-	return a
-}
-
 func nsOf(namespaced bool) string {
 	if namespaced {
 		return Namespace
@@ -246,34 +319,32 @@ func nsOf(namespaced bool) string {
 // xmlElementPath is the path of n under the open elements below the root.
 func xmlElementPath(below []xopen, n *xnode) string {
 	var b strings.Builder
-	for _, p := range below {
-		b.WriteString(shortName(p.node.name))
+	for _, o := range below {
+		b.WriteString(shortName(o.node.name))
 		b.WriteByte('/')
 	}
 	b.WriteString(shortName(n.name))
 	return b.String()
 }
 
-// piece is decoded character data: a slice of the input where nothing
-// needed replacing (off is where it starts), or of xmlScanner.buf (off < 0).
-type piece struct {
-	b   []byte
-	off int
-}
-
-func (p piece) trimLeft() piece {
-	t := bytes.TrimLeftFunc(p.b, unicode.IsSpace)
-	if p.off >= 0 {
-		p.off += len(p.b) - len(t)
+// charsetReader lets an XML declaration name US-ASCII or ISO-8859-1, which
+// older legacy systems still write; other encodings are refused.
+func charsetReader(charset string, input io.Reader) (io.Reader, error) {
+	switch strings.ToLower(charset) {
+	case "us-ascii", "ascii":
+		// A subset of UTF-8: bytes above 127 are read as UTF-8.
+		return input, nil
+	case "iso-8859-1", "latin1", "iso_8859-1", "l1":
+		// Each byte is the code point of the same number.
+		b, err := io.ReadAll(input)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]byte, 0, 2*len(b))
+		for _, c := range b {
+			out = utf8.AppendRune(out, rune(c))
+		}
+		return bytes.NewReader(out), nil
 	}
-	p.b = t
-	return p
-}
-
-// str returns p as a string, cut from the input's string where it can be.
-func (s *xmlScanner) str(p piece) string {
-	if p.off >= 0 {
-		return s.text[p.off : p.off+len(p.b)]
-	}
-	return string(p.b)
+	return nil, errors.New("encoding " + quoteShort(charset) + " is not supported (use UTF-8)")
 }

@@ -2,9 +2,14 @@ package osdmlegacy
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
+	"io"
 	"strconv"
+	"strings"
+	"sync"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Bounds on an OSDM request body read into a tree. An offer search or a
@@ -64,271 +69,181 @@ type jsonError struct {
 
 func (e *jsonError) Error() string { return e.msg }
 
-// parseJSONTree reads body as one JSON value into a tree: the JSON that
-// encoding/json accepts (RFC 8259), with no repeated member and within the
-// bounds above. It scans the bytes itself (encoding/json's token stream
-// allocated once per token, a quarter of the façade's own time on a
-// one-train search); strings with escapes are unquoted by encoding/json,
-// so they read as encoding/json reads them.
+// treeDecoders are reused: a decoder's state is a few hundred bytes.
+var treeDecoders = sync.Pool{New: func() any { return new(jsontext.Decoder) }}
+
+// noInput is what a pooled decoder reads between uses, so that it keeps
+// no body alive.
+var noInput = new(bytes.Buffer)
+
+// parseJSONTree reads body as one JSON value into a tree, from the tokens
+// of a jsontext.Decoder (the implementation behind encoding/json/v2): RFC
+// 8259 syntax, valid UTF-8 (no lone surrogate escape either) and no
+// object repeating a member name (after unescaping) are the decoder's
+// checks; the bounds above are this function's.
 func parseJSONTree(body []byte) (*jnode, error) {
 	if !utf8.Valid(body) {
 		return nil, &jsonError{msg: "the body is not valid UTF-8"}
 	}
-	p := &treeParser{b: body}
-	n, err := p.value("#", 0)
-	if err != nil {
-		return nil, err
+	if len(trimJSONSpace(body)) == 0 {
+		return nil, &jsonError{msg: "malformed JSON: unexpected end of the body"}
 	}
-	if p.skipSpace(); p.i < len(p.b) {
+	p := &treeParser{d: treeDecoders.Get().(*jsontext.Decoder)}
+	// A bytes.Buffer is read in place, without a copy.
+	p.d.Reset(bytes.NewBuffer(body))
+	defer func() {
+		p.d.Reset(noInput)
+		treeDecoders.Put(p.d)
+	}()
+	n := p.value("#", 0)
+	if p.err != nil {
+		return nil, p.err
+	}
+	if len(trimJSONSpace(body[p.d.InputOffset():])) != 0 {
 		return nil, &jsonError{msg: "the body holds more than one JSON value"}
 	}
 	return n, nil
 }
 
+// trimJSONSpace drops the white space RFC 8259 allows before b's first
+// token.
+func trimJSONSpace(b []byte) []byte {
+	return bytes.TrimLeft(b, " \t\r\n")
+}
+
 type treeParser struct {
-	b      []byte
-	i      int
+	d      *jsontext.Decoder
 	values int
+	err    *jsonError
 }
 
-// syntax is a malformed-JSON error at the current byte.
-func (p *treeParser) syntax(what string) error {
-	if p.i >= len(p.b) {
-		return &jsonError{msg: "malformed JSON: unexpected end of the body"}
-	}
-	return &jsonError{msg: "malformed JSON at byte " + strconv.Itoa(p.i) + ": " + what}
-}
-
-func (p *treeParser) skipSpace() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
+func (p *treeParser) fail(ptr, msg string) {
+	if p.err == nil {
+		p.err = &jsonError{pointer: ptr, msg: msg}
 	}
 }
 
-func (p *treeParser) value(ptr string, depth int) (*jnode, error) {
-	if p.values++; p.values > maxJSONValues {
-		return nil, &jsonError{pointer: ptr, msg: "the body holds more than " + strconv.Itoa(maxJSONValues) + " JSON values"}
-	}
-	p.skipSpace()
-	if p.i >= len(p.b) {
-		return nil, p.syntax("a value was expected")
-	}
-	switch c := p.b[p.i]; {
-	case c == '{' || c == '[':
-		if depth >= maxJSONDepth {
-			return nil, &jsonError{pointer: ptr, msg: "nested deeper than " + strconv.Itoa(maxJSONDepth) + " levels"}
-		}
-		p.i++
-		if c == '[' {
-			return p.array(ptr, depth+1)
-		}
-		return p.object(ptr, depth+1)
-	case c == '"':
-		s, err := p.str(ptr)
-		if err != nil {
-			return nil, err
-		}
-		return &jnode{kind: jString, text: s}, nil
-	case c == '-' || c >= '0' && c <= '9':
-		return p.number()
-	case c == 't':
-		return p.literal("true", &jnode{kind: jBool, b: true})
-	case c == 'f':
-		return p.literal("false", &jnode{kind: jBool})
-	case c == 'n':
-		return p.literal("null", &jnode{kind: jNull})
-	}
-	return nil, p.syntax("invalid character " + strconv.QuoteRune(rune(p.b[p.i])) + " looking for a value")
-}
-
-func (p *treeParser) literal(word string, n *jnode) (*jnode, error) {
-	if !bytes.HasPrefix(p.b[p.i:], []byte(word)) {
-		return nil, p.syntax("invalid literal")
-	}
-	p.i += len(word)
-	return n, nil
-}
-
-// number scans a JSON number (RFC 8259 grammar) and keeps its literal.
-func (p *treeParser) number() (*jnode, error) {
-	start := p.i
-	if p.b[p.i] == '-' {
-		p.i++
-	}
+// readError keeps what the decoder found wrong in the value at ptr (the
+// object holding the member, for a repeated name): a repeated member, a
+// syntax error, or the end of the body.
+func (p *treeParser) readError(ptr string, err error) {
+	var se *jsontext.SyntacticError
 	switch {
-	case p.i < len(p.b) && p.b[p.i] == '0':
-		p.i++
-	case p.i < len(p.b) && p.b[p.i] >= '1' && p.b[p.i] <= '9':
-		p.digits()
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		p.fail("", "malformed JSON: unexpected end of the body")
+	case errors.As(err, &se) && errors.Is(se.Err, jsontext.ErrDuplicateName):
+		name := se.JSONPointer.LastToken()
+		p.fail(ptr+"/"+escapePointer(name), "member "+strconv.Quote(name)+" appears twice")
+	case errors.As(err, &se) && se.Err != nil:
+		p.fail("", "malformed JSON at byte "+strconv.FormatInt(se.ByteOffset, 10)+": "+strings.TrimPrefix(se.Err.Error(), "jsontext: "))
 	default:
-		return nil, p.syntax("invalid number")
-	}
-	if p.i < len(p.b) && p.b[p.i] == '.' {
-		p.i++
-		if !p.digits() {
-			return nil, p.syntax("invalid number: digits expected after the decimal point")
-		}
-	}
-	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
-		p.i++
-		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
-			p.i++
-		}
-		if !p.digits() {
-			return nil, p.syntax("invalid number: digits expected in the exponent")
-		}
-	}
-	if p.i-start > maxJSONString {
-		return nil, &jsonError{msg: "a number longer than " + strconv.Itoa(maxJSONString) + " bytes"}
-	}
-	return &jnode{kind: jNumber, text: string(p.b[start:p.i])}, nil
-}
-
-func (p *treeParser) digits() bool {
-	start := p.i
-	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
-		p.i++
-	}
-	return p.i > start
-}
-
-// str scans a string at p.i (its opening quote) and returns its value.
-func (p *treeParser) str(ptr string) (string, error) {
-	start := p.i
-	p.i++
-	escaped := false
-	for {
-		if p.i >= len(p.b) {
-			return "", p.syntax("unterminated string")
-		}
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			if p.i-start-2 > maxJSONString {
-				return "", &jsonError{pointer: ptr, msg: "a string longer than " + strconv.Itoa(maxJSONString) + " bytes"}
-			}
-			if !escaped {
-				return string(p.b[start+1 : p.i-1]), nil
-			}
-			var s string
-			if err := json.Unmarshal(p.b[start:p.i], &s); err != nil {
-				p.i = start
-				return "", p.syntax("invalid string escape")
-			}
-			return s, nil
-		case c == '\\':
-			escaped = true
-			p.i += 2
-		case c < 0x20:
-			return "", p.syntax("control character in a string")
-		default:
-			p.i++
-		}
+		p.fail("", "malformed JSON: "+err.Error())
 	}
 }
 
-func (p *treeParser) array(ptr string, depth int) (*jnode, error) {
+// value reads the value at ptr, at nesting depth; nil after an error.
+func (p *treeParser) value(ptr string, depth int) *jnode {
+	if p.values++; p.values > maxJSONValues {
+		p.fail(ptr, "the body holds more than "+strconv.Itoa(maxJSONValues)+" JSON values")
+		return nil
+	}
+	k := p.d.PeekKind()
+	if (k == jsontext.KindBeginObject || k == jsontext.KindBeginArray) && depth >= maxJSONDepth {
+		p.fail(ptr, "nested deeper than "+strconv.Itoa(maxJSONDepth)+" levels")
+		return nil
+	}
+	tok, err := p.d.ReadToken()
+	if err != nil {
+		p.readError(ptr, err)
+		return nil
+	}
+	switch tok.Kind() {
+	case jsontext.KindBeginObject:
+		return p.object(ptr, depth+1)
+	case jsontext.KindBeginArray:
+		return p.array(ptr, depth+1)
+	case jsontext.KindString:
+		s := tok.String()
+		if len(s) > maxJSONString {
+			p.fail(ptr, "a string longer than "+strconv.Itoa(maxJSONString)+" bytes")
+			return nil
+		}
+		return &jnode{kind: jString, text: s}
+	case jsontext.KindNumber:
+		s := tok.String() // the number as written
+		if len(s) > maxJSONString {
+			p.fail("", "a number longer than "+strconv.Itoa(maxJSONString)+" bytes")
+			return nil
+		}
+		return &jnode{kind: jNumber, text: s}
+	case jsontext.KindTrue:
+		return &jnode{kind: jBool, b: true}
+	case jsontext.KindFalse:
+		return &jnode{kind: jBool}
+	case jsontext.KindNull:
+		return &jnode{kind: jNull}
+	}
+	// The decoder returns no other token where a value begins.
+	p.fail("", "malformed JSON: unexpected "+tok.Kind().String())
+	return nil
+}
+
+func (p *treeParser) array(ptr string, depth int) *jnode {
 	n := &jnode{kind: jArray}
-	p.skipSpace()
-	if p.i < len(p.b) && p.b[p.i] == ']' {
-		p.i++
-		return n, nil
-	}
 	for {
+		if p.d.PeekKind() == jsontext.KindEndArray {
+			if _, err := p.d.ReadToken(); err != nil {
+				p.readError(ptr, err)
+				return nil
+			}
+			return n
+		}
 		itemPtr := ptr + "[" + strconv.Itoa(len(n.items)) + "]"
 		if len(n.items) >= maxJSONItems {
-			return nil, &jsonError{pointer: itemPtr, msg: "an array of more than " + strconv.Itoa(maxJSONItems) + " items"}
+			p.fail(itemPtr, "an array of more than "+strconv.Itoa(maxJSONItems)+" items")
+			return nil
 		}
-		item, err := p.value(itemPtr, depth)
-		if err != nil {
-			return nil, err
+		item := p.value(itemPtr, depth)
+		if item == nil {
+			return nil
 		}
 		n.items = append(n.items, item)
-		p.skipSpace()
-		if p.i >= len(p.b) {
-			return nil, p.syntax("unterminated array")
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
-			return n, nil
-		default:
-			return nil, p.syntax("',' or ']' expected after an array item")
-		}
 	}
 }
 
-func (p *treeParser) object(ptr string, depth int) (*jnode, error) {
+func (p *treeParser) object(ptr string, depth int) *jnode {
 	n := &jnode{kind: jObject}
-	p.skipSpace()
-	if p.i < len(p.b) && p.b[p.i] == '}' {
-		p.i++
-		return n, nil
-	}
 	for {
-		p.skipSpace()
-		if p.i >= len(p.b) || p.b[p.i] != '"' {
-			return nil, p.syntax("a member name was expected")
+		if p.d.PeekKind() == jsontext.KindEndObject {
+			if _, err := p.d.ReadToken(); err != nil {
+				p.readError(ptr, err)
+				return nil
+			}
+			return n
 		}
-		name, err := p.str(ptr)
+		tok, err := p.d.ReadToken()
 		if err != nil {
-			return nil, err
+			p.readError(ptr, err)
+			return nil
+		}
+		name := tok.String()
+		if len(name) > maxJSONString {
+			p.fail(ptr, "a string longer than "+strconv.Itoa(maxJSONString)+" bytes")
+			return nil
 		}
 		memberPtr := ptr + "/" + escapePointer(name)
-		for _, m := range n.members {
-			if m.name == name {
-				return nil, &jsonError{pointer: memberPtr, msg: "member " + strconv.Quote(name) + " appears twice"}
-			}
-		}
-		p.skipSpace()
-		if p.i >= len(p.b) || p.b[p.i] != ':' {
-			return nil, p.syntax("':' expected after a member name")
-		}
-		p.i++
-		v, err := p.value(memberPtr, depth)
-		if err != nil {
-			return nil, err
+		v := p.value(memberPtr, depth)
+		if v == nil {
+			return nil
 		}
 		n.members = append(n.members, jmember{name: name, value: v})
-		p.skipSpace()
-		if p.i >= len(p.b) {
-			return nil, p.syntax("unterminated object")
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return n, nil
-		default:
-			return nil, p.syntax("',' or '}' expected after a member")
-		}
 	}
 }
 
 // escapePointer escapes a member name for a JSON pointer (RFC 6901).
 func escapePointer(s string) string {
-	if !bytes.ContainsAny([]byte(s), "~/") {
+	if !strings.ContainsAny(s, "~/") {
 		return s
 	}
-	var b []byte
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '~':
-			b = append(b, '~', '0')
-		case '/':
-			b = append(b, '~', '1')
-		default:
-			b = append(b, s[i])
-		}
-	}
-	return string(b)
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
