@@ -10,6 +10,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
@@ -48,19 +51,40 @@ func decodeBody(body []byte, v any) *Problem {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return Invalid(CodeInvalidRequest, "", "the request needs a JSON body")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return Invalid(CodeInvalidRequest, "#/"+strings.ReplaceAll(te.Field, ".", "/"),
-				"must be a JSON "+jsonKind(te.Type.Kind().String())+", not "+te.Value)
+	// encoding/json v2's rules: member names matched exactly, a repeated
+	// member, invalid UTF-8 or a second value refused.
+	if err := jsonv2.Unmarshal(body, v); err != nil {
+		var se *jsonv2.SemanticError
+		if errors.As(err, &se) && se.JSONPointer != "" && se.GoType != nil && se.JSONKind != 0 {
+			return Invalid(CodeInvalidRequest, "#"+string(se.JSONPointer),
+				"must be a JSON "+jsonKind(se.GoType.Kind().String())+", not "+jsonKindName(se.JSONKind))
+		}
+		var syn *jsontext.SyntacticError
+		if errors.As(err, &syn) && strings.Contains(syn.Error(), "duplicate") {
+			return Invalid(CodeInvalidRequest, "#"+string(syn.JSONPointer), "appears twice")
 		}
 		return Invalid(CodeInvalidRequest, "", "the body is not a JSON object of this operation")
 	}
-	if dec.More() {
-		return Invalid(CodeInvalidRequest, "", "the body holds more than one JSON value")
-	}
 	return nil
+}
+
+// jsonKindName names a JSON kind as encoding/json v1's type errors did.
+func jsonKindName(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	case '[':
+		return "array"
+	case '{':
+		return "object"
+	}
+	return "value"
 }
 
 func jsonKind(goKind string) string {
