@@ -1,73 +1,10 @@
 package osdmlegacy
 
 import (
-	"fmt"
 	"time"
 
-	// The station time zones must load on any machine, including a Caddy
-	// in a scratch container without /usr/share/zoneinfo.
-	_ "time/tzdata"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
-
-// stationZones maps the UIC country code (the first two digits of a
-// 7-digit UIC station code, UIC leaflet 920-1) to the time zone of that
-// country's railway: a legacy DepartureTime is local time at the
-// departure station, and an OSDM departureTime without offset is read
-// there too. The same table as the converter's (converter/timezone.go),
-// for the other direction; a station the timetable knows takes the
-// timetable's zone first.
-var stationZones = map[string]string{
-	"10": "Europe/Helsinki",   // FI
-	"20": "Europe/Moscow",     // RU
-	"21": "Europe/Minsk",      // BY
-	"22": "Europe/Kyiv",       // UA
-	"23": "Europe/Chisinau",   // MD
-	"24": "Europe/Vilnius",    // LT
-	"25": "Europe/Riga",       // LV
-	"26": "Europe/Tallinn",    // EE
-	"41": "Europe/Tirane",     // AL
-	"51": "Europe/Warsaw",     // PL
-	"52": "Europe/Sofia",      // BG
-	"53": "Europe/Bucharest",  // RO
-	"54": "Europe/Prague",     // CZ
-	"55": "Europe/Budapest",   // HU
-	"56": "Europe/Bratislava", // SK
-	"60": "Europe/Dublin",     // IE
-	"62": "Europe/Podgorica",  // ME
-	"65": "Europe/Skopje",     // MK
-	"70": "Europe/London",     // GB
-	"71": "Europe/Madrid",     // ES
-	"72": "Europe/Belgrade",   // RS
-	"73": "Europe/Athens",     // GR
-	"74": "Europe/Stockholm",  // SE
-	"75": "Europe/Istanbul",   // TR
-	"76": "Europe/Oslo",       // NO
-	"78": "Europe/Zagreb",     // HR
-	"79": "Europe/Ljubljana",  // SI
-	"80": "Europe/Berlin",     // DE
-	"81": "Europe/Vienna",     // AT
-	"82": "Europe/Luxembourg", // LU
-	"83": "Europe/Rome",       // IT
-	"84": "Europe/Amsterdam",  // NL
-	"85": "Europe/Zurich",     // CH
-	"86": "Europe/Copenhagen", // DK
-	"87": "Europe/Paris",      // FR
-	"88": "Europe/Brussels",   // BE
-	"94": "Europe/Lisbon",     // PT
-}
-
-// zones holds the loaded stationZones; filled once at start-up, read-only after.
-var zones = func() map[string]*time.Location {
-	m := make(map[string]*time.Location, len(stationZones))
-	for cc, name := range stationZones {
-		loc, err := time.LoadLocation(name)
-		if err != nil {
-			panic(fmt.Sprintf("osdmlegacy: time zone %s of UIC country %s: %v", name, cc, err))
-		}
-		m[cc] = loc
-	}
-	return m
-}()
 
 // defaultLocation is the zone of a station of a country not listed, when
 // Config.Location is not set.
@@ -80,17 +17,16 @@ var defaultLocation = func() *time.Location {
 }()
 
 // stationLocation returns the time zone of a 7-digit UIC station: the
-// timetable's, else its country's, else fallback.
+// timetable's, else its country's (the table shared with the forward
+// direction and the OSDM sandbox), else fallback.
 func stationLocation(tt Timetable, station string, fallback *time.Location) *time.Location {
 	if tt != nil {
 		if loc := tt.StationLocation(station); loc != nil {
 			return loc
 		}
 	}
-	if len(station) >= 2 {
-		if loc, ok := zones[station[:2]]; ok {
-			return loc
-		}
+	if loc, ok := osdm.StationLocation(station); ok {
+		return loc
 	}
 	return fallback
 }
