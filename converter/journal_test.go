@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/caddy-osdm/caddy-osdm/store/storetest"
 	"reflect"
 	"runtime"
 	"strings"
@@ -20,7 +21,7 @@ import (
 // journal tests run it on bbolt and Redis, with a real Caddy and a partner
 // in its own process.
 
-func testJournal(t *testing.T, s *memStore, edit func(*JournalConfig)) *Journal {
+func testJournal(t *testing.T, s *storetest.Memory, edit func(*JournalConfig)) *Journal {
 	t.Helper()
 	cfg := JournalConfig{ReplyTTL: time.Minute, Lease: time.Minute, Poll: 5 * time.Millisecond}
 	if edit != nil {
@@ -52,7 +53,7 @@ const (
 // store; another Journal on the same store (another instance, or this one
 // after a restart) answers the resend with it and calls nothing.
 func TestJournalReplyOnAnotherInstance(t *testing.T) {
-	s := newMemStore()
+	s := storetest.NewMemory()
 	req := bookingRequest("J-1", "offer-9203-2nd-seat")
 	body := encodedBody(t, req)
 	x := &scripted{t: t, answers: []scriptedAnswer{
@@ -82,12 +83,12 @@ func TestJournalReplyOnAnotherInstance(t *testing.T) {
 // TestJournalSearchesNotKept: a search changes nothing at the partner and
 // costs no store write.
 func TestJournalSearchesNotKept(t *testing.T) {
-	s := newMemStore()
+	s := storetest.NewMemory()
 	req := &legacy.AvailabilityRequest{Header: legacy.Header{MessageID: "J-A"}, Journey: testJourney(), Places: testPlaces()}
 	x := &scripted{t: t, answers: []scriptedAnswer{{step: StepOffers, status: 200, body: readFile(t, "testdata/golden/availability", "offers.json")}}}
 	res, _ := testJournal(t, s, nil).Do(context.Background(), req, encodedBody(t, req), x)
-	if _, ok := res.Reply.(*legacy.AvailabilityReply); !ok || s.writes != 0 {
-		t.Fatalf("reply %T, %d store writes", res.Reply, s.writes)
+	if _, ok := res.Reply.(*legacy.AvailabilityReply); !ok || s.Writes() != 0 {
+		t.Fatalf("reply %T, %d store writes", res.Reply, s.Writes())
 	}
 }
 
@@ -127,7 +128,7 @@ func cutOff(t *testing.T, j *Journal, req legacy.Request, body []byte, x Caller,
 // process (Exclusive store: the old lease is a dead process's) does not
 // search or book again: it reads the booking back and fulfils it.
 func TestJournalResendContinuesCutOffBooking(t *testing.T) {
-	s := newMemStore()
+	s := storetest.NewMemory()
 	req := bookingRequest("J-2", "")
 	body := encodedBody(t, req)
 	first := &scripted{t: t, answers: []scriptedAnswer{
@@ -174,7 +175,7 @@ func forgetProcess(t *testing.T, j *Journal) {
 // the booking back, deletes it (no client waits to be told it is booked)
 // and records BOOKING_ROLLED_BACK for a later resend.
 func TestJournalSettleDeletesCutOffBooking(t *testing.T) {
-	s := newMemStore()
+	s := storetest.NewMemory()
 	req := bookingRequest("J-3", "offer-9203-2nd-seat")
 	body := encodedBody(t, req)
 	dead := testJournal(t, s, func(c *JournalConfig) { c.Exclusive = true })
@@ -212,7 +213,7 @@ func TestJournalSettleDeletesCutOffBooking(t *testing.T) {
 // booking and the resend gets BOOKING_ROLLED_BACK instead of "expires by
 // itself".
 func TestJournalSettleFrozenPartner(t *testing.T) {
-	s := newMemStore()
+	s := storetest.NewMemory()
 	j := testJournal(t, s, nil)
 	req := bookingRequest("J-4", "offer-9203-2nd-seat")
 	body := encodedBody(t, req)
@@ -252,7 +253,7 @@ func TestJournalSettleFrozenPartner(t *testing.T) {
 // twice and the DELETE refused (409: it is confirmed); read back, the
 // booking is fulfilled: the resend gets its BookingReply.
 func TestJournalSettleConfirmedAfterAll(t *testing.T) {
-	s := newMemStore()
+	s := storetest.NewMemory()
 	j := testJournal(t, s, nil)
 	req := bookingRequest("J-5", "offer-9203-2nd-seat")
 	body := encodedBody(t, req)
@@ -277,7 +278,7 @@ func TestJournalSettleConfirmedAfterAll(t *testing.T) {
 // answer; settlement sends the very same call again (same body, same
 // Idempotency-Key), learns the booking and deletes it.
 func TestJournalSettleIntentWithoutBookingID(t *testing.T) {
-	s := newMemStore()
+	s := storetest.NewMemory()
 	j := testJournal(t, s, nil)
 	req := bookingRequest("J-6", "offer-9203-2nd-seat")
 	body := encodedBody(t, req)
@@ -325,7 +326,7 @@ func TestJournalWaitsForAnotherInstance(t *testing.T) {
 // process; on an Exclusive one, another Journal of this process (a
 // reloaded configuration).
 func testJournalWaits(t *testing.T, exclusive bool) {
-	s := newMemStore()
+	s := storetest.NewMemory()
 	id := fmt.Sprintf("J-7-%v", exclusive)
 	req := bookingRequest(id, "offer-9203-2nd-seat")
 	body := encodedBody(t, req)
@@ -368,8 +369,8 @@ func testJournalWaits(t *testing.T, exclusive bool) {
 // TestJournalStoreDown: with the store failing, nothing is sent to the
 // partner and the reply says so, retryably.
 func TestJournalStoreDown(t *testing.T) {
-	s := newMemStore()
-	s.fail = errors.New("disk full")
+	s := storetest.NewMemory()
+	s.Fail = errors.New("disk full")
 	req := bookingRequest("J-8", "offer-9203-2nd-seat")
 	res, _ := testJournal(t, s, nil).Do(context.Background(), req, encodedBody(t, req), &scripted{t: t})
 	if n := negativeOf(t, res); !n.Retryable || !strings.Contains(n.Text, "disk full") || !strings.Contains(n.Text, "nothing was sent") {
@@ -382,7 +383,7 @@ func TestJournalStoreDown(t *testing.T) {
 // millions of messages).
 func TestJournalExclusiveLeasesFreed(t *testing.T) {
 	forgetProcess(t, nil)
-	j := testJournal(t, newMemStore(), func(c *JournalConfig) { c.Exclusive = true })
+	j := testJournal(t, storetest.NewMemory(), func(c *JournalConfig) { c.Exclusive = true })
 	for i := range 3 {
 		req := bookingRequest(fmt.Sprintf("J-9-%d", i), "offer-9203-2nd-seat")
 		j.Do(context.Background(), req, encodedBody(t, req), &scripted{t: t, answers: []scriptedAnswer{
@@ -417,8 +418,8 @@ func TestReplyCacheForgetsUnsettled(t *testing.T) {
 // intent: POST /bookings is not sent, and the reply says so (not "whether
 // the partner booked is not known").
 func TestJournalIntentNotRecorded(t *testing.T) {
-	s := newMemStore()
-	s.failPut = errors.New("no space left on device")
+	s := storetest.NewMemory()
+	s.FailPut = errors.New("no space left on device")
 	req := bookingRequest("J-10", "offer-9203-2nd-seat")
 	res, _ := testJournal(t, s, func(c *JournalConfig) { c.Exclusive = true }).Do(context.Background(), req, encodedBody(t, req), &scripted{t: t})
 	n := negativeOf(t, res)

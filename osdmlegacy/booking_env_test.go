@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/caddy-osdm/caddy-osdm/store/storetest"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -165,8 +166,8 @@ func openStore(t *testing.T, kind storeKind, clock *testclock.Clock) (store.Stor
 		prefix := randomPrefix()
 		return openRedisStore(t, prefix), prefix
 	}
-	m := newMemStore()
-	m.now = clock.Now
+	m := storetest.NewMemory()
+	m.Now = clock.Now
 	return m, ""
 }
 

@@ -3,6 +3,7 @@ package osdmlegacy
 import (
 	"context"
 	"errors"
+	"github.com/caddy-osdm/caddy-osdm/store/storetest"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -28,10 +29,10 @@ const namedTrainSearch = `{
   ]
 }`
 
-func facadeWithSandbox(t *testing.T, cfg Config, sbcfg legacysandbox.Config, tt Timetable) (*Facade, *sandboxSender, *memStore) {
+func facadeWithSandbox(t *testing.T, cfg Config, sbcfg legacysandbox.Config, tt Timetable) (*Facade, *sandboxSender, *storetest.Memory) {
 	t.Helper()
-	st := newMemStore()
-	st.now = func() time.Time { return testNow }
+	st := storetest.NewMemory()
+	st.Now = func() time.Time { return testNow }
 	deps := Deps{Store: st, Now: func() time.Time { return testNow }}
 	if tt != nil {
 		deps.Timetable = tt
@@ -426,7 +427,7 @@ func TestSearchTimeoutBoundsTheCall(t *testing.T) {
 
 func TestSearchStoreFailureShowsNoOffer(t *testing.T) {
 	f, ss, st := facadeWithSandbox(t, Config{}, legacysandbox.Config{}, nil)
-	st.fail = errors.New("disk full at /var/lib/x")
+	st.Fail = errors.New("disk full at /var/lib/x")
 	a := search(f, ss.sender(), namedTrainSearch)
 	p := validProblem(t, a)
 	if a.Status != 500 || p.Code != CodeInternalError || strings.Contains(string(a.Body), "disk") || a.StoreErrors == 0 {

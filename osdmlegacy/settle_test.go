@@ -3,6 +3,7 @@ package osdmlegacy
 import (
 	"context"
 	"errors"
+	"github.com/caddy-osdm/caddy-osdm/store/storetest"
 	"testing"
 	"time"
 )
@@ -40,7 +41,7 @@ func TestSettlementDropsStaleMarks(t *testing.T) {
 func TestStoreDownSendsNothing(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
 	o := e.offer("9203")
-	e.st.(*memStore).fail = errors.New("disk on fire at /var/lib/x")
+	e.st.(*storetest.Memory).Fail = errors.New("disk on fire at /var/lib/x")
 	a := e.call(e.f, "POST", "/bookings", bookingBodyOf(o))
 	p := decodeProblem(t, a)
 	if a.Status != 500 || p.Code != CodeInternalError || a.StoreErrors == 0 {
@@ -49,17 +50,17 @@ func TestStoreDownSendsNothing(t *testing.T) {
 	if n := e.legacy.attempts(); n != 0 {
 		t.Errorf("%d legacy messages sent without a recorded intent", n)
 	}
-	e.st.(*memStore).fail = nil
+	e.st.(*storetest.Memory).Fail = nil
 	e.assertAgree(true)
 
 	// An intent that settlement cannot read stays for the next run.
 	e.legacy.inject(fault{kind: "BookingRequest", what: "lost"})
 	e.call(e.f, "POST", "/bookings", bookingBodyOf(o))
-	e.st.(*memStore).fail = errors.New("store down")
+	e.st.(*storetest.Memory).Fail = errors.New("store down")
 	if rep, err := e.f.Settle(context.Background()); err == nil || rep.Errors == 0 {
 		t.Errorf("settlement on a failing store: %+v %v", rep, err)
 	}
-	e.st.(*memStore).fail = nil
+	e.st.(*storetest.Memory).Fail = nil
 	if rep := e.settle(e.f); rep.Settled != 1 {
 		t.Errorf("settlement once the store is back: %+v", rep)
 	}

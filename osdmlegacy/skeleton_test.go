@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/caddy-osdm/caddy-osdm/store/storetest"
 	"net/http"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func newTestFacade(t *testing.T, cfg Config, deps Deps) *Facade {
 		cfg.Partner = "hermes-test"
 	}
 	if deps.Store == nil {
-		deps.Store = newMemStore()
+		deps.Store = storetest.NewMemory()
 	}
 	f, err := New(cfg, deps)
 	if err != nil {
@@ -130,9 +131,9 @@ func TestNegativeProblemMapping(t *testing.T) {
 }
 
 func TestOfferRecordRefusesAlteredAndForeignIDs(t *testing.T) {
-	st := newMemStore()
+	st := storetest.NewMemory()
 	now := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
-	st.now = func() time.Time { return now }
+	st.Now = func() time.Time { return now }
 	rec := &OfferRecord{
 		ID: NewID(OfferIDPrefix), Partner: "p1", Train: "9203", ServiceDate: "2026-12-01",
 		Origin: "8727100", Destination: "8500010", TravelClass: 2, ServiceCode: 1,
@@ -182,9 +183,9 @@ func TestParseFee(t *testing.T) {
 }
 
 func TestOfferSetOneWriteAndExactIDs(t *testing.T) {
-	st := newMemStore()
+	st := storetest.NewMemory()
 	now := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
-	st.now = func() time.Time { return now }
+	st.Now = func() time.Time { return now }
 	set := NewOfferSetID()
 	var recs []*OfferRecord
 	for i := 0; i < 3; i++ {
@@ -194,8 +195,10 @@ func TestOfferSetOneWriteAndExactIDs(t *testing.T) {
 	if err := SaveOffers(context.Background(), st, "p1", recs, now); err != nil {
 		t.Fatal(err)
 	}
-	if len(st.m) != 1 {
-		t.Errorf("%d store records for one search, want 1", len(st.m))
+	records := 0
+	_ = st.Scan(context.Background(), "", func(string, []byte) error { records++; return nil })
+	if records != 1 {
+		t.Errorf("%d store records for one search, want 1", records)
 	}
 	for _, r := range recs {
 		got, err := LoadOffer(context.Background(), st, "p1", r.ID, now)

@@ -106,7 +106,7 @@ func (b *Bolt) Path() string { return b.path }
 
 // Get implements Store.
 func (b *Bolt) Get(ctx context.Context, key string) ([]byte, error) {
-	if err := check(ctx, key); err != nil {
+	if err := Check(ctx, key); err != nil {
 		return nil, err
 	}
 	now := b.now()
@@ -130,7 +130,7 @@ func (b *Bolt) Get(ctx context.Context, key string) ([]byte, error) {
 
 // Put implements Store.
 func (b *Bolt) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
-	if err := checkWrite(ctx, key, ttl); err != nil {
+	if err := CheckWrite(ctx, key, ttl); err != nil {
 		return err
 	}
 	now := b.now()
@@ -142,7 +142,7 @@ func (b *Bolt) Put(ctx context.Context, key string, value []byte, ttl time.Durat
 // PutIfAbsent implements Store. An expired value counts as absent and is
 // overwritten.
 func (b *Bolt) PutIfAbsent(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error) {
-	if err := checkWrite(ctx, key, ttl); err != nil {
+	if err := CheckWrite(ctx, key, ttl); err != nil {
 		return false, err
 	}
 	now := b.now()
@@ -159,7 +159,7 @@ func (b *Bolt) PutIfAbsent(ctx context.Context, key string, value []byte, ttl ti
 
 // CompareAndSet implements Store.
 func (b *Bolt) CompareAndSet(ctx context.Context, key string, old, value []byte, ttl time.Duration) (bool, error) {
-	if err := checkWrite(ctx, key, ttl); err != nil {
+	if err := CheckWrite(ctx, key, ttl); err != nil {
 		return false, err
 	}
 	now := b.now()
@@ -177,7 +177,7 @@ func (b *Bolt) CompareAndSet(ctx context.Context, key string, old, value []byte,
 
 // Delete implements Store.
 func (b *Bolt) Delete(ctx context.Context, key string) error {
-	if err := check(ctx, key); err != nil {
+	if err := Check(ctx, key); err != nil {
 		return err
 	}
 	return b.update(func(bk *bolt.Bucket) error { return bk.Delete([]byte(key)) })

@@ -26,7 +26,7 @@ func WithPrefix(s Store, prefix string) *Prefixed {
 
 // Get implements Store.
 func (p *Prefixed) Get(ctx context.Context, key string) ([]byte, error) {
-	if err := check(ctx, key); err != nil {
+	if err := Check(ctx, key); err != nil {
 		return nil, err
 	}
 	return p.s.Get(ctx, p.prefix+key)
@@ -34,7 +34,7 @@ func (p *Prefixed) Get(ctx context.Context, key string) ([]byte, error) {
 
 // Put implements Store.
 func (p *Prefixed) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
-	if err := check(ctx, key); err != nil {
+	if err := Check(ctx, key); err != nil {
 		return err
 	}
 	return p.s.Put(ctx, p.prefix+key, value, ttl)
@@ -42,7 +42,7 @@ func (p *Prefixed) Put(ctx context.Context, key string, value []byte, ttl time.D
 
 // PutIfAbsent implements Store.
 func (p *Prefixed) PutIfAbsent(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error) {
-	if err := check(ctx, key); err != nil {
+	if err := Check(ctx, key); err != nil {
 		return false, err
 	}
 	return p.s.PutIfAbsent(ctx, p.prefix+key, value, ttl)
@@ -50,7 +50,7 @@ func (p *Prefixed) PutIfAbsent(ctx context.Context, key string, value []byte, tt
 
 // CompareAndSet implements Store.
 func (p *Prefixed) CompareAndSet(ctx context.Context, key string, old, value []byte, ttl time.Duration) (bool, error) {
-	if err := check(ctx, key); err != nil {
+	if err := Check(ctx, key); err != nil {
 		return false, err
 	}
 	return p.s.CompareAndSet(ctx, p.prefix+key, old, value, ttl)
@@ -58,7 +58,7 @@ func (p *Prefixed) CompareAndSet(ctx context.Context, key string, old, value []b
 
 // Delete implements Store.
 func (p *Prefixed) Delete(ctx context.Context, key string) error {
-	if err := check(ctx, key); err != nil {
+	if err := Check(ctx, key); err != nil {
 		return err
 	}
 	return p.s.Delete(ctx, p.prefix+key)

@@ -69,7 +69,7 @@ func NewRedis(client redis.UniversalClient, prefix string) *Redis {
 
 // Get implements Store.
 func (s *Redis) Get(ctx context.Context, key string) ([]byte, error) {
-	if err := check(ctx, key); err != nil {
+	if err := Check(ctx, key); err != nil {
 		return nil, err
 	}
 	v, err := s.client.Get(ctx, s.prefix+key).Bytes()
@@ -84,7 +84,7 @@ func (s *Redis) Get(ctx context.Context, key string) ([]byte, error) {
 
 // Put implements Store.
 func (s *Redis) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
-	if err := checkWrite(ctx, key, ttl); err != nil {
+	if err := CheckWrite(ctx, key, ttl); err != nil {
 		return err
 	}
 	if err := s.client.Set(ctx, s.prefix+key, value, redisTTL(ttl)).Err(); err != nil {
@@ -95,7 +95,7 @@ func (s *Redis) Put(ctx context.Context, key string, value []byte, ttl time.Dura
 
 // PutIfAbsent implements Store with one SET NX PX.
 func (s *Redis) PutIfAbsent(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error) {
-	if err := checkWrite(ctx, key, ttl); err != nil {
+	if err := CheckWrite(ctx, key, ttl); err != nil {
 		return false, err
 	}
 	ok, err := s.client.SetNX(ctx, s.prefix+key, value, redisTTL(ttl)).Result()
@@ -123,7 +123,7 @@ return 1
 
 // CompareAndSet implements Store with one Lua script.
 func (s *Redis) CompareAndSet(ctx context.Context, key string, old, value []byte, ttl time.Duration) (bool, error) {
-	if err := checkWrite(ctx, key, ttl); err != nil {
+	if err := CheckWrite(ctx, key, ttl); err != nil {
 		return false, err
 	}
 	px := int64(0)
@@ -139,7 +139,7 @@ func (s *Redis) CompareAndSet(ctx context.Context, key string, old, value []byte
 
 // Delete implements Store.
 func (s *Redis) Delete(ctx context.Context, key string) error {
-	if err := check(ctx, key); err != nil {
+	if err := Check(ctx, key); err != nil {
 		return err
 	}
 	if err := s.client.Del(ctx, s.prefix+key).Err(); err != nil {

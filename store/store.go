@@ -42,9 +42,10 @@ type Store interface {
 	Close() error
 }
 
-// check refuses a done context and an empty key (bbolt cannot hold one,
-// so no engine accepts it).
-func check(ctx context.Context, key string) error {
+// Check is the input check every engine makes before a call: it refuses
+// a done context and an empty key (bbolt cannot hold one, so no engine
+// accepts it).
+func Check(ctx context.Context, key string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -54,10 +55,10 @@ func check(ctx context.Context, key string) error {
 	return nil
 }
 
-// checkWrite is check plus a ttl that is not negative.
-func checkWrite(ctx context.Context, key string, ttl time.Duration) error {
+// CheckWrite is Check plus a ttl that is not negative, before a write.
+func CheckWrite(ctx context.Context, key string, ttl time.Duration) error {
 	if ttl < 0 {
 		return fmt.Errorf("store: negative ttl %v for key %q", ttl, key)
 	}
-	return check(ctx, key)
+	return Check(ctx, key)
 }
