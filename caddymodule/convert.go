@@ -62,6 +62,9 @@ type Convert struct {
 	// bookings, booking, delete_booking, fulfillments, refund_offers,
 	// refund_offer. E.g. {"refund_offers": "/bookings/{bookingId}/refundOffers"}.
 	Paths map[string]string `json:"paths,omitempty"`
+	// PathPrefix goes before every step's path, default or overridden:
+	// "/osdm" for a partner whose OSDM API lives under /osdm. Default: none.
+	PathPrefix string `json:"path_prefix,omitempty"`
 	// TimeZone is the IANA zone a legacy DepartureTime is read in when the
 	// departure station's country has none known. Default: Europe/Paris.
 	TimeZone string `json:"time_zone,omitempty"`
@@ -196,6 +199,7 @@ func (c *Convert) converterConfig() (converter.Config, error) {
 			cfg.Paths[converter.Step(name)] = tmpl
 		}
 	}
+	cfg.PathPrefix = c.PathPrefix
 	if c.TimeZone != "" {
 		loc, err := time.LoadLocation(c.TimeZone)
 		if err != nil {

@@ -37,6 +37,7 @@ func parseConvertCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler,
 //		tariff       <code> <TYPE> <age>     # repeatable, merged over the defaults
 //		reason       <code> <OVERRULE_CODE>  # repeatable, merged over the defaults
 //		path         <step> <template>       # repeatable, e.g. refund_offers /bookings/{bookingId}/refundOffers
+//		path_prefix  <path>                  # before every step's path, e.g. /osdm
 //		time_zone    <IANA zone>             # default: Europe/Paris
 //		timeout      <duration>              # default: 20s
 //		max_body     <size>                  # default: 64KiB, at most 1MiB
@@ -86,7 +87,7 @@ func (c *Convert) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 func (c *Convert) unmarshalOption(name string, args []string) error {
 	want := map[string][2]int{ // min and max number of arguments
 		"partner": {1, 1}, "offer_search": {1, 1}, "tariff": {3, 3}, "reason": {2, 2},
-		"path": {2, 2}, "time_zone": {1, 1}, "timeout": {1, 1}, "max_body": {1, 1}, "reply_cache": {1, 2},
+		"path": {2, 2}, "path_prefix": {1, 1}, "time_zone": {1, 1}, "timeout": {1, 1}, "max_body": {1, 1}, "reply_cache": {1, 2},
 		"settle_every": {1, 1},
 	}
 	n, ok := want[name]
@@ -145,6 +146,11 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 			return err
 		}
 		c.Paths[args[0]] = args[1]
+	case "path_prefix":
+		if err := converter.CheckPathPrefix(args[0]); err != nil {
+			return err
+		}
+		c.PathPrefix = args[0]
 	case "timeout":
 		dur, err := caddy.ParseDuration(args[0])
 		if err != nil || dur <= 0 {

@@ -31,6 +31,7 @@ func TestConvertUnmarshalCaddyfile(t *testing.T) {
 		tariff       7 PRM 40
 		reason       6 STRIKE
 		path         refund_offers /bookings/{bookingId}/refundOffers
+		path_prefix  /osdm
 		time_zone    Europe/Zurich
 		timeout      15s
 		max_body     1MiB
@@ -45,6 +46,7 @@ func TestConvertUnmarshalCaddyfile(t *testing.T) {
 		Tariffs:        map[string]TariffMapping{"1": {Type: "ADULT", Age: 26}, "7": {Type: "PRM", Age: 40}},
 		Reasons:        map[string]string{"6": "STRIKE"},
 		Paths:          map[string]string{"refund_offers": "/bookings/{bookingId}/refundOffers"},
+		PathPrefix:     "/osdm",
 		TimeZone:       "Europe/Zurich",
 		Timeout:        caddy.Duration(15 * time.Second),
 		MaxBody:        1 << 20,
@@ -67,6 +69,8 @@ func TestConvertUnmarshalCaddyfileErrors(t *testing.T) {
 		{"offer search", "partner p\n\toffer_search carrier-pigeon", "carrier-pigeon"},
 		{"unknown step", "partner p\n\tpath refunds /r", "refunds"},
 		{"placeholder", "partner p\n\tpath refund_offer /bookings/{bookingId}/refund-offers", "refundOfferId"},
+		{"path prefix", "partner p\n\tpath_prefix /osdm/", `path_prefix "/osdm/" must not end with /`},
+		{"repeated path prefix", "partner p\n\tpath_prefix /a\n\tpath_prefix /b", "path_prefix already specified"},
 		{"timeout", "partner p\n\ttimeout soon", `timeout "soon"`},
 		{"max body", "partner p\n\tmax_body 2GiB", `max_body "2GiB"`},
 		{"time zone", "partner p\n\ttime_zone Mars/Olympus", "Mars/Olympus"},

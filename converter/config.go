@@ -44,6 +44,10 @@ type Config struct {
 	// Paths overrides the path template of a step, e.g.
 	// {StepRefundOffers: "/bookings/{bookingId}/refundOffers"}.
 	Paths map[Step]string
+	// PathPrefix goes before every step's path template, default or
+	// overridden: "/osdm" for a partner whose OSDM API lives under /osdm.
+	// "" (the default) adds nothing.
+	PathPrefix string
 	// Location is the time zone a legacy DepartureTime is read in when no
 	// station-country zone is known; nil means Europe/Paris (CET/CEST).
 	Location *time.Location

@@ -244,6 +244,31 @@ func TestPathOverridesAreUsed(t *testing.T) {
 	}
 }
 
+// TestPathPrefixIsUsed: path_prefix goes before every step's path, the
+// defaults and the overrides alike.
+func TestPathPrefixIsUsed(t *testing.T) {
+	p := newFakePartner(t, "PP-1")
+	c := testConverter(t, Config{PathPrefix: "/osdm/v3", Paths: map[Step]string{StepFulfillments: "/booking/{bookingId}/fulfillments"}})
+	// The fake partner reads the booking id from the default paths' place,
+	// so the fulfilment fails and the booking is rolled back: a third call,
+	// prefixed too.
+	c.Convert(context.Background(), bookingRequest("PP-1", "offer-9203-2nd-seat"), p)
+	if len(p.calls) < 2 {
+		t.Fatalf("%d calls, want 2 or more", len(p.calls))
+	}
+	for _, call := range p.calls {
+		if !strings.HasPrefix(call.Path, "/osdm/v3/") || !strings.HasPrefix(call.PathTemplate, "/osdm/v3/") {
+			t.Errorf("%s call %s (%s) without the prefix", call.Step, call.Path, call.PathTemplate)
+		}
+	}
+	if got := p.calls[0]; got.Path != "/osdm/v3/bookings" || got.PathTemplate != "/osdm/v3/bookings" {
+		t.Errorf("booking call %s (%s)", got.Path, got.PathTemplate)
+	}
+	if got := p.calls[1]; got.Path != "/osdm/v3/booking/b-1/fulfillments" || got.PathTemplate != "/osdm/v3/booking/{bookingId}/fulfillments" {
+		t.Errorf("fulfilment call %s (%s)", got.Path, got.PathTemplate)
+	}
+}
+
 func TestReplacementProposalMapping(t *testing.T) {
 	one, big, neg, sys := 1, 5, -3, 123456
 	p := &osdm.Problem{Code: osdm.ProblemCodeAlternativeSystemProposal, AlternativeSystemProposals: []osdm.AlternativeSystemProposal{

@@ -96,6 +96,14 @@ func New(cfg Config) (*Converter, error) {
 		}
 		c.paths[step] = tmpl
 	}
+	if cfg.PathPrefix != "" {
+		if err := CheckPathPrefix(cfg.PathPrefix); err != nil {
+			return nil, err
+		}
+		for step, tmpl := range c.paths {
+			c.paths[step] = cfg.PathPrefix + tmpl
+		}
+	}
 	if c.location == nil {
 		loc, err := time.LoadLocation(defaultLocation)
 		if err != nil {
@@ -165,6 +173,25 @@ func KnownPassengerTypes() string {
 		s[i] = string(t)
 	}
 	return strings.Join(s, ", ")
+}
+
+// CheckPathPrefix checks a Config's PathPrefix as New does: an absolute
+// plain path without a trailing slash, dot segments or placeholders.
+func CheckPathPrefix(prefix string) error {
+	switch {
+	case !strings.HasPrefix(prefix, "/") || prefix == "/":
+		return fmt.Errorf("path_prefix %q must start with / and name a folder, e.g. /osdm", prefix)
+	case strings.HasSuffix(prefix, "/"):
+		return fmt.Errorf("path_prefix %q must not end with /: every step's path starts with one", prefix)
+	case strings.ContainsAny(prefix, "?#{} \t"):
+		return fmt.Errorf("path_prefix %q must be a plain path (no query, fragment, placeholder or space)", prefix)
+	}
+	for _, seg := range strings.Split(prefix[1:], "/") {
+		if seg == "" || isDotSegment(seg) {
+			return fmt.Errorf("path_prefix %q has an empty or dot segment (//, . or ..), which a partner or proxy resolves to another path", prefix)
+		}
+	}
+	return nil
 }
 
 // CheckPath checks the path template of one step as New does, for a

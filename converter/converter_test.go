@@ -71,6 +71,13 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		{"refund offer id", Config{Partner: "p", Paths: map[Step]string{StepRefundOffer: "/bookings/{bookingId}/refund-offers"}}, "must hold {refundOfferId} exactly once"},
 		{"unclosed", Config{Partner: "p", Paths: map[Step]string{StepReadBooking: "/bookings/{bookingId"}}, "has an unclosed {"},
 		{"stray brace", Config{Partner: "p", Paths: map[Step]string{StepReadBooking: "/bookings/}{bookingId}"}}, "has a } without {"},
+		{"relative prefix", Config{Partner: "p", PathPrefix: "osdm"}, `path_prefix "osdm" must start with /`},
+		{"root prefix", Config{Partner: "p", PathPrefix: "/"}, `path_prefix "/" must start with / and name a folder`},
+		{"prefix with a trailing slash", Config{Partner: "p", PathPrefix: "/osdm/"}, `path_prefix "/osdm/" must not end with /`},
+		{"prefix with a dot segment", Config{Partner: "p", PathPrefix: "/osdm/../admin"}, `has an empty or dot segment`},
+		{"prefix with an empty segment", Config{Partner: "p", PathPrefix: "/osdm//v3"}, `has an empty or dot segment`},
+		{"prefix with a placeholder", Config{Partner: "p", PathPrefix: "/{bookingId}"}, `must be a plain path`},
+		{"prefix with a query", Config{Partner: "p", PathPrefix: "/osdm?x=1"}, `must be a plain path`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := New(tc.cfg)
