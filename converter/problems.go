@@ -8,8 +8,8 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
-// How a failed OSDM call becomes a NegativeReply code. The README quotes
-// this table.
+// How a failed OSDM call becomes a NegativeReply code. docs/mapping.md
+// ("NegativeReply codes and HTTP statuses") quotes this table.
 //
 // First the partner's problem code (with or without the urn:uic:problem:
 // prefix; the standardised codes of the OSDM "Errors and Problems" page,

@@ -243,8 +243,8 @@ func problemType(code string) string {
 
 // negativeProblems maps a legacy NegativeReply code to the OSDM problem
 // answered for it: status, code, and a detail sentence of our own (the
-// legacy Text is never passed on: it may carry internals). The README's
-// mapping table quotes it.
+// legacy Text is never passed on: it may carry internals). docs/mapping.md
+// ("Legacy NegativeReply to OSDM problem") quotes it.
 var negativeProblems = map[legacy.Code]struct {
 	status int
 	code   string
