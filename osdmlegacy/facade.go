@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -38,6 +39,9 @@ type Facade struct {
 	store store.Store
 	tt    Timetable
 	now   func() time.Time
+
+	// key is the offer key (offer_key.go), nil until first read.
+	key atomic.Pointer[[]byte]
 
 	mu     sync.Mutex
 	sender Sender // background sender, see Deps.Sender
