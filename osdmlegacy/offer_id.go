@@ -72,6 +72,11 @@ func SealOfferID(key []byte, partner string, rec *OfferRecord) string {
 	if _, err := rand.Read(nonce[:]); err != nil {
 		panic("osdmlegacy: no randomness: " + err.Error())
 	}
+	return sealOfferID(key, partner, rec, nonce)
+}
+
+// sealOfferID is SealOfferID with a given nonce.
+func sealOfferID(key []byte, partner string, rec *OfferRecord, nonce [offerNonceLen]byte) string {
 	buf := make([]byte, 0, 256)
 	buf = append(buf, offerIDVersion)
 	buf = appendOfferPayload(buf, nonce[:], rec)
@@ -90,8 +95,12 @@ func OpenOfferID(key []byte, partner, id string, now time.Time) (*OfferRecord, e
 	if len(id) <= len(OfferIDPrefix) || len(id) > maxOfferIDLen || id[:len(OfferIDPrefix)] != OfferIDPrefix {
 		return nil, ErrOfferNotFound
 	}
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(id[len(OfferIDPrefix):])
-	if err != nil || len(raw) < 1+offerNonceLen+offerTagLen || raw[0] != offerIDVersion {
+	text := id[len(OfferIDPrefix):]
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(text)
+	// The decoder skips line breaks: an id is only the characters it
+	// encodes to.
+	if err != nil || base64.RawURLEncoding.EncodedLen(len(raw)) != len(text) ||
+		len(raw) < 1+offerNonceLen+offerTagLen || raw[0] != offerIDVersion {
 		return nil, ErrOfferNotFound
 	}
 	body, tag := raw[:len(raw)-offerTagLen], raw[len(raw)-offerTagLen:]
