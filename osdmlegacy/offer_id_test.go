@@ -69,7 +69,7 @@ func oddOffer() *OfferRecord {
 		Passengers: []OfferPassenger{{Ref: "", Type: "PET", Tariff: -1}, {Ref: strings.Repeat("r", 300), Type: "DOG", Age: &zero, DateOfBirth: "03/04/2018"}},
 		Price:      legacy.Price{Amount: "1.5", Currency: "CHF"}, OSDMPrice: osdm.Price{Currency: "XXX", Amount: -3},
 		AvailablePlaces: &zero, TripID: "t", LegID: "l", PartID: "p", ProductID: "pr",
-		CreatedOn: time.Date(2026, 12, 1, 5, 59, 59, 999999999, time.FixedZone("", -(3*3600 + 30*60))),
+		CreatedOn: time.Date(2026, 12, 1, 5, 59, 59, 999999999, time.FixedZone("", -(3*3600+30*60))),
 		ExpiresAt: idNow.Add(time.Minute),
 	}
 }
