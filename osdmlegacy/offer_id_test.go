@@ -391,3 +391,27 @@ func TestOfferKeyIsShared(t *testing.T) {
 		t.Error("a stored key was replaced")
 	}
 }
+
+// TestOfferIDFitsALegacyOfferRef: osdm_convert carries an offer id as a
+// legacy OfferRef, at most 512 characters; its searches name passengers
+// p1..p9. Nine of them, long station names and a long legacy OfferRef
+// still fit.
+func TestOfferIDFitsALegacyOfferRef(t *testing.T) {
+	key := testKey(t)
+	one := searchLikeOffer()
+	one.Passengers = one.Passengers[:1]
+	t.Logf("one passenger: %d characters", len(SealOfferID(key, "hermes", one)))
+	rec := searchLikeOffer()
+	rec.OriginName, rec.DestinationName = strings.Repeat("Saint-Jean", 3), strings.Repeat("Bahnhof-Nord", 3)
+	rec.LegacyOfferRef = strings.Repeat("R", 64)
+	rec.Passengers = nil
+	for i := 1; i <= 9; i++ {
+		age := 20 + i
+		rec.Passengers = append(rec.Passengers, OfferPassenger{Ref: "p" + strconv.Itoa(i), Type: "ADULT", Age: &age, Tariff: 1})
+	}
+	id := SealOfferID(key, "a-partner-label", rec)
+	t.Logf("nine passengers, long names: %d characters", len(id))
+	if len(id) > 512 {
+		t.Errorf("an id of %d characters: osdm_convert could not carry it as an OfferRef", len(id))
+	}
+}
