@@ -88,14 +88,14 @@ func parseJSONTree(body []byte) (*jnode, error) {
 	if len(trimJSONSpace(body)) == 0 {
 		return nil, &jsonError{msg: "malformed JSON: unexpected end of the body"}
 	}
-	p := &treeParser{d: treeDecoders.Get().(*jsontext.Decoder)}
+	p := &treeParser{d: treeDecoders.Get().(*jsontext.Decoder), path: make([]pathStep, 0, maxJSONDepth)}
 	// A bytes.Buffer is read in place, without a copy.
 	p.d.Reset(bytes.NewBuffer(body))
 	defer func() {
 		p.d.Reset(noInput)
 		treeDecoders.Put(p.d)
 	}()
-	n := p.value("#", 0)
+	n := p.value(0)
 	if p.err != nil {
 		return nil, p.err
 	}
@@ -115,6 +115,34 @@ type treeParser struct {
 	d      *jsontext.Decoder
 	values int
 	err    *jsonError
+	// path is where the value being read sits, from the root; its JSON
+	// pointer is only written out for an error.
+	path []pathStep
+}
+
+// pathStep is one step of a JSON pointer: an object's member or an
+// array's item.
+type pathStep struct {
+	name string
+	item int // -1 for a member
+}
+
+// pointer is the JSON pointer of the value being read, as the readers
+// write it: "#", "/name" for a member, "[i]" for an item.
+func (p *treeParser) pointer() string {
+	var b strings.Builder
+	b.WriteString("#")
+	for _, s := range p.path {
+		if s.item < 0 {
+			b.WriteString("/")
+			b.WriteString(escapePointer(s.name))
+		} else {
+			b.WriteString("[")
+			b.WriteString(strconv.Itoa(s.item))
+			b.WriteString("]")
+		}
+	}
+	return b.String()
 }
 
 func (p *treeParser) fail(ptr, msg string) {
@@ -123,17 +151,27 @@ func (p *treeParser) fail(ptr, msg string) {
 	}
 }
 
-// readError keeps what the decoder found wrong in the value at ptr (the
-// object holding the member, for a repeated name): a repeated member, a
-// syntax error, or the end of the body.
-func (p *treeParser) readError(ptr string, err error) {
+// failHere fails at the value being read.
+func (p *treeParser) failHere(msg string) {
+	if p.err == nil {
+		p.fail(p.pointer(), msg)
+	}
+}
+
+// readError keeps what the decoder found wrong in the value being read
+// (the object holding the member, for a repeated name): a repeated
+// member, a syntax error, or the end of the body.
+func (p *treeParser) readError(err error) {
+	if p.err != nil {
+		return
+	}
 	var se *jsontext.SyntacticError
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		p.fail("", "malformed JSON: unexpected end of the body")
 	case errors.As(err, &se) && errors.Is(se.Err, jsontext.ErrDuplicateName):
 		name := se.JSONPointer.LastToken()
-		p.fail(ptr+"/"+escapePointer(name), "member "+strconv.Quote(name)+" appears twice")
+		p.fail(p.pointer()+"/"+escapePointer(name), "member "+strconv.Quote(name)+" appears twice")
 	case errors.As(err, &se) && se.Err != nil:
 		p.fail("", "malformed JSON at byte "+strconv.FormatInt(se.ByteOffset, 10)+": "+strings.TrimPrefix(se.Err.Error(), "jsontext: "))
 	default:
@@ -141,31 +179,32 @@ func (p *treeParser) readError(ptr string, err error) {
 	}
 }
 
-// value reads the value at ptr, at nesting depth; nil after an error.
-func (p *treeParser) value(ptr string, depth int) *jnode {
+// value reads the value at the end of p.path, at nesting depth; nil after
+// an error.
+func (p *treeParser) value(depth int) *jnode {
 	if p.values++; p.values > maxJSONValues {
-		p.fail(ptr, "the body holds more than "+strconv.Itoa(maxJSONValues)+" JSON values")
+		p.failHere("the body holds more than " + strconv.Itoa(maxJSONValues) + " JSON values")
 		return nil
 	}
 	k := p.d.PeekKind()
 	if (k == jsontext.KindBeginObject || k == jsontext.KindBeginArray) && depth >= maxJSONDepth {
-		p.fail(ptr, "nested deeper than "+strconv.Itoa(maxJSONDepth)+" levels")
+		p.failHere("nested deeper than " + strconv.Itoa(maxJSONDepth) + " levels")
 		return nil
 	}
 	tok, err := p.d.ReadToken()
 	if err != nil {
-		p.readError(ptr, err)
+		p.readError(err)
 		return nil
 	}
 	switch tok.Kind() {
 	case jsontext.KindBeginObject:
-		return p.object(ptr, depth+1)
+		return p.object(depth + 1)
 	case jsontext.KindBeginArray:
-		return p.array(ptr, depth+1)
+		return p.array(depth + 1)
 	case jsontext.KindString:
 		s := tok.String()
 		if len(s) > maxJSONString {
-			p.fail(ptr, "a string longer than "+strconv.Itoa(maxJSONString)+" bytes")
+			p.failHere("a string longer than " + strconv.Itoa(maxJSONString) + " bytes")
 			return nil
 		}
 		return &jnode{kind: jString, text: s}
@@ -188,54 +227,56 @@ func (p *treeParser) value(ptr string, depth int) *jnode {
 	return nil
 }
 
-func (p *treeParser) array(ptr string, depth int) *jnode {
+func (p *treeParser) array(depth int) *jnode {
 	n := &jnode{kind: jArray}
 	for {
 		if p.d.PeekKind() == jsontext.KindEndArray {
 			if _, err := p.d.ReadToken(); err != nil {
-				p.readError(ptr, err)
+				p.readError(err)
 				return nil
 			}
 			return n
 		}
-		itemPtr := ptr + "[" + strconv.Itoa(len(n.items)) + "]"
+		p.path = append(p.path, pathStep{item: len(n.items)})
 		if len(n.items) >= maxJSONItems {
-			p.fail(itemPtr, "an array of more than "+strconv.Itoa(maxJSONItems)+" items")
+			p.failHere("an array of more than " + strconv.Itoa(maxJSONItems) + " items")
 			return nil
 		}
-		item := p.value(itemPtr, depth)
+		item := p.value(depth)
 		if item == nil {
 			return nil
 		}
+		p.path = p.path[:len(p.path)-1]
 		n.items = append(n.items, item)
 	}
 }
 
-func (p *treeParser) object(ptr string, depth int) *jnode {
+func (p *treeParser) object(depth int) *jnode {
 	n := &jnode{kind: jObject}
 	for {
 		if p.d.PeekKind() == jsontext.KindEndObject {
 			if _, err := p.d.ReadToken(); err != nil {
-				p.readError(ptr, err)
+				p.readError(err)
 				return nil
 			}
 			return n
 		}
 		tok, err := p.d.ReadToken()
 		if err != nil {
-			p.readError(ptr, err)
+			p.readError(err)
 			return nil
 		}
 		name := tok.String()
 		if len(name) > maxJSONString {
-			p.fail(ptr, "a string longer than "+strconv.Itoa(maxJSONString)+" bytes")
+			p.failHere("a string longer than " + strconv.Itoa(maxJSONString) + " bytes")
 			return nil
 		}
-		memberPtr := ptr + "/" + escapePointer(name)
-		v := p.value(memberPtr, depth)
+		p.path = append(p.path, pathStep{name: name, item: -1})
+		v := p.value(depth)
 		if v == nil {
 			return nil
 		}
+		p.path = p.path[:len(p.path)-1]
 		n.members = append(n.members, jmember{name: name, value: v})
 	}
 }
