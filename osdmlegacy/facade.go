@@ -169,6 +169,9 @@ func (f *Facade) checkBody(c *call, rt *route) *Problem {
 		return nil
 	}
 	ct := c.header.Get("Content-Type")
+	if ct == "application/json" || ct == "application/json; charset=utf-8" {
+		return nil // the usual forms, without parsing
+	}
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil || mt != "application/json" {
 		return NewProblem(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,

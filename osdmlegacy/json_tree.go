@@ -261,12 +261,16 @@ func (p *treeParser) object(depth int) *jnode {
 			}
 			return n
 		}
-		tok, err := p.d.ReadToken()
+		raw, err := p.d.ReadValue() // the name, quoted, checked by the decoder
 		if err != nil {
 			p.readError(err)
 			return nil
 		}
-		name := tok.String()
+		name, ok := memberName(raw)
+		if !ok {
+			p.fail("", "malformed JSON: an object member name that cannot be read")
+			return nil
+		}
 		if len(name) > maxJSONString {
 			p.failHere("a string longer than " + strconv.Itoa(maxJSONString) + " bytes")
 			return nil
@@ -279,6 +283,46 @@ func (p *treeParser) object(depth int) *jnode {
 		p.path = p.path[:len(p.path)-1]
 		n.members = append(n.members, jmember{name: name, value: v})
 	}
+}
+
+// osdmMemberNames are the member names of the requests read into trees,
+// so that a name read is one of these strings rather than a new one.
+var osdmMemberNames = func() map[string]string {
+	m := map[string]string{}
+	for _, n := range strings.Fields(`age anonymousPassengerSpecifications arrivalTime cards carrierFilter carriers
+		corporateCodes currency dataFilter dateOfBirth departureTime destination embed end estimatedTime exclude
+		externalRef flexibilities gender ignoreRealtimeData inboundDate inboundTripIds inboundTripSpecifications
+		intermediates isPartOfInternationalTrip itModesToCover legs lineNumbers mobilityFilter name
+		nonTripSearchCriteria notVias numberOfResults numberOfResultsAfter numberOfResultsBefore objectType
+		observedTime offerMode offerSearchCriteria origin parameters policyFilter prmNeeds productSelections
+		productTags promotionCodes ptModeFilter ref replacedPlaceRef requestedFulfillmentOptions
+		requestedOfferParts requestedSections residency returnSearchParameters service serviceBrandFilter
+		serviceClassTypes start stopPlaceRef timedLeg timetabledTime transferLeg transferLimit transportable
+		travelClasses tripIds tripResponseParameters tripSearchCriteria tripSpecifications type vehicleFilter
+		vehicleNumbers vias`) {
+		m[n] = n
+	}
+	return m
+}()
+
+// memberName unquotes a member name the decoder read (raw, quoted, valid
+// JSON): a known name without escapes costs no allocation.
+func memberName(raw jsontext.Value) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		if n, ok := osdmMemberNames[string(inner)]; ok {
+			return n, true
+		}
+		return string(inner), true
+	}
+	b, err := jsontext.AppendUnquote(nil, raw)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
 }
 
 // escapePointer escapes a member name for a JSON pointer (RFC 6901).
