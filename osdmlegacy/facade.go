@@ -40,8 +40,9 @@ type Facade struct {
 	tt    Timetable
 	now   func() time.Time
 
-	// key is the offer key (offer_key.go), nil until first read.
-	key atomic.Pointer[[]byte]
+	// signer signs the offer ids (offer_key.go), nil until the key is
+	// first read.
+	signer atomic.Pointer[offerSigner]
 
 	mu     sync.Mutex
 	sender Sender // background sender, see Deps.Sender

@@ -118,6 +118,24 @@ type treeParser struct {
 	// path is where the value being read sits, from the root; its JSON
 	// pointer is only written out for an error.
 	path []pathStep
+	// slab holds the nodes, allocated a chunk at a time; members and
+	// items are the scratch stacks of the objects and arrays being read.
+	slab    []jnode
+	members []jmember
+	items   []*jnode
+}
+
+// nodeChunk is how many nodes are allocated at once: a one-train search
+// holds about 40 values.
+const nodeChunk = 64
+
+// node returns a new node holding v.
+func (p *treeParser) node(v jnode) *jnode {
+	if len(p.slab) == cap(p.slab) {
+		p.slab = make([]jnode, 0, nodeChunk)
+	}
+	p.slab = append(p.slab, v)
+	return &p.slab[len(p.slab)-1]
 }
 
 // pathStep is one step of a JSON pointer: an object's member or an
@@ -207,20 +225,20 @@ func (p *treeParser) value(depth int) *jnode {
 			p.failHere("a string longer than " + strconv.Itoa(maxJSONString) + " bytes")
 			return nil
 		}
-		return &jnode{kind: jString, text: s}
+		return p.node(jnode{kind: jString, text: s})
 	case jsontext.KindNumber:
 		s := tok.String() // the number as written
 		if len(s) > maxJSONString {
 			p.fail("", "a number longer than "+strconv.Itoa(maxJSONString)+" bytes")
 			return nil
 		}
-		return &jnode{kind: jNumber, text: s}
+		return p.node(jnode{kind: jNumber, text: s})
 	case jsontext.KindTrue:
-		return &jnode{kind: jBool, b: true}
+		return p.node(jnode{kind: jBool, b: true})
 	case jsontext.KindFalse:
-		return &jnode{kind: jBool}
+		return p.node(jnode{kind: jBool})
 	case jsontext.KindNull:
-		return &jnode{kind: jNull}
+		return p.node(jnode{kind: jNull})
 	}
 	// The decoder returns no other token where a value begins.
 	p.fail("", "malformed JSON: unexpected "+tok.Kind().String())
@@ -228,17 +246,24 @@ func (p *treeParser) value(depth int) *jnode {
 }
 
 func (p *treeParser) array(depth int) *jnode {
-	n := &jnode{kind: jArray}
-	for {
+	// The items gather on p.items (shared by the arrays being read, each
+	// above its parent's) and are copied out once, at the array's end.
+	base := len(p.items)
+	defer func() { p.items = p.items[:base] }()
+	for i := 0; ; i++ {
 		if p.d.PeekKind() == jsontext.KindEndArray {
 			if _, err := p.d.ReadToken(); err != nil {
 				p.readError(err)
 				return nil
 			}
+			n := p.node(jnode{kind: jArray})
+			if i > 0 {
+				n.items = append([]*jnode(nil), p.items[base:]...)
+			}
 			return n
 		}
-		p.path = append(p.path, pathStep{item: len(n.items)})
-		if len(n.items) >= maxJSONItems {
+		p.path = append(p.path, pathStep{item: i})
+		if i >= maxJSONItems {
 			p.failHere("an array of more than " + strconv.Itoa(maxJSONItems) + " items")
 			return nil
 		}
@@ -247,17 +272,23 @@ func (p *treeParser) array(depth int) *jnode {
 			return nil
 		}
 		p.path = p.path[:len(p.path)-1]
-		n.items = append(n.items, item)
+		p.items = append(p.items, item)
 	}
 }
 
 func (p *treeParser) object(depth int) *jnode {
-	n := &jnode{kind: jObject}
+	// The members gather on p.members, as items do on p.items.
+	base := len(p.members)
+	defer func() { p.members = p.members[:base] }()
 	for {
 		if p.d.PeekKind() == jsontext.KindEndObject {
 			if _, err := p.d.ReadToken(); err != nil {
 				p.readError(err)
 				return nil
+			}
+			n := p.node(jnode{kind: jObject})
+			if len(p.members) > base {
+				n.members = append([]jmember(nil), p.members[base:]...)
 			}
 			return n
 		}
@@ -281,7 +312,7 @@ func (p *treeParser) object(depth int) *jnode {
 			return nil
 		}
 		p.path = p.path[:len(p.path)-1]
-		n.members = append(n.members, jmember{name: name, value: v})
+		p.members = append(p.members, jmember{name: name, value: v})
 	}
 }
 

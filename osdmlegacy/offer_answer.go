@@ -177,8 +177,8 @@ type searchAnswer struct {
 	refs   []string
 	resp   osdm.OfferCollectionResponse
 	tripOf map[*candidate]int
-	// key signs the offer ids (offer_key.go).
-	key []byte
+	// signer signs the offer ids (offer_key.go).
+	signer *offerSigner
 	// failures are the probes without an offer that are not sold out or
 	// not run, worst first when the answer fails.
 	failures []*Problem
@@ -187,10 +187,10 @@ type searchAnswer struct {
 	pointers []osdm.ProblemPointer
 }
 
-// answer builds the answer to q from probes, its offer ids signed with
-// key.
-func (f *Facade) answer(c *call, q *offerRequest, probes []*probe, pax []OfferPassenger, key []byte) *Answer {
-	sa := &searchAnswer{f: f, c: c, now: c.now, pax: pax, tripOf: map[*candidate]int{}, key: key}
+// answer builds the answer to q from probes, its offer ids signed by
+// signer.
+func (f *Facade) answer(c *call, q *offerRequest, probes []*probe, pax []OfferPassenger, signer *offerSigner) *Answer {
+	sa := &searchAnswer{f: f, c: c, now: c.now, pax: pax, tripOf: map[*candidate]int{}, signer: signer}
 	for _, p := range pax {
 		sa.refs = append(sa.refs, p.Ref)
 		sa.resp.AnonymousPassengerSpecifications = append(sa.resp.AnonymousPassengerSpecifications, p.spec())
@@ -373,7 +373,7 @@ func (sa *searchAnswer) addOffer(p *probe, lo *legacy.Offer) {
 		CreatedOn: created, ExpiresAt: until,
 	}
 	rec.PartID, rec.ProductID = offerPartIDs(trip.ID, p.class, p.service)
-	rec.ID = SealOfferID(sa.key, f.cfg.Partner, rec)
+	rec.ID = sa.signer.seal(rec)
 	sa.resp.Offers = append(sa.resp.Offers, f.osdmOffer(rec))
 }
 

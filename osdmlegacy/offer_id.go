@@ -1,13 +1,16 @@
 package osdmlegacy
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"hash"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -64,23 +67,64 @@ func offerPartIDs(tripID string, class, service int) (part, product string) {
 	return tripID + "-res-" + cs, tripID + "-product-" + cs
 }
 
+// offerSigner signs and verifies the offer ids of one partner under one
+// key, with HMAC states reused from a pool (a new one costs allocations
+// and a hash block per id).
+type offerSigner struct {
+	// hdr is what the tag covers before the version: the prefix and the
+	// partner label with its length.
+	hdr  []byte
+	macs sync.Pool
+}
+
+// newOfferSigner returns the signer of partner's ids under key.
+func newOfferSigner(key []byte, partner string) *offerSigner {
+	k := bytes.Clone(key)
+	s := &offerSigner{}
+	s.hdr = append([]byte(OfferIDPrefix), binary.AppendUvarint(nil, uint64(len(partner)))...)
+	s.hdr = append(s.hdr, partner...)
+	s.macs.New = func() any { return hmac.New(sha256.New, k) }
+	return s
+}
+
+// appendTag appends the tag of body (version and payload) to dst.
+func (s *offerSigner) appendTag(dst, body []byte) []byte {
+	m := s.macs.Get().(hash.Hash)
+	m.Reset()
+	m.Write(s.hdr)
+	m.Write(body)
+	n := len(dst)
+	dst = m.Sum(dst)[:n+offerTagLen]
+	s.macs.Put(m)
+	return dst
+}
+
 // SealOfferID returns the id of rec for partner under key (32 bytes): the
 // record's fields (all but ID and Partner) encoded and signed. The caller
 // sets rec.ID to it.
 func SealOfferID(key []byte, partner string, rec *OfferRecord) string {
+	return newOfferSigner(key, partner).seal(rec)
+}
+
+// seal is SealOfferID with the signer's key and partner.
+func (s *offerSigner) seal(rec *OfferRecord) string {
 	var nonce [offerNonceLen]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
 		panic("osdmlegacy: no randomness: " + err.Error())
 	}
-	return sealOfferID(key, partner, rec, nonce)
+	return s.sealWith(rec, nonce)
 }
 
 // sealOfferID is SealOfferID with a given nonce.
 func sealOfferID(key []byte, partner string, rec *OfferRecord, nonce [offerNonceLen]byte) string {
-	buf := make([]byte, 0, 256)
-	buf = append(buf, offerIDVersion)
+	return newOfferSigner(key, partner).sealWith(rec, nonce)
+}
+
+func (s *offerSigner) sealWith(rec *OfferRecord, nonce [offerNonceLen]byte) string {
+	var scratch [320]byte
+	buf := append(scratch[:0], offerIDVersion)
 	buf = appendOfferPayload(buf, nonce[:], rec)
-	buf = append(buf, offerTag(key, partner, buf)...)
+	buf = s.appendTag(buf, buf)
 	out := make([]byte, len(OfferIDPrefix)+base64.RawURLEncoding.EncodedLen(len(buf)))
 	copy(out, OfferIDPrefix)
 	base64.RawURLEncoding.Encode(out[len(OfferIDPrefix):], buf)
@@ -92,40 +136,48 @@ func sealOfferID(key []byte, partner string, rec *OfferRecord, nonce [offerNonce
 // partner, its version unknown, or the offer expired at now. The tag is
 // compared in constant time, before the payload is decoded.
 func OpenOfferID(key []byte, partner, id string, now time.Time) (*OfferRecord, error) {
+	return newOfferSigner(key, partner).open(id, now)
+}
+
+// open is OpenOfferID with the signer's key and partner.
+func (s *offerSigner) open(id string, now time.Time) (*OfferRecord, error) {
 	if len(id) <= len(OfferIDPrefix) || len(id) > maxOfferIDLen || id[:len(OfferIDPrefix)] != OfferIDPrefix {
 		return nil, ErrOfferNotFound
 	}
 	text := id[len(OfferIDPrefix):]
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(text)
+	// Room for the tag computed after the id's bytes.
+	raw := make([]byte, base64.RawURLEncoding.DecodedLen(len(text)), base64.RawURLEncoding.DecodedLen(len(text))+sha256.Size)
+	n, err := base64.RawURLEncoding.Strict().Decode(raw, []byte(text))
+	raw = raw[:n]
 	// The decoder skips line breaks: an id is only the characters it
 	// encodes to.
-	if err != nil || base64.RawURLEncoding.EncodedLen(len(raw)) != len(text) ||
-		len(raw) < 1+offerNonceLen+offerTagLen || raw[0] != offerIDVersion {
+	if err != nil || base64.RawURLEncoding.EncodedLen(n) != len(text) ||
+		n < 1+offerNonceLen+offerTagLen || raw[0] != offerIDVersion {
 		return nil, ErrOfferNotFound
 	}
-	body, tag := raw[:len(raw)-offerTagLen], raw[len(raw)-offerTagLen:]
-	if !hmac.Equal(tag, offerTag(key, partner, body)) {
+	body, tag := raw[:n-offerTagLen], raw[n-offerTagLen:]
+	want := s.appendTag(raw[n:], body)
+	if !hmac.Equal(tag, want) {
 		return nil, ErrOfferNotFound
 	}
 	rec, ok := decodeOfferPayload(body[1:])
 	if !ok || !now.Before(rec.ExpiresAt) {
 		return nil, ErrOfferNotFound
 	}
-	rec.ID, rec.Partner = id, partner
+	rec.ID, rec.Partner = id, s.partner()
 	return rec, nil
 }
 
-// offerTag is the truncated HMAC of body (version and payload) for
-// partner.
+// partner is the partner label the signer signs for.
+func (s *offerSigner) partner() string {
+	n, k := binary.Uvarint(s.hdr[len(OfferIDPrefix):])
+	return string(s.hdr[len(OfferIDPrefix)+k : len(OfferIDPrefix)+k+int(n)])
+}
+
+// offerTag is the tag of body (version and payload) for partner under
+// key.
 func offerTag(key []byte, partner string, body []byte) []byte {
-	m := hmac.New(sha256.New, key)
-	var hdr [len(OfferIDPrefix) + binary.MaxVarintLen64]byte
-	n := copy(hdr[:], OfferIDPrefix)
-	n += binary.PutUvarint(hdr[n:], uint64(len(partner)))
-	m.Write(hdr[:n])
-	m.Write([]byte(partner))
-	m.Write(body)
-	return m.Sum(nil)[:offerTagLen]
+	return newOfferSigner(key, partner).appendTag(nil, body)
 }
 
 // offerPassengerTypes are the passenger types written as one byte, in a

@@ -277,7 +277,10 @@ func TestOfferIDTamperingSendsNothing(t *testing.T) {
 
 func mustKey(t *testing.T, f *Facade) []byte {
 	t.Helper()
-	k, err := f.offerKey(context.Background())
+	if _, err := f.offerSigner(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	k, err := LoadOfferKey(context.Background(), f.store, f.cfg.Partner)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,19 +47,19 @@ func LoadOfferKey(ctx context.Context, st store.Store, partner string) ([]byte, 
 	return b, nil
 }
 
-// offerKey returns the façade's offer key, read from the store on first
-// use and kept in memory from then on. A store error fails this call only
-// (the next one reads again).
-func (f *Facade) offerKey(ctx context.Context) ([]byte, error) {
-	if k := f.key.Load(); k != nil {
-		return *k, nil
+// offerSigner returns the signer of the façade's offer ids, its key read
+// from the store on first use and kept in memory from then on. A store
+// error fails this call only (the next one reads again).
+func (f *Facade) offerSigner(ctx context.Context) (*offerSigner, error) {
+	if s := f.signer.Load(); s != nil {
+		return s, nil
 	}
 	k, err := LoadOfferKey(ctx, f.store, f.cfg.Partner)
 	if err != nil {
 		return nil, err
 	}
-	f.key.CompareAndSwap(nil, &k)
-	return *f.key.Load(), nil
+	f.signer.CompareAndSwap(nil, newOfferSigner(k, f.cfg.Partner))
+	return f.signer.Load(), nil
 }
 
 // offerKeyFailed is the answer of a call that needs the offer key while
@@ -76,12 +76,12 @@ func (f *Facade) offerKeyFailed(c *call) *Answer {
 // SealOffer sets rec.ID (and its Partner) to its self-verifying offer id
 // (offer_id.go) under the façade's key.
 func (f *Facade) SealOffer(ctx context.Context, rec *OfferRecord) error {
-	key, err := f.offerKey(ctx)
+	s, err := f.offerSigner(ctx)
 	if err != nil {
 		return err
 	}
 	rec.Partner = f.cfg.Partner
-	rec.ID = SealOfferID(key, f.cfg.Partner, rec)
+	rec.ID = s.seal(rec)
 	return nil
 }
 
@@ -89,9 +89,9 @@ func (f *Facade) SealOffer(ctx context.Context, rec *OfferRecord) error {
 // façade did not sign or that expired at now, or the store's error when
 // the key cannot be read.
 func (f *Facade) OpenOffer(ctx context.Context, id string, now time.Time) (*OfferRecord, error) {
-	key, err := f.offerKey(ctx)
+	s, err := f.offerSigner(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return OpenOfferID(key, f.cfg.Partner, id, now)
+	return s.open(id, now)
 }

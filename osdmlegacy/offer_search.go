@@ -33,10 +33,10 @@ func (f *Facade) searchOffers(ctx context.Context, c *call) *Answer {
 	c.answer.FanOut = len(probes)
 	// The key first: without it no offer could be answered, so nothing
 	// is sent. The search writes nothing to the store.
-	key, err := f.offerKey(ctx)
+	signer, err := f.offerSigner(ctx)
 	if err != nil {
 		return f.offerKeyFailed(c)
 	}
 	f.fanOut(ctx, c.send, probes)
-	return f.answer(c, q, probes, pax, key)
+	return f.answer(c, q, probes, pax, signer)
 }
