@@ -10,6 +10,7 @@ import (
 	"errors"
 	"hash"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -97,6 +98,20 @@ func (s *offerSigner) appendTag(dst, body []byte) []byte {
 	dst = m.Sum(dst)[:n+offerTagLen]
 	s.macs.Put(m)
 	return dst
+}
+
+// partIDsDerived reports whether rec's part and product ids are
+// offerPartIDs', without making them.
+func partIDsDerived(rec *OfferRecord) bool {
+	if rec.TravelClass < 0 || rec.TravelClass > 9 || rec.ServiceCode < 0 || rec.ServiceCode > 9 {
+		part, product := offerPartIDs(rec.TripID, rec.TravelClass, rec.ServiceCode)
+		return rec.PartID == part && rec.ProductID == product
+	}
+	cs := string([]byte{byte('0' + rec.TravelClass), byte('0' + rec.ServiceCode)})
+	return len(rec.PartID) == len(rec.TripID)+5+2 && strings.HasPrefix(rec.PartID, rec.TripID) &&
+		rec.PartID[len(rec.TripID):] == "-res-"+cs &&
+		len(rec.ProductID) == len(rec.TripID)+9+2 && strings.HasPrefix(rec.ProductID, rec.TripID) &&
+		rec.ProductID[len(rec.TripID):] == "-product-"+cs
 }
 
 // SealOfferID returns the id of rec for partner under key (32 bytes): the
@@ -192,7 +207,7 @@ func appendOfferPayload(b, nonce []byte, rec *OfferRecord) []byte {
 	if rec.LegID == rec.TripID+"-leg-1" {
 		flags |= flagLegDerived
 	}
-	if part, product := offerPartIDs(rec.TripID, rec.TravelClass, rec.ServiceCode); rec.PartID == part && rec.ProductID == product {
+	if partIDsDerived(rec) {
 		flags |= flagPartsDerived
 	}
 	if p, err := osdmPrice(rec.Price); err == nil && samePrice(p, rec.OSDMPrice) {
@@ -368,22 +383,35 @@ func appendNum(b []byte, s string) []byte {
 	return binary.AppendUvarint(b, v<<1|1)
 }
 
-// appendDate writes "YYYY-MM-DD" (from 1970 on) as a day count.
+// appendDate writes "YYYY-MM-DD" (a real date from 1970 on) as a day
+// count.
 func appendDate(b []byte, s string) []byte {
-	t, err := time.Parse(time.DateOnly, s)
-	if err != nil || t.Unix() < 0 || t.Format(time.DateOnly) != s {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' || !allDigits(s[:4]) || !allDigits(s[5:7]) || !allDigits(s[8:]) {
 		return appendText(b, s)
+	}
+	y, m, d := atoi(s[:4]), atoi(s[5:7]), atoi(s[8:])
+	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+	if ty, tm, td := t.Date(); ty != y || int(tm) != m || td != d || y < 1970 {
+		return appendText(b, s) // 2026-02-30 is no date
 	}
 	return binary.AppendUvarint(b, uint64(t.Unix()/86400)<<1|1)
 }
 
 // appendClock writes "HH:MM" as minutes of the day.
 func appendClock(b []byte, s string) []byte {
-	t, err := time.Parse("15:04", s)
-	if err != nil || t.Format("15:04") != s {
+	if len(s) != 5 || s[2] != ':' || !allDigits(s[:2]) || !allDigits(s[3:]) || atoi(s[:2]) > 23 || atoi(s[3:]) > 59 {
 		return appendText(b, s)
 	}
-	return binary.AppendUvarint(b, uint64(t.Hour()*60+t.Minute())<<1|1)
+	return binary.AppendUvarint(b, uint64(atoi(s[:2])*60+atoi(s[3:]))<<1|1)
+}
+
+// atoi reads a short run of ASCII digits.
+func atoi(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
 }
 
 func appendPassengerType(b []byte, t osdm.PassengerType) []byte {

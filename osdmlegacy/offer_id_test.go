@@ -91,6 +91,7 @@ func TestOfferIDRoundTripEveryField(t *testing.T) {
 	odd2.OSDMPrice.Scale = &scale
 	odd2.AvailablePlaces = nil
 	odd2.Passengers = nil
+	odd2.ServiceDate, odd2.DepartureClock = "2026-02-30", "24:00" // the forms, not real: kept as text
 	for name, rec := range map[string]*OfferRecord{"search-like": searchLikeOffer(), "odd": odd, "odd without lists": odd2} {
 		t.Run(name, func(t *testing.T) {
 			id := SealOfferID(key, "p1", rec)
