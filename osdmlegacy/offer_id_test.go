@@ -419,3 +419,46 @@ func TestOfferIDFitsALegacyOfferRef(t *testing.T) {
 		t.Errorf("an id of %d characters: osdm_convert could not carry it as an OfferRef", len(id))
 	}
 }
+
+// keyDownStore fails every call on the offer key while down is set.
+type keyDownStore struct {
+	store.Store
+	down atomic.Bool
+}
+
+func (s *keyDownStore) Get(ctx context.Context, key string) ([]byte, error) {
+	if s.down.Load() && strings.HasSuffix(key, "/offer-key") {
+		return nil, errors.New("redis at 10.0.0.5:6379: connection refused")
+	}
+	return s.Store.Get(ctx, key)
+}
+
+// TestBookingKeyReadFailure: a façade that has not read the offer key
+// yet, with the store failing at that moment, answers a booking 503
+// (retryable, no internals) and sends nothing; the next call reads the
+// key and books. An id without the form of one is refused without the
+// key.
+func TestBookingKeyReadFailure(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	o := e.offer("9203", adult)
+	st := &keyDownStore{Store: e.st}
+	f2 := e.facade(st)
+	st.down.Store(true)
+	a := e.call(f2, "POST", "/bookings", bookingBodyOf(o))
+	p := decodeProblem(t, a)
+	if a.Status != 503 || p.Code != CodeServiceUnavailable || strings.Contains(string(a.Body), "10.0.0.5") || a.StoreErrors != 1 {
+		t.Errorf("%d %s (store errors %d)", a.Status, a.Body, a.StoreErrors)
+	}
+	m := bookingBodyOf(o)
+	m["offers"].([]any)[0].(map[string]any)["offerId"] = "not-an-offer-id"
+	if a := e.call(f2, "POST", "/bookings", m); a.Status != 404 {
+		t.Errorf("a malformed id with the key unread: %d %s", a.Status, a.Body)
+	}
+	if n := e.legacy.attempts(); n != 0 {
+		t.Errorf("%d legacy messages sent without the key", n)
+	}
+	st.down.Store(false)
+	if a := e.call(f2, "POST", "/bookings", bookingBodyOf(o)); a.Status != 200 {
+		t.Errorf("after the store came back: %d %s", a.Status, a.Body)
+	}
+}

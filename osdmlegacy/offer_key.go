@@ -89,6 +89,9 @@ func (f *Facade) SealOffer(ctx context.Context, rec *OfferRecord) error {
 // façade did not sign or that expired at now, or the store's error when
 // the key cannot be read.
 func (f *Facade) OpenOffer(ctx context.Context, id string, now time.Time) (*OfferRecord, error) {
+	if len(id) <= len(OfferIDPrefix) || len(id) > maxOfferIDLen || id[:len(OfferIDPrefix)] != OfferIDPrefix {
+		return nil, ErrOfferNotFound // not even an id's form: no key needed to say so
+	}
 	s, err := f.offerSigner(ctx)
 	if err != nil {
 		return nil, err
