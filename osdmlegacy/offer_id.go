@@ -40,7 +40,7 @@ const (
 	// made in the same second.
 	offerNonceLen = 6
 	// maxOfferIDLen bounds the ids looked at at all (a real one is some
-	// 200 to 300 characters: see docs/osdm_legacy.md).
+	// 220 characters with one passenger, under 400 with nine: see docs/osdm_legacy.md).
 	maxOfferIDLen = 4096
 )
 
