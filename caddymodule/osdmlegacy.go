@@ -241,7 +241,7 @@ func (m *OSDMLegacy) Cleanup() error {
 func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	start := time.Now()
 	cfg := m.facade.Config()
-	body, err := io.ReadAll(io.LimitReader(r.Body, cfg.MaxBody+1))
+	body, err := readAllSized(io.LimitReader(r.Body, cfg.MaxBody+1), r.ContentLength)
 	if err != nil {
 		return caddyhttp.Error(http.StatusBadRequest, fmt.Errorf("reading the OSDM request: %w", err))
 	}

@@ -502,6 +502,9 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 	child := startBKChild(t, dir, "first", cf)
 	c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
 	o := c.offer("708")
+	// An offer searched before the kill: the id carries it, and the
+	// restarted Caddy verifies it with the key in the bolt file.
+	before := c.offer("709")
 
 	held := make(chan string, 1)
 	l.mu.Lock()
@@ -564,10 +567,17 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 	if len(l.held()) != 0 {
 		t.Errorf("the legacy system holds %d bookings after DELETE", len(l.held()))
 	}
+	var br osdm.BookingResponse
+	c.ok("POST", "/bookings", bookingOf(before.OfferID), newUUID(), 200, &br)
+	if br.Booking.BookedOffers[0].OfferID != before.OfferID || len(l.held()) != 1 {
+		t.Errorf("the offer searched before the restart booked as %+v; the legacy system holds %d", br.Booking.BookedOffers[0], len(l.held()))
+	}
 }
 
 // TestOSDMLegacyIntegrationTwoInstancesRedis: two Caddy processes on one
-// Redis: a booking made on one is fulfilled and refunded on the other.
+// Redis: an offer searched on one is booked on the other (both verify the
+// ids with the one key in Redis), and a booking made on one is fulfilled
+// and refunded on the other.
 func TestOSDMLegacyIntegrationTwoInstancesRedis(t *testing.T) {
 	addr := os.Getenv("OSDM_TEST_REDIS")
 	if addr == "" {
@@ -586,7 +596,7 @@ func TestOSDMLegacyIntegrationTwoInstancesRedis(t *testing.T) {
 
 	var br osdm.BookingResponse
 	key := newUUID()
-	body := bookingOf(a.offer("708").OfferID)
+	body := bookingOf(b.offer("708").OfferID)
 	a.ok("POST", "/bookings", body, key, 200, &br)
 	id := br.Booking.ID
 	var fr osdm.FulfillmentCollectionResponse
@@ -603,6 +613,13 @@ func TestOSDMLegacyIntegrationTwoInstancesRedis(t *testing.T) {
 	if len(l.held()) != 0 {
 		t.Errorf("the legacy system holds %d bookings after the refund", len(l.held()))
 	}
+	// The other way: searched on a, booked on b.
+	var br2 osdm.BookingResponse
+	b.ok("POST", "/bookings", bookingOf(a.offer("709").OfferID), newUUID(), 200, &br2)
+	if len(l.held()) != 1 {
+		t.Errorf("the legacy system holds %d bookings, want the one booked on b", len(l.held()))
+	}
+	b.ok("DELETE", "/bookings/"+br2.Booking.ID, "", "", 204, nil)
 	// The booking's Idempotency-Key on the other instance: the same answer
 	// replayed from Redis, nothing sent.
 	n := len(l.messages())

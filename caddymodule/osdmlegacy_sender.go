@@ -120,11 +120,24 @@ func (p *legacyPoster) subRequest(ctx context.Context, contentType string, body 
 type backgroundRoute struct {
 	mu     sync.Mutex
 	poster *legacyPoster
+	at     time.Time // when poster was taken
 }
 
+// backgroundRefresh is how often the route is taken again from an OSDM
+// call: a snapshot copies the request, which every call need not pay.
+const backgroundRefresh = 10 * time.Second
+
 // set records the route of an OSDM call (a snapshot, detached from the
-// call's cancellation).
+// call's cancellation), unless one taken less than backgroundRefresh ago
+// is held.
 func (b *backgroundRoute) set(r *http.Request, next caddyhttp.Handler, path string, observe func(int, time.Duration)) {
+	now := time.Now()
+	b.mu.Lock()
+	fresh := b.poster != nil && now.Sub(b.at) < backgroundRefresh
+	b.mu.Unlock()
+	if fresh {
+		return
+	}
 	tmpl := r.WithContext(context.WithoutCancel(r.Context()))
 	u := *r.URL
 	tmpl.URL = &u
@@ -132,7 +145,7 @@ func (b *backgroundRoute) set(r *http.Request, next caddyhttp.Handler, path stri
 	tmpl.Body = http.NoBody
 	p := newLegacyPoster(tmpl, next, path, observe)
 	b.mu.Lock()
-	b.poster = p
+	b.poster, b.at = p, now
 	b.mu.Unlock()
 }
 

@@ -40,14 +40,14 @@ func (f *Facade) createBooking(ctx context.Context, c *call) *Answer {
 // sends the BookingRequest.
 func (f *Facade) newBooking(ctx context.Context, c *call, id string, req *osdm.BookingRequest) (*Answer, bool) {
 	now := f.now()
-	offer, err := LoadOffer(ctx, f.store, f.cfg.Partner, req.Offers[0].OfferID, now)
+	offer, err := f.OpenOffer(ctx, req.Offers[0].OfferID, now)
 	if errors.Is(err, ErrOfferNotFound) {
 		return f.problem(c, NewProblem(http.StatusNotFound, CodeOfferNotFound,
 			"the offer is unknown or no longer bookable (offers are bookable until their preBookableUntil); search again").
 			WithPointer("#/offers/0/offerId")), true
 	}
-	if err != nil {
-		return f.storeFailed(c, err), false
+	if err != nil { // the offer key could not be read
+		return f.offerKeyFailed(c), false
 	}
 	pax, names, p := bookingPassengers(req, offer)
 	if p != nil {

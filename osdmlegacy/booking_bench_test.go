@@ -81,12 +81,12 @@ func BenchmarkBooking(b *testing.B) {
 				now := time.Now()
 				age := 30
 				o := &OfferRecord{
-					ID: NewID(OfferIDPrefix), Partner: "bench", Train: strconv.Itoa(1 + i%99999), ServiceDate: day,
+					Partner: "bench", Train: strconv.Itoa(1 + i%99999), ServiceDate: day,
 					Origin: "8500010", Destination: "8503000", TravelClass: 2, ServiceCode: 1,
 					Passengers: []OfferPassenger{{Ref: "p1", Type: "ADULT", Age: &age, Tariff: 1}},
 					TripID:     "t", LegID: "l", PartID: "p", ProductID: "pr", CreatedOn: now, ExpiresAt: now.Add(time.Hour),
 				}
-				if err := SaveOffer(context.Background(), st, o, now); err != nil {
+				if err := f.SealOffer(context.Background(), o); err != nil {
 					b.Fatal(err)
 				}
 				body := mustJSONb(b, bookingBodyOf(o))

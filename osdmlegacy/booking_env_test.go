@@ -245,14 +245,15 @@ var (
 )
 
 // offer asks the sandbox for train's availability (2nd class seats, as
-// the offer search would) and stores the offer record it would make.
+// the offer search would) and seals the offer record it would make into
+// its id.
 func (e *bookEnv) offer(train string, pax ...offerPax) *OfferRecord {
 	e.t.Helper()
 	if len(pax) == 0 {
 		pax = []offerPax{adult}
 	}
 	rec := &OfferRecord{
-		ID: NewID(OfferIDPrefix), Partner: e.cfg.Partner, Train: train, ServiceDate: tomorrow(),
+		Partner: e.cfg.Partner, Train: train, ServiceDate: tomorrow(),
 		Origin: "8500010", Destination: "8503000", OriginName: "Basel SBB", DestinationName: "Zürich HB",
 		TravelClass: legacy.SecondClass, ServiceCode: legacy.ServiceSeat,
 		TripID: "trip-1", LegID: "leg-1", PartID: "part-1", ProductID: "product-1",
@@ -263,7 +264,7 @@ func (e *bookEnv) offer(train string, pax ...offerPax) *OfferRecord {
 		rec.Passengers = append(rec.Passengers, OfferPassenger{Ref: p.ref, Type: p.typ, Age: &age, Tariff: p.tariff})
 	}
 	reply := e.sb.Handle(context.Background(), &legacy.AvailabilityRequest{
-		Header: legacy.Header{MessageID: "avail-" + rec.ID}, Journey: rec.Journey(), Places: rec.PlaceRequest(),
+		Header: legacy.Header{MessageID: NewID("avail-")}, Journey: rec.Journey(), Places: rec.PlaceRequest(),
 	})
 	ar, ok := reply.(*legacy.AvailabilityReply)
 	if !ok || len(ar.Offers) != 1 {
@@ -279,7 +280,7 @@ func (e *bookEnv) offer(train string, pax ...offerPax) *OfferRecord {
 	dep, _ := time.Parse("2006-01-02 15:04", rec.ServiceDate+" "+ar.Journey.DepartureTime)
 	arr, _ := time.Parse("2006-01-02 15:04", rec.ServiceDate+" "+ar.Journey.ArrivalTime)
 	rec.Departure, rec.Arrival, rec.DepartureClock = dep, arr, ar.Journey.DepartureTime
-	if err := SaveOffer(context.Background(), e.st, rec, e.clock.Now()); err != nil {
+	if err := e.f.SealOffer(context.Background(), rec); err != nil {
 		e.t.Fatal(err)
 	}
 	return rec

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -38,6 +39,10 @@ type Facade struct {
 	store store.Store
 	tt    Timetable
 	now   func() time.Time
+
+	// signer signs the offer ids (offer_key.go), nil until the key is
+	// first read.
+	signer atomic.Pointer[offerSigner]
 
 	mu     sync.Mutex
 	sender Sender // background sender, see Deps.Sender
@@ -165,6 +170,9 @@ func (f *Facade) checkBody(c *call, rt *route) *Problem {
 		return nil
 	}
 	ct := c.header.Get("Content-Type")
+	if ct == "application/json" || ct == "application/json; charset=utf-8" {
+		return nil // the usual forms, without parsing
+	}
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil || mt != "application/json" {
 		return NewProblem(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,

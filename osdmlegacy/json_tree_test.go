@@ -63,6 +63,12 @@ func TestParseJSONTreeReads(t *testing.T) {
 	if v := n.members[0].value; v.kind != jString || v.text != "aé/\"\\" {
 		t.Fatalf("string %+v", v)
 	}
+	// Member names: known, unknown, escaped (unquoted like values).
+	names, err := parseJSONTree([]byte(`{"origin": 1, "zz\u00e9": 2, "orig\u0069n2": 3, "typ\u0065": 4}`))
+	if err != nil || len(names.members) != 4 || names.members[0].name != "origin" || names.members[1].name != "zzé" ||
+		names.members[2].name != "origin2" || names.members[3].name != "type" {
+		t.Fatalf("names %+v %v", names, err)
+	}
 	items := n.members[1].value.items
 	if len(items) != 5 || items[0].kind != jNumber || items[0].text != "-0.5e+3" ||
 		items[1].kind != jBool || !items[1].b || items[2].kind != jBool || items[2].b ||

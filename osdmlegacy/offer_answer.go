@@ -1,7 +1,6 @@
 package osdmlegacy
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -169,7 +168,7 @@ func osdmPrice(p legacy.Price) (osdm.Price, error) {
 }
 
 // searchAnswer assembles the OSDM answer of an offer search from its
-// probes, storing an OfferRecord per offer.
+// probes: an OfferRecord per offer, sealed into its offer id.
 type searchAnswer struct {
 	f      *Facade
 	c      *call
@@ -178,10 +177,8 @@ type searchAnswer struct {
 	refs   []string
 	resp   osdm.OfferCollectionResponse
 	tripOf map[*candidate]int
-	// set is the id set of the search's offers; records are stored
-	// together once the answer is built.
-	set     string
-	records []*OfferRecord
+	// signer signs the offer ids (offer_key.go).
+	signer *offerSigner
 	// failures are the probes without an offer that are not sold out or
 	// not run, worst first when the answer fails.
 	failures []*Problem
@@ -190,9 +187,10 @@ type searchAnswer struct {
 	pointers []osdm.ProblemPointer
 }
 
-// answer builds the answer to q from probes.
-func (f *Facade) answer(ctx context.Context, c *call, q *offerRequest, probes []*probe, pax []OfferPassenger) *Answer {
-	sa := &searchAnswer{f: f, c: c, now: c.now, pax: pax, tripOf: map[*candidate]int{}, set: NewOfferSetID()}
+// answer builds the answer to q from probes, its offer ids signed by
+// signer.
+func (f *Facade) answer(c *call, q *offerRequest, probes []*probe, pax []OfferPassenger, signer *offerSigner) *Answer {
+	sa := &searchAnswer{f: f, c: c, now: c.now, pax: pax, tripOf: map[*candidate]int{}, signer: signer}
 	for _, p := range pax {
 		sa.refs = append(sa.refs, p.Ref)
 		sa.resp.AnonymousPassengerSpecifications = append(sa.resp.AnonymousPassengerSpecifications, p.spec())
@@ -235,12 +233,6 @@ func (f *Facade) answer(ctx context.Context, c *call, q *offerRequest, probes []
 	}
 	if len(sa.resp.Offers) == 0 && len(altOrder) == 0 {
 		return f.problem(c, sa.failure(q))
-	}
-	// One write for all offers. An offer that cannot be booked must not
-	// be shown: a store failure fails the search.
-	if err := SaveOffers(ctx, f.store, f.cfg.Partner, sa.records, sa.now); err != nil {
-		c.answer.StoreErrors++
-		return f.problem(c, AsProblem(err))
 	}
 	// Trains without an offer are told about in the problems, one per
 	// train, class and service code.
@@ -349,6 +341,9 @@ func (sa *searchAnswer) addOffer(p *probe, lo *legacy.Offer) {
 		sa.note(p, CodeBadGateway, "the reservation system gave no departure or arrival time")
 		return
 	}
+	// Whole seconds: the id carries them in fewer bytes, and an offer
+	// expires at most a second early.
+	created := sa.now.Truncate(time.Second)
 	until := sa.now.Add(f.cfg.OfferTTL)
 	if !lo.ValidUntil.IsZero() && lo.ValidUntil.Before(until) {
 		until = lo.ValidUntil
@@ -356,6 +351,7 @@ func (sa *searchAnswer) addOffer(p *probe, lo *legacy.Offer) {
 	if c.run.Departure.Before(until) {
 		until = c.run.Departure
 	}
+	until = until.Truncate(time.Second)
 	if !until.After(sa.now) {
 		sa.soldOut++
 		sa.note(p, CodeInsufficientAvailability, "the train has left or the offer expired")
@@ -366,18 +362,18 @@ func (sa *searchAnswer) addOffer(p *probe, lo *legacy.Offer) {
 	trip := &sa.resp.Trips[ti]
 	legID := trip.Legs[0].ID
 	rec := &OfferRecord{
-		ID: NewOfferID(sa.set), Partner: f.cfg.Partner,
-		Train: c.run.Train, ServiceDate: c.run.ServiceDate, Origin: c.run.Origin, Destination: c.run.Destination,
+		Partner: f.cfg.Partner,
+		Train:   c.run.Train, ServiceDate: c.run.ServiceDate, Origin: c.run.Origin, Destination: c.run.Destination,
 		OriginName: c.run.OriginName, DestinationName: c.run.DestinationName,
 		Departure: c.run.Departure, Arrival: c.run.Arrival,
 		DepartureClock: c.clock(stationLocation(f.tt, c.run.Origin, f.cfg.Location)), Carrier: c.run.Carrier,
 		TravelClass: p.class, ServiceCode: p.service, ServiceLevel: lo.ServiceLevel,
 		Passengers: sa.pax, Price: *lo.Price, OSDMPrice: price, AvailablePlaces: lo.AvailablePlaces,
 		LegacyOfferRef: lo.OfferRef, TripID: trip.ID, LegID: legID,
-		CreatedOn: sa.now, ExpiresAt: until,
+		CreatedOn: created, ExpiresAt: until,
 	}
-	rec.PartID, rec.ProductID = rec.ID+"-reservation", rec.ID+"-product"
-	sa.records = append(sa.records, rec)
+	rec.PartID, rec.ProductID = offerPartIDs(trip.ID, p.class, p.service)
+	rec.ID = sa.signer.seal(rec)
 	sa.resp.Offers = append(sa.resp.Offers, f.osdmOffer(rec))
 }
 

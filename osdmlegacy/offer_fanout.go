@@ -72,6 +72,15 @@ func (f *Facade) plan(cands []candidate, classes, services []int, tariffs []lega
 // fanOut sends every probe's message, at most Config.Concurrency at once,
 // and waits for all. A message not yet sent when ctx ends fails as slow.
 func (f *Facade) fanOut(ctx context.Context, send Sender, probes []*probe) {
+	if len(probes) == 1 { // one train, one class: no goroutine to hand over to
+		p := probes[0]
+		if err := ctx.Err(); err != nil {
+			p.err = &SendError{Kind: ErrLegacySlow, Err: err}
+			return
+		}
+		p.send(ctx, send)
+		return
+	}
 	sem := make(chan struct{}, f.cfg.Concurrency)
 	var wg sync.WaitGroup
 	for _, p := range probes {
@@ -84,13 +93,18 @@ func (f *Facade) fanOut(ctx context.Context, send Sender, probes []*probe) {
 		wg.Add(1)
 		go func(p *probe) {
 			defer func() { <-sem; wg.Done() }()
-			p.reply, p.err = send.Send(ctx, p.req)
-			if p.err == nil {
-				p.err = checkCorrelation(p.req, p.reply)
-			}
+			p.send(ctx, send)
 		}(p)
 	}
 	wg.Wait()
+}
+
+// send sends the probe's message and keeps the reply.
+func (p *probe) send(ctx context.Context, send Sender) {
+	p.reply, p.err = send.Send(ctx, p.req)
+	if p.err == nil {
+		p.err = checkCorrelation(p.req, p.reply)
+	}
 }
 
 // checkCorrelation refuses a reply that answers another message: a legacy

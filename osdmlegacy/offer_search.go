@@ -9,7 +9,7 @@ import (
 // read strictly and held to the restrictions, its trains found, one legacy
 // message per train, class and service code sent (at most concurrency at
 // once), and the replies turned into trips of one leg and reservation
-// offers, each stored so that POST /bookings can book it.
+// offers, each id carrying its offer so that POST /bookings can book it.
 func (f *Facade) searchOffers(ctx context.Context, c *call) *Answer {
 	q, p := readOfferRequest(c.body)
 	if p != nil {
@@ -31,6 +31,12 @@ func (f *Facade) searchOffers(ctx context.Context, c *call) *Answer {
 	}
 	probes := f.plan(cands, q.classes, f.cfg.ServiceCodes, tariffCounts(pax), c.now)
 	c.answer.FanOut = len(probes)
+	// The key first: without it no offer could be answered, so nothing
+	// is sent. The search writes nothing to the store.
+	signer, err := f.offerSigner(ctx)
+	if err != nil {
+		return f.offerKeyFailed(c)
+	}
 	f.fanOut(ctx, c.send, probes)
-	return f.answer(ctx, c, q, probes, pax)
+	return f.answer(c, q, probes, pax, signer)
 }

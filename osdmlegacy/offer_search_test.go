@@ -45,7 +45,7 @@ func facadeWithSandbox(t *testing.T, cfg Config, sbcfg legacysandbox.Config, tt 
 func TestSearchNamedTrain(t *testing.T) {
 	for _, format := range []legacy.Format{legacy.XML, legacy.JSON} {
 		t.Run(format.String(), func(t *testing.T) {
-			f, ss, st := facadeWithSandbox(t, Config{OfferTTL: 10 * time.Minute}, legacysandbox.Config{}, nil)
+			f, ss, _ := facadeWithSandbox(t, Config{OfferTTL: 10 * time.Minute}, legacysandbox.Config{}, nil)
 			ss.format = format
 			a := search(f, ss.sender(), namedTrainSearch)
 			resp := validOffers(t, a)
@@ -83,9 +83,9 @@ func TestSearchNamedTrain(t *testing.T) {
 				if !o.PreBookableUntil.Equal(testNow.Add(10*time.Minute)) || len(o.PassengerRefs) != 2 {
 					t.Errorf("preBookableUntil %s, passengerRefs %v", o.PreBookableUntil, o.PassengerRefs)
 				}
-				rec, err := LoadOffer(context.Background(), st, f.cfg.Partner, o.OfferID, testNow)
+				rec, err := f.OpenOffer(context.Background(), o.OfferID, testNow)
 				if err != nil {
-					t.Fatalf("offer %s not stored: %v", o.OfferID, err)
+					t.Fatalf("offer %s does not open: %v", o.OfferID, err)
 				}
 				if rec.Train != "9203" || rec.ServiceDate != "2026-12-01" || rec.OSDMPrice.Amount != want[tc] ||
 					len(rec.Passengers) != 2 || rec.Passengers[0].Tariff != 1 || rec.Passengers[1].Tariff != 2 ||
@@ -425,12 +425,30 @@ func TestSearchTimeoutBoundsTheCall(t *testing.T) {
 	}
 }
 
-func TestSearchStoreFailureShowsNoOffer(t *testing.T) {
+// TestSearchStoreFailureBeforeTheKey: a store that fails when the offer
+// key is first read makes that search a 503 with nothing sent and no
+// internals shown; the next search reads the key again and answers; once
+// the key is held, a search needs the store no more.
+func TestSearchStoreFailureBeforeTheKey(t *testing.T) {
 	f, ss, st := facadeWithSandbox(t, Config{}, legacysandbox.Config{}, nil)
 	st.Fail = errors.New("disk full at /var/lib/x")
 	a := search(f, ss.sender(), namedTrainSearch)
 	p := validProblem(t, a)
-	if a.Status != 500 || p.Code != CodeInternalError || strings.Contains(string(a.Body), "disk") || a.StoreErrors == 0 {
+	if a.Status != http.StatusServiceUnavailable || p.Code != CodeServiceUnavailable ||
+		strings.Contains(string(a.Body), "disk") || a.StoreErrors != 1 {
 		t.Errorf("%d %s storeErrors %d", a.Status, a.Body, a.StoreErrors)
+	}
+	if n := ss.sent.Load(); n != 0 {
+		t.Errorf("%d legacy messages sent without an offer key", n)
+	}
+	st.Fail = nil
+	a = search(f, ss.sender(), namedTrainSearch)
+	if resp := validOffers(t, a); len(resp.Offers) != 2 {
+		t.Fatalf("after the store came back: %s", a.Body)
+	}
+	st.Fail = errors.New("store down")
+	a = search(f, ss.sender(), namedTrainSearch)
+	if resp := validOffers(t, a); len(resp.Offers) != 2 || a.StoreErrors != 0 {
+		t.Errorf("with the key held, a store failure changed a search: %d %s", a.Status, a.Body)
 	}
 }

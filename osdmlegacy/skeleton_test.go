@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -130,41 +129,6 @@ func TestNegativeProblemMapping(t *testing.T) {
 	}
 }
 
-func TestOfferRecordRefusesAlteredAndForeignIDs(t *testing.T) {
-	st := storetest.NewMemory()
-	now := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
-	st.Now = func() time.Time { return now }
-	rec := &OfferRecord{
-		ID: NewID(OfferIDPrefix), Partner: "p1", Train: "9203", ServiceDate: "2026-12-01",
-		Origin: "8727100", Destination: "8500010", TravelClass: 2, ServiceCode: 1,
-		Passengers: []OfferPassenger{{Ref: "a", Type: "ADULT", Tariff: 1}, {Ref: "b", Type: "CHILD", Tariff: 2}, {Ref: "c", Type: "ADULT", Tariff: 1}},
-		CreatedOn:  now, ExpiresAt: now.Add(15 * time.Minute),
-	}
-	if err := SaveOffer(context.Background(), st, rec, now); err != nil {
-		t.Fatal(err)
-	}
-	got, err := LoadOffer(context.Background(), st, "p1", rec.ID, now)
-	if err != nil || got.Train != "9203" {
-		t.Fatalf("load: %v %+v", err, got)
-	}
-	if tc := got.Tariffs(); len(tc) != 2 || tc[0] != (legacy.Tariff{Code: 1, Count: 2}) || tc[1] != (legacy.Tariff{Code: 2, Count: 1}) {
-		t.Errorf("tariffs %+v", tc)
-	}
-	altered := []byte(rec.ID)
-	altered[len(altered)-1] ^= 1
-	for _, id := range []string{string(altered), rec.ID + "x", "of-", "../offer/" + rec.ID, NewID(OfferIDPrefix)} {
-		if _, err := LoadOffer(context.Background(), st, "p1", id, now); !errors.Is(err, ErrOfferNotFound) {
-			t.Errorf("id %q: %v, want not found", id, err)
-		}
-	}
-	if _, err := LoadOffer(context.Background(), st, "p2", rec.ID, now); !errors.Is(err, ErrOfferNotFound) {
-		t.Errorf("another partner's offer: %v", err)
-	}
-	if _, err := LoadOffer(context.Background(), st, "p1", rec.ID, now.Add(15*time.Minute)); !errors.Is(err, ErrOfferNotFound) {
-		t.Errorf("expired offer: %v", err)
-	}
-}
-
 func TestParseFee(t *testing.T) {
 	for in, want := range map[string]Fee{"10%": {BasisPoints: 1000}, "12.5%": {BasisPoints: 1250}, "0%": {}, "2.50 EUR": {Amount: "2.50", Currency: "EUR"}} {
 		got, err := ParseFee(in)
@@ -179,53 +143,5 @@ func TestParseFee(t *testing.T) {
 		if _, err := ParseFee(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
-	}
-}
-
-func TestOfferSetOneWriteAndExactIDs(t *testing.T) {
-	st := storetest.NewMemory()
-	now := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
-	st.Now = func() time.Time { return now }
-	set := NewOfferSetID()
-	var recs []*OfferRecord
-	for i := 0; i < 3; i++ {
-		recs = append(recs, &OfferRecord{ID: NewOfferID(set), Partner: "p1", Train: "9203", TravelClass: 1 + i%2,
-			CreatedOn: now, ExpiresAt: now.Add(time.Duration(5+i) * time.Minute)})
-	}
-	if err := SaveOffers(context.Background(), st, "p1", recs, now); err != nil {
-		t.Fatal(err)
-	}
-	records := 0
-	_ = st.Scan(context.Background(), "", func(string, []byte) error { records++; return nil })
-	if records != 1 {
-		t.Errorf("%d store records for one search, want 1", records)
-	}
-	for _, r := range recs {
-		got, err := LoadOffer(context.Background(), st, "p1", r.ID, now)
-		if err != nil || got.ID != r.ID {
-			t.Errorf("%s: %v", r.ID, err)
-		}
-		// Every character counts, the offer part's too.
-		for i := len(OfferIDPrefix); i < len(r.ID); i++ {
-			b := []byte(r.ID)
-			if b[i] == 'A' {
-				b[i] = 'B'
-			} else {
-				b[i] = 'A'
-			}
-			if _, err := LoadOffer(context.Background(), st, "p1", string(b), now); !errors.Is(err, ErrOfferNotFound) {
-				t.Fatalf("altered id %s (char %d): %v", b, i, err)
-			}
-		}
-	}
-	// Each offer expires on its own.
-	if _, err := LoadOffer(context.Background(), st, "p1", recs[0].ID, now.Add(5*time.Minute)); !errors.Is(err, ErrOfferNotFound) {
-		t.Errorf("expired offer of a live set: %v", err)
-	}
-	if _, err := LoadOffer(context.Background(), st, "p1", recs[2].ID, now.Add(5*time.Minute)); err != nil {
-		t.Errorf("live offer of the set: %v", err)
-	}
-	if err := SaveOffers(context.Background(), st, "p1", recs[:1], now); err == nil {
-		t.Error("a set was stored twice")
 	}
 }

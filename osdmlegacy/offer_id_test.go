@@ -1,0 +1,464 @@
+package osdmlegacy
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/store"
+	"github.com/caddy-osdm/caddy-osdm/store/storetest"
+)
+
+func testKey(t testing.TB) []byte {
+	t.Helper()
+	k := make([]byte, offerKeyLen)
+	if _, err := rand.Read(k); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+var idNow = time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
+
+// searchLikeOffer is a record as a search makes it (derived ids and
+// price, whole seconds).
+func searchLikeOffer() *OfferRecord {
+	paris := time.FixedZone("", 3600)
+	five := 5
+	age := 40
+	rec := &OfferRecord{
+		Partner: "p1", Train: "9203", ServiceDate: "2026-12-01", Origin: "8727100", Destination: "8814001",
+		OriginName: "Paris Nord", DestinationName: "Bruxelles-Midi",
+		Departure: time.Date(2026, 12, 1, 8, 10, 0, 0, paris), Arrival: time.Date(2026, 12, 1, 9, 32, 0, 0, paris),
+		DepartureClock: "08:10", Carrier: "1185", TravelClass: 2, ServiceCode: 1,
+		Passengers: []OfferPassenger{{Ref: "p1", Type: "ADULT", Age: &age, Tariff: 1}, {Ref: "p-child", Type: "CHILD", DateOfBirth: "2018-03-04", Tariff: 2}},
+		Price:      legacy.Price{Amount: "18.00", Currency: "EUR"}, AvailablePlaces: &five,
+		LegacyOfferRef: "OF-9203-20261201-21-tdlk40-AbCdEfGhIjKlMnOpQrStUv", TripID: "trip-1", LegID: "trip-1-leg-1",
+		CreatedOn: idNow, ExpiresAt: idNow.Add(15 * time.Minute),
+	}
+	rec.OSDMPrice, _ = osdmPrice(rec.Price)
+	rec.PartID, rec.ProductID = offerPartIDs(rec.TripID, rec.TravelClass, rec.ServiceCode)
+	return rec
+}
+
+// oddOffer has every field in the form the compact encoding does not
+// expect (text where numbers are usual, explicit ids, nanoseconds, named
+// zones, a negative count), so the text paths are held too.
+func oddOffer() *OfferRecord {
+	loc, err := time.LoadLocation("Europe/Zurich")
+	if err != nil {
+		loc = time.FixedZone("CET", 3600)
+	}
+	zero := 0
+	return &OfferRecord{
+		Partner: "p1", Train: "IC 5", ServiceDate: "1 Dec", Origin: "0850001", Destination: "x",
+		OriginName: "Zürich HB", DestinationName: strings.Repeat("é", 40),
+		Departure: time.Date(2026, 12, 1, 8, 10, 7, 123456789, loc), Arrival: time.Time{},
+		DepartureClock: "8h10", Carrier: "", TravelClass: 1, ServiceCode: 3, ServiceLevel: "DELUXE",
+		Passengers: []OfferPassenger{{Ref: "", Type: "PET", Tariff: -1}, {Ref: strings.Repeat("r", 300), Type: "DOG", Age: &zero, DateOfBirth: "03/04/2018"}},
+		Price:      legacy.Price{Amount: "1.5", Currency: "CHF"}, OSDMPrice: osdm.Price{Currency: "XXX", Amount: -3},
+		AvailablePlaces: &zero, TripID: "t", LegID: "l", PartID: "p", ProductID: "pr",
+		CreatedOn: time.Date(2026, 12, 1, 5, 59, 59, 999999999, time.FixedZone("", -(3*3600+30*60))),
+		ExpiresAt: idNow.Add(time.Minute),
+	}
+}
+
+func recordJSON(t *testing.T, rec *OfferRecord) string {
+	t.Helper()
+	b, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestOfferIDRoundTripEveryField(t *testing.T) {
+	key := testKey(t)
+	odd := oddOffer()
+	scale := 3
+	odd2 := oddOffer()
+	odd2.OSDMPrice.Scale = &scale
+	odd2.AvailablePlaces = nil
+	odd2.Passengers = nil
+	odd2.ServiceDate, odd2.DepartureClock = "2026-02-30", "24:00" // the forms, not real: kept as text
+	for name, rec := range map[string]*OfferRecord{"search-like": searchLikeOffer(), "odd": odd, "odd without lists": odd2} {
+		t.Run(name, func(t *testing.T) {
+			id := SealOfferID(key, "p1", rec)
+			if !strings.HasPrefix(id, OfferIDPrefix) || !base64URLOnly(id[len(OfferIDPrefix):]) {
+				t.Fatalf("id %q", id)
+			}
+			got, err := OpenOfferID(key, "p1", id, idNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := *rec
+			want.ID = id
+			if a, b := recordJSON(t, got), recordJSON(t, &want); a != b {
+				t.Errorf("round trip changed the record:\n got %s\nwant %s", a, b)
+			}
+			// Offsets survive (JSON shows them) and instants too.
+			for _, pair := range [][2]time.Time{{got.CreatedOn, rec.CreatedOn}, {got.ExpiresAt, rec.ExpiresAt}, {got.Departure, rec.Departure}, {got.Arrival, rec.Arrival}} {
+				_, o1 := pair[0].Zone()
+				_, o2 := pair[1].Zone()
+				if !pair[0].Equal(pair[1]) || o1 != o2 {
+					t.Errorf("time %s, want %s", pair[0], pair[1])
+				}
+			}
+			if again := SealOfferID(key, "p1", rec); again == id {
+				t.Error("two seals of one record gave one id: an offer must book once")
+			}
+		})
+	}
+	id := SealOfferID(key, "p1", searchLikeOffer())
+	t.Logf("a one-train search's offer id (2 passengers): %d characters", len(id))
+	if len(id) > 250 {
+		t.Errorf("offer id of %d characters: the encoding grew", len(id))
+	}
+}
+
+func base64URLOnly(s string) bool {
+	_, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	return err == nil
+}
+
+// rawOf and idOf convert an id to its bytes and back.
+func rawOf(t *testing.T, id string) []byte {
+	t.Helper()
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(id, OfferIDPrefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func idOf(raw []byte) string { return OfferIDPrefix + base64.RawURLEncoding.EncodeToString(raw) }
+
+// tamperedIDs are ids made from two good ones of partner p1 under key,
+// each of which must be refused at idNow.
+// Their nonces and the other key are fixed, so that every process of a
+// fuzzing run makes the same ids.
+func tamperedIDs(t *testing.T, key []byte) map[string]string {
+	t.Helper()
+	seal := func(k []byte, partner string, rec *OfferRecord, n byte) string {
+		return sealOfferID(k, partner, rec, [offerNonceLen]byte{n, 1, 2, 3, 4, n})
+	}
+	a, b := searchLikeOffer(), searchLikeOffer()
+	b.Train, b.TravelClass = "9205", 1
+	b.PartID, b.ProductID = offerPartIDs(b.TripID, b.TravelClass, b.ServiceCode)
+	idA, idB := seal(key, "p1", a, 1), seal(key, "p1", b, 2)
+	rawA, rawB := rawOf(t, idA), rawOf(t, idB)
+	out := map[string]string{}
+	// A bit flipped anywhere: version, payload, tag.
+	for i := range rawA {
+		for _, bit := range []byte{1, 0x80} {
+			r := bytes.Clone(rawA)
+			r[i] ^= bit
+			out["bit flip at byte "+itoa(i)+" mask "+itoa(int(bit))] = idOf(r)
+		}
+	}
+	// B's payload under A's tag, and A's under B's.
+	body := len(rawA) - offerTagLen
+	if len(rawB) == len(rawA) {
+		out["swapped payload A/B"] = idOf(append(bytes.Clone(rawB[:body]), rawA[body:]...))
+		out["swapped payload B/A"] = idOf(append(bytes.Clone(rawA[:body]), rawB[body:]...))
+	} else {
+		t.Fatalf("ids of %d and %d bytes", len(rawA), len(rawB))
+	}
+	// Cut anywhere, or longer.
+	for n := 0; n < len(rawA); n++ {
+		out["truncated to "+itoa(n)+" bytes"] = idOf(rawA[:n])
+	}
+	out["truncated text"] = idA[:len(idA)-1]
+	out["one byte more"] = idOf(append(bytes.Clone(rawA), 0))
+	out["padding"] = idA + "=="
+	// Another partner's id, the same id under another key, an expired one.
+	out["other partner"] = seal(key, "p2", a, 1)
+	out["other key"] = seal(bytes.Repeat([]byte{9}, offerKeyLen), "p1", a, 1)
+	old := searchLikeOffer()
+	old.CreatedOn, old.ExpiresAt = idNow.Add(-15*time.Minute), idNow
+	out["expired"] = seal(key, "p1", old, 3)
+	// A well signed id of another version.
+	v2 := bytes.Clone(rawA[:body])
+	v2[0] = offerIDVersion + 1
+	out["version 2, signed"] = idOf(append(v2, offerTag(key, "p1", v2)...))
+	// Garbage.
+	for i, g := range []string{"", "of-", "of", "xx-" + idA[3:], "OF-" + idA[3:], "of-!!!!", "of-" + strings.Repeat("A", 5000),
+		"of-AAAAAAAAAAAAAAAAAAAAAA", "../offer/" + idA, idA + "\n", " " + idA, strings.ToUpper(idA)} {
+		out["garbage "+itoa(i)] = g
+	}
+	return out
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestOfferIDRefusesEveryTampering(t *testing.T) {
+	key := testKey(t)
+	good := SealOfferID(key, "p1", searchLikeOffer())
+	if _, err := OpenOfferID(key, "p1", good, idNow); err != nil {
+		t.Fatal(err)
+	}
+	cases := tamperedIDs(t, key)
+	if len(cases) < 100 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	for name, id := range cases {
+		if rec, err := OpenOfferID(key, "p1", id, idNow); !errors.Is(err, ErrOfferNotFound) || rec != nil {
+			t.Errorf("%s (%q): %v %+v, want ErrOfferNotFound", name, shorten(id, 60), err, rec)
+		}
+	}
+	// Expiry is ExpiresAt itself: a second before, the offer opens.
+	if _, err := OpenOfferID(key, "p1", cases["expired"], idNow.Add(-time.Second)); err != nil {
+		t.Errorf("an offer a second before its end: %v", err)
+	}
+}
+
+// TestOfferIDTamperingSendsNothing: through the façade, every tampered id
+// of a real offer is the OFFER_NOT_FOUND problem on its pointer and no
+// legacy message leaves; the untouched offer then books.
+func TestOfferIDTamperingSendsNothing(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	o := e.offer("9203", adult, child)
+	raw := rawOf(t, o.ID)
+	body := len(raw) - offerTagLen
+	other := e.offer("9205", adult, child)
+	rawOther := rawOf(t, other.ID)
+	cfg2 := e.cfg
+	cfg2.Partner = "another-partner"
+	f2, err := New(cfg2, Deps{Store: e.st, Now: e.clock.Now, Sender: e.legacy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec2 := *o
+	if err := f2.SealOffer(context.Background(), &rec2); err != nil {
+		t.Fatal(err)
+	}
+	flip := func(i int) string { r := bytes.Clone(raw); r[i] ^= 4; return idOf(r) }
+	ids := map[string]string{
+		"bit flip in payload":    flip(body / 2),
+		"bit flip in tag":        flip(len(raw) - 1),
+		"bit flip in version":    flip(0),
+		"swapped payload":        idOf(append(bytes.Clone(rawOther[:len(rawOther)-offerTagLen]), raw[body:]...)),
+		"other partner":          rec2.ID,
+		"truncated":              idOf(raw[:len(raw)-1]),
+		"garbage":                "of-" + strings.Repeat("x", 200),
+		"wrong version (signed)": idOf(append(append([]byte{offerIDVersion + 1}, raw[1:body]...), offerTag(mustKey(t, e.f), e.cfg.Partner, append([]byte{offerIDVersion + 1}, raw[1:body]...))...)),
+	}
+	for name, id := range ids {
+		m := bookingBodyOf(o)
+		m["offers"].([]any)[0].(map[string]any)["offerId"] = id
+		a := e.call(e.f, "POST", "/bookings", m)
+		p := decodeProblem(t, a)
+		if a.Status != 404 || p.Code != CodeOfferNotFound || len(p.Pointers) == 0 || p.Pointers[0].RequestPointer != "#/offers/0/offerId" {
+			t.Errorf("%s: %d %+v", name, a.Status, p)
+		}
+	}
+	if n := e.legacy.attempts(); n != 0 {
+		t.Errorf("tampered ids sent %d legacy messages", n)
+	}
+	// The untouched offer books; then, expired, another is refused.
+	e.book(o)
+	sent := e.legacy.attempts()
+	later := e.offer("9207")
+	e.clock.Advance(15 * time.Minute)
+	if a := e.call(e.f, "POST", "/bookings", bookingBodyOf(later)); a.Status != 404 || e.legacy.attempts() != sent {
+		t.Errorf("expired offer: %d, %d messages", a.Status, e.legacy.attempts()-sent)
+	}
+}
+
+func mustKey(t *testing.T, f *Facade) []byte {
+	t.Helper()
+	if _, err := f.offerSigner(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	k, err := LoadOfferKey(context.Background(), f.store, f.cfg.Partner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// countingStore counts the writes that reach a store.
+type countingStore struct {
+	store.Store
+	writes atomic.Int64
+	reads  atomic.Int64
+}
+
+func (s *countingStore) Get(ctx context.Context, key string) ([]byte, error) {
+	s.reads.Add(1)
+	return s.Store.Get(ctx, key)
+}
+
+func (s *countingStore) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	s.writes.Add(1)
+	return s.Store.Put(ctx, key, value, ttl)
+}
+
+func (s *countingStore) PutIfAbsent(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error) {
+	s.writes.Add(1)
+	return s.Store.PutIfAbsent(ctx, key, value, ttl)
+}
+
+func (s *countingStore) CompareAndSet(ctx context.Context, key string, old, value []byte, ttl time.Duration) (bool, error) {
+	s.writes.Add(1)
+	return s.Store.CompareAndSet(ctx, key, old, value, ttl)
+}
+
+func (s *countingStore) Delete(ctx context.Context, key string) error {
+	s.writes.Add(1)
+	return s.Store.Delete(ctx, key)
+}
+
+// TestSearchWritesNothing: the first search of a fresh store writes its
+// offer key once; every search after it, and every search of a second
+// façade sharing the store, writes nothing and reads nothing; an offer
+// of one façade books on the other.
+func TestSearchWritesNothing(t *testing.T) {
+	mem := storetest.NewMemory()
+	mem.Now = func() time.Time { return testNow }
+	st := &countingStore{Store: mem}
+	f1 := newTestFacade(t, Config{}, Deps{Store: st, Now: func() time.Time { return testNow }})
+	f2 := newTestFacade(t, Config{}, Deps{Store: st, Now: func() time.Time { return testNow }})
+	ss := &sandboxSender{sb: newSandbox(t, legacysandbox.Config{}), format: legacy.XML}
+	a := search(f1, ss.sender(), namedTrainSearch)
+	first := validOffers(t, a)
+	if w := st.writes.Load(); w != 1 {
+		t.Errorf("first search: %d store writes, want 1 (the offer key)", w)
+	}
+	st.writes.Store(0)
+	st.reads.Store(0)
+	var last osdm.OfferCollectionResponse
+	for i := 0; i < 5; i++ {
+		for _, f := range []*Facade{f1, f2} {
+			last = validOffers(t, search(f, ss.sender(), namedTrainSearch))
+			if len(last.Offers) != 2 {
+				t.Fatalf("%d offers", len(last.Offers))
+			}
+		}
+	}
+	if w, r := st.writes.Load(), st.reads.Load(); w != 0 || r != 1 {
+		t.Errorf("10 searches on two façades: %d writes, %d reads; want 0 and 1 (f2 reading the key once)", w, r)
+	}
+	// The offers of one open on the other, the same.
+	for _, o := range append(first.Offers, last.Offers...) {
+		r1, err1 := f1.OpenOffer(context.Background(), o.OfferID, testNow)
+		r2, err2 := f2.OpenOffer(context.Background(), o.OfferID, testNow)
+		if err1 != nil || err2 != nil || recordJSON(t, r1) != recordJSON(t, r2) || r1.Train != "9203" {
+			t.Errorf("offer %s: %v %v", shorten(o.OfferID, 20), err1, err2)
+		}
+	}
+}
+
+// TestOfferKeyIsShared: two façades racing on an empty store end with
+// one key; a stored key of the wrong length is an error that does not
+// show it, and no key is replaced.
+func TestOfferKeyIsShared(t *testing.T) {
+	st := storetest.NewMemory()
+	keys := make(chan []byte, 8)
+	for i := 0; i < 8; i++ {
+		go func() {
+			k, err := LoadOfferKey(context.Background(), st, "p1")
+			if err != nil {
+				t.Error(err)
+			}
+			keys <- k
+		}()
+	}
+	first := <-keys
+	for i := 1; i < 8; i++ {
+		if k := <-keys; !bytes.Equal(k, first) || len(k) != offerKeyLen {
+			t.Fatal("façades sharing a store got different offer keys")
+		}
+	}
+	other, _ := LoadOfferKey(context.Background(), st, "p2")
+	if bytes.Equal(other, first) {
+		t.Error("two partners share an offer key")
+	}
+	secret := []byte("short-secret-value")
+	_ = st.Put(context.Background(), OfferKeyKey("p3"), secret, 0)
+	_, err := LoadOfferKey(context.Background(), st, "p3")
+	if err == nil || strings.Contains(err.Error(), string(secret)) {
+		t.Errorf("a short key: %v", err)
+	}
+	if got, _ := st.Get(context.Background(), OfferKeyKey("p3")); !bytes.Equal(got, secret) {
+		t.Error("a stored key was replaced")
+	}
+}
+
+// TestOfferIDFitsALegacyOfferRef: osdm_convert carries an offer id as a
+// legacy OfferRef, at most 512 characters; its searches name passengers
+// p1..p9. Nine of them, long station names and a long legacy OfferRef
+// still fit.
+func TestOfferIDFitsALegacyOfferRef(t *testing.T) {
+	key := testKey(t)
+	one := searchLikeOffer()
+	one.Passengers = one.Passengers[:1]
+	t.Logf("one passenger: %d characters", len(SealOfferID(key, "hermes", one)))
+	rec := searchLikeOffer()
+	rec.OriginName, rec.DestinationName = strings.Repeat("Saint-Jean", 3), strings.Repeat("Bahnhof-Nord", 3)
+	rec.LegacyOfferRef = strings.Repeat("R", 64)
+	rec.Passengers = nil
+	for i := 1; i <= 9; i++ {
+		age := 20 + i
+		rec.Passengers = append(rec.Passengers, OfferPassenger{Ref: "p" + strconv.Itoa(i), Type: "ADULT", Age: &age, Tariff: 1})
+	}
+	id := SealOfferID(key, "a-partner-label", rec)
+	t.Logf("nine passengers, long names: %d characters", len(id))
+	if len(id) > 512 {
+		t.Errorf("an id of %d characters: osdm_convert could not carry it as an OfferRef", len(id))
+	}
+}
+
+// keyDownStore fails every call on the offer key while down is set.
+type keyDownStore struct {
+	store.Store
+	down atomic.Bool
+}
+
+func (s *keyDownStore) Get(ctx context.Context, key string) ([]byte, error) {
+	if s.down.Load() && strings.HasSuffix(key, "/offer-key") {
+		return nil, errors.New("redis at 10.0.0.5:6379: connection refused")
+	}
+	return s.Store.Get(ctx, key)
+}
+
+// TestBookingKeyReadFailure: a façade that has not read the offer key
+// yet, with the store failing at that moment, answers a booking 503
+// (retryable, no internals) and sends nothing; the next call reads the
+// key and books. An id without the form of one is refused without the
+// key.
+func TestBookingKeyReadFailure(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	o := e.offer("9203", adult)
+	st := &keyDownStore{Store: e.st}
+	f2 := e.facade(st)
+	st.down.Store(true)
+	a := e.call(f2, "POST", "/bookings", bookingBodyOf(o))
+	p := decodeProblem(t, a)
+	if a.Status != 503 || p.Code != CodeServiceUnavailable || strings.Contains(string(a.Body), "10.0.0.5") || a.StoreErrors != 1 {
+		t.Errorf("%d %s (store errors %d)", a.Status, a.Body, a.StoreErrors)
+	}
+	m := bookingBodyOf(o)
+	m["offers"].([]any)[0].(map[string]any)["offerId"] = "not-an-offer-id"
+	if a := e.call(f2, "POST", "/bookings", m); a.Status != 404 {
+		t.Errorf("a malformed id with the key unread: %d %s", a.Status, a.Body)
+	}
+	if n := e.legacy.attempts(); n != 0 {
+		t.Errorf("%d legacy messages sent without the key", n)
+	}
+	st.down.Store(false)
+	if a := e.call(f2, "POST", "/bookings", bookingBodyOf(o)); a.Status != 200 {
+		t.Errorf("after the store came back: %d %s", a.Status, a.Body)
+	}
+}
