@@ -201,12 +201,15 @@ func (f *Facade) replay(rec *IdempotencyRecord) *Answer {
 	return a
 }
 
-// storeFailed is the answer to a call whose store operation failed: a 500
-// that says nothing of the cause; nothing was sent to the legacy system
-// unless the intent was recorded first.
+// storeFailed is the answer to a call whose store operation failed: a
+// retryable 503 that says nothing of the cause (the store is down or
+// unreachable, as the legacy system can be); nothing was sent to the
+// legacy system unless the intent was recorded first.
 func (f *Facade) storeFailed(c *call, _ error) *Answer {
-	a := f.problem(c, NewProblem(http.StatusInternalServerError, CodeInternalError,
-		"the OSDM provider could not record the request; try again later"))
+	p := NewProblem(http.StatusServiceUnavailable, CodeServiceUnavailable,
+		"the OSDM provider could not record the request; try again later")
+	p.Retryable = true
+	a := f.problem(c, p)
 	a.StoreErrors++
 	return a
 }

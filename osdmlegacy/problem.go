@@ -78,7 +78,7 @@ const (
 	// CodeIdempotencyKeyReused (422): an Idempotency-Key seen before with
 	// another body.
 	CodeIdempotencyKeyReused = "urn:uic:problem:IDEMPOTENCY_KEY_REUSED"
-	// CodeInternalError (500): a fault of the façade itself (its store).
+	// CodeInternalError (500): a fault of the façade itself (a bug).
 	CodeInternalError = "urn:uic:problem:INTERNAL_ERROR"
 )
 

@@ -3,9 +3,11 @@ package osdmlegacy
 import (
 	"context"
 	"errors"
-	"github.com/caddy-osdm/caddy-osdm/store/storetest"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/store/storetest"
 )
 
 // TestSettlementDropsStaleMarks: marks left by a crash between the mark
@@ -36,15 +38,15 @@ func TestSettlementDropsStaleMarks(t *testing.T) {
 }
 
 // TestStoreDownSendsNothing: when the store cannot record the intent, the
-// BookingRequest never leaves and the answer is a 500 that says nothing
-// of the cause.
+// BookingRequest never leaves and the answer is a retryable 503 that says
+// nothing of the cause.
 func TestStoreDownSendsNothing(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
 	o := e.offer("9203")
 	e.st.(*storetest.Memory).Fail = errors.New("disk on fire at /var/lib/x")
 	a := e.call(e.f, "POST", "/bookings", bookingBodyOf(o))
 	p := decodeProblem(t, a)
-	if a.Status != 500 || p.Code != CodeInternalError || a.StoreErrors == 0 {
+	if a.Status != 503 || p.Code != CodeServiceUnavailable || a.StoreErrors == 0 || strings.Contains(p.Detail, "fire") {
 		t.Errorf("answer %d %+v, store errors %d", a.Status, p, a.StoreErrors)
 	}
 	if n := e.legacy.attempts(); n != 0 {
