@@ -93,9 +93,14 @@ func benchBookingExchange(b *testing.B, parallel bool) {
 	for _, name := range []string{"memory", "bolt", "bolt-shm", "redis"} {
 		b.Run(name, func(b *testing.B) {
 			var j *Journal
+			var commits func() uint64 // the store's write transactions, where it counts them
 			if open := stores[name]; open != nil {
+				s := open(b)
+				if cs, ok := s.(interface{ Commits() uint64 }); ok {
+					commits = cs.Commits
+				}
 				var err error
-				if j, err = NewJournal(c, open(b), JournalConfig{ReplyTTL: time.Minute, Lease: time.Minute,
+				if j, err = NewJournal(c, s, JournalConfig{ReplyTTL: time.Minute, Lease: time.Minute,
 					Exclusive: name != "redis"}); err != nil {
 					b.Fatal(err)
 				}
@@ -125,6 +130,10 @@ func benchBookingExchange(b *testing.B, parallel bool) {
 				}
 			}
 			b.ReportAllocs()
+			var commits0 uint64
+			if commits != nil {
+				commits0 = commits()
+			}
 			stop := benchcpu.Start(b)
 			if parallel {
 				// 8 goroutines whatever GOMAXPROCS is (at least 8).
@@ -140,6 +149,9 @@ func benchBookingExchange(b *testing.B, parallel bool) {
 				}
 			}
 			stop()
+			if commits != nil {
+				b.ReportMetric(float64(commits()-commits0)/float64(b.N), "commits/op")
+			}
 		})
 	}
 }

@@ -427,3 +427,29 @@ func TestJournalIntentNotRecorded(t *testing.T) {
 		t.Fatalf("reply %+v", n)
 	}
 }
+
+// TestJournalBookingIDOfUnreadableAnswer: POST /bookings answered 2xx with
+// a body the converter cannot read as OSDM (a createdOn that is not a
+// time), but that names the booking: the journal still records the
+// booking id (read leniently), so that settlement reads that booking back
+// instead of booking again.
+func TestJournalBookingIDOfUnreadableAnswer(t *testing.T) {
+	s := storetest.NewMemory()
+	req := bookingRequest("J-9", "")
+	body := encodedBody(t, req)
+	bad := []byte(`{"booking":{"id":"b-9","createdOn":"not a time","passengers":[],"confirmationTimeLimit":"2026-11-21T10:30:00Z"}}`)
+	x := &scripted{t: t, answers: []scriptedAnswer{
+		{step: StepOffers, status: 200, body: readFile(t, "testdata/golden/booking_search", "offers.json")},
+		{step: StepBooking, status: 200, body: bad},
+		{step: StepBooking, status: 200, body: bad},
+	}}
+	j := testJournal(t, s, func(c *JournalConfig) { c.Exclusive = true })
+	res, _ := j.Do(context.Background(), req, body, x)
+	if _, ok := res.Reply.(*legacy.NegativeReply); !ok {
+		t.Fatalf("reply %T %+v", res.Reply, res.Reply)
+	}
+	rec, err := j.load(context.Background(), "J-9")
+	if err != nil || rec == nil || rec.BookingID != "b-9" || rec.ConfirmBy == nil || rec.State != stateUnsettled {
+		t.Fatalf("journal: %+v %v", rec, err)
+	}
+}
