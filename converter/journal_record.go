@@ -76,7 +76,9 @@ type storedReply struct {
 // converter's own JSON (the POST /bookings body it marshalled, the reply
 // in legacy JSON) and are copied as they are.
 func (rec *exchangeRecord) encode() ([]byte, error) {
-	n := 320 + len(rec.BookingBody)
+	// Room for the names, times and numbers, and what varies.
+	n := 200 + len(rec.Partner) + len(rec.MessageID) + len(rec.Kind) + len(rec.BodyHash) +
+		len(rec.OfferID) + len(rec.BookingID) + len(rec.BookingBody)
 	if rec.Reply != nil {
 		n += 64 + len(rec.Reply.Body)
 	}
