@@ -218,3 +218,44 @@ func TestBoltGroupCommitConcurrent(t *testing.T) {
 		t.Errorf("%d writes took %d commits: none shared one", writes, commits)
 	}
 }
+
+// TestBoltGroupCommitClose closes the store while 16 writers write: every
+// write returns (written, or an error once the file is closed), none is
+// left waiting in the queue.
+func TestBoltGroupCommitClose(t *testing.T) {
+	s, err := store.OpenBolt(filepath.Join(t.TempDir(), "x.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	started := make(chan struct{}, 16)
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				err := s.Put(ctx, fmt.Sprintf("k/%d/%d", g, i), []byte("v"), 0)
+				if i == 0 {
+					started <- struct{}{}
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	for range 16 {
+		<-started
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("writers still waiting 10 s after Close")
+	}
+}
