@@ -201,16 +201,24 @@ func (j *Journal) answered(ctx context.Context, id, hash string, h legacy.ReplyH
 	if err != nil {
 		return nil, false, err
 	}
+	res, done := answerOf(rec, id, hash, h)
+	return res, done, nil
+}
+
+// answerOf is the reply rec (nil: none) gives a resend of message id
+// whose body hashes to hash without running anything; done is false when
+// it gives none.
+func answerOf(rec *exchangeRecord, id, hash string, h legacy.ReplyHeader) (*Result, bool) {
 	if rec != nil && rec.BodyHash != hash {
 		return negative(legacy.NewNegativeReply(h, legacy.CodeInvalidMessage,
-			"messageId "+id+" was already used for another message; give every message its own messageId.")), true, nil
+			"messageId "+id+" was already used for another message; give every message its own messageId.")), true
 	}
 	if rec != nil && rec.State == stateDone && rec.Reply != nil {
 		if res, err := rec.result(); err == nil {
-			return res, true, nil
+			return res, true
 		}
 	}
-	return nil, false, nil
+	return nil, false
 }
 
 // run is Do holding the lease: it starts the exchange, or continues one
@@ -228,14 +236,8 @@ func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h le
 	if err != nil {
 		return j.storeFailed(h, err), false
 	}
-	if rec != nil && rec.BodyHash != hash {
-		return negative(legacy.NewNegativeReply(h, legacy.CodeInvalidMessage,
-			"messageId "+id+" was already used for another message; give every message its own messageId.")), true
-	}
-	if rec != nil && rec.State == stateDone && rec.Reply != nil {
-		if res, err := rec.result(); err == nil {
-			return res, true
-		}
+	if res, done := answerOf(rec, id, hash, h); done {
+		return res, true
 	}
 	fresh := rec == nil
 	if fresh {
