@@ -296,7 +296,17 @@ func (j *Journal) finish(jx *journalCaller, res *Result, settled bool) {
 	if !settled {
 		rec.State, ttl = stateUnsettled, j.cfg.UnsettledTTL
 	}
-	if err := j.save(rec, ttl); err != nil && j.cfg.Log != nil {
+	out := rec
+	if settled {
+		// A finished exchange is never sent again: its record keeps the
+		// reply, the booking id and the offer, not the POST /bookings
+		// body, which is most of its size (and of the file's, whose
+		// records live for the reply ttl).
+		cp := *rec
+		cp.BookingBody = nil
+		out = &cp
+	}
+	if err := j.save(out, ttl); err != nil && j.cfg.Log != nil {
 		j.cfg.Log(Settled{MessageID: rec.MessageID, BookingID: rec.BookingID, Outcome: res.Outcome, Done: false,
 			Text: "recording the outcome in the store failed: " + err.Error()})
 	}

@@ -68,6 +68,12 @@ func TestJournalReplyOnAnotherInstance(t *testing.T) {
 	if !isBooking || br.BookingRef != "b-4711" {
 		t.Fatalf("first reply %T %+v", first.Reply, first.Reply)
 	}
+	// The finished record keeps the reply and the booking, not the body
+	// of POST /bookings (it is never sent again).
+	rec, err := testJournal(t, s, nil).load(context.Background(), "J-1")
+	if err != nil || rec == nil || rec.State != stateDone || rec.BookingID != "b-4711" || rec.OfferID != "offer-9203-2nd-seat" || rec.BookingBody != nil {
+		t.Fatalf("finished record: %+v %v", rec, err)
+	}
 	again, stored := testJournal(t, s, nil).Do(context.Background(), req, body, &scripted{t: t})
 	if !stored || !reflect.DeepEqual(again.Reply, first.Reply) || again.Status != first.Status || again.Outcome != first.Outcome {
 		t.Fatalf("resend: stored %v %+v, want %+v", stored, again.Reply, first.Reply)
