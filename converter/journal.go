@@ -297,11 +297,13 @@ func (j *Journal) finish(jx *journalCaller, res *Result, settled bool) {
 		rec.State, ttl = stateUnsettled, j.cfg.UnsettledTTL
 	}
 	out := rec
-	if settled {
-		// A finished exchange is never sent again: its record keeps the
-		// reply, the booking id and the offer, not the POST /bookings
-		// body, which is most of its size (and of the file's, whose
-		// records live for the reply ttl).
+	if settled && rec.BookingID != "" {
+		// A settled exchange whose booking is named is never booked
+		// again: whatever reads it later reads the booking back by its
+		// id (resume). Its record keeps the reply, the booking id and the
+		// offer, not the POST /bookings body, which is most of its size
+		// (and of the file's, whose records live for the reply ttl). One
+		// without a booking id keeps it: resume would send it again.
 		cp := *rec
 		cp.BookingBody = nil
 		out = &cp
