@@ -459,3 +459,24 @@ func TestJournalBookingIDOfUnreadableAnswer(t *testing.T) {
 		t.Fatalf("journal: %+v %v", rec, err)
 	}
 }
+
+// TestJournalRefusedBookingKeepsBody: a booking the partner refused is
+// settled without a booking id; its record keeps the POST /bookings body,
+// which is what a resend that cannot use the stored reply would send
+// again (the same call, not a new one).
+func TestJournalRefusedBookingKeepsBody(t *testing.T) {
+	s := storetest.NewMemory()
+	req := bookingRequest("J-R", "offer-9203-2nd-seat")
+	x := &scripted{t: t, answers: []scriptedAnswer{
+		{step: StepBooking, status: 422, body: []byte(`{"code":"OFFER_EXPIRED","title":"offer expired","status":422}`)},
+	}}
+	j := testJournal(t, s, func(c *JournalConfig) { c.Exclusive = true })
+	res, _ := j.Do(context.Background(), req, encodedBody(t, req), x)
+	if _, ok := res.Reply.(*legacy.NegativeReply); !ok {
+		t.Fatalf("reply %T %+v", res.Reply, res.Reply)
+	}
+	rec, err := j.load(context.Background(), "J-R")
+	if err != nil || rec == nil || rec.State != stateDone || rec.BookingID != "" || len(rec.BookingBody) == 0 {
+		t.Fatalf("record of the refused booking: %+v %v", rec, err)
+	}
+}
