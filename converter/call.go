@@ -149,7 +149,11 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 		if cl.out == nil {
 			return nil
 		}
-		if err := decodeAnswer(a.Body, cl.out); err != nil {
+		err := decodeAnswer(a.Body, cl.out)
+		if rd, ok := r.x.(answerReader); ok {
+			rd.answerRead(cl.step, cl.out, err)
+		}
+		if err != nil {
 			return &failure{step: cl.step, code: legacy.CodePartnerUnavailable, status: a.Status, uncertain: true,
 				what: what() + " answered " + strconv.Itoa(a.Status) + " with a body that is not the JSON OSDM defines (" + plain(err.Error(), 120) + ")"}
 		}

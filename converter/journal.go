@@ -7,7 +7,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -42,6 +44,8 @@ type Journal struct {
 	s     store.Store
 	cfg   JournalConfig
 	owner string // this Journal's lease holder prefix
+
+	leases atomic.Uint64 // leases taken, numbering their tokens
 }
 
 // JournalConfig sets up a Journal.
@@ -150,16 +154,14 @@ func (j *Journal) Do(ctx context.Context, req legacy.Request, body []byte, x Cal
 	h := legacy.ReplyTo(req, j.c.now())
 	wait := j.cfg.Poll
 	for {
-		rec, err := j.load(ctx, id)
-		if err != nil {
-			return j.storeFailed(h, err), false
-		}
-		if rec != nil && rec.BodyHash != hash {
-			return negative(legacy.NewNegativeReply(h, legacy.CodeInvalidMessage,
-				"messageId "+id+" was already used for another message; give every message its own messageId.")), true
-		}
-		if rec != nil && rec.State == stateDone && rec.Reply != nil {
-			if res, err := rec.result(); err == nil {
+		// On a shared store the record is read first: a message already
+		// answered costs no lease write. A lease of an Exclusive store is
+		// in memory and costs nothing: it is taken first and the record
+		// read once, under it, by run.
+		if !j.cfg.Exclusive {
+			if res, done, err := j.answered(ctx, id, hash, h); err != nil {
+				return j.storeFailed(h, err), false
+			} else if done {
 				return res, true
 			}
 		}
@@ -169,6 +171,13 @@ func (j *Journal) Do(ctx context.Context, req legacy.Request, body []byte, x Cal
 		}
 		if got {
 			return j.run(ctx, req, hash, h, x, token)
+		}
+		if j.cfg.Exclusive {
+			if res, done, err := j.answered(ctx, id, hash, h); err != nil {
+				return j.storeFailed(h, err), false
+			} else if done {
+				return res, true
+			}
 		}
 		// Another instance runs this message: wait for its reply.
 		t := time.NewTimer(wait)
@@ -181,6 +190,35 @@ func (j *Journal) Do(ctx context.Context, req legacy.Request, body []byte, x Cal
 		}
 		wait = min(2*wait, 4*j.cfg.Poll)
 	}
+}
+
+// answered reads the record of message id and returns the reply a resend
+// gets from it without running anything: the first reply, or the refusal
+// of a messageId used for another message. done is false when there is
+// none (no record, or an exchange not finished).
+func (j *Journal) answered(ctx context.Context, id, hash string, h legacy.ReplyHeader) (*Result, bool, error) {
+	rec, err := j.load(ctx, id)
+	if err != nil {
+		return nil, false, err
+	}
+	res, done := answerOf(rec, id, hash, h)
+	return res, done, nil
+}
+
+// answerOf is the reply rec (nil: none) gives a resend of message id
+// whose body hashes to hash without running anything; done is false when
+// it gives none.
+func answerOf(rec *exchangeRecord, id, hash string, h legacy.ReplyHeader) (*Result, bool) {
+	if rec != nil && rec.BodyHash != hash {
+		return negative(legacy.NewNegativeReply(h, legacy.CodeInvalidMessage,
+			"messageId "+id+" was already used for another message; give every message its own messageId.")), true
+	}
+	if rec != nil && rec.State == stateDone && rec.Reply != nil {
+		if res, err := rec.result(); err == nil {
+			return res, true
+		}
+	}
+	return nil, false
 }
 
 // run is Do holding the lease: it starts the exchange, or continues one
@@ -198,14 +236,8 @@ func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h le
 	if err != nil {
 		return j.storeFailed(h, err), false
 	}
-	if rec != nil && rec.BodyHash != hash {
-		return negative(legacy.NewNegativeReply(h, legacy.CodeInvalidMessage,
-			"messageId "+id+" was already used for another message; give every message its own messageId.")), true
-	}
-	if rec != nil && rec.State == stateDone && rec.Reply != nil {
-		if res, err := rec.result(); err == nil {
-			return res, true
-		}
+	if res, done := answerOf(rec, id, hash, h); done {
+		return res, true
 	}
 	fresh := rec == nil
 	if fresh {
@@ -264,7 +296,19 @@ func (j *Journal) finish(jx *journalCaller, res *Result, settled bool) {
 	if !settled {
 		rec.State, ttl = stateUnsettled, j.cfg.UnsettledTTL
 	}
-	if err := j.save(rec, ttl); err != nil && j.cfg.Log != nil {
+	out := rec
+	if settled && rec.BookingID != "" {
+		// A settled exchange whose booking is named is never booked
+		// again: whatever reads it later reads the booking back by its
+		// id (resume). Its record keeps the reply, the booking id and the
+		// offer, not the POST /bookings body, which is most of its size
+		// (and of the file's, whose records live for the reply ttl). One
+		// without a booking id keeps it: resume would send it again.
+		cp := *rec
+		cp.BookingBody = nil
+		out = &cp
+	}
+	if err := j.save(out, ttl); err != nil && j.cfg.Log != nil {
 		j.cfg.Log(Settled{MessageID: rec.MessageID, BookingID: rec.BookingID, Outcome: res.Outcome, Done: false,
 			Text: "recording the outcome in the store failed: " + err.Error()})
 	}
@@ -313,7 +357,8 @@ func (j *Journal) save(rec *exchangeRecord, ttl time.Duration) error {
 // process holds the file, so a lease in the file would only cost a write
 // and outlive the process that took it.
 func (j *Journal) acquire(ctx context.Context, id string) (string, bool, error) {
-	token := j.owner + "/" + newToken()
+	// Unique: the owner is random per Journal, the number per lease.
+	token := j.owner + "/" + strconv.FormatUint(j.leases.Add(1), 36)
 	key := j.leaseKey(id)
 	if j.cfg.Exclusive {
 		return token, localLeases.take(key, token, time.Now().Add(j.cfg.Lease)), nil

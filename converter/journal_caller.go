@@ -1,14 +1,17 @@
 package converter
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // ErrJournal wraps a failure to record an exchange's intent: the call it
@@ -36,6 +39,51 @@ type journalCaller struct {
 	// intentErr: recording the intent failed, so POST /bookings was not
 	// sent.
 	intentErr error
+	// bookingAnswer: the body of a 2xx answer to POST /bookings, until
+	// answerRead has taken what the journal needs from it.
+	bookingAnswer []byte
+}
+
+// answerReader is a Caller told what the converter read from a 2xx
+// answer (out, or the error decoding it into out), right after reading
+// it and before any further call: the journal takes the booking id of
+// POST /bookings from it instead of reading the body a second time.
+type answerReader interface {
+	answerRead(step Step, out any, err error)
+}
+
+// answerRead implements answerReader: for POST /bookings, it records the
+// booking id (or notes a clear refusal) as soon as the converter has read
+// the answer.
+func (jx *journalCaller) answerRead(step Step, out any, err error) {
+	if step != StepBooking || jx.bookingAnswer == nil {
+		return
+	}
+	body := jx.bookingAnswer
+	jx.bookingAnswer = nil
+	var id string
+	var limit *time.Time
+	var problems bool
+	if br, ok := out.(*osdm.BookingResponse); ok && err == nil {
+		if br.Booking != nil {
+			id, limit = br.Booking.ID, br.Booking.ConfirmationTimeLimit
+		}
+		problems = len(br.Problems) > 0
+	} else {
+		// The converter could not read it as OSDM: read what the journal
+		// needs more leniently, as a resend would find it.
+		id, limit, problems = bookingOf(body)
+	}
+	if id != "" {
+		jx.bookingUnclear = false
+		rec := jx.rec
+		rec.BookingID, rec.State, rec.ConfirmBy, rec.Updated = id, stateBooked, limit, jx.j.c.now().UTC()
+		// Best effort: the outcome is recorded at the end anyway, and the
+		// intent already allows finding the booking again.
+		_ = jx.j.save(rec, 0)
+	} else if problems {
+		jx.bookingUnclear = false
+	}
 }
 
 // Call implements Caller.
@@ -59,19 +107,13 @@ func (jx *journalCaller) Call(ctx context.Context, call *Call) (*Answer, error) 
 	case StepBooking:
 		jx.bookingSent = true
 		jx.bookingUnclear = true
+		jx.bookingAnswer = nil
 		switch {
 		case ok2xx:
-			id, limit, problems := bookingOf(a.Body)
-			if id != "" {
-				jx.bookingUnclear = false
-				rec := jx.rec
-				rec.BookingID, rec.State, rec.ConfirmBy, rec.Updated = id, stateBooked, limit, jx.j.c.now().UTC()
-				// Best effort: the outcome is recorded at the end anyway,
-				// and the intent already allows finding the booking again.
-				_ = jx.j.save(rec, 0)
-			} else if problems {
-				jx.bookingUnclear = false
-			}
+			// The converter reads the answer next and tells answerRead
+			// what it found (the booking id is recorded then, before any
+			// other call); the body is kept in case it cannot read it.
+			jx.bookingAnswer = a.Body
 		case err == nil && a != nil:
 			jx.bookingUnclear = a.Status >= 500 || a.Status < 400 || a.Status == http.StatusRequestTimeout || a.Status == http.StatusTooManyRequests
 		}
@@ -99,8 +141,16 @@ func (jx *journalCaller) settled(res *Result) bool {
 	return !jx.bookingUnclear
 }
 
-// offerOf is the first offer id of a POST /bookings body.
+// offerOf is the first offer id of a POST /bookings body. The converter
+// marshals the body with the offers first, so the id is read where it
+// stands when it needs no unescaping; otherwise the body is decoded.
 func offerOf(body []byte) string {
+	const head = `{"offers":[{"offerId":"`
+	if rest, ok := bytes.CutPrefix(body, []byte(head)); ok {
+		if end := bytes.IndexByte(rest, '"'); end >= 0 && bytes.IndexByte(rest[:end], '\\') < 0 && utf8.Valid(rest[:end]) {
+			return string(rest[:end])
+		}
+	}
 	var b struct {
 		Offers []struct {
 			OfferID string `json:"offerId"`

@@ -68,6 +68,12 @@ func TestJournalReplyOnAnotherInstance(t *testing.T) {
 	if !isBooking || br.BookingRef != "b-4711" {
 		t.Fatalf("first reply %T %+v", first.Reply, first.Reply)
 	}
+	// The finished record keeps the reply and the booking, not the body
+	// of POST /bookings (it is never sent again).
+	rec, err := testJournal(t, s, nil).load(context.Background(), "J-1")
+	if err != nil || rec == nil || rec.State != stateDone || rec.BookingID != "b-4711" || rec.OfferID != "offer-9203-2nd-seat" || rec.BookingBody != nil {
+		t.Fatalf("finished record: %+v %v", rec, err)
+	}
 	again, stored := testJournal(t, s, nil).Do(context.Background(), req, body, &scripted{t: t})
 	if !stored || !reflect.DeepEqual(again.Reply, first.Reply) || again.Status != first.Status || again.Outcome != first.Outcome {
 		t.Fatalf("resend: stored %v %+v, want %+v", stored, again.Reply, first.Reply)
@@ -425,5 +431,52 @@ func TestJournalIntentNotRecorded(t *testing.T) {
 	n := negativeOf(t, res)
 	if !n.Retryable || !strings.Contains(n.Text, "nothing was sent") || strings.Contains(n.Text, "not known") {
 		t.Fatalf("reply %+v", n)
+	}
+}
+
+// TestJournalBookingIDOfUnreadableAnswer: POST /bookings answered 2xx with
+// a body the converter cannot read as OSDM (a createdOn that is not a
+// time), but that names the booking: the journal still records the
+// booking id (read leniently), so that settlement reads that booking back
+// instead of booking again.
+func TestJournalBookingIDOfUnreadableAnswer(t *testing.T) {
+	s := storetest.NewMemory()
+	req := bookingRequest("J-9", "")
+	body := encodedBody(t, req)
+	bad := []byte(`{"booking":{"id":"b-9","createdOn":"not a time","passengers":[],"confirmationTimeLimit":"2026-11-21T10:30:00Z"}}`)
+	x := &scripted{t: t, answers: []scriptedAnswer{
+		{step: StepOffers, status: 200, body: readFile(t, "testdata/golden/booking_search", "offers.json")},
+		{step: StepBooking, status: 200, body: bad},
+		{step: StepBooking, status: 200, body: bad},
+	}}
+	j := testJournal(t, s, func(c *JournalConfig) { c.Exclusive = true })
+	res, _ := j.Do(context.Background(), req, body, x)
+	if _, ok := res.Reply.(*legacy.NegativeReply); !ok {
+		t.Fatalf("reply %T %+v", res.Reply, res.Reply)
+	}
+	rec, err := j.load(context.Background(), "J-9")
+	if err != nil || rec == nil || rec.BookingID != "b-9" || rec.ConfirmBy == nil || rec.State != stateUnsettled {
+		t.Fatalf("journal: %+v %v", rec, err)
+	}
+}
+
+// TestJournalRefusedBookingKeepsBody: a booking the partner refused is
+// settled without a booking id; its record keeps the POST /bookings body,
+// which is what a resend that cannot use the stored reply would send
+// again (the same call, not a new one).
+func TestJournalRefusedBookingKeepsBody(t *testing.T) {
+	s := storetest.NewMemory()
+	req := bookingRequest("J-R", "offer-9203-2nd-seat")
+	x := &scripted{t: t, answers: []scriptedAnswer{
+		{step: StepBooking, status: 422, body: []byte(`{"code":"OFFER_EXPIRED","title":"offer expired","status":422}`)},
+	}}
+	j := testJournal(t, s, func(c *JournalConfig) { c.Exclusive = true })
+	res, _ := j.Do(context.Background(), req, encodedBody(t, req), x)
+	if _, ok := res.Reply.(*legacy.NegativeReply); !ok {
+		t.Fatalf("reply %T %+v", res.Reply, res.Reply)
+	}
+	rec, err := j.load(context.Background(), "J-R")
+	if err != nil || rec == nil || rec.State != stateDone || rec.BookingID != "" || len(rec.BookingBody) == 0 {
+		t.Fatalf("record of the refused booking: %+v %v", rec, err)
 	}
 }

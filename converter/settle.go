@@ -1,6 +1,7 @@
 package converter
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"time"
@@ -28,6 +29,11 @@ func (j *Journal) Settle(ctx context.Context, x Caller) (int, error) {
 	var pending []string
 	sctx, cancel := detached(ctx)
 	err := j.s.Scan(sctx, j.recordPrefix(), func(_ string, raw []byte) error {
+		if st, ok := recordState(raw); ok && st != stateIntent && st != stateBooked && st != stateUnsettled {
+			// Most records are finished exchanges kept for their reply:
+			// each pass would decode every one of them again.
+			return nil
+		}
 		rec, err := decodeRecord(raw)
 		if err == nil && rec.Partner == j.c.partner && (rec.State == stateIntent || rec.State == stateBooked || rec.State == stateUnsettled) {
 			pending = append(pending, rec.MessageID)
@@ -48,6 +54,24 @@ func (j *Journal) Settle(ctx context.Context, x Caller) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// recordState reads the state of an encoded record without decoding it:
+// the first "state":"...", which is the record's own (every field before
+// it is a number, a bool or a string, in which a quote is escaped, and
+// the raw bodies come after it). ok is false when it is not found.
+func recordState(raw []byte) (string, bool) {
+	const key = `"state":"`
+	i := bytes.Index(raw, []byte(key))
+	if i < 0 {
+		return "", false
+	}
+	v := raw[i+len(key):]
+	end := bytes.IndexByte(v, '"')
+	if end < 0 {
+		return "", false
+	}
+	return string(v[:end]), true
 }
 
 // settleOne settles message id if no one else holds it.

@@ -31,10 +31,17 @@ const scanBatch = 256
 // bbolt has synced it to disk, so an acknowledged write survives a crash
 // of the process. Each value carries its expiry (8 bytes, Unix
 // nanoseconds, 0 for never) ahead of the caller's bytes.
+//
+// Writes are committed in groups (group.go): a write that finds no commit
+// under way is committed at once, alone; writes that arrive while a
+// commit runs share the next one, one bbolt write transaction and one
+// sync for all of them, each with its own result.
 type Bolt struct {
 	db   *bolt.DB
 	path string
 	now  func() time.Time
+
+	group boltGroup
 
 	stop     chan struct{}
 	sweeping sync.WaitGroup
@@ -134,9 +141,8 @@ func (b *Bolt) Put(ctx context.Context, key string, value []byte, ttl time.Durat
 		return err
 	}
 	now := b.now()
-	return b.update(func(bk *bolt.Bucket) error {
-		return bk.Put([]byte(key), b.encode(value, ttl, now))
-	})
+	w := &boltWrite{op: opPut, key: []byte(key), value: b.encode(value, ttl, now), now: now}
+	return b.write(w)
 }
 
 // PutIfAbsent implements Store. An expired value counts as absent and is
@@ -146,15 +152,9 @@ func (b *Bolt) PutIfAbsent(ctx context.Context, key string, value []byte, ttl ti
 		return false, err
 	}
 	now := b.now()
-	wrote := false
-	err := b.update(func(bk *bolt.Bucket) error {
-		if _, ok := live(bk.Get([]byte(key)), now); ok {
-			return nil
-		}
-		wrote = true
-		return bk.Put([]byte(key), b.encode(value, ttl, now))
-	})
-	return wrote && err == nil, err
+	w := &boltWrite{op: opPutIfAbsent, key: []byte(key), value: b.encode(value, ttl, now), now: now}
+	err := b.write(w)
+	return w.wrote && err == nil, err
 }
 
 // CompareAndSet implements Store.
@@ -163,16 +163,9 @@ func (b *Bolt) CompareAndSet(ctx context.Context, key string, old, value []byte,
 		return false, err
 	}
 	now := b.now()
-	wrote := false
-	err := b.update(func(bk *bolt.Bucket) error {
-		cur, ok := live(bk.Get([]byte(key)), now)
-		if !ok || !bytes.Equal(cur, old) {
-			return nil
-		}
-		wrote = true
-		return bk.Put([]byte(key), b.encode(value, ttl, now))
-	})
-	return wrote && err == nil, err
+	w := &boltWrite{op: opCompareAndSet, key: []byte(key), old: old, value: b.encode(value, ttl, now), now: now}
+	err := b.write(w)
+	return w.wrote && err == nil, err
 }
 
 // Delete implements Store.
@@ -180,7 +173,7 @@ func (b *Bolt) Delete(ctx context.Context, key string) error {
 	if err := Check(ctx, key); err != nil {
 		return err
 	}
-	return b.update(func(bk *bolt.Bucket) error { return bk.Delete([]byte(key)) })
+	return b.write(&boltWrite{op: opDelete, key: []byte(key)})
 }
 
 // Scan implements Store. It copies at most scanBatch pairs out of each
@@ -318,14 +311,6 @@ func (b *Bolt) Close() error {
 		b.closeErr = b.db.Close()
 	})
 	return b.closeErr
-}
-
-func (b *Bolt) update(fn func(*bolt.Bucket) error) error {
-	err := b.db.Update(func(tx *bolt.Tx) error { return fn(tx.Bucket(boltBucket)) })
-	if err != nil {
-		return fmt.Errorf("store: bolt write to %s: %w", b.path, err)
-	}
-	return nil
 }
 
 // encode prefixes value with its expiry time.

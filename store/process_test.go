@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -27,6 +28,9 @@ const roleEnv = "OSDM_STORE_HELPER_ROLE"
 //   - write <file>: write keys w/0, w/1, ... (alternating Put,
 //     PutIfAbsent and CompareAndSet), printing "ack <i>" after each write
 //     returns, until killed.
+//   - write8 <file>: the same from 8 goroutines at once (so the writes
+//     share commits), goroutine g writing keys w/g, w/g+8, w/g+16, ...
+//     and printing "ack <key number>" after each write returns.
 func TestHelperProcess(t *testing.T) {
 	role := os.Getenv(roleEnv)
 	if role == "" {
@@ -46,38 +50,52 @@ func TestHelperProcess(t *testing.T) {
 		s.Close()
 		os.Exit(0)
 	case "write":
-		for i := 0; ; i++ {
-			key := "w/" + strconv.Itoa(i)
-			val := []byte(writeValue(i))
-			var err error
-			switch i % 3 {
-			case 0:
-				err = s.Put(ctx, key, val, 0)
-			case 1:
-				var ok bool
-				ok, err = s.PutIfAbsent(ctx, key, val, 0)
-				if err == nil && !ok {
-					err = fmt.Errorf("PutIfAbsent of a new key refused")
-				}
-			case 2:
-				if err = s.Put(ctx, key, []byte("draft"), 0); err == nil {
-					var ok bool
-					ok, err = s.CompareAndSet(ctx, key, []byte("draft"), val, 0)
-					if err == nil && !ok {
-						err = fmt.Errorf("CompareAndSet refused")
-					}
-				}
-			}
-			if err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				os.Exit(3)
-			}
-			// Unbuffered: the parent reads the ack only once the write
-			// has returned.
-			fmt.Fprintf(os.Stdout, "ack %d\n", i)
+		writeKeys(ctx, s, 0, 1, &sync.Mutex{})
+	case "write8":
+		var out sync.Mutex
+		for g := range 8 {
+			go writeKeys(ctx, s, g, 8, &out)
 		}
+		select {}
 	}
 	os.Exit(4)
+}
+
+// writeKeys writes keys w/first, w/first+step, ... until the process is
+// killed, printing "ack <i>" (under out) after each write returns.
+func writeKeys(ctx context.Context, s store.Store, first, step int, out *sync.Mutex) {
+	for i := first; ; i += step {
+		key := "w/" + strconv.Itoa(i)
+		val := []byte(writeValue(i))
+		var err error
+		switch i % 3 {
+		case 0:
+			err = s.Put(ctx, key, val, 0)
+		case 1:
+			var ok bool
+			ok, err = s.PutIfAbsent(ctx, key, val, 0)
+			if err == nil && !ok {
+				err = fmt.Errorf("PutIfAbsent of a new key refused")
+			}
+		case 2:
+			if err = s.Put(ctx, key, []byte("draft"), 0); err == nil {
+				var ok bool
+				ok, err = s.CompareAndSet(ctx, key, []byte("draft"), val, 0)
+				if err == nil && !ok {
+					err = fmt.Errorf("CompareAndSet refused")
+				}
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		// Unbuffered: the parent reads the ack only once the write
+		// has returned.
+		out.Lock()
+		fmt.Fprintf(os.Stdout, "ack %d\n", i)
+		out.Unlock()
+	}
 }
 
 func writeValue(i int) string {
@@ -124,14 +142,22 @@ func startHolder(t *testing.T, path string) func() {
 
 // TestBoltSIGKILLKeepsAcknowledgedWrites kills a child process with
 // SIGKILL in the middle of a stream of writes; the file it leaves opens,
-// and every write the child acknowledged is there with its value.
+// and every write the child acknowledged is there with its value. The
+// writes come from one goroutine (each commit alone) and from 8 at once
+// (commits shared by several writes).
 func TestBoltSIGKILLKeepsAcknowledgedWrites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	for _, role := range []string{"write", "write8"} {
+		t.Run(role, func(t *testing.T) { sigkillWriter(t, role) })
+	}
+}
+
+func sigkillWriter(t *testing.T, role string) {
 	path := filepath.Join(t.TempDir(), "killed.db")
 	for round := range 3 {
-		cmd := helper(t, "write", path)
+		cmd := helper(t, role, path)
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -142,16 +168,17 @@ func TestBoltSIGKILLKeepsAcknowledgedWrites(t *testing.T) {
 		// Kill after a number of acks that differs per round, so the
 		// kill lands at different points of a write.
 		killAt := 150 + 37*round
-		acked := -1
+		acked := map[int]bool{}
+		last := -1
 		sc := bufio.NewScanner(stdout)
 		killed := false
 		for sc.Scan() {
 			var i int
-			if _, err := fmt.Sscanf(sc.Text(), "ack %d", &i); err != nil || i != acked+1 {
-				t.Fatalf("child said %q after ack %d", sc.Text(), acked)
+			if _, err := fmt.Sscanf(sc.Text(), "ack %d", &i); err != nil || acked[i] || (role == "write" && i != last+1) {
+				t.Fatalf("child said %q after %d acks", sc.Text(), len(acked))
 			}
-			acked = i
-			if !killed && acked >= killAt {
+			acked[i], last = true, i
+			if !killed && len(acked) > killAt {
 				if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 					t.Fatal(err)
 				}
@@ -168,11 +195,11 @@ func TestBoltSIGKILLKeepsAcknowledgedWrites(t *testing.T) {
 			t.Fatalf("round %d: the killed process's file does not open: %v", round, err)
 		}
 		ctx := context.Background()
-		for i := 0; i <= acked; i++ {
+		for i := range acked {
 			got, err := s.Get(ctx, "w/"+strconv.Itoa(i))
 			if err != nil || string(got) != writeValue(i) {
 				s.Close()
-				t.Fatalf("round %d: acknowledged write %d of %d: %.20q, %v", round, i, acked, got, err)
+				t.Fatalf("round %d: acknowledged write %d (of %d): %.20q, %v", round, i, len(acked), got, err)
 			}
 		}
 		// Clear the keys so the next round's PutIfAbsent starts fresh.
@@ -186,6 +213,6 @@ func TestBoltSIGKILLKeepsAcknowledgedWrites(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("round %d: killed after %d acknowledged writes (%d keys seen), all present", round, acked+1, len(keys))
+		t.Logf("round %d: killed after %d acknowledged writes (%d keys seen), all present", round, len(acked), len(keys))
 	}
 }
