@@ -80,7 +80,7 @@ func readProfile(file string, usPerReq float64) (*cpuProfile, error) {
 	rows := false
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
-		if len(f) >= 6 && f[0] == "flat" {
+		if len(f) >= 5 && f[0] == "flat" {
 			rows = true
 			continue
 		}
