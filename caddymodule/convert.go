@@ -292,6 +292,7 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		stored = fromStore
 		return res
 	})
+	x.release()
 	shared = shared || stored
 	c.metrics.exchanges.WithLabelValues(c.Partner, string(req.Kind()), res.Outcome).Inc()
 	el := newExchangeLog(c.Partner, req, res, x.calls, shared)
@@ -350,12 +351,16 @@ func isTimeout(err error) bool {
 	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
-// writeReply encodes res.Reply in format and writes it with res.Status.
+// writeReply encodes res.Reply in format and writes it with res.Status,
+// from a pooled buffer: the bytes written are the reply's only use of it.
 func (c *Convert) writeReply(w http.ResponseWriter, format legacy.Format, res *converter.Result) error {
-	out, err := legacy.Encode(format, res.Reply)
+	buf := getBuffer()
+	defer putBuffer(buf)
+	out, err := legacy.AppendEncode(*buf, format, res.Reply)
 	if err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("encoding the legacy reply: %w", err))
 	}
+	*buf = out
 	h := w.Header()
 	h.Set("Content-Type", format.ContentType())
 	h.Set("Content-Length", strconv.Itoa(len(out)))
