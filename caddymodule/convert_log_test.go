@@ -99,6 +99,10 @@ func TestConvertLogLevelsAndAccessLogFields(t *testing.T) {
 			continue
 		}
 		seen[id] = true
+		if id == "LOG-avail" {
+			line, _ := json.Marshal(l)
+			t.Logf("access log line of a search: %s", line)
+		}
 		if l["partner"] != "alpine" || l["outcome"] == nil || l["kind"] == nil || l["resent"] != false {
 			t.Errorf("access log line of %s lacks the exchange's fields: %v", id, l)
 		}
