@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"strconv"
 
-	jsonv2 "github.com/go-json-experiment/json"
-
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
@@ -164,21 +162,17 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 	return f
 }
 
-// marshal encodes an OSDM request body with go-json-experiment/json (the
-// implementation behind encoding/json/v2, as decodeAnswer reads), set to
-// write what encoding/json writes for the osdm types: nil slices and maps
-// as null, map keys sorted; and without HTML escaping, so that names
-// such as "O'Brien & Söhne" reach the partner as written, not as \u0026.
+// marshal is json.Marshal without HTML escaping: names such as
+// "O'Brien & Söhne" reach the partner as written, not as \u0026.
 func marshal(v any) ([]byte, error) {
-	return jsonv2.Marshal(v, marshalOptions)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
-
-// marshalOptions are marshal's options, joined once.
-var marshalOptions = jsonv2.JoinOptions(
-	jsonv2.FormatNilSliceAsNull(true),
-	jsonv2.FormatNilMapAsNull(true),
-	jsonv2.Deterministic(true),
-)
 
 // transportFailure classifies an Caller error. The reply text says
 // what failed in words a person at a reservation desk can act on; the
