@@ -18,9 +18,12 @@
 #
 #   bench/run.sh [-c 8] [-d 15s] [-rounds 5] [-warmup 2s] [-rate 200]
 #                [-open-d 10s] [-max-wait 600] [-no-profile] [-no-micro]
+#                [-scenarios "A B C Ddirect Dconv"] [-profile A,B] [-profile-d 12s]
 #
 # -c/-d: closed loop, c workers, d per scenario in all; -rate/-open-d: open
-# loop at a fixed rate, the latency comparison (-rate 0 skips it). Before
+# loop at a fixed rate, the latency comparison (-rate 0 skips it);
+# -scenarios: the scenarios run; -profile/-profile-d: the fronts profiled
+# after the rounds, and for how long each (bench/profile.sh). Before
 # starting it waits, at most -max-wait seconds, for the 1-minute load
 # average to drop below 3. Ports: FRONT_PORT (18080 and the next four, one
 # per front), FRONT_ADMIN (12080, the same way), PARTNER_PORT (18441),
@@ -32,7 +35,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(dirname "$here")"
 
 concurrency=8 duration=15s rounds=5 warmup=2s rate=200 open_d=10s max_wait=600
-profile=1 micro=1
+profile=1 micro=1 only="A B C Ddirect Dconv" profiled=A,B profile_d=12s
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-c) concurrency="$2"; shift 2 ;;
@@ -44,13 +47,16 @@ while [ $# -gt 0 ]; do
 	-max-wait) max_wait="$2"; shift 2 ;;
 	-no-profile) profile=0; shift ;;
 	-no-micro) micro=0; shift ;;
+	-scenarios) only="$2"; shift 2 ;;
+	-profile) profiled="$2"; shift 2 ;;
+	-profile-d) profile_d="$2"; shift 2 ;;
 	*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
 
 FRONT_PORT="${FRONT_PORT:-18080}" FRONT_ADMIN="${FRONT_ADMIN:-12080}"
 export PARTNER_PORT="${PARTNER_PORT:-18441}" PARTNER_ADMIN="${PARTNER_ADMIN:-12441}"
-scenarios=(A B C Ddirect Dconv)
+read -r -a scenarios <<<"$only"
 
 tmp="$(mktemp -d)"
 pids=()
@@ -146,7 +152,7 @@ for i in "${!scenarios[@]}"; do
 done
 
 profile_args=()
-[ "$profile" = 1 ] && profile_args=(-profile-dir "$results")
+[ "$profile" = 1 ] && profile_args=(-profile-dir "$results" -profile "$profiled" -profile-d "$profile_d")
 "$tmp/load" bench "${fronts[@]}" "${profile_args[@]}" -keys "$KEYS" \
 	-partner "http://127.0.0.1:$PARTNER_PORT" -partner-admin "http://127.0.0.1:$PARTNER_ADMIN" -partner-pid "$partner_pid" \
 	-c "$concurrency" -d "$duration" -rounds "$rounds" -warmup "$warmup" -rate "$rate" -open-d "$open_d" \
@@ -159,7 +165,7 @@ done
 pids=()
 
 if [ "$profile" = 1 ]; then
-	for s in A B; do
+	for s in ${profiled//,/ }; do
 		go tool pprof -top -nodecount=60 "$results/$s.cpu.pprof" >"$results/$s.cpu.top.txt" 2>/dev/null
 		go tool pprof -top -cum -nodecount=150 "$results/$s.cpu.pprof" >"$results/$s.cpu.cum.txt" 2>/dev/null
 		go tool pprof -sample_index=alloc_space -top -nodecount=40 "$results/$s.allocs.pprof" >"$results/$s.allocs.top.txt" 2>/dev/null

@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"sync/atomic"
 )
@@ -43,7 +44,10 @@ func withBearerHeaders(req *http.Request) *http.Request {
 	}
 	out := new(http.Request)
 	*out = *req
-	out.Header = req.Header.Clone()
+	// A map of its own sharing the value slices: addTo only replaces
+	// whole entries (Set), never writes into a slice req's map holds.
+	out.Header = make(http.Header, len(req.Header)+1)
+	maps.Copy(out.Header, req.Header)
 	b.addTo(out.Header)
 	return out
 }

@@ -276,9 +276,11 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	format, req, body, refusal := c.readRequest(w, r)
 	if refusal != nil {
 		c.metrics.exchanges.WithLabelValues(c.Partner, "unknown", refusal.Outcome).Inc()
+		reason := negativeText(refusal.Reply)
+		addAccessLogFields(r, exchangeLog{partner: c.Partner, kind: "unknown", outcome: refusal.Outcome, reason: reason})
 		c.logger.Info("legacy request refused",
 			zap.String("partner", c.Partner), zap.String("outcome", refusal.Outcome),
-			zap.Int("status", refusal.Status), zap.String("reason", negativeText(refusal.Reply)))
+			zap.Int("status", refusal.Status), zap.String("reason", reason))
 		return c.writeReply(w, format, refusal)
 	}
 
@@ -294,9 +296,12 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		stored = fromStore
 		return res
 	})
+	x.release()
 	shared = shared || stored
 	c.metrics.exchanges.WithLabelValues(c.Partner, string(req.Kind()), res.Outcome).Inc()
-	c.logExchange(req, res, x.calls, shared, time.Since(start))
+	el := newExchangeLog(c.Partner, req, res, x.calls, shared)
+	addAccessLogFields(r, el)
+	c.logExchange(el, req, res, time.Since(start))
 	return c.writeReply(w, format, res)
 }
 
@@ -350,12 +355,16 @@ func isTimeout(err error) bool {
 	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
-// writeReply encodes res.Reply in format and writes it with res.Status.
+// writeReply encodes res.Reply in format and writes it with res.Status,
+// from a pooled buffer: the bytes written are the reply's only use of it.
 func (c *Convert) writeReply(w http.ResponseWriter, format legacy.Format, res *converter.Result) error {
-	out, err := legacy.Encode(format, res.Reply)
+	buf := getBuffer()
+	defer putBuffer(buf)
+	out, err := legacy.AppendEncode(*buf, format, res.Reply)
 	if err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("encoding the legacy reply: %w", err))
 	}
+	*buf = out
 	h := w.Header()
 	h.Set("Content-Type", format.ContentType())
 	h.Set("Content-Length", strconv.Itoa(len(out)))
@@ -365,36 +374,25 @@ func (c *Convert) writeReply(w http.ResponseWriter, format legacy.Format, res *c
 	return err
 }
 
-// logExchange writes the one log line of a legacy exchange.
-func (c *Convert) logExchange(req legacy.Request, res *converter.Result, calls []callRecord, shared bool, d time.Duration) {
+// logExchange writes the one log line of a legacy exchange: DEBUG for
+// an AvailabilityRequest answered with an AvailabilityReply (read-only
+// and the high-volume message: Caddy's access log carries its fields,
+// addAccessLogFields), INFO for bookings, cancellations and every
+// NegativeReply, WARN when the reply is a 5xx.
+func (c *Convert) logExchange(el exchangeLog, req legacy.Request, res *converter.Result, d time.Duration) {
 	level := zapcore.InfoLevel
-	if res.Status >= http.StatusInternalServerError {
+	switch {
+	case res.Status >= http.StatusInternalServerError:
 		level = zapcore.WarnLevel
+	case req.Kind() == legacy.KindAvailabilityRequest && res.Status < http.StatusBadRequest:
+		level = zapcore.DebugLevel
 	}
 	ce := c.logger.Check(level, "legacy exchange")
 	if ce == nil {
 		return
 	}
-	fields := []zap.Field{
-		zap.String("partner", c.Partner),
-		zap.String("kind", string(req.Kind())),
-		zap.String("message_id", req.MessageID()),
-		zap.String("outcome", res.Outcome),
-		zap.Int("status", res.Status),
-		zap.Bool("resent", shared),
-		zap.Duration("duration", d),
-		zap.Array("osdm_calls", callList(calls)),
-	}
-	if nr, ok := res.Reply.(*legacy.NegativeReply); ok {
-		fields = append(fields, zap.String("reason", nr.Text))
-		if nr.BookingRef != "" {
-			fields = append(fields, zap.String("booking_ref", nr.BookingRef))
-		}
-	}
-	if br, ok := res.Reply.(*legacy.BookingReply); ok {
-		fields = append(fields, zap.String("booking_ref", br.BookingRef))
-	}
-	ce.Write(fields...)
+	el.status, el.duration = res.Status, d
+	ce.Write(zap.Inline(el))
 }
 
 // negativeText is the text of a NegativeReply, "" for other replies.
@@ -442,4 +440,5 @@ var (
 	_ caddyhttp.MiddlewareHandler = (*Convert)(nil)
 	_ zapcore.ArrayMarshaler      = callList(nil)
 	_ zapcore.ObjectMarshaler     = callRecord{}
+	_ zapcore.ObjectMarshaler     = exchangeLog{}
 )

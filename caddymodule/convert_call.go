@@ -3,11 +3,12 @@ package caddymodule
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
@@ -44,6 +45,20 @@ type nextCaller struct {
 	metrics     *convertMetrics // each call's duration goes there
 	partner     string          // the metrics' partner label
 	calls       []callRecord
+	// answers are the pooled buffers the partners' answers were read
+	// into, given back by release.
+	answers []*[]byte
+}
+
+// release gives the answers' buffers back to the pool. It is called once
+// the exchange is over: the converter's result holds copies of what it
+// read from them.
+func (x *nextCaller) release() {
+	for i, b := range x.answers {
+		putBuffer(b)
+		x.answers[i] = nil
+	}
+	x.answers = x.answers[:0]
 }
 
 // Call implements converter.Caller.
@@ -53,6 +68,7 @@ func (x *nextCaller) Call(ctx context.Context, call *converter.Call) (*converter
 		return nil, err
 	}
 	w := newCallWriter()
+	x.answers = append(x.answers, w.body)
 	start := time.Now()
 	err = serveCall(x.next, w, req)
 	d := time.Since(start)
@@ -74,7 +90,7 @@ func (x *nextCaller) Call(ctx context.Context, call *converter.Call) (*converter
 	rec.status = w.status
 	x.calls = append(x.calls, rec)
 	x.metrics.observeCall(x.partner, call.Step, w.status, d)
-	return &converter.Answer{Status: w.status, Header: w.header, Body: w.body.Bytes(), Duration: d}, nil
+	return &converter.Answer{Status: w.status, Header: w.header, Body: *w.body, Duration: d}, nil
 }
 
 // errAnswerAborted is a partner answer that broke off after its status
@@ -185,19 +201,27 @@ func handlerErrorText(err error) string {
 
 // traceParent returns the W3C traceparent for the OSDM calls of r: a child
 // of the legacy client's trace when it sent a valid one, else a new trace.
+// The ids come from math/rand/v2's generator (ChaCha8, seeded by the
+// runtime): trace ids must be unique and unpredictable enough to not
+// collide (W3C Trace Context, section 3.2.2.3), not secret, and
+// crypto/rand would cost a system call each.
 func traceParent(r *http.Request) string {
-	var parent [16]byte
-	traceID := ""
-	if tp := r.Header.Get("traceparent"); validTraceParent(tp) {
-		traceID = tp[3:35]
+	var tp [55]byte
+	copy(tp[:], "00-")
+	if parent := r.Header.Get("traceparent"); validTraceParent(parent) {
+		copy(tp[3:35], parent[3:35])
+	} else {
+		var id [16]byte
+		binary.LittleEndian.PutUint64(id[:8], rand.Uint64())
+		binary.LittleEndian.PutUint64(id[8:], rand.Uint64()|1) // never all zero
+		hex.Encode(tp[3:35], id[:])
 	}
-	if traceID == "" {
-		_, _ = rand.Read(parent[:])
-		traceID = hex.EncodeToString(parent[:])
-	}
+	tp[35] = '-'
 	var span [8]byte
-	_, _ = rand.Read(span[:])
-	return "00-" + traceID + "-" + hex.EncodeToString(span[:]) + "-01"
+	binary.LittleEndian.PutUint64(span[:], rand.Uint64()|1)
+	hex.Encode(tp[36:52], span[:])
+	copy(tp[52:], "-01")
+	return string(tp[:])
 }
 
 // validTraceParent checks the version-00 form 00-<32 hex>-<16 hex>-<2 hex>

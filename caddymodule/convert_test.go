@@ -396,3 +396,44 @@ func TestConvertAbortedAnswer(t *testing.T) {
 		t.Fatalf("reply %d %s", rec.Code, rec.Body)
 	}
 }
+
+// TestConvertPooledAnswersDoNotLeakIntoReplies: the partners' answers are
+// read into pooled buffers that later exchanges reuse; a reply kept for a
+// resend must not change when they do.
+func TestConvertPooledAnswersDoNotLeakIntoReplies(t *testing.T) {
+	c := convUnit(t, nil)
+	offerID := "o-1"
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		_, _ = io.ReadAll(r.Body)
+		answer := strings.Replace(unitOffers, `"offerId":"o-1"`, `"offerId":"`+offerID+`"`, 1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", fmt.Sprint(len(answer)))
+		_, _ = io.WriteString(w, answer)
+		return nil
+	})
+	send := func(messageID string) string {
+		t.Helper()
+		body := strings.Replace(unitAvailability, `messageId="U-1"`, `messageId="`+messageID+`"`, 1)
+		rec := httptest.NewRecorder()
+		if err := c.ServeHTTP(rec, legacyRequest(t, context.Background(), "application/xml", body), next); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d %s", messageID, rec.Code, rec.Body)
+		}
+		return rec.Body.String()
+	}
+	first := send("POOL-1")
+	if !strings.Contains(first, "o-1") {
+		t.Fatalf("the first reply does not carry offer o-1: %s", first)
+	}
+	for i := range 20 {
+		offerID = fmt.Sprintf("x-%d", i%10) // as long as o-1: the same bytes reused
+		if reply := send(fmt.Sprintf("POOL-2-%d", i)); !strings.Contains(reply, offerID) {
+			t.Fatalf("reply %d does not carry its offer %s: %s", i, offerID, reply)
+		}
+	}
+	if again := send("POOL-1"); again != first {
+		t.Fatalf("the resent message's reply changed after other exchanges:\nfirst %s\nagain %s", first, again)
+	}
+}

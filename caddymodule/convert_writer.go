@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"bytes"
 	"net/http"
 	"strconv"
 )
@@ -9,17 +8,19 @@ import (
 // callWriter is the private response writer of one OSDM call: its own
 // header map and body buffer, so that several calls in one legacy exchange
 // never share headers or double a Content-Length, and nothing of an OSDM
-// answer reaches the legacy client.
+// answer reaches the legacy client. The body buffer comes from the pool
+// (buffers); the nextCaller that made the writer gives it back when the
+// exchange is over.
 type callWriter struct {
 	header   http.Header
 	status   int
-	body     bytes.Buffer
+	body     *[]byte
 	wrote    bool
 	overflow bool
 }
 
 func newCallWriter() *callWriter {
-	return &callWriter{header: make(http.Header), status: http.StatusOK}
+	return &callWriter{header: make(http.Header), status: http.StatusOK, body: getBuffer()}
 }
 
 // Header implements http.ResponseWriter.
@@ -33,10 +34,10 @@ func (cw *callWriter) WriteHeader(code int) {
 	}
 	cw.wrote = true
 	cw.status = code
-	// One allocation for the body the partner announced, instead of
-	// growing the buffer as reverse_proxy copies it in.
-	if n, err := strconv.Atoi(cw.header.Get("Content-Length")); err == nil && n > 0 && n <= maxAnswerBytes {
-		cw.body.Grow(n)
+	// Room for the body the partner announced, instead of growing the
+	// buffer as reverse_proxy copies it in.
+	if n, err := strconv.Atoi(cw.header.Get("Content-Length")); err == nil && n > cap(*cw.body) && n <= maxAnswerBytes {
+		*cw.body = make([]byte, 0, n)
 	}
 }
 
@@ -46,11 +47,12 @@ func (cw *callWriter) Write(p []byte) (int, error) {
 	if !cw.wrote {
 		cw.WriteHeader(http.StatusOK)
 	}
-	if cw.overflow || cw.body.Len()+len(p) > maxAnswerBytes {
+	if cw.overflow || len(*cw.body)+len(p) > maxAnswerBytes {
 		cw.overflow = true
 		return len(p), nil
 	}
-	return cw.body.Write(p)
+	*cw.body = append(*cw.body, p...)
+	return len(p), nil
 }
 
 // Interface guard

@@ -15,13 +15,24 @@ import (
 type heldWriter struct {
 	w       http.ResponseWriter
 	header  http.Header
-	hold    func(code int) bool
+	hold    holdDecider
 	decided bool
 	held    bool
 }
 
+// holdDecider decides, at an answer's first final status, whether the
+// answer is held back.
+type holdDecider interface {
+	hold(code int) bool
+}
+
+// holdFunc is a holdDecider made of a function.
+type holdFunc func(code int) bool
+
+func (f holdFunc) hold(code int) bool { return f(code) }
+
 func newHeldWriter(w http.ResponseWriter, hold func(code int) bool) *heldWriter {
-	return &heldWriter{w: w, header: make(http.Header), hold: hold}
+	return &heldWriter{w: w, header: make(http.Header), hold: holdFunc(hold)}
 }
 
 // Header implements http.ResponseWriter.
@@ -52,7 +63,7 @@ func (hw *heldWriter) WriteHeader(code int) {
 		return
 	}
 	hw.decided = true
-	if hw.hold(code) {
+	if hw.hold.hold(code) {
 		hw.held = true
 		return
 	}

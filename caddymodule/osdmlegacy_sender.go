@@ -66,7 +66,7 @@ func (p *legacyPoster) Post(ctx context.Context, contentType string, body []byte
 	if err != nil {
 		return 0, "", nil, err
 	}
-	return w.status, w.header.Get("Content-Type"), w.body.Bytes(), nil
+	return w.status, w.header.Get("Content-Type"), *w.body, nil
 }
 
 // classifyLegacyError tells down (503) from slow (504) and garbage (502).

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -94,10 +95,11 @@ type Token struct {
 	// its own code. Default: the system's roots, no client certificate.
 	TLS *reverseproxy.TLSConfig `json:"tls,omitempty"`
 
-	cache   *tokenauth.TokenCache
-	poolKey string
-	logger  *zap.Logger
-	metrics *tokenMetrics
+	cache      *tokenauth.TokenCache
+	lastBearer *atomic.Pointer[tokenBearer]
+	poolKey    string
+	logger     *zap.Logger
+	metrics    *tokenMetrics
 }
 
 // CaddyModule returns the Caddy module information.
@@ -131,6 +133,7 @@ func (p pooledCache) Destruct() error {
 // the token cache.
 func (t *Token) Provision(ctx caddy.Context) error {
 	t.logger = ctx.Logger()
+	t.lastBearer = new(atomic.Pointer[tokenBearer])
 	t.applyDefaults()
 	keyPEM, err := os.ReadFile(t.KeyFile)
 	if err != nil {
@@ -333,16 +336,18 @@ func (t *Token) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 	if err != nil {
 		return err
 	}
-	b := t.bearer(tok)
-	hw := newHeldWriter(w, func(code int) bool {
-		return !b.sent.Load() || replayable && code == http.StatusUnauthorized
-	})
-	err = next.ServeHTTP(hw, t.outgoing(r, b, body, replayable))
-	if !b.sent.Load() && (hw.held || err == nil) {
+	a := &tokenAttempt{bearer: bearer{header: t.Header, value: t.bearerValue(tok)}, replayable: replayable}
+	a.hw = heldWriter{w: w, header: make(http.Header), hold: a}
+	out, err := t.outgoing(r, &a.bearer, body, false)
+	if err != nil {
+		return caddyhttp.Error(http.StatusBadRequest, fmt.Errorf("reading request body: %w", err))
+	}
+	err = next.ServeHTTP(&a.hw, out)
+	if !a.sent.Load() && (a.hw.held || err == nil) {
 		t.logger.Error("osdm_token: "+errNoOSDMTransport.Error(), zap.String("partner", t.Partner))
 		return caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("osdm_token of partner %q: %w", t.Partner, errNoOSDMTransport))
 	}
-	if !hw.held {
+	if !a.hw.held {
 		return err
 	}
 	// The partner refused this token: drop it (unless another request
@@ -352,12 +357,41 @@ func (t *Token) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 	if tok, err = t.token(r); err != nil {
 		return err
 	}
-	return next.ServeHTTP(w, t.outgoing(r, t.bearer(tok), body, true))
+	if out, err = t.outgoing(r, &bearer{header: t.Header, value: t.bearerValue(tok)}, body, true); err != nil {
+		return caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("replaying the request body: %w", err))
+	}
+	return next.ServeHTTP(w, out)
 }
 
-// bearer is the header that carries tok to the partner.
-func (t *Token) bearer(tok *tokenauth.Token) *bearer {
-	return &bearer{header: t.Header, value: "Bearer " + tok.AccessToken}
+// tokenAttempt is the first call of next for one request: the bearer it
+// carries and the writer that holds back the answer if the partner
+// refuses the token (and the request can be sent again) or if no osdm
+// transport sent the token. One allocation per request for all three.
+type tokenAttempt struct {
+	bearer
+	hw         heldWriter
+	replayable bool
+}
+
+// hold implements holdDecider.
+func (a *tokenAttempt) hold(code int) bool {
+	return !a.sent.Load() || a.replayable && code == http.StatusUnauthorized
+}
+
+// bearerValue is "Bearer <token>", made once per access token.
+func (t *Token) bearerValue(tok *tokenauth.Token) string {
+	if v := t.lastBearer.Load(); v != nil && v.tok == tok {
+		return v.value
+	}
+	v := &tokenBearer{tok: tok, value: "Bearer " + tok.AccessToken}
+	t.lastBearer.Store(v)
+	return v.value
+}
+
+// tokenBearer is the header value of one access token.
+type tokenBearer struct {
+	tok   *tokenauth.Token
+	value string
 }
 
 // token returns an access token, or the login failure as a 502 error.
@@ -376,8 +410,15 @@ func (t *Token) token(r *http.Request) (*tokenauth.Token, error) {
 
 // readBody buffers up to MaxReplayBody bytes of the request body. If the
 // body is larger, it is not replayable and body returns it whole, streamed.
+// A request that can make its body again (GetBody, as osdm_convert's
+// sub-requests and net/http's requests with in-memory bodies do) is
+// replayable without a copy: body is nil then, and outgoing calls GetBody
+// for the replay.
 func (t *Token) readBody(r *http.Request) (body []byte, replayable bool, err error) {
 	if r.Body == nil || r.Body == http.NoBody {
+		return nil, true, nil
+	}
+	if r.GetBody != nil && r.ContentLength >= 0 {
 		return nil, true, nil
 	}
 	buf, err := readAllSized(io.LimitReader(r.Body, t.MaxReplayBody+1), r.ContentLength)
@@ -396,11 +437,13 @@ func (t *Token) readBody(r *http.Request) (body []byte, replayable bool, err err
 
 // outgoing is the request handed to next: a copy whose context carries b,
 // for the osdm transport to add (the header map is r's: the incoming
-// request, which the access log prints, never holds the token). With
-// buffered set, the copy reads body; otherwise r's own body.
-func (t *Token) outgoing(r *http.Request, b *bearer, body []byte, buffered bool) *http.Request {
+// request, which the access log prints, never holds the token). Its body
+// is the buffered body when readBody kept one; else, for a replay, the
+// one r.GetBody makes again; else r's own.
+func (t *Token) outgoing(r *http.Request, b *bearer, body []byte, replay bool) (*http.Request, error) {
 	out := r.WithContext(withBearer(r.Context(), b))
-	if buffered {
+	switch {
+	case body != nil:
 		// reverse_proxy trusts ContentLength: it must match the body exactly.
 		out.ContentLength = int64(len(body))
 		out.Body = http.NoBody
@@ -408,8 +451,18 @@ func (t *Token) outgoing(r *http.Request, b *bearer, body []byte, buffered bool)
 			out.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		out.GetBody = nil
+	case replay && r.GetBody != nil:
+		rc, err := r.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		out.Body = rc
+	case replay && (r.Body == nil || r.Body == http.NoBody):
+		out.ContentLength = 0
+		out.Body = http.NoBody
+		out.GetBody = nil
 	}
-	return out
+	return out, nil
 }
 
 // Interface guards

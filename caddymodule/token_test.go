@@ -331,3 +331,44 @@ func TestTokenNextErrorWithoutAnswer(t *testing.T) {
 		t.Fatalf("error %v, want %v", err, want)
 	}
 }
+
+// TestTokenHandlerReplaysFromGetBody: a request that can make its body
+// again (osdm_convert's sub-requests) is sent with its own body, not a
+// copy, and replayed after a 401 with the body GetBody makes.
+func TestTokenHandlerReplaysFromGetBody(t *testing.T) {
+	u := newTokUnit(t, nil)
+	next := &partnerStub{refuse: map[string]bool{"at-1": true}}
+	r := httptest.NewRequest(http.MethodPost, "/offers", nil)
+	first := &countingReader{r: strings.NewReader("payload")}
+	r.Body, r.ContentLength = io.NopCloser(first), 7
+	made := 0
+	r.GetBody = func() (io.ReadCloser, error) {
+		made++
+		return io.NopCloser(strings.NewReader("payload")), nil
+	}
+	w := httptest.NewRecorder()
+	if err := u.h.ServeHTTP(w, r, next); err != nil {
+		t.Fatal(err)
+	}
+	if w.Code != http.StatusCreated || w.Body.String() != "created:payload" {
+		t.Fatalf("client got %d %q", w.Code, w.Body)
+	}
+	if first.n != 7 || made != 1 {
+		t.Fatalf("the first attempt read %d bytes of the request's own body, GetBody made %d bodies; want 7 and 1", first.n, made)
+	}
+	if strings.Join(next.bodies, ",") != "payload,payload" || next.lengths[1] != 7 {
+		t.Fatalf("bodies %q lengths %v", next.bodies, next.lengths)
+	}
+}
+
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}

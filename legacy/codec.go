@@ -40,10 +40,16 @@ func DecodeReply(f Format, body []byte) (Reply, error) {
 // (empty strings, zero times, nil pointers, 0 for optional codes) are
 // left out; see readme-legacy.md for the exact forms.
 func Encode(f Format, m Message) ([]byte, error) {
+	return AppendEncode(make([]byte, 0, 512), f, m)
+}
+
+// AppendEncode is Encode appending to dst, e.g. a buffer kept for reuse;
+// it returns the extended buffer.
+func AppendEncode(dst []byte, f Format, m Message) ([]byte, error) {
 	if f != XML && f != JSON {
 		return nil, fmt.Errorf("legacy: cannot encode in %v", f)
 	}
-	w := &writer{format: f, buf: make([]byte, 0, 512)}
+	w := &writer{format: f, buf: dst}
 	switch v := m.(type) {
 	case *AvailabilityRequest:
 		if v == nil {

@@ -60,6 +60,10 @@ type record struct {
 	PartnerLogins float64 `json:"partner_logins"`
 	// Offers is how many fresh offers were made for a D scenario.
 	Offers int `json:"offers,omitempty"`
+	// Profiled is the unmeasured attack during which the front's CPU
+	// profile was taken (-profile-dir): its front CPU per request turns
+	// the profile's shares into µs per request (`load pprof`).
+	Profiled *phaseResult `json:"profiled,omitempty"`
 }
 
 // front is a front Caddy process started by run.sh for one scenario.
@@ -291,6 +295,7 @@ func profileFront(ctx context.Context, r *running, f benchFlags) error {
 	res := &phaseResult{}
 	attack(r.s, r.tr, phase{name: "profile", concurrency: f.concurrency, duration: f.profileDuration}, r.client, r.procs(f), res)
 	res.finish()
+	r.rec.Profiled = res
 	log.Printf("%s (profiled): %.0f req/s, %d errors", r.s.name, res.Throughput, res.Errors)
 	if err := <-profiled; err != nil {
 		return err

@@ -155,3 +155,29 @@ func TestCPUSecondsAndMemoryOfThisProcess(t *testing.T) {
 		t.Fatalf("readMemory = %+v, %v; want a peak at least the current RSS", m, err)
 	}
 }
+
+func TestVerdictsJudgeTheFrontCPURatiosOnly(t *testing.T) {
+	rec := func(name string, cpuUs, throughput float64) *record {
+		return &record{Scenario: name, Closed: &phaseResult{FrontCPUUs: cpuUs, Throughput: throughput, P99Ms: 10, P50Ms: 1, Concurrency: 8}, FrontLogins: -1}
+	}
+	recs := map[string]*record{
+		// B is far slower in throughput (information only) but within
+		// 1.30x in CPU; C is faster in throughput but 1.06x in CPU.
+		"A": rec("A", 100, 3000), "B": rec("B", 130, 1000), "C": rec("C", 106, 4000),
+		"Ddirect": rec("Ddirect", 200, 1000), "Dconv": rec("Dconv", 251, 1000),
+	}
+	holds := map[string]string{}
+	for _, v := range verdicts(recs, nil, settings{}) {
+		holds[v.target] = v.holds
+	}
+	for target, want := range map[string]string{
+		"front CPU per request B/A <= 1.30 (converter path)":                  "yes",
+		"front CPU per request C/A <= 1.05 (token layer)":                     "**no**",
+		"front CPU per request Dconv/Ddirect <= 1.25 (booking, 2 OSDM calls)": "**no**",
+		"(information) B/A throughput, closed loop":                           "-",
+	} {
+		if got, ok := holds[target]; !ok || got != want {
+			t.Errorf("%q: holds %q (present %v), want %q; all: %v", target, got, ok, want, holds)
+		}
+	}
+}

@@ -3,11 +3,12 @@
 // library, in interleaved rounds; checks every answer; reads each front's
 // peak RSS and the login counts; and writes the results as JSON. `load
 // report` turns them into the markdown table and the ratios against the
-// targets of issue 6.
+// targets of issue 17 (the front's CPU per request against its floor).
 //
 //	load wait   -url URL
 //	load bench  -front A=PORT,ADMINPORT,PID [-front ...] -keys DIR -out FILE [...]
 //	load report -in FILE [-micro FILE] [-out FILE]
+//	load pprof  -dir RESULTS [-base A] [-vs B,C] [-n 40]
 package main
 
 import (
@@ -20,7 +21,7 @@ func main() {
 	log.SetFlags(log.Ltime)
 	log.SetPrefix("load: ")
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: load wait|bench|report [flags]")
+		fmt.Fprintln(os.Stderr, "usage: load wait|bench|report|pprof [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -31,8 +32,10 @@ func main() {
 		err = benchCommand(os.Args[2:])
 	case "report":
 		err = reportCommand(os.Args[2:])
+	case "pprof":
+		err = pprofCommand(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q: want wait, bench or report", os.Args[1])
+		err = fmt.Errorf("unknown command %q: want wait, bench, report or pprof", os.Args[1])
 	}
 	if err != nil {
 		log.Fatal(err)

@@ -15,12 +15,14 @@ import (
 	"time"
 )
 
-// Targets of issue 6.
+// Targets. The front's CPU per request against its floor is the measure
+// (issue 17): throughput and latency ratios move with the machine's other
+// work (the partner and the driver share the front's cores), so they are
+// reported as information only.
 const (
-	targetConvertRatio = 0.80 // B/A throughput
-	targetP99Extra     = 1.0  // ms B's p99 may exceed A's
-	targetTokenRatio   = 0.95 // C/A throughput
-	targetBookingRatio = 0.80 // Dconv/Ddirect throughput: within 20%
+	targetConvertCPU   = 1.30 // B/A front CPU per request
+	targetTokenCPU     = 1.05 // C/A front CPU per request
+	targetBookingCPU   = 1.25 // Dconv/Ddirect front CPU per request
 	targetRSSExtraMiB  = 30.0
 	targetCacheSpeedup = 5.0 // ReuseTokenSource ns/op over ours
 )
@@ -159,38 +161,20 @@ func verdicts(recs map[string]*record, micro map[string]benchLine, st settings) 
 	a, b, c := recs["A"], recs["B"], recs["C"]
 	dd, dc := recs["Ddirect"], recs["Dconv"]
 	if ok(a) && ok(b) {
-		r := b.Closed.Throughput / a.Closed.Throughput
-		vs = append(vs, verdict{fmt.Sprintf("B/A throughput >= %.2f", targetConvertRatio), f2(r) + roundRatios(b, a), yes(r >= targetConvertRatio)})
-		d := b.Closed.P99Ms - a.Closed.P99Ms
-		vs = append(vs, verdict{fmt.Sprintf("B p99 - A p99 <= %.0f ms (closed loop, c=%d)", targetP99Extra, a.Closed.Concurrency),
-			fmt.Sprintf("%+.2f ms (%s vs %s)", d, f2(b.Closed.P99Ms), f2(a.Closed.P99Ms)), yes(d <= targetP99Extra)})
-		if a.Open != nil && b.Open != nil {
-			d := b.Open.P99Ms - a.Open.P99Ms
-			vs = append(vs, verdict{fmt.Sprintf("B p99 - A p99 <= %.0f ms (open loop, %d req/s)", targetP99Extra, a.Open.Rate),
-				fmt.Sprintf("%+.2f ms (%s vs %s)", d, f2(b.Open.P99Ms), f2(a.Open.P99Ms)), yes(d <= targetP99Extra)})
-		}
+		vs = append(vs, cpuVerdict("B/A", "converter path", b, a, targetConvertCPU))
+	}
+	if ok(a) && ok(c) {
+		vs = append(vs, cpuVerdict("C/A", "token layer", c, a, targetTokenCPU))
+	}
+	if ok(dd) && ok(dc) {
+		vs = append(vs, cpuVerdict("Dconv/Ddirect", "booking, 2 OSDM calls", dc, dd, targetBookingCPU))
+	}
+	if ok(a) && ok(b) {
 		e := mib(b.Memory.PeakKiB) - mib(a.Memory.PeakKiB)
 		vs = append(vs, verdict{fmt.Sprintf("peak RSS B - A <= %.0f MiB", targetRSSExtraMiB),
 			fmt.Sprintf("%+.1f MiB (%.1f vs %.1f)", e, mib(b.Memory.PeakKiB), mib(a.Memory.PeakKiB)), yes(e <= targetRSSExtraMiB)})
 	}
-	if ok(a) && ok(b) {
-		vs = append(vs, verdict{"(for comparison) front CPU per request, B vs A (closed loop)",
-			fmt.Sprintf("%.0f vs %.0f µs: %+.0f µs; whole machine (front + partner + driver) %.0f vs %.0f µs",
-				b.Closed.FrontCPUUs, a.Closed.FrontCPUUs, b.Closed.FrontCPUUs-a.Closed.FrontCPUUs, cpuAll(b), cpuAll(a)), "-"})
-	}
-	if ok(a) && ok(c) {
-		r := c.Closed.Throughput / a.Closed.Throughput
-		vs = append(vs, verdict{fmt.Sprintf("C/A throughput >= %.2f", targetTokenRatio), f2(r) + roundRatios(c, a), yes(r >= targetTokenRatio)})
-		vs = append(vs, verdict{"(for comparison) front CPU per request, C vs A (closed loop)",
-			fmt.Sprintf("%.0f vs %.0f µs: %+.0f µs", c.Closed.FrontCPUUs, a.Closed.FrontCPUUs, c.Closed.FrontCPUUs-a.Closed.FrontCPUUs), "-"})
-	}
 	if ok(dd) && ok(dc) {
-		r := dc.Closed.Throughput / dd.Closed.Throughput
-		vs = append(vs, verdict{fmt.Sprintf("Dconv/Ddirect throughput >= %.2f (within 20%% of the 2-call floor)", targetBookingRatio), f2(r) + roundRatios(dc, dd), yes(r >= targetBookingRatio)})
-		vs = append(vs, verdict{"(for comparison) front CPU per request, Dconv vs Ddirect (closed loop)",
-			fmt.Sprintf("%.0f vs %.0f µs: %+.0f µs", dc.Closed.FrontCPUUs, dd.Closed.FrontCPUUs, dc.Closed.FrontCPUUs-dd.Closed.FrontCPUUs), "-"})
-		lr := dc.Closed.P50Ms / dd.Closed.P50Ms
-		vs = append(vs, verdict{"Dconv/Ddirect p50 latency <= 1.20 (closed loop)", f2(lr), yes(lr <= 1.2)})
 		e := mib(dc.Memory.PeakKiB) - mib(dd.Memory.PeakKiB)
 		vs = append(vs, verdict{fmt.Sprintf("peak RSS Dconv - Ddirect <= %.0f MiB", targetRSSExtraMiB),
 			fmt.Sprintf("%+.1f MiB", e), yes(e <= targetRSSExtraMiB)})
@@ -218,7 +202,39 @@ func verdicts(recs map[string]*record, micro map[string]benchLine, st settings) 
 		vs = append(vs, verdict{"RS256 identity-token validation at least as fast as fosite's RFC 7523 handler",
 			fmt.Sprintf("%.2fx (%.0f vs %.0f ns/op)", r, ours.nsPerOp, peer.nsPerOp), yes(r >= 1)})
 	}
+	// Information, not targets: throughput and latency ratios.
+	if ok(a) && ok(b) {
+		r := b.Closed.Throughput / a.Closed.Throughput
+		vs = append(vs, verdict{"(information) B/A throughput, closed loop", f2(r) + roundRatios(b, a) +
+			fmt.Sprintf("; whole machine (front + partner + driver) %.0f vs %.0f µs per request", cpuAll(b), cpuAll(a)), "-"})
+		d := b.Closed.P99Ms - a.Closed.P99Ms
+		vs = append(vs, verdict{fmt.Sprintf("(information) B p99 - A p99, closed loop (c=%d)", a.Closed.Concurrency),
+			fmt.Sprintf("%+.2f ms (%s vs %s)", d, f2(b.Closed.P99Ms), f2(a.Closed.P99Ms)), "-"})
+		if a.Open != nil && b.Open != nil {
+			d := b.Open.P99Ms - a.Open.P99Ms
+			vs = append(vs, verdict{fmt.Sprintf("(information) B p99 - A p99, open loop (%d req/s)", a.Open.Rate),
+				fmt.Sprintf("%+.2f ms (%s vs %s)", d, f2(b.Open.P99Ms), f2(a.Open.P99Ms)), "-"})
+		}
+	}
+	if ok(a) && ok(c) {
+		r := c.Closed.Throughput / a.Closed.Throughput
+		vs = append(vs, verdict{"(information) C/A throughput, closed loop", f2(r) + roundRatios(c, a), "-"})
+	}
+	if ok(dd) && ok(dc) {
+		r := dc.Closed.Throughput / dd.Closed.Throughput
+		vs = append(vs, verdict{"(information) Dconv/Ddirect throughput, closed loop", f2(r) + roundRatios(dc, dd), "-"})
+		vs = append(vs, verdict{"(information) Dconv/Ddirect p50 latency, closed loop", f2(dc.Closed.P50Ms / dd.Closed.P50Ms), "-"})
+	}
 	return vs
+}
+
+// cpuVerdict is the target on the front's CPU per request of num against
+// its floor den (closed loop).
+func cpuVerdict(name, what string, num, den *record, target float64) verdict {
+	r := num.Closed.FrontCPUUs / den.Closed.FrontCPUUs
+	return verdict{fmt.Sprintf("front CPU per request %s <= %.2f (%s)", name, target, what),
+		fmt.Sprintf("%s (%.0f vs %.0f µs, %+.0f)", f2(r), num.Closed.FrontCPUUs, den.Closed.FrontCPUUs, num.Closed.FrontCPUUs-den.Closed.FrontCPUUs),
+		yes(r <= target)}
 }
 
 // cpuAll is the CPU time per request of the three processes together.
