@@ -57,6 +57,12 @@ done
 FRONT_PORT="${FRONT_PORT:-18080}" FRONT_ADMIN="${FRONT_ADMIN:-12080}"
 export PARTNER_PORT="${PARTNER_PORT:-18441}" PARTNER_ADMIN="${PARTNER_ADMIN:-12441}"
 read -r -a scenarios <<<"$only"
+for s in "${scenarios[@]}"; do
+	case "$s" in
+	A | B | C | Ddirect | Dconv) ;;
+	*) echo "run.sh: unknown scenario \"$s\" in -scenarios (want some of: A B C Ddirect Dconv, separated by spaces)" >&2; exit 2 ;;
+	esac
+done
 
 tmp="$(mktemp -d)"
 pids=()
