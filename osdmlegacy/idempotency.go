@@ -206,8 +206,13 @@ func (f *Facade) replay(rec *IdempotencyRecord) *Answer {
 // unreachable, as the legacy system can be); nothing was sent to the
 // legacy system unless the intent was recorded first.
 func (f *Facade) storeFailed(c *call, _ error) *Answer {
-	p := NewProblem(http.StatusServiceUnavailable, CodeServiceUnavailable,
-		"the OSDM provider could not record the request; try again later")
+	return f.storeUnavailable(c, "the OSDM provider could not record the request; try again later")
+}
+
+// storeUnavailable answers c with a retryable 503 with detail, counted as
+// a store error.
+func (f *Facade) storeUnavailable(c *call, detail string) *Answer {
+	p := NewProblem(http.StatusServiceUnavailable, CodeServiceUnavailable, detail)
 	p.Retryable = true
 	a := f.problem(c, p)
 	a.StoreErrors++

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -65,12 +64,7 @@ func (f *Facade) offerSigner(ctx context.Context) (*offerSigner, error) {
 // offerKeyFailed is the answer of a call that needs the offer key while
 // the store cannot give it: the service is unavailable for now.
 func (f *Facade) offerKeyFailed(c *call) *Answer {
-	p := NewProblem(http.StatusServiceUnavailable, CodeServiceUnavailable,
-		"the OSDM provider cannot reach its store; try again later")
-	p.Retryable = true
-	a := f.problem(c, p)
-	a.StoreErrors++
-	return a
+	return f.storeUnavailable(c, "the OSDM provider cannot reach its store; try again later")
 }
 
 // SealOffer sets rec.ID (and its Partner) to its self-verifying offer id
