@@ -253,7 +253,7 @@ func TestOSDMLegacyIntegrationBookingRows(t *testing.T) {
 	l := startBKLegacy(t)
 	dir := t.TempDir()
 	base := provCaddy(t, func(port int) string {
-		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\thold 3s")
+		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
 	})
 	c := &bkClient{t: t, base: base}
 	countKinds := func(from int) map[legacy.Kind]int {
@@ -361,22 +361,44 @@ func TestOSDMLegacyIntegrationBookingRows(t *testing.T) {
 		t.Errorf("DELETE sent %v, legacy holds %d", n, len(l.held()))
 	}
 
-	// hold expired -> the sweeper's CancelRequest; the booking RELEASED.
-	var b3 osdm.BookingResponse
-	c.ok("POST", "/bookings", bookingOf(c.offer("710").OfferID), "", 200, &b3)
-	deadline := time.Now().Add(10 * time.Second)
+}
+
+// TestOSDMLegacyIntegrationHoldReleased: a PREBOOKED booking not
+// fulfilled within hold is released by the sweeper of a real Caddy with a
+// CancelRequest; the booking reads RELEASED and cannot be fulfilled.
+func TestOSDMLegacyIntegrationHoldReleased(t *testing.T) {
+	l := startBKLegacy(t)
+	dir := t.TempDir()
+	base := provCaddy(t, func(port int) string {
+		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\thold 2s")
+	})
+	c := &bkClient{t: t, base: base}
+	var b osdm.BookingResponse
+	c.ok("POST", "/bookings", bookingOf(c.offer("710").OfferID), "", 200, &b)
+	var gb osdm.BookingResponse
+	deadline := time.Now().Add(20 * time.Second)
 	for {
-		c.ok("GET", "/bookings/"+b3.Booking.ID, "", "", 200, &gb)
+		c.ok("GET", "/bookings/"+b.Booking.ID, "", "", 200, &gb)
 		if gb.Booking.BookedOffers[0].Reservations[0].Status == osdm.BookingPartReleased {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("booking not released 10s after a 3s hold: %s", gb.Booking.BookedOffers[0].Reservations[0].Status)
+			t.Fatalf("booking not released 20s after a 2s hold: %s", gb.Booking.BookedOffers[0].Reservations[0].Status)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if len(l.held()) != 0 {
-		t.Errorf("the legacy system holds %d bookings after the release", len(l.held()))
+	cancels := 0
+	for _, m := range l.messages() {
+		if m.kind == legacy.KindCancelRequest && m.id == b.Booking.ID+".cancel.1" {
+			cancels++
+		}
+	}
+	if cancels != 1 || len(l.held()) != 0 {
+		t.Errorf("release sent %d CancelRequests; the legacy system holds %d bookings", cancels, len(l.held()))
+	}
+	p := c.problem("POST", "/bookings/"+b.Booking.ID+"/fulfillments", "{}", 409)
+	if !strings.Contains(p.Detail, "released") {
+		t.Errorf("fulfilment of a released booking: %+v", p)
 	}
 }
 
