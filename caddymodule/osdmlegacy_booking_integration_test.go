@@ -552,7 +552,7 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 	// Settlement sends through the route, which a first OSDM call opens.
 	c.problem("GET", "/bookings/bk-AAAAAAAAAAAAAAAAAAAAAA", "", 404)
 	var gb osdm.BookingResponse
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		status, _, body := c.do("GET", "/bookings/"+bookingID, "", "")
 		if status == 200 {
