@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/converter"
-	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 // faultTimeout is osdm_convert's timeout in the fault tests: latency and

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated files of testdata/golden (calls.http, reply.xml, reply.json, result.txt)")

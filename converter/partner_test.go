@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // failMode is how the fake partner fails a step.

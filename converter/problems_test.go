@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 // TestProblemTable runs each row of the problem table through Convert:

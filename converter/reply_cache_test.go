@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/internal/testclock"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 func okResult(id string) *Result {

@@ -3,6 +3,7 @@ package osdmlegacy
 import (
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -97,4 +98,69 @@ func TestOfferSearchSeedsThroughServe(t *testing.T) {
 			t.Errorf("%s: %d %s", s, a.Status, a.Body)
 		}
 	}
+}
+
+// toAny is a tree as encoding/json (with UseNumber) reads the same JSON.
+func toAny(n *jnode) any {
+	switch n.kind {
+	case jBool:
+		return n.b
+	case jNumber:
+		return json.Number(n.text)
+	case jString:
+		return n.text
+	case jArray:
+		out := make([]any, len(n.items))
+		for i, it := range n.items {
+			out[i] = toAny(it)
+		}
+		return out
+	case jObject:
+		out := make(map[string]any, len(n.members))
+		for _, m := range n.members {
+			out[m.name] = toAny(m.value)
+		}
+		return out
+	}
+	return nil
+}
+
+// FuzzJSONTreeMatchesEncodingJSON holds the request tree reader to
+// encoding/json: what it accepts encoding/json accepts and reads to the
+// same values; what encoding/json accepts it refuses only for a repeated
+// member or a bound (depth, values, items, lengths), naming it.
+func FuzzJSONTreeMatchesEncodingJSON(f *testing.F) {
+	for _, s := range offerSearchSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{`"a\u00e9\/\"\\"`, `-0.5e+3`, `[01]`, `{"a":1,}`, "\"\x01\"", `[1,[2,[3]]]`, `{"a":{"a":{}}}`, `tru`, ` null `, `"\ud800"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		n, err := parseJSONTree(body)
+		valid := json.Valid(body)
+		if err == nil {
+			if !valid {
+				t.Fatalf("accepted what encoding/json refuses: %q", body)
+			}
+			dec := json.NewDecoder(strings.NewReader(string(body)))
+			dec.UseNumber()
+			var want any
+			if err := dec.Decode(&want); err != nil {
+				t.Fatal(err)
+			}
+			if got := toAny(n); !reflect.DeepEqual(got, want) {
+				t.Fatalf("read %#v, encoding/json %#v", got, want)
+			}
+			return
+		}
+		je := err.(*jsonError)
+		if valid && utf8.Valid(body) {
+			bounded := strings.Contains(je.msg, "more than") || strings.Contains(je.msg, "longer than") ||
+				strings.Contains(je.msg, "deeper than") || strings.Contains(je.msg, "appears twice")
+			if !bounded {
+				t.Fatalf("refused valid JSON %q: %s", body, je.msg)
+			}
+		}
+	})
 }

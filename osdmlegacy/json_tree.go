@@ -3,8 +3,6 @@ package osdmlegacy
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"strconv"
 	"unicode/utf8"
 )
@@ -66,115 +64,223 @@ type jsonError struct {
 
 func (e *jsonError) Error() string { return e.msg }
 
-// parseJSONTree reads body as one JSON value into a tree.
+// parseJSONTree reads body as one JSON value into a tree: the JSON that
+// encoding/json accepts (RFC 8259), with no repeated member and within the
+// bounds above. It scans the bytes itself (encoding/json's token stream
+// allocated once per token, a quarter of the façade's own time on a
+// one-train search); strings with escapes are unquoted by encoding/json,
+// so they read as encoding/json reads them.
 func parseJSONTree(body []byte) (*jnode, error) {
 	if !utf8.Valid(body) {
 		return nil, &jsonError{msg: "the body is not valid UTF-8"}
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	p := &treeParser{dec: dec}
+	p := &treeParser{b: body}
 	n, err := p.value("#", 0)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if p.skipSpace(); p.i < len(p.b) {
 		return nil, &jsonError{msg: "the body holds more than one JSON value"}
 	}
 	return n, nil
 }
 
 type treeParser struct {
-	dec    *json.Decoder
+	b      []byte
+	i      int
 	values int
 }
 
-func (p *treeParser) token() (json.Token, error) {
-	t, err := p.dec.Token()
-	if err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, &jsonError{msg: "malformed JSON at byte " + strconv.FormatInt(se.Offset, 10) + ": " + se.Error()}
-		}
-		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, &jsonError{msg: "malformed JSON: unexpected end of the body"}
-		}
-		return nil, &jsonError{msg: "malformed JSON: " + err.Error()}
+// syntax is a malformed-JSON error at the current byte.
+func (p *treeParser) syntax(what string) error {
+	if p.i >= len(p.b) {
+		return &jsonError{msg: "malformed JSON: unexpected end of the body"}
 	}
-	return t, nil
+	return &jsonError{msg: "malformed JSON at byte " + strconv.Itoa(p.i) + ": " + what}
+}
+
+func (p *treeParser) skipSpace() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
 }
 
 func (p *treeParser) value(ptr string, depth int) (*jnode, error) {
-	t, err := p.token()
-	if err != nil {
-		return nil, err
-	}
-	return p.valueFrom(t, ptr, depth)
-}
-
-func (p *treeParser) valueFrom(t json.Token, ptr string, depth int) (*jnode, error) {
 	if p.values++; p.values > maxJSONValues {
 		return nil, &jsonError{pointer: ptr, msg: "the body holds more than " + strconv.Itoa(maxJSONValues) + " JSON values"}
 	}
-	switch v := t.(type) {
-	case nil:
-		return &jnode{kind: jNull}, nil
-	case bool:
-		return &jnode{kind: jBool, b: v}, nil
-	case json.Number:
-		return &jnode{kind: jNumber, text: string(v)}, nil
-	case string:
-		if len(v) > maxJSONString {
-			return nil, &jsonError{pointer: ptr, msg: "a string longer than " + strconv.Itoa(maxJSONString) + " bytes"}
-		}
-		return &jnode{kind: jString, text: v}, nil
-	case json.Delim:
+	p.skipSpace()
+	if p.i >= len(p.b) {
+		return nil, p.syntax("a value was expected")
+	}
+	switch c := p.b[p.i]; {
+	case c == '{' || c == '[':
 		if depth >= maxJSONDepth {
 			return nil, &jsonError{pointer: ptr, msg: "nested deeper than " + strconv.Itoa(maxJSONDepth) + " levels"}
 		}
-		if v == '[' {
+		p.i++
+		if c == '[' {
 			return p.array(ptr, depth+1)
 		}
 		return p.object(ptr, depth+1)
+	case c == '"':
+		s, err := p.str(ptr)
+		if err != nil {
+			return nil, err
+		}
+		return &jnode{kind: jString, text: s}, nil
+	case c == '-' || c >= '0' && c <= '9':
+		return p.number()
+	case c == 't':
+		return p.literal("true", &jnode{kind: jBool, b: true})
+	case c == 'f':
+		return p.literal("false", &jnode{kind: jBool})
+	case c == 'n':
+		return p.literal("null", &jnode{kind: jNull})
 	}
-	return nil, &jsonError{pointer: ptr, msg: "malformed JSON"}
+	return nil, p.syntax("invalid character " + strconv.QuoteRune(rune(p.b[p.i])) + " looking for a value")
+}
+
+func (p *treeParser) literal(word string, n *jnode) (*jnode, error) {
+	if !bytes.HasPrefix(p.b[p.i:], []byte(word)) {
+		return nil, p.syntax("invalid literal")
+	}
+	p.i += len(word)
+	return n, nil
+}
+
+// number scans a JSON number (RFC 8259 grammar) and keeps its literal.
+func (p *treeParser) number() (*jnode, error) {
+	start := p.i
+	if p.b[p.i] == '-' {
+		p.i++
+	}
+	switch {
+	case p.i < len(p.b) && p.b[p.i] == '0':
+		p.i++
+	case p.i < len(p.b) && p.b[p.i] >= '1' && p.b[p.i] <= '9':
+		p.digits()
+	default:
+		return nil, p.syntax("invalid number")
+	}
+	if p.i < len(p.b) && p.b[p.i] == '.' {
+		p.i++
+		if !p.digits() {
+			return nil, p.syntax("invalid number: digits expected after the decimal point")
+		}
+	}
+	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
+			p.i++
+		}
+		if !p.digits() {
+			return nil, p.syntax("invalid number: digits expected in the exponent")
+		}
+	}
+	if p.i-start > maxJSONString {
+		return nil, &jsonError{msg: "a number longer than " + strconv.Itoa(maxJSONString) + " bytes"}
+	}
+	return &jnode{kind: jNumber, text: string(p.b[start:p.i])}, nil
+}
+
+func (p *treeParser) digits() bool {
+	start := p.i
+	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+		p.i++
+	}
+	return p.i > start
+}
+
+// str scans a string at p.i (its opening quote) and returns its value.
+func (p *treeParser) str(ptr string) (string, error) {
+	start := p.i
+	p.i++
+	escaped := false
+	for {
+		if p.i >= len(p.b) {
+			return "", p.syntax("unterminated string")
+		}
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			if p.i-start-2 > maxJSONString {
+				return "", &jsonError{pointer: ptr, msg: "a string longer than " + strconv.Itoa(maxJSONString) + " bytes"}
+			}
+			if !escaped {
+				return string(p.b[start+1 : p.i-1]), nil
+			}
+			var s string
+			if err := json.Unmarshal(p.b[start:p.i], &s); err != nil {
+				p.i = start
+				return "", p.syntax("invalid string escape")
+			}
+			return s, nil
+		case c == '\\':
+			escaped = true
+			p.i += 2
+		case c < 0x20:
+			return "", p.syntax("control character in a string")
+		default:
+			p.i++
+		}
+	}
 }
 
 func (p *treeParser) array(ptr string, depth int) (*jnode, error) {
 	n := &jnode{kind: jArray}
+	p.skipSpace()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		return n, nil
+	}
 	for {
-		t, err := p.token()
-		if err != nil {
-			return nil, err
-		}
-		if d, ok := t.(json.Delim); ok && d == ']' {
-			return n, nil
-		}
 		itemPtr := ptr + "[" + strconv.Itoa(len(n.items)) + "]"
 		if len(n.items) >= maxJSONItems {
 			return nil, &jsonError{pointer: itemPtr, msg: "an array of more than " + strconv.Itoa(maxJSONItems) + " items"}
 		}
-		item, err := p.valueFrom(t, itemPtr, depth)
+		item, err := p.value(itemPtr, depth)
 		if err != nil {
 			return nil, err
 		}
 		n.items = append(n.items, item)
+		p.skipSpace()
+		if p.i >= len(p.b) {
+			return nil, p.syntax("unterminated array")
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			return n, nil
+		default:
+			return nil, p.syntax("',' or ']' expected after an array item")
+		}
 	}
 }
 
 func (p *treeParser) object(ptr string, depth int) (*jnode, error) {
 	n := &jnode{kind: jObject}
+	p.skipSpace()
+	if p.i < len(p.b) && p.b[p.i] == '}' {
+		p.i++
+		return n, nil
+	}
 	for {
-		t, err := p.token()
+		p.skipSpace()
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return nil, p.syntax("a member name was expected")
+		}
+		name, err := p.str(ptr)
 		if err != nil {
 			return nil, err
-		}
-		if d, ok := t.(json.Delim); ok && d == '}' {
-			return n, nil
-		}
-		name, _ := t.(string)
-		if len(name) > maxJSONString {
-			return nil, &jsonError{pointer: ptr, msg: "a member name longer than " + strconv.Itoa(maxJSONString) + " bytes"}
 		}
 		memberPtr := ptr + "/" + escapePointer(name)
 		for _, m := range n.members {
@@ -182,11 +288,29 @@ func (p *treeParser) object(ptr string, depth int) (*jnode, error) {
 				return nil, &jsonError{pointer: memberPtr, msg: "member " + strconv.Quote(name) + " appears twice"}
 			}
 		}
+		p.skipSpace()
+		if p.i >= len(p.b) || p.b[p.i] != ':' {
+			return nil, p.syntax("':' expected after a member name")
+		}
+		p.i++
 		v, err := p.value(memberPtr, depth)
 		if err != nil {
 			return nil, err
 		}
 		n.members = append(n.members, jmember{name: name, value: v})
+		p.skipSpace()
+		if p.i >= len(p.b) {
+			return nil, p.syntax("unterminated object")
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return n, nil
+		default:
+			return nil, p.syntax("',' or '}' expected after a member")
+		}
 	}
 }
 

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/internal/testclock"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
