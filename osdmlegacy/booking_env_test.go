@@ -334,6 +334,7 @@ func (e *bookEnv) call(f *Facade, method, path string, body any, opts ...callOpt
 	a := f.Serve(context.Background(), e.legacy, method, path, h, b)
 	if a.Status != http.StatusNoContent {
 		osdmspec.ValidateResponse(e.t, osdmspec.V39, method, path, a.Status, a.Header, a.Body)
+		osdmspec.ValidateResponse(e.t, osdmspec.V310, method, path, a.Status, a.Header, a.Body)
 	}
 	return a
 }
