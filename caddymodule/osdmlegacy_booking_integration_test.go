@@ -253,7 +253,7 @@ func TestOSDMLegacyIntegrationBookingRows(t *testing.T) {
 	l := startBKLegacy(t)
 	dir := t.TempDir()
 	base := provCaddy(t, func(port int) string {
-		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\thold 3s")
+		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
 	})
 	c := &bkClient{t: t, base: base}
 	countKinds := func(from int) map[legacy.Kind]int {
@@ -361,22 +361,44 @@ func TestOSDMLegacyIntegrationBookingRows(t *testing.T) {
 		t.Errorf("DELETE sent %v, legacy holds %d", n, len(l.held()))
 	}
 
-	// hold expired -> the sweeper's CancelRequest; the booking RELEASED.
-	var b3 osdm.BookingResponse
-	c.ok("POST", "/bookings", bookingOf(c.offer("710").OfferID), "", 200, &b3)
-	deadline := time.Now().Add(10 * time.Second)
+}
+
+// TestOSDMLegacyIntegrationHoldReleased: a PREBOOKED booking not
+// fulfilled within hold is released by the sweeper of a real Caddy with a
+// CancelRequest; the booking reads RELEASED and cannot be fulfilled.
+func TestOSDMLegacyIntegrationHoldReleased(t *testing.T) {
+	l := startBKLegacy(t)
+	dir := t.TempDir()
+	base := provCaddy(t, func(port int) string {
+		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\thold 2s")
+	})
+	c := &bkClient{t: t, base: base}
+	var b osdm.BookingResponse
+	c.ok("POST", "/bookings", bookingOf(c.offer("710").OfferID), "", 200, &b)
+	var gb osdm.BookingResponse
+	deadline := time.Now().Add(20 * time.Second)
 	for {
-		c.ok("GET", "/bookings/"+b3.Booking.ID, "", "", 200, &gb)
+		c.ok("GET", "/bookings/"+b.Booking.ID, "", "", 200, &gb)
 		if gb.Booking.BookedOffers[0].Reservations[0].Status == osdm.BookingPartReleased {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("booking not released 10s after a 3s hold: %s", gb.Booking.BookedOffers[0].Reservations[0].Status)
+			t.Fatalf("booking not released 20s after a 2s hold: %s", gb.Booking.BookedOffers[0].Reservations[0].Status)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if len(l.held()) != 0 {
-		t.Errorf("the legacy system holds %d bookings after the release", len(l.held()))
+	cancels := 0
+	for _, m := range l.messages() {
+		if m.kind == legacy.KindCancelRequest && m.id == b.Booking.ID+".cancel.1" {
+			cancels++
+		}
+	}
+	if cancels != 1 || len(l.held()) != 0 {
+		t.Errorf("release sent %d CancelRequests; the legacy system holds %d bookings", cancels, len(l.held()))
+	}
+	p := c.problem("POST", "/bookings/"+b.Booking.ID+"/fulfillments", "{}", 409)
+	if !strings.Contains(p.Detail, "released") {
+		t.Errorf("fulfilment of a released booking: %+v", p)
 	}
 }
 
@@ -533,7 +555,7 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 	// Settlement sends through the route, which a first OSDM call opens.
 	c.problem("GET", "/bookings/bk-AAAAAAAAAAAAAAAAAAAAAA", "", 404)
 	var gb osdm.BookingResponse
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		status, _, body := c.do("GET", "/bookings/"+bookingID, "", "")
 		if status == 200 {
@@ -628,5 +650,100 @@ func TestOSDMLegacyIntegrationTwoInstancesRedis(t *testing.T) {
 	_ = json.Unmarshal(got, &again)
 	if status != 200 || h.Get("Idempotent-Replayed") != "true" || again.Booking == nil || again.Booking.ID != id || len(l.messages()) != n {
 		t.Errorf("replay on b: %d %v", status, h)
+	}
+}
+
+// TestOSDMLegacyIntegrationLegacyRoundTrip: a legacy reservation system
+// books and cancels on another legacy system over OSDM: legacy client ->
+// osdm_convert -> reverse_proxy -> osdm_legacy -> reverse_proxy -> the
+// legacy sandbox. The BookingReply carries the far system's reservation
+// reference and control number; the CancelReply its refund.
+func TestOSDMLegacyIntegrationLegacyRoundTrip(t *testing.T) {
+	l := startBKLegacy(t)
+	dir := t.TempDir()
+	osdmPort := freeTCPPort(t)
+	base := provCaddy(t, func(port int) string {
+		return fmt.Sprintf(`{
+	admin off
+	persist_config off
+	auto_https off
+}
+
+http://127.0.0.1:%d {
+	route /legacy {
+		osdm_convert {
+			partner hermes-over-osdm
+			timeout 10s
+		}
+		reverse_proxy 127.0.0.1:%d
+	}
+}
+
+http://127.0.0.1:%d {
+	route {
+		osdm_legacy {
+			partner hermes-test
+			refund_fee 10%%
+			timeout 5s
+			store bolt %s
+		}
+		reverse_proxy %s
+	}
+}
+`, port, osdmPort, osdmPort, filepath.Join(dir, "legacy.db"), l.addr)
+	})
+	post := func(msg legacy.Request) legacy.Reply {
+		t.Helper()
+		body, err := legacy.Encode(legacy.XML, msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.Post(base+"/legacy", "application/xml", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		got, _ := io.ReadAll(resp.Body)
+		reply, err := legacy.DecodeReply(legacy.XML, got)
+		if err != nil {
+			t.Fatalf("%d %s: %v", resp.StatusCode, got, err)
+		}
+		return reply
+	}
+	day := time.Now().AddDate(0, 0, 1).Format(time.DateOnly)
+	reply := post(&legacy.BookingRequest{
+		Header:     legacy.Header{MessageID: "RT-" + newUUID()[:8]},
+		Journey:    legacy.Journey{TrainNumber: "708", DepartureDate: day, From: "8500010", To: "8503000"},
+		Places:     legacy.PlaceRequest{TravelClass: 2, ServiceCode: 1, Tariffs: []legacy.Tariff{{Code: 1, Count: 1}}},
+		Passengers: []legacy.Passenger{{FirstName: "Ada", LastName: "Lovelace"}},
+	})
+	br, ok := reply.(*legacy.BookingReply)
+	if !ok {
+		t.Fatalf("BookingRequest over OSDM: %#v", reply)
+	}
+	held := l.held()
+	if len(held) != 1 {
+		t.Fatalf("the far legacy system holds %d bookings", len(held))
+	}
+	for _, hb := range held {
+		if br.ReservationReference != hb.ReservationReference || br.TicketControlNumber != hb.TicketControlNumber ||
+			br.Status != legacy.StatusFulfilled || len(br.Places) != 1 || br.Places[0].Number != hb.Places[0].Number || hb.Passengers != 1 {
+			t.Errorf("BookingReply %+v, far booking %+v", br, hb)
+		}
+		if !strings.HasPrefix(br.BookingRef, "bk-") || hb.MessageIDs[0] != br.BookingRef+".book" {
+			t.Errorf("BookingRef %s, far messageIds %v", br.BookingRef, hb.MessageIDs)
+		}
+	}
+	reply = post(&legacy.CancelRequest{Header: legacy.Header{MessageID: "RT-C-" + newUUID()[:8]}, BookingRef: br.BookingRef})
+	cr, ok := reply.(*legacy.CancelReply)
+	if !ok {
+		t.Fatalf("CancelRequest over OSDM: %#v", reply)
+	}
+	var far legacysandbox.BookingInfo
+	for _, b := range l.sb.Bookings() {
+		far = b
+	}
+	if far.Status != "CANCELLED" || cr.Status != legacy.StatusRefunded || cr.RefundAmount == nil || cr.RefundAmount.Amount != far.Refund || cr.Fee == nil || cr.Fee.Amount != far.Fee {
+		t.Errorf("CancelReply %+v (refund %v fee %v), far booking %+v", cr, cr.RefundAmount, cr.Fee, far)
 	}
 }

@@ -130,7 +130,7 @@ func (l *faultyLegacy) Send(ctx context.Context, req legacy.Request) (legacy.Rep
 
 // bookEnv is a façade, its store, the sandbox and one clock for all.
 type bookEnv struct {
-	t      *testing.T
+	t      testing.TB
 	clock  *testclock.Clock
 	sb     *legacysandbox.Sandbox
 	legacy *faultyLegacy
@@ -152,7 +152,7 @@ const (
 
 // openStore opens a store of kind on clock (Redis: skipped without
 // OSDM_TEST_REDIS; a random key prefix per test).
-func openStore(t *testing.T, kind storeKind, clock *testclock.Clock) (store.Store, string) {
+func openStore(t testing.TB, kind storeKind, clock *testclock.Clock) (store.Store, string) {
 	t.Helper()
 	switch kind {
 	case boltKind:
@@ -178,7 +178,7 @@ func randomPrefix() string {
 }
 
 // openRedisStore opens Redis under prefix, or skips the test.
-func openRedisStore(t *testing.T, prefix string) store.Store {
+func openRedisStore(t testing.TB, prefix string) store.Store {
 	t.Helper()
 	addr := os.Getenv("OSDM_TEST_REDIS")
 	if addr == "" {
@@ -200,7 +200,7 @@ func openRedisStore(t *testing.T, prefix string) store.Store {
 	return st
 }
 
-func newBookEnv(t *testing.T, kind storeKind, mod func(*Config)) *bookEnv {
+func newBookEnv(t testing.TB, kind storeKind, mod func(*Config)) *bookEnv {
 	t.Helper()
 	clock := testclock.New(bookStart)
 	sb, err := legacysandbox.New(legacysandbox.Config{Now: clock.Now})
@@ -336,12 +336,13 @@ func (e *bookEnv) call(f *Facade, method, path string, body any, opts ...callOpt
 	a := f.Serve(context.Background(), e.legacy, method, path, h, b)
 	if a.Status != http.StatusNoContent {
 		osdmspec.ValidateResponse(e.t, osdmspec.V39, method, path, a.Status, a.Header, a.Body)
+		osdmspec.ValidateResponse(e.t, osdmspec.V310, method, path, a.Status, a.Header, a.Body)
 	}
 	return a
 }
 
 // decode unmarshals a 2xx answer into v.
-func decodeOK[T any](t *testing.T, a *Answer, want int) T {
+func decodeOK[T any](t testing.TB, a *Answer, want int) T {
 	t.Helper()
 	var v T
 	if a.Status != want {

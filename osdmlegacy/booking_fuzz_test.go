@@ -1,11 +1,15 @@
 package osdmlegacy
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // FuzzBookingRequestReaders feeds arbitrary bodies to the readers of
@@ -84,5 +88,52 @@ func FuzzBookingRequestReaders(f *testing.F) {
 		if _, p := readPassengerPatch(body); p != nil {
 			checkProblem("passenger", p)
 		}
+	})
+}
+
+// FuzzBookingCalls runs arbitrary bodies through the whole façade against
+// the legacy sandbox: POST /bookings (with "$OFFER" replaced by a live
+// offer's id), then the same body as a passenger change, a refund offer
+// request and a refund confirmation of the booking made, if any. No call
+// may panic or answer a 5xx, every answer is a problem or valid JSON, and
+// the legacy system and the store always agree.
+func FuzzBookingCalls(f *testing.F) {
+	for _, s := range []string{
+		`{"offers":[{"offerId":"$OFFER","passengerRefs":["p-adult"]}],"passengerSpecifications":[{"externalRef":"p-adult","type":"ADULT","age":30,"detail":{"firstName":"A","lastName":"B"}}]}`,
+		`{"offers":[{"offerId":"$OFFER","passengerRefs":["p-adult","p-adult"]}],"passengerSpecifications":[{"externalRef":"p-adult","type":"ADULT"}]}`,
+		`{"offers":[{"offerId":"$OFFER","passengerRefs":["p-adult"]}],"passengerSpecifications":[{"externalRef":"p-adult","type":"ADULT","age":31}]}`,
+		`{"fulfillmentIds":["x"],"overruleCode":"STRIKE"}`,
+		`{"status":"CONFIRMED"}`,
+		`{"detail":{"firstName":"Ada","lastName":"King","contact":{"email":"a@b"}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	e := newBookEnv(f, memKind, nil)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		e.t = t
+		o := e.offer(strconv.Itoa(1 + int(e.legacy.attempts()%90000)))
+		b := []byte(strings.ReplaceAll(string(body), "$OFFER", o.ID))
+		h := http.Header{"Content-Type": {"application/json"}}
+		serve := func(method, path string, body []byte) *Answer {
+			a := e.f.Serve(context.Background(), e.legacy, method, path, h, body)
+			if a.Status >= 500 {
+				t.Fatalf("%s %s: %d %s", method, path, a.Status, a.Body)
+			}
+			if a.Status != http.StatusNoContent && !json.Valid(a.Body) {
+				t.Fatalf("%s %s: body is not JSON: %q", method, path, a.Body)
+			}
+			return a
+		}
+		a := serve("POST", "/bookings", b)
+		var br osdm.BookingResponse
+		if a.Status == 200 && json.Unmarshal(a.Body, &br) == nil && br.Booking != nil {
+			id := br.Booking.ID
+			serve("PATCH", "/bookings/"+id+"/passengers/p1", b)
+			serve("POST", "/bookings/"+id+"/fulfillments", nil)
+			serve("POST", "/bookings/"+id+"/refund-offers", []byte(strings.ReplaceAll(string(body), "x", "fu-"+strings.TrimPrefix(id, BookingIDPrefix))))
+			serve("PATCH", "/bookings/"+id+"/refund-offers/ro-x", b)
+			serve("DELETE", "/bookings/"+id, nil)
+		}
+		e.assertAgree(true)
 	})
 }
