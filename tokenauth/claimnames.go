@@ -2,8 +2,6 @@ package tokenauth
 
 import (
 	"bytes"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -53,12 +51,8 @@ func checkTokenClaimNames(token string, names []string) *ClaimNameCaseError {
 		return nil
 	}
 	var buf [1024]byte
-	claims := buf[:0]
-	if n := base64.RawURLEncoding.DecodedLen(len(payload)); n > len(buf) {
-		claims = make([]byte, 0, n)
-	}
-	claims, err := base64.RawURLEncoding.AppendDecode(claims, []byte(payload))
-	if err != nil {
+	claims := decodeJWSSegment(buf[:0], payload)
+	if claims == nil {
 		return nil
 	}
 	return checkClaimNames(claims, names)
@@ -66,45 +60,19 @@ func checkTokenClaimNames(token string, names []string) *ClaimNameCaseError {
 
 // checkClaimNames returns a *ClaimNameCaseError for the first top-level
 // key of the JSON object claims that is one of names except for case. It
-// scans the bytes without decoding them; on JSON that is not valid it
-// stops or finds nothing, and golang-jwt's decoding then refuses it.
+// scans the bytes without decoding them (topLevelKeys); on JSON that is
+// not valid it stops or finds nothing, and golang-jwt's decoding then
+// refuses it.
 func checkClaimNames(claims []byte, names []string) *ClaimNameCaseError {
-	depth, wantKey := 0, false
-	for i := 0; i < len(claims); i++ {
-		switch claims[i] {
-		case '{':
-			depth++
-			wantKey = depth == 1
-		case '[':
-			depth++
-		case '}', ']':
-			depth--
-		case ',':
-			wantKey = depth == 1
-		case '"':
-			end := closingQuote(claims, i+1)
-			if end < 0 {
-				return nil
-			}
-			if wantKey {
-				wantKey = false
-				key := claims[i+1 : end]
-				if bytes.IndexByte(key, '\\') >= 0 {
-					// A copy, so that claims stays on the caller's stack.
-					var s string
-					if json.Unmarshal(bytes.Clone(claims[i:end+1]), &s) != nil {
-						return nil
-					}
-					key = []byte(s)
-				}
-				if claim := foldedClaim(key, names); claim != "" {
-					return &ClaimNameCaseError{Key: string(key), Claim: claim}
-				}
-			}
-			i = end
+	for keys := (topLevelKeys{obj: claims}); ; {
+		key, _, ok := keys.next()
+		if !ok {
+			return nil
+		}
+		if claim := foldedClaim(key, names); claim != "" {
+			return &ClaimNameCaseError{Key: string(key), Claim: claim}
 		}
 	}
-	return nil
 }
 
 // closingQuote is the index of the quote that ends the JSON string whose

@@ -72,6 +72,31 @@ func BenchmarkCheckTokenClaimNames(b *testing.B) {
 	}
 }
 
+// TestTokenChecksDoNotAllocate: both scans run on osdm_access's hot path
+// for every request, on the claims decoded into a stack buffer; a token of
+// usual size costs them no allocation.
+func TestTokenChecksDoNotAllocate(t *testing.T) {
+	claims := `{"iss":"https://login.example-provider.eu","sub":"alpine","aud":["https://login.example-provider.eu"],` +
+		`"exp":1772367300,"iat":1772366400,"jti":"331d20b2-5c0f-4304-a14c-198b0d1b9bd1","scope":"uic_osdm","client_id":"alpine"}`
+	b64 := base64.RawURLEncoding
+	token := b64.EncodeToString([]byte(`{"alg":"ES256","kid":"login-1","typ":"at+jwt"}`)) + "." + b64.EncodeToString([]byte(claims)) + "." +
+		b64.EncodeToString(make([]byte, 64))
+	if n := testing.AllocsPerRun(100, func() {
+		if cc := checkTokenClaimNames(token, accessClaimNames); cc != nil {
+			t.Fatal(cc)
+		}
+	}); n != 0 {
+		t.Errorf("checkTokenClaimNames: %v allocations, want 0", n)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		if fe := checkTokenForm(token); fe != nil {
+			t.Fatal(fe)
+		}
+	}); n != 0 {
+		t.Errorf("checkTokenForm: %v allocations, want 0", n)
+	}
+}
+
 func TestCheckTokenClaimNames(t *testing.T) {
 	b64 := base64.RawURLEncoding
 	jws := func(claims string) string {

@@ -50,35 +50,34 @@ func checkTokenForm(token string) *TokenFormError {
 	}
 	var buf [1024]byte
 	if h := decodeJWSSegment(buf[:0], header); h != nil {
-		crit := false
-		walkTopLevel(h, func(key, _ []byte) bool {
-			crit = string(key) == "crit"
-			return !crit
-		})
-		if crit {
-			return &TokenFormError{Name: "crit", Rule: "the token header has a crit parameter; no JWS extension is understood here, so the token is refused (RFC 7515 section 4.1.11)"}
+		for keys := (topLevelKeys{obj: h}); ; {
+			key, _, ok := keys.next()
+			if !ok {
+				break
+			}
+			if string(key) == "crit" {
+				return &TokenFormError{Name: "crit", Rule: "the token header has a crit parameter; no JWS extension is understood here, so the token is refused (RFC 7515 section 4.1.11)"}
+			}
 		}
 	}
 	c := decodeJWSSegment(buf[:0], payload)
 	if c == nil {
 		return nil
 	}
-	var bad string
-	walkTopLevel(c, func(key, value []byte) bool {
-		if len(value) > 0 && value[0] == '"' {
-			for _, n := range numericDateClaims {
-				if string(key) == n {
-					bad = n
-					return false
-				}
+	for keys := (topLevelKeys{obj: c}); ; {
+		key, value, ok := keys.next()
+		if !ok {
+			return nil
+		}
+		if len(value) == 0 || value[0] != '"' {
+			continue
+		}
+		for _, n := range numericDateClaims {
+			if string(key) == n {
+				return &TokenFormError{Name: n, Rule: "claim " + n + " is a JSON string; a NumericDate is a JSON number of seconds (RFC 7519 section 2)"}
 			}
 		}
-		return true
-	})
-	if bad != "" {
-		return &TokenFormError{Name: bad, Rule: "claim " + bad + " is a JSON string; a NumericDate is a JSON number of seconds (RFC 7519 section 2)"}
 	}
-	return nil
 }
 
 // decodeJWSSegment decodes a base64url segment into buf (or a larger
@@ -94,48 +93,63 @@ func decodeJWSSegment(buf []byte, seg string) []byte {
 	return out
 }
 
-// walkTopLevel calls fn with each top-level key of the JSON object obj
-// (unescaped) and the start of its value (from its first byte on), until
-// fn returns false. It scans the bytes without decoding them; on JSON
-// that is not valid it stops early or calls fn with odd values, which is
-// harmless: golang-jwt then refuses the token anyway.
-func walkTopLevel(obj []byte, fn func(key, value []byte) bool) {
-	depth, wantKey := 0, false
-	for i := 0; i < len(obj); i++ {
-		switch obj[i] {
+// topLevelKeys yields the top-level keys of the JSON object obj, each
+// unescaped, with the start of its value (from its first byte on). It
+// scans the bytes without decoding them; on JSON that is not valid it
+// stops early or yields odd values, which is harmless: golang-jwt then
+// refuses the token anyway. It is a scanner rather than a walk with a
+// callback so that obj, passed to no function value, can stay on the
+// caller's stack.
+type topLevelKeys struct {
+	obj     []byte
+	i       int
+	depth   int
+	wantKey bool
+}
+
+// next returns the next top-level key and its value; ok is false at the
+// end of obj or where the scan stops.
+func (s *topLevelKeys) next() (key, value []byte, ok bool) {
+	obj := s.obj
+	for ; s.i < len(obj); s.i++ {
+		switch obj[s.i] {
 		case '{':
-			depth++
-			wantKey = depth == 1
+			s.depth++
+			s.wantKey = s.depth == 1
 		case '[':
-			depth++
+			s.depth++
 		case '}', ']':
-			depth--
+			s.depth--
 		case ',':
-			wantKey = depth == 1
+			s.wantKey = s.depth == 1
 		case '"':
-			end := closingQuote(obj, i+1)
+			end := closingQuote(obj, s.i+1)
 			if end < 0 {
-				return
+				s.i = len(obj)
+				return nil, nil, false
 			}
-			if wantKey {
-				wantKey = false
-				key := obj[i+1 : end]
-				if bytes.IndexByte(key, '\\') >= 0 {
-					var s string
-					if json.Unmarshal(bytes.Clone(obj[i:end+1]), &s) != nil {
-						return
-					}
-					key = []byte(s)
-				}
-				v := end + 1
-				for v < len(obj) && (obj[v] == ' ' || obj[v] == '\t' || obj[v] == '\n' || obj[v] == '\r' || obj[v] == ':') {
-					v++
-				}
-				if !fn(key, obj[v:]) {
-					return
-				}
+			if !s.wantKey {
+				s.i = end
+				continue
 			}
-			i = end
+			s.wantKey = false
+			key := obj[s.i+1 : end]
+			if bytes.IndexByte(key, '\\') >= 0 {
+				// A copy, so that obj stays on the caller's stack.
+				var k string
+				if json.Unmarshal(bytes.Clone(obj[s.i:end+1]), &k) != nil {
+					s.i = len(obj)
+					return nil, nil, false
+				}
+				key = []byte(k)
+			}
+			v := end + 1
+			for v < len(obj) && (obj[v] == ' ' || obj[v] == '\t' || obj[v] == '\n' || obj[v] == '\r' || obj[v] == ':') {
+				v++
+			}
+			s.i = end + 1
+			return key, obj[v:], true
 		}
 	}
+	return nil, nil, false
 }
