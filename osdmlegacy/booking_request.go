@@ -60,7 +60,7 @@ func decodeBody(body []byte, v any) *Problem {
 				"must be a JSON "+jsonKind(se.GoType.Kind().String())+", not "+jsonKindName(se.JSONKind))
 		}
 		var syn *jsontext.SyntacticError
-		if errors.As(err, &syn) && strings.Contains(syn.Error(), "duplicate") {
+		if errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName) {
 			return Invalid(CodeInvalidRequest, "#"+string(syn.JSONPointer), "appears twice")
 		}
 		return Invalid(CodeInvalidRequest, "", "the body is not a JSON object of this operation")

@@ -13,9 +13,9 @@ import (
 // The problem codes the façade answers. Those marked "standard" are in
 // OSDM's list of errors and problems (osdm.io/spec/errors-problems); the
 // others fill what that list leaves open, spelt the same way. The forward
-// direction (converter/problems.go) maps each of them to the NegativeReply
-// the legacy code came from, so a legacy-to-legacy round trip over OSDM
-// keeps its meaning.
+// direction (converter/problems.go) reads most of them back as the
+// NegativeReply the legacy code came from (docs/mapping.md says which), so
+// a legacy-to-legacy round trip over OSDM keeps its meaning.
 const (
 	// CodeOfferInvalid (400, standard OFFER_INVALID_CHARACTERS): an offer
 	// search that is not valid OSDM (malformed JSON, a member the spec does

@@ -82,11 +82,8 @@ func (f *Facade) settleIntents(ctx context.Context, send Sender, rep *SettleRepo
 		switch {
 		case errors.Is(err, errBookingMissing):
 			// The mark is written before the record: a crash in between
-			// left it, and nothing was sent. Give a live call time first.
-			if now.Sub(m.At) > 2*f.cfg.Timeout {
-				_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindIntent, msgID))
-				rep.Stale++
-			}
+			// left it, and nothing was sent.
+			f.dropStaleMark(ctx, KindIntent, msgID, now.Sub(m.At), rep)
 			continue
 		case err != nil:
 			rep.Errors++
@@ -94,13 +91,20 @@ func (f *Facade) settleIntents(ctx context.Context, send Sender, rep *SettleRepo
 		}
 		p := rec.Pending
 		if p == nil || p.MessageID != msgID {
-			if now.Sub(m.At) > 2*f.cfg.Timeout {
-				_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindIntent, msgID))
-				rep.Stale++
-			}
+			f.dropStaleMark(ctx, KindIntent, msgID, now.Sub(m.At), rep)
 			continue
 		}
 		f.settleOne(ctx, send, rec, rep)
+	}
+}
+
+// dropStaleMark deletes the mark of kind for id whose work is done or
+// never started, once it is age old: a live call gets twice its timeout
+// to write the record the mark lists.
+func (f *Facade) dropStaleMark(ctx context.Context, kind, id string, age time.Duration, rep *SettleReport) {
+	if age > 2*f.cfg.Timeout {
+		_ = f.store.Delete(ctx, Key(f.cfg.Partner, kind, id))
+		rep.Stale++
 	}
 }
 

@@ -30,9 +30,8 @@ func (f *Facade) sweepHolds(ctx context.Context, send Sender, rep *SettleReport)
 			// The mark is written before the record: a booking being
 			// recorded, or one whose recording failed (nothing was sent).
 			var m intentMark
-			if json.Unmarshal(v, &m) == nil && f.now().Sub(m.At) > 2*f.cfg.Timeout {
-				_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, id))
-				rep.Stale++
+			if json.Unmarshal(v, &m) == nil {
+				f.dropStaleMark(ctx, KindHold, id, f.now().Sub(m.At), rep)
 			}
 			continue
 		case err != nil:

@@ -39,31 +39,19 @@ func (g gtfsTimetable) DirectArriving(origin, destination string, by time.Time, 
 	return g.legs(g.t.DirectArriving(origin, destination, by, window, n))
 }
 
-// Run implements Timetable: the run whose departure from origin falls on
-// date, whether it belongs to that service date or to the day before (a
-// run past midnight).
+// Run implements Timetable with timetable.Ride: the run leaving origin on
+// date (a run past midnight belongs to an earlier service date), boarding
+// allowed at origin and alighting at destination.
 func (g gtfsTimetable) Run(train, date, origin, destination string) (TrainRun, bool) {
 	d, err := time.ParseInLocation(time.DateOnly, date, g.t.Location())
 	if err != nil {
 		return TrainRun{}, false
 	}
-	for _, sd := range []time.Time{d, d.AddDate(0, 0, -1)} {
-		run, ok := g.t.Run(train, sd)
-		if !ok {
-			continue
-		}
-		for i, c := range run.Calls {
-			if c.Station != origin || c.Departure.Format(time.DateOnly) != date {
-				continue
-			}
-			for _, e := range run.Calls[i+1:] {
-				if e.Station == destination {
-					return runOf(run.Train, c, e), true
-				}
-			}
-		}
+	l, ok := g.t.Ride(train, origin, destination, d)
+	if !ok {
+		return TrainRun{}, false
 	}
-	return TrainRun{}, false
+	return runOf(l.Train, l.From, l.To), true
 }
 
 // StationLocation implements Timetable: the feed's zone for its stations.
