@@ -53,31 +53,10 @@ func idempotencyKey(h http.Header) (string, *Problem) {
 	if k == "" {
 		return "", nil
 	}
-	if !validUUID(k) {
+	if !osdm.ValidUUID(k) {
 		return "", Invalid(CodeInvalidRequest, "", "the Idempotency-Key header must be a UUID such as 123e4567-e89b-12d3-a456-426614174000, not "+strconv.Quote(shorten(k, 64)))
 	}
 	return k, nil
-}
-
-// validUUID reports whether s is a UUID in its 8-4-4-4-12 hex form.
-func validUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // requestHash identifies a call's request: method, path and body.

@@ -213,7 +213,7 @@ func (s *Sandbox) serve(r *http.Request) *response {
 	}
 	if rt.idempotent {
 		rq.idempotency = r.Header.Get(osdm.HeaderIdempotencyKey)
-		if rq.idempotency != "" && !validUUID(rq.idempotency) {
+		if rq.idempotency != "" && !osdm.ValidUUID(rq.idempotency) {
 			return problemResponse(invalid("", "Idempotency-Key "+strconv.Quote(rq.idempotency)+" must be a UUID such as 123e4567-e89b-12d3-a456-426614174000"))
 		}
 	}
@@ -274,28 +274,6 @@ func decode(body []byte, v any, emptyOK bool) *problem {
 		return malformed("", "malformed JSON body: "+err.Error())
 	}
 	return nil
-}
-
-// validUUID reports whether s is a UUID in its canonical 8-4-4-4-12 form,
-// what the spec's format: uuid means.
-func validUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // jsonResponse is a successful answer with body v.
