@@ -219,7 +219,8 @@ type chainOptions struct {
 	settle bool
 }
 
-func freePort(t *testing.T) int {
+// freePort is a local port nothing listens on (it was free a moment ago).
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

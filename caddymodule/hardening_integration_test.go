@@ -45,17 +45,6 @@ func (p *recordingPartner) count() int {
 	return len(p.calls)
 }
 
-// closedPort is a local port nothing listens on.
-func closedPort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	return port
-}
-
 // postLegacy sends a legacy message as XML and decodes the XML reply.
 func postLegacy(t *testing.T, u string, msg legacy.Message) (int, legacy.Reply) {
 	t.Helper()
@@ -84,7 +73,7 @@ func TestHardeningConverterIntegration(t *testing.T) {
 	rec := httptest.NewServer(partner)
 	t.Cleanup(rec.Close)
 	logFile := filepath.Join(t.TempDir(), "caddy.log")
-	down := closedPort(t)
+	down := freePort(t)
 	base := provCaddy(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off

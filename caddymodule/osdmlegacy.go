@@ -217,14 +217,6 @@ func (m *OSDMLegacy) Provision(ctx caddy.Context) error {
 	return nil
 }
 
-// Validate checks what Provision did not derive.
-func (m *OSDMLegacy) Validate() error {
-	if m.Store != nil {
-		return m.Store.Validate()
-	}
-	return nil
-}
-
 // Cleanup stops the background settlement and releases the store.
 func (m *OSDMLegacy) Cleanup() error {
 	if m.stop != nil {
@@ -330,7 +322,6 @@ func (mr messageRecord) MarshalLogObject(enc zapcore.ObjectEncoder) error {
 // Interface guards
 var (
 	_ caddy.Provisioner           = (*OSDMLegacy)(nil)
-	_ caddy.Validator             = (*OSDMLegacy)(nil)
 	_ caddy.CleanerUpper          = (*OSDMLegacy)(nil)
 	_ caddyhttp.MiddlewareHandler = (*OSDMLegacy)(nil)
 )

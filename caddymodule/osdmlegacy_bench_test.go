@@ -3,7 +3,6 @@ package caddymodule
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -39,14 +38,7 @@ func startBenchLegacy(b *testing.B, latency time.Duration) *benchLegacy {
 		b.Fatal(err)
 	}
 	bl := &benchLegacy{sb: sb}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	bl.addr = l.Addr().String()
-	srv := &http.Server{Handler: bl, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(l) }()
-	b.Cleanup(func() { _ = srv.Close() })
+	bl.addr = serveLocal(b, bl)
 	return bl
 }
 
@@ -67,12 +59,7 @@ func startBenchCaddyStore(b *testing.B, legacyAddr string, concurrency int, stor
 		b.Fatal(err)
 	}
 	writeLegacyGTFS(b, gtfs)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	port := freePort(b)
 	if storeLine == "" {
 		storeLine = "bolt " + filepath.Join(dir, "bench.db")
 	}

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -59,14 +58,7 @@ func startBKLegacy(t *testing.T) *bkLegacy {
 		t.Fatal(err)
 	}
 	l := &bkLegacy{sb: sb}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.addr = ln.Addr().String()
-	srv := &http.Server{Handler: l, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
+	l.addr = serveLocal(t, l)
 	return l
 }
 
@@ -500,16 +492,6 @@ func (ch *bkChild) stop() {
 	}
 }
 
-func freeTCPPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // TestOSDMLegacyIntegrationSIGKILLSettles: Caddy is killed (SIGKILL)
 // after the legacy system booked and before the answer was recorded.
 // The restarted Caddy settles the intent from its bolt file (it resends
@@ -519,7 +501,7 @@ func freeTCPPort(t *testing.T) int {
 func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 	l := startBKLegacy(t)
 	dir := t.TempDir()
-	port := freeTCPPort(t)
+	port := freePort(t)
 	cf := bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
 	child := startBKChild(t, dir, "first", cf)
 	c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
@@ -610,7 +592,7 @@ func TestOSDMLegacyIntegrationTwoInstancesRedis(t *testing.T) {
 	var pfx [8]byte
 	_, _ = rand.Read(pfx[:])
 	storeLine := "store redis " + addr + " osdm-legacy-it/" + hex.EncodeToString(pfx[:]) + "/"
-	pa, pb := freeTCPPort(t), freeTCPPort(t)
+	pa, pb := freePort(t), freePort(t)
 	startBKChild(t, dir, "a", bkCaddyfile(pa, l.addr, storeLine, ""))
 	startBKChild(t, dir, "b", bkCaddyfile(pb, l.addr, storeLine, ""))
 	a := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pa)}
@@ -661,7 +643,7 @@ func TestOSDMLegacyIntegrationTwoInstancesRedis(t *testing.T) {
 func TestOSDMLegacyIntegrationLegacyRoundTrip(t *testing.T) {
 	l := startBKLegacy(t)
 	dir := t.TempDir()
-	osdmPort := freeTCPPort(t)
+	osdmPort := freePort(t)
 	base := provCaddy(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off

@@ -50,15 +50,22 @@ func startLegacyServer(t *testing.T, cfg legacysandbox.Config) *legacyServer {
 	}
 	ls := &legacyServer{sb: sb}
 	ls.mode.Store("")
+	ls.addr = serveLocal(t, ls)
+	return ls
+}
+
+// serveLocal serves h over HTTP on a free port of 127.0.0.1 until the
+// test ends, and returns its address.
+func serveLocal(t testing.TB, h http.Handler) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls.addr = l.Addr().String()
-	srv := &http.Server{Handler: ls, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
-	return ls
+	return l.Addr().String()
 }
 
 func (ls *legacyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
