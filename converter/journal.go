@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -149,8 +148,7 @@ func (j *Journal) Do(ctx context.Context, req legacy.Request, body []byte, x Cal
 		return j.c.Convert(ctx, req, x), false
 	}
 	id := req.MessageID()
-	sum := sha256.Sum256(body)
-	hash := hex.EncodeToString(sum[:])
+	hash := hashOf(body)
 	h := legacy.ReplyTo(req, j.c.now())
 	wait := j.cfg.Poll
 	for {
@@ -417,9 +415,6 @@ func (t *leaseTable) give(key, token string) {
 		delete(t.m, key)
 	}
 }
-
-// String names the journal in errors.
-func (j *Journal) String() string { return fmt.Sprintf("journal of partner %s", j.c.partner) }
 
 // markUnsettled is res marked as a reply that may still change.
 func markUnsettled(res *Result) *Result {
