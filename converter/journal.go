@@ -299,8 +299,8 @@ func (j *Journal) finish(jx *journalCaller, res *Result, settled bool) {
 		// A settled exchange whose booking is named is never booked
 		// again: whatever reads it later reads the booking back by its
 		// id (resume). Its record keeps the reply, the booking id and the
-		// offer, not the POST /bookings body, which is most of its size
-		// (and of the file's, whose records live for the reply ttl). One
+		// offer, not the POST /bookings body (a quarter of its size for
+		// the tests' golden booking; records live for the reply ttl). One
 		// without a booking id keeps it: resume would send it again.
 		cp := *rec
 		cp.BookingBody = nil
