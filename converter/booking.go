@@ -93,9 +93,10 @@ func (r *run) book(ctx context.Context, m *legacy.BookingRequest) *Result {
 	return ok(r.bookingReply(b, fr))
 }
 
-// createBooking makes POST /bookings; a 2xx answer without a booking id is
-// a failure too.
-func (r *run) createBooking(ctx context.Context, body *osdm.BookingRequest) (*osdm.BookingResponse, *failure) {
+// createBooking makes POST /bookings with body (an *osdm.BookingRequest,
+// or the json.RawMessage of one sent before); a 2xx answer without a
+// booking id is a failure too.
+func (r *run) createBooking(ctx context.Context, body any) (*osdm.BookingResponse, *failure) {
 	br := new(osdm.BookingResponse)
 	f := r.do(ctx, call{step: StepBooking, out: br, body: body})
 	if f == nil && (br.Booking == nil || br.Booking.ID == "") {

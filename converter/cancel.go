@@ -43,13 +43,11 @@ func (r *run) cancel(ctx context.Context, m *legacy.CancelRequest) *Result {
 	var live []string
 	closed := 0
 	for _, fu := range b.Fulfillments {
-		switch fu.Status {
-		case osdm.FulfillmentCancelled, osdm.FulfillmentReleased, osdm.FulfillmentRefunded, osdm.FulfillmentExchanged, osdm.FulfillmentExpired:
+		switch {
+		case fulfillmentClosed(fu.Status):
 			closed++
-		default:
-			if fu.ID != "" {
-				live = append(live, fu.ID)
-			}
+		case fu.ID != "":
+			live = append(live, fu.ID)
 		}
 	}
 	switch {
@@ -137,6 +135,16 @@ func refunded(b *osdm.Booking) bool {
 		if ro.Status == osdm.RefundConfirmed {
 			return true
 		}
+	}
+	return false
+}
+
+// fulfillmentClosed reports a fulfilment that is no longer live:
+// cancelled, released, refunded, exchanged or expired.
+func fulfillmentClosed(s osdm.FulfillmentStatus) bool {
+	switch s {
+	case osdm.FulfillmentCancelled, osdm.FulfillmentReleased, osdm.FulfillmentRefunded, osdm.FulfillmentExchanged, osdm.FulfillmentExpired:
+		return true
 	}
 	return false
 }

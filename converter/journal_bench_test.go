@@ -3,7 +3,6 @@ package converter
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,16 +39,7 @@ func BenchmarkBookingExchangeStore(b *testing.B) { benchBookingExchange(b, false
 func BenchmarkBookingExchangeStoreParallel(b *testing.B) { benchBookingExchange(b, true) }
 
 func benchBookingExchange(b *testing.B, parallel bool) {
-	answers := validAnswers(b)
-	for _, a := range answers {
-		var buf bytes.Buffer
-		if len(a.Body) > 0 {
-			if err := json.Compact(&buf, a.Body); err != nil {
-				b.Fatal(err)
-			}
-			a.Body = buf.Bytes()
-		}
-	}
+	answers := compactAnswers(b)
 	x := CallerFunc(func(_ context.Context, c *Call) (*Answer, error) { return answers[c.Step], nil })
 	c := testConverter(b, Config{})
 	body := readFile(b, "testdata/golden/booking_offer_ref", "request.xml")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -13,10 +12,6 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
-
-// ErrJournal wraps a failure to record an exchange's intent: the call it
-// was for was not made.
-var ErrJournal = errors.New("the converter's journal store failed")
 
 // journalCaller is the Caller a journaled exchange runs through: it
 // records the intent before POST /bookings (the exact body, the offer) and
@@ -98,7 +93,7 @@ func (jx *journalCaller) Call(ctx context.Context, call *Call) (*Answer, error) 
 		rec.Updated = jx.j.c.now().UTC()
 		if err := jx.j.save(rec, 0); err != nil {
 			jx.intentErr = err
-			return nil, fmt.Errorf("%w: recording the booking's intent: %v; POST /bookings was not sent", ErrJournal, err)
+			return nil, fmt.Errorf("the converter's journal store failed: recording the booking's intent: %w; POST /bookings was not sent", err)
 		}
 	}
 	a, err := jx.x.Call(ctx, call)

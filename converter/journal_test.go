@@ -86,6 +86,34 @@ func TestJournalReplyOnAnotherInstance(t *testing.T) {
 	}
 }
 
+// TestJournalBookingStoreCost holds the cost per booking that
+// docs/osdm_convert.md gives: on an Exclusive store (bolt) 3 writes (the
+// intent, the booking id, the outcome) and 1 read (the record, under a
+// lease kept in memory); on a shared store (Redis) the lease write and
+// the read before it more. The reply outlives the lease (as with the
+// defaults), so the lease is not freed at the end.
+func TestJournalBookingStoreCost(t *testing.T) {
+	for _, tc := range []struct {
+		exclusive     bool
+		writes, reads int
+	}{{true, 3, 1}, {false, 4, 2}} {
+		s := storetest.NewMemory()
+		req := bookingRequest(fmt.Sprintf("J-cost-%v", tc.exclusive), "offer-9203-2nd-seat")
+		x := &scripted{t: t, answers: []scriptedAnswer{
+			{step: StepBooking, status: 200, body: readFile(t, offerRefBooking, "booking.json")},
+			{step: StepFulfillments, status: 200, body: readFile(t, offerRefBooking, "fulfillments.json")},
+		}}
+		j := testJournal(t, s, func(c *JournalConfig) { c.Exclusive, c.ReplyTTL = tc.exclusive, 10*time.Minute })
+		res, _ := j.Do(context.Background(), req, encodedBody(t, req), x)
+		if _, ok := res.Reply.(*legacy.BookingReply); !ok {
+			t.Fatalf("exclusive %v: reply %T %+v", tc.exclusive, res.Reply, res.Reply)
+		}
+		if s.Writes() != tc.writes || s.Reads() != tc.reads {
+			t.Errorf("exclusive %v: %d writes and %d reads, want %d and %d", tc.exclusive, s.Writes(), s.Reads(), tc.writes, tc.reads)
+		}
+	}
+}
+
 // TestJournalSearchesNotKept: a search changes nothing at the partner and
 // costs no store write.
 func TestJournalSearchesNotKept(t *testing.T) {

@@ -29,11 +29,10 @@ func unsafeSegment(s string) string {
 		if err != nil || u == d {
 			break
 		}
-		if isDotSegment(u) || strings.ContainsAny(u, `/\`) {
-			d = u
+		d = u
+		if isDotSegment(d) || strings.ContainsAny(d, `/\`) {
 			break
 		}
-		d = u
 	}
 	switch {
 	case isDotSegment(s) || isDotSegment(d):

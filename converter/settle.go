@@ -3,7 +3,6 @@ package converter
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -136,18 +135,7 @@ func (c *Converter) resume(ctx context.Context, m *legacy.BookingRequest, h lega
 		}
 		// The same POST /bookings (same Idempotency-Key, same body): the
 		// partner answers the booking it made, if it made one.
-		br := new(osdm.BookingResponse)
-		f := r.do(ctx, call{step: StepBooking, out: br, body: json.RawMessage(rec.BookingBody)})
-		if f == nil && (br.Booking == nil || br.Booking.ID == "") {
-			f = &failure{step: StepBooking, code: legacy.CodePartnerUnavailable, status: 200, uncertain: true,
-				what: r.describeCall(StepBooking, "") + " answered without a booking id"}
-			if prob, code := firstProblem(StepBooking, br.Problems); prob != nil {
-				f.problem, f.uncertain, f.what = prob, false, f.what+describeProblem(prob)
-				if code != "" {
-					f.code = code
-				}
-			}
-		}
+		br, f := r.createBooking(ctx, rec.BookingBody)
 		if f != nil {
 			if f.uncertain {
 				return r.unknown(""), false
@@ -222,12 +210,10 @@ const (
 func bookingState(b *osdm.Booking) int {
 	closed := 0
 	for _, fu := range b.Fulfillments {
-		switch fu.Status {
-		case osdm.FulfillmentCancelled, osdm.FulfillmentReleased, osdm.FulfillmentRefunded, osdm.FulfillmentExchanged, osdm.FulfillmentExpired:
-			closed++
-		default:
+		if !fulfillmentClosed(fu.Status) {
 			return bookingFulfilled
 		}
+		closed++
 	}
 	if closed > 0 || refunded(b) || partsClosed(b) {
 		return bookingClosed

@@ -32,13 +32,13 @@ const scanBatch = 256
 // of the process. Each value carries its expiry (8 bytes, Unix
 // nanoseconds, 0 for never) ahead of the caller's bytes.
 //
-// Writes are committed in groups (group.go): a write that finds no commit
+// Writes are committed in groups (bolt_group.go): a write that finds no commit
 // under way is committed at once, alone; writes that arrive while a
 // commit runs share the next one, one bbolt write transaction and one
 // sync for all of them, each with its own result.
 type Bolt struct {
 	db   *bolt.DB
-	path string
+	path string // for errors
 	now  func() time.Time
 
 	group boltGroup
@@ -107,9 +107,6 @@ func OpenBolt(path string, opts ...BoltOption) (*Bolt, error) {
 	}
 	return b, nil
 }
-
-// Path is the file the store is kept in.
-func (b *Bolt) Path() string { return b.path }
 
 // Get implements Store.
 func (b *Bolt) Get(ctx context.Context, key string) ([]byte, error) {

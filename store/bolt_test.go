@@ -109,16 +109,7 @@ func TestBoltSweep(t *testing.T) {
 	}
 	// The expired keys are gone from the file, not only hidden: a backup
 	// reopened on a clock before their expiry does not hold them.
-	backup := filepath.Join(t.TempDir(), "backup.db")
-	if err := os.WriteFile(backup, buf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	early := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-	b, err := store.OpenBolt(backup, store.WithClock(func() time.Time { return early }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := openEarly(t, buf.Bytes())
 	count := 0
 	if err := b.Scan(ctx, "", func(string, []byte) error { count++; return nil }); err != nil {
 		t.Fatal(err)
@@ -168,6 +159,17 @@ func TestBoltSweepEvery(t *testing.T) {
 // whether it holds key.
 func containsKey(t *testing.T, file []byte, key string) bool {
 	t.Helper()
+	b := openEarly(t, file)
+	defer b.Close() // polled in a loop: not left open until the test ends
+	_, err := b.Get(context.Background(), key)
+	return err == nil
+}
+
+// openEarly opens a copy of a bolt backup on a clock before any expiry,
+// so that every key still in the file is live; it is closed when the test
+// ends, if not before (Close may be called twice).
+func openEarly(t *testing.T, file []byte) *store.Bolt {
+	t.Helper()
 	p := filepath.Join(t.TempDir(), "copy.db")
 	if err := os.WriteFile(p, file, 0o600); err != nil {
 		t.Fatal(err)
@@ -177,9 +179,8 @@ func containsKey(t *testing.T, file []byte, key string) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
-	_, err = b.Get(context.Background(), key)
-	return err == nil
+	t.Cleanup(func() { b.Close() })
+	return b
 }
 
 func TestBoltLockedFileFailsFast(t *testing.T) {

@@ -25,6 +25,7 @@ type Memory struct {
 	mu     sync.Mutex
 	m      map[string]memoryEntry
 	writes int
+	reads  int
 }
 
 type memoryEntry struct {
@@ -40,6 +41,13 @@ func (s *Memory) Writes() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.writes
+}
+
+// Reads counts the calls of Get.
+func (s *Memory) Reads() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reads
 }
 
 func (s *Memory) now() time.Time {
@@ -74,6 +82,7 @@ func (s *Memory) Get(ctx context.Context, key string) ([]byte, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.reads++
 	if s.Fail != nil {
 		return nil, s.Fail
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"sync"
@@ -242,40 +243,25 @@ func testExpiryMixed(t *testing.T, s store.Store, c Clock) {
 }
 
 func testPutIfAbsentRace(t *testing.T, s store.Store, _ Clock) {
-	const n = 32
-	var wins atomic.Int32
-	var winner atomic.Int32
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	start := make(chan struct{})
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			ok, err := s.PutIfAbsent(ctx, "race", fmt.Appendf(nil, "g%d", i), 0)
-			if err != nil {
-				errs <- err
-				return
-			}
-			if ok {
-				wins.Add(1)
-				winner.Store(int32(i))
-			}
-		})
-	}
-	close(start)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	if wins.Load() != 1 {
-		t.Fatalf("%d PutIfAbsent winners, want exactly 1", wins.Load())
-	}
-	mustGet(t, s, "race", fmt.Sprintf("g%d", winner.Load()))
+	winner := oneWinner(t, "PutIfAbsent", func(i int) (bool, error) {
+		return s.PutIfAbsent(ctx, "race", fmt.Appendf(nil, "g%d", i), 0)
+	})
+	mustGet(t, s, "race", fmt.Sprintf("g%d", winner))
 }
 
 func testCASRace(t *testing.T, s store.Store, _ Clock) {
 	mustPut(t, s, "race", "start", 0)
+	winner := oneWinner(t, "CompareAndSet", func(i int) (bool, error) {
+		return s.CompareAndSet(ctx, "race", []byte("start"), fmt.Appendf(nil, "g%d", i), 0)
+	})
+	mustGet(t, s, "race", fmt.Sprintf("g%d", winner))
+}
+
+// oneWinner starts 32 goroutines at once, each calling write with its
+// number, fails unless exactly one write reports success, and returns the
+// winner's number.
+func oneWinner(t *testing.T, what string, write func(i int) (bool, error)) int32 {
+	t.Helper()
 	const n = 32
 	var wins atomic.Int32
 	var winner atomic.Int32
@@ -285,7 +271,7 @@ func testCASRace(t *testing.T, s store.Store, _ Clock) {
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			ok, err := s.CompareAndSet(ctx, "race", []byte("start"), fmt.Appendf(nil, "g%d", i), 0)
+			ok, err := write(i)
 			if err != nil {
 				errs <- err
 				return
@@ -303,9 +289,9 @@ func testCASRace(t *testing.T, s store.Store, _ Clock) {
 		t.Fatal(err)
 	}
 	if wins.Load() != 1 {
-		t.Fatalf("%d CompareAndSet winners, want exactly 1", wins.Load())
+		t.Fatalf("%d %s winners, want exactly 1", wins.Load(), what)
 	}
-	mustGet(t, s, "race", fmt.Sprintf("g%d", winner.Load()))
+	return winner.Load()
 }
 
 // testCASCounter increments a counter by read-then-CAS loops from many
@@ -357,7 +343,7 @@ func testScan(t *testing.T, s store.Store, c Clock) {
 	mustPut(t, s, "o/zzz", "x", 0)
 	c.Advance(2 * c.TTL)
 	got := scanAll(t, s, "p/")
-	if !mapsEqual(got, want) {
+	if !maps.Equal(got, want) {
 		t.Fatalf("Scan(p/) = %v, want %v", got, want)
 	}
 	all := scanAll(t, s, "")
@@ -569,13 +555,13 @@ func testPrefixed(t *testing.T, s store.Store, c Clock) {
 	if ok, err := b.CompareAndSet(ctx, "k", []byte("from b"), []byte("b2"), c.TTL); !ok || err != nil {
 		t.Fatalf("CAS through the view: %v %v", ok, err)
 	}
-	if got := scanAll(t, a, ""); !mapsEqual(got, map[string]string{"k": "from a"}) {
+	if got := scanAll(t, a, ""); !maps.Equal(got, map[string]string{"k": "from a"}) {
 		t.Fatalf("Scan of view a = %v", got)
 	}
 	nested := store.WithPrefix(a, "n/")
 	mustPut(t, nested, "x", "deep", 0)
 	mustGet(t, s, "mod-a/n/x", "deep")
-	if got := scanAll(t, a, "n/"); !mapsEqual(got, map[string]string{"n/x": "deep"}) {
+	if got := scanAll(t, a, "n/"); !maps.Equal(got, map[string]string{"n/x": "deep"}) {
 		t.Fatalf("Scan of view a under n/ = %v", got)
 	}
 	if err := a.Delete(ctx, "k"); err != nil {
@@ -591,16 +577,4 @@ func testPrefixed(t *testing.T, s store.Store, c Clock) {
 	mustGet(t, b, "k", "b2")
 	c.Advance(2 * c.TTL)
 	mustMiss(t, b, "k")
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
