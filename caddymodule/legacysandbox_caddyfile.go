@@ -195,7 +195,7 @@ func (s *LegacySandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				s.MaxBody = int64(size)
 			}
 		default:
-			return d.Errf("unrecognized subdirective %q", name)
+			return d.Err(unknownSubdirective("subdirective", name, legacySandboxSubdirectives))
 		}
 		if err != nil {
 			return err

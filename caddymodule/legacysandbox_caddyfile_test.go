@@ -60,6 +60,7 @@ func TestLegacySandboxUnmarshalCaddyfile(t *testing.T) {
 func TestLegacySandboxUnmarshalCaddyfileErrors(t *testing.T) {
 	for _, tc := range []struct{ block, want string }{
 		{"seats 12", `unrecognized subdirective "seats"`},
+		{"capacty 12", `unrecognized subdirective "capacty"; did you mean "capacity"?`},
 		{"system 85\nsystem 87", "system already specified"},
 		{"system 0", `system "0" must be a number 1..9999`},
 		{"system SBB", "system"},

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -95,7 +96,7 @@ func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 	}
 	n, ok := want[name]
 	if !ok {
-		return fmt.Errorf("unrecognized subdirective %q", name)
+		return errors.New(unknownSubdirective("subdirective", name, osdmLegacySubdirectives))
 	}
 	if len(args) < n[0] || len(args) > n[1] {
 		return fmt.Errorf("%s: wrong number of arguments (%d)", name, len(args))

@@ -86,6 +86,8 @@ func TestOSDMLegacyCaddyfileErrors(t *testing.T) {
 		block, where, what string
 	}{
 		{"partner a\n\t\t\ttrains 8", "Caddyfile:5", `"trains"`},
+		{"partner a\n\t\t\tmax_train 8", "Caddyfile:5", `unrecognized subdirective "max_train"; did you mean "max_trains"?`},
+		{"partner a\n\t\t\tfrobnicate 8", "Caddyfile:5", `unrecognized subdirective "frobnicate" (known: partner, timetable,`},
 		{"partner a\n\t\t\tpartner b", "Caddyfile:5", "already specified"},
 		{"partner a\n\t\t\tmax_trains 0", "Caddyfile:5", "positive"},
 		{"partner a\n\t\t\twindow soon", "Caddyfile:5", "duration"},
