@@ -2,8 +2,10 @@ package caddymodule
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -65,7 +67,19 @@ var tokenClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: tru
 // status and body of the answer.
 func tokenStatus(t *testing.T, port int, assertion string) (int, string) {
 	t.Helper()
-	resp, err := tokenClient.PostForm(fmt.Sprintf("http://127.0.0.1:%d/oauth/token", port), provBearerForm(assertion))
+	var resp *http.Response
+	var err error
+	// Right after a reload, Caddy's old listener can still take a
+	// connection and reset it (SO_REUSEPORT): the request never left the
+	// dial, so it is sent again (nothing was spent).
+	for try := 0; ; try++ {
+		resp, err = tokenClient.PostForm(fmt.Sprintf("http://127.0.0.1:%d/oauth/token", port), provBearerForm(assertion))
+		var op *net.OpError
+		if err == nil || try == 4 || !errors.As(err, &op) || op.Op != "dial" {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
