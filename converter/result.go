@@ -18,8 +18,10 @@ type Result struct {
 	// Outcome labels the exchange in logs and metrics: "ok",
 	// "replacement_proposal", or the NegativeReply code in lower case.
 	Outcome string
-	// unsettled: the partner's state is not known yet (journal.go); the
-	// reply may still change, so a ReplyCache does not keep it.
+	// unsettled: the reply is not the exchange's outcome for good (the
+	// partner's state is not known yet, another instance still runs the
+	// exchange, or the journal's store failed; journal.go): it may still
+	// change, so a ReplyCache does not keep it.
 	unsettled bool
 }
 
