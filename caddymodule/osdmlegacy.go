@@ -233,7 +233,20 @@ func (m *OSDMLegacy) Cleanup() error {
 func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	start := time.Now()
 	cfg := m.facade.Config()
+	// The body arrives within the call's timeout, or the call is refused
+	// (408): a client dribbling it holds no connection.
+	rc := http.NewResponseController(w)
+	deadline := rc.SetReadDeadline(start.Add(cfg.Timeout)) == nil
 	body, err := readAllSized(io.LimitReader(r.Body, cfg.MaxBody+1), r.ContentLength)
+	if deadline {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	if err != nil && isTimeout(err) {
+		a := m.facade.BodyTimeout(r.Method, r.URL.Path)
+		m.metrics.observeAnswer(m.Partner, a)
+		m.logCall(r, a, time.Since(start))
+		return writeAnswer(w, a)
+	}
 	if err != nil {
 		return caddyhttp.Error(http.StatusBadRequest, fmt.Errorf("reading the OSDM request: %w", err))
 	}
@@ -247,6 +260,11 @@ func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next cadd
 	a := m.facade.Serve(r.Context(), send, r.Method, r.URL.Path, r.Header, body)
 	m.metrics.observeAnswer(m.Partner, a)
 	m.logCall(r, a, time.Since(start))
+	return writeAnswer(w, a)
+}
+
+// writeAnswer writes the façade's answer.
+func writeAnswer(w http.ResponseWriter, a *osdmlegacy.Answer) error {
 	h := w.Header()
 	for k, v := range a.Header {
 		h[k] = v
@@ -255,7 +273,7 @@ func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next cadd
 		h.Set("Content-Length", strconv.Itoa(len(a.Body)))
 	}
 	w.WriteHeader(a.Status)
-	_, err = w.Write(a.Body)
+	_, err := w.Write(a.Body)
 	return err
 }
 
