@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
@@ -82,4 +83,112 @@ func TestOSDMLegacySlowBody(t *testing.T) {
 	if n := len(l.messages()); n != 0 {
 		t.Errorf("the legacy system got %d messages", n)
 	}
+}
+
+// legacySearch is an offer search for train on departure (an RFC 3339
+// date-time) with passengers (anonymousPassengerSpecifications items).
+func legacySearch(train, departure, passengers string) string {
+	return `{"tripSearchCriteria": {"origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"},
+	  "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8503000"},
+	  "departureTime": "` + departure + `",
+	  "parameters": {"dataFilter": {"vehicleFilter": {"exclude": false, "vehicleNumbers": ["` + train + `"]}}}},
+	 "offerSearchCriteria": {"travelClasses": ["SECOND"]},
+	 "anonymousPassengerSpecifications": [` + passengers + `]}`
+}
+
+// TestOSDMLegacyDepartureWindow: a search for a day already past, for
+// year 0000, for 9999-12-31, or beyond the configured booking horizon is
+// refused with a problem that says which, before any legacy message; a
+// day within the horizon is searched.
+func TestOSDMLegacyDepartureWindow(t *testing.T) {
+	c, l := legacyHardeningCaddy(t, "booking_horizon 10d\n")
+	adult := `{"externalRef": "p1", "type": "ADULT", "age": 40}`
+	day := func(days int) string { return time.Now().AddDate(0, 0, days).Format(time.DateOnly) + "T10:00:00+01:00" }
+	for _, tc := range []struct{ name, at, want string }{
+		{"yesterday", day(-1), "is past"},
+		{"year 0000", "0000-01-01T10:00:00+01:00", "is past"},
+		{"year 9999", "9999-12-31T10:00:00+01:00", "beyond the booking horizon of 10 days"},
+		{"beyond the horizon", day(12), "beyond the booking horizon of 10 days"},
+	} {
+		p := c.problem("POST", "/offers", legacySearch("708", tc.at, adult), 422)
+		if p.Code != "urn:uic:problem:OFFER_SEARCH_CRITERIA_OUT_OF_BOUNDS" || !strings.Contains(p.Detail, tc.want) ||
+			pointerOf(p) != "#/tripSearchCriteria/departureTime" {
+			t.Errorf("%s: %+v", tc.name, p)
+		}
+		if strings.Contains(p.Detail, "places left") {
+			t.Errorf("%s: refused as if sold out: %s", tc.name, p.Detail)
+		}
+	}
+	if n := len(l.messages()); n != 0 {
+		t.Fatalf("the legacy system got %d messages for searches out of the sale window", n)
+	}
+	var resp osdm.OfferCollectionResponse
+	c.ok("POST", "/offers", legacySearch("708", day(9), adult), "", 200, &resp)
+	if len(resp.Offers) != 1 {
+		t.Fatalf("a search within the horizon: %d offers", len(resp.Offers))
+	}
+}
+
+// TestOSDMLegacyBirthDateHeldToTariff: a senior's offer (searched with a
+// date of birth in 1950) is not booked for a passenger born in 2000, nor
+// can a PATCH of the booked passenger move the date of birth out of the
+// senior tariff's age range; the refusal points at the date of birth and
+// nothing reaches the legacy system. A date of birth within the range is
+// booked and changed.
+func TestOSDMLegacyBirthDateHeldToTariff(t *testing.T) {
+	c, l := legacyHardeningCaddy(t, "")
+	day := time.Now().AddDate(0, 0, 1).Format(time.DateOnly) + "T00:00:00+01:00"
+	search := func() string {
+		var resp osdm.OfferCollectionResponse
+		c.ok("POST", "/offers", legacySearch("708", day, `{"externalRef": "s1", "type": "SENIOR", "dateOfBirth": "1950-01-01"}`), "", 200, &resp)
+		if len(resp.Offers) != 1 {
+			t.Fatalf("%d offers", len(resp.Offers))
+		}
+		return resp.Offers[0].OfferID
+	}
+	booking := func(offerID, dob string) string {
+		return `{"offers": [{"offerId": "` + offerID + `", "passengerRefs": ["s1"]}],
+		 "passengerSpecifications": [{"externalRef": "s1", "type": "SENIOR", "dateOfBirth": "` + dob + `",
+		   "detail": {"firstName": "Grace", "lastName": "Hopper"}}]}`
+	}
+	booked := func() int {
+		n := 0
+		for _, m := range l.messages() {
+			if m.kind == legacy.KindBookingRequest {
+				n++
+			}
+		}
+		return n
+	}
+	offer := search()
+	p := c.problem("POST", "/bookings", booking(offer, "2000-01-01"), 422)
+	if pointerOf(p) != "#/passengerSpecifications/0/dateOfBirth" || !strings.Contains(p.Detail, "outside the age range") {
+		t.Errorf("booking a senior fare for someone born in 2000: %+v", p)
+	}
+	if n := booked(); n != 0 {
+		t.Fatalf("%d BookingRequests reached the legacy system", n)
+	}
+	var br osdm.BookingResponse
+	c.ok("POST", "/bookings", booking(offer, "1950-01-01"), newUUID(), 200, &br)
+	pid := br.Booking.Passengers[0].ID
+	p = c.problem("PATCH", "/bookings/"+br.Booking.ID+"/passengers/"+pid, `{"dateOfBirth": "2000-01-01"}`, 422)
+	if pointerOf(p) != "#/dateOfBirth" || !strings.Contains(p.Detail, "outside the age range") {
+		t.Errorf("a PATCH to a date of birth out of the tariff: %+v", p)
+	}
+	var pr osdm.PassengerResponse
+	c.ok("PATCH", "/bookings/"+br.Booking.ID+"/passengers/"+pid, `{"dateOfBirth": "1951-03-03"}`, newUUID(), 200, &pr)
+	if pr.Passenger.DateOfBirth != "1951-03-03" {
+		t.Errorf("PATCH within the range: %+v", pr.Passenger)
+	}
+	if n := booked(); n != 1 {
+		t.Errorf("%d BookingRequests reached the legacy system, want 1", n)
+	}
+}
+
+// pointerOf is the request pointer of a problem's first pointer.
+func pointerOf(p osdm.Problem) string {
+	if len(p.Pointers) == 0 {
+		return ""
+	}
+	return p.Pointers[0].RequestPointer
 }

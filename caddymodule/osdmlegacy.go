@@ -66,6 +66,9 @@ type OSDMLegacy struct {
 	// percentage ("10%") or an amount and currency ("2.50 EUR"). Default
 	// none.
 	RefundFee string `json:"refund_fee,omitempty"`
+	// BookingHorizon is how far ahead a train is sold: a search for a
+	// later day is refused. Default 365d.
+	BookingHorizon caddy.Duration `json:"booking_horizon,omitempty"`
 	// OfferTTL is how long an offer stays bookable. Default 15m.
 	OfferTTL caddy.Duration `json:"offer_ttl,omitempty"`
 	// Hold is how long a PREBOOKED booking holds its places before it is
@@ -129,7 +132,7 @@ func (OSDMLegacy) CaddyModule() caddy.ModuleInfo {
 func (m *OSDMLegacy) facadeConfig() (osdmlegacy.Config, error) {
 	cfg := osdmlegacy.Config{
 		Partner: m.Partner, Timetable: m.Timetable, Search: osdmlegacy.SearchMode(m.Search),
-		MaxTrains: m.MaxTrains, Window: time.Duration(m.Window), Concurrency: m.Concurrency,
+		MaxTrains: m.MaxTrains, Window: time.Duration(m.Window), BookingHorizon: time.Duration(m.BookingHorizon), Concurrency: m.Concurrency,
 		OfferTTL: time.Duration(m.OfferTTL), Hold: time.Duration(m.Hold), Timeout: time.Duration(m.Timeout),
 		MaxBody: m.MaxBody, ServiceCodes: m.Services,
 	}

@@ -57,7 +57,8 @@ func LoadOfferKey(ctx context.Context, st store.Store, partner string) ([]byte, 
 // with the store's data, while an instance started since signs under the
 // new one: each would then refuse the other's offers. Only the HMAC state
 // is kept, for as long as the key it was made with is the store's. A
-// store error fails this call only, and nothing is signed or accepted.
+// store error fails this call only: nothing is accepted (a search may
+// still sign under the key read last, searchOffers).
 func (f *Facade) offerSigner(ctx context.Context) (*offerSigner, error) {
 	k, err := LoadOfferKey(ctx, f.store, f.cfg.Partner)
 	if err != nil {
