@@ -38,7 +38,8 @@ const defaultAccessHeader = "Authenticate"
 // came in, added by the transport of the reverse_proxy that follows, which
 // must be `transport osdm` (see Transport), so that reverse_proxy's debug
 // log, which redacts only Authorization, does not print it; the handlers
-// after osdm_access do not see that header. An answer of a reverse_proxy
+// after osdm_access do not see that header, nor does Caddy's access log
+// (the header is removed from the request once the token is checked). An answer of a reverse_proxy
 // that did not send the token is not passed on: it is a 502 error saying
 // so. A token that came in Authorization stays in the request.
 type Access struct {
@@ -150,12 +151,13 @@ func (a *Access) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if header == "Authorization" {
 		return next.ServeHTTP(w, r)
 	}
-	// The backend still gets the token, but reverse_proxy's debug log,
-	// which redacts Authorization only, does not (see bearer).
+	// The backend still gets the token, but no log does: the header is
+	// taken out of the request itself, which Caddy's access log prints
+	// after the handlers (it redacts Authorization only), and
+	// reverse_proxy's debug log never sees it (see bearer).
 	b := &bearer{header: header, value: r.Header.Get(header)}
+	r.Header.Del(header)
 	out := r.WithContext(withBearer(r.Context(), b))
-	out.Header = r.Header.Clone()
-	out.Header.Del(header)
 	before, _ := repl.Get(proxyUpstreamVar)
 	hw := newHeldWriter(w, func(int) bool {
 		now, proxied := repl.Get(proxyUpstreamVar)

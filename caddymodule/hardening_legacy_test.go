@@ -101,7 +101,7 @@ func legacySearch(train, departure, passengers string) string {
 // refused with a problem that says which, before any legacy message; a
 // day within the horizon is searched.
 func TestOSDMLegacyDepartureWindow(t *testing.T) {
-	c, l := legacyHardeningCaddy(t, "booking_horizon 10d\n")
+	c, l := legacyHardeningCaddy(t, "\n\t\t\tbooking_horizon 10d")
 	adult := `{"externalRef": "p1", "type": "ADULT", "age": 40}`
 	day := func(days int) string { return time.Now().AddDate(0, 0, days).Format(time.DateOnly) + "T10:00:00+01:00" }
 	for _, tc := range []struct{ name, at, want string }{

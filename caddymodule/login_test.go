@@ -380,10 +380,11 @@ func provMetricsText(t *testing.T) string {
 	return b.String()
 }
 
-// provCounter reads the login request counter of one client and outcome.
+// provCounter reads the login request counter of one client and outcome
+// of the fixture's login service.
 func provCounter(client, outcome string) float64 {
 	var m dto.Metric
-	if err := loginRequests.WithLabelValues(client, outcome).Write(&m); err != nil {
+	if err := loginRequests.WithLabelValues(provIssuer, client, outcome).Write(&m); err != nil {
 		panic(err)
 	}
 	return m.GetCounter().GetValue()

@@ -284,11 +284,7 @@ func writeAnswer(w http.ResponseWriter, a *osdmlegacy.Answer) error {
 // messages. Paths are templates, so ids stay out of the line's shape; no
 // header is logged (the access token stays out).
 func (m *OSDMLegacy) logCall(r *http.Request, a *osdmlegacy.Answer, d time.Duration) {
-	level := zapcore.InfoLevel
-	if a.Status >= http.StatusInternalServerError {
-		level = zapcore.WarnLevel
-	}
-	ce := m.logger.Check(level, "osdm call")
+	ce := m.logger.Check(callLogLevel(a), "osdm call")
 	if ce == nil {
 		return
 	}
@@ -313,6 +309,20 @@ func (m *OSDMLegacy) logCall(r *http.Request, a *osdmlegacy.Answer, d time.Durat
 		fields = append(fields, zap.String("reason", a.Problem.Detail))
 	}
 	ce.Write(fields...)
+}
+
+// callLogLevel is the level of an OSDM call's line, by the rule
+// osdm_convert follows too: DEBUG for a search answered with offers
+// (read-only and the high-volume call; Caddy's access log has it), INFO
+// for every call that books, changes or is refused, WARN for a 5xx.
+func callLogLevel(a *osdmlegacy.Answer) zapcore.Level {
+	switch {
+	case a.Status >= http.StatusInternalServerError:
+		return zapcore.WarnLevel
+	case a.Operation == "POST /offers" && a.Status < http.StatusMultipleChoices:
+		return zapcore.DebugLevel
+	}
+	return zapcore.InfoLevel
 }
 
 // messageList logs legacy messages as an array of objects.

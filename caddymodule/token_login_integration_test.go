@@ -77,15 +77,15 @@ func TestTokenLoginAccessIntegration(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	const issuer = "https://login.e2e-provider.example"
 	granted := map[string]float64{}
 	for _, c := range consumers {
-		granted[c.sub] = tokCounter(t, loginRequests.WithLabelValues(c.sub, loginOutcomeGranted))
+		granted[c.sub] = tokCounter(t, loginRequests.WithLabelValues(issuer, c.sub, loginOutcomeGranted))
 	}
 	backend := &e2eBackend{}
 	api := httptest.NewServer(backend)
 	t.Cleanup(api.Close)
 
-	const issuer = "https://login.e2e-provider.example"
 	logFile := filepath.Join(dir, "caddy.log")
 	var tokenURL string
 	base := provCaddy(t, func(port int) string {
@@ -242,14 +242,14 @@ http://127.0.0.1:%[2]d {
 	// osdm_login granted one token per consumer (its counters outlive a
 	// configuration, and this test may run more than once).
 	for _, c := range consumers {
-		if got := tokCounter(t, loginRequests.WithLabelValues(c.sub, loginOutcomeGranted)) - granted[c.sub]; got != 1 {
+		if got := tokCounter(t, loginRequests.WithLabelValues(issuer, c.sub, loginOutcomeGranted)) - granted[c.sub]; got != 1 {
 			t.Errorf("osdm_login granted %v tokens to %s, want 1", got, c.sub)
 		}
 	}
 	_, metrics, _ := provDo(t, http.MethodGet, base+"/metrics", "", "", nil)
 	for _, want := range []string{
-		`caddy_osdm_login_token_requests_total{client="e2e-rail-a",outcome="granted"}`,
-		`caddy_osdm_login_token_requests_total{client="e2e-rail-b",outcome="granted"}`,
+		`caddy_osdm_login_token_requests_total{client="e2e-rail-a",issuer="` + issuer + `",outcome="granted"}`,
+		`caddy_osdm_login_token_requests_total{client="e2e-rail-b",issuer="` + issuer + `",outcome="granted"}`,
 		`caddy_osdm_token_requests_total{partner="e2e-provider-a",result="ok"} 1`,
 		`caddy_osdm_token_requests_total{partner="e2e-provider-b",result="ok"} 1`,
 		`caddy_osdm_token_cache_hits_total{partner="e2e-provider-a"} 3`,

@@ -1,0 +1,131 @@
+package caddymodule
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestAccessTokenNotInAccessLog: a provider site (osdm_login, osdm_access,
+// a backend behind reverse_proxy with transport osdm) with a plain `log`
+// directive and Caddy's debug logging: no line of the log holds the access
+// token, nor the identity token; the backend still gets the token in
+// Authenticate.
+func TestAccessTokenNotInAccessLog(t *testing.T) {
+	f := newProvFixture(t)
+	var mu sync.Mutex
+	var got []string
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Header.Get("Authenticate"))
+		mu.Unlock()
+		_, _ = w.Write([]byte("ok"))
+	}))
+	t.Cleanup(backend.Close)
+	logFile := filepath.Join(t.TempDir(), "access.log")
+	base := provCaddy(t, func(port int) string {
+		return fmt.Sprintf(`{
+	admin off
+	persist_config off
+	auto_https off
+	debug
+}
+
+http://127.0.0.1:%d {
+	log {
+		output file %s
+		format json
+		level DEBUG
+	}
+	route /oauth/token {
+		osdm_login {
+			signing_key_file %s
+			issuer %s
+			audience %s
+			client alpine {
+				alg RS256
+				key alp-1 %s
+			}
+		}
+	}
+	route /osdm/* {
+		osdm_access {
+			issuer %s
+			audience %s
+		}
+		reverse_proxy %s {
+			transport osdm
+		}
+	}
+}
+`, port, logFile, f.loginPEM, provIssuer, provAudience, f.path("alpine.pub"), provIssuer, provIssuer, backend.Listener.Addr())
+	})
+	identity := f.alpineToken(time.Now())
+	form := url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {identity}}.Encode()
+	status, body, _ := provDo(t, http.MethodPost, base+"/oauth/token", provForm, form, nil)
+	if status != http.StatusOK {
+		t.Fatalf("token: %d %s", status, body)
+	}
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.Unmarshal([]byte(body), &tok); err != nil || tok.AccessToken == "" {
+		t.Fatalf("token answer %s: %v", body, err)
+	}
+	access := tok.AccessToken
+	for _, h := range []string{"Bearer " + access, access} {
+		if status, body, _ := provDo(t, http.MethodGet, base+"/osdm/offers", "", "", http.Header{"Authenticate": {h}}); status != http.StatusOK || body != "ok" {
+			t.Fatalf("functional call: %d %s", status, body)
+		}
+	}
+	mu.Lock()
+	for _, h := range got {
+		if h != "Bearer "+access && h != access {
+			t.Errorf("the backend got Authenticate %q", shortTok(h))
+		}
+	}
+	n := len(got)
+	mu.Unlock()
+	if n != 2 {
+		t.Fatalf("the backend got %d calls", n)
+	}
+	// The access log is written after the answer: wait for both lines.
+	var logs string
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		b, _ := os.ReadFile(logFile)
+		logs = string(b)
+		if strings.Count(logs, `"uri":"/osdm/offers"`) >= 2 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(logs, `"uri":"/osdm/offers"`) {
+		t.Fatalf("the access log has no line of the functional call:\n%s", logs)
+	}
+	// A token's signature is its last segment: no line has it.
+	for name, tok := range map[string]string{"access token": access, "identity token": identity} {
+		sig := tok[strings.LastIndexByte(tok, '.')+1:]
+		for _, line := range strings.Split(logs, "\n") {
+			if strings.Contains(line, sig) {
+				t.Errorf("the %s is in the log: %s", name, shortTok(line))
+			}
+		}
+	}
+}
+
+// shortTok shortens s for a failure message.
+func shortTok(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "..."
+	}
+	return s
+}
