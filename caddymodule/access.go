@@ -65,6 +65,9 @@ type Access struct {
 
 	now      func() time.Time
 	logger   *zap.Logger
+	// accessLog is Caddy's access logger ("http.log.access"), for the
+	// lines this handler writes instead of Caddy (access_log.go).
+	accessLog *zap.Logger
 	verifier *tokenauth.AccessTokenVerifier
 	realm    string
 }
@@ -80,6 +83,7 @@ func (Access) CaddyModule() caddy.ModuleInfo {
 // Provision loads the keys.
 func (a *Access) Provision(ctx caddy.Context) error {
 	a.logger = ctx.Logger()
+	a.accessLog = ctx.Logger(caddyhttp.App{}).Named("log.access")
 	if a.now == nil {
 		a.now = time.Now
 	}
@@ -132,7 +136,15 @@ func (a *Access) Validate() error {
 }
 
 // ServeHTTP checks the token and calls next when it is valid.
-func (a *Access) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+func (a *Access) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) (err error) {
+	// The access log line of a request with the token header is this
+	// handler's, without the token (access_log.go).
+	if h := http.CanonicalHeaderKey(a.Header); h != "Authorization" {
+		var line *redactedLine
+		if line, w = takeAccessLog(a.accessLog, w, r, h); line != nil {
+			defer func() { line.write(r, err) }()
+		}
+	}
 	header, token := a.bearerToken(r)
 	claims, err := a.verifier.Verify(token)
 	if err != nil {

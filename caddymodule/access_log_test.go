@@ -18,7 +18,8 @@ import (
 // a backend behind reverse_proxy with transport osdm) with a plain `log`
 // directive and Caddy's debug logging: no line of the log holds the access
 // token, nor the identity token; the backend still gets the token in
-// Authenticate.
+// Authenticate. The line of each functional call is Caddy's as it would
+// be, with the header REDACTED: status, user, and a log_append field.
 func TestAccessTokenNotInAccessLog(t *testing.T) {
 	f := newProvFixture(t)
 	var mu sync.Mutex
@@ -57,6 +58,7 @@ http://127.0.0.1:%d {
 		}
 	}
 	route /osdm/* {
+		log_append osdm_site provider
 		osdm_access {
 			issuer %s
 			audience %s
@@ -110,6 +112,31 @@ http://127.0.0.1:%d {
 	}
 	if !strings.Contains(logs, `"uri":"/osdm/offers"`) {
 		t.Fatalf("the access log has no line of the functional call:\n%s", logs)
+	}
+	calls := 0
+	for _, line := range strings.Split(logs, "\n") {
+		var m struct {
+			Msg     string `json:"msg"`
+			Logger  string `json:"logger"`
+			Status  int    `json:"status"`
+			UserID  string `json:"user_id"`
+			Site    string `json:"osdm_site"`
+			Request struct {
+				URI     string              `json:"uri"`
+				Headers map[string][]string `json:"headers"`
+			} `json:"request"`
+		}
+		if json.Unmarshal([]byte(line), &m) != nil || m.Msg != "handled request" || m.Request.URI != "/osdm/offers" {
+			continue
+		}
+		calls++
+		if m.Status != 200 || m.UserID != "alpine" || m.Site != "provider" || !strings.HasPrefix(m.Logger, "http.log.access") ||
+			len(m.Request.Headers["Authenticate"]) != 1 || m.Request.Headers["Authenticate"][0] != "REDACTED" {
+			t.Errorf("access log line of a functional call: %s", shortTok(line))
+		}
+	}
+	if calls != 2 {
+		t.Errorf("%d access log lines of the 2 functional calls:\n%s", calls, logs)
 	}
 	// A token's signature is its last segment: no line has it.
 	for name, tok := range map[string]string{"access token": access, "identity token": identity} {
