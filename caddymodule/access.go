@@ -63,13 +63,13 @@ type Access struct {
 	// the login service and the API usually share a clock.
 	ClockSkew caddy.Duration `json:"clock_skew,omitempty"`
 
-	now      func() time.Time
-	logger   *zap.Logger
+	now    func() time.Time
+	logger *zap.Logger
 	// accessLog is Caddy's access logger ("http.log.access"), for the
 	// lines this handler writes instead of Caddy (access_log.go).
 	accessLog *zap.Logger
-	verifier *tokenauth.AccessTokenVerifier
-	realm    string
+	verifier  *tokenauth.AccessTokenVerifier
+	realm     string
 }
 
 // CaddyModule returns the Caddy module information.
