@@ -123,7 +123,7 @@ func writeLegacyGTFS(t testing.TB, dir string) {
 		"agency.txt":   "agency_id,agency_name,agency_url,agency_timezone\nES,Eurostar,https://example.com,Europe/Paris\n",
 		"stops.txt":    "stop_id,stop_name,stop_code\nPNO,Paris Nord,8727100\nBXL,Bruxelles-Midi,8814001\nLIL,Lille Europe,8722326\n",
 		"routes.txt":   "route_id,agency_id,route_type\nR,ES,2\n",
-		"calendar.txt": "service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\nD,1,1,1,1,1,1,1,20260101,20271231\n",
+		"calendar.txt": "service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\nD,1,1,1,1,1,1,1,20200101,20991231\n",
 	}
 	var trips, times strings.Builder
 	trips.WriteString("route_id,service_id,trip_id,trip_short_name\n")
@@ -149,6 +149,26 @@ type legacyChain struct {
 	ls   *legacyServer
 	log  string
 }
+
+// itDay is the travel day of the osdm_legacy integration tests: the first
+// day from two days ahead on which Paris is at +01:00 (the tests' times
+// are written with that offset, and the timetable's trains are in Paris
+// time), so that it is always within the sale window; itReturnDay is two
+// days later.
+var itDay, itReturnDay = func() (string, string) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		panic(err)
+	}
+	d := time.Now().In(paris).AddDate(0, 0, 2)
+	for {
+		noon := time.Date(d.Year(), d.Month(), d.Day(), 12, 0, 0, 0, paris)
+		if _, off := noon.Zone(); off == 3600 {
+			return noon.Format(time.DateOnly), noon.AddDate(0, 0, 2).Format(time.DateOnly)
+		}
+		d = d.AddDate(0, 0, 1)
+	}
+}()
 
 func startLegacyChain(t *testing.T, extra string, sbcfg legacysandbox.Config) *legacyChain {
 	t.Helper()
@@ -228,7 +248,7 @@ func TestOSDMLegacyIntegrationOfferSearch(t *testing.T) {
 	lc := startLegacyChain(t, "\n\t\t\twindow 6h", legacysandbox.Config{Foreign: []legacysandbox.Foreign{{Train: "9308", System: 80, Operator: "1080"}}})
 
 	// A named train, both classes: two legacy messages through reverse_proxy.
-	status, h, body := lc.post(t, "/offers", itSearch(`"9303"`, "2026-12-01T06:00:00+01:00", `"ANY_CLASS"`), osdmspec.V39)
+	status, h, body := lc.post(t, "/offers", itSearch(`"9303"`, itDay+"T06:00:00+01:00", `"ANY_CLASS"`), osdmspec.V39)
 	var resp osdm.OfferCollectionResponse
 	if err := json.Unmarshal(body, &resp); err != nil || status != 200 {
 		t.Fatalf("%d %s", status, body)
@@ -273,7 +293,7 @@ func TestOSDMLegacyIntegrationOfferSearch(t *testing.T) {
 	// class: 8 messages; 9308 is another system's (ALTERNATIVE_SYSTEM_PROPOSAL,
 	// valid against 3.10).
 	lc.ls.reset()
-	status, _, body = lc.post(t, "/offers", itSearch("", "2026-12-01T06:00:00", `"SECOND"`), osdmspec.V310)
+	status, _, body = lc.post(t, "/offers", itSearch("", itDay+"T06:00:00", `"SECOND"`), osdmspec.V310)
 	resp = osdm.OfferCollectionResponse{}
 	if err := json.Unmarshal(body, &resp); err != nil || status != 200 {
 		t.Fatalf("%d %s", status, body)
@@ -283,8 +303,8 @@ func TestOSDMLegacyIntegrationOfferSearch(t *testing.T) {
 		t.Errorf("%d legacy messages, want 5 (06:10..10:10)", n)
 	}
 	lc.ls.reset()
-	tt := strings.Replace(itSearch("", "2026-12-01T06:00:00", `"SECOND"`), `"departureTime": "2026-12-01T06:00:00"`,
-		`"departureTime": "2026-12-01T10:00:00", "parameters": {"numberOfResultsAfter": 10, "numberOfResultsBefore": 3}`, 1)
+	tt := strings.Replace(itSearch("", itDay+"T06:00:00", `"SECOND"`), `"departureTime": "`+itDay+`T06:00:00"`,
+		`"departureTime": "`+itDay+`T10:00:00", "parameters": {"numberOfResultsAfter": 10, "numberOfResultsBefore": 3}`, 1)
 	status, _, body = lc.post(t, "/offers", tt, osdmspec.V310)
 	resp = osdm.OfferCollectionResponse{}
 	if err := json.Unmarshal(body, &resp); err != nil || status != 200 {
@@ -362,13 +382,13 @@ func TestOSDMLegacyIntegrationOfferSearch(t *testing.T) {
 
 func TestOSDMLegacyIntegrationRestrictions(t *testing.T) {
 	lc := startLegacyChain(t, "", legacysandbox.Config{})
-	named := itSearch(`"9303"`, "2026-12-01T06:00:00+01:00", `"SECOND"`)
+	named := itSearch(`"9303"`, itDay+"T06:00:00+01:00", `"SECOND"`)
 	cases := []struct {
 		name, body, pointer string
 		restriction         osdmlegacy.Restriction
 	}{
 		{"via", strings.Replace(named, `"departureTime"`, `"vias": [{"viaPlace": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8722326"}}], "departureTime"`, 1), "#/tripSearchCriteria/vias", osdmlegacy.RestrictDirect},
-		{"return", strings.Replace(named, `"offerSearchCriteria": {`, `"offerSearchCriteria": {"inboundDate": "2026-12-03T06:00:00Z", `, 1), "#/offerSearchCriteria/inboundDate", osdmlegacy.RestrictDirect},
+		{"return", strings.Replace(named, `"offerSearchCriteria": {`, `"offerSearchCriteria": {"inboundDate": "`+itReturnDay+`T06:00:00Z", `, 1), "#/offerSearchCriteria/inboundDate", osdmlegacy.RestrictDirect},
 		{"train over 5", strings.Replace(named, `"9303"`, `"930312"`, 1), "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter/vehicleNumbers[0]", osdmlegacy.RestrictKnownTrain},
 		{"non-UIC", strings.Replace(named, `"urn:uic:stn:8727100"`, `"urn:uic:stn:87271"`, 1), "#/tripSearchCriteria/origin/stopPlaceRef", osdmlegacy.RestrictUICStations},
 		{"admission", strings.Replace(named, `"travelClasses": ["SECOND"]`, `"requestedOfferParts": ["ADMISSION"]`, 1), "#/offerSearchCriteria/requestedOfferParts", osdmlegacy.RestrictReservations},
@@ -393,7 +413,7 @@ func TestOSDMLegacyIntegrationRestrictions(t *testing.T) {
 
 func TestOSDMLegacyIntegrationLegacyFaults(t *testing.T) {
 	lc := startLegacyChain(t, "", legacysandbox.Config{Capacity: 1})
-	search := itSearch(`"9303"`, "2026-12-01T06:00:00+01:00", `"SECOND"`)
+	search := itSearch(`"9303"`, itDay+"T06:00:00+01:00", `"SECOND"`)
 	for _, tc := range []struct {
 		mode   string
 		status int
@@ -429,7 +449,7 @@ func TestOSDMLegacyIntegrationLegacyFaults(t *testing.T) {
 	}
 	lc.ls.mode.Store("")
 	// A train the legacy system does not run (000 never runs in the demo).
-	status, _, body := lc.post(t, "/offers", itSearch(`"000"`, "2026-12-01T06:00:00+01:00", `"SECOND"`), osdmspec.V39)
+	status, _, body := lc.post(t, "/offers", itSearch(`"000"`, itDay+"T06:00:00+01:00", `"SECOND"`), osdmspec.V39)
 	if status != 404 || !bytes.Contains(body, []byte(osdmlegacy.CodeOfferNoResults)) {
 		t.Errorf("train not run: %d %s", status, body)
 	}
@@ -459,7 +479,7 @@ http://127.0.0.1:%d {
 `, port, filepath.Join(dir, "x.db"), dead)
 	})
 	lc := &legacyChain{base: base + "/osdm"}
-	status, _, body := lc.post(t, "/offers", itSearch(`"9303"`, "2026-12-01T06:00:00+01:00", `"SECOND"`), osdmspec.V39)
+	status, _, body := lc.post(t, "/offers", itSearch(`"9303"`, itDay+"T06:00:00+01:00", `"SECOND"`), osdmspec.V39)
 	var p osdm.Problem
 	_ = json.Unmarshal(body, &p)
 	if status != 503 || p.Code != osdmlegacy.CodeServiceUnavailable || strings.Contains(string(body), "127.0.0.1") {
@@ -509,8 +529,8 @@ http://127.0.0.1:%d {
 `, port, gtfs, filepath.Join(dir, "s.db"), legacyPort, legacyPort, gtfs)
 	})
 	lc := &legacyChain{base: base + "/osdm"}
-	body := strings.Replace(itSearch("", "2026-12-01T07:00:00+01:00", `"SECOND", "FIRST"`), `"departureTime": "2026-12-01T07:00:00+01:00"`,
-		`"departureTime": "2026-12-01T07:00:00+01:00", "parameters": {"numberOfResultsAfter": 3}`, 1)
+	body := strings.Replace(itSearch("", itDay+"T07:00:00+01:00", `"SECOND", "FIRST"`), `"departureTime": "`+itDay+`T07:00:00+01:00"`,
+		`"departureTime": "`+itDay+`T07:00:00+01:00", "parameters": {"numberOfResultsAfter": 3}`, 1)
 	status, _, got := lc.post(t, "/offers", body, osdmspec.V310)
 	var resp osdm.OfferCollectionResponse
 	if err := json.Unmarshal(got, &resp); err != nil || status != 200 {
@@ -528,7 +548,7 @@ http://127.0.0.1:%d {
 		}
 	}
 	// The train of another system, named.
-	status, _, got = lc.post(t, "/offers", itSearch(`"9305"`, "2026-12-01T07:00:00+01:00", `"SECOND"`), osdmspec.V310)
+	status, _, got = lc.post(t, "/offers", itSearch(`"9305"`, itDay+"T07:00:00+01:00", `"SECOND"`), osdmspec.V310)
 	resp = osdm.OfferCollectionResponse{}
 	if err := json.Unmarshal(got, &resp); err != nil || status != 200 || len(resp.Problems) != 1 || !resp.Problems[0].IsAlternativeSystemProposal() {
 		t.Fatalf("%d %s", status, got)
