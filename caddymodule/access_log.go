@@ -57,12 +57,12 @@ func takeAccessLog(base *zap.Logger, w http.ResponseWriter, r *http.Request, hea
 	if skip, _ := caddyhttp.GetVar(r.Context(), caddyhttp.LogSkipVar).(bool); skip {
 		return nil, w
 	}
-	// The request as it came in (before rewrites), its header redacted.
-	in := r
+	// The request as it came in (Caddy keeps its method, host and URI
+	// from before any rewrite), its header redacted.
+	req := r.Clone(r.Context())
 	if orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request); ok {
-		in = &orig
+		req.Method, req.Host, req.RequestURI = orig.Method, orig.Host, orig.RequestURI
 	}
-	req := in.Clone(r.Context())
 	req.Header.Set(header, "REDACTED")
 	start, ok := caddyhttp.GetVar(r.Context(), "start_time").(time.Time)
 	if !ok {

@@ -303,9 +303,9 @@ func TestLoginModuleGrantsAndRefuses(t *testing.T) {
 	core, logs := observer.New(zap.InfoLevel)
 	l.logger = zap.New(core)
 
-	granted := provCounter("alpine", "granted")
-	unknown := provCounter("unknown", "unknown_client")
-	replays := provCounter("alpine", "replay")
+	granted := provCounter(l.Issuer, "alpine", "granted")
+	unknown := provCounter(l.Issuer, "unknown", "unknown_client")
+	replays := provCounter(l.Issuer, "alpine", "replay")
 
 	assertion := f.alpineToken(now)
 	w := provPost(l, provBearerForm(assertion))
@@ -336,13 +336,13 @@ func TestLoginModuleGrantsAndRefuses(t *testing.T) {
 		tok := f.identity(jwt.SigningMethodRS256, f.alpine, "made-up-"+string(rune('a'+i)), "alp-1", now, nil)
 		provPost(l, provBearerForm(tok))
 	}
-	if d := provCounter("alpine", "granted") - granted; d != 1 {
+	if d := provCounter(l.Issuer, "alpine", "granted") - granted; d != 1 {
 		t.Fatalf("granted counted %v times", d)
 	}
-	if d := provCounter("alpine", "replay") - replays; d != 1 {
+	if d := provCounter(l.Issuer, "alpine", "replay") - replays; d != 1 {
 		t.Fatalf("replay counted %v times", d)
 	}
-	if d := provCounter("unknown", "unknown_client") - unknown; d != 3 {
+	if d := provCounter(l.Issuer, "unknown", "unknown_client") - unknown; d != 3 {
 		t.Fatalf("unknown clients counted %v times", d)
 	}
 	// Made-up subjects never become label values.
@@ -380,11 +380,11 @@ func provMetricsText(t *testing.T) string {
 	return b.String()
 }
 
-// provCounter reads the login request counter of one client and outcome
-// of the fixture's login service.
-func provCounter(client, outcome string) float64 {
+// provCounter reads the login request counter of one login service,
+// client and outcome.
+func provCounter(issuer, client, outcome string) float64 {
 	var m dto.Metric
-	if err := loginRequests.WithLabelValues(provIssuer, client, outcome).Write(&m); err != nil {
+	if err := loginRequests.WithLabelValues(issuer, client, outcome).Write(&m); err != nil {
 		panic(err)
 	}
 	return m.GetCounter().GetValue()
