@@ -142,7 +142,7 @@ func (a *Access) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if h := http.CanonicalHeaderKey(a.Header); h != "Authorization" {
 		var line *redactedLine
 		if line, w = takeAccessLog(a.accessLog, w, r, h); line != nil {
-			defer func() { line.write(r, err) }()
+			defer func() { line.done(r, err) }()
 		}
 	}
 	header, token := a.bearerToken(r)

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -61,7 +62,7 @@ func takeAccessLog(base *zap.Logger, w http.ResponseWriter, r *http.Request, hea
 	// from before any rewrite), its header redacted.
 	req := r.Clone(r.Context())
 	if orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request); ok {
-		req.Method, req.Host, req.RequestURI = orig.Method, orig.Host, orig.RequestURI
+		req.Method, req.RequestURI = orig.Method, orig.RequestURI
 	}
 	req.Header.Set(header, "REDACTED")
 	start, ok := caddyhttp.GetVar(r.Context(), "start_time").(time.Time)
@@ -79,10 +80,19 @@ func takeAccessLog(base *zap.Logger, w http.ResponseWriter, r *http.Request, hea
 	return l, l.rec
 }
 
-// write writes the line once the handlers after osdm_access returned err.
-func (l *redactedLine) write(r *http.Request, err error) {
+// done takes what the response was once the handlers after osdm_access
+// returned err, and writes the line when the request has ended: after
+// every handler, those before osdm_access included, has added its fields
+// (log_append adds its own after the handlers it wraps return), as Caddy
+// writes its line last.
+func (l *redactedLine) done(r *http.Request, err error) {
+	status, size, header := l.rec.Status(), l.rec.Size(), l.rec.Header().Clone()
+	context.AfterFunc(r.Context(), func() { l.write(r, err, status, size, header) })
+}
+
+// write writes the line.
+func (l *redactedLine) write(r *http.Request, err error, status, size int, respHeader http.Header) {
 	ctx := r.Context()
-	status, size := l.rec.Status(), l.rec.Size()
 	if err != nil && status == 0 {
 		// Caddy answers the error after the handlers return.
 		status = http.StatusInternalServerError
@@ -127,7 +137,7 @@ func (l *redactedLine) write(r *http.Request, err error) {
 				zap.Duration("duration", time.Since(l.start)),
 				zap.Int("size", size),
 				zap.Int("status", status),
-				zap.Object("resp_headers", caddyhttp.LoggableHTTPHeader{Header: l.rec.Header(), ShouldLogCredentials: creds}),
+				zap.Object("resp_headers", caddyhttp.LoggableHTTPHeader{Header: respHeader, ShouldLogCredentials: creds}),
 			}, extraLogFields(r)...)
 		}
 		ce.Write(fields...)
