@@ -28,6 +28,7 @@ import (
 //   - a legacy request refused for a bad field logs its message_id and
 //     kind (from the reply's correlationId and the message read), and
 //     counts under that kind.
+//
 // (osdm_legacy's search line: TestOSDMLegacySearchLogsAtDebug.)
 func TestLogAndMetricLabels(t *testing.T) {
 	f := harness.NewProvFixture(t)
