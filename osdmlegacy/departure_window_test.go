@@ -41,4 +41,3 @@ func TestSaleWindow(t *testing.T) {
 		}
 	}
 }
-
