@@ -69,3 +69,45 @@ func TestExampleAdaptRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleListensOnLoopback: every site of Caddyfile.example listens on
+// 127.0.0.1 only; its keys are demo keys and its legacy side has no
+// authentication of its own.
+func TestExampleListensOnLoopback(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "Caddyfile.example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt(src, map[string]any{"filename": "Caddyfile.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Apps struct {
+			HTTP struct {
+				Servers map[string]struct {
+					Listen []string `json:"listen"`
+				} `json:"servers"`
+			} `json:"http"`
+		} `json:"apps"`
+	}
+	if err := json.Unmarshal(out, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for name, srv := range cfg.Apps.HTTP.Servers {
+		for _, l := range srv.Listen {
+			n++
+			addr, err := caddy.ParseNetworkAddress(l)
+			if err != nil {
+				t.Fatalf("server %s: %v", name, err)
+			}
+			if addr.Host != "127.0.0.1" {
+				t.Errorf("server %s listens on %q, want 127.0.0.1 only", name, l)
+			}
+		}
+	}
+	if n < 5 {
+		t.Errorf("Caddyfile.example adapts to %d listen addresses, want one per site (5)", n)
+	}
+}
