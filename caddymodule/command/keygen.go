@@ -20,7 +20,7 @@ import (
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "osdm-keygen",
-		Usage: "--alg <alg> --kid <kid> --out <dir> [--name <name>] [--subject <sub>] | --demo <dir>",
+		Usage: "--alg <alg> --kid <kid> --out <dir> [--name <name>] [--subject <sub>] [--issuer <iss>] [--token-url <url>] | --demo <dir>",
 		Short: "Generates a key pair for OSDM token authentication",
 		Long: `
 Generates the key pair a consumer railway signs its identity tokens with
@@ -30,9 +30,11 @@ of OSDM token authentication.
 --alg is RS256/384/512 or PS256/384/512 (RSA 3072), ES256/384/512 (EC
 P-256/384/521) or EdDSA (Ed25519). NAME.pem (PKCS#8, mode 0600) and
 NAME.pub (PKIX) are written in --out; NAME defaults to the kid. Existing
-files are never overwritten. The command prints the public key and the
-lines to configure on the provider side (osdm_login client block) and on
-the consumer side (osdm_token).
+files are never overwritten. The command prints the public key to send
+to the provider and the blocks to configure on the provider side (the
+client block of osdm_login) and on the consumer side (osdm_token, with
+the provider's --token-url and the consumer's --issuer; each left out is
+printed as a <placeholder> to fill in).
 
 --demo DIR creates the keys Caddyfile.example uses, those missing only:
 login.pem/.pub (ES256, kid demo-login), alpine.pem/.pub (RS256, RSA 2048,
@@ -45,58 +47,67 @@ chain, osdm-token and the /partners/hermes route).`,
 			cmd.Flags().String("out", "", "directory to write the key files to")
 			cmd.Flags().String("name", "", "file name without extension (default: the kid)")
 			cmd.Flags().String("subject", "", "the consumer's subject (username with the provider), for the printed snippets")
+			cmd.Flags().String("issuer", "", "the consumer's issuer (iss of its identity tokens), for the printed snippets")
+			cmd.Flags().String("token-url", "", "the provider's token endpoint, for the printed osdm_token block")
 			cmd.Flags().String("demo", "", "create the demo key set in this directory")
 			cmd.RunE = caddycmd.WrapCommandFuncForCobra(cmdOSDMKeygen)
 		},
 	})
 }
 
-// keygenOptions are the flags of caddy osdm-keygen.
-type keygenOptions struct {
-	alg, kid, out, name, subject, demo string
+// KeygenOptions are the flags of caddy osdm-keygen.
+type KeygenOptions struct {
+	Alg, Kid, Out, Name string
+	// Subject, Issuer and TokenURL only fill in the printed blocks.
+	Subject, Issuer, TokenURL string
+	// Demo is a directory for the demo key set; it takes no other field.
+	Demo string
 }
 
 func cmdOSDMKeygen(fl caddycmd.Flags) (int, error) {
-	opts := keygenOptions{
-		alg: fl.String("alg"), kid: fl.String("kid"), out: fl.String("out"),
-		name: fl.String("name"), subject: fl.String("subject"), demo: fl.String("demo"),
+	opts := KeygenOptions{
+		Alg: fl.String("alg"), Kid: fl.String("kid"), Out: fl.String("out"),
+		Name: fl.String("name"), Subject: fl.String("subject"), Issuer: fl.String("issuer"),
+		TokenURL: fl.String("token-url"), Demo: fl.String("demo"),
 	}
-	if err := runOSDMKeygen(opts, os.Stdout); err != nil {
+	if err := RunKeygen(opts, os.Stdout); err != nil {
 		return caddy.ExitCodeFailedStartup, err
 	}
 	return 0, nil
 }
 
-func runOSDMKeygen(o keygenOptions, w io.Writer) error {
-	if o.demo != "" {
-		if o.alg != "" || o.kid != "" || o.out != "" || o.name != "" || o.subject != "" {
+// RunKeygen is caddy osdm-keygen: it writes the key pair and prints what
+// to send to the provider and the blocks of both sides to w.
+func RunKeygen(o KeygenOptions, w io.Writer) error {
+	if o.Demo != "" {
+		if o.Alg != "" || o.Kid != "" || o.Out != "" || o.Name != "" || o.Subject != "" || o.Issuer != "" || o.TokenURL != "" {
 			return errors.New("--demo takes no other flag")
 		}
-		return WriteDemoKeys(o.demo, w)
+		return WriteDemoKeys(o.Demo, w)
 	}
-	if o.alg == "" || o.kid == "" || o.out == "" {
+	if o.Alg == "" || o.Kid == "" || o.Out == "" {
 		return errors.New("--alg, --kid and --out are required (or --demo DIR)")
 	}
-	if !keygenPlainWord(o.kid) {
-		return fmt.Errorf("--kid %q: use letters, digits and . _ - only, so that it fits a Caddyfile unquoted", o.kid)
+	if !keygenPlainWord(o.Kid) {
+		return fmt.Errorf("--kid %q: use letters, digits and . _ - only, so that it fits a Caddyfile unquoted", o.Kid)
 	}
-	if o.name == "" {
-		o.name = o.kid
+	if o.Name == "" {
+		o.Name = o.Kid
 	}
-	if !keygenPlainWord(o.name) {
-		return fmt.Errorf("--name %q: a file name without directory, of letters, digits and . _ -", o.name)
+	if !keygenPlainWord(o.Name) {
+		return fmt.Errorf("--name %q: a file name without directory, of letters, digits and . _ -", o.Name)
 	}
-	if o.subject == "" {
-		o.subject = "<subject>"
+	if o.Subject == "" {
+		o.Subject = "<subject>"
 	}
-	key, err := tokenauth.GenerateKey(o.alg)
+	key, err := tokenauth.GenerateKey(o.Alg)
 	if err != nil {
 		return fmt.Errorf("--alg: %w", err)
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return err
 	}
-	priv, pub, err := tokenauth.WriteKeyPair(o.out, o.name, key)
+	priv, pub, err := tokenauth.WriteKeyPair(o.Out, o.Name, key)
 	if err != nil {
 		return err
 	}
@@ -107,6 +118,15 @@ func runOSDMKeygen(o keygenOptions, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	issuer, tokenURL, providerIssuer := o.Issuer, o.TokenURL, ""
+	if issuer == "" {
+		issuer = "<issuer>"
+	} else {
+		providerIssuer = "\n\t\tissuer " + o.Issuer
+	}
+	if tokenURL == "" {
+		tokenURL = "<token URL>"
+	}
 	fmt.Fprintf(w, `Wrote %s (private key: keep it secret, mode 0600)
   and %s (public key).
 
@@ -114,21 +134,29 @@ kid: %s
 alg: %s
 key: %s
 
-Public key, to send to the provider with the kid and alg:
+Send the provider the public key below with the kid, the alg, your subject
+(%s) and your issuer (%s); the private key stays here:
 %s
-Provider side, in osdm_login (with the public key stored as /etc/osdm/clients/%s.pub):
+Provider side, the client block of osdm_login (with the public key stored
+as /etc/osdm/clients/%s.pub):
 	client %s {
 		alg %s
-		key %s /etc/osdm/clients/%s.pub
+		key %s /etc/osdm/clients/%s.pub%s
 	}
 
-Consumer side, in osdm_token:
-	key_file %s
-	kid      %s
-	alg      %s
-	subject  %s
-`, priv, pub, o.kid, o.alg, tokenauth.KeyDescription(key.Public()), pubPEM,
-		o.name, o.subject, o.alg, o.kid, o.name, priv, o.kid, o.alg, o.subject)
+Consumer side, osdm_token in the route to the provider (token_url: the
+provider's token endpoint):
+	osdm_token {
+		token_url %s
+		key_file %s
+		kid %s
+		alg %s
+		issuer %s
+		subject %s
+	}
+`, priv, pub, o.Kid, o.Alg, tokenauth.KeyDescription(key.Public()), o.Subject, issuer, pubPEM,
+		o.Name, o.Subject, o.Alg, o.Kid, o.Name, providerIssuer,
+		tokenURL, priv, o.Kid, o.Alg, issuer, o.Subject)
 	return nil
 }
 

@@ -21,7 +21,7 @@ import (
 func TestKeygenWritesPairAndSnippets(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	err := runOSDMKeygen(keygenOptions{alg: "ES384", kid: "legacy-2026-01", out: dir, subject: "example-railway"}, &out)
+	err := RunKeygen(KeygenOptions{Alg: "ES384", Kid: "legacy-2026-01", Out: dir, Subject: "example-railway"}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,9 @@ func TestKeygenWritesPairAndSnippets(t *testing.T) {
 		string(pubPEM),
 		"client example-railway {\n\t\talg ES384\n\t\tkey legacy-2026-01 /etc/osdm/clients/legacy-2026-01.pub\n\t}",
 		"key_file " + filepath.Join(dir, "legacy-2026-01.pem"),
-		"kid      legacy-2026-01",
+		"\t\tkid legacy-2026-01\n",
+		"\t\tissuer <issuer>\n",
+		"\t\ttoken_url <token URL>\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
@@ -49,7 +51,7 @@ func TestKeygenWritesPairAndSnippets(t *testing.T) {
 	}
 	// Never overwrites.
 	before, _ := os.ReadFile(filepath.Join(dir, "legacy-2026-01.pem"))
-	if err := runOSDMKeygen(keygenOptions{alg: "EdDSA", kid: "legacy-2026-01", out: dir}, &out); err == nil {
+	if err := RunKeygen(KeygenOptions{Alg: "EdDSA", Kid: "legacy-2026-01", Out: dir}, &out); err == nil {
 		t.Fatal("overwrote an existing key")
 	}
 	after, _ := os.ReadFile(filepath.Join(dir, "legacy-2026-01.pem"))
@@ -57,7 +59,7 @@ func TestKeygenWritesPairAndSnippets(t *testing.T) {
 		t.Fatal("existing key changed")
 	}
 	// --name, RSA 3072.
-	if err := runOSDMKeygen(keygenOptions{alg: "PS256", kid: "k2", out: dir, name: "rsa"}, &out); err != nil {
+	if err := RunKeygen(KeygenOptions{Alg: "PS256", Kid: "k2", Out: dir, Name: "rsa"}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if k, _ := tokenauth.LoadPrivateKeyFile(filepath.Join(dir, "rsa.pem")); k.(*rsa.PrivateKey).N.BitLen() != 3072 {
@@ -67,16 +69,16 @@ func TestKeygenWritesPairAndSnippets(t *testing.T) {
 
 func TestKeygenRefusesBadFlags(t *testing.T) {
 	dir := t.TempDir()
-	for name, o := range map[string]keygenOptions{
-		"no alg":         {kid: "k", out: dir},
-		"no kid":         {alg: "ES256", out: dir},
-		"no out":         {alg: "ES256", kid: "k"},
-		"HMAC":           {alg: "HS256", kid: "k", out: dir},
-		"kid with space": {alg: "ES256", kid: "a b", out: dir},
-		"name with path": {alg: "ES256", kid: "k", out: dir, name: "../k"},
-		"demo and alg":   {demo: dir, alg: "ES256"},
+	for name, o := range map[string]KeygenOptions{
+		"no alg":         {Kid: "k", Out: dir},
+		"no kid":         {Alg: "ES256", Out: dir},
+		"no out":         {Alg: "ES256", Kid: "k"},
+		"HMAC":           {Alg: "HS256", Kid: "k", Out: dir},
+		"kid with space": {Alg: "ES256", Kid: "a b", Out: dir},
+		"name with path": {Alg: "ES256", Kid: "k", Out: dir, Name: "../k"},
+		"demo and alg":   {Demo: dir, Alg: "ES256"},
 	} {
-		if err := runOSDMKeygen(o, &bytes.Buffer{}); err == nil {
+		if err := RunKeygen(o, &bytes.Buffer{}); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
@@ -87,7 +89,7 @@ func TestKeygenRefusesBadFlags(t *testing.T) {
 
 func TestKeygenDemoSet(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "keys")
-	if err := runOSDMKeygen(keygenOptions{demo: dir}, &bytes.Buffer{}); err != nil {
+	if err := RunKeygen(KeygenOptions{Demo: dir}, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(dir)
@@ -117,7 +119,7 @@ func TestKeygenDemoSet(t *testing.T) {
 	}
 	// A second run keeps every file as it is.
 	before, _ := os.ReadFile(filepath.Join(dir, "alpine.pem"))
-	if err := runOSDMKeygen(keygenOptions{demo: dir}, &bytes.Buffer{}); err != nil {
+	if err := RunKeygen(KeygenOptions{Demo: dir}, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	if after, _ := os.ReadFile(filepath.Join(dir, "alpine.pem")); !bytes.Equal(before, after) {
@@ -129,7 +131,7 @@ func TestKeygenDemoSet(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := runOSDMKeygen(keygenOptions{demo: dir}, &bytes.Buffer{}); err != nil {
+	if err := RunKeygen(KeygenOptions{Demo: dir}, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tokenauth.LoadPrivateKeyFile(filepath.Join(dir, "hermes.pem")); err != nil {
@@ -142,7 +144,7 @@ func TestKeygenDemoSet(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "coastal.pub")); err != nil {
 		t.Fatal(err)
 	}
-	if err := runOSDMKeygen(keygenOptions{demo: dir}, &bytes.Buffer{}); err == nil {
+	if err := RunKeygen(KeygenOptions{Demo: dir}, &bytes.Buffer{}); err == nil {
 		t.Fatal("half a pair accepted")
 	}
 }
