@@ -1,4 +1,4 @@
-// Package bench holds the side-by-side benchmarks of caddy-osdm (issue 6)
+// Package bench holds the side-by-side benchmarks of caddy-osdm
 // in a module of their own, so that their load-generation and peer
 // dependencies (vegeta, golang.org/x/oauth2, fosite) stay out of the
 // product's go.mod.

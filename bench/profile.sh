@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CPU profiles of the fronts of A, B and C under the closed loop, compared
-# function by function in µs of front CPU per request (issue 17):
+# function by function in µs of front CPU per request:
 #
 #   bench/profile.sh [-profile-d 32s] [other run.sh flags]
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Side-by-side benchmark of caddy-osdm (issue 6), in one run on this machine:
+# Side-by-side benchmark of caddy-osdm, in one run on this machine:
 #
 #   A        OSDM POST /offers through a bare reverse_proxy (the floor)
 #   B        the same search as a legacy XML AvailabilityRequest through

@@ -185,7 +185,7 @@ func (r *run) rollback(ctx context.Context, b *osdm.Booking, f *failure) *Result
 	if b.ConfirmationTimeLimit != nil && !b.ConfirmationTimeLimit.IsZero() {
 		expiry += " at " + b.ConfirmationTimeLimit.UTC().Format(time.RFC3339)
 	}
-	// Retryable as f's code says (DESIGN.md: a retryable reply naming the
+	// Retryable as f's code says (a retryable reply naming the
 	// booking): the booking named here is provisional and expires unless
 	// someone confirms it, so a new booking message books once more, not
 	// twice for good. Except when the partner itself refused the DELETE

@@ -11,7 +11,7 @@ import (
 // metrics, and with the messageId it derives the call's Idempotency-Key.
 type Step string
 
-// The steps of DESIGN.md section 3, also the names a `path NAME TEMPLATE`
+// The steps of the legacy -> OSDM sequences (docs/mapping.md), also the names a `path NAME TEMPLATE`
 // override of osdm_convert uses.
 const (
 	StepOffers        Step = "offers"         // POST /offers

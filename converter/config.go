@@ -9,7 +9,7 @@ import (
 // OfferSearch selects how a partner is searched for offers.
 type OfferSearch string
 
-// The offer search forms of DESIGN.md section 2.
+// The offer search forms a partner may speak.
 const (
 	// OfferSearchOffers is POST /offers with a JSON OfferCollectionRequest
 	// (OSDM 3.x, the default).

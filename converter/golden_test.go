@@ -141,7 +141,7 @@ func runGolden(t *testing.T, dir string) {
 	}
 }
 
-// checkStatus asserts the DESIGN.md status rule: a NegativeReply has its
+// checkStatus asserts the status rule: a NegativeReply has its
 // code's status, every other reply 200.
 func checkStatus(t testing.TB, res *Result) {
 	t.Helper()

@@ -117,7 +117,7 @@ func (p *fakePartner) Call(ctx context.Context, call *Call) (*Answer, error) {
 	return a, nil
 }
 
-// checkHeaders asserts the headers of DESIGN.md on every call.
+// checkHeaders asserts the headers every OSDM call must carry.
 func (p *fakePartner) checkHeaders(call *Call) {
 	t := p.t
 	if got := call.Header.Get("Accept"); got != "application/json" {

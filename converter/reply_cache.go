@@ -12,8 +12,7 @@ import (
 
 // ReplyCache remembers the reply to each legacy messageId for a while, so
 // that a message resent by a Hermes system (same messageId, same body) gets
-// the same reply without a second OSDM sequence (DESIGN.md, data-safety
-// rule 1). One ReplyCache serves one partner route.
+// the same reply without a second OSDM sequence. One ReplyCache serves one partner route.
 //
 // Every reply is kept, NegativeReplies included: a resend is a duplicate
 // delivery, not a new attempt. A legacy system that wants to try again after

@@ -24,7 +24,7 @@ func (c safetyCall) ok2xx() bool {
 
 // FuzzNoBookingLost lets the partner answer one call of a booking or a
 // cancellation with any status and bytes, or not at all, the other calls
-// working, and checks the data-safety rules of DESIGN.md section 3 on what
+// working, and checks the data-safety rules on what
 // crossed the wire, whatever the partner said:
 //
 //   - a booking the partner made (a 2xx POST /bookings whose booking id a

@@ -20,7 +20,7 @@ const SettleTimeout = 20 * time.Second
 // without a booking id, the same POST /bookings with the same
 // Idempotency-Key and body first): a confirmed booking is answered with
 // its BookingReply, a provisional one is deleted (no client is waiting to
-// be told it is booked; DESIGN.md section 3), one that is gone is
+// be told it is booked), one that is gone is
 // reported rolled back; the outcome is recorded for the legacy client's
 // resend. Exchanges running anywhere (their lease held) are left alone.
 // It returns how many exchanges it settled.

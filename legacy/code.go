@@ -70,10 +70,9 @@ func (c Code) Retryable() bool {
 	return false
 }
 
-// HTTPStatus is the HTTP status of a NegativeReply with code c (DESIGN.md
-// section 3): 400 invalid, 422 valid but unsupported, 404/409 business
-// refusals, 502 partner failures, 504 partner timeout. Body-size and
-// content-type failures have their own statuses: see Error.HTTPStatus.
+// HTTPStatus is the HTTP status of a NegativeReply with code c: 400
+// invalid, 422 valid but unsupported, 404/409 business refusals, 502
+// partner failures, 504 partner timeout. Body-size and content-type failures have their own statuses: see Error.HTTPStatus.
 func (c Code) HTTPStatus() int {
 	switch c {
 	case CodeInvalidMessage:

@@ -24,7 +24,7 @@ const (
 	SearchInformationOnly SearchMode = "information_only"
 )
 
-// Defaults of the subdirectives of DESIGN.md section 7.
+// Defaults of the osdm_legacy subdirectives.
 const (
 	DefaultMaxTrains   = 8
 	DefaultWindow      = 4 * time.Hour
@@ -44,7 +44,7 @@ const (
 	MaxTrainNumber = 5
 )
 
-// Config is what the `osdm_legacy` subdirectives say (DESIGN.md section 7).
+// Config is what the `osdm_legacy` subdirectives say.
 // The zero value of a field means its default; Normalize fills them in.
 type Config struct {
 	// Partner names the legacy system in logs, metrics and problem texts.

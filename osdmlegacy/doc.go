@@ -1,7 +1,7 @@
 // Package osdmlegacy is the OSDM -> legacy direction of caddy-osdm: an
 // OSDM provider (a façade) in front of a reservation system that speaks
 // only the legacy Hermes/HOSA protocol (UIC 90918-1). Each OSDM call
-// becomes the legacy messages it stands for (DESIGN.md section 7), sent
+// becomes the legacy messages it stands for (docs/mapping.md), sent
 // through a Sender, and their replies become the OSDM answer.
 //
 // The reverse direction is realisable only with restrictions on the

@@ -18,7 +18,7 @@ import (
 )
 
 // An offer id carries its offer: nothing is stored when a search answers
-// (DESIGN.md section 7, docs/osdm_legacy.md "Offers"). Its form is
+// (docs/osdm_legacy.md "Offers"). Its form is
 //
 //	"of-" base64url( version | payload | tag )
 //

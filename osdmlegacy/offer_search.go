@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// searchOffers answers POST /offers (DESIGN.md section 7): the request
+// searchOffers answers POST /offers: the request
 // read strictly and held to the restrictions, its trains found, one legacy
 // message per train, class and service code sent (at most concurrency at
 // once), and the replies turned into trips of one leg and reservation

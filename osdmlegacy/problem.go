@@ -111,11 +111,11 @@ var problemTitles = map[string]string{
 	CodeInternalError:            "Internal error",
 }
 
-// Restriction is one of the restrictions of DESIGN.md section 7 under
+// Restriction is one of the restrictions (docs/osdm_legacy.md) under
 // which the reverse direction is realisable. A problem about one carries
 // its Type URI and title, so a client can tell which restriction it hit.
 type Restriction struct {
-	// N is its number in DESIGN.md section 7 (1..7).
+	// N is its number in docs/osdm_legacy.md's table (1..7).
 	N int
 	// Slug names it in the problem type URI.
 	Slug string

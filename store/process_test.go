@@ -202,7 +202,7 @@ func sigkillWriter(t *testing.T, role string) {
 				t.Fatalf("round %d: acknowledged write %d (of %d): %.20q, %v", round, i, len(acked), got, err)
 			}
 		}
-		// Clear the keys so the next round's PutIfAbsent starts fresh.
+		// Clear the keys so the next pass's PutIfAbsent starts fresh.
 		var keys []string
 		s.Scan(ctx, "w/", func(k string, _ []byte) error { keys = append(keys, k); return nil })
 		for _, k := range keys {

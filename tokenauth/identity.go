@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Defaults and limits of identity tokens (DESIGN.md section 4).
+// Defaults and limits of identity tokens.
 const (
 	// DefaultScope is the scope asked for when none is configured.
 	DefaultScope = "uic_osdm"

@@ -119,7 +119,7 @@ func newLoginFixture(t testing.TB) *loginFixture {
 	return f
 }
 
-// claims are the claims a well-behaved consumer sends (DESIGN.md section 4).
+// claims are the claims a well-behaved consumer sends.
 func (f *loginFixture) claims(sub string) jwt.MapClaims {
 	now := f.clock.Now()
 	return jwt.MapClaims{

@@ -18,7 +18,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 )
 
-// Grant is the form of the token request (DESIGN.md section 4).
+// Grant is the form of the token request.
 type Grant string
 
 const (

@@ -27,7 +27,7 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
-// The tests of this file run osdm_convert's journal (issue 14) the way it
+// The tests of this file run osdm_convert's journal the way it
 // is deployed: the partner (osdm_sandbox) is a Caddy in a process of its
 // own, so it outlives the fronts; each front (osdm_convert +
 // reverse_proxy) is a Caddy in a child process too, so that it can be
@@ -290,7 +290,7 @@ func redisStore(t *testing.T) string {
 	return "redis " + addr + " " + journalMsgID("test") + ":"
 }
 
-// TestJournalReplyOutlivesReplyCache (issue 14 (a)): with a reply cache of
+// TestJournalReplyOutlivesReplyCache: with a reply cache of
 // one entry, a booking's reply is pushed out by the next message; the
 // resend is answered from the store with the same BookingRef and no
 // second OSDM sequence, and so it is after the front is restarted on the
@@ -346,7 +346,7 @@ func (rig *journalRig) killOnFulfilment(front *journalProc, id string) {
 	}
 }
 
-// TestJournalSettlesAfterSIGKILL (issue 14 (b)): the front is killed with
+// TestJournalSettlesAfterSIGKILL: the front is killed with
 // SIGKILL after POST /bookings answered, when the fulfilment is on its
 // way. Started again on the same bolt file, it settles the booking the
 // dead process left: first with no resend (its first request starts
@@ -427,7 +427,7 @@ func TestJournalSettlesAfterSIGKILL(t *testing.T) {
 	}
 }
 
-// TestJournalTwoFrontsOneRedis (issue 14 (c)): a booking made through one
+// TestJournalTwoFrontsOneRedis: a booking made through one
 // front and resent to the other gets the same BookingRef; the partner
 // holds one booking.
 func TestJournalTwoFrontsOneRedis(t *testing.T) {
@@ -449,7 +449,7 @@ func TestJournalTwoFrontsOneRedis(t *testing.T) {
 	}
 }
 
-// TestJournalResendStormTwoFronts (issue 14 (d)): while the first copy of
+// TestJournalResendStormTwoFronts: while the first copy of
 // a booking is still running (its fulfilment held up at the tap), 20
 // copies are resent, spread over both fronts: all get the first copy's
 // BookingReply, and the partner sees one POST /bookings and one booking.

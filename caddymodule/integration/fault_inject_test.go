@@ -17,7 +17,7 @@ import (
 // faultKind is one way a partner or a login service fails a call.
 type faultKind string
 
-// The faults of issue 7. Some act out a partner that never saw the call,
+// The faults a partner can show. Some act out a partner that never saw the call,
 // others one that acted on it and whose answer was lost on the way back:
 // the converter cannot tell them apart, the partner's state can.
 const (

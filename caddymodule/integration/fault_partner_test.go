@@ -306,7 +306,7 @@ func faultCases() []faultCase {
 }
 
 // TestFaultEveryStepOfEveryMessageKind fails each OSDM step of each legacy
-// message kind that calls the partner in each way of issue 7 (latency
+// message kind that calls the partner in each way a partner fails (latency
 // beyond the route's timeout, connection reset, 5xx problem, garbage body,
 // truncated body, hang) and checks the legacy reply and the partner's
 // bookings: the right NegativeReply or a success after a safe retry, no

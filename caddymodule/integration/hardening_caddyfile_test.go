@@ -20,7 +20,7 @@ func adaptErr(cf string) error {
 func site(lines string) string { return ":9443 {\n" + lines + "\n}\n" }
 
 // TestCaddyfileErrorsNameTheLineAndTheFix: config that was wrong but
-// loaded (issue 12 item 9): a passenger type that is not OSDM's, at the
+// loaded: a passenger type that is not OSDM's, at the
 // tariff line, with the closest value; an unknown subdirective in every
 // module, with the closest known one; a bad path template at the path
 // line; and osdm_access without audience (item 6).
@@ -71,7 +71,7 @@ func TestCaddyfileErrorsNameTheLineAndTheFix(t *testing.T) {
 // TestTokenPartnerFromRouteConvert: an osdm_token without partner takes,
 // at adapt time, the partner of the osdm_convert before it in the same
 // route, so two partners whose login services share a host are told
-// apart (issue 12 item 10); one with its own partner keeps it; one before
+// apart; one with its own partner keeps it; one before
 // the osdm_convert of its route is an error naming its line.
 func TestTokenPartnerFromRouteConvert(t *testing.T) {
 	route := func(path, partner, tokenPartner string, port int) string {

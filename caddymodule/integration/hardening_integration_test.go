@@ -63,12 +63,12 @@ func postLegacy(t *testing.T, u string, msg legacy.Message) (int, legacy.Reply) 
 
 // TestHardeningConverterIntegration runs osdm_convert in a real Caddy:
 // BookingRefs that are not one path segment and departures already past
-// are refused before any OSDM call (issue 12 items 1 and 2); an
+// are refused before any OSDM call; an
 // unreachable partner gets a reply text for a person, with the Go error in
-// the log line only (item 3); a legacy body dribbled slowly is cut off at
-// the route's timeout with a 408 NegativeReply (item 8); osdm_sandbox
+// the log line only; a legacy body dribbled slowly is cut off at
+// the route's timeout with a 408 NegativeReply; osdm_sandbox
 // refuses a past departure with OFFER_SEARCH_CRITERIA_OUT_OF_BOUNDS and
-// splits its path before decoding it (items 1 and 2).
+// splits its path before decoding it.
 func TestHardeningConverterIntegration(t *testing.T) {
 	partner := &recordingPartner{}
 	rec := httptest.NewServer(partner)
@@ -257,10 +257,9 @@ http://127.0.0.1:%[2]d {
 
 // TestHardeningProviderIntegration runs osdm_login and osdm_access in a
 // real Caddy: an identity token sent in the URL is refused and spent, so
-// that the same token posted properly afterwards is refused too (issue 12
-// item 4); a crit header or a NumericDate written as a string is refused
-// at both (item 5); osdm_access refuses access tokens for another
-// audience or none (item 6).
+// that the same token posted properly afterwards is refused too; a crit
+// header or a NumericDate written as a string is refused at both; osdm_access refuses access tokens for another
+// audience or none.
 func TestHardeningProviderIntegration(t *testing.T) {
 	f := harness.NewProvFixture(t)
 	base := harness.ServeCaddyfile(t, func(port int) string {
@@ -395,7 +394,7 @@ http://127.0.0.1:%d {
 // TestExampleChainTokenPartnerLabels: Caddyfile.example with the partner
 // lines of its osdm_token blocks removed: each osdm_token takes the label
 // of its route's osdm_convert, so the token metrics tell the two partners
-// apart although both login services are on 127.0.0.1 (issue 12 item 10).
+// apart although both login services are on 127.0.0.1.
 func TestExampleChainTokenPartnerLabels(t *testing.T) {
 	c := startExampleChainWith(t, chainOptions{edit: func(cf string) string {
 		out := strings.NewReplacer(
@@ -426,7 +425,7 @@ func TestExampleChainTokenPartnerLabels(t *testing.T) {
 // client_assertion gets an access token from osdm_login both with iss =
 // sub (RFC 7523) and in OSDM's form (iss the consumer's issuer URL, sub
 // its user name); a client block that names an issuer accepts exactly
-// that one (issue 12 item 7).
+// that one.
 func TestClientAssertionFormsIntegration(t *testing.T) {
 	dir := t.TempDir()
 	login, err := tokenauth.GenerateKey("ES256")

@@ -17,7 +17,7 @@ import (
 )
 
 // The tests of this file run osdm_sandbox in a real Caddy and walk
-// through what a real OSDM provider serves (issue 16): every answer is
+// through what a real OSDM provider serves: every answer is
 // checked against the OSDM spec, and every problem code against the
 // standardised list of OSDM's "Errors and Problems" page.
 

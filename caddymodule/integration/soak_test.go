@@ -357,7 +357,7 @@ func measure() soakMemory {
 // for -soak.warmup plus -soak.duration, with partners failing
 // -soak.faults of their calls (503 problems and connection resets before
 // acting, unreadable fulfilment answers after acting), and reports what
-// issue 7 asks: requests served, unexpected errors (must be 0), bookings
+// matters: requests served, unexpected errors (must be 0), bookings
 // reconciled with the partners (must match exactly), goroutines and heap
 // after warm-up and at the end (no growth beyond the bookings the
 // partners keep).

@@ -29,7 +29,7 @@ func init() {
 
 // OSDMLegacy is the osdm_legacy handler: an OSDM provider in front of a
 // legacy (Hermes/HOSA) reservation system. It serves the OSDM calls of
-// DESIGN.md section 7 (POST /offers, bookings, fulfilments, refund
+// docs/mapping.md (POST /offers, bookings, fulfilments, refund
 // offers) and sends the legacy messages each stands for through the rest
 // of its route (reverse_proxy to the legacy system), one sub-request per
 // message. Requests outside its restrictions get an OSDM problem that

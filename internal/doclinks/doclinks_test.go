@@ -103,3 +103,45 @@ func TestCheckFindsBrokenLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestNoCitations: no code, script or doc of the repository cites a file
+// outside it, an issue number or change history.
+func TestNoCitations(t *testing.T) {
+	found, err := Citations(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range found {
+		t.Error(c)
+	}
+}
+
+// TestCitationsFound: each kind of citation is found, and a round trip is
+// not history.
+func TestCitationsFound(t *testing.T) {
+	dir := t.TempDir()
+	text := "// See DESIGN" + ".md section 7 and ../" + "shared/x.\n" +
+		"the fix of Issue " + "17 item 3; changed this " + "round\n" +
+		"the OSDM calls and this round trip\n"
+	if err := os.MkdirAll(filepath.Join(dir, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "docs", "a.md"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.go"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	found, err := Citations(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 8 {
+		t.Fatalf("found %d citations, want 4 in each file: %v", len(found), found)
+	}
+	for _, c := range found {
+		if c.Line == 3 {
+			t.Errorf("a round trip taken for history: %v", c)
+		}
+	}
+}

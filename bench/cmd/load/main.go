@@ -3,7 +3,7 @@
 // library, in interleaved rounds; checks every answer; reads each front's
 // peak RSS and the login counts; and writes the results as JSON. `load
 // report` turns them into the markdown table and the ratios against the
-// targets of issue 17 (the front's CPU per request against its floor).
+// targets (the front's CPU per request against its floor).
 //
 //	load wait   -url URL
 //	load bench  -front A=PORT,ADMINPORT,PID [-front ...] -keys DIR -out FILE [...]

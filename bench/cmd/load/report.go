@@ -16,7 +16,7 @@ import (
 )
 
 // Targets. The front's CPU per request against its floor is the measure
-// (issue 17): throughput and latency ratios move with the machine's other
+// of the targets: throughput and latency ratios move with the machine's other
 // work (the partner and the driver share the front's cores), so they are
 // reported as information only.
 const (
