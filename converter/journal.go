@@ -17,7 +17,7 @@ import (
 
 // Journal keeps, in a store.Store, what a legacy message that changes
 // state at the partner (a BookingRequest that books, a CancelRequest)
-// depends on beyond one process's memory (DESIGN.md sections 3, 6, 8):
+// depends on beyond one process's memory:
 //
 //   - its reply, for ReplyTTL, so that a resend gets the first reply on
 //     any instance sharing the store and after a restart;

@@ -25,9 +25,8 @@ const (
 	ParamPassengerID   = "passengerId"
 )
 
-// routes are the operations of DESIGN.md section 7 and issue 15. The
-// booking side's handlers live in the booking*, fulfil*, refund* and
-// passenger* files.
+// routes are the operations the façade serves. The booking side's
+// handlers live in the booking*, fulfil*, refund* and passenger* files.
 var routes = []*route{
 	{method: http.MethodPost, template: "/offers", handle: (*Facade).searchOffers},
 	{method: http.MethodPost, template: "/bookings", handle: (*Facade).createBooking},
@@ -35,7 +34,7 @@ var routes = []*route{
 	{method: http.MethodDelete, template: "/bookings/{bookingId}", handle: (*Facade).deleteBooking},
 	{method: http.MethodPost, template: "/bookings/{bookingId}/fulfillments", handle: (*Facade).createFulfillments},
 	// The spec reads a fulfilment at /fulfillments/{fulfillmentId}; the
-	// nested form is served too, as issue 15 names it.
+	// nested form is served too.
 	{method: http.MethodGet, template: "/fulfillments/{fulfillmentId}", handle: (*Facade).getFulfillment},
 	{method: http.MethodGet, template: "/bookings/{bookingId}/fulfillments/{fulfillmentId}", handle: (*Facade).getFulfillment},
 	{method: http.MethodPost, template: "/bookings/{bookingId}/refund-offers", handle: (*Facade).createRefundOffers},

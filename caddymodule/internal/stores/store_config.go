@@ -28,7 +28,7 @@ const (
 )
 
 // StoreConfig chooses where a module keeps what must survive a restart or
-// be seen by every instance (DESIGN.md section 8). Modules of one Caddy
+// be seen by every instance. Modules of one Caddy
 // that name the same bolt file, or the same Redis address, share one open
 // database or one connection pool, each module under a key prefix of its
 // own.
