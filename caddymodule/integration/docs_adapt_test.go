@@ -35,10 +35,11 @@ func fences(path string) ([]fence, error) {
 	}
 	defer f.Close()
 	var (
-		out   []fence
-		cur   *fence
-		prose strings.Builder
-		body  strings.Builder
+		out    []fence
+		cur    *fence
+		prose  strings.Builder
+		body   strings.Builder
+		indent string
 	)
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -47,6 +48,8 @@ func fences(path string) ([]fence, error) {
 		trimmed := strings.TrimSpace(line)
 		switch {
 		case cur == nil && strings.HasPrefix(trimmed, "```"):
+			// A fence indented in a list item: its lines are indented as much.
+			indent = line[:len(line)-len(strings.TrimLeft(line, " "))]
 			cur = &fence{info: strings.TrimSpace(strings.TrimPrefix(trimmed, "```")), line: n, before: prose.String()}
 			prose.Reset()
 			body.Reset()
@@ -55,7 +58,7 @@ func fences(path string) ([]fence, error) {
 			out = append(out, *cur)
 			cur = nil
 		case cur != nil:
-			body.WriteString(line + "\n")
+			body.WriteString(strings.TrimPrefix(line, indent) + "\n")
 		default:
 			prose.WriteString(line + "\n")
 		}
@@ -163,4 +166,38 @@ func indent(raw []byte) string {
 		return string(raw)
 	}
 	return b.String()
+}
+
+// TestDocsCaddyfileBlocksAdapt: every block of docs/ and the README
+// marked ```caddyfile is a whole configuration that Caddy's caddyfile
+// adapter takes without an error or a warning (a guide's configuration
+// can be pasted as it is).
+func TestDocsCaddyfileBlocksAdapt(t *testing.T) {
+	root := filepath.Join("..", "..")
+	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	files = append(files, filepath.Join(root, "README.md"))
+	n := 0
+	for _, file := range files {
+		blocks, err := fences(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, file)
+		for _, b := range blocks {
+			if b.info != "caddyfile" {
+				continue
+			}
+			n++
+			_, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(b.body), map[string]any{"filename": "Caddyfile"})
+			if err != nil {
+				t.Errorf("%s:%d: %v", rel, b.line, err)
+			}
+			for _, w := range warnings {
+				t.Errorf("%s:%d: %s:%d: %s", rel, b.line, w.File, w.Line, w.Message)
+			}
+		}
+	}
+	if n < 3 {
+		t.Fatalf("found %d caddyfile blocks in docs/ and the README, want at least 3", n)
+	}
 }
