@@ -19,6 +19,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
@@ -132,10 +133,10 @@ func TestAccessChecksTokens(t *testing.T) {
 		code   string
 		bearer string
 	}{
-		{"no token", http.Header{}, 401, "MISSING_TOKEN", `Bearer realm="` + provIssuer + `"`},
-		{"forged", http.Header{"Authenticate": {forged}}, 401, "INVALID_TOKEN", `Bearer realm="` + provIssuer + `", error="invalid_token"`},
-		{"basic auth", http.Header{"Authorization": {"Basic YTpi"}}, 401, "INVALID_TOKEN", `Bearer realm="` + provIssuer + `", error="invalid_token"`},
-		{"scope missing", http.Header{"Authenticate": {narrow}}, 403, "INSUFFICIENT_SCOPE", `Bearer realm="` + provIssuer + `", error="insufficient_scope", scope="uic_osdm"`},
+		{"no token", http.Header{}, 401, osdm.CodeMissingToken, `Bearer realm="` + provIssuer + `"`},
+		{"forged", http.Header{"Authenticate": {forged}}, 401, osdm.CodeInvalidToken, `Bearer realm="` + provIssuer + `", error="invalid_token"`},
+		{"basic auth", http.Header{"Authorization": {"Basic YTpi"}}, 401, osdm.CodeInvalidToken, `Bearer realm="` + provIssuer + `", error="invalid_token"`},
+		{"scope missing", http.Header{"Authenticate": {narrow}}, 403, osdm.CodeInsufficientScope, `Bearer realm="` + provIssuer + `", error="insufficient_scope", scope="uic_osdm"`},
 	}
 	for _, tc := range cases {
 		w := provAccessRun(t, a, tc.header)

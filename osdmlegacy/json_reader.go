@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // treeReader reads a request tree into Go values, keeping the first
@@ -11,11 +13,11 @@ import (
 // does not have (400), or one outside the restrictions (422). Every
 // method is a no-op once a problem is kept.
 type treeReader struct {
-	// code is the 400 code of the call's area (CodeOfferInvalid, CodeInvalidRequest).
+	// code is the 400 code of the call's area (osdm.CodeOfferInvalid, osdm.CodeInvalidRequest).
 	code string
-	// outCode is the 422 code of the call's area (CodeOfferOutOfBounds, CodeOutOfBounds).
+	// outCode is the 422 code of the call's area (osdm.CodeOfferOutOfBounds, osdm.CodeOutOfBounds).
 	outCode string
-	err     *Problem
+	err     *osdm.ProblemError
 }
 
 func (r *treeReader) ok() bool { return r.err == nil }
@@ -23,7 +25,7 @@ func (r *treeReader) ok() bool { return r.err == nil }
 // invalid keeps a 400 about ptr.
 func (r *treeReader) invalid(ptr, detail string) {
 	if r.err == nil {
-		r.err = Invalid(r.code, ptr, detail)
+		r.err = osdm.Invalid(r.code, ptr, detail)
 	}
 }
 

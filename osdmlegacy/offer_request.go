@@ -78,16 +78,16 @@ func validTrain(s string) bool {
 }
 
 // readOfferRequest reads an OfferCollectionRequest body strictly.
-func readOfferRequest(body []byte) (*offerRequest, *Problem) {
+func readOfferRequest(body []byte) (*offerRequest, *osdm.ProblemError) {
 	if len(body) == 0 {
-		return nil, Invalid(CodeOfferInvalid, "", "an offer search needs a JSON body (OfferCollectionRequest)")
+		return nil, osdm.Invalid(osdm.CodeOfferInvalid, "", "an offer search needs a JSON body (OfferCollectionRequest)")
 	}
 	root, err := parseJSONTree(body)
 	if err != nil {
 		je := err.(*jsonError)
-		return nil, Invalid(CodeOfferInvalid, je.pointer, je.msg)
+		return nil, osdm.Invalid(osdm.CodeOfferInvalid, je.pointer, je.msg)
 	}
-	r := &treeReader{code: CodeOfferInvalid, outCode: CodeOfferOutOfBounds}
+	r := &treeReader{code: osdm.CodeOfferInvalid, outCode: osdm.CodeOfferOutOfBounds}
 	q := &offerRequest{after: 5}
 	var tsc, specs, pax *jnode
 	var tscPtr, specsPtr string
@@ -186,7 +186,7 @@ func (q *offerRequest) readPlace(r *treeReader, v *jnode, ptr string) string {
 	case objectType == "":
 		r.invalid(ptr+"/objectType", "is required")
 	case objectType != osdm.ObjectTypeStopPlaceRef:
-		r.err = Restricted(RestrictUICStations, CodeOfferPlaceUnknown, ptr+"/objectType",
+		r.err = Restricted(RestrictUICStations, osdm.CodeOfferPlaceUnknown, ptr+"/objectType",
 			"places must be StopPlaceRef stations, not "+strconv.Quote(shorten(objectType, 40)))
 	case others:
 		for _, m := range v.members {
@@ -200,7 +200,7 @@ func (q *offerRequest) readPlace(r *treeReader, v *jnode, ptr string) string {
 	default:
 		code, ok := uicStation(ref)
 		if !ok {
-			r.err = Restricted(RestrictUICStations, CodeOfferPlaceUnknown, refPtr,
+			r.err = Restricted(RestrictUICStations, osdm.CodeOfferPlaceUnknown, refPtr,
 				strconv.Quote(shorten(ref, 40))+" is not a UIC station code (urn:uic:stn:NNNNNNN or 7 digits)")
 			return ""
 		}

@@ -101,8 +101,8 @@ func parseStopTime(v, station string) (time.Time, bool) {
 }
 
 // stopTimeProblem is the 400 of a date-time that parseStopTime refuses.
-func stopTimeProblem(at, name, v string) *problem {
-	return invalid(at, name+" "+strconv.Quote(v)+" must be a date-time, with an offset (2026-12-01T08:30:00+01:00) or local to the stop (2026-12-01T08:30:00)")
+func stopTimeProblem(at, name, v string) *osdm.ProblemError {
+	return osdm.Invalid(osdm.CodeValidationError, at, name+" "+strconv.Quote(v)+" must be a date-time, with an offset (2026-12-01T08:30:00+01:00) or local to the stop (2026-12-01T08:30:00)")
 }
 
 // specifiedLeg is a timed leg of a trip specification, checked.
@@ -116,22 +116,20 @@ type specifiedLeg struct {
 // parseTripSpecifications checks the trip specifications: the sandbox
 // sells single-leg trips, so a trip of several legs (or of a transfer)
 // is refused with a problem naming the leg, never cut to its first.
-func parseTripSpecifications(specs []tripSpecification) ([]specifiedLeg, *problem) {
+func parseTripSpecifications(specs []tripSpecification) ([]specifiedLeg, *osdm.ProblemError) {
 	if len(specs) > maxTrains {
-		return nil, invalid("#/tripSpecifications", "at most "+strconv.Itoa(maxTrains)+" trip specifications per search")
+		return nil, osdm.Invalid(osdm.CodeValidationError, "#/tripSpecifications", "at most "+strconv.Itoa(maxTrains)+" trip specifications per search")
 	}
 	out := make([]specifiedLeg, 0, len(specs))
 	for i, spec := range specs {
 		at := "#/tripSpecifications/" + strconv.Itoa(i)
 		switch {
 		case len(spec.Legs) == 0:
-			return nil, invalid(at+"/legs", "a trip specification needs a timed leg")
+			return nil, osdm.Invalid(osdm.CodeValidationError, at+"/legs", "a trip specification needs a timed leg")
 		case len(spec.Legs) > 1:
-			return nil, &problem{status: 400, code: CodeParameterNotSupported, pointer: at + "/legs/1",
-				detail: "the sandbox sells single-leg trips; this trip has " + strconv.Itoa(len(spec.Legs)) + " legs: ask for each train as a trip of its own"}
+			return nil, osdm.NewProblem(400, osdm.CodeParameterNotSupported, "the sandbox sells single-leg trips; this trip has "+strconv.Itoa(len(spec.Legs))+" legs: ask for each train as a trip of its own").WithPointer(at + "/legs/1")
 		case spec.Legs[0].TimedLeg == nil:
-			return nil, &problem{status: 400, code: CodeParameterNotSupported, pointer: at + "/legs/0",
-				detail: "the sandbox sells timed legs (a train) only, not transfer legs"}
+			return nil, osdm.NewProblem(400, osdm.CodeParameterNotSupported, "the sandbox sells timed legs (a train) only, not transfer legs").WithPointer(at + "/legs/0")
 		}
 		leg, p := parseTimedLeg(spec.Legs[0].TimedLeg, at+"/legs/0/timedLeg")
 		if p != nil {
@@ -143,23 +141,23 @@ func parseTripSpecifications(specs []tripSpecification) ([]specifiedLeg, *proble
 }
 
 // parseTimedLeg checks one timed leg of a trip specification.
-func parseTimedLeg(tl *timedLegSpecification, at string) (specifiedLeg, *problem) {
+func parseTimedLeg(tl *timedLegSpecification, at string) (specifiedLeg, *osdm.ProblemError) {
 	leg := specifiedLeg{at: at}
 	var ok bool
 	if leg.origin, ok = stationOf(tl.Start.StopPlaceRef); !ok {
-		return leg, invalid(at+"/start/stopPlaceRef", "start must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/start/stopPlaceRef", "start must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
 	}
 	if leg.dest, ok = stationOf(tl.End.StopPlaceRef); !ok {
-		return leg, invalid(at+"/end/stopPlaceRef", "end must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/end/stopPlaceRef", "end must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
 	}
 	if leg.origin == leg.dest {
-		return leg, invalid(at+"/end/stopPlaceRef", "end must differ from start")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/end/stopPlaceRef", "end must differ from start")
 	}
 	if tl.Start.ServiceDeparture == nil {
-		return leg, invalid(at+"/start/serviceDeparture", "serviceDeparture is required")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/start/serviceDeparture", "serviceDeparture is required")
 	}
 	if tl.End.ServiceArrival == nil {
-		return leg, invalid(at+"/end/serviceArrival", "serviceArrival is required")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/end/serviceArrival", "serviceArrival is required")
 	}
 	v := tl.Start.ServiceDeparture.TimetabledTime
 	if leg.dep, ok = parseStopTime(v, leg.origin); !ok {
@@ -172,21 +170,20 @@ func parseTimedLeg(tl *timedLegSpecification, at string) (specifiedLeg, *problem
 	leg.dep, leg.arr = leg.dep.Truncate(time.Minute), leg.arr.Truncate(time.Minute)
 	switch d := leg.arr.Sub(leg.dep); {
 	case d <= 0:
-		return leg, invalid(at+"/end/serviceArrival/timetabledTime", "the arrival must be after the departure")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/end/serviceArrival/timetabledTime", "the arrival must be after the departure")
 	case d > 48*time.Hour:
-		return leg, invalid(at+"/end/serviceArrival/timetabledTime", "the sandbox's trains run at most 48 hours")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/end/serviceArrival/timetabledTime", "the sandbox's trains run at most 48 hours")
 	}
 	if y := leg.dep.Year(); y < 2000 || y > 2999 {
-		return leg, invalid(at+"/start/serviceDeparture/timetabledTime", "the travel date must be in the years 2000..2999")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/start/serviceDeparture/timetabledTime", "the travel date must be in the years 2000..2999")
 	}
 	switch vn := tl.Service.VehicleNumbers; {
 	case len(vn) == 0:
-		return leg, invalid(at+"/service/vehicleNumbers", "the train number is required")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/service/vehicleNumbers", "the train number is required")
 	case len(vn) > 1:
-		return leg, &problem{status: 400, code: CodeParameterNotSupported, pointer: at + "/service/vehicleNumbers/1",
-			detail: "the sandbox sells one train number per leg"}
+		return leg, osdm.NewProblem(400, osdm.CodeParameterNotSupported, "the sandbox sells one train number per leg").WithPointer(at + "/service/vehicleNumbers/1")
 	case !ValidTrainNumber(vn[0]):
-		return leg, invalid(at+"/service/vehicleNumbers/0", "train number "+strconv.Quote(vn[0])+" must be 1..8 letters or digits")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/service/vehicleNumbers/0", "train number "+strconv.Quote(vn[0])+" must be 1..8 letters or digits")
 	}
 	leg.train = tl.Service.VehicleNumbers[0]
 	return leg, nil

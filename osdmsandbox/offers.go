@@ -67,14 +67,14 @@ func (s *Sandbox) searchOffers(now time.Time, rq *request) *response {
 
 // notSupported is the 400 of a required part of the request the sandbox
 // does not serve.
-func notSupported(pointer, detail string) *problem {
-	return &problem{status: http.StatusBadRequest, code: CodeParameterNotSupported, pointer: pointer, detail: detail}
+func notSupported(pointer, detail string) *osdm.ProblemError {
+	return osdm.NewProblem(http.StatusBadRequest, osdm.CodeParameterNotSupported, detail).WithPointer(pointer)
 }
 
 // parseOfferRequest checks an offer request and makes it a search: by
 // tripSearchCriteria (origin, destination, time, trains) or by
 // tripSpecifications (single-leg trips, each a train with its times).
-func parseOfferRequest(req *offerRequest) (*search, *problem) {
+func parseOfferRequest(req *offerRequest) (*search, *osdm.ProblemError) {
 	sr := &search{}
 	if p := sr.setPassengers(req.AnonymousPassengerSpecifications, "#/anonymousPassengerSpecifications"); p != nil {
 		return nil, p
@@ -91,7 +91,7 @@ func parseOfferRequest(req *offerRequest) (*search, *problem) {
 	case len(req.NonTripSearchCriteria) > 0 && string(req.NonTripSearchCriteria) != "null":
 		return nil, notSupported("#/nonTripSearchCriteria", "the sandbox sells seat reservations on trains only")
 	case req.TripSearchCriteria != nil && len(req.TripSpecifications) > 0:
-		return nil, invalid("#/tripSpecifications", "send tripSearchCriteria or tripSpecifications, not both")
+		return nil, osdm.Invalid(osdm.CodeValidationError, "#/tripSpecifications", "send tripSearchCriteria or tripSpecifications, not both")
 	case len(req.TripSpecifications) > 0:
 		legs, p := parseTripSpecifications(req.TripSpecifications)
 		if p != nil {
@@ -99,7 +99,7 @@ func parseOfferRequest(req *offerRequest) (*search, *problem) {
 		}
 		sr.specified = legs
 	case req.TripSearchCriteria == nil:
-		return nil, invalid("#/tripSearchCriteria", "tripSearchCriteria or tripSpecifications is required: the sandbox searches by origin, destination and time, or by the trains of specified trips")
+		return nil, osdm.Invalid(osdm.CodeValidationError, "#/tripSearchCriteria", "tripSearchCriteria or tripSpecifications is required: the sandbox searches by origin, destination and time, or by the trains of specified trips")
 	default:
 		if p := sr.setCriteria(req.TripSearchCriteria); p != nil {
 			return nil, p
@@ -123,20 +123,20 @@ func parseOfferRequest(req *offerRequest) (*search, *problem) {
 // setCriteria reads a tripSearchCriteria: times without an offset are
 // local to the stop (the origin for departureTime, the destination for
 // arrivalTime).
-func (sr *search) setCriteria(tc *searchCriteria) *problem {
+func (sr *search) setCriteria(tc *searchCriteria) *osdm.ProblemError {
 	var ok bool
 	if sr.origin, ok = stationOf(tc.Origin); !ok {
-		return invalid("#/tripSearchCriteria/origin", "origin must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
+		return osdm.Invalid(osdm.CodeValidationError, "#/tripSearchCriteria/origin", "origin must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
 	}
 	if sr.dest, ok = stationOf(tc.Destination); !ok {
-		return invalid("#/tripSearchCriteria/destination", "destination must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
+		return osdm.Invalid(osdm.CodeValidationError, "#/tripSearchCriteria/destination", "destination must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
 	}
 	if len(tc.Vias) > 0 {
 		return notSupported("#/tripSearchCriteria/vias", "the sandbox sells single-leg trips, origin to destination; a trip through vias would have several legs")
 	}
 	switch {
 	case tc.DepartureTime != nil && tc.ArrivalTime != nil, tc.DepartureTime == nil && tc.ArrivalTime == nil:
-		return invalid("#/tripSearchCriteria/departureTime", "exactly one of departureTime and arrivalTime is required")
+		return osdm.Invalid(osdm.CodeValidationError, "#/tripSearchCriteria/departureTime", "exactly one of departureTime and arrivalTime is required")
 	case tc.DepartureTime != nil:
 		if sr.asked, ok = parseStopTime(*tc.DepartureTime, sr.origin); !ok {
 			return stopTimeProblem("#/tripSearchCriteria/departureTime", "departureTime", *tc.DepartureTime)
@@ -162,25 +162,25 @@ func stationOf(ref osdm.PlaceRef) (string, bool) {
 	return stationNumber(ref.StopPlaceRef)
 }
 
-func (sr *search) setPassengers(pax []osdm.AnonymousPassengerSpecification, pointer string) *problem {
+func (sr *search) setPassengers(pax []osdm.AnonymousPassengerSpecification, pointer string) *osdm.ProblemError {
 	if len(pax) == 0 {
-		return invalid(pointer, "at least one passenger is required")
+		return osdm.Invalid(osdm.CodeValidationError, pointer, "at least one passenger is required")
 	}
 	if len(pax) > maxPassengers {
-		return invalid(pointer, fmt.Sprintf("at most %d passengers per search", maxPassengers))
+		return osdm.Invalid(osdm.CodeValidationError, pointer, fmt.Sprintf("at most %d passengers per search", maxPassengers))
 	}
 	seen := map[string]bool{}
 	for i, p := range pax {
 		at := pointer + "/" + strconv.Itoa(i)
 		switch {
 		case p.ExternalRef == "":
-			return invalid(at+"/externalRef", "externalRef is required")
+			return osdm.Invalid(osdm.CodeValidationError, at+"/externalRef", "externalRef is required")
 		case seen[p.ExternalRef]:
-			return invalid(at+"/externalRef", "externalRef "+strconv.Quote(p.ExternalRef)+" is used twice")
+			return osdm.Invalid(osdm.CodeValidationError, at+"/externalRef", "externalRef "+strconv.Quote(p.ExternalRef)+" is used twice")
 		case p.Type == "":
-			return invalid(at+"/type", "type is required")
+			return osdm.Invalid(osdm.CodeValidationError, at+"/type", "type is required")
 		case p.Age != nil && (*p.Age < 0 || *p.Age > 150):
-			return invalid(at+"/age", "age must be 0..150")
+			return osdm.Invalid(osdm.CodeValidationError, at+"/age", "age must be 0..150")
 		}
 		seen[p.ExternalRef] = true
 	}
@@ -190,15 +190,15 @@ func (sr *search) setPassengers(pax []osdm.AnonymousPassengerSpecification, poin
 
 // setTrains reads the vehicle filter. Without one that keeps trains, the
 // search finds one made-up train derived from the stations.
-func (sr *search) setTrains(vf *osdm.VehicleFilter) *problem {
+func (sr *search) setTrains(vf *osdm.VehicleFilter) *osdm.ProblemError {
 	const at = "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter/vehicleNumbers"
 	if vf != nil && vf.Exclude != nil && !*vf.Exclude {
 		if len(vf.VehicleNumbers) == 0 || len(vf.VehicleNumbers) > maxTrains {
-			return invalid(at, fmt.Sprintf("a vehicle filter with exclude false needs 1..%d vehicle numbers", maxTrains))
+			return osdm.Invalid(osdm.CodeValidationError, at, fmt.Sprintf("a vehicle filter with exclude false needs 1..%d vehicle numbers", maxTrains))
 		}
 		for i, t := range vf.VehicleNumbers {
 			if !ValidTrainNumber(t) {
-				return invalid(at+"/"+strconv.Itoa(i), "train number "+strconv.Quote(t)+" must be 1..8 letters or digits")
+				return osdm.Invalid(osdm.CodeValidationError, at+"/"+strconv.Itoa(i), "train number "+strconv.Quote(t)+" must be 1..8 letters or digits")
 			}
 			if !slices.Contains(sr.trains, t) {
 				sr.trains = append(sr.trains, t)
@@ -219,7 +219,7 @@ func (sr *search) setTrains(vf *osdm.VehicleFilter) *problem {
 }
 
 // setClasses reads the travel classes; none (or ANY_CLASS) means both.
-func (sr *search) setClasses(classes []osdm.TravelClass, pointer string) *problem {
+func (sr *search) setClasses(classes []osdm.TravelClass, pointer string) *osdm.ProblemError {
 	anyClass := len(classes) == 0
 	for i, c := range classes {
 		switch c {
@@ -230,7 +230,7 @@ func (sr *search) setClasses(classes []osdm.TravelClass, pointer string) *proble
 		case osdm.TravelClassAny:
 			anyClass = true
 		default:
-			return invalid(pointer+"/"+strconv.Itoa(i), "travel class "+strconv.Quote(string(c))+" is not FIRST, SECOND or ANY_CLASS")
+			return osdm.Invalid(osdm.CodeValidationError, pointer+"/"+strconv.Itoa(i), "travel class "+strconv.Quote(string(c))+" is not FIRST, SECOND or ANY_CLASS")
 		}
 	}
 	if anyClass {
@@ -245,13 +245,13 @@ func (sr *search) setOfferParts(parts []osdm.OfferPartType) {
 }
 
 // check validates what both request forms share.
-func (sr *search) check() *problem {
+func (sr *search) check() *osdm.ProblemError {
 	if sr.origin == sr.dest {
-		return invalid("#/tripSearchCriteria/destination", "destination must differ from origin")
+		return osdm.Invalid(osdm.CodeValidationError, "#/tripSearchCriteria/destination", "destination must differ from origin")
 	}
 	// Far dates would overflow the year 9999 of RFC 3339 in the answer.
 	if y := sr.asked.Year(); y < 2000 || y > 2999 {
-		return invalid("#/tripSearchCriteria/departureTime", "the travel date must be in the years 2000..2999")
+		return osdm.Invalid(osdm.CodeValidationError, "#/tripSearchCriteria/departureTime", "the travel date must be in the years 2000..2999")
 	}
 	return nil
 }
@@ -339,18 +339,16 @@ func (s *Sandbox) answerSearch(now time.Time, sr *search) *response {
 	}
 	switch {
 	case len(past) > 0 && len(notFound)+len(past) == len(legs):
-		return problemResponse(newProblem(http.StatusBadRequest, CodeSearchOutOfBounds,
+		return problemResponse(osdm.NewProblem(http.StatusBadRequest, osdm.CodeOfferOutOfBounds,
 			"the departure is in the past ("+strings.Join(past, ", ")+", now "+now.Format(time.RFC3339)+"); the sandbox sells no departure more than "+DepartureTolerance.String()+" ago"))
 	case len(notFound) == len(legs):
-		return problemResponse(newProblem(http.StatusNotFound, CodeNoResults,
+		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeNoResults,
 			"no train runs: "+strings.Join(notFound, ", ")))
 	case !sr.reservations && len(out.Trips) > 0:
-		out.Problems = append(out.Problems, (&problem{status: http.StatusOK, code: CodeParameterNotSupported,
-			pointer: "#/offerSearchCriteria/requestedOfferParts",
-			detail:  "the sandbox sells seat reservations only; ask for RESERVATION or ALL offer parts"}).inline())
+		out.Problems = append(out.Problems, osdm.Fail(osdm.CodeParameterNotSupported, "the sandbox sells seat reservations only; ask for RESERVATION or ALL offer parts").WithPointer("#/offerSearchCriteria/requestedOfferParts").Inline())
 	case len(out.Offers) == 0 && short > 0:
-		out.Problems = append(out.Problems, newProblem(http.StatusOK, CodeInsufficientAvailability,
-			fmt.Sprintf("fewer than %d places left in the classes asked for", len(sr.passengers))).inline())
+		out.Problems = append(out.Problems, osdm.Fail(osdm.CodeInsufficientAvailability,
+			fmt.Sprintf("fewer than %d places left in the classes asked for", len(sr.passengers))).Inline())
 	}
 	return jsonResponse(http.StatusOK, &out)
 }
@@ -358,7 +356,7 @@ func (s *Sandbox) answerSearch(now time.Time, sr *search) *response {
 // scheduleMismatch compares a specified leg with the train's configured
 // schedule, if it has one: a consumer naming other times has another
 // timetable than the partner.
-func (s *Sandbox) scheduleMismatch(sl *specifiedLeg) *problem {
+func (s *Sandbox) scheduleMismatch(sl *specifiedLeg) *osdm.ProblemError {
 	if _, ok := s.schedules[sl.train]; !ok {
 		return nil
 	}
@@ -366,9 +364,7 @@ func (s *Sandbox) scheduleMismatch(sl *specifiedLeg) *problem {
 	if dep.Equal(sl.dep) && arr.Equal(sl.arr) {
 		return nil
 	}
-	return &problem{status: http.StatusBadRequest, code: CodeScheduleMismatch, pointer: sl.at,
-		detail: fmt.Sprintf("train %s runs %s to %s that day, not %s to %s", sl.train,
-			dep.Format(time.RFC3339), arr.Format(time.RFC3339), sl.dep.Format(time.RFC3339), sl.arr.Format(time.RFC3339))}
+	return osdm.NewProblem(http.StatusBadRequest, osdm.CodeScheduleMismatch, fmt.Sprintf("train %s runs %s to %s that day, not %s to %s", sl.train, dep.Format(time.RFC3339), arr.Format(time.RFC3339), sl.dep.Format(time.RFC3339), sl.arr.Format(time.RFC3339))).WithPointer(sl.at)
 }
 
 // alternativeSystemProposal is the v3.10 problem that sends a train's
@@ -376,7 +372,7 @@ func (s *Sandbox) scheduleMismatch(sl *specifiedLeg) *problem {
 func alternativeSystemProposal(ext ExternalInventory) osdm.Problem {
 	system, priority := ext.ReservationSystemID, 1
 	return osdm.Problem{
-		Code:   osdm.ProblemCodeAlternativeSystemProposal,
+		Code:   osdm.CodeAlternativeSystemProposal,
 		Type:   osdm.ProblemTypeAlternativeSystemProposal,
 		Title:  "Train " + ext.Train + " is sold by another reservation system",
 		Detail: fmt.Sprintf("book train %s in reservation system %d of operator %s", ext.Train, system, ext.Operator),
