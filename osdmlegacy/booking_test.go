@@ -406,3 +406,45 @@ func TestBookSearchedOffer(t *testing.T) {
 		})
 	}
 }
+
+// TestDeleteRefundOffer: DELETE of a proposed refund offer drops it (204,
+// and 204 again: it is not held either way) without a legacy message; a
+// confirmed one answers 409 and stays.
+func TestDeleteRefundOffer(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	b := e.book(e.offer("708"))
+	fu := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", nil), 200).Fulfillments[0]
+	quote := func() osdm.RefundOffer {
+		return decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/refund-offers",
+			map[string]any{"fulfillmentIds": []string{fu.ID}}), 200).RefundOffers[0]
+	}
+	ro := quote()
+	sent := len(e.legacy.delivered())
+	for range 2 {
+		if a := e.call(e.f, "DELETE", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, nil); a.Status != http.StatusNoContent {
+			t.Fatalf("DELETE proposed refund offer: %d %s", a.Status, a.Body)
+		}
+	}
+	if a := e.call(e.f, "GET", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, nil); a.Status != http.StatusNotFound {
+		t.Errorf("GET of a deleted refund offer: %d %s", a.Status, a.Body)
+	}
+	if a := e.call(e.f, "PATCH", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, map[string]any{"status": "CONFIRMED"}); a.Status != http.StatusNotFound {
+		t.Errorf("confirming a deleted refund offer: %d %s", a.Status, a.Body)
+	}
+	if n := len(e.legacy.delivered()); n != sent {
+		t.Errorf("DELETE of a refund offer sent %d legacy messages", n-sent)
+	}
+	ro = quote()
+	decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "PATCH", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, map[string]any{"status": "CONFIRMED"}), 200)
+	a := e.call(e.f, "DELETE", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, nil)
+	if p := decodeProblem(t, a); a.Status != http.StatusConflict || p.Code != osdm.CodeOperationNotPermitted {
+		t.Errorf("DELETE confirmed refund offer: %d %+v", a.Status, p)
+	}
+	g := decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "GET", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, nil), 200)
+	if g.RefundOffer.Status != osdm.RefundConfirmed {
+		t.Errorf("confirmed refund offer after DELETE: %+v", g.RefundOffer)
+	}
+	if a := e.call(e.f, "DELETE", "/bookings/nope/refund-offers/"+ro.ID, nil); a.Status != http.StatusNotFound {
+		t.Errorf("DELETE refund offer of an unknown booking: %d", a.Status)
+	}
+}

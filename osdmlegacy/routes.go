@@ -30,6 +30,7 @@ var routes = []osdm.Route[handler]{
 	{Op: osdm.OpCreateRefundOffers, Handle: (*Facade).createRefundOffers},
 	{Op: osdm.OpGetRefundOffer, Handle: (*Facade).getRefundOffer},
 	{Op: osdm.OpPatchRefundOffer, Handle: (*Facade).patchRefundOffer},
+	{Op: osdm.OpDeleteRefundOffer, Handle: (*Facade).deleteRefundOffer},
 	{Op: osdm.OpGetPassenger, Handle: (*Facade).getPassenger},
 	{Op: osdm.OpPatchPassenger, Handle: (*Facade).patchPassenger},
 }

@@ -1,0 +1,54 @@
+package osdmspec
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// DocOperations reads the table of the "## Every OSDM operation" section
+// of a Markdown file (docs/mapping.md): for each row, "METHOD path" (its
+// first cell, without backquotes) -> the cells after the operationId, in
+// the order of the header's provider columns. header is the header row's
+// provider column names, e.g. ["`osdm_legacy`", "`osdm_sandbox`"].
+func DocOperations(tb testing.TB, file string) (header []string, rows map[string][]string) {
+	tb.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## Every OSDM operation\n")
+	if !ok {
+		tb.Fatalf("%s has no section \"Every OSDM operation\"", file)
+	}
+	if end := strings.Index(section, "\n## "); end >= 0 {
+		section = section[:end]
+	}
+	rows = map[string][]string{}
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "|") || strings.HasPrefix(line, "|---") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if len(cells) < 3 {
+			tb.Errorf("%s: row %q has too few cells", file, line)
+			continue
+		}
+		if header == nil {
+			header = cells[2:]
+			continue
+		}
+		key := strings.Trim(cells[0], "`")
+		if _, dup := rows[key]; dup {
+			tb.Errorf("%s: %s listed twice", file, key)
+		}
+		rows[key] = cells[2:]
+	}
+	if len(rows) == 0 {
+		tb.Fatalf("%s: the operations table is empty", file)
+	}
+	return header, rows
+}
