@@ -104,7 +104,7 @@ func fulfillmentView(rec *BookingRecord) osdm.Fulfillment {
 		ID: fr.ID, Status: status, BookingRef: rec.ID, CreatedOn: fr.CreatedOn,
 		ControlNumber: fr.ControlNumber,
 		Summary:       "Reservation on train " + rec.Offer.Train + " on " + rec.Offer.ServiceDate,
-		BookingParts:  []osdm.BookingPartReference{{ID: reservationID(rec.ID)}},
+		BookingParts:  []osdm.BookingPartReference{{ID: reservationID(rec)}},
 	}
 }
 

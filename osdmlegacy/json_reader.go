@@ -41,7 +41,9 @@ func (r *treeReader) restricted(res Restriction, ptr, detail string) {
 func given(v *jnode) bool { return v != nil && v.kind != jNull }
 
 // members walks an object's members, calling member for each; a member
-// for which member returns false is not in the schema and is refused.
+// for which member returns false is not in the schema and is refused,
+// except a discriminator: objectType naming the object's own schema (as
+// consumers send on every object) is accepted and ignored.
 func (r *treeReader) members(n *jnode, ptr, schema string, member func(name string, v *jnode, ptr string) bool) {
 	if !r.ok() {
 		return
@@ -52,13 +54,29 @@ func (r *treeReader) members(n *jnode, ptr, schema string, member func(name stri
 	}
 	for _, m := range n.members {
 		p := ptr + "/" + escapePointer(m.name)
-		if !member(m.name, m.value, p) && r.ok() {
+		if !member(m.name, m.value, p) && r.ok() && !r.discriminator(m.name, m.value, p, schema) {
 			r.invalid(p, "member "+strconv.Quote(shorten(m.name, 64))+" is not in OSDM's "+schema)
 		}
 		if !r.ok() {
 			return
 		}
 	}
+}
+
+// discriminator reports whether member name is an objectType that names
+// schema, which the spec does not list but consumers send; an objectType
+// naming another schema is refused here, naming the one expected.
+func (r *treeReader) discriminator(name string, v *jnode, ptr, schema string) bool {
+	if name != osdm.MemberObjectType {
+		return false
+	}
+	if given(v) && v.kind == jString && v.text == schema {
+		return true
+	}
+	if r.ok() {
+		r.invalid(ptr, "objectType must name this object's schema, "+strconv.Quote(schema))
+	}
+	return true
 }
 
 // str reads a string of 1..max bytes.

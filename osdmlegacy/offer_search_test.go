@@ -263,6 +263,17 @@ func TestSearchTripSpecification(t *testing.T) {
 	if ar.Journey.TrainNumber != "9301" || ar.Journey.DepartureTime != "07:16" || ar.Places.Tariffs[0] != (legacy.Tariff{Code: 3, Count: 1}) {
 		t.Errorf("legacy request %+v %+v", ar.Journey, ar.Places)
 	}
+	// The carrier the trip specification names goes to the legacy Carrier
+	// and comes back in the trip and as the offer part's owner.
+	if ar.Journey.Carrier != "1187" {
+		t.Errorf("legacy Carrier %q, want 1187", ar.Journey.Carrier)
+	}
+	if c := resp.Trips[0].Legs[0].TimedLeg.Service.Carriers; len(c) != 1 || c[0].Ref != "urn:uic:rics:1187" {
+		t.Errorf("trip carriers %+v", c)
+	}
+	if p := resp.Offers[0].Products; len(p) != 1 || p[0].Owner != "urn:uic:rics:1187" {
+		t.Errorf("products %+v", p)
+	}
 }
 
 func TestSearchRestrictions(t *testing.T) {

@@ -45,7 +45,7 @@ func (f *Facade) candidates(q *offerRequest) ([]candidate, *osdm.ProblemError) {
 	if q.spec {
 		t := q.named[0]
 		run := base
-		run.Train = t.train
+		run.Train, run.Carrier = t.train, t.carrier
 		run.Departure = t.departure.in(oloc)
 		run.ServiceDate = run.Departure.In(oloc).Format(time.DateOnly)
 		if t.arrival != nil {
@@ -54,6 +54,9 @@ func (f *Facade) candidates(q *offerRequest) ([]candidate, *osdm.ProblemError) {
 		if f.tt != nil {
 			if tr, ok := f.tt.Run(t.train, run.ServiceDate, q.origin, q.destination); ok && tr.Departure.Equal(run.Departure) {
 				run.OriginName, run.DestinationName = tr.OriginName, tr.DestinationName
+				if run.Carrier == "" {
+					run.Carrier = tr.Carrier
+				}
 			}
 		}
 		return []candidate{{run: run, ptr: t.ptr}}, nil

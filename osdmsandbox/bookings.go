@@ -55,7 +55,7 @@ func (s *Sandbox) createBooking(now time.Time, rq *request) *response {
 	for i, sel := range req.Offers {
 		o := offers[i]
 		part := &bookedPart{
-			id:      id + "-r" + strconv.Itoa(i+1),
+			id:      offerPartID(o.id),
 			offerID: o.id,
 			journey: o.journey,
 			group:   o.group,

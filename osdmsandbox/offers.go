@@ -434,7 +434,7 @@ func (s *Sandbox) newOffer(now time.Time, j journey, g group, pax []osdm.Anonymo
 		ReservationOfferParts: []osdm.ReservationOfferPart{{
 			OfferPart: osdm.OfferPart{
 				ObjectType:                  osdm.ObjectTypeReservationOfferPart,
-				ID:                          o.id + "-rop",
+				ID:                          offerPartID(o.id),
 				CreatedOn:                   now,
 				ValidFrom:                   j.departure,
 				ValidUntil:                  &j.arrival,
@@ -471,3 +471,8 @@ func minTime(a, b time.Time) time.Time {
 	}
 	return a
 }
+
+// offerPartID is the id of an offer's reservation offer part, and of the
+// reservation that books it: a consumer matches the two by id (an offer
+// is booked at most once).
+func offerPartID(offerID string) string { return offerID + "-rop" }

@@ -227,7 +227,7 @@ func validEmail(s string) bool {
 func ignoredMembers(obj map[string]json.RawMessage, known map[string]bool, prefix string) []string {
 	var out []string
 	for name := range obj {
-		if !known[name] {
+		if !known[name] && name != osdm.MemberObjectType {
 			out = append(out, prefix+name)
 		}
 	}

@@ -1,0 +1,300 @@
+package caddymodule
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// The tests of this file drive both OSDM providers, osdm_legacy (in front
+// of the legacy sandbox over HTTP) and osdm_sandbox, each in a real Caddy,
+// the way the field's consumers drive them; every request and answer is
+// checked against the bundled spec.
+
+// osdmProvider is one provider under /osdm of a real Caddy.
+type osdmProvider struct {
+	name string
+	t    *testing.T
+	base string // up to and with /osdm
+}
+
+// startOSDMProviders starts osdm_legacy (at /legacy, in front of the
+// legacy sandbox over HTTP) and osdm_sandbox (at /osdm) in one real
+// Caddy, both selling train 708 from Basel SBB to Zürich HB.
+func startOSDMProviders(t *testing.T) []*osdmProvider {
+	l := startBKLegacy(t)
+	db := filepath.Join(t.TempDir(), "legacy.db")
+	base := provCaddy(t, func(port int) string {
+		return fmt.Sprintf(`{
+	admin off
+	persist_config off
+	auto_https off
+}
+
+http://127.0.0.1:%d {
+	route /legacy/* {
+		uri strip_prefix /legacy
+		osdm_legacy {
+			partner hermes-test
+			refund_fee 10%%
+			timeout 2s
+			settle_interval 200ms
+			store bolt %s
+		}
+		reverse_proxy %s
+	}
+	route /osdm/* {
+		osdm_sandbox {
+			capacity 2
+			offer_ttl 15m
+			train 708 08:30 11:00
+		}
+	}
+}
+`, port, db, l.addr)
+	})
+	return []*osdmProvider{
+		{name: "osdm_legacy", t: t, base: base + "/legacy"},
+		{name: "osdm_sandbox", t: t, base: base + "/osdm"},
+	}
+}
+
+// discriminatorsOff is body without the objectType members that name a
+// request object's own schema (the spec's request schemas do not list
+// them): what the request is in the spec's eyes. Discriminators the spec
+// has (StopPlaceRef...) stay.
+func discriminatorsOff(t *testing.T, body string) []byte {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		t.Fatalf("test body %s: %v", body, err)
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if ot, ok := x[osdm.MemberObjectType].(string); ok && !strings.HasSuffix(ot, "Ref") {
+				delete(x, osdm.MemberObjectType)
+			}
+			for _, m := range x {
+				walk(m)
+			}
+		case []any:
+			for _, m := range x {
+				walk(m)
+			}
+		}
+	}
+	walk(v)
+	out, _ := json.Marshal(v)
+	return out
+}
+
+// call sends one request; the request (without its discriminators) and
+// the answer are checked against the spec.
+func (p *osdmProvider) call(method, path, body, key string) (int, http.Header, []byte) {
+	t := p.t
+	t.Helper()
+	h := http.Header{}
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+		h.Set("Content-Type", osdm.ContentTypeJSON)
+		osdmspec.ValidateRequest(t, osdmspec.V39, method, path, h, discriminatorsOff(t, body))
+	}
+	if key != "" {
+		h.Set(osdm.HeaderIdempotencyKey, key)
+	}
+	req, err := http.NewRequest(method, p.base+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = h
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s: %s %s: %v", p.name, method, path, err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	osdmspec.ValidateResponse(t, osdmspec.V39, method, path, resp.StatusCode, resp.Header, got)
+	return resp.StatusCode, resp.Header, got
+}
+
+// ok calls and decodes an answer of status want into v.
+func (p *osdmProvider) ok(method, path, body string, want int, v any) {
+	p.t.Helper()
+	key := ""
+	if op, found := osdm.LookupSpec(method, path); found && op.Idempotent {
+		key = newUUID()
+	}
+	status, _, got := p.call(method, path, body, key)
+	if status != want {
+		p.t.Fatalf("%s: %s %s: %d, want %d: %s", p.name, method, path, status, want, got)
+	}
+	if v != nil {
+		if err := json.Unmarshal(got, v); err != nil {
+			p.t.Fatalf("%s: %s %s: %v: %s", p.name, method, path, err, got)
+		}
+	}
+}
+
+// problem calls and returns the problem of status want.
+func (p *osdmProvider) problem(method, path, body string, want int) osdm.Problem {
+	p.t.Helper()
+	status, h, got := p.call(method, path, body, "")
+	var pr osdm.Problem
+	if status != want || h.Get("Content-Type") != osdm.ContentTypeProblem || json.Unmarshal(got, &pr) != nil {
+		p.t.Fatalf("%s: %s %s: %d %s, want a %d problem", p.name, method, path, status, got, want)
+	}
+	return pr
+}
+
+// TestOSDMProvidersAcceptDiscriminators: an objectType naming the
+// object's own schema, on every object of every request body either
+// provider accepts, is accepted and ignored, through a whole sale, refund
+// offer, its deletion and a confirmed refund. osdm_legacy, which refuses
+// members the spec does not have, still refuses an objectType naming
+// another schema, and names it.
+func TestOSDMProvidersAcceptDiscriminators(t *testing.T) {
+	for _, p := range startOSDMProviders(t) {
+		t.Run(p.name, func(t *testing.T) {
+			p.t = t
+			search := `{"objectType": "OfferCollectionRequest",
+			  "tripSearchCriteria": {"objectType": "TripSearchCriteria",
+			    "origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"},
+			    "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8503000"},
+			    "departureTime": "` + travelDay() + `T08:30:00+01:00",
+			    "parameters": {"objectType": "TripParameters", "dataFilter": {"objectType": "TripDataFilter",
+			      "vehicleFilter": {"objectType": "VehicleFilter", "exclude": false, "vehicleNumbers": ["708"]}}}},
+			  "offerSearchCriteria": {"objectType": "OfferSearchCriteria", "travelClasses": ["SECOND"]},
+			  "anonymousPassengerSpecifications": [{"objectType": "AnonymousPassengerSpecification", "externalRef": "p1", "type": "ADULT", "age": 40}]}`
+			var offers osdm.OfferCollectionResponse
+			p.ok("POST", "/offers", search, 200, &offers)
+			if len(offers.Offers) == 0 {
+				t.Fatalf("no offers: %+v", offers)
+			}
+			var booked osdm.BookingResponse
+			p.ok("POST", "/bookings", `{"objectType": "BookingRequest",
+			  "offers": [{"objectType": "OfferForBookingRequest", "offerId": "`+offers.Offers[0].OfferID+`", "passengerRefs": ["p1"]}],
+			  "passengerSpecifications": [{"objectType": "PassengerSpecification", "externalRef": "p1", "type": "ADULT", "age": 40,
+			    "detail": {"objectType": "PersonDetail", "firstName": "Ada", "lastName": "Lovelace"}}]}`, 200, &booked)
+			b := booked.Booking
+			pid := b.Passengers[0].ID
+			var pax osdm.PassengerResponse
+			p.ok("PATCH", "/bookings/"+b.ID+"/passengers/"+pid, `{"objectType": "Passenger", "id": "`+pid+`", "externalRef": "p1", "type": "ADULT",
+			  "detail": {"objectType": "PersonDetail", "firstName": "Ada", "lastName": "King"}}`, 200, &pax)
+			if pax.Passenger.Detail == nil || pax.Passenger.Detail.LastName != "King" {
+				t.Errorf("passenger %+v", pax.Passenger)
+			}
+			for _, pr := range pax.Problems {
+				if strings.Contains(pr.Detail, "objectType") {
+					t.Errorf("objectType reported: %+v", pr)
+				}
+			}
+			var ful osdm.FulfillmentCollectionResponse
+			p.ok("POST", "/bookings/"+b.ID+"/fulfillments", `{"objectType": "FulfillmentPostRequest"}`, 200, &ful)
+			refund := `{"objectType": "RefundOfferRequest", "fulfillmentIds": ["` + ful.Fulfillments[0].ID + `"]}`
+			var ro osdm.RefundOfferCollectionResponse
+			p.ok("POST", "/bookings/"+b.ID+"/refund-offers", refund, 200, &ro)
+
+			// DELETE of a proposed refund offer: 204, and it is gone.
+			p.ok("DELETE", "/bookings/"+b.ID+"/refund-offers/"+ro.RefundOffers[0].ID, "", 204, nil)
+			p.problem("GET", "/bookings/"+b.ID+"/refund-offers/"+ro.RefundOffers[0].ID, "", 404)
+
+			p.ok("POST", "/bookings/"+b.ID+"/refund-offers", refund, 200, &ro)
+			rid := ro.RefundOffers[0].ID
+			var confirmed osdm.RefundOfferResponse
+			p.ok("PATCH", "/bookings/"+b.ID+"/refund-offers/"+rid, `{"objectType": "RefundOfferPatchRequest", "status": "CONFIRMED"}`, 200, &confirmed)
+			if confirmed.RefundOffer == nil || confirmed.RefundOffer.Status != osdm.RefundConfirmed {
+				t.Fatalf("confirmed %+v", confirmed.RefundOffer)
+			}
+			// DELETE of a confirmed refund offer: 409, and it stays.
+			if pr := p.problem("DELETE", "/bookings/"+b.ID+"/refund-offers/"+rid, "", 409); pr.Code != osdm.CodeOperationNotPermitted {
+				t.Errorf("DELETE of a confirmed refund offer: %+v", pr)
+			}
+			p.ok("GET", "/bookings/"+b.ID+"/refund-offers/"+rid, "", 200, &confirmed)
+		})
+	}
+}
+
+// TestOSDMLegacyRefusesForeignDiscriminator: an objectType naming another
+// schema than the object's is refused, with a problem naming the one
+// expected; another unknown member is refused as before.
+func TestOSDMLegacyRefusesForeignDiscriminator(t *testing.T) {
+	p := startOSDMProviders(t)[0]
+	body := `{"objectType": "BookingRequest",
+	  "tripSearchCriteria": {"origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"},
+	    "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8503000"},
+	    "departureTime": "` + travelDay() + `T08:30:00+01:00"},
+	  "anonymousPassengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40}]}`
+	status, _, got := p.call("POST", "/offers", body, "")
+	var pr osdm.Problem
+	_ = json.Unmarshal(got, &pr)
+	if status != 400 || len(pr.Pointers) != 1 || pr.Pointers[0].RequestPointer != "#/objectType" || !strings.Contains(pr.Detail, `"OfferCollectionRequest"`) {
+		t.Errorf("foreign objectType: %d %s", status, got)
+	}
+}
+
+// TestOSDMProvidersBookWhatWasOffered: each booked reservation has the id
+// of the offer part it booked, and states the offer's conditions:
+// refundable, exchangeable, its trip and legs, its price.
+func TestOSDMProvidersBookWhatWasOffered(t *testing.T) {
+	for _, p := range startOSDMProviders(t) {
+		t.Run(p.name, func(t *testing.T) {
+			p.t = t
+			search := `{"tripSearchCriteria": {
+			    "origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"},
+			    "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8503000"},
+			    "departureTime": "` + travelDay() + `T08:30:00+01:00",
+			    "parameters": {"dataFilter": {"vehicleFilter": {"exclude": false, "vehicleNumbers": ["708"]}}}},
+			  "offerSearchCriteria": {"travelClasses": ["SECOND"]},
+			  "anonymousPassengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40}]}`
+			var offers osdm.OfferCollectionResponse
+			p.ok("POST", "/offers", search, 200, &offers)
+			if len(offers.Offers) == 0 || len(offers.Offers[0].ReservationOfferParts) != 1 {
+				t.Fatalf("offers %+v", offers.Offers)
+			}
+			o := offers.Offers[0]
+			op := o.ReservationOfferParts[0]
+			var booked osdm.BookingResponse
+			p.ok("POST", "/bookings", `{"offers": [{"offerId": "`+o.OfferID+`", "passengerRefs": ["p1"]}],
+			  "passengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40, "detail": {"firstName": "Ada", "lastName": "Lovelace"}}]}`, 200, &booked)
+			check := func(when string, b *osdm.Booking) {
+				if len(b.BookedOffers) != 1 || len(b.BookedOffers[0].Reservations) != 1 {
+					t.Fatalf("%s: booked offers %+v", when, b.BookedOffers)
+				}
+				bo := b.BookedOffers[0]
+				r := bo.Reservations[0]
+				if bo.OfferID != o.OfferID || r.ID != op.ID {
+					t.Errorf("%s: booked offer %s reservation %s, offered %s part %s", when, bo.OfferID, r.ID, o.OfferID, op.ID)
+				}
+				if r.Refundable != op.Refundable || r.Exchangeable != op.Exchangeable {
+					t.Errorf("%s: booked refundable %s exchangeable %s, offered %s %s", when, r.Refundable, r.Exchangeable, op.Refundable, op.Exchangeable)
+				}
+				if r.Price.Amount != op.Price.Amount || r.Price.Currency != op.Price.Currency {
+					t.Errorf("%s: booked price %+v, offered %+v", when, r.Price, op.Price)
+				}
+				if r.TripCoverage == nil || op.TripCoverage == nil || r.TripCoverage.CoveredTripID != op.TripCoverage.CoveredTripID ||
+					strings.Join(r.TripCoverage.CoveredLegIDs, ",") != strings.Join(op.TripCoverage.CoveredLegIDs, ",") {
+					t.Errorf("%s: booked coverage %+v, offered %+v", when, r.TripCoverage, op.TripCoverage)
+				}
+			}
+			check("POST /bookings", booked.Booking)
+			var ful osdm.FulfillmentCollectionResponse
+			p.ok("POST", "/bookings/"+booked.Booking.ID+"/fulfillments", `{}`, 200, &ful)
+			if refs := ful.Fulfillments[0].BookingParts; len(refs) != 1 || refs[0].ID != op.ID {
+				t.Errorf("fulfilment's booking parts %+v, want %s", refs, op.ID)
+			}
+			var got osdm.BookingResponse
+			p.ok("GET", "/bookings/"+booked.Booking.ID, "", 200, &got)
+			check("GET after fulfilment", got.Booking)
+		})
+	}
+}
