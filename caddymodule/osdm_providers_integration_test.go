@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -295,6 +296,137 @@ func TestOSDMProvidersBookWhatWasOffered(t *testing.T) {
 			var got osdm.BookingResponse
 			p.ok("GET", "/bookings/"+booked.Booking.ID, "", 200, &got)
 			check("GET after fulfilment", got.Booking)
+		})
+	}
+}
+
+// offerPrice searches train 708 in second class for the passengers (JSON
+// items of anonymousPassengerSpecifications) and returns the first
+// offer's price in minor units.
+func (p *osdmProvider) offerPrice(passengers string) int64 {
+	p.t.Helper()
+	var offers osdm.OfferCollectionResponse
+	p.ok("POST", "/offers", `{"tripSearchCriteria": {
+	    "origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"},
+	    "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8503000"},
+	    "departureTime": "`+travelDay()+`T08:30:00+01:00",
+	    "parameters": {"dataFilter": {"vehicleFilter": {"exclude": false, "vehicleNumbers": ["708"]}}}},
+	  "offerSearchCriteria": {"travelClasses": ["SECOND"]},
+	  "anonymousPassengerSpecifications": [`+passengers+`]}`, 200, &offers)
+	if len(offers.Offers) == 0 || offers.Offers[0].OfferSummary == nil {
+		p.t.Fatalf("%s: no offer for %s: %+v", p.name, passengers, offers)
+	}
+	return offers.Offers[0].OfferSummary.MinimalPrice.Amount
+}
+
+// TestOSDMProvidersPassengerPerson: a PERSON pays by its age, given or
+// from its date of birth on the travel day, as the typed passenger of
+// that age does.
+func TestOSDMProvidersPassengerPerson(t *testing.T) {
+	seventy := time.Now().AddDate(-70, 0, 0).Format(time.DateOnly)
+	for _, p := range startOSDMProviders(t) {
+		t.Run(p.name, func(t *testing.T) {
+			p.t = t
+			for _, tc := range []struct{ person, typed string }{
+				{`{"externalRef": "p1", "type": "PERSON", "age": 8}`, `{"externalRef": "p1", "type": "CHILD", "age": 8}`},
+				{`{"externalRef": "p1", "type": "PERSON", "age": 40}`, `{"externalRef": "p1", "type": "ADULT", "age": 40}`},
+				{`{"externalRef": "p1", "type": "PERSON", "dateOfBirth": "` + seventy + `"}`, `{"externalRef": "p1", "type": "SENIOR", "age": 70}`},
+			} {
+				if got, want := p.offerPrice(tc.person), p.offerPrice(tc.typed); got != want {
+					t.Errorf("%s pays %d, %s %d", tc.person, got, tc.typed, want)
+				}
+			}
+			child := p.offerPrice(`{"externalRef": "p1", "type": "PERSON", "age": 8}`)
+			adult := p.offerPrice(`{"externalRef": "p1", "type": "PERSON", "age": 40}`)
+			if child >= adult {
+				t.Errorf("a PERSON of 8 pays %d, of 40 %d: not mapped by age", child, adult)
+			}
+		})
+	}
+}
+
+// TestOSDMProvidersOverruleCodes: every overrule code of the spec is
+// refunded without a fee, or (osdm_legacy, where the legacy system needs a
+// reason code) refused with a problem that names the reason table.
+func TestOSDMProvidersOverruleCodes(t *testing.T) {
+	for _, p := range startOSDMProviders(t) {
+		t.Run(p.name, func(t *testing.T) {
+			p.t = t
+			var offers osdm.OfferCollectionResponse
+			p.ok("POST", "/offers", `{"tripSearchCriteria": {
+			    "origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"},
+			    "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8503000"},
+			    "departureTime": "`+travelDay()+`T08:30:00+01:00",
+			    "parameters": {"dataFilter": {"vehicleFilter": {"exclude": false, "vehicleNumbers": ["708"]}}}},
+			  "offerSearchCriteria": {"travelClasses": ["SECOND"]},
+			  "anonymousPassengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40}]}`, 200, &offers)
+			var booked osdm.BookingResponse
+			p.ok("POST", "/bookings", `{"offers": [{"offerId": "`+offers.Offers[0].OfferID+`", "passengerRefs": ["p1"]}],
+			  "passengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40, "detail": {"firstName": "Ada", "lastName": "Lovelace"}}]}`, 200, &booked)
+			b := booked.Booking
+			var ful osdm.FulfillmentCollectionResponse
+			p.ok("POST", "/bookings/"+b.ID+"/fulfillments", `{}`, 200, &ful)
+			accepted := 0
+			for _, code := range osdm.OverruleCodes {
+				body := `{"fulfillmentIds": ["` + ful.Fulfillments[0].ID + `"], "overruleCode": "` + string(code) + `"}`
+				status, _, got := p.call("POST", "/bookings/"+b.ID+"/refund-offers", body, "")
+				switch status {
+				case 200:
+					var ro osdm.RefundOfferCollectionResponse
+					if err := json.Unmarshal(got, &ro); err != nil || len(ro.RefundOffers) != 1 ||
+						ro.RefundOffers[0].AppliedOverruleCode != code || ro.RefundOffers[0].RefundFee.Amount != 0 {
+						t.Errorf("%s: refund offer %s", code, got)
+					}
+					accepted++
+					p.ok("DELETE", "/bookings/"+b.ID+"/refund-offers/"+ro.RefundOffers[0].ID, "", 204, nil)
+				case 422:
+					var pr osdm.Problem
+					_ = json.Unmarshal(got, &pr)
+					if p.name != "osdm_legacy" || !strings.Contains(pr.Detail, "reason table") || !strings.Contains(pr.Detail, string(code)) ||
+						len(pr.Pointers) != 1 || pr.Pointers[0].RequestPointer != "#/overruleCode" {
+						t.Errorf("%s: refused %s", code, got)
+					}
+				default:
+					t.Errorf("%s: %d %s", code, status, got)
+				}
+			}
+			if want := map[string]int{"osdm_legacy": 5, "osdm_sandbox": len(osdm.OverruleCodes)}[p.name]; accepted != want {
+				t.Errorf("%d overrule codes accepted, want %d", accepted, want)
+			}
+		})
+	}
+}
+
+// TestOSDMProvidersCarrier: a trip specification that names its carrier
+// gets that carrier back, in the offer's trip and in the booking's.
+func TestOSDMProvidersCarrier(t *testing.T) {
+	for _, p := range startOSDMProviders(t) {
+		t.Run(p.name, func(t *testing.T) {
+			p.t = t
+			day := travelDay()
+			var offers osdm.OfferCollectionResponse
+			p.ok("POST", "/offers", `{"tripSpecifications": [{"legs": [{"timedLeg": {
+			    "start": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"}, "serviceDeparture": {"timetabledTime": "`+day+`T08:30:00+01:00"}},
+			    "end": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8503000"}, "serviceArrival": {"timetabledTime": "`+day+`T11:00:00+01:00"}},
+			    "service": {"vehicleNumbers": ["708"], "carriers": [{"ref": "urn:uic:rics:1187"}]}}}]}],
+			  "offerSearchCriteria": {"travelClasses": ["SECOND"]},
+			  "anonymousPassengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40}]}`, 200, &offers)
+			carrierOf := func(when string, trips []osdm.Trip) {
+				if len(trips) != 1 || len(trips[0].Legs) != 1 || trips[0].Legs[0].TimedLeg == nil {
+					t.Fatalf("%s: trips %+v", when, trips)
+				}
+				if c := trips[0].Legs[0].TimedLeg.Service.Carriers; len(c) != 1 || c[0].Ref != "urn:uic:rics:1187" {
+					t.Errorf("%s: carriers %+v, want urn:uic:rics:1187", when, c)
+				}
+			}
+			carrierOf("offer", offers.Trips)
+			if len(offers.Offers) == 0 {
+				t.Fatal("no offer")
+			}
+			var booked osdm.BookingResponse
+			p.ok("POST", "/bookings", `{"offers": [{"offerId": "`+offers.Offers[0].OfferID+`", "passengerRefs": ["p1"]}],
+			  "passengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40, "detail": {"firstName": "Ada", "lastName": "Lovelace"}}]}`, 200, &booked)
+			carrierOf("booking", booked.Booking.Trips)
 		})
 	}
 }

@@ -3,7 +3,9 @@ package osdmlegacy
 import (
 	"context"
 	"net/http"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
@@ -95,7 +97,7 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 				code, ok := f.cfg.Reasons[req.OverruleCode]
 				if !ok {
 					return &errRefused{Restricted(RestrictWholeRefunds, osdm.CodeOutOfBounds, "#/overruleCode",
-						"overrule code "+quoteShort(string(req.OverruleCode))+" has no legacy reason code (the reason table maps "+f.reasonList()+")")}
+						"overrule code "+quoteShort(string(req.OverruleCode))+" has no legacy reason code in the reason table (subdirective reason <overruleCode> <code>), which maps "+f.reasonList())}
 				}
 				reason = &code
 			}
@@ -143,19 +145,18 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 	})
 }
 
-// reasonList lists the overrule codes of the reason table, for a problem.
+// reasonList lists the overrule codes of the reason table, sorted, for a
+// problem.
 func (f *Facade) reasonList() string {
-	s := ""
+	codes := make([]string, 0, len(f.cfg.Reasons))
 	for code := range f.cfg.Reasons {
-		if s != "" {
-			s += ", "
-		}
-		s += string(code)
+		codes = append(codes, string(code))
 	}
-	if s == "" {
+	if len(codes) == 0 {
 		return "none"
 	}
-	return s
+	sort.Strings(codes)
+	return strings.Join(codes, ", ")
 }
 
 // refundOfferOf loads the booking and refund offer of the call's path.

@@ -57,7 +57,8 @@ type timedLegSpecification struct {
 		ServiceArrival *serviceTime  `json:"serviceArrival"`
 	} `json:"end"`
 	Service struct {
-		VehicleNumbers []string `json:"vehicleNumbers"`
+		VehicleNumbers []string            `json:"vehicleNumbers"`
+		Carriers       []osdm.NamedCompany `json:"carriers"`
 	} `json:"service"`
 }
 
@@ -111,6 +112,9 @@ type specifiedLeg struct {
 	origin, dest string
 	dep, arr     time.Time
 	at           string // JSON pointer of the leg
+	// carrier is the first carrier the leg names, "" for none: the trip
+	// answered names it as the train's carrier.
+	carrier osdm.NamedCompany
 }
 
 // parseTripSpecifications checks the trip specifications: the sandbox
@@ -186,5 +190,11 @@ func parseTimedLeg(tl *timedLegSpecification, at string) (specifiedLeg, *osdm.Pr
 		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/service/vehicleNumbers/0", "train number "+strconv.Quote(vn[0])+" must be 1..8 letters or digits")
 	}
 	leg.train = tl.Service.VehicleNumbers[0]
+	if len(tl.Service.Carriers) > 0 {
+		leg.carrier = tl.Service.Carriers[0]
+		if leg.carrier.Ref == "" {
+			return leg, osdm.Invalid(osdm.CodeValidationError, at+"/service/carriers/0/ref", "a carrier needs its ref, e.g. urn:uic:rics:1185")
+		}
+	}
 	return leg, nil
 }

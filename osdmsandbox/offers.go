@@ -315,6 +315,9 @@ func (s *Sandbox) answerSearch(now time.Time, sr *search) *response {
 			continue
 		}
 		j := journey{train: train, origin: lg.origin, dest: lg.dest, departure: dep, arrival: arr}
+		if lg.specified != nil {
+			j.carrier = lg.specified.carrier
+		}
 		out.Trips = append(out.Trips, j.trip(s.cfg.Operator))
 		if !sr.reservations {
 			continue
@@ -408,7 +411,7 @@ func (s *Sandbox) newOffer(now time.Time, j journey, g group, pax []osdm.Anonymo
 	var total int64
 	refs := make([]string, len(pax))
 	for i, p := range pax {
-		total += passengerPrice(g, p.Type)
+		total += passengerPrice(g, p, j.departure)
 		refs[i] = p.ExternalRef
 	}
 	prod := product(g, s.cfg.Operator)

@@ -118,6 +118,9 @@ type journey struct {
 	train              string
 	origin, dest       string // station numbers
 	departure, arrival time.Time
+	// carrier runs the train: the one a trip specification named, or
+	// (Ref "") the sandbox's operator.
+	carrier osdm.NamedCompany
 }
 
 // runKey names the places of one train on one day.
@@ -163,7 +166,7 @@ func (j *journey) trip(operator string) osdm.Trip {
 				Service: osdm.DatedJourney{
 					PublishedServiceName: serviceName(j.train),
 					VehicleNumbers:       []string{j.train},
-					Carriers:             []osdm.NamedCompany{{Ref: operator, Name: "OSDM Sandbox"}},
+					Carriers:             []osdm.NamedCompany{j.carrierOr(operator)},
 				},
 				Duration: duration,
 			},
@@ -177,4 +180,12 @@ func serviceName(train string) string {
 		return "NJ " + train
 	}
 	return "IC " + train
+}
+
+// carrierOr is the journey's carrier, the operator's when none was named.
+func (j *journey) carrierOr(operator string) osdm.NamedCompany {
+	if j.carrier.Ref != "" {
+		return j.carrier
+	}
+	return osdm.NamedCompany{Ref: operator, Name: "OSDM Sandbox"}
 }
