@@ -54,20 +54,26 @@ func (s *Sandbox) createBooking(now time.Time, rq *request) *response {
 	}
 	for i, sel := range req.Offers {
 		o := offers[i]
-		part := &bookedPart{
-			id:      offerPartID(o.id),
-			offerID: o.id,
-			journey: o.journey,
-			group:   o.group,
-			places:  s.inventory.take(o.journey.runKey(), o.group, len(sel.PassengerRefs)),
-			held:    true,
+		// A part per leg, with the id of the offer part it books.
+		for k, g := range o.groups {
+			j := o.route[k]
+			part := &bookedPart{
+				id:      offerPartID(o.id, k),
+				offerID: o.id,
+				route:   o.route,
+				leg:     k,
+				journey: j,
+				group:   g,
+				places:  s.inventory.take(j.runKey(), g, len(sel.PassengerRefs)),
+				held:    true,
+			}
+			for _, ref := range sel.PassengerRefs {
+				spec, _ := o.passenger(ref)
+				part.passengerIDs = append(part.passengerIDs, paxID[ref])
+				part.price += passengerPrice(g, spec, j.departure)
+			}
+			b.parts = append(b.parts, part)
 		}
-		for _, ref := range sel.PassengerRefs {
-			spec, _ := o.passenger(ref)
-			part.passengerIDs = append(part.passengerIDs, paxID[ref])
-			part.price += passengerPrice(o.group, spec, o.journey.departure)
-		}
-		b.parts = append(b.parts, part)
 		o.bookedBy = id
 	}
 	b.noteKey(rq.idempotency)
@@ -151,7 +157,10 @@ func (s *Sandbox) bookableOffer(now time.Time, id, pointer string) (*offer, *osd
 func (s *Sandbox) checkPlaces(now time.Time, req *osdm.BookingRequest, offers []*offer) *osdm.ProblemError {
 	need := map[demand]int{}
 	for i, sel := range req.Offers {
-		need[demand{offers[i].journey.runKey(), offers[i].group}] += len(sel.PassengerRefs)
+		o := offers[i]
+		for k, g := range o.groups {
+			need[demand{o.route[k].runKey(), g}] += len(sel.PassengerRefs)
+		}
 	}
 	for swept := false; ; swept = true {
 		short := ""

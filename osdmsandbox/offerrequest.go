@@ -117,29 +117,53 @@ type specifiedLeg struct {
 	carrier osdm.NamedCompany
 }
 
-// parseTripSpecifications checks the trip specifications: the sandbox
-// sells single-leg trips, so a trip of several legs (or of a transfer)
-// is refused with a problem naming the leg, never cut to its first.
-func parseTripSpecifications(specs []tripSpecification) ([]specifiedLeg, *osdm.ProblemError) {
+// maxLegs bounds the legs of one trip specification.
+const maxLegs = 5
+
+// parseTripSpecifications checks the trip specifications: each is a trip
+// of one or more trains, in order, each leaving after the one before
+// arrives; a transfer leg between them (a walk) is allowed and ignored.
+// It returns the timed legs of each trip.
+func parseTripSpecifications(specs []tripSpecification) ([][]specifiedLeg, *osdm.ProblemError) {
 	if len(specs) > maxTrains {
 		return nil, osdm.Invalid(osdm.CodeValidationError, "#/tripSpecifications", "at most "+strconv.Itoa(maxTrains)+" trip specifications per search")
 	}
-	out := make([]specifiedLeg, 0, len(specs))
+	out := make([][]specifiedLeg, 0, len(specs))
+	trains := 0
 	for i, spec := range specs {
 		at := "#/tripSpecifications/" + strconv.Itoa(i)
+		if len(spec.Legs) > 2*maxLegs {
+			return nil, osdm.Invalid(osdm.CodeValidationError, at+"/legs", "at most "+strconv.Itoa(maxLegs)+" trains per trip")
+		}
+		var legs []specifiedLeg
+		for k, l := range spec.Legs {
+			lat := at + "/legs/" + strconv.Itoa(k)
+			if l.TimedLeg == nil {
+				if t := string(l.TransferLeg); t == "" || t == "null" {
+					return nil, osdm.Invalid(osdm.CodeValidationError, lat, "a leg is a timedLeg or a transferLeg")
+				}
+				continue
+			}
+			leg, p := parseTimedLeg(l.TimedLeg, lat+"/timedLeg")
+			if p != nil {
+				return nil, p
+			}
+			if n := len(legs); n > 0 && leg.dep.Before(legs[n-1].arr) {
+				return nil, osdm.Invalid(osdm.CodeValidationError, lat+"/timedLeg/start/serviceDeparture/timetabledTime",
+					"this train leaves before the train of the leg before arrives")
+			}
+			legs = append(legs, leg)
+		}
 		switch {
-		case len(spec.Legs) == 0:
+		case len(legs) == 0:
 			return nil, osdm.Invalid(osdm.CodeValidationError, at+"/legs", "a trip specification needs a timed leg")
-		case len(spec.Legs) > 1:
-			return nil, osdm.NewProblem(400, osdm.CodeParameterNotSupported, "the sandbox sells single-leg trips; this trip has "+strconv.Itoa(len(spec.Legs))+" legs: ask for each train as a trip of its own").WithPointer(at + "/legs/1")
-		case spec.Legs[0].TimedLeg == nil:
-			return nil, osdm.NewProblem(400, osdm.CodeParameterNotSupported, "the sandbox sells timed legs (a train) only, not transfer legs").WithPointer(at + "/legs/0")
+		case len(legs) > maxLegs:
+			return nil, osdm.Invalid(osdm.CodeValidationError, at+"/legs", "at most "+strconv.Itoa(maxLegs)+" trains per trip")
 		}
-		leg, p := parseTimedLeg(spec.Legs[0].TimedLeg, at+"/legs/0/timedLeg")
-		if p != nil {
-			return nil, p
+		if trains += len(legs); trains > maxTrains {
+			return nil, osdm.Invalid(osdm.CodeValidationError, "#/tripSpecifications", "at most "+strconv.Itoa(maxTrains)+" trains per search")
 		}
-		out = append(out, leg)
+		out = append(out, legs)
 	}
 	return out, nil
 }

@@ -26,18 +26,22 @@ type search struct {
 	classes      []osdm.TravelClass
 	passengers   []osdm.AnonymousPassengerSpecification
 	reservations bool // reservations asked for (or no offer part named)
-	// specified are the legs of tripSpecifications; when there are any,
-	// they are the search (origin, dest, asked and trains are unset).
-	specified []specifiedLeg
+	// specified are the trips of tripSpecifications, each its timed legs;
+	// when there are any, they are the search (origin, dest, asked and
+	// trains are unset).
+	specified [][]specifiedLeg
 }
 
-// offer is a stored offer, what a booking of it needs: about 650 bytes.
+// offer is a stored offer, what a booking of it needs: about 650 bytes
+// for a trip of one train.
 type offer struct {
-	id         string
-	createdOn  time.Time
-	expires    time.Time
-	journey    journey
-	group      group
+	id        string
+	createdOn time.Time
+	expires   time.Time
+	// route is the offer's trip; groups[i] are the places offered on
+	// route[i], one reservation offer part each.
+	route      route
+	groups     []group
 	passengers []osdm.AnonymousPassengerSpecification
 	bookedBy   string // the booking that took it
 }
@@ -264,87 +268,128 @@ type leg struct {
 	specified    *specifiedLeg
 }
 
-// legs are the trains the search looks for.
-func (sr *search) legs() []leg {
-	var out []leg
-	for i := range sr.specified {
-		sl := &sr.specified[i]
-		out = append(out, leg{train: sl.train, origin: sl.origin, dest: sl.dest, specified: sl})
+// trips are the trips the search looks for, each its trains: those of a
+// trip specification, or one train of the timetable.
+func (sr *search) trips() [][]leg {
+	var out [][]leg
+	for _, legs := range sr.specified {
+		trip := make([]leg, len(legs))
+		for i := range legs {
+			sl := &legs[i]
+			trip[i] = leg{train: sl.train, origin: sl.origin, dest: sl.dest, specified: sl}
+		}
+		out = append(out, trip)
 	}
 	for _, train := range sr.trains {
-		out = append(out, leg{train: train, origin: sr.origin, dest: sr.dest})
+		out = append(out, []leg{{train: train, origin: sr.origin, dest: sr.dest}})
 	}
 	return out
 }
 
-// answerSearch finds the trains of a search and offers their places.
-// Callers hold s.mu.
+// answerSearch finds the trains of a search and offers their places: per
+// trip, an offer of each group asked for (one train), or of each class
+// asked for with a reservation on every train (several trains). Callers
+// hold s.mu.
 func (s *Sandbox) answerSearch(now time.Time, sr *search) *response {
 	var out osdm.OfferCollectionResponse
 	out.AnonymousPassengerSpecifications = sr.passengers
-	legs := sr.legs()
+	trips := sr.trips()
 	short, swept := 0, false
 	var past, notFound []string
-	for _, lg := range legs {
-		train := lg.train
-		if s.unknownTrain(train) {
-			notFound = append(notFound, fmt.Sprintf("%s from %s to %s", train, lg.origin, lg.dest))
-			continue
+	freeIn := func(j journey, g group) int {
+		free := s.inventory.free(j.runKey(), g)
+		if free < len(sr.passengers) && !swept {
+			// Provisional bookings past their limit may still hold places.
+			s.sweep(now, true)
+			swept = true
+			free = s.inventory.free(j.runKey(), g)
 		}
-		if ext, ok := s.external[train]; ok {
-			asp := alternativeSystemProposal(ext)
-			if ext.Status != 0 {
-				asp.Status = &ext.Status
-				return problemBody(ext.Status, asp)
+		return free
+	}
+trips:
+	for _, trip := range trips {
+		var r route
+		for _, lg := range trip {
+			train := lg.train
+			if s.unknownTrain(train) {
+				notFound = append(notFound, fmt.Sprintf("%s from %s to %s", train, lg.origin, lg.dest))
+				continue trips
 			}
-			out.Problems = append(out.Problems, asp)
-			continue
-		}
-		var dep, arr time.Time
-		if sl := lg.specified; sl != nil {
-			dep, arr = sl.dep, sl.arr
-			if p := s.scheduleMismatch(sl); p != nil {
-				return problemResponse(p)
+			if ext, ok := s.external[train]; ok {
+				asp := alternativeSystemProposal(ext)
+				if ext.Status != 0 {
+					asp.Status = &ext.Status
+					return problemBody(ext.Status, asp)
+				}
+				out.Problems = append(out.Problems, asp)
+				continue trips
 			}
-		} else {
-			dep, arr = s.timetable(train, sr.asked, sr.byArrival)
+			var dep, arr time.Time
+			if sl := lg.specified; sl != nil {
+				dep, arr = sl.dep, sl.arr
+				if p := s.scheduleMismatch(sl); p != nil {
+					return problemResponse(p)
+				}
+			} else {
+				dep, arr = s.timetable(train, sr.asked, sr.byArrival)
+			}
+			if now.Sub(dep) > DepartureTolerance {
+				// Gone: a real partner sells no seat on a train that left.
+				past = append(past, train+" left at "+dep.Format(time.RFC3339))
+				continue trips
+			}
+			j := journey{train: train, origin: lg.origin, dest: lg.dest, departure: dep, arrival: arr}
+			if lg.specified != nil {
+				j.carrier = lg.specified.carrier
+			}
+			r = append(r, j)
 		}
-		if now.Sub(dep) > DepartureTolerance {
-			// Gone: a real partner sells no seat on a train that left.
-			past = append(past, train+" left at "+dep.Format(time.RFC3339))
-			continue
-		}
-		j := journey{train: train, origin: lg.origin, dest: lg.dest, departure: dep, arrival: arr}
-		if lg.specified != nil {
-			j.carrier = lg.specified.carrier
-		}
-		out.Trips = append(out.Trips, j.trip(s.cfg.Operator))
+		out.Trips = append(out.Trips, r.trip(s.cfg.Operator))
 		if !sr.reservations {
 			continue
 		}
-		for _, g := range groupsOf(train) {
-			if !slices.Contains(sr.classes, g.class) {
-				continue
+		if len(r) == 1 {
+			for _, g := range groupsOf(r[0].train) {
+				if !slices.Contains(sr.classes, g.class) {
+					continue
+				}
+				free := freeIn(r[0], g)
+				if free < len(sr.passengers) {
+					short++
+					continue
+				}
+				out.Offers = append(out.Offers, s.newOffer(now, r, []group{g}, sr.passengers, []int{free}))
 			}
-			free := s.inventory.free(j.runKey(), g)
-			if free < len(sr.passengers) && !swept {
-				// Provisional bookings past their limit may still hold places.
-				s.sweep(now, true)
-				swept = true
-				free = s.inventory.free(j.runKey(), g)
+			continue
+		}
+	classes:
+		for _, class := range sr.classes {
+			groups := make([]group, len(r))
+			free := make([]int, len(r))
+			for i, j := range r {
+				found := false
+				for _, g := range groupsOf(j.train) {
+					if g.class != class {
+						continue
+					}
+					if n := freeIn(j, g); n >= len(sr.passengers) {
+						groups[i], free[i], found = g, n, true
+						break
+					}
+				}
+				if !found {
+					short++
+					continue classes
+				}
 			}
-			if free < len(sr.passengers) {
-				short++
-				continue
-			}
-			out.Offers = append(out.Offers, s.newOffer(now, j, g, sr.passengers, free))
+			out.Offers = append(out.Offers, s.newOffer(now, r, groups, sr.passengers, free))
 		}
 	}
 	switch {
-	case len(past) > 0 && len(notFound)+len(past) == len(legs):
+	case len(past) > 0 && len(notFound)+len(past) == len(trips):
 		return problemResponse(osdm.NewProblem(http.StatusBadRequest, osdm.CodeOfferOutOfBounds,
 			"the departure is in the past ("+strings.Join(past, ", ")+", now "+now.Format(time.RFC3339)+"); the sandbox sells no departure more than "+DepartureTolerance.String()+" ago"))
-	case len(notFound) == len(legs):
+	case len(notFound) == len(trips):
 		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeNoResults,
 			"no train runs: "+strings.Join(notFound, ", ")))
 	case !sr.reservations && len(out.Trips) > 0:
@@ -395,70 +440,87 @@ func problemBody(status int, p osdm.Problem) *response {
 	return resp
 }
 
-// newOffer makes and stores the offer of group g of journey j for the
-// passengers; free is the number of places left. Callers hold s.mu.
-func (s *Sandbox) newOffer(now time.Time, j journey, g group, pax []osdm.AnonymousPassengerSpecification, free int) osdm.Offer {
+// newOffer makes and stores the offer of groups[i] on each train r[i] of
+// a trip for the passengers; free[i] is the number of places left there.
+// Callers hold s.mu.
+func (s *Sandbox) newOffer(now time.Time, r route, groups []group, pax []osdm.AnonymousPassengerSpecification, free []int) osdm.Offer {
 	o := &offer{
 		id:         s.newID("o"),
 		createdOn:  now,
-		expires:    minTime(now.Add(s.cfg.OfferTTL), j.departure.Add(DepartureTolerance)),
-		journey:    j,
-		group:      g,
+		expires:    minTime(now.Add(s.cfg.OfferTTL), r[0].departure.Add(DepartureTolerance)),
+		route:      r,
+		groups:     groups,
 		passengers: pax,
 	}
 	s.addOffer(o)
 
-	var total int64
 	refs := make([]string, len(pax))
 	for i, p := range pax {
-		total += passengerPrice(g, p, j.departure)
 		refs[i] = p.ExternalRef
 	}
-	prod := product(g, s.cfg.Operator)
-	sc := serviceClass(g)
-	coverage := &osdm.TripCoverage{CoveredTripID: j.tripID(), CoveredLegIDs: []string{legID}}
-	legCoverage := osdm.TripLegCoverage{TripID: j.tripID(), LegID: legID}
-	return osdm.Offer{
-		OfferID: o.id,
-		Summary: fmt.Sprintf("%s %s %s reservation", serviceName(j.train), sc.Name, g.acc),
-		OfferSummary: &osdm.OfferSummary{
-			MinimalPrice:                price(total),
-			OverallServiceClass:         sc,
-			OverallTravelClass:          g.class,
-			OverallAccommodationType:    g.acc,
-			OverallAccommodationSubType: subType(g),
-			OverallFlexibility:          flexibility,
-		},
+	tripID := r.tripID()
+	coverage := &osdm.TripCoverage{CoveredTripID: tripID}
+	out := osdm.Offer{
+		OfferID:          o.id,
 		CreatedOn:        now,
 		PreBookableUntil: o.expires,
 		PassengerRefs:    refs,
-		Products:         []osdm.Product{prod},
 		TripCoverage:     coverage,
-		ReservationOfferParts: []osdm.ReservationOfferPart{{
+	}
+	var total int64
+	var names []string
+	for i, g := range groups {
+		j := &r[i]
+		var legTotal int64
+		for _, p := range pax {
+			legTotal += passengerPrice(g, p, j.departure)
+		}
+		total += legTotal
+		prod := product(g, s.cfg.Operator)
+		if !slices.ContainsFunc(out.Products, func(p osdm.Product) bool { return p.ID == prod.ID }) {
+			out.Products = append(out.Products, prod)
+		}
+		leg := legID(i)
+		coverage.CoveredLegIDs = append(coverage.CoveredLegIDs, leg)
+		names = append(names, fmt.Sprintf("%s %s %s", serviceName(j.train), serviceClass(g).Name, g.acc))
+		n := free[i]
+		arrival := j.arrival
+		out.ReservationOfferParts = append(out.ReservationOfferParts, osdm.ReservationOfferPart{
 			OfferPart: osdm.OfferPart{
 				ObjectType:                  osdm.ObjectTypeReservationOfferPart,
-				ID:                          offerPartID(o.id),
+				ID:                          offerPartID(o.id, i),
 				CreatedOn:                   now,
 				ValidFrom:                   j.departure,
-				ValidUntil:                  &j.arrival,
-				Price:                       price(total),
-				TripCoverage:                coverage,
+				ValidUntil:                  &arrival,
+				Price:                       price(legTotal),
+				TripCoverage:                &osdm.TripCoverage{CoveredTripID: tripID, CoveredLegIDs: []string{leg}},
 				OfferMode:                   osdm.OfferModeCollective,
 				PassengerRefs:               refs,
-				NumericAvailability:         &free,
+				NumericAvailability:         &n,
 				Refundable:                  refundable,
 				Exchangeable:                exchangeable,
-				Products:                    []osdm.ProductLegAssociation{{ProductID: prod.ID, LegIDs: []string{legID}}},
+				Products:                    []osdm.ProductLegAssociation{{ProductID: prod.ID, LegIDs: []string{leg}}},
 				AvailableFulfillmentOptions: fulfillmentOptions,
 			},
 			AvailablePlaces: []osdm.AvailablePlace{{
 				AccommodationType:    g.acc,
 				AccommodationSubType: subType(g),
-				NumericAvailability:  &free,
-				TripLegCoverage:      legCoverage,
+				NumericAvailability:  &n,
+				TripLegCoverage:      osdm.TripLegCoverage{TripID: tripID, LegID: leg},
 			}},
-		}},
+		})
 	}
+	g := groups[0]
+	out.Summary = strings.Join(names, ", ") + " reservation"
+	out.OfferSummary = &osdm.OfferSummary{
+		MinimalPrice:                price(total),
+		OverallServiceClass:         serviceClass(g),
+		OverallTravelClass:          g.class,
+		OverallAccommodationType:    g.acc,
+		OverallAccommodationSubType: subType(g),
+		OverallFlexibility:          flexibility,
+	}
+	return out
 }
 
 // DepartureTolerance is how long after its departure a train can still be
@@ -475,7 +537,12 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-// offerPartID is the id of an offer's reservation offer part, and of the
-// reservation that books it: a consumer matches the two by id (an offer
-// is booked at most once).
-func offerPartID(offerID string) string { return offerID + "-rop" }
+// offerPartID is the id of an offer's reservation offer part on leg i,
+// and of the reservation that books it: a consumer matches the two by id
+// (an offer is booked at most once).
+func offerPartID(offerID string, i int) string {
+	if i == 0 {
+		return offerID + "-rop"
+	}
+	return offerID + "-rop" + strconv.Itoa(i+1)
+}

@@ -186,10 +186,11 @@ func TestTripSpecifications(t *testing.T) {
 		code       string
 		pointer    string
 	}{
-		{"two legs", specified(timedLeg("9", "8500010", "2026-12-01T07:12", "8503000", "2026-12-01T08:05"),
-			timedLeg("11", "8503000", "2026-12-01T08:32", "8000261", "2026-12-01T12:45")),
-			osdm.CodeParameterNotSupported, "#/tripSpecifications/0/legs/1"},
-		{"transfer only", specified(`{"transferLeg":{}}`), osdm.CodeParameterNotSupported, "#/tripSpecifications/0/legs/0"},
+		{"second train leaves before the first arrives", specified(timedLeg("9", "8500010", "2026-12-01T07:12", "8503000", "2026-12-01T08:05"),
+			timedLeg("11", "8503000", "2026-12-01T08:00", "8000261", "2026-12-01T12:45")),
+			osdm.CodeValidationError, "#/tripSpecifications/0/legs/1/timedLeg/start/serviceDeparture/timetabledTime"},
+		{"transfer only", specified(`{"transferLeg":{}}`), osdm.CodeValidationError, "#/tripSpecifications/0/legs"},
+		{"empty leg", specified(`{}`), osdm.CodeValidationError, "#/tripSpecifications/0/legs/0"},
 		{"no legs", specified(), osdm.CodeValidationError, "#/tripSpecifications/0/legs"},
 		{"arrival first", specified(timedLeg("9", "8500010", "2026-12-01T08:12", "8503000", "2026-12-01T08:05")),
 			osdm.CodeValidationError, "#/tripSpecifications/0/legs/0/timedLeg/end/serviceArrival/timetabledTime"},
