@@ -250,23 +250,13 @@ func TestOSDMProvidersBookWhatWasOffered(t *testing.T) {
 	for _, p := range startOSDMProviders(t) {
 		t.Run(p.name, func(t *testing.T) {
 			p.t = t
-			search := `{"tripSearchCriteria": {
-			    "origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"},
-			    "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8503000"},
-			    "departureTime": "` + travelDay() + `T08:30:00+01:00",
-			    "parameters": {"dataFilter": {"vehicleFilter": {"exclude": false, "vehicleNumbers": ["708"]}}}},
-			  "offerSearchCriteria": {"travelClasses": ["SECOND"]},
-			  "anonymousPassengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40}]}`
-			var offers osdm.OfferCollectionResponse
-			p.ok("POST", "/offers", search, 200, &offers)
-			if len(offers.Offers) == 0 || len(offers.Offers[0].ReservationOfferParts) != 1 {
+			offers := p.search708(adult)
+			if len(offers.Offers[0].ReservationOfferParts) != 1 {
 				t.Fatalf("offers %+v", offers.Offers)
 			}
 			o := offers.Offers[0]
 			op := o.ReservationOfferParts[0]
-			var booked osdm.BookingResponse
-			p.ok("POST", "/bookings", `{"offers": [{"offerId": "`+o.OfferID+`", "passengerRefs": ["p1"]}],
-			  "passengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40, "detail": {"firstName": "Ada", "lastName": "Lovelace"}}]}`, 200, &booked)
+			booked := osdm.BookingResponse{Booking: p.book(o.OfferID)}
 			check := func(when string, b *osdm.Booking) {
 				if len(b.BookedOffers) != 1 || len(b.BookedOffers[0].Reservations) != 1 {
 					t.Fatalf("%s: booked offers %+v", when, b.BookedOffers)
@@ -300,10 +290,9 @@ func TestOSDMProvidersBookWhatWasOffered(t *testing.T) {
 	}
 }
 
-// offerPrice searches train 708 in second class for the passengers (JSON
-// items of anonymousPassengerSpecifications) and returns the first
-// offer's price in minor units.
-func (p *osdmProvider) offerPrice(passengers string) int64 {
+// search708 searches train 708 in second class for the passengers (JSON
+// items of anonymousPassengerSpecifications).
+func (p *osdmProvider) search708(passengers string) osdm.OfferCollectionResponse {
 	p.t.Helper()
 	var offers osdm.OfferCollectionResponse
 	p.ok("POST", "/offers", `{"tripSearchCriteria": {
@@ -316,7 +305,25 @@ func (p *osdmProvider) offerPrice(passengers string) int64 {
 	if len(offers.Offers) == 0 || offers.Offers[0].OfferSummary == nil {
 		p.t.Fatalf("%s: no offer for %s: %+v", p.name, passengers, offers)
 	}
-	return offers.Offers[0].OfferSummary.MinimalPrice.Amount
+	return offers
+}
+
+// adult is the passenger of the searches that book.
+const adult = `{"externalRef": "p1", "type": "ADULT", "age": 40}`
+
+// book books offer for p1, Ada Lovelace.
+func (p *osdmProvider) book(offerID string) *osdm.Booking {
+	p.t.Helper()
+	var booked osdm.BookingResponse
+	p.ok("POST", "/bookings", `{"offers": [{"offerId": "`+offerID+`", "passengerRefs": ["p1"]}],
+	  "passengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40, "detail": {"firstName": "Ada", "lastName": "Lovelace"}}]}`, 200, &booked)
+	return booked.Booking
+}
+
+// offerPrice is the price of the first offer of search708.
+func (p *osdmProvider) offerPrice(passengers string) int64 {
+	p.t.Helper()
+	return p.search708(passengers).Offers[0].OfferSummary.MinimalPrice.Amount
 }
 
 // TestOSDMProvidersPassengerPerson: a PERSON pays by its age, given or
@@ -352,18 +359,7 @@ func TestOSDMProvidersOverruleCodes(t *testing.T) {
 	for _, p := range startOSDMProviders(t) {
 		t.Run(p.name, func(t *testing.T) {
 			p.t = t
-			var offers osdm.OfferCollectionResponse
-			p.ok("POST", "/offers", `{"tripSearchCriteria": {
-			    "origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"},
-			    "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8503000"},
-			    "departureTime": "`+travelDay()+`T08:30:00+01:00",
-			    "parameters": {"dataFilter": {"vehicleFilter": {"exclude": false, "vehicleNumbers": ["708"]}}}},
-			  "offerSearchCriteria": {"travelClasses": ["SECOND"]},
-			  "anonymousPassengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40}]}`, 200, &offers)
-			var booked osdm.BookingResponse
-			p.ok("POST", "/bookings", `{"offers": [{"offerId": "`+offers.Offers[0].OfferID+`", "passengerRefs": ["p1"]}],
-			  "passengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40, "detail": {"firstName": "Ada", "lastName": "Lovelace"}}]}`, 200, &booked)
-			b := booked.Booking
+			b := p.book(p.search708(adult).Offers[0].OfferID)
 			var ful osdm.FulfillmentCollectionResponse
 			p.ok("POST", "/bookings/"+b.ID+"/fulfillments", `{}`, 200, &ful)
 			accepted := 0

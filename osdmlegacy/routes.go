@@ -38,26 +38,34 @@ var routes = []osdm.Route[handler]{
 // router routes the façade's calls.
 var router = osdm.MustRouter(routes, osdm.RouterOptions{})
 
-// notOfferedWhy says, for the operations a restriction rules out, which.
+// notOfferedWhy says, for the operations a restriction rules out (by
+// operationId), which.
 var notOfferedWhy = map[string]string{
-	"/bookings/{bookingId}/exchange-offers":                                        "exchange (restriction 7)",
-	"/bookings/{bookingId}/exchange-operations":                                    "exchange (restriction 7)",
-	"/bookings/{bookingId}/exchange-operations/{exchangeOperationId}":              "exchange (restriction 7)",
-	"/bookings/{bookingId}/release-offers":                                         "release (restriction 7)",
-	"/bookings/{bookingId}/release-offers/{releaseOfferId}":                        "release (restriction 7)",
-	"/bookings/{bookingId}/on-hold-offer":                                          "on-hold (restriction 7)",
-	"/bookings/{bookingId}/on-hold-offer/{onHoldOfferId}":                          "on-hold (restriction 7)",
-	"/bookings/{bookingId}/cancel-fulfillments-offers":                             "partial refund (restriction 7)",
-	"/bookings/{bookingId}/cancel-fulfillments-offers/{cancelFulfillmentsOfferId}": "partial refund (restriction 7)",
-	"/bookings/{bookingId}/booked-offers/{bookedOfferId}/passengers/{passengerId}": "partial refund (restriction 7)",
-	"/bookings/{bookingId}/booked-offers":                                          "adding offers to a booking (restriction 6)",
+	"createExchangeOffersCollection":         "exchange (restriction 7)",
+	"createBookingsExchangeOperations":       "exchange (restriction 7)",
+	"getBookingsExchangeOperations":          "exchange (restriction 7)",
+	"updateBookingsExchangeOperations":       "exchange (restriction 7)",
+	"deleteBookingsExchangeOperation":        "exchange (restriction 7)",
+	"postReleaseOffers":                      "release (restriction 7)",
+	"getReleaseOffer":                        "release (restriction 7)",
+	"patchReleaseOffers":                     "release (restriction 7)",
+	"deleteReleaseOffers":                    "release (restriction 7)",
+	"createOnHoldOffer":                      "on-hold (restriction 7)",
+	"confirmOnHoldOffer":                     "on-hold (restriction 7)",
+	"deleteOnHoldOffer":                      "on-hold (restriction 7)",
+	"postCancelFulfillmentsOffers":           "partial refund (restriction 7)",
+	"getCancelFulfillmentOffers":             "partial refund (restriction 7)",
+	"patchCancelFulfillmentsOffers":          "partial refund (restriction 7)",
+	"deleteCancelFulfillmentOffers":          "partial refund (restriction 7)",
+	"deleteBookingBookedOffersIdPassengerId": "partial refund (restriction 7)",
+	"postBookingBookedOffers":                "adding offers to a booking (restriction 6)",
 }
 
 // unserved is the problem of a call no route serves, with the
 // restriction that rules the operation out when there is one.
 func unserved(m osdm.Match[handler]) *osdm.ProblemError {
 	if m.Unserved != nil {
-		if why, ok := notOfferedWhy[m.Unserved.Path]; ok {
+		if why, ok := notOfferedWhy[m.Unserved.ID]; ok {
 			m.Problem.Detail += ": " + why
 		}
 	}

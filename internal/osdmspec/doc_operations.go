@@ -52,3 +52,42 @@ func DocOperations(tb testing.TB, file string) (header []string, rows map[string
 	}
 	return header, rows
 }
+
+// CheckDocOperations holds the table of DocOperations to a provider's
+// router: every operation of the spec (3.9, and POST /trips-collections of
+// 3.10) has a row, no other row is there, and the provider's column says
+// 501 exactly where served(method, path template) is false.
+func CheckDocOperations(tb testing.TB, file, column string, served func(method, path string) bool) {
+	tb.Helper()
+	header, rows := DocOperations(tb, file)
+	col := -1
+	for i, h := range header {
+		if h == column {
+			col = i
+		}
+	}
+	if col < 0 {
+		tb.Fatalf("%s: no column %s in %v", file, column, header)
+	}
+	ops := Operations(tb, V39)
+	for _, o := range Operations(tb, V310) {
+		if o.Method == "POST" && o.Path == "/trips-collections" {
+			ops = append(ops, o)
+		}
+	}
+	for _, op := range ops {
+		key := op.Method + " " + op.Path
+		cells, ok := rows[key]
+		if !ok {
+			tb.Errorf("%s does not list %s", file, key)
+			continue
+		}
+		delete(rows, key)
+		if says501, isServed := strings.HasPrefix(cells[col], "501"), served(op.Method, op.Path); says501 == isServed {
+			tb.Errorf("%s: %s: %s says %q, served: %v", file, key, column, cells[col], isServed)
+		}
+	}
+	for key := range rows {
+		tb.Errorf("%s lists %s, which is no operation of the spec", file, key)
+	}
+}
