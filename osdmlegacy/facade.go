@@ -112,7 +112,8 @@ type call struct {
 }
 
 // Serve answers one OSDM call: method and path (relative to the façade's
-// base, e.g. "/offers"), the request's header and body (at most
+// base, as sent: URL.EscapedPath, e.g. "/offers"; the router decodes each
+// segment after splitting), the request's header and body (at most
 // Config.MaxBody bytes: the caller reads one byte more and passes it on,
 // so an oversized body is answered 413 here). send carries this call's
 // legacy messages. The call runs under Config.Timeout, detached from ctx's

@@ -77,7 +77,7 @@ func notSupported(pointer, detail string) *osdm.ProblemError {
 
 // parseOfferRequest checks an offer request and makes it a search: by
 // tripSearchCriteria (origin, destination, time, trains) or by
-// tripSpecifications (single-leg trips, each a train with its times).
+// tripSpecifications (trips of one or more trains, each with its times).
 func parseOfferRequest(req *offerRequest) (*search, *osdm.ProblemError) {
 	sr := &search{}
 	if p := sr.setPassengers(req.AnonymousPassengerSpecifications, "#/anonymousPassengerSpecifications"); p != nil {
@@ -136,7 +136,7 @@ func (sr *search) setCriteria(tc *searchCriteria) *osdm.ProblemError {
 		return osdm.Invalid(osdm.CodeValidationError, "#/tripSearchCriteria/destination", "destination must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
 	}
 	if len(tc.Vias) > 0 {
-		return notSupported("#/tripSearchCriteria/vias", "the sandbox sells single-leg trips, origin to destination; a trip through vias would have several legs")
+		return notSupported("#/tripSearchCriteria/vias", "the sandbox plans no routes: a search through vias is not served; name the trains of the trip in tripSpecifications")
 	}
 	switch {
 	case tc.DepartureTime != nil && tc.ArrivalTime != nil, tc.DepartureTime == nil && tc.ArrivalTime == nil:
