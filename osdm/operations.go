@@ -161,27 +161,40 @@ func SpecOperation(id string) Operation {
 // The operations the converter and the providers use, by name. Note POST
 // /bookings answers 200 (not 201) and DELETE answers 204.
 var (
-	OpCreateOffers  = SpecOperation("createOffers")
+	// OpCreateOffers is POST /offers, the offer search.
+	OpCreateOffers = SpecOperation("createOffers")
+	// OpCreateBooking is POST /bookings.
 	OpCreateBooking = SpecOperation("postBookings")
-	OpGetBooking    = SpecOperation("getBookingsId")
+	// OpGetBooking is GET /bookings/{bookingId}.
+	OpGetBooking = SpecOperation("getBookingsId")
+	// OpDeleteBooking is DELETE /bookings/{bookingId}.
 	OpDeleteBooking = SpecOperation("deleteBookingsId")
-	// OpCreateFulfillments may answer 202 when fulfilment runs asynchronously;
-	// both carry a FulfillmentCollectionResponse.
+	// OpCreateFulfillments may answer 202 when fulfilment runs
+	// asynchronously; both carry a FulfillmentCollectionResponse.
 	OpCreateFulfillments = SpecOperation("postFulfillments")
-	OpGetFulfillment     = SpecOperation("getFulfillmentId")
+	// OpGetFulfillment is GET /fulfillments/{fulfillmentId}.
+	OpGetFulfillment = SpecOperation("getFulfillmentId")
 	// OpCreateRefundOffers answers a RefundOfferCollectionResponse (a list).
 	OpCreateRefundOffers = SpecOperation("postRefundOffers")
-	OpGetRefundOffer     = SpecOperation("getRefundOffers")
+	// OpGetRefundOffer is GET of one refund offer.
+	OpGetRefundOffer = SpecOperation("getRefundOffers")
 	// OpPatchRefundOffer answers a RefundOfferResponse (one refundOffer).
-	OpPatchRefundOffer  = SpecOperation("patchRefundOffers")
+	OpPatchRefundOffer = SpecOperation("patchRefundOffers")
+	// OpDeleteRefundOffer drops a refund offer not yet confirmed (204).
 	OpDeleteRefundOffer = SpecOperation("deleteRefundOffers")
-	OpGetPassenger      = SpecOperation("getBookingPassengersId")
-	OpPatchPassenger    = SpecOperation("patchBookingPassenger")
-	// The exchange operations.
-	OpCreateExchangeOffers    = SpecOperation("createExchangeOffersCollection")
+	// OpGetPassenger is GET of one passenger of a booking.
+	OpGetPassenger = SpecOperation("getBookingPassengersId")
+	// OpPatchPassenger changes one passenger of a booking.
+	OpPatchPassenger = SpecOperation("patchBookingPassenger")
+	// OpCreateExchangeOffers is POST /bookings/{bookingId}/exchange-offers.
+	OpCreateExchangeOffers = SpecOperation("createExchangeOffersCollection")
+	// OpCreateExchangeOperation is POST /bookings/{bookingId}/exchange-operations.
 	OpCreateExchangeOperation = SpecOperation("createBookingsExchangeOperations")
-	OpGetExchangeOperation    = SpecOperation("getBookingsExchangeOperations")
-	OpPatchExchangeOperation  = SpecOperation("updateBookingsExchangeOperations")
+	// OpGetExchangeOperation is GET of one exchange operation.
+	OpGetExchangeOperation = SpecOperation("getBookingsExchangeOperations")
+	// OpPatchExchangeOperation changes (confirms) one exchange operation.
+	OpPatchExchangeOperation = SpecOperation("updateBookingsExchangeOperations")
+	// OpDeleteExchangeOperation drops one exchange operation.
 	OpDeleteExchangeOperation = SpecOperation("deleteBookingsExchangeOperation")
 )
 
