@@ -140,6 +140,7 @@ func (f *Facade) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, 
 		Summary:      part.Summary,
 		Reservations: []osdm.Reservation{part},
 		TripCoverage: part.TripCoverage,
+		Products:     []osdm.Product{f.offerProduct(o)},
 	}
 }
 

@@ -377,6 +377,18 @@ func (sa *searchAnswer) addOffer(p *probe, lo *legacy.Offer) {
 	sa.resp.Offers = append(sa.resp.Offers, f.osdmOffer(rec))
 }
 
+// offerProduct is the product of an offer, listed the same in the offer
+// and in the booking of it.
+func (f *Facade) offerProduct(rec *OfferRecord) osdm.Product {
+	flex, _ := f.flexibility()
+	sc, tc := serviceClass(rec.TravelClass)
+	return osdm.Product{
+		ID: rec.ProductID, Code: "RESERVATION-" + strconv.Itoa(rec.TravelClass) + "-" + strings.ToUpper(serviceName(rec.ServiceCode)),
+		Summary: "Reservation " + classText(rec.TravelClass) + " " + serviceName(rec.ServiceCode),
+		Owner:   carrierRef(rec.Carrier), Flexibility: flex, ServiceClass: &sc, TravelClass: tc,
+	}
+}
+
 // Flexibility and refundability of an offer: refunds cost refund_fee, so
 // a fee makes the reservation semi-flexible, refundable with conditions.
 func (f *Facade) flexibility() (osdm.Flexibility, osdm.RefundType) {
@@ -428,11 +440,7 @@ func (f *Facade) osdmOffer(rec *OfferRecord) osdm.Offer {
 			OverallAccommodationType: acc, OverallFlexibility: flex,
 		},
 		CreatedOn: rec.CreatedOn, PreBookableUntil: rec.ExpiresAt, PassengerRefs: refs,
-		Products: []osdm.Product{{
-			ID: rec.ProductID, Code: "RESERVATION-" + strconv.Itoa(rec.TravelClass) + "-" + strings.ToUpper(serviceName(rec.ServiceCode)),
-			Summary: "Reservation " + classText(rec.TravelClass) + " " + serviceName(rec.ServiceCode),
-			Owner:   carrierRef(rec.Carrier), Flexibility: flex, ServiceClass: &sc, TravelClass: tc,
-		}},
+		Products:              []osdm.Product{f.offerProduct(rec)},
 		TripCoverage:          &osdm.TripCoverage{CoveredTripID: rec.TripID},
 		ReservationOfferParts: []osdm.ReservationOfferPart{part},
 	}

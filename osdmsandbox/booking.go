@@ -2,6 +2,7 @@ package osdmsandbox
 
 import (
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"time"
 
@@ -149,15 +150,21 @@ func (b *booking) osdm(operator string, capacity int) *osdm.Booking {
 			seenTrips[id] = true
 			out.Trips = append(out.Trips, part.route.trip(operator))
 		}
-		// The parts of one offer (one per leg) are one booked offer.
+		// The parts of one offer (one per leg) are one booked offer, with
+		// the products the offer listed.
+		prod := product(part.group, operator)
 		if n := len(out.BookedOffers); n > 0 && out.BookedOffers[n-1].OfferID == part.offerID {
 			last := &out.BookedOffers[n-1]
 			last.Reservations = append(last.Reservations, part.reservation(b, i, operator, capacity))
+			if !slices.ContainsFunc(last.Products, func(p osdm.Product) bool { return p.ID == prod.ID }) {
+				last.Products = append(last.Products, prod)
+			}
 			continue
 		}
 		out.BookedOffers = append(out.BookedOffers, osdm.BookedOffer{
 			OfferID:      part.offerID,
 			Reservations: []osdm.Reservation{part.reservation(b, i, operator, capacity)},
+			Products:     []osdm.Product{prod},
 		})
 	}
 	if b.fulfillment != nil {

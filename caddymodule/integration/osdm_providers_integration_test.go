@@ -253,7 +253,8 @@ func TestOSDMLegacyRefusesForeignDiscriminator(t *testing.T) {
 
 // TestOSDMProvidersBookWhatWasOffered: each booked reservation has the id
 // of the offer part it booked, and states the offer's conditions:
-// refundable, exchangeable, its trip and legs, its price.
+// refundable, exchangeable, its products (flexibility), its trip and
+// legs, its price.
 func TestOSDMProvidersBookWhatWasOffered(t *testing.T) {
 	for _, p := range startOSDMProviders(t) {
 		t.Run(p.name, func(t *testing.T) {
@@ -276,6 +277,10 @@ func TestOSDMProvidersBookWhatWasOffered(t *testing.T) {
 				}
 				if r.Refundable != op.Refundable || r.Exchangeable != op.Exchangeable {
 					t.Errorf("%s: booked refundable %s exchangeable %s, offered %s %s", when, r.Refundable, r.Exchangeable, op.Refundable, op.Exchangeable)
+				}
+				if len(bo.Products) != len(o.Products) || len(bo.Products) == 0 || bo.Products[0].ID != o.Products[0].ID ||
+					bo.Products[0].Flexibility != o.Products[0].Flexibility || bo.Products[0].TravelClass != o.Products[0].TravelClass {
+					t.Errorf("%s: booked products %+v, offered %+v", when, bo.Products, o.Products)
 				}
 				if r.Price.Amount != op.Price.Amount || r.Price.Currency != op.Price.Currency {
 					t.Errorf("%s: booked price %+v, offered %+v", when, r.Price, op.Price)
