@@ -105,6 +105,9 @@ const (
 	CodeUnsupportedMediaType = "urn:uic:problem:UNSUPPORTED_MEDIA_TYPE"
 	// CodeRequestTooLarge (413): a body over the provider's limit.
 	CodeRequestTooLarge = "urn:uic:problem:REQUEST_TOO_LARGE"
+	// CodeRequestTimeout (408): a body that did not arrive within the
+	// provider's timeout.
+	CodeRequestTimeout = "urn:uic:problem:REQUEST_TIMEOUT"
 	// CodeNotImplemented (501): the system behind the provider does not
 	// take this kind of request.
 	CodeNotImplemented = "urn:uic:problem:NOT_IMPLEMENTED"
@@ -182,6 +185,7 @@ var ProblemCatalogue = []ProblemKind{
 	{CodeOutOfBounds, "Request outside accepted boundaries", []int{http.StatusUnprocessableEntity}},
 	{CodeUnsupportedMediaType, "Unsupported media type", []int{http.StatusUnsupportedMediaType}},
 	{CodeRequestTooLarge, "Request too large", []int{http.StatusRequestEntityTooLarge}},
+	{CodeRequestTimeout, "Request timeout", []int{http.StatusRequestTimeout}},
 	{CodeNotImplemented, "Not implemented", []int{http.StatusNotImplemented}},
 	{CodeRejected, "Request rejected", []int{http.StatusConflict}},
 	{CodeBadGateway, "Bad gateway", []int{http.StatusBadGateway}},
