@@ -45,7 +45,8 @@ func TestProvidersUseCatalogue(t *testing.T) {
 	statuses := map[string]int{}
 	for name, v := range map[string]int{
 		"StatusBadRequest": 400, "StatusUnauthorized": 401, "StatusForbidden": 403, "StatusNotFound": 404,
-		"StatusMethodNotAllowed": 405, "StatusConflict": 409, "StatusRequestEntityTooLarge": 413,
+		"StatusMethodNotAllowed": 405, "StatusRequestTimeout": 408, "StatusConflict": 409, "StatusGone": 410,
+		"StatusPreconditionFailed": 412, "StatusTooManyRequests": 429, "StatusRequestEntityTooLarge": 413,
 		"StatusUnsupportedMediaType": 415, "StatusUnprocessableEntity": 422, "StatusInternalServerError": 500,
 		"StatusNotImplemented": 501, "StatusBadGateway": 502, "StatusServiceUnavailable": 503, "StatusGatewayTimeout": 504,
 	} {
