@@ -29,7 +29,7 @@ import (
 
 // The soak test is not part of the default run:
 //
-//	go test -race -tags soak -run TestSoak -timeout 30m ./caddymodule/ -v
+//	go test -race -tags soak -run TestSoak -timeout 30m ./caddymodule/integration/ -v
 //
 // with -soak.duration, -soak.clients and -soak.faults to change its size.
 var (
