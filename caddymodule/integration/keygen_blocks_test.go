@@ -45,7 +45,7 @@ func TestKeygenBlocksLogIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	var printed string
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		keys := t.TempDir()
 		var out bytes.Buffer
 		err := command.RunKeygen(command.KeygenOptions{
