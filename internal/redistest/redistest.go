@@ -1,0 +1,205 @@
+// Package redistest starts real Redis servers for tests: one server, a
+// Sentinel set and a Cluster, each on free ports of 127.0.0.1 in a
+// directory of the test's, stopped when the test ends. It runs Debian's
+// redis-server (and redis-cli to form a Cluster); a test skips, saying
+// so, when they are not installed.
+package redistest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Durable are the settings of a Redis that keeps what it is given: an
+// append-only file, synced every second, and no eviction.
+var Durable = []string{"--appendonly", "yes", "--maxmemory-policy", "noeviction"}
+
+// Volatile are the settings of a Redis that forgets everything on a
+// restart: no append-only file, no RDB snapshots.
+var Volatile = []string{"--appendonly", "no", "--save", ""}
+
+// need skips t when redis-server (and redis-cli, if cli) is missing.
+func need(t testing.TB, cli bool) {
+	t.Helper()
+	bins := []string{"redis-server"}
+	if cli {
+		bins = append(bins, "redis-cli")
+	}
+	for _, b := range bins {
+		if _, err := exec.LookPath(b); err != nil {
+			t.Skipf("%s is not installed (Debian: apt-get install redis-server): test skipped", b)
+		}
+	}
+}
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
+
+// freePort is a port of 127.0.0.1 no one listens on now, below the
+// ephemeral range (a port there could be taken by an outgoing connection
+// before the server binds it), never the same twice in one test binary.
+func freePort(t testing.TB) int {
+	t.Helper()
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 1000 {
+		p := 12000 + rand.IntN(8000)
+		if portsGiven[p] || portsGiven[p+10000] { // a cluster node also binds port+10000
+			continue
+		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			continue
+		}
+		l2, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p+10000))
+		l.Close()
+		if err != nil {
+			continue
+		}
+		l2.Close()
+		portsGiven[p], portsGiven[p+10000] = true, true
+		return p
+	}
+	t.Fatal("no free port in 12000-19999")
+	return 0
+}
+
+// start runs redis-server with args on a free port in a directory of its
+// own, waits until it answers PING and returns its address; it is
+// killed when the test ends.
+func start(t testing.TB, args ...string) string {
+	t.Helper()
+	for attempt := 0; ; attempt++ {
+		port := freePort(t)
+		dir := t.TempDir()
+		all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
+			"--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log")}, args...)
+		addr, err := run(t, dir, port, exec.Command("redis-server", all...))
+		if err == nil {
+			return addr
+		}
+		if attempt == 3 {
+			t.Fatal(err)
+		}
+	}
+}
+
+// run starts cmd and waits until port answers PING.
+func run(t testing.TB, dir string, port int, cmd *exec.Cmd) (string, error) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	defer c.Close()
+	for range 100 {
+		select {
+		case <-exited:
+			log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
+			return "", fmt.Errorf("redis-server on %s exited: %s", addr, log)
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := c.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			return addr, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return "", fmt.Errorf("redis-server on %s does not answer PING", addr)
+}
+
+// Server starts one Redis with the Durable settings, then args (which
+// override them: Volatile, for example), and returns its address.
+func Server(t testing.TB, args ...string) string {
+	t.Helper()
+	need(t, false)
+	return start(t, append(append([]string{}, Durable...), args...)...)
+}
+
+// Sentinel starts a master with the Durable settings and two sentinels
+// monitoring it under the name master, and returns the sentinels'
+// addresses and the master's.
+func Sentinel(t testing.TB, master string) (sentinels []string, masterAddr string) {
+	t.Helper()
+	need(t, false)
+	masterAddr = start(t, Durable...)
+	_, mport, _ := net.SplitHostPort(masterAddr)
+	for range 2 {
+		for attempt := 0; ; attempt++ {
+			port := freePort(t)
+			dir := t.TempDir()
+			conf := filepath.Join(dir, "sentinel.conf")
+			body := fmt.Sprintf("port %d\nbind 127.0.0.1\ndir %s\nlogfile %s\nsentinel monitor %s 127.0.0.1 %s 1\nsentinel down-after-milliseconds %s 5000\n",
+				port, dir, filepath.Join(dir, "redis.log"), master, mport, master)
+			if err := os.WriteFile(conf, []byte(body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			addr, err := run(t, dir, port, exec.Command("redis-server", conf, "--sentinel"))
+			if err == nil {
+				sentinels = append(sentinels, addr)
+				break
+			}
+			if attempt == 3 {
+				t.Fatal(err)
+			}
+		}
+	}
+	return sentinels, masterAddr
+}
+
+// Cluster starts n masters (at least 3) with the Durable settings, forms
+// them into a Cluster that covers every slot, waits until every node
+// says the cluster is ok, and returns their addresses.
+func Cluster(t testing.TB, n int) []string {
+	t.Helper()
+	need(t, true)
+	var addrs []string
+	for range n {
+		addrs = append(addrs, start(t, append([]string{"--cluster-enabled", "yes",
+			"--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000"}, Durable...)...))
+	}
+	args := append(append([]string{"--cluster", "create"}, addrs...), "--cluster-replicas", "0", "--cluster-yes")
+	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
+		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
+	}
+	for _, a := range addrs {
+		c := redis.NewClient(&redis.Options{Addr: a})
+		ok := false
+		for range 200 {
+			info, err := c.ClusterInfo(context.Background()).Result()
+			if err == nil && strings.Contains(info, "cluster_state:ok") {
+				ok = true
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		c.Close()
+		if !ok {
+			t.Fatalf("cluster node %s is not ok after 10s", a)
+		}
+	}
+	return addrs
+}
