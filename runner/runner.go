@@ -107,6 +107,9 @@ func (r *Runner) launch(j Job) {
 				return
 			case <-t.C:
 			}
+			if ctx.Err() != nil {
+				return // both were ready: Stop wins
+			}
 			j.Run(ctx)
 			t.Reset(every)
 		}
