@@ -57,8 +57,14 @@ func TestJournalHelperProcess(t *testing.T) {
 	case "partner":
 		cf = fmt.Sprintf("{\n\tadmin off\n\tpersist_config off\n}\nhttp://127.0.0.1:%s {\n\troute {\n\t\tosdm_sandbox {\n\t\t\tcapacity 1000\n\t\t}\n\t}\n}\n", port)
 	case "front":
-		cf = fmt.Sprintf("{\n\tadmin off\n\tpersist_config off\n}\nhttp://127.0.0.1:%s {\n\troute {\n\t\tosdm_convert {\n\t\t\tpartner %s\n\t\t\tstore %s\n%s\t\t}\n\t\treverse_proxy %s\n\t}\n}\n",
-			port, journalPartner, os.Getenv("JOURNAL_STORE"), os.Getenv("JOURNAL_EXTRA"), os.Getenv("JOURNAL_UPSTREAM"))
+		storeArgs, app := os.Getenv("JOURNAL_STORE"), ""
+		if f := strings.Fields(storeArgs); len(f) == 3 && f[0] == "redis" {
+			// A named store of the osdm app: the test Redis need not persist.
+			app = fmt.Sprintf("\tosdm {\n\t\tstore j redis %s {\n\t\t\tprefix %s\n\t\t\taccept_volatile\n\t\t}\n\t}\n", f[1], f[2])
+			storeArgs = "j"
+		}
+		cf = fmt.Sprintf("{\n\tadmin off\n\tpersist_config off\n%s}\nhttp://127.0.0.1:%s {\n\troute {\n\t\tosdm_convert {\n\t\t\tpartner %s\n\t\t\tstore %s\n%s\t\t}\n\t\treverse_proxy %s\n\t}\n}\n",
+			app, port, journalPartner, storeArgs, os.Getenv("JOURNAL_EXTRA"), os.Getenv("JOURNAL_UPSTREAM"))
 	default:
 		fmt.Fprintln(os.Stderr, "unknown role", role)
 		os.Exit(2)
@@ -594,7 +600,7 @@ func TestJournalBoltFileOneProcess(t *testing.T) {
 		"JOURNAL_STORE="+rig.store, fmt.Sprintf("JOURNAL_UPSTREAM=127.0.0.1:%d", rig.tap.port()))
 	out, err := cmd.CombinedOutput()
 	path := strings.TrimPrefix(rig.store, "bolt ")
-	if err == nil || !strings.Contains(string(out), "journal store: bolt file "+path+" is locked by another process") {
+	if err == nil || !strings.Contains(string(out), "bolt file "+path+" is locked by another process") {
 		t.Fatalf("second process on %s: %v\n%s", path, err, out)
 	}
 }

@@ -591,10 +591,15 @@ func TestOSDMLegacyIntegrationTwoInstancesRedis(t *testing.T) {
 	dir := t.TempDir()
 	var pfx [8]byte
 	_, _ = rand.Read(pfx[:])
-	storeLine := "store redis " + addr + " osdm-legacy-it/" + hex.EncodeToString(pfx[:]) + "/"
+	// A named store of the osdm app: the test Redis need not persist.
+	osdmApp := "\tauto_https off\n\tosdm {\n\t\tstore shared redis " + addr + " {\n\t\t\tprefix osdm-legacy-it/" +
+		hex.EncodeToString(pfx[:]) + "/\n\t\t\taccept_volatile\n\t\t}\n\t}\n}"
+	withApp := func(port int) string {
+		return strings.Replace(bkCaddyfile(port, l.addr, "store shared", ""), "\tauto_https off\n}", osdmApp, 1)
+	}
 	pa, pb := freePort(t), freePort(t)
-	startBKChild(t, dir, "a", bkCaddyfile(pa, l.addr, storeLine, ""))
-	startBKChild(t, dir, "b", bkCaddyfile(pb, l.addr, storeLine, ""))
+	startBKChild(t, dir, "a", withApp(pa))
+	startBKChild(t, dir, "b", withApp(pb))
 	a := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pa)}
 	b := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pb)}
 

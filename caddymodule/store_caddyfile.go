@@ -7,6 +7,7 @@ import (
 // unmarshalStore reads the arguments of a store subdirective (named sub,
 // for errors), the engine first:
 //
+//	store <name>                          # a store of the osdm app
 //	store bolt [<path>]
 //	store redis <address> [<key prefix>]
 //
@@ -19,7 +20,13 @@ func unmarshalStore(d *caddyfile.Dispenser, sub string) (*StoreConfig, error) {
 // unmarshalStoreArgs is unmarshalStore on arguments already read.
 func unmarshalStoreArgs(d *caddyfile.Dispenser, sub string, args []string) (*StoreConfig, error) {
 	if len(args) == 0 {
-		return nil, d.Errf("%s takes bolt [<path>] or redis <address> [<key prefix>]", sub)
+		return nil, d.Errf("%s takes a store name, bolt [<path>] or redis <address> [<key prefix>]", sub)
+	}
+	if args[0] != storeEngineBolt && args[0] != storeEngineRedis {
+		if len(args) > 1 {
+			return nil, d.Errf("%s %s: a store name takes no more arguments (engines: bolt, redis)", sub, args[0])
+		}
+		return &StoreConfig{Name: args[0]}, nil
 	}
 	cfg := &StoreConfig{Engine: args[0]}
 	switch args[0] {
@@ -40,8 +47,6 @@ func unmarshalStoreArgs(d *caddyfile.Dispenser, sub string, args []string) (*Sto
 		default:
 			return nil, d.Errf("%s redis takes <address> [<key prefix>]", sub)
 		}
-	default:
-		return nil, d.Errf("%s %q is unknown (want bolt or redis)", sub, args[0])
 	}
 	return cfg, nil
 }

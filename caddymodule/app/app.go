@@ -30,6 +30,22 @@ import (
 
 func init() {
 	caddy.RegisterModule(App{})
+	osdmapp.Standalone = standalone
+}
+
+// standalone is the app of a context outside any configuration: started
+// at once, stopped and released when ctx is cancelled.
+func standalone(ctx caddy.Context) (osdmapp.Provider, error) {
+	a := new(App)
+	if err := a.Provision(ctx); err != nil {
+		return nil, err
+	}
+	a.lazyStart = true
+	ctx.OnCancel(func() {
+		a.Stop()
+		a.Cleanup()
+	})
+	return a, nil
 }
 
 // storeWait is how long a handler's call waits for a store its
@@ -55,6 +71,9 @@ type App struct {
 	mu      *sync.Mutex          // set by Provision (a Mutex would be copied by CaddyModule)
 	stores  map[string]*appStore // by name; unnamed ones by their engine's key
 	started bool
+	// lazyStart: an app outside any configuration opens each store as it
+	// is asked for, and runs no background work.
+	lazyStart bool
 }
 
 // appStore is one store of the app: its engine, the handle handed out,
@@ -112,7 +131,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 func (a *App) Store(ref osdmapp.StoreRef) (*store.Handle, bool, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.started {
+	if a.started && !a.lazyStart {
 		return nil, false, errors.New("the osdm app has started: no store can be added")
 	}
 	if ref.Name != "" {
@@ -139,6 +158,14 @@ func (a *App) Store(ref osdmapp.StoreRef) (*store.Handle, bool, error) {
 	}
 	s := &appStore{name: "", engine: e, handle: store.NewHandle(e.Where(), storeWait)}
 	a.stores[key] = s
+	if a.lazyStart {
+		// No Start will come: open it now. The runner is never
+		// started: outside a configuration there is no route for
+		// background work to send through.
+		if err := a.open(s); err != nil {
+			return nil, false, err
+		}
+	}
 	return s.handle, e.Exclusive(), nil
 }
 

@@ -7,6 +7,7 @@ package osdmapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -61,9 +62,17 @@ type Provider interface {
 
 // For returns the osdm app of the configuration ctx belongs to (an empty
 // one, with the default store and interval, if the configuration has no
-// apps.osdm).
+// apps.osdm). A context outside any configuration (a handler provisioned
+// by Go code or a unit test) gets an app of its own, provisioned and
+// started at once, and stopped when ctx is cancelled.
 func For(ctx caddy.Context) (Provider, error) {
-	a, err := ctx.App(Name)
+	a, err, configured := appOf(ctx)
+	if !configured {
+		if Standalone == nil {
+			return nil, fmt.Errorf("no configuration, and the %s app is not registered", Name)
+		}
+		return Standalone(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +81,27 @@ func For(ctx caddy.Context) (Provider, error) {
 		return nil, fmt.Errorf("app %s is a %T, not the osdm app", Name, a)
 	}
 	return p, nil
+}
+
+// Standalone makes the app of a context outside any configuration; the
+// app's package sets it.
+var Standalone func(ctx caddy.Context) (Provider, error)
+
+// appOf is ctx.App(Name); configured is false for a context that belongs
+// to no configuration, on which Caddy's App dereferences the missing
+// configuration (Caddy offers no other way to tell).
+func appOf(ctx caddy.Context) (a any, err error, configured bool) {
+	if _, err := ctx.AppIfConfigured(Name); err == nil || !errors.Is(err, caddy.ErrNotConfigured) {
+		a, err := ctx.App(Name)
+		return a, err, true
+	}
+	defer func() {
+		if recover() != nil {
+			a, err, configured = nil, nil, false
+		}
+	}()
+	a, err = ctx.App(Name)
+	return a, err, true
 }
 
 // Route is the rest of a route after one handler, as Caddy passes it to
