@@ -203,6 +203,8 @@ type exampleChain struct {
 	hermesBase string
 	// keyDir holds the demo keys of this run.
 	keyDir string
+	// caddyfile is the Caddyfile the chain runs.
+	caddyfile string
 }
 
 // chainOptions vary the example chain for the fault, secrets and soak
@@ -334,6 +336,7 @@ func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 			t.Fatalf("Caddyfile.example has an address %s the test does not rewrite", addr)
 		}
 	}
+	c.caddyfile = cf
 	cfg, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile.example"})
 	if err != nil {
 		t.Fatalf("adapting Caddyfile.example: %v", err)

@@ -533,22 +533,28 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 	}
 	bookingID, _, _ := strings.Cut(msgID, ".")
 
+	// No request at all after the restart: settlement starts with the
+	// configuration, and resends the BookingRequest within
+	// settle_interval (200ms) plus the call's timeout (2s).
 	startBKChild(t, dir, "restarted", cf)
-	// Settlement sends through the route, which a first OSDM call opens.
-	c.problem("GET", "/bookings/bk-AAAAAAAAAAAAAAAAAAAAAA", "", 404)
-	var gb osdm.BookingResponse
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		status, _, body := c.do("GET", "/bookings/"+bookingID, "", "")
-		if status == 200 {
-			_ = json.Unmarshal(body, &gb)
-			break
+	restarted := time.Now()
+	for sentTwice := false; !sentTwice; {
+		n := 0
+		for _, m := range l.messages() {
+			if m.id == msgID {
+				n++
+			}
 		}
-		if status != http.StatusConflict || time.Now().After(deadline) {
-			t.Fatalf("GET of the booking after restart: %d %s", status, body)
+		if sentTwice = n >= 2; !sentTwice {
+			if time.Since(restarted) > 200*time.Millisecond+2*time.Second {
+				t.Fatalf("the intent the dead Caddy left was not settled %v after the restart, with no request", time.Since(restarted))
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		time.Sleep(200 * time.Millisecond)
 	}
+	t.Logf("settled %v after the restart, with no request", time.Since(restarted))
+	var gb osdm.BookingResponse
+	c.ok("GET", "/bookings/"+bookingID, "", "", 200, &gb)
 	if s := gb.Booking.BookedOffers[0].Reservations[0].Status; s != osdm.BookingPartPrebooked {
 		t.Errorf("settled booking %s, want PREBOOKED", s)
 	}
@@ -575,6 +581,51 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 	c.ok("POST", "/bookings", bookingOf(before.OfferID), newUUID(), 200, &br)
 	if br.Booking.BookedOffers[0].OfferID != before.OfferID || len(l.held()) != 1 {
 		t.Errorf("the offer searched before the restart booked as %+v; the legacy system holds %d", br.Booking.BookedOffers[0], len(l.held()))
+	}
+}
+
+// TestOSDMLegacyIntegrationSIGKILLReleasesHold: Caddy is killed
+// (SIGKILL) while a booking is PREBOOKED; its hold ends while Caddy is
+// down. Started again, with no request at all, it releases the places at
+// the legacy system (one CancelRequest) within settle_interval (200ms)
+// plus the call's timeout (2s).
+func TestOSDMLegacyIntegrationSIGKILLReleasesHold(t *testing.T) {
+	l := startBKLegacy(t)
+	dir := t.TempDir()
+	port := freePort(t)
+	cf := bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\thold 1s")
+	child := startBKChild(t, dir, "first", cf)
+	c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	var b osdm.BookingResponse
+	c.ok("POST", "/bookings", bookingOf(c.offer("710").OfferID), "", 200, &b)
+	child.kill()
+	if len(l.held()) != 1 {
+		t.Fatalf("the legacy system holds %d bookings, want the PREBOOKED one", len(l.held()))
+	}
+	time.Sleep(1500 * time.Millisecond) // the hold ends while Caddy is down
+
+	startBKChild(t, dir, "restarted", cf)
+	restarted := time.Now()
+	for len(l.held()) != 0 {
+		if time.Since(restarted) > 200*time.Millisecond+2*time.Second {
+			t.Fatalf("the legacy system still holds %d bookings %v after the restart, with no request", len(l.held()), time.Since(restarted))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("released %v after the restart, with no request", time.Since(restarted))
+	cancels := 0
+	for _, m := range l.messages() {
+		if m.kind == legacy.KindCancelRequest && m.id == b.Booking.ID+".cancel.1" {
+			cancels++
+		}
+	}
+	if cancels != 1 {
+		t.Errorf("release sent %d CancelRequests, want 1", cancels)
+	}
+	var gb osdm.BookingResponse
+	c.ok("GET", "/bookings/"+b.Booking.ID, "", "", 200, &gb)
+	if s := gb.Booking.BookedOffers[0].Reservations[0].Status; s != osdm.BookingPartReleased {
+		t.Errorf("the booking is %s after its release, want RELEASED", s)
 	}
 }
 
