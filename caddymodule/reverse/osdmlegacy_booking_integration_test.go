@@ -18,9 +18,11 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/internal/redistest"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -639,13 +641,69 @@ func TestOSDMLegacyIntegrationTwoInstancesRedis(t *testing.T) {
 	if addr == "" {
 		t.Skip("OSDM_TEST_REDIS not set (host:port of a Redis to test against): two-instance test skipped")
 	}
+	// The test Redis need not persist: the store says accept_volatile.
+	twoInstancesOnRedis(t, "addresses "+addr+"\n\t\t\taccept_volatile")
+}
+
+// TestOSDMLegacyIntegrationSentinelAndCluster: the reverse chain of
+// TestOSDMLegacyIntegrationTwoInstancesRedis, two instances on one store,
+// on a real Redis Sentinel set (redis-server --sentinel) and on a real
+// Redis Cluster of three masters, both started by the test.
+func TestOSDMLegacyIntegrationSentinelAndCluster(t *testing.T) {
+	t.Run("sentinel", func(t *testing.T) {
+		sentinels, _ := redistest.Sentinel(t, "bookings")
+		twoInstancesOnRedis(t, "addresses "+strings.Join(sentinels, " ")+"\n\t\t\tmaster bookings")
+	})
+	t.Run("cluster", func(t *testing.T) {
+		twoInstancesOnRedis(t, "addresses "+strings.Join(redistest.Cluster(t, 3), " "))
+	})
+}
+
+// TestOSDMLegacyIntegrationRedisWithoutPersistence: a Redis without
+// persistence is refused at start, saying why and what to do; with
+// accept_volatile the same configuration starts and books.
+func TestOSDMLegacyIntegrationRedisWithoutPersistence(t *testing.T) {
+	addr := redistest.Server(t, redistest.Volatile...)
+	l := startBKLegacy(t)
+	cf := func(port int, extra string) string {
+		return strings.Replace(bkCaddyfile(port, l.addr, "store shared", ""), "\tauto_https off\n}",
+			"\tauto_https off\n\tosdm {\n\t\tstore shared redis "+addr+" {\n\t\t\t"+extra+"\n\t\t}\n\t}\n}", 1)
+	}
+	cfg, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf(harness.FreePort(t), "prefix p/")), map[string]any{"filename": "Caddyfile"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := caddy.Load(cfg, true); err == nil {
+		_ = caddy.Stop()
+		t.Fatal("Caddy started on a Redis without persistence")
+	} else {
+		for _, want := range []string{addr, "does not persist", "accept_volatile"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("refusal %q does not say %q", err, want)
+			}
+		}
+	}
+	base := harness.ServeCaddyfile(t, func(port int) string { return cf(port, "prefix p/\n\t\t\taccept_volatile") })
+	c := &bkClient{t: t, base: base}
+	var br osdm.BookingResponse
+	c.ok("POST", "/bookings", bookingOf(c.offer("708").OfferID), newUUID(), 200, &br)
+	if len(l.held()) != 1 {
+		t.Errorf("the legacy system holds %d bookings, want 1", len(l.held()))
+	}
+}
+
+// twoInstancesOnRedis runs two Caddy processes whose osdm_legacy keeps its
+// state in one named Redis store (redis says where and how): an offer
+// searched on one is booked on the other, a booking made on one is
+// fulfilled and refunded on the other, and an Idempotency-Key replays
+// across them.
+func twoInstancesOnRedis(t *testing.T, redis string) {
 	l := startBKLegacy(t)
 	dir := t.TempDir()
 	var pfx [8]byte
 	_, _ = rand.Read(pfx[:])
-	// A named store of the osdm app: the test Redis need not persist.
-	osdmApp := "\tauto_https off\n\tosdm {\n\t\tstore shared redis " + addr + " {\n\t\t\tprefix osdm-legacy-it/" +
-		hex.EncodeToString(pfx[:]) + "/\n\t\t\taccept_volatile\n\t\t}\n\t}\n}"
+	osdmApp := "\tauto_https off\n\tosdm {\n\t\tstore shared redis {\n\t\t\t" + redis + "\n\t\t\tprefix osdm-legacy-it/" +
+		hex.EncodeToString(pfx[:]) + "/\n\t\t}\n\t}\n}"
 	withApp := func(port int) string {
 		return strings.Replace(bkCaddyfile(port, l.addr, "store shared", ""), "\tauto_https off\n}", osdmApp, 1)
 	}
