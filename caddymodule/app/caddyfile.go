@@ -65,6 +65,9 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 				return nil, d.Err("store takes a name and an engine: store <name> bolt [<path>] or store <name> redis [<address>...]")
 			}
 			name := d.Val()
+			if name == engineBolt || name == engineRedis {
+				return nil, d.Errf("store %s: %s is an engine, not a store name (store <name> %s ...)", name, name, name)
+			}
 			if !d.NextArg() {
 				return nil, d.Errf("store %s: which engine? (bolt or redis)", name)
 			}

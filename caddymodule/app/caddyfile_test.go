@@ -66,6 +66,7 @@ func TestCaddyfileGlobalOptionErrors(t *testing.T) {
 		"store r redis a:1 {\n\t\t\tmasters x\n\t\t}": `Caddyfile:4: store r redis: unknown option "masters"`,
 		"store a bolt\n\t\tstore a bolt":              "Caddyfile:4: store a is defined twice",
 		"settle_interval -1s":                         "Caddyfile:3: settle_interval",
+		"store bolt /x":                               "Caddyfile:3: store bolt: bolt is an engine, not a store name",
 		"settle_every 1s":                             `Caddyfile:3: unknown osdm option "settle_every"`,
 		"store r redis a:1 {\n\t\t\tdb x\n\t\t}":      `Caddyfile:4: store r redis: db "x"`,
 	} {
