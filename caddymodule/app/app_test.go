@@ -1,20 +1,15 @@
 package app_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,27 +17,13 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	_ "github.com/caddy-osdm/caddy-osdm/caddymodule/app"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/internal/redistest"
-	"github.com/caddy-osdm/caddy-osdm/store"
 
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 )
 
-// holdEnv makes the test binary a process that holds a bolt file open.
-const holdEnv = "OSDM_APP_TEST_HOLD_BOLT"
-
 func TestMain(m *testing.M) {
-	if path := os.Getenv(holdEnv); path != "" {
-		b, err := store.OpenBolt(path)
-		if err != nil {
-			fmt.Println("error:", err)
-			os.Exit(1)
-		}
-		fmt.Println("held")
-		io.Copy(io.Discard, os.Stdin) // until the parent closes stdin
-		b.Close()
-		os.Exit(0)
-	}
 	dir, err := os.MkdirTemp("", "osdm-app-data-")
 	if err != nil {
 		panic(err)
@@ -53,33 +34,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-var (
-	portsMu    sync.Mutex
-	portsGiven = map[int]bool{}
-)
-
-// freePort is a free port of 127.0.0.1 below the ephemeral range, never
-// the same twice.
-func freePort(t *testing.T) int {
-	t.Helper()
-	portsMu.Lock()
-	defer portsMu.Unlock()
-	for range 1000 {
-		p := 20000 + rand.IntN(12000)
-		if portsGiven[p] {
-			continue
-		}
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-		if err != nil {
-			continue
-		}
-		l.Close()
-		portsGiven[p] = true
-		return p
-	}
-	t.Fatal("no free port")
-	return 0
-}
+// TestStoreHolderProcess is not a test: it is the child process of
+// harness.HoldBoltFile.
+func TestStoreHolderProcess(t *testing.T) { harness.StoreHolderProcess(t) }
 
 // probeConfig is a configuration with the osdm app's stores and a
 // server whose route for host probe.test is probe, then reverse_proxy to
@@ -170,7 +127,7 @@ func waitFor(t *testing.T, port int, want string) {
 // reverse_proxy), with the route's host.
 func TestBackgroundSendsThroughRouteWithoutRequest(t *testing.T) {
 	up, seen := backend(t)
-	port := freePort(t)
+	port := harness.FreePort(t)
 	path := filepath.Join(t.TempDir(), "s.db")
 	load(t, probeConfig(port, map[string]any{"main": map[string]any{"engine": "bolt", "path": path}}, map[string]any{"name": "main"}, up))
 	select {
@@ -192,7 +149,7 @@ func TestValidateOpensNothing(t *testing.T) {
 	dir := t.TempDir()
 	fresh := filepath.Join(dir, "fresh.db")
 	cfg := new(caddy.Config)
-	if err := json.Unmarshal(probeConfig(freePort(t), map[string]any{"main": map[string]any{"engine": "bolt", "path": fresh}}, map[string]any{"name": "main"}, up), cfg); err != nil {
+	if err := json.Unmarshal(probeConfig(harness.FreePort(t), map[string]any{"main": map[string]any{"engine": "bolt", "path": fresh}}, map[string]any{"name": "main"}, up), cfg); err != nil {
 		t.Fatal(err)
 	}
 	if err := caddy.Validate(cfg); err != nil {
@@ -202,7 +159,7 @@ func TestValidateOpensNothing(t *testing.T) {
 		t.Fatalf("Validate created or opened the bolt file (stat: %v)", err)
 	}
 
-	port := freePort(t)
+	port := harness.FreePort(t)
 	serving := probeConfig(port, map[string]any{"main": map[string]any{"engine": "bolt", "path": filepath.Join(dir, "serving.db")}}, map[string]any{"name": "main"}, up)
 	load(t, serving)
 	waitFor(t, port, "backend")
@@ -219,19 +176,9 @@ func TestValidateOpensNothing(t *testing.T) {
 // A bolt file another process holds fails the start, naming the file.
 func TestBoltHeldByAnotherProcess(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "held.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), holdEnv+"="+path)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
-	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "held\n" {
-		t.Fatalf("the holding process said %q", line)
-	}
+	harness.HoldBoltFile(t, path)
 	up, _ := backend(t)
-	cfg := probeConfig(freePort(t), map[string]any{"main": map[string]any{"engine": "bolt", "path": path, "timeout": "200ms"}}, map[string]any{"name": "main"}, up)
+	cfg := probeConfig(harness.FreePort(t), map[string]any{"main": map[string]any{"engine": "bolt", "path": path, "timeout": "200ms"}}, map[string]any{"name": "main"}, up)
 	err := caddy.Load(cfg, true)
 	if err == nil {
 		caddy.Stop()
@@ -247,7 +194,7 @@ func TestBoltHeldByAnotherProcess(t *testing.T) {
 // keeps what the first wrote; a name the app does not define is refused.
 func TestReloadSharesTheFile(t *testing.T) {
 	up, _ := backend(t)
-	port := freePort(t)
+	port := harness.FreePort(t)
 	path := filepath.Join(t.TempDir(), "s.db")
 	stores := map[string]any{"main": map[string]any{"engine": "bolt", "path": path, "timeout": "200ms"}}
 	load(t, probeConfig(port, stores, map[string]any{"name": "main"}, up))
@@ -269,7 +216,7 @@ func TestReloadSharesTheFile(t *testing.T) {
 func TestRedisWithoutPersistence(t *testing.T) {
 	addr := redistest.Server(t, redistest.Volatile...)
 	up, _ := backend(t)
-	port := freePort(t)
+	port := harness.FreePort(t)
 	redisStore := map[string]any{"engine": "redis", "addresses": []string{addr}, "prefix": "t:"}
 	err := caddy.Load(probeConfig(port, map[string]any{"shared": redisStore}, map[string]any{"name": "shared"}, up), true)
 	if err == nil {
@@ -295,7 +242,7 @@ func TestRedisWithoutPersistence(t *testing.T) {
 func TestRedisSentinelAndCluster(t *testing.T) {
 	up, _ := backend(t)
 	sentinels, master := redistest.Sentinel(t, "bookings")
-	port := freePort(t)
+	port := harness.FreePort(t)
 	load(t, probeConfig(port, map[string]any{"s": map[string]any{"engine": "redis", "addresses": sentinels, "master": "bookings", "prefix": "sent:"}}, map[string]any{"name": "s"}, up))
 	waitFor(t, port, "backend")
 	c := redis.NewClient(&redis.Options{Addr: master})
@@ -305,7 +252,7 @@ func TestRedisSentinelAndCluster(t *testing.T) {
 	}
 
 	nodes := redistest.Cluster(t, 3)
-	port = freePort(t)
+	port = harness.FreePort(t)
 	if err := caddy.Load(probeConfig(port, map[string]any{"c": map[string]any{"engine": "redis", "addresses": nodes, "prefix": "clu:"}}, map[string]any{"name": "c"}, up), true); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,32 +50,39 @@ var (
 	portsGiven = map[int]bool{}
 )
 
-// freePort is a port of 127.0.0.1 no one listens on now, below the
+// clusterPortOffset is where a Cluster node's bus port is, from its
+// port (set with cluster-port: Redis's default, port+10000, would fall in
+// the range other test helpers hand out).
+const clusterPortOffset = 4000
+
+// freePort is a port of 127.0.0.1 no one listens on now, with its
+// cluster bus port, in 12000-15999 (the bus in 16000-19999): below the
 // ephemeral range (a port there could be taken by an outgoing connection
-// before the server binds it), never the same twice in one test binary.
+// before the server binds it) and below the 20000-31999 of the Caddy
+// tests' ports, never the same twice in one test binary.
 func freePort(t testing.TB) int {
 	t.Helper()
 	portsMu.Lock()
 	defer portsMu.Unlock()
 	for range 1000 {
-		p := 12000 + rand.IntN(8000)
-		if portsGiven[p] || portsGiven[p+10000] { // a cluster node also binds port+10000
+		p := 12000 + rand.IntN(4000)
+		if portsGiven[p] {
 			continue
 		}
 		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
 		if err != nil {
 			continue
 		}
-		l2, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p+10000))
+		l2, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p+clusterPortOffset))
 		l.Close()
 		if err != nil {
 			continue
 		}
 		l2.Close()
-		portsGiven[p], portsGiven[p+10000] = true, true
+		portsGiven[p] = true
 		return p
 	}
-	t.Fatal("no free port in 12000-19999")
+	t.Fatal("no free port in 12000-15999")
 	return 0
 }
 
@@ -88,6 +96,9 @@ func start(t testing.TB, args ...string) string {
 		dir := t.TempDir()
 		all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
 			"--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log")}, args...)
+		if slices.Contains(args, "--cluster-enabled") {
+			all = append(all, "--cluster-port", strconv.Itoa(port+clusterPortOffset))
+		}
 		addr, err := run(t, dir, port, exec.Command("redis-server", all...))
 		if err == nil {
 			return addr
