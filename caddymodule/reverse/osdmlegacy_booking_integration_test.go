@@ -555,9 +555,21 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	t.Logf("settled %v after the restart, with no request", time.Since(restarted))
+	// The answer is recorded just after it arrives: until then a GET says
+	// a message is under way.
 	var gb osdm.BookingResponse
-	c.ok("GET", "/bookings/"+bookingID, "", "", 200, &gb)
+	for {
+		status, _, body := c.do("GET", "/bookings/"+bookingID, "", "")
+		if status == http.StatusOK {
+			_ = json.Unmarshal(body, &gb)
+			break
+		}
+		if status != http.StatusConflict || time.Since(restarted) > 200*time.Millisecond+2*time.Second {
+			t.Fatalf("GET of the booking %v after the restart: %d %s", time.Since(restarted), status, body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("settled %v after the restart, with no request", time.Since(restarted))
 	if s := gb.Booking.BookedOffers[0].Reservations[0].Status; s != osdm.BookingPartPrebooked {
 		t.Errorf("settled booking %s, want PREBOOKED", s)
 	}
@@ -625,10 +637,18 @@ func TestOSDMLegacyIntegrationSIGKILLReleasesHold(t *testing.T) {
 	if cancels != 1 {
 		t.Errorf("release sent %d CancelRequests, want 1", cancels)
 	}
-	var gb osdm.BookingResponse
-	c.ok("GET", "/bookings/"+b.Booking.ID, "", "", 200, &gb)
-	if s := gb.Booking.BookedOffers[0].Reservations[0].Status; s != osdm.BookingPartReleased {
-		t.Errorf("the booking is %s after its release, want RELEASED", s)
+	// The release is recorded just after the CancelReply arrives.
+	for {
+		var gb osdm.BookingResponse
+		c.ok("GET", "/bookings/"+b.Booking.ID, "", "", 200, &gb)
+		s := gb.Booking.BookedOffers[0].Reservations[0].Status
+		if s == osdm.BookingPartReleased {
+			break
+		}
+		if time.Since(restarted) > 200*time.Millisecond+2*time.Second {
+			t.Fatalf("the booking is %s %v after the restart, want RELEASED", s, time.Since(restarted))
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -666,8 +686,7 @@ func TestOSDMLegacyIntegrationRedisWithoutPersistence(t *testing.T) {
 	addr := redistest.Server(t, redistest.Volatile...)
 	l := startBKLegacy(t)
 	cf := func(port int, extra string) string {
-		return strings.Replace(bkCaddyfile(port, l.addr, "store shared", ""), "\tauto_https off\n}",
-			"\tauto_https off\n\tosdm {\n\t\tstore shared redis "+addr+" {\n\t\t\t"+extra+"\n\t\t}\n\t}\n}", 1)
+		return withRedisStore(bkCaddyfile(port, l.addr, "store shared", ""), "addresses "+addr+"\n\t\t\t"+extra)
 	}
 	cfg, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf(harness.FreePort(t), "prefix p/")), map[string]any{"filename": "Caddyfile"})
 	if err != nil {
@@ -692,6 +711,13 @@ func TestOSDMLegacyIntegrationRedisWithoutPersistence(t *testing.T) {
 	}
 }
 
+// withRedisStore is caddyfile (a bkCaddyfile with "store shared") with the
+// osdm app's store shared: a redis store whose block is body.
+func withRedisStore(caddyfile, body string) string {
+	return strings.Replace(caddyfile, "\tauto_https off\n}",
+		"\tauto_https off\n\tosdm {\n\t\tstore shared redis {\n\t\t\t"+body+"\n\t\t}\n\t}\n}", 1)
+}
+
 // twoInstancesOnRedis runs two Caddy processes whose osdm_legacy keeps its
 // state in one named Redis store (redis says where and how): an offer
 // searched on one is booked on the other, a booking made on one is
@@ -702,10 +728,8 @@ func twoInstancesOnRedis(t *testing.T, redis string) {
 	dir := t.TempDir()
 	var pfx [8]byte
 	_, _ = rand.Read(pfx[:])
-	osdmApp := "\tauto_https off\n\tosdm {\n\t\tstore shared redis {\n\t\t\t" + redis + "\n\t\t\tprefix osdm-legacy-it/" +
-		hex.EncodeToString(pfx[:]) + "/\n\t\t}\n\t}\n}"
 	withApp := func(port int) string {
-		return strings.Replace(bkCaddyfile(port, l.addr, "store shared", ""), "\tauto_https off\n}", osdmApp, 1)
+		return withRedisStore(bkCaddyfile(port, l.addr, "store shared", ""), redis+"\n\t\t\tprefix osdm-legacy-it/"+hex.EncodeToString(pfx[:])+"/")
 	}
 	pa, pb := harness.FreePort(t), harness.FreePort(t)
 	startBKChild(t, dir, "a", withApp(pa))
