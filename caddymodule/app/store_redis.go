@@ -216,6 +216,14 @@ func (r *Redis) Open() (Database, error) {
 func (r *Redis) Check(ctx context.Context, db Database) error {
 	d := db.(redisDB)
 	if err := d.client.Ping(ctx).Err(); err != nil {
+		var refused redis.Error
+		var cert *tls.CertificateVerificationError
+		if errors.As(err, &refused) || errors.As(err, &cert) {
+			// Redis answered, and said no (a wrong password), or its
+			// certificate is not the one expected: the configuration's
+			// fault, not a Redis still starting.
+			return fmt.Errorf("%s refused the connection: %w", r.opts.Describe(), err)
+		}
 		return fmt.Errorf("%w: %s does not answer PING: %w", ErrUnreachable, r.opts.Describe(), err)
 	}
 	err := store.NewRedis(d.client, "").CheckDurable(ctx)

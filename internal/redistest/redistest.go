@@ -7,6 +7,7 @@ package redistest
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -111,6 +112,11 @@ func start(t testing.TB, args ...string) string {
 
 // run starts cmd and waits until port answers PING.
 func run(t testing.TB, dir string, port int, cmd *exec.Cmd) (string, error) {
+	return runTLS(t, dir, port, cmd, nil)
+}
+
+// runTLS is run, PING over TLS with tlsCfg when it is not nil.
+func runTLS(t testing.TB, dir string, port int, cmd *exec.Cmd, tlsCfg *tls.Config) (string, error) {
 	t.Helper()
 	if err := cmd.Start(); err != nil {
 		return "", err
@@ -122,7 +128,7 @@ func run(t testing.TB, dir string, port int, cmd *exec.Cmd) (string, error) {
 		<-exited
 	})
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond, TLSConfig: tlsCfg})
 	defer c.Close()
 	for range 100 {
 		select {
@@ -134,8 +140,8 @@ func run(t testing.TB, dir string, port int, cmd *exec.Cmd) (string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		err := c.Ping(ctx).Err()
 		cancel()
-		if err == nil {
-			return addr, nil
+		if err == nil || strings.Contains(fmt.Sprint(err), "NOAUTH") {
+			return addr, nil // it answers (asking for a password)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -148,6 +154,29 @@ func Server(t testing.TB, args ...string) string {
 	t.Helper()
 	need(t, false)
 	return start(t, append(append([]string{}, Durable...), args...)...)
+}
+
+// TLSServer starts one Redis with the Durable settings, then args,
+// listening for TLS only (its certificate and key in PEM files; clients
+// need no certificate), and returns its address. tlsCfg is what a client
+// trusts it with.
+func TLSServer(t testing.TB, certFile, keyFile string, tlsCfg *tls.Config, args ...string) string {
+	t.Helper()
+	need(t, false)
+	for attempt := 0; ; attempt++ {
+		port := freePort(t)
+		dir := t.TempDir()
+		all := append([]string{"--port", "0", "--tls-port", strconv.Itoa(port), "--tls-cert-file", certFile,
+			"--tls-key-file", keyFile, "--tls-auth-clients", "no", "--bind", "127.0.0.1", "--dir", dir,
+			"--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log")}, Durable...)
+		addr, err := runTLS(t, dir, port, exec.Command("redis-server", append(all, args...)...), tlsCfg)
+		if err == nil {
+			return addr
+		}
+		if attempt == 3 {
+			t.Fatal(err)
+		}
+	}
 }
 
 // Sentinel starts a master with the Durable settings and two sentinels
