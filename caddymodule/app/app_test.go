@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -262,4 +263,25 @@ func TestRedisSentinelAndCluster(t *testing.T) {
 	if v, err := cc.Get(context.Background(), "clu:last").Result(); err != nil || !strings.Contains(v, "backend") {
 		t.Fatalf("the cluster has clu:last = %q, %v", v, err)
 	}
+}
+
+// A Redis that does not answer at start does not stop the configuration:
+// a request that needs the store waits for it (bounded) and then gets a
+// clear, retryable 503, never a nil store; once Redis answers, the app
+// opens the store and the background work runs.
+func TestRedisNotYetThere(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not installed (Debian: apt-get install redis-server): test skipped")
+	}
+	redisPort := redistest.Port(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", redisPort)
+	up, _ := backend(t)
+	port := harness.FreePort(t)
+	load(t, probeConfig(port, map[string]any{"later": map[string]any{"engine": "redis", "addresses": []string{addr}, "timeout": "200ms"}}, map[string]any{"name": "later"}, up))
+	status, body := get(t, port)
+	if status != http.StatusServiceUnavailable {
+		t.Fatalf("a request before the store is open: %d %q, want 503", status, body)
+	}
+	redistest.ServerAt(t, redisPort)
+	waitFor(t, port, "200 backend")
 }

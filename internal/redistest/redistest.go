@@ -179,6 +179,26 @@ func TLSServer(t testing.TB, certFile, keyFile string, tlsCfg *tls.Config, args 
 	}
 }
 
+// Port is a free port for a Redis a test starts later with ServerAt.
+func Port(t testing.TB) int {
+	t.Helper()
+	return freePort(t)
+}
+
+// ServerAt is Server on port (from Port).
+func ServerAt(t testing.TB, port int, args ...string) string {
+	t.Helper()
+	need(t, false)
+	dir := t.TempDir()
+	all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
+		"--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log")}, append(append([]string{}, Durable...), args...)...)
+	addr, err := run(t, dir, port, exec.Command("redis-server", all...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return addr
+}
+
 // Sentinel starts a master with the Durable settings and two sentinels
 // monitoring it under the name master, and returns the sentinels'
 // addresses and the master's.
