@@ -22,7 +22,6 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
-	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
@@ -159,14 +158,14 @@ http://127.0.0.1:%[2]d {
 			AnonymousPassengerSpecifications: []osdm.AnonymousPassengerSpecification{{ExternalRef: "p1", Type: osdm.PassengerAdult}},
 		})
 		status, answer, h := harness.Do(t, http.MethodPost, base+"/sandbox/offers", osdm.ContentTypeJSON, string(body), nil)
-		if status != http.StatusBadRequest || h.Get("Content-Type") != osdm.ContentTypeProblem || !strings.Contains(answer, osdmsandbox.CodeSearchOutOfBounds) {
+		if status != http.StatusBadRequest || h.Get("Content-Type") != osdm.ContentTypeProblem || !strings.Contains(answer, osdm.CodeOfferOutOfBounds) {
 			t.Fatalf("sandbox, yesterday: %d %s", status, answer)
 		}
 	})
 
 	t.Run("sandbox splits its path before decoding", func(t *testing.T) {
 		status, answer, _ := harness.Do(t, http.MethodGet, base+"/sandbox/bookings/b-X%2F", "", "", nil)
-		if status != http.StatusNotFound || !strings.Contains(answer, osdmsandbox.CodeResourceNotFound) {
+		if status != http.StatusNotFound || !strings.Contains(answer, osdm.CodeResourceNotFound) {
 			t.Fatalf("GET /bookings/b-X%%2F: %d %s", status, answer)
 		}
 	})

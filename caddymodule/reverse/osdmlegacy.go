@@ -259,7 +259,7 @@ func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next cadd
 		return caddyhttp.Error(http.StatusBadRequest, fmt.Errorf("reading the OSDM request: %w", err))
 	}
 	send := osdmlegacy.HTTPSender(newLegacyPoster(r, next, m.legacyPath(), m.observeLegacy), m.format)
-	a := m.facade.Serve(r.Context(), send, r.Method, r.URL.Path, r.Header, body)
+	a := m.facade.Serve(r.Context(), send, r.Method, r.URL.EscapedPath(), r.Header, body)
 	m.metrics.observeAnswer(m.Partner, a)
 	m.logCall(r, a, time.Since(start))
 	return writeAnswer(w, a)

@@ -170,7 +170,7 @@ http://127.0.0.1:%d {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	osdmspec.ValidateResponse(t, osdmspec.V310, http.MethodPost, "/offers", resp.StatusCode, resp.Header, body)
-	if !strings.Contains(string(body), osdm.ProblemCodeAlternativeSystemProposal) {
+	if !strings.Contains(string(body), osdm.CodeAlternativeSystemProposal) {
 		t.Errorf("external train: %s", body)
 	}
 	if resp, err := http.Get(base + "/elsewhere"); err != nil || resp.StatusCode != http.StatusTeapot {
