@@ -49,7 +49,7 @@ type LoginReplayStore struct {
 // configuration reloads: a reload must not forget the jti values of
 // identity tokens that are still valid, or they could be replayed. A
 // memory store is shared by the login handlers with the same issuer. (Bolt
-// files and Redis clients are in the store pools, store_pool.go.)
+// files and Redis clients are the osdm app's.)
 var loginMemoryReplayStores = caddy.NewUsagePool()
 
 // pooledMemoryReplay is a memory replay store in loginMemoryReplayStores.
