@@ -35,9 +35,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// TestStoreHolderProcess is not a test: it is the child process of
-// harness.HoldBoltFile.
-func TestStoreHolderProcess(t *testing.T) { harness.StoreHolderProcess(t) }
+// TestChildProcess is not a test: it is the child process of the
+// harness (harness.HoldBoltFile).
+func TestChildProcess(t *testing.T) { harness.ChildProcess(t) }
 
 // probeConfig is a configuration with the osdm app's stores and a
 // server whose route for host probe.test is probe, then reverse_proxy to

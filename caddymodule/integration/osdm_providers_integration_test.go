@@ -40,7 +40,7 @@ func startOSDMProviders(t *testing.T) []*osdmProvider {
 	}
 	legacyAddr := harness.ServeLocal(t, sb)
 	db := filepath.Join(t.TempDir(), "legacy.db")
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off

@@ -119,7 +119,7 @@ func startLegacyChain(t *testing.T, extra string, sbcfg legacysandbox.Config) *l
 	harness.WriteLegacyGTFS(t, gtfs)
 	ls := startLegacyServer(t, sbcfg)
 	logFile := filepath.Join(dir, "caddy.log")
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off
@@ -153,7 +153,9 @@ http://127.0.0.1:%d {
 // answer (checked too).
 func (lc *legacyChain) post(t *testing.T, path string, body string, version osdmspec.Version) (int, http.Header, []byte) {
 	t.Helper()
-	return harness.PostOSDM(t, lc.base, path, body, version)
+	c := harness.OSDMClient{Base: lc.base, Version: version, Header: harness.SecretHeader()}
+	a := c.Do(t, http.MethodPost, path, body, nil)
+	return a.Status, a.Header, a.Body
 }
 
 func TestOSDMLegacyIntegrationOfferSearch(t *testing.T) {
@@ -371,7 +373,7 @@ func TestOSDMLegacyIntegrationLegacyDown(t *testing.T) {
 	// reverse_proxy to a port nobody listens on.
 	dir := t.TempDir()
 	dead := harness.FreePort(t)
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off
