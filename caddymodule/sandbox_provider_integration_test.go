@@ -223,8 +223,10 @@ func TestSandboxProviderPassengers(t *testing.T) {
 	c.send(http.MethodPatch, path, `{"detail":{"firstName":"A","lastName":"B","contact":{"email":"not-an-address"}}}`, true).
 		problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
 
+	// Personal data may be corrected after fulfilment, before departure.
 	c.fulfil(b.ID)
-	c.send(http.MethodPatch, path, patch, true).problem(t, http.StatusConflict, osdmsandbox.CodeModificationNotAllowed)
+	c.send(http.MethodPatch, path, patch, true).decode(t, http.StatusOK, &patched)
+	c.send(http.MethodPatch, path, `{"dateOfBirth":"2020-01-01"}`, true).problem(t, http.StatusConflict, osdmsandbox.CodeModificationNotAllowed)
 	c.send(http.MethodGet, path, "", true).decode(t, http.StatusOK, &got)
 	if got.Passenger.Detail.FirstName != "Anna-Lena" {
 		t.Errorf("after fulfilment %+v", got.Passenger.Detail)

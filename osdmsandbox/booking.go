@@ -80,6 +80,25 @@ type bookedPart struct {
 	held         bool  // the places are still taken in the inventory
 	confirmedOn  *time.Time
 	refunded     *int64
+	// paxPrice is each passenger's share of price, as passengerIDs.
+	paxPrice []int64
+	// gone marks, as passengerIDs, the passengers refunded by a partial
+	// refund: their places are free again.
+	gone []bool
+}
+
+// live reports whether passenger k of the part is still booked.
+func (part *bookedPart) live(k int) bool { return k >= len(part.gone) || !part.gone[k] }
+
+// liveCount is the number of passengers of the part still booked.
+func (part *bookedPart) liveCount() int {
+	n := 0
+	for k := range part.passengerIDs {
+		if part.live(k) {
+			n++
+		}
+	}
+	return n
 }
 
 // price is the total of the booking's parts, in cents.
@@ -149,6 +168,10 @@ func (b *booking) osdm(operator string, capacity int) *osdm.Booking {
 			OfferID:      part.offerID,
 			Reservations: []osdm.Reservation{part.reservation(b, i, operator, capacity)},
 		})
+		if part.liveCount() == 0 && b.state == stateFulfilled {
+			// Every passenger of the part was refunded by partial refunds.
+			out.BookedOffers[len(out.BookedOffers)-1].Reservations[0].Status = osdm.BookingPartRefunded
+		}
 	}
 	if b.fulfillment != nil {
 		out.Fulfillments = []osdm.Fulfillment{*b.fulfillment}
@@ -204,7 +227,13 @@ func (part *bookedPart) reservation(b *booking, i int, operator string, capacity
 // reservedPlaces groups a part's places by coach, passengers in order.
 func reservedPlaces(part *bookedPart, capacity int) []osdm.ReservedPlace {
 	var out []osdm.ReservedPlace
+	// A part every passenger of which was refunded shows the places it
+	// had, as a part refunded whole does.
+	all := part.liveCount() == 0
 	for k, idx := range part.places {
+		if !all && !part.live(k) {
+			continue
+		}
 		coach, number := place(part.journey.train, part.group, idx, capacity)
 		if n := len(out); n == 0 || out[n-1].CoachNumber != coach {
 			out = append(out, osdm.ReservedPlace{

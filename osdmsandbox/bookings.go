@@ -65,6 +65,7 @@ func (s *Sandbox) createBooking(now time.Time, rq *request) *response {
 		for _, ref := range sel.PassengerRefs {
 			spec, _ := o.passenger(ref)
 			part.passengerIDs = append(part.passengerIDs, paxID[ref])
+			part.paxPrice = append(part.paxPrice, passengerPrice(o.group, spec.Type))
 			part.price += passengerPrice(o.group, spec.Type)
 		}
 		b.parts = append(b.parts, part)

@@ -13,7 +13,7 @@
 //	GET    /bookings/{id}                          BookingResponse 200
 //	DELETE /bookings/{id}                          204, provisional bookings only
 //	GET    /bookings/{id}/passengers/{pid}         PassengerResponse 200
-//	PATCH  /bookings/{id}/passengers/{pid}         PassengerResponse 200, before fulfilment
+//	PATCH  /bookings/{id}/passengers/{pid}         PassengerResponse 200, before departure
 //	POST   /bookings/{id}/fulfillments             FulfillmentCollectionResponse 200 (FULFILLED)
 //	POST   /bookings/{id}/refund-offers            RefundOfferCollectionResponse 200 (PROPOSED)
 //	GET    /bookings/{id}/refund-offers/{rid}      RefundOfferResponse 200
