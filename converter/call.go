@@ -22,6 +22,9 @@ var stepMethods = map[Step]string{
 	StepDeleteBooking: http.MethodDelete,
 	StepRefundOffers:  http.MethodPost,
 	StepRefundOffer:   http.MethodPatch,
+
+	StepDeleteRefundOffer: http.MethodDelete,
+	StepPassenger:         http.MethodPatch,
 }
 
 // idempotentSteps are the state-changing calls whose operation declares the

@@ -22,6 +22,11 @@ const (
 	StepDeleteBooking Step = "delete_booking" // DELETE /bookings/{bookingId}
 	StepRefundOffers  Step = "refund_offers"  // POST /bookings/{bookingId}/refund-offers
 	StepRefundOffer   Step = "refund_offer"   // PATCH /bookings/{bookingId}/refund-offers/{refundOfferId}
+	// StepDeleteRefundOffer drops a refund offer that an interrupted
+	// cancellation left unconfirmed (settlement).
+	StepDeleteRefundOffer Step = "delete_refund_offer" // DELETE /bookings/{bookingId}/refund-offers/{refundOfferId}
+	// StepPassenger sets a passenger's personal data (PassengerDataRequest).
+	StepPassenger Step = "passenger" // PATCH /bookings/{bookingId}/passengers/{passengerId}
 )
 
 // Call is one OSDM HTTP request the converter wants made.

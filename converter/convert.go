@@ -19,6 +19,10 @@ import (
 func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Caller) *Result {
 	switch m := req.(type) {
 	case *legacy.AvailabilityRequest:
+		if m != nil && m.ExchangeOf != "" {
+			return c.newRun(m, x).negative(&legacy.NegativeReply{Code: legacy.CodeExchangeNotSupported,
+				Text: "Exchange (ExchangeOf " + plain(m.ExchangeOf, 128) + ") is not supported in this version; cancel the booking and book again."})
+		}
 		if m != nil {
 			return c.newRun(m, x).availability(ctx, m.Journey, m.Places)
 		}
@@ -34,9 +38,17 @@ func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Caller) *
 		if m != nil {
 			return c.newRun(m, x).cancel(ctx, m)
 		}
+	case *legacy.SynchroRequest:
+		if m != nil {
+			return c.newRun(m, x).synchro(ctx, m)
+		}
+	case *legacy.PassengerDataRequest:
+		if m != nil {
+			return c.newRun(m, x).passengerData(ctx, m)
+		}
 	}
 	return negative(legacy.NewNegativeReply(legacy.ReplyHeader{SentAt: c.now()}, legacy.CodeUnsupportedMessage,
-		"The converter takes AvailabilityRequest, BookingRequest and CancelRequest only."))
+		"The converter takes AvailabilityRequest, BookingRequest, CancelRequest, SynchroRequest and PassengerDataRequest only."))
 }
 
 // run is one legacy exchange in progress.

@@ -35,6 +35,9 @@ func DefaultPaths() map[Step]string {
 		StepDeleteBooking: osdm.PathBooking,
 		StepRefundOffers:  osdm.PathRefundOffers,
 		StepRefundOffer:   osdm.PathRefundOffer,
+
+		StepDeleteRefundOffer: osdm.PathRefundOffer,
+		StepPassenger:         osdm.PathPassenger,
 	}
 }
 
@@ -50,6 +53,9 @@ var stepParams = map[Step][]string{
 	StepDeleteBooking: {osdm.ParamBookingID},
 	StepRefundOffers:  {osdm.ParamBookingID},
 	StepRefundOffer:   {osdm.ParamBookingID, osdm.ParamRefundOfferID},
+
+	StepDeleteRefundOffer: {osdm.ParamBookingID, osdm.ParamRefundOfferID},
+	StepPassenger:         {osdm.ParamBookingID, osdm.ParamPassengerID},
 }
 
 // defaultLocation is where a departure time is read when the station's

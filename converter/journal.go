@@ -132,6 +132,10 @@ func journaled(req legacy.Request) bool {
 		return m != nil && !(m.InformationOnly && m.ExchangeOf == "")
 	case *legacy.CancelRequest:
 		return m != nil
+	case *legacy.SynchroRequest:
+		return m != nil && m.Rollback
+	case *legacy.PassengerDataRequest:
+		return m != nil
 	}
 	return false
 }
@@ -144,6 +148,9 @@ func journaled(req legacy.Request) bool {
 // A store that fails before any OSDM call is a retryable NegativeReply and
 // no call is made: the journal is what keeps a booking from being lost.
 func (j *Journal) Do(ctx context.Context, req legacy.Request, body []byte, x Caller) (res *Result, stored bool) {
+	if s, ok := req.(*legacy.SynchroRequest); ok && s != nil && !s.Rollback {
+		return j.synchroState(ctx, s), false
+	}
 	if !journaled(req) {
 		return j.c.Convert(ctx, req, x), false
 	}
@@ -261,7 +268,11 @@ func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h le
 		// is known.
 		m, _ := req.(*legacy.BookingRequest)
 		before := rec.Reply
-		res, settled = j.c.resume(ctx, m, h, jx, rec.State != stateUnsettled)
+		if m != nil {
+			res, settled = j.c.resume(ctx, m, h, jx, rec.State != stateUnsettled)
+		} else {
+			res, settled = j.c.resumeAfterSales(ctx, req, h, jx)
+		}
 		if !settled && before != nil {
 			rec.Reply = before
 			if prev, err := rec.result(); err == nil {
