@@ -379,8 +379,8 @@ func TestSandboxProviderUnserved(t *testing.T) {
 		{http.MethodPost, "/osdm/trips"},
 		{http.MethodGet, "/osdm/places"},
 		{http.MethodGet, "/osdm/fulfillments/f-1"},
-		{http.MethodPost, "/osdm/bookings/b-1/exchange-offers"},
 		{http.MethodPost, "/osdm/bookings/b-1/release-offers"},
+		{http.MethodPost, "/osdm/bookings/b-1/cancel-fulfillments-offers"},
 	} {
 		body := ""
 		if op.method != http.MethodGet {

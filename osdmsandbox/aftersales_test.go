@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
@@ -112,5 +113,155 @@ func TestPartialRefundEveryPassenger(t *testing.T) {
 	if got.Fulfillments[0].Status != osdm.FulfillmentRefunded || h.debugStatus(b.ID) != "REFUNDED" ||
 		h.availability("708", osdm.TravelClassSecond, osdm.AccommodationSeat) != 40 {
 		t.Errorf("after refunding both: %+v %s", got.Fulfillments[0], h.debugStatus(b.ID))
+	}
+}
+
+// exchangeOffers asks for exchange offers of booking b to train in class.
+func (h *harness) exchangeOffers(b *osdm.Booking, fulfillmentID, train string, class osdm.TravelClass, pax ...osdm.AnonymousPassengerSpecification) result {
+	h.t.Helper()
+	search := offerRequest(train, []osdm.TravelClass{class}, pax...)
+	return h.call(http.MethodPost, "/bookings/"+b.ID+"/exchange-offers?embed=ALL", "", osdm.ExchangeOfferCollectionRequest{
+		FulfillmentIDs: []string{fulfillmentID}, TripSearchCriteria: search.TripSearchCriteria,
+		OfferSearchCriteria: search.OfferSearchCriteria, AnonymousPassengerSpecifications: pax})
+}
+
+// seatOffer is the exchange offer of seats in an answer.
+func seatOffer(t *testing.T, r result) osdm.ExchangeOffer {
+	t.Helper()
+	var xr osdm.ExchangeOfferCollectionResponse
+	r.decode(t, &xr)
+	for _, xo := range xr.ExchangeOffers {
+		if xo.OfferSummary.OverallAccommodationType == osdm.AccommodationSeat {
+			return xo
+		}
+	}
+	t.Fatalf("no seat exchange offer: %d %s", r.status, r.body)
+	return osdm.ExchangeOffer{}
+}
+
+func (h *harness) exchangeOperation(bookingID string, xo osdm.ExchangeOffer) result {
+	h.t.Helper()
+	return h.call(http.MethodPost, "/bookings/"+bookingID+"/exchange-operations", "",
+		osdm.ExchangeOperationRequest{ExchangeOffers: []osdm.OfferSelection{{OfferID: xo.OfferID, PassengerRefs: xo.PassengerRefs}}})
+}
+
+// TestExchange: exchange offers are priced (new price, fee, what to pay or
+// refund); an exchange operation holds the new places and leaves the old
+// booking standing until the fulfilment confirms it, which replaces the
+// old parts and fulfilment and frees the old places; a deleted or lapsed
+// operation frees the new places.
+func TestExchange(t *testing.T) {
+	h := newHarness(t, osdmsandbox.Config{Capacity: 40})
+	seats := func(train string, class osdm.TravelClass) int {
+		return h.availability(train, class, osdm.AccommodationSeat)
+	}
+	offer := offerOf(t, h.search(offerRequest("708", nil, adult("p1"), adult("p2"))), osdm.TravelClassSecond, osdm.AccommodationSeat)
+	b := h.book(offer, adult("p1"), adult("p2"))
+	f := h.fulfil(b.ID)
+
+	// Second class (2 x 5.00) to first (2 x 9.00): fee 1.00, 9.00 to pay.
+	xo := seatOffer(t, h.exchangeOffers(b, f.ID, "709", osdm.TravelClassFirst, adult("p1"), adult("p2")))
+	if xo.ExchangePrice.Amount != 1800 || xo.ExchangeFee.Amount != 100 || xo.AmountToBePaid == nil || xo.AmountToBePaid.Amount != 900 ||
+		xo.RefundableAmount != nil || xo.Fulfillments[0].ID != f.ID {
+		t.Fatalf("exchange offer %+v", xo)
+	}
+	r := h.exchangeOperation(b.ID, xo)
+	var op osdm.ExchangeOperationResponse
+	r.decode(t, &op)
+	if r.status != 200 || op.ExchangeOperation.Status != osdm.ExchangePrebooked || op.ExchangeOperation.TicketTimeLimit == nil {
+		t.Fatalf("operation %d %s", r.status, r.body)
+	}
+	if seats("709", osdm.TravelClassFirst) != 38 || seats("708", osdm.TravelClassSecond) != 38 {
+		t.Errorf("pre-booked: 709 first %d, 708 second %d", seats("709", osdm.TravelClassFirst), seats("708", osdm.TravelClassSecond))
+	}
+	if got := h.getBooking(b.ID); got.Fulfillments[0].Status != osdm.FulfillmentFulfilled || got.BookedOffers[0].Reservations[0].Status != osdm.BookingPartFulfilled {
+		t.Errorf("the old booking must stand: %+v", got.Fulfillments)
+	}
+	h.exchangeOperation(b.ID, xo).problem(t, http.StatusConflict, osdmsandbox.CodeOperationNotPermitted)
+	opPath := "/bookings/" + b.ID + "/exchange-operations/" + op.ExchangeOperation.ID
+	if r := h.call(http.MethodGet, opPath, "", nil); r.status != 200 {
+		t.Errorf("GET operation: %d", r.status)
+	}
+	if r := h.call(http.MethodPatch, opPath, "", osdm.ExchangeOperationPatchRequest{RequestedFulfillmentType: "ETICKET"}); r.status != 200 {
+		t.Errorf("PATCH operation: %d %s", r.status, r.body)
+	}
+	// Deleted: the new places are free again, the old booking stands.
+	if r := h.call(http.MethodDelete, opPath, "", nil); r.status != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", r.status, r.body)
+	}
+	if seats("709", osdm.TravelClassFirst) != 40 {
+		t.Errorf("after DELETE: 709 first %d", seats("709", osdm.TravelClassFirst))
+	}
+	h.call(http.MethodGet, opPath, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	// The offer was used; a new one is needed.
+	h.exchangeOperation(b.ID, xo).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferNotFound)
+
+	xo = seatOffer(t, h.exchangeOffers(b, f.ID, "709", osdm.TravelClassFirst, adult("p1"), adult("p2")))
+	h.exchangeOperation(b.ID, xo).decode(t, &op)
+	nf := h.fulfil(b.ID)
+	if nf.ID == f.ID || nf.Status != osdm.FulfillmentFulfilled {
+		t.Fatalf("confirming fulfilment %+v", nf)
+	}
+	got := h.getBooking(b.ID)
+	if len(got.Fulfillments) != 2 || got.Fulfillments[0].Status != osdm.FulfillmentExchanged || got.Fulfillments[1].ID != nf.ID ||
+		got.BookedOffers[0].Reservations[0].Status != osdm.BookingPartExchanged || got.BookedOffers[1].Reservations[0].Status != osdm.BookingPartFulfilled ||
+		got.ConfirmedPrice.Amount != 1800 {
+		t.Errorf("after the exchange: %+v / %+v", got.Fulfillments, got.BookedOffers)
+	}
+	if seats("709", osdm.TravelClassFirst) != 38 || seats("708", osdm.TravelClassSecond) != 40 {
+		t.Errorf("after the exchange: 709 first %d, 708 second %d", seats("709", osdm.TravelClassFirst), seats("708", osdm.TravelClassSecond))
+	}
+	var done osdm.ExchangeOperationResponse
+	h.call(http.MethodGet, opPath[:strings.LastIndex(opPath, "/")+1]+op.ExchangeOperation.ID, "", nil).decode(t, &done)
+	if done.ExchangeOperation.Status != osdm.ExchangeFulfilled || done.ExchangeOperation.Fulfillments[0].ID != nf.ID {
+		t.Errorf("operation after: %+v", done.ExchangeOperation)
+	}
+	h.call(http.MethodDelete, "/bookings/"+b.ID+"/exchange-operations/"+op.ExchangeOperation.ID, "", nil).problem(t, http.StatusConflict, osdmsandbox.CodeOperationNotPermitted)
+	// Fulfilled again: nothing more happens.
+	if again := h.fulfil(b.ID); again.ID != nf.ID {
+		t.Errorf("second fulfilment %+v", again)
+	}
+	// A refund now refunds the new journey.
+	if ro := h.refundOffer(b.ID, nf.ID, ""); ro.RefundableAmount.Amount != 1620 {
+		t.Errorf("refund after exchange %+v", ro.RefundableAmount)
+	}
+	// First class back to second: cheaper, 6.20 comes back.
+	xo = seatOffer(t, h.exchangeOffers(b, nf.ID, "708", osdm.TravelClassSecond, adult("p1"), adult("p2")))
+	if xo.RefundableAmount == nil || xo.RefundableAmount.Amount != 620 || xo.AmountToBePaid != nil || xo.ExchangeFee.Amount != 180 {
+		t.Errorf("cheaper exchange %+v", xo)
+	}
+}
+
+// TestExchangeRefusals: what cannot be exchanged, and an operation that
+// lapses.
+func TestExchangeRefusals(t *testing.T) {
+	h := newHarness(t, osdmsandbox.Config{Capacity: 40})
+	offer := offerOf(t, h.search(offerRequest("708", nil)), osdm.TravelClassSecond, osdm.AccommodationSeat)
+	b := h.book(offer, adult("p1"))
+	h.exchangeOffers(b, "f-none", "709", osdm.TravelClassSecond, adult("p1")).problem(t, http.StatusConflict, osdmsandbox.CodeOperationNotPermitted)
+	f := h.fulfil(b.ID)
+	h.exchangeOffers(b, "f-other", "709", osdm.TravelClassSecond, adult("p1")).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	h.exchangeOffers(b, f.ID, "709", osdm.TravelClassSecond, adult("p1"), adult("p2")).problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
+	// Without the embed the spec requires.
+	h.raw(http.MethodPost, "/bookings/"+b.ID+"/exchange-offers", http.Header{"Content-Type": {osdm.ContentTypeJSON}},
+		[]byte(`{"fulfillmentIds":["`+f.ID+`"],"anonymousPassengerSpecifications":[{"externalRef":"p1","type":"ADULT"}]}`)).
+		problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
+	// An ordinary offer is no exchange offer.
+	plain := offerOf(t, h.search(offerRequest("709", nil)), osdm.TravelClassSecond, osdm.AccommodationSeat)
+	h.exchangeOperation(b.ID, osdm.ExchangeOffer{OfferID: plain.OfferID, PassengerRefs: plain.PassengerRefs}).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferNotFound)
+	// A pre-booked operation lapses at its ticketTimeLimit.
+	xo := seatOffer(t, h.exchangeOffers(b, f.ID, "709", osdm.TravelClassSecond, adult("p1")))
+	var op osdm.ExchangeOperationResponse
+	h.exchangeOperation(b.ID, xo).decode(t, &op)
+	if n := h.availability("709", osdm.TravelClassSecond, osdm.AccommodationSeat); n != 39 {
+		t.Errorf("held: %d", n)
+	}
+	h.clock.Advance(osdmsandbox.DefaultBookingTTL + time.Second)
+	h.call(http.MethodGet, "/bookings/"+b.ID+"/exchange-operations/"+op.ExchangeOperation.ID, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	if n := h.availability("709", osdm.TravelClassSecond, osdm.AccommodationSeat); n != 40 {
+		t.Errorf("after the lapse: %d", n)
+	}
+	if got := h.fulfil(b.ID); got.ID != f.ID {
+		t.Errorf("a fulfilment after the lapse exchanged: %+v", got)
 	}
 }

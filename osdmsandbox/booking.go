@@ -60,10 +60,14 @@ type booking struct {
 	state       bookingState
 	// dropAt is when the booking is forgotten: Retention after it ended
 	// (released, deleted, refunded, or fulfilled and arrived).
-	dropAt       time.Time
-	passengers   []osdm.Passenger
-	parts        []*bookedPart
-	fulfillment  *osdm.Fulfillment
+	dropAt      time.Time
+	passengers  []osdm.Passenger
+	parts       []*bookedPart
+	fulfillment *osdm.Fulfillment
+	// oldFulfillments are the fulfilments exchanges replaced (EXCHANGED).
+	oldFulfillments []osdm.Fulfillment
+	// exchanges are the booking's exchange operations.
+	exchanges    []*exchangeOp
 	refundOffers []*refundOffer
 	keys         []string // Idempotency-Keys of the calls that acted on it
 }
@@ -85,6 +89,8 @@ type bookedPart struct {
 	// gone marks, as passengerIDs, the passengers refunded by a partial
 	// refund: their places are free again.
 	gone []bool
+	// exchanged: an exchange replaced the part; its places are free.
+	exchanged bool
 }
 
 // live reports whether passenger k of the part is still booked.
@@ -105,7 +111,9 @@ func (part *bookedPart) liveCount() int {
 func (b *booking) price() int64 {
 	var total int64
 	for _, p := range b.parts {
-		total += p.price
+		if !p.exchanged {
+			total += p.price
+		}
 	}
 	return total
 }
@@ -168,13 +176,16 @@ func (b *booking) osdm(operator string, capacity int) *osdm.Booking {
 			OfferID:      part.offerID,
 			Reservations: []osdm.Reservation{part.reservation(b, i, operator, capacity)},
 		})
-		if part.liveCount() == 0 && b.state == stateFulfilled {
+		if part.exchanged {
+			out.BookedOffers[len(out.BookedOffers)-1].Reservations[0].Status = osdm.BookingPartExchanged
+		} else if part.liveCount() == 0 && b.state == stateFulfilled {
 			// Every passenger of the part was refunded by partial refunds.
 			out.BookedOffers[len(out.BookedOffers)-1].Reservations[0].Status = osdm.BookingPartRefunded
 		}
 	}
+	out.Fulfillments = append(out.Fulfillments, b.oldFulfillments...)
 	if b.fulfillment != nil {
-		out.Fulfillments = []osdm.Fulfillment{*b.fulfillment}
+		out.Fulfillments = append(out.Fulfillments, *b.fulfillment)
 	}
 	for _, ro := range b.refundOffers {
 		out.RefundOffers = append(out.RefundOffers, ro.osdm(b))

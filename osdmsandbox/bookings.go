@@ -187,6 +187,7 @@ func (s *Sandbox) liveBooking(now time.Time, id string) (*booking, *problem) {
 		return nil, newProblem(http.StatusNotFound, CodeBookingCancelled, "booking "+id+" was deleted")
 	}
 	s.expireIfDue(b, now)
+	s.expireExchange(b, now)
 	return b, nil
 }
 

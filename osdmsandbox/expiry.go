@@ -85,6 +85,9 @@ func (s *Sandbox) dropBooking(b *booking) {
 
 // releasePlaces frees the places of b's parts. Callers hold s.mu.
 func (s *Sandbox) releasePlaces(b *booking) {
+	if op := b.pendingExchange(); op != nil {
+		s.dropExchange(b, op)
+	}
 	for _, part := range b.parts {
 		if !part.held {
 			continue

@@ -43,6 +43,8 @@ type request struct {
 	bookingID     string
 	refundOfferID string
 	passengerID   string
+	// exchangeOperationID names an exchange operation.
+	exchangeOperationID string
 }
 
 // handlerFunc serves one operation; it runs with s.mu held.
@@ -70,6 +72,13 @@ var (
 		http.MethodGet:    {handle: (*Sandbox).getRefundOffer},
 		http.MethodPatch:  {handle: (*Sandbox).confirmRefundOffer, withBody: true, idempotent: true},
 		http.MethodDelete: {handle: (*Sandbox).deleteRefundOffer},
+	}
+	exchangeOffersRoutes     = map[string]route{http.MethodPost: {handle: (*Sandbox).createExchangeOffers, withBody: true, idempotent: true}}
+	exchangeOperationsRoutes = map[string]route{http.MethodPost: {handle: (*Sandbox).createExchangeOperation, withBody: true, idempotent: true}}
+	exchangeOperationRoutes  = map[string]route{
+		http.MethodGet:    {handle: (*Sandbox).getExchangeOperation},
+		http.MethodPatch:  {handle: (*Sandbox).patchExchangeOperation, withBody: true, idempotent: true},
+		http.MethodDelete: {handle: (*Sandbox).deleteExchangeOperation},
 	}
 	passengerRoutes = map[string]route{
 		http.MethodGet:   {handle: (*Sandbox).getPassenger},
@@ -136,6 +145,13 @@ func match(escaped string) (map[string]route, *request, []string) {
 	case len(segs) == 4 && segs[2] == "passengers" && segs[3] != "":
 		rq.passengerID = segs[3]
 		return passengerRoutes, rq, segs
+	case len(segs) == 3 && segs[2] == "exchange-offers":
+		return exchangeOffersRoutes, rq, segs
+	case len(segs) == 3 && segs[2] == "exchange-operations":
+		return exchangeOperationsRoutes, rq, segs
+	case len(segs) == 4 && segs[2] == "exchange-operations" && segs[3] != "":
+		rq.exchangeOperationID = segs[3]
+		return exchangeOperationRoutes, rq, segs
 	}
 	return nil, nil, segs
 }
@@ -147,7 +163,7 @@ func unserved(r *http.Request, routes map[string]route, segs []string) *response
 	specified, known := specMethods(segs)
 	if slices.Contains(specified, r.Method) {
 		return problemResponse(newProblem(http.StatusNotImplemented, CodeOperationNotPermitted,
-			"the sandbox does not serve "+r.Method+" "+r.URL.Path+", an OSDM operation; it serves offers, bookings, fulfilment, passengers and refunds (see its documentation)"))
+			"the sandbox does not serve "+r.Method+" "+r.URL.Path+", an OSDM operation; it serves offers, bookings, fulfilment, passengers, refunds and exchanges (see its documentation)"))
 	}
 	if routes == nil && !known {
 		return problemResponse(newProblem(http.StatusNotFound, CodeResourceNotFound, "no OSDM operation at "+r.URL.Path))

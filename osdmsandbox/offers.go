@@ -40,6 +40,8 @@ type offer struct {
 	group      group
 	passengers []osdm.AnonymousPassengerSpecification
 	bookedBy   string // the booking that took it
+	// exchange makes it an exchange offer of a booking; nil for a sale.
+	exchange *exchangeTerms
 }
 
 // passenger returns the offer's passenger with externalRef ref.
@@ -408,7 +410,12 @@ func (s *Sandbox) newOffer(now time.Time, j journey, g group, pax []osdm.Anonymo
 		passengers: pax,
 	}
 	s.addOffer(o)
+	return s.newOfferView(o, free)
+}
 
+// newOfferView renders stored offer o with free places left.
+func (s *Sandbox) newOfferView(o *offer, free int) osdm.Offer {
+	now, j, g, pax := o.createdOn, o.journey, o.group, o.passengers
 	var total int64
 	refs := make([]string, len(pax))
 	for i, p := range pax {

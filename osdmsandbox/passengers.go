@@ -250,6 +250,9 @@ func ageOn(born, at time.Time) int {
 func (b *booking) firstDeparture() time.Time {
 	var first time.Time
 	for _, p := range b.parts {
+		if p.exchanged {
+			continue
+		}
 		if first.IsZero() || p.journey.departure.Before(first) {
 			first = p.journey.departure
 		}

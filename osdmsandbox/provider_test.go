@@ -273,7 +273,7 @@ func TestUnservedOperations(t *testing.T) {
 		{http.MethodGet, "/bookings/b-1/passengers"},
 		{http.MethodPost, "/trips"},
 		{http.MethodGet, "/osdm/fulfillments/f-1"},
-		{http.MethodPost, "/osdm/bookings/b-1/exchange-offers"},
+		{http.MethodPost, "/osdm/bookings/b-1/release-offers"},
 	} {
 		p := h.raw(tc.method, tc.path, nil, nil).problem(t, http.StatusNotImplemented, osdmsandbox.CodeOperationNotPermitted)
 		if !strings.Contains(p.Detail, tc.method) {

@@ -119,6 +119,9 @@ func (s *Sandbox) createRefundOffer(now time.Time, rq *request) *response {
 func (b *booking) refundedPassengers(specs []osdm.RefundSpecification) ([]paxRef, bool, *problem) {
 	var all []paxRef
 	for pi, part := range b.parts {
+		if part.exchanged {
+			continue
+		}
 		for k := range part.passengerIDs {
 			if part.live(k) {
 				all = append(all, paxRef{pi, k})
@@ -141,6 +144,9 @@ func (b *booking) refundedPassengers(specs []osdm.RefundSpecification) ([]paxRef
 		for j, pid := range spec.PassengerIDs {
 			found := false
 			for pi, part := range b.parts {
+				if part.exchanged {
+					continue
+				}
 				for k, id := range part.passengerIDs {
 					if id != pid {
 						continue
@@ -272,6 +278,9 @@ func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
 	}
 	left = 0
 	for _, part := range b.parts {
+		if part.exchanged {
+			continue
+		}
 		left += int64(part.liveCount())
 		if part.liveCount() == 0 {
 			part.held = false
