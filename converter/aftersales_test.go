@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -36,8 +37,13 @@ type sandboxCaller struct {
 	// dieAfter, before it when not); store is then failed.
 	dieAt    Step
 	dieAfter bool
-	dead     bool
-	store    *storetest.Memory
+	// dieSkip: the first dieSkip calls of dieAt go through.
+	dieSkip int
+	dead    bool
+	store   *storetest.Memory
+	// refuse answers the step with a 409 problem without reaching the
+	// partner, this many times.
+	refuse map[Step]int
 }
 
 var errDead = errors.New("the process was killed")
@@ -47,7 +53,7 @@ func newSandboxCaller(t testing.TB) *sandboxCaller {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &sandboxCaller{t: t, sb: sb, lose: map[Step]int{}}
+	return &sandboxCaller{t: t, sb: sb, lose: map[Step]int{}, refuse: map[Step]int{}}
 }
 
 func (s *sandboxCaller) Call(ctx context.Context, call *Call) (*Answer, error) {
@@ -57,6 +63,15 @@ func (s *sandboxCaller) Call(ctx context.Context, call *Call) (*Answer, error) {
 		return nil, errDead
 	}
 	s.calls = append(s.calls, call)
+	if call.Step == s.dieAt && s.dieSkip > 0 {
+		s.dieSkip--
+		defer func(step Step) { s.dieAt = step }(s.dieAt)
+		s.dieAt = ""
+	}
+	if s.refuse[call.Step] > 0 {
+		s.refuse[call.Step]--
+		return problemAnswer(http.StatusConflict, "urn:uic:problem:OPERATION_NOT_PERMITTED", "the fare does not allow an exchange"), nil
+	}
 	if call.Step == s.dieAt && !s.dieAfter {
 		s.die()
 		return nil, errDead
@@ -502,5 +517,228 @@ func TestPassengerData(t *testing.T) {
 		Passengers: []legacy.PassengerData{{Index: 1, FirstName: "X"}}})
 	if n, ok := res.Reply.(*legacy.NegativeReply); !ok || n.Code != legacy.CodeBookingNotFound {
 		t.Errorf("unknown booking: %+v", res.Reply)
+	}
+}
+
+// seatsLeft is what the sandbox offers of second-class seats on train.
+func seatsLeft(t *testing.T, x *sandboxCaller, train string) int {
+	t.Helper()
+	c := testConverter(t, Config{})
+	j := testJourney()
+	j.TrainNumber = train
+	dep, _ := c.departureTime(j)
+	ts, _ := c.travellers(testPlaces())
+	body, _ := marshal(offerRequest(j, testPlaces(), dep, ts))
+	req := httptest.NewRequest(http.MethodPost, "/offers", bytes.NewReader(body))
+	req.Header.Set("Content-Type", osdm.ContentTypeJSON)
+	rec := httptest.NewRecorder()
+	x.sb.ServeHTTP(rec, req)
+	var resp osdm.OfferCollectionResponse
+	if err := decodeAnswer(rec.Body.Bytes(), &resp); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range candidates(&resp, testPlaces()) {
+		return *c.legacy.AvailablePlaces
+	}
+	return 0
+}
+
+// exchangeJourney is the journey exchanged to: a later train.
+func exchangeJourney() legacy.Journey {
+	j := testJourney()
+	j.TrainNumber, j.DepartureTime = "9207", "11:56"
+	return j
+}
+
+func exchangeRequest(id, bookingRef, offerRef string, n int) *legacy.BookingRequest {
+	return &legacy.BookingRequest{Header: legacy.Header{MessageID: id}, Journey: exchangeJourney(), ExchangeOf: bookingRef, OfferRef: offerRef,
+		Places: legacy.PlaceRequest{TravelClass: 2, ServiceCode: 1, Tariffs: []legacy.Tariff{{Code: 1, Count: n}}}}
+}
+
+// TestExchange: an AvailabilityRequest with ExchangeOf answers exchange
+// offers with their Exchange element; a BookingRequest with ExchangeOf
+// (with the OfferRef of one, or none) moves the booking to the new train:
+// the old places are freed, the new held, the reply has the new places,
+// the same BookingRef and the Exchange element; a resend gets the same
+// reply and changes nothing.
+func TestExchange(t *testing.T) {
+	j := testJournal(t, storetest.NewMemory(), nil)
+	x := newSandboxCaller(t)
+	b := sbBook(t, j, x, "X-B", 2)
+	if seatsLeft(t, x, "9203") != 38 || seatsLeft(t, x, "9207") != 40 {
+		t.Fatalf("before: %d %d", seatsLeft(t, x, "9203"), seatsLeft(t, x, "9207"))
+	}
+	res := sbDo(t, j, x, &legacy.AvailabilityRequest{Header: legacy.Header{MessageID: "X-A"}, Journey: exchangeJourney(), ExchangeOf: b.BookingRef,
+		Places: legacy.PlaceRequest{TravelClass: 2, ServiceCode: 1, Tariffs: []legacy.Tariff{{Code: 1, Count: 2}}}})
+	ar, ok := res.Reply.(*legacy.AvailabilityReply)
+	if !ok || len(ar.Offers) == 0 || ar.Offers[0].Exchange == nil {
+		t.Fatalf("exchange offers: %+v", res.Reply)
+	}
+	// Same price (2 x 5.00), fee 1.00: 1.00 to pay.
+	if e := ar.Offers[0].Exchange; e.Fee.Amount != "1.00" || e.AmountToPay == nil || e.AmountToPay.Amount != "1.00" || ar.Offers[0].Price.Amount != "10.00" {
+		t.Errorf("exchange element %+v %+v %+v", e.Fee, e.AmountToPay, ar.Offers[0].Price)
+	}
+	mark := len(x.calls)
+	res = sbDo(t, j, x, exchangeRequest("X-1", b.BookingRef, ar.Offers[0].OfferRef, 2))
+	br, ok := res.Reply.(*legacy.BookingReply)
+	if !ok || br.BookingRef != b.BookingRef || br.ExchangeOf != b.BookingRef || br.Exchange == nil || br.Exchange.AmountToPay.Amount != "1.00" ||
+		len(br.Places) != 2 || br.Status != legacy.StatusFulfilled || br.TicketControlNumber == "" || br.TicketControlNumber == b.TicketControlNumber {
+		t.Fatalf("exchange reply: %+v", res.Reply)
+	}
+	if got := strings.Join(x.steps(mark), ","); got != "booking,exchange_operation,fulfillments,booking" {
+		t.Errorf("steps %s", got)
+	}
+	if seatsLeft(t, x, "9203") != 40 || seatsLeft(t, x, "9207") != 38 {
+		t.Errorf("after: 9203 %d, 9207 %d", seatsLeft(t, x, "9203"), seatsLeft(t, x, "9207"))
+	}
+	mark = len(x.calls)
+	if again := sbDo(t, j, x, exchangeRequest("X-1", b.BookingRef, ar.Offers[0].OfferRef, 2)); !sameReply(again.Reply, res.Reply) || len(x.steps(mark)) != 0 {
+		t.Errorf("resend: %+v, steps %v", again.Reply, x.steps(mark))
+	}
+	// Back to the first train, without an OfferRef: searched and picked.
+	back := exchangeRequest("X-2", b.BookingRef, "", 2)
+	back.Journey = testJourney()
+	res = sbDo(t, j, x, back)
+	if br, ok := res.Reply.(*legacy.BookingReply); !ok || br.Exchange == nil || len(br.Places) != 2 {
+		t.Fatalf("exchange back: %+v", res.Reply)
+	}
+	if seatsLeft(t, x, "9203") != 38 || seatsLeft(t, x, "9207") != 40 {
+		t.Errorf("after the exchange back: 9203 %d, 9207 %d", seatsLeft(t, x, "9203"), seatsLeft(t, x, "9207"))
+	}
+	// Places that do not match the passengers, and a booking that is not
+	// fulfilled, are refused before anything is asked.
+	res = sbDo(t, j, x, exchangeRequest("X-3", b.BookingRef, "", 3))
+	if n, ok := res.Reply.(*legacy.NegativeReply); !ok || n.Code != legacy.CodeInvalidMessage || !strings.Contains(n.Text, "2 passenger(s)") {
+		t.Errorf("3 places for 2 passengers: %+v", res.Reply)
+	}
+	res = sbDo(t, j, x, exchangeRequest("X-4", sbProvisional(t, x), "", 1))
+	if n, ok := res.Reply.(*legacy.NegativeReply); !ok || n.Code != legacy.CodeInvalidMessage || !strings.Contains(n.Text, "not confirmed") {
+		t.Errorf("provisional: %+v", res.Reply)
+	}
+}
+
+// TestExchangeRefused: a partner that refuses the exchange operation or
+// its confirmation answers EXCHANGE_NOT_POSSIBLE; the operation made is
+// deleted and the old booking stands with its places.
+func TestExchangeRefused(t *testing.T) {
+	for _, step := range []Step{StepExchangeOperation, StepFulfillments} {
+		t.Run(string(step), func(t *testing.T) {
+			j := testJournal(t, storetest.NewMemory(), nil)
+			x := newSandboxCaller(t)
+			b := sbBook(t, j, x, "XR-B", 2)
+			x.refuse[step] = 1
+			res := sbDo(t, j, x, exchangeRequest("XR-1", b.BookingRef, "", 2))
+			n, ok := res.Reply.(*legacy.NegativeReply)
+			if !ok || n.Code != legacy.CodeExchangeNotPossible || n.BookingRef != b.BookingRef || !strings.Contains(n.Text, "stands unchanged") || res.Status != 409 {
+				t.Fatalf("reply %d %+v", res.Status, res.Reply)
+			}
+			if seatsLeft(t, x, "9203") != 38 || seatsLeft(t, x, "9207") != 40 {
+				t.Errorf("after: 9203 %d, 9207 %d", seatsLeft(t, x, "9203"), seatsLeft(t, x, "9207"))
+			}
+			if bk := x.booking(b.BookingRef); len(bk.Fulfillments) != 1 || bk.Fulfillments[0].Status != osdm.FulfillmentFulfilled {
+				t.Errorf("booking %+v", bk.Fulfillments)
+			}
+		})
+	}
+}
+
+// TestExchangeKilled kills the process before and after each step of an
+// exchange; a new process on the same store then answers the resend, or
+// settles first: the booking ends on the old train or the new, never
+// both (places held on both) and never neither, and the reply says which.
+func TestExchangeKilled(t *testing.T) {
+	for _, at := range []struct {
+		step Step
+		skip int
+	}{{StepReadBooking, 0}, {StepExchangeOffers, 0}, {StepExchangeOperation, 0}, {StepFulfillments, 0}, {StepReadBooking, 1}} {
+		for _, after := range []bool{false, true} {
+			for _, settleFirst := range []bool{false, true} {
+				name := string(at.step) + strconv.Itoa(at.skip+1) + map[bool]string{false: "/before", true: "/after"}[after] + map[bool]string{false: "/resend", true: "/settle"}[settleFirst]
+				t.Run(name, func(t *testing.T) {
+					s := storetest.NewMemory()
+					j := testJournal(t, s, nil)
+					x := newSandboxCaller(t)
+					b := sbBook(t, j, x, "XK-B", 2)
+					msg := exchangeRequest("XK-1", b.BookingRef, "", 2)
+					x.store, x.dieAt, x.dieAfter, x.dieSkip = s, at.step, after, at.skip
+					sbDo(t, j, x, msg)
+					x.revive()
+					s.Now = func() time.Time { return time.Now().Add(2 * time.Minute) }
+					j2 := testJournal(t, s, nil)
+					if settleFirst {
+						if _, err := j2.Settle(context.Background(), x); err != nil {
+							t.Fatal(err)
+						}
+					}
+					res := sbDo(t, j2, x, msg)
+					old, nw := seatsLeft(t, x, "9203"), seatsLeft(t, x, "9207")
+					bk := x.booking(b.BookingRef)
+					live := 0
+					for _, f := range bk.Fulfillments {
+						if f.Status == osdm.FulfillmentFulfilled {
+							live++
+						}
+					}
+					switch reply := res.Reply.(type) {
+					case *legacy.BookingReply:
+						if old != 40 || nw != 38 || live != 1 || reply.Exchange == nil || reply.ExchangeOf != b.BookingRef {
+							t.Errorf("exchanged: %+v; seats 9203 %d 9207 %d, live fulfilments %d", reply, old, nw, live)
+						}
+					case *legacy.NegativeReply:
+						// Only settlement may give up: then the old booking
+						// stands, and the new places are free (its operation
+						// withdrawn) or held only until it lapses.
+						if !settleFirst || old != 38 || nw != 40 || live != 1 || !strings.Contains(reply.Text, "stands unchanged") {
+							t.Errorf("not exchanged: %+v; seats 9203 %d 9207 %d, live fulfilments %d", reply, old, nw, live)
+						}
+					default:
+						t.Errorf("reply %+v", res.Reply)
+					}
+					if _, err := j2.Settle(context.Background(), x); err != nil {
+						t.Fatal(err)
+					}
+					if again := sbDo(t, j2, x, msg); !sameReply(again.Reply, res.Reply) {
+						t.Errorf("second resend %+v, first %+v", again.Reply, res.Reply)
+					}
+					if seatsLeft(t, x, "9203") != old || seatsLeft(t, x, "9207") != nw {
+						t.Error("the partner changed after the outcome was given")
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestExchangeSettleWithdraws: an exchange cut off before its
+// confirmation, settled with no client waiting, is withdrawn (DELETE of
+// the operation): the new places are free at once and the old booking
+// stands; the resend is told so.
+func TestExchangeSettleWithdraws(t *testing.T) {
+	s := storetest.NewMemory()
+	j := testJournal(t, s, nil)
+	x := newSandboxCaller(t)
+	b := sbBook(t, j, x, "XW-B", 2)
+	msg := exchangeRequest("XW-1", b.BookingRef, "", 2)
+	x.store, x.dieAt = s, StepFulfillments
+	sbDo(t, j, x, msg)
+	x.revive()
+	if seatsLeft(t, x, "9207") != 38 {
+		t.Fatalf("the operation should hold the new places: %d", seatsLeft(t, x, "9207"))
+	}
+	s.Now = func() time.Time { return time.Now().Add(2 * time.Minute) }
+	j2 := testJournal(t, s, nil)
+	mark := len(x.calls)
+	if n, err := j2.Settle(context.Background(), x); err != nil || n != 1 {
+		t.Fatalf("settled %d %v", n, err)
+	}
+	if got := strings.Join(x.steps(mark), ","); got != "read_exchange_operation,delete_exchange_operation" {
+		t.Errorf("settlement steps %s", got)
+	}
+	if seatsLeft(t, x, "9207") != 40 || seatsLeft(t, x, "9203") != 38 {
+		t.Errorf("after settlement: 9203 %d 9207 %d", seatsLeft(t, x, "9203"), seatsLeft(t, x, "9207"))
+	}
+	res := sbDo(t, j2, x, msg)
+	if n, ok := res.Reply.(*legacy.NegativeReply); !ok || !strings.Contains(n.Text, "withdrawn") || n.BookingRef != b.BookingRef {
+		t.Errorf("resend: %+v", res.Reply)
 	}
 }

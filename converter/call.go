@@ -25,6 +25,11 @@ var stepMethods = map[Step]string{
 
 	StepDeleteRefundOffer: http.MethodDelete,
 	StepPassenger:         http.MethodPatch,
+
+	StepExchangeOffers:          http.MethodPost,
+	StepExchangeOperation:       http.MethodPost,
+	StepReadExchangeOperation:   http.MethodGet,
+	StepDeleteExchangeOperation: http.MethodDelete,
 }
 
 // idempotentSteps are the state-changing calls whose operation declares the
@@ -36,6 +41,9 @@ var idempotentSteps = map[Step]bool{
 	StepFulfillments: true,
 	StepRefundOffers: true,
 	StepRefundOffer:  true,
+
+	StepExchangeOffers:    true,
+	StepExchangeOperation: true,
 }
 
 // emptyObject is the body of a POST without content: OSDM wants a JSON

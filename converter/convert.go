@@ -20,8 +20,7 @@ func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Caller) *
 	switch m := req.(type) {
 	case *legacy.AvailabilityRequest:
 		if m != nil && m.ExchangeOf != "" {
-			return c.newRun(m, x).negative(&legacy.NegativeReply{Code: legacy.CodeExchangeNotSupported,
-				Text: "Exchange (ExchangeOf " + plain(m.ExchangeOf, 128) + ") is not supported in this version; cancel the booking and book again."})
+			return c.newRun(m, x).exchangeAvailability(ctx, m)
 		}
 		if m != nil {
 			return c.newRun(m, x).availability(ctx, m.Journey, m.Places)
@@ -29,8 +28,13 @@ func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Caller) *
 	case *legacy.BookingRequest:
 		if m != nil {
 			r := c.newRun(m, x)
-			if m.InformationOnly && m.ExchangeOf == "" {
+			switch {
+			case m.InformationOnly && m.ExchangeOf == "":
 				return r.availability(ctx, m.Journey, m.Places)
+			case m.InformationOnly:
+				return r.exchangeAvailability(ctx, &legacy.AvailabilityRequest{Header: m.Header, Journey: m.Journey, Places: m.Places, ExchangeOf: m.ExchangeOf})
+			case m.ExchangeOf != "":
+				return r.exchange(ctx, m)
 			}
 			return r.book(ctx, m)
 		}

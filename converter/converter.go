@@ -38,6 +38,11 @@ func DefaultPaths() map[Step]string {
 
 		StepDeleteRefundOffer: osdm.PathRefundOffer,
 		StepPassenger:         osdm.PathPassenger,
+
+		StepExchangeOffers:          osdm.PathExchangeOffers,
+		StepExchangeOperation:       osdm.PathExchangeOperations,
+		StepReadExchangeOperation:   osdm.PathExchangeOperation,
+		StepDeleteExchangeOperation: osdm.PathExchangeOperation,
 	}
 }
 
@@ -56,6 +61,11 @@ var stepParams = map[Step][]string{
 
 	StepDeleteRefundOffer: {osdm.ParamBookingID, osdm.ParamRefundOfferID},
 	StepPassenger:         {osdm.ParamBookingID, osdm.ParamPassengerID},
+
+	StepExchangeOffers:          {osdm.ParamBookingID},
+	StepExchangeOperation:       {osdm.ParamBookingID},
+	StepReadExchangeOperation:   {osdm.ParamBookingID, osdm.ParamExchangeOperationID},
+	StepDeleteExchangeOperation: {osdm.ParamBookingID, osdm.ParamExchangeOperationID},
 }
 
 // defaultLocation is where a departure time is read when the station's

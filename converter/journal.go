@@ -129,7 +129,7 @@ func (j *Journal) leaseKey(id string) string { return "convert/" + j.c.partner +
 func journaled(req legacy.Request) bool {
 	switch m := req.(type) {
 	case *legacy.BookingRequest:
-		return m != nil && !(m.InformationOnly && m.ExchangeOf == "")
+		return m != nil && !m.InformationOnly
 	case *legacy.CancelRequest:
 		return m != nil
 	case *legacy.SynchroRequest:
@@ -268,7 +268,7 @@ func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h le
 		// is known.
 		m, _ := req.(*legacy.BookingRequest)
 		before := rec.Reply
-		if m != nil {
+		if m != nil && m.ExchangeOf == "" {
 			res, settled = j.c.resume(ctx, m, h, jx, rec.State != stateUnsettled)
 		} else {
 			res, settled = j.c.resumeAfterSales(ctx, req, h, jx)

@@ -16,12 +16,19 @@ const (
 	// stateRefundConfirming: PATCH CONFIRMED is about to be sent, or was
 	// sent without a clear answer.
 	stateRefundConfirming = "refund_confirming"
+	// stateExchangePrebooked: the partner made the exchange operation
+	// afterSales.ExchangeOperationID; the confirming fulfilment was not
+	// sent.
+	stateExchangePrebooked = "exchange_prebooked"
+	// stateExchangeConfirming: the confirming fulfilment is about to be
+	// sent, or was sent without a clear answer.
+	stateExchangeConfirming = "exchange_confirming"
 )
 
 // pendingState reports the states settlement looks at.
 func pendingState(st string) bool {
 	switch st {
-	case stateIntent, stateBooked, stateUnsettled, stateRefundOffered, stateRefundConfirming:
+	case stateIntent, stateBooked, stateUnsettled, stateRefundOffered, stateRefundConfirming, stateExchangePrebooked, stateExchangeConfirming:
 		return true
 	}
 	return false
@@ -43,6 +50,12 @@ type afterSales struct {
 	// RolledBack is set, on a booking's record, once a SynchroRequest
 	// undid the booking.
 	RolledBack *rolledBack `json:"rolledBack,omitempty"`
+	// ExchangeOf is the booking an exchange replaces (a BookingRequest
+	// with ExchangeOf), ExchangeOperationID its operation once made, and
+	// Exchange what it costs, for the reply.
+	ExchangeOf          string           `json:"exchangeOf,omitempty"`
+	ExchangeOperationID string           `json:"exchangeOperationId,omitempty"`
+	Exchange            *legacy.Exchange `json:"exchange,omitempty"`
 }
 
 // rolledBack says which SynchroRequest undid a booking and what it
@@ -96,6 +109,91 @@ func (jx *journalCaller) beforeConfirm() error {
 	return nil
 }
 
+// noteExchange implements exchangeNoter.
+func (jx *journalCaller) noteExchange(bookingID string) {
+	rec := jx.rec
+	if rec.After == nil {
+		rec.After = &afterSales{}
+	}
+	rec.BookingID, rec.After.ExchangeOf = bookingID, bookingID
+}
+
+// exchangeOperationRead records the exchange operation the partner made.
+func (jx *journalCaller) exchangeOperationRead(out any, err error) {
+	opr, ok := out.(*osdm.ExchangeOperationResponse)
+	if !ok || err != nil || opr.ExchangeOperation == nil || opr.ExchangeOperation.ID == "" {
+		return
+	}
+	rec, op := jx.rec, opr.ExchangeOperation
+	jx.opMade = true
+	rec.After.ExchangeOperationID, rec.State, rec.Updated = op.ID, stateExchangePrebooked, jx.j.c.now().UTC()
+	if len(op.ExchangeOffers) > 0 {
+		rec.After.Exchange = legacyExchange(&op.ExchangeOffers[0])
+	}
+	// Best effort: without it a resend asks for the operation again
+	// (same Idempotency-Key), and an operation never confirmed lapses.
+	_ = jx.j.save(rec, jx.j.cfg.UnsettledTTL)
+}
+
+// beforeExchangeConfirm records that the fulfilment confirming the
+// exchange is about to be sent; it is not sent when that cannot be
+// recorded.
+func (jx *journalCaller) beforeExchangeConfirm() error {
+	rec := jx.rec
+	rec.State, rec.Updated = stateExchangeConfirming, jx.j.c.now().UTC()
+	if err := jx.j.save(rec, jx.j.cfg.UnsettledTTL); err != nil {
+		jx.intentErr = err
+		return err
+	}
+	return nil
+}
+
+// resumeExchange continues the exchange of jx.rec: the operation is read
+// back at the partner; confirmed, the reply is the new booking; still
+// pre-booked, it is confirmed when a client resent the message (what it
+// asked for), else deleted; gone, the old booking stands.
+func (c *Converter) resumeExchange(ctx context.Context, req legacy.Request, h legacy.ReplyHeader, jx *journalCaller) (*Result, bool) {
+	rec := jx.rec
+	a := rec.After
+	r := &run{c: c, x: jx, messageID: rec.MessageID, h: h}
+	id := a.ExchangeOf
+	if a.ExchangeOperationID == "" {
+		if req != nil {
+			res := c.Convert(ctx, req, jx)
+			return res, jx.settled(res)
+		}
+		return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerUnavailable, BookingRef: id, Retryable: true,
+			Text: "The exchange of message " + rec.MessageID + " was cut off before partner " + c.partner + " pre-booked anything; booking " + id + " stands unchanged. Send the exchange again as a new message."}), true
+	}
+	jx.opMade = true
+	params := map[string]string{osdm.ParamBookingID: id, osdm.ParamExchangeOperationID: a.ExchangeOperationID}
+	opr := new(osdm.ExchangeOperationResponse)
+	f := r.do(ctx, call{step: StepReadExchangeOperation, params: params, out: opr})
+	switch {
+	case f != nil && f.status == 404:
+		jx.exchangeDone = true
+		return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerUnavailable, BookingRef: id, Retryable: true,
+			Text: "The exchange of message " + rec.MessageID + " was cut off; its exchange operation " + plain(a.ExchangeOperationID, 128) + " at partner " + c.partner +
+				" was never confirmed and is gone, so booking " + id + " stands unchanged. Send the exchange again as a new message."}), true
+	case f != nil || opr.ExchangeOperation == nil:
+		return r.unknown(id), false
+	}
+	if opr.ExchangeOperation.Status == osdm.ExchangePrebooked && req == nil {
+		// No one is waiting to be told it is exchanged: withdraw it.
+		df := r.do(ctx, call{step: StepDeleteExchangeOperation, params: params})
+		if df != nil && df.status != 404 {
+			return r.unknown(id), false
+		}
+		return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerUnavailable, BookingRef: id, Retryable: true,
+			Text: "The exchange of message " + rec.MessageID + " was cut off before partner " + c.partner + " confirmed it; the exchange was withdrawn and booking " + id +
+				" stands unchanged. Send the exchange again as a new message."}), true
+	}
+	// Confirmed already (the same fulfilment, same Idempotency-Key, answers
+	// again) or to be confirmed for the client waiting.
+	res := r.confirmExchange(ctx, id, id, a.ExchangeOperationID, a.Exchange)
+	return res, jx.settled(res)
+}
+
 // resumeAfterSales continues the after-sales message of jx.rec that a
 // dead process left or that ended unsettled. req is the resent message
 // (nil when settling): a client waiting is answered as the first run
@@ -105,6 +203,9 @@ func (c *Converter) resumeAfterSales(ctx context.Context, req legacy.Request, h 
 	rec := jx.rec
 	r := &run{c: c, x: jx, messageID: rec.MessageID, h: h}
 	a := rec.After
+	if a != nil && a.ExchangeOf != "" {
+		return c.resumeExchange(ctx, req, h, jx)
+	}
 	if a == nil || a.RefundOfferID == "" {
 		// Nothing was confirmed: run it again if someone asks, with the
 		// same Idempotency-Keys.

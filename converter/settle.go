@@ -90,7 +90,7 @@ func (j *Journal) settleOne(ctx context.Context, id string, x Caller) bool {
 	cctx, cancel := context.WithTimeout(ctx, SettleTimeout)
 	var res *Result
 	var settled bool
-	if rec.Kind == string(legacy.KindBookingRequest) {
+	if rec.Kind == string(legacy.KindBookingRequest) && (rec.After == nil || rec.After.ExchangeOperationID == "" && rec.After.ExchangeOf == "") {
 		res, settled = j.c.resume(cctx, nil, h, jx, false)
 	} else {
 		res, settled = j.c.resumeAfterSales(cctx, nil, h, jx)
