@@ -28,7 +28,7 @@ func (r *run) readExchanged(ctx context.Context, id string, p legacy.PlaceReques
 	}
 	br := new(osdm.BookingResponse)
 	if f := r.do(ctx, call{step: StepReadBooking, params: map[string]string{osdm.ParamBookingID: id}, out: br}); f != nil {
-		return nil, r.failBooking(f, id)
+		return nil, r.exchangeFailed(f, id, "")
 	}
 	if br.Booking == nil {
 		return nil, r.unknown(id)
@@ -310,6 +310,8 @@ func (r *run) exchangeFailed(f *failure, id, opID string) *Result {
 	}
 	res := r.failBooking(f, id)
 	n := res.Reply.(*legacy.NegativeReply)
-	n.Text = plain(n.Text+stands, 1000)
+	if f.code != legacy.CodeBookingNotFound {
+		n.Text = plain(n.Text+stands, 1000)
+	}
 	return res
 }
