@@ -251,6 +251,9 @@ func TestExchangeRefusals(t *testing.T) {
 	h.exchangeOperation(b.ID, osdm.ExchangeOffer{OfferID: plain.OfferID, PassengerRefs: plain.PassengerRefs}).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferNotFound)
 	// A pre-booked operation lapses at its ticketTimeLimit.
 	xo := seatOffer(t, h.exchangeOffers(b, f.ID, "709", osdm.TravelClassSecond, adult("p1")))
+	// An exchange offer is not sold as a new booking.
+	h.call(http.MethodPost, "/bookings", "", osdm.BookingRequest{Offers: []osdm.OfferSelection{{OfferID: xo.OfferID, PassengerRefs: xo.PassengerRefs}},
+		PassengerSpecifications: []osdm.PassengerSpecification{{ExternalRef: "p1", Type: osdm.PassengerAdult}}}).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferNotFound)
 	var op osdm.ExchangeOperationResponse
 	h.exchangeOperation(b.ID, xo).decode(t, &op)
 	if n := h.availability("709", osdm.TravelClassSecond, osdm.AccommodationSeat); n != 39 {

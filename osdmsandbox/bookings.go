@@ -103,6 +103,10 @@ func (s *Sandbox) checkBookingRequest(now time.Time, req *osdm.BookingRequest) (
 		if p != nil {
 			return nil, p
 		}
+		if o.exchange != nil {
+			return nil, &problem{status: http.StatusNotFound, code: CodeOfferNotFound, pointer: at + "/offerId",
+				detail: "offer " + o.id + " is an exchange offer of booking " + o.exchange.booking + "; pre-book it with POST /bookings/" + o.exchange.booking + "/exchange-operations"}
+		}
 		for k := 0; k < i; k++ {
 			if offers[k] == o {
 				return nil, invalid(at+"/offerId", "offer "+o.id+" is listed twice")
