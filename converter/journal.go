@@ -16,8 +16,9 @@ import (
 )
 
 // Journal keeps, in a store.Store, what a legacy message that changes
-// state at the partner (a BookingRequest that books, a CancelRequest)
-// depends on beyond one process's memory (DESIGN.md sections 3, 6, 8):
+// state at the partner (a BookingRequest that books or exchanges, a
+// CancelRequest, a SynchroRequest with rollback, a PassengerDataRequest)
+// depends on beyond one process's memory:
 //
 //   - its reply, for ReplyTTL, so that a resend gets the first reply on
 //     any instance sharing the store and after a restart;
@@ -27,7 +28,11 @@ import (
 //     partner answers; the outcome at the end;
 //   - a lease per messageId (PutIfAbsent with expiry), so that however
 //     many instances share the store, one runs a message's OSDM sequence
-//     at a time and the others wait for its reply.
+//     at a time and the others wait for its reply;
+//   - for the after-sales messages, each step that commits the partner
+//     (journal_aftersales.go): the refund offer or exchange operation
+//     made, then its confirmation about to be sent. A SynchroRequest is
+//     answered from these records.
 //
 // A message whose exchange was cut off (the process died) is continued
 // by its resend from what the journal holds, or settled by Settle: the
