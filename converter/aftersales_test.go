@@ -424,6 +424,17 @@ func TestSynchro(t *testing.T) {
 	if r := synchro("SY-8", "SY-R", true); r.State != legacy.StateInProgress {
 		t.Errorf("rollback of a running one: %+v", r)
 	}
+	// A message running before its first step was recorded: its lease
+	// is held.
+	if _, held, err := j.acquire(context.Background(), "SY-L"); err != nil || !held {
+		t.Fatal(err)
+	}
+	if r := synchro("SY-9", "SY-L", false); r.State != legacy.StateInProgress {
+		t.Errorf("leased: %+v", r)
+	}
+	if r := synchro("SY-10", "SY-L", true); r.State != legacy.StateInProgress {
+		t.Errorf("rollback of a leased one: %+v", r)
+	}
 }
 
 // TestSynchroRollbackProvisional: a booking left provisional (its

@@ -2,6 +2,7 @@ package converter
 
 import (
 	"context"
+	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -17,7 +18,26 @@ func (j *Journal) synchroState(ctx context.Context, m *legacy.SynchroRequest) *R
 	if err != nil {
 		return j.storeFailed(h, err)
 	}
+	if rec == nil && j.leaseHeld(ctx, m.OriginalMessageID) {
+		// Being carried out, before its first step was recorded.
+		return ok(&legacy.SynchroReply{Header: h, OriginalMessageID: m.OriginalMessageID, State: legacy.StateInProgress})
+	}
 	return ok(synchroReplyOf(h, m.OriginalMessageID, rec))
+}
+
+// leaseHeld reports whether some instance holds the lease of message id.
+func (j *Journal) leaseHeld(ctx context.Context, id string) bool {
+	key := j.leaseKey(id)
+	if j.cfg.Exclusive {
+		localLeases.mu.Lock()
+		defer localLeases.mu.Unlock()
+		l, held := localLeases.m[key]
+		return held && time.Now().Before(l.expires)
+	}
+	sctx, cancel := detached(ctx)
+	defer cancel()
+	_, err := j.s.Get(sctx, key)
+	return err == nil
 }
 
 // synchroReplyOf is the SynchroReply the record rec (nil: none) of
@@ -55,6 +75,9 @@ func (r *run) synchro(ctx context.Context, m *legacy.SynchroRequest) *Result {
 	orig, err := j.load(ctx, m.OriginalMessageID)
 	if err != nil {
 		return j.storeFailed(r.h, err)
+	}
+	if orig == nil && j.leaseHeld(ctx, m.OriginalMessageID) {
+		return ok(&legacy.SynchroReply{Header: r.h, OriginalMessageID: m.OriginalMessageID, State: legacy.StateInProgress})
 	}
 	if !m.Rollback || orig == nil {
 		return ok(synchroReplyOf(r.h, m.OriginalMessageID, orig))
