@@ -1,9 +1,6 @@
 package osdm
 
-import (
-	"net/http"
-	"time"
-)
+import "time"
 
 // Path templates of the exchange operations.
 const (
@@ -15,18 +12,6 @@ const (
 	// PathExchangeOperation is GET, PATCH and DELETE of one exchange
 	// operation.
 	PathExchangeOperation = "/bookings/{bookingId}/exchange-operations/{exchangeOperationId}"
-)
-
-// ParamExchangeOperationID is PathExchangeOperation's operation parameter.
-const ParamExchangeOperationID = "exchangeOperationId"
-
-// The exchange operations, with their spec success codes.
-var (
-	OpCreateExchangeOffers    = Operation{http.MethodPost, PathExchangeOffers, []int{http.StatusOK}}
-	OpCreateExchangeOperation = Operation{http.MethodPost, PathExchangeOperations, []int{http.StatusOK}}
-	OpGetExchangeOperation    = Operation{http.MethodGet, PathExchangeOperation, []int{http.StatusOK}}
-	OpPatchExchangeOperation  = Operation{http.MethodPatch, PathExchangeOperation, []int{http.StatusOK}}
-	OpDeleteExchangeOperation = Operation{http.MethodDelete, PathExchangeOperation, []int{http.StatusNoContent}}
 )
 
 // EmbedAll is the embed value that answers every referenced resource in

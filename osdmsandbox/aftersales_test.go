@@ -64,12 +64,12 @@ func TestPartialRefund(t *testing.T) {
 	}
 	// No passenger is refunded twice: neither by the offer made before
 	// nor by a new one.
-	h.confirmRefund(b.ID, other.RefundOffers[0].ID).problem(t, http.StatusConflict, osdmsandbox.CodeBookingCancelled)
-	h.partialRefundOffer(b.ID, f.ID, "", pax[1]).problem(t, http.StatusConflict, osdmsandbox.CodeBookingCancelled)
-	h.partialRefundOffer(b.ID, f.ID, "", "pax-9").problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	h.confirmRefund(b.ID, other.RefundOffers[0].ID).problem(t, http.StatusConflict, osdm.CodeBookingAlreadyCancelled)
+	h.partialRefundOffer(b.ID, f.ID, "", pax[1]).problem(t, http.StatusConflict, osdm.CodeBookingAlreadyCancelled)
+	h.partialRefundOffer(b.ID, f.ID, "", "pax-9").problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 	h.call(http.MethodPost, "/bookings/"+b.ID+"/refund-offers", "", osdm.RefundOfferRequest{FulfillmentIDs: []string{f.ID},
 		RefundSpecifications: []osdm.RefundSpecification{{FulfillmentID: "f-other", PassengerIDs: pax[:1]}}}).
-		problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+		problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 
 	// The whole refund now refunds the two left: 5.00 + 2.50 less 10 %.
 	whole := h.refundOffer(b.ID, f.ID, "")
@@ -177,7 +177,7 @@ func TestExchange(t *testing.T) {
 	if got := h.getBooking(b.ID); got.Fulfillments[0].Status != osdm.FulfillmentFulfilled || got.BookedOffers[0].Reservations[0].Status != osdm.BookingPartFulfilled {
 		t.Errorf("the old booking must stand: %+v", got.Fulfillments)
 	}
-	h.exchangeOperation(b.ID, xo).problem(t, http.StatusConflict, osdmsandbox.CodeOperationNotPermitted)
+	h.exchangeOperation(b.ID, xo).problem(t, http.StatusConflict, osdm.CodeOperationNotPermitted)
 	opPath := "/bookings/" + b.ID + "/exchange-operations/" + op.ExchangeOperation.ID
 	if r := h.call(http.MethodGet, opPath, "", nil); r.status != 200 {
 		t.Errorf("GET operation: %d", r.status)
@@ -192,9 +192,9 @@ func TestExchange(t *testing.T) {
 	if seats("709", osdm.TravelClassFirst) != 40 {
 		t.Errorf("after DELETE: 709 first %d", seats("709", osdm.TravelClassFirst))
 	}
-	h.call(http.MethodGet, opPath, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	h.call(http.MethodGet, opPath, "", nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 	// The offer was used; a new one is needed.
-	h.exchangeOperation(b.ID, xo).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferNotFound)
+	h.exchangeOperation(b.ID, xo).problem(t, http.StatusNotFound, osdm.CodeOfferNotFound)
 
 	xo = seatOffer(t, h.exchangeOffers(b, f.ID, "709", osdm.TravelClassFirst, adult("p1"), adult("p2")))
 	h.exchangeOperation(b.ID, xo).decode(t, &op)
@@ -216,7 +216,7 @@ func TestExchange(t *testing.T) {
 	if done.ExchangeOperation.Status != osdm.ExchangeFulfilled || done.ExchangeOperation.Fulfillments[0].ID != nf.ID {
 		t.Errorf("operation after: %+v", done.ExchangeOperation)
 	}
-	h.call(http.MethodDelete, "/bookings/"+b.ID+"/exchange-operations/"+op.ExchangeOperation.ID, "", nil).problem(t, http.StatusConflict, osdmsandbox.CodeOperationNotPermitted)
+	h.call(http.MethodDelete, "/bookings/"+b.ID+"/exchange-operations/"+op.ExchangeOperation.ID, "", nil).problem(t, http.StatusConflict, osdm.CodeOperationNotPermitted)
 	// Fulfilled again: nothing more happens.
 	if again := h.fulfil(b.ID); again.ID != nf.ID {
 		t.Errorf("second fulfilment %+v", again)
@@ -238,29 +238,29 @@ func TestExchangeRefusals(t *testing.T) {
 	h := newHarness(t, osdmsandbox.Config{Capacity: 40})
 	offer := offerOf(t, h.search(offerRequest("708", nil)), osdm.TravelClassSecond, osdm.AccommodationSeat)
 	b := h.book(offer, adult("p1"))
-	h.exchangeOffers(b, "f-none", "709", osdm.TravelClassSecond, adult("p1")).problem(t, http.StatusConflict, osdmsandbox.CodeOperationNotPermitted)
+	h.exchangeOffers(b, "f-none", "709", osdm.TravelClassSecond, adult("p1")).problem(t, http.StatusConflict, osdm.CodeOperationNotPermitted)
 	f := h.fulfil(b.ID)
-	h.exchangeOffers(b, "f-other", "709", osdm.TravelClassSecond, adult("p1")).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
-	h.exchangeOffers(b, f.ID, "709", osdm.TravelClassSecond, adult("p1"), adult("p2")).problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
+	h.exchangeOffers(b, "f-other", "709", osdm.TravelClassSecond, adult("p1")).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
+	h.exchangeOffers(b, f.ID, "709", osdm.TravelClassSecond, adult("p1"), adult("p2")).problem(t, http.StatusBadRequest, osdm.CodeValidationError)
 	// Without the embed the spec requires.
 	h.raw(http.MethodPost, "/bookings/"+b.ID+"/exchange-offers", http.Header{"Content-Type": {osdm.ContentTypeJSON}},
 		[]byte(`{"fulfillmentIds":["`+f.ID+`"],"anonymousPassengerSpecifications":[{"externalRef":"p1","type":"ADULT"}]}`)).
-		problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
+		problem(t, http.StatusBadRequest, osdm.CodeValidationError)
 	// An ordinary offer is no exchange offer.
 	plain := offerOf(t, h.search(offerRequest("709", nil)), osdm.TravelClassSecond, osdm.AccommodationSeat)
-	h.exchangeOperation(b.ID, osdm.ExchangeOffer{OfferID: plain.OfferID, PassengerRefs: plain.PassengerRefs}).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferNotFound)
+	h.exchangeOperation(b.ID, osdm.ExchangeOffer{OfferID: plain.OfferID, PassengerRefs: plain.PassengerRefs}).problem(t, http.StatusNotFound, osdm.CodeOfferNotFound)
 	// A pre-booked operation lapses at its ticketTimeLimit.
 	xo := seatOffer(t, h.exchangeOffers(b, f.ID, "709", osdm.TravelClassSecond, adult("p1")))
 	// An exchange offer is not sold as a new booking.
 	h.call(http.MethodPost, "/bookings", "", osdm.BookingRequest{Offers: []osdm.OfferSelection{{OfferID: xo.OfferID, PassengerRefs: xo.PassengerRefs}},
-		PassengerSpecifications: []osdm.PassengerSpecification{{ExternalRef: "p1", Type: osdm.PassengerAdult}}}).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferNotFound)
+		PassengerSpecifications: []osdm.PassengerSpecification{{ExternalRef: "p1", Type: osdm.PassengerAdult}}}).problem(t, http.StatusNotFound, osdm.CodeOfferNotFound)
 	var op osdm.ExchangeOperationResponse
 	h.exchangeOperation(b.ID, xo).decode(t, &op)
 	if n := h.availability("709", osdm.TravelClassSecond, osdm.AccommodationSeat); n != 39 {
 		t.Errorf("held: %d", n)
 	}
 	h.clock.Advance(osdmsandbox.DefaultBookingTTL + time.Second)
-	h.call(http.MethodGet, "/bookings/"+b.ID+"/exchange-operations/"+op.ExchangeOperation.ID, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	h.call(http.MethodGet, "/bookings/"+b.ID+"/exchange-operations/"+op.ExchangeOperation.ID, "", nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 	if n := h.availability("709", osdm.TravelClassSecond, osdm.AccommodationSeat); n != 40 {
 		t.Errorf("after the lapse: %d", n)
 	}

@@ -24,6 +24,8 @@ type exchangeTerms struct {
 	fee      int64 // the exchange fee
 	credit   int64 // what the passengers exchanged paid
 	overrule osdm.OverruleCode
+	// offer is the exchange offer as answered, for the operation.
+	offer osdm.ExchangeOffer
 }
 
 // exchangeOp is an exchange operation of a booking: the new places held
@@ -33,7 +35,7 @@ type exchangeOp struct {
 	limit       time.Time // ticketTimeLimit while PREBOOKED
 	status      osdm.ExchangeStatus
 	offer       osdm.ExchangeOffer // as offered
-	part        *bookedPart        // the new part
+	parts       []*bookedPart      // the new parts, one per leg
 	fulfillment *osdm.Fulfillment  // the new fulfilment, once confirmed
 }
 
@@ -50,16 +52,16 @@ var embedValues = map[string]bool{"ALL": true, "EXCHANGEOFFERS": true, "TRIP": t
 
 // exchangeable checks that booking b can be exchanged now: fulfilled,
 // with passengers left, and before its train leaves.
-func (b *booking) exchangeRefusal(now time.Time) *problem {
+func (b *booking) exchangeRefusal(now time.Time) *osdm.ProblemError {
 	switch {
 	case b.state == statePrebooked:
-		return newProblem(http.StatusConflict, CodeOperationNotPermitted, "booking "+b.id+" is not fulfilled; delete it and book the other journey instead")
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted, "booking "+b.id+" is not fulfilled; delete it and book the other journey instead")
 	case b.state != stateFulfilled:
-		return newProblem(http.StatusConflict, CodeBookingCancelled, "booking "+b.id+" is "+b.state.String()+"; there is nothing to exchange")
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled, "booking "+b.id+" is "+b.state.String()+"; there is nothing to exchange")
 	case b.liveCount() == 0:
-		return newProblem(http.StatusConflict, CodeBookingCancelled, "every passenger of booking "+b.id+" was refunded; there is nothing to exchange")
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled, "every passenger of booking "+b.id+" was refunded; there is nothing to exchange")
 	case !now.Before(b.firstDeparture()):
-		return newProblem(http.StatusConflict, CodeOperationNotPermitted, "booking "+b.id+" departed at "+b.firstDeparture().Format(time.RFC3339)+"; it can no longer be exchanged")
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted, "booking "+b.id+" departed at "+b.firstDeparture().Format(time.RFC3339)+"; it can no longer be exchanged")
 	}
 	return nil
 }
@@ -93,7 +95,7 @@ func (b *booking) liveCount() int {
 // with an overruleCode), and what is to pay or refund.
 func (s *Sandbox) createExchangeOffers(now time.Time, rq *request) *response {
 	if e := rq.query.Get("embed"); !embedValues[e] {
-		return problemResponse(invalid("", "the query parameter embed is required: ALL, EXCHANGEOFFERS, TRIP, PASSENGERS or NONE, not "+strconv.Quote(e)))
+		return problemResponse(osdm.Invalid(osdm.CodeValidationError, "", "the query parameter embed is required: ALL, EXCHANGEOFFERS, TRIP, PASSENGERS or NONE, not "+strconv.Quote(e)))
 	}
 	var req exchangeOfferRequest
 	if p := decode(rq.body, &req, false); p != nil {
@@ -107,12 +109,11 @@ func (s *Sandbox) createExchangeOffers(now time.Time, rq *request) *response {
 		return problemResponse(p)
 	}
 	if len(req.FulfillmentIDs) != 1 || req.FulfillmentIDs[0] != b.fulfillment.ID {
-		return problemResponse(&problem{status: http.StatusNotFound, code: CodeResourceNotFound, pointer: "#/fulfillmentIds",
-			detail: "fulfillmentIds must name the booking's fulfilment " + b.fulfillment.ID + " (the sandbox exchanges a booking whole)"})
+		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "fulfillmentIds must name the booking's fulfilment "+b.fulfillment.ID+" (the sandbox exchanges a booking whole)").WithPointer("#/fulfillmentIds"))
 	}
 	ids, credit := b.livePassengers()
 	if len(req.AnonymousPassengerSpecifications) != len(ids) {
-		return problemResponse(invalid("#/anonymousPassengerSpecifications",
+		return problemResponse(osdm.Invalid(osdm.CodeValidationError, "#/anonymousPassengerSpecifications",
 			fmt.Sprintf("booking %s has %d passenger(s) left, exchanged together: give one specification each, not %d", b.id, len(ids), len(req.AnonymousPassengerSpecifications))))
 	}
 	sr, p := parseOfferRequest(&req.offerRequest)
@@ -125,7 +126,7 @@ func (s *Sandbox) createExchangeOffers(now time.Time, rq *request) *response {
 	}
 	var offers osdm.OfferCollectionResponse
 	if err := json.Unmarshal(found.body, &offers); err != nil {
-		return problemResponse(newProblem(http.StatusInternalServerError, CodeUnknownError, "reading the search: "+err.Error()))
+		return problemResponse(osdm.NewProblem(http.StatusInternalServerError, osdm.CodeUnknownError, "reading the search: "+err.Error()))
 	}
 	terms := exchangeTerms{booking: b.id, credit: credit, overrule: req.OverruleCode,
 		fee: exchangeFee(credit, req.OverruleCode)}
@@ -136,8 +137,9 @@ func (s *Sandbox) createExchangeOffers(now time.Time, rq *request) *response {
 			continue
 		}
 		t := terms
+		t.offer = exchangeOfferOf(offer, b, &t)
 		o.exchange = &t
-		out.ExchangeOffers = append(out.ExchangeOffers, exchangeOfferOf(offer, b, &t))
+		out.ExchangeOffers = append(out.ExchangeOffers, t.offer)
 	}
 	if e := rq.query.Get("embed"); e == "ALL" || e == "TRIP" {
 		out.Trips = offers.Trips
@@ -215,9 +217,11 @@ func (s *Sandbox) expireExchange(b *booking, now time.Time) {
 
 // dropExchange forgets a pre-booked exchange operation, freeing its places.
 func (s *Sandbox) dropExchange(b *booking, op *exchangeOp) {
-	if op.part.held {
-		s.inventory.release(op.part.journey.runKey(), op.part.group, op.part.places)
-		op.part.held = false
+	for _, part := range op.parts {
+		if part.held {
+			s.inventory.release(part.journey.runKey(), part.group, part.places)
+			part.held = false
+		}
 	}
 	for i, o := range b.exchanges {
 		if o == op {
@@ -237,7 +241,7 @@ func (s *Sandbox) createExchangeOperation(now time.Time, rq *request) *response 
 		return problemResponse(p)
 	}
 	if len(req.ExchangeOffers) != 1 {
-		return problemResponse(invalid("#/exchangeOffers", "exactly one exchange offer is pre-booked at a time"))
+		return problemResponse(osdm.Invalid(osdm.CodeValidationError, "#/exchangeOffers", "exactly one exchange offer is pre-booked at a time"))
 	}
 	sel := req.ExchangeOffers[0]
 	b, p := s.liveBooking(now, rq.bookingID)
@@ -248,7 +252,7 @@ func (s *Sandbox) createExchangeOperation(now time.Time, rq *request) *response 
 		return problemResponse(p)
 	}
 	if op := b.pendingExchange(); op != nil {
-		return problemResponse(newProblem(http.StatusConflict, CodeOperationNotPermitted,
+		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 			"booking "+b.id+" has exchange operation "+op.id+" pre-booked; confirm it (POST .../fulfillments) or delete it first"))
 	}
 	o, p := s.bookableOffer(now, sel.OfferID, "#/exchangeOffers/0/offerId")
@@ -256,46 +260,52 @@ func (s *Sandbox) createExchangeOperation(now time.Time, rq *request) *response 
 		return problemResponse(p)
 	}
 	if o.exchange == nil || o.exchange.booking != b.id {
-		return problemResponse(&problem{status: http.StatusNotFound, code: CodeOfferNotFound, pointer: "#/exchangeOffers/0/offerId",
-			detail: "offer " + o.id + " is not an exchange offer of booking " + b.id + "; ask POST /bookings/" + b.id + "/exchange-offers"})
+		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+o.id+" is not an exchange offer of booking "+b.id+"; ask POST /bookings/"+b.id+"/exchange-offers").WithPointer("#/exchangeOffers/0/offerId"))
 	}
 	ids, credit := b.livePassengers()
 	if credit != o.exchange.credit || len(sel.PassengerRefs) != len(o.passengers) || len(ids) != len(o.passengers) {
-		return problemResponse(&problem{status: http.StatusConflict, code: CodeOperationNotPermitted, pointer: "#/exchangeOffers/0",
-			detail: "exchange offer " + o.id + " was made for the booking's passengers as they were; it changed since (a refund): ask for new exchange offers"})
+		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted, "exchange offer "+o.id+" was made for the booking's passengers as they were; it changed since (a refund): ask for new exchange offers").WithPointer("#/exchangeOffers/0"))
 	}
 	for k, ref := range sel.PassengerRefs {
 		if _, ok := o.passenger(ref); !ok {
-			return problemResponse(invalid("#/exchangeOffers/0/passengerRefs/"+strconv.Itoa(k), "passenger "+strconv.Quote(ref)+" is not a passenger of offer "+o.id))
+			return problemResponse(osdm.Invalid(osdm.CodeValidationError, "#/exchangeOffers/0/passengerRefs/"+strconv.Itoa(k), "passenger "+strconv.Quote(ref)+" is not a passenger of offer "+o.id))
 		}
 	}
-	if free := s.inventory.free(o.journey.runKey(), o.group); free < len(ids) {
-		s.sweep(now, true)
-		if free = s.inventory.free(o.journey.runKey(), o.group); free < len(ids) {
-			return problemResponse(newProblem(http.StatusConflict, CodeInsufficientAvailability,
-				fmt.Sprintf("%d places asked, %d left in %s class %s of train %s", len(ids), free, o.group.class, o.group.acc, o.journey.train)))
+	for k, g := range o.groups {
+		j := o.route[k]
+		if free := s.inventory.free(j.runKey(), g); free < len(ids) {
+			s.sweep(now, true)
+			if free = s.inventory.free(j.runKey(), g); free < len(ids) {
+				return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeInsufficientAvailability,
+					fmt.Sprintf("%d places asked, %d left in %s class %s of train %s", len(ids), free, g.class, g.acc, j.train)))
+			}
 		}
 	}
-	part := &bookedPart{
-		id:           b.id + "-x" + strconv.Itoa(len(b.parts)+1),
-		offerID:      o.id,
-		journey:      o.journey,
-		group:        o.group,
-		passengerIDs: ids,
-		places:       s.inventory.take(o.journey.runKey(), o.group, len(ids)),
-		held:         true,
-	}
-	for _, p := range o.passengers {
-		part.paxPrice = append(part.paxPrice, passengerPrice(o.group, p.Type))
-		part.price += passengerPrice(o.group, p.Type)
-	}
-	offer := s.newOfferView(o, s.inventory.free(o.journey.runKey(), o.group))
 	op := &exchangeOp{
 		id:     s.newID("xo"),
 		limit:  now.Add(s.cfg.BookingTTL),
 		status: osdm.ExchangePrebooked,
-		offer:  exchangeOfferOf(offer, b, o.exchange),
-		part:   part,
+		offer:  o.exchange.offer,
+	}
+	// A part per leg, as a booking of the offer has.
+	for k, g := range o.groups {
+		j := o.route[k]
+		part := &bookedPart{
+			id:           b.id + "-x" + strconv.Itoa(len(b.parts)+len(op.parts)+1),
+			offerID:      o.id,
+			route:        o.route,
+			leg:          k,
+			journey:      j,
+			group:        g,
+			passengerIDs: ids,
+			places:       s.inventory.take(j.runKey(), g, len(ids)),
+			held:         true,
+		}
+		for _, p := range o.passengers {
+			part.paxPrice = append(part.paxPrice, passengerPrice(g, p, j.departure))
+			part.price += passengerPrice(g, p, j.departure)
+		}
+		op.parts = append(op.parts, part)
 	}
 	o.bookedBy = b.id
 	if len(b.exchanges) >= maxExchangesPerBooking {
@@ -309,7 +319,7 @@ func (s *Sandbox) createExchangeOperation(now time.Time, rq *request) *response 
 // osdm renders the operation.
 func (op *exchangeOp) osdm(operator string) *osdm.ExchangeOperation {
 	out := &osdm.ExchangeOperation{ID: op.id, Status: op.status, ExchangeOffers: []osdm.ExchangeOffer{op.offer},
-		Trips: []osdm.Trip{op.part.journey.trip(operator)}}
+		Trips: []osdm.Trip{op.parts[0].route.trip(operator)}}
 	if op.status == osdm.ExchangePrebooked {
 		out.TicketTimeLimit = ptr(op.limit)
 	}
@@ -320,14 +330,14 @@ func (op *exchangeOp) osdm(operator string) *osdm.ExchangeOperation {
 }
 
 // liveExchange finds the booking and exchange operation of rq.
-func (s *Sandbox) liveExchange(now time.Time, rq *request) (*booking, *exchangeOp, *problem) {
+func (s *Sandbox) liveExchange(now time.Time, rq *request) (*booking, *exchangeOp, *osdm.ProblemError) {
 	b, p := s.liveBooking(now, rq.bookingID)
 	if p != nil {
 		return nil, nil, p
 	}
 	op := b.exchangeOf(rq.exchangeOperationID)
 	if op == nil {
-		return nil, nil, newProblem(http.StatusNotFound, CodeResourceNotFound,
+		return nil, nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound,
 			"booking "+b.id+" has no exchange operation "+strconv.Quote(rq.exchangeOperationID)+" (never made, deleted, or lapsed at its ticketTimeLimit)")
 	}
 	return b, op, nil
@@ -370,7 +380,7 @@ func (s *Sandbox) deleteExchangeOperation(now time.Time, rq *request) *response 
 		return problemResponse(p)
 	}
 	if op.status != osdm.ExchangePrebooked {
-		return problemResponse(newProblem(http.StatusConflict, CodeOperationNotPermitted,
+		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 			"exchange operation "+op.id+" was confirmed; the booking holds the new journey now (refund it to undo)"))
 	}
 	s.dropExchange(b, op)
@@ -403,9 +413,12 @@ func (s *Sandbox) confirmExchange(now time.Time, b *booking, op *exchangeOp) {
 	old := *b.fulfillment
 	old.Status = osdm.FulfillmentExchanged
 	b.oldFulfillments = append(b.oldFulfillments, old)
-	part := op.part
-	part.confirmedOn = &now
-	b.parts = append(b.parts, part)
+	var refs []osdm.BookingPartReference
+	for _, part := range op.parts {
+		part.confirmedOn = &now
+		b.parts = append(b.parts, part)
+		refs = append(refs, osdm.BookingPartReference{ID: part.id})
+	}
 	f := &osdm.Fulfillment{
 		ID:            s.newID("f"),
 		Status:        osdm.FulfillmentFulfilled,
@@ -413,7 +426,7 @@ func (s *Sandbox) confirmExchange(now time.Time, b *booking, op *exchangeOp) {
 		Summary:       "E-ticket " + b.code + " (exchanged)",
 		CreatedOn:     now,
 		ControlNumber: "CN" + shortCode(b.id+"/"+op.id, 10),
-		BookingParts:  []osdm.BookingPartReference{{ID: part.id}},
+		BookingParts:  refs,
 	}
 	b.fulfillment = f
 	op.status, op.fulfillment = osdm.ExchangeFulfilled, f

@@ -69,7 +69,7 @@ func (s *Sandbox) createRefundOffer(now time.Time, rq *request) *response {
 		return problemResponse(p)
 	}
 	if len(req.FulfillmentIDs) == 0 {
-		return problemResponse(invalid("#/fulfillmentIds", "at least one fulfillmentId is required"))
+		return problemResponse(osdm.Invalid(osdm.CodeValidationError, "#/fulfillmentIds", "at least one fulfillmentId is required"))
 	}
 	b, p := s.liveBooking(now, rq.bookingID)
 	if p != nil {
@@ -80,9 +80,7 @@ func (s *Sandbox) createRefundOffer(now time.Time, rq *request) *response {
 	}
 	for i, id := range req.FulfillmentIDs {
 		if id != b.fulfillment.ID {
-			return problemResponse(&problem{status: http.StatusNotFound, code: CodeResourceNotFound,
-				pointer: "#/fulfillmentIds/" + strconv.Itoa(i),
-				detail:  "fulfillment " + strconv.Quote(id) + " is not one of booking " + b.id + "; its fulfillment is " + b.fulfillment.ID})
+			return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "fulfillment "+strconv.Quote(id)+" is not one of booking "+b.id+"; its fulfillment is "+b.fulfillment.ID).WithPointer("#/fulfillmentIds/" + strconv.Itoa(i)))
 		}
 	}
 	pax, partial, p := b.refundedPassengers(req.RefundSpecifications)
@@ -116,7 +114,7 @@ func (s *Sandbox) createRefundOffer(now time.Time, rq *request) *response {
 // refunds: without specs, every passenger still booked; with them, the
 // passengers they name (passengerIds) or those of the parts they name
 // (bookingPartIds). partial reports passengers left booked.
-func (b *booking) refundedPassengers(specs []osdm.RefundSpecification) ([]paxRef, bool, *problem) {
+func (b *booking) refundedPassengers(specs []osdm.RefundSpecification) ([]paxRef, bool, *osdm.ProblemError) {
 	var all []paxRef
 	for pi, part := range b.parts {
 		if part.exchanged {
@@ -135,11 +133,10 @@ func (b *booking) refundedPassengers(specs []osdm.RefundSpecification) ([]paxRef
 	for i, spec := range specs {
 		at := "#/refundSpecifications/" + strconv.Itoa(i)
 		if spec.FulfillmentID != b.fulfillment.ID {
-			return nil, false, &problem{status: http.StatusNotFound, code: CodeResourceNotFound, pointer: at + "/fulfillmentId",
-				detail: "fulfillment " + strconv.Quote(spec.FulfillmentID) + " is not one of booking " + b.id + "; its fulfillment is " + b.fulfillment.ID}
+			return nil, false, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "fulfillment "+strconv.Quote(spec.FulfillmentID)+" is not one of booking "+b.id+"; its fulfillment is "+b.fulfillment.ID).WithPointer(at + "/fulfillmentId")
 		}
 		if len(spec.PassengerIDs) == 0 && len(spec.BookingPartIDs) == 0 {
-			return nil, false, invalid(at, "a refund specification names passengerIds or bookingPartIds")
+			return nil, false, osdm.Invalid(osdm.CodeValidationError, at, "a refund specification names passengerIds or bookingPartIds")
 		}
 		for j, pid := range spec.PassengerIDs {
 			found := false
@@ -153,15 +150,13 @@ func (b *booking) refundedPassengers(specs []osdm.RefundSpecification) ([]paxRef
 					}
 					found = true
 					if !part.live(k) {
-						return nil, false, &problem{status: http.StatusConflict, code: CodeBookingCancelled, pointer: at + "/passengerIds/" + strconv.Itoa(j),
-							detail: "passenger " + pid + " of booking " + b.id + " was refunded already"}
+						return nil, false, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled, "passenger "+pid+" of booking "+b.id+" was refunded already").WithPointer(at + "/passengerIds/" + strconv.Itoa(j))
 					}
 					chosen[paxRef{pi, k}] = true
 				}
 			}
 			if !found {
-				return nil, false, &problem{status: http.StatusNotFound, code: CodeResourceNotFound, pointer: at + "/passengerIds/" + strconv.Itoa(j),
-					detail: "booking " + b.id + " has no passenger " + strconv.Quote(pid)}
+				return nil, false, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+b.id+" has no passenger "+strconv.Quote(pid)).WithPointer(at + "/passengerIds/" + strconv.Itoa(j))
 			}
 		}
 		for j, partID := range spec.BookingPartIDs {
@@ -172,8 +167,7 @@ func (b *booking) refundedPassengers(specs []osdm.RefundSpecification) ([]paxRef
 				}
 				found = true
 				if part.liveCount() == 0 {
-					return nil, false, &problem{status: http.StatusConflict, code: CodeBookingCancelled, pointer: at + "/bookingPartIds/" + strconv.Itoa(j),
-						detail: "booking part " + partID + " of booking " + b.id + " was refunded already"}
+					return nil, false, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled, "booking part "+partID+" of booking "+b.id+" was refunded already").WithPointer(at + "/bookingPartIds/" + strconv.Itoa(j))
 				}
 				for k := range part.passengerIDs {
 					if part.live(k) {
@@ -182,8 +176,7 @@ func (b *booking) refundedPassengers(specs []osdm.RefundSpecification) ([]paxRef
 				}
 			}
 			if !found {
-				return nil, false, &problem{status: http.StatusNotFound, code: CodeResourceNotFound, pointer: at + "/bookingPartIds/" + strconv.Itoa(j),
-					detail: "booking " + b.id + " has no booking part " + strconv.Quote(partID)}
+				return nil, false, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+b.id+" has no booking part "+strconv.Quote(partID)).WithPointer(at + "/bookingPartIds/" + strconv.Itoa(j))
 			}
 		}
 	}
@@ -197,15 +190,15 @@ func (b *booking) refundedPassengers(specs []osdm.RefundSpecification) ([]paxRef
 }
 
 // refundRefusal says why booking b cannot be refunded, or nil.
-func refundRefusal(b *booking) *problem {
+func refundRefusal(b *booking) *osdm.ProblemError {
 	switch b.state {
 	case statePrebooked:
-		return newProblem(http.StatusConflict, CodeOperationNotPermitted,
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 			"booking "+b.id+" is not fulfilled; delete it (DELETE /bookings/"+b.id+") instead")
 	case stateReleased:
-		return newProblem(http.StatusConflict, CodeBookingCancelled, "booking "+b.id+" was never fulfilled and was released")
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled, "booking "+b.id+" was never fulfilled and was released")
 	case stateRefunded:
-		return newProblem(http.StatusConflict, CodeBookingCancelled, "booking "+b.id+" was refunded already")
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled, "booking "+b.id+" was refunded already")
 	}
 	return nil
 }
@@ -219,7 +212,7 @@ func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
 		return problemResponse(p)
 	}
 	if req.Status != osdm.RefundConfirmed {
-		return problemResponse(invalid("#/status", "status must be CONFIRMED (a refund offer can only be confirmed), not "+strconv.Quote(string(req.Status))))
+		return problemResponse(osdm.Invalid(osdm.CodeValidationError, "#/status", "status must be CONFIRMED (a refund offer can only be confirmed), not "+strconv.Quote(string(req.Status))))
 	}
 	b, p := s.liveBooking(now, rq.bookingID)
 	if p != nil {
@@ -228,7 +221,7 @@ func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
 	ro := b.refundOfferOf(rq.refundOfferID)
 	switch {
 	case ro == nil:
-		return problemResponse(newProblem(http.StatusNotFound, CodeResourceNotFound,
+		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound,
 			"booking "+b.id+" has no refund offer "+strconv.Quote(rq.refundOfferID)))
 	case ro.confirmedOn != nil:
 		return jsonResponse(http.StatusOK, &osdm.RefundOfferResponse{RefundOffer: ptr(ro.osdm(b))})
@@ -237,13 +230,13 @@ func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
 		return problemResponse(p)
 	}
 	if !now.Before(ro.validUntil) {
-		return problemResponse(newProblem(http.StatusConflict, CodeOperationNotPermitted,
+		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 			"refund offer "+ro.id+" expired at "+ro.validUntil.Format(time.RFC3339)+"; ask for a new one"))
 	}
 	for _, r := range ro.pax {
 		if !b.parts[r.p].live(r.k) {
 			// Another refund took this passenger since the offer was made.
-			return problemResponse(newProblem(http.StatusConflict, CodeBookingCancelled,
+			return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
 				"refund offer "+ro.id+" refunds passenger "+b.parts[r.p].passengerIDs[r.k]+", who was refunded since by another refund; ask for a new offer"))
 		}
 	}
@@ -313,7 +306,7 @@ func (s *Sandbox) getRefundOffer(now time.Time, rq *request) *response {
 	}
 	ro := b.refundOfferOf(rq.refundOfferID)
 	if ro == nil {
-		return problemResponse(newProblem(http.StatusNotFound, CodeResourceNotFound,
+		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound,
 			"booking "+b.id+" has no refund offer "+strconv.Quote(rq.refundOfferID)))
 	}
 	return jsonResponse(http.StatusOK, &osdm.RefundOfferResponse{RefundOffer: ptr(ro.osdm(b))})
@@ -333,7 +326,7 @@ func (s *Sandbox) deleteRefundOffer(now time.Time, rq *request) *response {
 			continue
 		}
 		if ro.confirmedOn != nil {
-			return problemResponse(newProblem(http.StatusConflict, CodeOperationNotPermitted,
+			return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 				"refund offer "+ro.id+" was confirmed on "+ro.confirmedOn.Format(time.RFC3339)+"; a confirmed refund cannot be deleted"))
 		}
 		b.refundOffers = append(b.refundOffers[:i], b.refundOffers[i+1:]...)

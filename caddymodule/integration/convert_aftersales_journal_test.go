@@ -42,7 +42,7 @@ func (rig *journalRig) killOnStep(front *journalProc, id string, step converter.
 		if r.Header.Get("Idempotency-Key") != key || !killed.CompareAndSwap(false, true) {
 			return false
 		}
-		front.kill()
+		front.Kill()
 		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 			conn.Close()
 		}
