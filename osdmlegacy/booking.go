@@ -109,7 +109,7 @@ func (f *Facade) resumeBooking(ctx context.Context, c *call, rec *BookingRecord)
 		if f.now().Before(rec.Pending.LeaseUntil) {
 			return f.inProgress(c, rec), false
 		}
-		rec, d := f.deliver(ctx, c.send, rec)
+		rec, d := f.redeliver(ctx, c.send, rec)
 		return f.bookingResult(c, rec, d)
 	}
 	return f.bookingResult(c, rec, &delivery{})

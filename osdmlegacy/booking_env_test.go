@@ -202,8 +202,16 @@ func openRedisStore(t testing.TB, prefix string) store.Store {
 
 func newBookEnv(t testing.TB, kind storeKind, mod func(*Config)) *bookEnv {
 	t.Helper()
+	return newBookEnvWith(t, kind, mod, legacysandbox.Config{})
+}
+
+// newBookEnvWith is newBookEnv with the legacy sandbox of sbcfg (its
+// clock the env's).
+func newBookEnvWith(t testing.TB, kind storeKind, mod func(*Config), sbcfg legacysandbox.Config) *bookEnv {
+	t.Helper()
 	clock := testclock.New(bookStart)
-	sb, err := legacysandbox.New(legacysandbox.Config{Now: clock.Now})
+	sbcfg.Now = clock.Now
+	sb, err := legacysandbox.New(sbcfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,8 +77,14 @@ func FuzzBookingRequestReaders(f *testing.F) {
 		}
 		if req, p := readRefundOfferRequest(body); p != nil {
 			checkProblem("refund offer", p)
-		} else if len(req.FulfillmentIDs) == 0 || len(req.RefundSpecifications) != 0 {
+		} else if len(req.FulfillmentIDs) == 0 || len(req.RefundSpecifications) != 0 && len(req.PassengerIDs) == 0 {
 			t.Fatalf("accepted refund offer request %+v", req)
+		} else {
+			for _, rs := range req.RefundSpecifications {
+				if len(rs.BookingPartIDs) != 0 || len(rs.PassengerIDs) == 0 || rs.FulfillmentID == "" {
+					t.Fatalf("accepted refund specification %+v", rs)
+				}
+			}
 		}
 		if req, p := readRefundOfferPatch(body); p != nil {
 			checkProblem("refund offer patch", p)

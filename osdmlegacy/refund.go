@@ -8,10 +8,12 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
-// POST /bookings/{id}/refund-offers quotes a whole refund from the booking
-// and refund_fee (no fee with an overruleCode); PATCH .../{rid}
-// {"status":"CONFIRMED"} sends the CancelRequest and confirms with the
-// CancelReply's amounts.
+// POST /bookings/{id}/refund-offers quotes a refund from the booking and
+// refund_fee (no fee with an overruleCode): of the whole booking, or with
+// refundSpecifications of the places of the passengers they name; PATCH
+// .../{rid} {"status":"CONFIRMED"} sends the CancelRequest (listing those
+// places for a partial refund) and confirms with the CancelReply's
+// amounts. A passenger's place is refunded once.
 
 // RefundOfferIDPrefix starts every refund offer id.
 const RefundOfferIDPrefix = "ro-"
@@ -26,16 +28,19 @@ type refundOfferBody struct {
 	OverruleCode         osdm.OverruleCode          `json:"overruleCode"`
 }
 
-// readRefundOfferRequest reads POST .../refund-offers: whole refunds only
-// (restriction 7).
-func readRefundOfferRequest(body []byte) (*osdm.RefundOfferRequest, *Problem) {
+// refundOfferAsk is POST .../refund-offers as read: the request and the
+// passengers a partial refund names (nil: every passenger not refunded).
+type refundOfferAsk struct {
+	osdm.RefundOfferRequest
+	PassengerIDs []string
+}
+
+// readRefundOfferRequest reads POST .../refund-offers. A partial refund
+// names passengers, not booking parts (restriction 7).
+func readRefundOfferRequest(body []byte) (*refundOfferAsk, *Problem) {
 	var b refundOfferBody
 	if p := decodeBody(body, &b); p != nil {
 		return nil, p
-	}
-	if len(b.RefundSpecifications) > 0 {
-		return nil, Restricted(RestrictWholeRefunds, CodeOutOfBounds, "#/refundSpecifications",
-			"partial refunds are not offered: a refund covers the whole booking, all its passengers")
 	}
 	if len(b.FulfillmentIDs) == 0 {
 		return nil, Invalid(CodeInvalidRequest, "#/fulfillmentIds", "fulfillmentIds must name the booking's fulfilment")
@@ -48,7 +53,34 @@ func readRefundOfferRequest(body []byte) (*osdm.RefundOfferRequest, *Problem) {
 	if len(b.OverruleCode) > 64 {
 		return nil, Invalid(CodeInvalidRequest, "#/overruleCode", "overruleCode is longer than 64 bytes")
 	}
-	return &osdm.RefundOfferRequest{FulfillmentIDs: b.FulfillmentIDs, OverruleCode: b.OverruleCode}, nil
+	ask := &refundOfferAsk{RefundOfferRequest: osdm.RefundOfferRequest{
+		FulfillmentIDs: b.FulfillmentIDs, RefundSpecifications: b.RefundSpecifications, OverruleCode: b.OverruleCode,
+	}}
+	if len(b.RefundSpecifications) > MaxPassengers {
+		return nil, Invalid(CodeInvalidRequest, "#/refundSpecifications", "at most "+strconv.Itoa(MaxPassengers)+" refund specifications")
+	}
+	for i, rs := range b.RefundSpecifications {
+		at := "#/refundSpecifications/" + strconv.Itoa(i)
+		if rs.FulfillmentID == "" || len(rs.FulfillmentID) > maxRefBytes {
+			return nil, Invalid(CodeInvalidRequest, at+"/fulfillmentId", "a refund specification names the fulfilment (1.."+strconv.Itoa(maxRefBytes)+" bytes)")
+		}
+		if len(rs.BookingPartIDs) > 0 {
+			return nil, Restricted(RestrictAfterSales, CodeOutOfBounds, at+"/bookingPartIds",
+				"a partial refund names passengers (passengerIds), not booking parts: the booking has one reservation for all its passengers")
+		}
+		if len(rs.PassengerIDs) == 0 {
+			return nil, Invalid(CodeInvalidRequest, at+"/passengerIds", "a refund specification names the passengers whose places are refunded")
+		}
+		for j, pid := range rs.PassengerIDs {
+			if pid == "" || len(pid) > maxRefBytes || len(ask.PassengerIDs) >= MaxPassengers {
+				return nil, Invalid(CodeInvalidRequest, at+"/passengerIds/"+strconv.Itoa(j), "a passenger id is 1.."+strconv.Itoa(maxRefBytes)+" bytes, at most "+strconv.Itoa(MaxPassengers)+" of them")
+			}
+			if !contains(ask.PassengerIDs, pid) {
+				ask.PassengerIDs = append(ask.PassengerIDs, pid)
+			}
+		}
+	}
+	return ask, nil
 }
 
 // readRefundOfferPatch reads PATCH .../refund-offers/{rid}.
@@ -90,11 +122,31 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 						"fulfilment "+quoteShort(fid)+" is not one of booking "+r.ID+"'s").WithPointer("#/fulfillmentIds/" + strconv.Itoa(i))}
 				}
 			}
+			for i, rs := range req.RefundSpecifications {
+				if rs.FulfillmentID != r.Fulfillment.ID {
+					return &errRefused{NewProblem(http.StatusNotFound, CodeFulfillmentNotFound,
+						"fulfilment "+quoteShort(rs.FulfillmentID)+" is not one of booking "+r.ID+"'s").WithPointer("#/refundSpecifications/" + strconv.Itoa(i) + "/fulfillmentId")}
+				}
+			}
+			pax := r.unrefunded()
+			if req.PassengerIDs != nil {
+				pax = req.PassengerIDs
+				for _, pid := range pax {
+					pr := r.passenger(pid)
+					if pr == nil {
+						return &errRefused{passengerNotFound(r.ID, pid).WithPointer("#/refundSpecifications")}
+					}
+					if pr.RefundedBy != "" {
+						return &errRefused{NewProblem(http.StatusConflict, CodeBookingRefunded,
+							"passenger "+pid+" of booking "+r.ID+" was refunded (refund offer "+pr.RefundedBy+"); a place is refunded once").WithPointer("#/refundSpecifications")}
+					}
+				}
+			}
 			var reason *int
 			if req.OverruleCode != "" {
 				code, ok := f.cfg.Reasons[req.OverruleCode]
 				if !ok {
-					return &errRefused{Restricted(RestrictWholeRefunds, CodeOutOfBounds, "#/overruleCode",
+					return &errRefused{Restricted(RestrictAfterSales, CodeOutOfBounds, "#/overruleCode",
 						"overrule code "+quoteShort(string(req.OverruleCode))+" has no legacy reason code (the reason table maps "+f.reasonList()+")")}
 				}
 				reason = &code
@@ -103,7 +155,7 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 			if r.Legacy != nil && r.Legacy.Price.Currency != "" {
 				price = r.Legacy.Price
 			}
-			fee, refundable, err := refundQuote(f.cfg.RefundFee, price, req.OverruleCode != "")
+			fee, refundable, err := refundQuote(f.cfg.RefundFee, r.shareOf(price, len(pax)), req.OverruleCode != "")
 			if err != nil {
 				return &errRefused{NewProblem(http.StatusInternalServerError, CodeInternalError, "the refund cannot be quoted: "+err.Error())}
 			}
@@ -122,7 +174,7 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 			r.RefundOffers = append(r.RefundOffers, RefundOfferRecord{
 				ID: rid, CreatedOn: now, ValidUntil: now.Add(f.cfg.OfferTTL),
 				Status: osdm.RefundProposed, OverruleCode: req.OverruleCode, ReasonCode: reason,
-				Fee: fee, Refundable: refundable,
+				Fee: fee, Refundable: refundable, PassengerIDs: append([]string(nil), pax...),
 			})
 			return nil
 		})
@@ -230,7 +282,7 @@ func refundOfferView(rec *BookingRecord, ro *RefundOfferRecord) osdm.RefundOffer
 		ID: ro.ID, CreatedOn: ro.CreatedOn, ValidFrom: ro.CreatedOn, ValidUntil: ro.ValidUntil,
 		ConfirmedOn: ro.ConfirmedOn, Status: ro.Status, AppliedOverruleCode: ro.OverruleCode,
 		RefundFee: ro.Fee, RefundableAmount: ro.Refundable,
-		Summary: "Whole refund of booking " + rec.ID,
+		Summary: refundSummary(rec, ro),
 	}
 	if rec.Fulfillment != nil {
 		v.Fulfillments = []osdm.Fulfillment{fulfillmentView(rec)}

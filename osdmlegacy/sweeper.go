@@ -48,8 +48,9 @@ func (f *Facade) sweepHolds(ctx context.Context, send Sender, rep *SettleReport)
 			if rec.Pending != nil {
 				f.settleOne(ctx, send, rec, rep)
 			}
-		case StateCancelling:
-			// a CancelRequest's intent, listed by its own mark
+		case StateCancelling, StateUpdating:
+			// a CancelRequest's or PassengerDataRequest's intent, listed
+			// by its own mark; the hold stays listed
 		default:
 			// FULFILLED and the ends never come back to PREBOOKED.
 			_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, id))
