@@ -164,7 +164,8 @@ func (f *Facade) checkPassengerPatch(r *BookingRecord, pr *PassengerRecord, body
 	}
 	got, p := f.tariffOf(passengerArg{ref: pr.ExternalRef, typ: pr.Type, dob: body.DateOfBirth, ptr: "#", tPtr: "#/type"}, travel)
 	if p != nil {
-		return p
+		return Restricted(RestrictPassengers, CodeOutOfBounds, "#/dateOfBirth",
+			"born "+body.DateOfBirth+" the passenger has no legacy tariff as a "+string(pr.Type)+" on the day of travel, not the tariff "+strconv.Itoa(booked)+" booked; a change of tariff is a new booking")
 	}
 	if got.Tariff != booked {
 		return Restricted(RestrictPassengers, CodeOutOfBounds, "#/dateOfBirth",

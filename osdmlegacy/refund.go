@@ -264,6 +264,9 @@ func (f *Facade) patchRefundOffer(ctx context.Context, c *call) *Answer {
 		if p != nil {
 			return f.problem(c, p), finalProblem(p)
 		}
+		if ro := rec.refundOffer(rid); d.settled() && ro != nil && ro.Status == osdm.RefundConfirmed {
+			return confirmed(rec), true // a partial refund: the booking holds the other places
+		}
 		if a, final := f.cancelFailed(c, rec, d); a != nil {
 			return a, final
 		}
