@@ -66,6 +66,11 @@ type OSDMLegacy struct {
 	// percentage ("10%") or an amount and currency ("2.50 EUR"). Default
 	// none.
 	RefundFee string `json:"refund_fee,omitempty"`
+	// ExchangeFee is what an exchange offer quotes on top of the price
+	// difference, none with an overruleCode: a percentage of the exchanged
+	// booking's price ("10%") or an amount and currency ("5.00 EUR").
+	// Default none.
+	ExchangeFee string `json:"exchange_fee,omitempty"`
 	// OfferTTL is how long an offer stays bookable. Default 15m.
 	OfferTTL caddy.Duration `json:"offer_ttl,omitempty"`
 	// Hold is how long a PREBOOKED booking holds its places before it is
@@ -148,6 +153,13 @@ func (m *OSDMLegacy) facadeConfig() (osdmlegacy.Config, error) {
 			return cfg, err
 		}
 		cfg.RefundFee = fee
+	}
+	if m.ExchangeFee != "" {
+		fee, err := osdmlegacy.ParseFee(m.ExchangeFee)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.ExchangeFee = fee
 	}
 	switch strings.ToLower(m.LegacyFormat) {
 	case "", "xml":

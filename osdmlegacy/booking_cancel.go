@@ -63,6 +63,9 @@ func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, wh
 		if r.State != from || r.Legacy == nil {
 			return &errRefused{stateProblem(r, verb)}
 		}
+		if r.Exchange.holds() {
+			return &errRefused{exchangeUnderWay(r)}
+		}
 		if why == CancelRelease && now.Before(r.HoldUntil) {
 			return &errRefused{stateProblem(r, verb)}
 		}

@@ -419,13 +419,17 @@ func (e *bookEnv) assertAgree(settled bool) {
 			e.t.Errorf("legacy booking %s (message %s) has no record in the store", b.BookingRef, b.MessageIDs[0])
 		case !r.State.holdsPlaces():
 			e.t.Errorf("legacy booking %s is held, but record %s says %s", b.BookingRef, id, r.State)
+		case r.Exchange.holds() && strings.Contains(b.MessageIDs[0], "."+StepExchangeBook+".") &&
+			(r.Exchange.Legacy == nil || r.Exchange.Legacy.BookingRef == b.BookingRef):
+			// the new places of an exchange under way (its BookingRequest
+			// an intent while Legacy is nil)
 		case r.Legacy != nil && r.Legacy.BookingRef != b.BookingRef:
 			e.t.Errorf("record %s names legacy booking %s, the legacy system holds %s", id, r.Legacy.BookingRef, b.BookingRef)
 		}
 	}
 	for id, r := range recs {
 		switch r.State {
-		case StateBooking, StateCancelling:
+		case StateBooking, StateCancelling, StateUpdating, StateExchanging:
 			if settled {
 				e.t.Errorf("record %s still has an intent (%s %s) after settlement", id, r.State, r.Pending.MessageID)
 			}
@@ -434,6 +438,11 @@ func (e *bookEnv) assertAgree(settled bool) {
 				e.t.Errorf("record %s is %s without a legacy booking", id, r.State)
 			} else if _, ok := held[r.Legacy.BookingRef]; !ok {
 				e.t.Errorf("record %s is %s, but the legacy system holds no booking %s", id, r.State, r.Legacy.BookingRef)
+			}
+			if x := r.Exchange; x != nil && x.State == ExchangePrebooked {
+				if _, ok := held[x.Legacy.BookingRef]; !ok {
+					e.t.Errorf("record %s has exchange %s PREBOOKED, but the legacy system holds no booking %s", id, x.ID, x.Legacy.BookingRef)
+				}
 			}
 		}
 	}

@@ -70,7 +70,7 @@ const (
 // for a booking in state s.
 func (s BookingState) holdsPlaces() bool {
 	switch s {
-	case StateBooking, StatePrebooked, StateFulfilled, StateCancelling, StateUpdating:
+	case StateBooking, StatePrebooked, StateFulfilled, StateCancelling, StateUpdating, StateExchanging:
 		return true
 	}
 	return false
@@ -122,6 +122,10 @@ type BookingRecord struct {
 	Fulfillment *FulfillmentRecord `json:"fulfillment,omitempty"`
 	// RefundOffers are the refund offers made, oldest first.
 	RefundOffers []RefundOfferRecord `json:"refundOffers,omitempty"`
+	// ExchangeQuotes are the exchange offers made, oldest first.
+	ExchangeQuotes []ExchangeQuote `json:"exchangeQuotes,omitempty"`
+	// Exchange is the latest exchange operation; nil when none was asked.
+	Exchange *ExchangeRecord `json:"exchange,omitempty"`
 	// Pending is the legacy message recorded before it left and not yet
 	// answered (the intent); nil when none.
 	Pending *PendingMessage `json:"pending,omitempty"`

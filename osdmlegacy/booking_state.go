@@ -41,7 +41,7 @@ func init() {
 func stateProblem(rec *BookingRecord, verb string) *Problem {
 	subject := "booking " + rec.ID
 	switch rec.State {
-	case StateBooking, StateCancelling, StateUpdating:
+	case StateBooking, StateCancelling, StateUpdating, StateExchanging:
 		p := NewProblem(http.StatusConflict, CodeRejected, subject+" has a message to the reservation system under way; retry in a few seconds")
 		p.Retryable = true
 		return p

@@ -57,7 +57,7 @@ func (f *Facade) bookingView(rec *BookingRecord) *osdm.Booking {
 // partStatus is the OSDM status of the booking's reservation.
 func partStatus(rec *BookingRecord) osdm.BookingPartStatus {
 	s := rec.State
-	if (s == StateCancelling || s == StateUpdating) && rec.Pending != nil {
+	if (s == StateCancelling || s == StateUpdating || s == StateExchanging) && rec.Pending != nil {
 		s = rec.Pending.Revert
 	}
 	switch s {
@@ -100,7 +100,7 @@ func (f *Facade) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, 
 		OfferMode:    osdm.OfferModeCollective,
 		PassengerIDs: paxIDs,
 		Refundable:   osdm.RefundYes,
-		Exchangeable: osdm.RefundNo,
+		Exchangeable: f.exchangeability(),
 		Products:     []osdm.ProductLegAssociation{{ProductID: o.ProductID, LegIDs: []string{o.LegID}}},
 	}}
 	if !o.Departure.IsZero() {

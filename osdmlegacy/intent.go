@@ -36,7 +36,7 @@ type intentMark struct {
 // messageID is the legacy messageId of a booking's step: "<booking id>.book",
 // "<booking id>.cancel.<attempt>", "<booking id>.pax.<attempt>".
 func messageID(bookingID, step string, attempt int) string {
-	if step == StepCancel || step == StepPassengers {
+	if step == StepCancel || step == StepPassengers || step == StepExchangeBook {
 		return fmt.Sprintf("%s.%s.%d", bookingID, step, attempt)
 	}
 	return bookingID + "." + step
@@ -135,6 +135,14 @@ func (f *Facade) recordReply(ctx context.Context, rec *BookingRecord, reply lega
 		after, err = f.recordBookResult(rctx, rec.ID, p.MessageID, reply, now, d)
 	case StepPassengers:
 		after, err = f.recordPassengerResult(rctx, rec.ID, p.MessageID, reply, now, d)
+	case StepExchangeBook:
+		after, err = f.recordExchangeBookResult(rctx, rec.ID, p.MessageID, reply, now, d)
+	case StepCancel:
+		if p.Cancel == CancelExchange || p.Cancel == CancelExchangeDrop {
+			after, err = f.recordExchangeCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
+			break
+		}
+		after, err = f.recordCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
 	default:
 		after, err = f.recordCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
 	}
@@ -162,7 +170,7 @@ func checkReply(p *PendingMessage, reply legacy.Reply) error {
 	case *legacy.NegativeReply:
 		return nil
 	case *legacy.BookingReply, *legacy.ReplacementProposal:
-		if p.Step == StepBook {
+		if p.Step == StepBook || p.Step == StepExchangeBook {
 			return nil
 		}
 	case *legacy.CancelReply:
@@ -333,7 +341,7 @@ func (f *Facade) afterResult(ctx context.Context, rec *BookingRecord, msgID stri
 	if rec.Pending != nil {
 		return
 	}
-	if !rec.State.holdsPlaces() || rec.State == StateFulfilled {
+	if !rec.State.holdsPlaces() || rec.State == StateFulfilled && !rec.Exchange.holds() {
 		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
 	}
 	if rec.State == StateFailed {

@@ -76,6 +76,9 @@ func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 			if r.State != StatePrebooked && r.State != StateFulfilled {
 				return &errRefused{stateProblem(r, "changed")}
 			}
+			if r.Exchange.holds() {
+				return &errRefused{exchangeUnderWay(r)}
+			}
 			if p := f.checkPassengerPatch(r, pr, body, now); p != nil {
 				return &errRefused{p}
 			}

@@ -116,6 +116,9 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 			if r.State != StateFulfilled || r.Fulfillment == nil {
 				return &errRefused{stateProblem(r, "refunded")}
 			}
+			if r.Exchange.holds() {
+				return &errRefused{exchangeUnderWay(r)}
+			}
 			for i, fid := range req.FulfillmentIDs {
 				if fid != r.Fulfillment.ID {
 					return &errRefused{NewProblem(http.StatusNotFound, CodeFulfillmentNotFound,

@@ -25,9 +25,9 @@ const (
 	ParamPassengerID   = "passengerId"
 )
 
-// routes are the operations of DESIGN.md section 7 and issue 15. The
-// booking side's handlers live in the booking*, fulfil*, refund* and
-// passenger* files.
+// routes are the operations the façade serves. The booking side's
+// handlers live in the booking*, fulfil*, refund*, passenger* and
+// exchange* files.
 var routes = []*route{
 	{method: http.MethodPost, template: "/offers", handle: (*Facade).searchOffers},
 	{method: http.MethodPost, template: "/bookings", handle: (*Facade).createBooking},
@@ -35,7 +35,7 @@ var routes = []*route{
 	{method: http.MethodDelete, template: "/bookings/{bookingId}", handle: (*Facade).deleteBooking},
 	{method: http.MethodPost, template: "/bookings/{bookingId}/fulfillments", handle: (*Facade).createFulfillments},
 	// The spec reads a fulfilment at /fulfillments/{fulfillmentId}; the
-	// nested form is served too, as issue 15 names it.
+	// nested form is served too.
 	{method: http.MethodGet, template: "/fulfillments/{fulfillmentId}", handle: (*Facade).getFulfillment},
 	{method: http.MethodGet, template: "/bookings/{bookingId}/fulfillments/{fulfillmentId}", handle: (*Facade).getFulfillment},
 	{method: http.MethodPost, template: "/bookings/{bookingId}/refund-offers", handle: (*Facade).createRefundOffers},
@@ -43,6 +43,11 @@ var routes = []*route{
 	{method: http.MethodPatch, template: "/bookings/{bookingId}/refund-offers/{refundOfferId}", handle: (*Facade).patchRefundOffer},
 	{method: http.MethodGet, template: "/bookings/{bookingId}/passengers/{passengerId}", handle: (*Facade).getPassenger},
 	{method: http.MethodPatch, template: "/bookings/{bookingId}/passengers/{passengerId}", handle: (*Facade).patchPassenger},
+	{method: http.MethodPost, template: "/bookings/{bookingId}/exchange-offers", handle: (*Facade).createExchangeOffers},
+	{method: http.MethodPost, template: "/bookings/{bookingId}/exchange-operations", handle: (*Facade).createExchangeOperation},
+	{method: http.MethodGet, template: "/bookings/{bookingId}/exchange-operations/{exchangeOperationId}", handle: (*Facade).getExchangeOperation},
+	{method: http.MethodPatch, template: "/bookings/{bookingId}/exchange-operations/{exchangeOperationId}", handle: (*Facade).patchExchangeOperation},
+	{method: http.MethodDelete, template: "/bookings/{bookingId}/exchange-operations/{exchangeOperationId}", handle: (*Facade).deleteExchangeOperation},
 }
 
 func init() {
@@ -89,16 +94,13 @@ var specPaths = []string{
 
 // notOfferedWhy says, for the operations restriction 7 names, why.
 var notOfferedWhy = map[string]string{
-	"/bookings/{bookingId}/exchange-offers":                                        "exchange (restriction 7)",
-	"/bookings/{bookingId}/exchange-operations":                                    "exchange (restriction 7)",
-	"/bookings/{bookingId}/exchange-operations/{exchangeOperationId}":              "exchange (restriction 7)",
 	"/bookings/{bookingId}/release-offers":                                         "release (restriction 7)",
 	"/bookings/{bookingId}/release-offers/{releaseOfferId}":                        "release (restriction 7)",
 	"/bookings/{bookingId}/on-hold-offer":                                          "on-hold (restriction 7)",
 	"/bookings/{bookingId}/on-hold-offer/{onHoldOfferId}":                          "on-hold (restriction 7)",
-	"/bookings/{bookingId}/cancel-fulfillments-offers":                             "partial refund (restriction 7)",
-	"/bookings/{bookingId}/cancel-fulfillments-offers/{cancelFulfillmentsOfferId}": "partial refund (restriction 7)",
-	"/bookings/{bookingId}/booked-offers/{bookedOfferId}/passengers/{passengerId}": "partial refund (restriction 7)",
+	"/bookings/{bookingId}/cancel-fulfillments-offers":                             "cancelling fulfilments (restriction 7: a partial refund is a refund offer naming passengers)",
+	"/bookings/{bookingId}/cancel-fulfillments-offers/{cancelFulfillmentsOfferId}": "cancelling fulfilments (restriction 7: a partial refund is a refund offer naming passengers)",
+	"/bookings/{bookingId}/booked-offers/{bookedOfferId}/passengers/{passengerId}": "removing a passenger (restriction 7: a partial refund is a refund offer naming passengers)",
 	"/bookings/{bookingId}/booked-offers":                                          "adding offers to a booking (restriction 6)",
 }
 

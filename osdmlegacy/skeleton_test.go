@@ -52,7 +52,7 @@ func TestRoutingAnswersProblemsNeverBare404(t *testing.T) {
 		code         string
 		detail       string
 	}{
-		{"POST", "/bookings/b1/exchange-offers", 501, CodeNotImplemented, "exchange (restriction 7)"},
+		{"POST", "/bookings/b1/cancel-fulfillments-offers", 501, CodeNotImplemented, "a partial refund is a refund offer naming passengers"},
 		{"POST", "/bookings/b1/release-offers", 501, CodeNotImplemented, "release (restriction 7)"},
 		{"GET", "/trips/t1", 501, CodeNotImplemented, "/trips/{tripId}"},
 		{"GET", "/no/such/thing", 404, CodeNotFound, "no OSDM operation"},
