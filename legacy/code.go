@@ -12,8 +12,12 @@ const (
 	// CodeUnsupportedMessage: the message is of a kind the converter does
 	// not take.
 	CodeUnsupportedMessage Code = "UNSUPPORTED_MESSAGE"
-	// CodeExchangeNotSupported: a BookingRequest with ExchangeOf.
+	// CodeExchangeNotSupported: the partner does not offer exchange.
 	CodeExchangeNotSupported Code = "EXCHANGE_NOT_SUPPORTED"
+	// CodeExchangeNotPossible: the partner refuses this exchange (the fare
+	// does not allow it, too late, another reason it gives); the old
+	// booking stands.
+	CodeExchangeNotPossible Code = "EXCHANGE_NOT_POSSIBLE"
 	// CodeNoAvailability: no place matches the request.
 	CodeNoAvailability Code = "NO_AVAILABILITY"
 	// CodeTrainNotFound: the partner knows no such train run.
@@ -39,7 +43,7 @@ const (
 
 // Codes lists every NegativeReply code.
 var Codes = []Code{
-	CodeInvalidMessage, CodeUnsupportedMessage, CodeExchangeNotSupported,
+	CodeInvalidMessage, CodeUnsupportedMessage, CodeExchangeNotSupported, CodeExchangeNotPossible,
 	CodeNoAvailability, CodeTrainNotFound, CodeOfferExpired,
 	CodeBookingNotFound, CodeAlreadyCancelled, CodePartnerRejected,
 	CodePartnerUnavailable, CodePartnerTimeout, CodeAuthenticationFailed,
@@ -78,7 +82,7 @@ func (c Code) HTTPStatus() int {
 		return http.StatusUnprocessableEntity
 	case CodeTrainNotFound, CodeBookingNotFound:
 		return http.StatusNotFound
-	case CodeNoAvailability, CodeAlreadyCancelled, CodeOfferExpired:
+	case CodeNoAvailability, CodeAlreadyCancelled, CodeOfferExpired, CodeExchangeNotPossible:
 		return http.StatusConflict
 	case CodePartnerTimeout:
 		return http.StatusGatewayTimeout

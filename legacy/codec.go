@@ -9,7 +9,8 @@ import (
 )
 
 // Decode reads a legacy request from body in format f: an
-// *AvailabilityRequest, *BookingRequest or *CancelRequest, validated by
+// *AvailabilityRequest, *BookingRequest, *CancelRequest, *SynchroRequest
+// or *PassengerDataRequest, validated by
 // every rule of legacy-protocol.md except the route's tariff and reason
 // tables. Any failure is an *Error: CodeUnsupportedMessage for a
 // well-formed message of another kind, CodeInvalidMessage for everything
@@ -50,65 +51,88 @@ func AppendEncode(dst []byte, f Format, m Message) ([]byte, error) {
 		return nil, fmt.Errorf("legacy: cannot encode in %v", f)
 	}
 	w := &writer{format: f, buf: dst}
+	if !writeMessage(w, m) {
+		return nil, fmt.Errorf("legacy: cannot encode %T (nil, or not a legacy message type)", m)
+	}
+	return w.finish(), nil
+}
+
+// writeMessage writes m, a root or (inside a SynchroReply's Reply) a
+// nested message; false if m is nil or of no legacy type.
+func writeMessage(w *writer, m Message) bool {
 	switch v := m.(type) {
 	case *AvailabilityRequest:
-		if v == nil {
-			break
+		if v != nil {
+			writeAvailabilityRequest(w, v)
+			return true
 		}
-		writeAvailabilityRequest(w, v)
-		return w.finish(), nil
 	case *BookingRequest:
-		if v == nil {
-			break
+		if v != nil {
+			writeBookingRequest(w, v)
+			return true
 		}
-		writeBookingRequest(w, v)
-		return w.finish(), nil
 	case *CancelRequest:
-		if v == nil {
-			break
+		if v != nil {
+			writeCancelRequest(w, v)
+			return true
 		}
-		writeCancelRequest(w, v)
-		return w.finish(), nil
+	case *SynchroRequest:
+		if v != nil {
+			writeSynchroRequest(w, v)
+			return true
+		}
+	case *PassengerDataRequest:
+		if v != nil {
+			writePassengerDataRequest(w, v)
+			return true
+		}
 	case *AvailabilityReply:
-		if v == nil {
-			break
+		if v != nil {
+			writeAvailabilityReply(w, v)
+			return true
 		}
-		writeAvailabilityReply(w, v)
-		return w.finish(), nil
 	case *BookingReply:
-		if v == nil {
-			break
+		if v != nil {
+			writeBookingReply(w, v)
+			return true
 		}
-		writeBookingReply(w, v)
-		return w.finish(), nil
 	case *CancelReply:
-		if v == nil {
-			break
+		if v != nil {
+			writeCancelReply(w, v)
+			return true
 		}
-		writeCancelReply(w, v)
-		return w.finish(), nil
+	case *SynchroReply:
+		if v != nil {
+			writeSynchroReply(w, v)
+			return true
+		}
+	case *PassengerDataReply:
+		if v != nil {
+			writePassengerDataReply(w, v)
+			return true
+		}
 	case *ReplacementProposal:
-		if v == nil {
-			break
+		if v != nil {
+			writeReplacementProposal(w, v)
+			return true
 		}
-		writeReplacementProposal(w, v)
-		return w.finish(), nil
 	case *NegativeReply:
-		if v == nil {
-			break
+		if v != nil {
+			writeNegativeReply(w, v)
+			return true
 		}
-		writeNegativeReply(w, v)
-		return w.finish(), nil
 	}
-	return nil, fmt.Errorf("legacy: cannot encode %T (nil, or not a legacy message type)", m)
+	return false
 }
 
 var requestKinds = map[Kind]bool{
 	KindAvailabilityRequest: true, KindBookingRequest: true, KindCancelRequest: true,
+	KindSynchroRequest: true, KindPassengerDataRequest: true,
 }
 
 var replyKinds = map[Kind]bool{
 	KindAvailabilityReply: true, KindBookingReply: true, KindCancelReply: true,
+	KindSynchroReply: true, KindPassengerDataReply: true,
 	KindReplacementProposal: true, KindNegativeReply: true,
 }
 
@@ -161,30 +185,43 @@ func decode(f Format, body []byte, request bool) (Message, error) {
 		return nil, d.err
 	}
 
-	var m Message
-	switch kind {
-	case KindAvailabilityRequest:
-		m = readAvailabilityRequest(root)
-	case KindBookingRequest:
-		m = readBookingRequest(root)
-	case KindCancelRequest:
-		m = readCancelRequest(root)
-	case KindAvailabilityReply:
-		m = readAvailabilityReply(root)
-	case KindBookingReply:
-		m = readBookingReply(root)
-	case KindCancelReply:
-		m = readCancelReply(root)
-	case KindReplacementProposal:
-		m = readReplacementProposal(root)
-	case KindNegativeReply:
-		m = readNegativeReply(root)
-	}
+	m := readMessage(root, kind)
 	root.done()
 	if d.err != nil {
 		return nil, d.err
 	}
 	return m, nil
+}
+
+// readMessage reads the fields of a message of a known kind from r.
+func readMessage(r *reader, kind Kind) Message {
+	switch kind {
+	case KindAvailabilityRequest:
+		return readAvailabilityRequest(r)
+	case KindBookingRequest:
+		return readBookingRequest(r)
+	case KindCancelRequest:
+		return readCancelRequest(r)
+	case KindSynchroRequest:
+		return readSynchroRequest(r)
+	case KindPassengerDataRequest:
+		return readPassengerDataRequest(r)
+	case KindAvailabilityReply:
+		return readAvailabilityReply(r)
+	case KindBookingReply:
+		return readBookingReply(r)
+	case KindCancelReply:
+		return readCancelReply(r)
+	case KindSynchroReply:
+		return readSynchroReply(r)
+	case KindPassengerDataReply:
+		return readPassengerDataReply(r)
+	case KindReplacementProposal:
+		return readReplacementProposal(r)
+	case KindNegativeReply:
+		return readNegativeReply(r)
+	}
+	return nil
 }
 
 // messageKind reads the kind: the XML root element name or the JSON "type".

@@ -272,3 +272,68 @@ func trickyXML() []string {
 		"<a>" + strings.Repeat(`<b c="1" d="2" e="3" f="4" g="5" h="6" i="7" j="8" k="9"/>`, 40) + "</a>",
 	}
 }
+
+// FuzzAfterSales runs the after-sales messages through checkDecode, in the
+// form the first byte picks, and holds what their readers promise: no
+// place named twice in a CancelRequest, passenger indexes 1..9 each once
+// and each with something to set, and no SynchroReply inside another.
+func FuzzAfterSales(f *testing.F) {
+	for _, s := range samples() {
+		switch s.m.(type) {
+		case *SynchroRequest, *PassengerDataRequest, *SynchroReply, *PassengerDataReply:
+		default:
+			if !strings.Contains(s.name, ".") {
+				continue
+			}
+		}
+		for i, format := range []Format{XML, JSON} {
+			b, err := Encode(format, s.m)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(append([]byte{byte(i)}, b...))
+		}
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) == 0 {
+			return
+		}
+		format := XML
+		if in[0]&1 == 1 {
+			format = JSON
+		}
+		body := in[1:]
+		checkDecode(t, format, body)
+		m, err := Decode(format, body)
+		if err == nil {
+			switch m := m.(type) {
+			case *CancelRequest:
+				for i, p := range m.Places {
+					for _, q := range m.Places[:i] {
+						if p == q {
+							t.Fatalf("place %+v twice", p)
+						}
+					}
+				}
+			case *PassengerDataRequest:
+				seen := map[int]bool{}
+				for _, p := range m.Passengers {
+					if p.Index < 1 || p.Index > 9 || seen[p.Index] || p == (PassengerData{Index: p.Index}) {
+						t.Fatalf("passenger %+v", p)
+					}
+					seen[p.Index] = true
+				}
+				if len(m.Passengers) == 0 {
+					t.Fatal("no passenger")
+				}
+			}
+		}
+		if r, err := DecodeReply(format, body); err == nil {
+			if s, ok := r.(*SynchroReply); ok {
+				if _, nested := s.Reply.(*SynchroReply); nested {
+					t.Fatal("a SynchroReply inside a SynchroReply")
+				}
+			}
+		}
+	})
+}

@@ -7,7 +7,8 @@ const (
 	// be lower).
 	MaxBodyBytes = 1 << 20
 	// MaxDepth is the deepest nesting of XML elements or JSON values; the
-	// deepest legitimate message nests 4.
+	// deepest legitimate message (a SynchroReply wrapping exchange offers)
+	// nests 6.
 	MaxDepth = 8
 	// MaxElements is the most XML elements or JSON values in one message.
 	MaxElements = 1024

@@ -3,9 +3,11 @@
 // fixed by legacy-protocol.md. It has no Caddy dependency.
 //
 // Decode turns a request body into one of the request types
-// (*AvailabilityRequest, *BookingRequest, *CancelRequest); Encode writes any
-// message, normally a reply (*AvailabilityReply, *BookingReply, *CancelReply,
-// *ReplacementProposal, *NegativeReply). Every decoding failure is an *Error
+// (*AvailabilityRequest, *BookingRequest, *CancelRequest, *SynchroRequest,
+// *PassengerDataRequest); Encode writes any message, normally a reply
+// (*AvailabilityReply, *BookingReply, *CancelReply, *SynchroReply,
+// *PassengerDataReply, *ReplacementProposal, *NegativeReply); DecodeReply
+// reads a reply back, for a legacy-side client. Every decoding failure is an *Error
 // that carries the NegativeReply code, the field and the rule broken, and the
 // request's messageId when it could be read.
 package legacy
@@ -18,14 +20,18 @@ type Kind string
 
 // The message kinds of legacy-protocol.md.
 const (
-	KindAvailabilityRequest Kind = "AvailabilityRequest"
-	KindBookingRequest      Kind = "BookingRequest"
-	KindCancelRequest       Kind = "CancelRequest"
-	KindAvailabilityReply   Kind = "AvailabilityReply"
-	KindBookingReply        Kind = "BookingReply"
-	KindCancelReply         Kind = "CancelReply"
-	KindReplacementProposal Kind = "ReplacementProposal"
-	KindNegativeReply       Kind = "NegativeReply"
+	KindAvailabilityRequest  Kind = "AvailabilityRequest"
+	KindBookingRequest       Kind = "BookingRequest"
+	KindCancelRequest        Kind = "CancelRequest"
+	KindSynchroRequest       Kind = "SynchroRequest"
+	KindPassengerDataRequest Kind = "PassengerDataRequest"
+	KindAvailabilityReply    Kind = "AvailabilityReply"
+	KindBookingReply         Kind = "BookingReply"
+	KindCancelReply          Kind = "CancelReply"
+	KindSynchroReply         Kind = "SynchroReply"
+	KindPassengerDataReply   Kind = "PassengerDataReply"
+	KindReplacementProposal  Kind = "ReplacementProposal"
+	KindNegativeReply        Kind = "NegativeReply"
 )
 
 // Namespace is the only XML namespace a message may be in (no namespace is
@@ -39,7 +45,8 @@ type Message interface {
 }
 
 // Request is a decoded legacy request: *AvailabilityRequest,
-// *BookingRequest or *CancelRequest.
+// *BookingRequest, *CancelRequest, *SynchroRequest or
+// *PassengerDataRequest.
 type Request interface {
 	Message
 	// MessageID is the request's messageId, which its reply carries back
@@ -123,11 +130,16 @@ type Tariff struct {
 	Count int
 }
 
-// AvailabilityRequest asks which places a train offers.
+// AvailabilityRequest asks which places a train offers, or with
+// ExchangeOf what an exchange of a booking to them would cost.
 type AvailabilityRequest struct {
 	Header  Header
 	Journey Journey
 	Places  PlaceRequest
+	// ExchangeOf is the BookingRef of a fulfilled booking to exchange to
+	// this journey: the reply's offers are exchange offers, each with an
+	// Exchange element. "" when absent.
+	ExchangeOf string
 }
 
 // BookingRequest books places, or with InformationOnly only asks for offers.
@@ -143,8 +155,9 @@ type BookingRequest struct {
 	OfferRef string
 	// Passengers names the travellers; at most Places.Places() of them.
 	Passengers []Passenger
-	// ExchangeOf is the booking reference this booking would replace; ""
-	// when absent. Exchange is not supported in this version.
+	// ExchangeOf is the BookingRef of a fulfilled booking that this one
+	// replaces (an exchange of every passenger to this journey); "" when
+	// absent. OfferRef is then that of an exchange offer.
 	ExchangeOf string
 }
 
@@ -167,6 +180,45 @@ type CancelRequest struct {
 	// the converter cancels with the mapped OSDM overrule code, without one
 	// it refunds under the tariff's ordinary conditions.
 	ReasonCode *int
+	// Places, when given, are the only places cancelled (a partial
+	// cancellation); none cancels the whole booking. At most 9, each once.
+	Places []Place
+}
+
+// SynchroRequest asks what became of an earlier message, and with Rollback
+// undoes the booking it made.
+type SynchroRequest struct {
+	Header Header
+	// OriginalMessageID is the messageId of an earlier BookingRequest,
+	// CancelRequest or PassengerDataRequest.
+	OriginalMessageID string
+	// Rollback asks to undo the booking that message made: released when
+	// not yet confirmed, else refunded without a fee.
+	Rollback bool
+}
+
+// PassengerDataRequest sets or corrects the personal data of passengers of
+// a booking.
+type PassengerDataRequest struct {
+	Header Header
+	// BookingRef is the BookingRef of a BookingReply.
+	BookingRef string
+	// Passengers are the passengers to change, each named by its Index;
+	// at least one, each index once.
+	Passengers []PassengerData
+}
+
+// PassengerData is one passenger's personal data, by position in the
+// booking.
+type PassengerData struct {
+	// Index is the passenger's 1-based position in booking order, 1..9.
+	Index int
+	// FirstName is "" when absent (unchanged in a request).
+	FirstName string
+	// LastName is "" when absent (unchanged in a request).
+	LastName string
+	// DateOfBirth is YYYY-MM-DD; "" when absent (unchanged in a request).
+	DateOfBirth string
 }
 
 // Kind implements Message.
@@ -196,9 +248,29 @@ func (r *CancelRequest) MessageID() string { return r.Header.MessageID }
 // RequestHeader implements Request.
 func (r *CancelRequest) RequestHeader() Header { return r.Header }
 
+// Kind implements Message.
+func (*SynchroRequest) Kind() Kind { return KindSynchroRequest }
+
+// MessageID implements Request.
+func (r *SynchroRequest) MessageID() string { return r.Header.MessageID }
+
+// RequestHeader implements Request.
+func (r *SynchroRequest) RequestHeader() Header { return r.Header }
+
+// Kind implements Message.
+func (*PassengerDataRequest) Kind() Kind { return KindPassengerDataRequest }
+
+// MessageID implements Request.
+func (r *PassengerDataRequest) MessageID() string { return r.Header.MessageID }
+
+// RequestHeader implements Request.
+func (r *PassengerDataRequest) RequestHeader() Header { return r.Header }
+
 // Interface guards.
 var (
 	_ Request = (*AvailabilityRequest)(nil)
 	_ Request = (*BookingRequest)(nil)
 	_ Request = (*CancelRequest)(nil)
+	_ Request = (*SynchroRequest)(nil)
+	_ Request = (*PassengerDataRequest)(nil)
 )

@@ -7,12 +7,13 @@ import (
 )
 
 func TestCodes(t *testing.T) {
-	if len(Codes) != 13 {
-		t.Fatalf("%d codes, legacy-protocol.md has 13", len(Codes))
+	if len(Codes) != 14 {
+		t.Fatalf("%d codes, legacy-protocol.md has 14", len(Codes))
 	}
 	status := map[Code]int{
 		CodeInvalidMessage: 400, CodeUnsupportedMessage: 422, CodeExchangeNotSupported: 422,
-		CodeNoAvailability: 409, CodeAlreadyCancelled: 409, CodeOfferExpired: 409,
+		CodeExchangeNotPossible: 409,
+		CodeNoAvailability:      409, CodeAlreadyCancelled: 409, CodeOfferExpired: 409,
 		CodeTrainNotFound: 404, CodeBookingNotFound: 404,
 		CodePartnerRejected: 502, CodePartnerUnavailable: 502, CodeAuthenticationFailed: 502,
 		CodeBookingRolledBack: 502, CodePartnerTimeout: 504,

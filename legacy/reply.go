@@ -3,7 +3,8 @@ package legacy
 import "time"
 
 // Reply is a legacy reply: *AvailabilityReply, *BookingReply, *CancelReply,
-// *ReplacementProposal or *NegativeReply.
+// *SynchroReply, *PassengerDataReply, *ReplacementProposal or
+// *NegativeReply.
 type Reply interface {
 	Message
 	// ReplyHeader returns the items common to every reply.
@@ -81,6 +82,23 @@ type Offer struct {
 	AvailablePlaces *int
 	// ValidUntil is when the offer expires; zero when unknown.
 	ValidUntil time.Time
+	// Exchange is set on an exchange offer (an AvailabilityRequest with
+	// ExchangeOf): what the exchange costs. Price is then the new
+	// journey's price.
+	Exchange *Exchange
+}
+
+// Exchange says what an exchange costs: the fee and either what the
+// customer pays on top or what comes back.
+type Exchange struct {
+	// Fee is the exchange fee (may be zero).
+	Fee *Price
+	// AmountToPay is what the customer pays on top (may be zero); nil
+	// when RefundAmount is set.
+	AmountToPay *Price
+	// RefundAmount is what comes back when the new journey is cheaper;
+	// nil when AmountToPay is set.
+	RefundAmount *Price
 }
 
 // Booking statuses.
@@ -103,6 +121,12 @@ type BookingReply struct {
 	Places []Place
 	// TicketControlNumber is the partner's ticket control number; "" when none.
 	TicketControlNumber string
+	// Exchange is set when the booking was an exchange: what it cost.
+	Exchange *Exchange
+	// ExchangeOf is the BookingRef of the booking exchanged; "" when the
+	// booking was no exchange. An OSDM booking keeps its id through an
+	// exchange, so it is often BookingRef itself.
+	ExchangeOf string
 }
 
 // Place is one reserved place.
@@ -113,19 +137,60 @@ type Place struct {
 
 // Cancel statuses.
 const (
-	StatusRefunded  = "REFUNDED"
-	StatusCancelled = "CANCELLED"
+	StatusRefunded          = "REFUNDED"
+	StatusCancelled         = "CANCELLED"
+	StatusPartiallyRefunded = "PARTIALLY_REFUNDED"
 )
 
 // CancelReply answers a CancelRequest.
 type CancelReply struct {
 	Header     ReplyHeader
 	BookingRef string
-	// Status is StatusRefunded or StatusCancelled.
+	// Status is StatusRefunded, StatusCancelled or StatusPartiallyRefunded
+	// (some places cancelled, the others still booked).
 	Status string
 	// RefundAmount and Fee are set when refunded; nil otherwise.
 	RefundAmount *Price
 	Fee          *Price
+	// Places are the places cancelled; none when not told (a whole
+	// cancellation may leave them out).
+	Places []Place
+}
+
+// Synchronisation states.
+const (
+	// StateUnknown: the message was never received, or nothing came of it.
+	StateUnknown = "UNKNOWN"
+	// StateInProgress: the message is being carried out.
+	StateInProgress = "IN_PROGRESS"
+	// StateDone: the message was carried out; Reply is its reply.
+	StateDone = "DONE"
+	// StateRolledBack: the booking the message made was undone.
+	StateRolledBack = "ROLLED_BACK"
+)
+
+// SynchroReply answers a SynchroRequest.
+type SynchroReply struct {
+	Header ReplyHeader
+	// OriginalMessageID is the SynchroRequest's OriginalMessageID.
+	OriginalMessageID string
+	// State is StateUnknown, StateInProgress, StateDone or StateRolledBack.
+	State string
+	// RefundAmount and Fee are set when a rollback refunded; nil otherwise.
+	RefundAmount *Price
+	Fee          *Price
+	// Reply is the original message's reply as it was sent; nil when there
+	// is none. Never a *SynchroReply.
+	Reply Reply
+}
+
+// PassengerDataReply answers a PassengerDataRequest: every passenger of the
+// booking as now stored.
+type PassengerDataReply struct {
+	Header     ReplyHeader
+	BookingRef string
+	// Passengers are every passenger of the booking, in booking order.
+	Passengers []PassengerData
 }
 
 // ReplacementProposal tells the legacy system to ask other reservation
@@ -187,6 +252,18 @@ func (*CancelReply) Kind() Kind { return KindCancelReply }
 func (r *CancelReply) ReplyHeader() ReplyHeader { return r.Header }
 
 // Kind implements Message.
+func (*SynchroReply) Kind() Kind { return KindSynchroReply }
+
+// ReplyHeader implements Reply.
+func (r *SynchroReply) ReplyHeader() ReplyHeader { return r.Header }
+
+// Kind implements Message.
+func (*PassengerDataReply) Kind() Kind { return KindPassengerDataReply }
+
+// ReplyHeader implements Reply.
+func (r *PassengerDataReply) ReplyHeader() ReplyHeader { return r.Header }
+
+// Kind implements Message.
 func (*ReplacementProposal) Kind() Kind { return KindReplacementProposal }
 
 // ReplyHeader implements Reply.
@@ -203,6 +280,8 @@ var (
 	_ Reply = (*AvailabilityReply)(nil)
 	_ Reply = (*BookingReply)(nil)
 	_ Reply = (*CancelReply)(nil)
+	_ Reply = (*SynchroReply)(nil)
+	_ Reply = (*PassengerDataReply)(nil)
 	_ Reply = (*ReplacementProposal)(nil)
 	_ Reply = (*NegativeReply)(nil)
 )

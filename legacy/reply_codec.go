@@ -6,7 +6,11 @@ package legacy
 
 const (
 	ruleBookingStatus = "must be CONFIRMED or FULFILLED"
-	ruleCancelStatus  = "must be REFUNDED or CANCELLED"
+	ruleCancelStatus  = "must be REFUNDED, CANCELLED or PARTIALLY_REFUNDED"
+	ruleSynchroState  = "must be UNKNOWN, IN_PROGRESS, DONE or ROLLED_BACK"
+	ruleExchangeTo    = "exactly one of AmountToPay and RefundAmount is required"
+	ruleNestedReply   = "must hold exactly one reply element"
+	ruleNestedKind    = "must be a legacy reply other than SynchroReply"
 )
 
 func validText(s string) bool { return plainText(s, 1000) }
@@ -77,6 +81,7 @@ func readAvailabilityReply(r *reader) *AvailabilityReply {
 			offer.AvailablePlaces = &n
 		}
 		offer.ValidUntil = o.dateTime("ValidUntil", false, false)
+		offer.Exchange = readExchange(o)
 		o.done()
 		m.Offers = append(m.Offers, offer)
 	}
@@ -106,7 +111,38 @@ func writeAvailabilityReply(w *writer, m *AvailabilityReply) {
 			w.elemInt("AvailablePlaces", *o.AvailablePlaces)
 		}
 		w.optElemTime("ValidUntil", o.ValidUntil)
+		writeExchange(w, o.Exchange)
 	})
+}
+
+// readExchange reads the optional Exchange element of r.
+func readExchange(r *reader) *Exchange {
+	c := r.child("Exchange", false)
+	if c == nil {
+		return nil
+	}
+	e := &Exchange{Fee: readPrice(c, "Fee")}
+	if e.Fee == nil && c.d.err == nil {
+		c.fail("Fee", false, ruleRequired)
+	}
+	e.AmountToPay = readPrice(c, "AmountToPay")
+	e.RefundAmount = readPrice(c, "RefundAmount")
+	if c.d.err == nil && (e.AmountToPay == nil) == (e.RefundAmount == nil) {
+		c.d.fail(CodeInvalidMessage, c.path(), ruleExchangeTo)
+	}
+	c.done()
+	return e
+}
+
+func writeExchange(w *writer, e *Exchange) {
+	if e == nil {
+		return
+	}
+	w.open("Exchange")
+	writePrice(w, "Fee", e.Fee)
+	writePrice(w, "AmountToPay", e.AmountToPay)
+	writePrice(w, "RefundAmount", e.RefundAmount)
+	w.end()
 }
 
 func readBookingReply(r *reader) *BookingReply {
@@ -117,14 +153,10 @@ func readBookingReply(r *reader) *BookingReply {
 		return s == StatusConfirmed || s == StatusFulfilled
 	}, ruleBookingStatus)
 	m.Price = readPrice(r, "Price")
-	for _, p := range r.list("Place", "places", MaxItems) {
-		m.Places = append(m.Places, Place{
-			Coach:  p.strRule("coach", true, false, validText, ruleText),
-			Number: p.strRule("number", true, true, validText, ruleText),
-		})
-		p.done()
-	}
+	m.Places = readPlaces(r, MaxItems, false)
 	m.TicketControlNumber = r.strRule("TicketControlNumber", false, false, validText, ruleText)
+	m.Exchange = readExchange(r)
+	m.ExchangeOf = r.strRule("ExchangeOf", false, false, validRef, ruleRef)
 	return m
 }
 
@@ -134,21 +166,21 @@ func writeBookingReply(w *writer, m *BookingReply) {
 	w.optElemString("ReservationReference", m.ReservationReference)
 	w.elemString("Status", m.Status)
 	writePrice(w, "Price", m.Price)
-	w.list("Place", "places", len(m.Places), false, func(i int) {
-		w.optAttrString("coach", m.Places[i].Coach)
-		w.attrString("number", m.Places[i].Number)
-	})
+	writePlaces(w, m.Places)
 	w.optElemString("TicketControlNumber", m.TicketControlNumber)
+	writeExchange(w, m.Exchange)
+	w.optElemString("ExchangeOf", m.ExchangeOf)
 }
 
 func readCancelReply(r *reader) *CancelReply {
 	m := &CancelReply{Header: readReplyHeader(r)}
 	m.BookingRef = r.strRule("BookingRef", false, true, validRef, ruleRef)
 	m.Status = r.strRule("Status", false, true, func(s string) bool {
-		return s == StatusRefunded || s == StatusCancelled
+		return s == StatusRefunded || s == StatusCancelled || s == StatusPartiallyRefunded
 	}, ruleCancelStatus)
 	m.RefundAmount = readPrice(r, "RefundAmount")
 	m.Fee = readPrice(r, "Fee")
+	m.Places = readPlaces(r, MaxItems, false)
 	return m
 }
 
@@ -158,6 +190,86 @@ func writeCancelReply(w *writer, m *CancelReply) {
 	w.elemString("Status", m.Status)
 	writePrice(w, "RefundAmount", m.RefundAmount)
 	writePrice(w, "Fee", m.Fee)
+	writePlaces(w, m.Places)
+}
+
+func readSynchroReply(r *reader) *SynchroReply {
+	m := &SynchroReply{Header: readReplyHeader(r)}
+	m.OriginalMessageID = r.strRule("OriginalMessageId", false, true, validMessageID, ruleMessageID)
+	m.State = r.strRule("State", false, true, func(s string) bool {
+		return s == StateUnknown || s == StateInProgress || s == StateDone || s == StateRolledBack
+	}, ruleSynchroState)
+	m.RefundAmount = readPrice(r, "RefundAmount")
+	m.Fee = readPrice(r, "Fee")
+	if c := r.child("Reply", false); c != nil {
+		m.Reply = readNestedReply(c)
+	}
+	return m
+}
+
+// readNestedReply reads the reply that c, a SynchroReply's Reply, wraps:
+// XML its one child element, JSON the object itself with its "type".
+func readNestedReply(c *reader) Reply {
+	inner := c
+	var kind Kind
+	if c.x != nil {
+		if len(c.x.kids) != 1 || len(c.x.attrs) != 0 || c.x.text != "" {
+			c.d.fail(CodeInvalidMessage, c.path(), ruleNestedReply)
+			return nil
+		}
+		k := c.x.kids[0]
+		c.used[0] = true
+		inner = newReader(c.d, c, k.name, "", -1, k, nil)
+		kind = Kind(k.name)
+	} else {
+		s, ok := c.str("type", true)
+		if !ok && c.d.err == nil {
+			c.fail("type", true, ruleRequired)
+		}
+		kind = Kind(s)
+	}
+	if c.d.err != nil {
+		return nil
+	}
+	if !replyKinds[kind] || kind == KindSynchroReply {
+		if c.x != nil {
+			c.d.fail(CodeInvalidMessage, inner.path(), ruleNestedKind)
+		} else {
+			c.fail("type", true, ruleNestedKind)
+		}
+		return nil
+	}
+	m := readMessage(inner, kind)
+	inner.done()
+	c.done()
+	if c.d.err != nil {
+		return nil
+	}
+	return m.(Reply)
+}
+
+func writeSynchroReply(w *writer, m *SynchroReply) {
+	writeReplyHeader(w, m.Kind(), m.Header)
+	w.elemString("OriginalMessageId", m.OriginalMessageID)
+	w.elemString("State", m.State)
+	writePrice(w, "RefundAmount", m.RefundAmount)
+	writePrice(w, "Fee", m.Fee)
+	w.nested("Reply", m.Reply)
+}
+
+func readPassengerDataReply(r *reader) *PassengerDataReply {
+	m := &PassengerDataReply{Header: readReplyHeader(r)}
+	m.BookingRef = r.strRule("BookingRef", false, true, validRef, ruleRef)
+	for _, p := range r.list("Passenger", "passengers", MaxItems) {
+		m.Passengers = append(m.Passengers, readPassengerData(p))
+	}
+	return m
+}
+
+func writePassengerDataReply(w *writer, m *PassengerDataReply) {
+	writeReplyHeader(w, m.Kind(), m.Header)
+	w.elemString("BookingRef", m.BookingRef)
+	writePassengerData(w, m.Passengers)
 }
 
 func readReplacementProposal(r *reader) *ReplacementProposal {

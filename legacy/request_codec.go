@@ -125,6 +125,7 @@ func readAvailabilityRequest(r *reader) *AvailabilityRequest {
 	m := &AvailabilityRequest{Header: readHeader(r)}
 	m.Journey = readJourney(r)
 	m.Places = readPlaceRequest(r)
+	m.ExchangeOf = r.strRule("ExchangeOf", false, false, validRef, ruleRef)
 	return m
 }
 
@@ -132,6 +133,7 @@ func writeAvailabilityRequest(w *writer, m *AvailabilityRequest) {
 	writeHeader(w, m.Kind(), m.Header)
 	writeJourney(w, m.Journey)
 	writePlaceRequest(w, m.Places)
+	w.optElemString("ExchangeOf", m.ExchangeOf)
 }
 
 func readBookingRequest(r *reader) *BookingRequest {
@@ -179,6 +181,7 @@ func readCancelRequest(r *reader) *CancelRequest {
 	if code, ok := r.intRule("ReasonCode", false, false, 0, 9999, ruleReasonCode); ok {
 		m.ReasonCode = &code
 	}
+	m.Places = readPlaces(r, maxPlaces, true)
 	return m
 }
 
@@ -188,4 +191,110 @@ func writeCancelRequest(w *writer, m *CancelRequest) {
 	if m.ReasonCode != nil {
 		w.elemInt("ReasonCode", *m.ReasonCode)
 	}
+	writePlaces(w, m.Places)
+}
+
+// readPlaces reads the repeated Place (JSON places) of r: at most max,
+// and if distinct, no place twice.
+func readPlaces(r *reader, max int, distinct bool) []Place {
+	var out []Place
+	for _, p := range r.list("Place", "places", max) {
+		pl := Place{
+			Coach:  p.strRule("coach", true, false, validText, ruleText),
+			Number: p.strRule("number", true, true, validText, ruleText),
+		}
+		p.done()
+		if r.d.err != nil {
+			return nil
+		}
+		if distinct {
+			for j, q := range out {
+				if q == pl {
+					r.d.fail(CodeInvalidMessage, p.path(), "names the same place as item "+strconv.Itoa(j+1)+" (coach "+quoteShort(pl.Coach)+", number "+quoteShort(pl.Number)+")")
+					return nil
+				}
+			}
+		}
+		out = append(out, pl)
+	}
+	return out
+}
+
+func writePlaces(w *writer, places []Place) {
+	w.list("Place", "places", len(places), false, func(i int) {
+		w.optAttrString("coach", places[i].Coach)
+		w.attrString("number", places[i].Number)
+	})
+}
+
+func readSynchroRequest(r *reader) *SynchroRequest {
+	m := &SynchroRequest{Header: readHeader(r)}
+	m.Rollback = r.boolean("rollback", true)
+	m.OriginalMessageID = r.strRule("OriginalMessageId", false, true, validMessageID, ruleMessageID)
+	return m
+}
+
+func writeSynchroRequest(w *writer, m *SynchroRequest) {
+	writeHeader(w, m.Kind(), m.Header)
+	if m.Rollback {
+		w.attrBool("rollback", true)
+	}
+	w.elemString("OriginalMessageId", m.OriginalMessageID)
+}
+
+func readPassengerDataRequest(r *reader) *PassengerDataRequest {
+	m := &PassengerDataRequest{Header: readHeader(r)}
+	m.BookingRef = r.strRule("BookingRef", false, true, validRef, ruleRef)
+	items := r.list("Passenger", "passengers", maxPlaces)
+	if len(items) == 0 {
+		r.failList("Passenger", "passengers", rulePassengers)
+	}
+	seen := [maxPlaces + 1]bool{}
+	for _, p := range items {
+		pd := readPassengerData(p)
+		if r.d.err != nil {
+			return m
+		}
+		if pd.FirstName == "" && pd.LastName == "" && pd.DateOfBirth == "" {
+			r.d.fail(CodeInvalidMessage, p.path(), rulePassengerData)
+			return m
+		}
+		if seen[pd.Index] {
+			p.fail("index", true, "names a passenger an earlier item names too")
+			return m
+		}
+		seen[pd.Index] = true
+		m.Passengers = append(m.Passengers, pd)
+	}
+	return m
+}
+
+// readPassengerData reads one Passenger of a PassengerDataRequest or
+// PassengerDataReply.
+func readPassengerData(p *reader) PassengerData {
+	index, _ := p.intRule("index", true, true, 1, maxPlaces, ruleIndex)
+	pd := PassengerData{
+		Index:       index,
+		FirstName:   p.strRule("firstName", true, false, validName, ruleName),
+		LastName:    p.strRule("lastName", true, false, validName, ruleName),
+		DateOfBirth: p.strRule("dateOfBirth", true, false, validDate, ruleDate),
+	}
+	p.done()
+	return pd
+}
+
+func writePassengerData(w *writer, ps []PassengerData) {
+	w.list("Passenger", "passengers", len(ps), true, func(i int) {
+		p := ps[i]
+		w.attrInt("index", p.Index)
+		w.optAttrString("firstName", p.FirstName)
+		w.optAttrString("lastName", p.LastName)
+		w.optAttrString("dateOfBirth", p.DateOfBirth)
+	})
+}
+
+func writePassengerDataRequest(w *writer, m *PassengerDataRequest) {
+	writeHeader(w, m.Kind(), m.Header)
+	w.elemString("BookingRef", m.BookingRef)
+	writePassengerData(w, m.Passengers)
 }

@@ -24,7 +24,7 @@ type ruleCase struct {
 func ruleCases() []ruleCase {
 	b, c := sampleBookingRequest(), sampleCancelRequest()
 	long := func(n int) string { return strings.Repeat("x", n) }
-	return []ruleCase{
+	return append([]ruleCase{
 		{name: "messageId missing", base: b, noID: true, rule: ruleRequired,
 			xml: []string{`messageId="B-20261201-0002" `, ``}, xmlField: "@messageId",
 			json: []string{`"messageId":"B-20261201-0002",`, ``}, jsonField: "messageId"},
@@ -240,7 +240,7 @@ func ruleCases() []ruleCase {
 			xml: []string{`</CancelRequest>`, `</CancelRequest>x`}},
 		{name: "unknown entity", base: c, rule: "is not well-formed XML (line 3): invalid character entity &nbsp;",
 			xml: []string{`b-4711`, `b&nbsp;4711`}},
-	}
+	}, afterSalesRuleCases()...)
 }
 
 func TestRules(t *testing.T) {

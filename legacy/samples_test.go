@@ -115,13 +115,134 @@ func sampleNegativeReply() *NegativeReply {
 	}
 }
 
-// samples are all message kinds, named by kind.
-func samples() []Message {
-	return []Message{
-		sampleAvailabilityRequest(), sampleBookingRequest(), sampleCancelRequest(),
-		sampleAvailabilityReply(), sampleBookingReply(), sampleCancelReply(),
-		sampleReplacementProposal(), sampleNegativeReply(),
+func sampleExchangeAvailabilityRequest() *AvailabilityRequest {
+	m := sampleAvailabilityRequest()
+	m.Header.MessageID = "A-20261201-0004"
+	m.ExchangeOf = "b-4711"
+	return m
+}
+
+func sampleExchangeBookingRequest() *BookingRequest {
+	m := sampleBookingRequest()
+	m.Header.MessageID = "B-20261201-0005"
+	m.OfferRef = "xo-7f3a9c:1"
+	m.ExchangeOf = "b-4711"
+	return m
+}
+
+func samplePartialCancelRequest() *CancelRequest {
+	return &CancelRequest{
+		Header:     Header{MessageID: "C-20261201-0006", SentAt: sampleTime, Sender: 87},
+		BookingRef: "b-4711",
+		Places:     []Place{{Coach: "11", Number: "46"}, {Number: "7"}},
 	}
+}
+
+func sampleSynchroRequest() *SynchroRequest {
+	return &SynchroRequest{
+		Header:            Header{MessageID: "S-20261201-0007", SentAt: sampleTime, Sender: 87},
+		OriginalMessageID: "B-20261201-0002",
+		Rollback:          true,
+	}
+}
+
+func samplePassengerDataRequest() *PassengerDataRequest {
+	return &PassengerDataRequest{
+		Header:     Header{MessageID: "P-20261201-0008", SentAt: sampleTime, Sender: 87},
+		BookingRef: "b-4711",
+		Passengers: []PassengerData{
+			{Index: 2, FirstName: "Seán", LastName: "O'Brien & Söhne", DateOfBirth: "1988-02-29"},
+			{Index: 1, DateOfBirth: "1990-05-17"},
+		},
+	}
+}
+
+func sampleExchangeAvailabilityReply() *AvailabilityReply {
+	m := sampleAvailabilityReply()
+	m.Header.CorrelationID = "A-20261201-0004"
+	m.Offers[0].Exchange = &Exchange{Fee: &Price{Amount: "10.00", Currency: "EUR"}, AmountToPay: &Price{Amount: "0.00", Currency: "EUR"}}
+	m.Offers[1].Exchange = &Exchange{Fee: &Price{Amount: "0", Currency: "EUR"}, RefundAmount: &Price{Amount: "12.50", Currency: "EUR"}}
+	return m
+}
+
+func sampleExchangeBookingReply() *BookingReply {
+	m := sampleBookingReply()
+	m.Header.CorrelationID = "B-20261201-0005"
+	m.Exchange = &Exchange{Fee: &Price{Amount: "10.00", Currency: "EUR"}, AmountToPay: &Price{Amount: "28.40", Currency: "EUR"}}
+	m.ExchangeOf = "b-4711"
+	return m
+}
+
+func samplePartialCancelReply() *CancelReply {
+	return &CancelReply{
+		Header:       ReplyHeader{CorrelationID: "C-20261201-0006", SentAt: sampleTime},
+		BookingRef:   "b-4711",
+		Status:       StatusPartiallyRefunded,
+		RefundAmount: &Price{Amount: "39.90", Currency: "EUR"},
+		Fee:          &Price{Amount: "5.00", Currency: "EUR"},
+		Places:       []Place{{Coach: "11", Number: "46"}},
+	}
+}
+
+func sampleSynchroReply() *SynchroReply {
+	return &SynchroReply{
+		Header:            ReplyHeader{CorrelationID: "S-20261201-0007", SentAt: sampleTime},
+		OriginalMessageID: "B-20261201-0002",
+		State:             StateDone,
+		Reply:             sampleBookingReply(),
+	}
+}
+
+func sampleRolledBackSynchroReply() *SynchroReply {
+	return &SynchroReply{
+		Header:            ReplyHeader{CorrelationID: "S-20261201-0007", SentAt: sampleTime},
+		OriginalMessageID: "B-20261201-0002",
+		State:             StateRolledBack,
+		RefundAmount:      &Price{Amount: "99.80", Currency: "EUR"},
+		Fee:               &Price{Amount: "0.00", Currency: "EUR"},
+	}
+}
+
+func samplePassengerDataReply() *PassengerDataReply {
+	return &PassengerDataReply{
+		Header:     ReplyHeader{CorrelationID: "P-20261201-0008", SentAt: sampleTime},
+		BookingRef: "b-4711",
+		Passengers: []PassengerData{
+			{Index: 1, FirstName: "Anna", LastName: "Müller", DateOfBirth: "1990-05-17"},
+			{Index: 2, FirstName: "Seán", LastName: "O'Brien & Söhne", DateOfBirth: "1988-02-29"},
+			{Index: 3},
+		},
+	}
+}
+
+// sample is a message with the name of its golden files.
+type sample struct {
+	name string
+	m    Message
+}
+
+// samples are all message kinds, named by kind, and the after-sales forms
+// of the version-1 kinds, named by kind and form.
+func samples() []sample {
+	var out []sample
+	for _, m := range []Message{
+		sampleAvailabilityRequest(), sampleBookingRequest(), sampleCancelRequest(),
+		sampleSynchroRequest(), samplePassengerDataRequest(),
+		sampleAvailabilityReply(), sampleBookingReply(), sampleCancelReply(),
+		sampleSynchroReply(), samplePassengerDataReply(),
+		sampleReplacementProposal(), sampleNegativeReply(),
+	} {
+		out = append(out, sample{string(m.Kind()), m})
+	}
+	return append(out,
+		sample{"AvailabilityRequest.exchange", sampleExchangeAvailabilityRequest()},
+		sample{"BookingRequest.exchange", sampleExchangeBookingRequest()},
+		sample{"CancelRequest.partial", samplePartialCancelRequest()},
+		sample{"AvailabilityReply.exchange", sampleExchangeAvailabilityReply()},
+		sample{"BookingReply.exchange", sampleExchangeBookingReply()},
+		sample{"CancelReply.partial", samplePartialCancelReply()},
+		sample{"SynchroReply.rolledback", sampleRolledBackSynchroReply()},
+	)
 }
 
 // decodeAny decodes a request or reply of any kind.

@@ -1,6 +1,7 @@
 package legacy
 
 import (
+	"reflect"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -19,12 +20,17 @@ type writer struct {
 
 const xmlDecl = `<?xml version="1.0" encoding="UTF-8"?>` + "\n"
 
-// begin opens the root element or object of a message of kind.
+// begin opens the root element or object of a message of kind, or a
+// message nested in another (see nested): that one has no XML declaration
+// and no namespace declaration of its own.
 func (w *writer) begin(kind Kind, namespaced bool) {
 	if w.format == XML {
-		w.buf = append(w.buf, xmlDecl...)
+		root := len(w.names) == 0
+		if root {
+			w.buf = append(w.buf, xmlDecl...)
+		}
 		w.xmlStart(string(kind))
-		if namespaced {
+		if namespaced && root {
 			w.attrString("xmlns", Namespace)
 		}
 		return
@@ -173,6 +179,34 @@ func (w *writer) end() {
 	w.buf = append(w.buf, '<', '/')
 	w.buf = append(w.buf, name...)
 	w.buf = append(w.buf, '>')
+}
+
+// nested writes the message m inside the element name (XML
+// <name><Kind ...>...</Kind></name>) or as the object of key name, with
+// its "type" (JSON "name":{"type":"Kind",...}); nothing if m is nil or no
+// legacy message.
+func (w *writer) nested(name string, m Message) {
+	if m == nil || reflect.ValueOf(m).Kind() != reflect.Pointer || reflect.ValueOf(m).IsNil() {
+		return
+	}
+	if w.format == XML {
+		w.xmlStart(name)
+	} else {
+		w.key(name, false)
+	}
+	if !writeMessage(w, m) {
+		// A non-nil pointer of no legacy type: keep the output well-formed.
+		if w.format == JSON {
+			w.buf = append(w.buf, "null"...)
+		} else {
+			w.end()
+		}
+		return
+	}
+	w.end()
+	if w.format == XML {
+		w.end()
+	}
 }
 
 // list writes n items: XML as repeated elements xmlName, JSON as the array
