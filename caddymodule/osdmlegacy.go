@@ -256,7 +256,11 @@ func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next cadd
 	}
 	m.bg.set(r, next, path, observe)
 	send := osdmlegacy.HTTPSender(newLegacyPoster(r, next, path, observe), m.format)
-	a := m.facade.Serve(r.Context(), send, r.Method, r.URL.Path, r.Header, body)
+	target := r.URL.Path
+	if r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery // embed, where an operation takes it
+	}
+	a := m.facade.Serve(r.Context(), send, r.Method, target, r.Header, body)
 	m.metrics.observeAnswer(m.Partner, a)
 	m.logCall(r, a, time.Since(start))
 	h := w.Header()

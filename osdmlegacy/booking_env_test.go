@@ -236,6 +236,17 @@ func (e *bookEnv) facade(st store.Store) *Facade {
 	return f
 }
 
+// otherInstance is the façade that settles after a fault: on Redis
+// another instance on the same store, on bolt this one after a restart
+// (a new façade on the same file), in memory this one.
+func (e *bookEnv) otherInstance() *Facade {
+	e.t.Helper()
+	if e.redisPrefix == "" && e.st == nil {
+		return e.f
+	}
+	return e.facade(e.st)
+}
+
 // tomorrow is the day after the clock's start.
 func tomorrow() string { return bookStart.AddDate(0, 0, 1).Format(time.DateOnly) }
 

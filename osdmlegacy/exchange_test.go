@@ -235,72 +235,75 @@ func TestExchangeRefusals(t *testing.T) {
 // lost (settled: the new places freed once).
 func TestExchangeFaults(t *testing.T) {
 	type step struct{ book, confirm, drop string }
-	for _, lf := range lostFaults {
-		for name, s := range map[string]step{"book": {book: lf.what}, "confirm": {confirm: lf.what}, "delete": {drop: lf.what}} {
-			t.Run(name+"/"+lf.what, func(t *testing.T) {
-				e := newBookEnv(t, memKind, nil)
-				all := e.freeSeats("9203")
-				id, fid := e.fulfilled(e.offer("9203", adult, child))
-				taken := func(w9203, w708 int) {
-					t.Helper()
-					if a, b := all-e.freeSeats("9203"), all-e.freeSeats("708"); a != w9203 || b != w708 {
-						t.Errorf("seats taken: 9203 %d, 708 %d; want %d, %d", a, b, w9203, w708)
+	for _, kind := range []storeKind{boltKind, redisKind} {
+		for _, lf := range lostFaults {
+			for name, s := range map[string]step{"book": {book: lf.what}, "confirm": {confirm: lf.what}, "delete": {drop: lf.what}} {
+				t.Run(string(kind)+"/"+name+"/"+lf.what, func(t *testing.T) {
+					e := newBookEnv(t, kind, nil)
+					other := e.otherInstance()
+					all := e.freeSeats("9203")
+					id, fid := e.fulfilled(e.offer("9203", adult, child))
+					taken := func(w9203, w708 int) {
+						t.Helper()
+						if a, b := all-e.freeSeats("9203"), all-e.freeSeats("708"); a != w9203 || b != w708 {
+							t.Errorf("seats taken: 9203 %d, 708 %d; want %d, %d", a, b, w9203, w708)
+						}
 					}
-				}
-				rec := e.records()[id]
-				xo := decodeOK[exchangeOfferCollectionView](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", exchangeSearch(rec, fid, "708", nil)), 200)
-				offer := xo.ExchangeOffers[0]
-				key := withKey("0d9f3c2e-6a4b-4f7e-9a51-2b8c7d6e5f41")
-				opBody := map[string]any{"exchangeOffers": []any{map[string]any{"offerId": offer.OfferID, "passengerRefs": offer.PassengerRefs}}}
-				if s.book != "" {
-					e.legacy.inject(fault{kind: legacy.KindBookingRequest, what: s.book})
-					if a := e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", opBody, key); a.Status != lf.status {
-						t.Errorf("exchange operation: %d %s", a.Status, a.Body)
+					rec := e.records()[id]
+					xo := decodeOK[exchangeOfferCollectionView](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", exchangeSearch(rec, fid, "708", nil)), 200)
+					offer := xo.ExchangeOffers[0]
+					key := withKey("0d9f3c2e-6a4b-4f7e-9a51-2b8c7d6e5f41")
+					opBody := map[string]any{"exchangeOffers": []any{map[string]any{"offerId": offer.OfferID, "passengerRefs": offer.PassengerRefs}}}
+					if s.book != "" {
+						e.legacy.inject(fault{kind: legacy.KindBookingRequest, what: s.book})
+						if a := e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", opBody, key); a.Status != lf.status {
+							t.Errorf("exchange operation: %d %s", a.Status, a.Body)
+						}
+						e.assertAgree(false)
+						e.settle(other)
+						e.assertAgree(true)
+						taken(2, 2)
 					}
-					e.assertAgree(false)
-					e.settle(e.f)
-					e.assertAgree(true)
+					op := decodeOK[exchangeOperationResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", opBody, key), 200).ExchangeOperation
+					if op.Status != "PREBOOKED" || countKind(e.legacy.delivered(), legacy.KindBookingRequest) > 3 {
+						t.Errorf("operation %+v", op)
+					}
 					taken(2, 2)
-				}
-				op := decodeOK[exchangeOperationResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", opBody, key), 200).ExchangeOperation
-				if op.Status != "PREBOOKED" || countKind(e.legacy.delivered(), legacy.KindBookingRequest) > 3 {
-					t.Errorf("operation %+v", op)
-				}
-				taken(2, 2)
-				switch {
-				case s.confirm != "":
-					e.legacy.inject(fault{kind: legacy.KindCancelRequest, what: s.confirm})
-					if a := e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil); a.Status != lf.status {
-						t.Errorf("confirmation: %d %s", a.Status, a.Body)
+					switch {
+					case s.confirm != "":
+						e.legacy.inject(fault{kind: legacy.KindCancelRequest, what: s.confirm})
+						if a := e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil); a.Status != lf.status {
+							t.Errorf("confirmation: %d %s", a.Status, a.Body)
+						}
+						e.assertAgree(false)
+						e.settle(other)
+						e.assertAgree(true)
+						taken(0, 2)
+						if r := e.records()[id]; r.Offer.Train != "708" || r.Exchange.State != ExchangeConfirmed {
+							t.Errorf("after settlement: train %s, exchange %s", r.Offer.Train, r.Exchange.State)
+						}
+						if a := e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil); a.Status != 200 {
+							t.Errorf("fulfilment after settlement: %d %s", a.Status, a.Body)
+						}
+					case s.drop != "":
+						e.legacy.inject(fault{kind: legacy.KindCancelRequest, what: s.drop})
+						if a := e.call(e.f, "DELETE", "/bookings/"+id+"/exchange-operations/"+op.ID, nil); a.Status != lf.status {
+							t.Errorf("DELETE: %d %s", a.Status, a.Body)
+						}
+						e.assertAgree(false)
+						e.settle(other)
+						e.assertAgree(true)
+						taken(2, 0)
+						if a := e.call(e.f, "DELETE", "/bookings/"+id+"/exchange-operations/"+op.ID, nil); a.Status != 204 {
+							t.Errorf("DELETE after settlement: %d %s", a.Status, a.Body)
+						}
+					default:
+						decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil), 200)
+						taken(0, 2)
 					}
-					e.assertAgree(false)
-					e.settle(e.f)
 					e.assertAgree(true)
-					taken(0, 2)
-					if r := e.records()[id]; r.Offer.Train != "708" || r.Exchange.State != ExchangeConfirmed {
-						t.Errorf("after settlement: train %s, exchange %s", r.Offer.Train, r.Exchange.State)
-					}
-					if a := e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil); a.Status != 200 {
-						t.Errorf("fulfilment after settlement: %d %s", a.Status, a.Body)
-					}
-				case s.drop != "":
-					e.legacy.inject(fault{kind: legacy.KindCancelRequest, what: s.drop})
-					if a := e.call(e.f, "DELETE", "/bookings/"+id+"/exchange-operations/"+op.ID, nil); a.Status != lf.status {
-						t.Errorf("DELETE: %d %s", a.Status, a.Body)
-					}
-					e.assertAgree(false)
-					e.settle(e.f)
-					e.assertAgree(true)
-					taken(2, 0)
-					if a := e.call(e.f, "DELETE", "/bookings/"+id+"/exchange-operations/"+op.ID, nil); a.Status != 204 {
-						t.Errorf("DELETE after settlement: %d %s", a.Status, a.Body)
-					}
-				default:
-					decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil), 200)
-					taken(0, 2)
-				}
-				e.assertAgree(true)
-			})
+				})
+			}
 		}
 	}
 	t.Run("confirm refused", func(t *testing.T) {

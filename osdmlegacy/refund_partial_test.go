@@ -113,36 +113,40 @@ func TestPartialRefund(t *testing.T) {
 }
 
 // TestPartialRefundFaults: whatever happens to the partial CancelRequest
-// (lost, down, refused), settlement ends with the place freed once and the
+// (lost, down, refused), settlement (on bolt by the instance itself after a
+// restart, on Redis by another instance) ends with the place freed once and the
 // refund offer confirmed, or nothing freed and the offer still open; a
 // retry after settlement sends nothing.
 func TestPartialRefundFaults(t *testing.T) {
-	for _, lf := range lostFaults {
-		t.Run(lf.what, func(t *testing.T) {
-			e := newBookEnv(t, memKind, nil)
-			all := e.freeSeats("9203")
-			id, fid := e.fulfilled(e.offer("9203", adult, child))
-			path := "/bookings/" + id
-			ro := decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", path+"/refund-offers", refundOf(fid, "p1")), 200).RefundOffers[0]
-			e.legacy.inject(fault{kind: legacy.KindCancelRequest, what: lf.what})
-			if a := e.call(e.f, "PATCH", path+"/refund-offers/"+ro.ID, `{"status":"CONFIRMED"}`); a.Status != lf.status {
-				t.Errorf("PATCH: %d %s", a.Status, a.Body)
-			}
-			e.assertAgree(false)
-			e.settle(e.f)
-			e.assertAgree(true)
-			r := e.records()[id]
-			if r.State != StateFulfilled || r.passenger("p1").RefundedBy != ro.ID || r.passenger("p2").RefundedBy != "" || e.freeSeats("9203") != all-1 {
-				t.Errorf("after settlement: %s %+v, %d of %d left", r.State, r.Passengers, e.freeSeats("9203"), all)
-			}
-			n := len(e.legacy.delivered())
-			if a := e.call(e.f, "PATCH", path+"/refund-offers/"+ro.ID, `{"status":"CONFIRMED"}`); a.Status != 200 || len(e.legacy.delivered()) != n {
-				t.Errorf("retry: %d, %d messages", a.Status, len(e.legacy.delivered())-n)
-			}
-			if e.freeSeats("9203") != all-1 {
-				t.Errorf("the place freed twice: %d of %d left", e.freeSeats("9203"), all)
-			}
-		})
+	for _, kind := range []storeKind{boltKind, redisKind} {
+		for _, lf := range lostFaults {
+			t.Run(string(kind)+"/"+lf.what, func(t *testing.T) {
+				e := newBookEnv(t, kind, nil)
+				other := e.otherInstance()
+				all := e.freeSeats("9203")
+				id, fid := e.fulfilled(e.offer("9203", adult, child))
+				path := "/bookings/" + id
+				ro := decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", path+"/refund-offers", refundOf(fid, "p1")), 200).RefundOffers[0]
+				e.legacy.inject(fault{kind: legacy.KindCancelRequest, what: lf.what})
+				if a := e.call(e.f, "PATCH", path+"/refund-offers/"+ro.ID, `{"status":"CONFIRMED"}`); a.Status != lf.status {
+					t.Errorf("PATCH: %d %s", a.Status, a.Body)
+				}
+				e.assertAgree(false)
+				e.settle(other)
+				e.assertAgree(true)
+				r := e.records()[id]
+				if r.State != StateFulfilled || r.passenger("p1").RefundedBy != ro.ID || r.passenger("p2").RefundedBy != "" || e.freeSeats("9203") != all-1 {
+					t.Errorf("after settlement: %s %+v, %d of %d left", r.State, r.Passengers, e.freeSeats("9203"), all)
+				}
+				n := len(e.legacy.delivered())
+				if a := e.call(e.f, "PATCH", path+"/refund-offers/"+ro.ID, `{"status":"CONFIRMED"}`); a.Status != 200 || len(e.legacy.delivered()) != n {
+					t.Errorf("retry: %d, %d messages", a.Status, len(e.legacy.delivered())-n)
+				}
+				if e.freeSeats("9203") != all-1 {
+					t.Errorf("the place freed twice: %d of %d left", e.freeSeats("9203"), all)
+				}
+			})
+		}
 	}
 	t.Run("refused", func(t *testing.T) {
 		e := newBookEnv(t, memKind, nil)
