@@ -317,7 +317,7 @@ func TestOSDMLegacyIntegrationOfferSearch(t *testing.T) {
 		status       int
 		code         string
 	}{
-		{http.MethodPost, "/bookings/x/exchange-offers", 501, osdmlegacy.CodeNotImplemented},
+		{http.MethodPost, "/bookings/x/release-offers", 501, osdmlegacy.CodeNotImplemented},
 		{http.MethodGet, "/nothing", 404, osdmlegacy.CodeNotFound},
 		{http.MethodGet, "/offers", 405, osdmlegacy.CodeMethodNotAllowed},
 	} {
