@@ -256,6 +256,7 @@ var negativeProblems = map[legacy.Code]struct {
 	legacy.CodeBookingNotFound:      {http.StatusNotFound, CodeBookingNotFound, "the reservation system holds no such booking"},
 	legacy.CodeAlreadyCancelled:     {http.StatusConflict, CodeAlreadyCancelled, "the booking was cancelled before"},
 	legacy.CodeExchangeNotSupported: {http.StatusNotImplemented, CodeNotImplemented, "exchange is not offered"},
+	legacy.CodeExchangeNotPossible:  {http.StatusConflict, CodeRejected, "the reservation system does not allow this exchange"},
 	legacy.CodeUnsupportedMessage:   {http.StatusNotImplemented, CodeNotImplemented, "the reservation system does not take this kind of request"},
 	legacy.CodeInvalidMessage:       {http.StatusBadGateway, CodeBadGateway, "the reservation system refused the request as invalid"},
 	legacy.CodePartnerRejected:      {http.StatusConflict, CodeRejected, "the reservation system refused the request"},
