@@ -3,6 +3,7 @@ package osdmlegacy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -73,7 +74,7 @@ func (f *Facade) createExchangeOperation(ctx context.Context, c *call) *Answer {
 		}
 		now := f.now()
 		offer, err := f.OpenOffer(ctx, sel.OfferID, now)
-		if err != nil && err != ErrOfferNotFound {
+		if err != nil && !errors.Is(err, ErrOfferNotFound) {
 			return f.offerKeyFailed(c), false
 		}
 		if offer == nil || rec.exchangeQuote(sel.OfferID) == nil {
@@ -83,6 +84,15 @@ func (f *Facade) createExchangeOperation(ctx context.Context, c *call) *Answer {
 		}
 		if p := exchangePassengers(sel, offer); p != nil {
 			return f.problem(c, p), true
+		}
+		// An offer books once, as a booking or an exchange.
+		claimed, err := f.claimOffer(ctx, offer, rec.ID, now)
+		if err != nil {
+			return f.storeFailed(c, err), false
+		}
+		if !claimed {
+			return f.problem(c, NewProblem(http.StatusNotFound, CodeOfferNotFound,
+				"the exchange offer is booked already; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")), true
 		}
 		rec, err = f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
 			if r.State != StateFulfilled || r.Exchange.holds() {
@@ -232,6 +242,9 @@ func (f *Facade) getExchangeOperation(ctx context.Context, c *call) *Answer {
 	if a != nil {
 		return a
 	}
+	if x := rec.Exchange; x.State == ExchangeDropped {
+		return f.problem(c, NewProblem(http.StatusNotFound, CodeNotFound, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was"))
+	}
 	a, _ = f.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
 	return a
 }
@@ -273,7 +286,7 @@ func (f *Facade) deleteExchangeOperation(ctx context.Context, c *call) *Answer {
 		}
 		x := rec.Exchange
 		switch {
-		case x.State == ExchangeDropped && x.Dropped == CancelDelete, x.State == ExchangeFailed:
+		case x.State == ExchangeDropped, x.State == ExchangeFailed:
 			return f.noContent(c), true // nothing is held for it
 		case x.State == ExchangeConfirmed:
 			p := NewProblem(http.StatusConflict, CodeBookingFulfilled, "exchange operation "+x.ID+" is confirmed; refund or exchange the booking instead")
