@@ -267,11 +267,13 @@ func (c *bkClient) post(method, path, body string) func() {
 
 // TestOSDMLegacyIntegrationAfterSalesSIGKILL: Caddy is killed after the
 // legacy system carried out the BookingRequest of an exchange's new
-// places, then after it carried out a partial refund's CancelRequest,
-// each time before the answer was recorded. The restarted Caddy settles
-// from its bolt file (asking first): the exchange is PREBOOKED with the
-// new places held once, then confirmed; the partial refund is CONFIRMED
-// with the place freed once.
+// places, then the CancelRequest of another exchange's confirmation, then
+// a partial refund's CancelRequest, each time before the answer was
+// recorded. The restarted Caddy settles from its bolt file (asking
+// first): the exchange is PREBOOKED with the new places held once, then
+// confirmed; the confirmation ends with the booking on the new journey and
+// the old places freed; the partial refund is CONFIRMED with the place
+// freed once.
 func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 	l := startBKLegacy(t)
 	dir := t.TempDir()
@@ -315,13 +317,35 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 	}
 	l.seats(t, "exchange settled and confirmed", 0, 2)
 
+	// Back to 708, killed during the confirmation's CancelRequest of 709.
+	c.exchange(b, fid, "708")
+	l.seats(t, "second exchange", 2, 2)
+	l.killDuring(t, child, legacy.KindCancelRequest, c.post("POST", "/bookings/"+b.ID+"/fulfillments", "{}"))
+	l.seats(t, "killed during the confirmation", 2, 0)
+	child = startBKChild(t, dir, "after-confirm", cf)
+	var gb osdm.BookingResponse
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		c.ok("GET", "/bookings/"+b.ID, "", "", 200, &gb)
+		if v := gb.Booking.Trips[0].Legs[0].TimedLeg.Service.VehicleNumbers; len(v) == 1 && v[0] == "708" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the confirmation was not settled: the booking shows %+v", gb.Booking.Trips[0].Legs[0].TimedLeg.Service)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	l.seats(t, "confirmation settled", 2, 0)
+	c.sent("POST", "/bookings/"+b.ID+"/fulfillments", "{}", 200, &fr)
+	l.seats(t, "fulfilment after settlement", 2, 0)
+
 	// The partial refund's CancelRequest.
 	var rr osdm.RefundOfferCollectionResponse
 	c.sent("POST", "/bookings/"+b.ID+"/refund-offers", `{"fulfillmentIds": ["`+fid+`"], "refundSpecifications": [{"fulfillmentId": "`+fid+`", "passengerIds": ["p1"]}]}`, 200, &rr)
 	rid := rr.RefundOffers[0].ID
 	l.killDuring(t, child, legacy.KindCancelRequest, c.post("PATCH", "/bookings/"+b.ID+"/refund-offers/"+rid, `{"status": "CONFIRMED"}`))
-	l.seats(t, "killed during the partial refund", 0, 1)
-	startBKChild(t, dir, "third", cf)
+	l.seats(t, "killed during the partial refund", 1, 0)
+	startBKChild(t, dir, "last", cf)
 	var ro osdm.RefundOfferResponse
 	deadline = time.Now().Add(30 * time.Second)
 	for ro.RefundOffer == nil || ro.RefundOffer.Status != osdm.RefundConfirmed {
@@ -331,8 +355,7 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 		c.waitFor("/bookings/"+b.ID+"/refund-offers/"+rid, &ro)
 	}
-	l.seats(t, "partial refund settled", 0, 1)
-	var gb osdm.BookingResponse
+	l.seats(t, "partial refund settled", 1, 0)
 	c.ok("GET", "/bookings/"+b.ID, "", "", 200, &gb)
 	if s := gb.Booking.BookedOffers[0].Reservations[0].Status; s != osdm.BookingPartFulfilled {
 		t.Errorf("booking after the partial refund: %s", s)
