@@ -109,7 +109,9 @@ func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 			if err != nil {
 				return err
 			}
-			next.NameSent = nameOf(next.Detail)
+			if name := nameOf(next.Detail); name != "" {
+				next.NameSent = name
+			}
 			pending.Revert, pending.Passenger = r.State, &next
 			if err := f.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
 				return err
@@ -182,8 +184,9 @@ func (f *Facade) checkPassengerPatch(r *BookingRecord, pr *PassengerRecord, body
 // date of birth). The index is the passenger's first place in booking
 // order (placeOwners), 1-based.
 func (r *BookingRecord) passengerData(pr, next *PassengerRecord) ([]legacy.PassengerData, bool) {
+	// A name left out (no lastName) stays as the legacy system holds it.
 	name := nameOf(next.Detail)
-	if name == pr.NameSent && next.DateOfBirth == pr.DateOfBirth {
+	if (name == "" || name == pr.NameSent) && next.DateOfBirth == pr.DateOfBirth {
 		return nil, false
 	}
 	index := 0
@@ -197,7 +200,7 @@ func (r *BookingRecord) passengerData(pr, next *PassengerRecord) ([]legacy.Passe
 		return nil, false
 	}
 	d := legacy.PassengerData{Index: index}
-	if next.Detail != nil {
+	if name != "" {
 		d.FirstName, d.LastName = next.Detail.FirstName, next.Detail.LastName
 	}
 	if next.DateOfBirth != pr.DateOfBirth {
