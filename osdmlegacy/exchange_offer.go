@@ -183,6 +183,14 @@ func (f *Facade) createExchangeOffers(ctx context.Context, c *call) *Answer {
 		if err != nil {
 			return f.storeFailed(c, err), false
 		}
+		// An exchange offer is the booking's: claimed for it, so that it
+		// is booked by an exchange operation, never as a new booking.
+		for i, o := range offers {
+			claim := &OfferRecord{ID: o.OfferID, ExpiresAt: quotes[i].ValidUntil}
+			if _, err := f.claimOffer(ctx, claim, rec.ID, now); err != nil {
+				return f.storeFailed(c, err), false
+			}
+		}
 		if embed.offers {
 			for i, o := range offers {
 				resp.ExchangeOffers = append(resp.ExchangeOffers, exchangeOfferOf(rec, o, &quotes[i]))

@@ -3,6 +3,7 @@ package osdmlegacy
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -217,6 +218,14 @@ func TestExchangeRefusals(t *testing.T) {
 	xo := decodeOK[exchangeOfferCollectionView](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers?embed=EXCHANGEOFFERS", exchangeSearch(rec, fid, "708", map[string]any{"overruleCode": "DISRUPTION"})), 200)
 	if len(xo.ExchangeOffers) != 1 || xo.ExchangeOffers[0].ExchangeFee.Amount != 0 || len(xo.Trips) != 0 || len(xo.Passengers) != 0 {
 		t.Errorf("exchange offers with an overrule code %+v", xo)
+	}
+	// An exchange offer is not booked as a new booking.
+	a := e.call(e.f, "POST", "/bookings", map[string]any{
+		"offers":                  []any{map[string]any{"offerId": xo.ExchangeOffers[0].OfferID, "passengerRefs": xo.ExchangeOffers[0].PassengerRefs}},
+		"passengerSpecifications": []any{map[string]any{"externalRef": adult.ref, "type": "ADULT", "age": 30}, map[string]any{"externalRef": child.ref, "type": "CHILD", "age": 8}},
+	})
+	if p := decodeProblem(t, a); a.Status != 404 || !strings.Contains(p.Detail, "exchange-operations") {
+		t.Errorf("an exchange offer booked as a booking: %d %+v", a.Status, p)
 	}
 	// A partly refunded booking is not exchanged.
 	decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "PATCH", "/bookings/"+id+"/refund-offers/"+
