@@ -3,7 +3,6 @@ package osdmlegacy
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -154,27 +153,10 @@ func (f *Facade) checkPassengerPatch(r *BookingRecord, pr *PassengerRecord, body
 	case !r.Offer.Departure.IsZero() && !now.Before(r.Offer.Departure):
 		return NewProblem(http.StatusConflict, CodeRejected, "the train of booking "+r.ID+" has left: passengers are changed before departure")
 	}
-	if body.DateOfBirth == "" {
-		return nil
-	}
-	booked := -1
-	for i := range r.Passengers {
-		if r.Passengers[i].ID == pr.ID && i < len(r.Offer.Passengers) {
-			booked = r.Offer.Passengers[i].Tariff
-		}
-	}
-	travel := r.Offer.Departure
-	if travel.IsZero() {
-		travel = now
-	}
-	got, p := f.tariffOf(passengerArg{ref: pr.ExternalRef, typ: pr.Type, dob: body.DateOfBirth, ptr: "#", tPtr: "#/type"}, travel)
-	if p != nil {
-		return Restricted(RestrictPassengers, CodeOutOfBounds, "#/dateOfBirth",
-			"born "+body.DateOfBirth+" the passenger has no legacy tariff as a "+string(pr.Type)+" on the day of travel, not the tariff "+strconv.Itoa(booked)+" booked; a change of tariff is a new booking")
-	}
-	if got.Tariff != booked {
-		return Restricted(RestrictPassengers, CodeOutOfBounds, "#/dateOfBirth",
-			"born "+body.DateOfBirth+" the passenger would travel at legacy tariff "+strconv.Itoa(got.Tariff)+", not the tariff "+strconv.Itoa(booked)+" booked; a change of tariff is a new booking")
+	// The booked tariff's age range on the day of travel, the rule a
+	// booking's date of birth is held to.
+	if op := r.Offer.passenger(pr.ExternalRef); op != nil {
+		return birthDateFits("#", body.DateOfBirth, *op, r.Offer.ServiceDate, f.cfg.Tariffs)
 	}
 	return nil
 }
