@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // DELETE /bookings/{id} before fulfilment, the sweeper's release of an
@@ -16,7 +17,7 @@ import (
 // deleteBooking cancels a booking that is not fulfilled: 204 once the
 // legacy system has freed its places.
 func (f *Facade) deleteBooking(ctx context.Context, c *call) *Answer {
-	id := c.params[ParamBookingID]
+	id := c.params[osdm.ParamBookingID]
 	c.answer.BookingID = id
 	return f.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
 		rec, a := f.bookingOf(ctx, c)
@@ -42,7 +43,7 @@ func (f *Facade) deleteBooking(ctx context.Context, c *call) *Answer {
 // and sends it, or resends the one under way once its lease is over. A
 // problem means the booking is not in a state to be cancelled so (nothing
 // sent).
-func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, why, rid string, reason *int) (*BookingRecord, *delivery, *Problem) {
+func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, why, rid string, reason *int) (*BookingRecord, *delivery, *osdm.ProblemError) {
 	now := f.now()
 	if rec.State == StateCancelling && rec.Pending != nil && rec.Pending.Cancel == why && rec.Pending.RefundOfferID == rid {
 		if now.Before(rec.Pending.LeaseUntil) {
@@ -136,10 +137,10 @@ var errNoSender = errors.New("no background sender: settlement waits for one")
 // rid lists: none when it refunds every place still booked (a whole
 // cancellation of what is left), else its passengers' places. A passenger
 // refunded since the offer was made is refused: a place is refunded once.
-func (rec *BookingRecord) refundPlaces(rid string) ([]legacy.Place, *Problem) {
+func (rec *BookingRecord) refundPlaces(rid string) ([]legacy.Place, *osdm.ProblemError) {
 	ro := rec.refundOffer(rid)
 	if ro == nil {
-		return nil, NewProblem(http.StatusNotFound, CodeRefundOfferNotFound, "booking "+rec.ID+" has no refund offer "+quoteShort(rid))
+		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound, "booking "+rec.ID+" has no refund offer "+quoteShort(rid))
 	}
 	left := rec.unrefunded()
 	if len(ro.PassengerIDs) == 0 {
@@ -147,7 +148,7 @@ func (rec *BookingRecord) refundPlaces(rid string) ([]legacy.Place, *Problem) {
 	}
 	for _, pid := range ro.PassengerIDs {
 		if !contains(left, pid) {
-			return nil, NewProblem(http.StatusConflict, CodeBookingRefunded,
+			return nil, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingRefunded,
 				"passenger "+pid+" of booking "+rec.ID+" was refunded by another refund offer since refund offer "+rid+" was made; ask for a new one")
 		}
 	}
@@ -156,7 +157,7 @@ func (rec *BookingRecord) refundPlaces(rid string) ([]legacy.Place, *Problem) {
 	}
 	places := rec.placesOf(ro.PassengerIDs)
 	if len(places) != len(ro.PassengerIDs) {
-		return nil, NewProblem(http.StatusConflict, CodeRejected,
+		return nil, osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
 			"the reservation system gave no place numbers for booking "+rec.ID+": its places cannot be refunded one by one; refund the whole booking")
 	}
 	return places, nil

@@ -28,7 +28,7 @@ type exchangeOfferAsk struct {
 
 // readExchangeOfferRequest reads an ExchangeOfferCollectionRequest: its
 // exchange members here, the rest as the offer search it is.
-func readExchangeOfferRequest(body []byte) (*exchangeOfferAsk, *Problem) {
+func readExchangeOfferRequest(body []byte) (*exchangeOfferAsk, *osdm.ProblemError) {
 	var members map[string]json.RawMessage
 	if p := decodeBody(body, &members); p != nil {
 		return nil, p
@@ -36,24 +36,24 @@ func readExchangeOfferRequest(body []byte) (*exchangeOfferAsk, *Problem) {
 	ask := &exchangeOfferAsk{}
 	if raw, ok := members["fulfillmentIds"]; ok {
 		if p := decodeBody(raw, &ask.fulfillmentIDs); p != nil {
-			return nil, Invalid(CodeInvalidRequest, "#/fulfillmentIds", "fulfillmentIds must be an array of the booking's fulfilment ids")
+			return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/fulfillmentIds", "fulfillmentIds must be an array of the booking's fulfilment ids")
 		}
 	}
 	if len(ask.fulfillmentIDs) == 0 {
-		return nil, Invalid(CodeInvalidRequest, "#/fulfillmentIds", "fulfillmentIds must name the booking's fulfilment")
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/fulfillmentIds", "fulfillmentIds must name the booking's fulfilment")
 	}
 	for i, id := range ask.fulfillmentIDs {
 		if id == "" || len(id) > maxRefBytes {
-			return nil, Invalid(CodeInvalidRequest, "#/fulfillmentIds/"+strconv.Itoa(i), "a fulfilment id is 1.."+strconv.Itoa(maxRefBytes)+" bytes")
+			return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/fulfillmentIds/"+strconv.Itoa(i), "a fulfilment id is 1.."+strconv.Itoa(maxRefBytes)+" bytes")
 		}
 	}
 	if raw, ok := members["overruleCode"]; ok {
 		if p := decodeBody(raw, &ask.overrule); p != nil || len(ask.overrule) > 64 {
-			return nil, Invalid(CodeInvalidRequest, "#/overruleCode", "overruleCode must be a code of at most 64 bytes")
+			return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/overruleCode", "overruleCode must be a code of at most 64 bytes")
 		}
 	}
 	if raw, ok := members["exchangeFee"]; ok && string(raw) != "null" {
-		return nil, Restricted(RestrictAfterSales, CodeOutOfBounds, "#/exchangeFee",
+		return nil, Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeFee",
 			"the exchange fee is this provider's (exchange_fee); it is quoted, not asked")
 	}
 	delete(members, "fulfillmentIds")
@@ -73,7 +73,7 @@ type exchangeEmbed struct{ offers, trips, passengers bool }
 
 // readExchangeEmbed reads embed (ALL when absent; repeated or comma
 // separated values are joined).
-func readExchangeEmbed(query url.Values) (exchangeEmbed, *Problem) {
+func readExchangeEmbed(query url.Values) (exchangeEmbed, *osdm.ProblemError) {
 	var e exchangeEmbed
 	values := query["embed"]
 	if len(values) == 0 {
@@ -92,7 +92,7 @@ func readExchangeEmbed(query url.Values) (exchangeEmbed, *Problem) {
 				e.passengers = true
 			case "NONE":
 			default:
-				return e, Invalid(CodeInvalidRequest, "", "embed "+quoteShort(s)+" is not one of ALL, EXCHANGEOFFERS, TRIP, PASSENGERS, NONE")
+				return e, osdm.Invalid(osdm.CodeInvalidRequest, "", "embed "+quoteShort(s)+" is not one of ALL, EXCHANGEOFFERS, TRIP, PASSENGERS, NONE")
 			}
 		}
 	}
@@ -157,14 +157,14 @@ func (f *Facade) createExchangeOffers(ctx context.Context, c *call) *Answer {
 			}
 			quote, err := exchangeQuoteOf(f.cfg.ExchangeFee, old, o.ReservationOfferParts[0].Price, ask.overrule, now, o.PreBookableUntil)
 			if err != nil {
-				return f.problem(c, NewProblem(http.StatusInternalServerError, CodeInternalError, "the exchange cannot be quoted: "+err.Error())), true
+				return f.problem(c, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the exchange cannot be quoted: "+err.Error())), true
 			}
 			quote.OfferKey = exchangeOfferKey(o.OfferID)
 			quotes = append(quotes, quote)
 			offers = append(offers, o)
 		}
 		if len(quotes) == 0 {
-			return f.problem(c, NewProblem(http.StatusConflict, CodeRejected,
+			return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
 				"the search found no offer the booking can be exchanged to (a train of another reservation system is not exchanged to)")), true
 		}
 		rec, err = f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
@@ -212,36 +212,36 @@ func (f *Facade) createExchangeOffers(ctx context.Context, c *call) *Answer {
 // when it can: it is fulfilled, wholly booked (an exchange covers every
 // passenger), has no exchange under way, and the search names its
 // passengers (by the externalRefs the booking has).
-func (f *Facade) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *Problem {
+func (f *Facade) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osdm.ProblemError {
 	if rec.State != StateFulfilled || rec.Fulfillment == nil {
 		if rec.State == StatePrebooked {
-			return NewProblem(http.StatusConflict, CodeBookingNotFulfilled, "booking "+rec.ID+" is not fulfilled: delete it and book the new journey instead of exchanging it")
+			return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingNotFulfilled, "booking "+rec.ID+" is not fulfilled: delete it and book the new journey instead of exchanging it")
 		}
 		return stateProblem(rec, "exchanged")
 	}
 	for i, fid := range ask.fulfillmentIDs {
 		if fid != rec.Fulfillment.ID {
-			return NewProblem(http.StatusNotFound, CodeFulfillmentNotFound,
+			return osdm.NewProblem(http.StatusNotFound, osdm.CodeFulfillmentNotFound,
 				"fulfilment "+quoteShort(fid)+" is not one of booking "+rec.ID+"'s").WithPointer("#/fulfillmentIds/" + strconv.Itoa(i))
 		}
 	}
 	if rec.Exchange.holds() {
-		return NewProblem(http.StatusConflict, CodeRejected, "booking "+rec.ID+" has exchange operation "+rec.Exchange.ID+
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+rec.ID+" has exchange operation "+rec.Exchange.ID+
 			" under way: confirm it (POST /bookings/"+rec.ID+"/fulfillments) or delete it first")
 	}
 	if len(rec.unrefunded()) != len(rec.Passengers) {
-		return Restricted(RestrictAfterSales, CodeOutOfBounds, "#/fulfillmentIds",
+		return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/fulfillmentIds",
 			"an exchange covers every passenger of the booking, and some were refunded")
 	}
 	if ask.overrule != "" {
 		if _, ok := f.cfg.Reasons[ask.overrule]; !ok {
-			return Restricted(RestrictAfterSales, CodeOutOfBounds, "#/overruleCode",
+			return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/overruleCode",
 				"overrule code "+quoteShort(string(ask.overrule))+" is not taken (the reason table maps "+f.reasonList()+")")
 		}
 	}
 	pax := ask.search.passengers
 	if len(pax) != len(rec.Passengers) {
-		return Restricted(RestrictAfterSales, CodeOutOfBounds, "#/anonymousPassengerSpecifications",
+		return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/anonymousPassengerSpecifications",
 			"an exchange covers every passenger of the booking: name its "+strconv.Itoa(len(rec.Passengers))+" passengers by their externalRef")
 	}
 	for _, pa := range pax {
@@ -250,12 +250,12 @@ func (f *Facade) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *Proble
 			if pr.ExternalRef == pa.ref {
 				found = true
 				if pa.typ != pr.Type {
-					return Restricted(RestrictPassengers, CodeOutOfBounds, pa.tPtr, "passenger "+quoteShort(pa.ref)+" was booked as "+string(pr.Type))
+					return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.tPtr, "passenger "+quoteShort(pa.ref)+" was booked as "+string(pr.Type))
 				}
 			}
 		}
 		if !found {
-			return Restricted(RestrictAfterSales, CodeOutOfBounds, pa.ptr+"/externalRef",
+			return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, pa.ptr+"/externalRef",
 				"passenger "+quoteShort(pa.ref)+" is not a passenger of booking "+rec.ID+" (name them by the externalRef they were booked with)")
 		}
 	}

@@ -33,24 +33,24 @@ type exchangeSelection struct {
 
 // readExchangeOperationRequest reads an ExchangeOperationRequest: one
 // exchange offer, for every passenger.
-func readExchangeOperationRequest(body []byte) (*osdm.OfferSelection, *Problem) {
+func readExchangeOperationRequest(body []byte) (*osdm.OfferSelection, *osdm.ProblemError) {
 	var b exchangeOperationBody
 	if p := decodeBody(body, &b); p != nil {
 		return nil, p
 	}
 	switch {
 	case len(b.ExchangeOffers) == 0:
-		return nil, Invalid(CodeInvalidRequest, "#/exchangeOffers", "exchangeOffers must name the exchange offer to book")
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/exchangeOffers", "exchangeOffers must name the exchange offer to book")
 	case len(b.ExchangeOffers) > 1:
-		return nil, Restricted(RestrictOneOffer, CodeOutOfBounds, "#/exchangeOffers", "an exchange books one exchange offer, for every passenger")
+		return nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/exchangeOffers", "an exchange books one exchange offer, for every passenger")
 	}
 	sel := b.ExchangeOffers[0]
 	if sel.OfferID == "" || len(sel.OfferID) > maxOfferIDLen {
-		return nil, Invalid(CodeInvalidRequest, "#/exchangeOffers/0/offerId", "offerId must be an exchange offer's id")
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/exchangeOffers/0/offerId", "offerId must be an exchange offer's id")
 	}
 	for _, raw := range []json.RawMessage{sel.PlaceSelections, sel.OptionalReservationSelections, sel.OptionalAncillarySelections} {
 		if s := string(raw); s != "" && s != "null" && s != "[]" {
-			return nil, Restricted(RestrictOneOffer, CodeOutOfBounds, "#/exchangeOffers/0", "no place, reservation or ancillary selection")
+			return nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/exchangeOffers/0", "no place, reservation or ancillary selection")
 		}
 	}
 	return &sel.OfferSelection, nil
@@ -78,7 +78,7 @@ func (f *Facade) createExchangeOperation(ctx context.Context, c *call) *Answer {
 			return f.offerKeyFailed(c), false
 		}
 		if offer == nil || rec.exchangeQuote(sel.OfferID) == nil {
-			p := NewProblem(http.StatusNotFound, CodeOfferNotFound,
+			p := osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 				"no exchange offer of booking "+rec.ID+" has this id, or it expired; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")
 			return f.problem(c, p), true
 		}
@@ -91,7 +91,7 @@ func (f *Facade) createExchangeOperation(ctx context.Context, c *call) *Answer {
 			return f.storeFailed(c, err), false
 		}
 		if !claimed {
-			return f.problem(c, NewProblem(http.StatusNotFound, CodeOfferNotFound,
+			return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 				"the exchange offer is booked already; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")), true
 		}
 		rec, err = f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
@@ -100,7 +100,7 @@ func (f *Facade) createExchangeOperation(ctx context.Context, c *call) *Answer {
 			}
 			q := r.exchangeQuote(sel.OfferID)
 			if q == nil || !now.Before(q.ValidUntil) {
-				return &errRefused{NewProblem(http.StatusNotFound, CodeOfferNotFound, "the exchange offer expired; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")}
+				return &errRefused{osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "the exchange offer expired; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")}
 			}
 			n := 1
 			if r.Exchange != nil {
@@ -155,9 +155,9 @@ func (f *Facade) createExchangeOperation(ctx context.Context, c *call) *Answer {
 
 // exchangePassengers checks that an exchange operation books the offer for
 // all its passengers.
-func exchangePassengers(sel *osdm.OfferSelection, offer *OfferRecord) *Problem {
+func exchangePassengers(sel *osdm.OfferSelection, offer *OfferRecord) *osdm.ProblemError {
 	if len(sel.PassengerRefs) != len(offer.Passengers) {
-		return Restricted(RestrictAfterSales, CodeOutOfBounds, "#/exchangeOffers/0/passengerRefs", "an exchange covers every passenger of the exchange offer")
+		return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/passengerRefs", "an exchange covers every passenger of the exchange offer")
 	}
 	for i, ref := range sel.PassengerRefs {
 		found := false
@@ -165,7 +165,7 @@ func exchangePassengers(sel *osdm.OfferSelection, offer *OfferRecord) *Problem {
 			found = found || op.Ref == ref
 		}
 		if !found {
-			return Restricted(RestrictAfterSales, CodeOutOfBounds, "#/exchangeOffers/0/passengerRefs/"+strconv.Itoa(i),
+			return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/passengerRefs/"+strconv.Itoa(i),
 				"passenger "+quoteShort(ref)+" is not a passenger of the exchange offer")
 		}
 	}
@@ -210,7 +210,7 @@ func (f *Facade) exchangeResult(c *call, rec *BookingRecord, d *delivery, subjec
 		p.Detail += "; the booking stands as it was"
 		return f.problem(c, p), finalProblem(p)
 	case ExchangeDropped:
-		p := NewProblem(http.StatusConflict, CodeRejected, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was")
+		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was")
 		return f.problem(c, p), true
 	}
 	return f.json(c, http.StatusOK, exchangeOperationResponse{ExchangeOperation: f.exchangeOperationOf(rec)}), true
@@ -231,7 +231,7 @@ func (f *Facade) exchangeOf(ctx context.Context, c *call) (*BookingRecord, *Answ
 	}
 	xid := c.params[ParamExchangeOperationID]
 	if rec.Exchange == nil || rec.Exchange.ID != xid {
-		return nil, f.problem(c, NewProblem(http.StatusNotFound, CodeNotFound, "booking "+rec.ID+" has no exchange operation "+quoteShort(xid)))
+		return nil, f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+rec.ID+" has no exchange operation "+quoteShort(xid)))
 	}
 	return rec, nil
 }
@@ -243,7 +243,7 @@ func (f *Facade) getExchangeOperation(ctx context.Context, c *call) *Answer {
 		return a
 	}
 	if x := rec.Exchange; x.State == ExchangeDropped {
-		return f.problem(c, NewProblem(http.StatusNotFound, CodeNotFound, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was"))
+		return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was"))
 	}
 	a, _ = f.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
 	return a
@@ -266,10 +266,10 @@ func (f *Facade) patchExchangeOperation(ctx context.Context, c *call) *Answer {
 		return f.problem(c, p)
 	}
 	if b.RequestedFulfillmentType != "" && b.RequestedFulfillmentType != string(osdm.FulfillmentETicket) {
-		return f.problem(c, Restricted(RestrictReservations, CodeOutOfBounds, "#/requestedFulfillmentType", "the fulfilment is an e-ticket (ETICKET)"))
+		return f.problem(c, Restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/requestedFulfillmentType", "the fulfilment is an e-ticket (ETICKET)"))
 	}
 	if b.PreferredFulfillmentMedia != "" && b.PreferredFulfillmentMedia != string(osdm.FulfillmentMediaPDFA4) {
-		return f.problem(c, Restricted(RestrictReservations, CodeOutOfBounds, "#/preferredFulfillmentMedia", "the fulfilment is a PDF (PDF_A4)"))
+		return f.problem(c, Restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/preferredFulfillmentMedia", "the fulfilment is a PDF (PDF_A4)"))
 	}
 	return f.getExchangeOperation(ctx, c)
 }
@@ -289,7 +289,7 @@ func (f *Facade) deleteExchangeOperation(ctx context.Context, c *call) *Answer {
 		case x.State == ExchangeDropped, x.State == ExchangeFailed:
 			return f.noContent(c), true // nothing is held for it
 		case x.State == ExchangeConfirmed:
-			p := NewProblem(http.StatusConflict, CodeBookingFulfilled, "exchange operation "+x.ID+" is confirmed; refund or exchange the booking instead")
+			p := osdm.NewProblem(http.StatusConflict, osdm.CodeBookingFulfilled, "exchange operation "+x.ID+" is confirmed; refund or exchange the booking instead")
 			return f.problem(c, p), true
 		}
 		rec, d, p := f.dropExchange(ctx, c.send, rec, CancelDelete)
@@ -325,20 +325,20 @@ func (f *Facade) exchangeFailed(c *call, rec *BookingRecord, d *delivery) (*Answ
 
 // dropExchange cancels the new places of rec's exchange (why: CancelDelete
 // or CancelRelease), or settles the CancelRequest under way.
-func (f *Facade) dropExchange(ctx context.Context, send Sender, rec *BookingRecord, why string) (*BookingRecord, *delivery, *Problem) {
+func (f *Facade) dropExchange(ctx context.Context, send Sender, rec *BookingRecord, why string) (*BookingRecord, *delivery, *osdm.ProblemError) {
 	return f.exchangeCancel(ctx, send, rec, CancelExchangeDrop, why)
 }
 
 // confirmExchange cancels the old places of rec's PREBOOKED exchange (the
 // fulfilment that confirms it), or settles the CancelRequest under way.
-func (f *Facade) confirmExchange(ctx context.Context, send Sender, rec *BookingRecord) (*BookingRecord, *delivery, *Problem) {
+func (f *Facade) confirmExchange(ctx context.Context, send Sender, rec *BookingRecord) (*BookingRecord, *delivery, *osdm.ProblemError) {
 	return f.exchangeCancel(ctx, send, rec, CancelExchange, "")
 }
 
 // exchangeCancel records and sends the CancelRequest of an exchange: of
 // the old places (kind CancelExchange) or of the new (CancelExchangeDrop,
 // why CancelDelete or CancelRelease).
-func (f *Facade) exchangeCancel(ctx context.Context, send Sender, rec *BookingRecord, kind, why string) (*BookingRecord, *delivery, *Problem) {
+func (f *Facade) exchangeCancel(ctx context.Context, send Sender, rec *BookingRecord, kind, why string) (*BookingRecord, *delivery, *osdm.ProblemError) {
 	now := f.now()
 	if rec.State == StateExchanging && rec.Pending != nil {
 		if rec.Pending.Cancel != kind || now.Before(rec.Pending.LeaseUntil) {
@@ -350,13 +350,13 @@ func (f *Facade) exchangeCancel(ctx context.Context, send Sender, rec *BookingRe
 	rec, err := f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
 		x := r.Exchange
 		if r.State != StateFulfilled || x == nil || x.State != ExchangePrebooked || x.Legacy == nil || r.Legacy == nil {
-			return &errRefused{NewProblem(http.StatusConflict, CodeRejected, "booking "+r.ID+" has no exchange holding new places")}
+			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+r.ID+" has no exchange holding new places")}
 		}
 		if why == CancelRelease && now.Before(x.HoldUntil) {
-			return &errRefused{NewProblem(http.StatusConflict, CodeRejected, "the exchange's hold runs until "+x.HoldUntil.Format(time.RFC3339))}
+			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange's hold runs until "+x.HoldUntil.Format(time.RFC3339))}
 		}
 		if kind == CancelExchange && !now.Before(x.HoldUntil) {
-			return &errRefused{NewProblem(http.StatusConflict, CodeBookingExpired,
+			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeBookingExpired,
 				"exchange operation "+x.ID+" passed its ticketTimeLimit "+x.HoldUntil.Format(time.RFC3339)+" and is released; the booking stands as it was")}
 		}
 		ref := r.Legacy.BookingRef

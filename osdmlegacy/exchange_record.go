@@ -119,8 +119,8 @@ func (x *ExchangeRecord) holds() bool {
 
 // exchangeUnderWay is the problem of an operation that must wait for the
 // booking's exchange to be confirmed or deleted.
-func exchangeUnderWay(rec *BookingRecord) *Problem {
-	return NewProblem(http.StatusConflict, CodeRejected, "booking "+rec.ID+" has exchange operation "+rec.Exchange.ID+
+func exchangeUnderWay(rec *BookingRecord) *osdm.ProblemError {
+	return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+rec.ID+" has exchange operation "+rec.Exchange.ID+
 		" under way: confirm it (POST /bookings/"+rec.ID+"/fulfillments) or delete it first")
 }
 

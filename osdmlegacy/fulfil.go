@@ -24,12 +24,12 @@ func fulfillmentID(bookingID string) string {
 }
 
 // errRefused carries a problem out of an updateBooking function.
-type errRefused struct{ p *Problem }
+type errRefused struct{ p *osdm.ProblemError }
 
 func (e *errRefused) Error() string { return e.p.Error() }
 
 // refusedBy returns the problem an updateBooking function refused with.
-func refusedBy(err error) *Problem {
+func refusedBy(err error) *osdm.ProblemError {
 	var r *errRefused
 	if errors.As(err, &r) {
 		return r.p
@@ -45,7 +45,7 @@ func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
 			return f.problem(c, p)
 		}
 	}
-	id := c.params[ParamBookingID]
+	id := c.params[osdm.ParamBookingID]
 	c.answer.BookingID = id
 	return f.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
 		cur, a := f.bookingOf(ctx, c)
@@ -99,7 +99,7 @@ func (f *Facade) fulfilExchange(ctx context.Context, c *call, rec *BookingRecord
 		return a, final
 	}
 	if rec.Exchange.State != ExchangeConfirmed || rec.Fulfillment == nil {
-		p := NewProblem(http.StatusConflict, CodeRejected, "the exchange of booking "+rec.ID+" was not confirmed; the booking stands as it was")
+		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+rec.ID+" was not confirmed; the booking stands as it was")
 		return f.problem(c, p), true
 	}
 	_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
@@ -134,21 +134,21 @@ func fulfillmentView(rec *BookingRecord) osdm.Fulfillment {
 		ID: fr.ID, Status: status, BookingRef: rec.ID, CreatedOn: fr.CreatedOn,
 		ControlNumber: fr.ControlNumber,
 		Summary:       "Reservation on train " + rec.Offer.Train + " on " + rec.Offer.ServiceDate,
-		BookingParts:  []osdm.BookingPartReference{{ID: reservationID(rec.ID)}},
+		BookingParts:  []osdm.BookingPartReference{{ID: reservationID(rec)}},
 	}
 }
 
 // getFulfillment answers GET /fulfillments/{fulfillmentId} (and the nested
 // form under its booking) from the store.
 func (f *Facade) getFulfillment(ctx context.Context, c *call) *Answer {
-	fid := c.params[ParamFulfillmentID]
-	notFound := f.problem(c, NewProblem(http.StatusNotFound, CodeNotFound, "no fulfilment "+quoteShort(fid)+" is known"))
+	fid := c.params[osdm.ParamFulfillmentID]
+	notFound := f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no fulfilment "+quoteShort(fid)+" is known"))
 	rest, ok := strings.CutPrefix(fid, FulfillmentIDPrefix)
 	if !ok {
 		return notFound
 	}
 	id := BookingIDPrefix + rest
-	if bid, nested := c.params[ParamBookingID]; nested && bid != id {
+	if bid, nested := c.params[osdm.ParamBookingID]; nested && bid != id {
 		return notFound
 	}
 	c.answer.BookingID = id

@@ -29,13 +29,13 @@ type passengerBody struct {
 }
 
 // readPassengerPatch reads PATCH .../passengers/{pid}.
-func readPassengerPatch(body []byte) (*passengerBody, *Problem) {
+func readPassengerPatch(body []byte) (*passengerBody, *osdm.ProblemError) {
 	var b passengerBody
 	if p := decodeBody(body, &b); p != nil {
 		return nil, p
 	}
 	if len(b.ID) > maxRefBytes || len(b.ExternalRef) > maxRefBytes || len(b.Type) > 64 {
-		return nil, Invalid(CodeInvalidRequest, "", "id, externalRef and type are at most 256 bytes")
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "", "id, externalRef and type are at most 256 bytes")
 	}
 	if p := checkPersonData("#", b.DateOfBirth, b.Age, b.Detail); p != nil {
 		return nil, p
@@ -50,7 +50,7 @@ func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 	if p != nil {
 		return f.problem(c, p)
 	}
-	pid := c.params[ParamPassengerID]
+	pid := c.params[osdm.ParamPassengerID]
 	return f.idempotent(ctx, c, func() string { return pid }, func(string) (*Answer, bool) {
 		rec, a := f.bookingOf(ctx, c)
 		if a != nil {
@@ -66,7 +66,7 @@ func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 		}
 		now := f.now()
 		sent := false
-		rec, err := f.updateBooking(ctx, c.params[ParamBookingID], func(r *BookingRecord) error {
+		rec, err := f.updateBooking(ctx, c.params[osdm.ParamBookingID], func(r *BookingRecord) error {
 			sent = false
 			pr := r.passenger(pid)
 			if pr == nil {
@@ -82,7 +82,7 @@ func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 				return &errRefused{p}
 			}
 			if pr.RefundedBy != "" {
-				return &errRefused{NewProblem(http.StatusConflict, CodeBookingRefunded,
+				return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeBookingRefunded,
 					"passenger "+pid+" of booking "+r.ID+" was refunded (refund offer "+pr.RefundedBy+")")}
 			}
 			next := *pr
@@ -138,20 +138,20 @@ func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 // checkPassengerPatch refuses a change the booking cannot take: another
 // id, externalRef, type or age, or a date of birth that gives another
 // legacy tariff on the day of travel than the one booked.
-func (f *Facade) checkPassengerPatch(r *BookingRecord, pr *PassengerRecord, body *passengerBody, now time.Time) *Problem {
+func (f *Facade) checkPassengerPatch(r *BookingRecord, pr *PassengerRecord, body *passengerBody, now time.Time) *osdm.ProblemError {
 	switch {
 	case body.ID != "" && body.ID != pr.ID:
-		return Invalid(CodeInvalidRequest, "#/id", "id must be the passenger's id "+quoteShort(pr.ID))
+		return osdm.Invalid(osdm.CodeInvalidRequest, "#/id", "id must be the passenger's id "+quoteShort(pr.ID))
 	case body.ExternalRef != "" && body.ExternalRef != pr.ExternalRef:
-		return Invalid(CodeInvalidRequest, "#/externalRef", "externalRef cannot change")
+		return osdm.Invalid(osdm.CodeInvalidRequest, "#/externalRef", "externalRef cannot change")
 	case body.Type != "" && body.Type != pr.Type:
-		return Restricted(RestrictPassengers, CodeOutOfBounds, "#/type",
+		return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/type",
 			"the passenger type cannot change: the tariff was booked for "+string(pr.Type))
 	case body.Age != nil && pr.Age != nil && *body.Age != *pr.Age:
-		return Restricted(RestrictPassengers, CodeOutOfBounds, "#/age",
+		return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/age",
 			"the age cannot change: the tariff was booked for it")
 	case !r.Offer.Departure.IsZero() && !now.Before(r.Offer.Departure):
-		return NewProblem(http.StatusConflict, CodeRejected, "the train of booking "+r.ID+" has left: passengers are changed before departure")
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the train of booking "+r.ID+" has left: passengers are changed before departure")
 	}
 	// The booked tariff's age range on the day of travel, the rule a
 	// booking's date of birth is held to.
@@ -259,7 +259,7 @@ func (f *Facade) getPassenger(ctx context.Context, c *call) *Answer {
 	if a != nil {
 		return a
 	}
-	pid := c.params[ParamPassengerID]
+	pid := c.params[osdm.ParamPassengerID]
 	pr := rec.passenger(pid)
 	if pr == nil {
 		return f.problem(c, passengerNotFound(rec.ID, pid))
@@ -268,8 +268,8 @@ func (f *Facade) getPassenger(ctx context.Context, c *call) *Answer {
 	return f.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v})
 }
 
-func passengerNotFound(bookingID, pid string) *Problem {
-	return NewProblem(http.StatusNotFound, CodeNotFound, "booking "+bookingID+" has no passenger "+quoteShort(pid))
+func passengerNotFound(bookingID, pid string) *osdm.ProblemError {
+	return osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+bookingID+" has no passenger "+quoteShort(pid))
 }
 
 // passenger returns the booking's passenger id, nil when none.

@@ -18,7 +18,7 @@ func TestPassengerChangeOfTariffRefused(t *testing.T) {
 	path := "/bookings/" + id + "/passengers/p2"
 	n := len(e.legacy.delivered())
 	a := e.call(e.f, "PATCH", path, `{"dateOfBirth":"1990-01-01"}`)
-	if p := decodeProblem(t, a); a.Status != 422 || p.Code != CodeOutOfBounds || !strings.Contains(p.Detail, "tariff") {
+	if p := decodeProblem(t, a); a.Status != 422 || p.Code != osdm.CodeOutOfBounds || !strings.Contains(p.Detail, "tariff") {
 		t.Errorf("a change of tariff: %d %+v", a.Status, p)
 	}
 	if len(e.legacy.delivered()) != n || e.records()[id].Passengers[1].DateOfBirth != "" {

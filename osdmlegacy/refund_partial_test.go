@@ -78,7 +78,7 @@ func TestPartialRefund(t *testing.T) {
 			if a := e.call(e.f, "POST", path+"/refund-offers", refundOf(fid, "p2")); a.Status != 409 {
 				t.Errorf("the child refunded twice: %d %s", a.Status, a.Body)
 			}
-			if a := e.call(e.f, "PATCH", path+"/refund-offers/"+ro2.ID, `{"status":"CONFIRMED"}`); a.Status != 409 || decodeProblem(t, a).Code != CodeBookingRefunded {
+			if a := e.call(e.f, "PATCH", path+"/refund-offers/"+ro2.ID, `{"status":"CONFIRMED"}`); a.Status != 409 || decodeProblem(t, a).Code != osdm.CodeBookingRefunded {
 				t.Errorf("a second offer for the child confirmed: %d %s", a.Status, a.Body)
 			}
 			if len(e.legacy.delivered()) != n || e.freeSeats("9203") != all-2 {

@@ -274,7 +274,7 @@ func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next cadd
 	}
 	m.bg.set(r, next, path, observe)
 	send := osdmlegacy.HTTPSender(newLegacyPoster(r, next, path, observe), m.format)
-	target := r.URL.Path
+	target := r.URL.EscapedPath()
 	if r.URL.RawQuery != "" {
 		target += "?" + r.URL.RawQuery // embed, where an operation takes it
 	}

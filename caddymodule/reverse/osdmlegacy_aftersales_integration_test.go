@@ -131,7 +131,7 @@ func (c *bkClient) bookFulfilled(train string) (*osdm.Booking, string) {
 func TestOSDMLegacyIntegrationAfterSales(t *testing.T) {
 	l := startBKLegacy(t)
 	dir := t.TempDir()
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\texchange_fee 5%")
 	})
 	c := &bkClient{t: t, base: base}
@@ -234,7 +234,7 @@ func (c *bkClient) waitFor(path string, v any) {
 // killDuring starts call in the background, waits until the legacy system
 // carried out a message of kind (its answer held back), and kills child:
 // the messageId of that message.
-func (l *bkLegacy) killDuring(t *testing.T, child *bkChild, kind legacy.Kind, call func()) string {
+func (l *bkLegacy) killDuring(t *testing.T, child *harness.Child, kind legacy.Kind, call func()) string {
 	t.Helper()
 	held := make(chan string, 1)
 	l.mu.Lock()
@@ -243,7 +243,7 @@ func (l *bkLegacy) killDuring(t *testing.T, child *bkChild, kind legacy.Kind, ca
 	go call()
 	select {
 	case id := <-held:
-		child.kill()
+		child.Kill()
 		l.mu.Lock()
 		l.holdKind = ""
 		l.mu.Unlock()
@@ -279,7 +279,7 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	port := harness.FreePort(t)
 	cf := bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
-	child := startBKChild(t, dir, "first", cf)
+	child := harness.StartCaddy(t, dir, "first", cf)
 	c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
 	b, fid := c.bookFulfilled("708")
 
@@ -290,7 +290,7 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 	msgID := l.killDuring(t, child, legacy.KindBookingRequest, c.post("POST", "/bookings/"+b.ID+"/exchange-operations",
 		`{"exchangeOffers": [{"offerId": "`+o.OfferID+`", "passengerRefs": ["p1", "p2"]}]}`))
 	l.seats(t, "killed during the exchange", 2, 2)
-	child = startBKChild(t, dir, "second", cf)
+	child = harness.StartCaddy(t, dir, "second", cf)
 	// The fulfilment confirms the exchange once settlement recorded its
 	// new places (409 while the intent stands).
 	var fr osdm.FulfillmentCollectionResponse
@@ -322,7 +322,7 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 	l.seats(t, "second exchange", 2, 2)
 	l.killDuring(t, child, legacy.KindCancelRequest, c.post("POST", "/bookings/"+b.ID+"/fulfillments", "{}"))
 	l.seats(t, "killed during the confirmation", 2, 0)
-	child = startBKChild(t, dir, "after-confirm", cf)
+	child = harness.StartCaddy(t, dir, "after-confirm", cf)
 	var gb osdm.BookingResponse
 	deadline = time.Now().Add(30 * time.Second)
 	for {
@@ -345,7 +345,7 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 	rid := rr.RefundOffers[0].ID
 	l.killDuring(t, child, legacy.KindCancelRequest, c.post("PATCH", "/bookings/"+b.ID+"/refund-offers/"+rid, `{"status": "CONFIRMED"}`))
 	l.seats(t, "killed during the partial refund", 1, 0)
-	startBKChild(t, dir, "last", cf)
+	harness.StartCaddy(t, dir, "last", cf)
 	var ro osdm.RefundOfferResponse
 	deadline = time.Now().Add(30 * time.Second)
 	for ro.RefundOffer == nil || ro.RefundOffer.Status != osdm.RefundConfirmed {
@@ -377,8 +377,8 @@ func TestOSDMLegacyIntegrationAfterSalesTwoInstancesRedis(t *testing.T) {
 	_, _ = rand.Read(pfx[:])
 	storeLine := "store redis " + addr + " osdm-legacy-it/" + hex.EncodeToString(pfx[:]) + "/"
 	pa, pb := harness.FreePort(t), harness.FreePort(t)
-	startBKChild(t, dir, "a", bkCaddyfile(pa, l.addr, storeLine, ""))
-	startBKChild(t, dir, "b", bkCaddyfile(pb, l.addr, storeLine, ""))
+	harness.StartCaddy(t, dir, "a", bkCaddyfile(pa, l.addr, storeLine, ""))
+	harness.StartCaddy(t, dir, "b", bkCaddyfile(pb, l.addr, storeLine, ""))
 	a := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pa)}
 	b := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pb)}
 
