@@ -375,10 +375,14 @@ func TestOSDMLegacyIntegrationAfterSalesTwoInstancesRedis(t *testing.T) {
 	dir := t.TempDir()
 	var pfx [8]byte
 	_, _ = rand.Read(pfx[:])
-	storeLine := "store redis " + addr + " osdm-legacy-it/" + hex.EncodeToString(pfx[:]) + "/"
+	// The test Redis need not persist: the store says accept_volatile.
+	withApp := func(port int) string {
+		return withRedisStore(bkCaddyfile(port, l.addr, "store shared", ""),
+			"addresses "+addr+"\n\t\t\taccept_volatile\n\t\t\tprefix osdm-legacy-it/"+hex.EncodeToString(pfx[:])+"/")
+	}
 	pa, pb := harness.FreePort(t), harness.FreePort(t)
-	harness.StartCaddy(t, dir, "a", bkCaddyfile(pa, l.addr, storeLine, ""))
-	harness.StartCaddy(t, dir, "b", bkCaddyfile(pb, l.addr, storeLine, ""))
+	harness.StartCaddy(t, dir, "a", withApp(pa))
+	harness.StartCaddy(t, dir, "b", withApp(pb))
 	a := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pa)}
 	b := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pb)}
 
