@@ -148,7 +148,7 @@ func (f *Facade) createExchangeOffers(ctx context.Context, c *call) *Answer {
 			old = rec.Legacy.Price
 		}
 		now := f.now().UTC()
-		resp := exchangeOfferCollectionView{Problems: sa.resp.Problems}
+		resp := osdm.ExchangeOfferCollectionResponse{Problems: sa.resp.Problems}
 		var quotes []ExchangeQuote
 		var offers []osdm.Offer
 		for _, o := range sa.resp.Offers {

@@ -12,10 +12,6 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
-// ParamExchangeOperationID is the spec's path parameter of an exchange
-// operation.
-const ParamExchangeOperationID = "exchangeOperationId"
-
 // exchangeOperationBody is POST .../exchange-operations as read.
 type exchangeOperationBody struct {
 	ExchangeOffers []exchangeSelection `json:"exchangeOffers"`
@@ -213,7 +209,7 @@ func (f *Facade) exchangeResult(c *call, rec *BookingRecord, d *delivery, subjec
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was")
 		return f.problem(c, p), true
 	}
-	return f.json(c, http.StatusOK, exchangeOperationResponse{ExchangeOperation: f.exchangeOperationOf(rec)}), true
+	return f.json(c, http.StatusOK, osdm.ExchangeOperationResponse{ExchangeOperation: f.exchangeOperationOf(rec)}), true
 }
 
 func droppedWhy(x *ExchangeRecord) string {
@@ -229,7 +225,7 @@ func (f *Facade) exchangeOf(ctx context.Context, c *call) (*BookingRecord, *Answ
 	if a != nil {
 		return nil, a
 	}
-	xid := c.params[ParamExchangeOperationID]
+	xid := c.params[osdm.ParamExchangeOperationID]
 	if rec.Exchange == nil || rec.Exchange.ID != xid {
 		return nil, f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+rec.ID+" has no exchange operation "+quoteShort(xid)))
 	}
@@ -278,7 +274,7 @@ func (f *Facade) patchExchangeOperation(ctx context.Context, c *call) *Answer {
 // not confirmed: 204 once the legacy system freed them; the booking stands
 // as it was.
 func (f *Facade) deleteExchangeOperation(ctx context.Context, c *call) *Answer {
-	xid := c.params[ParamExchangeOperationID]
+	xid := c.params[osdm.ParamExchangeOperationID]
 	return f.idempotent(ctx, c, func() string { return xid }, func(string) (*Answer, bool) {
 		rec, a := f.exchangeOf(ctx, c)
 		if a != nil {

@@ -53,15 +53,15 @@ func (e *bookEnv) callValid(method, path string, body any, opts ...callOpt) *Ans
 
 // exchangeTo asks booking id for exchange offers to train and books the
 // one found: the exchange operation, PREBOOKED.
-func (e *bookEnv) exchangeTo(id, fid, train string) (exchangeOfferView, exchangeOperationView) {
+func (e *bookEnv) exchangeTo(id, fid, train string) (osdm.ExchangeOffer, osdm.ExchangeOperation) {
 	e.t.Helper()
 	rec := e.records()[id]
-	xo := decodeOK[exchangeOfferCollectionView](e.t, e.callValid("POST", "/bookings/"+id+"/exchange-offers?embed=ALL", exchangeSearch(rec, fid, train, nil)), 200)
+	xo := decodeOK[osdm.ExchangeOfferCollectionResponse](e.t, e.callValid("POST", "/bookings/"+id+"/exchange-offers?embed=ALL", exchangeSearch(rec, fid, train, nil)), 200)
 	if len(xo.ExchangeOffers) != 1 || len(xo.Trips) != 1 || len(xo.Passengers) != len(rec.Passengers) {
 		e.t.Fatalf("exchange offers %+v", xo)
 	}
 	offer := xo.ExchangeOffers[0]
-	op := decodeOK[exchangeOperationResponse](e.t, e.callValid("POST", "/bookings/"+id+"/exchange-operations",
+	op := decodeOK[osdm.ExchangeOperationResponse](e.t, e.callValid("POST", "/bookings/"+id+"/exchange-operations",
 		map[string]any{"exchangeOffers": []any{map[string]any{"offerId": offer.OfferID, "passengerRefs": offer.PassengerRefs}}},
 		withKey(newTestUUID())), 200)
 	return offer, *op.ExchangeOperation
@@ -112,10 +112,10 @@ func TestExchange(t *testing.T) {
 
 			// GET and PATCH answer the operation; refunds wait for it.
 			path := "/bookings/" + id + "/exchange-operations/" + op.ID
-			if g := decodeOK[exchangeOperationResponse](t, e.callValid("GET", path, nil), 200); g.ExchangeOperation.Status != "PREBOOKED" {
+			if g := decodeOK[osdm.ExchangeOperationResponse](t, e.callValid("GET", path, nil), 200); g.ExchangeOperation.Status != "PREBOOKED" {
 				t.Errorf("GET %+v", g.ExchangeOperation)
 			}
-			decodeOK[exchangeOperationResponse](t, e.callValid("PATCH", path, map[string]any{"requestedFulfillmentType": "ETICKET"}), 200)
+			decodeOK[osdm.ExchangeOperationResponse](t, e.callValid("PATCH", path, map[string]any{"requestedFulfillmentType": "ETICKET"}), 200)
 			if a := e.call(e.f, "POST", "/bookings/"+id+"/refund-offers", refundOf(fid)); a.Status != 409 {
 				t.Errorf("refund during the exchange: %d", a.Status)
 			}
@@ -136,7 +136,7 @@ func TestExchange(t *testing.T) {
 			if gb.BookingCode != rec.Legacy.ReservationReference || gb.Trips[0].Legs[0].TimedLeg.Service.VehicleNumbers[0] != "708" {
 				t.Errorf("booking after the exchange %+v", gb)
 			}
-			if g := decodeOK[exchangeOperationResponse](t, e.callValid("GET", path, nil), 200); g.ExchangeOperation.Status != "FULFILLED" {
+			if g := decodeOK[osdm.ExchangeOperationResponse](t, e.callValid("GET", path, nil), 200); g.ExchangeOperation.Status != "FULFILLED" {
 				t.Errorf("GET after confirmation %+v", g.ExchangeOperation)
 			}
 			if a := e.call(e.f, "DELETE", path, nil); a.Status != 409 {
@@ -215,7 +215,7 @@ func TestExchangeRefusals(t *testing.T) {
 		t.Errorf("refused exchanges sent %d messages", len(e.legacy.delivered())-n)
 	}
 	// With an overrule code: no fee. Embed EXCHANGEOFFERS: no trips.
-	xo := decodeOK[exchangeOfferCollectionView](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers?embed=EXCHANGEOFFERS", exchangeSearch(rec, fid, "708", map[string]any{"overruleCode": "DISRUPTION"})), 200)
+	xo := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers?embed=EXCHANGEOFFERS", exchangeSearch(rec, fid, "708", map[string]any{"overruleCode": "DISRUPTION"})), 200)
 	if len(xo.ExchangeOffers) != 1 || xo.ExchangeOffers[0].ExchangeFee.Amount != 0 || len(xo.Trips) != 0 || len(xo.Passengers) != 0 {
 		t.Errorf("exchange offers with an overrule code %+v", xo)
 	}
@@ -259,7 +259,7 @@ func TestExchangeFaults(t *testing.T) {
 						}
 					}
 					rec := e.records()[id]
-					xo := decodeOK[exchangeOfferCollectionView](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", exchangeSearch(rec, fid, "708", nil)), 200)
+					xo := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", exchangeSearch(rec, fid, "708", nil)), 200)
 					offer := xo.ExchangeOffers[0]
 					key := withKey("0d9f3c2e-6a4b-4f7e-9a51-2b8c7d6e5f41")
 					opBody := map[string]any{"exchangeOffers": []any{map[string]any{"offerId": offer.OfferID, "passengerRefs": offer.PassengerRefs}}}
@@ -273,7 +273,7 @@ func TestExchangeFaults(t *testing.T) {
 						e.assertAgree(true)
 						taken(2, 2)
 					}
-					op := decodeOK[exchangeOperationResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", opBody, key), 200).ExchangeOperation
+					op := decodeOK[osdm.ExchangeOperationResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", opBody, key), 200).ExchangeOperation
 					if op.Status != "PREBOOKED" || countKind(e.legacy.delivered(), legacy.KindBookingRequest) > 3 {
 						t.Errorf("operation %+v", op)
 					}
@@ -339,7 +339,7 @@ func TestExchangeFaults(t *testing.T) {
 		e := newBookEnv(t, memKind, nil)
 		id, fid := e.fulfilled(e.offer("9203", adult, child))
 		rec := e.records()[id]
-		xo := decodeOK[exchangeOfferCollectionView](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", exchangeSearch(rec, fid, "708", nil)), 200)
+		xo := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", exchangeSearch(rec, fid, "708", nil)), 200)
 		e.legacy.inject(fault{kind: legacy.KindBookingRequest, what: "negative", code: legacy.CodeNoAvailability})
 		a := e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", map[string]any{"exchangeOffers": []any{map[string]any{"offerId": xo.ExchangeOffers[0].OfferID, "passengerRefs": xo.ExchangeOffers[0].PassengerRefs}}})
 		if a.Status != 409 {
