@@ -7,11 +7,13 @@
 #   C        A with osdm_token (the token layer alone)
 #   Ddirect  POST /bookings + POST .../fulfillments through the bare proxy
 #   Dconv    a legacy BookingRequest with OfferRef through the converter
-#   Edirect  the OSDM calls of a legacy exchange (exchange offers, exchange
-#            operation, fulfilment) through the bare proxy
+#   Edirect  the OSDM calls of a legacy exchange (the booking read back,
+#            exchange offers, exchange operation, fulfilment) through the
+#            bare proxy
 #   Econv    a legacy BookingRequest with ExchangeOf through the converter
-#   Pdirect  the OSDM calls of a partial cancellation (refund offer for
-#            one passenger, its confirmation) through the bare proxy
+#   Pdirect  the OSDM calls of a partial cancellation (the booking read
+#            back, a refund offer for one passenger, its confirmation)
+#            through the bare proxy
 #   Pconv    a legacy CancelRequest with one Place of two through the
 #            converter
 #

@@ -120,7 +120,7 @@ var scenarios = []*scenario{
 	},
 	{
 		name: "Edirect", front: "bare", bookingPax: 1,
-		title: "the OSDM calls of a legacy exchange (exchange offers, exchange operation, fulfilment) sent directly through the bare proxy (E's floor)",
+		title: "the OSDM calls of a legacy exchange (the booking read back, exchange offers, exchange operation, fulfilment) sent directly through the bare proxy (E's floor)",
 		targets: func(e *env) (vegeta.Targeter, error) {
 			return afterSales(e, e.front, e.token, exchangeRequest)
 		},
@@ -136,7 +136,7 @@ var scenarios = []*scenario{
 	},
 	{
 		name: "Pdirect", front: "bare", bookingPax: 2,
-		title: "the OSDM calls of a partial cancellation (refund offer for one passenger, its confirmation) sent directly through the bare proxy (P's floor)",
+		title: "the OSDM calls of a partial cancellation (the booking read back, a refund offer for one passenger, its confirmation) sent directly through the bare proxy (P's floor)",
 		targets: func(e *env) (vegeta.Targeter, error) {
 			return afterSales(e, e.front, e.token, partialCancel)
 		},
