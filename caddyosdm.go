@@ -1,11 +1,19 @@
 // Package caddyosdm is the module xcaddy builds into Caddy: importing it
-// registers the osdm_convert, osdm_token, osdm_login, osdm_access and
-// osdm_sandbox handlers.
+// registers the osdm_convert, osdm_token, osdm_login, osdm_access,
+// osdm_legacy, osdm_sandbox and legacy_sandbox handlers, the
+// reverse_proxy transport osdm and the osdm-keygen and osdm-token
+// commands.
 //
 //	xcaddy build --with github.com/caddy-osdm/caddy-osdm
 package caddyosdm
 
 import (
-	// The Caddy modules and directives.
+	// The order of the directives in a route.
 	_ "github.com/caddy-osdm/caddy-osdm/caddymodule"
+	// The Caddy modules, one package a role.
+	_ "github.com/caddy-osdm/caddy-osdm/caddymodule/command"
+	_ "github.com/caddy-osdm/caddy-osdm/caddymodule/consumer"
+	_ "github.com/caddy-osdm/caddy-osdm/caddymodule/provider"
+	_ "github.com/caddy-osdm/caddy-osdm/caddymodule/reverse"
+	_ "github.com/caddy-osdm/caddy-osdm/caddymodule/sandbox"
 )

@@ -1,6 +1,18 @@
-// Package caddymodule is the Caddy glue of caddy-osdm: the module structs of
-// osdm_convert, osdm_token, osdm_login, osdm_access, osdm_sandbox and the
-// reverse_proxy transport osdm, their Caddyfile parsing, metrics and
-// logging. The work itself is done by the Caddy-free packages converter,
-// tokenauth and osdmsandbox.
+// Package caddymodule is the Caddy glue of caddy-osdm. This package holds
+// the order of the module's directives in a route; the modules are in
+// packages by role, registered by the import list of the module root:
+//
+//   - consumer: osdm_convert (legacy -> OSDM), osdm_token and the
+//     reverse_proxy transport osdm (the consumer's authentication);
+//   - provider: osdm_login and osdm_access (the provider's
+//     authentication);
+//   - reverse: osdm_legacy (OSDM -> legacy);
+//   - sandbox: osdm_sandbox and legacy_sandbox (the two partners in
+//     memory);
+//   - command: the caddy osdm-keygen and osdm-token commands.
+//
+// What they share is under internal: the Caddyfile and metrics helpers
+// (glue), the handlers of one call through the route (calls) and the
+// stores (stores). The work itself is done by the Caddy-free packages
+// converter, osdmlegacy, tokenauth, osdmsandbox and legacysandbox.
 package caddymodule

@@ -1,0 +1,133 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	caddycmd "github.com/caddyserver/caddy/v2/cmd"
+	"github.com/spf13/cobra"
+
+	"github.com/caddy-osdm/caddy-osdm/tokenauth"
+)
+
+func init() {
+	caddycmd.RegisterCommand(caddycmd.Command{
+		Name:  "osdm-token",
+		Usage: "--token-url <url> --key-file <pem> --kid <kid> --subject <sub> [--issuer <iss>] [--audience <aud>] [--scope <scope>] [--grant jwt_bearer|client_assertion] [--alg <alg>]",
+		Short: "Logs in at an OSDM login service and prints the access token",
+		Long: `
+Signs an identity token with the given private key, posts it to the login
+service at --token-url (the same request osdm_token makes) and prints the
+access token it answers on stdout, and nothing else, so that an OSDM
+client can use it:
+
+	token="$(caddy osdm-token --token-url ... --key-file ... ...)"
+	curl -H "Authenticate: Bearer $token" ...
+
+Errors go to stderr with exit status 1. The private key and the identity
+token are never printed. It also checks a partner's login set-up.
+
+--issuer is required with grant jwt_bearer (the default); with grant
+client_assertion it defaults to --subject. --audience defaults to
+--token-url, --scope to uic_osdm, --alg to the key's usual algorithm.`,
+		CobraFunc: func(cmd *cobra.Command) {
+			cmd.Flags().String("token-url", "", "the login service's token endpoint")
+			cmd.Flags().String("key-file", "", "PEM file of the private key the identity token is signed with")
+			cmd.Flags().String("kid", "", "key id (kid header) agreed with the provider")
+			cmd.Flags().String("issuer", "", "iss claim of the identity token")
+			cmd.Flags().String("subject", "", "sub claim: the user name the provider gave")
+			cmd.Flags().String("audience", "", "aud claim (default: --token-url)")
+			cmd.Flags().String("scope", "", "scope asked for (default: uic_osdm)")
+			cmd.Flags().String("grant", "", "token request form: jwt_bearer (default) or client_assertion")
+			cmd.Flags().String("alg", "", "JWS algorithm (default: the key's usual one)")
+			cmd.Flags().Duration("timeout", 30*time.Second, "how long the login may take")
+			cmd.RunE = caddycmd.WrapCommandFuncForCobra(cmdOSDMToken)
+		},
+	})
+}
+
+// TokenOptions are the flags of caddy osdm-token: --token-url,
+// --key-file, --kid, --issuer, --subject, --audience, --scope, --grant,
+// --alg and --timeout.
+type TokenOptions struct {
+	TokenURL, KeyFile, Kid, Issuer, Subject, Audience, Scope, Grant, Alg string
+	Timeout                                                              time.Duration
+}
+
+func cmdOSDMToken(fl caddycmd.Flags) (int, error) {
+	opts := TokenOptions{
+		TokenURL: fl.String("token-url"), KeyFile: fl.String("key-file"), Kid: fl.String("kid"),
+		Issuer: fl.String("issuer"), Subject: fl.String("subject"), Audience: fl.String("audience"),
+		Scope: fl.String("scope"), Grant: fl.String("grant"), Alg: fl.String("alg"),
+		Timeout: fl.Duration("timeout"),
+	}
+	if err := RunToken(context.Background(), opts, os.Stdout); err != nil {
+		return caddy.ExitCodeFailedStartup, err
+	}
+	return 0, nil
+}
+
+// RunToken logs in as o says and writes the access token and a newline
+// to w. Its errors never hold the key, the identity token or the access
+// token.
+func RunToken(ctx context.Context, o TokenOptions, w io.Writer) error {
+	if o.TokenURL == "" || o.KeyFile == "" || o.Kid == "" || o.Subject == "" {
+		return errors.New("--token-url, --key-file, --kid and --subject are required")
+	}
+	grant := tokenauth.Grant(o.Grant)
+	switch grant {
+	case "":
+		grant = tokenauth.GrantJWTBearer
+	case tokenauth.GrantJWTBearer, tokenauth.GrantClientAssertion:
+	default:
+		return fmt.Errorf("--grant %q: want jwt_bearer or client_assertion", o.Grant)
+	}
+	if o.Issuer == "" {
+		if grant == tokenauth.GrantJWTBearer {
+			return errors.New("--issuer is required with grant jwt_bearer")
+		}
+		o.Issuer = o.Subject
+	}
+	if o.Audience == "" {
+		o.Audience = o.TokenURL
+	}
+	key, err := tokenauth.LoadPrivateKeyFile(o.KeyFile)
+	if err != nil {
+		return fmt.Errorf("--key-file: %w", err)
+	}
+	signer, err := tokenauth.NewIdentitySigner(tokenauth.IdentityConfig{
+		Issuer: o.Issuer, Subject: o.Subject, Audience: o.Audience,
+		KeyID: o.Kid, Alg: o.Alg, Scope: o.Scope,
+	}, key, nil)
+	if err != nil {
+		return err
+	}
+	partner := o.TokenURL
+	if u, err := url.Parse(o.TokenURL); err == nil && u.Host != "" {
+		partner = u.Host
+	}
+	client, err := tokenauth.NewTokenClient(tokenauth.TokenClientConfig{
+		Partner: partner, TokenURL: o.TokenURL, Grant: grant, Signer: signer,
+		Warn: func(msg string) { fmt.Fprintln(os.Stderr, "warning:", msg) },
+	})
+	if err != nil {
+		return err
+	}
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	tok, err := client.Token(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, tok.AccessToken)
+	return err
+}

@@ -1,0 +1,192 @@
+package consumer
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/dustin/go-humanize"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
+	"github.com/caddy-osdm/caddy-osdm/converter"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+func init() {
+	httpcaddyfile.RegisterHandlerDirective("osdm_convert", parseConvertCaddyfile)
+}
+
+func parseConvertCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	c := new(Convert)
+	if err := c.UnmarshalCaddyfile(h.Dispenser); err != nil {
+		return nil, err
+	}
+	return c, routePartnerOf(h).convertParsed(h, c.Partner)
+}
+
+// UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
+//
+//	osdm_convert {
+//		partner      <label>                 # required
+//		offer_search offers|trip-offers      # default: offers
+//		tariff       <code> <TYPE> <age>     # repeatable, merged over the defaults
+//		reason       <code> <OVERRULE_CODE>  # repeatable, merged over the defaults
+//		path         <step> <template>       # repeatable, e.g. refund_offers /bookings/{bookingId}/refundOffers
+//		path_prefix  <path>                  # before every step's path, e.g. /osdm
+//		time_zone    <IANA zone>             # default: Europe/Paris
+//		timeout      <duration>              # default: 20s
+//		max_body     <size>                  # default: 64KiB, at most 1MiB
+//		reply_cache  <size> [<ttl>]          # default: 10000 10m
+//		store        bolt [<path>] | redis <address> [<key prefix>]  # default: bolt in Caddy's data directory
+//		settle_every <duration>              # default: 1m
+//	}
+func (c *Convert) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the directive name
+	file, line := d.File(), d.Line()
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	seen := map[string]bool{}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		name := d.Val()
+		args := d.RemainingArgs()
+		switch name {
+		case "tariff", "reason", "path":
+		default:
+			if seen[name] {
+				return d.Errf("%s already specified", name)
+			}
+		}
+		seen[name] = true
+		if name == "store" {
+			cfg, err := stores.UnmarshalArgs(d, "store", args)
+			if err != nil {
+				return err
+			}
+			c.Store = cfg
+			continue
+		}
+		if err := c.unmarshalOption(name, args); err != nil {
+			return d.Err(err.Error())
+		}
+	}
+	// Validate now, so that the error names the Caddyfile and the
+	// directive's line.
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("osdm_convert: %v, at %s:%d", err, file, line)
+	}
+	return nil
+}
+
+// unmarshalOption sets one subdirective.
+func (c *Convert) unmarshalOption(name string, args []string) error {
+	want := map[string][2]int{ // min and max number of arguments
+		"partner": {1, 1}, "offer_search": {1, 1}, "tariff": {3, 3}, "reason": {2, 2},
+		"path": {2, 2}, "path_prefix": {1, 1}, "time_zone": {1, 1}, "timeout": {1, 1}, "max_body": {1, 1}, "reply_cache": {1, 2},
+		"settle_every": {1, 1},
+	}
+	n, ok := want[name]
+	if !ok {
+		return errors.New(glue.UnknownSubdirective("subdirective", name, glue.ConvertSubdirectives))
+	}
+	if len(args) < n[0] || len(args) > n[1] {
+		return fmt.Errorf("%s: wrong number of arguments (%d)", name, len(args))
+	}
+	switch name {
+	case "partner":
+		c.Partner = args[0]
+	case "offer_search":
+		c.OfferSearch = args[0]
+	case "time_zone":
+		c.TimeZone = args[0]
+	case "tariff":
+		age, err := strconv.Atoi(args[2])
+		if err != nil {
+			return fmt.Errorf("tariff %s: age %q is not a number", args[0], args[2])
+		}
+		if c.Tariffs == nil {
+			c.Tariffs = map[string]TariffMapping{}
+		}
+		if _, dup := c.Tariffs[args[0]]; dup {
+			return fmt.Errorf("tariff %s already specified", args[0])
+		}
+		if !slices.Contains(osdm.PassengerTypes, osdm.PassengerType(args[1])) {
+			known := make([]string, len(osdm.PassengerTypes))
+			for i, t := range osdm.PassengerTypes {
+				known[i] = string(t)
+			}
+			hint := glue.DidYouMean(args[1], known)
+			if hint == "" {
+				hint = " (known: " + converter.KnownPassengerTypes() + ")"
+			}
+			return fmt.Errorf("tariff %s: %q is not an OSDM passenger type%s", args[0], args[1], hint)
+		}
+		c.Tariffs[args[0]] = TariffMapping{Type: args[1], Age: age}
+	case "reason":
+		if c.Reasons == nil {
+			c.Reasons = map[string]string{}
+		}
+		if _, dup := c.Reasons[args[0]]; dup {
+			return fmt.Errorf("reason %s already specified", args[0])
+		}
+		c.Reasons[args[0]] = args[1]
+	case "path":
+		if c.Paths == nil {
+			c.Paths = map[string]string{}
+		}
+		if _, dup := c.Paths[args[0]]; dup {
+			return fmt.Errorf("path %s already specified", args[0])
+		}
+		if err := converter.CheckPath(converter.Step(args[0]), args[1]); err != nil {
+			return err
+		}
+		c.Paths[args[0]] = args[1]
+	case "path_prefix":
+		if err := converter.CheckPathPrefix(args[0]); err != nil {
+			return err
+		}
+		c.PathPrefix = args[0]
+	case "timeout":
+		dur, err := caddy.ParseDuration(args[0])
+		if err != nil || dur <= 0 {
+			return fmt.Errorf("timeout %q: not a positive duration", args[0])
+		}
+		c.Timeout = caddy.Duration(dur)
+	case "max_body":
+		size, err := humanize.ParseBytes(args[0])
+		if err != nil || size == 0 || size > legacy.MaxBodyBytes {
+			return fmt.Errorf("max_body %q: not a size from 1B to 1MiB", args[0])
+		}
+		c.MaxBody = int64(size)
+	case "settle_every":
+		dur, err := caddy.ParseDuration(args[0])
+		if err != nil || dur <= 0 {
+			return fmt.Errorf("settle_every %q: not a positive duration", args[0])
+		}
+		c.SettleEvery = caddy.Duration(dur)
+	case "reply_cache":
+		size, err := strconv.Atoi(args[0])
+		if err != nil || size <= 0 {
+			return fmt.Errorf("reply_cache size %q: not a positive number", args[0])
+		}
+		c.ReplyCacheSize = size
+		if len(args) == 2 {
+			ttl, err := caddy.ParseDuration(args[1])
+			if err != nil || ttl <= 0 {
+				return fmt.Errorf("reply_cache ttl %q: not a positive duration", args[1])
+			}
+			c.ReplyCacheTTL = caddy.Duration(ttl)
+		}
+	}
+	return nil
+}
+
+// Interface guard
+var _ caddyfile.Unmarshaler = (*Convert)(nil)

@@ -1,0 +1,98 @@
+package consumer
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
+	"github.com/caddy-osdm/caddy-osdm/converter"
+)
+
+// TestConvertCaddyfileStore: osdm_convert takes the shared store syntax
+// and settle_every; every mistake is an error naming what is wrong.
+func TestConvertCaddyfileStore(t *testing.T) {
+	for _, tc := range []struct {
+		block string
+		want  *stores.Config
+		every time.Duration
+	}{
+		{"store bolt", &stores.Config{Engine: "bolt"}, 0},
+		{"store bolt /var/lib/osdm/journal.db\n\tsettle_every 30s", &stores.Config{Engine: "bolt", Path: "/var/lib/osdm/journal.db"}, 30 * time.Second},
+		{"store redis 10.0.0.7:6379 fare:", &stores.Config{Engine: "redis", Address: "10.0.0.7:6379", Prefix: "fare:"}, 0},
+	} {
+		d := caddyfile.NewTestDispenser("osdm_convert {\n\tpartner p\n\t" + tc.block + "\n}")
+		var c Convert
+		if err := c.UnmarshalCaddyfile(d); err != nil {
+			t.Fatalf("%q: %v", tc.block, err)
+		}
+		if !reflect.DeepEqual(c.Store, tc.want) || time.Duration(c.SettleEvery) != tc.every {
+			t.Errorf("%q: store %+v settle_every %v", tc.block, c.Store, time.Duration(c.SettleEvery))
+		}
+	}
+	for _, tc := range []struct{ block, want string }{
+		{"store", "store takes bolt"},
+		{"store memory", `store "memory" is unknown`},
+		{"store redis", "store redis takes <address>"},
+		{"store bolt a b", "at most one path"},
+		{"store bolt\n\tstore bolt", "store already specified"},
+		{"settle_every never", `settle_every "never"`},
+		{"settle_every 0s", `settle_every "0s"`},
+	} {
+		d := caddyfile.NewTestDispenser("osdm_convert {\n\tpartner p\n\t" + tc.block + "\n}")
+		var c Convert
+		if err := c.UnmarshalCaddyfile(d); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one containing %q", tc.block, err, tc.want)
+		}
+	}
+}
+
+// TestConvertStoreDefaultAndShared: without a store subdirective the
+// journal is a bolt file in Caddy's data directory; two routes naming the
+// same file share it (bbolt locks the file, a second open would wait and
+// fail).
+func TestConvertStoreDefaultAndShared(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	a := convUnit(t, nil)
+	if want := "bolt " + filepath.Join(caddy.AppDataDir(), "osdm", "store.db"); a.storeLease.Where != want {
+		t.Errorf("default store %q, want %q", a.storeLease.Where, want)
+	}
+	path := filepath.Join(t.TempDir(), "shared.db")
+	b := convUnit(t, func(c *Convert) { c.Store = &stores.Config{Engine: "bolt", Path: path}; c.Partner = "b" })
+	c := convUnit(t, func(c *Convert) { c.Store = &stores.Config{Engine: "bolt", Path: path}; c.Partner = "c" })
+	if b.storeLease.Where != c.storeLease.Where {
+		t.Errorf("two routes on one file: %q and %q", b.storeLease.Where, c.storeLease.Where)
+	}
+	if _, err := b.storeLease.Get(context.Background(), "nothing"); err == nil {
+		t.Error("an empty store answered a key")
+	}
+}
+
+// TestConvertSettlementMetric: what settlement finds is counted by
+// partner, outcome and whether it is settled, next to its log line.
+func TestConvertSettlementMetric(t *testing.T) {
+	c := convUnit(t, nil)
+	c.logSettled(converter.Settled{MessageID: "m-1", BookingID: "b-1", Outcome: "booking_rolled_back", Done: true})
+	c.logSettled(converter.Settled{MessageID: "m-2", BookingID: "b-2", Outcome: "partner_unavailable", Done: false})
+	c.logSettled(converter.Settled{MessageID: "m-2", BookingID: "b-2", Outcome: "partner_unavailable", Done: false})
+	count := func(outcome, settled string) float64 {
+		var m dto.Metric
+		if err := c.settlements.WithLabelValues(c.Partner, outcome, settled).Write(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m.GetCounter().GetValue()
+	}
+	if got := count("booking_rolled_back", "true"); got != 1 {
+		t.Errorf("settled: %v", got)
+	}
+	if got := count("partner_unavailable", "false"); got != 2 {
+		t.Errorf("not settled yet: %v", got)
+	}
+}

@@ -1,0 +1,160 @@
+package consumer
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+)
+
+func TestTokenUnmarshalCaddyfile(t *testing.T) {
+	d := caddyfile.NewTestDispenser(`osdm_token {
+		token_url          https://login.sncf.example/oauth/token
+		key_file           /etc/osdm/sncf.pem
+		kid                legacy-2026-01
+		issuer             https://reservations.example-railway.eu
+		subject            example-railway
+		audience           https://login.sncf.example/aud
+		alg                PS256
+		scope              "uic_osdm extra"
+		grant              client_assertion
+		header             Authorization
+		lifetime           300s
+		refresh_ahead      30s
+		default_expires_in 10m
+		max_replay_body    2MiB
+		partner            sncf
+	}`)
+	var got Token
+	if err := got.UnmarshalCaddyfile(d); err != nil {
+		t.Fatal(err)
+	}
+	want := Token{
+		Partner: "sncf", TokenURL: "https://login.sncf.example/oauth/token", KeyFile: "/etc/osdm/sncf.pem",
+		KeyID: "legacy-2026-01", Issuer: "https://reservations.example-railway.eu", Subject: "example-railway",
+		Audience: "https://login.sncf.example/aud", Alg: "PS256", Scope: "uic_osdm extra", Grant: "client_assertion",
+		Header: "Authorization", Lifetime: caddy.Duration(300 * time.Second), RefreshAhead: caddy.Duration(30 * time.Second),
+		DefaultExpiresIn: caddy.Duration(10 * time.Minute), MaxReplayBody: 2 << 20,
+	}
+	if got.Partner != want.Partner || got.TokenURL != want.TokenURL || got.KeyFile != want.KeyFile || got.KeyID != want.KeyID ||
+		got.Issuer != want.Issuer || got.Subject != want.Subject || got.Audience != want.Audience || got.Alg != want.Alg ||
+		got.Scope != want.Scope || got.Grant != want.Grant || got.Header != want.Header || got.Lifetime != want.Lifetime ||
+		got.RefreshAhead != want.RefreshAhead || got.DefaultExpiresIn != want.DefaultExpiresIn || got.MaxReplayBody != want.MaxReplayBody {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+func TestTokenUnmarshalCaddyfileErrors(t *testing.T) {
+	const base = `
+		token_url https://login.example/oauth/token
+		key_file  /k.pem
+		kid       k1
+		subject   me
+`
+	for _, tc := range []struct {
+		name, block, want string
+	}{
+		{"missing token_url", "key_file /k.pem\nkid k\nsubject s\nissuer i", "osdm_token: token_url is required"},
+		{"missing subject", "token_url https://l/t\nkey_file /k.pem\nkid k\nissuer i", "osdm_token: subject is required"},
+		{"missing issuer with jwt_bearer", base, "issuer is required with grant jwt_bearer"},
+		{"unknown", base + "issuer i\nclient_secret x", `unrecognized subdirective "client_secret"`},
+		{"repeated", base + "issuer i\nkid k2", "kid already specified"},
+		{"no value", base + "issuer i\nscope", "wrong argument count"},
+		{"two values", base + "issuer i\nscope a b", "wrong argument count"},
+		{"short lifetime", base + "issuer i\nlifetime 60s", "lifetime 1m0s is below the minimum of 2m0s"},
+		{"bad duration", base + "issuer i\nlifetime soon", `lifetime "soon"`},
+		{"bad grant", base + "grant password", `grant "password": want jwt_bearer or client_assertion`},
+		{"bad alg", base + "issuer i\nalg HS256", `unsupported alg "HS256"`},
+		{"bad header", base + "issuer i\nheader \"Bad Header\"", `header "Bad Header" is not a valid HTTP header name`},
+		{"relative token_url", "token_url /oauth/token\nkey_file /k\nkid k\nsubject s\nissuer i", "is not an absolute http(s) URL"},
+		{"bad size", base + "issuer i\nmax_replay_body lots", `max_replay_body "lots"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := caddyfile.NewTestDispenser("osdm_token {\n" + tc.block + "\n}")
+			var tok Token
+			err := tok.UnmarshalCaddyfile(d)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.want)
+			}
+			if !strings.Contains(err.Error(), "Testfile:") {
+				t.Fatalf("error %q does not name the file and line", err)
+			}
+		})
+	}
+	// client_assertion needs no issuer: it defaults to subject.
+	d := caddyfile.NewTestDispenser("osdm_token {\n" + base + "grant client_assertion\n}")
+	var tok Token
+	if err := tok.UnmarshalCaddyfile(d); err != nil {
+		t.Fatalf("client_assertion without issuer: %v", err)
+	}
+}
+
+// A whole Caddyfile with a bad osdm_token block fails to adapt, naming the
+// file and the line.
+func TestTokenCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
+	for _, tc := range []struct{ name, block, want string }{
+		{"bad", "lifetime 30s", "lifetime 30s is below the minimum of 2m0s, at Caddyfile:3"},
+		{"missing", "", "Caddyfile:3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cf := `:8080 {
+	route /partners/sncf {
+		osdm_token {
+			token_url https://login.sncf.example/oauth/token
+			key_file  /etc/osdm/sncf.pem
+			kid       legacy-2026-01
+			issuer    https://reservations.example-railway.eu
+			` + map[bool]string{true: "", false: "subject   example-railway"}[tc.name == "missing"] + `
+			` + tc.block + `
+		}
+		reverse_proxy https://osdm.sncf.example {
+			transport osdm
+		}
+	}
+}
+`
+			_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile"})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one naming %s", err, tc.want)
+			}
+		})
+	}
+}
+
+// The adapted JSON carries exactly what was written, not filled-in
+// defaults, so `caddy adapt` output round-trips.
+func TestTokenCaddyfileAdaptJSON(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cf := `:8080 {
+	route {
+		osdm_token {
+			token_url https://login.sncf.example/oauth/token
+			key_file  /etc/osdm/sncf.pem
+			kid       legacy-2026-01
+			subject   example-railway
+			grant     client_assertion
+			lifetime  5m
+		}
+		reverse_proxy https://osdm.sncf.example {
+			transport osdm
+		}
+	}
+}
+`
+	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"grant":"client_assertion","handler":"osdm_token","key_file":"/etc/osdm/sncf.pem","kid":"legacy-2026-01","lifetime":300000000000,"subject":"example-railway","token_url":"https://login.sncf.example/oauth/token"}`
+	if !strings.Contains(string(out), want) {
+		t.Fatalf("adapted JSON\n%s\ndoes not contain\n%s", out, want)
+	}
+}

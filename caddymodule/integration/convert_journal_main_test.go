@@ -1,0 +1,35 @@
+package integration
+
+import (
+	"os"
+	"testing"
+)
+
+// TestMain gives the package's tests a data directory of their own:
+// osdm_convert keeps its journal in a bolt file there by default, and
+// bbolt locks it, so test processes must not share the user's.
+func TestMain(m *testing.M) {
+	if os.Getenv(journalRoleEnv) == "" {
+		dir, err := os.MkdirTemp("", "caddymodule-data-")
+		if err != nil {
+			panic(err)
+		}
+		os.Setenv("XDG_DATA_HOME", dir)
+		code := m.Run()
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// journalDataDir is a data directory for one test, under /dev/shm when
+// that is a tmpfs the test can write, else in the test's temporary
+// directory.
+func journalDataDir(t *testing.T) string {
+	t.Helper()
+	if dir, err := os.MkdirTemp("/dev/shm", "caddymodule-"); err == nil {
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		return dir
+	}
+	return t.TempDir()
+}

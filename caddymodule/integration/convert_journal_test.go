@@ -1,0 +1,601 @@
+package integration
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/converter"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+)
+
+// The tests of this file run osdm_convert's journal (issue 14) the way it
+// is deployed: the partner (osdm_sandbox) is a Caddy in a process of its
+// own, so it outlives the fronts; each front (osdm_convert +
+// reverse_proxy) is a Caddy in a child process too, so that it can be
+// killed with SIGKILL mid-exchange and started again on the same bolt
+// file, or run twice on one Redis. Both are this test binary, re-executed
+// with journalRoleEnv naming the role. Between the fronts and the partner
+// sits a partnerTap in the test process: it checks every OSDM exchange
+// against the spec, records them, and acts out faults.
+
+// journalRoleEnv selects what TestJournalHelperProcess does.
+const journalRoleEnv = "CADDY_OSDM_JOURNAL_ROLE"
+
+// The journal's test partner route name; the Idempotency-Keys derive
+// from it.
+const journalPartner = "journal"
+
+// TestJournalHelperProcess is not a test: it is the child process of the
+// journal tests, running a Caddy in the role journalRoleEnv names until
+// it is killed. Without the variable it returns at once.
+func TestJournalHelperProcess(t *testing.T) {
+	role := os.Getenv(journalRoleEnv)
+	if role == "" {
+		return
+	}
+	port := os.Getenv("JOURNAL_PORT")
+	var cf string
+	switch role {
+	case "partner":
+		cf = fmt.Sprintf("{\n\tadmin off\n\tpersist_config off\n}\nhttp://127.0.0.1:%s {\n\troute {\n\t\tosdm_sandbox {\n\t\t\tcapacity 1000\n\t\t}\n\t}\n}\n", port)
+	case "front":
+		cf = fmt.Sprintf("{\n\tadmin off\n\tpersist_config off\n}\nhttp://127.0.0.1:%s {\n\troute {\n\t\tosdm_convert {\n\t\t\tpartner %s\n\t\t\tstore %s\n%s\t\t}\n\t\treverse_proxy %s\n\t}\n}\n",
+			port, journalPartner, os.Getenv("JOURNAL_STORE"), os.Getenv("JOURNAL_EXTRA"), os.Getenv("JOURNAL_UPSTREAM"))
+	default:
+		fmt.Fprintln(os.Stderr, "unknown role", role)
+		os.Exit(2)
+	}
+	cfg, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": role})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err, "\n", cf)
+		os.Exit(2)
+	}
+	if err := caddy.Load(cfg, true); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	fmt.Println("ready")
+	select {}
+}
+
+// journalProc is a Caddy child process.
+type journalProc struct {
+	cmd  *exec.Cmd
+	port int
+	log  string
+	done chan struct{}
+}
+
+// startJournalProc starts a child in role with env, and waits until its
+// port answers.
+func startJournalProc(t *testing.T, role string, port int, env ...string) *journalProc {
+	t.Helper()
+	logFile := filepath.Join(t.TempDir(), role+".log")
+	f, err := os.Create(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestJournalHelperProcess$", "-test.v")
+	cmd.Env = append(os.Environ(), append([]string{journalRoleEnv + "=" + role, "JOURNAL_PORT=" + strconv.Itoa(port)}, env...)...)
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &journalProc{cmd: cmd, port: port, log: logFile, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		f.Close()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.kill()
+		if t.Failed() {
+			out, _ := os.ReadFile(logFile)
+			if len(out) > 6000 {
+				out = out[len(out)-6000:]
+			}
+			t.Logf("%s log (end):\n%s", role, out)
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 100*time.Millisecond)
+		if err == nil {
+			conn.Close()
+			return p
+		}
+		select {
+		case <-p.done:
+			out, _ := os.ReadFile(logFile)
+			t.Fatalf("%s process ended before it listened:\n%s", role, out)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s process does not listen on %d", role, port)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// kill ends the process with SIGKILL and waits for it.
+func (p *journalProc) kill() {
+	if p.cmd.Process != nil {
+		_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	}
+	<-p.done
+}
+
+// journalRig is a partner process, a tap in front of it, and the fronts
+// of a test.
+type journalRig struct {
+	t           *testing.T
+	partnerPort int
+	tap         *partnerTap
+	store       string // the fronts' store subdirective arguments
+	extra       string // more osdm_convert subdirectives, one per line
+}
+
+func newJournalRig(t *testing.T, store, extra string) *journalRig {
+	t.Helper()
+	warmSpec(t)
+	rig := &journalRig{t: t, partnerPort: harness.FreePort(t), store: store, extra: extra}
+	startJournalProc(t, "partner", rig.partnerPort)
+	rig.tap = newPartnerTap(t, rig.partnerPort)
+	return rig
+}
+
+// front starts a front process on the rig's store.
+func (rig *journalRig) front() *journalProc {
+	rig.t.Helper()
+	return startJournalProc(rig.t, "front", harness.FreePort(rig.t), "JOURNAL_STORE="+rig.store, "JOURNAL_EXTRA="+rig.extra,
+		fmt.Sprintf("JOURNAL_UPSTREAM=127.0.0.1:%d", rig.tap.port()))
+}
+
+// send posts msg to front p as XML; err is a transport failure (the
+// front died).
+func (rig *journalRig) send(p *journalProc, msg legacy.Message) (int, legacy.Reply, error) {
+	body, err := legacy.Encode(legacy.XML, msg)
+	if err != nil {
+		rig.t.Fatal(err)
+	}
+	client := &http.Client{Timeout: 60 * time.Second}
+	resp, err := client.Post(fmt.Sprintf("http://127.0.0.1:%d/", p.port), legacy.XML.ContentType(), bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, nil, err
+	}
+	r, err := legacy.DecodeReply(legacy.XML, out)
+	if err != nil {
+		return resp.StatusCode, nil, fmt.Errorf("reply %d %s: %w", resp.StatusCode, out, err)
+	}
+	return resp.StatusCode, r, nil
+}
+
+// mustSend is send that fails the test on a transport failure.
+func (rig *journalRig) mustSend(p *journalProc, msg legacy.Message) (int, legacy.Reply) {
+	rig.t.Helper()
+	status, r, err := rig.send(p, msg)
+	if err != nil {
+		rig.t.Fatal(err)
+	}
+	return status, r
+}
+
+// bookingsOf lists the partner's bookings made for legacy message id: the
+// ones whose POST /bookings carried its Idempotency-Key.
+func (rig *journalRig) bookingsOf(id string) []sandboxBookingView {
+	rig.t.Helper()
+	key := converter.IdempotencyKey(journalPartner, id, converter.StepBooking)
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/_sandbox/bookings", rig.partnerPort))
+	if err != nil {
+		rig.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var all []struct {
+		ID              string   `json:"id"`
+		Status          string   `json:"status"`
+		IdempotencyKeys []string `json:"idempotencyKeys"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&all); err != nil {
+		rig.t.Fatal(err)
+	}
+	var out []sandboxBookingView
+	for _, b := range all {
+		for _, k := range b.IdempotencyKeys {
+			if k == key {
+				out = append(out, sandboxBookingView{ID: b.ID, Status: b.Status})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// oneBooking is the one booking made for message id.
+func (rig *journalRig) oneBooking(id string) sandboxBookingView {
+	rig.t.Helper()
+	bs := rig.bookingsOf(id)
+	if len(bs) != 1 {
+		rig.t.Fatalf("the partner holds %d bookings for message %s, want 1: %+v", len(bs), id, bs)
+	}
+	return bs[0]
+}
+
+// callsOf counts the tapped calls of step with message id's Idempotency-Key.
+func callsOf(exs []tappedExchange, id string, step converter.Step) int {
+	key := converter.IdempotencyKey(journalPartner, id, step)
+	n := 0
+	for _, ex := range exs {
+		if ex.ReqHeader.Get("Idempotency-Key") == key {
+			n++
+		}
+	}
+	return n
+}
+
+// journalMsgID is a messageId unique to this run.
+func journalMsgID(what string) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "j-" + what + "-" + hex.EncodeToString(b[:])
+}
+
+// searchBooking is a BookingRequest without OfferRef: the converter
+// searches, picks, books and fulfils (the issue's case).
+func searchBooking(id string) *legacy.BookingRequest {
+	return &legacy.BookingRequest{Header: legacy.Header{MessageID: id}, Journey: journeyOn("9203"),
+		Places: secondClassSeats(legacy.Tariff{Code: 1, Count: 1}), Passengers: []legacy.Passenger{{FirstName: "Ada", LastName: "Journal"}}}
+}
+
+func availability(id string) *legacy.AvailabilityRequest {
+	return &legacy.AvailabilityRequest{Header: legacy.Header{MessageID: id}, Journey: journeyOn("9203"),
+		Places: secondClassSeats(legacy.Tariff{Code: 1, Count: 1})}
+}
+
+// boltStore is the store subdirective of a fresh bolt file.
+func boltStore(t *testing.T) string {
+	return "bolt " + filepath.Join(t.TempDir(), "journal.db")
+}
+
+// redisStore is the store subdirective of a Redis under a fresh prefix,
+// or skips the test.
+func redisStore(t *testing.T) string {
+	addr := os.Getenv("OSDM_TEST_REDIS")
+	if addr == "" {
+		t.Skip("OSDM_TEST_REDIS not set (host:port of a Redis): the two-instance journal tests need one")
+	}
+	return "redis " + addr + " " + journalMsgID("test") + ":"
+}
+
+// TestJournalReplyOutlivesReplyCache (issue 14 (a)): with a reply cache of
+// one entry, a booking's reply is pushed out by the next message; the
+// resend is answered from the store with the same BookingRef and no
+// second OSDM sequence, and so it is after the front is restarted on the
+// same bolt file.
+func TestJournalReplyOutlivesReplyCache(t *testing.T) {
+	rig := newJournalRig(t, boltStore(t), "\t\t\treply_cache 1\n")
+	front := rig.front()
+	id := journalMsgID("a")
+	status, r := rig.mustSend(front, searchBooking(id))
+	first := must[*legacy.BookingReply](t, status, r, http.StatusOK)
+	rig.mustSend(front, availability(journalMsgID("push")))
+	rig.tap.take()
+
+	status, r = rig.mustSend(front, searchBooking(id))
+	again := must[*legacy.BookingReply](t, status, r, http.StatusOK)
+	if again.BookingRef != first.BookingRef || again.Status != first.Status || again.TicketControlNumber != first.TicketControlNumber {
+		t.Fatalf("resend answered %+v, first reply %+v", again, first)
+	}
+	if exs := rig.tap.take(); len(exs) != 0 {
+		t.Fatalf("the resend made %d OSDM calls, e.g. %s %s", len(exs), exs[0].Method, exs[0].Path)
+	}
+
+	front.kill()
+	front = rig.front()
+	status, r = rig.mustSend(front, searchBooking(id))
+	if after := must[*legacy.BookingReply](t, status, r, http.StatusOK); after.BookingRef != first.BookingRef {
+		t.Fatalf("after a restart the resend got %+v", after)
+	}
+	if exs := rig.tap.take(); len(exs) != 0 {
+		t.Fatalf("after a restart the resend made %d OSDM calls", len(exs))
+	}
+	if b := rig.oneBooking(id); b.ID != first.BookingRef || b.Status != "FULFILLED" {
+		t.Fatalf("partner: %+v", b)
+	}
+}
+
+// killOnFulfilment makes the tap SIGKILL the front it names when the
+// fulfilment of message id arrives, before passing it on: the partner
+// keeps a booking PREBOOKED that the dead front never confirmed.
+func (rig *journalRig) killOnFulfilment(front *journalProc, id string) {
+	key := converter.IdempotencyKey(journalPartner, id, converter.StepFulfillments)
+	rig.tap.mu.Lock()
+	defer rig.tap.mu.Unlock()
+	rig.tap.intercept = func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
+		if r.Header.Get("Idempotency-Key") != key {
+			return false
+		}
+		front.kill()
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+		}
+		return true
+	}
+}
+
+// TestJournalSettlesAfterSIGKILL (issue 14 (b)): the front is killed with
+// SIGKILL after POST /bookings answered, when the fulfilment is on its
+// way. Started again on the same bolt file, it settles the booking the
+// dead process left: first with no resend (its first request starts
+// settlement, which deletes the unconfirmed booking and records the
+// outcome the resend then gets), then with the resend coming first (it
+// continues the exchange). Either way the booking ends fulfilled or
+// deleted, the reply says which, and there is one booking.
+func TestJournalSettlesAfterSIGKILL(t *testing.T) {
+	rig := newJournalRig(t, boltStore(t), "\t\t\tsettle_every 200ms\n")
+	front := rig.front()
+
+	// Settled in the background.
+	id := journalMsgID("b1")
+	rig.killOnFulfilment(front, id)
+	if _, r, err := rig.send(front, searchBooking(id)); err == nil {
+		t.Fatalf("the front answered %+v; it should have died", r)
+	}
+	if b := rig.oneBooking(id); b.Status != "PREBOOKED" {
+		t.Fatalf("after the kill the partner holds %+v, want it PREBOOKED", b)
+	}
+	front = rig.front()
+	rig.mustSend(front, availability(journalMsgID("wake")))
+	deadline := time.Now().Add(15 * time.Second)
+	var b sandboxBookingView
+	for {
+		if b = rig.oneBooking(id); b.Status != "PREBOOKED" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the booking left by the dead front is still %s", b.Status)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if b.Status != "DELETED" {
+		t.Fatalf("settled without a client, the booking is %s, want DELETED", b.Status)
+	}
+	rig.tap.take()
+	status, r := rig.mustSend(front, searchBooking(id))
+	n := must[*legacy.NegativeReply](t, status, r, legacy.CodeBookingRolledBack.HTTPStatus())
+	if n.Code != legacy.CodeBookingRolledBack || n.BookingRef != b.ID || !n.Retryable {
+		t.Fatalf("resend after settlement: %+v", n)
+	}
+	if exs := rig.tap.take(); len(exs) != 0 {
+		t.Fatalf("the resend of a settled exchange made %d OSDM calls", len(exs))
+	}
+
+	// Continued by the resend.
+	id = journalMsgID("b2")
+	rig.killOnFulfilment(front, id)
+	if _, r, err := rig.send(front, searchBooking(id)); err == nil {
+		t.Fatalf("the front answered %+v; it should have died", r)
+	}
+	front = rig.front()
+	rig.tap.take()
+	status, r = rig.mustSend(front, searchBooking(id))
+	b = rig.oneBooking(id)
+	switch r := r.(type) {
+	case *legacy.BookingReply:
+		if r.BookingRef != b.ID || b.Status != "FULFILLED" || status != http.StatusOK {
+			t.Fatalf("resend: %d %+v, partner %+v", status, r, b)
+		}
+	case *legacy.NegativeReply:
+		// Settlement (started by this very request) got there first.
+		if r.Code != legacy.CodeBookingRolledBack || r.BookingRef != b.ID || b.Status != "DELETED" {
+			t.Fatalf("resend: %+v, partner %+v", r, b)
+		}
+	default:
+		t.Fatalf("resend: %T %+v", r, r)
+	}
+	exs := rig.tap.take()
+	if n := callsOf(exs, id, converter.StepBooking); n != 0 {
+		t.Errorf("the resend sent POST /bookings %d times; the booking id was known", n)
+	}
+	for _, ex := range exs {
+		if ex.Path == "/offers" {
+			t.Errorf("the resend searched again")
+		}
+	}
+}
+
+// TestJournalTwoFrontsOneRedis (issue 14 (c)): a booking made through one
+// front and resent to the other gets the same BookingRef; the partner
+// holds one booking.
+func TestJournalTwoFrontsOneRedis(t *testing.T) {
+	rig := newJournalRig(t, redisStore(t), "")
+	a, b := rig.front(), rig.front()
+	id := journalMsgID("c")
+	status, r := rig.mustSend(a, searchBooking(id))
+	first := must[*legacy.BookingReply](t, status, r, http.StatusOK)
+	rig.tap.take()
+	status, r = rig.mustSend(b, searchBooking(id))
+	if again := must[*legacy.BookingReply](t, status, r, http.StatusOK); again.BookingRef != first.BookingRef {
+		t.Fatalf("the other front answered %s, the first %s", again.BookingRef, first.BookingRef)
+	}
+	if exs := rig.tap.take(); len(exs) != 0 {
+		t.Fatalf("the resend to the other front made %d OSDM calls", len(exs))
+	}
+	if bk := rig.oneBooking(id); bk.ID != first.BookingRef {
+		t.Fatalf("partner: %+v", bk)
+	}
+}
+
+// TestJournalResendStormTwoFronts (issue 14 (d)): while the first copy of
+// a booking is still running (its fulfilment held up at the tap), 20
+// copies are resent, spread over both fronts: all get the first copy's
+// BookingReply, and the partner sees one POST /bookings and one booking.
+func TestJournalResendStormTwoFronts(t *testing.T) {
+	rig := newJournalRig(t, redisStore(t), "")
+	fronts := []*journalProc{rig.front(), rig.front()}
+	id := journalMsgID("d")
+	key := converter.IdempotencyKey(journalPartner, id, converter.StepFulfillments)
+	held := make(chan struct{})
+	var once sync.Once
+	rig.tap.mu.Lock()
+	rig.tap.intercept = func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if r.Header.Get("Idempotency-Key") == key {
+			once.Do(func() { close(held) })
+			time.Sleep(1500 * time.Millisecond)
+		}
+		return false
+	}
+	rig.tap.mu.Unlock()
+
+	type answer struct {
+		status int
+		reply  legacy.Reply
+		err    error
+	}
+	answers := make(chan answer, 21)
+	go func() {
+		s, r, err := rig.send(fronts[0], searchBooking(id))
+		answers <- answer{s, r, err}
+	}()
+	select {
+	case <-held:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the first copy never reached its fulfilment")
+	}
+	for i := range 20 {
+		go func() {
+			s, r, err := rig.send(fronts[i%2], searchBooking(id))
+			answers <- answer{s, r, err}
+		}()
+	}
+	ref := ""
+	for range 21 {
+		a := <-answers
+		if a.err != nil {
+			t.Fatal(a.err)
+		}
+		br := must[*legacy.BookingReply](t, a.status, a.reply, http.StatusOK)
+		if ref == "" {
+			ref = br.BookingRef
+		}
+		if br.BookingRef != ref {
+			t.Fatalf("BookingRefs %s and %s for one message", ref, br.BookingRef)
+		}
+	}
+	exs := rig.tap.take()
+	if n := callsOf(exs, id, converter.StepBooking); n != 1 {
+		t.Errorf("POST /bookings was sent %d times, want 1", n)
+	}
+	if n := callsOf(exs, id, converter.StepFulfillments); n != 1 {
+		t.Errorf("the fulfilment was sent %d times, want 1", n)
+	}
+	searches := 0
+	for _, ex := range exs {
+		if ex.Path == "/offers" {
+			searches++
+		}
+	}
+	if searches != 1 {
+		t.Errorf("%d searches for one message, want 1", searches)
+	}
+	if bk := rig.oneBooking(id); bk.ID != ref || bk.Status != "FULFILLED" {
+		t.Fatalf("partner: %+v", bk)
+	}
+}
+
+// TestJournalSettlesFrozenPartner: the partner stops answering after
+// POST /bookings (fulfilment and the rollback's DELETE get 503s); the
+// reply names the booking, which the journal keeps as unsettled. Once the
+// partner answers again, settlement deletes it, and the resend gets
+// BOOKING_ROLLED_BACK instead of "expires by itself".
+func TestJournalSettlesFrozenPartner(t *testing.T) {
+	rig := newJournalRig(t, boltStore(t), "\t\t\tsettle_every 200ms\n")
+	front := rig.front()
+	id := journalMsgID("frozen")
+	fulfil := converter.IdempotencyKey(journalPartner, id, converter.StepFulfillments)
+	var frozen sync.Mutex
+	isFrozen := true
+	rig.tap.mu.Lock()
+	rig.tap.intercept = func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
+		frozen.Lock()
+		defer frozen.Unlock()
+		if isFrozen && (r.Header.Get("Idempotency-Key") == fulfil || r.Method == http.MethodDelete || r.Method == http.MethodGet) {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"code":"SERVICE_UNAVAILABLE","title":"frozen"}`))
+			return true
+		}
+		return false
+	}
+	rig.tap.mu.Unlock()
+	status, r := rig.mustSend(front, searchBooking(id))
+	n := must[*legacy.NegativeReply](t, status, r, http.StatusBadGateway)
+	b := rig.oneBooking(id)
+	if n.BookingRef != b.ID || b.Status != "PREBOOKED" || !strings.Contains(n.Text, "could not delete it either") {
+		t.Fatalf("frozen: reply %+v, partner %+v", n, b)
+	}
+	// Still frozen: settlement tries (GET answered 503) and the first
+	// reply stands for a resend.
+	time.Sleep(600 * time.Millisecond)
+	status, r = rig.mustSend(front, searchBooking(id))
+	if again := must[*legacy.NegativeReply](t, status, r, http.StatusBadGateway); again.Text != n.Text {
+		t.Fatalf("resend while frozen: %+v", again)
+	}
+	frozen.Lock()
+	isFrozen = false
+	frozen.Unlock()
+	deadline := time.Now().Add(15 * time.Second)
+	for rig.oneBooking(id).Status == "PREBOOKED" {
+		if time.Now().After(deadline) {
+			t.Fatal("the booking is still PREBOOKED after the partner came back")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if b := rig.oneBooking(id); b.Status != "DELETED" {
+		t.Fatalf("settled, the booking is %s, want DELETED", b.Status)
+	}
+	status, r = rig.mustSend(front, searchBooking(id))
+	if final := must[*legacy.NegativeReply](t, status, r, legacy.CodeBookingRolledBack.HTTPStatus()); final.Code != legacy.CodeBookingRolledBack || final.BookingRef != b.ID {
+		t.Fatalf("resend after settlement: %+v", final)
+	}
+}
+
+// TestJournalBoltFileOneProcess: a second Caddy on the bolt file a running
+// one holds does not start (bbolt locks the file; two processes on one
+// file would each believe it alone runs a message): it fails after the
+// store's wait, naming the file.
+func TestJournalBoltFileOneProcess(t *testing.T) {
+	rig := newJournalRig(t, boltStore(t), "")
+	rig.front()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestJournalHelperProcess$")
+	cmd.Env = append(os.Environ(), journalRoleEnv+"=front", fmt.Sprintf("JOURNAL_PORT=%d", harness.FreePort(t)),
+		"JOURNAL_STORE="+rig.store, fmt.Sprintf("JOURNAL_UPSTREAM=127.0.0.1:%d", rig.tap.port()))
+	out, err := cmd.CombinedOutput()
+	path := strings.TrimPrefix(rig.store, "bolt ")
+	if err == nil || !strings.Contains(string(out), "journal store: bolt file "+path+" is locked by another process") {
+		t.Fatalf("second process on %s: %v\n%s", path, err, out)
+	}
+}

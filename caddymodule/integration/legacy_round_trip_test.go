@@ -1,0 +1,122 @@
+package integration
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
+)
+
+// TestOSDMLegacyIntegrationLegacyRoundTrip: a legacy reservation system
+// books and cancels on another legacy system over OSDM: legacy client ->
+// osdm_convert -> reverse_proxy -> osdm_legacy -> reverse_proxy -> the
+// legacy sandbox. The BookingReply carries the far system's reservation
+// reference and control number; the CancelReply its refund.
+func TestOSDMLegacyIntegrationLegacyRoundTrip(t *testing.T) {
+	sb, err := legacysandbox.New(legacysandbox.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacyAddr := harness.ServeLocal(t, sb)
+	dir := t.TempDir()
+	osdmPort := harness.FreePort(t)
+	base := harness.ServeCaddyfile(t, func(port int) string {
+		return fmt.Sprintf(`{
+	admin off
+	persist_config off
+	auto_https off
+}
+
+http://127.0.0.1:%d {
+	route /legacy {
+		osdm_convert {
+			partner hermes-over-osdm
+			timeout 10s
+		}
+		reverse_proxy 127.0.0.1:%d
+	}
+}
+
+http://127.0.0.1:%d {
+	route {
+		osdm_legacy {
+			partner hermes-test
+			refund_fee 10%%
+			timeout 5s
+			store bolt %s
+		}
+		reverse_proxy %s
+	}
+}
+`, port, osdmPort, osdmPort, filepath.Join(dir, "legacy.db"), legacyAddr)
+	})
+	post := func(msg legacy.Request) legacy.Reply {
+		t.Helper()
+		body, err := legacy.Encode(legacy.XML, msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.Post(base+"/legacy", "application/xml", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		got, _ := io.ReadAll(resp.Body)
+		reply, err := legacy.DecodeReply(legacy.XML, got)
+		if err != nil {
+			t.Fatalf("%d %s: %v", resp.StatusCode, got, err)
+		}
+		return reply
+	}
+	day := time.Now().AddDate(0, 0, 1).Format(time.DateOnly)
+	reply := post(&legacy.BookingRequest{
+		Header:     legacy.Header{MessageID: "RT-" + uuid.NewString()[:8]},
+		Journey:    legacy.Journey{TrainNumber: "708", DepartureDate: day, From: "8500010", To: "8503000"},
+		Places:     legacy.PlaceRequest{TravelClass: 2, ServiceCode: 1, Tariffs: []legacy.Tariff{{Code: 1, Count: 1}}},
+		Passengers: []legacy.Passenger{{FirstName: "Ada", LastName: "Lovelace"}},
+	})
+	br, ok := reply.(*legacy.BookingReply)
+	if !ok {
+		t.Fatalf("BookingRequest over OSDM: %#v", reply)
+	}
+	held := map[string]legacysandbox.BookingInfo{}
+	for _, b := range sb.Bookings() {
+		if b.Status == legacy.StatusConfirmed {
+			held[b.BookingRef] = b
+		}
+	}
+	if len(held) != 1 {
+		t.Fatalf("the far legacy system holds %d bookings", len(held))
+	}
+	for _, hb := range held {
+		if br.ReservationReference != hb.ReservationReference || br.TicketControlNumber != hb.TicketControlNumber ||
+			br.Status != legacy.StatusFulfilled || len(br.Places) != 1 || br.Places[0].Number != hb.Places[0].Number || hb.Passengers != 1 {
+			t.Errorf("BookingReply %+v, far booking %+v", br, hb)
+		}
+		if !strings.HasPrefix(br.BookingRef, "bk-") || hb.MessageIDs[0] != br.BookingRef+".book" {
+			t.Errorf("BookingRef %s, far messageIds %v", br.BookingRef, hb.MessageIDs)
+		}
+	}
+	reply = post(&legacy.CancelRequest{Header: legacy.Header{MessageID: "RT-C-" + uuid.NewString()[:8]}, BookingRef: br.BookingRef})
+	cr, ok := reply.(*legacy.CancelReply)
+	if !ok {
+		t.Fatalf("CancelRequest over OSDM: %#v", reply)
+	}
+	var far legacysandbox.BookingInfo
+	for _, b := range sb.Bookings() {
+		far = b
+	}
+	if far.Status != "CANCELLED" || cr.Status != legacy.StatusRefunded || cr.RefundAmount == nil || cr.RefundAmount.Amount != far.Refund || cr.Fee == nil || cr.Fee.Amount != far.Fee {
+		t.Errorf("CancelReply %+v (refund %v fee %v), far booking %+v", cr, cr.RefundAmount, cr.Fee, far)
+	}
+}

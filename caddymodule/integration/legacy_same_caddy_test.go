@@ -1,0 +1,82 @@
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// TestOSDMLegacyIntegrationSameCaddy runs the whole reverse chain in one
+// Caddy: an OSDM client -> osdm_legacy -> reverse_proxy -> legacy_sandbox
+// on another site of the same Caddy, both reading the same GTFS feed, and
+// the legacy messages in JSON.
+func TestOSDMLegacyIntegrationSameCaddy(t *testing.T) {
+	dir := t.TempDir()
+	gtfs := filepath.Join(dir, "gtfs")
+	if err := os.Mkdir(gtfs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	harness.WriteLegacyGTFS(t, gtfs)
+	legacyPort := harness.FreePort(t)
+	base := harness.ServeCaddyfile(t, func(port int) string {
+		return fmt.Sprintf(`{
+	admin off
+	persist_config off
+	auto_https off
+}
+
+http://127.0.0.1:%d {
+	route /osdm/* {
+		uri strip_prefix /osdm
+		osdm_legacy {
+			partner hermes-same
+			timetable %s
+			legacy_format json
+			legacy_path /hermes
+			store bolt %s
+		}
+		reverse_proxy 127.0.0.1:%d
+	}
+}
+
+http://127.0.0.1:%d {
+	legacy_sandbox {
+		timetable %s
+		foreign 9305 80 1080
+	}
+}
+`, port, gtfs, filepath.Join(dir, "s.db"), legacyPort, legacyPort, gtfs)
+	})
+	body := strings.Replace(harness.OfferSearch("", "2026-12-01T07:00:00+01:00", `"SECOND", "FIRST"`), `"departureTime": "2026-12-01T07:00:00+01:00"`,
+		`"departureTime": "2026-12-01T07:00:00+01:00", "parameters": {"numberOfResultsAfter": 3}`, 1)
+	status, _, got := harness.PostOSDM(t, base+"/osdm", "/offers", body, osdmspec.V310)
+	var resp osdm.OfferCollectionResponse
+	if err := json.Unmarshal(got, &resp); err != nil || status != 200 {
+		t.Fatalf("%d %s", status, got)
+	}
+	// 07:10 (9302), 08:10 (9303), 09:10 (9304) in two classes each.
+	if len(resp.Trips) != 3 || len(resp.Offers) != 6 {
+		t.Fatalf("%d trips, %d offers: %s", len(resp.Trips), len(resp.Offers), got)
+	}
+	for i, tr := range resp.Trips {
+		leg := tr.Legs[0].TimedLeg
+		if leg.Start.StopPlaceName != "Paris Nord" || leg.End.StopPlaceName != "Bruxelles-Midi" ||
+			leg.Service.VehicleNumbers[0] != fmt.Sprint(9302+i) || tr.EndTime.Sub(tr.StartTime) != 82*time.Minute {
+			t.Errorf("trip %d: %+v", i, tr)
+		}
+	}
+	// The train of another system, named.
+	status, _, got = harness.PostOSDM(t, base+"/osdm", "/offers", harness.OfferSearch(`"9305"`, "2026-12-01T07:00:00+01:00", `"SECOND"`), osdmspec.V310)
+	resp = osdm.OfferCollectionResponse{}
+	if err := json.Unmarshal(got, &resp); err != nil || status != 200 || len(resp.Problems) != 1 || !resp.Problems[0].IsAlternativeSystemProposal() {
+		t.Fatalf("%d %s", status, got)
+	}
+}

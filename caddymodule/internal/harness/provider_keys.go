@@ -1,0 +1,100 @@
+package harness
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
+
+	"github.com/caddy-osdm/caddy-osdm/tokenauth"
+)
+
+const (
+	ProvIssuer   = "https://login.example-provider.eu"
+	ProvAudience = "https://login.example-provider.eu/oauth/token"
+)
+
+var (
+	provRSAOnce sync.Once
+	provRSAKey  *rsa.PrivateKey
+)
+
+// provFixture holds the provider-side test keys as files: the login's
+// signing key, and the public keys of clients alpine (RSA) and coastal
+// (Ed25519).
+type ProvFixture struct {
+	t        testing.TB
+	Dir      string
+	Login    *ecdsa.PrivateKey
+	Alpine   *rsa.PrivateKey
+	Coastal  ed25519.PrivateKey
+	LoginPEM string
+	LoginPub string
+}
+
+func NewProvFixture(t testing.TB) *ProvFixture {
+	t.Helper()
+	provRSAOnce.Do(func() {
+		k, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			panic(err)
+		}
+		provRSAKey = k
+	})
+	f := &ProvFixture{t: t, Dir: t.TempDir(), Alpine: provRSAKey}
+	f.Login, _ = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	_, f.Coastal, _ = ed25519.GenerateKey(rand.Reader)
+	var err error
+	if f.LoginPEM, f.LoginPub, err = tokenauth.WriteKeyPair(f.Dir, "login", f.Login); err != nil {
+		t.Fatal(err)
+	}
+	f.WritePub("alpine.pub", f.Alpine.Public())
+	f.WritePub("coastal.pub", f.Coastal.Public())
+	return f
+}
+
+func (f *ProvFixture) WritePub(name string, pub crypto.PublicKey) {
+	data, err := tokenauth.MarshalPublicKeyPEM(pub)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.Dir, name), data, 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *ProvFixture) Path(name string) string { return filepath.Join(f.Dir, name) }
+
+// identity signs an identity token as a consumer would.
+func (f *ProvFixture) Identity(method jwt.SigningMethod, key any, sub, kid string, now time.Time, edit func(jwt.MapClaims)) string {
+	f.t.Helper()
+	c := jwt.MapClaims{
+		"iss": "https://reservations.example-railway.eu", "sub": sub, "aud": ProvAudience,
+		"exp": now.Add(5 * time.Minute).Unix(), "nbf": now.Add(-2 * time.Minute).Unix(), "iat": now.Unix(),
+		"jti": uuid.NewString(), "scope": "uic_osdm",
+	}
+	if edit != nil {
+		edit(c)
+	}
+	tok := jwt.NewWithClaims(method, c)
+	tok.Header["kid"] = kid
+	s, err := tok.SignedString(key)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return s
+}
+
+func (f *ProvFixture) AlpineToken(now time.Time) string {
+	return f.Identity(jwt.SigningMethodRS256, f.Alpine, "alpine", "alp-1", now, nil)
+}

@@ -1,0 +1,133 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
+	"github.com/caddy-osdm/caddy-osdm/tokenauth"
+)
+
+// Views of the shared stores the replay store keeps its keys under. The
+// Redis keys stay <prefix>jti:<digest> (osdm:jti:... by default), as
+// before bolt and Redis shared one store pool, so that an upgrade does not
+// forget the tokens spent just before it.
+const (
+	loginReplayViewBolt  = "login/replay/"
+	loginReplayViewRedis = "jti:"
+)
+
+// LoginReplayStore chooses where used jti values are kept.
+type LoginReplayStore struct {
+	// Type is memory (this instance only, forgotten when Caddy stops),
+	// bolt (a file: kept across restarts of this instance) or redis
+	// (shared by every instance using the same Redis).
+	Type string `json:"type,omitempty"`
+	// Path is the bolt file, which other modules naming the same file
+	// share. Default: osdm/store.db in Caddy's data directory. Type bolt
+	// only.
+	Path string `json:"path,omitempty"`
+	// Address is the Redis address, host:port or a redis:// or rediss://
+	// URL (which can carry a password and database). Type redis only.
+	Address string `json:"address,omitempty"`
+	// Prefix is put before every Redis key (the replay keys are
+	// <prefix>jti:<digest>). Default: osdm:. Type redis only.
+	Prefix string `json:"prefix,omitempty"`
+	// MaxEntries bounds the memory store; at the limit new tokens are
+	// refused (temporarily_unavailable). Default: 1000000. Type memory only.
+	MaxEntries int `json:"max_entries,omitempty"`
+}
+
+// loginMemoryReplayStores holds the memory replay stores across
+// configuration reloads: a reload must not forget the jti values of
+// identity tokens that are still valid, or they could be replayed. A
+// memory store is shared by the login handlers with the same issuer. (Bolt
+// files and Redis clients are in the store pools, store_pool.go.)
+var loginMemoryReplayStores = caddy.NewUsagePool()
+
+// pooledMemoryReplay is a memory replay store in loginMemoryReplayStores.
+type pooledMemoryReplay struct {
+	*tokenauth.MemoryReplayStore
+	issuer string
+}
+
+// Destruct stops the sweeper once no configuration uses the store.
+func (p *pooledMemoryReplay) Destruct() error {
+	p.Stop()
+	return nil
+}
+
+// acquireReplayStore finds or makes the replay store the configuration
+// names, and records what Cleanup must give back.
+func (l *Login) acquireReplayStore() (tokenauth.ReplayStore, error) {
+	cfg := LoginReplayStore{Type: "memory"}
+	if l.ReplayStore != nil {
+		cfg = *l.ReplayStore
+	}
+	switch cfg.Type {
+	case "memory", "":
+		if cfg.Address != "" || cfg.Path != "" || cfg.Prefix != "" {
+			return nil, errors.New("replay_store memory takes no address, path or prefix")
+		}
+		if cfg.MaxEntries < 0 {
+			return nil, fmt.Errorf("replay_store max_entries %d must be positive", cfg.MaxEntries)
+		}
+		key := "memory\x00" + l.Issuer
+		v, _, err := loginMemoryReplayStores.LoadOrNew(key, func() (caddy.Destructor, error) {
+			m := tokenauth.NewMemoryReplayStore(tokenauth.MemoryReplayOptions{MaxEntries: cfg.MaxEntries, Now: l.now})
+			return &pooledMemoryReplay{MemoryReplayStore: m, issuer: l.Issuer}, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		l.memoryKey = key
+		p := v.(*pooledMemoryReplay)
+		p.SetMaxEntries(cfg.MaxEntries)
+		return p, nil
+	case stores.EngineBolt, stores.EngineRedis:
+		if cfg.MaxEntries != 0 {
+			return nil, fmt.Errorf("replay_store %s takes no max_entries (the memory store's bound)", cfg.Type)
+		}
+		view := loginReplayViewBolt
+		if cfg.Type == stores.EngineRedis {
+			view = loginReplayViewRedis
+		}
+		lease, err := stores.Acquire(stores.Config{Engine: cfg.Type, Path: cfg.Path, Address: cfg.Address, Prefix: cfg.Prefix}, view)
+		if err != nil {
+			return nil, fmt.Errorf("replay_store: %w", err)
+		}
+		l.replayLease = lease
+		if cfg.Type == stores.EngineRedis {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			if err := lease.Ping(ctx); err != nil {
+				// Not fatal: Redis may come up after Caddy. Until it does,
+				// token requests are refused with server_error.
+				l.logger.Warn("replay_store redis is not reachable; token requests fail until it is",
+					zap.String("store", lease.Where), zap.Error(err))
+			}
+		}
+		return tokenauth.NewStoreReplayStore(lease, l.now), nil
+	}
+	return nil, fmt.Errorf("replay_store %q is unknown (want memory, bolt or redis)", cfg.Type)
+}
+
+// releaseReplayStore gives back what acquireReplayStore obtained, and
+// nothing else (Caddy calls Cleanup after a failed Provision too).
+func (l *Login) releaseReplayStore() error {
+	var err error
+	if l.memoryKey != "" {
+		_, err = loginMemoryReplayStores.Delete(l.memoryKey)
+		l.memoryKey = ""
+	}
+	if l.replayLease != nil {
+		err = errors.Join(err, l.replayLease.Release())
+		l.replayLease = nil
+	}
+	return err
+}

@@ -1,0 +1,329 @@
+package reverse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdmlegacy"
+	"github.com/caddy-osdm/caddy-osdm/timetable"
+)
+
+func init() {
+	caddy.RegisterModule(OSDMLegacy{})
+}
+
+// OSDMLegacy is the osdm_legacy handler: an OSDM provider in front of a
+// legacy (Hermes/HOSA) reservation system. It serves the OSDM calls of
+// DESIGN.md section 7 (POST /offers, bookings, fulfilments, refund
+// offers) and sends the legacy messages each stands for through the rest
+// of its route (reverse_proxy to the legacy system), one sub-request per
+// message. Requests outside its restrictions get an OSDM problem that
+// names the restriction. It never calls next with the OSDM request itself.
+type OSDMLegacy struct {
+	// Partner names the legacy system in logs, metrics and problem texts.
+	// Required.
+	Partner string `json:"partner,omitempty"`
+	// Timetable is a GTFS static feed (a .zip file or a folder): the
+	// direct trains a search without a train number may mean. Without one
+	// a search must name its train.
+	Timetable string `json:"timetable,omitempty"`
+	// TimetableStationCode says where the feed keeps a stop's 7-digit UIC
+	// code: stop_code (default) or stop_id.
+	TimetableStationCode string `json:"timetable_station_code,omitempty"`
+	// Search is availability (AvailabilityRequest, the default) or
+	// information_only (BookingRequest informationOnly=true).
+	Search string `json:"search,omitempty"`
+	// MaxTrains is the most trains one offer search asks about. Default 8.
+	MaxTrains int `json:"max_trains,omitempty"`
+	// Window is how far from the asked time a timetable search looks.
+	// Default 4h, at most 48h.
+	Window caddy.Duration `json:"window,omitempty"`
+	// Concurrency is the most legacy messages in flight for one OSDM call.
+	// Default 4.
+	Concurrency int `json:"concurrency,omitempty"`
+	// Tariffs map OSDM passengers to legacy tariff codes, first match
+	// first. Default: ADULT 18-150 -> 1, CHILD 0-17 -> 2, SENIOR 60-150 -> 3,
+	// YOUTH 12-27 -> 4.
+	Tariffs []LegacyTariff `json:"tariffs,omitempty"`
+	// Reasons map OSDM overrule codes to legacy cancel reason codes.
+	// Default: TECHNICAL_FAILURE 1, SALES_STAFF_ERROR 2, DISRUPTION 3,
+	// CONNECTION_BROKEN 4, STRIKE 5.
+	Reasons map[string]int `json:"reasons,omitempty"`
+	// RefundFee is what a refund offer quotes for an ordinary refund: a
+	// percentage ("10%") or an amount and currency ("2.50 EUR"). Default
+	// none.
+	RefundFee string `json:"refund_fee,omitempty"`
+	// OfferTTL is how long an offer stays bookable. Default 15m.
+	OfferTTL caddy.Duration `json:"offer_ttl,omitempty"`
+	// Hold is how long a PREBOOKED booking holds its places before it is
+	// released. Default 20m.
+	Hold caddy.Duration `json:"hold,omitempty"`
+	// Store is where offers, bookings, idempotency keys and intents live.
+	// Default: bolt, osdm/store.db in Caddy's data directory.
+	Store *stores.Config `json:"store,omitempty"`
+	// Timeout bounds one OSDM call, all its legacy messages included.
+	// Default 20s.
+	Timeout caddy.Duration `json:"timeout,omitempty"`
+	// MaxBody is the largest OSDM request body read, in bytes. Default
+	// 256 KiB, at most 1 MiB.
+	MaxBody int64 `json:"max_body,omitempty"`
+	// Services are the legacy service codes an offer search asks for per
+	// train and class: 1 seat, 2 couchette, 3 berth. Default [1].
+	Services []int `json:"services,omitempty"`
+	// LegacyFormat is the form legacy messages are sent in: xml (default)
+	// or json.
+	LegacyFormat string `json:"legacy_format,omitempty"`
+	// LegacyPath is the path legacy messages are posted to. Default "/".
+	LegacyPath string `json:"legacy_path,omitempty"`
+	// TimeZone is the IANA zone of stations whose UIC country has none
+	// known and which the timetable does not have. Default Europe/Paris.
+	TimeZone string `json:"time_zone,omitempty"`
+	// SettleInterval is how often intents left unanswered are settled and
+	// expired holds released. Default: a quarter of hold, at most 1m.
+	SettleInterval caddy.Duration `json:"settle_interval,omitempty"`
+
+	facade  *osdmlegacy.Facade
+	lease   *stores.Lease
+	metrics *legacyMetrics
+	logger  *zap.Logger
+	format  legacy.Format
+	bg      *backgroundRoute
+	stop    context.CancelFunc
+	stopped chan struct{}
+}
+
+// LegacyTariff maps an OSDM passenger type and age range to a legacy
+// tariff code.
+type LegacyTariff struct {
+	// Type is the OSDM passenger type, e.g. ADULT.
+	Type string `json:"type"`
+	// MinAge and MaxAge bound the age in years, both included.
+	MinAge int `json:"min_age"`
+	MaxAge int `json:"max_age"`
+	// Code is the 918-1 tariff code, 0..9999.
+	Code int `json:"code"`
+}
+
+// CaddyModule returns the Caddy module information.
+func (OSDMLegacy) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.osdm_legacy",
+		New: func() caddy.Module { return new(OSDMLegacy) },
+	}
+}
+
+// facadeConfig turns the JSON config into the façade's.
+func (m *OSDMLegacy) facadeConfig() (osdmlegacy.Config, error) {
+	cfg := osdmlegacy.Config{
+		Partner: m.Partner, Timetable: m.Timetable, Search: osdmlegacy.SearchMode(m.Search),
+		MaxTrains: m.MaxTrains, Window: time.Duration(m.Window), Concurrency: m.Concurrency,
+		OfferTTL: time.Duration(m.OfferTTL), Hold: time.Duration(m.Hold), Timeout: time.Duration(m.Timeout),
+		MaxBody: m.MaxBody, ServiceCodes: m.Services,
+	}
+	for _, t := range m.Tariffs {
+		cfg.Tariffs = append(cfg.Tariffs, osdmlegacy.TariffRule{Type: osdm.PassengerType(t.Type), MinAge: t.MinAge, MaxAge: t.MaxAge, Code: t.Code})
+	}
+	if len(m.Reasons) > 0 {
+		cfg.Reasons = osdmlegacy.DefaultReasons()
+		for code, reason := range m.Reasons {
+			cfg.Reasons[osdm.OverruleCode(code)] = reason
+		}
+	}
+	if m.RefundFee != "" {
+		fee, err := osdmlegacy.ParseFee(m.RefundFee)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.RefundFee = fee
+	}
+	switch strings.ToLower(m.LegacyFormat) {
+	case "", "xml":
+		cfg.LegacyFormat = legacy.XML
+	case "json":
+		cfg.LegacyFormat = legacy.JSON
+	default:
+		return cfg, fmt.Errorf("legacy_format %q: want xml or json", m.LegacyFormat)
+	}
+	if m.TimeZone != "" {
+		loc, err := time.LoadLocation(m.TimeZone)
+		if err != nil {
+			return cfg, fmt.Errorf("time_zone %q: %w", m.TimeZone, err)
+		}
+		cfg.Location = loc
+	}
+	if m.LegacyPath != "" && !strings.HasPrefix(m.LegacyPath, "/") {
+		return cfg, fmt.Errorf("legacy_path %q must start with /", m.LegacyPath)
+	}
+	if m.SettleInterval < 0 {
+		return cfg, errors.New("settle_interval must be positive")
+	}
+	switch m.TimetableStationCode {
+	case "", "stop_code", "stop_id":
+	default:
+		return cfg, fmt.Errorf("timetable_station_code %q: want stop_code or stop_id", m.TimetableStationCode)
+	}
+	return cfg.Normalize()
+}
+
+// Provision loads the timetable, opens the store and builds the façade.
+func (m *OSDMLegacy) Provision(ctx caddy.Context) error {
+	m.logger = ctx.Logger()
+	cfg, err := m.facadeConfig()
+	if err != nil {
+		return fmt.Errorf("osdm_legacy %q: %w", m.Partner, err)
+	}
+	m.format = cfg.LegacyFormat
+	deps := osdmlegacy.Deps{}
+	if m.Timetable != "" {
+		tt, err := timetable.Load(m.Timetable, timetable.Options{StationCode: m.TimetableStationCode})
+		if err != nil {
+			return fmt.Errorf("osdm_legacy %q: timetable: %w", m.Partner, err)
+		}
+		for _, w := range tt.Warnings() {
+			m.logger.Warn("timetable", zap.String("partner", m.Partner), zap.String("file", m.Timetable), zap.String("warning", w))
+		}
+		deps.Timetable = osdmlegacy.GTFS(tt)
+	}
+	storeCfg := stores.Config{}
+	if m.Store != nil {
+		storeCfg = *m.Store
+	}
+	if m.lease, err = stores.Acquire(storeCfg, "legacy/"+m.Partner+"/"); err != nil {
+		return fmt.Errorf("osdm_legacy %q: store: %w", m.Partner, err)
+	}
+	if m.metrics, err = registerLegacyMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
+	}
+	m.bg = &backgroundRoute{}
+	deps.Store = m.lease
+	deps.Sender = osdmlegacy.HTTPSender(m.bg, m.format)
+	if m.facade, err = osdmlegacy.New(cfg, deps); err != nil {
+		return fmt.Errorf("osdm_legacy %q: %w", m.Partner, err)
+	}
+	m.startSettling(cfg)
+	return nil
+}
+
+// Cleanup stops the background settlement and releases the store.
+func (m *OSDMLegacy) Cleanup() error {
+	if m.stop != nil {
+		m.stop()
+		<-m.stopped
+	}
+	if m.lease != nil {
+		return m.lease.Release()
+	}
+	return nil
+}
+
+// ServeHTTP answers one OSDM call.
+func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	start := time.Now()
+	cfg := m.facade.Config()
+	body, err := calls.ReadAllSized(io.LimitReader(r.Body, cfg.MaxBody+1), r.ContentLength)
+	if err != nil {
+		return caddyhttp.Error(http.StatusBadRequest, fmt.Errorf("reading the OSDM request: %w", err))
+	}
+	observe := func(status int, d time.Duration) { m.metrics.observeLegacy(m.Partner, status, d) }
+	path := m.LegacyPath
+	if path == "" {
+		path = "/"
+	}
+	m.bg.set(r, next, path, observe)
+	send := osdmlegacy.HTTPSender(newLegacyPoster(r, next, path, observe), m.format)
+	a := m.facade.Serve(r.Context(), send, r.Method, r.URL.Path, r.Header, body)
+	m.metrics.observeAnswer(m.Partner, a)
+	m.logCall(r, a, time.Since(start))
+	h := w.Header()
+	for k, v := range a.Header {
+		h[k] = v
+	}
+	if len(a.Body) > 0 || a.Status != http.StatusNoContent {
+		h.Set("Content-Length", strconv.Itoa(len(a.Body)))
+	}
+	w.WriteHeader(a.Status)
+	_, err = w.Write(a.Body)
+	return err
+}
+
+// logCall writes the one log line of an OSDM call, with its legacy
+// messages. Paths are templates, so ids stay out of the line's shape; no
+// header is logged (the access token stays out).
+func (m *OSDMLegacy) logCall(r *http.Request, a *osdmlegacy.Answer, d time.Duration) {
+	level := zapcore.InfoLevel
+	if a.Status >= http.StatusInternalServerError {
+		level = zapcore.WarnLevel
+	}
+	ce := m.logger.Check(level, "osdm call")
+	if ce == nil {
+		return
+	}
+	fields := []zap.Field{
+		zap.String("partner", m.Partner),
+		zap.String("operation", a.Operation),
+		zap.Int("status", a.Status),
+		zap.String("outcome", a.Outcome),
+		zap.Duration("duration", d),
+		zap.Array("legacy_messages", messageList(a.Messages)),
+	}
+	if a.FanOut > 0 {
+		fields = append(fields, zap.Int("fan_out", a.FanOut))
+	}
+	if a.BookingID != "" {
+		fields = append(fields, zap.String("booking_id", a.BookingID))
+	}
+	if a.StoreErrors > 0 {
+		fields = append(fields, zap.Int("store_errors", a.StoreErrors))
+	}
+	if a.Problem != nil {
+		fields = append(fields, zap.String("reason", a.Problem.Detail))
+	}
+	ce.Write(fields...)
+}
+
+// messageList logs legacy messages as an array of objects.
+type messageList []osdmlegacy.MessageRecord
+
+// MarshalLogArray implements zapcore.ArrayMarshaler.
+func (ml messageList) MarshalLogArray(enc zapcore.ArrayEncoder) error {
+	for _, msg := range ml {
+		if err := enc.AppendObject(messageRecord(msg)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// messageRecord logs one legacy message.
+type messageRecord osdmlegacy.MessageRecord
+
+// MarshalLogObject implements zapcore.ObjectMarshaler.
+func (mr messageRecord) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+	enc.AddString("kind", string(mr.Kind))
+	enc.AddString("message_id", mr.MessageID)
+	enc.AddString("outcome", mr.Outcome)
+	enc.AddDuration("duration", mr.Duration)
+	return nil
+}
+
+// Interface guards
+var (
+	_ caddy.Provisioner           = (*OSDMLegacy)(nil)
+	_ caddy.CleanerUpper          = (*OSDMLegacy)(nil)
+	_ caddyhttp.MiddlewareHandler = (*OSDMLegacy)(nil)
+)

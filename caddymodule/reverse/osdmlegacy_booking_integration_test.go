@@ -1,0 +1,637 @@
+package reverse
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// The booking side of osdm_legacy through a real Caddy: every row of the
+// mapping table, a SIGKILL between the BookingRequest and its recorded
+// result, and two Caddy processes on one Redis.
+
+// bkLegacy is the legacy system of these tests: a legacy sandbox on a real
+// HTTP server on 127.0.0.1, in the test process (so it outlives a killed
+// Caddy), which records what reached it and can hold back the answer to a
+// BookingRequest after the booking was made.
+type bkLegacy struct {
+	sb   *legacysandbox.Sandbox
+	addr string
+
+	mu   sync.Mutex
+	seen []bkSeen
+	// hold, when set, receives once a BookingRequest has been booked; its
+	// answer is then never written (the connection stays until the caller
+	// dies).
+	hold chan string
+}
+
+type bkSeen struct {
+	kind   legacy.Kind
+	id     string
+	header http.Header
+}
+
+func startBKLegacy(t *testing.T) *bkLegacy {
+	t.Helper()
+	sb, err := legacysandbox.New(legacysandbox.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &bkLegacy{sb: sb}
+	l.addr = harness.ServeLocal(t, l)
+	return l
+}
+
+func (l *bkLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var kind legacy.Kind
+	var id string
+	if f, err := legacy.FormatOf(r.Header.Get("Content-Type")); err == nil {
+		if req, err := legacy.Decode(f, body); err == nil {
+			kind, id = req.Kind(), req.MessageID()
+		}
+	}
+	l.mu.Lock()
+	l.seen = append(l.seen, bkSeen{kind: kind, id: id, header: r.Header.Clone()})
+	hold := l.hold
+	if kind == legacy.KindBookingRequest {
+		l.hold = nil
+	}
+	l.mu.Unlock()
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if hold != nil && kind == legacy.KindBookingRequest {
+		l.sb.ServeHTTP(newDiscardWriter(), r) // booked; the answer is lost
+		hold <- id
+		<-r.Context().Done()
+		return
+	}
+	l.sb.ServeHTTP(w, r)
+}
+
+func (l *bkLegacy) messages() []bkSeen {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]bkSeen(nil), l.seen...)
+}
+
+// held lists the bookings the legacy system holds, by BookingRef.
+func (l *bkLegacy) held() map[string]legacysandbox.BookingInfo {
+	out := map[string]legacysandbox.BookingInfo{}
+	for _, b := range l.sb.Bookings() {
+		if b.Status == legacy.StatusConfirmed {
+			out[b.BookingRef] = b
+		}
+	}
+	return out
+}
+
+// discardWriter is a ResponseWriter that keeps nothing.
+type discardWriter struct{ h http.Header }
+
+func newDiscardWriter() *discardWriter               { return &discardWriter{h: http.Header{}} }
+func (d *discardWriter) Header() http.Header         { return d.h }
+func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discardWriter) WriteHeader(int)             {}
+
+// bkCaddyfile is a Caddy with osdm_legacy at /osdm/ in front of the
+// legacy system at legacyAddr.
+func bkCaddyfile(port int, legacyAddr, storeLine, extra string) string {
+	return fmt.Sprintf(`{
+	admin off
+	persist_config off
+	auto_https off
+}
+
+http://127.0.0.1:%d {
+	route /osdm/* {
+		uri strip_prefix /osdm
+		osdm_legacy {
+			partner hermes-test
+			refund_fee 10%%
+			timeout 2s
+			settle_interval 200ms
+			%s%s
+		}
+		reverse_proxy %s
+	}
+}
+`, port, storeLine, extra, legacyAddr)
+}
+
+// bkClient calls one Caddy's OSDM routes and checks every answer against
+// the spec.
+type bkClient struct {
+	t    *testing.T
+	base string
+}
+
+func (c *bkClient) do(method, path, body, key string) (int, http.Header, []byte) {
+	c.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, c.base+"/osdm"+path, rd)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	req.Header.Set("Authorization", "Bearer secret-access-token-xyz")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusNoContent {
+		specPath := path
+		// The nested fulfilment path is not the spec's: check it as the spec's.
+		if parts := strings.Split(path, "/"); len(parts) == 5 && parts[1] == "bookings" && parts[3] == "fulfillments" {
+			specPath = "/fulfillments/" + parts[4]
+		}
+		osdmspec.ValidateResponse(c.t, osdmspec.V39, method, specPath, resp.StatusCode, resp.Header, got)
+	}
+	return resp.StatusCode, resp.Header, got
+}
+
+// ok calls and decodes a 2xx answer into v.
+func (c *bkClient) ok(method, path, body, key string, want int, v any) {
+	c.t.Helper()
+	status, _, got := c.do(method, path, body, key)
+	if status != want {
+		c.t.Fatalf("%s %s: %d, want %d: %s", method, path, status, want, got)
+	}
+	if v != nil {
+		if err := json.Unmarshal(got, v); err != nil {
+			c.t.Fatalf("%s %s: %v: %s", method, path, err, got)
+		}
+	}
+}
+
+// problem calls and returns the problem answered.
+func (c *bkClient) problem(method, path, body string, want int) osdm.Problem {
+	c.t.Helper()
+	status, h, got := c.do(method, path, body, "")
+	var p osdm.Problem
+	if status != want || h.Get("Content-Type") != osdm.ContentTypeProblem || json.Unmarshal(got, &p) != nil {
+		c.t.Fatalf("%s %s: %d %s %s, want a %d problem", method, path, status, h.Get("Content-Type"), got, want)
+	}
+	return p
+}
+
+// offer searches train for tomorrow, two passengers, and returns the
+// second class offer.
+func (c *bkClient) offer(train string) osdm.Offer {
+	c.t.Helper()
+	day := time.Now().AddDate(0, 0, 1).Format(time.DateOnly)
+	body := `{"tripSearchCriteria": {"origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"},
+	  "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8503000"},
+	  "departureTime": "` + day + `T00:00:00+01:00",
+	  "parameters": {"dataFilter": {"vehicleFilter": {"exclude": false, "vehicleNumbers": ["` + train + `"]}}}},
+	 "offerSearchCriteria": {"travelClasses": ["SECOND"]},
+	 "anonymousPassengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40}, {"externalRef": "p2", "type": "CHILD", "age": 7}]}`
+	var resp osdm.OfferCollectionResponse
+	c.ok("POST", "/offers", body, "", 200, &resp)
+	if len(resp.Offers) != 1 {
+		c.t.Fatalf("search for train %s: %d offers", train, len(resp.Offers))
+	}
+	return resp.Offers[0]
+}
+
+func bookingOf(offerID string) string {
+	return `{"offers": [{"offerId": "` + offerID + `", "passengerRefs": ["p1", "p2"]}],
+	 "passengerSpecifications": [
+	   {"externalRef": "p1", "type": "ADULT", "age": 40, "detail": {"firstName": "Ada", "lastName": "Lovelace"}},
+	   {"externalRef": "p2", "type": "CHILD", "age": 7}]}`
+}
+
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// TestOSDMLegacyIntegrationBookingRows runs each booking-side row of the
+// mapping table through a real Caddy (osdm_legacy -> reverse_proxy -> the
+// legacy sandbox over HTTP), with the legacy messages each sends.
+func TestOSDMLegacyIntegrationBookingRows(t *testing.T) {
+	l := startBKLegacy(t)
+	dir := t.TempDir()
+	base := harness.ServeCaddyfile(t, func(port int) string {
+		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
+	})
+	c := &bkClient{t: t, base: base}
+	countKinds := func(from int) map[legacy.Kind]int {
+		n := map[legacy.Kind]int{}
+		for _, m := range l.messages()[from:] {
+			n[m.kind]++
+		}
+		return n
+	}
+
+	// POST /bookings -> BookingRequest -> PREBOOKED; the same key again:
+	// the same answer, no second message.
+	o := c.offer("708")
+	before := len(l.messages())
+	key := newUUID()
+	var br osdm.BookingResponse
+	c.ok("POST", "/bookings", bookingOf(o.OfferID), key, 200, &br)
+	b := br.Booking
+	if n := countKinds(before); n[legacy.KindBookingRequest] != 1 || len(l.messages()) != before+1 {
+		t.Errorf("POST /bookings sent %v", n)
+	}
+	m := l.messages()[before]
+	if m.id != b.ID+".book" || m.header.Get("Authorization") != "" || m.header.Get("Idempotency-Key") != "" {
+		t.Errorf("BookingRequest %s, headers %v", m.id, m.header)
+	}
+	res := b.BookedOffers[0].Reservations[0]
+	if res.Status != osdm.BookingPartPrebooked || b.ConfirmationTimeLimit == nil || res.ConfirmableUntil == nil || res.PlaceAllocation == nil {
+		t.Errorf("booking %+v", b)
+	}
+	status, h, again := c.do("POST", "/bookings", bookingOf(o.OfferID), key)
+	var br2 osdm.BookingResponse
+	_ = json.Unmarshal(again, &br2)
+	if status != 200 || h.Get("Idempotent-Replayed") != "true" || br2.Booking.ID != b.ID || len(l.messages()) != before+1 {
+		t.Errorf("repeat: %d %v, %d messages", status, h, len(l.messages())-before)
+	}
+	if p := c.problem("POST", "/bookings", strings.Replace(bookingOf(o.OfferID), "Lovelace", "Byron", 1), 404); p.Code == "" {
+		t.Errorf("the offer booked twice: %+v", p)
+	}
+
+	// GET of the booking and its passenger; PATCH a passenger: no message.
+	before = len(l.messages())
+	var gb osdm.BookingResponse
+	c.ok("GET", "/bookings/"+b.ID, "", "", 200, &gb)
+	if gb.Booking.BookingCode != b.BookingCode {
+		t.Errorf("GET booking %+v", gb.Booking)
+	}
+	pid := b.Passengers[1].ID
+	var pr osdm.PassengerResponse
+	c.ok("PATCH", "/bookings/"+b.ID+"/passengers/"+pid, `{"detail": {"firstName": "Ada", "lastName": "King", "contact": {"email": "ada@example.org"}}}`, newUUID(), 200, &pr)
+	c.ok("GET", "/bookings/"+b.ID+"/passengers/"+pid, "", "", 200, &pr)
+	if pr.Passenger.Detail == nil || pr.Passenger.Detail.LastName != "King" {
+		t.Errorf("passenger %+v", pr.Passenger)
+	}
+
+	// POST fulfillments: no message; FULFILLED, control number; GET it.
+	var fr osdm.FulfillmentCollectionResponse
+	c.ok("POST", "/bookings/"+b.ID+"/fulfillments", "{}", newUUID(), 200, &fr)
+	fu := fr.Fulfillments[0]
+	tcn := ""
+	for _, hb := range l.held() {
+		if hb.MessageIDs[0] == b.ID+".book" {
+			tcn = hb.TicketControlNumber
+		}
+	}
+	if fu.Status != osdm.FulfillmentFulfilled || fu.ControlNumber != tcn || tcn == "" {
+		t.Errorf("fulfilment %+v, legacy control number %q", fu, tcn)
+	}
+	var gf osdm.FulfillmentResponse
+	c.ok("GET", "/fulfillments/"+fu.ID, "", "", 200, &gf)
+	c.ok("GET", "/bookings/"+b.ID+"/fulfillments/"+fu.ID, "", "", 200, &gf)
+	if len(l.messages()) != before {
+		t.Errorf("reads, a passenger change and a fulfilment sent %d legacy messages", len(l.messages())-before)
+	}
+	c.problem("PATCH", "/bookings/"+b.ID+"/passengers/"+pid, `{"detail": {"firstName": "A", "lastName": "B"}}`, 409)
+	c.problem("DELETE", "/bookings/"+b.ID, "", 409)
+
+	// Refund: a whole refund quoted (no message), confirmed with a
+	// CancelRequest; a partial refund refused.
+	p := c.problem("POST", "/bookings/"+b.ID+"/refund-offers", `{"fulfillmentIds": ["`+fu.ID+`"], "refundSpecifications": [{"fulfillmentId": "`+fu.ID+`", "passengerIds": ["p2"]}]}`, 422)
+	if !strings.Contains(p.Detail, "partial refunds are not offered") {
+		t.Errorf("partial refund: %+v", p)
+	}
+	var rr osdm.RefundOfferCollectionResponse
+	c.ok("POST", "/bookings/"+b.ID+"/refund-offers", `{"fulfillmentIds": ["`+fu.ID+`"]}`, newUUID(), 200, &rr)
+	ro := rr.RefundOffers[0]
+	if ro.Status != osdm.RefundProposed || ro.RefundFee.Amount == 0 || len(l.messages()) != before {
+		t.Errorf("refund offer %+v", ro)
+	}
+	var gr osdm.RefundOfferResponse
+	c.ok("GET", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, "", "", 200, &gr)
+	c.ok("PATCH", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, `{"status": "CONFIRMED"}`, newUUID(), 200, &gr)
+	if n := countKinds(before); n[legacy.KindCancelRequest] != 1 || gr.RefundOffer.Status != osdm.RefundConfirmed {
+		t.Errorf("refund confirmation sent %v, refund offer %+v", n, gr.RefundOffer)
+	}
+	if len(l.held()) != 0 {
+		t.Errorf("the legacy system still holds %d bookings after the refund", len(l.held()))
+	}
+
+	// DELETE before fulfilment -> CancelRequest -> 204.
+	var b2 osdm.BookingResponse
+	c.ok("POST", "/bookings", bookingOf(c.offer("709").OfferID), "", 200, &b2)
+	before = len(l.messages())
+	c.ok("DELETE", "/bookings/"+b2.Booking.ID, "", "", 204, nil)
+	if n := countKinds(before); n[legacy.KindCancelRequest] != 1 || len(l.held()) != 0 {
+		t.Errorf("DELETE sent %v, legacy holds %d", n, len(l.held()))
+	}
+
+}
+
+// TestOSDMLegacyIntegrationHoldReleased: a PREBOOKED booking not
+// fulfilled within hold is released by the sweeper of a real Caddy with a
+// CancelRequest; the booking reads RELEASED and cannot be fulfilled.
+func TestOSDMLegacyIntegrationHoldReleased(t *testing.T) {
+	l := startBKLegacy(t)
+	dir := t.TempDir()
+	base := harness.ServeCaddyfile(t, func(port int) string {
+		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\thold 2s")
+	})
+	c := &bkClient{t: t, base: base}
+	var b osdm.BookingResponse
+	c.ok("POST", "/bookings", bookingOf(c.offer("710").OfferID), "", 200, &b)
+	var gb osdm.BookingResponse
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c.ok("GET", "/bookings/"+b.Booking.ID, "", "", 200, &gb)
+		if gb.Booking.BookedOffers[0].Reservations[0].Status == osdm.BookingPartReleased {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("booking not released 20s after a 2s hold: %s", gb.Booking.BookedOffers[0].Reservations[0].Status)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	cancels := 0
+	for _, m := range l.messages() {
+		if m.kind == legacy.KindCancelRequest && m.id == b.Booking.ID+".cancel.1" {
+			cancels++
+		}
+	}
+	if cancels != 1 || len(l.held()) != 0 {
+		t.Errorf("release sent %d CancelRequests; the legacy system holds %d bookings", cancels, len(l.held()))
+	}
+	p := c.problem("POST", "/bookings/"+b.Booking.ID+"/fulfillments", "{}", 409)
+	if !strings.Contains(p.Detail, "released") {
+		t.Errorf("fulfilment of a released booking: %+v", p)
+	}
+}
+
+// bkProcessEnv names the Caddyfile the child process runs.
+const bkProcessEnv = "CADDY_OSDM_LEGACY_BOOKING_CADDYFILE"
+
+// TestOSDMLegacyBookingProcess is the child Caddy of the SIGKILL and
+// two-instance tests: it runs the Caddyfile named by bkProcessEnv until
+// its standard input closes (or it is killed). Without the variable it
+// does nothing.
+func TestOSDMLegacyBookingProcess(t *testing.T) {
+	path := os.Getenv(bkProcessEnv)
+	if path == "" {
+		t.Skip("runs only as the child Caddy of the osdm_legacy booking process tests")
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness.LoadCaddyfile(t, string(src))
+	fmt.Println("osdm_legacy child ready")
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	_ = caddy.Stop()
+}
+
+// bkChild is a child Caddy process.
+type bkChild struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	done  chan error
+	out   *bytes.Buffer
+}
+
+// startBKChild runs caddyfile in a child process (the test binary again)
+// and waits until it serves.
+func startBKChild(t *testing.T, dir, name, caddyfile string) *bkChild {
+	t.Helper()
+	path := filepath.Join(dir, name+".Caddyfile")
+	if err := os.WriteFile(path, []byte(caddyfile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOSDMLegacyBookingProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), bkProcessEnv+"="+path)
+	ch := &bkChild{cmd: cmd, done: make(chan error, 1), out: &bytes.Buffer{}}
+	cmd.Stderr = ch.out
+	var err error
+	if ch.stdin, err = cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		found := false
+		for sc.Scan() {
+			if !found && sc.Text() == "osdm_legacy child ready" {
+				found = true
+				ready <- true
+			}
+		}
+		if !found {
+			ready <- false
+		}
+		ch.done <- cmd.Wait()
+	}()
+	t.Cleanup(func() { ch.stop() })
+	select {
+	case ok := <-ready:
+		if !ok {
+			t.Fatalf("child Caddy %s ended before serving:\n%s", name, ch.out.String())
+		}
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("child Caddy %s not ready after 30s:\n%s", name, ch.out.String())
+	}
+	return ch
+}
+
+// kill ends the child with SIGKILL: no Cleanup, no deferred write.
+func (ch *bkChild) kill() {
+	_ = ch.cmd.Process.Kill()
+	<-ch.done
+	ch.done <- nil
+}
+
+// stop closes the child's standard input and waits for it.
+func (ch *bkChild) stop() {
+	_ = ch.stdin.Close()
+	select {
+	case <-ch.done:
+	case <-time.After(10 * time.Second):
+		_ = ch.cmd.Process.Kill()
+	}
+}
+
+// TestOSDMLegacyIntegrationSIGKILLSettles: Caddy is killed (SIGKILL)
+// after the legacy system booked and before the answer was recorded.
+// The restarted Caddy settles the intent from its bolt file (it resends
+// the same BookingRequest, which the legacy system answers as the first):
+// the booking is PREBOOKED, the legacy system holds exactly it, and it can
+// be deleted.
+func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
+	l := startBKLegacy(t)
+	dir := t.TempDir()
+	port := harness.FreePort(t)
+	cf := bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
+	child := startBKChild(t, dir, "first", cf)
+	c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	o := c.offer("708")
+	// An offer searched before the kill: the id carries it, and the
+	// restarted Caddy verifies it with the key in the bolt file.
+	before := c.offer("709")
+
+	held := make(chan string, 1)
+	l.mu.Lock()
+	l.hold = held
+	l.mu.Unlock()
+	go func() {
+		req, _ := http.NewRequest("POST", c.base+"/osdm/bookings", strings.NewReader(bookingOf(o.OfferID)))
+		req.Header.Set("Content-Type", "application/json")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	var msgID string
+	select {
+	case msgID = <-held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the BookingRequest never reached the legacy system")
+	}
+	child.kill()
+	if len(l.held()) != 1 {
+		t.Fatalf("the legacy system holds %d bookings, want the one whose answer was lost", len(l.held()))
+	}
+	bookingID, _, _ := strings.Cut(msgID, ".")
+
+	startBKChild(t, dir, "restarted", cf)
+	// Settlement sends through the route, which a first OSDM call opens.
+	c.problem("GET", "/bookings/bk-AAAAAAAAAAAAAAAAAAAAAA", "", 404)
+	var gb osdm.BookingResponse
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		status, _, body := c.do("GET", "/bookings/"+bookingID, "", "")
+		if status == 200 {
+			_ = json.Unmarshal(body, &gb)
+			break
+		}
+		if status != http.StatusConflict || time.Now().After(deadline) {
+			t.Fatalf("GET of the booking after restart: %d %s", status, body)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if s := gb.Booking.BookedOffers[0].Reservations[0].Status; s != osdm.BookingPartPrebooked {
+		t.Errorf("settled booking %s, want PREBOOKED", s)
+	}
+	resent := 0
+	for _, m := range l.messages() {
+		if m.id == msgID {
+			resent++
+		}
+	}
+	held2 := l.held()
+	if resent != 2 || len(held2) != 1 {
+		t.Errorf("BookingRequest %s sent %d times, legacy holds %d bookings; want 2 and 1", msgID, resent, len(held2))
+	}
+	for ref, hb := range held2 {
+		if hb.MessageIDs[0] != msgID {
+			t.Errorf("legacy booking %s came from %v", ref, hb.MessageIDs)
+		}
+	}
+	c.ok("DELETE", "/bookings/"+bookingID, "", "", 204, nil)
+	if len(l.held()) != 0 {
+		t.Errorf("the legacy system holds %d bookings after DELETE", len(l.held()))
+	}
+	var br osdm.BookingResponse
+	c.ok("POST", "/bookings", bookingOf(before.OfferID), newUUID(), 200, &br)
+	if br.Booking.BookedOffers[0].OfferID != before.OfferID || len(l.held()) != 1 {
+		t.Errorf("the offer searched before the restart booked as %+v; the legacy system holds %d", br.Booking.BookedOffers[0], len(l.held()))
+	}
+}
+
+// TestOSDMLegacyIntegrationTwoInstancesRedis: two Caddy processes on one
+// Redis: an offer searched on one is booked on the other (both verify the
+// ids with the one key in Redis), and a booking made on one is fulfilled
+// and refunded on the other.
+func TestOSDMLegacyIntegrationTwoInstancesRedis(t *testing.T) {
+	addr := os.Getenv("OSDM_TEST_REDIS")
+	if addr == "" {
+		t.Skip("OSDM_TEST_REDIS not set (host:port of a Redis to test against): two-instance test skipped")
+	}
+	l := startBKLegacy(t)
+	dir := t.TempDir()
+	var pfx [8]byte
+	_, _ = rand.Read(pfx[:])
+	storeLine := "store redis " + addr + " osdm-legacy-it/" + hex.EncodeToString(pfx[:]) + "/"
+	pa, pb := harness.FreePort(t), harness.FreePort(t)
+	startBKChild(t, dir, "a", bkCaddyfile(pa, l.addr, storeLine, ""))
+	startBKChild(t, dir, "b", bkCaddyfile(pb, l.addr, storeLine, ""))
+	a := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pa)}
+	b := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pb)}
+
+	var br osdm.BookingResponse
+	key := newUUID()
+	body := bookingOf(b.offer("708").OfferID)
+	a.ok("POST", "/bookings", body, key, 200, &br)
+	id := br.Booking.ID
+	var fr osdm.FulfillmentCollectionResponse
+	b.ok("POST", "/bookings/"+id+"/fulfillments", "{}", newUUID(), 200, &fr)
+	var rr osdm.RefundOfferCollectionResponse
+	b.ok("POST", "/bookings/"+id+"/refund-offers", `{"fulfillmentIds": ["`+fr.Fulfillments[0].ID+`"]}`, newUUID(), 200, &rr)
+	var cr osdm.RefundOfferResponse
+	b.ok("PATCH", "/bookings/"+id+"/refund-offers/"+rr.RefundOffers[0].ID, `{"status": "CONFIRMED"}`, newUUID(), 200, &cr)
+	var gb osdm.BookingResponse
+	a.ok("GET", "/bookings/"+id, "", "", 200, &gb)
+	if s := gb.Booking.BookedOffers[0].Reservations[0].Status; s != osdm.BookingPartRefunded || cr.RefundOffer.Status != osdm.RefundConfirmed {
+		t.Errorf("instance a reads %s after the refund on b (%s)", s, cr.RefundOffer.Status)
+	}
+	if len(l.held()) != 0 {
+		t.Errorf("the legacy system holds %d bookings after the refund", len(l.held()))
+	}
+	// The other way: searched on a, booked on b.
+	var br2 osdm.BookingResponse
+	b.ok("POST", "/bookings", bookingOf(a.offer("709").OfferID), newUUID(), 200, &br2)
+	if len(l.held()) != 1 {
+		t.Errorf("the legacy system holds %d bookings, want the one booked on b", len(l.held()))
+	}
+	b.ok("DELETE", "/bookings/"+br2.Booking.ID, "", "", 204, nil)
+	// The booking's Idempotency-Key on the other instance: the same answer
+	// replayed from Redis, nothing sent.
+	n := len(l.messages())
+	status, h, got := b.do("POST", "/bookings", body, key)
+	var again osdm.BookingResponse
+	_ = json.Unmarshal(got, &again)
+	if status != 200 || h.Get("Idempotent-Replayed") != "true" || again.Booking == nil || again.Booking.ID != id || len(l.messages()) != n {
+		t.Errorf("replay on b: %d %v", status, h)
+	}
+}

@@ -1,0 +1,110 @@
+package reverse
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/osdmlegacy"
+)
+
+// legacyMetrics are osdm_legacy's metrics.
+type legacyMetrics struct {
+	calls       *prometheus.CounterVec   // OSDM calls by partner, operation, outcome
+	messages    *prometheus.CounterVec   // legacy messages by partner, kind, outcome
+	latency     *prometheus.HistogramVec // legacy round trips by partner, HTTP status
+	fanOut      *prometheus.HistogramVec // legacy messages planned per offer search
+	storeErrors *prometheus.CounterVec   // failed store operations by partner
+	settled     *prometheus.CounterVec   // background settlement results by partner, what
+}
+
+// registerLegacyMetrics registers the metrics on reg, or returns the ones
+// already there (osdm_legacy may appear once per legacy system).
+func registerLegacyMetrics(reg *prometheus.Registry) (*legacyMetrics, error) {
+	m := &legacyMetrics{
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "caddy", Subsystem: "osdm_legacy", Name: "calls_total",
+			Help: "OSDM calls served, by partner, operation (\"POST /offers\", ...) and outcome (ok, or the problem code in lower case).",
+		}, []string{"partner", "operation", "outcome"}),
+		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "caddy", Subsystem: "osdm_legacy", Name: "legacy_messages_total",
+			Help: "Legacy messages sent, by partner, message kind and outcome (the reply kind in lower case, negativereply:<code> for a NegativeReply, down, slow, garbage).",
+		}, []string{"partner", "kind", "outcome"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "caddy", Subsystem: "osdm_legacy", Name: "legacy_duration_seconds",
+			Help:    "Duration of legacy round trips through the route, by partner and HTTP status (\"error\" when there was no answer).",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"partner", "status"}),
+		fanOut: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "caddy", Subsystem: "osdm_legacy", Name: "search_fanout",
+			Help:    "Legacy messages per offer search (trains x classes x service codes), by partner.",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64},
+		}, []string{"partner"}),
+		storeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "caddy", Subsystem: "osdm_legacy", Name: "store_errors_total",
+			Help: "Store operations that failed, by partner.",
+		}, []string{"partner"}),
+		settled: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "caddy", Subsystem: "osdm_legacy", Name: "settlement_total",
+			Help: "Background settlement work, by partner and what (settled, released, unresolved, errors).",
+		}, []string{"partner", "what"}),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	var err error
+	if m.calls, err = glue.RegisterOrReuse(reg, m.calls); err != nil {
+		return nil, err
+	}
+	if m.messages, err = glue.RegisterOrReuse(reg, m.messages); err != nil {
+		return nil, err
+	}
+	if m.latency, err = glue.RegisterOrReuse(reg, m.latency); err != nil {
+		return nil, err
+	}
+	if m.fanOut, err = glue.RegisterOrReuse(reg, m.fanOut); err != nil {
+		return nil, err
+	}
+	if m.storeErrors, err = glue.RegisterOrReuse(reg, m.storeErrors); err != nil {
+		return nil, err
+	}
+	if m.settled, err = glue.RegisterOrReuse(reg, m.settled); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// observeAnswer records one OSDM call.
+func (m *legacyMetrics) observeAnswer(partner string, a *osdmlegacy.Answer) {
+	m.calls.WithLabelValues(partner, a.Operation, strings.ToLower(a.Outcome)).Inc()
+	for _, msg := range a.Messages {
+		m.messages.WithLabelValues(partner, string(msg.Kind), strings.ToLower(msg.Outcome)).Inc()
+	}
+	if a.FanOut > 0 {
+		m.fanOut.WithLabelValues(partner).Observe(float64(a.FanOut))
+	}
+	if a.StoreErrors > 0 {
+		m.storeErrors.WithLabelValues(partner).Add(float64(a.StoreErrors))
+	}
+}
+
+// observeLegacy records one legacy round trip; status 0 means no answer.
+func (m *legacyMetrics) observeLegacy(partner string, status int, d time.Duration) {
+	label := "error"
+	if status > 0 {
+		label = strconv.Itoa(status)
+	}
+	m.latency.WithLabelValues(partner, label).Observe(d.Seconds())
+}
+
+// observeSettle records one settlement run.
+func (m *legacyMetrics) observeSettle(partner string, rep osdmlegacy.SettleReport) {
+	for what, n := range map[string]int{"settled": rep.Settled, "released": rep.Released, "unresolved": rep.Unresolved, "errors": rep.Errors} {
+		if n > 0 {
+			m.settled.WithLabelValues(partner, what).Add(float64(n))
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package sandbox
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
+)
+
+func provisionLegacySandbox(t *testing.T, s *LegacySandbox) {
+	t.Helper()
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	t.Cleanup(cancel)
+	if err := s.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Cleanup() })
+}
+
+// The sandbox answers by itself: next is never called.
+func TestLegacySandboxIsTerminal(t *testing.T) {
+	s := &LegacySandbox{System: 9101}
+	provisionLegacySandbox(t, s)
+	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error {
+		t.Error("next was called")
+		return nil
+	})
+	for _, tc := range []struct {
+		method, path string
+		status       int
+	}{{http.MethodGet, "/_sandbox/bookings", 200}, {http.MethodGet, "/other", 405}, {http.MethodPost, "/any", 415}} {
+		rec := httptest.NewRecorder()
+		if err := s.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, nil), next); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Code != tc.status {
+			t.Errorf("%s %s: %d %s", tc.method, tc.path, rec.Code, rec.Body)
+		}
+	}
+}
+
+// Handlers with equal settings (a config reload) share the bookings;
+// other settings get a sandbox of their own; a changed feed is read again.
+func TestLegacySandboxStateSurvivesReload(t *testing.T) {
+	first := &LegacySandbox{System: 9102, Capacity: 7}
+	provisionLegacySandbox(t, first)
+	reloaded := &LegacySandbox{System: 9102, Capacity: 7}
+	provisionLegacySandbox(t, reloaded)
+	other := &LegacySandbox{System: 9102, Capacity: 8}
+	provisionLegacySandbox(t, other)
+	if first.handler != reloaded.handler {
+		t.Error("a reload with the same settings lost the sandbox")
+	}
+	if first.handler == other.handler {
+		t.Error("other settings share the sandbox")
+	}
+	if got := first.handler.Config(); got.Capacity != 7 || got.System != 9102 {
+		t.Errorf("config %+v", got)
+	}
+
+	feed := filepath.Join(t.TempDir(), "feed.zip")
+	if err := os.WriteFile(feed, []byte("not a zip"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	bad := &LegacySandbox{System: 9103, Timetable: feed}
+	err := bad.Provision(ctx)
+	if err == nil || !strings.Contains(err.Error(), feed) {
+		t.Errorf("a feed that is not a zip: %v", err)
+	}
+	_ = bad.Cleanup()
+}
+
+func TestLegacySandboxProvisionErrors(t *testing.T) {
+	hundredOne := 101
+	for _, tc := range []struct {
+		s    *LegacySandbox
+		want string
+	}{
+		{&LegacySandbox{Capacity: legacysandbox.MaxCapacity + 1}, "capacity"},
+		{&LegacySandbox{System: 10000}, "system"},
+		{&LegacySandbox{Foreign: []legacysandbox.Foreign{{Train: "462", System: 80, Operator: "80"}}}, "operator"},
+		{&LegacySandbox{Tariffs: []LegacySandboxTariff{{1, 100}, {1, 50}}}, "tariff 1 given twice"},
+		{&LegacySandbox{CancelFeePercent: &hundredOne}, "cancel_fee_percent"},
+		{&LegacySandbox{StationCode: "stop_id"}, "needs a timetable"},
+		{&LegacySandbox{Timetable: "/nonexistent/feed.zip"}, "timetable"},
+		{&LegacySandbox{MaxBody: 2 << 20}, "max_body"},
+	} {
+		ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+		if err := tc.s.Provision(ctx); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.s, err, tc.want)
+		}
+		_ = tc.s.Cleanup()
+		cancel()
+	}
+}

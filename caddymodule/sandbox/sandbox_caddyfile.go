@@ -1,0 +1,158 @@
+package sandbox
+
+import (
+	"strconv"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
+)
+
+func init() {
+	httpcaddyfile.RegisterHandlerDirective("osdm_sandbox", parseSandboxCaddyfile)
+}
+
+func parseSandboxCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	s := new(Sandbox)
+	err := s.UnmarshalCaddyfile(h.Dispenser)
+	return s, err
+}
+
+// UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
+//
+//	osdm_sandbox {
+//		capacity           <places>
+//		offer_ttl          <duration>
+//		booking_ttl        <duration>
+//		retention          <duration>
+//		max_entries        <n>
+//		operator           <RICS code>
+//		external_inventory <train> <reservation system id> <operator RICS code> [<4xx status>]
+//		train              <train> <departure HH:MM> <arrival HH:MM>
+//		unknown_train      <train> [<train>...]
+//	}
+//
+// Every subdirective is optional:
+//   - capacity: places per train run (train and date), travel class and
+//     accommodation; default 100.
+//   - offer_ttl: how long offers and refund offers can be taken; default 15m.
+//   - booking_ttl: how long a provisional booking holds its places before it
+//     must be fulfilled; default 15m.
+//   - retention: how long finished bookings and Idempotency-Keys are kept;
+//     default 24h.
+//   - max_entries: cap on offers, bookings and Idempotency-Keys held (each);
+//     default 10000.
+//   - operator: the RICS code the sandbox sells as; default 9999.
+//   - external_inventory (repeatable): searching that train answers
+//     ALTERNATIVE_SYSTEM_PROPOSAL inside a 200 offer response, or, with a
+//     status, as a problem+json error with that status.
+//   - train (repeatable): fixed times for a train, every day; the arrival
+//     is the next day when not after the departure.
+//   - unknown_train (repeatable): train numbers answered 404 NO_RESULTS
+//     (as "0" always is).
+func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the directive name
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	seen := map[string]bool{}
+	external := map[string]bool{}
+	scheduled := map[string]bool{}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		name := d.Val()
+		switch name {
+		case "external_inventory", "train", "unknown_train":
+		default:
+			if seen[name] {
+				return d.Errf("%s already specified", name)
+			}
+			seen[name] = true
+		}
+		var err error
+		switch name {
+		case "capacity":
+			err = glue.IntArgInRange(d, name, &s.Capacity, 1, osdmsandbox.MaxCapacity)
+		case "max_entries":
+			err = glue.IntArgInRange(d, name, &s.MaxEntries, 1, osdmsandbox.MaxMaxEntries)
+		case "offer_ttl":
+			err = glue.PositiveDurationArg(d, name, &s.OfferTTL)
+		case "booking_ttl":
+			err = glue.PositiveDurationArg(d, name, &s.BookingTTL)
+		case "retention":
+			err = glue.PositiveDurationArg(d, name, &s.Retention)
+		case "operator":
+			if err = glue.OneArg(d, &s.Operator); err == nil {
+				if _, rerr := osdmsandbox.NormalizeRICS(s.Operator); rerr != nil {
+					return d.Errf("operator: %v", rerr)
+				}
+			}
+		case "external_inventory":
+			err = s.unmarshalExternalInventory(d, external)
+		case "train":
+			args := d.RemainingArgs()
+			if len(args) != 3 {
+				return d.ArgErr()
+			}
+			sc := osdmsandbox.Schedule{Train: args[0], Departure: args[1], Arrival: args[2]}
+			if verr := sc.Validate(); verr != nil {
+				return d.Errf("%v", verr)
+			}
+			if scheduled[sc.Train] {
+				return d.Errf("train %s already specified", sc.Train)
+			}
+			scheduled[sc.Train] = true
+			s.Trains = append(s.Trains, sc)
+		case "unknown_train":
+			args := d.RemainingArgs()
+			if len(args) == 0 {
+				return d.ArgErr()
+			}
+			for _, t := range args {
+				if !osdmsandbox.ValidTrainNumber(t) {
+					return d.Errf("unknown_train %q must be 1..8 letters or digits", t)
+				}
+			}
+			s.UnknownTrains = append(s.UnknownTrains, args...)
+		default:
+			return d.Err(glue.UnknownSubdirective("subdirective", name, glue.SandboxSubdirectives))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unmarshalExternalInventory reads one external_inventory line; seen holds
+// the trains listed before.
+func (s *Sandbox) unmarshalExternalInventory(d *caddyfile.Dispenser, seen map[string]bool) error {
+	args := d.RemainingArgs()
+	if len(args) != 3 && len(args) != 4 {
+		return d.ArgErr()
+	}
+	system, err := strconv.Atoi(args[1])
+	if err != nil {
+		return d.Errf("external_inventory %s: reservation system id %q must be a number 1..9999", args[0], args[1])
+	}
+	e := osdmsandbox.ExternalInventory{Train: args[0], ReservationSystemID: system, Operator: args[2]}
+	if len(args) == 4 {
+		if e.Status, err = strconv.Atoi(args[3]); err != nil {
+			return d.Errf("external_inventory %s: status %q must be a number 400..499", args[0], args[3])
+		}
+	}
+	if err := e.Validate(); err != nil {
+		return d.Errf("%v", err)
+	}
+	if seen[e.Train] {
+		return d.Errf("external_inventory for train %s already specified", e.Train)
+	}
+	seen[e.Train] = true
+	s.ExternalInventory = append(s.ExternalInventory, e)
+	return nil
+}
+
+// Interface guard
+var _ caddyfile.Unmarshaler = (*Sandbox)(nil)

@@ -1,0 +1,126 @@
+package sandbox
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
+)
+
+func TestSandboxUnmarshalCaddyfile(t *testing.T) {
+	d := caddyfile.NewTestDispenser(`osdm_sandbox {
+		capacity           40
+		offer_ttl          10m
+		booking_ttl        2m
+		retention          1h
+		max_entries        500
+		operator           1185
+		external_inventory 462 80 1080
+		external_inventory 463 81 urn:uic:rics:1081 409
+		train              9203 22:10 06:45
+		train              708 08:30 11:00
+		unknown_train      777 778
+		unknown_train      779
+	}`)
+	var got Sandbox
+	if err := got.UnmarshalCaddyfile(d); err != nil {
+		t.Fatal(err)
+	}
+	want := Sandbox{
+		Capacity: 40, OfferTTL: caddy.Duration(10 * time.Minute), BookingTTL: caddy.Duration(2 * time.Minute),
+		Retention: caddy.Duration(time.Hour), MaxEntries: 500, Operator: "1185",
+		ExternalInventory: []osdmsandbox.ExternalInventory{
+			{Train: "462", ReservationSystemID: 80, Operator: "1080"},
+			{Train: "463", ReservationSystemID: 81, Operator: "urn:uic:rics:1081", Status: 409},
+		},
+		Trains:        []osdmsandbox.Schedule{{Train: "9203", Departure: "22:10", Arrival: "06:45"}, {Train: "708", Departure: "08:30", Arrival: "11:00"}},
+		UnknownTrains: []string{"777", "778", "779"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
+
+	var empty Sandbox
+	if err := empty.UnmarshalCaddyfile(caddyfile.NewTestDispenser(`osdm_sandbox`)); err != nil || !reflect.DeepEqual(empty, Sandbox{}) {
+		t.Errorf("bare directive: %+v %v", empty, err)
+	}
+}
+
+func TestSandboxUnmarshalCaddyfileErrors(t *testing.T) {
+	for _, tc := range []struct{ block, want string }{
+		{"bogus 1", `unrecognized subdirective "bogus"`},
+		{"capacity 10\ncapacity 20", "capacity already specified"},
+		{"capacity many", `capacity "many" must be a number 1..10000`},
+		{"capacity 0", "must be a number 1..10000"},
+		{"capacity", "wrong argument count"},
+		{"offer_ttl soon", "offer_ttl"},
+		{"booking_ttl -1m", "must be positive"},
+		{"max_entries 0", "max_entries"},
+		{"operator SBB", "RICS"},
+		{"external_inventory 462 80", "wrong argument count"},
+		{"external_inventory 462 eighty 1080", "reservation system id"},
+		{"external_inventory 462 80 108", "RICS"},
+		{"external_inventory 462 80 1080 200", "status 200 must be 400..499"},
+		{"external_inventory 462 80 1080 conflict", "status"},
+		{"external_inventory 462 80 1080\nexternal_inventory 462 81 1081", "train 462 already specified"},
+		{"train 708 08:30", "wrong argument count"},
+		{"train 708 8:30 11:00", "departure"},
+		{"train 708 08:30 11:00\ntrain 708 09:30 12:00", "train 708 already specified"},
+		{"unknown_train", "wrong argument count"},
+		{"unknown_train 7-7", "unknown_train"},
+	} {
+		d := caddyfile.NewTestDispenser("osdm_sandbox {\n" + tc.block + "\n}")
+		err := new(Sandbox).UnmarshalCaddyfile(d)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want %q", tc.block, err, tc.want)
+		}
+	}
+	if err := new(Sandbox).UnmarshalCaddyfile(caddyfile.NewTestDispenser("osdm_sandbox extra")); err == nil {
+		t.Error("an argument on the directive line was accepted")
+	}
+}
+
+// A Caddyfile with a bad osdm_sandbox subdirective fails to adapt, naming
+// the file and the line.
+func TestSandboxCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
+	cf := `:9441 {
+	route {
+		osdm_sandbox {
+			capacity 40
+			seats 12
+		}
+	}
+}
+`
+	_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile"})
+	if err == nil || !strings.Contains(err.Error(), "Caddyfile:5") || !strings.Contains(err.Error(), `"seats"`) {
+		t.Fatalf("err = %v, want one naming Caddyfile:5 and seats", err)
+	}
+}
+
+// The adapted JSON carries what was written, and osdm_sandbox needs no
+// order line (it is ordered after reverse_proxy).
+func TestSandboxCaddyfileAdaptJSON(t *testing.T) {
+	cf := `:9441 {
+	osdm_sandbox {
+		capacity 40
+		offer_ttl 15m
+		external_inventory 462 80 1080
+	}
+}
+`
+	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"capacity":40,"external_inventory":[{"operator":"1080","reservation_system_id":80,"train":"462"}],"handler":"osdm_sandbox","offer_ttl":900000000000}`
+	if !strings.Contains(string(out), want) {
+		t.Fatalf("adapted JSON\n%s\ndoes not contain\n%s", out, want)
+	}
+}

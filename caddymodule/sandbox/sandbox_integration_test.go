@@ -1,0 +1,201 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	_ "github.com/caddyserver/caddy/v2/modules/standard"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
+)
+
+// osdmClient calls the sandbox over HTTP and checks every request and
+// answer against the OSDM 3.9 spec.
+type osdmClient struct {
+	t    *testing.T
+	base string // with the route prefix, e.g. http://127.0.0.1:1234/osdm
+}
+
+func (c *osdmClient) do(method, path, key string, body any, out any) (int, http.Header) {
+	c.t.Helper()
+	var raw []byte
+	header := http.Header{}
+	if body != nil {
+		raw, _ = json.Marshal(body)
+		header.Set("Content-Type", osdm.ContentTypeJSON)
+	}
+	if key != "" {
+		header.Set(osdm.HeaderIdempotencyKey, key)
+	}
+	osdmspec.ValidateRequest(c.t, osdmspec.V39, method, path, header, raw)
+	req, err := http.NewRequest(method, c.base+path, bytes.NewReader(raw))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header = header
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	// Caddy's own headers (Server...) are fine; the spec checks Content-Type.
+	osdmspec.ValidateResponse(c.t, osdmspec.V39, method, path, resp.StatusCode, resp.Header, got)
+	if out != nil {
+		if err := json.Unmarshal(got, out); err != nil {
+			c.t.Fatalf("%s %s: %d %s: %v", method, path, resp.StatusCode, got, err)
+		}
+	}
+	return resp.StatusCode, resp.Header
+}
+
+// TestSandboxIntegration runs osdm_sandbox in a real Caddy behind a path
+// prefix and goes through offers, booking, fulfilment and refund over HTTP.
+func TestSandboxIntegration(t *testing.T) {
+	base := harness.ServeCaddyfile(t, func(port int) string {
+		return fmt.Sprintf(`{
+	admin off
+	persist_config off
+	auto_https off
+}
+
+http://127.0.0.1:%d {
+	route /osdm/* {
+		osdm_sandbox {
+			capacity 2
+			offer_ttl 15m
+			external_inventory 462 80 1080
+			train 708 08:30 11:00
+		}
+	}
+	respond "not the sandbox" 418
+}
+`, port)
+	})
+	c := &osdmClient{t: t, base: base + "/osdm"}
+
+	// A week from today: the sandbox refuses departures already past.
+	week := time.Now().AddDate(0, 0, 7)
+	dep := time.Date(week.Year(), week.Month(), week.Day(), 0, 0, 0, 0, time.FixedZone("", 3600))
+	search := osdm.OfferCollectionRequest{
+		TripSearchCriteria: &osdm.TripSearchCriteria{
+			DepartureTime: &dep,
+			Origin:        osdm.NewStopPlaceRef("urn:uic:stn:8500010"),
+			Destination:   osdm.NewStopPlaceRef("urn:uic:stn:8503000"),
+			Parameters:    osdm.OnlyVehicles("708"),
+		},
+		AnonymousPassengerSpecifications: []osdm.AnonymousPassengerSpecification{{ExternalRef: "p1", Type: osdm.PassengerAdult}},
+		OfferSearchCriteria:              &osdm.OfferSearchCriteria{TravelClasses: []osdm.TravelClass{osdm.TravelClassSecond}},
+	}
+	var offers osdm.OfferCollectionResponse
+	if status, _ := c.do(http.MethodPost, "/offers", "", search, &offers); status != http.StatusOK || len(offers.Offers) != 1 {
+		t.Fatalf("offers: %d %+v", status, offers)
+	}
+	if got := offers.Trips[0].StartTime.Format("15:04"); got != "08:30" {
+		t.Errorf("configured train departs %s", got)
+	}
+
+	const key = "d9428888-122b-11e1-b85c-61cd3cbb3210"
+	bookReq := osdm.BookingRequest{
+		Offers:                  []osdm.OfferSelection{{OfferID: offers.Offers[0].OfferID, PassengerRefs: []string{"p1"}}},
+		PassengerSpecifications: []osdm.PassengerSpecification{{ExternalRef: "p1", Type: osdm.PassengerAdult}},
+	}
+	var booked, again osdm.BookingResponse
+	if status, _ := c.do(http.MethodPost, "/bookings", key, bookReq, &booked); status != http.StatusOK {
+		t.Fatalf("booking: %d", status)
+	}
+	if _, h := c.do(http.MethodPost, "/bookings", key, bookReq, &again); h.Get(osdmsandbox.HeaderReplayed) != "true" || again.Booking.ID != booked.Booking.ID {
+		t.Errorf("resent booking: %+v %v", again.Booking, h)
+	}
+	id := booked.Booking.ID
+
+	var ful osdm.FulfillmentCollectionResponse
+	if status, _ := c.do(http.MethodPost, "/bookings/"+id+"/fulfillments", "", osdm.FulfillmentPostRequest{}, &ful); status != http.StatusOK ||
+		ful.Fulfillments[0].Status != osdm.FulfillmentFulfilled {
+		t.Fatalf("fulfil: %d %+v", status, ful)
+	}
+	status, _ := c.do(http.MethodDelete, "/bookings/"+id, "", nil, nil)
+	if status != http.StatusConflict {
+		t.Errorf("DELETE of a fulfilled booking: %d", status)
+	}
+
+	var refund osdm.RefundOfferCollectionResponse
+	c.do(http.MethodPost, "/bookings/"+id+"/refund-offers", "", osdm.RefundOfferRequest{
+		FulfillmentIDs: []string{ful.Fulfillments[0].ID}, OverruleCode: osdm.OverruleTechnicalFailure,
+	}, &refund)
+	if len(refund.RefundOffers) != 1 || refund.RefundOffers[0].RefundFee.Amount != 0 {
+		t.Fatalf("refund offer %+v", refund)
+	}
+	var confirmed osdm.RefundOfferResponse
+	c.do(http.MethodPatch, "/bookings/"+id+"/refund-offers/"+refund.RefundOffers[0].ID, "", osdm.RefundOfferPatchRequest{Status: osdm.RefundConfirmed}, &confirmed)
+	if confirmed.RefundOffer == nil || confirmed.RefundOffer.Status != osdm.RefundConfirmed {
+		t.Fatalf("confirm %+v", confirmed)
+	}
+	var final osdm.BookingResponse
+	c.do(http.MethodGet, "/bookings/"+id, "", nil, &final)
+	if s := final.Booking.BookedOffers[0].Reservations[0].Status; s != osdm.BookingPartRefunded {
+		t.Errorf("final status %s", s)
+	}
+
+	// The debug listing shows the partner's state.
+	resp, err := http.Get(base + "/osdm/_sandbox/bookings")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list []osdmsandbox.BookingInfo
+	err = json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if err != nil || len(list) != 1 || list[0].Status != "REFUNDED" || list[0].IdempotencyKeys[0] != key {
+		t.Errorf("debug listing %+v %v", list, err)
+	}
+
+	// The external train answers a proposal (v3.10), outside the route the
+	// sandbox is not involved.
+	search.TripSearchCriteria.Parameters = osdm.OnlyVehicles("462")
+	raw, _ := json.Marshal(search)
+	resp, err = http.Post(base+"/osdm/offers", osdm.ContentTypeJSON, bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	osdmspec.ValidateResponse(t, osdmspec.V310, http.MethodPost, "/offers", resp.StatusCode, resp.Header, body)
+	if !strings.Contains(string(body), osdm.ProblemCodeAlternativeSystemProposal) {
+		t.Errorf("external train: %s", body)
+	}
+	if resp, err := http.Get(base + "/elsewhere"); err != nil || resp.StatusCode != http.StatusTeapot {
+		t.Errorf("outside the route: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+}
+
+// A Caddyfile whose osdm_sandbox block has a bad subdirective does not
+// load, and the error names the line.
+func TestSandboxIntegrationBadCaddyfile(t *testing.T) {
+	cf := `{
+	admin off
+}
+
+http://127.0.0.1:0 {
+	osdm_sandbox {
+		capacity 10
+		external_inventory 462 80
+	}
+}
+`
+	_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile"})
+	if err == nil || !strings.Contains(err.Error(), "Caddyfile:8") {
+		t.Fatalf("err = %v, want one naming Caddyfile:8", err)
+	}
+}
