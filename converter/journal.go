@@ -182,8 +182,12 @@ func (j *Journal) Do(ctx context.Context, req legacy.Request, body []byte, x Cal
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return negative(legacy.NewNegativeReply(h, legacy.CodePartnerTimeout,
-				"The first copy of message "+id+" is still being processed and its reply was not ready in time; send it again later.")), true
+			// Not an outcome: the exchange is another instance's (or a
+			// dead one's, which settlement finishes). A ReplyCache must
+			// not keep it, or resends would get it after the journal has
+			// the real reply.
+			return markUnsettled(negative(legacy.NewNegativeReply(h, legacy.CodePartnerTimeout,
+				"The first copy of message "+id+" is still being processed and its reply was not ready in time; send it again later."))), true
 		case <-t.C:
 		}
 		wait = min(2*wait, 4*j.cfg.Poll)
@@ -314,10 +318,12 @@ func (j *Journal) finish(jx *journalCaller, res *Result, settled bool) {
 
 // storeFailed is the reply when the store cannot be used: nothing was
 // sent to the partner.
+// The journal holds no outcome for it, so it is marked as one a
+// ReplyCache does not keep: the resend runs once the store works again.
 func (j *Journal) storeFailed(h legacy.ReplyHeader, err error) *Result {
 	n := legacy.NewNegativeReply(h, legacy.CodePartnerUnavailable,
 		plain("The converter's journal store for partner "+j.c.partner+" failed ("+err.Error()+"), so nothing was sent to the partner; send the message again later.", 1000))
-	return negative(n)
+	return markUnsettled(negative(n))
 }
 
 // detached is a context for store calls that outlives the exchange's.

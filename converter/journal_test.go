@@ -508,3 +508,77 @@ func TestJournalRefusedBookingKeepsBody(t *testing.T) {
 		t.Fatalf("record of the refused booking: %+v %v", rec, err)
 	}
 }
+
+// TestReplyCacheForgetsWaitTimeout: a resend that waited its whole time
+// for another instance's exchange is answered PARTNER_TIMEOUT ("send it
+// again later"); that answer is not kept, so the next resend gets the
+// reply the journal has by then, not the timeout again.
+func TestReplyCacheForgetsWaitTimeout(t *testing.T) {
+	s := storetest.NewMemory()
+	id := "J-wait-timeout"
+	req := bookingRequest(id, "offer-9203-2nd-seat")
+	body := encodedBody(t, req)
+	holder := testJournal(t, s, nil)
+	if _, got, err := holder.acquire(context.Background(), id); !got || err != nil {
+		t.Fatal("acquire", got, err)
+	}
+	waiter := testJournal(t, s, nil)
+	rc := NewReplyCache(10, time.Minute, nil)
+	resend := func(ctx context.Context) *Result {
+		res, _ := rc.Do(ctx, id, body, func() *Result {
+			res, _ := waiter.Do(ctx, req, body, &scripted{t: t})
+			return res
+		})
+		return res
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	res := resend(ctx)
+	cancel()
+	if n := negativeOf(t, res); n.Code != legacy.CodePartnerTimeout {
+		t.Fatalf("waiting resend: %+v", n)
+	}
+	if rc.Len() != 0 {
+		t.Fatalf("the wait-timeout answer was kept: %d entries", rc.Len())
+	}
+	rec := &exchangeRecord{V: 1, Partner: "sbb", MessageID: id, BodyHash: hashOf(body), State: stateDone, Created: testNow}
+	if err := rec.setReply(ok(&legacy.BookingReply{Header: legacy.ReplyHeader{CorrelationID: id, SentAt: testNow}, BookingRef: "b-settled", Status: legacy.StatusFulfilled})); err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.save(rec, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	got := resend(context.Background())
+	if br, ok := got.Reply.(*legacy.BookingReply); !ok || br.BookingRef != "b-settled" {
+		t.Fatalf("the resend after the exchange was settled got %+v", got.Reply)
+	}
+}
+
+// TestReplyCacheForgetsStoreFailure: a refusal because the journal's
+// store failed (nothing sent) is not kept: once the store works again the
+// resend books.
+func TestReplyCacheForgetsStoreFailure(t *testing.T) {
+	s := storetest.NewMemory()
+	s.Fail = errors.New("connection refused")
+	req := bookingRequest("J-store-back", "offer-9203-2nd-seat")
+	body := encodedBody(t, req)
+	j := testJournal(t, s, nil)
+	rc := NewReplyCache(10, time.Minute, nil)
+	answers := []scriptedAnswer{
+		{step: StepBooking, status: 200, body: readFile(t, offerRefBooking, "booking.json")},
+		{step: StepFulfillments, status: 200, body: readFile(t, offerRefBooking, "fulfillments.json")},
+	}
+	send := func() *Result {
+		res, _ := rc.Do(context.Background(), req.MessageID(), body, func() *Result {
+			res, _ := j.Do(context.Background(), req, body, &scripted{t: t, answers: answers})
+			return res
+		})
+		return res
+	}
+	if n := negativeOf(t, send()); n.Code != legacy.CodePartnerUnavailable {
+		t.Fatalf("with the store down: %+v", n)
+	}
+	s.Fail = nil
+	if res := send(); res.Outcome != OutcomeOK {
+		t.Fatalf("with the store back the resend got %+v", res.Reply)
+	}
+}

@@ -18,7 +18,11 @@ import (
 // Every reply is kept, NegativeReplies included: a resend is a duplicate
 // delivery, not a new attempt. A legacy system that wants to try again after
 // a Retryable NegativeReply sends a new message (new messageId); the same
-// messageId would only get the same reply until the entry expires.
+// messageId would only get the same reply until the entry expires. A
+// reply that is not the exchange's outcome for good is not kept: one the
+// journal may still settle, one that only says another instance is still
+// at work on the message, one given because the journal's store failed.
+// Its resend asks the journal again.
 //
 // The cache holds at most maxEntries finished replies, dropping the oldest
 // first; a reply expires ttl after it was made. Exchanges still running are

@@ -18,8 +18,13 @@ type Result struct {
 	// Outcome labels the exchange in logs and metrics: "ok",
 	// "replacement_proposal", or the NegativeReply code in lower case.
 	Outcome string
-	// unsettled: the partner's state is not known yet (journal.go); the
-	// reply may still change, so a ReplyCache does not keep it.
+	// RequestKind is, for a Refusal, the kind of the request refused when
+	// it could be read ("" when not); "" for other Results.
+	RequestKind legacy.Kind
+	// unsettled: the reply is not the exchange's outcome for good (the
+	// partner's state is not known yet, another instance still runs the
+	// exchange, or the journal's store failed; journal.go): it may still
+	// change, so a ReplyCache does not keep it.
 	unsettled bool
 }
 
@@ -33,7 +38,7 @@ const (
 // answer to a legacy.Decode or legacy.FormatOf error): its NegativeReply,
 // with the status err asks for (400, 413, 415 or 422).
 func Refusal(err *legacy.Error, now time.Time) *Result {
-	return &Result{Reply: err.NegativeReply(now), Status: err.HTTPStatus(), Outcome: outcomeOf(err.Code)}
+	return &Result{Reply: err.NegativeReply(now), Status: err.HTTPStatus(), Outcome: outcomeOf(err.Code), RequestKind: err.Kind}
 }
 
 // ok wraps a successful reply.

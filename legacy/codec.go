@@ -184,6 +184,7 @@ func decode(f Format, body []byte, request bool) (Message, error) {
 		d.fail(CodeUnsupportedMessage, field, shortName(string(kind))+" is not a legacy "+what+" the converter takes")
 		return nil, d.err
 	}
+	d.kind = kind
 
 	m := readMessage(root, kind)
 	root.done()

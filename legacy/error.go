@@ -33,6 +33,9 @@ type Error struct {
 	MessageID string
 	// Namespaced: the XML request was in the Namespace.
 	Namespaced bool
+	// Kind is the message's kind when it was read and is one the decoder
+	// takes (the refusal is about a field of it); "" otherwise.
+	Kind Kind
 	// Err is the underlying cause (ErrTooLarge, ErrMediaType, a syntax
 	// error), or nil.
 	Err error

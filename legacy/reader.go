@@ -14,12 +14,13 @@ type decoder struct {
 	err        *Error
 	messageID  string
 	namespaced bool
+	kind       Kind // once read and one the decoder takes
 }
 
 // fail records the first error; later ones are consequences.
 func (d *decoder) fail(code Code, field, rule string) {
 	if d.err == nil {
-		d.err = &Error{Code: code, Field: field, Rule: rule, MessageID: strings.Clone(d.messageID), Namespaced: d.namespaced}
+		d.err = &Error{Code: code, Field: field, Rule: rule, MessageID: strings.Clone(d.messageID), Namespaced: d.namespaced, Kind: d.kind}
 	}
 }
 

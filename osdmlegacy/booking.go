@@ -49,7 +49,7 @@ func (f *Facade) newBooking(ctx context.Context, c *call, id string, req *osdm.B
 	if err != nil { // the offer key could not be read
 		return f.offerKeyFailed(c), false
 	}
-	pax, names, p := bookingPassengers(req, offer)
+	pax, names, p := bookingPassengers(req, offer, f.cfg.Tariffs)
 	if p != nil {
 		return f.problem(c, p), true
 	}

@@ -226,7 +226,7 @@ func validPhone(s string) bool {
 // types and ages the tariffs were chosen by (restriction 5). It returns
 // the booking's passengers and the names the BookingRequest carries (a
 // passenger without a last name is booked without a name).
-func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord) ([]PassengerRecord, []legacy.Passenger, *Problem) {
+func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord, rules []TariffRule) ([]PassengerRecord, []legacy.Passenger, *Problem) {
 	inOffer := map[string]int{}
 	for i, op := range offer.Passengers {
 		inOffer[op.Ref] = i
@@ -266,6 +266,9 @@ func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord) ([]Passenge
 		if ps.Age != nil && op.Age != nil && *ps.Age != *op.Age {
 			return nil, nil, Restricted(RestrictPassengers, CodeOutOfBounds, at+"/age",
 				"the offer's tariff is for age "+strconv.Itoa(*op.Age)+"; search again for another age")
+		}
+		if p := birthDateFits(at, ps.DateOfBirth, op, offer.ServiceDate, rules); p != nil {
+			return nil, nil, p
 		}
 		specs[j] = ps
 	}

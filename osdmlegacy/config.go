@@ -32,7 +32,9 @@ const (
 	DefaultOfferTTL    = 15 * time.Minute
 	DefaultHold        = 20 * time.Minute
 	DefaultTimeout     = 20 * time.Second
-	DefaultMaxBody     = 256 << 10
+	// DefaultBookingHorizon is how far ahead trains are sold: 365 days.
+	DefaultBookingHorizon = 365 * 24 * time.Hour
+	DefaultMaxBody        = 256 << 10
 	// MaxMaxBody bounds max_body: an OSDM request of this façade is a few KiB.
 	MaxMaxBody = 1 << 20
 	// MaxPassengers is restriction 5: at most 9 passengers (the legacy
@@ -58,6 +60,10 @@ type Config struct {
 	// Window is how far from the asked time a timetable search looks
 	// (default 4h).
 	Window time.Duration
+	// BookingHorizon is how far ahead of today (at the origin station) a
+	// train is sold; a search for a later day is refused before any legacy
+	// message (default DefaultBookingHorizon).
+	BookingHorizon time.Duration
 	// Concurrency is the most legacy messages in flight for one OSDM call
 	// (default 4).
 	Concurrency int
@@ -232,6 +238,7 @@ func (cfg Config) Normalize() (Config, error) {
 		{"offer_ttl", &cfg.OfferTTL, DefaultOfferTTL},
 		{"hold", &cfg.Hold, DefaultHold},
 		{"timeout", &cfg.Timeout, DefaultTimeout},
+		{"booking_horizon", &cfg.BookingHorizon, DefaultBookingHorizon},
 	}
 	for _, d := range durations {
 		if *d.v == 0 {

@@ -40,8 +40,8 @@ type Facade struct {
 	tt    Timetable
 	now   func() time.Time
 
-	// signer signs the offer ids (offer_key.go), nil until the key is
-	// first read.
+	// signer signs the offer ids under the last offer key read
+	// (offer_key.go), nil until the key is first read.
 	signer atomic.Pointer[offerSigner]
 
 	mu     sync.Mutex

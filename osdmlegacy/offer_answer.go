@@ -272,7 +272,7 @@ func (sa *searchAnswer) failure(q *offerRequest) *Problem {
 		p = &cp
 		p.Detail = "no offer: " + p.Detail
 	case sa.soldOut > 0:
-		p = NewProblem(http.StatusConflict, CodeInsufficientAvailability, "no train asked has places left for "+strconv.Itoa(len(sa.pax))+" passengers")
+		p = NewProblem(http.StatusConflict, CodeInsufficientAvailability, "no train asked has places left for "+passengerCount(len(sa.pax)))
 	default:
 		p = NewProblem(http.StatusNotFound, CodeOfferNoResults, "the reservation system runs none of the trains asked between "+q.origin+" and "+q.destination+" on that date")
 	}
@@ -493,4 +493,12 @@ func aspProblem(c *candidate, alts []legacy.Alternative, responsePointer string)
 
 func eqIntPtr(a, b *int) bool {
 	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+// passengerCount is "1 passenger" or "n passengers".
+func passengerCount(n int) string {
+	if n == 1 {
+		return "1 passenger"
+	}
+	return strconv.Itoa(n) + " passengers"
 }

@@ -76,12 +76,20 @@ type offerSigner struct {
 	// partner label with its length.
 	hdr  []byte
 	macs sync.Pool
+	// sum identifies the key (its SHA-256), so that a signer is reused
+	// only while the store still holds that key.
+	sum [sha256.Size]byte
+}
+
+// keyIs reports whether key is the one s signs with.
+func (s *offerSigner) keyIs(key []byte) bool {
+	return sha256.Sum256(key) == s.sum
 }
 
 // newOfferSigner returns the signer of partner's ids under key.
 func newOfferSigner(key []byte, partner string) *offerSigner {
 	k := bytes.Clone(key)
-	s := &offerSigner{}
+	s := &offerSigner{sum: sha256.Sum256(k)}
 	s.hdr = append([]byte(OfferIDPrefix), binary.AppendUvarint(nil, uint64(len(partner)))...)
 	s.hdr = append(s.hdr, partner...)
 	s.macs.New = func() any { return hmac.New(sha256.New, k) }

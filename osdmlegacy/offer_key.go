@@ -14,9 +14,12 @@ import (
 const offerKeyLen = 32
 
 // OfferKeyKey is the store key of partner's offer key: 32 random bytes,
-// written once (PutIfAbsent, no expiry) by the first façade that needs
-// them, so that every instance sharing the store, and a restarted one,
-// signs and verifies the same offer ids.
+// written once (PutIfAbsent, no expiry) by the first façade that finds
+// none, so that every instance sharing the store, and a restarted one,
+// signs and verifies the same offer ids. The store is the only authority:
+// every search and every booking reads it (offerSigner), so deleting it,
+// or losing the store's data, withdraws every offer at once on every
+// instance.
 func OfferKeyKey(partner string) string {
 	return "osdm_legacy/" + partner + "/offer-key"
 }
@@ -46,19 +49,27 @@ func LoadOfferKey(ctx context.Context, st store.Store, partner string) ([]byte, 
 	return b, nil
 }
 
-// offerSigner returns the signer of the façade's offer ids, its key read
-// from the store on first use and kept in memory from then on. A store
-// error fails this call only (the next one reads again).
+// offerSigner returns the signer of the façade's offer ids under the
+// offer key the store holds now. The key is read on every call (a search,
+// a booking): one read of 32 bytes, against a legacy round trip. Keeping
+// it in memory instead would let an instance go on signing and accepting
+// ids under a key that was deleted (a withdrawal of every offer) or lost
+// with the store's data, while an instance started since signs under the
+// new one: each would then refuse the other's offers. Only the HMAC state
+// is kept, for as long as the key it was made with is the store's. A
+// store error fails this call only: nothing is accepted (a search may
+// still sign under the key read last, searchOffers).
 func (f *Facade) offerSigner(ctx context.Context) (*offerSigner, error) {
-	if s := f.signer.Load(); s != nil {
-		return s, nil
-	}
 	k, err := LoadOfferKey(ctx, f.store, f.cfg.Partner)
 	if err != nil {
 		return nil, err
 	}
-	f.signer.CompareAndSwap(nil, newOfferSigner(k, f.cfg.Partner))
-	return f.signer.Load(), nil
+	if s := f.signer.Load(); s != nil && s.keyIs(k) {
+		return s, nil
+	}
+	s := newOfferSigner(k, f.cfg.Partner)
+	f.signer.Store(s)
+	return s, nil
 }
 
 // offerKeyFailed is the answer of a call that needs the offer key while

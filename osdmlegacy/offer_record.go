@@ -82,6 +82,16 @@ type OfferPassenger struct {
 	Tariff int `json:"tariff"`
 }
 
+// passenger returns the offer's passenger ref, nil when none.
+func (r *OfferRecord) passenger(ref string) *OfferPassenger {
+	for i := range r.Passengers {
+		if r.Passengers[i].Ref == ref {
+			return &r.Passengers[i]
+		}
+	}
+	return nil
+}
+
 // Tariffs groups the passengers by tariff code, in order of first
 // appearance, for the legacy PlaceRequest.
 func (r *OfferRecord) Tariffs() []legacy.Tariff {

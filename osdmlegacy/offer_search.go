@@ -19,6 +19,9 @@ func (f *Facade) searchOffers(ctx context.Context, c *call) *Answer {
 	if p != nil {
 		return f.problem(c, p)
 	}
+	if cands, p = f.inSaleWindow(q, cands, c.now); p != nil {
+		return f.problem(c, p)
+	}
 	travel := cands[0].run.ServiceDate
 	day, _ := time.Parse(time.DateOnly, travel)
 	pax := make([]OfferPassenger, 0, len(q.passengers))
@@ -32,10 +35,16 @@ func (f *Facade) searchOffers(ctx context.Context, c *call) *Answer {
 	probes := f.plan(cands, q.classes, f.cfg.ServiceCodes, tariffCounts(pax), c.now)
 	c.answer.FanOut = len(probes)
 	// The key first: without it no offer could be answered, so nothing
-	// is sent. The search writes nothing to the store.
+	// is sent. The search writes nothing to the store. A store that
+	// cannot be read now leaves the key read last (an offer made under a
+	// key replaced meanwhile is refused at booking, which reads the
+	// store again); with none read yet, nothing can be signed.
 	signer, err := f.offerSigner(ctx)
 	if err != nil {
-		return f.offerKeyFailed(c)
+		if signer = f.signer.Load(); signer == nil {
+			return f.offerKeyFailed(c)
+		}
+		c.answer.StoreErrors++
 	}
 	f.fanOut(ctx, c.send, probes)
 	return f.answer(c, q, probes, pax, signer)

@@ -10,7 +10,8 @@ import (
 // PATCH /bookings/{id}/passengers/{pid} before fulfilment: names, date of
 // birth and contact are kept with the booking (the legacy BookingRequest
 // carried the names it had then; 918-1 has no message to change them).
-// Type and age cannot change: the tariff was booked by them.
+// Type and age cannot change: the tariff was booked by them; a date of
+// birth must keep the passenger in the booked tariff's age range.
 
 // passengerBody is PATCH .../passengers/{pid} as read (the spec's
 // Passenger; members absent are left as they were).
@@ -70,6 +71,12 @@ func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 					"the age cannot change: the tariff was booked for it")}
 			}
 			if body.DateOfBirth != "" {
+				// Held to the booked tariff's age range as at booking.
+				if op := r.Offer.passenger(pr.ExternalRef); op != nil {
+					if p := birthDateFits("#", body.DateOfBirth, *op, r.Offer.ServiceDate, f.cfg.Tariffs); p != nil {
+						return &errRefused{p}
+					}
+				}
 				pr.DateOfBirth = body.DateOfBirth
 			}
 			if body.Detail != nil {

@@ -56,6 +56,8 @@ const (
 	CodeUnsupportedMediaType = "urn:uic:problem:UNSUPPORTED_MEDIA_TYPE"
 	// CodeRequestTooLarge (413): a body over max_body.
 	CodeRequestTooLarge = "urn:uic:problem:REQUEST_TOO_LARGE"
+	// CodeRequestTimeout (408): a body that did not arrive within timeout.
+	CodeRequestTimeout = "urn:uic:problem:REQUEST_TIMEOUT"
 	// CodeNotFound (404, standard RESOURCE_NOT_FOUND): a path that is no
 	// OSDM operation.
 	CodeNotFound = "urn:uic:problem:RESOURCE_NOT_FOUND"
@@ -97,6 +99,7 @@ var problemTitles = map[string]string{
 	CodeOutOfBounds:              "Request outside accepted boundaries",
 	CodeUnsupportedMediaType:     "Unsupported media type",
 	CodeRequestTooLarge:          "Request too large",
+	CodeRequestTimeout:           "Request timeout",
 	CodeNotFound:                 "Resource not found",
 	CodeMethodNotAllowed:         "Method not allowed",
 	CodeNotImplemented:           "Not implemented",

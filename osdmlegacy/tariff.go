@@ -71,3 +71,34 @@ func (f *Facade) tariffOf(pa passengerArg, travel time.Time) (OfferPassenger, *P
 func (p OfferPassenger) spec() osdm.AnonymousPassengerSpecification {
 	return osdm.AnonymousPassengerSpecification{ExternalRef: p.Ref, Type: p.Type, Age: p.Age, DateOfBirth: p.DateOfBirth}
 }
+
+// birthDateFits refuses a date of birth (YYYY-MM-DD, "" for none) that
+// puts passenger op of an offer for serviceDate outside the age range of
+// the tariff the offer was priced at (restriction 5): the age on travel
+// day must select, among rules, the same legacy tariff. A booking or a
+// later change cannot turn a senior's fare into an adult's booking. at
+// points at the passenger in the request.
+func birthDateFits(at, dob string, op OfferPassenger, serviceDate string, rules []TariffRule) *Problem {
+	if dob == "" {
+		return nil
+	}
+	day, err := time.Parse(time.DateOnly, serviceDate)
+	if err != nil {
+		return nil // not a date the façade made: nothing to hold it to
+	}
+	age, ok := ageOn(dob, day)
+	if !ok {
+		return Invalid(CodeInvalidRequest, at+"/dateOfBirth", "the date of birth is after the travel date "+serviceDate)
+	}
+	for _, t := range rules {
+		if t.Type == op.Type && age >= t.MinAge && age <= t.MaxAge {
+			if t.Code == op.Tariff {
+				return nil
+			}
+			break
+		}
+	}
+	return Restricted(RestrictPassengers, CodeOutOfBounds, at+"/dateOfBirth",
+		"born "+dob+", the passenger is "+strconv.Itoa(age)+" on "+serviceDate+
+			", outside the age range of the offer's tariff for a "+string(op.Type)+"; search again with this date of birth")
+}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"time"
 
@@ -277,12 +275,19 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	start := time.Now()
 	format, req, body, refusal := c.readRequest(w, r)
 	if refusal != nil {
-		c.metrics.exchanges.WithLabelValues(c.Partner, "unknown", refusal.Outcome).Inc()
+		// The kind and messageId when the request could be read that far
+		// (the reply's correlationId is the messageId).
+		kind := "unknown"
+		if refusal.RequestKind != "" {
+			kind = string(refusal.RequestKind)
+		}
+		messageID := refusal.Reply.ReplyHeader().CorrelationID
+		c.metrics.exchanges.WithLabelValues(c.Partner, kind, refusal.Outcome).Inc()
 		reason := negativeText(refusal.Reply)
-		addAccessLogFields(r, exchangeLog{partner: c.Partner, kind: "unknown", outcome: refusal.Outcome, reason: reason})
+		addAccessLogFields(r, exchangeLog{partner: c.Partner, kind: kind, messageID: messageID, outcome: refusal.Outcome, reason: reason})
 		c.logger.Info("legacy request refused",
-			zap.String("partner", c.Partner), zap.String("outcome", refusal.Outcome),
-			zap.Int("status", refusal.Status), zap.String("reason", reason))
+			zap.String("partner", c.Partner), zap.String("kind", kind), zap.String("message_id", messageID),
+			zap.String("outcome", refusal.Outcome), zap.Int("status", refusal.Status), zap.String("reason", reason))
 		return c.writeReply(w, format, refusal)
 	}
 
@@ -323,7 +328,7 @@ func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request) (legacy.Fo
 	var mbe *http.MaxBytesError
 	switch {
 	case err == nil:
-	case isTimeout(err):
+	case calls.IsTimeout(err):
 		return format, nil, nil, converter.RefuseBodyTimeout(err, time.Duration(c.Timeout), c.now())
 	case errors.As(err, &mbe):
 		return format, nil, nil, converter.RefuseTooLarge(c.MaxBody, c.now())
@@ -351,12 +356,6 @@ func (c *Convert) readBody(w http.ResponseWriter, r *http.Request) ([]byte, erro
 	return body, err
 }
 
-// isTimeout reports a read cut off by its deadline.
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
-}
-
 // writeReply encodes res.Reply in format and writes it with res.Status,
 // from a pooled buffer: the bytes written are the reply's only use of it.
 func (c *Convert) writeReply(w http.ResponseWriter, format legacy.Format, res *converter.Result) error {
@@ -376,17 +375,18 @@ func (c *Convert) writeReply(w http.ResponseWriter, format legacy.Format, res *c
 	return err
 }
 
-// logExchange writes the one log line of a legacy exchange: DEBUG for
-// an AvailabilityRequest answered with an AvailabilityReply (read-only
-// and the high-volume message: Caddy's access log carries its fields,
-// addAccessLogFields), INFO for bookings, cancellations and every
-// NegativeReply, WARN when the reply is a 5xx.
+// logExchange writes the one log line of a legacy exchange, by the rule
+// osdm_legacy follows too: DEBUG for a search answered with offers (an
+// AvailabilityReply, to an AvailabilityRequest or an informationOnly
+// BookingRequest: read-only and the high-volume message; Caddy's access
+// log carries its fields, addAccessLogFields), INFO for bookings,
+// cancellations and every NegativeReply, WARN when the reply is a 5xx.
 func (c *Convert) logExchange(el exchangeLog, req legacy.Request, res *converter.Result, d time.Duration) {
 	level := zapcore.InfoLevel
 	switch {
 	case res.Status >= http.StatusInternalServerError:
 		level = zapcore.WarnLevel
-	case req.Kind() == legacy.KindAvailabilityRequest && res.Status < http.StatusBadRequest:
+	case res.Reply.Kind() == legacy.KindAvailabilityReply:
 		level = zapcore.DebugLevel
 	}
 	ce := c.logger.Check(level, "legacy exchange")

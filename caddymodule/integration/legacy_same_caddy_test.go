@@ -55,8 +55,8 @@ http://127.0.0.1:%d {
 }
 `, port, gtfs, filepath.Join(dir, "s.db"), legacyPort, legacyPort, gtfs)
 	})
-	body := strings.Replace(harness.OfferSearch("", "2026-12-01T07:00:00+01:00", `"SECOND", "FIRST"`), `"departureTime": "2026-12-01T07:00:00+01:00"`,
-		`"departureTime": "2026-12-01T07:00:00+01:00", "parameters": {"numberOfResultsAfter": 3}`, 1)
+	body := strings.Replace(harness.OfferSearch("", harness.TravelDay+"T07:00:00+01:00", `"SECOND", "FIRST"`), `"departureTime": "`+harness.TravelDay+`T07:00:00+01:00"`,
+		`"departureTime": "`+harness.TravelDay+`T07:00:00+01:00", "parameters": {"numberOfResultsAfter": 3}`, 1)
 	status, _, got := harness.PostOSDM(t, base+"/osdm", "/offers", body, osdmspec.V310)
 	var resp osdm.OfferCollectionResponse
 	if err := json.Unmarshal(got, &resp); err != nil || status != 200 {
@@ -74,7 +74,7 @@ http://127.0.0.1:%d {
 		}
 	}
 	// The train of another system, named.
-	status, _, got = harness.PostOSDM(t, base+"/osdm", "/offers", harness.OfferSearch(`"9305"`, "2026-12-01T07:00:00+01:00", `"SECOND"`), osdmspec.V310)
+	status, _, got = harness.PostOSDM(t, base+"/osdm", "/offers", harness.OfferSearch(`"9305"`, harness.TravelDay+"T07:00:00+01:00", `"SECOND"`), osdmspec.V310)
 	resp = osdm.OfferCollectionResponse{}
 	if err := json.Unmarshal(got, &resp); err != nil || status != 200 || len(resp.Problems) != 1 || !resp.Problems[0].IsAlternativeSystemProposal() {
 		t.Fatalf("%d %s", status, got)

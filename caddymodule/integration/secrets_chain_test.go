@@ -382,10 +382,12 @@ func TestSecretsNeverLogged(t *testing.T) {
 	}
 }
 
-// TestSecretsProviderAccessLogNeedsFilter is the search's control: a
-// partner site whose access log lacks the README's filter prints the
-// Authenticate header of every OSDM call, and the search finds it.
-func TestSecretsProviderAccessLogNeedsFilter(t *testing.T) {
+// TestSecretsProviderAccessLogWithoutFilter: a partner site whose access
+// log has no filter does not print the Authenticate header either:
+// osdm_access writes the line of every call that carries it, with the
+// header REDACTED (Caddy, which copies the headers before any handler
+// runs, would print it).
+func TestSecretsProviderAccessLogWithoutFilter(t *testing.T) {
 	s := startSecretsRun(t, false)
 	seats := secondClassSeats(legacy.Tariff{Code: 1, Count: 1})
 	s.send(t, "alpine", legacy.XML, &legacy.AvailabilityRequest{Header: legacy.Header{MessageID: s.id("avail")},
@@ -397,8 +399,14 @@ func TestSecretsProviderAccessLogNeedsFilter(t *testing.T) {
 	s.c.alpine.mu.Lock()
 	bearer := s.c.alpine.bearer
 	s.c.alpine.mu.Unlock()
-	if bearer == "" || !bytes.Contains(provider, []byte(bearer)) {
-		t.Fatal("the unfiltered provider access log does not show Authenticate: Caddy now redacts it, and the README's filter may go")
+	if bearer == "" {
+		t.Fatal("the run sent no Authenticate header")
+	}
+	if bytes.Contains(provider, []byte(bearer)) {
+		t.Fatal("the unfiltered provider access log shows the Authenticate header")
+	}
+	if !bytes.Contains(provider, []byte(`"Authenticate":["REDACTED"]`)) {
+		t.Fatalf("the provider access log has no line of an OSDM call with its header REDACTED:\n%s", provider)
 	}
 }
 

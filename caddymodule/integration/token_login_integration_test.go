@@ -252,8 +252,8 @@ http://127.0.0.1:%[2]d {
 		}
 	}
 	for _, want := range []string{
-		`caddy_osdm_login_token_requests_total{client="e2e-rail-a",outcome="granted"}`,
-		`caddy_osdm_login_token_requests_total{client="e2e-rail-b",outcome="granted"}`,
+		`caddy_osdm_login_token_requests_total{client="e2e-rail-a",issuer="` + issuer + `",outcome="granted"}`,
+		`caddy_osdm_login_token_requests_total{client="e2e-rail-b",issuer="` + issuer + `",outcome="granted"}`,
 		`caddy_osdm_token_requests_total{partner="e2e-provider-a",result="ok"} 1`,
 		`caddy_osdm_token_requests_total{partner="e2e-provider-b",result="ok"} 1`,
 		`caddy_osdm_token_cache_hits_total{partner="e2e-provider-a"} 3`,
@@ -296,5 +296,5 @@ http://127.0.0.1:%[2]d {
 // grantedSeries is the series of osdm_login's granted token requests of
 // client.
 func grantedSeries(client string) string {
-	return `caddy_osdm_login_token_requests_total{client="` + client + `",outcome="granted"}`
+	return `caddy_osdm_login_token_requests_total{client="` + client + `",issuer="https://login.e2e-provider.example",outcome="granted"}`
 }

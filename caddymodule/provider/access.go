@@ -39,7 +39,8 @@ const defaultAccessHeader = "Authenticate"
 // came in, added by the transport of the reverse_proxy that follows, which
 // must be `transport osdm` (see Transport), so that reverse_proxy's debug
 // log, which redacts only Authorization, does not print it; the handlers
-// after osdm_access do not see that header. An answer of a reverse_proxy
+// after osdm_access do not see that header, nor does Caddy's access log
+// (the header is removed from the request once the token is checked). An answer of a reverse_proxy
 // that did not send the token is not passed on: it is a 502 error saying
 // so. A token that came in Authorization stays in the request.
 type Access struct {
@@ -63,10 +64,13 @@ type Access struct {
 	// the login service and the API usually share a clock.
 	ClockSkew caddy.Duration `json:"clock_skew,omitempty"`
 
-	now      func() time.Time
-	logger   *zap.Logger
-	verifier *tokenauth.AccessTokenVerifier
-	realm    string
+	now    func() time.Time
+	logger *zap.Logger
+	// accessLog is Caddy's access logger ("http.log.access"), for the
+	// lines this handler writes instead of Caddy (access_log.go).
+	accessLog *zap.Logger
+	verifier  *tokenauth.AccessTokenVerifier
+	realm     string
 }
 
 // CaddyModule returns the Caddy module information.
@@ -80,6 +84,7 @@ func (Access) CaddyModule() caddy.ModuleInfo {
 // Provision loads the keys.
 func (a *Access) Provision(ctx caddy.Context) error {
 	a.logger = ctx.Logger()
+	a.accessLog = ctx.Logger(caddyhttp.App{}).Named("log.access")
 	if a.now == nil {
 		a.now = time.Now
 	}
@@ -132,7 +137,15 @@ func (a *Access) Validate() error {
 }
 
 // ServeHTTP checks the token and calls next when it is valid.
-func (a *Access) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+func (a *Access) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) (err error) {
+	// The access log line of a request with the token header is this
+	// handler's, without the token (access_log.go).
+	if h := http.CanonicalHeaderKey(a.Header); h != "Authorization" {
+		var line *redactedLine
+		if line, w = takeAccessLog(a.accessLog, w, r, h); line != nil {
+			defer func() { line.done(r, err) }()
+		}
+	}
 	header, token := a.bearerToken(r)
 	claims, err := a.verifier.Verify(token)
 	if err != nil {
@@ -151,12 +164,14 @@ func (a *Access) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if header == "Authorization" {
 		return next.ServeHTTP(w, r)
 	}
-	// The backend still gets the token, but reverse_proxy's debug log,
-	// which redacts Authorization only, does not (see bearer).
+	// The backend still gets the token, but no log does: the header is
+	// taken out of the request itself, so the handlers after this one and
+	// their logs never see it; reverse_proxy's debug log, which redacts
+	// Authorization only, does not either (see calls.Bearer); Caddy's
+	// access log line is this handler's (access_log.go).
 	b := &calls.Bearer{Header: header, Value: r.Header.Get(header)}
+	r.Header.Del(header)
 	out := r.WithContext(calls.WithBearer(r.Context(), b))
-	out.Header = r.Header.Clone()
-	out.Header.Del(header)
 	before, _ := repl.Get(proxyUpstreamVar)
 	hw := calls.NewHeldWriter(w, func(int) bool {
 		now, proxied := repl.Get(proxyUpstreamVar)

@@ -249,12 +249,19 @@ func (l *Login) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Ha
 		if !errors.As(err, &ref) {
 			return caddyhttp.Error(http.StatusInternalServerError, err)
 		}
-		loginRequests.WithLabelValues(loginClientLabel(ref.Client), string(ref.Reason)).Inc()
-		fields := []zap.Field{
-			zap.String("client", ref.Client), zap.String("kid", ref.KeyID),
-			zap.String("reason", string(ref.Reason)), zap.String("error", ref.OAuth.Code),
-			zap.String("description", ref.OAuth.Description),
+		loginRequests.WithLabelValues(l.Issuer, loginClientLabel(ref.Client), string(ref.Reason)).Inc()
+		// client and kid only once known (a registered client, a
+		// registered key): never an empty field.
+		fields := make([]zap.Field, 0, 6)
+		fields = append(fields, zap.String("issuer", l.Issuer))
+		if ref.Client != "" {
+			fields = append(fields, zap.String("client", ref.Client))
 		}
+		if ref.KeyID != "" {
+			fields = append(fields, zap.String("kid", ref.KeyID))
+		}
+		fields = append(fields, zap.String("reason", string(ref.Reason)), zap.String("error", ref.OAuth.Code),
+			zap.String("description", ref.OAuth.Description))
 		if ref.Reason == tokenauth.ReasonReplayStoreError || ref.Reason == tokenauth.ReasonReplayStoreFull {
 			l.logger.Error("token request refused: replay store cannot answer", fields...)
 		} else {
@@ -263,8 +270,8 @@ func (l *Login) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Ha
 		tokenauth.WriteRefusal(w, ref, l.Issuer)
 		return nil
 	}
-	loginRequests.WithLabelValues(grant.Assertion.Subject, loginOutcomeGranted).Inc()
-	l.logger.Info("access token issued",
+	loginRequests.WithLabelValues(l.Issuer, grant.Assertion.Subject, loginOutcomeGranted).Inc()
+	l.logger.Info("access token issued", zap.String("issuer", l.Issuer),
 		zap.String("client", grant.Assertion.Subject), zap.String("kid", grant.Assertion.KeyID),
 		zap.String("scope", grant.Response.Scope), zap.String("access_token_id", grant.AccessTokenID))
 	tokenauth.WriteTokenResponse(w, &grant.Response)

@@ -184,9 +184,9 @@ http://127.0.0.1:%d {
 	// Metrics: outcomes by configured client, unknown ones folded.
 	_, metrics, _ := harness.Do(t, http.MethodGet, base+"/metrics", "", "", nil)
 	for _, want := range []string{
-		`caddy_osdm_login_token_requests_total{client="alpine",outcome="granted"}`,
-		`caddy_osdm_login_token_requests_total{client="alpine",outcome="replay"}`,
-		`caddy_osdm_login_token_requests_total{client="unknown",outcome="unknown_client"}`,
+		`caddy_osdm_login_token_requests_total{client="alpine",issuer="` + harness.ProvIssuer + `",outcome="granted"}`,
+		`caddy_osdm_login_token_requests_total{client="alpine",issuer="` + harness.ProvIssuer + `",outcome="replay"}`,
+		`caddy_osdm_login_token_requests_total{client="unknown",issuer="` + harness.ProvIssuer + `",outcome="unknown_client"}`,
 		`caddy_osdm_login_replay_store_entries{issuer="` + harness.ProvIssuer + `"}`,
 	} {
 		if !strings.Contains(metrics, want) {

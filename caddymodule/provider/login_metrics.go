@@ -23,8 +23,8 @@ const loginOutcomeGranted = "granted"
 var (
 	loginRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "caddy", Subsystem: "osdm_login", Name: "token_requests_total",
-		Help: "Token requests by configured client (or unknown) and outcome (granted or the refusal reason).",
-	}, []string{"client", "outcome"})
+		Help: "Token requests by login service (its issuer), configured client (or unknown) and outcome (granted or the refusal reason).",
+	}, []string{"issuer", "client", "outcome"})
 	loginReplayEntriesDesc = prometheus.NewDesc("caddy_osdm_login_replay_store_entries",
 		"Entries in the memory replay store of each login service issuer.", []string{"issuer"}, nil)
 )

@@ -215,9 +215,9 @@ func TestLoginModuleGrantsAndRefuses(t *testing.T) {
 	core, logs := observer.New(zap.InfoLevel)
 	l.logger = zap.New(core)
 
-	granted := provCounter("alpine", "granted")
-	unknown := provCounter("unknown", "unknown_client")
-	replays := provCounter("alpine", "replay")
+	granted := provCounter(l.Issuer, "alpine", "granted")
+	unknown := provCounter(l.Issuer, "unknown", "unknown_client")
+	replays := provCounter(l.Issuer, "alpine", "replay")
 
 	assertion := f.AlpineToken(now)
 	w := provPost(l, provBearerForm(assertion))
@@ -248,13 +248,13 @@ func TestLoginModuleGrantsAndRefuses(t *testing.T) {
 		tok := f.Identity(jwt.SigningMethodRS256, f.Alpine, "made-up-"+string(rune('a'+i)), "alp-1", now, nil)
 		provPost(l, provBearerForm(tok))
 	}
-	if d := provCounter("alpine", "granted") - granted; d != 1 {
+	if d := provCounter(l.Issuer, "alpine", "granted") - granted; d != 1 {
 		t.Fatalf("granted counted %v times", d)
 	}
-	if d := provCounter("alpine", "replay") - replays; d != 1 {
+	if d := provCounter(l.Issuer, "alpine", "replay") - replays; d != 1 {
 		t.Fatalf("replay counted %v times", d)
 	}
-	if d := provCounter("unknown", "unknown_client") - unknown; d != 3 {
+	if d := provCounter(l.Issuer, "unknown", "unknown_client") - unknown; d != 3 {
 		t.Fatalf("unknown clients counted %v times", d)
 	}
 	// Made-up subjects never become label values.
@@ -292,10 +292,11 @@ func provMetricsText(t *testing.T) string {
 	return b.String()
 }
 
-// provCounter reads the login request counter of one client and outcome.
-func provCounter(client, outcome string) float64 {
+// provCounter reads the login request counter of one login service,
+// client and outcome.
+func provCounter(issuer, client, outcome string) float64 {
 	var m dto.Metric
-	if err := loginRequests.WithLabelValues(client, outcome).Write(&m); err != nil {
+	if err := loginRequests.WithLabelValues(issuer, client, outcome).Write(&m); err != nil {
 		panic(err)
 	}
 	return m.GetCounter().GetValue()

@@ -68,6 +68,9 @@ type OSDMLegacy struct {
 	// percentage ("10%") or an amount and currency ("2.50 EUR"). Default
 	// none.
 	RefundFee string `json:"refund_fee,omitempty"`
+	// BookingHorizon is how far ahead a train is sold: a search for a
+	// later day is refused. Default 365d.
+	BookingHorizon caddy.Duration `json:"booking_horizon,omitempty"`
 	// OfferTTL is how long an offer stays bookable. Default 15m.
 	OfferTTL caddy.Duration `json:"offer_ttl,omitempty"`
 	// Hold is how long a PREBOOKED booking holds its places before it is
@@ -131,7 +134,7 @@ func (OSDMLegacy) CaddyModule() caddy.ModuleInfo {
 func (m *OSDMLegacy) facadeConfig() (osdmlegacy.Config, error) {
 	cfg := osdmlegacy.Config{
 		Partner: m.Partner, Timetable: m.Timetable, Search: osdmlegacy.SearchMode(m.Search),
-		MaxTrains: m.MaxTrains, Window: time.Duration(m.Window), Concurrency: m.Concurrency,
+		MaxTrains: m.MaxTrains, Window: time.Duration(m.Window), BookingHorizon: time.Duration(m.BookingHorizon), Concurrency: m.Concurrency,
 		OfferTTL: time.Duration(m.OfferTTL), Hold: time.Duration(m.Hold), Timeout: time.Duration(m.Timeout),
 		MaxBody: m.MaxBody, ServiceCodes: m.Services,
 	}
@@ -235,7 +238,20 @@ func (m *OSDMLegacy) Cleanup() error {
 func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	start := time.Now()
 	cfg := m.facade.Config()
+	// The body arrives within the call's timeout, or the call is refused
+	// (408): a client dribbling it holds no connection.
+	rc := http.NewResponseController(w)
+	deadline := rc.SetReadDeadline(start.Add(cfg.Timeout)) == nil
 	body, err := calls.ReadAllSized(io.LimitReader(r.Body, cfg.MaxBody+1), r.ContentLength)
+	if deadline {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	if err != nil && calls.IsTimeout(err) {
+		a := m.facade.BodyTimeout(r.Method, r.URL.Path)
+		m.metrics.observeAnswer(m.Partner, a)
+		m.logCall(r, a, time.Since(start))
+		return writeAnswer(w, a)
+	}
 	if err != nil {
 		return caddyhttp.Error(http.StatusBadRequest, fmt.Errorf("reading the OSDM request: %w", err))
 	}
@@ -249,6 +265,11 @@ func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next cadd
 	a := m.facade.Serve(r.Context(), send, r.Method, r.URL.Path, r.Header, body)
 	m.metrics.observeAnswer(m.Partner, a)
 	m.logCall(r, a, time.Since(start))
+	return writeAnswer(w, a)
+}
+
+// writeAnswer writes the façade's answer.
+func writeAnswer(w http.ResponseWriter, a *osdmlegacy.Answer) error {
 	h := w.Header()
 	for k, v := range a.Header {
 		h[k] = v
@@ -257,7 +278,7 @@ func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next cadd
 		h.Set("Content-Length", strconv.Itoa(len(a.Body)))
 	}
 	w.WriteHeader(a.Status)
-	_, err = w.Write(a.Body)
+	_, err := w.Write(a.Body)
 	return err
 }
 
@@ -265,11 +286,7 @@ func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next cadd
 // messages. Paths are templates, so ids stay out of the line's shape; no
 // header is logged (the access token stays out).
 func (m *OSDMLegacy) logCall(r *http.Request, a *osdmlegacy.Answer, d time.Duration) {
-	level := zapcore.InfoLevel
-	if a.Status >= http.StatusInternalServerError {
-		level = zapcore.WarnLevel
-	}
-	ce := m.logger.Check(level, "osdm call")
+	ce := m.logger.Check(callLogLevel(a), "osdm call")
 	if ce == nil {
 		return
 	}
@@ -294,6 +311,20 @@ func (m *OSDMLegacy) logCall(r *http.Request, a *osdmlegacy.Answer, d time.Durat
 		fields = append(fields, zap.String("reason", a.Problem.Detail))
 	}
 	ce.Write(fields...)
+}
+
+// callLogLevel is the level of an OSDM call's line, by the rule
+// osdm_convert follows too: DEBUG for a search answered with offers
+// (read-only and the high-volume call; Caddy's access log has it), INFO
+// for every call that books, changes or is refused, WARN for a 5xx.
+func callLogLevel(a *osdmlegacy.Answer) zapcore.Level {
+	switch {
+	case a.Status >= http.StatusInternalServerError:
+		return zapcore.WarnLevel
+	case a.Operation == "POST /offers" && a.Status < http.StatusMultipleChoices:
+		return zapcore.DebugLevel
+	}
+	return zapcore.InfoLevel
 }
 
 // messageList logs legacy messages as an array of objects.

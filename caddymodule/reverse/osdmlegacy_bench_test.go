@@ -134,9 +134,9 @@ func reportLatency(b *testing.B, d []time.Duration) {
 
 // The timetable search of the speed target: 8 trains from 06:00, second
 // class: exactly 8 legacy messages.
-const benchSearch8 = `{"tripSearchCriteria": {"origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8727100"},
+var benchSearch8 = `{"tripSearchCriteria": {"origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8727100"},
   "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8814001"},
-  "departureTime": "2026-12-01T06:00:00+01:00", "parameters": {"numberOfResultsAfter": 8}},
+  "departureTime": "` + harness.TravelDay + `T06:00:00+01:00", "parameters": {"numberOfResultsAfter": 8}},
  "offerSearchCriteria": {"travelClasses": ["SECOND"]},
  "anonymousPassengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40}]}`
 
@@ -145,8 +145,8 @@ var benchSearch1 = strings.Replace(benchSearch8, `"numberOfResultsAfter": 8`,
 	`"dataFilter": {"vehicleFilter": {"exclude": false, "vehicleNumbers": ["9303"]}}`, 1)
 
 // benchAvailability is the legacy message benchSearch1 sends.
-const benchAvailability = `<AvailabilityRequest messageId="B-1">
-  <Journey><TrainNumber>9303</TrainNumber><DepartureDate>2026-12-01</DepartureDate><DepartureTime>08:10</DepartureTime><From>8727100</From><To>8814001</To></Journey>
+var benchAvailability = `<AvailabilityRequest messageId="B-1">
+  <Journey><TrainNumber>9303</TrainNumber><DepartureDate>` + harness.TravelDay + `</DepartureDate><DepartureTime>08:10</DepartureTime><From>8727100</From><To>8814001</To></Journey>
   <PlaceRequest><TravelClass>2</TravelClass><ServiceCode>1</ServiceCode><Tariff code="1" count="1"/></PlaceRequest>
 </AvailabilityRequest>`
 

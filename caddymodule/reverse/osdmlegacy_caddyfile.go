@@ -94,7 +94,7 @@ func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 		"partner": {1, 1}, "timetable": {1, 2}, "search": {1, 1}, "max_trains": {1, 1}, "window": {1, 1},
 		"concurrency": {1, 1}, "tariff": {4, 4}, "reason": {2, 2}, "refund_fee": {1, 2}, "offer_ttl": {1, 1},
 		"hold": {1, 1}, "timeout": {1, 1}, "max_body": {1, 1}, "services": {1, 3}, "legacy_format": {1, 1},
-		"legacy_path": {1, 1}, "time_zone": {1, 1}, "settle_interval": {1, 1},
+		"legacy_path": {1, 1}, "time_zone": {1, 1}, "settle_interval": {1, 1}, "booking_horizon": {1, 1},
 	}
 	n, ok := want[name]
 	if !ok {
@@ -123,6 +123,8 @@ func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 		m.Concurrency, err = legacyPositive(name, args[0])
 	case "window":
 		m.Window, err = legacyDuration(name, args[0])
+	case "booking_horizon":
+		m.BookingHorizon, err = legacyDuration(name, args[0])
 	case "offer_ttl":
 		m.OfferTTL, err = legacyDuration(name, args[0])
 	case "hold":

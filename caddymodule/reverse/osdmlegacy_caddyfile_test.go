@@ -22,6 +22,7 @@ func TestOSDMLegacyCaddyfileAdaptJSON(t *testing.T) {
 			search information_only
 			max_trains 6
 			window 3h
+			booking_horizon 400d
 			concurrency 2
 			tariff ADULT 26 64 1
 			tariff CHILD 4 11 2
@@ -59,7 +60,7 @@ func TestOSDMLegacyCaddyfileAdaptJSON(t *testing.T) {
 	if !found {
 		t.Fatalf("no osdm_legacy handler in\n%s", out)
 	}
-	want := `{"concurrency":2,"handler":"osdm_legacy","hold":1200000000000,"legacy_format":"json","legacy_path":"/hermes","max_body":262144,"max_trains":6,"offer_ttl":900000000000,"partner":"hermes-fr","reasons":{"TECHNICAL_FAILURE":1},"refund_fee":"10%","search":"information_only","services":[1,2],"settle_interval":30000000000,"store":{"address":"127.0.0.1:6379","engine":"redis","prefix":"osdm:fr:"},"tariffs":[{"code":1,"max_age":64,"min_age":26,"type":"ADULT"},{"code":2,"max_age":11,"min_age":4,"type":"CHILD"}],"time_zone":"Europe/Brussels","timeout":20000000000,"timetable":"/etc/osdm/timetable.zip","timetable_station_code":"stop_id","window":10800000000000}`
+	want := `{"booking_horizon":34560000000000000,"concurrency":2,"handler":"osdm_legacy","hold":1200000000000,"legacy_format":"json","legacy_path":"/hermes","max_body":262144,"max_trains":6,"offer_ttl":900000000000,"partner":"hermes-fr","reasons":{"TECHNICAL_FAILURE":1},"refund_fee":"10%","search":"information_only","services":[1,2],"settle_interval":30000000000,"store":{"address":"127.0.0.1:6379","engine":"redis","prefix":"osdm:fr:"},"tariffs":[{"code":1,"max_age":64,"min_age":26,"type":"ADULT"},{"code":2,"max_age":11,"min_age":4,"type":"CHILD"}],"time_zone":"Europe/Brussels","timeout":20000000000,"timetable":"/etc/osdm/timetable.zip","timetable_station_code":"stop_id","window":10800000000000}`
 	b, _ := json.Marshal(got)
 	if string(b) != want {
 		t.Errorf("adapted\n%s\nwant\n%s", b, want)
@@ -92,6 +93,10 @@ func TestOSDMLegacyCaddyfileErrors(t *testing.T) {
 		{"partner a\n\t\t\tpartner b", "Caddyfile:5", "already specified"},
 		{"partner a\n\t\t\tmax_trains 0", "Caddyfile:5", "positive"},
 		{"partner a\n\t\t\twindow soon", "Caddyfile:5", "duration"},
+		{"partner a\n\t\t\tbooking_horizon a-year", "Caddyfile:5", `booking_horizon "a-year": not a positive duration`},
+		{"partner a\n\t\t\tbooking_horizon -1d", "Caddyfile:5", "not a positive duration"},
+		{"partner a\n\t\t\tbooking_horizon 1d 2d", "Caddyfile:5", "booking_horizon: wrong number of arguments (2)"},
+		{"partner a\n\t\t\tbooking_horizont 300d", "Caddyfile:5", `did you mean "booking_horizon"?`},
 		{"partner a\n\t\t\ttariff ADULT 26 64", "Caddyfile:5", "arguments"},
 		{"partner a\n\t\t\ttariff ADULT x 64 1", "Caddyfile:5", "not a number"},
 		{"partner a\n\t\t\treason STRIKE 5\n\t\t\treason STRIKE 6", "Caddyfile:6", "already specified"},

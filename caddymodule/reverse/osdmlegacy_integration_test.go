@@ -160,7 +160,7 @@ func TestOSDMLegacyIntegrationOfferSearch(t *testing.T) {
 	lc := startLegacyChain(t, "\n\t\t\twindow 6h", legacysandbox.Config{Foreign: []legacysandbox.Foreign{{Train: "9308", System: 80, Operator: "1080"}}})
 
 	// A named train, both classes: two legacy messages through reverse_proxy.
-	status, h, body := lc.post(t, "/offers", harness.OfferSearch(`"9303"`, "2026-12-01T06:00:00+01:00", `"ANY_CLASS"`), osdmspec.V39)
+	status, h, body := lc.post(t, "/offers", harness.OfferSearch(`"9303"`, harness.TravelDay+"T06:00:00+01:00", `"ANY_CLASS"`), osdmspec.V39)
 	var resp osdm.OfferCollectionResponse
 	if err := json.Unmarshal(body, &resp); err != nil || status != 200 {
 		t.Fatalf("%d %s", status, body)
@@ -205,7 +205,7 @@ func TestOSDMLegacyIntegrationOfferSearch(t *testing.T) {
 	// class: 8 messages; 9308 is another system's (ALTERNATIVE_SYSTEM_PROPOSAL,
 	// valid against 3.10).
 	lc.ls.reset()
-	status, _, body = lc.post(t, "/offers", harness.OfferSearch("", "2026-12-01T06:00:00", `"SECOND"`), osdmspec.V310)
+	status, _, body = lc.post(t, "/offers", harness.OfferSearch("", harness.TravelDay+"T06:00:00", `"SECOND"`), osdmspec.V310)
 	resp = osdm.OfferCollectionResponse{}
 	if err := json.Unmarshal(body, &resp); err != nil || status != 200 {
 		t.Fatalf("%d %s", status, body)
@@ -215,8 +215,8 @@ func TestOSDMLegacyIntegrationOfferSearch(t *testing.T) {
 		t.Errorf("%d legacy messages, want 5 (06:10..10:10)", n)
 	}
 	lc.ls.reset()
-	tt := strings.Replace(harness.OfferSearch("", "2026-12-01T06:00:00", `"SECOND"`), `"departureTime": "2026-12-01T06:00:00"`,
-		`"departureTime": "2026-12-01T10:00:00", "parameters": {"numberOfResultsAfter": 10, "numberOfResultsBefore": 3}`, 1)
+	tt := strings.Replace(harness.OfferSearch("", harness.TravelDay+"T06:00:00", `"SECOND"`), `"departureTime": "`+harness.TravelDay+`T06:00:00"`,
+		`"departureTime": "`+harness.TravelDay+`T10:00:00", "parameters": {"numberOfResultsAfter": 10, "numberOfResultsBefore": 3}`, 1)
 	status, _, body = lc.post(t, "/offers", tt, osdmspec.V310)
 	resp = osdm.OfferCollectionResponse{}
 	if err := json.Unmarshal(body, &resp); err != nil || status != 200 {
@@ -294,13 +294,13 @@ func TestOSDMLegacyIntegrationOfferSearch(t *testing.T) {
 
 func TestOSDMLegacyIntegrationRestrictions(t *testing.T) {
 	lc := startLegacyChain(t, "", legacysandbox.Config{})
-	named := harness.OfferSearch(`"9303"`, "2026-12-01T06:00:00+01:00", `"SECOND"`)
+	named := harness.OfferSearch(`"9303"`, harness.TravelDay+"T06:00:00+01:00", `"SECOND"`)
 	cases := []struct {
 		name, body, pointer string
 		restriction         osdmlegacy.Restriction
 	}{
 		{"via", strings.Replace(named, `"departureTime"`, `"vias": [{"viaPlace": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8722326"}}], "departureTime"`, 1), "#/tripSearchCriteria/vias", osdmlegacy.RestrictDirect},
-		{"return", strings.Replace(named, `"offerSearchCriteria": {`, `"offerSearchCriteria": {"inboundDate": "2026-12-03T06:00:00Z", `, 1), "#/offerSearchCriteria/inboundDate", osdmlegacy.RestrictDirect},
+		{"return", strings.Replace(named, `"offerSearchCriteria": {`, `"offerSearchCriteria": {"inboundDate": "`+harness.ReturnDay+`T06:00:00Z", `, 1), "#/offerSearchCriteria/inboundDate", osdmlegacy.RestrictDirect},
 		{"train over 5", strings.Replace(named, `"9303"`, `"930312"`, 1), "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter/vehicleNumbers[0]", osdmlegacy.RestrictKnownTrain},
 		{"non-UIC", strings.Replace(named, `"urn:uic:stn:8727100"`, `"urn:uic:stn:87271"`, 1), "#/tripSearchCriteria/origin/stopPlaceRef", osdmlegacy.RestrictUICStations},
 		{"admission", strings.Replace(named, `"travelClasses": ["SECOND"]`, `"requestedOfferParts": ["ADMISSION"]`, 1), "#/offerSearchCriteria/requestedOfferParts", osdmlegacy.RestrictReservations},
@@ -325,7 +325,7 @@ func TestOSDMLegacyIntegrationRestrictions(t *testing.T) {
 
 func TestOSDMLegacyIntegrationLegacyFaults(t *testing.T) {
 	lc := startLegacyChain(t, "", legacysandbox.Config{Capacity: 1})
-	search := harness.OfferSearch(`"9303"`, "2026-12-01T06:00:00+01:00", `"SECOND"`)
+	search := harness.OfferSearch(`"9303"`, harness.TravelDay+"T06:00:00+01:00", `"SECOND"`)
 	for _, tc := range []struct {
 		mode   string
 		status int
@@ -361,7 +361,7 @@ func TestOSDMLegacyIntegrationLegacyFaults(t *testing.T) {
 	}
 	lc.ls.mode.Store("")
 	// A train the legacy system does not run (000 never runs in the demo).
-	status, _, body := lc.post(t, "/offers", harness.OfferSearch(`"000"`, "2026-12-01T06:00:00+01:00", `"SECOND"`), osdmspec.V39)
+	status, _, body := lc.post(t, "/offers", harness.OfferSearch(`"000"`, harness.TravelDay+"T06:00:00+01:00", `"SECOND"`), osdmspec.V39)
 	if status != 404 || !bytes.Contains(body, []byte(osdmlegacy.CodeOfferNoResults)) {
 		t.Errorf("train not run: %d %s", status, body)
 	}
@@ -391,7 +391,7 @@ http://127.0.0.1:%d {
 `, port, filepath.Join(dir, "x.db"), dead)
 	})
 	lc := &legacyChain{base: base + "/osdm"}
-	status, _, body := lc.post(t, "/offers", harness.OfferSearch(`"9303"`, "2026-12-01T06:00:00+01:00", `"SECOND"`), osdmspec.V39)
+	status, _, body := lc.post(t, "/offers", harness.OfferSearch(`"9303"`, harness.TravelDay+"T06:00:00+01:00", `"SECOND"`), osdmspec.V39)
 	var p osdm.Problem
 	_ = json.Unmarshal(body, &p)
 	if status != 503 || p.Code != osdmlegacy.CodeServiceUnavailable || strings.Contains(string(body), "127.0.0.1") {

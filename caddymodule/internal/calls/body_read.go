@@ -1,6 +1,11 @@
 package calls
 
-import "io"
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+)
 
 // maxBodyPresize bounds the buffer readAllSized makes before any of the
 // body has arrived: a client that declares a long body and sends nothing
@@ -33,4 +38,11 @@ func ReadAllSized(r io.Reader, hint int64) ([]byte, error) {
 			b = append(b, 0)[:len(b)] // let append pick the next size
 		}
 	}
+}
+
+// IsTimeout reports a read cut off by its deadline (a body that did not
+// arrive within the call's timeout).
+func IsTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }

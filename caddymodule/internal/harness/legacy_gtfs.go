@@ -9,14 +9,14 @@ import (
 )
 
 // writeLegacyGTFS writes a GTFS feed of 10 daily trains Paris Nord ->
-// Bruxelles-Midi, 9301 at 06:10, 9302 at 07:10, ... through 2027.
+// Bruxelles-Midi, 9301 at 06:10, 9302 at 07:10, ... through 2099.
 func WriteLegacyGTFS(t testing.TB, dir string) {
 	t.Helper()
 	files := map[string]string{
 		"agency.txt":   "agency_id,agency_name,agency_url,agency_timezone\nES,Eurostar,https://example.com,Europe/Paris\n",
 		"stops.txt":    "stop_id,stop_name,stop_code\nPNO,Paris Nord,8727100\nBXL,Bruxelles-Midi,8814001\nLIL,Lille Europe,8722326\n",
 		"routes.txt":   "route_id,agency_id,route_type\nR,ES,2\n",
-		"calendar.txt": "service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\nD,1,1,1,1,1,1,1,20260101,20271231\n",
+		"calendar.txt": "service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\nD,1,1,1,1,1,1,1,20200101,20991231\n",
 	}
 	var trips, times strings.Builder
 	trips.WriteString("route_id,service_id,trip_id,trip_short_name\n")

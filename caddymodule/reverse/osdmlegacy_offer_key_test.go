@@ -1,0 +1,104 @@
+package reverse
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdmlegacy"
+	"github.com/caddy-osdm/caddy-osdm/store"
+)
+
+// TestOSDMLegacyIntegrationOfferKeyDeleted: two Caddy processes on one
+// Redis have made offers. The offer key is deleted (the documented way to
+// withdraw every offer): neither books an offer made before, a third
+// process started since writes the one new key, and the offers each of
+// the three makes book on the others. Then the first is killed with
+// SIGKILL and started again, and the Redis data is lost altogether: again
+// no offer made before books anywhere, and every offer made after books
+// on every instance.
+func TestOSDMLegacyIntegrationOfferKeyDeleted(t *testing.T) {
+	addr := os.Getenv("OSDM_TEST_REDIS")
+	if addr == "" {
+		t.Skip("OSDM_TEST_REDIS not set (host:port of a Redis to test against): offer key test skipped")
+	}
+	l := startBKLegacy(t)
+	dir := t.TempDir()
+	var pfx [8]byte
+	_, _ = rand.Read(pfx[:])
+	prefix := "osdm-legacy-key/" + hex.EncodeToString(pfx[:]) + "/"
+	storeLine := "store redis " + addr + " " + prefix
+	// The view of the module's store: its keys as osdm_legacy names them.
+	rs, err := store.OpenRedis(context.Background(), store.RedisOptions{Address: addr, Prefix: prefix + "legacy/hermes-test/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	children := map[*bkClient]*bkChild{}
+	start := func(name string) *bkClient {
+		port := harness.FreePort(t)
+		ch := startBKChild(t, dir, name, bkCaddyfile(port, l.addr, storeLine, ""))
+		c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+		children[c] = ch
+		return c
+	}
+	booksOn := func(id string, c *bkClient) {
+		t.Helper()
+		var br osdm.BookingResponse
+		c.ok("POST", "/bookings", bookingOf(id), newUUID(), 200, &br)
+		c.ok("DELETE", "/bookings/"+br.Booking.ID, "", "", 204, nil)
+	}
+	refusedEverywhere := func(id string, cs ...*bkClient) {
+		t.Helper()
+		for _, c := range cs {
+			if p := c.problem("POST", "/bookings", bookingOf(id), 404); p.Code != "urn:uic:problem:BOOKING_OFFER_NOT_FOUND" {
+				t.Fatalf("an offer made under the withdrawn key: %+v", p)
+			}
+		}
+	}
+	a, b := start("a"), start("b")
+	oldA, oldB := a.offer("708").OfferID, b.offer("709").OfferID
+
+	if err := rs.Delete(context.Background(), osdmlegacy.OfferKeyKey("hermes-test")); err != nil {
+		t.Fatal(err)
+	}
+	refusedEverywhere(oldA, a, b)
+	refusedEverywhere(oldB, a, b)
+	c := start("c")
+	all := []*bkClient{a, b, c}
+	for _, maker := range []*bkClient{c, a, b} {
+		for _, booker := range all {
+			booksOn(maker.offer("708").OfferID, booker)
+		}
+	}
+
+	// SIGKILL, then the whole Redis data lost.
+	before := b.offer("709").OfferID
+	children[a].kill()
+	a = start("a2")
+	booksOn(c.offer("708").OfferID, a)
+	beforeLoss := []string{before, a.offer("709").OfferID, c.offer("708").OfferID}
+	var keys []string
+	if err := rs.Scan(context.Background(), "", func(k string, _ []byte) error { keys = append(keys, k); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if err := rs.Delete(context.Background(), k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all = []*bkClient{a, b, c}
+	for _, id := range beforeLoss {
+		refusedEverywhere(id, all...)
+	}
+	for _, maker := range all {
+		for _, booker := range all {
+			booksOn(maker.offer("708").OfferID, booker)
+		}
+	}
+}

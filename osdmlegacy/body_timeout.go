@@ -1,0 +1,22 @@
+package osdmlegacy
+
+import "net/http"
+
+// BodyTimeout is the answer to a call whose body did not arrive
+// completely within Config.Timeout (the glue reads it under that
+// deadline): 408 REQUEST_TIMEOUT, nothing sent to the legacy system, and
+// the connection closed. A client that dribbles its body, or stalls,
+// holds no connection longer than a call may take.
+func (f *Facade) BodyTimeout(method, path string) *Answer {
+	c := &call{method: method, path: path, header: http.Header{}, now: f.now(), answer: &Answer{}}
+	c.op = "unknown"
+	if rt, _, _ := match(method, path); rt != nil {
+		c.op = rt.op
+	}
+	a := f.problem(c, NewProblem(http.StatusRequestTimeout, CodeRequestTimeout,
+		"the request body did not arrive completely within "+f.cfg.Timeout.String()+"; send the request again"))
+	a.Header.Set("Connection", "close")
+	a.Operation = c.op
+	a.Outcome = trimProblemPrefix(CodeRequestTimeout)
+	return a
+}
