@@ -271,7 +271,7 @@ func TestPathPrefixIsUsed(t *testing.T) {
 
 func TestReplacementProposalMapping(t *testing.T) {
 	one, big, neg, sys := 1, 5, -3, 123456
-	p := &osdm.Problem{Code: osdm.ProblemCodeAlternativeSystemProposal, AlternativeSystemProposals: []osdm.AlternativeSystemProposal{
+	p := &osdm.Problem{Code: osdm.CodeAlternativeSystemProposal, AlternativeSystemProposals: []osdm.AlternativeSystemProposal{
 		{SystemOperatorCode: "urn:uic:rics:1080", ReservationSystemID: &one, Priority: &big,
 			Scope: []osdm.AlternativeSystemProposalScope{{VehicleNumber: "462", TravelClass: osdm.TravelClassSecond}, {VehicleNumber: "ICE 1234567"}}},
 		{SystemOperatorCode: "1181", ReservationSystemID: &sys, Priority: &neg},
@@ -291,9 +291,9 @@ func TestReplacementProposalMapping(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("alternatives\n%+v\nwant\n%+v", got, want)
 	}
-	res = r.replacement(&osdm.Problem{Code: osdm.ProblemCodeAlternativeSystemProposal,
+	res = r.replacement(&osdm.Problem{Code: osdm.CodeAlternativeSystemProposal,
 		AlternativeSystemProposals: []osdm.AlternativeSystemProposal{{SystemOperatorCode: "SBB"}}})
-	if n := negativeOf(t, res); n.Code != legacy.CodePartnerRejected || n.PartnerProblem != osdm.ProblemCodeAlternativeSystemProposal {
+	if n := negativeOf(t, res); n.Code != legacy.CodePartnerRejected || n.PartnerProblem != osdm.CodeAlternativeSystemProposal {
 		t.Errorf("reply %+v", n)
 	}
 }

@@ -101,13 +101,10 @@ var problemCodes = map[string]legacy.Code{
 // depends on the call, as a bare 404 does.
 var notFoundProblems = map[string]bool{"RESOURCE_NOT_FOUND": true, "NO_RESULTS": true}
 
-// problemPrefix is the namespace of the standard OSDM problem codes.
-const problemPrefix = "urn:uic:problem:"
-
 // codeOfProblem returns the NegativeReply code the table gives the
 // partner's problem code on step, and whether it gives one.
 func codeOfProblem(step Step, problemCode string) (legacy.Code, bool) {
-	name := strings.ToUpper(strings.TrimPrefix(problemCode, problemPrefix))
+	name := strings.ToUpper(strings.TrimPrefix(problemCode, osdm.ProblemCodePrefix))
 	if code, ok := problemCodes[name]; ok {
 		return code, true
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
-	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
 // TestProblemTable runs each row of the problem table through Convert:
@@ -130,25 +129,25 @@ func TestSandboxCodesReadAsBefore(t *testing.T) {
 		old, code  string
 		wantLegacy legacy.Code
 	}{
-		{StepOffers, 404, "TRAIN_NOT_FOUND", osdmsandbox.CodeNoResults, legacy.CodeTrainNotFound},
-		{StepTripOffers, 404, "TRAIN_NOT_FOUND", osdmsandbox.CodeNoResults, legacy.CodeTrainNotFound},
-		{StepOffers, 200, "NO_AVAILABILITY", osdmsandbox.CodeInsufficientAvailability, legacy.CodeNoAvailability},
-		{StepBooking, 409, "NO_AVAILABILITY", osdmsandbox.CodeInsufficientAvailability, legacy.CodeNoAvailability},
-		{StepBooking, 404, "OFFER_EXPIRED", osdmsandbox.CodeOfferNotFound, legacy.CodeOfferExpired},
-		{StepBooking, 400, "INVALID_REQUEST", osdmsandbox.CodeValidationError, legacy.CodePartnerRejected},
-		{StepBooking, 422, "IDEMPOTENCY_KEY_REUSED", osdmsandbox.CodeOperationNotPermitted, legacy.CodePartnerRejected},
-		{StepReadBooking, 404, "BOOKING_NOT_FOUND", osdmsandbox.CodeResourceNotFound, legacy.CodeBookingNotFound},
-		{StepReadBooking, 404, "BOOKING_ALREADY_CANCELLED", osdmsandbox.CodeBookingCancelled, legacy.CodeAlreadyCancelled},
-		{StepDeleteBooking, 404, "BOOKING_ALREADY_CANCELLED", osdmsandbox.CodeBookingCancelled, legacy.CodeAlreadyCancelled},
-		{StepDeleteBooking, 409, "BOOKING_ALREADY_REFUNDED", osdmsandbox.CodeBookingCancelled, legacy.CodeAlreadyCancelled},
-		{StepDeleteBooking, 409, "BOOKING_ALREADY_FULFILLED", osdmsandbox.CodeAlreadyFulfilled, legacy.CodePartnerRejected},
-		{StepFulfillments, 409, "BOOKING_ALREADY_REFUNDED", osdmsandbox.CodeConfirmationCancelled, legacy.CodeAlreadyCancelled},
-		{StepRefundOffers, 409, "BOOKING_ALREADY_REFUNDED", osdmsandbox.CodeBookingCancelled, legacy.CodeAlreadyCancelled},
-		{StepRefundOffers, 409, "BOOKING_NOT_FULFILLED", osdmsandbox.CodeOperationNotPermitted, legacy.CodePartnerRejected},
-		{StepRefundOffers, 404, "FULFILLMENT_NOT_FOUND", osdmsandbox.CodeResourceNotFound, legacy.CodeBookingNotFound},
-		{StepRefundOffer, 404, "REFUND_OFFER_NOT_FOUND", osdmsandbox.CodeResourceNotFound, legacy.CodePartnerRejected},
-		{StepRefundOffer, 409, "REFUND_OFFER_EXPIRED", osdmsandbox.CodeOperationNotPermitted, legacy.CodePartnerRejected},
-		{StepOffers, 500, "INTERNAL_ERROR", osdmsandbox.CodeUnknownError, legacy.CodePartnerUnavailable},
+		{StepOffers, 404, "TRAIN_NOT_FOUND", osdm.CodeNoResults, legacy.CodeTrainNotFound},
+		{StepTripOffers, 404, "TRAIN_NOT_FOUND", osdm.CodeNoResults, legacy.CodeTrainNotFound},
+		{StepOffers, 200, "NO_AVAILABILITY", osdm.CodeInsufficientAvailability, legacy.CodeNoAvailability},
+		{StepBooking, 409, "NO_AVAILABILITY", osdm.CodeInsufficientAvailability, legacy.CodeNoAvailability},
+		{StepBooking, 404, "OFFER_EXPIRED", osdm.CodeOfferNotFound, legacy.CodeOfferExpired},
+		{StepBooking, 400, "INVALID_REQUEST", osdm.CodeValidationError, legacy.CodePartnerRejected},
+		{StepBooking, 422, "IDEMPOTENCY_KEY_REUSED", osdm.CodeOperationNotPermitted, legacy.CodePartnerRejected},
+		{StepReadBooking, 404, "BOOKING_NOT_FOUND", osdm.CodeResourceNotFound, legacy.CodeBookingNotFound},
+		{StepReadBooking, 404, "BOOKING_ALREADY_CANCELLED", osdm.CodeBookingAlreadyCancelled, legacy.CodeAlreadyCancelled},
+		{StepDeleteBooking, 404, "BOOKING_ALREADY_CANCELLED", osdm.CodeBookingAlreadyCancelled, legacy.CodeAlreadyCancelled},
+		{StepDeleteBooking, 409, "BOOKING_ALREADY_REFUNDED", osdm.CodeBookingAlreadyCancelled, legacy.CodeAlreadyCancelled},
+		{StepDeleteBooking, 409, "BOOKING_ALREADY_FULFILLED", osdm.CodeAlreadyFulfilled, legacy.CodePartnerRejected},
+		{StepFulfillments, 409, "BOOKING_ALREADY_REFUNDED", osdm.CodeConfirmationCancelled, legacy.CodeAlreadyCancelled},
+		{StepRefundOffers, 409, "BOOKING_ALREADY_REFUNDED", osdm.CodeBookingAlreadyCancelled, legacy.CodeAlreadyCancelled},
+		{StepRefundOffers, 409, "BOOKING_NOT_FULFILLED", osdm.CodeOperationNotPermitted, legacy.CodePartnerRejected},
+		{StepRefundOffers, 404, "FULFILLMENT_NOT_FOUND", osdm.CodeResourceNotFound, legacy.CodeBookingNotFound},
+		{StepRefundOffer, 404, "REFUND_OFFER_NOT_FOUND", osdm.CodeResourceNotFound, legacy.CodePartnerRejected},
+		{StepRefundOffer, 409, "REFUND_OFFER_EXPIRED", osdm.CodeOperationNotPermitted, legacy.CodePartnerRejected},
+		{StepOffers, 500, "INTERNAL_ERROR", osdm.CodeUnknownError, legacy.CodePartnerUnavailable},
 	} {
 		var oldCode, newCode legacy.Code
 		if tc.status == 200 {

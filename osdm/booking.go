@@ -135,6 +135,9 @@ type BookedOffer struct {
 	Reservations []Reservation `json:"reservations,omitempty"`
 	// TripCoverage is the trip covered.
 	TripCoverage *TripCoverage `json:"tripCoverage,omitempty"`
+	// Products are the products booked, as the offer listed them
+	// (flexibility, service and travel class).
+	Products []Product `json:"products,omitempty"`
 }
 
 // Booking part object types (the spec's discriminator values).

@@ -16,5 +16,12 @@
 // Only what a converter from a seat-reservation legacy system needs is
 // modelled; everything else in an OSDM message is skipped on reading.
 //
+// It is also the one owner of the OSDM vocabulary both providers
+// (osdm_legacy, osdm_sandbox) share: the table of every operation of the
+// spec (SpecOperations), the Router that both route with (a provider's
+// table is rows of Route: an operation and its handler), the path
+// parameters, the problem-code catalogue (ProblemCatalogue: code, title,
+// statuses) and the one problem builder (ProblemError, NewProblem).
+//
 // Pure Go: no Caddy, no kin-openapi.
 package osdm

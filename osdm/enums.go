@@ -213,3 +213,11 @@ const (
 	OverruleCertifiedMedical      OverruleCode = "CERTIFIED_MEDICAL_CONDITION"
 	OverruleDelayCompensation     OverruleCode = "DELAY_COMPENSATION"
 )
+
+// OverruleCodes are the overrule codes the spec lists, in its order.
+var OverruleCodes = []OverruleCode{
+	OverruleConnectionBroken, OverruleDeath, OverruleEquipmentFailure, OverrulePaymentFailure,
+	OverrulePRMSupportUnavailable, OverruleSalesStaffError, OverruleStopNotServed, OverruleStrike,
+	OverruleTechnicalFailure, OverruleTicketNotUsed, OverruleInabilityToTravel, OverruleExternalCompensation,
+	OverruleDisruption, OverruleJourneyObsolete, OverruleCertifiedMedical, OverruleDelayCompensation,
+}

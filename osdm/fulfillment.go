@@ -57,6 +57,3 @@ type BookingPartReference struct {
 // PathFulfillment is GET of one fulfilment (the spec's path: not under
 // /bookings).
 const PathFulfillment = "/fulfillments/{fulfillmentId}"
-
-// ParamFulfillmentID is PathFulfillment's parameter.
-const ParamFulfillmentID = "fulfillmentId"

@@ -12,6 +12,3 @@ type PassengerResponse struct {
 
 // PathPassenger is GET and PATCH of one passenger of a booking.
 const PathPassenger = "/bookings/{bookingId}/passengers/{passengerId}"
-
-// ParamPassengerID is PathPassenger's passenger parameter.
-const ParamPassengerID = "passengerId"

@@ -2,7 +2,6 @@ package osdm
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 )
@@ -24,10 +23,13 @@ const (
 	PathTripOffers = "/trip-offers"
 )
 
-// Path parameter names used in the templates above.
+// Path parameter names of the spec, as a Router gives them.
 const (
-	ParamBookingID     = "bookingId"
-	ParamRefundOfferID = "refundOfferId"
+	ParamBookingID           = "bookingId"
+	ParamRefundOfferID       = "refundOfferId"
+	ParamFulfillmentID       = "fulfillmentId"
+	ParamPassengerID         = "passengerId"
+	ParamExchangeOperationID = "exchangeOperationId"
 )
 
 // Content types of OSDM bodies: application/json for requests and
@@ -49,43 +51,6 @@ const (
 	// HeaderRequestor carries the optional requestor information.
 	HeaderRequestor = "Requestor"
 )
-
-// Operation is one OSDM call: method, path template and the success status
-// codes the spec lists for it.
-type Operation struct {
-	// Method is the HTTP method.
-	Method string
-	// Path is the path template.
-	Path string
-	// Success lists the 2xx statuses of the spec, the usual one first.
-	Success []int
-}
-
-// The operations the converter and the sandbox use, with their spec success
-// codes. Note POST /bookings answers 200 (not 201) and DELETE answers 204.
-var (
-	OpCreateOffers  = Operation{http.MethodPost, PathOffers, []int{http.StatusOK}}
-	OpCreateBooking = Operation{http.MethodPost, PathBookings, []int{http.StatusOK}}
-	OpGetBooking    = Operation{http.MethodGet, PathBooking, []int{http.StatusOK}}
-	OpDeleteBooking = Operation{http.MethodDelete, PathBooking, []int{http.StatusNoContent}}
-	// OpCreateFulfillments may answer 202 when fulfilment runs asynchronously;
-	// both carry a FulfillmentCollectionResponse.
-	OpCreateFulfillments = Operation{http.MethodPost, PathFulfillments, []int{http.StatusOK, http.StatusAccepted}}
-	// OpCreateRefundOffers answers a RefundOfferCollectionResponse (a list).
-	OpCreateRefundOffers = Operation{http.MethodPost, PathRefundOffers, []int{http.StatusOK}}
-	// OpPatchRefundOffer answers a RefundOfferResponse (one refundOffer).
-	OpPatchRefundOffer = Operation{http.MethodPatch, PathRefundOffer, []int{http.StatusOK}}
-)
-
-// IsSuccess reports whether status is one of the operation's spec success codes.
-func (op Operation) IsSuccess(status int) bool {
-	for _, s := range op.Success {
-		if s == status {
-			return true
-		}
-	}
-	return false
-}
 
 // ExpandPath fills the {name} placeholders of a path template (ours or a
 // `path` override of osdm_convert) with the path-escaped values of params.

@@ -5,14 +5,12 @@ import (
 	"strings"
 )
 
-// Problem codes and types the converter acts on.
+// Problem types the converter acts on.
 const (
-	// ProblemCodeAlternativeSystemProposal marks a train the partner cannot
-	// sell but another reservation system can (v3.10); the problem carries
-	// AlternativeSystemProposals and comes with status 200 inside a
-	// successful response's problems, or as a 4xx problem+json.
-	ProblemCodeAlternativeSystemProposal = "urn:uic:problem:ALTERNATIVE_SYSTEM_PROPOSAL"
-	// ProblemTypeAlternativeSystemProposal is the matching problem type URI.
+	// ProblemTypeAlternativeSystemProposal is the problem type URI of
+	// CodeAlternativeSystemProposal (a train the partner cannot sell but
+	// another reservation system can, v3.10: inside a successful response's
+	// problems, or as a 4xx problem+json).
 	ProblemTypeAlternativeSystemProposal = "https://osdm.io/errors/alternative_system_proposal"
 	// ProblemTypeBlank is RFC 9457's default problem type.
 	ProblemTypeBlank = "about:blank"
@@ -67,7 +65,7 @@ func (p *Problem) Error() string {
 // other reservation systems (by code, or by type for partners that send
 // only the type).
 func (p *Problem) IsAlternativeSystemProposal() bool {
-	return p.Code == ProblemCodeAlternativeSystemProposal || p.Type == ProblemTypeAlternativeSystemProposal
+	return p.Code == CodeAlternativeSystemProposal || p.Type == ProblemTypeAlternativeSystemProposal
 }
 
 // ProblemPointer locates a problem's cause; all fields optional.

@@ -1,6 +1,10 @@
 package osdmlegacy
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
 
 // BodyTimeout is the answer to a call whose body did not arrive
 // completely within Config.Timeout (the glue reads it under that
@@ -10,13 +14,13 @@ import "net/http"
 func (f *Facade) BodyTimeout(method, path string) *Answer {
 	c := &call{method: method, path: path, header: http.Header{}, now: f.now(), answer: &Answer{}}
 	c.op = "unknown"
-	if rt, _, _ := match(method, path); rt != nil {
-		c.op = rt.op
+	if m := router.Match(method, path); m.Route != nil {
+		c.op = m.Route.Op.String()
 	}
-	a := f.problem(c, NewProblem(http.StatusRequestTimeout, CodeRequestTimeout,
+	a := f.problem(c, osdm.NewProblem(http.StatusRequestTimeout, osdm.CodeRequestTimeout,
 		"the request body did not arrive completely within "+f.cfg.Timeout.String()+"; send the request again"))
 	a.Header.Set("Connection", "close")
 	a.Operation = c.op
-	a.Outcome = trimProblemPrefix(CodeRequestTimeout)
+	a.Outcome = trimProblemPrefix(osdm.CodeRequestTimeout)
 	return a
 }

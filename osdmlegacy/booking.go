@@ -42,7 +42,7 @@ func (f *Facade) newBooking(ctx context.Context, c *call, id string, req *osdm.B
 	now := f.now()
 	offer, err := f.OpenOffer(ctx, req.Offers[0].OfferID, now)
 	if errors.Is(err, ErrOfferNotFound) {
-		return f.problem(c, NewProblem(http.StatusNotFound, CodeOfferNotFound,
+		return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 			"the offer is unknown or no longer bookable (offers are bookable until their preBookableUntil); search again").
 			WithPointer("#/offers/0/offerId")), true
 	}
@@ -60,7 +60,7 @@ func (f *Facade) newBooking(ctx context.Context, c *call, id string, req *osdm.B
 		return f.storeFailed(c, err), false
 	}
 	if !claimed {
-		return f.problem(c, NewProblem(http.StatusNotFound, CodeOfferNotFound,
+		return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 			"the offer is booked already; an offer books once (search again for another)").
 			WithPointer("#/offers/0/offerId")), true
 	}
@@ -136,13 +136,13 @@ func (f *Facade) bookingResult(c *call, rec *BookingRecord, d *delivery) (*Answe
 }
 
 // refusalProblem is the problem of a booking the legacy system refused.
-func (f *Facade) refusalProblem(rec *BookingRecord) *Problem {
+func (f *Facade) refusalProblem(rec *BookingRecord) *osdm.ProblemError {
 	subject := "train " + rec.Offer.Train + " on " + rec.Offer.ServiceDate
 	if rec.Failure == nil {
-		return NewProblem(http.StatusBadGateway, CodeBadGateway, subject+": the reservation system refused the booking")
+		return osdm.NewProblem(http.StatusBadGateway, osdm.CodeBadGateway, subject+": the reservation system refused the booking")
 	}
 	if rec.Failure.Code == codeReplacementProposal {
-		return NewProblem(http.StatusConflict, CodeRejected, subject+": another reservation system sells this train; search again for its proposal")
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, subject+": another reservation system sells this train; search again for its proposal")
 	}
 	return NegativeProblem(&legacy.NegativeReply{Code: rec.Failure.Code, Retryable: rec.Failure.Retryable}, subject)
 }
@@ -150,7 +150,7 @@ func (f *Facade) refusalProblem(rec *BookingRecord) *Problem {
 // inProgress is the answer while a legacy message of the booking is under
 // way and its lease runs.
 func (f *Facade) inProgress(c *call, rec *BookingRecord) *Answer {
-	p := NewProblem(http.StatusConflict, CodeRejected,
+	p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
 		"booking "+rec.ID+" has a message to the reservation system under way; retry in a few seconds")
 	p.Retryable = true
 	return f.problem(c, p)
@@ -196,7 +196,7 @@ func (f *Facade) getBooking(ctx context.Context, c *call) *Answer {
 // bookingOf loads the booking of the call's path, or answers why not: a
 // booking the legacy system refused is not found.
 func (f *Facade) bookingOf(ctx context.Context, c *call) (*BookingRecord, *Answer) {
-	id := c.params[ParamBookingID]
+	id := c.params[osdm.ParamBookingID]
 	c.answer.BookingID = id
 	rec, _, err := f.loadBooking(ctx, id)
 	if errors.Is(err, errBookingMissing) || err == nil && rec.State == StateFailed {
@@ -209,6 +209,6 @@ func (f *Facade) bookingOf(ctx context.Context, c *call) (*BookingRecord, *Answe
 }
 
 // bookingNotFound is the 404 of an unknown booking id.
-func bookingNotFound(id string) *Problem {
-	return NewProblem(http.StatusNotFound, CodeBookingNotFound, "no booking "+strconv.Quote(shorten(id, 40))+" is known")
+func bookingNotFound(id string) *osdm.ProblemError {
+	return osdm.NewProblem(http.StatusNotFound, osdm.CodeBookingNotFound, "no booking "+strconv.Quote(shorten(id, 40))+" is known")
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // DELETE /bookings/{id} before fulfilment, the sweeper's release of an
@@ -15,7 +16,7 @@ import (
 // deleteBooking cancels a booking that is not fulfilled: 204 once the
 // legacy system has freed its places.
 func (f *Facade) deleteBooking(ctx context.Context, c *call) *Answer {
-	id := c.params[ParamBookingID]
+	id := c.params[osdm.ParamBookingID]
 	c.answer.BookingID = id
 	return f.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
 		rec, a := f.bookingOf(ctx, c)
@@ -41,7 +42,7 @@ func (f *Facade) deleteBooking(ctx context.Context, c *call) *Answer {
 // and sends it, or resends the one under way once its lease is over. A
 // problem means the booking is not in a state to be cancelled so (nothing
 // sent).
-func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, why, rid string, reason *int) (*BookingRecord, *delivery, *Problem) {
+func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, why, rid string, reason *int) (*BookingRecord, *delivery, *osdm.ProblemError) {
 	now := f.now()
 	if rec.State == StateCancelling && rec.Pending != nil && rec.Pending.Cancel == why && rec.Pending.RefundOfferID == rid {
 		if now.Before(rec.Pending.LeaseUntil) {

@@ -36,7 +36,7 @@ func FuzzBookingRequestReaders(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		checkProblem := func(reader string, p *Problem) {
+		checkProblem := func(reader string, p *osdm.ProblemError) {
 			if p.Status != http.StatusBadRequest && p.Status != http.StatusUnprocessableEntity {
 				t.Fatalf("%s: status %d", reader, p.Status)
 			}

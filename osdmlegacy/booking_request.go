@@ -47,23 +47,23 @@ type offerSelectionBody struct {
 
 // decodeBody reads body into v (one JSON object, nothing after it) or
 // answers a 400 that points at the member of the wrong type.
-func decodeBody(body []byte, v any) *Problem {
+func decodeBody(body []byte, v any) *osdm.ProblemError {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return Invalid(CodeInvalidRequest, "", "the request needs a JSON body")
+		return osdm.Invalid(osdm.CodeInvalidRequest, "", "the request needs a JSON body")
 	}
 	// encoding/json v2's rules: member names matched exactly, a repeated
 	// member, invalid UTF-8 or a second value refused.
 	if err := jsonv2.Unmarshal(body, v); err != nil {
 		var se *jsonv2.SemanticError
 		if errors.As(err, &se) && se.JSONPointer != "" && se.GoType != nil && se.JSONKind != 0 {
-			return Invalid(CodeInvalidRequest, "#"+string(se.JSONPointer),
+			return osdm.Invalid(osdm.CodeInvalidRequest, "#"+string(se.JSONPointer),
 				"must be a JSON "+jsonKind(se.GoType.Kind().String())+", not "+jsonKindName(se.JSONKind))
 		}
 		var syn *jsontext.SyntacticError
 		if errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName) {
-			return Invalid(CodeInvalidRequest, "#"+string(syn.JSONPointer), "appears twice")
+			return osdm.Invalid(osdm.CodeInvalidRequest, "#"+string(syn.JSONPointer), "appears twice")
 		}
-		return Invalid(CodeInvalidRequest, "", "the body is not a JSON object of this operation")
+		return osdm.Invalid(osdm.CodeInvalidRequest, "", "the body is not a JSON object of this operation")
 	}
 	return nil
 }
@@ -110,39 +110,39 @@ func present(raw json.RawMessage) bool {
 
 // readBookingRequest reads POST /bookings and checks what needs no store:
 // one offer, its id and passengerRefs, the passengers' specifications.
-func readBookingRequest(body []byte) (*osdm.BookingRequest, *Problem) {
+func readBookingRequest(body []byte) (*osdm.BookingRequest, *osdm.ProblemError) {
 	var b bookingBody
 	if p := decodeBody(body, &b); p != nil {
 		return nil, p
 	}
 	switch {
 	case len(b.Offers) == 0:
-		return nil, Invalid(CodeInvalidRequest, "#/offers", "offers must name the offer to book")
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/offers", "offers must name the offer to book")
 	case len(b.Offers) > 1:
-		return nil, Restricted(RestrictOneOffer, CodeOutOfBounds, "#/offers/1",
+		return nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/offers/1",
 			"a booking books exactly one offer; book each offer in a booking of its own")
 	case len(b.PassengerSpecifications) == 0:
-		return nil, Invalid(CodeInvalidRequest, "#/passengerSpecifications", "passengerSpecifications must describe the offer's passengers")
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/passengerSpecifications", "passengerSpecifications must describe the offer's passengers")
 	case len(b.PassengerSpecifications) > MaxPassengers:
-		return nil, Restricted(RestrictPassengers, CodeOutOfBounds, "#/passengerSpecifications",
+		return nil, Restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/passengerSpecifications",
 			"at most "+strconv.Itoa(MaxPassengers)+" passengers")
 	case present(b.PromotionCodes):
-		return nil, Restricted(RestrictReservations, CodeOutOfBounds, "#/promotionCodes",
+		return nil, Restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/promotionCodes",
 			"promotion codes are not offered: the legacy system prices by tariff")
 	case len(b.ExternalRef) > maxRefBytes:
-		return nil, Invalid(CodeInvalidRequest, "#/externalRef", "externalRef is longer than "+strconv.Itoa(maxRefBytes)+" bytes")
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/externalRef", "externalRef is longer than "+strconv.Itoa(maxRefBytes)+" bytes")
 	}
 	o := b.Offers[0]
 	switch {
 	case o.OfferID == "":
-		return nil, Invalid(CodeInvalidRequest, "#/offers/0/offerId", "offerId is required")
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/offers/0/offerId", "offerId is required")
 	case len(o.PassengerRefs) == 0:
-		return nil, Invalid(CodeInvalidRequest, "#/offers/0/passengerRefs", "passengerRefs must name the offer's passengers")
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/offers/0/passengerRefs", "passengerRefs must name the offer's passengers")
 	case present(o.PlaceSelections):
-		return nil, Restricted(RestrictOneOffer, CodeOutOfBounds, "#/offers/0/placeSelections",
+		return nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/offers/0/placeSelections",
 			"places cannot be selected: the legacy system allocates them")
 	case present(o.OptionalReservationSelections), present(o.OptionalAncillarySelections):
-		return nil, Restricted(RestrictReservations, CodeOutOfBounds, "#/offers/0",
+		return nil, Restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/offers/0",
 			"an offer is one reservation: there are no optional reservations or ancillaries to select")
 	}
 	req := &osdm.BookingRequest{
@@ -155,11 +155,11 @@ func readBookingRequest(body []byte) (*osdm.BookingRequest, *Problem) {
 		at := "#/passengerSpecifications/" + strconv.Itoa(i)
 		switch {
 		case ps.ExternalRef == "" || len(ps.ExternalRef) > maxRefBytes:
-			return nil, Invalid(CodeInvalidRequest, at+"/externalRef", "externalRef is required (at most "+strconv.Itoa(maxRefBytes)+" bytes)")
+			return nil, osdm.Invalid(osdm.CodeInvalidRequest, at+"/externalRef", "externalRef is required (at most "+strconv.Itoa(maxRefBytes)+" bytes)")
 		case seen[ps.ExternalRef]:
-			return nil, Invalid(CodeInvalidRequest, at+"/externalRef", "externalRef "+strconv.Quote(shorten(ps.ExternalRef, 40))+" is given twice")
+			return nil, osdm.Invalid(osdm.CodeInvalidRequest, at+"/externalRef", "externalRef "+strconv.Quote(shorten(ps.ExternalRef, 40))+" is given twice")
 		case ps.Type == "":
-			return nil, Invalid(CodeInvalidRequest, at+"/type", "type is required")
+			return nil, osdm.Invalid(osdm.CodeInvalidRequest, at+"/type", "type is required")
 		}
 		seen[ps.ExternalRef] = true
 		if p := checkPersonData(at, ps.DateOfBirth, ps.Age, ps.Detail); p != nil {
@@ -170,30 +170,30 @@ func readBookingRequest(body []byte) (*osdm.BookingRequest, *Problem) {
 }
 
 // checkPersonData checks a passenger's date of birth, age and detail.
-func checkPersonData(at, dob string, age *int, d *osdm.PersonDetail) *Problem {
+func checkPersonData(at, dob string, age *int, d *osdm.PersonDetail) *osdm.ProblemError {
 	if dob != "" {
 		if _, err := time.Parse(time.DateOnly, dob); err != nil || len(dob) != 10 {
-			return Invalid(CodeInvalidRequest, at+"/dateOfBirth", "dateOfBirth must be a date YYYY-MM-DD")
+			return osdm.Invalid(osdm.CodeInvalidRequest, at+"/dateOfBirth", "dateOfBirth must be a date YYYY-MM-DD")
 		}
 	}
 	if age != nil && (*age < 0 || *age > 150) {
-		return Invalid(CodeInvalidRequest, at+"/age", "age must be 0..150")
+		return osdm.Invalid(osdm.CodeInvalidRequest, at+"/age", "age must be 0..150")
 	}
 	if d == nil {
 		return nil
 	}
 	if d.FirstName != "" && !validName(d.FirstName) {
-		return Invalid(CodeInvalidRequest, at+"/detail/firstName", "firstName must be 1..70 characters without control characters")
+		return osdm.Invalid(osdm.CodeInvalidRequest, at+"/detail/firstName", "firstName must be 1..70 characters without control characters")
 	}
 	if d.LastName != "" && !validName(d.LastName) {
-		return Invalid(CodeInvalidRequest, at+"/detail/lastName", "lastName must be 1..70 characters without control characters")
+		return osdm.Invalid(osdm.CodeInvalidRequest, at+"/detail/lastName", "lastName must be 1..70 characters without control characters")
 	}
 	if c := d.Contact; c != nil {
 		if len(c.Email) > maxEmailBytes || c.Email != "" && (!validName(c.Email) || !strings.Contains(c.Email, "@")) {
-			return Invalid(CodeInvalidRequest, at+"/detail/contact/email", "email must be an address of at most 254 bytes")
+			return osdm.Invalid(osdm.CodeInvalidRequest, at+"/detail/contact/email", "email must be an address of at most 254 bytes")
 		}
 		if len(c.PhoneNumber) > maxPhoneBytes || c.PhoneNumber != "" && !validPhone(c.PhoneNumber) {
-			return Invalid(CodeInvalidRequest, at+"/detail/contact/phoneNumber", "phoneNumber must be an E.164 number such as +41791234567")
+			return osdm.Invalid(osdm.CodeInvalidRequest, at+"/detail/contact/phoneNumber", "phoneNumber must be an E.164 number such as +41791234567")
 		}
 	}
 	return nil
@@ -226,7 +226,7 @@ func validPhone(s string) bool {
 // types and ages the tariffs were chosen by (restriction 5). It returns
 // the booking's passengers and the names the BookingRequest carries (a
 // passenger without a last name is booked without a name).
-func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord, rules []TariffRule) ([]PassengerRecord, []legacy.Passenger, *Problem) {
+func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord, rules []TariffRule) ([]PassengerRecord, []legacy.Passenger, *osdm.ProblemError) {
 	inOffer := map[string]int{}
 	for i, op := range offer.Passengers {
 		inOffer[op.Ref] = i
@@ -235,17 +235,17 @@ func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord, rules []Tar
 	for i, r := range req.Offers[0].PassengerRefs {
 		at := "#/offers/0/passengerRefs/" + strconv.Itoa(i)
 		if _, ok := inOffer[r]; !ok {
-			return nil, nil, Restricted(RestrictOneOffer, CodeOutOfBounds, at,
+			return nil, nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, at,
 				"passenger "+strconv.Quote(shorten(r, 40))+" is not a passenger of the offer")
 		}
 		if refs[r] {
-			return nil, nil, Invalid(CodeInvalidRequest, at, "passenger "+strconv.Quote(shorten(r, 40))+" is named twice")
+			return nil, nil, osdm.Invalid(osdm.CodeInvalidRequest, at, "passenger "+strconv.Quote(shorten(r, 40))+" is named twice")
 		}
 		refs[r] = true
 	}
 	for _, op := range offer.Passengers {
 		if !refs[op.Ref] {
-			return nil, nil, Restricted(RestrictOneOffer, CodeOutOfBounds, "#/offers/0/passengerRefs",
+			return nil, nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/offers/0/passengerRefs",
 				"a booking books the offer for all its passengers; "+strconv.Quote(shorten(op.Ref, 40))+" is missing")
 		}
 	}
@@ -255,16 +255,16 @@ func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord, rules []Tar
 		at := "#/passengerSpecifications/" + strconv.Itoa(i)
 		j, ok := inOffer[ps.ExternalRef]
 		if !ok {
-			return nil, nil, Restricted(RestrictOneOffer, CodeOutOfBounds, at+"/externalRef",
+			return nil, nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, at+"/externalRef",
 				"passenger "+strconv.Quote(shorten(ps.ExternalRef, 40))+" is not a passenger of the offer")
 		}
 		op := offer.Passengers[j]
 		if ps.Type != op.Type {
-			return nil, nil, Restricted(RestrictPassengers, CodeOutOfBounds, at+"/type",
+			return nil, nil, Restricted(RestrictPassengers, osdm.CodeOutOfBounds, at+"/type",
 				"the offer's tariff is for a passenger of type "+string(op.Type)+"; search again for another type")
 		}
 		if ps.Age != nil && op.Age != nil && *ps.Age != *op.Age {
-			return nil, nil, Restricted(RestrictPassengers, CodeOutOfBounds, at+"/age",
+			return nil, nil, Restricted(RestrictPassengers, osdm.CodeOutOfBounds, at+"/age",
 				"the offer's tariff is for age "+strconv.Itoa(*op.Age)+"; search again for another age")
 		}
 		if p := birthDateFits(at, ps.DateOfBirth, op, offer.ServiceDate, rules); p != nil {
@@ -277,7 +277,7 @@ func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord, rules []Tar
 	for i, op := range offer.Passengers {
 		ps := specs[i]
 		if ps == nil {
-			return nil, nil, Invalid(CodeInvalidRequest, "#/passengerSpecifications",
+			return nil, nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/passengerSpecifications",
 				"passenger "+strconv.Quote(shorten(op.Ref, 40))+" of the offer has no specification")
 		}
 		p := PassengerRecord{

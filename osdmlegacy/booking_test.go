@@ -168,7 +168,7 @@ func TestRefundWithOverruleCode(t *testing.T) {
 	b2 := e.book(e.offer("709"))
 	fu2 := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b2.ID+"/fulfillments", nil), 200).Fulfillments[0]
 	a := e.call(e.f, "POST", "/bookings/"+b2.ID+"/refund-offers", map[string]any{"fulfillmentIds": []string{fu2.ID}, "overruleCode": "DEATH"})
-	if p := decodeProblem(t, a); a.Status != 422 || p.Code != CodeOutOfBounds || !strings.Contains(p.Detail, "reason table") {
+	if p := decodeProblem(t, a); a.Status != 422 || p.Code != osdm.CodeOutOfBounds || !strings.Contains(p.Detail, "reason table") {
 		t.Errorf("unmapped overrule code: %d %+v", a.Status, p)
 	}
 }
@@ -225,27 +225,27 @@ func TestBookingRefusals(t *testing.T) {
 		pointer string
 		says    string
 	}{
-		{"unknown offer", body(func(m map[string]any) { offer0(m)["offerId"] = "of-AAAAAAAAAAAAAAAAAAAAAA" }), 404, CodeOfferNotFound, "#/offers/0/offerId", "search again"},
-		{"forged offer", body(func(m map[string]any) { offer0(m)["offerId"] = "my-own-offer" }), 404, CodeOfferNotFound, "#/offers/0/offerId", ""},
-		{"altered offer", body(func(m map[string]any) { offer0(m)["offerId"] = string(altered) }), 404, CodeOfferNotFound, "#/offers/0/offerId", ""},
-		{"two offers", body(func(m map[string]any) { m["offers"] = append(m["offers"].([]any), offer0(m)) }), 422, CodeOutOfBounds, "#/offers/1", "exactly one offer"},
-		{"no offers", body(func(m map[string]any) { m["offers"] = []any{} }), 400, CodeInvalidRequest, "#/offers", ""},
-		{"a passenger left out", body(func(m map[string]any) { offer0(m)["passengerRefs"] = []string{adult.ref} }), 422, CodeOutOfBounds, "#/offers/0/passengerRefs", "all its passengers"},
-		{"a stranger", body(func(m map[string]any) { offer0(m)["passengerRefs"] = []string{adult.ref, child.ref, "p-x"} }), 422, CodeOutOfBounds, "#/offers/0/passengerRefs/2", "not a passenger"},
-		{"type changed", body(func(m map[string]any) { spec(m, 1)["type"] = "ADULT" }), 422, CodeOutOfBounds, "#/passengerSpecifications/1/type", "type CHILD"},
-		{"age changed", body(func(m map[string]any) { spec(m, 1)["age"] = 12 }), 422, CodeOutOfBounds, "#/passengerSpecifications/1/age", "age 8"},
-		{"place selection", body(func(m map[string]any) { offer0(m)["placeSelections"] = []any{map[string]any{"x": 1}} }), 422, CodeOutOfBounds, "#/offers/0/placeSelections", "allocates"},
-		{"promotion code", body(func(m map[string]any) { m["promotionCodes"] = []any{map[string]any{"code": "X"}} }), 422, CodeOutOfBounds, "#/promotionCodes", ""},
-		{"name with a control character", body(func(m map[string]any) { spec(m, 0)["detail"] = map[string]any{"firstName": "A", "lastName": "B\x07"} }), 400, CodeInvalidRequest, "#/passengerSpecifications/0/detail/lastName", ""},
+		{"unknown offer", body(func(m map[string]any) { offer0(m)["offerId"] = "of-AAAAAAAAAAAAAAAAAAAAAA" }), 404, osdm.CodeOfferNotFound, "#/offers/0/offerId", "search again"},
+		{"forged offer", body(func(m map[string]any) { offer0(m)["offerId"] = "my-own-offer" }), 404, osdm.CodeOfferNotFound, "#/offers/0/offerId", ""},
+		{"altered offer", body(func(m map[string]any) { offer0(m)["offerId"] = string(altered) }), 404, osdm.CodeOfferNotFound, "#/offers/0/offerId", ""},
+		{"two offers", body(func(m map[string]any) { m["offers"] = append(m["offers"].([]any), offer0(m)) }), 422, osdm.CodeOutOfBounds, "#/offers/1", "exactly one offer"},
+		{"no offers", body(func(m map[string]any) { m["offers"] = []any{} }), 400, osdm.CodeInvalidRequest, "#/offers", ""},
+		{"a passenger left out", body(func(m map[string]any) { offer0(m)["passengerRefs"] = []string{adult.ref} }), 422, osdm.CodeOutOfBounds, "#/offers/0/passengerRefs", "all its passengers"},
+		{"a stranger", body(func(m map[string]any) { offer0(m)["passengerRefs"] = []string{adult.ref, child.ref, "p-x"} }), 422, osdm.CodeOutOfBounds, "#/offers/0/passengerRefs/2", "not a passenger"},
+		{"type changed", body(func(m map[string]any) { spec(m, 1)["type"] = "ADULT" }), 422, osdm.CodeOutOfBounds, "#/passengerSpecifications/1/type", "type CHILD"},
+		{"age changed", body(func(m map[string]any) { spec(m, 1)["age"] = 12 }), 422, osdm.CodeOutOfBounds, "#/passengerSpecifications/1/age", "age 8"},
+		{"place selection", body(func(m map[string]any) { offer0(m)["placeSelections"] = []any{map[string]any{"x": 1}} }), 422, osdm.CodeOutOfBounds, "#/offers/0/placeSelections", "allocates"},
+		{"promotion code", body(func(m map[string]any) { m["promotionCodes"] = []any{map[string]any{"code": "X"}} }), 422, osdm.CodeOutOfBounds, "#/promotionCodes", ""},
+		{"name with a control character", body(func(m map[string]any) { spec(m, 0)["detail"] = map[string]any{"firstName": "A", "lastName": "B\x07"} }), 400, osdm.CodeInvalidRequest, "#/passengerSpecifications/0/detail/lastName", ""},
 		{"a name too long for the legacy system", body(func(m map[string]any) {
 			spec(m, 0)["detail"] = map[string]any{"firstName": "A", "lastName": strings.Repeat("é", 71)}
-		}), 400, CodeInvalidRequest, "#/passengerSpecifications/0/detail/lastName", "70"},
-		{"bad date of birth", body(func(m map[string]any) { spec(m, 0)["dateOfBirth"] = "1990-02-30" }), 400, CodeInvalidRequest, "#/passengerSpecifications/0/dateOfBirth", ""},
+		}), 400, osdm.CodeInvalidRequest, "#/passengerSpecifications/0/detail/lastName", "70"},
+		{"bad date of birth", body(func(m map[string]any) { spec(m, 0)["dateOfBirth"] = "1990-02-30" }), 400, osdm.CodeInvalidRequest, "#/passengerSpecifications/0/dateOfBirth", ""},
 		{"a passenger specified twice", body(func(m map[string]any) {
 			m["passengerSpecifications"] = append(m["passengerSpecifications"].([]map[string]any), spec(m, 0))
-		}), 400, CodeInvalidRequest, "#/passengerSpecifications/2/externalRef", "twice"},
-		{"not JSON", "{", 400, CodeInvalidRequest, "", ""},
-		{"wrong type", `{"offers":"x","passengerSpecifications":[]}`, 400, CodeInvalidRequest, "#/offers", "array"},
+		}), 400, osdm.CodeInvalidRequest, "#/passengerSpecifications/2/externalRef", "twice"},
+		{"not JSON", "{", 400, osdm.CodeInvalidRequest, "", ""},
+		{"wrong type", `{"offers":"x","passengerSpecifications":[]}`, 400, osdm.CodeInvalidRequest, "#/offers", "array"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -265,7 +265,7 @@ func TestBookingRefusals(t *testing.T) {
 	// An expired offer, and an offer booked already, are refused too.
 	e.clock.Advance(16 * time.Minute)
 	a := e.call(e.f, "POST", "/bookings", bookingBodyOf(o))
-	if p := decodeProblem(t, a); a.Status != 404 || p.Code != CodeOfferNotFound {
+	if p := decodeProblem(t, a); a.Status != 404 || p.Code != osdm.CodeOfferNotFound {
 		t.Errorf("expired offer: %d %+v", a.Status, p)
 	}
 	o2 := e.offer("9204")
@@ -287,7 +287,7 @@ func TestRefundAndPassengerRefusals(t *testing.T) {
 	b := e.book(e.offer("9203"))
 	path := "/bookings/" + b.ID
 	a := e.call(e.f, "POST", path+"/refund-offers", map[string]any{"fulfillmentIds": []string{"fu-x"}})
-	if p := decodeProblem(t, a); a.Status != 409 || p.Code != CodeBookingNotFulfilled || !strings.Contains(p.Detail, "DELETE") {
+	if p := decodeProblem(t, a); a.Status != 409 || p.Code != osdm.CodeBookingNotFulfilled || !strings.Contains(p.Detail, "DELETE") {
 		t.Errorf("refund before fulfilment: %d %+v", a.Status, p)
 	}
 	for _, c := range []struct {
@@ -296,10 +296,10 @@ func TestRefundAndPassengerRefusals(t *testing.T) {
 		code, says string
 	}{
 		{"type", `{"type":"ADULT"}`, 200, "", ""},
-		{"type changed", `{"type":"CHILD"}`, 422, CodeOutOfBounds, "tariff"},
-		{"other id", `{"id":"p9"}`, 400, CodeInvalidRequest, "id"},
-		{"bad phone", `{"detail":{"firstName":"A","lastName":"B","contact":{"phoneNumber":"12"}}}`, 400, CodeInvalidRequest, "E.164"},
-		{"bad email", `{"detail":{"firstName":"A","lastName":"B","contact":{"email":"nobody"}}}`, 400, CodeInvalidRequest, "email"},
+		{"type changed", `{"type":"CHILD"}`, 422, osdm.CodeOutOfBounds, "tariff"},
+		{"other id", `{"id":"p9"}`, 400, osdm.CodeInvalidRequest, "id"},
+		{"bad phone", `{"detail":{"firstName":"A","lastName":"B","contact":{"phoneNumber":"12"}}}`, 400, osdm.CodeInvalidRequest, "E.164"},
+		{"bad email", `{"detail":{"firstName":"A","lastName":"B","contact":{"email":"nobody"}}}`, 400, osdm.CodeInvalidRequest, "email"},
 	} {
 		a := e.call(e.f, "PATCH", path+"/passengers/p1", c.body)
 		if a.Status != c.status {
@@ -322,9 +322,9 @@ func TestRefundAndPassengerRefusals(t *testing.T) {
 		status     int
 		code, says string
 	}{
-		{"partial refund", map[string]any{"fulfillmentIds": []string{fu.ID}, "refundSpecifications": []any{map[string]any{"fulfillmentId": fu.ID, "passengerIds": []string{"p1"}}}}, 422, CodeOutOfBounds, "partial refunds are not offered"},
-		{"unknown fulfilment", map[string]any{"fulfillmentIds": []string{"fu-nope"}}, 404, CodeFulfillmentNotFound, ""},
-		{"no fulfilment", map[string]any{"fulfillmentIds": []string{}}, 400, CodeInvalidRequest, ""},
+		{"partial refund", map[string]any{"fulfillmentIds": []string{fu.ID}, "refundSpecifications": []any{map[string]any{"fulfillmentId": fu.ID, "passengerIds": []string{"p1"}}}}, 422, osdm.CodeOutOfBounds, "partial refunds are not offered"},
+		{"unknown fulfilment", map[string]any{"fulfillmentIds": []string{"fu-nope"}}, 404, osdm.CodeFulfillmentNotFound, ""},
+		{"no fulfilment", map[string]any{"fulfillmentIds": []string{}}, 400, osdm.CodeInvalidRequest, ""},
 	} {
 		a := e.call(e.f, "POST", path+"/refund-offers", c.body)
 		if p := decodeProblem(t, a); a.Status != c.status || p.Code != c.code || !strings.Contains(p.Detail, c.says) {
@@ -340,7 +340,7 @@ func TestRefundAndPassengerRefusals(t *testing.T) {
 	}
 	e.clock.Advance(DefaultOfferTTL + time.Second)
 	a = e.call(e.f, "PATCH", path+"/refund-offers/"+ro.ID, `{"status":"CONFIRMED"}`)
-	if p := decodeProblem(t, a); a.Status != 409 || p.Code != CodeRefundOfferExpired {
+	if p := decodeProblem(t, a); a.Status != 409 || p.Code != osdm.CodeRefundOfferExpired {
 		t.Errorf("expired refund offer: %d %+v", a.Status, p)
 	}
 	if a := e.call(e.f, "GET", "/bookings/bk-AAAAAAAAAAAAAAAAAAAAAA", nil); a.Status != 404 {
@@ -404,5 +404,47 @@ func TestBookSearchedOffer(t *testing.T) {
 				t.Errorf("legacy bookings with one named passenger: %d", held)
 			}
 		})
+	}
+}
+
+// TestDeleteRefundOffer: DELETE of a proposed refund offer drops it (204,
+// and 204 again: it is not held either way) without a legacy message; a
+// confirmed one answers 409 and stays.
+func TestDeleteRefundOffer(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	b := e.book(e.offer("708"))
+	fu := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", nil), 200).Fulfillments[0]
+	quote := func() osdm.RefundOffer {
+		return decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/refund-offers",
+			map[string]any{"fulfillmentIds": []string{fu.ID}}), 200).RefundOffers[0]
+	}
+	ro := quote()
+	sent := len(e.legacy.delivered())
+	for range 2 {
+		if a := e.call(e.f, "DELETE", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, nil); a.Status != http.StatusNoContent {
+			t.Fatalf("DELETE proposed refund offer: %d %s", a.Status, a.Body)
+		}
+	}
+	if a := e.call(e.f, "GET", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, nil); a.Status != http.StatusNotFound {
+		t.Errorf("GET of a deleted refund offer: %d %s", a.Status, a.Body)
+	}
+	if a := e.call(e.f, "PATCH", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, map[string]any{"status": "CONFIRMED"}); a.Status != http.StatusNotFound {
+		t.Errorf("confirming a deleted refund offer: %d %s", a.Status, a.Body)
+	}
+	if n := len(e.legacy.delivered()); n != sent {
+		t.Errorf("DELETE of a refund offer sent %d legacy messages", n-sent)
+	}
+	ro = quote()
+	decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "PATCH", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, map[string]any{"status": "CONFIRMED"}), 200)
+	a := e.call(e.f, "DELETE", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, nil)
+	if p := decodeProblem(t, a); a.Status != http.StatusConflict || p.Code != osdm.CodeOperationNotPermitted {
+		t.Errorf("DELETE confirmed refund offer: %d %+v", a.Status, p)
+	}
+	g := decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "GET", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, nil), 200)
+	if g.RefundOffer.Status != osdm.RefundConfirmed {
+		t.Errorf("confirmed refund offer after DELETE: %+v", g.RefundOffer)
+	}
+	if a := e.call(e.f, "DELETE", "/bookings/nope/refund-offers/"+ro.ID, nil); a.Status != http.StatusNotFound {
+		t.Errorf("DELETE refund offer of an unknown booking: %d", a.Status)
 	}
 }

@@ -77,22 +77,29 @@ func partStatus(rec *BookingRecord) osdm.BookingPartStatus {
 	return osdm.BookingPartError
 }
 
-// reservationID is the id of the booking's one reservation part.
-func reservationID(bookingID string) string {
-	return "rs-" + strings.TrimPrefix(bookingID, BookingIDPrefix)
+// reservationID is the id of the booking's one reservation part: the id
+// of the offer part it booked, so a consumer matches the two (a record
+// kept from before offer part ids were stored gets one from the booking).
+func reservationID(rec *BookingRecord) string {
+	if rec.Offer.PartID != "" {
+		return rec.Offer.PartID
+	}
+	return "rs-" + strings.TrimPrefix(rec.ID, BookingIDPrefix)
 }
 
 // bookedOffer is the booking's one booked offer: one reservation for all
 // passengers, with the places the BookingReply gave.
 func (f *Facade) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, price osdm.Price) osdm.BookedOffer {
 	o := &rec.Offer
+	// The conditions the offer stated (osdmOffer), the same in the booking.
+	_, refundable := f.flexibility()
 	var paxIDs []string
 	for _, p := range rec.Passengers {
 		paxIDs = append(paxIDs, p.ID)
 	}
 	part := osdm.Reservation{BookingPart: osdm.BookingPart{
 		ObjectType:   osdm.ObjectTypeReservation,
-		ID:           reservationID(rec.ID),
+		ID:           reservationID(rec),
 		Summary:      fmt.Sprintf("%s class %s on train %s", className(o.TravelClass), serviceNoun(o.ServiceCode), o.Train),
 		CreatedOn:    rec.CreatedOn,
 		ValidFrom:    rec.CreatedOn,
@@ -101,7 +108,7 @@ func (f *Facade) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, 
 		Status:       status,
 		OfferMode:    osdm.OfferModeCollective,
 		PassengerIDs: paxIDs,
-		Refundable:   osdm.RefundYes,
+		Refundable:   refundable,
 		Exchangeable: osdm.RefundNo,
 		Products:     []osdm.ProductLegAssociation{{ProductID: o.ProductID, LegIDs: []string{o.LegID}}},
 	}}
@@ -133,6 +140,7 @@ func (f *Facade) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, 
 		Summary:      part.Summary,
 		Reservations: []osdm.Reservation{part},
 		TripCoverage: part.TripCoverage,
+		Products:     []osdm.Product{f.offerProduct(o)},
 	}
 }
 
@@ -250,8 +258,11 @@ func carrierRef(rics string) string {
 	if rics == "" {
 		rics = "0000"
 	}
-	return "urn:uic:rics:" + rics
+	return ricsPrefix + rics
 }
+
+// ricsPrefix starts an OSDM company code of a RICS code.
+const ricsPrefix = "urn:uic:rics:"
 
 // isoDuration writes d as an ISO 8601 duration, e.g. PT3H12M.
 func isoDuration(d time.Duration) string {

@@ -117,6 +117,11 @@ func DefaultTariffs() []TariffRule {
 		{Type: osdm.PassengerChild, MinAge: 0, MaxAge: 17, Code: 2},
 		{Type: osdm.PassengerSenior, MinAge: 60, MaxAge: 150, Code: 3},
 		{Type: osdm.PassengerYouth, MinAge: 12, MaxAge: 27, Code: 4},
+		// OSDM 3 consumers send PERSON with an age or date of birth: a
+		// child's, an adult's or a senior's tariff by age.
+		{Type: osdm.PassengerPerson, MinAge: 0, MaxAge: 17, Code: 2},
+		{Type: osdm.PassengerPerson, MinAge: 18, MaxAge: 59, Code: 1},
+		{Type: osdm.PassengerPerson, MinAge: 60, MaxAge: 150, Code: 3},
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // departureTolerance is how long after its timetabled departure a train
@@ -19,7 +21,7 @@ const departureTolerance = 5 * time.Minute
 // and nothing is sent to the legacy system: a past departure is not one
 // the legacy system should be asked about, and a date far ahead (year
 // 9999) is no sale.
-func (f *Facade) inSaleWindow(q *offerRequest, cands []candidate, now time.Time) ([]candidate, *Problem) {
+func (f *Facade) inSaleWindow(q *offerRequest, cands []candidate, now time.Time) ([]candidate, *osdm.ProblemError) {
 	loc := stationLocation(f.tt, q.origin, f.cfg.Location)
 	local := now.In(loc)
 	y, m, d := local.Date()
@@ -58,10 +60,10 @@ func (f *Facade) inSaleWindow(q *offerRequest, cands []candidate, now time.Time)
 		if !past.run.Departure.IsZero() && !past.run.Departure.Before(today) {
 			detail = "train " + past.run.Train + " left at " + past.run.Departure.In(loc).Format("15:04") + " today" + where + "; a train that has left cannot be sold"
 		}
-		return nil, NewProblem(http.StatusUnprocessableEntity, CodeOfferOutOfBounds, detail).WithPointer(ptr)
+		return nil, osdm.NewProblem(http.StatusUnprocessableEntity, osdm.CodeOfferOutOfBounds, detail).WithPointer(ptr)
 	}
 	days := strconv.Itoa(int(f.cfg.BookingHorizon / (24 * time.Hour)))
-	return nil, NewProblem(http.StatusUnprocessableEntity, CodeOfferOutOfBounds,
+	return nil, osdm.NewProblem(http.StatusUnprocessableEntity, osdm.CodeOfferOutOfBounds,
 		"the departure on "+beyond.run.ServiceDate+" is beyond the booking horizon of "+days+" days: trains are sold up to "+
 			last.Format(time.DateOnly)+where).WithPointer(ptr)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // TestSaleWindow: at 2026-11-30 13:00 in Paris, with a booking horizon of
@@ -27,7 +28,7 @@ func TestSaleWindow(t *testing.T) {
 		sent := ss.sent.Load()
 		a := search(f, ss.sender(), at(tc.day))
 		p := validProblem(t, a)
-		if a.Status != http.StatusUnprocessableEntity || p.Code != CodeOfferOutOfBounds || !strings.Contains(p.Detail, tc.want) ||
+		if a.Status != http.StatusUnprocessableEntity || p.Code != osdm.CodeOfferOutOfBounds || !strings.Contains(p.Detail, tc.want) ||
 			len(p.Pointers) != 1 || p.Pointers[0].RequestPointer != "#/tripSearchCriteria/departureTime" {
 			t.Errorf("%s: %d %s", tc.day, a.Status, a.Body)
 		}

@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -82,7 +83,7 @@ type Answer struct {
 	// urn:uic:problem: prefix.
 	Outcome string
 	// Problem is the problem answered, nil for a 2xx.
-	Problem *Problem
+	Problem *osdm.ProblemError
 	// Messages are the legacy messages the call sent, in the order they
 	// were answered.
 	Messages []MessageRecord
@@ -111,7 +112,8 @@ type call struct {
 }
 
 // Serve answers one OSDM call: method and path (relative to the façade's
-// base, e.g. "/offers"), the request's header and body (at most
+// base, as sent: URL.EscapedPath, e.g. "/offers"; the router decodes each
+// segment after splitting), the request's header and body (at most
 // Config.MaxBody bytes: the caller reads one byte more and passes it on,
 // so an oversized body is answered 413 here). send carries this call's
 // legacy messages. The call runs under Config.Timeout, detached from ctx's
@@ -124,24 +126,18 @@ func (f *Facade) Serve(ctx context.Context, send Sender, method, path string, he
 		method: method, path: path, header: header, body: body,
 		now: f.now(), send: rec, rec: rec, answer: &Answer{},
 	}
-	rt, params, allow := match(method, path)
+	m := router.Match(method, path)
 	var a *Answer
-	switch {
-	case rt == nil && allow != "":
+	if m.Route == nil {
 		c.op = "unknown"
-		p := NewProblem(http.StatusMethodNotAllowed, CodeMethodNotAllowed, method+" is not allowed on "+path+"; allowed: "+allow)
-		p.Allow = allow
-		a = f.problem(c, p)
-	case rt == nil:
-		c.op = "unknown"
-		a = f.problem(c, notServed(path))
-	default:
-		c.op = rt.op
-		c.params = params
-		if p := f.checkBody(c, rt); p != nil {
+		a = f.problem(c, unserved(m))
+	} else {
+		c.op = m.Route.Op.String()
+		c.params = m.Params
+		if p := f.checkBody(c); p != nil {
 			a = f.problem(c, p)
 		} else {
-			a = rt.handle(f, ctx, c)
+			a = m.Route.Handle(f, ctx, c)
 		}
 	}
 	a.Operation = c.op
@@ -161,9 +157,9 @@ func (f *Facade) Serve(ctx context.Context, send Sender, method, path string, he
 
 // checkBody applies max_body and the JSON content type to a call that has
 // a body.
-func (f *Facade) checkBody(c *call, rt *route) *Problem {
+func (f *Facade) checkBody(c *call) *osdm.ProblemError {
 	if int64(len(c.body)) > f.cfg.MaxBody {
-		return NewProblem(http.StatusRequestEntityTooLarge, CodeRequestTooLarge,
+		return osdm.NewProblem(http.StatusRequestEntityTooLarge, osdm.CodeRequestTooLarge,
 			"the body is longer than "+strconv.FormatInt(f.cfg.MaxBody, 10)+" bytes")
 	}
 	if len(c.body) == 0 {
@@ -175,20 +171,20 @@ func (f *Facade) checkBody(c *call, rt *route) *Problem {
 	}
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil || mt != "application/json" {
-		return NewProblem(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+		return osdm.NewProblem(http.StatusUnsupportedMediaType, osdm.CodeUnsupportedMediaType,
 			"the body must be application/json, not "+strconv.Quote(shorten(ct, 64)))
 	}
 	if cs, ok := params["charset"]; ok && cs != "utf-8" && cs != "UTF-8" {
-		return NewProblem(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "the body must be UTF-8")
+		return osdm.NewProblem(http.StatusUnsupportedMediaType, osdm.CodeUnsupportedMediaType, "the body must be UTF-8")
 	}
 	return nil
 }
 
 // problem is the answer of p.
-func (f *Facade) problem(_ *call, p *Problem) *Answer {
+func (f *Facade) problem(_ *call, p *osdm.ProblemError) *Answer {
 	b, err := json.Marshal(p.Body())
 	if err != nil {
-		b = []byte(`{"code":"` + CodeInternalError + `"}`)
+		b = []byte(`{"code":"` + osdm.CodeInternalError + `"}`)
 	}
 	h := http.Header{"Content-Type": {osdm.ContentTypeProblem}, "Cache-Control": {"no-store"}}
 	if p.Allow != "" {
@@ -213,9 +209,8 @@ func (f *Facade) noContent(_ *call) *Answer {
 }
 
 func trimProblemPrefix(code string) string {
-	const prefix = "urn:uic:problem:"
-	if len(code) > len(prefix) && code[:len(prefix)] == prefix {
-		return code[len(prefix):]
+	if name, ok := strings.CutPrefix(code, osdm.ProblemCodePrefix); ok && name != "" {
+		return name
 	}
 	return code
 }

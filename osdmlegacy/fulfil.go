@@ -21,12 +21,12 @@ func fulfillmentID(bookingID string) string {
 }
 
 // errRefused carries a problem out of an updateBooking function.
-type errRefused struct{ p *Problem }
+type errRefused struct{ p *osdm.ProblemError }
 
 func (e *errRefused) Error() string { return e.p.Error() }
 
 // refusedBy returns the problem an updateBooking function refused with.
-func refusedBy(err error) *Problem {
+func refusedBy(err error) *osdm.ProblemError {
 	var r *errRefused
 	if errors.As(err, &r) {
 		return r.p
@@ -42,7 +42,7 @@ func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
 			return f.problem(c, p)
 		}
 	}
-	id := c.params[ParamBookingID]
+	id := c.params[osdm.ParamBookingID]
 	c.answer.BookingID = id
 	return f.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
 		if _, a := f.bookingOf(ctx, c); a != nil {
@@ -104,21 +104,21 @@ func fulfillmentView(rec *BookingRecord) osdm.Fulfillment {
 		ID: fr.ID, Status: status, BookingRef: rec.ID, CreatedOn: fr.CreatedOn,
 		ControlNumber: fr.ControlNumber,
 		Summary:       "Reservation on train " + rec.Offer.Train + " on " + rec.Offer.ServiceDate,
-		BookingParts:  []osdm.BookingPartReference{{ID: reservationID(rec.ID)}},
+		BookingParts:  []osdm.BookingPartReference{{ID: reservationID(rec)}},
 	}
 }
 
 // getFulfillment answers GET /fulfillments/{fulfillmentId} (and the nested
 // form under its booking) from the store.
 func (f *Facade) getFulfillment(ctx context.Context, c *call) *Answer {
-	fid := c.params[ParamFulfillmentID]
-	notFound := f.problem(c, NewProblem(http.StatusNotFound, CodeNotFound, "no fulfilment "+quoteShort(fid)+" is known"))
+	fid := c.params[osdm.ParamFulfillmentID]
+	notFound := f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no fulfilment "+quoteShort(fid)+" is known"))
 	rest, ok := strings.CutPrefix(fid, FulfillmentIDPrefix)
 	if !ok {
 		return notFound
 	}
 	id := BookingIDPrefix + rest
-	if bid, nested := c.params[ParamBookingID]; nested && bid != id {
+	if bid, nested := c.params[osdm.ParamBookingID]; nested && bid != id {
 		return notFound
 	}
 	c.answer.BookingID = id

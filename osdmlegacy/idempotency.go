@@ -48,13 +48,13 @@ type idemOp func(resource string) (a *Answer, final bool)
 
 // idempotencyKey reads the Idempotency-Key header: "" when absent, a UUID
 // as the spec requires (format: uuid), else a 400.
-func idempotencyKey(h http.Header) (string, *Problem) {
+func idempotencyKey(h http.Header) (string, *osdm.ProblemError) {
 	k := h.Get(osdm.HeaderIdempotencyKey)
 	if k == "" {
 		return "", nil
 	}
 	if !osdm.ValidUUID(k) {
-		return "", Invalid(CodeInvalidRequest, "", "the Idempotency-Key header must be a UUID such as 123e4567-e89b-12d3-a456-426614174000, not "+strconv.Quote(shorten(k, 64)))
+		return "", osdm.Invalid(osdm.CodeInvalidRequest, "", "the Idempotency-Key header must be a UUID such as 123e4567-e89b-12d3-a456-426614174000, not "+strconv.Quote(shorten(k, 64)))
 	}
 	return k, nil
 }
@@ -117,14 +117,14 @@ func (f *Facade) idempotent(ctx context.Context, c *call, newResource func() str
 			return f.storeFailed(c, err)
 		}
 		if rec.Hash != hash {
-			return f.problem(c, NewProblem(http.StatusUnprocessableEntity, CodeIdempotencyKeyReused,
+			return f.problem(c, osdm.NewProblem(http.StatusUnprocessableEntity, osdm.CodeIdempotencyKeyReused,
 				"the Idempotency-Key was used before with another request (method, path or body); use a new key for a new request"))
 		}
 		if rec.Done {
 			return f.replay(&rec)
 		}
 		if now.Before(rec.LeaseUntil) {
-			p := NewProblem(http.StatusConflict, CodeRejected,
+			p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
 				"a request with this Idempotency-Key is still under way; retry when it has been answered")
 			p.Retryable = true
 			return f.problem(c, p)
@@ -174,7 +174,7 @@ func (f *Facade) replay(rec *IdempotencyRecord) *Answer {
 	if rec.Status >= 400 && len(rec.Body) > 0 {
 		var body osdm.Problem
 		if json.Unmarshal(rec.Body, &body) == nil {
-			a.Problem = &Problem{Status: rec.Status, Code: body.Code, Detail: body.Detail}
+			a.Problem = &osdm.ProblemError{Status: rec.Status, Code: body.Code, Detail: body.Detail}
 		}
 	}
 	return a
@@ -191,7 +191,7 @@ func (f *Facade) storeFailed(c *call, _ error) *Answer {
 // storeUnavailable answers c with a retryable 503 with detail, counted as
 // a store error.
 func (f *Facade) storeUnavailable(c *call, detail string) *Answer {
-	p := NewProblem(http.StatusServiceUnavailable, CodeServiceUnavailable, detail)
+	p := osdm.NewProblem(http.StatusServiceUnavailable, osdm.CodeServiceUnavailable, detail)
 	p.Retryable = true
 	a := f.problem(c, p)
 	a.StoreErrors++
@@ -201,7 +201,7 @@ func (f *Facade) storeUnavailable(c *call, detail string) *Answer {
 // finalProblem reports whether a problem is the last word on its request
 // (stored for the Idempotency-Key): not one that asks to retry (under way,
 // the legacy system unavailable) nor a fault of the façade.
-func finalProblem(p *Problem) bool {
+func finalProblem(p *osdm.ProblemError) bool {
 	return !p.Retryable && p.Status < http.StatusInternalServerError
 }
 

@@ -55,7 +55,7 @@ func TestIdempotencyKeyOnEveryStateChange(t *testing.T) {
 				t.Errorf("two repeats answered differently:\n%s\n%s", first.Body, again.Body)
 			}
 			a := e.call(e.f, c.method, c.path, c.otherBody, key(c.key))
-			if p := decodeProblem(t, a); a.Status != 422 || p.Code != CodeIdempotencyKeyReused {
+			if p := decodeProblem(t, a); a.Status != 422 || p.Code != osdm.CodeIdempotencyKeyReused {
 				t.Errorf("same key, another body: %d %+v", a.Status, p)
 			}
 		})

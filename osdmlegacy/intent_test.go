@@ -29,11 +29,11 @@ var lostFaults = []struct {
 	status int
 	code   string
 }{
-	{"slow", 504, CodeTimeout},
-	{"down", 503, CodeServiceUnavailable},
-	{"lost", 504, CodeTimeout},
-	{"down-after", 503, CodeServiceUnavailable},
-	{"garbage", 502, CodeBadGateway},
+	{"slow", 504, osdm.CodeTimeout},
+	{"down", 503, osdm.CodeServiceUnavailable},
+	{"lost", 504, osdm.CodeTimeout},
+	{"down-after", 503, osdm.CodeServiceUnavailable},
+	{"garbage", 502, osdm.CodeBadGateway},
 }
 
 // TestBookingRequestFaults: whatever happens to the BookingRequest, the

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // treeReader reads a request tree into Go values, keeping the first
@@ -11,11 +13,11 @@ import (
 // does not have (400), or one outside the restrictions (422). Every
 // method is a no-op once a problem is kept.
 type treeReader struct {
-	// code is the 400 code of the call's area (CodeOfferInvalid, CodeInvalidRequest).
+	// code is the 400 code of the call's area (osdm.CodeOfferInvalid, osdm.CodeInvalidRequest).
 	code string
-	// outCode is the 422 code of the call's area (CodeOfferOutOfBounds, CodeOutOfBounds).
+	// outCode is the 422 code of the call's area (osdm.CodeOfferOutOfBounds, osdm.CodeOutOfBounds).
 	outCode string
-	err     *Problem
+	err     *osdm.ProblemError
 }
 
 func (r *treeReader) ok() bool { return r.err == nil }
@@ -23,7 +25,7 @@ func (r *treeReader) ok() bool { return r.err == nil }
 // invalid keeps a 400 about ptr.
 func (r *treeReader) invalid(ptr, detail string) {
 	if r.err == nil {
-		r.err = Invalid(r.code, ptr, detail)
+		r.err = osdm.Invalid(r.code, ptr, detail)
 	}
 }
 
@@ -39,7 +41,9 @@ func (r *treeReader) restricted(res Restriction, ptr, detail string) {
 func given(v *jnode) bool { return v != nil && v.kind != jNull }
 
 // members walks an object's members, calling member for each; a member
-// for which member returns false is not in the schema and is refused.
+// for which member returns false is not in the schema and is refused,
+// except a discriminator: objectType naming the object's own schema (as
+// consumers send on every object) is accepted and ignored.
 func (r *treeReader) members(n *jnode, ptr, schema string, member func(name string, v *jnode, ptr string) bool) {
 	if !r.ok() {
 		return
@@ -50,13 +54,29 @@ func (r *treeReader) members(n *jnode, ptr, schema string, member func(name stri
 	}
 	for _, m := range n.members {
 		p := ptr + "/" + escapePointer(m.name)
-		if !member(m.name, m.value, p) && r.ok() {
+		if !member(m.name, m.value, p) && r.ok() && !r.discriminator(m.name, m.value, p, schema) {
 			r.invalid(p, "member "+strconv.Quote(shorten(m.name, 64))+" is not in OSDM's "+schema)
 		}
 		if !r.ok() {
 			return
 		}
 	}
+}
+
+// discriminator reports whether member name is an objectType that names
+// schema, which the spec does not list but consumers send; an objectType
+// naming another schema is refused here, naming the one expected.
+func (r *treeReader) discriminator(name string, v *jnode, ptr, schema string) bool {
+	if name != osdm.MemberObjectType {
+		return false
+	}
+	if given(v) && v.kind == jString && v.text == schema {
+		return true
+	}
+	if r.ok() {
+		r.invalid(ptr, "objectType must name this object's schema, "+strconv.Quote(schema))
+	}
+	return true
 }
 
 // str reads a string of 1..max bytes.

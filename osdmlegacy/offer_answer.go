@@ -13,9 +13,9 @@ import (
 
 // probeResult is what one probe's reply means for the answer.
 type probeResult struct {
-	offer   *legacy.Offer // a bookable offer
-	soldOut bool          // no places (no offer, too few, NO_AVAILABILITY)
-	problem *Problem      // why there is no offer otherwise
+	offer   *legacy.Offer      // a bookable offer
+	soldOut bool               // no places (no offer, too few, NO_AVAILABILITY)
+	problem *osdm.ProblemError // why there is no offer otherwise
 	alt     []legacy.Alternative
 }
 
@@ -69,7 +69,7 @@ func (f *Facade) read(p *probe, passengers int, currency string) probeResult {
 			return probeResult{soldOut: true}
 		}
 		if currency != "" && best.Price.Currency != currency {
-			return probeResult{problem: Restricted(RestrictReservations, CodeOfferOutOfBounds, "#/offerSearchCriteria/currency",
+			return probeResult{problem: Restricted(RestrictReservations, osdm.CodeOfferOutOfBounds, "#/offerSearchCriteria/currency",
 				subject+": prices are in "+best.Price.Currency+", not "+currency)}
 		}
 		if _, err := osdmPrice(*best.Price); err != nil {
@@ -181,7 +181,7 @@ type searchAnswer struct {
 	signer *offerSigner
 	// failures are the probes without an offer that are not sold out or
 	// not run, worst first when the answer fails.
-	failures []*Problem
+	failures []*osdm.ProblemError
 	soldOut  int
 	notRun   int
 	pointers []osdm.ProblemPointer
@@ -219,10 +219,10 @@ func (f *Facade) answer(c *call, q *offerRequest, probes []*probe, pax []OfferPa
 			}
 		case res.soldOut:
 			sa.soldOut++
-			sa.note(p, CodeInsufficientAvailability, "no places left for "+strconv.Itoa(len(pax))+" passengers")
-		case res.problem.Code == CodeTripNotFound:
+			sa.note(p, osdm.CodeInsufficientAvailability, "no places left for "+strconv.Itoa(len(pax))+" passengers")
+		case res.problem.Code == osdm.CodeTripNotFound:
 			sa.notRun++
-			sa.note(p, CodeTripNotFound, "the reservation system does not run this train between these stations on this date")
+			sa.note(p, osdm.CodeTripNotFound, "the reservation system does not run this train between these stations on this date")
 		default:
 			sa.failures = append(sa.failures, res.problem)
 			sa.note(p, res.problem.Code, strings.TrimPrefix(res.problem.Detail, probeSubject(p)+": "))
@@ -238,7 +238,7 @@ func (f *Facade) answer(c *call, q *offerRequest, probes []*probe, pax []OfferPa
 	// train, class and service code.
 	for _, ptr := range sa.pointers {
 		sa.resp.Problems = append(sa.resp.Problems, osdm.Problem{
-			Code: ptr.Code, Type: problemType(ptr.Code), Title: problemTitles[ptr.Code], Detail: ptr.Detail,
+			Code: ptr.Code, Type: osdm.ProblemType(ptr.Code), Title: osdm.ProblemTitle(ptr.Code), Detail: ptr.Detail,
 			Pointers: pointerList(ptr.RequestPointer),
 		})
 	}
@@ -263,8 +263,8 @@ func (sa *searchAnswer) note(p *probe, code, why string) {
 // of the legacy system (retry later), else insufficient availability when
 // a train was sold out, else no results; its pointers tell every train's
 // fate.
-func (sa *searchAnswer) failure(q *offerRequest) *Problem {
-	var p *Problem
+func (sa *searchAnswer) failure(q *offerRequest) *osdm.ProblemError {
+	var p *osdm.ProblemError
 	switch {
 	case len(sa.failures) > 0:
 		p = worst(sa.failures)
@@ -272,9 +272,9 @@ func (sa *searchAnswer) failure(q *offerRequest) *Problem {
 		p = &cp
 		p.Detail = "no offer: " + p.Detail
 	case sa.soldOut > 0:
-		p = NewProblem(http.StatusConflict, CodeInsufficientAvailability, "no train asked has places left for "+passengerCount(len(sa.pax)))
+		p = osdm.NewProblem(http.StatusConflict, osdm.CodeInsufficientAvailability, "no train asked has places left for "+passengerCount(len(sa.pax)))
 	default:
-		p = NewProblem(http.StatusNotFound, CodeOfferNoResults, "the reservation system runs none of the trains asked between "+q.origin+" and "+q.destination+" on that date")
+		p = osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNoResults, "the reservation system runs none of the trains asked between "+q.origin+" and "+q.destination+" on that date")
 	}
 	p.Pointers = append([]osdm.ProblemPointer(nil), sa.pointers...)
 	return p
@@ -282,7 +282,7 @@ func (sa *searchAnswer) failure(q *offerRequest) *Problem {
 
 // worst picks the failure to answer: a timeout, then unavailability, then
 // the rest in order.
-func worst(ps []*Problem) *Problem {
+func worst(ps []*osdm.ProblemError) *osdm.ProblemError {
 	for _, status := range []int{http.StatusGatewayTimeout, http.StatusServiceUnavailable} {
 		for _, p := range ps {
 			if p.Status == status {
@@ -338,7 +338,7 @@ func (sa *searchAnswer) addOffer(p *probe, lo *legacy.Offer) {
 	f, c := sa.f, p.cand
 	if c.run.Departure.IsZero() || c.run.Arrival.IsZero() {
 		sa.failures = append(sa.failures, SendProblem(f.cfg.Partner, &SendError{Kind: ErrLegacyGarbage}, probeSubject(p)))
-		sa.note(p, CodeBadGateway, "the reservation system gave no departure or arrival time")
+		sa.note(p, osdm.CodeBadGateway, "the reservation system gave no departure or arrival time")
 		return
 	}
 	// Whole seconds: the id carries them in fewer bytes, and an offer
@@ -354,7 +354,7 @@ func (sa *searchAnswer) addOffer(p *probe, lo *legacy.Offer) {
 	until = until.Truncate(time.Second)
 	if !until.After(sa.now) {
 		sa.soldOut++
-		sa.note(p, CodeInsufficientAvailability, "the train has left or the offer expired")
+		sa.note(p, osdm.CodeInsufficientAvailability, "the train has left or the offer expired")
 		return
 	}
 	price, _ := osdmPrice(*lo.Price)
@@ -375,6 +375,18 @@ func (sa *searchAnswer) addOffer(p *probe, lo *legacy.Offer) {
 	rec.PartID, rec.ProductID = offerPartIDs(trip.ID, p.class, p.service)
 	rec.ID = sa.signer.seal(rec)
 	sa.resp.Offers = append(sa.resp.Offers, f.osdmOffer(rec))
+}
+
+// offerProduct is the product of an offer, listed the same in the offer
+// and in the booking of it.
+func (f *Facade) offerProduct(rec *OfferRecord) osdm.Product {
+	flex, _ := f.flexibility()
+	sc, tc := serviceClass(rec.TravelClass)
+	return osdm.Product{
+		ID: rec.ProductID, Code: "RESERVATION-" + strconv.Itoa(rec.TravelClass) + "-" + strings.ToUpper(serviceName(rec.ServiceCode)),
+		Summary: "Reservation " + classText(rec.TravelClass) + " " + serviceName(rec.ServiceCode),
+		Owner:   carrierRef(rec.Carrier), Flexibility: flex, ServiceClass: &sc, TravelClass: tc,
+	}
 }
 
 // Flexibility and refundability of an offer: refunds cost refund_fee, so
@@ -428,11 +440,7 @@ func (f *Facade) osdmOffer(rec *OfferRecord) osdm.Offer {
 			OverallAccommodationType: acc, OverallFlexibility: flex,
 		},
 		CreatedOn: rec.CreatedOn, PreBookableUntil: rec.ExpiresAt, PassengerRefs: refs,
-		Products: []osdm.Product{{
-			ID: rec.ProductID, Code: "RESERVATION-" + strconv.Itoa(rec.TravelClass) + "-" + strings.ToUpper(serviceName(rec.ServiceCode)),
-			Summary: "Reservation " + classText(rec.TravelClass) + " " + serviceName(rec.ServiceCode),
-			Owner:   carrierRef(rec.Carrier), Flexibility: flex, ServiceClass: &sc, TravelClass: tc,
-		}},
+		Products:              []osdm.Product{f.offerProduct(rec)},
 		TripCoverage:          &osdm.TripCoverage{CoveredTripID: rec.TripID},
 		ReservationOfferParts: []osdm.ReservationOfferPart{part},
 	}
@@ -454,7 +462,7 @@ func (sa *searchAnswer) addAlternative(c *candidate, alts []legacy.Alternative) 
 func aspProblem(c *candidate, alts []legacy.Alternative, responsePointer string) osdm.Problem {
 	status := http.StatusOK
 	p := osdm.Problem{
-		Code: osdm.ProblemCodeAlternativeSystemProposal, Type: osdm.ProblemTypeAlternativeSystemProposal,
+		Code: osdm.CodeAlternativeSystemProposal, Type: osdm.ProblemTypeAlternativeSystemProposal,
 		Title: "Alternative system proposal", Status: &status,
 		Detail: c.subject() + " is sold by another reservation system",
 	}

@@ -259,7 +259,7 @@ func TestOfferIDTamperingSendsNothing(t *testing.T) {
 		m["offers"].([]any)[0].(map[string]any)["offerId"] = id
 		a := e.call(e.f, "POST", "/bookings", m)
 		p := decodeProblem(t, a)
-		if a.Status != 404 || p.Code != CodeOfferNotFound || len(p.Pointers) == 0 || p.Pointers[0].RequestPointer != "#/offers/0/offerId" {
+		if a.Status != 404 || p.Code != osdm.CodeOfferNotFound || len(p.Pointers) == 0 || p.Pointers[0].RequestPointer != "#/offers/0/offerId" {
 			t.Errorf("%s: %d %+v", name, a.Status, p)
 		}
 	}
@@ -446,7 +446,7 @@ func TestBookingKeyReadFailure(t *testing.T) {
 	st.down.Store(true)
 	a := e.call(f2, "POST", "/bookings", bookingBodyOf(o))
 	p := decodeProblem(t, a)
-	if a.Status != 503 || p.Code != CodeServiceUnavailable || strings.Contains(string(a.Body), "10.0.0.5") || a.StoreErrors != 1 {
+	if a.Status != 503 || p.Code != osdm.CodeServiceUnavailable || strings.Contains(string(a.Body), "10.0.0.5") || a.StoreErrors != 1 {
 		t.Errorf("%d %s (store errors %d)", a.Status, a.Body, a.StoreErrors)
 	}
 	m := bookingBodyOf(o)

@@ -41,6 +41,9 @@ type namedTrain struct {
 	// departure and arrival are a trip specification's times (nil from a
 	// vehicle filter).
 	departure, arrival *localTime
+	// carrier is the RICS code of the trip specification's first carrier
+	// named urn:uic:rics:NNNN, "" when none is.
+	carrier string
 }
 
 // passengerArg is one anonymousPassengerSpecifications item.
@@ -78,16 +81,16 @@ func validTrain(s string) bool {
 }
 
 // readOfferRequest reads an OfferCollectionRequest body strictly.
-func readOfferRequest(body []byte) (*offerRequest, *Problem) {
+func readOfferRequest(body []byte) (*offerRequest, *osdm.ProblemError) {
 	if len(body) == 0 {
-		return nil, Invalid(CodeOfferInvalid, "", "an offer search needs a JSON body (OfferCollectionRequest)")
+		return nil, osdm.Invalid(osdm.CodeOfferInvalid, "", "an offer search needs a JSON body (OfferCollectionRequest)")
 	}
 	root, err := parseJSONTree(body)
 	if err != nil {
 		je := err.(*jsonError)
-		return nil, Invalid(CodeOfferInvalid, je.pointer, je.msg)
+		return nil, osdm.Invalid(osdm.CodeOfferInvalid, je.pointer, je.msg)
 	}
-	r := &treeReader{code: CodeOfferInvalid, outCode: CodeOfferOutOfBounds}
+	r := &treeReader{code: osdm.CodeOfferInvalid, outCode: osdm.CodeOfferOutOfBounds}
 	q := &offerRequest{after: 5}
 	var tsc, specs, pax *jnode
 	var tscPtr, specsPtr string
@@ -186,7 +189,7 @@ func (q *offerRequest) readPlace(r *treeReader, v *jnode, ptr string) string {
 	case objectType == "":
 		r.invalid(ptr+"/objectType", "is required")
 	case objectType != osdm.ObjectTypeStopPlaceRef:
-		r.err = Restricted(RestrictUICStations, CodeOfferPlaceUnknown, ptr+"/objectType",
+		r.err = Restricted(RestrictUICStations, osdm.CodeOfferPlaceUnknown, ptr+"/objectType",
 			"places must be StopPlaceRef stations, not "+strconv.Quote(shorten(objectType, 40)))
 	case others:
 		for _, m := range v.members {
@@ -200,7 +203,7 @@ func (q *offerRequest) readPlace(r *treeReader, v *jnode, ptr string) string {
 	default:
 		code, ok := uicStation(ref)
 		if !ok {
-			r.err = Restricted(RestrictUICStations, CodeOfferPlaceUnknown, refPtr,
+			r.err = Restricted(RestrictUICStations, osdm.CodeOfferPlaceUnknown, refPtr,
 				strconv.Quote(shorten(ref, 40))+" is not a UIC station code (urn:uic:stn:NNNNNNN or 7 digits)")
 			return ""
 		}
@@ -475,7 +478,7 @@ func (q *offerRequest) readTimedLeg(r *treeReader, v *jnode, ptr string) {
 	if r.ok() && q.origin == q.destination {
 		r.restricted(RestrictDirect, q.destinationPtr, "start and end are the same station")
 	}
-	train.train, train.ptr = q.readService(r, service, ptr+"/service")
+	train.train, train.ptr, train.carrier = q.readService(r, service, ptr+"/service")
 	if r.ok() {
 		q.named = []namedTrain{train}
 		q.at = train.departure
@@ -527,10 +530,13 @@ func (q *offerRequest) readStop(r *treeReader, v *jnode, ptr, schema, timeName s
 	return code, at
 }
 
-// readService reads a DatedJourney: one vehicle number of 1..5 characters.
-func (q *offerRequest) readService(r *treeReader, v *jnode, ptr string) (string, string) {
+// readService reads a DatedJourney: one vehicle number of 1..5 characters
+// and its carriers; it returns the train, its pointer and the RICS code of
+// the first carrier named urn:uic:rics:NNNN (the legacy Carrier).
+func (q *offerRequest) readService(r *treeReader, v *jnode, ptr string) (string, string, string) {
 	var numbers []*jnode
 	var carriers bool
+	var carrier string
 	r.members(v, ptr, "DatedJourney", func(name string, m *jnode, p string) bool {
 		switch name {
 		case "vehicleNumbers":
@@ -540,7 +546,11 @@ func (q *offerRequest) readService(r *treeReader, v *jnode, ptr string) (string,
 				ip := item(p, i)
 				r.members(c, ip, "NamedCompany", func(name string, m *jnode, p string) bool {
 					switch name {
-					case "ref", "name":
+					case "ref":
+						if rics, ok := ricsOf(r.str(m, p, 256)); ok && carrier == "" {
+							carrier = rics
+						}
+					case "name":
 						r.str(m, p, 256)
 					default:
 						return false
@@ -558,23 +568,33 @@ func (q *offerRequest) readService(r *treeReader, v *jnode, ptr string) (string,
 		return true
 	})
 	if !r.ok() {
-		return "", ""
+		return "", "", ""
 	}
 	np := ptr + "/vehicleNumbers"
 	if !carriers {
 		r.invalid(ptr+"/carriers", "is required (at least one carrier)")
-		return "", ""
+		return "", "", ""
 	}
 	if len(numbers) != 1 {
 		r.restricted(RestrictKnownTrain, np, "name exactly one train number, not "+strconv.Itoa(len(numbers)))
-		return "", ""
+		return "", "", ""
 	}
 	p := item(np, 0)
 	s := r.str(numbers[0], p, 64)
 	if r.ok() && !validTrain(s) {
 		r.restricted(RestrictKnownTrain, p, "train number "+strconv.Quote(shorten(s, 20))+" is not 1..5 letters or digits (the Hermes limit)")
 	}
-	return s, p
+	return s, p, carrier
+}
+
+// ricsOf is the 4-digit RICS code of an OSDM company code
+// "urn:uic:rics:NNNN".
+func ricsOf(ref string) (string, bool) {
+	code, ok := strings.CutPrefix(ref, ricsPrefix)
+	if !ok || len(code) != 4 || strings.Trim(code, "0123456789") != "" {
+		return "", false
+	}
+	return code, true
 }
 
 // readOfferCriteria reads offerSearchCriteria.

@@ -204,15 +204,15 @@ func TestSearchSoldOutAndNotRun(t *testing.T) {
 	f, ss, _ := facadeWithSandbox(t, Config{}, legacysandbox.Config{Capacity: 1}, nil)
 	a := search(f, ss.sender(), namedTrainSearch)
 	p := validProblem(t, a)
-	if a.Status != http.StatusConflict || p.Code != CodeInsufficientAvailability || len(p.Pointers) != 2 {
+	if a.Status != http.StatusConflict || p.Code != osdm.CodeInsufficientAvailability || len(p.Pointers) != 2 {
 		t.Errorf("sold out: %d %s %+v", a.Status, p.Code, p.Pointers)
 	}
 	// Train 000 never runs in the demo timetable.
 	body := strings.Replace(namedTrainSearch, `"9203"`, `"000"`, 1)
 	a = search(f, ss.sender(), body)
 	p = validProblem(t, a)
-	if a.Status != http.StatusNotFound || p.Code != CodeOfferNoResults || len(p.Pointers) != 2 ||
-		p.Pointers[0].Code != CodeTripNotFound || !strings.HasPrefix(p.Pointers[0].RequestPointer, "#/tripSearchCriteria/parameters") {
+	if a.Status != http.StatusNotFound || p.Code != osdm.CodeOfferNoResults || len(p.Pointers) != 2 ||
+		p.Pointers[0].Code != osdm.CodeTripNotFound || !strings.HasPrefix(p.Pointers[0].RequestPointer, "#/tripSearchCriteria/parameters") {
 		t.Errorf("not run: %d %s %+v", a.Status, p.Code, p.Pointers)
 	}
 	// One train sold out, one running: the offer comes with a problem
@@ -221,7 +221,7 @@ func TestSearchSoldOutAndNotRun(t *testing.T) {
 	body = strings.Replace(namedTrainSearch, `["9203"]`, `["9203", "000"]`, 1)
 	a = search(f, ss.sender(), body)
 	resp := validOffers(t, a)
-	if len(resp.Offers) != 2 || len(resp.Problems) != 2 || resp.Problems[0].Code != CodeTripNotFound ||
+	if len(resp.Offers) != 2 || len(resp.Problems) != 2 || resp.Problems[0].Code != osdm.CodeTripNotFound ||
 		!strings.Contains(resp.Problems[0].Detail, "train 000") {
 		t.Errorf("mixed: %s", a.Body)
 	}
@@ -263,6 +263,17 @@ func TestSearchTripSpecification(t *testing.T) {
 	if ar.Journey.TrainNumber != "9301" || ar.Journey.DepartureTime != "07:16" || ar.Places.Tariffs[0] != (legacy.Tariff{Code: 3, Count: 1}) {
 		t.Errorf("legacy request %+v %+v", ar.Journey, ar.Places)
 	}
+	// The carrier the trip specification names goes to the legacy Carrier
+	// and comes back in the trip and as the offer part's owner.
+	if ar.Journey.Carrier != "1187" {
+		t.Errorf("legacy Carrier %q, want 1187", ar.Journey.Carrier)
+	}
+	if c := resp.Trips[0].Legs[0].TimedLeg.Service.Carriers; len(c) != 1 || c[0].Ref != "urn:uic:rics:1187" {
+		t.Errorf("trip carriers %+v", c)
+	}
+	if p := resp.Offers[0].Products; len(p) != 1 || p[0].Owner != "urn:uic:rics:1187" {
+		t.Errorf("products %+v", p)
+	}
 }
 
 func TestSearchRestrictions(t *testing.T) {
@@ -284,33 +295,33 @@ func TestSearchRestrictions(t *testing.T) {
 		restr   *Restriction
 		pointer string
 	}{
-		{"vias", tsc(named + `, "vias": [{"viaPlace": ` + place + `}]`), 422, CodeOfferOutOfBounds, &RestrictDirect, "#/tripSearchCriteria/vias"},
-		{"return trip", tsc(named + `, "returnSearchParameters": {"departureTime": "2026-12-03T06:00:00Z"}`), 422, CodeOfferOutOfBounds, &RestrictDirect, "#/tripSearchCriteria/returnSearchParameters"},
-		{"inbound", strings.Replace(tsc(named), `"anonymousPassengerSpecifications"`, `"inboundTripIds": ["t1"], "anonymousPassengerSpecifications"`, 1), 422, CodeOfferOutOfBounds, &RestrictDirect, "#/inboundTripIds"},
-		{"transfer leg", `{"tripSpecifications": [{"legs": [{"transferLeg": {}}]}], "anonymousPassengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 30}]}`, 422, CodeOfferOutOfBounds, &RestrictDirect, "#/tripSpecifications[0]/legs[0]/transferLeg"},
-		{"two legs", `{"tripSpecifications": [{"legs": [{}, {}]}], "anonymousPassengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 30}]}`, 422, CodeOfferOutOfBounds, &RestrictDirect, "#/tripSpecifications[0]/legs"},
-		{"no train no timetable", tsc(""), 422, CodeOfferOutOfBounds, &RestrictKnownTrain, "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter"},
-		{"train over 5", strings.Replace(tsc(named), `"9203"`, `"920345"`, 1), 422, CodeOfferOutOfBounds, &RestrictKnownTrain, "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter/vehicleNumbers[0]"},
-		{"no time", strings.Replace(tsc(named), `, "departureTime": "2026-12-01T06:00:00+01:00"`, ``, 1), 422, CodeOfferOutOfBounds, &RestrictKnownTrain, "#/tripSearchCriteria"},
-		{"non-UIC place", strings.Replace(tsc(named), `"urn:uic:stn:8727100"`, `"FRPNO"`, 1), 422, CodeOfferPlaceUnknown, &RestrictUICStations, "#/tripSearchCriteria/origin/stopPlaceRef"},
-		{"geo place", strings.Replace(tsc(named), place, `{"objectType": "GeoPositionRef", "latitude": 48.8, "longitude": 2.3}`, 1), 422, CodeOfferPlaceUnknown, &RestrictUICStations, "#/tripSearchCriteria/origin/objectType"},
-		{"admission only", strings.Replace(tsc(named), `"anonymousPassengerSpecifications"`, `"offerSearchCriteria": {"requestedOfferParts": ["ADMISSION"]}, "anonymousPassengerSpecifications"`, 1), 422, CodeOfferOutOfBounds, &RestrictReservations, "#/offerSearchCriteria/requestedOfferParts"},
-		{"ten passengers", pax(`[` + strings.Repeat(`{"externalRef": "x", "type": "ADULT", "age": 30},`, 9) + `{"externalRef": "y", "type": "ADULT", "age": 30}]`), 422, CodeOfferOutOfBounds, &RestrictPassengers, "#/anonymousPassengerSpecifications[9]"},
-		{"no passenger", pax(`[]`), 422, CodeOfferOutOfBounds, &RestrictPassengers, "#/anonymousPassengerSpecifications"},
-		{"type without tariff", pax(`[{"externalRef": "d", "type": "DOG"}]`), 422, CodeOfferOutOfBounds, &RestrictPassengers, "#/anonymousPassengerSpecifications[0]/type"},
-		{"age without tariff", pax(`[{"externalRef": "a", "type": "ADULT", "age": 12}]`), 422, CodeOfferOutOfBounds, &RestrictPassengers, "#/anonymousPassengerSpecifications[0]/age"},
+		{"vias", tsc(named + `, "vias": [{"viaPlace": ` + place + `}]`), 422, osdm.CodeOfferOutOfBounds, &RestrictDirect, "#/tripSearchCriteria/vias"},
+		{"return trip", tsc(named + `, "returnSearchParameters": {"departureTime": "2026-12-03T06:00:00Z"}`), 422, osdm.CodeOfferOutOfBounds, &RestrictDirect, "#/tripSearchCriteria/returnSearchParameters"},
+		{"inbound", strings.Replace(tsc(named), `"anonymousPassengerSpecifications"`, `"inboundTripIds": ["t1"], "anonymousPassengerSpecifications"`, 1), 422, osdm.CodeOfferOutOfBounds, &RestrictDirect, "#/inboundTripIds"},
+		{"transfer leg", `{"tripSpecifications": [{"legs": [{"transferLeg": {}}]}], "anonymousPassengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 30}]}`, 422, osdm.CodeOfferOutOfBounds, &RestrictDirect, "#/tripSpecifications[0]/legs[0]/transferLeg"},
+		{"two legs", `{"tripSpecifications": [{"legs": [{}, {}]}], "anonymousPassengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 30}]}`, 422, osdm.CodeOfferOutOfBounds, &RestrictDirect, "#/tripSpecifications[0]/legs"},
+		{"no train no timetable", tsc(""), 422, osdm.CodeOfferOutOfBounds, &RestrictKnownTrain, "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter"},
+		{"train over 5", strings.Replace(tsc(named), `"9203"`, `"920345"`, 1), 422, osdm.CodeOfferOutOfBounds, &RestrictKnownTrain, "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter/vehicleNumbers[0]"},
+		{"no time", strings.Replace(tsc(named), `, "departureTime": "2026-12-01T06:00:00+01:00"`, ``, 1), 422, osdm.CodeOfferOutOfBounds, &RestrictKnownTrain, "#/tripSearchCriteria"},
+		{"non-UIC place", strings.Replace(tsc(named), `"urn:uic:stn:8727100"`, `"FRPNO"`, 1), 422, osdm.CodeOfferPlaceUnknown, &RestrictUICStations, "#/tripSearchCriteria/origin/stopPlaceRef"},
+		{"geo place", strings.Replace(tsc(named), place, `{"objectType": "GeoPositionRef", "latitude": 48.8, "longitude": 2.3}`, 1), 422, osdm.CodeOfferPlaceUnknown, &RestrictUICStations, "#/tripSearchCriteria/origin/objectType"},
+		{"admission only", strings.Replace(tsc(named), `"anonymousPassengerSpecifications"`, `"offerSearchCriteria": {"requestedOfferParts": ["ADMISSION"]}, "anonymousPassengerSpecifications"`, 1), 422, osdm.CodeOfferOutOfBounds, &RestrictReservations, "#/offerSearchCriteria/requestedOfferParts"},
+		{"ten passengers", pax(`[` + strings.Repeat(`{"externalRef": "x", "type": "ADULT", "age": 30},`, 9) + `{"externalRef": "y", "type": "ADULT", "age": 30}]`), 422, osdm.CodeOfferOutOfBounds, &RestrictPassengers, "#/anonymousPassengerSpecifications[9]"},
+		{"no passenger", pax(`[]`), 422, osdm.CodeOfferOutOfBounds, &RestrictPassengers, "#/anonymousPassengerSpecifications"},
+		{"type without tariff", pax(`[{"externalRef": "d", "type": "DOG"}]`), 422, osdm.CodeOfferOutOfBounds, &RestrictPassengers, "#/anonymousPassengerSpecifications[0]/type"},
+		{"age without tariff", pax(`[{"externalRef": "a", "type": "ADULT", "age": 12}]`), 422, osdm.CodeOfferOutOfBounds, &RestrictPassengers, "#/anonymousPassengerSpecifications[0]/age"},
 		{"age needed", pax(`[{"externalRef": "a", "type": "ADULT"}]`), 200, "", nil, ""},
-		{"reduction card", pax(`[{"externalRef": "a", "type": "ADULT", "age": 30, "cards": [{"code": "BC50"}]}]`), 422, CodeOfferOutOfBounds, &RestrictPassengers, "#/anonymousPassengerSpecifications[0]/cards"},
-		{"individual offers", strings.Replace(tsc(named), `"anonymousPassengerSpecifications"`, `"offerSearchCriteria": {"offerMode": "INDIVIDUAL"}, "anonymousPassengerSpecifications"`, 1), 422, CodeOfferOutOfBounds, &RestrictOneOffer, "#/offerSearchCriteria/offerMode"},
-		{"too many trains", strings.Replace(tsc(named), `["9203"]`, `["1","2","3","4","5","6","7","8","9"]`, 1), 422, CodeOfferOutOfBounds, &RestrictKnownTrain, "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter/vehicleNumbers[8]"},
-		{"unknown member", strings.Replace(tsc(named), `"departureTime"`, `"departureTim": 1, "departureTime"`, 1), 400, CodeOfferInvalid, nil, "#/tripSearchCriteria/departureTim"},
-		{"duplicate member", strings.Replace(tsc(named), `"departureTime": "2026-12-01T06:00:00+01:00"`, `"departureTime": "2026-12-01T06:00:00+01:00", "departureTime": "2026-12-02T06:00:00+01:00"`, 1), 400, CodeOfferInvalid, nil, "#/tripSearchCriteria/departureTime"},
-		{"wrong type", strings.Replace(tsc(named), `"age": 30`, `"age": "30"`, 1), 400, CodeOfferInvalid, nil, "#/anonymousPassengerSpecifications[0]/age"},
-		{"bad date-time", strings.Replace(tsc(named), `2026-12-01T06:00:00+01:00`, `tomorrow`, 1), 400, CodeOfferInvalid, nil, "#/tripSearchCriteria/departureTime"},
-		{"same externalRef", pax(`[{"externalRef": "a", "type": "ADULT", "age": 30}, {"externalRef": "a", "type": "ADULT", "age": 31}]`), 400, CodeOfferInvalid, nil, "#/anonymousPassengerSpecifications[1]/externalRef"},
-		{"malformed JSON", `{"tripSearchCriteria": `, 400, CodeOfferInvalid, nil, ""},
-		{"trailing data", tsc(named) + `{}`, 400, CodeOfferInvalid, nil, ""},
-		{"no passengers member", `{"tripSearchCriteria": {"origin": ` + place + `, "destination": ` + dest + `, "departureTime": "2026-12-01T06:00:00Z"` + named + `}}`, 400, CodeOfferInvalid, nil, "#/anonymousPassengerSpecifications"},
+		{"reduction card", pax(`[{"externalRef": "a", "type": "ADULT", "age": 30, "cards": [{"code": "BC50"}]}]`), 422, osdm.CodeOfferOutOfBounds, &RestrictPassengers, "#/anonymousPassengerSpecifications[0]/cards"},
+		{"individual offers", strings.Replace(tsc(named), `"anonymousPassengerSpecifications"`, `"offerSearchCriteria": {"offerMode": "INDIVIDUAL"}, "anonymousPassengerSpecifications"`, 1), 422, osdm.CodeOfferOutOfBounds, &RestrictOneOffer, "#/offerSearchCriteria/offerMode"},
+		{"too many trains", strings.Replace(tsc(named), `["9203"]`, `["1","2","3","4","5","6","7","8","9"]`, 1), 422, osdm.CodeOfferOutOfBounds, &RestrictKnownTrain, "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter/vehicleNumbers[8]"},
+		{"unknown member", strings.Replace(tsc(named), `"departureTime"`, `"departureTim": 1, "departureTime"`, 1), 400, osdm.CodeOfferInvalid, nil, "#/tripSearchCriteria/departureTim"},
+		{"duplicate member", strings.Replace(tsc(named), `"departureTime": "2026-12-01T06:00:00+01:00"`, `"departureTime": "2026-12-01T06:00:00+01:00", "departureTime": "2026-12-02T06:00:00+01:00"`, 1), 400, osdm.CodeOfferInvalid, nil, "#/tripSearchCriteria/departureTime"},
+		{"wrong type", strings.Replace(tsc(named), `"age": 30`, `"age": "30"`, 1), 400, osdm.CodeOfferInvalid, nil, "#/anonymousPassengerSpecifications[0]/age"},
+		{"bad date-time", strings.Replace(tsc(named), `2026-12-01T06:00:00+01:00`, `tomorrow`, 1), 400, osdm.CodeOfferInvalid, nil, "#/tripSearchCriteria/departureTime"},
+		{"same externalRef", pax(`[{"externalRef": "a", "type": "ADULT", "age": 30}, {"externalRef": "a", "type": "ADULT", "age": 31}]`), 400, osdm.CodeOfferInvalid, nil, "#/anonymousPassengerSpecifications[1]/externalRef"},
+		{"malformed JSON", `{"tripSearchCriteria": `, 400, osdm.CodeOfferInvalid, nil, ""},
+		{"trailing data", tsc(named) + `{}`, 400, osdm.CodeOfferInvalid, nil, ""},
+		{"no passengers member", `{"tripSearchCriteria": {"origin": ` + place + `, "destination": ` + dest + `, "departureTime": "2026-12-01T06:00:00Z"` + named + `}}`, 400, osdm.CodeOfferInvalid, nil, "#/anonymousPassengerSpecifications"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -362,21 +373,21 @@ func TestSearchLegacyFaults(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"down", faultSender(nil, &SendError{Kind: ErrLegacyDown, Err: errors.New("dial tcp 10.0.0.7:8443: connection refused")}), 503, CodeServiceUnavailable},
-		{"slow", faultSender(nil, &SendError{Kind: ErrLegacySlow, Err: context.DeadlineExceeded}), 504, CodeTimeout},
-		{"garbage", faultSender(nil, &SendError{Kind: ErrLegacyGarbage, Err: errors.New("XML syntax error")}), 502, CodeBadGateway},
-		{"unclassified error", faultSender(nil, errors.New("boom")), 503, CodeServiceUnavailable},
-		{"booking reply", faultSender(&legacy.BookingReply{BookingRef: "x"}, nil), 502, CodeBadGateway},
-		{"negative partner unavailable", faultSender(&legacy.NegativeReply{Code: legacy.CodePartnerUnavailable, Text: "db7 down"}, nil), 503, CodeServiceUnavailable},
-		{"negative invalid", faultSender(&legacy.NegativeReply{Code: legacy.CodeInvalidMessage, Text: "bad"}, nil), 502, CodeBadGateway},
-		{"negative unsupported", faultSender(&legacy.NegativeReply{Code: legacy.CodeUnsupportedMessage}, nil), 501, CodeNotImplemented},
-		{"negative no availability", faultSender(&legacy.NegativeReply{Code: legacy.CodeNoAvailability}, nil), 409, CodeInsufficientAvailability},
-		{"negative train not found", faultSender(&legacy.NegativeReply{Code: legacy.CodeTrainNotFound}, nil), 404, CodeOfferNoResults},
-		{"negative timeout", faultSender(&legacy.NegativeReply{Code: legacy.CodePartnerTimeout}, nil), 504, CodeTimeout},
-		{"negative rejected", faultSender(&legacy.NegativeReply{Code: legacy.CodePartnerRejected}, nil), 409, CodeRejected},
-		{"wrong correlation", faultSender(&legacy.AvailabilityReply{Header: legacy.ReplyHeader{CorrelationID: "other"}}, nil), 502, CodeBadGateway},
+		{"down", faultSender(nil, &SendError{Kind: ErrLegacyDown, Err: errors.New("dial tcp 10.0.0.7:8443: connection refused")}), 503, osdm.CodeServiceUnavailable},
+		{"slow", faultSender(nil, &SendError{Kind: ErrLegacySlow, Err: context.DeadlineExceeded}), 504, osdm.CodeTimeout},
+		{"garbage", faultSender(nil, &SendError{Kind: ErrLegacyGarbage, Err: errors.New("XML syntax error")}), 502, osdm.CodeBadGateway},
+		{"unclassified error", faultSender(nil, errors.New("boom")), 503, osdm.CodeServiceUnavailable},
+		{"booking reply", faultSender(&legacy.BookingReply{BookingRef: "x"}, nil), 502, osdm.CodeBadGateway},
+		{"negative partner unavailable", faultSender(&legacy.NegativeReply{Code: legacy.CodePartnerUnavailable, Text: "db7 down"}, nil), 503, osdm.CodeServiceUnavailable},
+		{"negative invalid", faultSender(&legacy.NegativeReply{Code: legacy.CodeInvalidMessage, Text: "bad"}, nil), 502, osdm.CodeBadGateway},
+		{"negative unsupported", faultSender(&legacy.NegativeReply{Code: legacy.CodeUnsupportedMessage}, nil), 501, osdm.CodeNotImplemented},
+		{"negative no availability", faultSender(&legacy.NegativeReply{Code: legacy.CodeNoAvailability}, nil), 409, osdm.CodeInsufficientAvailability},
+		{"negative train not found", faultSender(&legacy.NegativeReply{Code: legacy.CodeTrainNotFound}, nil), 404, osdm.CodeOfferNoResults},
+		{"negative timeout", faultSender(&legacy.NegativeReply{Code: legacy.CodePartnerTimeout}, nil), 504, osdm.CodeTimeout},
+		{"negative rejected", faultSender(&legacy.NegativeReply{Code: legacy.CodePartnerRejected}, nil), 409, osdm.CodeRejected},
+		{"wrong correlation", faultSender(&legacy.AvailabilityReply{Header: legacy.ReplyHeader{CorrelationID: "other"}}, nil), 502, osdm.CodeBadGateway},
 		{"bad price", faultSender(&legacy.AvailabilityReply{Journey: legacy.ReplyJourney{DepartureTime: "07:00", ArrivalTime: "08:00"},
-			Offers: []legacy.Offer{{TravelClass: 2, ServiceCode: 1, Price: &legacy.Price{Amount: "1e9", Currency: "EUR"}}}}, nil), 502, CodeBadGateway},
+			Offers: []legacy.Offer{{TravelClass: 2, ServiceCode: 1, Price: &legacy.Price{Amount: "1e9", Currency: "EUR"}}}}, nil), 502, osdm.CodeBadGateway},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -407,7 +418,7 @@ func TestSearchPartialFailureKeepsOffers(t *testing.T) {
 	})
 	a := search(f, send, namedTrainSearch)
 	resp := validOffers(t, a)
-	if len(resp.Offers) != 1 || len(resp.Problems) != 1 || resp.Problems[0].Code != CodeTimeout || n.Load() != 1 {
+	if len(resp.Offers) != 1 || len(resp.Problems) != 1 || resp.Problems[0].Code != osdm.CodeTimeout || n.Load() != 1 {
 		t.Errorf("%s", a.Body)
 	}
 }
@@ -420,7 +431,7 @@ func TestSearchTimeoutBoundsTheCall(t *testing.T) {
 		t.Errorf("the search took %s despite timeout 50ms", d)
 	}
 	p := validProblem(t, a)
-	if a.Status != http.StatusGatewayTimeout || p.Code != CodeTimeout {
+	if a.Status != http.StatusGatewayTimeout || p.Code != osdm.CodeTimeout {
 		t.Errorf("%d %s", a.Status, p.Code)
 	}
 }
@@ -435,7 +446,7 @@ func TestSearchStoreFailureBeforeTheKey(t *testing.T) {
 	st.Fail = errors.New("disk full at /var/lib/x")
 	a := search(f, ss.sender(), namedTrainSearch)
 	p := validProblem(t, a)
-	if a.Status != http.StatusServiceUnavailable || p.Code != CodeServiceUnavailable ||
+	if a.Status != http.StatusServiceUnavailable || p.Code != osdm.CodeServiceUnavailable ||
 		strings.Contains(string(a.Body), "disk") || a.StoreErrors != 1 {
 		t.Errorf("%d %s storeErrors %d", a.Status, a.Body, a.StoreErrors)
 	}

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // candidate is a train an offer search asks the legacy system about.
@@ -33,7 +35,7 @@ func (c *candidate) subject() string {
 // candidates returns the trains of a search (restriction 2): the one of a
 // trip specification, the ones a vehicle filter names, or the direct
 // trains of the timetable from the asked time on.
-func (f *Facade) candidates(q *offerRequest) ([]candidate, *Problem) {
+func (f *Facade) candidates(q *offerRequest) ([]candidate, *osdm.ProblemError) {
 	oloc := stationLocation(f.tt, q.origin, f.cfg.Location)
 	dloc := stationLocation(f.tt, q.destination, f.cfg.Location)
 	base := TrainRun{Origin: q.origin, Destination: q.destination}
@@ -43,7 +45,7 @@ func (f *Facade) candidates(q *offerRequest) ([]candidate, *Problem) {
 	if q.spec {
 		t := q.named[0]
 		run := base
-		run.Train = t.train
+		run.Train, run.Carrier = t.train, t.carrier
 		run.Departure = t.departure.in(oloc)
 		run.ServiceDate = run.Departure.In(oloc).Format(time.DateOnly)
 		if t.arrival != nil {
@@ -52,13 +54,16 @@ func (f *Facade) candidates(q *offerRequest) ([]candidate, *Problem) {
 		if f.tt != nil {
 			if tr, ok := f.tt.Run(t.train, run.ServiceDate, q.origin, q.destination); ok && tr.Departure.Equal(run.Departure) {
 				run.OriginName, run.DestinationName = tr.OriginName, tr.DestinationName
+				if run.Carrier == "" {
+					run.Carrier = tr.Carrier
+				}
 			}
 		}
 		return []candidate{{run: run, ptr: t.ptr}}, nil
 	}
 	if len(q.named) > 0 {
 		if len(q.named) > f.cfg.MaxTrains {
-			return nil, Restricted(RestrictKnownTrain, CodeOfferOutOfBounds, q.named[f.cfg.MaxTrains].ptr,
+			return nil, Restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, q.named[f.cfg.MaxTrains].ptr,
 				"at most "+strconv.Itoa(f.cfg.MaxTrains)+" trains are asked per search, not "+strconv.Itoa(len(q.named)))
 		}
 		// The day asked: the departure's at the origin, or the arrival's at
@@ -82,11 +87,11 @@ func (f *Facade) candidates(q *offerRequest) ([]candidate, *Problem) {
 		return out, nil
 	}
 	if f.tt == nil {
-		return nil, Restricted(RestrictKnownTrain, CodeOfferOutOfBounds, "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter",
+		return nil, Restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter",
 			"no timetable is configured: name the train in a vehicle filter (exclude: false) or a trip specification")
 	}
 	if q.after+q.before == 0 {
-		return nil, Restricted(RestrictKnownTrain, CodeOfferOutOfBounds, "#/tripSearchCriteria/parameters",
+		return nil, Restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, "#/tripSearchCriteria/parameters",
 			"numberOfResultsAfter and numberOfResultsBefore ask for no train")
 	}
 	var runs []TrainRun
@@ -111,7 +116,7 @@ func (f *Facade) candidates(q *offerRequest) ([]candidate, *Problem) {
 		out = f.keepNearest(out, q.arrival, from)
 	}
 	if len(out) == 0 {
-		p := NewProblem(http.StatusNotFound, CodeOfferNoResults,
+		p := osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNoResults,
 			"the timetable has no direct train from "+q.origin+" to "+q.destination+" within "+f.cfg.Window.String()+" of "+q.at.text)
 		return nil, p.WithPointer(q.at.ptr)
 	}

@@ -25,13 +25,13 @@ type passengerBody struct {
 }
 
 // readPassengerPatch reads PATCH .../passengers/{pid}.
-func readPassengerPatch(body []byte) (*passengerBody, *Problem) {
+func readPassengerPatch(body []byte) (*passengerBody, *osdm.ProblemError) {
 	var b passengerBody
 	if p := decodeBody(body, &b); p != nil {
 		return nil, p
 	}
 	if len(b.ID) > maxRefBytes || len(b.ExternalRef) > maxRefBytes || len(b.Type) > 64 {
-		return nil, Invalid(CodeInvalidRequest, "", "id, externalRef and type are at most 256 bytes")
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "", "id, externalRef and type are at most 256 bytes")
 	}
 	if p := checkPersonData("#", b.DateOfBirth, b.Age, b.Detail); p != nil {
 		return nil, p
@@ -45,12 +45,12 @@ func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 	if p != nil {
 		return f.problem(c, p)
 	}
-	pid := c.params[ParamPassengerID]
+	pid := c.params[osdm.ParamPassengerID]
 	return f.idempotent(ctx, c, func() string { return pid }, func(string) (*Answer, bool) {
 		if _, a := f.bookingOf(ctx, c); a != nil {
 			return a, finalAnswer(a)
 		}
-		rec, err := f.updateBooking(ctx, c.params[ParamBookingID], func(r *BookingRecord) error {
+		rec, err := f.updateBooking(ctx, c.params[osdm.ParamBookingID], func(r *BookingRecord) error {
 			pr := r.passenger(pid)
 			if pr == nil {
 				return &errRefused{passengerNotFound(r.ID, pid)}
@@ -60,14 +60,14 @@ func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 			}
 			switch {
 			case body.ID != "" && body.ID != pid:
-				return &errRefused{Invalid(CodeInvalidRequest, "#/id", "id must be the passenger's id "+quoteShort(pid))}
+				return &errRefused{osdm.Invalid(osdm.CodeInvalidRequest, "#/id", "id must be the passenger's id "+quoteShort(pid))}
 			case body.ExternalRef != "" && body.ExternalRef != pr.ExternalRef:
-				return &errRefused{Invalid(CodeInvalidRequest, "#/externalRef", "externalRef cannot change")}
+				return &errRefused{osdm.Invalid(osdm.CodeInvalidRequest, "#/externalRef", "externalRef cannot change")}
 			case body.Type != "" && body.Type != pr.Type:
-				return &errRefused{Restricted(RestrictPassengers, CodeOutOfBounds, "#/type",
+				return &errRefused{Restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/type",
 					"the passenger type cannot change: the tariff was booked for "+string(pr.Type))}
 			case body.Age != nil && pr.Age != nil && *body.Age != *pr.Age:
-				return &errRefused{Restricted(RestrictPassengers, CodeOutOfBounds, "#/age",
+				return &errRefused{Restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/age",
 					"the age cannot change: the tariff was booked for it")}
 			}
 			if body.DateOfBirth != "" {
@@ -102,7 +102,7 @@ func (f *Facade) getPassenger(ctx context.Context, c *call) *Answer {
 	if a != nil {
 		return a
 	}
-	pid := c.params[ParamPassengerID]
+	pid := c.params[osdm.ParamPassengerID]
 	pr := rec.passenger(pid)
 	if pr == nil {
 		return f.problem(c, passengerNotFound(rec.ID, pid))
@@ -111,8 +111,8 @@ func (f *Facade) getPassenger(ctx context.Context, c *call) *Answer {
 	return f.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v})
 }
 
-func passengerNotFound(bookingID, pid string) *Problem {
-	return NewProblem(http.StatusNotFound, CodeNotFound, "booking "+bookingID+" has no passenger "+quoteShort(pid))
+func passengerNotFound(bookingID, pid string) *osdm.ProblemError {
+	return osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+bookingID+" has no passenger "+quoteShort(pid))
 }
 
 // passenger returns the booking's passenger id, nil when none.

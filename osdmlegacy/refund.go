@@ -3,7 +3,9 @@ package osdmlegacy
 import (
 	"context"
 	"net/http"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
@@ -28,31 +30,31 @@ type refundOfferBody struct {
 
 // readRefundOfferRequest reads POST .../refund-offers: whole refunds only
 // (restriction 7).
-func readRefundOfferRequest(body []byte) (*osdm.RefundOfferRequest, *Problem) {
+func readRefundOfferRequest(body []byte) (*osdm.RefundOfferRequest, *osdm.ProblemError) {
 	var b refundOfferBody
 	if p := decodeBody(body, &b); p != nil {
 		return nil, p
 	}
 	if len(b.RefundSpecifications) > 0 {
-		return nil, Restricted(RestrictWholeRefunds, CodeOutOfBounds, "#/refundSpecifications",
+		return nil, Restricted(RestrictWholeRefunds, osdm.CodeOutOfBounds, "#/refundSpecifications",
 			"partial refunds are not offered: a refund covers the whole booking, all its passengers")
 	}
 	if len(b.FulfillmentIDs) == 0 {
-		return nil, Invalid(CodeInvalidRequest, "#/fulfillmentIds", "fulfillmentIds must name the booking's fulfilment")
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/fulfillmentIds", "fulfillmentIds must name the booking's fulfilment")
 	}
 	for i, id := range b.FulfillmentIDs {
 		if id == "" || len(id) > maxRefBytes {
-			return nil, Invalid(CodeInvalidRequest, "#/fulfillmentIds/"+strconv.Itoa(i), "a fulfilment id is 1.."+strconv.Itoa(maxRefBytes)+" bytes")
+			return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/fulfillmentIds/"+strconv.Itoa(i), "a fulfilment id is 1.."+strconv.Itoa(maxRefBytes)+" bytes")
 		}
 	}
 	if len(b.OverruleCode) > 64 {
-		return nil, Invalid(CodeInvalidRequest, "#/overruleCode", "overruleCode is longer than 64 bytes")
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/overruleCode", "overruleCode is longer than 64 bytes")
 	}
 	return &osdm.RefundOfferRequest{FulfillmentIDs: b.FulfillmentIDs, OverruleCode: b.OverruleCode}, nil
 }
 
 // readRefundOfferPatch reads PATCH .../refund-offers/{rid}.
-func readRefundOfferPatch(body []byte) (*osdm.RefundOfferPatchRequest, *Problem) {
+func readRefundOfferPatch(body []byte) (*osdm.RefundOfferPatchRequest, *osdm.ProblemError) {
 	var b osdm.RefundOfferPatchRequest
 	if p := decodeBody(body, &b); p != nil {
 		return nil, p
@@ -61,9 +63,9 @@ func readRefundOfferPatch(body []byte) (*osdm.RefundOfferPatchRequest, *Problem)
 	case osdm.RefundConfirmed:
 		return &b, nil
 	case "":
-		return nil, Invalid(CodeInvalidRequest, "#/status", "status is required: CONFIRMED accepts the refund offer")
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/status", "status is required: CONFIRMED accepts the refund offer")
 	}
-	return nil, Invalid(CodeInvalidRequest, "#/status", "status must be CONFIRMED (a refund offer cannot go back to PROPOSED)")
+	return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/status", "status must be CONFIRMED (a refund offer cannot go back to PROPOSED)")
 }
 
 // createRefundOffers quotes the whole refund of a fulfilled booking.
@@ -76,7 +78,7 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 		if _, a := f.bookingOf(ctx, c); a != nil {
 			return a, finalAnswer(a)
 		}
-		id := c.params[ParamBookingID]
+		id := c.params[osdm.ParamBookingID]
 		rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
 			if r.refundOffer(rid) != nil {
 				return errNoChange // made by an earlier run of this request
@@ -86,7 +88,7 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 			}
 			for i, fid := range req.FulfillmentIDs {
 				if fid != r.Fulfillment.ID {
-					return &errRefused{NewProblem(http.StatusNotFound, CodeFulfillmentNotFound,
+					return &errRefused{osdm.NewProblem(http.StatusNotFound, osdm.CodeFulfillmentNotFound,
 						"fulfilment "+quoteShort(fid)+" is not one of booking "+r.ID+"'s").WithPointer("#/fulfillmentIds/" + strconv.Itoa(i))}
 				}
 			}
@@ -94,8 +96,8 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 			if req.OverruleCode != "" {
 				code, ok := f.cfg.Reasons[req.OverruleCode]
 				if !ok {
-					return &errRefused{Restricted(RestrictWholeRefunds, CodeOutOfBounds, "#/overruleCode",
-						"overrule code "+quoteShort(string(req.OverruleCode))+" has no legacy reason code (the reason table maps "+f.reasonList()+")")}
+					return &errRefused{Restricted(RestrictWholeRefunds, osdm.CodeOutOfBounds, "#/overruleCode",
+						"overrule code "+quoteShort(string(req.OverruleCode))+" has no legacy reason code in the reason table (subdirective reason <overruleCode> <code>), which maps "+f.reasonList())}
 				}
 				reason = &code
 			}
@@ -105,7 +107,7 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 			}
 			fee, refundable, err := refundQuote(f.cfg.RefundFee, price, req.OverruleCode != "")
 			if err != nil {
-				return &errRefused{NewProblem(http.StatusInternalServerError, CodeInternalError, "the refund cannot be quoted: "+err.Error())}
+				return &errRefused{osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the refund cannot be quoted: "+err.Error())}
 			}
 			now := f.now().UTC()
 			kept := r.RefundOffers[:0]
@@ -116,7 +118,7 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 			}
 			r.RefundOffers = kept
 			if len(r.RefundOffers) >= maxRefundOffers {
-				return &errRefused{NewProblem(http.StatusConflict, CodeRejected,
+				return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
 					"booking "+r.ID+" has "+strconv.Itoa(maxRefundOffers)+" refund offers open; confirm one or wait until they expire")}
 			}
 			r.RefundOffers = append(r.RefundOffers, RefundOfferRecord{
@@ -143,19 +145,18 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 	})
 }
 
-// reasonList lists the overrule codes of the reason table, for a problem.
+// reasonList lists the overrule codes of the reason table, sorted, for a
+// problem.
 func (f *Facade) reasonList() string {
-	s := ""
+	codes := make([]string, 0, len(f.cfg.Reasons))
 	for code := range f.cfg.Reasons {
-		if s != "" {
-			s += ", "
-		}
-		s += string(code)
+		codes = append(codes, string(code))
 	}
-	if s == "" {
+	if len(codes) == 0 {
 		return "none"
 	}
-	return s
+	sort.Strings(codes)
+	return strings.Join(codes, ", ")
 }
 
 // refundOfferOf loads the booking and refund offer of the call's path.
@@ -164,10 +165,10 @@ func (f *Facade) refundOfferOf(ctx context.Context, c *call) (*BookingRecord, *R
 	if a != nil {
 		return nil, nil, a
 	}
-	rid := c.params[ParamRefundOfferID]
+	rid := c.params[osdm.ParamRefundOfferID]
 	ro := rec.refundOffer(rid)
 	if ro == nil {
-		return nil, nil, f.problem(c, NewProblem(http.StatusNotFound, CodeRefundOfferNotFound,
+		return nil, nil, f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
 			"booking "+rec.ID+" has no refund offer "+quoteShort(rid)))
 	}
 	return rec, ro, nil
@@ -190,7 +191,7 @@ func (f *Facade) patchRefundOffer(ctx context.Context, c *call) *Answer {
 	if _, p := readRefundOfferPatch(c.body); p != nil {
 		return f.problem(c, p)
 	}
-	rid := c.params[ParamRefundOfferID]
+	rid := c.params[osdm.ParamRefundOfferID]
 	return f.idempotent(ctx, c, func() string { return rid }, func(string) (*Answer, bool) {
 		rec, ro, a := f.refundOfferOf(ctx, c)
 		if a != nil {
@@ -205,7 +206,7 @@ func (f *Facade) patchRefundOffer(ctx context.Context, c *call) *Answer {
 		}
 		resending := rec.State == StateCancelling && rec.Pending != nil && rec.Pending.RefundOfferID == rid
 		if !resending && !f.now().Before(ro.ValidUntil) {
-			return f.problem(c, NewProblem(http.StatusConflict, CodeRefundOfferExpired,
+			return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
 				"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
 		}
 		rec, d, p := f.cancel(ctx, c.send, rec, CancelRefund, rid, ro.ReasonCode)
@@ -217,7 +218,7 @@ func (f *Facade) patchRefundOffer(ctx context.Context, c *call) *Answer {
 		}
 		if ro := rec.refundOffer(rid); ro == nil || ro.Status != osdm.RefundConfirmed {
 			// The legacy system held nothing to refund (cancelled there before).
-			return f.problem(c, NewProblem(http.StatusConflict, CodeAlreadyCancelled,
+			return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
 				"booking "+rec.ID+" was cancelled at the reservation system before; nothing is refunded")), true
 		}
 		return confirmed(rec), true

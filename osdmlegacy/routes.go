@@ -3,164 +3,71 @@ package osdmlegacy
 import (
 	"context"
 	"net/http"
-	"sort"
-	"strings"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
-// route is one OSDM operation the façade serves.
-type route struct {
-	method string
-	// template is the spec's path template, e.g. "/bookings/{bookingId}".
-	template string
-	// op names the operation in logs and metrics: "METHOD template".
-	op     string
-	handle func(f *Facade, ctx context.Context, c *call) *Answer
+// handler serves one OSDM operation of the façade.
+type handler func(f *Facade, ctx context.Context, c *call) *Answer
+
+// opGetBookingFulfillment reads a fulfilment under its booking: the spec
+// reads it at /fulfillments/{fulfillmentId}; the nested form is served too.
+var opGetBookingFulfillment = osdm.Operation{
+	Method: http.MethodGet, Path: osdm.PathFulfillments + "/{" + osdm.ParamFulfillmentID + "}", Success: []int{http.StatusOK},
 }
 
-// Path parameter names (the spec's).
-const (
-	ParamBookingID     = "bookingId"
-	ParamFulfillmentID = "fulfillmentId"
-	ParamRefundOfferID = "refundOfferId"
-	ParamPassengerID   = "passengerId"
-)
-
-// routes are the operations of DESIGN.md section 7 and issue 15. The
-// booking side's handlers live in the booking*, fulfil*, refund* and
-// passenger* files.
-var routes = []*route{
-	{method: http.MethodPost, template: "/offers", handle: (*Facade).searchOffers},
-	{method: http.MethodPost, template: "/bookings", handle: (*Facade).createBooking},
-	{method: http.MethodGet, template: "/bookings/{bookingId}", handle: (*Facade).getBooking},
-	{method: http.MethodDelete, template: "/bookings/{bookingId}", handle: (*Facade).deleteBooking},
-	{method: http.MethodPost, template: "/bookings/{bookingId}/fulfillments", handle: (*Facade).createFulfillments},
-	// The spec reads a fulfilment at /fulfillments/{fulfillmentId}; the
-	// nested form is served too, as issue 15 names it.
-	{method: http.MethodGet, template: "/fulfillments/{fulfillmentId}", handle: (*Facade).getFulfillment},
-	{method: http.MethodGet, template: "/bookings/{bookingId}/fulfillments/{fulfillmentId}", handle: (*Facade).getFulfillment},
-	{method: http.MethodPost, template: "/bookings/{bookingId}/refund-offers", handle: (*Facade).createRefundOffers},
-	{method: http.MethodGet, template: "/bookings/{bookingId}/refund-offers/{refundOfferId}", handle: (*Facade).getRefundOffer},
-	{method: http.MethodPatch, template: "/bookings/{bookingId}/refund-offers/{refundOfferId}", handle: (*Facade).patchRefundOffer},
-	{method: http.MethodGet, template: "/bookings/{bookingId}/passengers/{passengerId}", handle: (*Facade).getPassenger},
-	{method: http.MethodPatch, template: "/bookings/{bookingId}/passengers/{passengerId}", handle: (*Facade).patchPassenger},
+// routes are the operations the façade serves, one row each. The booking
+// side's handlers live in the booking*, fulfil*, refund* and passenger*
+// files; every other operation of the spec is answered 501 by the router.
+var routes = []osdm.Route[handler]{
+	{Op: osdm.OpCreateOffers, Handle: (*Facade).searchOffers},
+	{Op: osdm.OpCreateBooking, Handle: (*Facade).createBooking},
+	{Op: osdm.OpGetBooking, Handle: (*Facade).getBooking},
+	{Op: osdm.OpDeleteBooking, Handle: (*Facade).deleteBooking},
+	{Op: osdm.OpCreateFulfillments, Handle: (*Facade).createFulfillments},
+	{Op: osdm.OpGetFulfillment, Handle: (*Facade).getFulfillment},
+	{Op: opGetBookingFulfillment, Handle: (*Facade).getFulfillment},
+	{Op: osdm.OpCreateRefundOffers, Handle: (*Facade).createRefundOffers},
+	{Op: osdm.OpGetRefundOffer, Handle: (*Facade).getRefundOffer},
+	{Op: osdm.OpPatchRefundOffer, Handle: (*Facade).patchRefundOffer},
+	{Op: osdm.OpDeleteRefundOffer, Handle: (*Facade).deleteRefundOffer},
+	{Op: osdm.OpGetPassenger, Handle: (*Facade).getPassenger},
+	{Op: osdm.OpPatchPassenger, Handle: (*Facade).patchPassenger},
 }
 
-func init() {
-	for _, rt := range routes {
-		rt.op = rt.method + " " + rt.template
-	}
-}
+// router routes the façade's calls.
+var router = osdm.MustRouter(routes, osdm.RouterOptions{})
 
-// specPaths are the other path templates of OSDM 3.9 (and 3.10): an
-// operation there is answered 501 "not offered", not a bare 404.
-var specPaths = []string{
-	"/versions", "/places", "/places/{placeId}", "/trips-collection",
-	"/trips-collections/{tripsCollectionId}", "/trips", "/trips/{tripId}",
-	"/bookings/{bookingId}/booked-offers/{bookedOfferId}/additional-offers",
-	"/bookings/{bookingId}/on-hold-offer", "/offer-overview-route", "/offer-overview-trip",
-	"/bookings/{bookingId}/on-hold-offer/{onHoldOfferId}",
-	"/bookings/{bookingId}/passengers", "/bookings/{bookingId}/purchaser",
-	"/bookings/{bookingId}/booked-offers", "/bookings/{bookingId}/booked-offers/{bookedOfferId}",
-	"/bookings/{bookingId}/booked-offers/{bookedOfferId}/passengers/{passengerId}",
-	"/bookings/{bookingId}/booked-offers/{bookedOfferId}/offer-parts",
-	"/bookings/{bookingId}/booked-offers/{bookedOfferId}/reservations",
-	"/bookings/{bookingId}/booked-offers/{bookedOfferId}/reservations/{reservationId}",
-	"/bookings/{bookingId}/booked-offers/{bookedOfferId}/ancillaries",
-	"/bookings/{bookingId}/booked-offers/{bookedOfferId}/ancillaries/{ancillaryId}",
-	"/bookings/{bookingId}/booked-offers/{bookedOfferId}/admissions/{admissionId}",
-	"/bookings/{bookingId}/cleanup", "/bookings/{bookingId}/history", "/bookings-search",
-	"/bookings/{bookingId}/split", "/bookings/{bookingId}/fulfillment-check",
-	"/fulfillments/{fulfillmentId}/continuous-service-usage/{continuousServiceUsageId}",
-	"/bookings/{bookingId}/refund-offers/{refundOfferId}/confirmation-check",
-	"/bookings/{bookingId}/release-offers", "/bookings/{bookingId}/release-offers/{releaseOfferId}",
-	"/bookings/{bookingId}/cancel-fulfillments-offers",
-	"/bookings/{bookingId}/cancel-fulfillments-offers/{cancelFulfillmentsOfferId}",
-	"/bookings/{bookingId}/exchange-offers", "/bookings/{bookingId}/exchange-operations",
-	"/bookings/{bookingId}/exchange-operations/{exchangeOperationId}",
-	"/complaints", "/complaints/{complaintId}", "/coach-deck-layouts", "/coach-deck-layouts/{layoutId}",
-	"/coach-layouts", "/coach-layouts/{layoutId}", "/passenger-categories", "/promotion-codes",
-	"/reduction-cards", "/zones", "/bookings/{bookingId}/documents",
-	"/bookings/{bookingId}/documents/{documentId}", "/bookings/{bookingId}/reimbursements",
-	"/bookings/{bookingId}/reimbursements/{reimbursementId}", "/travel-accounts",
-	"/availabilities/vehicle-place-map", "/availabilities/place-map", "/availabilities/nearby",
-	"/availabilities/preferences", "/availabilities/on-demand-services", "/products",
-	"/products/{productId}", "/product-tags", "/products-search",
-}
-
-// notOfferedWhy says, for the operations restriction 7 names, why.
+// notOfferedWhy says, for the operations a restriction rules out (by
+// operationId), which.
 var notOfferedWhy = map[string]string{
-	"/bookings/{bookingId}/exchange-offers":                                        "exchange (restriction 7)",
-	"/bookings/{bookingId}/exchange-operations":                                    "exchange (restriction 7)",
-	"/bookings/{bookingId}/exchange-operations/{exchangeOperationId}":              "exchange (restriction 7)",
-	"/bookings/{bookingId}/release-offers":                                         "release (restriction 7)",
-	"/bookings/{bookingId}/release-offers/{releaseOfferId}":                        "release (restriction 7)",
-	"/bookings/{bookingId}/on-hold-offer":                                          "on-hold (restriction 7)",
-	"/bookings/{bookingId}/on-hold-offer/{onHoldOfferId}":                          "on-hold (restriction 7)",
-	"/bookings/{bookingId}/cancel-fulfillments-offers":                             "partial refund (restriction 7)",
-	"/bookings/{bookingId}/cancel-fulfillments-offers/{cancelFulfillmentsOfferId}": "partial refund (restriction 7)",
-	"/bookings/{bookingId}/booked-offers/{bookedOfferId}/passengers/{passengerId}": "partial refund (restriction 7)",
-	"/bookings/{bookingId}/booked-offers":                                          "adding offers to a booking (restriction 6)",
+	"createExchangeOffersCollection":         "exchange (restriction 7)",
+	"createBookingsExchangeOperations":       "exchange (restriction 7)",
+	"getBookingsExchangeOperations":          "exchange (restriction 7)",
+	"updateBookingsExchangeOperations":       "exchange (restriction 7)",
+	"deleteBookingsExchangeOperation":        "exchange (restriction 7)",
+	"postReleaseOffers":                      "release (restriction 7)",
+	"getReleaseOffer":                        "release (restriction 7)",
+	"patchReleaseOffers":                     "release (restriction 7)",
+	"deleteReleaseOffers":                    "release (restriction 7)",
+	"createOnHoldOffer":                      "on-hold (restriction 7)",
+	"confirmOnHoldOffer":                     "on-hold (restriction 7)",
+	"deleteOnHoldOffer":                      "on-hold (restriction 7)",
+	"postCancelFulfillmentsOffers":           "partial refund (restriction 7)",
+	"getCancelFulfillmentOffers":             "partial refund (restriction 7)",
+	"patchCancelFulfillmentsOffers":          "partial refund (restriction 7)",
+	"deleteCancelFulfillmentOffers":          "partial refund (restriction 7)",
+	"deleteBookingBookedOffersIdPassengerId": "partial refund (restriction 7)",
+	"postBookingBookedOffers":                "adding offers to a booking (restriction 6)",
 }
 
-// match finds the route of method and path. Without one, allow lists the
-// methods the path is served with ("" when none: not a served path).
-func match(method, path string) (*route, map[string]string, string) {
-	var methods []string
-	for _, rt := range routes {
-		params, ok := matchTemplate(rt.template, path)
-		if !ok {
-			continue
-		}
-		if rt.method == method {
-			return rt, params, ""
-		}
-		methods = append(methods, rt.method)
-	}
-	sort.Strings(methods)
-	return nil, nil, strings.Join(methods, ", ")
-}
-
-// notServed is the problem of a path that no route serves: 501 naming the
-// operation for a path of the spec, 404 for any other.
-func notServed(path string) *Problem {
-	for _, tmpl := range specPaths {
-		if _, ok := matchTemplate(tmpl, path); ok {
-			what := "the OSDM operation " + tmpl
-			if why, ok := notOfferedWhy[tmpl]; ok {
-				what += ", " + why + ","
-			}
-			return NotOffered(what)
+// unserved is the problem of a call no route serves, with the
+// restriction that rules the operation out when there is one.
+func unserved(m osdm.Match[handler]) *osdm.ProblemError {
+	if m.Unserved != nil {
+		if why, ok := notOfferedWhy[m.Unserved.ID]; ok {
+			m.Problem.Detail += ": " + why
 		}
 	}
-	return NewProblem(http.StatusNotFound, CodeNotFound, "no OSDM operation is served at this path")
-}
-
-// matchTemplate matches path against a template with {name} segments; a
-// parameter segment matches one non-empty path segment (still escaped: ids
-// of this façade have no characters that need escaping, and any other is
-// simply not found).
-func matchTemplate(template, path string) (map[string]string, bool) {
-	if !strings.HasPrefix(path, "/") {
-		return nil, false
-	}
-	ts := strings.Split(template[1:], "/")
-	ps := strings.Split(path[1:], "/")
-	if len(ts) != len(ps) {
-		return nil, false
-	}
-	var params map[string]string
-	for i, seg := range ts {
-		if strings.HasPrefix(seg, "{") {
-			if ps[i] == "" {
-				return nil, false
-			}
-			if params == nil {
-				params = make(map[string]string, 2)
-			}
-			params[seg[1:len(seg)-1]] = ps[i]
-		} else if seg != ps[i] {
-			return nil, false
-		}
-	}
-	return params, true
+	return m.Problem
 }

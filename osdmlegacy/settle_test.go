@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/store/storetest"
 )
 
@@ -46,7 +47,7 @@ func TestStoreDownSendsNothing(t *testing.T) {
 	e.st.(*storetest.Memory).Fail = errors.New("disk on fire at /var/lib/x")
 	a := e.call(e.f, "POST", "/bookings", bookingBodyOf(o))
 	p := decodeProblem(t, a)
-	if a.Status != 503 || p.Code != CodeServiceUnavailable || a.StoreErrors == 0 || strings.Contains(p.Detail, "fire") {
+	if a.Status != 503 || p.Code != osdm.CodeServiceUnavailable || a.StoreErrors == 0 || strings.Contains(p.Detail, "fire") {
 		t.Errorf("answer %d %+v, store errors %d", a.Status, p, a.StoreErrors)
 	}
 	if n := e.legacy.attempts(); n != 0 {

@@ -52,12 +52,12 @@ func TestRoutingAnswersProblemsNeverBare404(t *testing.T) {
 		code         string
 		detail       string
 	}{
-		{"POST", "/bookings/b1/exchange-offers", 501, CodeNotImplemented, "exchange (restriction 7)"},
-		{"POST", "/bookings/b1/release-offers", 501, CodeNotImplemented, "release (restriction 7)"},
-		{"GET", "/trips/t1", 501, CodeNotImplemented, "/trips/{tripId}"},
-		{"GET", "/no/such/thing", 404, CodeNotFound, "no OSDM operation"},
-		{"GET", "/offers", 405, CodeMethodNotAllowed, "allowed: POST"},
-		{"PUT", "/bookings/b1", 405, CodeMethodNotAllowed, "allowed: DELETE, GET"},
+		{"POST", "/bookings/b1/exchange-offers", 501, osdm.CodeOperationNotPermitted, "exchange (restriction 7)"},
+		{"POST", "/bookings/b1/release-offers", 501, osdm.CodeOperationNotPermitted, "release (restriction 7)"},
+		{"GET", "/trips/t1", 501, osdm.CodeOperationNotPermitted, "/trips/{tripId}"},
+		{"GET", "/no/such/thing", 404, osdm.CodeResourceNotFound, "no OSDM operation"},
+		{"GET", "/offers", 405, osdm.CodeOperationNotPermitted, "allowed: POST"},
+		{"PUT", "/bookings/b1", 405, osdm.CodeOperationNotPermitted, "allowed: DELETE, GET, PATCH"},
 	}
 	for _, tc := range cases {
 		a := f.Serve(context.Background(), nil, tc.method, tc.path, http.Header{}, nil)
@@ -81,11 +81,11 @@ func TestRoutingAnswersProblemsNeverBare404(t *testing.T) {
 func TestBodyChecks(t *testing.T) {
 	f := newTestFacade(t, Config{MaxBody: 100}, Deps{})
 	a := f.Serve(context.Background(), nil, "POST", "/offers", http.Header{"Content-Type": {"application/json"}}, make([]byte, 101))
-	if a.Status != 413 || decodeProblem(t, a).Code != CodeRequestTooLarge {
+	if a.Status != 413 || decodeProblem(t, a).Code != osdm.CodeRequestTooLarge {
 		t.Errorf("oversized body: %d %s", a.Status, a.Body)
 	}
 	a = f.Serve(context.Background(), nil, "POST", "/offers", http.Header{"Content-Type": {"text/plain"}}, []byte("{}"))
-	if a.Status != 415 || decodeProblem(t, a).Code != CodeUnsupportedMediaType {
+	if a.Status != 415 || decodeProblem(t, a).Code != osdm.CodeUnsupportedMediaType {
 		t.Errorf("text/plain body: %d %s", a.Status, a.Body)
 	}
 }
@@ -95,14 +95,14 @@ func TestNegativeProblemMapping(t *testing.T) {
 		status int
 		code   string
 	}{
-		legacy.CodeNoAvailability:     {409, CodeInsufficientAvailability},
-		legacy.CodeTrainNotFound:      {404, CodeTripNotFound},
-		legacy.CodeOfferExpired:       {404, CodeOfferNotFound},
-		legacy.CodeBookingNotFound:    {404, CodeBookingNotFound},
-		legacy.CodeAlreadyCancelled:   {409, CodeAlreadyCancelled},
-		legacy.CodePartnerUnavailable: {503, CodeServiceUnavailable},
-		legacy.CodePartnerTimeout:     {504, CodeTimeout},
-		"SOMETHING_NEW":               {502, CodeBadGateway},
+		legacy.CodeNoAvailability:     {409, osdm.CodeInsufficientAvailability},
+		legacy.CodeTrainNotFound:      {404, osdm.CodeTripNotFound},
+		legacy.CodeOfferExpired:       {404, osdm.CodeOfferNotFound},
+		legacy.CodeBookingNotFound:    {404, osdm.CodeBookingNotFound},
+		legacy.CodeAlreadyCancelled:   {409, osdm.CodeBookingAlreadyCancelled},
+		legacy.CodePartnerUnavailable: {503, osdm.CodeServiceUnavailable},
+		legacy.CodePartnerTimeout:     {504, osdm.CodeTimeout},
+		"SOMETHING_NEW":               {502, osdm.CodeBadGateway},
 	} {
 		nr := &legacy.NegativeReply{Code: code, Text: "internal host db7.hermes.local refused"}
 		p := NegativeProblem(nr, "train 9203")

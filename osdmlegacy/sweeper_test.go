@@ -34,7 +34,7 @@ func TestSweeperReleasesExpiredHolds(t *testing.T) {
 	e.clock.Advance(time.Minute)
 	if a := e.call(e.f, "POST", "/bookings/"+late.ID+"/fulfillments", nil); a.Status != 409 {
 		t.Errorf("fulfilment after the hold: %d %s", a.Status, a.Body)
-	} else if p := decodeProblem(t, a); p.Code != CodeBookingExpired {
+	} else if p := decodeProblem(t, a); p.Code != osdm.CodeBookingExpired {
 		t.Errorf("fulfilment after the hold: %+v", p)
 	}
 	rep, err := e.f.Settle(t.Context())

@@ -25,14 +25,14 @@ func ageOn(dob string, day time.Time) (int, bool) {
 // first rule of its type whose age range holds its age (given, or from its
 // date of birth on travel day). Without an age, the type's rules must all
 // give one code.
-func (f *Facade) tariffOf(pa passengerArg, travel time.Time) (OfferPassenger, *Problem) {
+func (f *Facade) tariffOf(pa passengerArg, travel time.Time) (OfferPassenger, *osdm.ProblemError) {
 	out := OfferPassenger{Ref: pa.ref, Type: pa.typ, DateOfBirth: pa.dob}
 	age := pa.age
 	agePtr := pa.ptr + "/age"
 	if age == nil && pa.dob != "" {
 		a, ok := ageOn(pa.dob, travel)
 		if !ok {
-			return out, Invalid(CodeOfferInvalid, pa.ptr+"/dateOfBirth", "the date of birth is after the travel date")
+			return out, osdm.Invalid(osdm.CodeOfferInvalid, pa.ptr+"/dateOfBirth", "the date of birth is after the travel date")
 		}
 		age, agePtr = &a, pa.ptr+"/dateOfBirth"
 	}
@@ -44,13 +44,13 @@ func (f *Facade) tariffOf(pa passengerArg, travel time.Time) (OfferPassenger, *P
 		}
 	}
 	if len(ofType) == 0 {
-		return out, Restricted(RestrictPassengers, CodeOfferOutOfBounds, pa.tPtr,
+		return out, Restricted(RestrictPassengers, osdm.CodeOfferOutOfBounds, pa.tPtr,
 			"passenger type "+strconv.Quote(shorten(string(pa.typ), 32))+" has no legacy tariff")
 	}
 	if age == nil {
 		for _, t := range ofType[1:] {
 			if t.Code != ofType[0].Code {
-				return out, Restricted(RestrictPassengers, CodeOfferOutOfBounds, pa.ptr,
+				return out, Restricted(RestrictPassengers, osdm.CodeOfferOutOfBounds, pa.ptr,
 					"the legacy tariff of a "+string(pa.typ)+" depends on the age: give age or dateOfBirth")
 			}
 		}
@@ -63,7 +63,7 @@ func (f *Facade) tariffOf(pa passengerArg, travel time.Time) (OfferPassenger, *P
 			return out, nil
 		}
 	}
-	return out, Restricted(RestrictPassengers, CodeOfferOutOfBounds, agePtr,
+	return out, Restricted(RestrictPassengers, osdm.CodeOfferOutOfBounds, agePtr,
 		"no legacy tariff for a "+string(pa.typ)+" aged "+strconv.Itoa(*age))
 }
 
@@ -78,7 +78,7 @@ func (p OfferPassenger) spec() osdm.AnonymousPassengerSpecification {
 // day must select, among rules, the same legacy tariff. A booking or a
 // later change cannot turn a senior's fare into an adult's booking. at
 // points at the passenger in the request.
-func birthDateFits(at, dob string, op OfferPassenger, serviceDate string, rules []TariffRule) *Problem {
+func birthDateFits(at, dob string, op OfferPassenger, serviceDate string, rules []TariffRule) *osdm.ProblemError {
 	if dob == "" {
 		return nil
 	}
@@ -88,7 +88,7 @@ func birthDateFits(at, dob string, op OfferPassenger, serviceDate string, rules 
 	}
 	age, ok := ageOn(dob, day)
 	if !ok {
-		return Invalid(CodeInvalidRequest, at+"/dateOfBirth", "the date of birth is after the travel date "+serviceDate)
+		return osdm.Invalid(osdm.CodeInvalidRequest, at+"/dateOfBirth", "the date of birth is after the travel date "+serviceDate)
 	}
 	for _, t := range rules {
 		if t.Type == op.Type && age >= t.MinAge && age <= t.MaxAge {
@@ -98,7 +98,7 @@ func birthDateFits(at, dob string, op OfferPassenger, serviceDate string, rules 
 			break
 		}
 	}
-	return Restricted(RestrictPassengers, CodeOutOfBounds, at+"/dateOfBirth",
+	return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, at+"/dateOfBirth",
 		"born "+dob+", the passenger is "+strconv.Itoa(age)+" on "+serviceDate+
 			", outside the age range of the offer's tariff for a "+string(op.Type)+"; search again with this date of birth")
 }

@@ -2,6 +2,7 @@ package osdmsandbox
 
 import (
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"time"
 
@@ -70,8 +71,12 @@ type booking struct {
 
 // bookedPart is one booked offer: its reservation and places.
 type bookedPart struct {
-	id           string
-	offerID      string
+	id      string
+	offerID string
+	// route is the trip of the offer booked, leg the index of this part's
+	// train in it (journey is route[leg]).
+	route        route
+	leg          int
 	journey      journey
 	group        group
 	passengerIDs []string
@@ -141,13 +146,25 @@ func (b *booking) osdm(operator string, capacity int) *osdm.Booking {
 	}
 	seenTrips := map[string]bool{}
 	for i, part := range b.parts {
-		if id := part.journey.tripID(); !seenTrips[id] {
+		if id := part.route.tripID(); !seenTrips[id] {
 			seenTrips[id] = true
-			out.Trips = append(out.Trips, part.journey.trip(operator))
+			out.Trips = append(out.Trips, part.route.trip(operator))
+		}
+		// The parts of one offer (one per leg) are one booked offer, with
+		// the products the offer listed.
+		prod := product(part.group, operator)
+		if n := len(out.BookedOffers); n > 0 && out.BookedOffers[n-1].OfferID == part.offerID {
+			last := &out.BookedOffers[n-1]
+			last.Reservations = append(last.Reservations, part.reservation(b, i, operator, capacity))
+			if !slices.ContainsFunc(last.Products, func(p osdm.Product) bool { return p.ID == prod.ID }) {
+				last.Products = append(last.Products, prod)
+			}
+			continue
 		}
 		out.BookedOffers = append(out.BookedOffers, osdm.BookedOffer{
 			OfferID:      part.offerID,
 			Reservations: []osdm.Reservation{part.reservation(b, i, operator, capacity)},
+			Products:     []osdm.Product{prod},
 		})
 	}
 	if b.fulfillment != nil {
@@ -162,7 +179,8 @@ func (b *booking) osdm(operator string, capacity int) *osdm.Booking {
 // reservation renders part number i of b.
 func (part *bookedPart) reservation(b *booking, i int, operator string, capacity int) osdm.Reservation {
 	j := part.journey
-	coverage := osdm.TripLegCoverage{TripID: j.tripID(), LegID: legID}
+	tripID, leg := part.route.tripID(), legID(part.leg)
+	coverage := osdm.TripLegCoverage{TripID: tripID, LegID: leg}
 	prod := product(part.group, operator)
 	r := osdm.Reservation{
 		BookingPart: osdm.BookingPart{
@@ -174,14 +192,14 @@ func (part *bookedPart) reservation(b *booking, i int, operator string, capacity
 			ValidUntil:      ptr(j.arrival),
 			ConfirmedOn:     part.confirmedOn,
 			Price:           price(part.price),
-			TripCoverage:    &osdm.TripCoverage{CoveredTripID: j.tripID(), CoveredLegIDs: []string{legID}},
+			TripCoverage:    &osdm.TripCoverage{CoveredTripID: tripID, CoveredLegIDs: []string{leg}},
 			Status:          b.state.partStatus(),
 			OfferMode:       osdm.OfferModeCollective,
 			BookingPartCode: b.code + "-" + strconv.Itoa(i+1),
 			PassengerIDs:    part.passengerIDs,
 			Refundable:      refundable,
 			Exchangeable:    exchangeable,
-			Products:        []osdm.ProductLegAssociation{{ProductID: prod.ID, LegIDs: []string{legID}}},
+			Products:        []osdm.ProductLegAssociation{{ProductID: prod.ID, LegIDs: []string{leg}}},
 		},
 		PlaceAllocation: &osdm.PlaceAllocation{
 			AccommodationType:    part.group.acc,

@@ -54,20 +54,26 @@ func (s *Sandbox) createBooking(now time.Time, rq *request) *response {
 	}
 	for i, sel := range req.Offers {
 		o := offers[i]
-		part := &bookedPart{
-			id:      id + "-r" + strconv.Itoa(i+1),
-			offerID: o.id,
-			journey: o.journey,
-			group:   o.group,
-			places:  s.inventory.take(o.journey.runKey(), o.group, len(sel.PassengerRefs)),
-			held:    true,
+		// A part per leg, with the id of the offer part it books.
+		for k, g := range o.groups {
+			j := o.route[k]
+			part := &bookedPart{
+				id:      offerPartID(o.id, k),
+				offerID: o.id,
+				route:   o.route,
+				leg:     k,
+				journey: j,
+				group:   g,
+				places:  s.inventory.take(j.runKey(), g, len(sel.PassengerRefs)),
+				held:    true,
+			}
+			for _, ref := range sel.PassengerRefs {
+				spec, _ := o.passenger(ref)
+				part.passengerIDs = append(part.passengerIDs, paxID[ref])
+				part.price += passengerPrice(g, spec, j.departure)
+			}
+			b.parts = append(b.parts, part)
 		}
-		for _, ref := range sel.PassengerRefs {
-			spec, _ := o.passenger(ref)
-			part.passengerIDs = append(part.passengerIDs, paxID[ref])
-			part.price += passengerPrice(o.group, spec.Type)
-		}
-		b.parts = append(b.parts, part)
 		o.bookedBy = id
 	}
 	b.noteKey(rq.idempotency)
@@ -77,21 +83,21 @@ func (s *Sandbox) createBooking(now time.Time, rq *request) *response {
 
 // checkBookingRequest checks the request against the offers it books and
 // returns those offers, in request order.
-func (s *Sandbox) checkBookingRequest(now time.Time, req *osdm.BookingRequest) ([]*offer, *problem) {
+func (s *Sandbox) checkBookingRequest(now time.Time, req *osdm.BookingRequest) ([]*offer, *osdm.ProblemError) {
 	if len(req.Offers) == 0 || len(req.Offers) > maxOffersPerBooking {
-		return nil, invalid("#/offers", fmt.Sprintf("1..%d offers are required", maxOffersPerBooking))
+		return nil, osdm.Invalid(osdm.CodeValidationError, "#/offers", fmt.Sprintf("1..%d offers are required", maxOffersPerBooking))
 	}
 	if len(req.PassengerSpecifications) == 0 {
-		return nil, invalid("#/passengerSpecifications", "at least one passenger specification is required")
+		return nil, osdm.Invalid(osdm.CodeValidationError, "#/passengerSpecifications", "at least one passenger specification is required")
 	}
 	specs := map[string]osdm.PassengerSpecification{}
 	for i, spec := range req.PassengerSpecifications {
 		at := "#/passengerSpecifications/" + strconv.Itoa(i)
 		if spec.ExternalRef == "" {
-			return nil, invalid(at+"/externalRef", "externalRef is required")
+			return nil, osdm.Invalid(osdm.CodeValidationError, at+"/externalRef", "externalRef is required")
 		}
 		if _, dup := specs[spec.ExternalRef]; dup {
-			return nil, invalid(at+"/externalRef", "externalRef "+strconv.Quote(spec.ExternalRef)+" is used twice")
+			return nil, osdm.Invalid(osdm.CodeValidationError, at+"/externalRef", "externalRef "+strconv.Quote(spec.ExternalRef)+" is used twice")
 		}
 		specs[spec.ExternalRef] = spec
 	}
@@ -104,12 +110,12 @@ func (s *Sandbox) checkBookingRequest(now time.Time, req *osdm.BookingRequest) (
 		}
 		for k := 0; k < i; k++ {
 			if offers[k] == o {
-				return nil, invalid(at+"/offerId", "offer "+o.id+" is listed twice")
+				return nil, osdm.Invalid(osdm.CodeValidationError, at+"/offerId", "offer "+o.id+" is listed twice")
 			}
 		}
 		offers[i] = o
 		if len(sel.PassengerRefs) == 0 {
-			return nil, invalid(at+"/passengerRefs", "at least one passengerRef is required")
+			return nil, osdm.Invalid(osdm.CodeValidationError, at+"/passengerRefs", "at least one passengerRef is required")
 		}
 		seen := map[string]bool{}
 		for k, ref := range sel.PassengerRefs {
@@ -118,13 +124,13 @@ func (s *Sandbox) checkBookingRequest(now time.Time, req *osdm.BookingRequest) (
 			spec, specified := specs[ref]
 			switch {
 			case seen[ref]:
-				return nil, invalid(refAt, "passenger "+strconv.Quote(ref)+" is listed twice")
+				return nil, osdm.Invalid(osdm.CodeValidationError, refAt, "passenger "+strconv.Quote(ref)+" is listed twice")
 			case !ok:
-				return nil, invalid(refAt, "passenger "+strconv.Quote(ref)+" is not a passenger of offer "+o.id)
+				return nil, osdm.Invalid(osdm.CodeValidationError, refAt, "passenger "+strconv.Quote(ref)+" is not a passenger of offer "+o.id)
 			case !specified:
-				return nil, invalid(refAt, "passenger "+strconv.Quote(ref)+" has no passengerSpecification")
+				return nil, osdm.Invalid(osdm.CodeValidationError, refAt, "passenger "+strconv.Quote(ref)+" has no passengerSpecification")
 			case spec.Type != offered.Type:
-				return nil, invalid(refAt, fmt.Sprintf("passenger %q is %s in offer %s but %s here", ref, offered.Type, o.id, spec.Type))
+				return nil, osdm.Invalid(osdm.CodeValidationError, refAt, fmt.Sprintf("passenger %q is %s in offer %s but %s here", ref, offered.Type, o.id, spec.Type))
 			}
 			seen[ref] = true
 		}
@@ -133,28 +139,28 @@ func (s *Sandbox) checkBookingRequest(now time.Time, req *osdm.BookingRequest) (
 }
 
 // bookableOffer finds an offer that can still be booked.
-func (s *Sandbox) bookableOffer(now time.Time, id, pointer string) (*offer, *problem) {
+func (s *Sandbox) bookableOffer(now time.Time, id, pointer string) (*offer, *osdm.ProblemError) {
 	o, ok := s.offers.get(id)
 	switch {
 	case !ok:
-		return nil, &problem{status: http.StatusNotFound, code: CodeOfferNotFound, pointer: pointer,
-			detail: "offer " + strconv.Quote(id) + " is unknown or expired; search again"}
+		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+strconv.Quote(id)+" is unknown or expired; search again").WithPointer(pointer)
 	case !now.Before(o.expires):
-		return nil, &problem{status: http.StatusNotFound, code: CodeOfferNotFound, pointer: pointer,
-			detail: "offer " + id + " expired at " + o.expires.Format(time.RFC3339) + "; search again"}
+		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+id+" expired at "+o.expires.Format(time.RFC3339)+"; search again").WithPointer(pointer)
 	case o.bookedBy != "":
-		return nil, &problem{status: http.StatusNotFound, code: CodeOfferNotFound, pointer: pointer,
-			detail: "offer " + id + " was booked already (booking " + o.bookedBy + "); search again"}
+		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+id+" was booked already (booking "+o.bookedBy+"); search again").WithPointer(pointer)
 	}
 	return o, nil
 }
 
 // checkPlaces makes sure every group has the places the request needs,
 // all of them or none.
-func (s *Sandbox) checkPlaces(now time.Time, req *osdm.BookingRequest, offers []*offer) *problem {
+func (s *Sandbox) checkPlaces(now time.Time, req *osdm.BookingRequest, offers []*offer) *osdm.ProblemError {
 	need := map[demand]int{}
 	for i, sel := range req.Offers {
-		need[demand{offers[i].journey.runKey(), offers[i].group}] += len(sel.PassengerRefs)
+		o := offers[i]
+		for k, g := range o.groups {
+			need[demand{o.route[k].runKey(), g}] += len(sel.PassengerRefs)
+		}
 	}
 	for swept := false; ; swept = true {
 		short := ""
@@ -169,7 +175,7 @@ func (s *Sandbox) checkPlaces(now time.Time, req *osdm.BookingRequest, offers []
 		case short == "":
 			return nil
 		case swept:
-			return newProblem(http.StatusConflict, CodeInsufficientAvailability, short)
+			return osdm.NewProblem(http.StatusConflict, osdm.CodeInsufficientAvailability, short)
 		}
 		// Provisional bookings past their limit may still hold places.
 		s.sweep(now, true)
@@ -177,13 +183,13 @@ func (s *Sandbox) checkPlaces(now time.Time, req *osdm.BookingRequest, offers []
 }
 
 // liveBooking finds a booking OSDM can see, applying its expiry first.
-func (s *Sandbox) liveBooking(now time.Time, id string) (*booking, *problem) {
+func (s *Sandbox) liveBooking(now time.Time, id string) (*booking, *osdm.ProblemError) {
 	b, ok := s.bookings.get(id)
 	switch {
 	case !ok:
-		return nil, newProblem(http.StatusNotFound, CodeResourceNotFound, "no booking "+strconv.Quote(id))
+		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no booking "+strconv.Quote(id))
 	case b.state == stateDeleted:
-		return nil, newProblem(http.StatusNotFound, CodeBookingCancelled, "booking "+id+" was deleted")
+		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeBookingAlreadyCancelled, "booking "+id+" was deleted")
 	}
 	s.expireIfDue(b, now)
 	return b, nil
@@ -208,10 +214,10 @@ func (s *Sandbox) deleteBooking(now time.Time, rq *request) *response {
 	}
 	switch b.state {
 	case stateFulfilled:
-		return problemResponse(newProblem(http.StatusConflict, CodeAlreadyFulfilled,
+		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeAlreadyFulfilled,
 			"booking "+b.id+" is fulfilled; refund it with a refund offer instead"))
 	case stateRefunded:
-		return problemResponse(newProblem(http.StatusConflict, CodeBookingCancelled, "booking "+b.id+" was refunded"))
+		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled, "booking "+b.id+" was refunded"))
 	}
 	s.releasePlaces(b)
 	b.state = stateDeleted

@@ -98,11 +98,11 @@ func TestBookingLifecycle(t *testing.T) {
 	if got := h.availability("708", osdm.TravelClassSecond, osdm.AccommodationSeat); got != 40 {
 		t.Errorf("availability after a second PATCH: %d", got)
 	}
-	h.confirmRefund(b.ID, ordinary.ID).problem(t, http.StatusConflict, osdmsandbox.CodeBookingCancelled)
+	h.confirmRefund(b.ID, ordinary.ID).problem(t, http.StatusConflict, osdm.CodeBookingAlreadyCancelled)
 	h.call(http.MethodPost, "/bookings/"+b.ID+"/refund-offers", "", osdm.RefundOfferRequest{FulfillmentIDs: []string{f.ID}}).
-		problem(t, http.StatusConflict, osdmsandbox.CodeBookingCancelled)
-	h.call(http.MethodDelete, "/bookings/"+b.ID, "", nil).problem(t, http.StatusConflict, osdmsandbox.CodeBookingCancelled)
-	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).problem(t, http.StatusConflict, osdmsandbox.CodeConfirmationCancelled)
+		problem(t, http.StatusConflict, osdm.CodeBookingAlreadyCancelled)
+	h.call(http.MethodDelete, "/bookings/"+b.ID, "", nil).problem(t, http.StatusConflict, osdm.CodeBookingAlreadyCancelled)
+	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).problem(t, http.StatusConflict, osdm.CodeConfirmationCancelled)
 }
 
 func TestNightTrainPlaces(t *testing.T) {
@@ -130,31 +130,31 @@ func TestBookingErrors(t *testing.T) {
 
 	unknown := offer
 	unknown.OfferID = "o-nope"
-	p := h.call(http.MethodPost, "/bookings", "", bookingRequest(unknown, adult("p1"), adult("p2"))).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferNotFound)
+	p := h.call(http.MethodPost, "/bookings", "", bookingRequest(unknown, adult("p1"), adult("p2"))).problem(t, http.StatusNotFound, osdm.CodeOfferNotFound)
 	if pointerOf(p) != "#/offers/0/offerId" {
 		t.Errorf("pointer %q", pointerOf(p))
 	}
 
 	notOffered := bookingRequest(offer, adult("p1"), adult("p2"))
 	notOffered.Offers[0].PassengerRefs = []string{"p1", "p9"}
-	h.call(http.MethodPost, "/bookings", "", notOffered).problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
+	h.call(http.MethodPost, "/bookings", "", notOffered).problem(t, http.StatusBadRequest, osdm.CodeValidationError)
 
 	unspecified := bookingRequest(offer, adult("p1"))
-	p = h.call(http.MethodPost, "/bookings", "", unspecified).problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
+	p = h.call(http.MethodPost, "/bookings", "", unspecified).problem(t, http.StatusBadRequest, osdm.CodeValidationError)
 	if pointerOf(p) != "#/offers/0/passengerRefs/1" {
 		t.Errorf("pointer %q", pointerOf(p))
 	}
 
 	otherType := bookingRequest(offer, adult("p1"), child("p2"))
-	h.call(http.MethodPost, "/bookings", "", otherType).problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
+	h.call(http.MethodPost, "/bookings", "", otherType).problem(t, http.StatusBadRequest, osdm.CodeValidationError)
 
 	twice := bookingRequest(offer, adult("p1"), adult("p2"))
 	twice.Offers = append(twice.Offers, twice.Offers[0])
-	h.call(http.MethodPost, "/bookings", "", twice).problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
+	h.call(http.MethodPost, "/bookings", "", twice).problem(t, http.StatusBadRequest, osdm.CodeValidationError)
 
 	// Booked once, the offer is gone.
 	b := h.book(offer, adult("p1"), adult("p2"))
-	p = h.call(http.MethodPost, "/bookings", "", bookingRequest(offer, adult("p1"), adult("p2"))).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferNotFound)
+	p = h.call(http.MethodPost, "/bookings", "", bookingRequest(offer, adult("p1"), adult("p2"))).problem(t, http.StatusNotFound, osdm.CodeOfferNotFound)
 	if !strings.Contains(p.Detail, b.ID) {
 		t.Errorf("detail %q does not name the booking", p.Detail)
 	}
@@ -162,20 +162,20 @@ func TestBookingErrors(t *testing.T) {
 	// Expired: the other offer of the search, after its preBookableUntil.
 	h.clock.Advance(osdmsandbox.DefaultOfferTTL)
 	first := offerOf(t, resp, osdm.TravelClassFirst, osdm.AccommodationSeat)
-	h.call(http.MethodPost, "/bookings", "", bookingRequest(first, adult("p1"), adult("p2"))).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferNotFound)
+	h.call(http.MethodPost, "/bookings", "", bookingRequest(first, adult("p1"), adult("p2"))).problem(t, http.StatusNotFound, osdm.CodeOfferNotFound)
 
 	for _, path := range []string{"/bookings/b-nope", "/bookings/b-nope/fulfillments", "/bookings/b-nope/refund-offers"} {
 		switch {
 		case strings.HasSuffix(path, "fulfillments"):
-			h.call(http.MethodPost, path, "", osdm.FulfillmentPostRequest{}).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+			h.call(http.MethodPost, path, "", osdm.FulfillmentPostRequest{}).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 		case strings.HasSuffix(path, "refund-offers"):
-			h.call(http.MethodPost, path, "", osdm.RefundOfferRequest{FulfillmentIDs: []string{"f"}}).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+			h.call(http.MethodPost, path, "", osdm.RefundOfferRequest{FulfillmentIDs: []string{"f"}}).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 		default:
-			h.call(http.MethodGet, path, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
-			h.call(http.MethodDelete, path, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+			h.call(http.MethodGet, path, "", nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
+			h.call(http.MethodDelete, path, "", nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 		}
 	}
-	h.confirmRefund("b-nope", "ro-1").problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	h.confirmRefund("b-nope", "ro-1").problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 }
 
 func TestCapacityRunsOut(t *testing.T) {
@@ -187,7 +187,7 @@ func TestCapacityRunsOut(t *testing.T) {
 	h.book(offerOf(t, early, osdm.TravelClassSecond, osdm.AccommodationSeat), two...)
 	// Offered before the places went: booking it now finds 1 of 2.
 	p := h.call(http.MethodPost, "/bookings", "", bookingRequest(offerOf(t, late, osdm.TravelClassSecond, osdm.AccommodationSeat), two...)).
-		problem(t, http.StatusConflict, osdmsandbox.CodeInsufficientAvailability)
+		problem(t, http.StatusConflict, osdm.CodeInsufficientAvailability)
 	if !strings.Contains(p.Detail, "2 places asked, 1 left") {
 		t.Errorf("detail %q", p.Detail)
 	}
@@ -199,7 +199,7 @@ func TestCapacityRunsOut(t *testing.T) {
 	}
 	h.book(now.Offers[0], two...)
 	full := h.search(offerRequest("708", nil, two...))
-	if len(full.Offers) != 0 || len(full.Problems) != 1 || full.Problems[0].Code != osdmsandbox.CodeInsufficientAvailability {
+	if len(full.Offers) != 0 || len(full.Problems) != 1 || full.Problems[0].Code != osdm.CodeInsufficientAvailability {
 		t.Errorf("full train: %+v", full)
 	}
 	// One place is still left in each class, for one passenger; another
@@ -231,9 +231,9 @@ func TestProvisionalBookingExpires(t *testing.T) {
 	if got := h.debugStatus(b.ID); got != "RELEASED" {
 		t.Errorf("debug status %q", got)
 	}
-	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).problem(t, http.StatusConflict, osdmsandbox.CodeConfirmationCancelled)
+	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).problem(t, http.StatusConflict, osdm.CodeConfirmationCancelled)
 	h.call(http.MethodPost, "/bookings/"+b.ID+"/refund-offers", "", osdm.RefundOfferRequest{FulfillmentIDs: []string{"f"}}).
-		problem(t, http.StatusConflict, osdmsandbox.CodeBookingCancelled)
+		problem(t, http.StatusConflict, osdm.CodeBookingAlreadyCancelled)
 	if got := h.availability("708", osdm.TravelClassSecond, osdm.AccommodationSeat); got != 2 {
 		t.Errorf("availability after expiry: %d", got)
 	}
@@ -254,7 +254,7 @@ func TestExpiredPlacesFreeForBookingWithoutSearch(t *testing.T) {
 	a := h.search(offerRequest("708", []osdm.TravelClass{osdm.TravelClassSecond}))
 	b := h.search(offerRequest("708", []osdm.TravelClass{osdm.TravelClassSecond}))
 	h.book(a.Offers[0])
-	h.call(http.MethodPost, "/bookings", "", bookingRequest(b.Offers[0])).problem(t, http.StatusConflict, osdmsandbox.CodeInsufficientAvailability)
+	h.call(http.MethodPost, "/bookings", "", bookingRequest(b.Offers[0])).problem(t, http.StatusConflict, osdm.CodeInsufficientAvailability)
 	h.clock.Advance(time.Minute)
 	h.book(b.Offers[0])
 }
@@ -271,16 +271,16 @@ func TestDeleteBooking(t *testing.T) {
 	if got := h.availability("708", osdm.TravelClassSecond, osdm.AccommodationSeat); got != 10 {
 		t.Errorf("availability after DELETE: %d", got)
 	}
-	h.call(http.MethodGet, "/bookings/"+b.ID, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeBookingCancelled)
-	h.call(http.MethodDelete, "/bookings/"+b.ID, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeBookingCancelled)
-	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).problem(t, http.StatusNotFound, osdmsandbox.CodeBookingCancelled)
+	h.call(http.MethodGet, "/bookings/"+b.ID, "", nil).problem(t, http.StatusNotFound, osdm.CodeBookingAlreadyCancelled)
+	h.call(http.MethodDelete, "/bookings/"+b.ID, "", nil).problem(t, http.StatusNotFound, osdm.CodeBookingAlreadyCancelled)
+	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).problem(t, http.StatusNotFound, osdm.CodeBookingAlreadyCancelled)
 	if got := h.debugStatus(b.ID); got != "DELETED" {
 		t.Errorf("debug status %q", got)
 	}
 
 	fulfilled := h.book(offerOf(t, resp, osdm.TravelClassFirst, osdm.AccommodationSeat))
 	f := h.fulfil(fulfilled.ID)
-	p := h.call(http.MethodDelete, "/bookings/"+fulfilled.ID, "", nil).problem(t, http.StatusConflict, osdmsandbox.CodeAlreadyFulfilled)
+	p := h.call(http.MethodDelete, "/bookings/"+fulfilled.ID, "", nil).problem(t, http.StatusConflict, osdm.CodeAlreadyFulfilled)
 	if !strings.Contains(p.Detail, "refund") {
 		t.Errorf("detail %q should say to refund", p.Detail)
 	}
@@ -294,12 +294,12 @@ func TestRefundErrors(t *testing.T) {
 	resp := h.search(offerRequest("708", nil))
 	pre := h.book(offerOf(t, resp, osdm.TravelClassSecond, osdm.AccommodationSeat))
 	h.call(http.MethodPost, "/bookings/"+pre.ID+"/refund-offers", "", osdm.RefundOfferRequest{FulfillmentIDs: []string{"f"}}).
-		problem(t, http.StatusConflict, osdmsandbox.CodeOperationNotPermitted)
+		problem(t, http.StatusConflict, osdm.CodeOperationNotPermitted)
 
 	b := h.book(offerOf(t, resp, osdm.TravelClassFirst, osdm.AccommodationSeat))
 	f := h.fulfil(b.ID)
 	p := h.call(http.MethodPost, "/bookings/"+b.ID+"/refund-offers", "", osdm.RefundOfferRequest{FulfillmentIDs: []string{"f-other"}}).
-		problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+		problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 	if pointerOf(p) != "#/fulfillmentIds/0" || !strings.Contains(p.Detail, f.ID) {
 		t.Errorf("problem %+v", p)
 	}
@@ -307,11 +307,11 @@ func TestRefundErrors(t *testing.T) {
 
 	// PROPOSED is valid in the spec but cannot be patched to.
 	h.call(http.MethodPatch, "/bookings/"+b.ID+"/refund-offers/"+ro.ID, "", osdm.RefundOfferPatchRequest{Status: osdm.RefundProposed}).
-		problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
-	h.confirmRefund(b.ID, "ro-nope").problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+		problem(t, http.StatusBadRequest, osdm.CodeValidationError)
+	h.confirmRefund(b.ID, "ro-nope").problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 
 	h.clock.Advance(5 * time.Minute)
-	h.confirmRefund(b.ID, ro.ID).problem(t, http.StatusConflict, osdmsandbox.CodeOperationNotPermitted)
+	h.confirmRefund(b.ID, ro.ID).problem(t, http.StatusConflict, osdm.CodeOperationNotPermitted)
 	if got := h.getBooking(b.ID).BookedOffers[0].Reservations[0].Status; got != osdm.BookingPartFulfilled {
 		t.Errorf("status after a refused refund: %s", got)
 	}

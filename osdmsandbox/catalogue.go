@@ -1,6 +1,8 @@
 package osdmsandbox
 
 import (
+	"time"
+
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
@@ -54,9 +56,43 @@ func pricePercent(t osdm.PassengerType) int64 {
 	return 100
 }
 
-// passengerPrice is what a passenger of type t pays for a place of group g.
-func passengerPrice(g group, t osdm.PassengerType) int64 {
-	return adultPrice(g) * pricePercent(t) / 100
+// passengerPrice is what passenger p pays for a place of group g on a
+// train leaving at departure.
+func passengerPrice(g group, p osdm.AnonymousPassengerSpecification, departure time.Time) int64 {
+	return adultPrice(g) * pricePercent(fareType(p, departure)) / 100
+}
+
+// fareType is the type a passenger pays as: its own, or for a PERSON (the
+// type OSDM 3 consumers send with an age or date of birth) the type of its
+// age on the travel day: young child under 6, child under 16, youth under
+// 26, senior from 60, adult otherwise (and without an age).
+func fareType(p osdm.AnonymousPassengerSpecification, departure time.Time) osdm.PassengerType {
+	if p.Type != osdm.PassengerPerson {
+		return p.Type
+	}
+	age := -1
+	if p.Age != nil {
+		age = *p.Age
+	} else if dob, err := time.Parse(time.DateOnly, p.DateOfBirth); err == nil {
+		y, m, d := departure.Date()
+		age = y - dob.Year()
+		if m < dob.Month() || m == dob.Month() && d < dob.Day() {
+			age--
+		}
+	}
+	switch {
+	case age < 0:
+		return osdm.PassengerAdult
+	case age < 6:
+		return osdm.PassengerYoungChild
+	case age < 16:
+		return osdm.PassengerChild
+	case age < 26:
+		return osdm.PassengerYouth
+	case age >= 60:
+		return osdm.PassengerSenior
+	}
+	return osdm.PassengerAdult
 }
 
 // price returns an EUR amount in cents as an OSDM Price.

@@ -54,7 +54,9 @@ func (s *Sandbox) bookingInfos(now time.Time) []BookingInfo {
 			IdempotencyKeys:       slices.Clone(b.keys),
 		}
 		for _, part := range b.parts {
-			info.OfferIDs = append(info.OfferIDs, part.offerID)
+			if n := len(info.OfferIDs); n == 0 || info.OfferIDs[n-1] != part.offerID {
+				info.OfferIDs = append(info.OfferIDs, part.offerID) // a part per leg
+			}
 			info.Trains = append(info.Trains, part.journey.train)
 			info.Places += len(part.places)
 		}

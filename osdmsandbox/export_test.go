@@ -1,16 +1,10 @@
 package osdmsandbox
 
-import "strings"
+import "github.com/caddy-osdm/caddy-osdm/osdm"
 
 // InSpec reports whether method and path (without prefix or query) name
 // an operation of the spec, for the tests' validation.
 func InSpec(method, path string) bool {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
-	methods, _ := specMethods(segs)
-	for _, m := range methods {
-		if m == method {
-			return true
-		}
-	}
-	return false
+	_, ok := osdm.LookupSpec(method, path)
+	return ok
 }

@@ -21,10 +21,10 @@ func (s *Sandbox) fulfil(now time.Time, rq *request) *response {
 	}
 	switch b.state {
 	case stateReleased:
-		return problemResponse(newProblem(http.StatusConflict, CodeConfirmationCancelled,
+		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeConfirmationCancelled,
 			"booking "+b.id+" was not fulfilled before its confirmationTimeLimit "+b.limit.Format(time.RFC3339)+" and was released"))
 	case stateRefunded:
-		return problemResponse(newProblem(http.StatusConflict, CodeConfirmationCancelled, "booking "+b.id+" was refunded"))
+		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeConfirmationCancelled, "booking "+b.id+" was refunded"))
 	case statePrebooked:
 		f := &osdm.Fulfillment{
 			ID:            s.newID("f"),

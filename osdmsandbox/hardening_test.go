@@ -57,7 +57,7 @@ func TestPastDepartureRefused(t *testing.T) {
 		"6 minutes ago":        now.Add(-6 * time.Minute),
 		"days ago, day search": time.Date(now.Year(), now.Month(), now.Day()-3, 0, 0, 0, 0, cet),
 	} {
-		search(dep).problem(t, http.StatusBadRequest, osdmsandbox.CodeSearchOutOfBounds)
+		search(dep).problem(t, http.StatusBadRequest, osdm.CodeOfferOutOfBounds)
 		q := "originCode=urn:uic:stn:8500010&destinationCode=urn:uic:stn:8503000&vehicleNumbers=IC1&passenger=p1,ADULT,30&departureTime=" +
 			strings.ReplaceAll(dep.Format(time.RFC3339), "+", "%2B")
 		if r := h.send(http.MethodGet, "/trip-offers?"+q, nil, nil); r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "OFFER_SEARCH_CRITERIA_OUT_OF_BOUNDS") {
@@ -78,5 +78,5 @@ func TestPastDepartureRefused(t *testing.T) {
 		t.Fatalf("preBookableUntil %v, want departure + %s", o.PreBookableUntil, osdmsandbox.DepartureTolerance)
 	}
 	h.clock.Advance(2 * time.Minute)
-	h.call(http.MethodPost, "/bookings", "", bookingRequest(o, adult("p1"))).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferNotFound)
+	h.call(http.MethodPost, "/bookings", "", bookingRequest(o, adult("p1"))).problem(t, http.StatusNotFound, osdm.CodeOfferNotFound)
 }

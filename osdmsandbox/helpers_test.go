@@ -162,7 +162,7 @@ func validateV310Problem(t testing.TB, p osdm.Problem) {
 }
 
 func isAlternativeSystemProposal(r result) bool {
-	return bytes.Contains(r.body, []byte(osdm.ProblemCodeAlternativeSystemProposal))
+	return bytes.Contains(r.body, []byte(osdm.CodeAlternativeSystemProposal))
 }
 
 // offerRequest searches train at departure for the passengers (ADULT

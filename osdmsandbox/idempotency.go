@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"net/http"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // storedResponse is the first answer to an Idempotency-Key, kept for
@@ -33,7 +35,7 @@ func (s *Sandbox) replay(now time.Time, scope, key string, body []byte) *respons
 		return nil
 	}
 	if stored.bodyHash != sha256.Sum256(body) {
-		return problemResponse(newProblem(http.StatusUnprocessableEntity, CodeOperationNotPermitted,
+		return problemResponse(osdm.NewProblem(http.StatusUnprocessableEntity, osdm.CodeOperationNotPermitted,
 			"Idempotency-Key "+key+" was used for a request with another body; use a new key for a new request"))
 	}
 	replayed := *stored.resp

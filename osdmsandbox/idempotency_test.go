@@ -40,12 +40,12 @@ func TestIdempotentBooking(t *testing.T) {
 	// The same key with another body is refused and changes nothing.
 	other := req
 	other.ExternalRef = "another message"
-	p := h.call(http.MethodPost, "/bookings", key1, other).problem(t, http.StatusUnprocessableEntity, osdmsandbox.CodeOperationNotPermitted)
+	p := h.call(http.MethodPost, "/bookings", key1, other).problem(t, http.StatusUnprocessableEntity, osdm.CodeOperationNotPermitted)
 	if !strings.Contains(p.Detail, key1) {
 		t.Errorf("detail %q", p.Detail)
 	}
 	// A new key is a new request (here: the offer is booked already).
-	h.call(http.MethodPost, "/bookings", key2, req).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferNotFound)
+	h.call(http.MethodPost, "/bookings", key2, req).problem(t, http.StatusNotFound, osdm.CodeOfferNotFound)
 	if n := len(h.sb.Bookings()); n != 1 {
 		t.Errorf("%d bookings", n)
 	}
@@ -82,11 +82,11 @@ func TestIdempotentBooking(t *testing.T) {
 func TestIdempotencyKeyExpires(t *testing.T) {
 	h := newHarness(t, osdmsandbox.Config{Retention: time.Hour})
 	missing := osdm.FulfillmentPostRequest{}
-	h.call(http.MethodPost, "/bookings/b-x/fulfillments", key1, missing).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	h.call(http.MethodPost, "/bookings/b-x/fulfillments", key1, missing).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 	h.clock.Advance(time.Hour)
 	// Forgotten: the other body is a new request, not a reuse.
 	r := h.call(http.MethodPost, "/bookings/b-x/fulfillments", key1, osdm.FulfillmentPostRequest{IssuingLanguage: "de"})
-	r.problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	r.problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 	if r.header.Get(osdmsandbox.HeaderReplayed) != "" {
 		t.Error("an expired key was replayed")
 	}
@@ -95,7 +95,7 @@ func TestIdempotencyKeyExpires(t *testing.T) {
 func TestIdempotencyKeyMustBeUUID(t *testing.T) {
 	h := newHarness(t, osdmsandbox.Config{})
 	header := http.Header{"Content-Type": {"application/json"}, osdm.HeaderIdempotencyKey: {"msg-1/bookings"}}
-	p := h.raw(http.MethodPost, "/bookings", header, []byte(`{}`)).problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
+	p := h.raw(http.MethodPost, "/bookings", header, []byte(`{}`)).problem(t, http.StatusBadRequest, osdm.CodeValidationError)
 	if !strings.Contains(p.Detail, "UUID") {
 		t.Errorf("detail %q", p.Detail)
 	}

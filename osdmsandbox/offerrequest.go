@@ -57,7 +57,8 @@ type timedLegSpecification struct {
 		ServiceArrival *serviceTime  `json:"serviceArrival"`
 	} `json:"end"`
 	Service struct {
-		VehicleNumbers []string `json:"vehicleNumbers"`
+		VehicleNumbers []string            `json:"vehicleNumbers"`
+		Carriers       []osdm.NamedCompany `json:"carriers"`
 	} `json:"service"`
 }
 
@@ -101,8 +102,8 @@ func parseStopTime(v, station string) (time.Time, bool) {
 }
 
 // stopTimeProblem is the 400 of a date-time that parseStopTime refuses.
-func stopTimeProblem(at, name, v string) *problem {
-	return invalid(at, name+" "+strconv.Quote(v)+" must be a date-time, with an offset (2026-12-01T08:30:00+01:00) or local to the stop (2026-12-01T08:30:00)")
+func stopTimeProblem(at, name, v string) *osdm.ProblemError {
+	return osdm.Invalid(osdm.CodeValidationError, at, name+" "+strconv.Quote(v)+" must be a date-time, with an offset (2026-12-01T08:30:00+01:00) or local to the stop (2026-12-01T08:30:00)")
 }
 
 // specifiedLeg is a timed leg of a trip specification, checked.
@@ -111,55 +112,80 @@ type specifiedLeg struct {
 	origin, dest string
 	dep, arr     time.Time
 	at           string // JSON pointer of the leg
+	// carrier is the first carrier the leg names, "" for none: the trip
+	// answered names it as the train's carrier.
+	carrier osdm.NamedCompany
 }
 
-// parseTripSpecifications checks the trip specifications: the sandbox
-// sells single-leg trips, so a trip of several legs (or of a transfer)
-// is refused with a problem naming the leg, never cut to its first.
-func parseTripSpecifications(specs []tripSpecification) ([]specifiedLeg, *problem) {
+// maxLegs bounds the legs of one trip specification.
+const maxLegs = 5
+
+// parseTripSpecifications checks the trip specifications: each is a trip
+// of one or more trains, in order, each leaving after the one before
+// arrives; a transfer leg between them (a walk) is allowed and ignored.
+// It returns the timed legs of each trip.
+func parseTripSpecifications(specs []tripSpecification) ([][]specifiedLeg, *osdm.ProblemError) {
 	if len(specs) > maxTrains {
-		return nil, invalid("#/tripSpecifications", "at most "+strconv.Itoa(maxTrains)+" trip specifications per search")
+		return nil, osdm.Invalid(osdm.CodeValidationError, "#/tripSpecifications", "at most "+strconv.Itoa(maxTrains)+" trip specifications per search")
 	}
-	out := make([]specifiedLeg, 0, len(specs))
+	out := make([][]specifiedLeg, 0, len(specs))
+	trains := 0
 	for i, spec := range specs {
 		at := "#/tripSpecifications/" + strconv.Itoa(i)
+		if len(spec.Legs) > 2*maxLegs {
+			return nil, osdm.Invalid(osdm.CodeValidationError, at+"/legs", "at most "+strconv.Itoa(maxLegs)+" trains per trip")
+		}
+		var legs []specifiedLeg
+		for k, l := range spec.Legs {
+			lat := at + "/legs/" + strconv.Itoa(k)
+			if l.TimedLeg == nil {
+				if t := string(l.TransferLeg); t == "" || t == "null" {
+					return nil, osdm.Invalid(osdm.CodeValidationError, lat, "a leg is a timedLeg or a transferLeg")
+				}
+				continue
+			}
+			leg, p := parseTimedLeg(l.TimedLeg, lat+"/timedLeg")
+			if p != nil {
+				return nil, p
+			}
+			if n := len(legs); n > 0 && leg.dep.Before(legs[n-1].arr) {
+				return nil, osdm.Invalid(osdm.CodeValidationError, lat+"/timedLeg/start/serviceDeparture/timetabledTime",
+					"this train leaves before the train of the leg before arrives")
+			}
+			legs = append(legs, leg)
+		}
 		switch {
-		case len(spec.Legs) == 0:
-			return nil, invalid(at+"/legs", "a trip specification needs a timed leg")
-		case len(spec.Legs) > 1:
-			return nil, &problem{status: 400, code: CodeParameterNotSupported, pointer: at + "/legs/1",
-				detail: "the sandbox sells single-leg trips; this trip has " + strconv.Itoa(len(spec.Legs)) + " legs: ask for each train as a trip of its own"}
-		case spec.Legs[0].TimedLeg == nil:
-			return nil, &problem{status: 400, code: CodeParameterNotSupported, pointer: at + "/legs/0",
-				detail: "the sandbox sells timed legs (a train) only, not transfer legs"}
+		case len(legs) == 0:
+			return nil, osdm.Invalid(osdm.CodeValidationError, at+"/legs", "a trip specification needs a timed leg")
+		case len(legs) > maxLegs:
+			return nil, osdm.Invalid(osdm.CodeValidationError, at+"/legs", "at most "+strconv.Itoa(maxLegs)+" trains per trip")
 		}
-		leg, p := parseTimedLeg(spec.Legs[0].TimedLeg, at+"/legs/0/timedLeg")
-		if p != nil {
-			return nil, p
+		if trains += len(legs); trains > maxTrains {
+			return nil, osdm.Invalid(osdm.CodeValidationError, "#/tripSpecifications", "at most "+strconv.Itoa(maxTrains)+" trains per search")
 		}
-		out = append(out, leg)
+		out = append(out, legs)
 	}
 	return out, nil
 }
 
 // parseTimedLeg checks one timed leg of a trip specification.
-func parseTimedLeg(tl *timedLegSpecification, at string) (specifiedLeg, *problem) {
+func parseTimedLeg(tl *timedLegSpecification, at string) (specifiedLeg, *osdm.ProblemError) {
 	leg := specifiedLeg{at: at}
 	var ok bool
 	if leg.origin, ok = stationOf(tl.Start.StopPlaceRef); !ok {
-		return leg, invalid(at+"/start/stopPlaceRef", "start must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/start/stopPlaceRef", "start must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
 	}
 	if leg.dest, ok = stationOf(tl.End.StopPlaceRef); !ok {
-		return leg, invalid(at+"/end/stopPlaceRef", "end must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/end/stopPlaceRef", "end must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
 	}
 	if leg.origin == leg.dest {
-		return leg, invalid(at+"/end/stopPlaceRef", "end must differ from start")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/end/stopPlaceRef", "end must differ from start")
 	}
 	if tl.Start.ServiceDeparture == nil {
-		return leg, invalid(at+"/start/serviceDeparture", "serviceDeparture is required")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/start/serviceDeparture", "serviceDeparture is required")
 	}
 	if tl.End.ServiceArrival == nil {
-		return leg, invalid(at+"/end/serviceArrival", "serviceArrival is required")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/end/serviceArrival", "serviceArrival is required")
 	}
 	v := tl.Start.ServiceDeparture.TimetabledTime
 	if leg.dep, ok = parseStopTime(v, leg.origin); !ok {
@@ -172,22 +198,27 @@ func parseTimedLeg(tl *timedLegSpecification, at string) (specifiedLeg, *problem
 	leg.dep, leg.arr = leg.dep.Truncate(time.Minute), leg.arr.Truncate(time.Minute)
 	switch d := leg.arr.Sub(leg.dep); {
 	case d <= 0:
-		return leg, invalid(at+"/end/serviceArrival/timetabledTime", "the arrival must be after the departure")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/end/serviceArrival/timetabledTime", "the arrival must be after the departure")
 	case d > 48*time.Hour:
-		return leg, invalid(at+"/end/serviceArrival/timetabledTime", "the sandbox's trains run at most 48 hours")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/end/serviceArrival/timetabledTime", "the sandbox's trains run at most 48 hours")
 	}
 	if y := leg.dep.Year(); y < 2000 || y > 2999 {
-		return leg, invalid(at+"/start/serviceDeparture/timetabledTime", "the travel date must be in the years 2000..2999")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/start/serviceDeparture/timetabledTime", "the travel date must be in the years 2000..2999")
 	}
 	switch vn := tl.Service.VehicleNumbers; {
 	case len(vn) == 0:
-		return leg, invalid(at+"/service/vehicleNumbers", "the train number is required")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/service/vehicleNumbers", "the train number is required")
 	case len(vn) > 1:
-		return leg, &problem{status: 400, code: CodeParameterNotSupported, pointer: at + "/service/vehicleNumbers/1",
-			detail: "the sandbox sells one train number per leg"}
+		return leg, osdm.NewProblem(400, osdm.CodeParameterNotSupported, "the sandbox sells one train number per leg").WithPointer(at + "/service/vehicleNumbers/1")
 	case !ValidTrainNumber(vn[0]):
-		return leg, invalid(at+"/service/vehicleNumbers/0", "train number "+strconv.Quote(vn[0])+" must be 1..8 letters or digits")
+		return leg, osdm.Invalid(osdm.CodeValidationError, at+"/service/vehicleNumbers/0", "train number "+strconv.Quote(vn[0])+" must be 1..8 letters or digits")
 	}
 	leg.train = tl.Service.VehicleNumbers[0]
+	if len(tl.Service.Carriers) > 0 {
+		leg.carrier = tl.Service.Carriers[0]
+		if leg.carrier.Ref == "" {
+			return leg, osdm.Invalid(osdm.CodeValidationError, at+"/service/carriers/0/ref", "a carrier needs its ref, e.g. urn:uic:rics:1185")
+		}
+	}
 	return leg, nil
 }

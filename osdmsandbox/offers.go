@@ -26,18 +26,22 @@ type search struct {
 	classes      []osdm.TravelClass
 	passengers   []osdm.AnonymousPassengerSpecification
 	reservations bool // reservations asked for (or no offer part named)
-	// specified are the legs of tripSpecifications; when there are any,
-	// they are the search (origin, dest, asked and trains are unset).
-	specified []specifiedLeg
+	// specified are the trips of tripSpecifications, each its timed legs;
+	// when there are any, they are the search (origin, dest, asked and
+	// trains are unset).
+	specified [][]specifiedLeg
 }
 
-// offer is a stored offer, what a booking of it needs: about 650 bytes.
+// offer is a stored offer, what a booking of it needs: about 650 bytes
+// for a trip of one train.
 type offer struct {
-	id         string
-	createdOn  time.Time
-	expires    time.Time
-	journey    journey
-	group      group
+	id        string
+	createdOn time.Time
+	expires   time.Time
+	// route is the offer's trip; groups[i] are the places offered on
+	// route[i], one reservation offer part each.
+	route      route
+	groups     []group
 	passengers []osdm.AnonymousPassengerSpecification
 	bookedBy   string // the booking that took it
 }
@@ -67,14 +71,14 @@ func (s *Sandbox) searchOffers(now time.Time, rq *request) *response {
 
 // notSupported is the 400 of a required part of the request the sandbox
 // does not serve.
-func notSupported(pointer, detail string) *problem {
-	return &problem{status: http.StatusBadRequest, code: CodeParameterNotSupported, pointer: pointer, detail: detail}
+func notSupported(pointer, detail string) *osdm.ProblemError {
+	return osdm.NewProblem(http.StatusBadRequest, osdm.CodeParameterNotSupported, detail).WithPointer(pointer)
 }
 
 // parseOfferRequest checks an offer request and makes it a search: by
 // tripSearchCriteria (origin, destination, time, trains) or by
-// tripSpecifications (single-leg trips, each a train with its times).
-func parseOfferRequest(req *offerRequest) (*search, *problem) {
+// tripSpecifications (trips of one or more trains, each with its times).
+func parseOfferRequest(req *offerRequest) (*search, *osdm.ProblemError) {
 	sr := &search{}
 	if p := sr.setPassengers(req.AnonymousPassengerSpecifications, "#/anonymousPassengerSpecifications"); p != nil {
 		return nil, p
@@ -91,7 +95,7 @@ func parseOfferRequest(req *offerRequest) (*search, *problem) {
 	case len(req.NonTripSearchCriteria) > 0 && string(req.NonTripSearchCriteria) != "null":
 		return nil, notSupported("#/nonTripSearchCriteria", "the sandbox sells seat reservations on trains only")
 	case req.TripSearchCriteria != nil && len(req.TripSpecifications) > 0:
-		return nil, invalid("#/tripSpecifications", "send tripSearchCriteria or tripSpecifications, not both")
+		return nil, osdm.Invalid(osdm.CodeValidationError, "#/tripSpecifications", "send tripSearchCriteria or tripSpecifications, not both")
 	case len(req.TripSpecifications) > 0:
 		legs, p := parseTripSpecifications(req.TripSpecifications)
 		if p != nil {
@@ -99,7 +103,7 @@ func parseOfferRequest(req *offerRequest) (*search, *problem) {
 		}
 		sr.specified = legs
 	case req.TripSearchCriteria == nil:
-		return nil, invalid("#/tripSearchCriteria", "tripSearchCriteria or tripSpecifications is required: the sandbox searches by origin, destination and time, or by the trains of specified trips")
+		return nil, osdm.Invalid(osdm.CodeValidationError, "#/tripSearchCriteria", "tripSearchCriteria or tripSpecifications is required: the sandbox searches by origin, destination and time, or by the trains of specified trips")
 	default:
 		if p := sr.setCriteria(req.TripSearchCriteria); p != nil {
 			return nil, p
@@ -123,20 +127,20 @@ func parseOfferRequest(req *offerRequest) (*search, *problem) {
 // setCriteria reads a tripSearchCriteria: times without an offset are
 // local to the stop (the origin for departureTime, the destination for
 // arrivalTime).
-func (sr *search) setCriteria(tc *searchCriteria) *problem {
+func (sr *search) setCriteria(tc *searchCriteria) *osdm.ProblemError {
 	var ok bool
 	if sr.origin, ok = stationOf(tc.Origin); !ok {
-		return invalid("#/tripSearchCriteria/origin", "origin must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
+		return osdm.Invalid(osdm.CodeValidationError, "#/tripSearchCriteria/origin", "origin must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
 	}
 	if sr.dest, ok = stationOf(tc.Destination); !ok {
-		return invalid("#/tripSearchCriteria/destination", "destination must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
+		return osdm.Invalid(osdm.CodeValidationError, "#/tripSearchCriteria/destination", "destination must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
 	}
 	if len(tc.Vias) > 0 {
-		return notSupported("#/tripSearchCriteria/vias", "the sandbox sells single-leg trips, origin to destination; a trip through vias would have several legs")
+		return notSupported("#/tripSearchCriteria/vias", "the sandbox plans no routes: a search through vias is not served; name the trains of the trip in tripSpecifications")
 	}
 	switch {
 	case tc.DepartureTime != nil && tc.ArrivalTime != nil, tc.DepartureTime == nil && tc.ArrivalTime == nil:
-		return invalid("#/tripSearchCriteria/departureTime", "exactly one of departureTime and arrivalTime is required")
+		return osdm.Invalid(osdm.CodeValidationError, "#/tripSearchCriteria/departureTime", "exactly one of departureTime and arrivalTime is required")
 	case tc.DepartureTime != nil:
 		if sr.asked, ok = parseStopTime(*tc.DepartureTime, sr.origin); !ok {
 			return stopTimeProblem("#/tripSearchCriteria/departureTime", "departureTime", *tc.DepartureTime)
@@ -162,25 +166,25 @@ func stationOf(ref osdm.PlaceRef) (string, bool) {
 	return stationNumber(ref.StopPlaceRef)
 }
 
-func (sr *search) setPassengers(pax []osdm.AnonymousPassengerSpecification, pointer string) *problem {
+func (sr *search) setPassengers(pax []osdm.AnonymousPassengerSpecification, pointer string) *osdm.ProblemError {
 	if len(pax) == 0 {
-		return invalid(pointer, "at least one passenger is required")
+		return osdm.Invalid(osdm.CodeValidationError, pointer, "at least one passenger is required")
 	}
 	if len(pax) > maxPassengers {
-		return invalid(pointer, fmt.Sprintf("at most %d passengers per search", maxPassengers))
+		return osdm.Invalid(osdm.CodeValidationError, pointer, fmt.Sprintf("at most %d passengers per search", maxPassengers))
 	}
 	seen := map[string]bool{}
 	for i, p := range pax {
 		at := pointer + "/" + strconv.Itoa(i)
 		switch {
 		case p.ExternalRef == "":
-			return invalid(at+"/externalRef", "externalRef is required")
+			return osdm.Invalid(osdm.CodeValidationError, at+"/externalRef", "externalRef is required")
 		case seen[p.ExternalRef]:
-			return invalid(at+"/externalRef", "externalRef "+strconv.Quote(p.ExternalRef)+" is used twice")
+			return osdm.Invalid(osdm.CodeValidationError, at+"/externalRef", "externalRef "+strconv.Quote(p.ExternalRef)+" is used twice")
 		case p.Type == "":
-			return invalid(at+"/type", "type is required")
+			return osdm.Invalid(osdm.CodeValidationError, at+"/type", "type is required")
 		case p.Age != nil && (*p.Age < 0 || *p.Age > 150):
-			return invalid(at+"/age", "age must be 0..150")
+			return osdm.Invalid(osdm.CodeValidationError, at+"/age", "age must be 0..150")
 		}
 		seen[p.ExternalRef] = true
 	}
@@ -190,15 +194,15 @@ func (sr *search) setPassengers(pax []osdm.AnonymousPassengerSpecification, poin
 
 // setTrains reads the vehicle filter. Without one that keeps trains, the
 // search finds one made-up train derived from the stations.
-func (sr *search) setTrains(vf *osdm.VehicleFilter) *problem {
+func (sr *search) setTrains(vf *osdm.VehicleFilter) *osdm.ProblemError {
 	const at = "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter/vehicleNumbers"
 	if vf != nil && vf.Exclude != nil && !*vf.Exclude {
 		if len(vf.VehicleNumbers) == 0 || len(vf.VehicleNumbers) > maxTrains {
-			return invalid(at, fmt.Sprintf("a vehicle filter with exclude false needs 1..%d vehicle numbers", maxTrains))
+			return osdm.Invalid(osdm.CodeValidationError, at, fmt.Sprintf("a vehicle filter with exclude false needs 1..%d vehicle numbers", maxTrains))
 		}
 		for i, t := range vf.VehicleNumbers {
 			if !ValidTrainNumber(t) {
-				return invalid(at+"/"+strconv.Itoa(i), "train number "+strconv.Quote(t)+" must be 1..8 letters or digits")
+				return osdm.Invalid(osdm.CodeValidationError, at+"/"+strconv.Itoa(i), "train number "+strconv.Quote(t)+" must be 1..8 letters or digits")
 			}
 			if !slices.Contains(sr.trains, t) {
 				sr.trains = append(sr.trains, t)
@@ -219,7 +223,7 @@ func (sr *search) setTrains(vf *osdm.VehicleFilter) *problem {
 }
 
 // setClasses reads the travel classes; none (or ANY_CLASS) means both.
-func (sr *search) setClasses(classes []osdm.TravelClass, pointer string) *problem {
+func (sr *search) setClasses(classes []osdm.TravelClass, pointer string) *osdm.ProblemError {
 	anyClass := len(classes) == 0
 	for i, c := range classes {
 		switch c {
@@ -230,7 +234,7 @@ func (sr *search) setClasses(classes []osdm.TravelClass, pointer string) *proble
 		case osdm.TravelClassAny:
 			anyClass = true
 		default:
-			return invalid(pointer+"/"+strconv.Itoa(i), "travel class "+strconv.Quote(string(c))+" is not FIRST, SECOND or ANY_CLASS")
+			return osdm.Invalid(osdm.CodeValidationError, pointer+"/"+strconv.Itoa(i), "travel class "+strconv.Quote(string(c))+" is not FIRST, SECOND or ANY_CLASS")
 		}
 	}
 	if anyClass {
@@ -245,13 +249,13 @@ func (sr *search) setOfferParts(parts []osdm.OfferPartType) {
 }
 
 // check validates what both request forms share.
-func (sr *search) check() *problem {
+func (sr *search) check() *osdm.ProblemError {
 	if sr.origin == sr.dest {
-		return invalid("#/tripSearchCriteria/destination", "destination must differ from origin")
+		return osdm.Invalid(osdm.CodeValidationError, "#/tripSearchCriteria/destination", "destination must differ from origin")
 	}
 	// Far dates would overflow the year 9999 of RFC 3339 in the answer.
 	if y := sr.asked.Year(); y < 2000 || y > 2999 {
-		return invalid("#/tripSearchCriteria/departureTime", "the travel date must be in the years 2000..2999")
+		return osdm.Invalid(osdm.CodeValidationError, "#/tripSearchCriteria/departureTime", "the travel date must be in the years 2000..2999")
 	}
 	return nil
 }
@@ -264,93 +268,135 @@ type leg struct {
 	specified    *specifiedLeg
 }
 
-// legs are the trains the search looks for.
-func (sr *search) legs() []leg {
-	var out []leg
-	for i := range sr.specified {
-		sl := &sr.specified[i]
-		out = append(out, leg{train: sl.train, origin: sl.origin, dest: sl.dest, specified: sl})
+// trips are the trips the search looks for, each its trains: those of a
+// trip specification, or one train of the timetable.
+func (sr *search) trips() [][]leg {
+	var out [][]leg
+	for _, legs := range sr.specified {
+		trip := make([]leg, len(legs))
+		for i := range legs {
+			sl := &legs[i]
+			trip[i] = leg{train: sl.train, origin: sl.origin, dest: sl.dest, specified: sl}
+		}
+		out = append(out, trip)
 	}
 	for _, train := range sr.trains {
-		out = append(out, leg{train: train, origin: sr.origin, dest: sr.dest})
+		out = append(out, []leg{{train: train, origin: sr.origin, dest: sr.dest}})
 	}
 	return out
 }
 
-// answerSearch finds the trains of a search and offers their places.
-// Callers hold s.mu.
+// answerSearch finds the trains of a search and offers their places: per
+// trip, an offer of each group asked for (one train), or of each class
+// asked for with a reservation on every train (several trains). Callers
+// hold s.mu.
 func (s *Sandbox) answerSearch(now time.Time, sr *search) *response {
 	var out osdm.OfferCollectionResponse
 	out.AnonymousPassengerSpecifications = sr.passengers
-	legs := sr.legs()
+	trips := sr.trips()
 	short, swept := 0, false
 	var past, notFound []string
-	for _, lg := range legs {
-		train := lg.train
-		if s.unknownTrain(train) {
-			notFound = append(notFound, fmt.Sprintf("%s from %s to %s", train, lg.origin, lg.dest))
-			continue
+	freeIn := func(j journey, g group) int {
+		free := s.inventory.free(j.runKey(), g)
+		if free < len(sr.passengers) && !swept {
+			// Provisional bookings past their limit may still hold places.
+			s.sweep(now, true)
+			swept = true
+			free = s.inventory.free(j.runKey(), g)
 		}
-		if ext, ok := s.external[train]; ok {
-			asp := alternativeSystemProposal(ext)
-			if ext.Status != 0 {
-				asp.Status = &ext.Status
-				return problemBody(ext.Status, asp)
+		return free
+	}
+trips:
+	for _, trip := range trips {
+		var r route
+		for _, lg := range trip {
+			train := lg.train
+			if s.unknownTrain(train) {
+				notFound = append(notFound, fmt.Sprintf("%s from %s to %s", train, lg.origin, lg.dest))
+				continue trips
 			}
-			out.Problems = append(out.Problems, asp)
-			continue
-		}
-		var dep, arr time.Time
-		if sl := lg.specified; sl != nil {
-			dep, arr = sl.dep, sl.arr
-			if p := s.scheduleMismatch(sl); p != nil {
-				return problemResponse(p)
+			if ext, ok := s.external[train]; ok {
+				asp := alternativeSystemProposal(ext)
+				if ext.Status != 0 {
+					asp.Status = &ext.Status
+					return problemBody(ext.Status, asp)
+				}
+				out.Problems = append(out.Problems, asp)
+				continue trips
 			}
-		} else {
-			dep, arr = s.timetable(train, sr.asked, sr.byArrival)
+			var dep, arr time.Time
+			if sl := lg.specified; sl != nil {
+				dep, arr = sl.dep, sl.arr
+				if p := s.scheduleMismatch(sl); p != nil {
+					return problemResponse(p)
+				}
+			} else {
+				dep, arr = s.timetable(train, sr.asked, sr.byArrival)
+			}
+			if now.Sub(dep) > DepartureTolerance {
+				// Gone: a real partner sells no seat on a train that left.
+				past = append(past, train+" left at "+dep.Format(time.RFC3339))
+				continue trips
+			}
+			j := journey{train: train, origin: lg.origin, dest: lg.dest, departure: dep, arrival: arr}
+			if lg.specified != nil {
+				j.carrier = lg.specified.carrier
+			}
+			r = append(r, j)
 		}
-		if now.Sub(dep) > DepartureTolerance {
-			// Gone: a real partner sells no seat on a train that left.
-			past = append(past, train+" left at "+dep.Format(time.RFC3339))
-			continue
-		}
-		j := journey{train: train, origin: lg.origin, dest: lg.dest, departure: dep, arrival: arr}
-		out.Trips = append(out.Trips, j.trip(s.cfg.Operator))
+		out.Trips = append(out.Trips, r.trip(s.cfg.Operator))
 		if !sr.reservations {
 			continue
 		}
-		for _, g := range groupsOf(train) {
-			if !slices.Contains(sr.classes, g.class) {
-				continue
+		if len(r) == 1 {
+			for _, g := range groupsOf(r[0].train) {
+				if !slices.Contains(sr.classes, g.class) {
+					continue
+				}
+				free := freeIn(r[0], g)
+				if free < len(sr.passengers) {
+					short++
+					continue
+				}
+				out.Offers = append(out.Offers, s.newOffer(now, r, []group{g}, sr.passengers, []int{free}))
 			}
-			free := s.inventory.free(j.runKey(), g)
-			if free < len(sr.passengers) && !swept {
-				// Provisional bookings past their limit may still hold places.
-				s.sweep(now, true)
-				swept = true
-				free = s.inventory.free(j.runKey(), g)
+			continue
+		}
+	classes:
+		for _, class := range sr.classes {
+			groups := make([]group, len(r))
+			free := make([]int, len(r))
+			for i, j := range r {
+				found := false
+				for _, g := range groupsOf(j.train) {
+					if g.class != class {
+						continue
+					}
+					if n := freeIn(j, g); n >= len(sr.passengers) {
+						groups[i], free[i], found = g, n, true
+						break
+					}
+				}
+				if !found {
+					short++
+					continue classes
+				}
 			}
-			if free < len(sr.passengers) {
-				short++
-				continue
-			}
-			out.Offers = append(out.Offers, s.newOffer(now, j, g, sr.passengers, free))
+			out.Offers = append(out.Offers, s.newOffer(now, r, groups, sr.passengers, free))
 		}
 	}
 	switch {
-	case len(past) > 0 && len(notFound)+len(past) == len(legs):
-		return problemResponse(newProblem(http.StatusBadRequest, CodeSearchOutOfBounds,
+	case len(past) > 0 && len(notFound)+len(past) == len(trips):
+		return problemResponse(osdm.NewProblem(http.StatusBadRequest, osdm.CodeOfferOutOfBounds,
 			"the departure is in the past ("+strings.Join(past, ", ")+", now "+now.Format(time.RFC3339)+"); the sandbox sells no departure more than "+DepartureTolerance.String()+" ago"))
-	case len(notFound) == len(legs):
-		return problemResponse(newProblem(http.StatusNotFound, CodeNoResults,
+	case len(notFound) == len(trips):
+		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeNoResults,
 			"no train runs: "+strings.Join(notFound, ", ")))
 	case !sr.reservations && len(out.Trips) > 0:
-		out.Problems = append(out.Problems, (&problem{status: http.StatusOK, code: CodeParameterNotSupported,
-			pointer: "#/offerSearchCriteria/requestedOfferParts",
-			detail:  "the sandbox sells seat reservations only; ask for RESERVATION or ALL offer parts"}).inline())
+		out.Problems = append(out.Problems, osdm.Fail(osdm.CodeParameterNotSupported, "the sandbox sells seat reservations only; ask for RESERVATION or ALL offer parts").WithPointer("#/offerSearchCriteria/requestedOfferParts").Inline())
 	case len(out.Offers) == 0 && short > 0:
-		out.Problems = append(out.Problems, newProblem(http.StatusOK, CodeInsufficientAvailability,
-			fmt.Sprintf("fewer than %d places left in the classes asked for", len(sr.passengers))).inline())
+		out.Problems = append(out.Problems, osdm.Fail(osdm.CodeInsufficientAvailability,
+			fmt.Sprintf("fewer than %d places left in the classes asked for", len(sr.passengers))).Inline())
 	}
 	return jsonResponse(http.StatusOK, &out)
 }
@@ -358,7 +404,7 @@ func (s *Sandbox) answerSearch(now time.Time, sr *search) *response {
 // scheduleMismatch compares a specified leg with the train's configured
 // schedule, if it has one: a consumer naming other times has another
 // timetable than the partner.
-func (s *Sandbox) scheduleMismatch(sl *specifiedLeg) *problem {
+func (s *Sandbox) scheduleMismatch(sl *specifiedLeg) *osdm.ProblemError {
 	if _, ok := s.schedules[sl.train]; !ok {
 		return nil
 	}
@@ -366,9 +412,7 @@ func (s *Sandbox) scheduleMismatch(sl *specifiedLeg) *problem {
 	if dep.Equal(sl.dep) && arr.Equal(sl.arr) {
 		return nil
 	}
-	return &problem{status: http.StatusBadRequest, code: CodeScheduleMismatch, pointer: sl.at,
-		detail: fmt.Sprintf("train %s runs %s to %s that day, not %s to %s", sl.train,
-			dep.Format(time.RFC3339), arr.Format(time.RFC3339), sl.dep.Format(time.RFC3339), sl.arr.Format(time.RFC3339))}
+	return osdm.NewProblem(http.StatusBadRequest, osdm.CodeScheduleMismatch, fmt.Sprintf("train %s runs %s to %s that day, not %s to %s", sl.train, dep.Format(time.RFC3339), arr.Format(time.RFC3339), sl.dep.Format(time.RFC3339), sl.arr.Format(time.RFC3339))).WithPointer(sl.at)
 }
 
 // alternativeSystemProposal is the v3.10 problem that sends a train's
@@ -376,7 +420,7 @@ func (s *Sandbox) scheduleMismatch(sl *specifiedLeg) *problem {
 func alternativeSystemProposal(ext ExternalInventory) osdm.Problem {
 	system, priority := ext.ReservationSystemID, 1
 	return osdm.Problem{
-		Code:   osdm.ProblemCodeAlternativeSystemProposal,
+		Code:   osdm.CodeAlternativeSystemProposal,
 		Type:   osdm.ProblemTypeAlternativeSystemProposal,
 		Title:  "Train " + ext.Train + " is sold by another reservation system",
 		Detail: fmt.Sprintf("book train %s in reservation system %d of operator %s", ext.Train, system, ext.Operator),
@@ -396,70 +440,87 @@ func problemBody(status int, p osdm.Problem) *response {
 	return resp
 }
 
-// newOffer makes and stores the offer of group g of journey j for the
-// passengers; free is the number of places left. Callers hold s.mu.
-func (s *Sandbox) newOffer(now time.Time, j journey, g group, pax []osdm.AnonymousPassengerSpecification, free int) osdm.Offer {
+// newOffer makes and stores the offer of groups[i] on each train r[i] of
+// a trip for the passengers; free[i] is the number of places left there.
+// Callers hold s.mu.
+func (s *Sandbox) newOffer(now time.Time, r route, groups []group, pax []osdm.AnonymousPassengerSpecification, free []int) osdm.Offer {
 	o := &offer{
 		id:         s.newID("o"),
 		createdOn:  now,
-		expires:    minTime(now.Add(s.cfg.OfferTTL), j.departure.Add(DepartureTolerance)),
-		journey:    j,
-		group:      g,
+		expires:    minTime(now.Add(s.cfg.OfferTTL), r[0].departure.Add(DepartureTolerance)),
+		route:      r,
+		groups:     groups,
 		passengers: pax,
 	}
 	s.addOffer(o)
 
-	var total int64
 	refs := make([]string, len(pax))
 	for i, p := range pax {
-		total += passengerPrice(g, p.Type)
 		refs[i] = p.ExternalRef
 	}
-	prod := product(g, s.cfg.Operator)
-	sc := serviceClass(g)
-	coverage := &osdm.TripCoverage{CoveredTripID: j.tripID(), CoveredLegIDs: []string{legID}}
-	legCoverage := osdm.TripLegCoverage{TripID: j.tripID(), LegID: legID}
-	return osdm.Offer{
-		OfferID: o.id,
-		Summary: fmt.Sprintf("%s %s %s reservation", serviceName(j.train), sc.Name, g.acc),
-		OfferSummary: &osdm.OfferSummary{
-			MinimalPrice:                price(total),
-			OverallServiceClass:         sc,
-			OverallTravelClass:          g.class,
-			OverallAccommodationType:    g.acc,
-			OverallAccommodationSubType: subType(g),
-			OverallFlexibility:          flexibility,
-		},
+	tripID := r.tripID()
+	coverage := &osdm.TripCoverage{CoveredTripID: tripID}
+	out := osdm.Offer{
+		OfferID:          o.id,
 		CreatedOn:        now,
 		PreBookableUntil: o.expires,
 		PassengerRefs:    refs,
-		Products:         []osdm.Product{prod},
 		TripCoverage:     coverage,
-		ReservationOfferParts: []osdm.ReservationOfferPart{{
+	}
+	var total int64
+	var names []string
+	for i, g := range groups {
+		j := &r[i]
+		var legTotal int64
+		for _, p := range pax {
+			legTotal += passengerPrice(g, p, j.departure)
+		}
+		total += legTotal
+		prod := product(g, s.cfg.Operator)
+		if !slices.ContainsFunc(out.Products, func(p osdm.Product) bool { return p.ID == prod.ID }) {
+			out.Products = append(out.Products, prod)
+		}
+		leg := legID(i)
+		coverage.CoveredLegIDs = append(coverage.CoveredLegIDs, leg)
+		names = append(names, fmt.Sprintf("%s %s %s", serviceName(j.train), serviceClass(g).Name, g.acc))
+		n := free[i]
+		arrival := j.arrival
+		out.ReservationOfferParts = append(out.ReservationOfferParts, osdm.ReservationOfferPart{
 			OfferPart: osdm.OfferPart{
 				ObjectType:                  osdm.ObjectTypeReservationOfferPart,
-				ID:                          o.id + "-rop",
+				ID:                          offerPartID(o.id, i),
 				CreatedOn:                   now,
 				ValidFrom:                   j.departure,
-				ValidUntil:                  &j.arrival,
-				Price:                       price(total),
-				TripCoverage:                coverage,
+				ValidUntil:                  &arrival,
+				Price:                       price(legTotal),
+				TripCoverage:                &osdm.TripCoverage{CoveredTripID: tripID, CoveredLegIDs: []string{leg}},
 				OfferMode:                   osdm.OfferModeCollective,
 				PassengerRefs:               refs,
-				NumericAvailability:         &free,
+				NumericAvailability:         &n,
 				Refundable:                  refundable,
 				Exchangeable:                exchangeable,
-				Products:                    []osdm.ProductLegAssociation{{ProductID: prod.ID, LegIDs: []string{legID}}},
+				Products:                    []osdm.ProductLegAssociation{{ProductID: prod.ID, LegIDs: []string{leg}}},
 				AvailableFulfillmentOptions: fulfillmentOptions,
 			},
 			AvailablePlaces: []osdm.AvailablePlace{{
 				AccommodationType:    g.acc,
 				AccommodationSubType: subType(g),
-				NumericAvailability:  &free,
-				TripLegCoverage:      legCoverage,
+				NumericAvailability:  &n,
+				TripLegCoverage:      osdm.TripLegCoverage{TripID: tripID, LegID: leg},
 			}},
-		}},
+		})
 	}
+	g := groups[0]
+	out.Summary = strings.Join(names, ", ") + " reservation"
+	out.OfferSummary = &osdm.OfferSummary{
+		MinimalPrice:                price(total),
+		OverallServiceClass:         serviceClass(g),
+		OverallTravelClass:          g.class,
+		OverallAccommodationType:    g.acc,
+		OverallAccommodationSubType: subType(g),
+		OverallFlexibility:          flexibility,
+	}
+	return out
 }
 
 // DepartureTolerance is how long after its departure a train can still be
@@ -474,4 +535,14 @@ func minTime(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// offerPartID is the id of an offer's reservation offer part on leg i,
+// and of the reservation that books it: a consumer matches the two by id
+// (an offer is booked at most once).
+func offerPartID(offerID string, i int) string {
+	if i == 0 {
+		return offerID + "-rop"
+	}
+	return offerID + "-rop" + strconv.Itoa(i+1)
 }

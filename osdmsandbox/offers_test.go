@@ -142,25 +142,25 @@ func TestSearchErrors(t *testing.T) {
 		pointer string
 	}{
 		{"train zero", func(r *osdm.OfferCollectionRequest) { r.TripSearchCriteria.Parameters = osdm.OnlyVehicles("0") },
-			http.StatusNotFound, osdmsandbox.CodeNoResults, ""},
+			http.StatusNotFound, osdm.CodeNoResults, ""},
 		{"configured unknown train", func(r *osdm.OfferCollectionRequest) { r.TripSearchCriteria.Parameters = osdm.OnlyVehicles("777") },
-			http.StatusNotFound, osdmsandbox.CodeNoResults, ""},
+			http.StatusNotFound, osdm.CodeNoResults, ""},
 		{"no trip criteria", func(r *osdm.OfferCollectionRequest) { r.TripSearchCriteria = nil },
-			http.StatusBadRequest, osdmsandbox.CodeValidationError, "#/tripSearchCriteria"},
+			http.StatusBadRequest, osdm.CodeValidationError, "#/tripSearchCriteria"},
 		{"not a UIC station", func(r *osdm.OfferCollectionRequest) {
 			r.TripSearchCriteria.Origin = osdm.NewStopPlaceRef("urn:uic:stn:85")
-		}, http.StatusBadRequest, osdmsandbox.CodeValidationError, "#/tripSearchCriteria/origin"},
+		}, http.StatusBadRequest, osdm.CodeValidationError, "#/tripSearchCriteria/origin"},
 		{"same station", func(r *osdm.OfferCollectionRequest) {
 			r.TripSearchCriteria.Destination = r.TripSearchCriteria.Origin
-		}, http.StatusBadRequest, osdmsandbox.CodeValidationError, "#/tripSearchCriteria/destination"},
+		}, http.StatusBadRequest, osdm.CodeValidationError, "#/tripSearchCriteria/destination"},
 		{"no time", func(r *osdm.OfferCollectionRequest) { r.TripSearchCriteria.DepartureTime = nil },
-			http.StatusBadRequest, osdmsandbox.CodeValidationError, "#/tripSearchCriteria/departureTime"},
+			http.StatusBadRequest, osdm.CodeValidationError, "#/tripSearchCriteria/departureTime"},
 		{"duplicate passenger", func(r *osdm.OfferCollectionRequest) {
 			r.AnonymousPassengerSpecifications = append(r.AnonymousPassengerSpecifications, adult("p1"))
-		}, http.StatusBadRequest, osdmsandbox.CodeValidationError, "#/anonymousPassengerSpecifications/1/externalRef"},
+		}, http.StatusBadRequest, osdm.CodeValidationError, "#/anonymousPassengerSpecifications/1/externalRef"},
 		{"unknown class", func(r *osdm.OfferCollectionRequest) {
 			r.OfferSearchCriteria.TravelClasses = []osdm.TravelClass{"THIRD"}
-		}, http.StatusBadRequest, osdmsandbox.CodeValidationError, "#/offerSearchCriteria/travelClasses/0"},
+		}, http.StatusBadRequest, osdm.CodeValidationError, "#/offerSearchCriteria/travelClasses/0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := offerRequest("708", nil)
@@ -173,15 +173,15 @@ func TestSearchErrors(t *testing.T) {
 	}
 
 	jsonHeader := http.Header{"Content-Type": {"application/json"}}
-	h.raw(http.MethodPost, "/offers", jsonHeader, []byte(`{"anonymousPassengerSpecifications": [`)).problem(t, http.StatusBadRequest, osdmsandbox.CodeMalformedRequest)
-	h.raw(http.MethodPost, "/offers", jsonHeader, nil).problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
-	p := h.raw(http.MethodPost, "/offers", jsonHeader, []byte(`{"anonymousPassengerSpecifications": {}}`)).problem(t, http.StatusBadRequest, osdmsandbox.CodeMalformedRequest)
+	h.raw(http.MethodPost, "/offers", jsonHeader, []byte(`{"anonymousPassengerSpecifications": [`)).problem(t, http.StatusBadRequest, osdm.CodeMalformedRequest)
+	h.raw(http.MethodPost, "/offers", jsonHeader, nil).problem(t, http.StatusBadRequest, osdm.CodeValidationError)
+	p := h.raw(http.MethodPost, "/offers", jsonHeader, []byte(`{"anonymousPassengerSpecifications": {}}`)).problem(t, http.StatusBadRequest, osdm.CodeMalformedRequest)
 	if pointerOf(p) != "#/anonymousPassengerSpecifications" {
 		t.Errorf("type error pointer %q", pointerOf(p))
 	}
-	h.raw(http.MethodPost, "/offers", http.Header{"Content-Type": {"text/plain"}}, []byte(`{}`)).problem(t, http.StatusUnsupportedMediaType, osdmsandbox.CodeMalformedRequest)
+	h.raw(http.MethodPost, "/offers", http.Header{"Content-Type": {"text/plain"}}, []byte(`{}`)).problem(t, http.StatusUnsupportedMediaType, osdm.CodeMalformedRequest)
 	big := append([]byte(`{"x":"`), make([]byte, osdmsandbox.MaxBodyBytes)...)
-	h.raw(http.MethodPost, "/offers", jsonHeader, big).problem(t, http.StatusRequestEntityTooLarge, osdmsandbox.CodeMalformedRequest)
+	h.raw(http.MethodPost, "/offers", jsonHeader, big).problem(t, http.StatusRequestEntityTooLarge, osdm.CodeMalformedRequest)
 }
 
 func pointerOf(p osdm.Problem) string {
@@ -196,7 +196,7 @@ func TestSearchAdmissionOnly(t *testing.T) {
 	req := offerRequest("708", nil)
 	req.OfferSearchCriteria.RequestedOfferParts = []osdm.OfferPartType{osdm.OfferPartAdmission}
 	resp := h.search(req)
-	if len(resp.Offers) != 0 || len(resp.Trips) != 1 || len(resp.Problems) != 1 || resp.Problems[0].Code != osdmsandbox.CodeParameterNotSupported {
+	if len(resp.Offers) != 0 || len(resp.Trips) != 1 || len(resp.Problems) != 1 || resp.Problems[0].Code != osdm.CodeParameterNotSupported {
 		t.Errorf("admission only: %+v", resp)
 	}
 }
@@ -243,7 +243,7 @@ func TestExternalInventory(t *testing.T) {
 
 func checkProposal(t *testing.T, p osdm.Problem, system int, operator, train string) {
 	t.Helper()
-	if !p.IsAlternativeSystemProposal() || p.Code != osdm.ProblemCodeAlternativeSystemProposal || len(p.AlternativeSystemProposals) != 1 {
+	if !p.IsAlternativeSystemProposal() || p.Code != osdm.CodeAlternativeSystemProposal || len(p.AlternativeSystemProposals) != 1 {
 		t.Fatalf("problem %+v", p)
 	}
 	prop := p.AlternativeSystemProposals[0]
@@ -297,11 +297,11 @@ func TestTripOffers(t *testing.T) {
 			v[k] = append([]string(nil), vals...)
 		}
 		edit(v)
-		p := h.raw(http.MethodGet, "/trip-offers?"+v.Encode(), nil, nil).problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
+		p := h.raw(http.MethodGet, "/trip-offers?"+v.Encode(), nil, nil).problem(t, http.StatusBadRequest, osdm.CodeValidationError)
 		if len(p.Pointers) != 0 {
 			t.Errorf("%s: a JSON pointer for a query parameter: %+v", name, p.Pointers)
 		}
 	}
 	q.Set("vehicleNumbers", "0")
-	h.raw(http.MethodGet, "/trip-offers?"+q.Encode(), nil, nil).problem(t, http.StatusNotFound, osdmsandbox.CodeNoResults)
+	h.raw(http.MethodGet, "/trip-offers?"+q.Encode(), nil, nil).problem(t, http.StatusNotFound, osdm.CodeNoResults)
 }

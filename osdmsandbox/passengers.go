@@ -58,7 +58,7 @@ func (b *booking) passengerOf(id string) *osdm.Passenger {
 }
 
 // livePassenger finds the booking and passenger of rq.
-func (s *Sandbox) livePassenger(now time.Time, rq *request) (*booking, *osdm.Passenger, *problem) {
+func (s *Sandbox) livePassenger(now time.Time, rq *request) (*booking, *osdm.Passenger, *osdm.ProblemError) {
 	b, p := s.liveBooking(now, rq.bookingID)
 	if p != nil {
 		return nil, nil, p
@@ -69,7 +69,7 @@ func (s *Sandbox) livePassenger(now time.Time, rq *request) (*booking, *osdm.Pas
 		for i, p := range b.passengers {
 			ids[i] = p.ID
 		}
-		return nil, nil, newProblem(http.StatusNotFound, CodeResourceNotFound,
+		return nil, nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound,
 			"booking "+b.id+" has no passenger "+strconv.Quote(rq.passengerID)+"; its passengers are "+strings.Join(ids, ", "))
 	}
 	return b, pax, nil
@@ -104,10 +104,10 @@ func (s *Sandbox) patchPassenger(now time.Time, rq *request) *response {
 	}
 	switch b.state {
 	case stateFulfilled:
-		return problemResponse(newProblem(http.StatusConflict, CodeModificationNotAllowed,
+		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeModificationNotAllowed,
 			"booking "+b.id+" is fulfilled; its passengers can be changed only before fulfilment"))
 	case stateReleased, stateRefunded:
-		return problemResponse(newProblem(http.StatusConflict, CodeBookingCancelled,
+		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
 			"booking "+b.id+" is "+strings.ToLower(b.state.String())+"; its passengers can no longer be changed"))
 	}
 	updated := *pax
@@ -130,20 +130,18 @@ func (s *Sandbox) patchPassenger(now time.Time, rq *request) *response {
 }
 
 // applyPassengerPatch checks patch and applies it to pax.
-func applyPassengerPatch(pax *osdm.Passenger, patch *passengerPatch, now time.Time) *problem {
+func applyPassengerPatch(pax *osdm.Passenger, patch *passengerPatch, now time.Time) *osdm.ProblemError {
 	switch {
 	case patch.ID != "" && patch.ID != pax.ID:
-		return invalid("#/id", "id "+strconv.Quote(patch.ID)+" is not the passenger of the path, "+pax.ID)
+		return osdm.Invalid(osdm.CodeValidationError, "#/id", "id "+strconv.Quote(patch.ID)+" is not the passenger of the path, "+pax.ID)
 	case patch.ExternalRef != "" && patch.ExternalRef != pax.ExternalRef:
-		return &problem{status: http.StatusBadRequest, code: CodeReadOnlyProperty, pointer: "#/externalRef",
-			detail: "externalRef is " + strconv.Quote(pax.ExternalRef) + " and cannot change"}
+		return osdm.NewProblem(http.StatusBadRequest, osdm.CodeReadOnlyProperty, "externalRef is "+strconv.Quote(pax.ExternalRef)+" and cannot change").WithPointer("#/externalRef")
 	case patch.Type != "" && osdm.PassengerType(patch.Type) != pax.Type:
-		return &problem{status: http.StatusBadRequest, code: CodeReadOnlyProperty, pointer: "#/type",
-			detail: "type is " + string(pax.Type) + " and cannot change (it priced the booking); book again for another passenger type"}
+		return osdm.NewProblem(http.StatusBadRequest, osdm.CodeReadOnlyProperty, "type is "+string(pax.Type)+" and cannot change (it priced the booking); book again for another passenger type").WithPointer("#/type")
 	}
 	if patch.Age != nil {
 		if *patch.Age < 0 || *patch.Age > 150 {
-			return invalid("#/age", "age must be 0..150")
+			return osdm.Invalid(osdm.CodeValidationError, "#/age", "age must be 0..150")
 		}
 		pax.Age = ptr(*patch.Age)
 	}
@@ -151,9 +149,9 @@ func applyPassengerPatch(pax *osdm.Passenger, patch *passengerPatch, now time.Ti
 		d, err := time.Parse(time.DateOnly, *patch.DateOfBirth)
 		switch {
 		case err != nil:
-			return invalid("#/dateOfBirth", "dateOfBirth "+strconv.Quote(*patch.DateOfBirth)+" must be a date YYYY-MM-DD")
+			return osdm.Invalid(osdm.CodeValidationError, "#/dateOfBirth", "dateOfBirth "+strconv.Quote(*patch.DateOfBirth)+" must be a date YYYY-MM-DD")
 		case d.After(now) || d.Year() < 1870:
-			return invalid("#/dateOfBirth", "dateOfBirth "+*patch.DateOfBirth+" is not the birth date of a living passenger")
+			return osdm.Invalid(osdm.CodeValidationError, "#/dateOfBirth", "dateOfBirth "+*patch.DateOfBirth+" is not the birth date of a living passenger")
 		}
 		pax.DateOfBirth = *patch.DateOfBirth
 	}
@@ -162,7 +160,7 @@ func applyPassengerPatch(pax *osdm.Passenger, patch *passengerPatch, now time.Ti
 	}
 	var person personPatch
 	if err := json.Unmarshal(patch.Detail, &person); err != nil {
-		return malformed("#/detail", "detail must be a PersonDetail object: "+err.Error())
+		return osdm.Invalid(osdm.CodeMalformedRequest, "#/detail", "detail must be a PersonDetail object: "+err.Error())
 	}
 	detail := osdm.PersonDetail{}
 	if pax.Detail != nil {
@@ -178,7 +176,7 @@ func applyPassengerPatch(pax *osdm.Passenger, patch *passengerPatch, now time.Ti
 	}{{"#/detail/firstName", person.FirstName, &detail.FirstName}, {"#/detail/lastName", person.LastName, &detail.LastName}} {
 		if name.value == nil {
 			// The spec requires both names in a PersonDetail.
-			return invalid(name.at, name.at[len("#/detail/"):]+" is required in a detail (the spec requires firstName and lastName)")
+			return osdm.Invalid(osdm.CodeValidationError, name.at, name.at[len("#/detail/"):]+" is required in a detail (the spec requires firstName and lastName)")
 		}
 		if p := checkName(name.at, *name.value); p != nil {
 			return p
@@ -187,13 +185,13 @@ func applyPassengerPatch(pax *osdm.Passenger, patch *passengerPatch, now time.Ti
 	}
 	if c := person.Contact; c != nil {
 		if c.Email == "" && c.PhoneNumber == "" {
-			return invalid("#/detail/contact", "a contact needs an email or a phoneNumber")
+			return osdm.Invalid(osdm.CodeValidationError, "#/detail/contact", "a contact needs an email or a phoneNumber")
 		}
 		if c.Email != "" && !validEmail(c.Email) {
-			return invalid("#/detail/contact/email", "email "+strconv.Quote(c.Email)+" is not an email address")
+			return osdm.Invalid(osdm.CodeValidationError, "#/detail/contact/email", "email "+strconv.Quote(c.Email)+" is not an email address")
 		}
 		if c.PhoneNumber != "" && !e164.MatchString(c.PhoneNumber) {
-			return invalid("#/detail/contact/phoneNumber", "phoneNumber "+strconv.Quote(c.PhoneNumber)+" must be in E.164 form, e.g. +41791234567")
+			return osdm.Invalid(osdm.CodeValidationError, "#/detail/contact/phoneNumber", "phoneNumber "+strconv.Quote(c.PhoneNumber)+" must be in E.164 form, e.g. +41791234567")
 		}
 		detail.Contact = &osdm.ContactDetail{Email: c.Email, PhoneNumber: c.PhoneNumber}
 	}
@@ -202,15 +200,15 @@ func applyPassengerPatch(pax *osdm.Passenger, patch *passengerPatch, now time.Ti
 }
 
 // checkName checks a first or last name: 1..maxNameRunes printable characters.
-func checkName(at, name string) *problem {
+func checkName(at, name string) *osdm.ProblemError {
 	trimmed := strings.TrimSpace(name)
 	switch {
 	case trimmed == "":
-		return invalid(at, "the name must not be empty")
+		return osdm.Invalid(osdm.CodeValidationError, at, "the name must not be empty")
 	case !utf8.ValidString(name) || utf8.RuneCountInString(trimmed) > maxNameRunes:
-		return invalid(at, "the name must be valid UTF-8 of at most "+strconv.Itoa(maxNameRunes)+" characters")
+		return osdm.Invalid(osdm.CodeValidationError, at, "the name must be valid UTF-8 of at most "+strconv.Itoa(maxNameRunes)+" characters")
 	case strings.IndexFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0:
-		return invalid(at, "the name must not hold control characters")
+		return osdm.Invalid(osdm.CodeValidationError, at, "the name must not hold control characters")
 	}
 	return nil
 }
@@ -229,7 +227,7 @@ func validEmail(s string) bool {
 func ignoredMembers(obj map[string]json.RawMessage, known map[string]bool, prefix string) []string {
 	var out []string
 	for name := range obj {
-		if !known[name] {
+		if !known[name] && name != osdm.MemberObjectType {
 			out = append(out, prefix+name)
 		}
 	}
@@ -239,7 +237,6 @@ func ignoredMembers(obj map[string]json.RawMessage, known map[string]bool, prefi
 
 // ignoredProblem says that a member of the request was not kept.
 func ignoredProblem(pointer string) osdm.Problem {
-	p := &problem{status: http.StatusOK, code: CodeParameterNotSupported, pointer: pointer,
-		detail: pointer[2:] + " is not kept by the sandbox and was ignored"}
-	return p.inline()
+	p := osdm.Fail(osdm.CodeParameterNotSupported, pointer[2:]+" is not kept by the sandbox and was ignored").WithPointer(pointer)
+	return p.Inline()
 }

@@ -33,7 +33,7 @@ func TestPassengerPatch(t *testing.T) {
 		t.Fatalf("PATCH: %d %s", r.status, r.body)
 	}
 	// gender is valid OSDM the sandbox does not keep: said, not silently dropped.
-	if len(resp.Problems) != 1 || resp.Problems[0].Code != osdmsandbox.CodeParameterNotSupported || resp.Problems[0].Pointers[0].RequestPointer != "#/gender" {
+	if len(resp.Problems) != 1 || resp.Problems[0].Code != osdm.CodeParameterNotSupported || resp.Problems[0].Pointers[0].RequestPointer != "#/gender" {
 		t.Errorf("problems %+v", resp.Problems)
 	}
 	// The booking and GET of the passenger show the change.
@@ -58,18 +58,18 @@ func TestPassengerPatch(t *testing.T) {
 		code       string
 		pointer    string
 	}{
-		{"other id", `{"id":"pax-9"}`, 400, osdmsandbox.CodeValidationError, "#/id"},
-		{"type", `{"type":"CHILD"}`, 400, osdmsandbox.CodeReadOnlyProperty, "#/type"},
-		{"externalRef", `{"externalRef":"p9"}`, 400, osdmsandbox.CodeReadOnlyProperty, "#/externalRef"},
-		{"birth date", `{"dateOfBirth":"1990-13-01"}`, 400, osdmsandbox.CodeValidationError, "#/dateOfBirth"},
-		{"born tomorrow", `{"dateOfBirth":"2026-11-21"}`, 400, osdmsandbox.CodeValidationError, "#/dateOfBirth"},
-		{"no last name", `{"detail":{"firstName":"A"}}`, 400, osdmsandbox.CodeValidationError, "#/detail/lastName"},
-		{"blank name", `{"detail":{"firstName":"  ","lastName":"B"}}`, 400, osdmsandbox.CodeValidationError, "#/detail/firstName"},
-		{"control character", `{"detail":{"firstName":"A\u0007","lastName":"B"}}`, 400, osdmsandbox.CodeValidationError, "#/detail/firstName"},
-		{"email", `{"detail":{"firstName":"A","lastName":"B","contact":{"email":"a@b"}}}`, 400, osdmsandbox.CodeValidationError, "#/detail/contact/email"},
-		{"phone", `{"detail":{"firstName":"A","lastName":"B","contact":{"phoneNumber":"0791234567"}}}`, 400, osdmsandbox.CodeValidationError, "#/detail/contact/phoneNumber"},
-		{"empty contact", `{"detail":{"firstName":"A","lastName":"B","contact":{}}}`, 400, osdmsandbox.CodeValidationError, "#/detail/contact"},
-		{"not JSON", `{"detail":`, 400, osdmsandbox.CodeMalformedRequest, ""},
+		{"other id", `{"id":"pax-9"}`, 400, osdm.CodeValidationError, "#/id"},
+		{"type", `{"type":"CHILD"}`, 400, osdm.CodeReadOnlyProperty, "#/type"},
+		{"externalRef", `{"externalRef":"p9"}`, 400, osdm.CodeReadOnlyProperty, "#/externalRef"},
+		{"birth date", `{"dateOfBirth":"1990-13-01"}`, 400, osdm.CodeValidationError, "#/dateOfBirth"},
+		{"born tomorrow", `{"dateOfBirth":"2026-11-21"}`, 400, osdm.CodeValidationError, "#/dateOfBirth"},
+		{"no last name", `{"detail":{"firstName":"A"}}`, 400, osdm.CodeValidationError, "#/detail/lastName"},
+		{"blank name", `{"detail":{"firstName":"  ","lastName":"B"}}`, 400, osdm.CodeValidationError, "#/detail/firstName"},
+		{"control character", `{"detail":{"firstName":"A\u0007","lastName":"B"}}`, 400, osdm.CodeValidationError, "#/detail/firstName"},
+		{"email", `{"detail":{"firstName":"A","lastName":"B","contact":{"email":"a@b"}}}`, 400, osdm.CodeValidationError, "#/detail/contact/email"},
+		{"phone", `{"detail":{"firstName":"A","lastName":"B","contact":{"phoneNumber":"0791234567"}}}`, 400, osdm.CodeValidationError, "#/detail/contact/phoneNumber"},
+		{"empty contact", `{"detail":{"firstName":"A","lastName":"B","contact":{}}}`, 400, osdm.CodeValidationError, "#/detail/contact"},
+		{"not JSON", `{"detail":`, 400, osdm.CodeMalformedRequest, ""},
 	} {
 		p := h.patchPassenger(b.ID, pid, tc.body).problem(t, tc.status, tc.code)
 		if got := pointerOf(p); got != tc.pointer {
@@ -79,12 +79,12 @@ func TestPassengerPatch(t *testing.T) {
 	if d := h.getBooking(b.ID).Passengers[0].Detail; d.LastName != "Meier" {
 		t.Errorf("a refused PATCH changed the passenger: %+v", d)
 	}
-	h.patchPassenger(b.ID, "pax-9", `{}`).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
-	h.patchPassenger("b-nothing", pid, `{}`).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	h.patchPassenger(b.ID, "pax-9", `{}`).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
+	h.patchPassenger("b-nothing", pid, `{}`).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 
 	// After fulfilment: 409, and the passenger can still be read.
 	h.fulfil(b.ID)
-	h.patchPassenger(b.ID, pid, `{"dateOfBirth":"1991-01-01"}`).problem(t, http.StatusConflict, osdmsandbox.CodeModificationNotAllowed)
+	h.patchPassenger(b.ID, pid, `{"dateOfBirth":"1991-01-01"}`).problem(t, http.StatusConflict, osdm.CodeModificationNotAllowed)
 	if r := h.call(http.MethodGet, "/bookings/"+b.ID+"/passengers/"+pid, "", nil); r.status != http.StatusOK {
 		t.Errorf("GET after fulfilment: %d", r.status)
 	}
@@ -105,8 +105,8 @@ func TestRefundOfferGetDelete(t *testing.T) {
 	if r := h.call(http.MethodDelete, path, "", nil); r.status != http.StatusNoContent || len(r.body) != 0 {
 		t.Fatalf("DELETE: %d %s", r.status, r.body)
 	}
-	h.call(http.MethodGet, path, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
-	h.confirmRefund(b.ID, ro.ID).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	h.call(http.MethodGet, path, "", nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
+	h.confirmRefund(b.ID, ro.ID).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 	// Not held (any more): 204, as the spec says.
 	if r := h.call(http.MethodDelete, path, "", nil); r.status != http.StatusNoContent {
 		t.Errorf("second DELETE: %d %s", r.status, r.body)
@@ -121,12 +121,12 @@ func TestRefundOfferGetDelete(t *testing.T) {
 	if r := h.confirmRefund(b.ID, ro.ID); r.status != http.StatusOK {
 		t.Fatalf("confirm: %d %s", r.status, r.body)
 	}
-	h.call(http.MethodDelete, path, "", nil).problem(t, http.StatusConflict, osdmsandbox.CodeOperationNotPermitted)
+	h.call(http.MethodDelete, path, "", nil).problem(t, http.StatusConflict, osdm.CodeOperationNotPermitted)
 	h.call(http.MethodGet, path, "", nil).decode(t, &got)
 	if got.RefundOffer.Status != osdm.RefundConfirmed {
 		t.Errorf("after refused DELETE: %+v", got.RefundOffer)
 	}
-	h.call(http.MethodDelete, "/bookings/b-nothing/refund-offers/"+ro.ID, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	h.call(http.MethodDelete, "/bookings/b-nothing/refund-offers/"+ro.ID, "", nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 }
 
 // specified is a tripSpecifications search of train from Basel to Zürich
@@ -176,7 +176,7 @@ func TestTripSpecifications(t *testing.T) {
 		t.Errorf("configured train: %+v", resp)
 	}
 	p := h.postOffers(specified(timedLeg("708", "8500010", "2026-12-01T08:35:00", "8503000", "2026-12-01T11:00:00"))).
-		problem(t, http.StatusBadRequest, osdmsandbox.CodeScheduleMismatch)
+		problem(t, http.StatusBadRequest, osdm.CodeScheduleMismatch)
 	if pointerOf(p) != "#/tripSpecifications/0/legs/0/timedLeg" {
 		t.Errorf("pointer %q", pointerOf(p))
 	}
@@ -186,22 +186,23 @@ func TestTripSpecifications(t *testing.T) {
 		code       string
 		pointer    string
 	}{
-		{"two legs", specified(timedLeg("9", "8500010", "2026-12-01T07:12", "8503000", "2026-12-01T08:05"),
-			timedLeg("11", "8503000", "2026-12-01T08:32", "8000261", "2026-12-01T12:45")),
-			osdmsandbox.CodeParameterNotSupported, "#/tripSpecifications/0/legs/1"},
-		{"transfer only", specified(`{"transferLeg":{}}`), osdmsandbox.CodeParameterNotSupported, "#/tripSpecifications/0/legs/0"},
-		{"no legs", specified(), osdmsandbox.CodeValidationError, "#/tripSpecifications/0/legs"},
+		{"second train leaves before the first arrives", specified(timedLeg("9", "8500010", "2026-12-01T07:12", "8503000", "2026-12-01T08:05"),
+			timedLeg("11", "8503000", "2026-12-01T08:00", "8000261", "2026-12-01T12:45")),
+			osdm.CodeValidationError, "#/tripSpecifications/0/legs/1/timedLeg/start/serviceDeparture/timetabledTime"},
+		{"transfer only", specified(`{"transferLeg":{}}`), osdm.CodeValidationError, "#/tripSpecifications/0/legs"},
+		{"empty leg", specified(`{}`), osdm.CodeValidationError, "#/tripSpecifications/0/legs/0"},
+		{"no legs", specified(), osdm.CodeValidationError, "#/tripSpecifications/0/legs"},
 		{"arrival first", specified(timedLeg("9", "8500010", "2026-12-01T08:12", "8503000", "2026-12-01T08:05")),
-			osdmsandbox.CodeValidationError, "#/tripSpecifications/0/legs/0/timedLeg/end/serviceArrival/timetabledTime"},
+			osdm.CodeValidationError, "#/tripSpecifications/0/legs/0/timedLeg/end/serviceArrival/timetabledTime"},
 		{"bad time", specified(timedLeg("9", "8500010", "01.12.2026 07:12", "8503000", "2026-12-01T08:05")),
-			osdmsandbox.CodeValidationError, "#/tripSpecifications/0/legs/0/timedLeg/start/serviceDeparture/timetabledTime"},
+			osdm.CodeValidationError, "#/tripSpecifications/0/legs/0/timedLeg/start/serviceDeparture/timetabledTime"},
 		{"vias", `{"tripSearchCriteria":{"origin":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:8500010"},
 			"destination":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:8000261"},"departureTime":"2026-12-01T07:00:00",
 			"vias":[{"viaPlace":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:8503000"}}]},
 			"anonymousPassengerSpecifications":[{"externalRef":"p1","type":"ADULT"}]}`,
-			osdmsandbox.CodeParameterNotSupported, "#/tripSearchCriteria/vias"},
+			osdm.CodeParameterNotSupported, "#/tripSearchCriteria/vias"},
 		{"tripIds", `{"tripIds":["trip-1"],"anonymousPassengerSpecifications":[{"externalRef":"p1","type":"ADULT"}]}`,
-			osdmsandbox.CodeParameterNotSupported, "#/tripIds"},
+			osdm.CodeParameterNotSupported, "#/tripIds"},
 	} {
 		p := h.postOffers(tc.body).problem(t, http.StatusBadRequest, tc.code)
 		if got := pointerOf(p); got != tc.pointer {
@@ -209,7 +210,7 @@ func TestTripSpecifications(t *testing.T) {
 		}
 	}
 	h.postOffers(specified(timedLeg("000", "8500010", "2026-12-01T07:12", "8503000", "2026-12-01T08:05"))).
-		problem(t, http.StatusNotFound, osdmsandbox.CodeNoResults)
+		problem(t, http.StatusNotFound, osdm.CodeNoResults)
 }
 
 // TestLocalDepartureTime: a departureTime without offset is the local time
@@ -261,10 +262,10 @@ func TestUnservedOperations(t *testing.T) {
 		{http.MethodGet, "/osdm/fulfillments/f-1"},
 		{http.MethodPost, "/osdm/bookings/b-1/exchange-offers"},
 	} {
-		p := h.raw(tc.method, tc.path, nil, nil).problem(t, http.StatusNotImplemented, osdmsandbox.CodeOperationNotPermitted)
+		p := h.raw(tc.method, tc.path, nil, nil).problem(t, http.StatusNotImplemented, osdm.CodeOperationNotPermitted)
 		if !strings.Contains(p.Detail, tc.method) {
 			t.Errorf("%s %s: detail %q", tc.method, tc.path, p.Detail)
 		}
 	}
-	h.raw(http.MethodGet, "/osdm/nothing", nil, nil).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	h.raw(http.MethodGet, "/osdm/nothing", nil, nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 }

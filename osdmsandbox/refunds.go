@@ -53,7 +53,7 @@ func (s *Sandbox) createRefundOffer(now time.Time, rq *request) *response {
 		return problemResponse(p)
 	}
 	if len(req.FulfillmentIDs) == 0 {
-		return problemResponse(invalid("#/fulfillmentIds", "at least one fulfillmentId is required"))
+		return problemResponse(osdm.Invalid(osdm.CodeValidationError, "#/fulfillmentIds", "at least one fulfillmentId is required"))
 	}
 	b, p := s.liveBooking(now, rq.bookingID)
 	if p != nil {
@@ -64,9 +64,7 @@ func (s *Sandbox) createRefundOffer(now time.Time, rq *request) *response {
 	}
 	for i, id := range req.FulfillmentIDs {
 		if id != b.fulfillment.ID {
-			return problemResponse(&problem{status: http.StatusNotFound, code: CodeResourceNotFound,
-				pointer: "#/fulfillmentIds/" + strconv.Itoa(i),
-				detail:  "fulfillment " + strconv.Quote(id) + " is not one of booking " + b.id + "; its fulfillment is " + b.fulfillment.ID})
+			return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "fulfillment "+strconv.Quote(id)+" is not one of booking "+b.id+"; its fulfillment is "+b.fulfillment.ID).WithPointer("#/fulfillmentIds/" + strconv.Itoa(i)))
 		}
 	}
 	total := b.price()
@@ -88,15 +86,15 @@ func (s *Sandbox) createRefundOffer(now time.Time, rq *request) *response {
 }
 
 // refundRefusal says why booking b cannot be refunded, or nil.
-func refundRefusal(b *booking) *problem {
+func refundRefusal(b *booking) *osdm.ProblemError {
 	switch b.state {
 	case statePrebooked:
-		return newProblem(http.StatusConflict, CodeOperationNotPermitted,
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 			"booking "+b.id+" is not fulfilled; delete it (DELETE /bookings/"+b.id+") instead")
 	case stateReleased:
-		return newProblem(http.StatusConflict, CodeBookingCancelled, "booking "+b.id+" was never fulfilled and was released")
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled, "booking "+b.id+" was never fulfilled and was released")
 	case stateRefunded:
-		return newProblem(http.StatusConflict, CodeBookingCancelled, "booking "+b.id+" was refunded already")
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled, "booking "+b.id+" was refunded already")
 	}
 	return nil
 }
@@ -110,7 +108,7 @@ func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
 		return problemResponse(p)
 	}
 	if req.Status != osdm.RefundConfirmed {
-		return problemResponse(invalid("#/status", "status must be CONFIRMED (a refund offer can only be confirmed), not "+strconv.Quote(string(req.Status))))
+		return problemResponse(osdm.Invalid(osdm.CodeValidationError, "#/status", "status must be CONFIRMED (a refund offer can only be confirmed), not "+strconv.Quote(string(req.Status))))
 	}
 	b, p := s.liveBooking(now, rq.bookingID)
 	if p != nil {
@@ -119,7 +117,7 @@ func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
 	ro := b.refundOfferOf(rq.refundOfferID)
 	switch {
 	case ro == nil:
-		return problemResponse(newProblem(http.StatusNotFound, CodeResourceNotFound,
+		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound,
 			"booking "+b.id+" has no refund offer "+strconv.Quote(rq.refundOfferID)))
 	case ro.confirmedOn != nil:
 		return jsonResponse(http.StatusOK, &osdm.RefundOfferResponse{RefundOffer: ptr(ro.osdm(b))})
@@ -128,7 +126,7 @@ func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
 		return problemResponse(p)
 	}
 	if !now.Before(ro.validUntil) {
-		return problemResponse(newProblem(http.StatusConflict, CodeOperationNotPermitted,
+		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 			"refund offer "+ro.id+" expired at "+ro.validUntil.Format(time.RFC3339)+"; ask for a new one"))
 	}
 	ro.confirmedOn = &now
@@ -170,7 +168,7 @@ func (s *Sandbox) getRefundOffer(now time.Time, rq *request) *response {
 	}
 	ro := b.refundOfferOf(rq.refundOfferID)
 	if ro == nil {
-		return problemResponse(newProblem(http.StatusNotFound, CodeResourceNotFound,
+		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound,
 			"booking "+b.id+" has no refund offer "+strconv.Quote(rq.refundOfferID)))
 	}
 	return jsonResponse(http.StatusOK, &osdm.RefundOfferResponse{RefundOffer: ptr(ro.osdm(b))})
@@ -190,7 +188,7 @@ func (s *Sandbox) deleteRefundOffer(now time.Time, rq *request) *response {
 			continue
 		}
 		if ro.confirmedOn != nil {
-			return problemResponse(newProblem(http.StatusConflict, CodeOperationNotPermitted,
+			return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 				"refund offer "+ro.id+" was confirmed on "+ro.confirmedOn.Format(time.RFC3339)+"; a confirmed refund cannot be deleted"))
 		}
 		b.refundOffers = append(b.refundOffers[:i], b.refundOffers[i+1:]...)

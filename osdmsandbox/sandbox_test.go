@@ -45,7 +45,7 @@ func TestConcurrentBookingsNeverOversell(t *testing.T) {
 			}
 			seats[seat] = true
 		default:
-			r.problem(t, http.StatusConflict, osdmsandbox.CodeInsufficientAvailability)
+			r.problem(t, http.StatusConflict, osdm.CodeInsufficientAvailability)
 		}
 	}
 	if booked != capacity || len(h.sb.Bookings()) != capacity {
@@ -56,24 +56,25 @@ func TestConcurrentBookingsNeverOversell(t *testing.T) {
 func TestRoutes(t *testing.T) {
 	h := newHarness(t, osdmsandbox.Config{})
 
-	p := h.raw(http.MethodGet, "/nothing/here", nil, nil).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	p := h.raw(http.MethodGet, "/nothing/here", nil, nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 	if !strings.Contains(p.Detail, "/nothing/here") {
 		t.Errorf("detail %q", p.Detail)
 	}
-	h.raw(http.MethodGet, "/bookings/b-1/tickets", nil, nil).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
-	h.raw(http.MethodGet, "/offers/o-1", nil, nil).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	h.raw(http.MethodGet, "/bookings/b-1/tickets", nil, nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
+	h.raw(http.MethodGet, "/offers/o-1", nil, nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 
 	for _, tc := range []struct{ method, path, allow string }{
 		{http.MethodGet, "/offers", "POST"},
-		{http.MethodPut, "/bookings/b-1", "DELETE, GET"},
+		{http.MethodPut, "/bookings/b-1", "DELETE, GET, PATCH"},
 		{http.MethodPut, "/bookings/b-1/refund-offers/ro-1", "DELETE, GET, PATCH"},
 		{http.MethodPost, "/bookings/b-1/passengers/pax-1", "GET, PATCH"},
-		// The spec's path, none of whose methods the sandbox serves.
-		{http.MethodPut, "/bookings/b-1/purchaser", ""},
+		// The spec's path, none of whose methods the sandbox serves: they
+		// are answered 501, so Allow lists them.
+		{http.MethodPut, "/bookings/b-1/purchaser", "GET, PATCH, POST"},
 		{http.MethodPost, "/trip-offers", "GET"},
 	} {
 		r := h.raw(tc.method, tc.path, nil, nil)
-		r.problem(t, http.StatusMethodNotAllowed, osdmsandbox.CodeOperationNotPermitted)
+		r.problem(t, http.StatusMethodNotAllowed, osdm.CodeOperationNotPermitted)
 		if got := r.header.Get("Allow"); got != tc.allow {
 			t.Errorf("%s %s: Allow %q, want %q", tc.method, tc.path, got, tc.allow)
 		}
@@ -140,7 +141,7 @@ func TestRetention(t *testing.T) {
 		t.Errorf("released booking %q before its retention ended", got)
 	}
 	h.clock.Advance(time.Minute)
-	h.call(http.MethodGet, "/bookings/"+expired.ID, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	h.call(http.MethodGet, "/bookings/"+expired.ID, "", nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 
 	// A fulfilled booking is kept until its train has arrived, plus retention.
 	kept := h.book(h.search(offerRequest("708", nil)).Offers[0])
@@ -148,7 +149,7 @@ func TestRetention(t *testing.T) {
 	h.clock.Advance(2 * time.Hour)
 	h.getBooking(kept.ID)
 	h.clock.Advance(departure.Sub(t0) + 24*time.Hour)
-	h.call(http.MethodGet, "/bookings/"+kept.ID, "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	h.call(http.MethodGet, "/bookings/"+kept.ID, "", nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 }
 
 func TestMaxEntries(t *testing.T) {
@@ -162,7 +163,7 @@ func TestMaxEntries(t *testing.T) {
 	if n := len(h.sb.Bookings()); n != 3 {
 		t.Errorf("%d bookings held, want 3", n)
 	}
-	h.call(http.MethodGet, "/bookings/"+ids[0], "", nil).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	h.call(http.MethodGet, "/bookings/"+ids[0], "", nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 	if got := h.availability("708", osdm.TravelClassSecond, osdm.AccommodationSeat); got != 7 {
 		t.Errorf("availability %d, want only the 3 held bookings' places taken", got)
 	}
@@ -170,7 +171,7 @@ func TestMaxEntries(t *testing.T) {
 	h2 := newHarness(t, osdmsandbox.Config{MaxEntries: 3})
 	old := h2.search(offerRequest("708", nil))
 	h2.search(offerRequest("708", nil))
-	h2.call(http.MethodPost, "/bookings", "", bookingRequest(old.Offers[0])).problem(t, http.StatusNotFound, osdmsandbox.CodeOfferNotFound)
+	h2.call(http.MethodPost, "/bookings", "", bookingRequest(old.Offers[0])).problem(t, http.StatusNotFound, osdm.CodeOfferNotFound)
 }
 
 func TestConfigErrors(t *testing.T) {

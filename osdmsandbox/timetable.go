@@ -3,6 +3,7 @@ package osdmsandbox
 import (
 	"fmt"
 	"hash/fnv"
+	"strconv"
 	"strings"
 	"time"
 
@@ -118,6 +119,9 @@ type journey struct {
 	train              string
 	origin, dest       string // station numbers
 	departure, arrival time.Time
+	// carrier runs the train: the one a trip specification named, or
+	// (Ref "") the sandbox's operator.
+	carrier osdm.NamedCompany
 }
 
 // runKey names the places of one train on one day.
@@ -131,43 +135,71 @@ func (j *journey) tripID() string {
 	return fmt.Sprintf("trip-%s-%s-%s-%s", j.train, j.departure.Format("20060102T1504"), j.origin, j.dest)
 }
 
-// legID is the id of the journey's only leg.
-const legID = "leg-1"
+// route is the trains of one trip, in order: one journey, or several
+// (the legs of a trip specification).
+type route []journey
 
-// trip is the OSDM trip of the journey: one timed leg.
-func (j *journey) trip(operator string) osdm.Trip {
-	origin := osdm.NewStopPlaceRef(stationPrefix + j.origin)
-	dest := osdm.NewStopPlaceRef(stationPrefix + j.dest)
-	duration := isoDuration(j.arrival.Sub(j.departure))
-	return osdm.Trip{
-		ID:          j.tripID(),
+// tripID is stable for the same trains, days and stations, so a repeated
+// search and a booking name the same trip.
+func (r route) tripID() string {
+	if len(r) == 1 {
+		return r[0].tripID()
+	}
+	ids := make([]string, len(r))
+	for i := range r {
+		ids[i] = strings.TrimPrefix(r[i].tripID(), "trip-")
+	}
+	return "trip-" + strings.Join(ids, "_")
+}
+
+// legID is the id of leg i (from 0) of a trip.
+func legID(i int) string { return "leg-" + strconv.Itoa(i+1) }
+
+// trip is the OSDM trip of the route: a timed leg per train.
+func (r route) trip(operator string) osdm.Trip {
+	first, last := &r[0], &r[len(r)-1]
+	origin := osdm.NewStopPlaceRef(stationPrefix + first.origin)
+	dest := osdm.NewStopPlaceRef(stationPrefix + last.dest)
+	duration := isoDuration(last.arrival.Sub(first.departure))
+	t := osdm.Trip{
+		ID:          r.tripID(),
 		Duration:    duration,
 		Origin:      &origin,
 		Destination: &dest,
-		StartTime:   j.departure,
-		EndTime:     j.arrival,
-		Transfers:   0,
-		Legs: []osdm.TripLeg{{
-			ID: legID,
-			TimedLeg: &osdm.TimedLeg{
-				Start: osdm.Board{
-					StopPlaceRef:     origin,
-					StopPlaceName:    stationName(j.origin),
-					ServiceDeparture: osdm.ServiceTime{TimetabledTime: j.departure},
-				},
-				End: osdm.Alight{
-					StopPlaceRef:   dest,
-					StopPlaceName:  stationName(j.dest),
-					ServiceArrival: osdm.ServiceTime{TimetabledTime: j.arrival},
-				},
-				Service: osdm.DatedJourney{
-					PublishedServiceName: serviceName(j.train),
-					VehicleNumbers:       []string{j.train},
-					Carriers:             []osdm.NamedCompany{{Ref: operator, Name: "OSDM Sandbox"}},
-				},
-				Duration: duration,
+		StartTime:   first.departure,
+		EndTime:     last.arrival,
+		Transfers:   len(r) - 1,
+	}
+	for i := range r {
+		t.Legs = append(t.Legs, r[i].timedLeg(legID(i), operator))
+	}
+	return t
+}
+
+// timedLeg is the journey as the timed leg id of a trip.
+func (j *journey) timedLeg(id, operator string) osdm.TripLeg {
+	origin := osdm.NewStopPlaceRef(stationPrefix + j.origin)
+	dest := osdm.NewStopPlaceRef(stationPrefix + j.dest)
+	return osdm.TripLeg{
+		ID: id,
+		TimedLeg: &osdm.TimedLeg{
+			Start: osdm.Board{
+				StopPlaceRef:     origin,
+				StopPlaceName:    stationName(j.origin),
+				ServiceDeparture: osdm.ServiceTime{TimetabledTime: j.departure},
 			},
-		}},
+			End: osdm.Alight{
+				StopPlaceRef:   dest,
+				StopPlaceName:  stationName(j.dest),
+				ServiceArrival: osdm.ServiceTime{TimetabledTime: j.arrival},
+			},
+			Service: osdm.DatedJourney{
+				PublishedServiceName: serviceName(j.train),
+				VehicleNumbers:       []string{j.train},
+				Carriers:             []osdm.NamedCompany{j.carrierOr(operator)},
+			},
+			Duration: isoDuration(j.arrival.Sub(j.departure)),
+		},
 	}
 }
 
@@ -177,4 +209,12 @@ func serviceName(train string) string {
 		return "NJ " + train
 	}
 	return "IC " + train
+}
+
+// carrierOr is the journey's carrier, the operator's when none was named.
+func (j *journey) carrierOr(operator string) osdm.NamedCompany {
+	if j.carrier.Ref != "" {
+		return j.carrier
+	}
+	return osdm.NamedCompany{Ref: operator, Name: "OSDM Sandbox"}
 }

@@ -35,20 +35,20 @@ func (s *Sandbox) searchTripOffers(now time.Time, rq *request) *response {
 // parseTripOffersQuery makes a search of GET /trip-offers parameters. An
 // unknown parameter is refused, so that a misspelt one is not silently
 // ignored.
-func parseTripOffersQuery(q map[string][]string) (*search, *problem) {
+func parseTripOffersQuery(q map[string][]string) (*search, *osdm.ProblemError) {
 	for name := range q {
 		if !tripOffersParams[name] {
-			return nil, invalid("", "unknown query parameter "+strconv.Quote(name)+"; GET /trip-offers takes originCode, destinationCode, departureTime, vehicleNumbers, travelClasses, requestedOfferParts and passenger")
+			return nil, osdm.Invalid(osdm.CodeValidationError, "", "unknown query parameter "+strconv.Quote(name)+"; GET /trip-offers takes originCode, destinationCode, departureTime, vehicleNumbers, travelClasses, requestedOfferParts and passenger")
 		}
 	}
-	one := func(name string) (string, *problem) {
+	one := func(name string) (string, *osdm.ProblemError) {
 		switch v := q[name]; len(v) {
 		case 0:
-			return "", invalid("", "query parameter "+name+" is required")
+			return "", osdm.Invalid(osdm.CodeValidationError, "", "query parameter "+name+" is required")
 		case 1:
 			return v[0], nil
 		}
-		return "", invalid("", "query parameter "+name+" must be given once")
+		return "", osdm.Invalid(osdm.CodeValidationError, "", "query parameter "+name+" must be given once")
 	}
 	sr := &search{}
 	for _, st := range []struct {
@@ -64,7 +64,7 @@ func parseTripOffersQuery(q map[string][]string) (*search, *problem) {
 		}
 		n, ok := stationNumber(v)
 		if !ok {
-			return nil, invalid("", st.name+" "+strconv.Quote(v)+" must be urn:uic:stn: and 7 digits")
+			return nil, osdm.Invalid(osdm.CodeValidationError, "", st.name+" "+strconv.Quote(v)+" must be urn:uic:stn: and 7 digits")
 		}
 		*st.dst = n
 	}
@@ -74,7 +74,7 @@ func parseTripOffersQuery(q map[string][]string) (*search, *problem) {
 	}
 	t, ok := parseStopTime(dep, sr.origin)
 	if !ok {
-		return nil, invalid("", "departureTime "+strconv.Quote(dep)+" must be a date-time, with an offset (2026-12-01T08:30:00+01:00) or local to the origin (2026-12-01T08:30:00)")
+		return nil, osdm.Invalid(osdm.CodeValidationError, "", "departureTime "+strconv.Quote(dep)+" must be a date-time, with an offset (2026-12-01T08:30:00+01:00) or local to the origin (2026-12-01T08:30:00)")
 	}
 	sr.asked = t
 
@@ -103,13 +103,13 @@ func parseTripOffersQuery(q map[string][]string) (*search, *problem) {
 	for _, v := range q["passenger"] {
 		f := strings.Split(v, ",")
 		if len(f) < 2 || len(f) > 3 {
-			return nil, invalid("", "passenger "+strconv.Quote(v)+" must be <externalRef>,<TYPE>[,<age>], e.g. p1,ADULT,30")
+			return nil, osdm.Invalid(osdm.CodeValidationError, "", "passenger "+strconv.Quote(v)+" must be <externalRef>,<TYPE>[,<age>], e.g. p1,ADULT,30")
 		}
 		spec := osdm.AnonymousPassengerSpecification{ExternalRef: f[0], Type: osdm.PassengerType(f[1])}
 		if len(f) == 3 && f[2] != "" {
 			age, err := strconv.Atoi(f[2])
 			if err != nil {
-				return nil, invalid("", "passenger "+strconv.Quote(v)+": age "+strconv.Quote(f[2])+" is not a number")
+				return nil, osdm.Invalid(osdm.CodeValidationError, "", "passenger "+strconv.Quote(v)+": age "+strconv.Quote(f[2])+" is not a number")
 			}
 			spec.Age = &age
 		}
@@ -139,10 +139,10 @@ func listParam(values []string) []string {
 
 // queryProblem turns a problem about a JSON body field into one about a
 // query parameter: the JSON pointer means nothing in a query.
-func queryProblem(p *problem, param string) *problem {
-	p.pointer = ""
+func queryProblem(p *osdm.ProblemError, param string) *osdm.ProblemError {
+	p.Pointers = nil
 	if param != "" {
-		p.detail = "query parameter " + param + ": " + p.detail
+		p.Detail = "query parameter " + param + ": " + p.Detail
 	}
 	return p
 }

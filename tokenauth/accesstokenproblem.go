@@ -1,37 +1,26 @@
 package tokenauth
 
 import (
-	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
-// AccessProblem is the OSDM Problem (RFC 9457, application/problem+json)
-// that answers a request whose access token was refused.
-type AccessProblem struct {
-	// Code is MISSING_TOKEN, TOKEN_EXPIRED, INSUFFICIENT_SCOPE or INVALID_TOKEN.
-	Code   string `json:"code"`
-	Type   string `json:"type"`
-	Title  string `json:"title"`
-	Status int    `json:"status"`
-	Detail string `json:"detail"`
-}
-
-// Problem is the OSDM Problem of the refusal.
-func (e *AccessTokenError) Problem() AccessProblem {
-	status := e.HTTPStatus()
-	p := AccessProblem{Type: "about:blank", Status: status, Title: http.StatusText(status), Detail: e.Description}
+// Problem is the OSDM Problem (RFC 9457, application/problem+json) that
+// answers the refused request: MISSING_TOKEN, TOKEN_EXPIRED,
+// INSUFFICIENT_SCOPE or INVALID_TOKEN, with the description as its detail.
+func (e *AccessTokenError) Problem() *osdm.ProblemError {
+	code := osdm.CodeInvalidToken
 	switch e.Reason {
 	case "missing":
-		p.Code = "MISSING_TOKEN"
+		code = osdm.CodeMissingToken
 	case "expired":
-		p.Code = "TOKEN_EXPIRED"
+		code = osdm.CodeTokenExpired
 	case "insufficient_scope":
-		p.Code = "INSUFFICIENT_SCOPE"
-	default:
-		p.Code = "INVALID_TOKEN"
+		code = osdm.CodeInsufficientScope
 	}
-	return p
+	return osdm.NewProblem(e.HTTPStatus(), code, e.Description)
 }
 
 // Challenge is the WWW-Authenticate value of the refusal (RFC 6750

@@ -3,6 +3,8 @@ package tokenauth
 import (
 	"net/http"
 	"testing"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 func TestAccessTokenErrorProblemAndChallenge(t *testing.T) {
@@ -11,14 +13,14 @@ func TestAccessTokenErrorProblemAndChallenge(t *testing.T) {
 		status       int
 		challenge    string
 	}{
-		{"missing", "MISSING_TOKEN", http.StatusUnauthorized, `Bearer realm="osdm"`},
-		{"expired", "TOKEN_EXPIRED", http.StatusUnauthorized, `Bearer realm="osdm", error="invalid_token"`},
-		{"bad_signature", "INVALID_TOKEN", http.StatusUnauthorized, `Bearer realm="osdm", error="invalid_token"`},
-		{"insufficient_scope", "INSUFFICIENT_SCOPE", http.StatusForbidden, `Bearer realm="osdm", error="insufficient_scope", scope="uic_osdm uic_osdm_write"`},
+		{"missing", osdm.CodeMissingToken, http.StatusUnauthorized, `Bearer realm="osdm"`},
+		{"expired", osdm.CodeTokenExpired, http.StatusUnauthorized, `Bearer realm="osdm", error="invalid_token"`},
+		{"bad_signature", osdm.CodeInvalidToken, http.StatusUnauthorized, `Bearer realm="osdm", error="invalid_token"`},
+		{"insufficient_scope", osdm.CodeInsufficientScope, http.StatusForbidden, `Bearer realm="osdm", error="insufficient_scope", scope="uic_osdm uic_osdm_write"`},
 	} {
 		e := &AccessTokenError{Reason: tc.reason, Description: `the "why"`}
-		p := e.Problem()
-		if p.Code != tc.code || p.Status != tc.status || p.Title != http.StatusText(tc.status) || p.Detail != `the "why"` || p.Type != "about:blank" {
+		p := e.Problem().Body()
+		if p.Code != tc.code || p.Status == nil || *p.Status != tc.status || p.Title != http.StatusText(tc.status) || p.Detail != `the "why"` || p.Type != osdm.ProblemType(tc.code) {
 			t.Errorf("%s: problem %+v", tc.reason, p)
 		}
 		if got := e.Challenge("osdm", []string{"uic_osdm", "uic_osdm_write"}); got != tc.challenge {

@@ -25,7 +25,7 @@ func redisTestClient(t *testing.T) *redis.Client {
 	t.Helper()
 	addr := os.Getenv("OSDM_TEST_REDIS")
 	if addr == "" {
-		t.Skip("Redis replay store tests need a redis-server: run `redis-server --port 6379 --save '' --daemonize yes`, then `OSDM_TEST_REDIS=127.0.0.1:6379 go test ./tokenauth/ ./caddymodule/`")
+		t.Skip("Redis replay store tests need a redis-server: run `redis-server --port 6379 --save '' --daemonize yes`, then `OSDM_TEST_REDIS=127.0.0.1:6379 go test ./tokenauth/ ./caddymodule/...`")
 	}
 	c := redis.NewClient(&redis.Options{Addr: addr})
 	t.Cleanup(func() { c.Close() })

@@ -8,7 +8,6 @@ import (
 	"crypto/rsa"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,16 +21,6 @@ import (
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 	"github.com/golang-jwt/jwt/v5"
 )
-
-func tokFreePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 func tokCaddyfile(port int, logFile, accessLog string, a, b *harness.LoginPartner, kidA, keyFileA string) string {
 	route := func(path string, p *harness.LoginPartner, kid, keyFile string) string {
@@ -96,12 +85,11 @@ func TestTokenIntegrationTwoPartners(t *testing.T) {
 	// hand-over is Caddy's; the token cache kept across the reload is ours,
 	// and it does not depend on the port.
 	load := func(kidA, keyFileA string) string {
-		port := tokFreePort(t)
-		harness.LoadCaddyfile(t, tokCaddyfile(port, logFile, accessLog, a, b, kidA, keyFileA))
+		port := harness.FreePort(t)
+		harness.Load(t, tokCaddyfile(port, logFile, accessLog, a, b, kidA, keyFileA))
 		return fmt.Sprintf("http://127.0.0.1:%d", port)
 	}
 	base := load("sncf-kid-1", a.KeyFile)
-	t.Cleanup(func() { caddy.Stop() })
 
 	// Each route reaches its own partner with that partner's token.
 	for i := range 3 {
@@ -255,8 +243,8 @@ func TestTokenOnlyThroughOSDMTransport(t *testing.T) {
 		io.WriteString(w, "plain")
 	}))
 	t.Cleanup(plain.Close)
-	port := tokFreePort(t)
-	harness.LoadCaddyfile(t, fmt.Sprintf(`{
+	port := harness.FreePort(t)
+	harness.Load(t, fmt.Sprintf(`{
 	admin off
 	persist_config off
 	auto_https off
@@ -278,7 +266,6 @@ http://127.0.0.1:%d {
 	reverse_proxy /plain/* %s
 }
 `, port, p.TokenURL(), p.KeyFile, p.Upstream.Listener.Addr(), plain.Listener.Addr()))
-	t.Cleanup(func() { caddy.Stop() })
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 
 	var wg sync.WaitGroup

@@ -139,8 +139,8 @@ func TestTokenTLSIntegration(t *testing.T) {
 	}
 `, r.name, login.srv.URL, keyFile, r.name, r.tls, upstream.Listener.Addr())
 	}
-	port := tokFreePort(t)
-	harness.LoadCaddyfile(t, fmt.Sprintf(`{
+	port := harness.FreePort(t)
+	harness.Load(t, fmt.Sprintf(`{
 	admin off
 	persist_config off
 	auto_https off
@@ -157,7 +157,6 @@ http://127.0.0.1:%d {
 	}
 %s}
 `, logFile, port, blocks.String()))
-	t.Cleanup(func() { _ = caddy.Stop() })
 
 	for _, r := range routes {
 		t.Run(r.name, func(t *testing.T) {

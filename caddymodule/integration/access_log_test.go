@@ -34,7 +34,7 @@ func TestAccessTokenNotInAccessLog(t *testing.T) {
 	}))
 	t.Cleanup(backend.Close)
 	logFile := filepath.Join(t.TempDir(), "access.log")
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off

@@ -17,9 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig"
-
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/command"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
@@ -301,17 +298,7 @@ func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 			t.Fatalf("Caddyfile.example has an address %s the test does not rewrite", addr)
 		}
 	}
-	cfg, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile.example"})
-	if err != nil {
-		t.Fatalf("adapting Caddyfile.example: %v", err)
-	}
-	for _, w := range warnings {
-		t.Errorf("Caddyfile.example: %s:%d: %s", w.File, w.Line, w.Message)
-	}
-	if err := caddy.Load(cfg, true); err != nil {
-		t.Fatalf("loading Caddyfile.example: %v", err)
-	}
-	t.Cleanup(func() { _ = caddy.Stop() })
+	harness.LoadNamed(t, "Caddyfile.example", cf)
 	// One search per partner, so each tap has seen an access token that
 	// tests can read the sandbox state with.
 	for _, partner := range []string{"alpine", "coastal"} {
@@ -330,33 +317,17 @@ func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 // the reply, which must come in the same format.
 func (c *exampleChain) send(t *testing.T, partner string, f legacy.Format, msg legacy.Message) (int, legacy.Reply) {
 	t.Helper()
-	body, err := legacy.Encode(f, msg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	status, reply, _ := c.post(t, partner, f.ContentType(), body)
-	r, err := legacy.DecodeReply(f, reply)
-	if err != nil {
-		t.Fatalf("reply %d %s: %v", status, reply, err)
-	}
-	return status, r
+	return harness.LegacyClient{URL: c.legacyBase + partner, Format: f}.Send(t, msg)
 }
 
 // post sends a raw body to a partner route.
 func (c *exampleChain) post(t *testing.T, partner, contentType string, body []byte) (int, []byte, http.Header) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, c.legacyBase+partner, bytes.NewReader(body))
+	a, err := harness.LegacyClient{URL: c.legacyBase + partner}.Post(contentType, body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", contentType)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	reply, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, reply, resp.Header
+	return a.Status, a.Body, a.Header
 }
 
 var testFormats = []legacy.Format{legacy.XML, legacy.JSON}

@@ -3,13 +3,15 @@ package integration
 import (
 	"os"
 	"testing"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 )
 
 // TestMain gives the package's tests a data directory of their own:
 // osdm_convert keeps its journal in a bolt file there by default, and
 // bbolt locks it, so test processes must not share the user's.
 func TestMain(m *testing.M) {
-	if os.Getenv(journalRoleEnv) == "" {
+	if !harness.IsChild() {
 		dir, err := os.MkdirTemp("", "caddymodule-data-")
 		if err != nil {
 			panic(err)
@@ -33,3 +35,7 @@ func journalDataDir(t *testing.T) string {
 	}
 	return t.TempDir()
 }
+
+// TestChildProcess is not a test: it is the child process of the harness
+// (the Caddy processes of the journal tests).
+func TestChildProcess(t *testing.T) { harness.ChildProcess(t) }

@@ -1,26 +1,17 @@
 package integration
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
-
-	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/converter"
@@ -33,115 +24,38 @@ import (
 // reverse_proxy) is a Caddy in a child process too, so that it can be
 // killed with SIGKILL mid-exchange and started again on the same bolt
 // file, or run twice on one Redis. Both are this test binary, re-executed
-// with journalRoleEnv naming the role. Between the fronts and the partner
+// with the Caddyfile of its role. Between the fronts and the partner
 // sits a partnerTap in the test process: it checks every OSDM exchange
 // against the spec, records them, and acts out faults.
-
-// journalRoleEnv selects what TestJournalHelperProcess does.
-const journalRoleEnv = "CADDY_OSDM_JOURNAL_ROLE"
 
 // The journal's test partner route name; the Idempotency-Keys derive
 // from it.
 const journalPartner = "journal"
 
-// TestJournalHelperProcess is not a test: it is the child process of the
-// journal tests, running a Caddy in the role journalRoleEnv names until
-// it is killed. Without the variable it returns at once.
-func TestJournalHelperProcess(t *testing.T) {
-	role := os.Getenv(journalRoleEnv)
-	if role == "" {
-		return
+// journalCaddyfile is the Caddyfile of a child process on port: the
+// partner (osdm_sandbox) or a front (osdm_convert on the store
+// subdirective arguments store, with the subdirectives extra, one per
+// line, in front of upstream).
+func journalCaddyfile(role string, port int, store, extra, upstream string) string {
+	if role == "partner" {
+		return fmt.Sprintf("{\n\tadmin off\n\tpersist_config off\n}\n\nhttp://127.0.0.1:%d {\n\troute {\n\t\tosdm_sandbox {\n\t\t\tcapacity 1000\n\t\t}\n\t}\n}\n", port)
 	}
-	port := os.Getenv("JOURNAL_PORT")
-	var cf string
-	switch role {
-	case "partner":
-		cf = fmt.Sprintf("{\n\tadmin off\n\tpersist_config off\n}\nhttp://127.0.0.1:%s {\n\troute {\n\t\tosdm_sandbox {\n\t\t\tcapacity 1000\n\t\t}\n\t}\n}\n", port)
-	case "front":
-		cf = fmt.Sprintf("{\n\tadmin off\n\tpersist_config off\n}\nhttp://127.0.0.1:%s {\n\troute {\n\t\tosdm_convert {\n\t\t\tpartner %s\n\t\t\tstore %s\n%s\t\t}\n\t\treverse_proxy %s\n\t}\n}\n",
-			port, journalPartner, os.Getenv("JOURNAL_STORE"), os.Getenv("JOURNAL_EXTRA"), os.Getenv("JOURNAL_UPSTREAM"))
-	default:
-		fmt.Fprintln(os.Stderr, "unknown role", role)
-		os.Exit(2)
-	}
-	cfg, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": role})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err, "\n", cf)
-		os.Exit(2)
-	}
-	if err := caddy.Load(cfg, true); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	fmt.Println("ready")
-	select {}
+	return fmt.Sprintf("{\n\tadmin off\n\tpersist_config off\n}\n\nhttp://127.0.0.1:%d {\n\troute {\n\t\tosdm_convert {\n\t\t\tpartner %s\n\t\t\tstore %s\n%s\t\t}\n\t\treverse_proxy %s\n\t}\n}\n",
+		port, journalPartner, store, extra, upstream)
 }
 
-// journalProc is a Caddy child process.
+// journalProc is a Caddy child process and its port.
 type journalProc struct {
-	cmd  *exec.Cmd
+	*harness.Child
 	port int
-	log  string
-	done chan struct{}
 }
 
-// startJournalProc starts a child in role with env, and waits until its
-// port answers.
-func startJournalProc(t *testing.T, role string, port int, env ...string) *journalProc {
+// startJournalProc starts a child in role on port and waits until it
+// serves.
+func startJournalProc(t *testing.T, role string, port int, store, extra, upstream string) *journalProc {
 	t.Helper()
-	logFile := filepath.Join(t.TempDir(), role+".log")
-	f, err := os.Create(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestJournalHelperProcess$", "-test.v")
-	cmd.Env = append(os.Environ(), append([]string{journalRoleEnv + "=" + role, "JOURNAL_PORT=" + strconv.Itoa(port)}, env...)...)
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &journalProc{cmd: cmd, port: port, log: logFile, done: make(chan struct{})}
-	go func() {
-		_ = cmd.Wait()
-		f.Close()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		p.kill()
-		if t.Failed() {
-			out, _ := os.ReadFile(logFile)
-			if len(out) > 6000 {
-				out = out[len(out)-6000:]
-			}
-			t.Logf("%s log (end):\n%s", role, out)
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 100*time.Millisecond)
-		if err == nil {
-			conn.Close()
-			return p
-		}
-		select {
-		case <-p.done:
-			out, _ := os.ReadFile(logFile)
-			t.Fatalf("%s process ended before it listened:\n%s", role, out)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s process does not listen on %d", role, port)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// kill ends the process with SIGKILL and waits for it.
-func (p *journalProc) kill() {
-	if p.cmd.Process != nil {
-		_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	}
-	<-p.done
+	c := harness.StartCaddy(t, t.TempDir(), role, journalCaddyfile(role, port, store, extra, upstream))
+	return &journalProc{Child: c, port: port}
 }
 
 // journalRig is a partner process, a tap in front of it, and the fronts
@@ -158,7 +72,7 @@ func newJournalRig(t *testing.T, store, extra string) *journalRig {
 	t.Helper()
 	warmSpec(t)
 	rig := &journalRig{t: t, partnerPort: harness.FreePort(t), store: store, extra: extra}
-	startJournalProc(t, "partner", rig.partnerPort)
+	startJournalProc(t, "partner", rig.partnerPort, "", "", "")
 	rig.tap = newPartnerTap(t, rig.partnerPort)
 	return rig
 }
@@ -166,32 +80,15 @@ func newJournalRig(t *testing.T, store, extra string) *journalRig {
 // front starts a front process on the rig's store.
 func (rig *journalRig) front() *journalProc {
 	rig.t.Helper()
-	return startJournalProc(rig.t, "front", harness.FreePort(rig.t), "JOURNAL_STORE="+rig.store, "JOURNAL_EXTRA="+rig.extra,
-		fmt.Sprintf("JOURNAL_UPSTREAM=127.0.0.1:%d", rig.tap.port()))
+	return startJournalProc(rig.t, "front", harness.FreePort(rig.t), rig.store, rig.extra, fmt.Sprintf("127.0.0.1:%d", rig.tap.port()))
 }
 
 // send posts msg to front p as XML; err is a transport failure (the
 // front died).
 func (rig *journalRig) send(p *journalProc, msg legacy.Message) (int, legacy.Reply, error) {
-	body, err := legacy.Encode(legacy.XML, msg)
-	if err != nil {
-		rig.t.Fatal(err)
-	}
 	client := &http.Client{Timeout: 60 * time.Second}
-	resp, err := client.Post(fmt.Sprintf("http://127.0.0.1:%d/", p.port), legacy.XML.ContentType(), bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, nil, err
-	}
-	r, err := legacy.DecodeReply(legacy.XML, out)
-	if err != nil {
-		return resp.StatusCode, nil, fmt.Errorf("reply %d %s: %w", resp.StatusCode, out, err)
-	}
-	return resp.StatusCode, r, nil
+	a, err := harness.LegacyClient{URL: fmt.Sprintf("http://127.0.0.1:%d/", p.port), HTTP: client}.Try(msg)
+	return a.Status, a.Reply, err
 }
 
 // mustSend is send that fails the test on a transport failure.
@@ -313,7 +210,7 @@ func TestJournalReplyOutlivesReplyCache(t *testing.T) {
 		t.Fatalf("the resend made %d OSDM calls, e.g. %s %s", len(exs), exs[0].Method, exs[0].Path)
 	}
 
-	front.kill()
+	front.Kill()
 	front = rig.front()
 	status, r = rig.mustSend(front, searchBooking(id))
 	if after := must[*legacy.BookingReply](t, status, r, http.StatusOK); after.BookingRef != first.BookingRef {
@@ -338,7 +235,7 @@ func (rig *journalRig) killOnFulfilment(front *journalProc, id string) {
 		if r.Header.Get("Idempotency-Key") != key {
 			return false
 		}
-		front.kill()
+		front.Kill()
 		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 			conn.Close()
 		}
@@ -590,12 +487,10 @@ func TestJournalSettlesFrozenPartner(t *testing.T) {
 func TestJournalBoltFileOneProcess(t *testing.T) {
 	rig := newJournalRig(t, boltStore(t), "")
 	rig.front()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestJournalHelperProcess$")
-	cmd.Env = append(os.Environ(), journalRoleEnv+"=front", fmt.Sprintf("JOURNAL_PORT=%d", harness.FreePort(t)),
-		"JOURNAL_STORE="+rig.store, fmt.Sprintf("JOURNAL_UPSTREAM=127.0.0.1:%d", rig.tap.port()))
-	out, err := cmd.CombinedOutput()
+	_, err := harness.TryStartCaddy(t, t.TempDir(), "second front",
+		journalCaddyfile("front", harness.FreePort(t), rig.store, "", fmt.Sprintf("127.0.0.1:%d", rig.tap.port())))
 	path := strings.TrimPrefix(rig.store, "bolt ")
-	if err == nil || !strings.Contains(string(out), "journal store: bolt file "+path+" is locked by another process") {
-		t.Fatalf("second process on %s: %v\n%s", path, err, out)
+	if err == nil || !strings.Contains(err.Error(), "journal store: bolt file "+path+" is locked by another process") {
+		t.Fatalf("second process on %s: %v", path, err)
 	}
 }

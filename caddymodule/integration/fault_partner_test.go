@@ -1,9 +1,8 @@
 package integration
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/converter"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -107,24 +107,11 @@ func (fx *faultFixture) prebook(t *testing.T, partner string) string {
 // failure is returned, not fatal.
 func (fx *faultFixture) try(t *testing.T, partner string, f legacy.Format, msg legacy.Message) (int, legacy.Reply, error) {
 	t.Helper()
-	body, err := legacy.Encode(f, msg)
-	if err != nil {
+	a, err := harness.LegacyClient{URL: fx.c.legacyBase + partner, Format: f}.Try(msg)
+	if errors.Is(err, harness.ErrNotAReply) {
 		t.Fatal(err)
 	}
-	resp, err := http.Post(fx.c.legacyBase+partner, f.ContentType(), bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, nil, err
-	}
-	r, err := legacy.DecodeReply(f, out)
-	if err != nil {
-		t.Fatalf("reply %d %s: %v", resp.StatusCode, out, err)
-	}
-	return resp.StatusCode, r, nil
+	return a.Status, a.Reply, err
 }
 
 // faultScenario is a legacy message kind that calls the partner, with the

@@ -22,7 +22,6 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
-	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
@@ -46,21 +45,6 @@ func (p *recordingPartner) count() int {
 	return len(p.calls)
 }
 
-// postLegacy sends a legacy message as XML and decodes the XML reply.
-func postLegacy(t *testing.T, u string, msg legacy.Message) (int, legacy.Reply) {
-	t.Helper()
-	body, err := legacy.Encode(legacy.XML, msg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	status, reply, _ := harness.Do(t, http.MethodPost, u, legacy.XML.ContentType(), string(body), nil)
-	r, err := legacy.DecodeReply(legacy.XML, []byte(reply))
-	if err != nil {
-		t.Fatalf("reply %d %s: %v", status, reply, err)
-	}
-	return status, r
-}
-
 // TestHardeningConverterIntegration runs osdm_convert in a real Caddy:
 // BookingRefs that are not one path segment and departures already past
 // are refused before any OSDM call (issue 12 items 1 and 2); an
@@ -75,7 +59,7 @@ func TestHardeningConverterIntegration(t *testing.T) {
 	t.Cleanup(rec.Close)
 	logFile := filepath.Join(t.TempDir(), "caddy.log")
 	down := harness.FreePort(t)
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off
@@ -124,7 +108,7 @@ http://127.0.0.1:%[2]d {
 
 	t.Run("dot segments", func(t *testing.T) {
 		for i, ref := range []string{"..", ".", "%2e%2e", "b-X%2F", "../refund-offers", `..\x`} {
-			status, r := postLegacy(t, base+"/rec", &legacy.CancelRequest{Header: legacy.Header{MessageID: fmt.Sprintf("dot-%d", i)}, BookingRef: ref})
+			status, r := harness.LegacyClient{URL: base + "/rec"}.Send(t, &legacy.CancelRequest{Header: legacy.Header{MessageID: fmt.Sprintf("dot-%d", i)}, BookingRef: ref})
 			nr, ok := r.(*legacy.NegativeReply)
 			if status != http.StatusBadRequest || !ok || nr.Code != legacy.CodeInvalidMessage || !strings.Contains(nr.Text, "BookingRef") {
 				t.Errorf("BookingRef %q: %d %+v", ref, status, r)
@@ -142,7 +126,7 @@ http://127.0.0.1:%[2]d {
 			&legacy.BookingRequest{Header: legacy.Header{MessageID: "past-3"}, Journey: journey(-2, "07:56"), Places: seats, OfferRef: "o-1",
 				Passengers: []legacy.Passenger{{FirstName: "Anna", LastName: "Muster"}}},
 		} {
-			status, r := postLegacy(t, base+"/rec", msg)
+			status, r := harness.LegacyClient{URL: base + "/rec"}.Send(t, msg)
 			nr, ok := r.(*legacy.NegativeReply)
 			if status != http.StatusBadRequest || !ok || nr.Code != legacy.CodeInvalidMessage || !strings.Contains(nr.Text, "before today") {
 				t.Errorf("message %d: %d %+v", i, status, r)
@@ -159,20 +143,20 @@ http://127.0.0.1:%[2]d {
 			AnonymousPassengerSpecifications: []osdm.AnonymousPassengerSpecification{{ExternalRef: "p1", Type: osdm.PassengerAdult}},
 		})
 		status, answer, h := harness.Do(t, http.MethodPost, base+"/sandbox/offers", osdm.ContentTypeJSON, string(body), nil)
-		if status != http.StatusBadRequest || h.Get("Content-Type") != osdm.ContentTypeProblem || !strings.Contains(answer, osdmsandbox.CodeSearchOutOfBounds) {
+		if status != http.StatusBadRequest || h.Get("Content-Type") != osdm.ContentTypeProblem || !strings.Contains(answer, osdm.CodeOfferOutOfBounds) {
 			t.Fatalf("sandbox, yesterday: %d %s", status, answer)
 		}
 	})
 
 	t.Run("sandbox splits its path before decoding", func(t *testing.T) {
 		status, answer, _ := harness.Do(t, http.MethodGet, base+"/sandbox/bookings/b-X%2F", "", "", nil)
-		if status != http.StatusNotFound || !strings.Contains(answer, osdmsandbox.CodeResourceNotFound) {
+		if status != http.StatusNotFound || !strings.Contains(answer, osdm.CodeResourceNotFound) {
 			t.Fatalf("GET /bookings/b-X%%2F: %d %s", status, answer)
 		}
 	})
 
 	t.Run("unreachable partner", func(t *testing.T) {
-		status, r := postLegacy(t, base+"/down", &legacy.AvailabilityRequest{Header: legacy.Header{MessageID: "down-1"}, Journey: journey(7, "09:00"), Places: seats})
+		status, r := harness.LegacyClient{URL: base + "/down"}.Send(t, &legacy.AvailabilityRequest{Header: legacy.Header{MessageID: "down-1"}, Journey: journey(7, "09:00"), Places: seats})
 		nr, ok := r.(*legacy.NegativeReply)
 		if !ok || nr.Code != legacy.CodePartnerUnavailable || !nr.Retryable || status != http.StatusBadGateway {
 			t.Fatalf("%d %+v", status, r)
@@ -263,7 +247,7 @@ http://127.0.0.1:%[2]d {
 // audience or none (item 6).
 func TestHardeningProviderIntegration(t *testing.T) {
 	f := harness.NewProvFixture(t)
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off
@@ -451,7 +435,7 @@ func TestClientAssertionFormsIntegration(t *testing.T) {
 	}
 	const issuer = "https://login.forms.example"
 	const osdmIss = "https://reservations.rail-o.example"
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		provider := fmt.Sprintf("127.0.0.1:%d", port)
 		token := func(sub, iss, partner string) string {
 			extra := ""

@@ -1,10 +1,7 @@
 package integration
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,7 +27,7 @@ func TestOSDMLegacyIntegrationLegacyRoundTrip(t *testing.T) {
 	legacyAddr := harness.ServeLocal(t, sb)
 	dir := t.TempDir()
 	osdmPort := harness.FreePort(t)
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off
@@ -62,20 +59,7 @@ http://127.0.0.1:%d {
 	})
 	post := func(msg legacy.Request) legacy.Reply {
 		t.Helper()
-		body, err := legacy.Encode(legacy.XML, msg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.Post(base+"/legacy", "application/xml", bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		got, _ := io.ReadAll(resp.Body)
-		reply, err := legacy.DecodeReply(legacy.XML, got)
-		if err != nil {
-			t.Fatalf("%d %s: %v", resp.StatusCode, got, err)
-		}
+		_, reply := harness.LegacyClient{URL: base + "/legacy"}.Send(t, msg)
 		return reply
 	}
 	day := time.Now().AddDate(0, 0, 1).Format(time.DateOnly)

@@ -3,6 +3,7 @@ package integration
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ func TestOSDMLegacyIntegrationSameCaddy(t *testing.T) {
 	}
 	harness.WriteLegacyGTFS(t, gtfs)
 	legacyPort := harness.FreePort(t)
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off
@@ -57,7 +58,9 @@ http://127.0.0.1:%d {
 	})
 	body := strings.Replace(harness.OfferSearch("", harness.TravelDay+"T07:00:00+01:00", `"SECOND", "FIRST"`), `"departureTime": "`+harness.TravelDay+`T07:00:00+01:00"`,
 		`"departureTime": "`+harness.TravelDay+`T07:00:00+01:00", "parameters": {"numberOfResultsAfter": 3}`, 1)
-	status, _, got := harness.PostOSDM(t, base+"/osdm", "/offers", body, osdmspec.V310)
+	c := harness.OSDMClient{Base: base + "/osdm", Version: osdmspec.V310, Header: harness.SecretHeader()}
+	a := c.Do(t, http.MethodPost, "/offers", body, nil)
+	status, got := a.Status, a.Body
 	var resp osdm.OfferCollectionResponse
 	if err := json.Unmarshal(got, &resp); err != nil || status != 200 {
 		t.Fatalf("%d %s", status, got)
@@ -74,7 +77,8 @@ http://127.0.0.1:%d {
 		}
 	}
 	// The train of another system, named.
-	status, _, got = harness.PostOSDM(t, base+"/osdm", "/offers", harness.OfferSearch(`"9305"`, harness.TravelDay+"T07:00:00+01:00", `"SECOND"`), osdmspec.V310)
+	a = c.Do(t, http.MethodPost, "/offers", harness.OfferSearch(`"9305"`, harness.TravelDay+"T07:00:00+01:00", `"SECOND"`), nil)
+	status, got = a.Status, a.Body
 	resp = osdm.OfferCollectionResponse{}
 	if err := json.Unmarshal(got, &resp); err != nil || status != 200 || len(resp.Problems) != 1 || !resp.Problems[0].IsAlternativeSystemProposal() {
 		t.Fatalf("%d %s", status, got)

@@ -38,7 +38,7 @@ func TestLogAndMetricLabels(t *testing.T) {
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "info.log")
 	const issuer2 = "https://login-two.example-railway.eu"
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off

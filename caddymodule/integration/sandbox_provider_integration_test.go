@@ -3,7 +3,6 @@ package integration
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -44,11 +43,7 @@ func init() {
 }
 
 // sandboxAnswer is an answer of the sandbox over HTTP.
-type sandboxAnswer struct {
-	status int
-	header http.Header
-	body   []byte
-}
+type sandboxAnswer struct{ harness.OSDMAnswer }
 
 // providerClient sends raw JSON to a sandbox behind Caddy and checks
 // every answer against the spec: that of the operation when it is one of
@@ -61,26 +56,14 @@ type providerClient struct {
 
 func (c *providerClient) send(method, path, body string, specOperation bool) sandboxAnswer {
 	c.t.Helper()
-	req, err := http.NewRequest(method, c.base+path, strings.NewReader(body))
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", osdm.ContentTypeJSON)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	raw, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	a := sandboxAnswer{status: resp.StatusCode, header: resp.Header, body: raw}
+	client := harness.OSDMClient{Base: c.base, Version: osdmspec.V39}
+	a := sandboxAnswer{client.Send(c.t, method, path, body, nil)}
 	specPath := strings.TrimPrefix(path, "/osdm")
 	switch {
 	case specOperation:
-		osdmspec.ValidateResponse(c.t, osdmspec.V39, method, specPath, a.status, a.header, a.body)
-	case a.status >= 400:
-		osdmspec.ValidateSchema(c.t, osdmspec.V39, "Problem", a.body)
+		osdmspec.ValidateResponse(c.t, osdmspec.V39, method, specPath, a.Status, a.Header, a.Body)
+	case a.Status >= 400:
+		osdmspec.ValidateSchema(c.t, osdmspec.V39, "Problem", a.Body)
 	}
 	c.checkCodes(method, path, a)
 	return a
@@ -95,7 +78,7 @@ func (c *providerClient) checkCodes(method, path string, a sandboxAnswer) {
 			Code string `json:"code"`
 		} `json:"problems"`
 	}
-	if len(a.body) == 0 || json.Unmarshal(a.body, &probe) != nil {
+	if len(a.Body) == 0 || json.Unmarshal(a.Body, &probe) != nil {
 		return
 	}
 	codes := []string{}
@@ -115,22 +98,11 @@ func (c *providerClient) checkCodes(method, path string, a sandboxAnswer) {
 // problem checks a problem answer's status and code and returns it.
 func (a sandboxAnswer) problem(t *testing.T, status int, code string) osdm.Problem {
 	t.Helper()
-	var p osdm.Problem
-	if a.status != status || a.header.Get("Content-Type") != osdm.ContentTypeProblem || json.Unmarshal(a.body, &p) != nil || p.Code != code {
-		t.Fatalf("got %d %s %s, want %d problem %s", a.status, a.header.Get("Content-Type"), a.body, status, code)
+	p := a.Problem(t, status)
+	if p.Code != code {
+		t.Fatalf("got %d %s, want problem %s", a.Status, a.Body, code)
 	}
 	return p
-}
-
-// decode parses a 2xx answer into v.
-func (a sandboxAnswer) decode(t *testing.T, wantStatus int, v any) {
-	t.Helper()
-	if a.status != wantStatus {
-		t.Fatalf("got %d %s, want %d", a.status, a.body, wantStatus)
-	}
-	if err := json.Unmarshal(a.body, v); err != nil {
-		t.Fatalf("%s: %v", a.body, err)
-	}
 }
 
 // startProviderSandbox runs osdm_sandbox under /osdm/* in a real Caddy:
@@ -138,7 +110,7 @@ func (a sandboxAnswer) decode(t *testing.T, wantStatus int, v any) {
 // offers stay bookable 15 minutes.
 func startProviderSandbox(t *testing.T) *providerClient {
 	t.Helper()
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off
@@ -177,14 +149,14 @@ func searchBody(train, departure string) string {
 func (c *providerClient) bookFirst() *osdm.Booking {
 	c.t.Helper()
 	var offers osdm.OfferCollectionResponse
-	c.send(http.MethodPost, "/osdm/offers", searchBody("708", travelDay()+"T08:30:00+01:00"), true).decode(c.t, http.StatusOK, &offers)
+	c.send(http.MethodPost, "/osdm/offers", searchBody("708", travelDay()+"T08:30:00+01:00"), true).Decode(c.t, http.StatusOK, &offers)
 	if len(offers.Offers) == 0 {
 		c.t.Fatalf("no offers: %+v", offers)
 	}
 	var booked osdm.BookingResponse
 	c.send(http.MethodPost, "/osdm/bookings", `{"offers":[{"offerId":"`+offers.Offers[0].OfferID+`","passengerRefs":["p1"]}],
 		"passengerSpecifications":[{"externalRef":"p1","type":"ADULT","detail":{"firstName":"Anna","lastName":"Muster"}}]}`, true).
-		decode(c.t, http.StatusOK, &booked)
+		Decode(c.t, http.StatusOK, &booked)
 	return booked.Booking
 }
 
@@ -192,7 +164,7 @@ func (c *providerClient) bookFirst() *osdm.Booking {
 func (c *providerClient) fulfil(id string) string {
 	c.t.Helper()
 	var ful osdm.FulfillmentCollectionResponse
-	c.send(http.MethodPost, "/osdm/bookings/"+id+"/fulfillments", `{}`, true).decode(c.t, http.StatusOK, &ful)
+	c.send(http.MethodPost, "/osdm/bookings/"+id+"/fulfillments", `{}`, true).Decode(c.t, http.StatusOK, &ful)
 	return ful.Fulfillments[0].ID
 }
 
@@ -203,34 +175,34 @@ func TestSandboxProviderPassengers(t *testing.T) {
 	path := "/osdm/bookings/" + b.ID + "/passengers/" + b.Passengers[0].ID
 
 	var got osdm.PassengerResponse
-	c.send(http.MethodGet, path, "", true).decode(t, http.StatusOK, &got)
+	c.send(http.MethodGet, path, "", true).Decode(t, http.StatusOK, &got)
 	if got.Passenger == nil || got.Passenger.Detail == nil || got.Passenger.Detail.LastName != "Muster" {
 		t.Fatalf("GET passenger %+v", got.Passenger)
 	}
 	patch := `{"id":"` + b.Passengers[0].ID + `","externalRef":"p1","type":"ADULT","dateOfBirth":"1985-02-28",
 		"detail":{"firstName":"Anna-Lena","lastName":"Muster Meier","contact":{"email":"anna@example.org","phoneNumber":"+41791234567"}}}`
 	var patched osdm.PassengerResponse
-	c.send(http.MethodPatch, path, patch, true).decode(t, http.StatusOK, &patched)
+	c.send(http.MethodPatch, path, patch, true).Decode(t, http.StatusOK, &patched)
 	p := patched.Passenger
 	if p.DateOfBirth != "1985-02-28" || p.Detail.FirstName != "Anna-Lena" || p.Detail.LastName != "Muster Meier" ||
 		p.Detail.Contact == nil || p.Detail.Contact.Email != "anna@example.org" || p.Detail.Contact.PhoneNumber != "+41791234567" {
 		t.Fatalf("PATCH answered %+v %+v", p, p.Detail)
 	}
 	var booking osdm.BookingResponse
-	c.send(http.MethodGet, "/osdm/bookings/"+b.ID, "", true).decode(t, http.StatusOK, &booking)
+	c.send(http.MethodGet, "/osdm/bookings/"+b.ID, "", true).Decode(t, http.StatusOK, &booking)
 	if d := booking.Booking.Passengers[0].Detail; d.FirstName != "Anna-Lena" || d.Contact.Email != "anna@example.org" {
 		t.Errorf("the booking shows %+v", d)
 	}
 	c.send(http.MethodPatch, path, `{"detail":{"firstName":"A","lastName":"B","contact":{"email":"not-an-address"}}}`, true).
-		problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
+		problem(t, http.StatusBadRequest, osdm.CodeValidationError)
 
 	c.fulfil(b.ID)
-	c.send(http.MethodPatch, path, patch, true).problem(t, http.StatusConflict, osdmsandbox.CodeModificationNotAllowed)
-	c.send(http.MethodGet, path, "", true).decode(t, http.StatusOK, &got)
+	c.send(http.MethodPatch, path, patch, true).problem(t, http.StatusConflict, osdm.CodeModificationNotAllowed)
+	c.send(http.MethodGet, path, "", true).Decode(t, http.StatusOK, &got)
 	if got.Passenger.Detail.FirstName != "Anna-Lena" {
 		t.Errorf("after fulfilment %+v", got.Passenger.Detail)
 	}
-	c.send(http.MethodGet, "/osdm/bookings/"+b.ID+"/passengers/pax-9", "", true).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	c.send(http.MethodGet, "/osdm/bookings/"+b.ID+"/passengers/pax-9", "", true).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 }
 
 // Item 2: GET and DELETE of a refund offer; 409 once confirmed.
@@ -240,27 +212,27 @@ func TestSandboxProviderRefundOffer(t *testing.T) {
 	fid := c.fulfil(b.ID)
 	newRefundOffer := func() string {
 		var ro osdm.RefundOfferCollectionResponse
-		c.send(http.MethodPost, "/osdm/bookings/"+b.ID+"/refund-offers", `{"fulfillmentIds":["`+fid+`"]}`, true).decode(t, http.StatusOK, &ro)
+		c.send(http.MethodPost, "/osdm/bookings/"+b.ID+"/refund-offers", `{"fulfillmentIds":["`+fid+`"]}`, true).Decode(t, http.StatusOK, &ro)
 		return "/osdm/bookings/" + b.ID + "/refund-offers/" + ro.RefundOffers[0].ID
 	}
 	path := newRefundOffer()
 	var got osdm.RefundOfferResponse
-	c.send(http.MethodGet, path, "", true).decode(t, http.StatusOK, &got)
+	c.send(http.MethodGet, path, "", true).Decode(t, http.StatusOK, &got)
 	if got.RefundOffer == nil || got.RefundOffer.Status != osdm.RefundProposed {
 		t.Fatalf("GET %+v", got)
 	}
-	if a := c.send(http.MethodDelete, path, "", true); a.status != http.StatusNoContent {
-		t.Fatalf("DELETE: %d %s", a.status, a.body)
+	if a := c.send(http.MethodDelete, path, "", true); a.Status != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", a.Status, a.Body)
 	}
-	c.send(http.MethodGet, path, "", true).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
-	if a := c.send(http.MethodDelete, path, "", true); a.status != http.StatusNoContent {
-		t.Errorf("DELETE of a refund offer not held: %d %s", a.status, a.body)
+	c.send(http.MethodGet, path, "", true).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
+	if a := c.send(http.MethodDelete, path, "", true); a.Status != http.StatusNoContent {
+		t.Errorf("DELETE of a refund offer not held: %d %s", a.Status, a.Body)
 	}
 
 	path = newRefundOffer()
-	c.send(http.MethodPatch, path, `{"status":"CONFIRMED"}`, true).decode(t, http.StatusOK, &got)
-	c.send(http.MethodDelete, path, "", true).problem(t, http.StatusConflict, osdmsandbox.CodeOperationNotPermitted)
-	c.send(http.MethodGet, path, "", true).decode(t, http.StatusOK, &got)
+	c.send(http.MethodPatch, path, `{"status":"CONFIRMED"}`, true).Decode(t, http.StatusOK, &got)
+	c.send(http.MethodDelete, path, "", true).problem(t, http.StatusConflict, osdm.CodeOperationNotPermitted)
+	c.send(http.MethodGet, path, "", true).Decode(t, http.StatusOK, &got)
 	if got.RefundOffer.Status != osdm.RefundConfirmed {
 		t.Errorf("after the refused DELETE: %s", got.RefundOffer.Status)
 	}
@@ -289,7 +261,7 @@ func TestSandboxProviderTripSpecifications(t *testing.T) {
 	day := travelDay()
 	var offers osdm.OfferCollectionResponse
 	c.send(http.MethodPost, "/osdm/offers", specBody(specLeg("708", "8500010", day+"T08:30:00+01:00", "8503000", day+"T11:00:00+01:00")), true).
-		decode(t, http.StatusOK, &offers)
+		Decode(t, http.StatusOK, &offers)
 	if len(offers.Trips) != 1 || len(offers.Offers) != 1 {
 		t.Fatalf("offers %+v", offers)
 	}
@@ -300,19 +272,19 @@ func TestSandboxProviderTripSpecifications(t *testing.T) {
 	}
 	var booked osdm.BookingResponse
 	c.send(http.MethodPost, "/osdm/bookings", `{"offers":[{"offerId":"`+offers.Offers[0].OfferID+`","passengerRefs":["p1"]}],
-		"passengerSpecifications":[{"externalRef":"p1","type":"ADULT"}]}`, true).decode(t, http.StatusOK, &booked)
+		"passengerSpecifications":[{"externalRef":"p1","type":"ADULT"}]}`, true).Decode(t, http.StatusOK, &booked)
 	if booked.Booking.Trips[0].StartTime.Format("15:04") != "08:30" {
 		t.Errorf("booked trip %+v", booked.Booking.Trips[0])
 	}
 	// A made-up train runs at the times specified.
 	c.send(http.MethodPost, "/osdm/offers", specBody(specLeg("1517", "8500010", day+"T13:07:00+01:00", "8000261", day+"T17:40:00+01:00")), true).
-		decode(t, http.StatusOK, &offers)
+		Decode(t, http.StatusOK, &offers)
 	if got := offers.Trips[0].EndTime.Format("15:04"); got != "17:40" || len(offers.Offers) != 1 {
 		t.Errorf("made-up train arrives %s, %d offers", got, len(offers.Offers))
 	}
 	// Train 708 at other times than the partner's: the spec's schedule mismatch.
 	c.send(http.MethodPost, "/osdm/offers", specBody(specLeg("708", "8500010", day+"T09:30:00+01:00", "8503000", day+"T12:00:00+01:00")), true).
-		problem(t, http.StatusBadRequest, osdmsandbox.CodeScheduleMismatch)
+		problem(t, http.StatusBadRequest, osdm.CodeScheduleMismatch)
 }
 
 // Item 4: departure times without an offset are local to the origin.
@@ -325,32 +297,32 @@ func TestSandboxProviderLocalTimes(t *testing.T) {
 	var offers osdm.OfferCollectionResponse
 	// POST /offers: not a date-time with offset, so the request is not
 	// checked against the spec's format (OTST sends it so all the same).
-	c.send(http.MethodPost, "/osdm/offers", searchBody("708", day+"T08:30:00"), true).decode(t, http.StatusOK, &offers)
+	c.send(http.MethodPost, "/osdm/offers", searchBody("708", day+"T08:30:00"), true).Decode(t, http.StatusOK, &offers)
 	if !offers.Trips[0].StartTime.Equal(local) || offers.Trips[0].StartTime.Format("15:04") != "08:30" {
 		t.Errorf("Basel 08:30 local departs %s, want %s", offers.Trips[0].StartTime.Format(time.RFC3339), local.Format(time.RFC3339))
 	}
 	// The same clock time in Helsinki is another instant.
 	body := strings.NewReplacer("8500010", "1000001", "8503000", "1000002").Replace(searchBody("9", day+"T08:30"))
-	c.send(http.MethodPost, "/osdm/offers", body, true).decode(t, http.StatusOK, &offers)
+	c.send(http.MethodPost, "/osdm/offers", body, true).Decode(t, http.StatusOK, &offers)
 	want, _ := time.ParseInLocation("2006-01-02T15:04", day+"T08:30", helsinki)
 	if !offers.Trips[0].StartTime.Equal(want) {
 		t.Errorf("Helsinki 08:30 local departs %s, want %s", offers.Trips[0].StartTime.Format(time.RFC3339), want.Format(time.RFC3339))
 	}
 	// A trip specification's times, each local to its own stop.
 	c.send(http.MethodPost, "/osdm/offers", specBody(specLeg("708", "8500010", day+"T08:30:00", "8503000", day+"T11:00:00")), true).
-		decode(t, http.StatusOK, &offers)
+		Decode(t, http.StatusOK, &offers)
 	if !offers.Trips[0].StartTime.Equal(local) || len(offers.Offers) != 1 {
 		t.Errorf("specified local trip %+v", offers.Trips[0])
 	}
 	// GET /trip-offers of older partners, too (not an operation of the spec).
 	var old osdm.OfferCollectionResponse
 	a := c.send(http.MethodGet, "/osdm/trip-offers?originCode=8500010&destinationCode=8503000&vehicleNumbers=708&passenger=p1,ADULT&departureTime="+day+"T08:30:00", "", false)
-	a.decode(t, http.StatusOK, &old)
-	osdmspec.ValidateSchema(t, osdmspec.V39, "OfferCollectionResponse", a.body)
+	a.Decode(t, http.StatusOK, &old)
+	osdmspec.ValidateSchema(t, osdmspec.V39, "OfferCollectionResponse", a.Body)
 	if !old.Trips[0].StartTime.Equal(local) {
 		t.Errorf("trip-offers departs %s", old.Trips[0].StartTime.Format(time.RFC3339))
 	}
-	c.send(http.MethodPost, "/osdm/offers", searchBody("708", day+" 08:30"), true).problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
+	c.send(http.MethodPost, "/osdm/offers", searchBody("708", day+" 08:30"), true).problem(t, http.StatusBadRequest, osdm.CodeValidationError)
 }
 
 // Item 5: confirmableUntil on PREBOOKED parts, beside confirmationTimeLimit.
@@ -363,7 +335,7 @@ func TestSandboxProviderConfirmableUntil(t *testing.T) {
 	}
 	c.fulfil(b.ID)
 	var got osdm.BookingResponse
-	c.send(http.MethodGet, "/osdm/bookings/"+b.ID, "", true).decode(t, http.StatusOK, &got)
+	c.send(http.MethodGet, "/osdm/bookings/"+b.ID, "", true).Decode(t, http.StatusOK, &got)
 	if part := got.Booking.BookedOffers[0].Reservations[0]; part.ConfirmableUntil != nil {
 		t.Errorf("FULFILLED part keeps confirmableUntil %v", part.ConfirmableUntil)
 	}
@@ -385,14 +357,14 @@ func TestSandboxProviderUnserved(t *testing.T) {
 		if op.method != http.MethodGet {
 			body = `{}`
 		}
-		c.send(op.method, op.path, body, true).problem(t, http.StatusNotImplemented, osdmsandbox.CodeOperationNotPermitted)
+		c.send(op.method, op.path, body, true).problem(t, http.StatusNotImplemented, osdm.CodeOperationNotPermitted)
 	}
 	a := c.send(http.MethodPut, "/osdm/bookings/b-1", `{}`, false)
-	a.problem(t, http.StatusMethodNotAllowed, osdmsandbox.CodeOperationNotPermitted)
-	if a.header.Get("Allow") != "DELETE, GET" {
-		t.Errorf("Allow %q", a.header.Get("Allow"))
+	a.problem(t, http.StatusMethodNotAllowed, osdm.CodeOperationNotPermitted)
+	if a.Header.Get("Allow") != "DELETE, GET, PATCH" {
+		t.Errorf("Allow %q", a.Header.Get("Allow"))
 	}
-	c.send(http.MethodGet, "/osdm/tickets/1", "", false).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+	c.send(http.MethodGet, "/osdm/tickets/1", "", false).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 }
 
 // Item 7: the error situations of the booking flow answer the standard
@@ -401,33 +373,33 @@ func TestSandboxProviderUnserved(t *testing.T) {
 func TestSandboxProviderStandardCodes(t *testing.T) {
 	c := startProviderSandbox(t)
 	day := travelDay()
-	c.send(http.MethodPost, "/osdm/offers", searchBody("000", day+"T08:30:00+01:00"), true).problem(t, http.StatusNotFound, osdmsandbox.CodeNoResults)
-	c.send(http.MethodPost, "/osdm/offers", searchBody("708", "2020-01-01T08:30:00+01:00"), true).problem(t, http.StatusBadRequest, osdmsandbox.CodeSearchOutOfBounds)
-	c.send(http.MethodPost, "/osdm/offers", `{"anonymousPassengerSpecifications":[`, true).problem(t, http.StatusBadRequest, osdmsandbox.CodeMalformedRequest)
+	c.send(http.MethodPost, "/osdm/offers", searchBody("000", day+"T08:30:00+01:00"), true).problem(t, http.StatusNotFound, osdm.CodeNoResults)
+	c.send(http.MethodPost, "/osdm/offers", searchBody("708", "2020-01-01T08:30:00+01:00"), true).problem(t, http.StatusBadRequest, osdm.CodeOfferOutOfBounds)
+	c.send(http.MethodPost, "/osdm/offers", `{"anonymousPassengerSpecifications":[`, true).problem(t, http.StatusBadRequest, osdm.CodeMalformedRequest)
 	c.send(http.MethodPost, "/osdm/offers", `{"anonymousPassengerSpecifications":[{"externalRef":"p1","type":"ADULT"}]}`, true).
-		problem(t, http.StatusBadRequest, osdmsandbox.CodeValidationError)
+		problem(t, http.StatusBadRequest, osdm.CodeValidationError)
 	c.send(http.MethodPost, "/osdm/bookings", `{"offers":[{"offerId":"o-gone","passengerRefs":["p1"]}],"passengerSpecifications":[{"externalRef":"p1","type":"ADULT"}]}`, true).
-		problem(t, http.StatusNotFound, osdmsandbox.CodeOfferNotFound)
-	c.send(http.MethodGet, "/osdm/bookings/b-none", "", true).problem(t, http.StatusNotFound, osdmsandbox.CodeResourceNotFound)
+		problem(t, http.StatusNotFound, osdm.CodeOfferNotFound)
+	c.send(http.MethodGet, "/osdm/bookings/b-none", "", true).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 
 	b := c.bookFirst()
 	c.send(http.MethodPost, "/osdm/bookings/"+b.ID+"/refund-offers", `{"fulfillmentIds":["f-1"]}`, true).
-		problem(t, http.StatusConflict, osdmsandbox.CodeOperationNotPermitted)
+		problem(t, http.StatusConflict, osdm.CodeOperationNotPermitted)
 	fid := c.fulfil(b.ID)
-	c.send(http.MethodDelete, "/osdm/bookings/"+b.ID, "", true).problem(t, http.StatusConflict, osdmsandbox.CodeAlreadyFulfilled)
+	c.send(http.MethodDelete, "/osdm/bookings/"+b.ID, "", true).problem(t, http.StatusConflict, osdm.CodeAlreadyFulfilled)
 	var ro osdm.RefundOfferCollectionResponse
-	c.send(http.MethodPost, "/osdm/bookings/"+b.ID+"/refund-offers", `{"fulfillmentIds":["`+fid+`"]}`, true).decode(t, http.StatusOK, &ro)
+	c.send(http.MethodPost, "/osdm/bookings/"+b.ID+"/refund-offers", `{"fulfillmentIds":["`+fid+`"]}`, true).Decode(t, http.StatusOK, &ro)
 	c.send(http.MethodPatch, "/osdm/bookings/"+b.ID+"/refund-offers/"+ro.RefundOffers[0].ID, `{"status":"CONFIRMED"}`, true)
-	c.send(http.MethodPost, "/osdm/bookings/"+b.ID+"/fulfillments", `{}`, true).problem(t, http.StatusConflict, osdmsandbox.CodeConfirmationCancelled)
+	c.send(http.MethodPost, "/osdm/bookings/"+b.ID+"/fulfillments", `{}`, true).problem(t, http.StatusConflict, osdm.CodeConfirmationCancelled)
 	c.send(http.MethodPost, "/osdm/bookings/"+b.ID+"/refund-offers", `{"fulfillmentIds":["`+fid+`"]}`, true).
-		problem(t, http.StatusConflict, osdmsandbox.CodeBookingCancelled)
+		problem(t, http.StatusConflict, osdm.CodeBookingAlreadyCancelled)
 
 	// Two places per class (the refund freed b's): a third passenger finds none.
 	c.bookFirst()
 	c.bookFirst()
 	var offers osdm.OfferCollectionResponse
-	c.send(http.MethodPost, "/osdm/offers", searchBody("708", day+"T08:30:00+01:00"), true).decode(t, http.StatusOK, &offers)
-	if len(offers.Offers) != 0 || len(offers.Problems) != 1 || offers.Problems[0].Code != osdmsandbox.CodeInsufficientAvailability {
+	c.send(http.MethodPost, "/osdm/offers", searchBody("708", day+"T08:30:00+01:00"), true).Decode(t, http.StatusOK, &offers)
+	if len(offers.Offers) != 0 || len(offers.Problems) != 1 || offers.Problems[0].Code != osdm.CodeInsufficientAvailability {
 		t.Errorf("sold out: %+v", offers)
 	}
 }
@@ -441,41 +413,100 @@ func TestSandboxProviderStandardCodesThroughConverter(t *testing.T) {
 	status, r := c.send(t, "alpine", f, &legacy.AvailabilityRequest{
 		Header: legacy.Header{MessageID: harness.MsgID(t, f, "none")}, Journey: journeyOn("000"), Places: secondClassSeats(legacy.Tariff{Code: 1, Count: 1}),
 	})
-	if nr := must[*legacy.NegativeReply](t, status, r, legacy.CodeTrainNotFound.HTTPStatus()); nr.Code != legacy.CodeTrainNotFound || nr.PartnerProblem != osdmsandbox.CodeNoResults {
+	if nr := must[*legacy.NegativeReply](t, status, r, legacy.CodeTrainNotFound.HTTPStatus()); nr.Code != legacy.CodeTrainNotFound || nr.PartnerProblem != osdm.CodeNoResults {
 		t.Errorf("unknown train: %+v", nr)
 	}
 	status, r = c.send(t, "alpine", f, &legacy.CancelRequest{
 		Header: legacy.Header{MessageID: harness.MsgID(t, f, "gone")}, BookingRef: "b-0000-1",
 	})
-	if nr := must[*legacy.NegativeReply](t, status, r, legacy.CodeBookingNotFound.HTTPStatus()); nr.Code != legacy.CodeBookingNotFound || nr.PartnerProblem != osdmsandbox.CodeResourceNotFound {
+	if nr := must[*legacy.NegativeReply](t, status, r, legacy.CodeBookingNotFound.HTTPStatus()); nr.Code != legacy.CodeBookingNotFound || nr.PartnerProblem != osdm.CodeResourceNotFound {
 		t.Errorf("unknown booking: %+v", nr)
 	}
 }
 
-// Item 8: a trip of several legs (or through vias) is refused, not cut to
-// its first leg.
+// Item 8: a trip specification of several legs is sold whole: a trip of
+// those legs, an offer with a reservation on each train, a booking that
+// holds a place on each, refunded as a whole. Vias are refused.
 func TestSandboxProviderMultiLeg(t *testing.T) {
 	c := startProviderSandbox(t)
 	day := travelDay()
-	p := c.send(http.MethodPost, "/osdm/offers", specBody(
+	search := specBody(
 		specLeg("708", "8500010", day+"T08:30:00+01:00", "8503000", day+"T11:00:00+01:00"),
+		`{"transferLeg":{"start":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:8503000"},"end":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:8503000"},"duration":"PT10M"}}`,
 		specLeg("9", "8503000", day+"T11:32:00+01:00", "8000261", day+"T15:40:00+01:00"),
-	), true).problem(t, http.StatusBadRequest, osdmsandbox.CodeParameterNotSupported)
-	if len(p.Pointers) != 1 || p.Pointers[0].RequestPointer != "#/tripSpecifications/0/legs/1" || !strings.Contains(p.Detail, "2 legs") {
-		t.Errorf("problem %+v", p)
+	)
+	osdmspec.ValidateRequest(t, osdmspec.V39, http.MethodPost, "/offers", nil, []byte(search))
+	var offers osdm.OfferCollectionResponse
+	c.send(http.MethodPost, "/osdm/offers", search, true).Decode(t, http.StatusOK, &offers)
+	// One trip of two legs, and an offer with a reservation on each train.
+	if len(offers.Trips) != 1 || len(offers.Trips[0].Legs) != 2 || offers.Trips[0].Transfers != 1 || len(offers.Offers) != 1 {
+		t.Fatalf("trips %+v offers %+v", offers.Trips, offers.Offers)
 	}
+	trip := offers.Trips[0]
+	o := offers.Offers[0]
+	if len(o.ReservationOfferParts) != 2 || o.TripCoverage == nil || len(o.TripCoverage.CoveredLegIDs) != 2 {
+		t.Fatalf("offer %+v", o)
+	}
+	var sum int64
+	for i, part := range o.ReservationOfferParts {
+		if part.TripCoverage == nil || part.TripCoverage.CoveredTripID != trip.ID || len(part.TripCoverage.CoveredLegIDs) != 1 ||
+			part.TripCoverage.CoveredLegIDs[0] != trip.Legs[i].ID {
+			t.Errorf("part %d covers %+v, trip %s leg %s", i, part.TripCoverage, trip.ID, trip.Legs[i].ID)
+		}
+		sum += part.Price.Amount
+	}
+	if o.OfferSummary == nil || o.OfferSummary.MinimalPrice.Amount != sum {
+		t.Errorf("offer price %+v, parts sum %d", o.OfferSummary, sum)
+	}
+	// Booked, it holds a place on each train: one booked offer, a
+	// reservation per leg with its offer part's id.
+	var booked osdm.BookingResponse
+	c.send(http.MethodPost, "/osdm/bookings", `{"offers":[{"offerId":"`+o.OfferID+`","passengerRefs":["p1"]}],
+		"passengerSpecifications":[{"externalRef":"p1","type":"ADULT","detail":{"firstName":"Anna","lastName":"Muster"}}]}`, true).
+		Decode(t, http.StatusOK, &booked)
+	b := booked.Booking
+	if len(b.BookedOffers) != 1 || len(b.BookedOffers[0].Reservations) != 2 || len(b.Trips) != 1 || b.Trips[0].ID != trip.ID {
+		t.Fatalf("booking %+v", b)
+	}
+	for i, r := range b.BookedOffers[0].Reservations {
+		if r.ID != o.ReservationOfferParts[i].ID || r.PlaceAllocation == nil || r.PlaceAllocation.ReservedPlaces[0].VehicleNumber != trip.Legs[i].TimedLeg.Service.VehicleNumbers[0] {
+			t.Errorf("reservation %d: %+v", i, r)
+		}
+	}
+	if b.ProvisionalPrice == nil || b.ProvisionalPrice.Amount != sum {
+		t.Errorf("booking price %+v, offered %d", b.ProvisionalPrice, sum)
+	}
+	list := func() []osdmsandbox.BookingInfo {
+		resp, err := http.Get(c.base + "/_sandbox/bookings")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var list []osdmsandbox.BookingInfo
+		if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+			t.Fatal(err)
+		}
+		return list
+	}
+	if l := list(); len(l) != 1 || l[0].Places != 2 || strings.Join(l[0].Trains, ",") != "708,9" || len(l[0].OfferIDs) != 1 {
+		t.Errorf("held %+v", l)
+	}
+	// Fulfilled and refunded as a whole: both places are free again.
+	fid := c.fulfil(b.ID)
+	var ro osdm.RefundOfferCollectionResponse
+	c.send(http.MethodPost, "/osdm/bookings/"+b.ID+"/refund-offers", `{"fulfillmentIds":["`+fid+`"]}`, true).Decode(t, http.StatusOK, &ro)
+	var confirmed osdm.RefundOfferResponse
+	c.send(http.MethodPatch, "/osdm/bookings/"+b.ID+"/refund-offers/"+ro.RefundOffers[0].ID, `{"status":"CONFIRMED"}`, true).
+		Decode(t, http.StatusOK, &confirmed)
+	if r := confirmed.RefundOffer; r == nil || r.RefundableAmount.Amount+r.RefundFee.Amount != sum {
+		t.Errorf("refund %+v of %d", r, sum)
+	}
+	if l := list(); len(l) != 1 || l[0].Status != "REFUNDED" {
+		t.Errorf("after refund %+v", l)
+	}
+	// Vias of a search criteria are still refused: the sandbox has no
+	// route planner to find the trains.
 	via := strings.Replace(searchBody("708", day+"T08:30:00+01:00"), `"parameters"`,
 		`"vias":[{"viaPlace":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:8503000"}}],"parameters"`, 1)
-	c.send(http.MethodPost, "/osdm/offers", via, true).problem(t, http.StatusBadRequest, osdmsandbox.CodeParameterNotSupported)
-	// Nothing was offered, so nothing can have been booked by halves.
-	resp, err := http.Get(c.base + "/_sandbox/bookings")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list []osdmsandbox.BookingInfo
-	err = json.NewDecoder(resp.Body).Decode(&list)
-	resp.Body.Close()
-	if err != nil || len(list) != 0 {
-		t.Errorf("bookings %+v %v", list, err)
-	}
+	c.send(http.MethodPost, "/osdm/offers", via, true).problem(t, http.StatusBadRequest, osdm.CodeParameterNotSupported)
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/converter"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
@@ -79,20 +79,18 @@ func (s *secretsRun) send(t *testing.T, partner string, f legacy.Format, msg leg
 
 func (s *secretsRun) post(t *testing.T, partner string, f legacy.Format, body []byte) legacy.Reply {
 	t.Helper()
-	resp, err := http.Post(s.c.legacyBase+partner, f.ContentType(), bytes.NewReader(body))
+	a, err := harness.LegacyClient{URL: s.c.legacyBase + partner, Format: f}.Post(f.ContentType(), body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
 	var h bytes.Buffer
-	_ = resp.Header.Write(&h)
+	_ = a.Header.Write(&h)
 	s.mu.Lock()
-	s.replies = append(s.replies, append(h.Bytes(), out...))
+	s.replies = append(s.replies, append(h.Bytes(), a.Body...))
 	s.mu.Unlock()
-	r, err := legacy.DecodeReply(f, out)
+	r, err := legacy.DecodeReply(f, a.Body)
 	if err != nil {
-		t.Fatalf("reply %d %s: %v", resp.StatusCode, out, err)
+		t.Fatalf("reply %d %s: %v", a.Status, a.Body, err)
 	}
 	return r
 }

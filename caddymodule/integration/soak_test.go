@@ -3,12 +3,10 @@
 package integration
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"flag"
 	"fmt"
-	"io"
 	mrand "math/rand/v2"
 	"net/http"
 	"net/http/httputil"
@@ -24,13 +22,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/converter"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 // The soak test is not part of the default run:
 //
-//	go test -race -tags soak -run TestSoak -timeout 30m ./caddymodule/ -v
+//	go test -race -tags soak -run TestSoak -timeout 30m ./caddymodule/integration/ -v
 //
 // with -soak.duration, -soak.clients and -soak.faults to change its size.
 var (
@@ -155,37 +154,23 @@ func (c *soakClient) send(partner string, msg legacy.Message) (legacy.Reply, boo
 	if c.rng.IntN(2) == 0 {
 		f = legacy.JSON
 	}
-	body, err := legacy.Encode(f, msg)
-	if err != nil {
-		return nil, false, err
-	}
 	var id [16]byte
 	_, _ = rand.Read(id[:])
 	trace := hex.EncodeToString(id[:])
-	req, _ := http.NewRequest(http.MethodPost, c.base+partner, bytes.NewReader(body))
-	req.Header.Set("Content-Type", f.ContentType())
-	req.Header.Set("traceparent", "00-"+trace+"-00f067aa0ba902b7-01")
 	start := time.Now()
-	resp, err := c.http.Do(req)
+	a, err := harness.LegacyClient{URL: c.base + partner, Format: f, HTTP: c.http,
+		Header: http.Header{"Traceparent": {"00-" + trace + "-00f067aa0ba902b7-01"}}}.Try(msg)
 	if err != nil {
 		return nil, false, err
 	}
-	out, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return nil, false, err
-	}
-	r, err := legacy.DecodeReply(f, out)
-	if err != nil {
-		return nil, false, fmt.Errorf("reply %d not a legacy reply: %v", resp.StatusCode, err)
-	}
+	r := a.Reply
 	_, faulted := c.faults[partner].faultOfTrace(trace)
 	kind := strings.TrimSuffix(fmt.Sprintf("%T", msg), "Request")
 	outcome := fmt.Sprintf("%T", r)
 	if nr, ok := r.(*legacy.NegativeReply); ok {
 		outcome = string(nr.Code)
-		if nr.Code.HTTPStatus() != resp.StatusCode {
-			c.stats.fail("%s answered %d for %s", nr.Code, resp.StatusCode, kind)
+		if nr.Code.HTTPStatus() != a.Status {
+			c.stats.fail("%s answered %d for %s", nr.Code, a.Status, kind)
 		}
 	}
 	c.stats.count(strings.TrimPrefix(kind, "*legacy."), strings.TrimPrefix(outcome, "*legacy."), time.Since(start))

@@ -85,7 +85,7 @@ func TestTokenLoginAccessIntegration(t *testing.T) {
 	const issuer = "https://login.e2e-provider.example"
 	logFile := filepath.Join(dir, "caddy.log")
 	var tokenURL string
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		provider := fmt.Sprintf("http://127.0.0.1:%d", port)
 		tokenURL = provider + "/oauth/token"
 		return fmt.Sprintf(`{

@@ -23,7 +23,7 @@ func TestOSDMTokenCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := func(name string) string { return filepath.Join(keys, name) }
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off

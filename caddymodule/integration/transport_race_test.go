@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
-	"github.com/caddyserver/caddy/v2"
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/http3"
 )
@@ -233,8 +232,7 @@ func TestRaceActiveHealthChecks(t *testing.T) {
 	// for the next 20 ms (a 503 the race under test has nothing to do
 	// with): five in a row are needed.
 	c.health = []string{"health_uri /health", "health_interval 20ms", "health_fails 5"}
-	harness.LoadCaddyfile(t, c.caddyfile())
-	t.Cleanup(func() { caddy.Stop() })
+	harness.Load(t, c.caddyfile())
 	c.waitReady(t, raceClients()[1], 1)
 	c.drive(t, 20)
 	time.Sleep(60 * time.Millisecond) // health checks after the first requests
@@ -250,8 +248,7 @@ func TestRaceHTTP3(t *testing.T) {
 	c.frontSite = fmt.Sprintf("https://127.0.0.1:%d", c.front)
 	c.extra = fmt.Sprintf("\tlocal_certs\n\tskip_install_trust\n\tauto_https disable_redirects\n\thttp_port %d\n\thttps_port %d\n\tstorage file_system %s\n",
 		harness.FreePort(t), c.front, t.TempDir())
-	harness.LoadCaddyfile(t, c.caddyfile())
-	t.Cleanup(func() { caddy.Stop() })
+	harness.Load(t, c.caddyfile())
 	base := c.frontSite
 	// The site's certificate is issued in the background.
 	waitQUIC(t, c.front)
@@ -286,8 +283,7 @@ func TestRaceHTTP3(t *testing.T) {
 // sent again; every answer must be the right one.
 func TestRaceReloadUnderTraffic(t *testing.T) {
 	c := newRaceChain(t)
-	harness.LoadCaddyfile(t, c.caddyfile())
-	t.Cleanup(func() { caddy.Stop() })
+	harness.Load(t, c.caddyfile())
 	base := fmt.Sprintf("http://127.0.0.1:%d", c.front)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -320,7 +316,7 @@ func TestRaceReloadUnderTraffic(t *testing.T) {
 	}
 	for range 6 {
 		time.Sleep(80 * time.Millisecond)
-		harness.LoadCaddyfile(t, c.caddyfile())
+		harness.Load(t, c.caddyfile())
 	}
 	time.Sleep(80 * time.Millisecond)
 	close(stop)

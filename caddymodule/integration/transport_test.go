@@ -60,7 +60,6 @@ func TestTransportCaddyfile(t *testing.T) {
 // after osdm_token, or after osdm_access, would send calls without the
 // token: the client gets a 502, and the log says what to add.
 func TestTransportMissingFails(t *testing.T) {
-	t.Cleanup(func() { caddy.Stop() })
 	// First the front's proxy lacks the transport, then the provider's.
 	for i, who := range []string{"osdm_token", "osdm_access"} {
 		c := newRaceChain(t) // new ports: no hand-over from the last config
@@ -71,7 +70,7 @@ func TestTransportMissingFails(t *testing.T) {
 		if i == 1 {
 			cut = strings.LastIndex(cf, "transport osdm")
 		}
-		harness.LoadCaddyfile(t, cf[:cut]+"header_up X-Cut "+who+cf[cut+len("transport osdm"):])
+		harness.Load(t, cf[:cut]+"header_up X-Cut "+who+cf[cut+len("transport osdm"):])
 		base := fmt.Sprintf("http://127.0.0.1:%d", c.front)
 		code, body, _ := harness.PostJSON(t, base+"/a/x", "{}")
 		if code != http.StatusBadGateway || body != "" {

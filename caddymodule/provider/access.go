@@ -212,7 +212,7 @@ func (a *Access) bearerToken(r *http.Request) (header, token string) {
 // WWW-Authenticate challenge.
 func (a *Access) writeProblem(w http.ResponseWriter, ae *tokenauth.AccessTokenError) {
 	p := ae.Problem()
-	body, _ := json.Marshal(p)
+	body, _ := json.Marshal(p.Body())
 	h := w.Header()
 	h.Set("WWW-Authenticate", ae.Challenge(a.realm, a.Scopes))
 	h.Set("Content-Type", "application/problem+json")

@@ -21,6 +21,7 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
@@ -134,10 +135,10 @@ func TestAccessChecksTokens(t *testing.T) {
 		code   string
 		bearer string
 	}{
-		{"no token", http.Header{}, 401, "MISSING_TOKEN", `Bearer realm="` + harness.ProvIssuer + `"`},
-		{"forged", http.Header{"Authenticate": {forged}}, 401, "INVALID_TOKEN", `Bearer realm="` + harness.ProvIssuer + `", error="invalid_token"`},
-		{"basic auth", http.Header{"Authorization": {"Basic YTpi"}}, 401, "INVALID_TOKEN", `Bearer realm="` + harness.ProvIssuer + `", error="invalid_token"`},
-		{"scope missing", http.Header{"Authenticate": {narrow}}, 403, "INSUFFICIENT_SCOPE", `Bearer realm="` + harness.ProvIssuer + `", error="insufficient_scope", scope="uic_osdm"`},
+		{"no token", http.Header{}, 401, osdm.CodeMissingToken, `Bearer realm="` + harness.ProvIssuer + `"`},
+		{"forged", http.Header{"Authenticate": {forged}}, 401, osdm.CodeInvalidToken, `Bearer realm="` + harness.ProvIssuer + `", error="invalid_token"`},
+		{"basic auth", http.Header{"Authorization": {"Basic YTpi"}}, 401, osdm.CodeInvalidToken, `Bearer realm="` + harness.ProvIssuer + `", error="invalid_token"`},
+		{"scope missing", http.Header{"Authenticate": {narrow}}, 403, osdm.CodeInsufficientScope, `Bearer realm="` + harness.ProvIssuer + `", error="insufficient_scope", scope="uic_osdm"`},
 	}
 	for _, tc := range cases {
 		w := provAccessRun(t, a, tc.header)

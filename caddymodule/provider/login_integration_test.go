@@ -20,7 +20,7 @@ import (
 // tokens over HTTP, and only calls with a valid access token get through.
 func TestLoginAccessIntegration(t *testing.T) {
 	f := harness.NewProvFixture(t)
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off

@@ -2,17 +2,18 @@ package provider
 
 import (
 	"context"
-	"net"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 )
 
 // TestLoginMemoryStoreKeptAcrossReload: a configuration reload must not
@@ -92,12 +93,7 @@ func TestLoginRedisSharedByInstances(t *testing.T) {
 }
 
 func TestLoginRedisDownFailsClosed(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := fmt.Sprintf("127.0.0.1:%d", harness.FreePort(t)) // nothing listens there
 
 	f := harness.NewProvFixture(t)
 	m := loginModule(f, &LoginReplayStore{Type: "redis", Address: addr})

@@ -15,7 +15,6 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
@@ -45,19 +44,6 @@ http://127.0.0.1:%d {
 `, port, f.LoginPEM, i, harness.ProvAudience, lifetime, path, f.Path("alpine.pub"))
 	}
 	return b.String()
-}
-
-// loadCaddyfile adapts and loads a Caddyfile: a reload when Caddy runs.
-func loadCaddyfile(t *testing.T, src string) error {
-	t.Helper()
-	cfg, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(src), map[string]any{"filename": "Caddyfile"})
-	if err != nil {
-		t.Fatalf("adapting: %v", err)
-	}
-	for _, w := range warnings {
-		t.Errorf("adapter warning: %s", w.String())
-	}
-	return caddy.Load(cfg, true)
 }
 
 // tokenClient opens a connection per request: a kept-alive connection
@@ -117,7 +103,7 @@ func TestLoginBoltReplayStoreAcrossReloadAndRestart(t *testing.T) {
 	f := harness.NewProvFixture(t)
 	path := filepath.Join(t.TempDir(), "state", "osdm.db")
 	p1, p2 := harness.FreePort(t), harness.FreePort(t)
-	if err := loadCaddyfile(t, loginBoltCaddyfile(f, path, "1m", p1, p2)); err != nil {
+	if err := harness.TryLoad(t, loginBoltCaddyfile(f, path, "1m", p1, p2)); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = caddy.Stop() })
@@ -136,7 +122,7 @@ func TestLoginBoltReplayStoreAcrossReloadAndRestart(t *testing.T) {
 
 	// Reload: the new configuration is provisioned while the old holds
 	// the file; then the old is cleaned up.
-	if err := loadCaddyfile(t, loginBoltCaddyfile(f, path, "2m", p1, p2)); err != nil {
+	if err := harness.TryLoad(t, loginBoltCaddyfile(f, path, "2m", p1, p2)); err != nil {
 		t.Fatalf("reload: %v", err)
 	}
 	if n, _ := stores.BoltReferences(path); n != 2 {
@@ -156,7 +142,7 @@ func TestLoginBoltReplayStoreAcrossReloadAndRestart(t *testing.T) {
 	harness.HoldBoltFile(t, held)
 	p3 := harness.FreePort(t)
 	src := loginBoltCaddyfile(f, path, "3m", p1, p2) + strings.Replace(loginBoltCaddyfile(f, held, "3m", p3), "{\n\tadmin off\n\tpersist_config off\n\tauto_https off\n}\n", "", 1)
-	err := loadCaddyfile(t, src)
+	err := harness.TryLoad(t, src)
 	if err == nil || !strings.Contains(err.Error(), held) || !strings.Contains(err.Error(), "locked") {
 		t.Fatalf("reload with a locked file: %v, want an error naming %s", err, held)
 	}
@@ -178,7 +164,7 @@ func TestLoginBoltReplayStoreAcrossReloadAndRestart(t *testing.T) {
 	if !harness.BoltClosed(t, path, stores.BoltReferences) {
 		t.Fatal("the file is still open after Caddy stopped")
 	}
-	if err := loadCaddyfile(t, loginBoltCaddyfile(f, path, "1m", p1)); err != nil {
+	if err := harness.TryLoad(t, loginBoltCaddyfile(f, path, "1m", p1)); err != nil {
 		t.Fatal(err)
 	}
 	for name, tok := range map[string]string{"site 1's": spentOn1, "site 2's": spentOn2, "post-reload": afterReload} {
@@ -195,7 +181,7 @@ func TestLoginBoltLockedFileFailsProvision(t *testing.T) {
 	f := harness.NewProvFixture(t)
 	path := filepath.Join(t.TempDir(), "held.db")
 	harness.HoldBoltFile(t, path)
-	err := loadCaddyfile(t, loginBoltCaddyfile(f, path, "1m", harness.FreePort(t)))
+	err := harness.TryLoad(t, loginBoltCaddyfile(f, path, "1m", harness.FreePort(t)))
 	if err == nil {
 		_ = caddy.Stop()
 		t.Fatal("Caddy started on a locked replay store file")
@@ -274,6 +260,6 @@ func TestLoginReplayStoreProvisionErrors(t *testing.T) {
 	}
 }
 
-// TestStoreHolderProcess is not a test: it is the child process of
-// harness.HoldBoltFile.
-func TestStoreHolderProcess(t *testing.T) { harness.StoreHolderProcess(t) }
+// TestChildProcess is not a test: it is the child process of the
+// harness (HoldBoltFile).
+func TestChildProcess(t *testing.T) { harness.ChildProcess(t) }

@@ -40,7 +40,7 @@ func legacyHardeningCaddyLog(t *testing.T, extra, logOptions string) (*bkClient,
 	dir := t.TempDir()
 	db := filepath.Join(dir, "legacy.db")
 	logFile := filepath.Join(dir, "caddy.log")
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		cf := bkCaddyfile(port, l.addr, "store bolt "+db, extra)
 		if logOptions != "" {
 			cf = strings.Replace(cf, "\tauto_https off\n", "\tauto_https off\n"+fmt.Sprintf(logOptions, logFile), 1)

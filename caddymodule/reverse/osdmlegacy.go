@@ -262,7 +262,7 @@ func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next cadd
 	}
 	m.bg.set(r, next, path, observe)
 	send := osdmlegacy.HTTPSender(newLegacyPoster(r, next, path, observe), m.format)
-	a := m.facade.Serve(r.Context(), send, r.Method, r.URL.Path, r.Header, body)
+	a := m.facade.Serve(r.Context(), send, r.Method, r.URL.EscapedPath(), r.Header, body)
 	m.metrics.observeAnswer(m.Partner, a)
 	m.logCall(r, a, time.Since(start))
 	return writeAnswer(w, a)

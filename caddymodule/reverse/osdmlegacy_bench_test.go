@@ -13,9 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig"
-
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 )
@@ -92,14 +89,7 @@ http://127.0.0.1:%d {
 	}
 }
 `, port, gtfs, concurrency, storeLine, legacyAddr, legacyAddr)
-	cfg, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := caddy.Load(cfg, true); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = caddy.Stop() })
+	harness.Load(b, cf)
 	return fmt.Sprintf("http://127.0.0.1:%d", port)
 }
 

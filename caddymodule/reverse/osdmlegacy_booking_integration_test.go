@@ -1,7 +1,6 @@
 package reverse
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -10,14 +9,11 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/caddyserver/caddy/v2"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
@@ -148,36 +144,22 @@ type bkClient struct {
 
 func (c *bkClient) do(method, path, body, key string) (int, http.Header, []byte) {
 	c.t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, c.base+"/osdm"+path, rd)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	var h http.Header
 	if key != "" {
-		req.Header.Set("Idempotency-Key", key)
+		h = http.Header{"Idempotency-Key": {key}}
 	}
-	req.Header.Set("Authorization", "Bearer secret-access-token-xyz")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	got, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusNoContent {
+	client := harness.OSDMClient{Base: c.base + "/osdm", Version: osdmspec.V39,
+		Header: http.Header{"Authorization": {"Bearer secret-access-token-xyz"}}}
+	a := client.Send(c.t, method, path, body, h)
+	if a.Status != http.StatusNoContent {
 		specPath := path
 		// The nested fulfilment path is not the spec's: check it as the spec's.
 		if parts := strings.Split(path, "/"); len(parts) == 5 && parts[1] == "bookings" && parts[3] == "fulfillments" {
 			specPath = "/fulfillments/" + parts[4]
 		}
-		osdmspec.ValidateResponse(c.t, osdmspec.V39, method, specPath, resp.StatusCode, resp.Header, got)
+		osdmspec.ValidateResponse(c.t, osdmspec.V39, method, specPath, a.Status, a.Header, a.Body)
 	}
-	return resp.StatusCode, resp.Header, got
+	return a.Status, a.Header, a.Body
 }
 
 // ok calls and decodes a 2xx answer into v.
@@ -245,7 +227,7 @@ func newUUID() string {
 func TestOSDMLegacyIntegrationBookingRows(t *testing.T) {
 	l := startBKLegacy(t)
 	dir := t.TempDir()
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
 	})
 	c := &bkClient{t: t, base: base}
@@ -362,7 +344,7 @@ func TestOSDMLegacyIntegrationBookingRows(t *testing.T) {
 func TestOSDMLegacyIntegrationHoldReleased(t *testing.T) {
 	l := startBKLegacy(t)
 	dir := t.TempDir()
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\thold 2s")
 	})
 	c := &bkClient{t: t, base: base}
@@ -395,103 +377,9 @@ func TestOSDMLegacyIntegrationHoldReleased(t *testing.T) {
 	}
 }
 
-// bkProcessEnv names the Caddyfile the child process runs.
-const bkProcessEnv = "CADDY_OSDM_LEGACY_BOOKING_CADDYFILE"
-
-// TestOSDMLegacyBookingProcess is the child Caddy of the SIGKILL and
-// two-instance tests: it runs the Caddyfile named by bkProcessEnv until
-// its standard input closes (or it is killed). Without the variable it
-// does nothing.
-func TestOSDMLegacyBookingProcess(t *testing.T) {
-	path := os.Getenv(bkProcessEnv)
-	if path == "" {
-		t.Skip("runs only as the child Caddy of the osdm_legacy booking process tests")
-	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	harness.LoadCaddyfile(t, string(src))
-	fmt.Println("osdm_legacy child ready")
-	_, _ = io.Copy(io.Discard, os.Stdin)
-	_ = caddy.Stop()
-}
-
-// bkChild is a child Caddy process.
-type bkChild struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	done  chan error
-	out   *bytes.Buffer
-}
-
-// startBKChild runs caddyfile in a child process (the test binary again)
-// and waits until it serves.
-func startBKChild(t *testing.T, dir, name, caddyfile string) *bkChild {
-	t.Helper()
-	path := filepath.Join(dir, name+".Caddyfile")
-	if err := os.WriteFile(path, []byte(caddyfile), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestOSDMLegacyBookingProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), bkProcessEnv+"="+path)
-	ch := &bkChild{cmd: cmd, done: make(chan error, 1), out: &bytes.Buffer{}}
-	cmd.Stderr = ch.out
-	var err error
-	if ch.stdin, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ready := make(chan bool, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		found := false
-		for sc.Scan() {
-			if !found && sc.Text() == "osdm_legacy child ready" {
-				found = true
-				ready <- true
-			}
-		}
-		if !found {
-			ready <- false
-		}
-		ch.done <- cmd.Wait()
-	}()
-	t.Cleanup(func() { ch.stop() })
-	select {
-	case ok := <-ready:
-		if !ok {
-			t.Fatalf("child Caddy %s ended before serving:\n%s", name, ch.out.String())
-		}
-	case <-time.After(30 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatalf("child Caddy %s not ready after 30s:\n%s", name, ch.out.String())
-	}
-	return ch
-}
-
-// kill ends the child with SIGKILL: no Cleanup, no deferred write.
-func (ch *bkChild) kill() {
-	_ = ch.cmd.Process.Kill()
-	<-ch.done
-	ch.done <- nil
-}
-
-// stop closes the child's standard input and waits for it.
-func (ch *bkChild) stop() {
-	_ = ch.stdin.Close()
-	select {
-	case <-ch.done:
-	case <-time.After(10 * time.Second):
-		_ = ch.cmd.Process.Kill()
-	}
-}
+// TestChildProcess is not a test: it is the child process of the
+// harness (the child Caddy of the SIGKILL and two-instance tests).
+func TestChildProcess(t *testing.T) { harness.ChildProcess(t) }
 
 // TestOSDMLegacyIntegrationSIGKILLSettles: Caddy is killed (SIGKILL)
 // after the legacy system booked and before the answer was recorded.
@@ -504,7 +392,7 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 	dir := t.TempDir()
 	port := harness.FreePort(t)
 	cf := bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
-	child := startBKChild(t, dir, "first", cf)
+	child := harness.StartCaddy(t, dir, "first", cf)
 	c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
 	o := c.offer("708")
 	// An offer searched before the kill: the id carries it, and the
@@ -528,13 +416,13 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the BookingRequest never reached the legacy system")
 	}
-	child.kill()
+	child.Kill()
 	if len(l.held()) != 1 {
 		t.Fatalf("the legacy system holds %d bookings, want the one whose answer was lost", len(l.held()))
 	}
 	bookingID, _, _ := strings.Cut(msgID, ".")
 
-	startBKChild(t, dir, "restarted", cf)
+	harness.StartCaddy(t, dir, "restarted", cf)
 	// Settlement sends through the route, which a first OSDM call opens.
 	c.problem("GET", "/bookings/bk-AAAAAAAAAAAAAAAAAAAAAA", "", 404)
 	var gb osdm.BookingResponse
@@ -594,8 +482,8 @@ func TestOSDMLegacyIntegrationTwoInstancesRedis(t *testing.T) {
 	_, _ = rand.Read(pfx[:])
 	storeLine := "store redis " + addr + " osdm-legacy-it/" + hex.EncodeToString(pfx[:]) + "/"
 	pa, pb := harness.FreePort(t), harness.FreePort(t)
-	startBKChild(t, dir, "a", bkCaddyfile(pa, l.addr, storeLine, ""))
-	startBKChild(t, dir, "b", bkCaddyfile(pb, l.addr, storeLine, ""))
+	harness.StartCaddy(t, dir, "a", bkCaddyfile(pa, l.addr, storeLine, ""))
+	harness.StartCaddy(t, dir, "b", bkCaddyfile(pb, l.addr, storeLine, ""))
 	a := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pa)}
 	b := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pb)}
 

@@ -119,7 +119,7 @@ func startLegacyChain(t *testing.T, extra string, sbcfg legacysandbox.Config) *l
 	harness.WriteLegacyGTFS(t, gtfs)
 	ls := startLegacyServer(t, sbcfg)
 	logFile := filepath.Join(dir, "caddy.log")
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off
@@ -153,7 +153,9 @@ http://127.0.0.1:%d {
 // answer (checked too).
 func (lc *legacyChain) post(t *testing.T, path string, body string, version osdmspec.Version) (int, http.Header, []byte) {
 	t.Helper()
-	return harness.PostOSDM(t, lc.base, path, body, version)
+	c := harness.OSDMClient{Base: lc.base, Version: version, Header: harness.SecretHeader()}
+	a := c.Do(t, http.MethodPost, path, body, nil)
+	return a.Status, a.Header, a.Body
 }
 
 func TestOSDMLegacyIntegrationOfferSearch(t *testing.T) {
@@ -249,9 +251,9 @@ func TestOSDMLegacyIntegrationOfferSearch(t *testing.T) {
 		status       int
 		code         string
 	}{
-		{http.MethodPost, "/bookings/x/exchange-offers", 501, osdmlegacy.CodeNotImplemented},
-		{http.MethodGet, "/nothing", 404, osdmlegacy.CodeNotFound},
-		{http.MethodGet, "/offers", 405, osdmlegacy.CodeMethodNotAllowed},
+		{http.MethodPost, "/bookings/x/exchange-offers", 501, osdm.CodeOperationNotPermitted},
+		{http.MethodGet, "/nothing", 404, osdm.CodeResourceNotFound},
+		{http.MethodGet, "/offers", 405, osdm.CodeOperationNotPermitted},
 	} {
 		req, _ := http.NewRequest(tc.method, lc.base+tc.path, nil)
 		r, err := http.DefaultClient.Do(req)
@@ -331,11 +333,11 @@ func TestOSDMLegacyIntegrationLegacyFaults(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"slow", 504, osdmlegacy.CodeTimeout},
-		{"500", 503, osdmlegacy.CodeServiceUnavailable},
-		{"garbage", 502, osdmlegacy.CodeBadGateway},
+		{"slow", 504, osdm.CodeTimeout},
+		{"500", 503, osdm.CodeServiceUnavailable},
+		{"garbage", 502, osdm.CodeBadGateway},
 		// Capacity 1, two passengers: the sandbox has no offer.
-		{"", 409, osdmlegacy.CodeInsufficientAvailability},
+		{"", 409, osdm.CodeInsufficientAvailability},
 	} {
 		lc.ls.mode.Store(tc.mode)
 		status, _, body := lc.post(t, "/offers", search, osdmspec.V39)
@@ -353,7 +355,7 @@ func TestOSDMLegacyIntegrationLegacyFaults(t *testing.T) {
 		_ = json.Unmarshal(body, &p)
 		nr := osdmlegacy.NegativeProblem(&legacy.NegativeReply{Code: code}, "")
 		if code == legacy.CodeTrainNotFound {
-			nr = osdmlegacy.NewProblem(404, osdmlegacy.CodeOfferNoResults, "")
+			nr = osdm.NewProblem(404, osdm.CodeOfferNoResults, "")
 		}
 		if status != nr.Status || p.Code != nr.Code || bytes.Contains(body, []byte("db7")) {
 			t.Errorf("NegativeReply %s: %d %s, want %d %s", code, status, body, nr.Status, nr.Code)
@@ -362,7 +364,7 @@ func TestOSDMLegacyIntegrationLegacyFaults(t *testing.T) {
 	lc.ls.mode.Store("")
 	// A train the legacy system does not run (000 never runs in the demo).
 	status, _, body := lc.post(t, "/offers", harness.OfferSearch(`"000"`, harness.TravelDay+"T06:00:00+01:00", `"SECOND"`), osdmspec.V39)
-	if status != 404 || !bytes.Contains(body, []byte(osdmlegacy.CodeOfferNoResults)) {
+	if status != 404 || !bytes.Contains(body, []byte(osdm.CodeOfferNoResults)) {
 		t.Errorf("train not run: %d %s", status, body)
 	}
 }
@@ -371,7 +373,7 @@ func TestOSDMLegacyIntegrationLegacyDown(t *testing.T) {
 	// reverse_proxy to a port nobody listens on.
 	dir := t.TempDir()
 	dead := harness.FreePort(t)
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off
@@ -394,7 +396,7 @@ http://127.0.0.1:%d {
 	status, _, body := lc.post(t, "/offers", harness.OfferSearch(`"9303"`, harness.TravelDay+"T06:00:00+01:00", `"SECOND"`), osdmspec.V39)
 	var p osdm.Problem
 	_ = json.Unmarshal(body, &p)
-	if status != 503 || p.Code != osdmlegacy.CodeServiceUnavailable || strings.Contains(string(body), "127.0.0.1") {
+	if status != 503 || p.Code != osdm.CodeServiceUnavailable || strings.Contains(string(body), "127.0.0.1") {
 		t.Errorf("legacy down: %d %s", status, body)
 	}
 }

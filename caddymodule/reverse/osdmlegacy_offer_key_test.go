@@ -39,10 +39,10 @@ func TestOSDMLegacyIntegrationOfferKeyDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rs.Close()
-	children := map[*bkClient]*bkChild{}
+	children := map[*bkClient]*harness.Child{}
 	start := func(name string) *bkClient {
 		port := harness.FreePort(t)
-		ch := startBKChild(t, dir, name, bkCaddyfile(port, l.addr, storeLine, ""))
+		ch := harness.StartCaddy(t, dir, name, bkCaddyfile(port, l.addr, storeLine, ""))
 		c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
 		children[c] = ch
 		return c
@@ -79,7 +79,7 @@ func TestOSDMLegacyIntegrationOfferKeyDeleted(t *testing.T) {
 
 	// SIGKILL, then the whole Redis data lost.
 	before := b.offer("709").OfferID
-	children[a].kill()
+	children[a].Kill()
 	a = start("a2")
 	booksOn(c.offer("708").OfferID, a)
 	beforeLoss := []string{before, a.offer("709").OfferID, c.offer("708").OfferID}

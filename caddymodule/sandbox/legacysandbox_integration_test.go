@@ -1,12 +1,10 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,8 +13,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/caddyserver/caddy/v2"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -45,35 +41,12 @@ func lsSeats(n int) legacy.PlaceRequest {
 // which must come in f.
 func lsSend(t *testing.T, client *http.Client, url string, f legacy.Format, msg legacy.Message) (int, legacy.Reply) {
 	t.Helper()
-	status, reply, err := lsTrySend(client, url, f, msg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return status, reply
+	return harness.LegacyClient{URL: url, Format: f, HTTP: client, CheckContentType: true}.Send(t, msg)
 }
 
 func lsTrySend(client *http.Client, url string, f legacy.Format, msg legacy.Message) (int, legacy.Reply, error) {
-	body, err := legacy.Encode(f, msg)
-	if err != nil {
-		return 0, nil, err
-	}
-	resp, err := client.Post(url, f.ContentType(), bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, nil, err
-	}
-	if ct := resp.Header.Get("Content-Type"); ct != f.ContentType() {
-		return 0, nil, fmt.Errorf("reply Content-Type %q to %v: %s", ct, f, out)
-	}
-	reply, err := legacy.DecodeReply(f, out)
-	if err != nil {
-		return 0, nil, fmt.Errorf("reply %d %s: %w", resp.StatusCode, out, err)
-	}
-	return resp.StatusCode, reply, nil
+	a, err := harness.LegacyClient{URL: url, Format: f, HTTP: client, CheckContentType: true}.Try(msg)
+	return a.Status, a.Reply, err
 }
 
 // lsNegative asserts a NegativeReply with code and the code's status.
@@ -119,7 +92,7 @@ func lsBookings(t *testing.T, url string) []legacysandbox.BookingInfo {
 // a path prefix and sends every message kind in XML and in JSON, every
 // refusal it can give, a resend and a foreign train.
 func TestLegacySandboxIntegration(t *testing.T) {
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off
@@ -255,7 +228,7 @@ http://127.0.0.1:%d {
 // real Caddy: exactly 40 bookings on 40 distinct places and 160
 // NO_AVAILABILITY, nothing else.
 func TestLegacySandboxParallelBookings(t *testing.T) {
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off
@@ -319,7 +292,7 @@ http://127.0.0.1:%d {
 // latency delays every answer; a client that gives up earlier gets
 // nothing, but the booking was made: its resend gets it.
 func TestLegacySandboxLatency(t *testing.T) {
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off
@@ -385,7 +358,7 @@ func TestLegacySandboxTimetable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off
@@ -446,10 +419,7 @@ func TestLegacySandboxJSONConfig(t *testing.T) {
 		}]}]
 	}}}}
 }`, port)
-	if err := caddy.Load([]byte(cfg), true); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = caddy.Stop() })
+	harness.LoadJSON(t, []byte(cfg))
 	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
 	p := legacy.PlaceRequest{TravelClass: 2, ServiceCode: 1, Tariffs: []legacy.Tariff{{Code: 1, Count: 1}, {Code: 5, Count: 1}}}
 	b := lsReply[*legacy.BookingReply](t)(lsSend(t, http.DefaultClient, url, legacy.JSON, &legacy.BookingRequest{

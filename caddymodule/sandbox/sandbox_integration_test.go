@@ -29,40 +29,28 @@ type osdmClient struct {
 func (c *osdmClient) do(method, path, key string, body any, out any) (int, http.Header) {
 	c.t.Helper()
 	var raw []byte
-	header := http.Header{}
 	if body != nil {
 		raw, _ = json.Marshal(body)
-		header.Set("Content-Type", osdm.ContentTypeJSON)
 	}
+	var h http.Header
 	if key != "" {
-		header.Set(osdm.HeaderIdempotencyKey, key)
+		h = http.Header{osdm.HeaderIdempotencyKey: {key}}
 	}
-	osdmspec.ValidateRequest(c.t, osdmspec.V39, method, path, header, raw)
-	req, err := http.NewRequest(method, c.base+path, bytes.NewReader(raw))
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	req.Header = header
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	got, _ := io.ReadAll(resp.Body)
+	client := harness.OSDMClient{Base: c.base, Version: osdmspec.V39, CheckRequests: true}
 	// Caddy's own headers (Server...) are fine; the spec checks Content-Type.
-	osdmspec.ValidateResponse(c.t, osdmspec.V39, method, path, resp.StatusCode, resp.Header, got)
+	a := client.Do(c.t, method, path, string(raw), h)
 	if out != nil {
-		if err := json.Unmarshal(got, out); err != nil {
-			c.t.Fatalf("%s %s: %d %s: %v", method, path, resp.StatusCode, got, err)
+		if err := json.Unmarshal(a.Body, out); err != nil {
+			c.t.Fatalf("%s %s: %d %s: %v", method, path, a.Status, a.Body, err)
 		}
 	}
-	return resp.StatusCode, resp.Header
+	return a.Status, a.Header
 }
 
 // TestSandboxIntegration runs osdm_sandbox in a real Caddy behind a path
 // prefix and goes through offers, booking, fulfilment and refund over HTTP.
 func TestSandboxIntegration(t *testing.T) {
-	base := harness.ServeCaddyfile(t, func(port int) string {
+	base := harness.Serve(t, func(port int) string {
 		return fmt.Sprintf(`{
 	admin off
 	persist_config off
@@ -170,7 +158,7 @@ http://127.0.0.1:%d {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	osdmspec.ValidateResponse(t, osdmspec.V310, http.MethodPost, "/offers", resp.StatusCode, resp.Header, body)
-	if !strings.Contains(string(body), osdm.ProblemCodeAlternativeSystemProposal) {
+	if !strings.Contains(string(body), osdm.CodeAlternativeSystemProposal) {
 		t.Errorf("external train: %s", body)
 	}
 	if resp, err := http.Get(base + "/elsewhere"); err != nil || resp.StatusCode != http.StatusTeapot {

@@ -12,7 +12,7 @@ import (
 // must not get more memory reserved than this.
 const maxBodyPresize = 64 << 10
 
-// readAllSized reads r to EOF as io.ReadAll does, but starts with room for
+// ReadAllSized reads r to EOF as io.ReadAll does, but starts with room for
 // hint+1 bytes when 0 < hint <= maxBodyPresize (hint is the declared
 // Content-Length; the extra byte lets EOF be seen without growing), so
 // that a body of known length is read in one allocation instead of

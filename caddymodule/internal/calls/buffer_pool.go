@@ -15,14 +15,14 @@ const maxPooledBuffer = 64 << 10
 // they need (converter/retention_test.go).
 var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
-// getBuffer returns an empty buffer from the pool.
+// GetBuffer returns an empty buffer from the pool.
 func GetBuffer() *[]byte {
 	b := buffers.Get().(*[]byte)
 	*b = (*b)[:0]
 	return b
 }
 
-// putBuffer gives b back to the pool; b must not be used after.
+// PutBuffer gives b back to the pool; b must not be used after.
 func PutBuffer(b *[]byte) {
 	if b == nil || cap(*b) > maxPooledBuffer {
 		return

@@ -102,7 +102,7 @@ func (hw *HeldWriter) FlushError() error {
 }
 
 // Unwrap gives http.ResponseController the client's writer for what
-// heldWriter does not do itself (hijacking, deadlines).
+// HeldWriter does not do itself (hijacking, deadlines).
 func (hw *HeldWriter) Unwrap() http.ResponseWriter { return hw.w }
 
 // Interface guard

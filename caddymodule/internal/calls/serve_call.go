@@ -11,15 +11,15 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
-// maxAnswerBytes bounds an OSDM answer read into memory: an offer search
+// MaxAnswerBytes bounds an OSDM answer read into memory: an offer search
 // with many trips is a few hundred KiB, a partner sending more is broken.
 const MaxAnswerBytes = 8 << 20
 
-// errAnswerAborted is a partner answer that broke off after its status
+// ErrAnswerAborted is a partner answer that broke off after its status
 // line: reverse_proxy aborts the handler with http.ErrAbortHandler then.
 var ErrAnswerAborted = errors.New("the partner's answer broke off before its end")
 
-// serveCall runs next for one OSDM call. reverse_proxy signals an answer
+// ServeCall runs next for one OSDM call. reverse_proxy signals an answer
 // that broke off mid-body by panicking with http.ErrAbortHandler, meant to
 // drop the client's connection; here the client is our private writer, so
 // the abort is that call's transport failure, not the legacy exchange's.
@@ -35,7 +35,7 @@ func ServeCall(next caddyhttp.Handler, w http.ResponseWriter, req *http.Request)
 	return next.ServeHTTP(w, req)
 }
 
-// traceParent returns the W3C traceparent for the OSDM calls of r: a child
+// TraceParent returns the W3C traceparent for the OSDM calls of r: a child
 // of the legacy client's trace when it sent a valid one, else a new trace.
 // The ids come from math/rand/v2's generator (ChaCha8, seeded by the
 // runtime): trace ids must be unique and unpredictable enough to not
@@ -60,7 +60,7 @@ func TraceParent(r *http.Request) string {
 	return string(tp[:])
 }
 
-// validTraceParent checks the version-00 form 00-<32 hex>-<16 hex>-<2 hex>
+// ValidTraceParent checks the version-00 form 00-<32 hex>-<16 hex>-<2 hex>
 // with non-zero ids (W3C Trace Context, section 3.2).
 func ValidTraceParent(s string) bool {
 	if len(s) != 55 || s[:3] != "00-" || s[35] != '-' || s[52] != '-' {

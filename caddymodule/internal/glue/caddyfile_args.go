@@ -10,7 +10,7 @@ import (
 // The argument readers every module's UnmarshalCaddyfile shares. Each
 // reads the remaining arguments of the current subdirective line.
 
-// oneArg reads exactly one argument into dst.
+// OneArg reads exactly one argument into dst.
 func OneArg(d *caddyfile.Dispenser, dst *string) error {
 	args := d.RemainingArgs()
 	if len(args) != 1 {
@@ -20,7 +20,7 @@ func OneArg(d *caddyfile.Dispenser, dst *string) error {
 	return nil
 }
 
-// positiveDurationArg reads one positive duration for subdirective name
+// PositiveDurationArg reads one positive duration for subdirective name
 // into dst.
 func PositiveDurationArg(d *caddyfile.Dispenser, name string, dst *caddy.Duration) error {
 	var s string
@@ -38,7 +38,7 @@ func PositiveDurationArg(d *caddyfile.Dispenser, name string, dst *caddy.Duratio
 	return nil
 }
 
-// intArgInRange reads one integer min..max for subdirective name into dst.
+// IntArgInRange reads one integer min..max for subdirective name into dst.
 func IntArgInRange(d *caddyfile.Dispenser, name string, dst *int, min, max int) error {
 	var v string
 	if err := OneArg(d, &v); err != nil {

@@ -9,7 +9,7 @@ import (
 // closest known one, so that a typo ("tarif", "adulte") says what was
 // meant rather than only that it is wrong.
 
-// didYouMean is `; did you mean "x"?` for the name among known closest to
+// DidYouMean is `; did you mean "x"?` for the name among known closest to
 // name (Levenshtein distance, case-insensitive) when it is close enough
 // to be a typo: at most 2 edits, and fewer than half of name's letters.
 // "" when none is.
@@ -27,7 +27,7 @@ func DidYouMean(name string, known []string) string {
 	return "; did you mean " + strconv.Quote(best) + "?"
 }
 
-// unknownSubdirective is the error text of an unrecognized subdirective:
+// UnknownSubdirective is the error text of an unrecognized subdirective:
 // its name, the closest known one, and the list of known ones.
 func UnknownSubdirective(what, name string, known []string) string {
 	if hint := DidYouMean(name, known); hint != "" {

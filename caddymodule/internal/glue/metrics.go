@@ -6,7 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// registerOrReuse registers c on reg, or returns the collector of the same
+// RegisterOrReuse registers c on reg, or returns the collector of the same
 // description already there: a handler appears once per route, and a
 // reload registers its metrics again on the same registry.
 func RegisterOrReuse[C prometheus.Collector](reg *prometheus.Registry, c C) (C, error) {

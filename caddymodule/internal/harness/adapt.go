@@ -1,6 +1,6 @@
 package harness
 
-// walkHandlers calls f for every JSON object with a "handler" key.
+// WalkHandlers calls f for every JSON object with a "handler" key.
 func WalkHandlers(v any, f func(map[string]any)) {
 	switch v := v.(type) {
 	case map[string]any:

@@ -1,8 +1,8 @@
 package harness
 
 import (
+	"encoding/json"
 	"fmt"
-	"net"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
@@ -13,43 +13,69 @@ import (
 	_ "github.com/caddy-osdm/caddy-osdm/caddymodule"
 )
 
-// tokLoad adapts a Caddyfile and runs it in this process. A Caddyfile
-// that `caddy fmt` would change is a test bug: the adapter's warning fails
-// the test.
-func LoadCaddyfile(t testing.TB, caddyfile string) {
+// Adapt adapts a Caddyfile named name (for the file:line of errors and
+// warnings) to JSON. A Caddyfile that `caddy fmt` would change is a test
+// bug: each adapter warning fails the test.
+func Adapt(t testing.TB, name, caddyfile string) []byte {
 	t.Helper()
-	cfg, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(caddyfile), map[string]any{"filename": "Caddyfile"})
+	cfg, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(caddyfile), map[string]any{"filename": name})
 	if err != nil {
-		t.Fatalf("adapting Caddyfile: %v", err)
+		t.Fatalf("adapting %s: %v", name, err)
 	}
 	for _, w := range warnings {
-		t.Errorf("adapter warning: %s", w.String())
+		t.Errorf("adapter warning: %s:%d: %s", w.File, w.Line, w.Message)
 	}
-	if err := caddy.Load(cfg, true); err != nil {
-		t.Fatalf("loading config: %v", err)
+	return cfg
+}
+
+// TryLoad adapts caddyfile and runs it in this process, in place of the
+// configuration running; it returns the error of caddy.Load. Caddy stops
+// when the test ends.
+func TryLoad(t testing.TB, caddyfile string) error {
+	t.Helper()
+	return TryLoadJSON(t, Adapt(t, "Caddyfile", caddyfile))
+}
+
+// TryLoadJSON is TryLoad of a JSON configuration.
+func TryLoadJSON(t testing.TB, cfg []byte) error {
+	t.Helper()
+	t.Cleanup(func() { _ = caddy.Stop() })
+	return caddy.Load(cfg, true)
+}
+
+// Load is TryLoad that fails the test if the configuration does not load.
+func Load(t testing.TB, caddyfile string) {
+	t.Helper()
+	LoadNamed(t, "Caddyfile", caddyfile)
+}
+
+// LoadNamed is Load of a Caddyfile named name in errors and warnings.
+func LoadNamed(t testing.TB, name, caddyfile string) {
+	t.Helper()
+	LoadJSON(t, Adapt(t, name, caddyfile))
+}
+
+// LoadJSON is Load of a JSON configuration, raw or any value that
+// marshals to one.
+func LoadJSON(t testing.TB, cfg any) {
+	t.Helper()
+	raw, ok := cfg.([]byte)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := TryLoadJSON(t, raw); err != nil {
+		t.Fatalf("loading the configuration: %v", err)
 	}
 }
 
-// provCaddy runs a Caddyfile in this process on a free port.
-func ServeCaddyfile(t testing.TB, caddyfile func(port int) string) string {
+// Serve runs the Caddyfile caddyfile returns for a free port (FreePort)
+// and returns its base URL, http://127.0.0.1:<port>.
+func Serve(t testing.TB, caddyfile func(port int) string) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cfg, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(caddyfile(port)), map[string]any{"filename": "Caddyfile"})
-	if err != nil {
-		t.Fatalf("adapting: %v", err)
-	}
-	// A Caddyfile that `caddy fmt` would change is a test bug.
-	for _, w := range warnings {
-		t.Errorf("adapter warning: %s", w.String())
-	}
-	if err := caddy.Load(cfg, true); err != nil {
-		t.Fatalf("loading: %v", err)
-	}
-	t.Cleanup(func() { _ = caddy.Stop() })
+	port := FreePort(t)
+	Load(t, caddyfile(port))
 	return fmt.Sprintf("http://127.0.0.1:%d", port)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 )
 
+// WriteKey writes key as a PKCS #8 PEM file at path.
 func WriteKey(t testing.TB, path string, key crypto.Signer) {
 	t.Helper()
 	der, err := x509.MarshalPKCS8PrivateKey(key)
@@ -19,6 +20,7 @@ func WriteKey(t testing.TB, path string, key crypto.Signer) {
 	}
 }
 
+// ReadFiles returns the files at paths, one after the other.
 func ReadFiles(t testing.TB, paths ...string) []byte {
 	t.Helper()
 	var all []byte

@@ -7,20 +7,27 @@ import (
 	"testing"
 )
 
-func PostJSON(t testing.TB, url, body string) (int, string, http.Header) {
+// FormType is the Content-Type of a token request.
+const FormType = "application/x-www-form-urlencoded"
+
+// noKeepAlive is a client whose every request has a connection of its own.
+var noKeepAlive = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
+// Do sends method url with body, as contentType (if not empty) and with
+// header, and returns the answer's status, body and header.
+func Do(t testing.TB, method, url, contentType, body string, header http.Header) (int, string, http.Header) {
 	t.Helper()
-	// No keep-alive: a config reload closes the idle connections.
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	resp, err := client.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), resp.Header
+	return do(t, http.DefaultClient, method, url, contentType, body, header)
 }
 
-func Do(t testing.TB, method, url, contentType, body string, header http.Header) (int, string, http.Header) {
+// PostJSON posts body as JSON on a connection of its own (a configuration
+// reload closes the idle ones).
+func PostJSON(t testing.TB, url, body string) (int, string, http.Header) {
+	t.Helper()
+	return do(t, noKeepAlive, http.MethodPost, url, "application/json", body, nil)
+}
+
+func do(t testing.TB, client *http.Client, method, url, contentType, body string, header http.Header) (int, string, http.Header) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
@@ -32,7 +39,7 @@ func Do(t testing.TB, method, url, contentType, body string, header http.Header)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,5 +47,3 @@ func Do(t testing.TB, method, url, contentType, body string, header http.Header)
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b), resp.Header
 }
-
-const FormType = "application/x-www-form-urlencoded"

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// writeLegacyGTFS writes a GTFS feed of 10 daily trains Paris Nord ->
+// WriteLegacyGTFS writes a GTFS feed of 10 daily trains Paris Nord ->
 // Bruxelles-Midi, 9301 at 06:10, 9302 at 07:10, ... through 2099.
 func WriteLegacyGTFS(t testing.TB, dir string) {
 	t.Helper()

@@ -18,29 +18,42 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 )
 
-// tokPartner is one partner railway of the integration test: a login
+// LoginPartner is a partner railway of a consumer test: a login
 // service that checks our identity tokens with our public key and issues
 // access tokens signed with its own key, and an OSDM upstream that accepts
 // only those access tokens.
 type LoginPartner struct {
-	Name       string
-	ClientKey  crypto.Signer // ours, registered at the partner under kids
-	Kids       map[string]crypto.PublicKey
-	KeyFile    string
-	LoginKey   ed25519.PrivateKey
-	Login      *httptest.Server
-	Upstream   *httptest.Server
+	// Name is the partner's name.
+	Name string
+	// ClientKey is our key, registered at the partner under Kids.
+	ClientKey crypto.Signer
+	// Kids are the key ids the partner knows our keys under.
+	Kids map[string]crypto.PublicKey
+	// KeyFile holds ClientKey.
+	KeyFile string
+	// LoginKey signs the access tokens.
+	LoginKey ed25519.PrivateKey
+	// Login is the login service, Upstream the OSDM upstream.
+	Login, Upstream *httptest.Server
+	// Mu guards what follows.
 	Mu         sync.Mutex
 	assertions []string // every identity token received
 	issued     []string // every access token issued
 	logins     int
 	seen       []string // access tokens the upstream accepted
-	Revoked    map[string]bool
-	FailLogin  bool
-	AccessTyp  string // the typ header of the access tokens, if not JWT
-	AccessAud  string // the aud claim of the access tokens, if any
+	// Revoked are access tokens the upstream refuses.
+	Revoked map[string]bool
+	// FailLogin makes the login service refuse every login.
+	FailLogin bool
+	// AccessTyp is the typ header of the access tokens, if not JWT.
+	AccessTyp string
+	// AccessAud is the aud claim of the access tokens, if any.
+	AccessAud string
 }
 
+// NewLoginPartner starts the partner name, which knows key under the kid
+// <name>-kid-1 (its private key is in dir/<name>.pem), until the test
+// ends.
 func NewLoginPartner(t testing.TB, name string, key crypto.Signer, dir string) *LoginPartner {
 	t.Helper()
 	p := &LoginPartner{Name: name, ClientKey: key, Revoked: map[string]bool{}}
@@ -55,8 +68,11 @@ func NewLoginPartner(t testing.TB, name string, key crypto.Signer, dir string) *
 	return p
 }
 
+// TokenURL is the URL of the partner's token endpoint.
 func (p *LoginPartner) TokenURL() string { return p.Login.URL + "/oauth/token" }
 
+// ServeLogin is the login service: it checks the identity token and
+// issues an access token.
 func (p *LoginPartner) ServeLogin(w http.ResponseWriter, r *http.Request) {
 	fail := func(code, desc string) {
 		w.Header().Set("Content-Type", "application/json")
@@ -108,6 +124,8 @@ func (p *LoginPartner) ServeLogin(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": 3600})
 }
 
+// ServeUpstream is the OSDM upstream: it accepts the access tokens the
+// login service issued and did not revoke.
 func (p *LoginPartner) ServeUpstream(w http.ResponseWriter, r *http.Request) {
 	bearer, ok := strings.CutPrefix(r.Header.Get("Authenticate"), "Bearer ")
 	_, err := jwt.Parse(bearer, func(*jwt.Token) (any, error) { return p.LoginKey.Public(), nil },
@@ -129,6 +147,7 @@ func (p *LoginPartner) ServeUpstream(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "%s got %q", p.Name, body)
 }
 
+// Snapshot returns what the partner saw so far.
 func (p *LoginPartner) Snapshot() (assertions, issued, seen []string, logins int) {
 	p.Mu.Lock()
 	defer p.Mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
+// CounterValue is the value of c.
 func CounterValue(t testing.TB, c prometheus.Counter) float64 {
 	t.Helper()
 	var m dto.Metric

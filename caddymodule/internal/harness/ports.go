@@ -8,18 +8,18 @@ import (
 	"testing"
 )
 
-// freePort is a local port nothing listens on (it was free a moment ago).
-// A port from the kernel's ephemeral range (":0") is free when freePort
+// FreePort is a local port nothing listens on (it was free a moment ago).
+// A port from the kernel's ephemeral range (":0") is free when FreePort
 // sees it, but until Caddy binds it any outgoing connection or listener of
 // a test running in parallel (other packages run in other processes) may
-// take it: "address already in use". So freePort hands out ports below
+// take it: "address already in use". So FreePort hands out ports below
 // Linux's default ephemeral range (32768-60999), each once per process.
 var (
 	portsMu    sync.Mutex
 	portsGiven = map[int]bool{}
 )
 
-// freePort returns a port on 127.0.0.1 that nothing listens on, outside
+// FreePort returns a port on 127.0.0.1 that nothing listens on, outside
 // the ephemeral range, not handed out before by this process.
 func FreePort(t testing.TB) int {
 	t.Helper()

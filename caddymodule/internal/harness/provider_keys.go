@@ -19,6 +19,8 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
+// The provider of ProvFixture: its login service's issuer and token
+// endpoint.
 const (
 	ProvIssuer   = "https://login.example-provider.eu"
 	ProvAudience = "https://login.example-provider.eu/oauth/token"
@@ -29,19 +31,24 @@ var (
 	provRSAKey  *rsa.PrivateKey
 )
 
-// provFixture holds the provider-side test keys as files: the login's
+// ProvFixture holds the provider-side test keys as files: the login's
 // signing key, and the public keys of clients alpine (RSA) and coastal
 // (Ed25519).
 type ProvFixture struct {
-	t        testing.TB
-	Dir      string
-	Login    *ecdsa.PrivateKey
-	Alpine   *rsa.PrivateKey
-	Coastal  ed25519.PrivateKey
-	LoginPEM string
-	LoginPub string
+	t testing.TB
+	// Dir holds the files.
+	Dir string
+	// Login is the login service's signing key.
+	Login *ecdsa.PrivateKey
+	// Alpine and Coastal are the clients' keys.
+	Alpine  *rsa.PrivateKey
+	Coastal ed25519.PrivateKey
+	// LoginPEM and LoginPub are the files of Login.
+	LoginPEM, LoginPub string
 }
 
+// NewProvFixture writes the keys of a ProvFixture in a directory of the
+// test.
 func NewProvFixture(t testing.TB) *ProvFixture {
 	t.Helper()
 	provRSAOnce.Do(func() {
@@ -63,6 +70,7 @@ func NewProvFixture(t testing.TB) *ProvFixture {
 	return f
 }
 
+// WritePub writes pub as the PEM file name.
 func (f *ProvFixture) WritePub(name string, pub crypto.PublicKey) {
 	data, err := tokenauth.MarshalPublicKeyPEM(pub)
 	if err != nil {
@@ -73,9 +81,10 @@ func (f *ProvFixture) WritePub(name string, pub crypto.PublicKey) {
 	}
 }
 
+// Path is the path of the fixture's file name.
 func (f *ProvFixture) Path(name string) string { return filepath.Join(f.Dir, name) }
 
-// identity signs an identity token as a consumer would.
+// Identity signs an identity token as a consumer would.
 func (f *ProvFixture) Identity(method jwt.SigningMethod, key any, sub, kid string, now time.Time, edit func(jwt.MapClaims)) string {
 	f.t.Helper()
 	c := jwt.MapClaims{
@@ -95,6 +104,7 @@ func (f *ProvFixture) Identity(method jwt.SigningMethod, key any, sub, kid strin
 	return s
 }
 
+// AlpineToken is a valid identity token of client alpine.
 func (f *ProvFixture) AlpineToken(now time.Time) string {
 	return f.Identity(jwt.SigningMethodRS256, f.Alpine, "alpine", "alp-1", now, nil)
 }

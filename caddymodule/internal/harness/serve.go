@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// serveLocal serves h over HTTP on a free port of 127.0.0.1 until the
+// ServeLocal serves h over HTTP on a free port of 127.0.0.1 until the
 // test ends, and returns its address.
 func ServeLocal(t testing.TB, h http.Handler) string {
 	t.Helper()

@@ -4,7 +4,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
-// unmarshalStore reads the arguments of a store subdirective (named sub,
+// Unmarshal reads the arguments of a store subdirective (named sub,
 // for errors), the engine first:
 //
 //	store bolt [<path>]
@@ -16,7 +16,7 @@ func Unmarshal(d *caddyfile.Dispenser, sub string) (*Config, error) {
 	return UnmarshalArgs(d, sub, d.RemainingArgs())
 }
 
-// unmarshalStoreArgs is unmarshalStore on arguments already read.
+// UnmarshalArgs is unmarshalStore on arguments already read.
 func UnmarshalArgs(d *caddyfile.Dispenser, sub string, args []string) (*Config, error) {
 	if len(args) == 0 {
 		return nil, d.Errf("%s takes bolt [<path>] or redis <address> [<key prefix>]", sub)

@@ -27,7 +27,7 @@ const (
 	boltSweepEvery = 5 * time.Minute
 )
 
-// StoreConfig chooses where a module keeps what must survive a restart or
+// Config chooses where a module keeps what must survive a restart or
 // be seen by every instance (DESIGN.md section 8). Modules of one Caddy
 // that name the same bolt file, or the same Redis address, share one open
 // database or one connection pool, each module under a key prefix of its

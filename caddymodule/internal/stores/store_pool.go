@@ -40,7 +40,7 @@ type pooledRedis struct {
 // Destruct closes the client once no configuration uses it.
 func (p pooledRedis) Destruct() error { return p.client.Close() }
 
-// storeLease is one module's hold on a pooled store: a view of it under
+// Lease is one module's hold on a pooled store: a view of it under
 // the module's key prefix. Release gives it back; the store is closed
 // with its last lease.
 type Lease struct {
@@ -55,7 +55,7 @@ type Lease struct {
 	once sync.Once
 }
 
-// acquireStore opens (or finds open) the store cfg names and returns a
+// Acquire opens (or finds open) the store cfg names and returns a
 // lease on the view under view (for example "legacy/<partner>/"). A bolt
 // file locked by another process fails after cfg.Timeout with an error
 // naming the file. A Redis is not contacted: call Ping to learn whether

@@ -270,6 +270,6 @@ func TestStorePoolRedis(t *testing.T) {
 	}
 }
 
-// TestStoreHolderProcess is not a test: it is the child process of
-// harness.HoldBoltFile.
-func TestStoreHolderProcess(t *testing.T) { harness.StoreHolderProcess(t) }
+// TestChildProcess is not a test: it is the child process of the
+// harness (HoldBoltFile).
+func TestChildProcess(t *testing.T) { harness.ChildProcess(t) }

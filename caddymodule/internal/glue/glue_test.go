@@ -1,0 +1,74 @@
+package glue
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// TestUnknownSubdirective: a typo gets the closest name, anything else
+// the list of known names.
+func TestUnknownSubdirective(t *testing.T) {
+	known := []string{"tariff", "timeout", "partner"}
+	for name, want := range map[string]string{
+		"tarif":     `unrecognized subdirective "tarif"; did you mean "tariff"?`,
+		"TimeOut":   `unrecognized subdirective "TimeOut"; did you mean "timeout"?`,
+		"ab":        `unrecognized subdirective "ab" (known: tariff, timeout, partner)`,
+		"something": `unrecognized subdirective "something" (known: tariff, timeout, partner)`,
+	} {
+		if got := UnknownSubdirective("subdirective", name, known); got != want {
+			t.Errorf("%s: %s, want %s", name, got, want)
+		}
+	}
+}
+
+// TestArgReaders: each reader takes its one argument and refuses what is
+// out of its range, naming the subdirective.
+func TestArgReaders(t *testing.T) {
+	d := caddyfile.NewTestDispenser("x 90s\nx 0s\nx 7\nx 70\nx a b")
+	var dur caddy.Duration
+	d.Next()
+	if err := PositiveDurationArg(d, "x", &dur); err != nil || time.Duration(dur) != 90*time.Second {
+		t.Errorf("90s: %v, %v", dur, err)
+	}
+	d.Next()
+	if err := PositiveDurationArg(d, "x", &dur); err == nil || !strings.Contains(err.Error(), "must be positive") {
+		t.Errorf("0s: %v", err)
+	}
+	var n int
+	d.Next()
+	if err := IntArgInRange(d, "x", &n, 1, 10); err != nil || n != 7 {
+		t.Errorf("7: %d, %v", n, err)
+	}
+	d.Next()
+	if err := IntArgInRange(d, "x", &n, 1, 10); err == nil || !strings.Contains(err.Error(), "1..10") {
+		t.Errorf("70: %v", err)
+	}
+	var s string
+	d.Next()
+	if err := OneArg(d, &s); err == nil {
+		t.Errorf("two arguments taken as one: %q", s)
+	}
+}
+
+// TestRegisterOrReuse: registering a collector again, as a second handler
+// or a reload does, returns the one registered first.
+func TestRegisterOrReuse(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	opts := prometheus.CounterOpts{Name: "glue_test_total", Help: "test"}
+	first, err := RegisterOrReuse(reg, prometheus.NewCounter(opts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := RegisterOrReuse(reg, prometheus.NewCounter(opts))
+	if err != nil || again != first {
+		t.Fatalf("second registration: %v, same collector %v", err, again == first)
+	}
+	if _, err := RegisterOrReuse(reg, prometheus.NewGauge(prometheus.GaugeOpts{Name: "glue_test_total", Help: "other"})); err == nil {
+		t.Error("a different collector of the same name was accepted")
+	}
+}

@@ -1,0 +1,27 @@
+// Package harness is the one harness of the glue's integration tests,
+// for every package under caddymodule:
+//
+//   - ports: FreePort, the only port allocator (ports below the
+//     ephemeral range, each handed out once per process);
+//   - Caddy in this process: Adapt, Load, LoadNamed, LoadJSON, TryLoad,
+//     TryLoadJSON and Serve, around caddy.Load (a failed adaptation or
+//     an adapter warning fails the test; Caddy stops when the test
+//     ends);
+//   - Caddy in a child process (this test binary run again as its
+//     TestChildProcess, which calls ChildProcess): StartCaddy,
+//     TryStartCaddy, HoldBoltFile, and Child's Kill (SIGKILL) and Stop;
+//   - LegacyClient, the legacy reservation system's client: Post, Try,
+//     Send;
+//   - OSDMClient, a partner's OSDM client whose requests and answers
+//     are checked against the bundled spec: Send, Do, and OSDMAnswer's
+//     Decode and Problem;
+//   - plain HTTP (Do, PostJSON) and the fixtures several packages share:
+//     a partner's login service and upstream (LoginPartner), a
+//     provider's keys (ProvFixture), a GTFS feed (WriteLegacyGTFS),
+//     keys and files, metrics.
+//
+// Caddy's caddytest package does not fit: its Tester runs caddy's
+// command line in the test process against a fixed admin port and
+// loads configurations through the admin API, with no way to stop
+// between tests, and the packages' tests run in parallel processes.
+package harness

@@ -1,0 +1,44 @@
+package osdmlegacy
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// deleteRefundOffer serves DELETE .../refund-offers/{rid}: a proposed
+// refund offer is dropped (204, also when the booking holds no such offer,
+// as the spec says: it is not held either way); a confirmed one, or one
+// whose confirmation is under way, cannot be (409).
+func (f *Facade) deleteRefundOffer(ctx context.Context, c *call) *Answer {
+	if _, a := f.bookingOf(ctx, c); a != nil {
+		return a
+	}
+	rid := c.params[osdm.ParamRefundOfferID]
+	_, err := f.updateBooking(ctx, c.params[osdm.ParamBookingID], func(r *BookingRecord) error {
+		for i, ro := range r.RefundOffers {
+			if ro.ID != rid {
+				continue
+			}
+			if ro.Status == osdm.RefundConfirmed {
+				return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
+					"refund offer "+rid+" was confirmed; a confirmed refund cannot be deleted")}
+			}
+			if r.Pending != nil && r.Pending.RefundOfferID == rid {
+				return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
+					"refund offer "+rid+" is being confirmed; it cannot be deleted")}
+			}
+			r.RefundOffers = append(r.RefundOffers[:i:i], r.RefundOffers[i+1:]...)
+			return nil
+		}
+		return errNoChange
+	})
+	if p := refusedBy(err); p != nil {
+		return f.problem(c, p)
+	}
+	if err != nil {
+		return f.storeFailed(c, err)
+	}
+	return f.noContent(c)
+}
