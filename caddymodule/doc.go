@@ -9,10 +9,14 @@
 //   - reverse: osdm_legacy (OSDM -> legacy);
 //   - sandbox: osdm_sandbox and legacy_sandbox (the two partners in
 //     memory);
-//   - command: the caddy osdm-keygen and osdm-token commands.
+//   - command: the caddy osdm-keygen and osdm-token commands;
+//   - app: the osdm app (apps.osdm), which holds the handlers' stores
+//     (guest modules osdm.stores.bolt and osdm.stores.redis) and runs
+//     their background work from its Start.
 //
 // What they share is under internal: the Caddyfile and metrics helpers
-// (glue), the handlers of one call through the route (calls) and the
-// stores (stores). The work itself is done by the Caddy-free packages
+// (glue), the handlers of one call through the route (calls), the store
+// subdirective (stores) and what a handler uses of the osdm app
+// (osdmapp), which it reaches with ctx.App("osdm"). The work itself is done by the Caddy-free packages
 // converter, osdmlegacy, tokenauth, osdmsandbox and legacysandbox.
 package caddymodule

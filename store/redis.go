@@ -2,9 +2,11 @@ package store
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -21,40 +23,93 @@ type Redis struct {
 	owned  bool // Close closes client
 }
 
-// RedisOptions says how OpenRedis reaches a Redis.
+// RedisOptions says how OpenRedis reaches a Redis: one server, a Sentinel
+// set or a Cluster, as go-redis's UniversalOptions take them.
 type RedisOptions struct {
-	// Address is host:port (several, comma-separated, for a cluster or a
-	// sentinel set, as redis.UniversalOptions takes them).
+	// Addresses are host:port: one for a server; several for a Cluster
+	// (its nodes, any of them) or, with MasterName, a Sentinel set.
+	Addresses []string
+	// Address is Addresses as one string, comma-separated (an older form;
+	// both may be given, their addresses are joined).
 	Address string
+	// MasterName is the name of the master a Sentinel set monitors: with
+	// it, Addresses are the sentinels.
+	MasterName string
 	// Prefix is put before every key.
 	Prefix string
-	// Username and Password authenticate, when Redis asks.
+	// Username and Password authenticate, when Redis asks (the servers,
+	// not the sentinels; see SentinelUsername).
 	Username, Password string
+	// SentinelUsername and SentinelPassword authenticate to the sentinels
+	// of a Sentinel set, when they ask.
+	SentinelUsername, SentinelPassword string
+	// TLS, when set, is the TLS configuration of every connection.
+	TLS *tls.Config
 	// DB is the database number (not for a cluster).
 	DB int
 	// DialTimeout, ReadTimeout and WriteTimeout bound each connection
 	// step (go-redis defaults if 0).
 	DialTimeout, ReadTimeout, WriteTimeout time.Duration
+	// MaxRetries is how often a failed command is tried again (go-redis's
+	// default if 0; -1 for none).
+	MaxRetries int
+}
+
+// addrs is every address of o, in order.
+func (o RedisOptions) addrs() []string {
+	addrs := append([]string(nil), o.Addresses...)
+	if o.Address != "" {
+		for _, a := range strings.Split(o.Address, ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				addrs = append(addrs, a)
+			}
+		}
+	}
+	return addrs
+}
+
+// Universal is o as go-redis's UniversalOptions: a Sentinel set's failover
+// client when MasterName is set, a Cluster client for several addresses,
+// a plain client for one.
+func (o RedisOptions) Universal() *redis.UniversalOptions {
+	return &redis.UniversalOptions{
+		Addrs:            o.addrs(),
+		MasterName:       o.MasterName,
+		Username:         o.Username,
+		Password:         o.Password,
+		SentinelUsername: o.SentinelUsername,
+		SentinelPassword: o.SentinelPassword,
+		TLSConfig:        o.TLS,
+		DB:               o.DB,
+		DialTimeout:      o.DialTimeout,
+		ReadTimeout:      o.ReadTimeout,
+		WriteTimeout:     o.WriteTimeout,
+		MaxRetries:       o.MaxRetries,
+	}
+}
+
+// Describe names the Redis o reaches, for logs and errors (no credentials).
+func (o RedisOptions) Describe() string {
+	addrs := strings.Join(o.addrs(), ",")
+	switch {
+	case o.MasterName != "":
+		return "redis sentinel " + addrs + " master " + o.MasterName
+	case len(o.addrs()) > 1:
+		return "redis cluster " + addrs
+	}
+	return "redis " + addrs
 }
 
 // OpenRedis connects to Redis and checks it answers a PING within ctx;
 // the store owns the client and Close closes it.
 func OpenRedis(ctx context.Context, o RedisOptions) (*Redis, error) {
-	if o.Address == "" {
+	if len(o.addrs()) == 0 {
 		return nil, errors.New("store: redis: no address")
 	}
-	client := redis.NewUniversalClient(&redis.UniversalOptions{
-		Addrs:        strings.Split(o.Address, ","),
-		Username:     o.Username,
-		Password:     o.Password,
-		DB:           o.DB,
-		DialTimeout:  o.DialTimeout,
-		ReadTimeout:  o.ReadTimeout,
-		WriteTimeout: o.WriteTimeout,
-	})
+	client := redis.NewUniversalClient(o.Universal())
 	if err := client.Ping(ctx).Err(); err != nil {
 		client.Close()
-		return nil, fmt.Errorf("store: redis %s does not answer PING: %w", o.Address, err)
+		return nil, fmt.Errorf("store: %s does not answer PING: %w", o.Describe(), err)
 	}
 	s := NewRedis(client, o.Prefix)
 	s.owned = true
@@ -176,7 +231,25 @@ func (s *Redis) Scan(ctx context.Context, prefix string, fn func(key string, val
 		}
 	}
 	if cc, ok := s.client.(*redis.ClusterClient); ok {
-		return cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return scanOne(ctx, c) })
+		// ForEachMaster calls its function on every master at once: it
+		// only collects them, and they are scanned one after the other,
+		// so fn is never called concurrently and stops at its error.
+		var mu sync.Mutex
+		var masters []*redis.Client
+		if err := cc.ForEachMaster(ctx, func(_ context.Context, c *redis.Client) error {
+			mu.Lock()
+			masters = append(masters, c)
+			mu.Unlock()
+			return nil
+		}); err != nil {
+			return fmt.Errorf("store: redis cluster masters: %w", err)
+		}
+		for _, c := range masters {
+			if err := scanOne(ctx, c); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	return scanOne(ctx, s.client)
 }

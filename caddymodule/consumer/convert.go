@@ -19,6 +19,7 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/converter"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/store"
 )
 
 func init() {
@@ -85,10 +86,11 @@ type Convert struct {
 	// resend is answered the same on any instance sharing it and after a
 	// restart. Default: bolt in Caddy's data directory.
 	Store *stores.Config `json:"store,omitempty"`
-	// SettleEvery is how often exchanges left without an outcome (by a
+	// SettleInterval is how often exchanges left without an outcome (by a
 	// process that died, or a partner that stopped answering) are settled
-	// at the partner, from the route's first request on. Default: 1m.
-	SettleEvery caddy.Duration `json:"settle_every,omitempty"`
+	// at the partner, from the start of the configuration. Default: the
+	// osdm app's settle_interval (30s).
+	SettleInterval caddy.Duration `json:"settle_interval,omitempty"`
 
 	conv    *converter.Converter
 	replies *converter.ReplyCache
@@ -99,8 +101,7 @@ type Convert struct {
 
 	// The journal (convert_journal.go).
 	journal     *converter.Journal
-	storeLease  *stores.Lease
-	settler     *convertSettler
+	store       *store.Handle
 	settlements *prometheus.CounterVec
 }
 
@@ -167,7 +168,7 @@ func (c *Convert) Provision(ctx caddy.Context) error {
 	if c.metrics, err = registerConvertMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
 	}
-	return c.provisionJournal(ctx.GetMetricsRegistry())
+	return c.provisionJournal(ctx)
 }
 
 // converterConfig turns the JSON config into the converter's.
@@ -245,8 +246,8 @@ func (c *Convert) Validate() error {
 	if c.ReplyCacheSize < 0 || c.ReplyCacheTTL < 0 {
 		return errors.New("reply_cache size and ttl must be positive")
 	}
-	if c.SettleEvery < 0 {
-		return fmt.Errorf("settle_every %s must be positive", time.Duration(c.SettleEvery))
+	if c.SettleInterval < 0 {
+		return fmt.Errorf("settle_interval %s must be positive", time.Duration(c.SettleInterval))
 	}
 	if c.Store != nil {
 		if err := c.Store.Validate(); err != nil {
@@ -256,17 +257,13 @@ func (c *Convert) Validate() error {
 	return nil
 }
 
-// Cleanup stops settlement and releases this configuration's hold on the
-// reply cache and the journal's store.
+// Cleanup releases this configuration's hold on the reply cache (the
+// osdm app holds the store and stops settlement).
 func (c *Convert) Cleanup() error {
-	jerr := c.cleanupJournal()
 	if c.poolKey == "" {
-		return jerr
+		return nil
 	}
 	_, err := replyCaches.Delete(c.poolKey)
-	if err == nil {
-		err = jerr
-	}
 	return err
 }
 
@@ -292,7 +289,6 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 
 	x := &nextCaller{orig: r, next: next, traceParent: calls.TraceParent(r), metrics: c.metrics, partner: c.Partner}
-	c.settler.start(r, next)
 	stored := false
 	res, shared := c.replies.Do(r.Context(), req.MessageID(), body, func() *converter.Result {
 		// Detached from the legacy client: a sequence that has booked must

@@ -45,7 +45,7 @@ func parseConvertCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler,
 //		max_body     <size>                  # default: 64KiB, at most 1MiB
 //		reply_cache  <size> [<ttl>]          # default: 10000 10m
 //		store        bolt [<path>] | redis <address> [<key prefix>]  # default: bolt in Caddy's data directory
-//		settle_every <duration>              # default: 1m
+//		settle_interval <duration>           # default: the osdm app's (30s)
 //	}
 func (c *Convert) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
@@ -90,7 +90,7 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 	want := map[string][2]int{ // min and max number of arguments
 		"partner": {1, 1}, "offer_search": {1, 1}, "tariff": {3, 3}, "reason": {2, 2},
 		"path": {2, 2}, "path_prefix": {1, 1}, "time_zone": {1, 1}, "timeout": {1, 1}, "max_body": {1, 1}, "reply_cache": {1, 2},
-		"settle_every": {1, 1},
+		"settle_interval": {1, 1}, "settle_every": {1, 1},
 	}
 	n, ok := want[name]
 	if !ok {
@@ -165,12 +165,12 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 			return fmt.Errorf("max_body %q: not a size from 1B to 1MiB", args[0])
 		}
 		c.MaxBody = int64(size)
-	case "settle_every":
+	case "settle_interval", "settle_every": // settle_every: the older name
 		dur, err := caddy.ParseDuration(args[0])
 		if err != nil || dur <= 0 {
-			return fmt.Errorf("settle_every %q: not a positive duration", args[0])
+			return fmt.Errorf("%s %q: not a positive duration", name, args[0])
 		}
-		c.SettleEvery = caddy.Duration(dur)
+		c.SettleInterval = caddy.Duration(dur)
 	case "reply_cache":
 		size, err := strconv.Atoi(args[0])
 		if err != nil || size <= 0 {

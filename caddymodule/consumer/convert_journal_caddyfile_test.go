@@ -27,24 +27,26 @@ func TestConvertCaddyfileStore(t *testing.T) {
 		{"store bolt", &stores.Config{Engine: "bolt"}, 0},
 		{"store bolt /var/lib/osdm/journal.db\n\tsettle_every 30s", &stores.Config{Engine: "bolt", Path: "/var/lib/osdm/journal.db"}, 30 * time.Second},
 		{"store redis 10.0.0.7:6379 fare:", &stores.Config{Engine: "redis", Address: "10.0.0.7:6379", Prefix: "fare:"}, 0},
+		{"store main\n\tsettle_interval 10s", &stores.Config{Name: "main"}, 10 * time.Second},
 	} {
 		d := caddyfile.NewTestDispenser("osdm_convert {\n\tpartner p\n\t" + tc.block + "\n}")
 		var c Convert
 		if err := c.UnmarshalCaddyfile(d); err != nil {
 			t.Fatalf("%q: %v", tc.block, err)
 		}
-		if !reflect.DeepEqual(c.Store, tc.want) || time.Duration(c.SettleEvery) != tc.every {
-			t.Errorf("%q: store %+v settle_every %v", tc.block, c.Store, time.Duration(c.SettleEvery))
+		if !reflect.DeepEqual(c.Store, tc.want) || time.Duration(c.SettleInterval) != tc.every {
+			t.Errorf("%q: store %+v settle_interval %v", tc.block, c.Store, time.Duration(c.SettleInterval))
 		}
 	}
 	for _, tc := range []struct{ block, want string }{
-		{"store", "store takes bolt"},
-		{"store memory", `store "memory" is unknown`},
+		{"store", "store takes a store name, bolt"},
+		{"store memory x", "a store name takes no more arguments"},
 		{"store redis", "store redis takes <address>"},
 		{"store bolt a b", "at most one path"},
 		{"store bolt\n\tstore bolt", "store already specified"},
 		{"settle_every never", `settle_every "never"`},
 		{"settle_every 0s", `settle_every "0s"`},
+		{"settle_interval -1s", `settle_interval "-1s"`},
 	} {
 		d := caddyfile.NewTestDispenser("osdm_convert {\n\tpartner p\n\t" + tc.block + "\n}")
 		var c Convert
@@ -61,16 +63,16 @@ func TestConvertCaddyfileStore(t *testing.T) {
 func TestConvertStoreDefaultAndShared(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	a := convUnit(t, nil)
-	if want := "bolt " + filepath.Join(caddy.AppDataDir(), "osdm", "store.db"); a.storeLease.Where != want {
-		t.Errorf("default store %q, want %q", a.storeLease.Where, want)
+	if want := "bolt " + filepath.Join(caddy.AppDataDir(), "osdm", "store.db"); a.store.Where() != want {
+		t.Errorf("default store %q, want %q", a.store.Where(), want)
 	}
 	path := filepath.Join(t.TempDir(), "shared.db")
 	b := convUnit(t, func(c *Convert) { c.Store = &stores.Config{Engine: "bolt", Path: path}; c.Partner = "b" })
 	c := convUnit(t, func(c *Convert) { c.Store = &stores.Config{Engine: "bolt", Path: path}; c.Partner = "c" })
-	if b.storeLease.Where != c.storeLease.Where {
-		t.Errorf("two routes on one file: %q and %q", b.storeLease.Where, c.storeLease.Where)
+	if b.store.Where() != c.store.Where() {
+		t.Errorf("two routes on one file: %q and %q", b.store.Where(), c.store.Where())
 	}
-	if _, err := b.storeLease.Get(context.Background(), "nothing"); err == nil {
+	if _, err := b.store.Get(context.Background(), "nothing"); err == nil {
 		t.Error("an empty store answered a key")
 	}
 }

@@ -201,6 +201,8 @@ type exampleChain struct {
 	hermesBase string
 	// keyDir holds the demo keys of this run.
 	keyDir string
+	// caddyfile is the Caddyfile the chain runs.
+	caddyfile string
 }
 
 // chainOptions vary the example chain for the fault, secrets and soak
@@ -298,6 +300,7 @@ func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 			t.Fatalf("Caddyfile.example has an address %s the test does not rewrite", addr)
 		}
 	}
+	c.caddyfile = cf
 	harness.LoadNamed(t, "Caddyfile.example", cf)
 	// One search per partner, so each tap has seen an access token that
 	// tests can read the sandbox state with.

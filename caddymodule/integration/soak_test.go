@@ -53,8 +53,15 @@ func soakEdit(logFile string) func(string) string {
 func soakReplacer(logFile string) *strings.Replacer {
 	sandbox := "\n\t\t\toffer_ttl 30s\n\t\t\tretention 1s\n\t\t\tmax_entries 1000000"
 	journal := "\n\t\t\tstore " + soakStoreArgs(logFile)
+	app := ""
+	if *soakStore == "redis" {
+		// A store of the osdm app: the test Redis need not persist.
+		app = "\tosdm {\n\t\tstore soak redis " + os.Getenv("OSDM_TEST_REDIS") + " {\n\t\t\tprefix " +
+			fmt.Sprintf("soak-%d:", time.Now().UnixNano()) + "\n\t\t\taccept_volatile\n\t\t}\n\t}\n"
+		journal = "\n\t\t\tstore soak"
+	}
 	return strings.NewReplacer(
-		"\tmetrics\n}", "\tmetrics\n\tlog {\n\t\toutput file "+logFile+"\n\t\tformat json\n\t}\n}",
+		"\tmetrics\n}", "\tmetrics\n\tlog {\n\t\toutput file "+logFile+"\n\t\tformat json\n\t}\n"+app+"}",
 		"timeout 20s", "timeout 20s\n\t\t\treply_cache 2000 2m"+journal,
 		"offer_search trip-offers", "offer_search trip-offers\n\t\t\treply_cache 2000 2m"+journal,
 		"token_lifetime 15m", "token_lifetime 30s",
@@ -69,11 +76,10 @@ func soakReplacer(logFile string) *strings.Replacer {
 // prefix of this run.
 func soakStoreArgs(logFile string) string {
 	if *soakStore == "redis" {
-		addr := os.Getenv("OSDM_TEST_REDIS")
-		if addr == "" {
+		if os.Getenv("OSDM_TEST_REDIS") == "" {
 			panic("-soak.store redis needs OSDM_TEST_REDIS")
 		}
-		return fmt.Sprintf("redis %s soak-%d:", addr, time.Now().UnixNano())
+		return "soak" // the osdm app's store, soakReplacer's
 	}
 	return "bolt " + filepath.Join(filepath.Dir(logFile), "journal.db")
 }

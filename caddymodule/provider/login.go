@@ -10,7 +10,6 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
@@ -67,12 +66,11 @@ type Login struct {
 	// Clients are the registered consumers. At least one.
 	Clients []RegisteredConsumer `json:"clients,omitempty"`
 
-	now         func() time.Time
-	logger      *zap.Logger
-	service     *tokenauth.LoginService
-	memoryKey   string        // key in loginMemoryReplayStores this module holds
-	replayLease *stores.Lease // lease on a bolt or Redis store this module holds
-	signedKey   *loginSigningKey
+	now       func() time.Time
+	logger    *zap.Logger
+	service   *tokenauth.LoginService
+	memoryKey string // key in loginMemoryReplayStores this module holds
+	signedKey *loginSigningKey
 }
 
 // RegisteredConsumer is a consumer registered at this login service (its
@@ -188,7 +186,7 @@ func (l *Login) Provision(ctx caddy.Context) error {
 		return err
 	}
 	// Last, as nothing after them can fail: Cleanup releases both.
-	store, err := l.acquireReplayStore()
+	store, err := l.acquireReplayStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -143,7 +143,10 @@ func (l *Login) unmarshalReplayStore(d *caddyfile.Dispenser) error {
 		}
 		store.Path, store.Address, store.Prefix = cfg.Path, cfg.Address, cfg.Prefix
 	default:
-		return d.Errf("replay_store %q is unknown (want memory, bolt or redis)", args[0])
+		if len(args) > 1 {
+			return d.Errf("replay_store %s: a store name takes no more arguments (or: memory, bolt, redis)", args[0])
+		}
+		store = &LoginReplayStore{Type: "store", Name: args[0]}
 	}
 	l.ReplayStore = store
 	return nil

@@ -1,15 +1,14 @@
 package provider
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"go.uber.org/zap"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
+	"github.com/caddy-osdm/caddy-osdm/store"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
@@ -25,9 +24,12 @@ const (
 // LoginReplayStore chooses where used jti values are kept.
 type LoginReplayStore struct {
 	// Type is memory (this instance only, forgotten when Caddy stops),
-	// bolt (a file: kept across restarts of this instance) or redis
-	// (shared by every instance using the same Redis).
+	// store (a store of the osdm app, Name), bolt (a file: kept across
+	// restarts of this instance) or redis (shared by every instance using
+	// the same Redis).
 	Type string `json:"type,omitempty"`
+	// Name is the osdm app's store, for type store.
+	Name string `json:"name,omitempty"`
 	// Path is the bolt file, which other modules naming the same file
 	// share. Default: osdm/store.db in Caddy's data directory. Type bolt
 	// only.
@@ -47,7 +49,7 @@ type LoginReplayStore struct {
 // configuration reloads: a reload must not forget the jti values of
 // identity tokens that are still valid, or they could be replayed. A
 // memory store is shared by the login handlers with the same issuer. (Bolt
-// files and Redis clients are in the store pools, store_pool.go.)
+// files and Redis clients are the osdm app's.)
 var loginMemoryReplayStores = caddy.NewUsagePool()
 
 // pooledMemoryReplay is a memory replay store in loginMemoryReplayStores.
@@ -64,7 +66,7 @@ func (p *pooledMemoryReplay) Destruct() error {
 
 // acquireReplayStore finds or makes the replay store the configuration
 // names, and records what Cleanup must give back.
-func (l *Login) acquireReplayStore() (tokenauth.ReplayStore, error) {
+func (l *Login) acquireReplayStore(ctx caddy.Context) (tokenauth.ReplayStore, error) {
 	cfg := LoginReplayStore{Type: "memory"}
 	if l.ReplayStore != nil {
 		cfg = *l.ReplayStore
@@ -89,32 +91,32 @@ func (l *Login) acquireReplayStore() (tokenauth.ReplayStore, error) {
 		p := v.(*pooledMemoryReplay)
 		p.SetMaxEntries(cfg.MaxEntries)
 		return p, nil
-	case stores.EngineBolt, stores.EngineRedis:
+	case "store", stores.EngineBolt, stores.EngineRedis:
 		if cfg.MaxEntries != 0 {
 			return nil, fmt.Errorf("replay_store %s takes no max_entries (the memory store's bound)", cfg.Type)
 		}
+		ref := (&stores.Config{Name: cfg.Name, Engine: cfg.Type, Path: cfg.Path, Address: cfg.Address, Prefix: cfg.Prefix}).Ref()
 		view := loginReplayViewBolt
-		if cfg.Type == stores.EngineRedis {
-			view = loginReplayViewRedis
+		if cfg.Type == "store" {
+			ref.Engine = ""
+			if cfg.Name == "" || cfg.Path != "" || cfg.Address != "" || cfg.Prefix != "" {
+				return nil, errors.New("replay_store store takes a name, and no path, address or prefix")
+			}
 		}
-		lease, err := stores.Acquire(stores.Config{Engine: cfg.Type, Path: cfg.Path, Address: cfg.Address, Prefix: cfg.Prefix}, view)
+		app, err := osdmapp.For(ctx)
+		if err != nil {
+			return nil, err
+		}
+		h, exclusive, err := app.Store(ref)
 		if err != nil {
 			return nil, fmt.Errorf("replay_store: %w", err)
 		}
-		l.replayLease = lease
-		if cfg.Type == stores.EngineRedis {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			if err := lease.Ping(ctx); err != nil {
-				// Not fatal: Redis may come up after Caddy. Until it does,
-				// token requests are refused with server_error.
-				l.logger.Warn("replay_store redis is not reachable; token requests fail until it is",
-					zap.String("store", lease.Where), zap.Error(err))
-			}
+		if !exclusive {
+			view = loginReplayViewRedis
 		}
-		return tokenauth.NewStoreReplayStore(lease, l.now), nil
+		return tokenauth.NewStoreReplayStore(store.WithPrefix(h, view), l.now), nil
 	}
-	return nil, fmt.Errorf("replay_store %q is unknown (want memory, bolt or redis)", cfg.Type)
+	return nil, fmt.Errorf("replay_store %q is unknown (want memory, store, bolt or redis)", cfg.Type)
 }
 
 // releaseReplayStore gives back what acquireReplayStore obtained, and
@@ -124,10 +126,6 @@ func (l *Login) releaseReplayStore() error {
 	if l.memoryKey != "" {
 		_, err = loginMemoryReplayStores.Delete(l.memoryKey)
 		l.memoryKey = ""
-	}
-	if l.replayLease != nil {
-		err = errors.Join(err, l.replayLease.Release())
-		l.replayLease = nil
 	}
 	return err
 }

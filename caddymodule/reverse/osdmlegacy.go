@@ -1,7 +1,6 @@
 package reverse
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,10 +15,12 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/osdmlegacy"
+	"github.com/caddy-osdm/caddy-osdm/store"
 	"github.com/caddy-osdm/caddy-osdm/timetable"
 )
 
@@ -97,17 +98,14 @@ type OSDMLegacy struct {
 	// known and which the timetable does not have. Default Europe/Paris.
 	TimeZone string `json:"time_zone,omitempty"`
 	// SettleInterval is how often intents left unanswered are settled and
-	// expired holds released. Default: a quarter of hold, at most 1m.
+	// expired holds released, from the start of the configuration.
+	// Default: the osdm app's settle_interval (30s).
 	SettleInterval caddy.Duration `json:"settle_interval,omitempty"`
 
 	facade  *osdmlegacy.Facade
-	lease   *stores.Lease
 	metrics *legacyMetrics
 	logger  *zap.Logger
 	format  legacy.Format
-	bg      *backgroundRoute
-	stop    context.CancelFunc
-	stopped chan struct{}
 }
 
 // LegacyTariff maps an OSDM passenger type and age range to a legacy
@@ -202,37 +200,42 @@ func (m *OSDMLegacy) Provision(ctx caddy.Context) error {
 		}
 		deps.Timetable = osdmlegacy.GTFS(tt)
 	}
-	storeCfg := stores.Config{}
-	if m.Store != nil {
-		storeCfg = *m.Store
+	app, err := osdmapp.For(ctx)
+	if err != nil {
+		return err
 	}
-	if m.lease, err = stores.Acquire(storeCfg, "legacy/"+m.Partner+"/"); err != nil {
+	h, _, err := app.Store(m.Store.Ref())
+	if err != nil {
 		return fmt.Errorf("osdm_legacy %q: store: %w", m.Partner, err)
 	}
 	if m.metrics, err = registerLegacyMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
 	}
-	m.bg = &backgroundRoute{}
-	deps.Store = m.lease
-	deps.Sender = osdmlegacy.HTTPSender(m.bg, m.format)
+	deps.Store = store.WithPrefix(h, "legacy/"+m.Partner+"/")
+	deps.Sender = osdmlegacy.HTTPSender(&appRoutePoster{app: app, m: m, path: m.legacyPath(), observe: m.observeLegacy}, m.format)
 	if m.facade, err = osdmlegacy.New(cfg, deps); err != nil {
 		return fmt.Errorf("osdm_legacy %q: %w", m.Partner, err)
 	}
-	m.startSettling(cfg)
+	app.Background(m.settleJob(cfg))
 	return nil
 }
 
-// Cleanup stops the background settlement and releases the store.
-func (m *OSDMLegacy) Cleanup() error {
-	if m.stop != nil {
-		m.stop()
-		<-m.stopped
+// legacyPath is the path legacy messages are posted to.
+func (m *OSDMLegacy) legacyPath() string {
+	if m.LegacyPath == "" {
+		return "/"
 	}
-	if m.lease != nil {
-		return m.lease.Release()
-	}
-	return nil
+	return m.LegacyPath
 }
+
+// observeLegacy records one legacy message's status (0: none) and time.
+func (m *OSDMLegacy) observeLegacy(status int, d time.Duration) {
+	m.metrics.observeLegacy(m.Partner, status, d)
+}
+
+// Cleanup has nothing to release: the osdm app holds the store and stops
+// the background work.
+func (m *OSDMLegacy) Cleanup() error { return nil }
 
 // ServeHTTP answers one OSDM call.
 func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
@@ -255,13 +258,7 @@ func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next cadd
 	if err != nil {
 		return caddyhttp.Error(http.StatusBadRequest, fmt.Errorf("reading the OSDM request: %w", err))
 	}
-	observe := func(status int, d time.Duration) { m.metrics.observeLegacy(m.Partner, status, d) }
-	path := m.LegacyPath
-	if path == "" {
-		path = "/"
-	}
-	m.bg.set(r, next, path, observe)
-	send := osdmlegacy.HTTPSender(newLegacyPoster(r, next, path, observe), m.format)
+	send := osdmlegacy.HTTPSender(newLegacyPoster(r, next, m.legacyPath(), m.observeLegacy), m.format)
 	a := m.facade.Serve(r.Context(), send, r.Method, r.URL.EscapedPath(), r.Header, body)
 	m.metrics.observeAnswer(m.Partner, a)
 	m.logCall(r, a, time.Since(start))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/internal/redistest"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -422,22 +423,40 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 	}
 	bookingID, _, _ := strings.Cut(msgID, ".")
 
+	// No request at all after the restart: settlement starts with the
+	// configuration, and resends the BookingRequest within
+	// settle_interval (200ms) plus the call's timeout (2s).
 	harness.StartCaddy(t, dir, "restarted", cf)
-	// Settlement sends through the route, which a first OSDM call opens.
-	c.problem("GET", "/bookings/bk-AAAAAAAAAAAAAAAAAAAAAA", "", 404)
+	restarted := time.Now()
+	for sentTwice := false; !sentTwice; {
+		n := 0
+		for _, m := range l.messages() {
+			if m.id == msgID {
+				n++
+			}
+		}
+		if sentTwice = n >= 2; !sentTwice {
+			if time.Since(restarted) > 200*time.Millisecond+2*time.Second {
+				t.Fatalf("the intent the dead Caddy left was not settled %v after the restart, with no request", time.Since(restarted))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	// The answer is recorded just after it arrives: until then a GET says
+	// a message is under way.
 	var gb osdm.BookingResponse
-	deadline := time.Now().Add(30 * time.Second)
 	for {
 		status, _, body := c.do("GET", "/bookings/"+bookingID, "", "")
-		if status == 200 {
+		if status == http.StatusOK {
 			_ = json.Unmarshal(body, &gb)
 			break
 		}
-		if status != http.StatusConflict || time.Now().After(deadline) {
-			t.Fatalf("GET of the booking after restart: %d %s", status, body)
+		if status != http.StatusConflict || time.Since(restarted) > 200*time.Millisecond+2*time.Second {
+			t.Fatalf("GET of the booking %v after the restart: %d %s", time.Since(restarted), status, body)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
+	t.Logf("settled %v after the restart, with no request", time.Since(restarted))
 	if s := gb.Booking.BookedOffers[0].Reservations[0].Status; s != osdm.BookingPartPrebooked {
 		t.Errorf("settled booking %s, want PREBOOKED", s)
 	}
@@ -467,6 +486,59 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 	}
 }
 
+// TestOSDMLegacyIntegrationSIGKILLReleasesHold: Caddy is killed
+// (SIGKILL) while a booking is PREBOOKED; its hold ends while Caddy is
+// down. Started again, with no request at all, it releases the places at
+// the legacy system (one CancelRequest) within settle_interval (200ms)
+// plus the call's timeout (2s).
+func TestOSDMLegacyIntegrationSIGKILLReleasesHold(t *testing.T) {
+	l := startBKLegacy(t)
+	dir := t.TempDir()
+	port := harness.FreePort(t)
+	cf := bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\thold 1s")
+	child := harness.StartCaddy(t, dir, "first", cf)
+	c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	var b osdm.BookingResponse
+	c.ok("POST", "/bookings", bookingOf(c.offer("710").OfferID), "", 200, &b)
+	child.Kill()
+	if len(l.held()) != 1 {
+		t.Fatalf("the legacy system holds %d bookings, want the PREBOOKED one", len(l.held()))
+	}
+	time.Sleep(1500 * time.Millisecond) // the hold ends while Caddy is down
+
+	harness.StartCaddy(t, dir, "restarted", cf)
+	restarted := time.Now()
+	for len(l.held()) != 0 {
+		if time.Since(restarted) > 200*time.Millisecond+2*time.Second {
+			t.Fatalf("the legacy system still holds %d bookings %v after the restart, with no request", len(l.held()), time.Since(restarted))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("released %v after the restart, with no request", time.Since(restarted))
+	cancels := 0
+	for _, m := range l.messages() {
+		if m.kind == legacy.KindCancelRequest && m.id == b.Booking.ID+".cancel.1" {
+			cancels++
+		}
+	}
+	if cancels != 1 {
+		t.Errorf("release sent %d CancelRequests, want 1", cancels)
+	}
+	// The release is recorded just after the CancelReply arrives.
+	for {
+		var gb osdm.BookingResponse
+		c.ok("GET", "/bookings/"+b.Booking.ID, "", "", 200, &gb)
+		s := gb.Booking.BookedOffers[0].Reservations[0].Status
+		if s == osdm.BookingPartReleased {
+			break
+		}
+		if time.Since(restarted) > 200*time.Millisecond+2*time.Second {
+			t.Fatalf("the booking is %s %v after the restart, want RELEASED", s, time.Since(restarted))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestOSDMLegacyIntegrationTwoInstancesRedis: two Caddy processes on one
 // Redis: an offer searched on one is booked on the other (both verify the
 // ids with the one key in Redis), and a booking made on one is fulfilled
@@ -476,14 +548,74 @@ func TestOSDMLegacyIntegrationTwoInstancesRedis(t *testing.T) {
 	if addr == "" {
 		t.Skip("OSDM_TEST_REDIS not set (host:port of a Redis to test against): two-instance test skipped")
 	}
+	// The test Redis need not persist: the store says accept_volatile.
+	twoInstancesOnRedis(t, "addresses "+addr+"\n\t\t\taccept_volatile")
+}
+
+// TestOSDMLegacyIntegrationSentinelAndCluster: the reverse chain of
+// TestOSDMLegacyIntegrationTwoInstancesRedis, two instances on one store,
+// on a real Redis Sentinel set (redis-server --sentinel) and on a real
+// Redis Cluster of three masters, both started by the test.
+func TestOSDMLegacyIntegrationSentinelAndCluster(t *testing.T) {
+	t.Run("sentinel", func(t *testing.T) {
+		sentinels, _ := redistest.Sentinel(t, "bookings")
+		twoInstancesOnRedis(t, "addresses "+strings.Join(sentinels, " ")+"\n\t\t\tmaster bookings")
+	})
+	t.Run("cluster", func(t *testing.T) {
+		twoInstancesOnRedis(t, "addresses "+strings.Join(redistest.Cluster(t, 3), " "))
+	})
+}
+
+// TestOSDMLegacyIntegrationRedisWithoutPersistence: a Redis without
+// persistence is refused at start, saying why and what to do; with
+// accept_volatile the same configuration starts and books.
+func TestOSDMLegacyIntegrationRedisWithoutPersistence(t *testing.T) {
+	addr := redistest.Server(t, redistest.Volatile...)
+	l := startBKLegacy(t)
+	cf := func(port int, extra string) string {
+		return withRedisStore(bkCaddyfile(port, l.addr, "store shared", ""), "addresses "+addr+"\n\t\t\t"+extra)
+	}
+	if err := harness.TryLoad(t, cf(harness.FreePort(t), "prefix p/")); err == nil {
+		t.Fatal("Caddy started on a Redis without persistence")
+	} else {
+		for _, want := range []string{addr, "does not persist", "accept_volatile"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("refusal %q does not say %q", err, want)
+			}
+		}
+	}
+	base := harness.Serve(t, func(port int) string { return cf(port, "prefix p/\n\t\t\taccept_volatile") })
+	c := &bkClient{t: t, base: base}
+	var br osdm.BookingResponse
+	c.ok("POST", "/bookings", bookingOf(c.offer("708").OfferID), newUUID(), 200, &br)
+	if len(l.held()) != 1 {
+		t.Errorf("the legacy system holds %d bookings, want 1", len(l.held()))
+	}
+}
+
+// withRedisStore is caddyfile (a bkCaddyfile with "store shared") with the
+// osdm app's store shared: a redis store whose block is body.
+func withRedisStore(caddyfile, body string) string {
+	return strings.Replace(caddyfile, "\tauto_https off\n}",
+		"\tauto_https off\n\tosdm {\n\t\tstore shared redis {\n\t\t\t"+body+"\n\t\t}\n\t}\n}", 1)
+}
+
+// twoInstancesOnRedis runs two Caddy processes whose osdm_legacy keeps its
+// state in one named Redis store (redis says where and how): an offer
+// searched on one is booked on the other, a booking made on one is
+// fulfilled and refunded on the other, and an Idempotency-Key replays
+// across them.
+func twoInstancesOnRedis(t *testing.T, redis string) {
 	l := startBKLegacy(t)
 	dir := t.TempDir()
 	var pfx [8]byte
 	_, _ = rand.Read(pfx[:])
-	storeLine := "store redis " + addr + " osdm-legacy-it/" + hex.EncodeToString(pfx[:]) + "/"
+	withApp := func(port int) string {
+		return withRedisStore(bkCaddyfile(port, l.addr, "store shared", ""), redis+"\n\t\t\tprefix osdm-legacy-it/"+hex.EncodeToString(pfx[:])+"/")
+	}
 	pa, pb := harness.FreePort(t), harness.FreePort(t)
-	harness.StartCaddy(t, dir, "a", bkCaddyfile(pa, l.addr, storeLine, ""))
-	harness.StartCaddy(t, dir, "b", bkCaddyfile(pb, l.addr, storeLine, ""))
+	harness.StartCaddy(t, dir, "a", withApp(pa))
+	harness.StartCaddy(t, dir, "b", withApp(pb))
 	a := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pa)}
 	b := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pb)}
 

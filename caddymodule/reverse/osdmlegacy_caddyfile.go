@@ -48,7 +48,7 @@ func parseOSDMLegacyCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandl
 //		legacy_format   xml|json                         # default: xml
 //		legacy_path     <path>                           # default: /
 //		time_zone       <IANA zone>                      # default: Europe/Paris
-//		settle_interval <duration>                       # default: hold/4, at most 1m
+//		settle_interval <duration>                       # default: the osdm app's (30s)
 //	}
 func (m *OSDMLegacy) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name

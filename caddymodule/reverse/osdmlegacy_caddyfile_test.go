@@ -101,7 +101,7 @@ func TestOSDMLegacyCaddyfileErrors(t *testing.T) {
 		{"partner a\n\t\t\ttariff ADULT x 64 1", "Caddyfile:5", "not a number"},
 		{"partner a\n\t\t\treason STRIKE 5\n\t\t\treason STRIKE 6", "Caddyfile:6", "already specified"},
 		{"partner a\n\t\t\trefund_fee 120%", "Caddyfile:5", "100%"},
-		{"partner a\n\t\t\tstore mongo x", "Caddyfile:5", "unknown"},
+		{"partner a\n\t\t\tstore mongo x", "Caddyfile:5", "a store name takes no more arguments"},
 		{"partner a\n\t\t\tstore redis", "Caddyfile:5", "redis"},
 		{"partner a\n\t\t\tmax_body 2MiB", "Caddyfile:5", "1MiB"},
 		{"partner a\n\t\t\tservices bed", "Caddyfile:5", "bed"},

@@ -32,7 +32,9 @@ func TestOSDMLegacyIntegrationOfferKeyDeleted(t *testing.T) {
 	var pfx [8]byte
 	_, _ = rand.Read(pfx[:])
 	prefix := "osdm-legacy-key/" + hex.EncodeToString(pfx[:]) + "/"
-	storeLine := "store redis " + addr + " " + prefix
+	// A store of the osdm app with accept_volatile: the test Redis does
+	// not persist (and the test loses its data on purpose).
+	redisStore := "addresses " + addr + "\n\t\t\tprefix " + prefix + "\n\t\t\taccept_volatile"
 	// The view of the module's store: its keys as osdm_legacy names them.
 	rs, err := store.OpenRedis(context.Background(), store.RedisOptions{Address: addr, Prefix: prefix + "legacy/hermes-test/"})
 	if err != nil {
@@ -42,7 +44,7 @@ func TestOSDMLegacyIntegrationOfferKeyDeleted(t *testing.T) {
 	children := map[*bkClient]*harness.Child{}
 	start := func(name string) *bkClient {
 		port := harness.FreePort(t)
-		ch := harness.StartCaddy(t, dir, name, bkCaddyfile(port, l.addr, storeLine, ""))
+		ch := harness.StartCaddy(t, dir, name, withRedisStore(bkCaddyfile(port, l.addr, "store shared", ""), redisStore))
 		c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
 		children[c] = ch
 		return c

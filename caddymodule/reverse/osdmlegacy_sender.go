@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -111,61 +110,6 @@ func (p *legacyPoster) subRequest(ctx context.Context, contentType string, body 
 	// it, and the messages of one search run at once.
 	caddyhttp.NewTestReplacer(req)
 	return req
-}
-
-// backgroundRoute keeps what the façade's background work (settling
-// intents, releasing expired holds) needs to send legacy messages: the
-// route's next handler and a request to build sub-requests from. Caddy
-// gives a handler its next only while serving, so both are taken from
-// the latest OSDM call; until the first one, background work waits.
-type backgroundRoute struct {
-	mu     sync.Mutex
-	poster *legacyPoster
-	at     time.Time // when poster was taken
-}
-
-// backgroundRefresh is how often the route is taken again from an OSDM
-// call: a snapshot copies the request, which every call need not pay.
-const backgroundRefresh = 10 * time.Second
-
-// set records the route of an OSDM call (a snapshot, detached from the
-// call's cancellation), unless one taken less than backgroundRefresh ago
-// is held.
-func (b *backgroundRoute) set(r *http.Request, next caddyhttp.Handler, path string, observe func(int, time.Duration)) {
-	now := time.Now()
-	b.mu.Lock()
-	fresh := b.poster != nil && now.Sub(b.at) < backgroundRefresh
-	b.mu.Unlock()
-	if fresh {
-		return
-	}
-	tmpl := r.WithContext(context.WithoutCancel(r.Context()))
-	u := *r.URL
-	tmpl.URL = &u
-	tmpl.Header = http.Header{}
-	tmpl.Body = http.NoBody
-	p := newLegacyPoster(tmpl, next, path, observe)
-	b.mu.Lock()
-	b.poster, b.at = p, now
-	b.mu.Unlock()
-}
-
-// Post implements osdmlegacy.Poster.
-func (b *backgroundRoute) Post(ctx context.Context, contentType string, body []byte) (int, string, []byte, error) {
-	b.mu.Lock()
-	p := b.poster
-	b.mu.Unlock()
-	if p == nil {
-		return 0, "", nil, &osdmlegacy.SendError{Kind: osdmlegacy.ErrLegacyDown, Err: errors.New("no OSDM call has passed through the route yet")}
-	}
-	return p.Post(ctx, contentType, body)
-}
-
-// ready reports whether a route was recorded.
-func (b *backgroundRoute) ready() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.poster != nil
 }
 
 // withValuesOf is ctx (its deadline and cancellation) that also finds the

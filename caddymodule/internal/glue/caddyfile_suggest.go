@@ -60,7 +60,7 @@ func editDistance(a, b string) int {
 // Known subdirectives of each module, for the suggestion.
 var (
 	ConvertSubdirectives = []string{"partner", "offer_search", "tariff", "reason", "path", "path_prefix", "time_zone", "timeout", "max_body", "reply_cache",
-		"store", "settle_every"}
+		"store", "settle_interval"}
 	TokenSubdirectives = []string{"token_url", "key_file", "kid", "issuer", "subject", "audience", "alg", "scope", "grant", "header",
 		"lifetime", "refresh_ahead", "default_expires_in", "max_replay_body", "partner", "login_timeout",
 		"tls_trusted_ca_certs", "tls_trust_pool", "tls_client_auth", "tls_server_name", "tls_insecure_skip_verify", "tls_timeout",

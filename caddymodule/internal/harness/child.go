@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
@@ -23,8 +24,9 @@ import (
 //
 //	func TestChildProcess(t *testing.T) { harness.ChildProcess(t) }
 //
-// childEnv tells it what to run: "caddy <Caddyfile path>" or
-// "hold-bolt <bolt file path>". It runs it until its standard input
+// childEnv tells it what to run: "caddy <Caddyfile path>", "hold-bolt
+// <bolt file path>" or "command <arguments of the caddy command, one a
+// line>". It runs it until its standard input
 // closes, or until it is killed.
 const childEnv = "OSDM_TEST_CHILD"
 
@@ -66,9 +68,26 @@ func ChildProcess(t *testing.T) {
 		fmt.Println(childReady)
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		b.Close()
+	case "command":
+		// The caddy command, its arguments one a line: it exits.
+		os.Args = append([]string{"caddy"}, strings.Split(path, "\n")...)
+		caddycmd.Main()
 	default:
 		t.Fatalf("%s=%q: unknown child", childEnv, what)
 	}
+}
+
+// CaddyCommand runs the caddy command with args (caddy validate --config
+// ...) in a child process with this process's environment (its data
+// directory among it), and returns what it printed, how long it took and
+// how it ended.
+func CaddyCommand(t testing.TB, args ...string) (string, time.Duration, error) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChildProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), childEnv+"=command "+strings.Join(args, "\n"))
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	return string(out), time.Since(start), err
 }
 
 // Child is a running child process.

@@ -7,6 +7,7 @@ import (
 // Unmarshal reads the arguments of a store subdirective (named sub,
 // for errors), the engine first:
 //
+//	store <name>                          # a store of the osdm app
 //	store bolt [<path>]
 //	store redis <address> [<key prefix>]
 //
@@ -16,10 +17,16 @@ func Unmarshal(d *caddyfile.Dispenser, sub string) (*Config, error) {
 	return UnmarshalArgs(d, sub, d.RemainingArgs())
 }
 
-// UnmarshalArgs is unmarshalStore on arguments already read.
+// UnmarshalArgs is Unmarshal on arguments already read.
 func UnmarshalArgs(d *caddyfile.Dispenser, sub string, args []string) (*Config, error) {
 	if len(args) == 0 {
-		return nil, d.Errf("%s takes bolt [<path>] or redis <address> [<key prefix>]", sub)
+		return nil, d.Errf("%s takes a store name, bolt [<path>] or redis <address> [<key prefix>]", sub)
+	}
+	if args[0] != EngineBolt && args[0] != EngineRedis {
+		if len(args) > 1 {
+			return nil, d.Errf("%s %s: a store name takes no more arguments (engines: bolt, redis)", sub, args[0])
+		}
+		return &Config{Name: args[0]}, nil
 	}
 	cfg := &Config{Engine: args[0]}
 	switch args[0] {
@@ -40,8 +47,6 @@ func UnmarshalArgs(d *caddyfile.Dispenser, sub string, args []string) (*Config, 
 		default:
 			return nil, d.Errf("%s redis takes <address> [<key prefix>]", sub)
 		}
-	default:
-		return nil, d.Errf("%s %q is unknown (want bolt or redis)", sub, args[0])
 	}
 	return cfg, nil
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
 )
 
 // Store engines.
@@ -13,26 +15,15 @@ const (
 	EngineRedis = "redis"
 )
 
-// Defaults of StoreConfig.
-const (
-	// defaultBoltFile is the bolt file's path under Caddy's data directory.
-	defaultBoltFile = "osdm/store.db"
-	// defaultRedisPrefix is put before every Redis key.
-	defaultRedisPrefix = "osdm:"
-	// defaultRedisDialTimeout bounds connecting to Redis: a request
-	// waiting on a dead Redis should fail in seconds.
-	defaultRedisDialTimeout = 2 * time.Second
-	// boltSweepEvery is how often a pooled bolt file deletes its expired
-	// keys (they are absent to every read before that).
-	boltSweepEvery = 5 * time.Minute
-)
-
 // Config chooses where a module keeps what must survive a restart or
-// be seen by every instance (DESIGN.md section 8). Modules of one Caddy
+// be seen by every instance. Modules of one Caddy
 // that name the same bolt file, or the same Redis address, share one open
-// database or one connection pool, each module under a key prefix of its
-// own.
+// database or one connection pool (the osdm app's), each module under a
+// key prefix of its own.
 type Config struct {
+	// Name is a store of the osdm app (its osdm global option, or
+	// apps.osdm.stores in JSON); with it, no other field is set.
+	Name string `json:"name,omitempty"`
 	// Engine is bolt (an embedded file; one instance) or redis (shared by
 	// every instance using the same Redis). Default: bolt.
 	Engine string `json:"engine,omitempty"`
@@ -60,8 +51,23 @@ func (c Config) engine() string {
 	return c.Engine
 }
 
+// Ref is what the osdm app is asked for: the store named, or the inline
+// form's unnamed store (the default bolt file when c is nil).
+func (c *Config) Ref() osdmapp.StoreRef {
+	if c == nil {
+		return osdmapp.StoreRef{}
+	}
+	return osdmapp.StoreRef{Name: c.Name, Engine: c.Engine, Path: c.Path, Address: c.Address, Prefix: c.Prefix, Timeout: time.Duration(c.Timeout)}
+}
+
 // Validate reports a field that does not fit the engine.
 func (c Config) Validate() error {
+	if c.Name != "" {
+		if c.Engine != "" || c.Path != "" || c.Address != "" || c.Prefix != "" || c.Timeout != 0 {
+			return fmt.Errorf("store %q names a store of the osdm app: it takes no engine, path, address, prefix or timeout", c.Name)
+		}
+		return nil
+	}
 	if c.Timeout < 0 {
 		return fmt.Errorf("store timeout %v must be positive", time.Duration(c.Timeout))
 	}

@@ -1,0 +1,134 @@
+// Package osdmapp is the osdm app as the handlers see it: the stores a
+// configuration names, its background work, and the route after a
+// handler, for background work that sends through it. The app
+// (caddymodule/app) implements Provider; a handler reaches it with For,
+// from its Provision, and never imports the app's package.
+package osdmapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/caddy-osdm/caddy-osdm/runner"
+	"github.com/caddy-osdm/caddy-osdm/store"
+)
+
+// Name is the app's name: apps.osdm in JSON, the osdm global option in a
+// Caddyfile.
+const Name = "osdm"
+
+// StoreRef is what a handler's store subdirective says: the name of a
+// store of the app, or an engine and where (today's inline forms, which
+// define an unnamed store of the app).
+type StoreRef struct {
+	// Name is a store of the app's stores.
+	Name string
+	// Engine is bolt or redis, for an unnamed store; with neither Name
+	// nor Engine, the default store (bolt in Caddy's data directory).
+	Engine string
+	// Path is the bolt file (default: osdm/store.db in Caddy's data
+	// directory).
+	Path string
+	// Address is the Redis: host:port or a redis:// or rediss:// URL.
+	Address string
+	// Prefix is put before every Redis key.
+	Prefix string
+	// Timeout bounds waiting for a locked bolt file or connecting to Redis.
+	Timeout time.Duration
+}
+
+// Provider is the osdm app, as a handler uses it while it is provisioned.
+type Provider interface {
+	// Store returns the store ref names, as a handle that is opened when
+	// the app starts (a call waits for it, bounded, or fails with
+	// store.ErrNotReady; never a nil store). Exclusive reports a store
+	// one process alone opens (bolt).
+	Store(ref StoreRef) (h *store.Handle, exclusive bool, err error)
+	// Background adds a job to the app's runner: it runs from the app's
+	// Start (at once, then every settle_interval unless the job says)
+	// until its Stop.
+	Background(job runner.Job)
+	// RouteAfter returns the route after h in the http app's servers:
+	// what Caddy would pass h as next. It is known once the app has
+	// started.
+	RouteAfter(h caddyhttp.MiddlewareHandler) (*Route, error)
+}
+
+// For returns the osdm app of the configuration ctx belongs to (an empty
+// one, with the default store and interval, if the configuration has no
+// apps.osdm). A context outside any configuration (a handler provisioned
+// by Go code or a unit test) gets an app of its own, provisioned and
+// started at once, and stopped when ctx is cancelled.
+func For(ctx caddy.Context) (Provider, error) {
+	a, err, configured := appOf(ctx)
+	if !configured {
+		if Standalone == nil {
+			return nil, fmt.Errorf("no configuration, and the %s app is not registered", Name)
+		}
+		return Standalone(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p, ok := a.(Provider)
+	if !ok {
+		return nil, fmt.Errorf("app %s is a %T, not the osdm app", Name, a)
+	}
+	return p, nil
+}
+
+// Standalone makes the app of a context outside any configuration; the
+// app's package sets it.
+var Standalone func(ctx caddy.Context) (Provider, error)
+
+// appOf is ctx.App(Name); configured is false for a context that belongs
+// to no configuration, on which Caddy's App dereferences the missing
+// configuration (Caddy offers no other way to tell).
+func appOf(ctx caddy.Context) (a any, err error, configured bool) {
+	if _, err := ctx.AppIfConfigured(Name); err == nil || !errors.Is(err, caddy.ErrNotConfigured) {
+		a, err := ctx.App(Name)
+		return a, err, true
+	}
+	defer func() {
+		if recover() != nil {
+			a, err, configured = nil, nil, false
+		}
+	}()
+	a, err = ctx.App(Name)
+	return a, err, true
+}
+
+// Route is the rest of a route after one handler, as Caddy passes it to
+// that handler as next, with what a request through it needs from the
+// server: background work sends its sub-requests through Next, built on
+// NewRequest.
+type Route struct {
+	// Next is the handler chain after the handler.
+	Next caddyhttp.Handler
+	// Server is the server whose routes hold the handler.
+	Server *caddyhttp.Server
+	// Host and Scheme are those a request to the handler's route would
+	// have: the route's host matcher, or the server's listen address.
+	Host, Scheme string
+}
+
+// NewRequest returns a request on ctx to send through Next, prepared as
+// the server prepares a client's (its own replacer and variables, the
+// server in its context), for method and path.
+func (r *Route) NewRequest(ctx context.Context, method, path string) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, path, http.NoBody)
+	if err != nil {
+		return nil, err
+	}
+	// As a server reads a request: the URL holds the path, Host the host.
+	req.Host = r.Host
+	req.RemoteAddr = "127.0.0.1:0"
+	req.RequestURI = req.URL.RequestURI()
+	return caddyhttp.PrepareRequest(req, caddy.NewReplacer(), nil, r.Server), nil
+}
