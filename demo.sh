@@ -123,9 +123,36 @@ for partner in alpine coastal; do
 done
 
 url="$legacy/partners/alpine"
-send "alpine: exchange: refused, no OSDM call" "$url" application/xml \
-	"<BookingRequest messageId=\"X-$run\">$(journey 9203)$places<ExchangeOf>$ref</ExchangeOf></BookingRequest>" \
-	422 '<Code>EXCHANGE_NOT_SUPPORTED</Code>'
+# After-sales: an exchange to another train, synchronisation, passenger
+# data, a partial cancellation and the rest cancelled.
+send "alpine: book 3 places on train 9203, for the after-sales walk" "$url" application/xml \
+	"<BookingRequest messageId=\"XB-$run\">$(journey 9203)$places</BookingRequest>" \
+	200 '<Status>FULFILLED</Status>'
+xref="$(xml_field BookingRef)"
+send "alpine: exchange offers: booking $xref to train 9207, each offer with what the exchange costs" "$url" application/xml \
+	"<AvailabilityRequest messageId=\"XA-$run\">$(journey 9207)$places<ExchangeOf>$xref</ExchangeOf></AvailabilityRequest>" \
+	200 '<Offer>.*<Exchange>.*<Fee amount='
+xoffer="$(xml_field OfferRef)"
+send "alpine: exchange $xref to train 9207 (OfferRef $xoffer): the old places are freed once the new are confirmed" "$url" application/xml \
+	"<BookingRequest messageId=\"XE-$run\">$(journey 9207)$places<OfferRef>$xoffer</OfferRef><ExchangeOf>$xref</ExchangeOf></BookingRequest>" \
+	200 "<BookingRef>$xref</BookingRef>.*<Exchange>.*<ExchangeOf>$xref</ExchangeOf>"
+place="$(grep -o '<Place [^>]*/>' <<<"$reply" | head -n 1)"
+[ -n "$place" ] || fail "alpine: the exchange's BookingReply names no Place"
+send "alpine: synchronisation: what became of message XE-$run" "$url" application/xml \
+	"<SynchroRequest messageId=\"XS-$run\"><OriginalMessageId>XE-$run</OriginalMessageId></SynchroRequest>" \
+	200 '<State>DONE</State>.*<Reply>.*<BookingReply'
+send "alpine: passenger data (JSON): the first passenger's name and date of birth" "$url" application/json \
+	"{\"type\":\"PassengerDataRequest\",\"messageId\":\"XP-$run\",\"bookingRef\":\"$xref\",\"passengers\":[{\"index\":1,\"firstName\":\"Anna\",\"lastName\":\"Muller\",\"dateOfBirth\":\"1990-05-17\"}]}" \
+	200 '"type":"PassengerDataReply".*"firstName":"Anna"'
+send "alpine: partial cancellation of one place ($place): refunded, the other places stay booked" "$url" application/xml \
+	"<CancelRequest messageId=\"XC-$run\"><BookingRef>$xref</BookingRef>$place</CancelRequest>" \
+	200 '<Status>PARTIALLY_REFUNDED</Status>.*<RefundAmount'
+send "alpine: the same place again, as a new message: refused, named" "$url" application/xml \
+	"<CancelRequest messageId=\"XC2-$run\"><BookingRef>$xref</BookingRef>$place</CancelRequest>" \
+	400 '<Code>INVALID_MESSAGE</Code>.*not held'
+send "alpine: cancel the rest: refunded, with the places cancelled" "$url" application/xml \
+	"<CancelRequest messageId=\"XR-$run\"><BookingRef>$xref</BookingRef></CancelRequest>" \
+	200 '<Status>REFUNDED</Status>.*<Place '
 
 send "alpine: an unknown tariff code: refused, named" "$url" application/xml \
 	"<AvailabilityRequest messageId=\"T-$run\">$(journey 9203)<PlaceRequest><TravelClass>2</TravelClass><ServiceCode>1</ServiceCode><Tariff code=\"9\" count=\"1\"/></PlaceRequest></AvailabilityRequest>" \

@@ -20,10 +20,6 @@ const RollbackGrace = 5 * time.Second
 // no OfferRef, POST /bookings, then POST .../fulfillments, with the
 // rollback of data-safety rule 3 when fulfilment fails.
 func (r *run) book(ctx context.Context, m *legacy.BookingRequest) *Result {
-	if m.ExchangeOf != "" {
-		return r.negative(&legacy.NegativeReply{Code: legacy.CodeExchangeNotSupported,
-			Text: "Exchange (ExchangeOf " + plain(m.ExchangeOf, 128) + ") is not supported in this version; cancel the booking and book again."})
-	}
 	if why := r.c.pastDeparture(m.Journey); why != "" {
 		return r.invalid(why)
 	}

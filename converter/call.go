@@ -22,6 +22,14 @@ var stepMethods = map[Step]string{
 	StepDeleteBooking: http.MethodDelete,
 	StepRefundOffers:  http.MethodPost,
 	StepRefundOffer:   http.MethodPatch,
+
+	StepDeleteRefundOffer: http.MethodDelete,
+	StepPassenger:         http.MethodPatch,
+
+	StepExchangeOffers:          http.MethodPost,
+	StepExchangeOperation:       http.MethodPost,
+	StepReadExchangeOperation:   http.MethodGet,
+	StepDeleteExchangeOperation: http.MethodDelete,
 }
 
 // idempotentSteps are the state-changing calls whose operation declares the
@@ -33,6 +41,9 @@ var idempotentSteps = map[Step]bool{
 	StepFulfillments: true,
 	StepRefundOffers: true,
 	StepRefundOffer:  true,
+
+	StepExchangeOffers:    true,
+	StepExchangeOperation: true,
 }
 
 // emptyObject is the body of a POST without content: OSDM wants a JSON

@@ -22,6 +22,17 @@ const (
 	StepDeleteBooking Step = "delete_booking" // DELETE /bookings/{bookingId}
 	StepRefundOffers  Step = "refund_offers"  // POST /bookings/{bookingId}/refund-offers
 	StepRefundOffer   Step = "refund_offer"   // PATCH /bookings/{bookingId}/refund-offers/{refundOfferId}
+	// StepDeleteRefundOffer drops a refund offer that an interrupted
+	// cancellation left unconfirmed (settlement).
+	StepDeleteRefundOffer Step = "delete_refund_offer" // DELETE /bookings/{bookingId}/refund-offers/{refundOfferId}
+	// StepPassenger sets a passenger's personal data (PassengerDataRequest).
+	StepPassenger Step = "passenger" // PATCH /bookings/{bookingId}/passengers/{passengerId}
+	// The exchange steps (an AvailabilityRequest or BookingRequest with
+	// ExchangeOf); the exchange is confirmed by StepFulfillments.
+	StepExchangeOffers          Step = "exchange_offers"           // POST /bookings/{bookingId}/exchange-offers?embed=ALL
+	StepExchangeOperation       Step = "exchange_operation"        // POST /bookings/{bookingId}/exchange-operations
+	StepReadExchangeOperation   Step = "read_exchange_operation"   // GET /bookings/{bookingId}/exchange-operations/{exchangeOperationId}
+	StepDeleteExchangeOperation Step = "delete_exchange_operation" // DELETE /bookings/{bookingId}/exchange-operations/{exchangeOperationId}
 )
 
 // Call is one OSDM HTTP request the converter wants made.

@@ -50,9 +50,20 @@ func (r *run) cancel(ctx context.Context, m *legacy.CancelRequest) *Result {
 			live = append(live, fu.ID)
 		}
 	}
+	if len(m.Places) > 0 {
+		return r.partialCancel(ctx, b, live, m.Places, overrule)
+	}
 	switch {
 	case len(live) > 0:
-		return r.refund(ctx, id, live, overrule)
+		var left []legacy.Place
+		if refunded(b) {
+			// Partly refunded before: the reply lists the places
+			// cancelled now, those that were left.
+			for _, h := range heldPlaces(b) {
+				left = append(left, h.place)
+			}
+		}
+		return r.refund(ctx, id, &osdm.RefundOfferRequest{FulfillmentIDs: live, OverruleCode: overrule}, legacy.StatusRefunded, left)
 	case closed > 0 || refunded(b) || partsClosed(b):
 		return r.negative(&legacy.NegativeReply{Code: legacy.CodeAlreadyCancelled, BookingRef: id,
 			Text: "Booking " + id + " at partner " + r.c.partner + " is already cancelled or refunded; nothing was changed."})
@@ -63,13 +74,15 @@ func (r *run) cancel(ctx context.Context, m *legacy.CancelRequest) *Result {
 	return ok(&legacy.CancelReply{Header: r.h, BookingRef: id, Status: legacy.StatusCancelled})
 }
 
-// refund refunds the fulfilments fids of booking id: POST a refund offer,
-// then PATCH it to CONFIRMED.
-func (r *run) refund(ctx context.Context, id string, fids []string, overrule osdm.OverruleCode) *Result {
+// refund refunds what req asks of booking id: POST a refund offer, then
+// PATCH it to CONFIRMED. The CancelReply has status and lists places.
+func (r *run) refund(ctx context.Context, id string, req *osdm.RefundOfferRequest, status string, places []legacy.Place) *Result {
+	if n, ok := r.x.(refundNoter); ok {
+		n.noteRefund(id, status, places)
+	}
 	params := map[string]string{osdm.ParamBookingID: id}
 	ro := new(osdm.RefundOfferCollectionResponse)
-	f := r.do(ctx, call{step: StepRefundOffers, params: params, out: ro,
-		body: &osdm.RefundOfferRequest{FulfillmentIDs: fids, OverruleCode: overrule}})
+	f := r.do(ctx, call{step: StepRefundOffers, params: params, out: ro, body: req})
 	if f == nil && (len(ro.RefundOffers) == 0 || ro.RefundOffers[0].ID == "") {
 		f = &failure{step: StepRefundOffers, code: legacy.CodePartnerUnavailable, status: 200, uncertain: true,
 			what: r.describeCall(StepRefundOffers, id) + " answered without a refund offer"}
@@ -85,13 +98,18 @@ func (r *run) refund(ctx context.Context, id string, fids []string, overrule osd
 	if f != nil {
 		return r.failBooking(f, id)
 	}
-	offer := ro.RefundOffers[0]
+	return r.confirmRefund(ctx, id, ro.RefundOffers[0], status, places)
+}
 
-	params[osdm.ParamRefundOfferID] = offer.ID
+// confirmRefund confirms refund offer offer of booking id (PATCH
+// CONFIRMED, asked again once when the answer is lost) and answers the
+// CancelReply with status and places.
+func (r *run) confirmRefund(ctx context.Context, id string, offer osdm.RefundOffer, status string, places []legacy.Place) *Result {
+	params := map[string]string{osdm.ParamBookingID: id, osdm.ParamRefundOfferID: offer.ID}
 	confirm := call{step: StepRefundOffer, params: params, body: &osdm.RefundOfferPatchRequest{Status: osdm.RefundConfirmed}}
 	pr := new(osdm.RefundOfferResponse)
 	confirm.out = pr
-	f = r.do(ctx, confirm)
+	f := r.do(ctx, confirm)
 	if f != nil && f.uncertain {
 		// The partner may have refunded and the answer was lost, late or
 		// unreadable: the same PATCH with the same Idempotency-Key tells.
@@ -115,8 +133,8 @@ func (r *run) refund(ctx context.Context, id string, fids []string, overrule osd
 	if pr.RefundOffer != nil {
 		offer = *pr.RefundOffer
 	}
-	return ok(&legacy.CancelReply{Header: r.h, BookingRef: id, Status: legacy.StatusRefunded,
-		RefundAmount: legacyPrice(&offer.RefundableAmount), Fee: legacyPrice(&offer.RefundFee)})
+	return ok(&legacy.CancelReply{Header: r.h, BookingRef: id, Status: status,
+		RefundAmount: legacyPrice(&offer.RefundableAmount), Fee: legacyPrice(&offer.RefundFee), Places: places})
 }
 
 // failBooking answers a failed call about an existing booking id, naming

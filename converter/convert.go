@@ -19,14 +19,22 @@ import (
 func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Caller) *Result {
 	switch m := req.(type) {
 	case *legacy.AvailabilityRequest:
+		if m != nil && m.ExchangeOf != "" {
+			return c.newRun(m, x).exchangeAvailability(ctx, m)
+		}
 		if m != nil {
 			return c.newRun(m, x).availability(ctx, m.Journey, m.Places)
 		}
 	case *legacy.BookingRequest:
 		if m != nil {
 			r := c.newRun(m, x)
-			if m.InformationOnly && m.ExchangeOf == "" {
+			switch {
+			case m.InformationOnly && m.ExchangeOf == "":
 				return r.availability(ctx, m.Journey, m.Places)
+			case m.InformationOnly:
+				return r.exchangeAvailability(ctx, &legacy.AvailabilityRequest{Header: m.Header, Journey: m.Journey, Places: m.Places, ExchangeOf: m.ExchangeOf})
+			case m.ExchangeOf != "":
+				return r.exchange(ctx, m)
 			}
 			return r.book(ctx, m)
 		}
@@ -34,9 +42,17 @@ func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Caller) *
 		if m != nil {
 			return c.newRun(m, x).cancel(ctx, m)
 		}
+	case *legacy.SynchroRequest:
+		if m != nil {
+			return c.newRun(m, x).synchro(ctx, m)
+		}
+	case *legacy.PassengerDataRequest:
+		if m != nil {
+			return c.newRun(m, x).passengerData(ctx, m)
+		}
 	}
 	return negative(legacy.NewNegativeReply(legacy.ReplyHeader{SentAt: c.now()}, legacy.CodeUnsupportedMessage,
-		"The converter takes AvailabilityRequest, BookingRequest and CancelRequest only."))
+		"The converter takes AvailabilityRequest, BookingRequest, CancelRequest, SynchroRequest and PassengerDataRequest only."))
 }
 
 // run is one legacy exchange in progress.

@@ -27,8 +27,8 @@ func TestRefusedBeforeAnyCall(t *testing.T) {
 	availability7.Places.Tariffs = []legacy.Tariff{{Code: 7, Count: 2}}
 	exchange := bookingRequest("V-4", "offer-1").(*legacy.BookingRequest)
 	exchange.ExchangeOf = "b-1"
-	exchangeInfo := bookingRequest("V-5", "").(*legacy.BookingRequest)
-	exchangeInfo.ExchangeOf, exchangeInfo.InformationOnly = "b-1", true
+	exchange.Places.Tariffs = []legacy.Tariff{{Code: 7, Count: 1}}
+	exchangeInfo := &legacy.AvailabilityRequest{Header: legacy.Header{MessageID: "V-5"}, Journey: testJourney(), Places: testPlaces(), ExchangeOf: "b/1"}
 	for _, tc := range []struct {
 		req  legacy.Request
 		code legacy.Code
@@ -37,8 +37,8 @@ func TestRefusedBeforeAnyCall(t *testing.T) {
 		{tariff7, legacy.CodeInvalidMessage, "tariff code 7 is not in the tariff table of route sbb (known codes: 1, 2, 3, 4)."},
 		{availability7, legacy.CodeInvalidMessage, "tariff code 7 is not in the tariff table of route sbb (known codes: 1, 2, 3, 4)."},
 		{cancelRequest("V-3", "b-1", &unknownReason), legacy.CodeInvalidMessage, "reason code 9 is not in the reason table of route sbb (known codes: 1, 2, 3, 4, 5)."},
-		{exchange, legacy.CodeExchangeNotSupported, "Exchange (ExchangeOf b-1) is not supported in this version; cancel the booking and book again."},
-		{exchangeInfo, legacy.CodeExchangeNotSupported, "Exchange (ExchangeOf b-1) is not supported in this version; cancel the booking and book again."},
+		{exchange, legacy.CodeInvalidMessage, "tariff code 7 is not in the tariff table of route sbb (known codes: 1, 2, 3, 4)."},
+		{exchangeInfo, legacy.CodeInvalidMessage, `ExchangeOf "b/1" holds a / or \ (as written or percent-encoded), which would make it more than one path segment; it cannot name a booking at partner sbb.`},
 	} {
 		res := testConverter(t, Config{}).Convert(context.Background(), tc.req, noCalls(t))
 		checkReply(t, res)

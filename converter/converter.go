@@ -35,6 +35,14 @@ func DefaultPaths() map[Step]string {
 		StepDeleteBooking: osdm.PathBooking,
 		StepRefundOffers:  osdm.PathRefundOffers,
 		StepRefundOffer:   osdm.PathRefundOffer,
+
+		StepDeleteRefundOffer: osdm.PathRefundOffer,
+		StepPassenger:         osdm.PathPassenger,
+
+		StepExchangeOffers:          osdm.PathExchangeOffers,
+		StepExchangeOperation:       osdm.PathExchangeOperations,
+		StepReadExchangeOperation:   osdm.PathExchangeOperation,
+		StepDeleteExchangeOperation: osdm.PathExchangeOperation,
 	}
 }
 
@@ -50,6 +58,14 @@ var stepParams = map[Step][]string{
 	StepDeleteBooking: {osdm.ParamBookingID},
 	StepRefundOffers:  {osdm.ParamBookingID},
 	StepRefundOffer:   {osdm.ParamBookingID, osdm.ParamRefundOfferID},
+
+	StepDeleteRefundOffer: {osdm.ParamBookingID, osdm.ParamRefundOfferID},
+	StepPassenger:         {osdm.ParamBookingID, osdm.ParamPassengerID},
+
+	StepExchangeOffers:          {osdm.ParamBookingID},
+	StepExchangeOperation:       {osdm.ParamBookingID},
+	StepReadExchangeOperation:   {osdm.ParamBookingID, osdm.ParamExchangeOperationID},
+	StepDeleteExchangeOperation: {osdm.ParamBookingID, osdm.ParamExchangeOperationID},
 }
 
 // defaultLocation is where a departure time is read when the station's

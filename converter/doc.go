@@ -12,9 +12,10 @@
 //     It is never one HTTP request.
 //   - A call is one OSDM HTTP request and its answer (Call, Answer),
 //     made by a Caller; an exchange makes zero or more calls.
-//   - ExchangeOf (a BookingRequest field) is a ticket exchange: the
-//     booking a new booking would replace. It is refused
-//     (EXCHANGE_NOT_SUPPORTED); the word means that only in this name.
+//   - A ticket exchange (ExchangeOf on an AvailabilityRequest or
+//     BookingRequest; exchange.go, OSDM's exchange offers and operations)
+//     moves a booking to another journey; code and docs say "ticket
+//     exchange" or name ExchangeOf where the two could be confused.
 //
 // # The calls each message makes
 //
@@ -29,7 +30,21 @@
 //   - BookingRequest without an OfferRef: the offer search first, then the
 //     cheapest matching offer with enough places is booked and fulfilled;
 //     none is NO_AVAILABILITY.
-//   - BookingRequest with ExchangeOf: EXCHANGE_NOT_SUPPORTED, no call.
+//   - AvailabilityRequest with ExchangeOf: GET /bookings/{bookingId}, then
+//     POST .../exchange-offers?embed=ALL for its passengers still holding
+//     places; the offers get their Exchange element.
+//   - BookingRequest with ExchangeOf: the same (exchange offers only
+//     without an OfferRef), POST .../exchange-operations, POST
+//     .../fulfillments to confirm, GET the booking for the reply; a failure
+//     before the confirmation deletes the operation (the old booking
+//     stands): EXCHANGE_NOT_POSSIBLE, or EXCHANGE_NOT_SUPPORTED for a 501.
+//   - CancelRequest with Place elements: the passengers of those places
+//     refunded through refundSpecifications (PARTIALLY_REFUNDED).
+//   - SynchroRequest: answered from the journal; with rollback, the
+//     booking of the original message deleted or refunded under
+//     TECHNICAL_FAILURE (synchro.go).
+//   - PassengerDataRequest: PATCH /bookings/{bookingId}/passengers/{id}
+//     per passenger, set back when the partner refuses one.
 //   - CancelRequest: GET /bookings/{bookingId}; live fulfilments are
 //     refunded with POST .../refund-offers (overruleCode from the reason
 //     table when a reason code is given) and PATCH
@@ -48,8 +63,9 @@
 // Every call has Accept: application/json; POST and PATCH have
 // Content-Type: application/json and a JSON body ({} at least). The calls
 // whose OSDM 3.9 operation declares Idempotency-Key carry one: POST
-// /bookings, POST .../fulfillments, POST .../refund-offers and PATCH
-// .../refund-offers/{refundOfferId}. Its value is IdempotencyKey(partner,
+// /bookings, POST .../fulfillments, POST .../refund-offers, PATCH
+// .../refund-offers/{refundOfferId}, POST .../exchange-offers and POST
+// .../exchange-operations. Its value is IdempotencyKey(partner,
 // messageId, step), a name-based UUID (v5): a message resent to any Caddy
 // instance repeats its calls with the same keys. DELETE /bookings/{id}
 // declares no such header (it is idempotent by HTTP semantics) and gets

@@ -16,8 +16,9 @@ import (
 )
 
 // Journal keeps, in a store.Store, what a legacy message that changes
-// state at the partner (a BookingRequest that books, a CancelRequest)
-// depends on beyond one process's memory (DESIGN.md sections 3, 6, 8):
+// state at the partner (a BookingRequest that books or exchanges, a
+// CancelRequest, a SynchroRequest with rollback, a PassengerDataRequest)
+// depends on beyond one process's memory:
 //
 //   - its reply, for ReplyTTL, so that a resend gets the first reply on
 //     any instance sharing the store and after a restart;
@@ -27,7 +28,11 @@ import (
 //     partner answers; the outcome at the end;
 //   - a lease per messageId (PutIfAbsent with expiry), so that however
 //     many instances share the store, one runs a message's OSDM sequence
-//     at a time and the others wait for its reply.
+//     at a time and the others wait for its reply;
+//   - for the after-sales messages, each step that commits the partner
+//     (journal_aftersales.go): the refund offer or exchange operation
+//     made, then its confirmation about to be sent. A SynchroRequest is
+//     answered from these records.
 //
 // A message whose exchange was cut off (the process died) is continued
 // by its resend from what the journal holds, or settled by Settle: the
@@ -129,8 +134,12 @@ func (j *Journal) leaseKey(id string) string { return "convert/" + j.c.partner +
 func journaled(req legacy.Request) bool {
 	switch m := req.(type) {
 	case *legacy.BookingRequest:
-		return m != nil && !(m.InformationOnly && m.ExchangeOf == "")
+		return m != nil && !m.InformationOnly
 	case *legacy.CancelRequest:
+		return m != nil
+	case *legacy.SynchroRequest:
+		return m != nil && m.Rollback
+	case *legacy.PassengerDataRequest:
 		return m != nil
 	}
 	return false
@@ -144,6 +153,9 @@ func journaled(req legacy.Request) bool {
 // A store that fails before any OSDM call is a retryable NegativeReply and
 // no call is made: the journal is what keeps a booking from being lost.
 func (j *Journal) Do(ctx context.Context, req legacy.Request, body []byte, x Caller) (res *Result, stored bool) {
+	if s, ok := req.(*legacy.SynchroRequest); ok && s != nil && !s.Rollback {
+		return j.synchroState(ctx, s), false
+	}
 	if !journaled(req) {
 		return j.c.Convert(ctx, req, x), false
 	}
@@ -265,7 +277,11 @@ func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h le
 		// is known.
 		m, _ := req.(*legacy.BookingRequest)
 		before := rec.Reply
-		res, settled = j.c.resume(ctx, m, h, jx, rec.State != stateUnsettled)
+		if m != nil && m.ExchangeOf == "" {
+			res, settled = j.c.resume(ctx, m, h, jx, rec.State != stateUnsettled)
+		} else {
+			res, settled = j.c.resumeAfterSales(ctx, req, h, jx)
+		}
 		if !settled && before != nil {
 			rec.Reply = before
 			if prev, err := rec.result(); err == nil {

@@ -37,6 +37,12 @@ type journalCaller struct {
 	// bookingAnswer: the body of a 2xx answer to POST /bookings, until
 	// answerRead has taken what the journal needs from it.
 	bookingAnswer []byte
+	// confirmSent: PATCH CONFIRMED of a refund offer was sent;
+	// confirmUnclear: its last answer did not say whether it confirmed.
+	confirmSent, confirmUnclear bool
+	// opMade: the partner named an exchange operation; exchangeDone: the
+	// fulfilment confirming it answered 2xx, or its DELETE 2xx or 404.
+	opMade, exchangeDone bool
 }
 
 // answerReader is a Caller told what the converter read from a 2xx
@@ -51,6 +57,14 @@ type answerReader interface {
 // booking id (or notes a clear refusal) as soon as the converter has read
 // the answer.
 func (jx *journalCaller) answerRead(step Step, out any, err error) {
+	if step == StepRefundOffers && jx.rec.After != nil {
+		jx.refundOfferRead(out, err)
+		return
+	}
+	if step == StepExchangeOperation && jx.rec.After != nil {
+		jx.exchangeOperationRead(out, err)
+		return
+	}
 	if step != StepBooking || jx.bookingAnswer == nil {
 		return
 	}
@@ -96,9 +110,35 @@ func (jx *journalCaller) Call(ctx context.Context, call *Call) (*Answer, error) 
 			return nil, fmt.Errorf("the converter's journal store failed: recording the booking's intent: %w; POST /bookings was not sent", err)
 		}
 	}
+	exchanging := jx.rec.After != nil && jx.rec.After.ExchangeOperationID != ""
+	if call.Step == StepFulfillments && exchanging {
+		if err := jx.beforeExchangeConfirm(); err != nil {
+			return nil, fmt.Errorf("the converter's journal store failed: recording the exchange's confirmation: %w; the fulfilment was not sent", err)
+		}
+	}
+	if call.Step == StepRefundOffer && jx.rec.After != nil {
+		if err := jx.beforeConfirm(); err != nil {
+			return nil, fmt.Errorf("the converter's journal store failed: recording the refund's confirmation: %w; PATCH CONFIRMED was not sent", err)
+		}
+	}
 	a, err := jx.x.Call(ctx, call)
 	ok2xx := err == nil && a != nil && a.Status >= 200 && a.Status < 300
 	switch call.Step {
+	case StepFulfillments:
+		if exchanging {
+			jx.confirmSent = true
+			jx.exchangeDone = jx.exchangeDone || ok2xx
+			jx.confirmUnclear = !ok2xx && (err != nil || a == nil || a.Status >= 500 || a.Status < 400 ||
+				a.Status == http.StatusRequestTimeout || a.Status == http.StatusTooManyRequests)
+		}
+	case StepDeleteExchangeOperation:
+		if ok2xx || (err == nil && a != nil && a.Status == http.StatusNotFound) {
+			jx.exchangeDone = true
+		}
+	case StepRefundOffer:
+		jx.confirmSent = true
+		jx.confirmUnclear = !ok2xx && (err != nil || a == nil || a.Status >= 500 || a.Status < 400 ||
+			a.Status == http.StatusRequestTimeout || a.Status == http.StatusTooManyRequests)
 	case StepBooking:
 		jx.bookingSent = true
 		jx.bookingUnclear = true
@@ -124,6 +164,14 @@ func (jx *journalCaller) Call(ctx context.Context, call *Call) (*Answer, error) 
 // was attempted, or it was confirmed (res is its BookingReply), deleted,
 // or clearly refused.
 func (jx *journalCaller) settled(res *Result) bool {
+	if jx.confirmSent && jx.confirmUnclear {
+		// A refund or exchange the partner may or may not have confirmed.
+		return false
+	}
+	if jx.opMade && !jx.exchangeDone {
+		// An exchange operation neither confirmed nor deleted.
+		return false
+	}
 	if !jx.bookingSent {
 		return true
 	}

@@ -52,6 +52,9 @@ type exchangeRecord struct {
 	BookingID string `json:"bookingId,omitempty"`
 	// ConfirmBy is the booking's confirmationTimeLimit, when given.
 	ConfirmBy *time.Time `json:"confirmBy,omitempty"`
+	// After is the progress of an after-sales message (a cancellation, a
+	// rollback), step by step; for a booking, whether it was rolled back.
+	After *afterSales `json:"afterSales,omitempty"`
 	// Reply is the reply given (final once State is done).
 	Reply   *storedReply `json:"reply,omitempty"`
 	Created time.Time    `json:"created"`
@@ -108,6 +111,14 @@ func (rec *exchangeRecord) encode() ([]byte, error) {
 		if b, err = appendTime(append(b, `,"confirmBy":`...), *rec.ConfirmBy); err != nil {
 			return nil, err
 		}
+	}
+	if rec.After != nil {
+		// Rare and small: encoding/json is good enough here.
+		after, err := marshal(rec.After)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, `,"afterSales":`...), after...)
 	}
 	if r := rec.Reply; r != nil {
 		body := r.Body
@@ -243,6 +254,13 @@ func setNamespaced(r legacy.Reply, ns bool) {
 	case *legacy.BookingReply:
 		r.Header.Namespaced = ns
 	case *legacy.CancelReply:
+		r.Header.Namespaced = ns
+	case *legacy.SynchroReply:
+		r.Header.Namespaced = ns
+		if r.Reply != nil {
+			setNamespaced(r.Reply, ns)
+		}
+	case *legacy.PassengerDataReply:
 		r.Header.Namespaced = ns
 	case *legacy.ReplacementProposal:
 		r.Header.Namespaced = ns

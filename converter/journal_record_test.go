@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 // TestRecordEncodeAsMarshal holds the journal record's hand-written
@@ -27,6 +29,10 @@ func TestRecordEncodeAsMarshal(t *testing.T) {
 			Created: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)},
 		{V: 1, Partner: "sbb", MessageID: "B-3", Kind: "BookingRequest", BodyHash: "ff", State: stateUnsettled,
 			Reply: &storedReply{Status: 502, Outcome: "partner_unavailable"}},
+		{V: 1, Partner: "sbb", MessageID: "C-4", Kind: "CancelRequest", BodyHash: "ff", State: stateRefundConfirming, BookingID: "b-1",
+			After: &afterSales{RefundOfferID: "ro-1", Status: "PARTIALLY_REFUNDED", Places: []legacy.Place{{Coach: odd, Number: "46"}, {Number: "7"}},
+				RolledBack: &rolledBack{By: "S-1", RefundAmount: &legacy.Price{Amount: "1.00", Currency: "EUR"}}},
+			Created: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)},
 	}
 	for i, rec := range recs {
 		got, err := rec.encode()

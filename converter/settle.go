@@ -28,13 +28,13 @@ func (j *Journal) Settle(ctx context.Context, x Caller) (int, error) {
 	var pending []string
 	sctx, cancel := detached(ctx)
 	err := j.s.Scan(sctx, j.recordPrefix(), func(_ string, raw []byte) error {
-		if st, ok := recordState(raw); ok && st != stateIntent && st != stateBooked && st != stateUnsettled {
+		if st, ok := recordState(raw); ok && !pendingState(st) {
 			// Most records are finished exchanges kept for their reply:
 			// each pass would decode every one of them again.
 			return nil
 		}
 		rec, err := decodeRecord(raw)
-		if err == nil && rec.Partner == j.c.partner && (rec.State == stateIntent || rec.State == stateBooked || rec.State == stateUnsettled) {
+		if err == nil && rec.Partner == j.c.partner && pendingState(rec.State) {
 			pending = append(pending, rec.MessageID)
 		}
 		return nil
@@ -88,7 +88,13 @@ func (j *Journal) settleOne(ctx context.Context, id string, x Caller) bool {
 	jx := &journalCaller{x: x, j: j, rec: rec}
 	h := legacy.ReplyHeader{CorrelationID: rec.MessageID, SentAt: j.c.now(), Namespaced: rec.Namespaced}
 	cctx, cancel := context.WithTimeout(ctx, SettleTimeout)
-	res, settled := j.c.resume(cctx, nil, h, jx, false)
+	var res *Result
+	var settled bool
+	if rec.Kind == string(legacy.KindBookingRequest) && (rec.After == nil || rec.After.ExchangeOperationID == "" && rec.After.ExchangeOf == "") {
+		res, settled = j.c.resume(cctx, nil, h, jx, false)
+	} else {
+		res, settled = j.c.resumeAfterSales(cctx, nil, h, jx)
+	}
 	cancel()
 	if !settled {
 		rec.Attempts++

@@ -108,7 +108,11 @@ func checkWellFormed(t *testing.T, format Format, body []byte) {
 	if err == nil && (!json.Valid(body) || !utf8.Valid(body)) {
 		t.Fatalf("parseJSON took what is not JSON in UTF-8: %q", body)
 	}
-	if err != nil && strings.HasPrefix(err.Rule, "is not well-formed JSON") && json.Valid(body) && utf8.Valid(body) {
+	// An escaped lone surrogate ("\ud800") is JSON by the grammar, but
+	// RFC 8259 (8.2) leaves its meaning open; encoding/json makes it
+	// U+FFFD, the reader refuses it, as documented.
+	if err != nil && strings.HasPrefix(err.Rule, "is not well-formed JSON") && json.Valid(body) && utf8.Valid(body) &&
+		!strings.Contains(err.Rule, "surrogate") {
 		t.Fatalf("parseJSON calls valid JSON malformed: %v", err)
 	}
 }

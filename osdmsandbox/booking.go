@@ -61,10 +61,14 @@ type booking struct {
 	state       bookingState
 	// dropAt is when the booking is forgotten: Retention after it ended
 	// (released, deleted, refunded, or fulfilled and arrived).
-	dropAt       time.Time
-	passengers   []osdm.Passenger
-	parts        []*bookedPart
-	fulfillment  *osdm.Fulfillment
+	dropAt      time.Time
+	passengers  []osdm.Passenger
+	parts       []*bookedPart
+	fulfillment *osdm.Fulfillment
+	// oldFulfillments are the fulfilments exchanges replaced (EXCHANGED).
+	oldFulfillments []osdm.Fulfillment
+	// exchanges are the booking's exchange operations.
+	exchanges    []*exchangeOp
 	refundOffers []*refundOffer
 	keys         []string // Idempotency-Keys of the calls that acted on it
 }
@@ -85,13 +89,36 @@ type bookedPart struct {
 	held         bool  // the places are still taken in the inventory
 	confirmedOn  *time.Time
 	refunded     *int64
+	// paxPrice is each passenger's share of price, as passengerIDs.
+	paxPrice []int64
+	// gone marks, as passengerIDs, the passengers refunded by a partial
+	// refund: their places are free again.
+	gone []bool
+	// exchanged: an exchange replaced the part; its places are free.
+	exchanged bool
+}
+
+// live reports whether passenger k of the part is still booked.
+func (part *bookedPart) live(k int) bool { return k >= len(part.gone) || !part.gone[k] }
+
+// liveCount is the number of passengers of the part still booked.
+func (part *bookedPart) liveCount() int {
+	n := 0
+	for k := range part.passengerIDs {
+		if part.live(k) {
+			n++
+		}
+	}
+	return n
 }
 
 // price is the total of the booking's parts, in cents.
 func (b *booking) price() int64 {
 	var total int64
 	for _, p := range b.parts {
-		total += p.price
+		if !p.exchanged {
+			total += p.price
+		}
 	}
 	return total
 }
@@ -166,9 +193,11 @@ func (b *booking) osdm(operator string, capacity int) *osdm.Booking {
 			Reservations: []osdm.Reservation{part.reservation(b, i, operator, capacity)},
 			Products:     []osdm.Product{prod},
 		})
+
 	}
+	out.Fulfillments = append(out.Fulfillments, b.oldFulfillments...)
 	if b.fulfillment != nil {
-		out.Fulfillments = []osdm.Fulfillment{*b.fulfillment}
+		out.Fulfillments = append(out.Fulfillments, *b.fulfillment)
 	}
 	for _, ro := range b.refundOffers {
 		out.RefundOffers = append(out.RefundOffers, ro.osdm(b))
@@ -208,6 +237,13 @@ func (part *bookedPart) reservation(b *booking, i int, operator string, capacity
 			TripLegCoverage:      coverage,
 		},
 	}
+	switch {
+	case part.exchanged:
+		r.Status = osdm.BookingPartExchanged
+	case part.liveCount() == 0 && b.state == stateFulfilled:
+		// Every passenger of the part was refunded by partial refunds.
+		r.Status = osdm.BookingPartRefunded
+	}
 	if b.state == statePrebooked {
 		// Deprecated in favour of the booking's confirmationTimeLimit,
 		// but required of a PREBOOKED part and still read by consumers.
@@ -222,7 +258,13 @@ func (part *bookedPart) reservation(b *booking, i int, operator string, capacity
 // reservedPlaces groups a part's places by coach, passengers in order.
 func reservedPlaces(part *bookedPart, capacity int) []osdm.ReservedPlace {
 	var out []osdm.ReservedPlace
+	// A part every passenger of which was refunded shows the places it
+	// had, as a part refunded whole does.
+	all := part.liveCount() == 0
 	for k, idx := range part.places {
+		if !all && !part.live(k) {
+			continue
+		}
 		coach, number := place(part.journey.train, part.group, idx, capacity)
 		if n := len(out); n == 0 || out[n-1].CoachNumber != coach {
 			out = append(out, osdm.ReservedPlace{

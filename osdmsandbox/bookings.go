@@ -70,6 +70,7 @@ func (s *Sandbox) createBooking(now time.Time, rq *request) *response {
 			for _, ref := range sel.PassengerRefs {
 				spec, _ := o.passenger(ref)
 				part.passengerIDs = append(part.passengerIDs, paxID[ref])
+				part.paxPrice = append(part.paxPrice, passengerPrice(g, spec, j.departure))
 				part.price += passengerPrice(g, spec, j.departure)
 			}
 			b.parts = append(b.parts, part)
@@ -107,6 +108,9 @@ func (s *Sandbox) checkBookingRequest(now time.Time, req *osdm.BookingRequest) (
 		o, p := s.bookableOffer(now, sel.OfferID, at+"/offerId")
 		if p != nil {
 			return nil, p
+		}
+		if o.exchange != nil {
+			return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+o.id+" is an exchange offer of booking "+o.exchange.booking+"; pre-book it with POST /bookings/"+o.exchange.booking+"/exchange-operations").WithPointer(at + "/offerId")
 		}
 		for k := 0; k < i; k++ {
 			if offers[k] == o {
@@ -192,6 +196,7 @@ func (s *Sandbox) liveBooking(now time.Time, id string) (*booking, *osdm.Problem
 		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeBookingAlreadyCancelled, "booking "+id+" was deleted")
 	}
 	s.expireIfDue(b, now)
+	s.expireExchange(b, now)
 	return b, nil
 }
 

@@ -1,5 +1,6 @@
 // Package osdmsandbox is an in-memory OSDM 3.9 partner railway: an
-// http.Handler that searches offers, books, fulfils, refunds and deletes
+// http.Handler that searches offers, books, fulfils, exchanges, refunds (whole
+// or by passenger) and deletes
 // seat reservations on a made-up timetable, so the converter (and anyone
 // trying OSDM) has a partner without a real railway.
 //
@@ -13,12 +14,17 @@
 //	GET    /bookings/{id}                          BookingResponse 200
 //	DELETE /bookings/{id}                          204, provisional bookings only
 //	GET    /bookings/{id}/passengers/{pid}         PassengerResponse 200
-//	PATCH  /bookings/{id}/passengers/{pid}         PassengerResponse 200, before fulfilment
+//	PATCH  /bookings/{id}/passengers/{pid}         PassengerResponse 200, before departure
 //	POST   /bookings/{id}/fulfillments             FulfillmentCollectionResponse 200 (FULFILLED)
 //	POST   /bookings/{id}/refund-offers            RefundOfferCollectionResponse 200 (PROPOSED)
 //	GET    /bookings/{id}/refund-offers/{rid}      RefundOfferResponse 200
 //	PATCH  /bookings/{id}/refund-offers/{rid}      RefundOfferResponse 200 (CONFIRMED, REFUNDED)
 //	DELETE /bookings/{id}/refund-offers/{rid}      204; 409 once confirmed
+//	POST   /bookings/{id}/exchange-offers?embed=   ExchangeOfferCollectionResponse 200 (priced exchanges)
+//	POST   /bookings/{id}/exchange-operations      ExchangeOperationResponse 200 (PREBOOKED, new places held)
+//	GET    /bookings/{id}/exchange-operations/{x}  ExchangeOperationResponse 200
+//	PATCH  /bookings/{id}/exchange-operations/{x}  ExchangeOperationResponse 200
+//	DELETE /bookings/{id}/exchange-operations/{x}  204 while PREBOOKED; the fulfilment confirms it
 //	GET    /_sandbox/bookings                      debug: every booking held (not OSDM)
 //
 // The spec's other operations answer 501, other methods 405, other paths

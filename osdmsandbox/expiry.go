@@ -85,10 +85,25 @@ func (s *Sandbox) dropBooking(b *booking) {
 
 // releasePlaces frees the places of b's parts. Callers hold s.mu.
 func (s *Sandbox) releasePlaces(b *booking) {
+	if op := b.pendingExchange(); op != nil {
+		s.dropExchange(b, op)
+	}
 	for _, part := range b.parts {
-		if part.held {
-			s.inventory.release(part.journey.runKey(), part.group, part.places)
-			part.held = false
+		if !part.held {
+			continue
 		}
+		// Only the places still held: those of passengers refunded
+		// before are free already and may be another booking's now.
+		places := part.places
+		if part.gone != nil {
+			places = nil
+			for k, idx := range part.places {
+				if part.live(k) {
+					places = append(places, idx)
+				}
+			}
+		}
+		s.inventory.release(part.journey.runKey(), part.group, places)
+		part.held = false
 	}
 }

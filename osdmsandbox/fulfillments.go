@@ -25,6 +25,11 @@ func (s *Sandbox) fulfil(now time.Time, rq *request) *response {
 			"booking "+b.id+" was not fulfilled before its confirmationTimeLimit "+b.limit.Format(time.RFC3339)+" and was released"))
 	case stateRefunded:
 		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeConfirmationCancelled, "booking "+b.id+" was refunded"))
+	case stateFulfilled:
+		if op := b.pendingExchange(); op != nil {
+			// The fulfilment confirms the exchange.
+			s.confirmExchange(now, b, op)
+		}
 	case statePrebooked:
 		f := &osdm.Fulfillment{
 			ID:            s.newID("f"),

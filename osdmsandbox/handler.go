@@ -41,6 +41,8 @@ type request struct {
 	bookingID     string
 	refundOfferID string
 	passengerID   string
+	// exchangeOperationID names an exchange operation.
+	exchangeOperationID string
 }
 
 // handlerFunc serves one operation; it runs with s.mu held.
@@ -72,6 +74,11 @@ var routes = []osdm.Route[handlerFunc]{
 	{Op: osdm.OpDeleteRefundOffer, Handle: (*Sandbox).deleteRefundOffer},
 	{Op: osdm.OpGetPassenger, Handle: (*Sandbox).getPassenger},
 	{Op: osdm.OpPatchPassenger, Handle: (*Sandbox).patchPassenger},
+	{Op: osdm.OpCreateExchangeOffers, Handle: (*Sandbox).createExchangeOffers},
+	{Op: osdm.OpCreateExchangeOperation, Handle: (*Sandbox).createExchangeOperation},
+	{Op: osdm.OpGetExchangeOperation, Handle: (*Sandbox).getExchangeOperation},
+	{Op: osdm.OpPatchExchangeOperation, Handle: (*Sandbox).patchExchangeOperation},
+	{Op: osdm.OpDeleteExchangeOperation, Handle: (*Sandbox).deleteExchangeOperation},
 }
 
 // router routes the sandbox's requests. Anything before the first segment
@@ -81,7 +88,7 @@ var routes = []osdm.Route[handlerFunc]{
 var router = osdm.MustRouter(routes, osdm.RouterOptions{
 	AnyPrefix: true,
 	Aliases:   map[string]string{"refundOffers": "refund-offers"},
-	Subject:   "the sandbox (it serves offers, bookings, fulfilment, passengers and refunds; see its documentation)",
+	Subject:   "the sandbox (it serves offers, bookings, fulfilment, passengers, refunds and exchanges; see its documentation)",
 })
 
 // ServeHTTP answers one OSDM request.
@@ -121,6 +128,8 @@ func (s *Sandbox) serve(r *http.Request) *response {
 		bookingID:     m.Params[osdm.ParamBookingID],
 		refundOfferID: m.Params[osdm.ParamRefundOfferID],
 		passengerID:   m.Params[osdm.ParamPassengerID],
+
+		exchangeOperationID: m.Params[osdm.ParamExchangeOperationID],
 	}
 	if op.Body {
 		body, p := readBody(r)

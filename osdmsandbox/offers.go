@@ -44,6 +44,8 @@ type offer struct {
 	groups     []group
 	passengers []osdm.AnonymousPassengerSpecification
 	bookedBy   string // the booking that took it
+	// exchange makes it an exchange offer of a booking; nil for a sale.
+	exchange *exchangeTerms
 }
 
 // passenger returns the offer's passenger with externalRef ref.

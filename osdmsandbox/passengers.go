@@ -102,16 +102,19 @@ func (s *Sandbox) patchPassenger(now time.Time, rq *request) *response {
 	if p != nil {
 		return problemResponse(p)
 	}
+	travel := b.firstDeparture()
 	switch b.state {
 	case stateFulfilled:
-		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeModificationNotAllowed,
-			"booking "+b.id+" is fulfilled; its passengers can be changed only before fulfilment"))
+		if !now.Before(travel) {
+			return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeModificationNotAllowed,
+				"booking "+b.id+" departed at "+travel.Format(time.RFC3339)+"; its passengers can be changed only before departure"))
+		}
 	case stateReleased, stateRefunded:
 		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
 			"booking "+b.id+" is "+strings.ToLower(b.state.String())+"; its passengers can no longer be changed"))
 	}
 	updated := *pax
-	if p := applyPassengerPatch(&updated, &patch, now); p != nil {
+	if p := applyPassengerPatch(&updated, &patch, now, travel); p != nil {
 		return problemResponse(p)
 	}
 	var person map[string]json.RawMessage
@@ -129,8 +132,9 @@ func (s *Sandbox) patchPassenger(now time.Time, rq *request) *response {
 	return jsonResponse(http.StatusOK, out)
 }
 
-// applyPassengerPatch checks patch and applies it to pax.
-func applyPassengerPatch(pax *osdm.Passenger, patch *passengerPatch, now time.Time) *osdm.ProblemError {
+// applyPassengerPatch checks patch and applies it to pax, who travels
+// at travel.
+func applyPassengerPatch(pax *osdm.Passenger, patch *passengerPatch, now, travel time.Time) *osdm.ProblemError {
 	switch {
 	case patch.ID != "" && patch.ID != pax.ID:
 		return osdm.Invalid(osdm.CodeValidationError, "#/id", "id "+strconv.Quote(patch.ID)+" is not the passenger of the path, "+pax.ID)
@@ -152,6 +156,16 @@ func applyPassengerPatch(pax *osdm.Passenger, patch *passengerPatch, now time.Ti
 			return osdm.Invalid(osdm.CodeValidationError, "#/dateOfBirth", "dateOfBirth "+strconv.Quote(*patch.DateOfBirth)+" must be a date YYYY-MM-DD")
 		case d.After(now) || d.Year() < 1870:
 			return osdm.Invalid(osdm.CodeValidationError, "#/dateOfBirth", "dateOfBirth "+*patch.DateOfBirth+" is not the birth date of a living passenger")
+		}
+		if lo, hi, ok := ageRange(pax.Type); ok {
+			if age := ageOn(d, travel); age < lo || age > hi {
+				limit := strconv.Itoa(lo) + ".." + strconv.Itoa(hi)
+				if hi >= maxAge {
+					limit = strconv.Itoa(lo) + " or more"
+				}
+				return osdm.NewProblem(http.StatusConflict, osdm.CodeModificationNotAllowed, "dateOfBirth "+*patch.DateOfBirth+" makes passenger "+pax.ID+" "+strconv.Itoa(age)+
+					" on the day of travel, outside the ages of "+string(pax.Type)+" ("+limit+") that priced the booking; book again for the other passenger type").WithPointer("#/dateOfBirth")
+			}
 		}
 		pax.DateOfBirth = *patch.DateOfBirth
 	}
@@ -197,6 +211,50 @@ func applyPassengerPatch(pax *osdm.Passenger, patch *passengerPatch, now time.Ti
 	}
 	pax.Detail = &detail
 	return nil
+}
+
+// maxAge is the upper end of an open age range.
+const maxAge = 150
+
+// ageRange is the ages a passenger type covers, as the sandbox prices
+// them; ok is false for types without an age range.
+func ageRange(t osdm.PassengerType) (lo, hi int, ok bool) {
+	switch t {
+	case osdm.PassengerYoungChild:
+		return 0, 5, true
+	case osdm.PassengerChild, osdm.PassengerFamilyChild:
+		return 6, 14, true
+	case osdm.PassengerYouth:
+		return 12, 25, true
+	case osdm.PassengerAdult:
+		return 15, maxAge, true
+	case osdm.PassengerSenior:
+		return 60, maxAge, true
+	}
+	return 0, 0, false
+}
+
+// ageOn is the age in whole years on day at of someone born on born.
+func ageOn(born, at time.Time) int {
+	age := at.Year() - born.Year()
+	if at.Month() < born.Month() || at.Month() == born.Month() && at.Day() < born.Day() {
+		age--
+	}
+	return age
+}
+
+// firstDeparture is when the booking's first train leaves.
+func (b *booking) firstDeparture() time.Time {
+	var first time.Time
+	for _, p := range b.parts {
+		if p.exchanged {
+			continue
+		}
+		if first.IsZero() || p.journey.departure.Before(first) {
+			first = p.journey.departure
+		}
+	}
+	return first
 }
 
 // checkName checks a first or last name: 1..maxNameRunes printable characters.

@@ -82,11 +82,25 @@ func TestPassengerPatch(t *testing.T) {
 	h.patchPassenger(b.ID, "pax-9", `{}`).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 	h.patchPassenger("b-nothing", pid, `{}`).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
 
-	// After fulfilment: 409, and the passenger can still be read.
+	// A date of birth that makes the adult a child on the day of travel
+	// would change the price: 409, nothing changed.
+	p := h.patchPassenger(b.ID, pid, `{"dateOfBirth":"2016-01-01"}`).problem(t, http.StatusConflict, osdm.CodeModificationNotAllowed)
+	if pointerOf(p) != "#/dateOfBirth" || !strings.Contains(p.Detail, "ADULT (15 or more)") {
+		t.Errorf("tariff move: %+v", p)
+	}
+	// After fulfilment and before departure, still changeable.
 	h.fulfil(b.ID)
-	h.patchPassenger(b.ID, pid, `{"dateOfBirth":"1991-01-01"}`).problem(t, http.StatusConflict, osdm.CodeModificationNotAllowed)
+	if r := h.patchPassenger(b.ID, pid, `{"dateOfBirth":"1991-01-01"}`); r.status != http.StatusOK {
+		t.Errorf("PATCH after fulfilment: %d %s", r.status, r.body)
+	}
+	// After departure: 409, and the passenger can still be read.
+	h.clock.Advance(departure.Add(time.Minute).Sub(h.clock.Now()))
+	h.patchPassenger(b.ID, pid, `{"dateOfBirth":"1992-01-01"}`).problem(t, http.StatusConflict, osdm.CodeModificationNotAllowed)
 	if r := h.call(http.MethodGet, "/bookings/"+b.ID+"/passengers/"+pid, "", nil); r.status != http.StatusOK {
-		t.Errorf("GET after fulfilment: %d", r.status)
+		t.Errorf("GET after departure: %d", r.status)
+	}
+	if got := h.getBooking(b.ID).Passengers[0].DateOfBirth; got != "1991-01-01" {
+		t.Errorf("date of birth %s", got)
 	}
 }
 
@@ -260,7 +274,7 @@ func TestUnservedOperations(t *testing.T) {
 		{http.MethodGet, "/bookings/b-1/passengers"},
 		{http.MethodPost, "/trips"},
 		{http.MethodGet, "/osdm/fulfillments/f-1"},
-		{http.MethodPost, "/osdm/bookings/b-1/exchange-offers"},
+		{http.MethodPost, "/osdm/bookings/b-1/release-offers"},
 	} {
 		p := h.raw(tc.method, tc.path, nil, nil).problem(t, http.StatusNotImplemented, osdm.CodeOperationNotPermitted)
 		if !strings.Contains(p.Detail, tc.method) {

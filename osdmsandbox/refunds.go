@@ -21,7 +21,16 @@ type refundOffer struct {
 	overrule    osdm.OverruleCode
 	fee         int64
 	refundable  int64
+	// pax are the passengers refunded, as (part, passenger) positions:
+	// every passenger still booked when the offer was made, or those of
+	// its refundSpecifications.
+	pax []paxRef
+	// partial: made from refundSpecifications that leave passengers booked.
+	partial bool
 }
+
+// paxRef is passenger k of part p of a booking.
+type paxRef struct{ p, k int }
 
 // osdm renders the refund offer of booking b.
 func (ro *refundOffer) osdm(b *booking) osdm.RefundOffer {
@@ -29,9 +38,16 @@ func (ro *refundOffer) osdm(b *booking) osdm.RefundOffer {
 	if ro.confirmedOn != nil {
 		status = osdm.RefundConfirmed
 	}
+	summary := "Refund of booking " + b.code
+	if ro.partial {
+		summary = "Partial refund of booking " + b.code + ": passengers"
+		for _, r := range ro.pax {
+			summary += " " + b.parts[r.p].passengerIDs[r.k]
+		}
+	}
 	return osdm.RefundOffer{
 		ID:                  ro.id,
-		Summary:             "Refund of booking " + b.code,
+		Summary:             summary,
 		CreatedOn:           ro.createdOn,
 		ValidFrom:           ro.createdOn,
 		ValidUntil:          ro.validUntil,
@@ -67,7 +83,14 @@ func (s *Sandbox) createRefundOffer(now time.Time, rq *request) *response {
 			return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "fulfillment "+strconv.Quote(id)+" is not one of booking "+b.id+"; its fulfillment is "+b.fulfillment.ID).WithPointer("#/fulfillmentIds/" + strconv.Itoa(i)))
 		}
 	}
-	total := b.price()
+	pax, partial, p := b.refundedPassengers(req.RefundSpecifications)
+	if p != nil {
+		return problemResponse(p)
+	}
+	var total int64
+	for _, r := range pax {
+		total += b.parts[r.p].paxPrice[r.k]
+	}
 	fee := refundFee(total, req.OverruleCode)
 	ro := &refundOffer{
 		id:         s.newID("ro"),
@@ -76,6 +99,8 @@ func (s *Sandbox) createRefundOffer(now time.Time, rq *request) *response {
 		overrule:   req.OverruleCode,
 		fee:        fee,
 		refundable: total - fee,
+		pax:        pax,
+		partial:    partial,
 	}
 	if len(b.refundOffers) >= maxRefundOffersPerBooking {
 		b.refundOffers = b.refundOffers[1:]
@@ -83,6 +108,85 @@ func (s *Sandbox) createRefundOffer(now time.Time, rq *request) *response {
 	b.refundOffers = append(b.refundOffers, ro)
 	b.noteKey(rq.idempotency)
 	return jsonResponse(http.StatusOK, &osdm.RefundOfferCollectionResponse{RefundOffers: []osdm.RefundOffer{ro.osdm(b)}})
+}
+
+// refundedPassengers are the passengers a refund offer with specs
+// refunds: without specs, every passenger still booked; with them, the
+// passengers they name (passengerIds) or those of the parts they name
+// (bookingPartIds). partial reports passengers left booked.
+func (b *booking) refundedPassengers(specs []osdm.RefundSpecification) ([]paxRef, bool, *osdm.ProblemError) {
+	var all []paxRef
+	for pi, part := range b.parts {
+		if part.exchanged {
+			continue
+		}
+		for k := range part.passengerIDs {
+			if part.live(k) {
+				all = append(all, paxRef{pi, k})
+			}
+		}
+	}
+	if len(specs) == 0 {
+		return all, false, nil
+	}
+	chosen := map[paxRef]bool{}
+	for i, spec := range specs {
+		at := "#/refundSpecifications/" + strconv.Itoa(i)
+		if spec.FulfillmentID != b.fulfillment.ID {
+			return nil, false, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "fulfillment "+strconv.Quote(spec.FulfillmentID)+" is not one of booking "+b.id+"; its fulfillment is "+b.fulfillment.ID).WithPointer(at + "/fulfillmentId")
+		}
+		if len(spec.PassengerIDs) == 0 && len(spec.BookingPartIDs) == 0 {
+			return nil, false, osdm.Invalid(osdm.CodeValidationError, at, "a refund specification names passengerIds or bookingPartIds")
+		}
+		for j, pid := range spec.PassengerIDs {
+			found := false
+			for pi, part := range b.parts {
+				if part.exchanged {
+					continue
+				}
+				for k, id := range part.passengerIDs {
+					if id != pid {
+						continue
+					}
+					found = true
+					if !part.live(k) {
+						return nil, false, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled, "passenger "+pid+" of booking "+b.id+" was refunded already").WithPointer(at + "/passengerIds/" + strconv.Itoa(j))
+					}
+					chosen[paxRef{pi, k}] = true
+				}
+			}
+			if !found {
+				return nil, false, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+b.id+" has no passenger "+strconv.Quote(pid)).WithPointer(at + "/passengerIds/" + strconv.Itoa(j))
+			}
+		}
+		for j, partID := range spec.BookingPartIDs {
+			found := false
+			for pi, part := range b.parts {
+				if part.id != partID {
+					continue
+				}
+				found = true
+				if part.liveCount() == 0 {
+					return nil, false, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled, "booking part "+partID+" of booking "+b.id+" was refunded already").WithPointer(at + "/bookingPartIds/" + strconv.Itoa(j))
+				}
+				for k := range part.passengerIDs {
+					if part.live(k) {
+						chosen[paxRef{pi, k}] = true
+					}
+				}
+			}
+			if !found {
+				return nil, false, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+b.id+" has no booking part "+strconv.Quote(partID)).WithPointer(at + "/bookingPartIds/" + strconv.Itoa(j))
+			}
+		}
+	}
+	var out []paxRef
+	for _, r := range all {
+		if chosen[r] {
+			out = append(out, r)
+		}
+	}
+	return out, len(out) < len(all), nil
 }
 
 // refundRefusal says why booking b cannot be refunded, or nil.
@@ -129,23 +233,57 @@ func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
 		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 			"refund offer "+ro.id+" expired at "+ro.validUntil.Format(time.RFC3339)+"; ask for a new one"))
 	}
+	for _, r := range ro.pax {
+		if !b.parts[r.p].live(r.k) {
+			// Another refund took this passenger since the offer was made.
+			return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
+				"refund offer "+ro.id+" refunds passenger "+b.parts[r.p].passengerIDs[r.k]+", who was refunded since by another refund; ask for a new offer"))
+		}
+	}
 	ro.confirmedOn = &now
-	b.state = stateRefunded
-	b.fulfillment.Status = osdm.FulfillmentRefunded
-	s.releasePlaces(b)
-	// The refund is spread over the parts in proportion to their price,
-	// the last part taking the rounding remainder.
+	// The refund is spread over the passengers in proportion to their
+	// price, the last taking the rounding remainder; each passenger's
+	// place is freed.
+	var total int64
+	for _, r := range ro.pax {
+		total += b.parts[r.p].paxPrice[r.k]
+	}
 	left := ro.refundable
-	total := b.price()
-	for i, part := range b.parts {
+	for i, r := range ro.pax {
+		part := b.parts[r.p]
 		amount := left
-		if i < len(b.parts)-1 && total > 0 {
-			amount = ro.refundable * part.price / total
+		if i < len(ro.pax)-1 && total > 0 {
+			amount = ro.refundable * part.paxPrice[r.k] / total
 		}
 		left -= amount
-		part.refunded = ptr(amount)
+		var before int64
+		if part.refunded != nil {
+			before = *part.refunded
+		}
+		part.refunded = ptr(before + amount)
+		if part.gone == nil {
+			part.gone = make([]bool, len(part.passengerIDs))
+		}
+		part.gone[r.k] = true
+		if part.held {
+			s.inventory.release(part.journey.runKey(), part.group, part.places[r.k:r.k+1])
+		}
 	}
-	b.dropAt = now.Add(s.cfg.Retention)
+	left = 0
+	for _, part := range b.parts {
+		if part.exchanged {
+			continue
+		}
+		left += int64(part.liveCount())
+		if part.liveCount() == 0 {
+			part.held = false
+		}
+	}
+	if left == 0 {
+		b.state = stateRefunded
+		b.fulfillment.Status = osdm.FulfillmentRefunded
+		b.dropAt = now.Add(s.cfg.Retention)
+	}
 	b.noteKey(rq.idempotency)
 	return jsonResponse(http.StatusOK, &osdm.RefundOfferResponse{RefundOffer: ptr(ro.osdm(b))})
 }

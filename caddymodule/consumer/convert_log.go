@@ -37,6 +37,10 @@ func newExchangeLog(partner string, req legacy.Request, res *converter.Result, c
 		el.reason, el.bookingRef = reply.Text, reply.BookingRef
 	case *legacy.BookingReply:
 		el.bookingRef = reply.BookingRef
+	case *legacy.CancelReply:
+		el.bookingRef = reply.BookingRef
+	case *legacy.PassengerDataReply:
+		el.bookingRef = reply.BookingRef
 	}
 	return el
 }

@@ -446,18 +446,7 @@ func TestExampleChainEveryMessageKind(t *testing.T) {
 				t.Fatalf("second cancel: %+v", nr)
 			}
 
-			// Exchange: refused, and no OSDM call made.
-			c.alpine.take()
-			status, r = c.send(t, "alpine", f, &legacy.BookingRequest{
-				Header: legacy.Header{MessageID: harness.MsgID(t, f, "exch")}, Journey: journeyOn("9203"),
-				Places: secondClassSeats(adults), ExchangeOf: booked.BookingRef,
-			})
-			if nr := must[*legacy.NegativeReply](t, status, r, http.StatusUnprocessableEntity); nr.Code != legacy.CodeExchangeNotSupported {
-				t.Fatalf("exchange: %+v", nr)
-			}
-			if ex := c.alpine.take(); len(ex) != 0 {
-				t.Fatalf("exchange made %d OSDM calls", len(ex))
-			}
+			// The after-sales messages: TestExampleChainAfterSales.
 
 			// The older partner: trip-offers search, booking, refund on camelCase paths.
 			status, r = c.send(t, "coastal", f, &legacy.BookingRequest{

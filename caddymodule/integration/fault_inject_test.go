@@ -216,8 +216,20 @@ func stepOfCall(r *http.Request) converter.Step {
 		return converter.StepFulfillments
 	case len(parts) == 3 && (parts[2] == "refund-offers" || parts[2] == "refundOffers"):
 		return converter.StepRefundOffers
+	case len(parts) == 4 && (parts[2] == "refund-offers" || parts[2] == "refundOffers") && r.Method == http.MethodDelete:
+		return converter.StepDeleteRefundOffer
 	case len(parts) == 4 && (parts[2] == "refund-offers" || parts[2] == "refundOffers"):
 		return converter.StepRefundOffer
+	case len(parts) == 3 && parts[2] == "exchange-offers":
+		return converter.StepExchangeOffers
+	case len(parts) == 3 && parts[2] == "exchange-operations":
+		return converter.StepExchangeOperation
+	case len(parts) == 4 && parts[2] == "exchange-operations" && r.Method == http.MethodGet:
+		return converter.StepReadExchangeOperation
+	case len(parts) == 4 && parts[2] == "exchange-operations" && r.Method == http.MethodDelete:
+		return converter.StepDeleteExchangeOperation
+	case len(parts) == 4 && parts[2] == "passengers":
+		return converter.StepPassenger
 	}
 	return converter.Step("other " + r.Method + " " + r.URL.Path)
 }

@@ -196,8 +196,10 @@ func TestSandboxProviderPassengers(t *testing.T) {
 	c.send(http.MethodPatch, path, `{"detail":{"firstName":"A","lastName":"B","contact":{"email":"not-an-address"}}}`, true).
 		problem(t, http.StatusBadRequest, osdm.CodeValidationError)
 
+	// Personal data may be corrected after fulfilment, before departure.
 	c.fulfil(b.ID)
-	c.send(http.MethodPatch, path, patch, true).problem(t, http.StatusConflict, osdm.CodeModificationNotAllowed)
+	c.send(http.MethodPatch, path, patch, true).Decode(t, http.StatusOK, &patched)
+	c.send(http.MethodPatch, path, `{"dateOfBirth":"2020-01-01"}`, true).problem(t, http.StatusConflict, osdm.CodeModificationNotAllowed)
 	c.send(http.MethodGet, path, "", true).Decode(t, http.StatusOK, &got)
 	if got.Passenger.Detail.FirstName != "Anna-Lena" {
 		t.Errorf("after fulfilment %+v", got.Passenger.Detail)
@@ -350,8 +352,8 @@ func TestSandboxProviderUnserved(t *testing.T) {
 		{http.MethodPost, "/osdm/trips"},
 		{http.MethodGet, "/osdm/places"},
 		{http.MethodGet, "/osdm/fulfillments/f-1"},
-		{http.MethodPost, "/osdm/bookings/b-1/exchange-offers"},
 		{http.MethodPost, "/osdm/bookings/b-1/release-offers"},
+		{http.MethodPost, "/osdm/bookings/b-1/cancel-fulfillments-offers"},
 	} {
 		body := ""
 		if op.method != http.MethodGet {

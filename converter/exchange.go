@@ -1,0 +1,317 @@
+package converter
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// exchangeQuery is the query of POST .../exchange-offers: the spec
+// requires embed.
+const exchangeQuery = "embed=" + osdm.EmbedAll
+
+// exchanged is the booking an exchange starts from: read back, with its
+// live fulfilments and the passengers still holding places.
+type exchanged struct {
+	b    *osdm.Booking
+	live []string
+	pax  []osdm.Passenger
+}
+
+// readExchanged reads booking id for an exchange and checks it can be
+// one: fulfilled, with passengers left. A non-nil Result ends the message.
+func (r *run) readExchanged(ctx context.Context, id string, p legacy.PlaceRequest) (*exchanged, *Result) {
+	if why := unsafeSegment(id); why != "" {
+		return nil, r.invalid("ExchangeOf " + strconv.Quote(plain(id, 128)) + " " + why + "; it cannot name a booking at partner " + r.c.partner)
+	}
+	br := new(osdm.BookingResponse)
+	if f := r.do(ctx, call{step: StepReadBooking, params: map[string]string{osdm.ParamBookingID: id}, out: br}); f != nil {
+		return nil, r.exchangeFailed(f, id, "")
+	}
+	if br.Booking == nil {
+		return nil, r.unknown(id)
+	}
+	b := br.Booking
+	x := &exchanged{b: b}
+	for _, fu := range b.Fulfillments {
+		if !fulfillmentClosed(fu.Status) && fu.ID != "" {
+			x.live = append(x.live, fu.ID)
+		}
+	}
+	switch bookingState(b) {
+	case bookingClosed:
+		return nil, r.negative(&legacy.NegativeReply{Code: legacy.CodeAlreadyCancelled, BookingRef: id,
+			Text: "Booking " + id + " at partner " + r.c.partner + " is cancelled or refunded; there is nothing to exchange."})
+	case bookingProvisional:
+		return nil, r.invalid("Booking " + id + " at partner " + r.c.partner + " is not confirmed, so it cannot be exchanged; cancel it and book the new journey.")
+	}
+	seen := map[string]bool{}
+	for _, h := range heldPlaces(b) {
+		if h.passengerID == "" || seen[h.passengerID] {
+			continue
+		}
+		seen[h.passengerID] = true
+		for _, bp := range b.Passengers {
+			if bp.ID == h.passengerID {
+				x.pax = append(x.pax, bp)
+			}
+		}
+	}
+	if len(x.pax) == 0 {
+		return nil, r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerRejected, BookingRef: id,
+			Text: "Partner " + r.c.partner + " does not say which passengers hold the places of booking " + id + ", so it cannot be exchanged; nothing was changed."})
+	}
+	if p.Places() != len(x.pax) {
+		return nil, r.invalid("Booking " + id + " has " + strconv.Itoa(len(x.pax)) + " passenger(s) with places; an exchange moves all of them, so ask for " +
+			strconv.Itoa(len(x.pax)) + " place(s), not " + strconv.Itoa(p.Places()) + ". Nothing was changed.")
+	}
+	return x, nil
+}
+
+// specs are the exchanged passengers as the exchange offer request
+// names them: p1..pN in booking order, with their type, age and date of
+// birth.
+func (x *exchanged) specs() []osdm.AnonymousPassengerSpecification {
+	out := make([]osdm.AnonymousPassengerSpecification, len(x.pax))
+	for i, p := range x.pax {
+		out[i] = osdm.AnonymousPassengerSpecification{ExternalRef: "p" + strconv.Itoa(i+1), Type: p.Type, Age: p.Age, DateOfBirth: p.DateOfBirth}
+	}
+	return out
+}
+
+// exchangeOffers asks the partner for exchange offers of x to journey j
+// and returns the candidates matching p, each with its Exchange element,
+// and the answer as an offer collection for the journey's times.
+func (r *run) exchangeOffers(ctx context.Context, x *exchanged, j legacy.Journey, p legacy.PlaceRequest) ([]candidate, *osdm.OfferCollectionResponse, map[string]*osdm.ExchangeOffer, *Result) {
+	departure, err := r.c.departureTime(j)
+	if err != nil {
+		return nil, nil, nil, r.invalid(err.Error())
+	}
+	search := offerRequest(j, p, departure, nil)
+	body := &osdm.ExchangeOfferCollectionRequest{FulfillmentIDs: x.live, TripSearchCriteria: search.TripSearchCriteria,
+		OfferSearchCriteria: search.OfferSearchCriteria, AnonymousPassengerSpecifications: x.specs()}
+	resp := new(osdm.ExchangeOfferCollectionResponse)
+	id := x.b.ID
+	if f := r.do(ctx, call{step: StepExchangeOffers, params: map[string]string{osdm.ParamBookingID: id}, query: exchangeQuery, body: body, out: resp}); f != nil {
+		return nil, nil, nil, r.exchangeFailed(f, id, "")
+	}
+	offers := &osdm.OfferCollectionResponse{Problems: resp.Problems, Trips: resp.Trips}
+	byID := map[string]*osdm.ExchangeOffer{}
+	for i := range resp.ExchangeOffers {
+		xo := &resp.ExchangeOffers[i]
+		byID[xo.OfferID] = xo
+		offers.Offers = append(offers.Offers, osdm.Offer{OfferID: xo.OfferID, Summary: xo.Summary, OfferSummary: xo.OfferSummary,
+			CreatedOn: xo.CreatedOn, PreBookableUntil: xo.PreBookableUntil, PassengerRefs: xo.PassengerRefs, Products: xo.Products,
+			TripCoverage: xo.TripCoverage, AdmissionOfferParts: xo.AdmissionOfferParts, ReservationOfferParts: xo.ReservationOfferParts})
+	}
+	if len(offers.Offers) == 0 {
+		if prob, code := firstProblem(StepExchangeOffers, resp.Problems); prob != nil && code != "" {
+			return nil, nil, nil, r.exchangeFailed(&failure{step: StepExchangeOffers, code: code, problem: prob, status: 200,
+				what: r.describeCall(StepExchangeOffers, id) + " answered 200 without offers" + describeProblem(prob)}, id, "")
+		}
+	}
+	cs := candidates(offers, p)
+	for i := range cs {
+		if xo := byID[cs[i].offer.OfferID]; xo != nil {
+			cs[i].legacy.Price = legacyPrice(&xo.ExchangePrice)
+			cs[i].legacy.Exchange = legacyExchange(xo)
+		}
+	}
+	return cs, offers, byID, nil
+}
+
+// legacyExchange is the Exchange element of an exchange offer; nil when
+// the partner's amounts cannot be carried.
+func legacyExchange(xo *osdm.ExchangeOffer) *legacy.Exchange {
+	e := &legacy.Exchange{Fee: legacyPrice(&xo.ExchangeFee)}
+	switch {
+	case xo.AmountToBePaid != nil:
+		e.AmountToPay = legacyPrice(xo.AmountToBePaid)
+	case xo.RefundableAmount != nil:
+		e.RefundAmount = legacyPrice(xo.RefundableAmount)
+	default:
+		e.AmountToPay = &legacy.Price{Amount: "0", Currency: xo.ExchangePrice.Currency}
+		if !validCurrency(xo.ExchangePrice.Currency) {
+			return nil
+		}
+	}
+	if e.Fee == nil || (e.AmountToPay == nil) == (e.RefundAmount == nil) {
+		return nil
+	}
+	return e
+}
+
+// exchangeAvailability answers an AvailabilityRequest with ExchangeOf: the
+// exchange offers of the booking to the journey, each with its Exchange
+// element.
+func (r *run) exchangeAvailability(ctx context.Context, m *legacy.AvailabilityRequest) *Result {
+	if why := r.c.pastDeparture(m.Journey); why != "" {
+		return r.invalid(why)
+	}
+	if _, err := r.c.travellers(m.Places); err != nil {
+		return r.invalid(err.Error())
+	}
+	x, end := r.readExchanged(ctx, m.ExchangeOf, m.Places)
+	if end != nil {
+		return end
+	}
+	cs, resp, _, end := r.exchangeOffers(ctx, x, m.Journey, m.Places)
+	if end != nil {
+		return end
+	}
+	offers := make([]legacy.Offer, 0, len(cs))
+	for _, c := range cs {
+		if len(offers) == legacy.MaxItems {
+			break
+		}
+		offers = append(offers, c.legacy)
+	}
+	dep, arr := r.c.journeyTimes(resp, cs, m.Journey)
+	return ok(&legacy.AvailabilityReply{Header: r.h, Journey: legacy.EchoJourney(m.Journey, dep, arr), Offers: offers})
+}
+
+// exchangeNoter is told, before the exchange operation is asked for,
+// which booking is exchanged; the journal keeps it.
+type exchangeNoter interface {
+	noteExchange(bookingID string)
+}
+
+// exchange answers a BookingRequest with ExchangeOf: exchange offers when
+// there is no OfferRef (and the cheapest matching one picked), POST
+// .../exchange-operations, then POST .../fulfillments to confirm. A failure
+// before the confirmation deletes the operation: the old booking stands,
+// and the NegativeReply says so.
+func (r *run) exchange(ctx context.Context, m *legacy.BookingRequest) *Result {
+	if why := r.c.pastDeparture(m.Journey); why != "" {
+		return r.invalid(why)
+	}
+	if _, err := r.c.travellers(m.Places); err != nil {
+		return r.invalid(err.Error())
+	}
+	x, end := r.readExchanged(ctx, m.ExchangeOf, m.Places)
+	if end != nil {
+		return end
+	}
+	id := x.b.ID
+	offerID := m.OfferRef
+	var chosen *legacy.Exchange
+	if offerID == "" {
+		cs, _, _, end := r.exchangeOffers(ctx, x, m.Journey, m.Places)
+		if end != nil {
+			return end
+		}
+		best, found := cheapest(cs, len(x.pax))
+		if !found {
+			return r.negative(&legacy.NegativeReply{Code: legacy.CodeNoAvailability, BookingRef: id,
+				Text: "Partner " + r.c.partner + " has no exchange offer for " + strconv.Itoa(len(x.pax)) + " place(s) of class " + strconv.Itoa(m.Places.TravelClass) +
+					" and service code " + strconv.Itoa(m.Places.ServiceCode) + " on train " + m.Journey.TrainNumber + "; booking " + id + " stands unchanged."})
+		}
+		offerID, chosen = best.offer.OfferID, best.legacy.Exchange
+	}
+	if n, ok := r.x.(exchangeNoter); ok {
+		n.noteExchange(id)
+	}
+	refs := make([]string, len(x.pax))
+	for i := range refs {
+		refs[i] = "p" + strconv.Itoa(i+1)
+	}
+	params := map[string]string{osdm.ParamBookingID: id}
+	opr := new(osdm.ExchangeOperationResponse)
+	f := r.do(ctx, call{step: StepExchangeOperation, params: params, out: opr,
+		body: &osdm.ExchangeOperationRequest{ExchangeOffers: []osdm.OfferSelection{{OfferID: offerID, PassengerRefs: refs}}}})
+	if f == nil && (opr.ExchangeOperation == nil || opr.ExchangeOperation.ID == "") {
+		f = &failure{step: StepExchangeOperation, code: legacy.CodePartnerUnavailable, status: 200, uncertain: true,
+			what: r.describeCall(StepExchangeOperation, id) + " answered without an exchange operation"}
+	}
+	if f != nil && f.uncertain {
+		// The same call with the same Idempotency-Key answers the
+		// operation the partner made, if it made one.
+		gctx, cancel := graceContext(ctx)
+		again := new(osdm.ExchangeOperationResponse)
+		if r.do(gctx, call{step: StepExchangeOperation, params: params, out: again,
+			body: &osdm.ExchangeOperationRequest{ExchangeOffers: []osdm.OfferSelection{{OfferID: offerID, PassengerRefs: refs}}}}) == nil &&
+			again.ExchangeOperation != nil && again.ExchangeOperation.ID != "" {
+			opr, f = again, nil
+		}
+		cancel()
+	}
+	if f != nil {
+		return r.exchangeFailed(f, id, "")
+	}
+	op := opr.ExchangeOperation
+	if len(op.ExchangeOffers) > 0 {
+		if e := legacyExchange(&op.ExchangeOffers[0]); e != nil {
+			chosen = e
+		}
+	}
+	return r.confirmExchange(ctx, id, m.ExchangeOf, op.ID, chosen)
+}
+
+// confirmExchange confirms exchange operation opID of booking id (POST
+// .../fulfillments, asked again once when the answer is lost) and answers
+// the BookingReply of the booking as it now is; a confirmation refused
+// deletes the operation.
+func (r *run) confirmExchange(ctx context.Context, id, exchangeOf, opID string, e *legacy.Exchange) *Result {
+	fr, f := r.fulfil(ctx, id)
+	if f != nil && f.uncertain {
+		// Confirmed or not: only the partner knows; settlement asks it
+		// (GET of the operation) and the resend gets the outcome.
+		return r.negative(&legacy.NegativeReply{Code: f.code, BookingRef: id, PartnerProblem: f.partnerProblem(), Retryable: true,
+			Text: plain("Partner "+r.c.partner+" did not say whether it confirmed the exchange of booking "+id+" ("+f.what+"); the converter finds out and settles it: either the old journey or the new one stands, never both. Send the same message again later to get the outcome.", 1000)})
+	}
+	if f != nil {
+		return r.exchangeFailed(f, id, opID)
+	}
+	br := new(osdm.BookingResponse)
+	gctx, cancel := graceContext(ctx)
+	rf := r.do(gctx, call{step: StepReadBooking, params: map[string]string{osdm.ParamBookingID: id}, out: br})
+	cancel()
+	if rf != nil || br.Booking == nil {
+		// Confirmed: the reply says so with what the fulfilment gave.
+		br.Booking = &osdm.Booking{ID: id}
+	}
+	reply := r.bookingReply(br.Booking, fr)
+	reply.Places = nil
+	for _, h := range heldPlaces(br.Booking) {
+		if len(reply.Places) < legacy.MaxItems && h.place.Number != "" {
+			reply.Places = append(reply.Places, h.place)
+		}
+	}
+	for _, fu := range fr.Fulfillments {
+		if cn := plain(fu.ControlNumber, 200); cn != "" && fu.Status == osdm.FulfillmentFulfilled {
+			reply.TicketControlNumber = cn
+		}
+	}
+	reply.Exchange, reply.ExchangeOf = e, exchangeOf
+	return ok(reply)
+}
+
+// exchangeFailed answers an exchange step that failed with f. A refusal by
+// the partner is EXCHANGE_NOT_POSSIBLE (EXCHANGE_NOT_SUPPORTED for a 501);
+// an operation made (opID) is deleted first; the reply says the old booking
+// stands, or what is not known.
+func (r *run) exchangeFailed(f *failure, id, opID string) *Result {
+	if f.code == legacy.CodePartnerRejected {
+		f.code = legacy.CodeExchangeNotPossible
+		if f.status == 501 {
+			f.code = legacy.CodeExchangeNotSupported
+		}
+	}
+	stands := " Booking " + id + " stands unchanged."
+	if opID != "" {
+		gctx, cancel := context.WithTimeout(context.Background(), RollbackGrace)
+		df := r.do(gctx, call{step: StepDeleteExchangeOperation, params: map[string]string{osdm.ParamBookingID: id, osdm.ParamExchangeOperationID: opID}})
+		cancel()
+		if df != nil && df.status != 404 {
+			stands = " The exchange operation " + plain(opID, 128) + " could not be deleted (" + df.what + "); it lapses at the partner unless confirmed, and booking " + id + " stands until then. Send the exchange again to learn the outcome."
+		}
+	}
+	res := r.failBooking(f, id)
+	n := res.Reply.(*legacy.NegativeReply)
+	if f.code != legacy.CodeBookingNotFound {
+		n.Text = plain(n.Text+stands, 1000)
+	}
+	return res
+}
