@@ -351,14 +351,15 @@ func estimateOffers(floor float64, f benchFlags) int {
 
 // estimateBookings sizes an after-sales scenario's bookings: an exchange
 // or a partial cancellation makes three or four partner calls (the
-// booking read back, then two or three), so it runs at most a quarter as
-// fast as A; each booking is acted on once. Making one costs three
-// partner calls, so the estimate is tighter than the offers'.
+// booking read back, then two or three); sent directly, a partial
+// cancellation ran at 0.3 of A's rate. Each booking is acted on once.
+// Making one costs three partner calls, so the estimate is tighter than
+// the offers'.
 func estimateBookings(floor float64, f benchFlags) int {
 	if floor <= 0 {
 		floor = 3000
 	}
-	closed := 0.25 * floor * (f.warmup + f.duration).Seconds()
+	closed := 0.45 * floor * (f.warmup + f.duration).Seconds()
 	open := float64(f.rate) * f.openDuration.Seconds() * 1.1
 	return int(math.Ceil(closed+open)) + 200
 }
