@@ -60,11 +60,21 @@ func (s *Sandbox) book(now time.Time, h legacy.ReplyHeader, m *legacy.BookingReq
 		passengers:  len(m.Passengers),
 		price:       t.price,
 		createdAt:   now,
-		messageIDs:  []string{m.Header.MessageID},
+		replies:     map[string]legacy.Reply{},
+		freed:       make([]bool, n),
+		names:       make([]legacy.Passenger, n),
 	}
 	for _, i := range idx {
 		b.places = append(b.places, placeOf(t.run, t.leg.Services, i, s.cfg.Capacity))
 	}
+	fare := s.fares[[2]int{p.TravelClass, p.ServiceCode}]
+	for _, tf := range p.Tariffs {
+		for range tf.Count {
+			b.placeTariff = append(b.placeTariff, tf.Code)
+			b.placePrice = append(b.placePrice, (fare*int64(s.cfg.Tariffs[tf.Code])+50)/100)
+		}
+	}
+	copy(b.names, m.Passengers)
 	s.bookings.add(b)
 	return &legacy.BookingReply{
 		Header:               h,

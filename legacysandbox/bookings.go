@@ -1,6 +1,7 @@
 package legacysandbox
 
 import (
+	"strings"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -18,28 +19,81 @@ type booking struct {
 	index       []int          // the places' indexes in run
 	places      []legacy.Place // coach and number of each
 	tariffs     []legacy.Tariff
-	passengers  int
-	price       int64 // cents
-	createdAt   time.Time
-	// cancelledAt is zero while the booking holds its places.
+	// placeTariff and placePrice are each place's tariff code and price
+	// (cents): the tariffs in the order the request gave them, so place i
+	// belongs to the i-th passenger of that order.
+	placeTariff []int
+	placePrice  []int64
+	// freed marks the places cancelled (a partial cancellation frees
+	// some; a whole one every place left).
+	freed []bool
+	// names are the passengers' personal data by place, the zero value
+	// when not given.
+	names      []legacy.Passenger
+	passengers int
+	price      int64 // cents
+	createdAt  time.Time
+	// cancelledAt is zero while the booking holds any place.
 	cancelledAt time.Time
-	refund, fee int64 // cents, once cancelled
+	refund, fee int64 // cents, of every cancellation so far
 	reasonCode  *int
-	messageIDs  []string
+	// rolledBack is set when a SynchroRequest with rollback undid it.
+	rolledBack bool
+	messageIDs []string
+	// replies are the reply to each message that acted on the booking, by
+	// its sender-scoped messageId: the booking records a SynchroRequest is
+	// answered from, which outlive the reply cache.
+	replies map[string]legacy.Reply
 }
 
 func (b *booking) cancelled() bool { return !b.cancelledAt.IsZero() }
 
-// bookings holds the bookings by BookingRef, oldest first, and the
-// reservation references in use.
+// held returns the indexes (in b.places) of the places still held.
+func (b *booking) held() []int {
+	var out []int
+	for i := range b.places {
+		if !b.freed[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// record keeps reply as the answer to the message key acted on b.
+func (b *booking) record(key string, reply legacy.Reply) {
+	b.messageIDs = append(b.messageIDs, key[strings.IndexByte(key, '/')+1:])
+	b.replies[key] = reply
+}
+
+// bookings holds the bookings by BookingRef, oldest first, the
+// reservation references in use, and the booking each message acted on
+// (by sender-scoped messageId).
 type bookings struct {
 	byRef        map[string]*booking
 	order        []*booking
 	reservations map[string]bool
+	byMessage    map[string]*booking
 }
 
 func newBookings() *bookings {
-	return &bookings{byRef: map[string]*booking{}, reservations: map[string]bool{}}
+	return &bookings{byRef: map[string]*booking{}, reservations: map[string]bool{}, byMessage: map[string]*booking{}}
+}
+
+// ofMessage returns the booking the message key (sender/messageId) acted
+// on, and the reply it got; nil when none (never received, it made no
+// booking, or the booking is gone).
+func (bs *bookings) ofMessage(key string) (*booking, legacy.Reply) {
+	b := bs.byMessage[key]
+	if b == nil {
+		return nil, nil
+	}
+	return b, b.replies[key]
+}
+
+// acted records that the message key acted on b with reply.
+func (bs *bookings) acted(b *booking, key string, reply legacy.Reply) {
+	b.record(key, reply)
+	bs.byMessage[key] = b
 }
 
 func (bs *bookings) get(ref string) *booking { return bs.byRef[ref] }
@@ -66,6 +120,9 @@ func (bs *bookings) expire(now time.Time, retention time.Duration) []*booking {
 			gone = append(gone, b)
 			delete(bs.byRef, b.ref)
 			delete(bs.reservations, b.reservation)
+			for key := range b.replies {
+				delete(bs.byMessage, key)
+			}
 			continue
 		}
 		kept = append(kept, b)

@@ -7,9 +7,11 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
-// cancel answers a CancelRequest: the booking's places are freed and its
-// price refunded, less Config.CancelFeePercent unless a reason code is
-// given. Callers hold s.mu.
+// cancel answers a CancelRequest: the places it lists (a partial
+// cancellation), or every place the booking still holds, are freed and
+// their price refunded, less Config.CancelFeePercent unless a reason code
+// is given. A place the booking does not hold, or no longer holds, is
+// INVALID_MESSAGE naming it, and nothing is cancelled. Callers hold s.mu.
 func (s *Sandbox) cancel(now time.Time, h legacy.ReplyHeader, m *legacy.CancelRequest) legacy.Reply {
 	b := s.bookings.get(m.BookingRef)
 	if b == nil {
@@ -22,20 +24,68 @@ func (s *Sandbox) cancel(now time.Time, h legacy.ReplyHeader, m *legacy.CancelRe
 		nr.BookingRef = b.ref
 		return nr
 	}
+	held := b.held()
+	partlyBefore := len(held) < len(b.places)
+	which := held
+	if len(m.Places) > 0 {
+		which = which[:0:0]
+		for _, p := range m.Places {
+			i := b.placeIndex(p)
+			if i < 0 || b.freed[i] {
+				why := "does not hold"
+				if i >= 0 {
+					why = "no longer holds (cancelled before)"
+				}
+				nr := legacy.NewNegativeReply(h, legacy.CodeInvalidMessage,
+					"booking "+b.ref+" "+why+" place "+shortRef(p.Coach)+"/"+shortRef(p.Number)+"; nothing was cancelled")
+				nr.BookingRef = b.ref
+				return nr
+			}
+			which = append(which, i)
+		}
+	}
+	var price int64
+	freed := make([]int, 0, len(which))
+	places := make([]legacy.Place, 0, len(which))
+	for _, i := range which {
+		price += b.placePrice[i]
+		b.freed[i] = true
+		freed = append(freed, b.index[i])
+		places = append(places, b.places[i])
+	}
 	var fee int64
 	if m.ReasonCode == nil && s.cfg.CancelFeePercent > 0 {
-		fee = (b.price*int64(s.cfg.CancelFeePercent) + 50) / 100
+		fee = (price*int64(s.cfg.CancelFeePercent) + 50) / 100
 	}
-	s.inventory.release(b.run, b.index)
-	b.cancelledAt = now
-	b.refund, b.fee = b.price-fee, fee
+	s.inventory.release(b.run, freed)
+	b.refund += price - fee
+	b.fee += fee
 	b.reasonCode = m.ReasonCode
-	b.messageIDs = append(b.messageIDs, m.Header.MessageID)
-	return &legacy.CancelReply{
+	status := legacy.StatusRefunded
+	if len(b.held()) == 0 {
+		b.cancelledAt = now
+	} else {
+		status = legacy.StatusPartiallyRefunded
+	}
+	reply := &legacy.CancelReply{
 		Header:       h,
 		BookingRef:   b.ref,
-		Status:       legacy.StatusRefunded,
-		RefundAmount: s.money(b.refund),
-		Fee:          s.money(b.fee),
+		Status:       status,
+		RefundAmount: s.money(price - fee),
+		Fee:          s.money(fee),
 	}
+	if len(m.Places) > 0 || partlyBefore {
+		reply.Places = places
+	}
+	return reply
+}
+
+// placeIndex is the index in b.places of p, -1 when b has no such place.
+func (b *booking) placeIndex(p legacy.Place) int {
+	for i, q := range b.places {
+		if q == p {
+			return i
+		}
+	}
+	return -1
 }

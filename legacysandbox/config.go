@@ -58,6 +58,12 @@ type Config struct {
 	// fare it pays; a tariff code not in it is refused with
 	// INVALID_MESSAGE. Nil is DefaultTariffs.
 	Tariffs map[int]int
+	// TariffAges maps a tariff code to the ages (on the day of travel) it
+	// is for: a PassengerDataRequest whose date of birth falls outside the
+	// booked place's range is refused, as it would move the passenger to
+	// another tariff. A code not in it takes any age. Nil is
+	// DefaultTariffAges.
+	TariffAges map[int]AgeRange
 	// Fares overrides fares of DefaultFares, per class and service code.
 	Fares []Fare
 	// Currency is the ISO 4217 currency of every price. Default EUR.
@@ -93,6 +99,17 @@ type Config struct {
 // tariff codes legacy-protocol.md names (1 adult, 2 child, 3 senior,
 // 4 youth) and the percentage of the fare each pays.
 var DefaultTariffs = map[int]int{1: 100, 2: 50, 3: 70, 4: 75}
+
+// AgeRange is an inclusive range of ages in whole years.
+type AgeRange struct {
+	Min int `json:"min"`
+	Max int `json:"max"`
+}
+
+// DefaultTariffAges are the ages of the default tariff codes, those
+// osdm_legacy's default tariff table maps them from (1 adult 18+, 2 child
+// 0..17, 3 senior 60+, 4 youth 12..27).
+var DefaultTariffAges = map[int]AgeRange{1: {18, 150}, 2: {0, 17}, 3: {60, 150}, 4: {12, 27}}
 
 // Fare is the price of one place at the full tariff (100%), in minor units
 // of the currency (cents), for a travel class and service code.
@@ -217,6 +234,17 @@ func (c Config) withDefaults() (Config, error) {
 		tariffs[code] = pct
 	}
 	c.Tariffs = tariffs
+	if c.TariffAges == nil {
+		c.TariffAges = DefaultTariffAges
+	}
+	ages := make(map[int]AgeRange, len(c.TariffAges))
+	for code, r := range c.TariffAges {
+		if r.Min < 0 || r.Max > 150 || r.Min > r.Max {
+			return c, fmt.Errorf("tariff %d: ages %d..%d must be within 0..150, the first not above the second", code, r.Min, r.Max)
+		}
+		ages[code] = r
+	}
+	c.TariffAges = ages
 	seen := map[[2]int]bool{}
 	for _, f := range c.Fares {
 		if f.TravelClass != legacy.FirstClass && f.TravelClass != legacy.SecondClass {

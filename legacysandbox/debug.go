@@ -10,7 +10,7 @@ import (
 
 // BookingInfo is one booking as GET .../_sandbox/bookings lists it: the
 // system's state, for tests and for people trying the sandbox. It is not a
-// legacy message, and names no passenger.
+// legacy message.
 type BookingInfo struct {
 	// BookingRef is the reference a CancelRequest gives back.
 	BookingRef string `json:"bookingRef"`
@@ -18,7 +18,7 @@ type BookingInfo struct {
 	ReservationReference string `json:"reservationReference"`
 	// TicketControlNumber is the ticket's control number.
 	TicketControlNumber string `json:"ticketControlNumber"`
-	// Status is CONFIRMED, or CANCELLED once cancelled.
+	// Status is CONFIRMED while any place is held, CANCELLED once none is.
 	Status string `json:"status"`
 	// Train is the train number.
 	Train string `json:"train"`
@@ -39,6 +39,9 @@ type BookingInfo struct {
 	Places []PlaceInfo `json:"places"`
 	// Passengers is the number of passengers named.
 	Passengers int `json:"passengers"`
+	// Names are the passengers' personal data by place (the BookingRequest's
+	// and PassengerDataRequests'); an unnamed place has an empty entry.
+	Names []PassengerInfo `json:"names"`
 	// Price, and once cancelled Refund and Fee, are decimal amounts in Currency.
 	Price    string `json:"price"`
 	Refund   string `json:"refund,omitempty"`
@@ -59,10 +62,19 @@ type TariffCount struct {
 	Count int `json:"count"`
 }
 
-// PlaceInfo is one place: coach and number.
+// PlaceInfo is one place: coach and number, and whether it was cancelled
+// (a partial cancellation frees some places of a booking).
 type PlaceInfo struct {
-	Coach  string `json:"coach"`
-	Number string `json:"number"`
+	Coach     string `json:"coach"`
+	Number    string `json:"number"`
+	Cancelled bool   `json:"cancelled,omitempty"`
+}
+
+// PassengerInfo is one passenger's personal data, "" where not given.
+type PassengerInfo struct {
+	FirstName   string `json:"firstName,omitempty"`
+	LastName    string `json:"lastName,omitempty"`
+	DateOfBirth string `json:"dateOfBirth,omitempty"`
 }
 
 // Bookings lists every booking held, oldest first.
@@ -94,8 +106,20 @@ func (s *Sandbox) Bookings() []BookingInfo {
 		for _, t := range b.tariffs {
 			info.Tariffs = append(info.Tariffs, TariffCount{Code: t.Code, Count: t.Count})
 		}
-		for _, p := range b.places {
-			info.Places = append(info.Places, PlaceInfo{Coach: p.Coach, Number: p.Number})
+		for i, p := range b.places {
+			info.Places = append(info.Places, PlaceInfo{Coach: p.Coach, Number: p.Number, Cancelled: b.freed[i]})
+		}
+		info.Names = make([]PassengerInfo, len(b.names))
+		named := 0
+		for i, n := range b.names {
+			info.Names[i] = PassengerInfo{FirstName: n.FirstName, LastName: n.LastName, DateOfBirth: n.DateOfBirth}
+			if n.LastName != "" {
+				named++
+			}
+		}
+		info.Passengers = max(info.Passengers, named)
+		if b.refund != 0 || b.fee != 0 {
+			info.Refund, info.Fee = formatAmount(b.refund), formatAmount(b.fee)
 		}
 		if b.cancelled() {
 			at := b.cancelledAt

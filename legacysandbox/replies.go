@@ -80,6 +80,14 @@ func fingerprint(req legacy.Request) [32]byte {
 		c := *r
 		c.Header.SentAt, c.Header.Namespaced = time.Time{}, false
 		m = &c
+	case *legacy.SynchroRequest:
+		c := *r
+		c.Header.SentAt, c.Header.Namespaced = time.Time{}, false
+		m = &c
+	case *legacy.PassengerDataRequest:
+		c := *r
+		c.Header.SentAt, c.Header.Namespaced = time.Time{}, false
+		m = &c
 	default:
 		m = req
 	}
@@ -103,6 +111,14 @@ func withNamespace(reply legacy.Reply, ns bool) legacy.Reply {
 		c.Header.Namespaced = ns
 		return &c
 	case *legacy.CancelReply:
+		c := *r
+		c.Header.Namespaced = ns
+		return &c
+	case *legacy.SynchroReply:
+		c := *r
+		c.Header.Namespaced = ns
+		return &c
+	case *legacy.PassengerDataReply:
 		c := *r
 		c.Header.Namespaced = ns
 		return &c

@@ -116,11 +116,29 @@ func (s *Sandbox) handle(req legacy.Request) legacy.Reply {
 	var reply legacy.Reply
 	switch m := req.(type) {
 	case *legacy.AvailabilityRequest:
+		if m.ExchangeOf != "" {
+			reply = legacy.NewNegativeReply(h, legacy.CodeExchangeNotSupported,
+				"exchange of booking "+shortRef(m.ExchangeOf)+" is not supported; book the new journey, then cancel the old one")
+			break
+		}
 		reply = s.availability(now, h, m.Journey, m.Places)
 	case *legacy.BookingRequest:
 		reply = s.book(now, h, m)
+		if r, ok := reply.(*legacy.BookingReply); ok {
+			s.bookings.acted(s.bookings.get(r.BookingRef), key, reply)
+		}
 	case *legacy.CancelRequest:
 		reply = s.cancel(now, h, m)
+		if r, ok := reply.(*legacy.CancelReply); ok {
+			s.bookings.acted(s.bookings.get(r.BookingRef), key, reply)
+		}
+	case *legacy.SynchroRequest:
+		reply = s.synchro(now, h, m)
+	case *legacy.PassengerDataRequest:
+		reply = s.passengerData(now, h, m)
+		if r, ok := reply.(*legacy.PassengerDataReply); ok {
+			s.bookings.acted(s.bookings.get(r.BookingRef), key, reply)
+		}
 	default:
 		reply = legacy.NewNegativeReply(h, legacy.CodeUnsupportedMessage, string(req.Kind())+" is not a request this system takes")
 	}
@@ -148,8 +166,10 @@ func (s *Sandbox) sweep(now time.Time) {
 	s.nextSweep = now.Add(time.Minute)
 	s.replies.expire(now.Add(-s.cfg.Retention))
 	for _, b := range s.bookings.expire(now, s.cfg.Retention) {
-		if !b.cancelled() {
-			s.inventory.release(b.run, b.index)
+		var held []int
+		for _, i := range b.held() {
+			held = append(held, b.index[i])
 		}
+		s.inventory.release(b.run, held)
 	}
 }

@@ -44,6 +44,8 @@ type ExchangeOfferCollectionResponse struct {
 	ExchangeOffers []ExchangeOffer `json:"exchangeOffers,omitempty"`
 	// Trips are the new trips.
 	Trips []Trip `json:"trips,omitempty"`
+	// Passengers are the passengers exchanged (embed PASSENGERS).
+	Passengers []Passenger `json:"passengers,omitempty"`
 }
 
 // ExchangeOffer is an offer to exchange fulfilments for a new trip:

@@ -60,8 +60,13 @@ func (f *Facade) newBooking(ctx context.Context, c *call, id string, req *osdm.B
 		return f.storeFailed(c, err), false
 	}
 	if !claimed {
-		return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
-			"the offer is booked already; an offer books once (search again for another)").
+		why := "the offer is booked already; an offer books once (search again for another)"
+		if holder, err := f.store.Get(ctx, f.offerClaimKey(offer.ID)); err == nil {
+			if hr, _, err := f.loadBooking(ctx, string(holder)); err == nil && hr.exchangeQuote(offer.ID) != nil {
+				why = "the offer is an exchange offer of booking " + hr.ID + ": it is booked by POST /bookings/" + hr.ID + "/exchange-operations"
+			}
+		}
+		return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, why).
 			WithPointer("#/offers/0/offerId")), true
 	}
 	breq := &legacy.BookingRequest{
@@ -109,7 +114,7 @@ func (f *Facade) resumeBooking(ctx context.Context, c *call, rec *BookingRecord)
 		if f.now().Before(rec.Pending.LeaseUntil) {
 			return f.inProgress(c, rec), false
 		}
-		rec, d := f.deliver(ctx, c.send, rec)
+		rec, d := f.redeliver(ctx, c.send, rec)
 		return f.bookingResult(c, rec, d)
 	}
 	return f.bookingResult(c, rec, &delivery{})

@@ -3,6 +3,7 @@ package osdmlegacy
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -48,7 +49,7 @@ func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, wh
 		if now.Before(rec.Pending.LeaseUntil) {
 			return nil, nil, stateProblem(rec, "cancelled")
 		}
-		after, d := f.deliver(ctx, send, rec)
+		after, d := f.redeliver(ctx, send, rec)
 		return after, d, nil
 	}
 	from := StatePrebooked
@@ -63,6 +64,9 @@ func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, wh
 		if r.State != from || r.Legacy == nil {
 			return &errRefused{stateProblem(r, verb)}
 		}
+		if r.Exchange.holds() {
+			return &errRefused{exchangeUnderWay(r)}
+		}
 		if why == CancelRelease && now.Before(r.HoldUntil) {
 			return &errRefused{stateProblem(r, verb)}
 		}
@@ -71,6 +75,13 @@ func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, wh
 			Header:     legacy.Header{MessageID: messageID(r.ID, StepCancel, attempt), SentAt: now.UTC().Truncate(time.Second)},
 			BookingRef: r.Legacy.BookingRef,
 			ReasonCode: reason,
+		}
+		if why == CancelRefund {
+			places, p := r.refundPlaces(rid)
+			if p != nil {
+				return &errRefused{p}
+			}
+			req.Places = places
 		}
 		pending, err := f.newPending(StepCancel, req, now)
 		if err != nil {
@@ -121,3 +132,33 @@ func (f *Facade) cancelFailed(c *call, rec *BookingRecord, d *delivery) (*Answer
 
 // errNoSender is background work without a sender to send through.
 var errNoSender = errors.New("no background sender: settlement waits for one")
+
+// refundPlaces returns the places a CancelRequest confirming refund offer
+// rid lists: none when it refunds every place still booked (a whole
+// cancellation of what is left), else its passengers' places. A passenger
+// refunded since the offer was made is refused: a place is refunded once.
+func (rec *BookingRecord) refundPlaces(rid string) ([]legacy.Place, *osdm.ProblemError) {
+	ro := rec.refundOffer(rid)
+	if ro == nil {
+		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound, "booking "+rec.ID+" has no refund offer "+quoteShort(rid))
+	}
+	left := rec.unrefunded()
+	if len(ro.PassengerIDs) == 0 {
+		return nil, nil
+	}
+	for _, pid := range ro.PassengerIDs {
+		if !contains(left, pid) {
+			return nil, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingRefunded,
+				"passenger "+pid+" of booking "+rec.ID+" was refunded by another refund offer since refund offer "+rid+" was made; ask for a new one")
+		}
+	}
+	if len(ro.PassengerIDs) == len(left) {
+		return nil, nil
+	}
+	places := rec.placesOf(ro.PassengerIDs)
+	if len(places) != len(ro.PassengerIDs) {
+		return nil, osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
+			"the reservation system gave no place numbers for booking "+rec.ID+": its places cannot be refunded one by one; refund the whole booking")
+	}
+	return places, nil
+}

@@ -13,11 +13,13 @@ import (
 )
 
 // FuzzBookingRequestReaders feeds arbitrary bodies to the readers of
-// POST /bookings, POST .../refund-offers, PATCH .../refund-offers/{id}
-// and PATCH .../passengers/{id}. None may panic; each either accepts
-// (and then what it accepts keeps the restrictions: one offer, at most 9
-// passengers, names the legacy system takes, no partial refund) or
-// refuses with a 400 or 422 problem whose pointer points into the request.
+// POST /bookings, POST .../refund-offers, PATCH .../refund-offers/{id},
+// PATCH .../passengers/{id}, POST .../exchange-offers and POST
+// .../exchange-operations. None may panic; each either accepts (and then
+// what it accepts keeps the restrictions: one offer, at most 9
+// passengers, names the legacy system takes, a partial refund by
+// passengers only, one exchange offer without selections) or refuses with
+// a 400 or 422 problem whose pointer points into the request.
 func FuzzBookingRequestReaders(f *testing.F) {
 	seeds := []string{
 		`{"offers":[{"offerId":"of-AAAAAAAAAAAAAAAAAAAAAA","passengerRefs":["p1","p2"]}],"passengerSpecifications":[{"externalRef":"p1","type":"ADULT","age":30,"detail":{"firstName":"Ada","lastName":"Lovelace","contact":{"email":"a@b.c","phoneNumber":"+41791234567"}}},{"externalRef":"p2","type":"CHILD","dateOfBirth":"2018-02-28"}],"externalRef":"x"}`,
@@ -26,6 +28,10 @@ func FuzzBookingRequestReaders(f *testing.F) {
 		`{"offers":"x"}`,
 		`{"fulfillmentIds":["fu-1"],"overruleCode":"STRIKE"}`,
 		`{"fulfillmentIds":["fu-1"],"refundSpecifications":[{"fulfillmentId":"fu-1","passengerIds":["p1"]}]}`,
+		`{"fulfillmentIds":["fu-1"],"tripSearchCriteria":{"origin":{"objectType":"StopPlaceRef","stopPlaceRef":"8500010"},"destination":{"objectType":"StopPlaceRef","stopPlaceRef":"8503000"},"departureTime":"2030-03-11T08:00:00+01:00","parameters":{"dataFilter":{"vehicleFilter":{"vehicleNumbers":["708"]}}}},"anonymousPassengerSpecifications":[{"externalRef":"p1","type":"ADULT","age":30}],"overruleCode":"STRIKE"}`,
+		`{"fulfillmentIds":["fu-1"],"exchangeFee":{"currency":"EUR","amount":1,"scale":0},"anonymousPassengerSpecifications":[]}`,
+		`{"exchangeOffers":[{"offerId":"of-x","passengerRefs":["p1"]}]}`,
+		`{"exchangeOffers":[{"offerId":"of-x","passengerRefs":["p1"],"placeSelections":[{}]}]}`,
 		`{"status":"CONFIRMED"}`,
 		`{"status":"PROPOSED"}`,
 		`{"id":"p1","externalRef":"p1","type":"ADULT","dateOfBirth":"1990-02-30","detail":{"firstName":"\u0007","lastName":"B"}}`,
@@ -77,8 +83,14 @@ func FuzzBookingRequestReaders(f *testing.F) {
 		}
 		if req, p := readRefundOfferRequest(body); p != nil {
 			checkProblem("refund offer", p)
-		} else if len(req.FulfillmentIDs) == 0 || len(req.RefundSpecifications) != 0 {
+		} else if len(req.FulfillmentIDs) == 0 || len(req.RefundSpecifications) != 0 && len(req.PassengerIDs) == 0 {
 			t.Fatalf("accepted refund offer request %+v", req)
+		} else {
+			for _, rs := range req.RefundSpecifications {
+				if len(rs.BookingPartIDs) != 0 || len(rs.PassengerIDs) == 0 || rs.FulfillmentID == "" {
+					t.Fatalf("accepted refund specification %+v", rs)
+				}
+			}
 		}
 		if req, p := readRefundOfferPatch(body); p != nil {
 			checkProblem("refund offer patch", p)
@@ -87,6 +99,16 @@ func FuzzBookingRequestReaders(f *testing.F) {
 		}
 		if _, p := readPassengerPatch(body); p != nil {
 			checkProblem("passenger", p)
+		}
+		if ask, p := readExchangeOfferRequest(body); p != nil {
+			checkProblem("exchange offers", p)
+		} else if len(ask.fulfillmentIDs) == 0 || ask.search == nil || len(ask.search.passengers) == 0 {
+			t.Fatalf("accepted exchange offer request %+v", ask)
+		}
+		if sel, p := readExchangeOperationRequest(body); p != nil {
+			checkProblem("exchange operation", p)
+		} else if sel.OfferID == "" {
+			t.Fatalf("accepted exchange operation %+v", sel)
 		}
 	})
 }

@@ -51,6 +51,10 @@ const (
 	// result is not recorded yet (an intent). Pending.Revert is the state
 	// it came from.
 	StateCancelling BookingState = "CANCELLING"
+	// StateUpdating: a PassengerDataRequest is recorded and may have left;
+	// its result is not recorded yet (an intent). Pending.Revert is the
+	// state it came from and goes back to.
+	StateUpdating BookingState = "UPDATING"
 	// StateFailed: the legacy system refused the BookingRequest; nothing
 	// is held. Answered as not found after the refusal was told.
 	StateFailed BookingState = "FAILED"
@@ -66,7 +70,7 @@ const (
 // for a booking in state s.
 func (s BookingState) holdsPlaces() bool {
 	switch s {
-	case StateBooking, StatePrebooked, StateFulfilled, StateCancelling:
+	case StateBooking, StatePrebooked, StateFulfilled, StateCancelling, StateUpdating, StateExchanging:
 		return true
 	}
 	return false
@@ -77,8 +81,9 @@ func (s BookingState) holdsPlaces() bool {
 // of the same step is de-duplicated by the legacy system and a new attempt
 // after a refusal is a new message.
 const (
-	StepBook   = "book"
-	StepCancel = "cancel"
+	StepBook       = "book"
+	StepCancel     = "cancel"
+	StepPassengers = "pax"
 )
 
 // Why a booking is cancelled.
@@ -117,11 +122,17 @@ type BookingRecord struct {
 	Fulfillment *FulfillmentRecord `json:"fulfillment,omitempty"`
 	// RefundOffers are the refund offers made, oldest first.
 	RefundOffers []RefundOfferRecord `json:"refundOffers,omitempty"`
+	// ExchangeQuotes are the exchange offers made, oldest first.
+	ExchangeQuotes []ExchangeQuote `json:"exchangeQuotes,omitempty"`
+	// Exchange is the latest exchange operation; nil when none was asked.
+	Exchange *ExchangeRecord `json:"exchange,omitempty"`
 	// Pending is the legacy message recorded before it left and not yet
 	// answered (the intent); nil when none.
 	Pending *PendingMessage `json:"pending,omitempty"`
 	// CancelAttempts counts the CancelRequests recorded, for their messageIds.
 	CancelAttempts int `json:"cancelAttempts,omitempty"`
+	// PassengerAttempts counts the PassengerDataRequests recorded.
+	PassengerAttempts int `json:"passengerAttempts,omitempty"`
 	// Cancel is what the CancelReply (or the refusal that showed nothing
 	// was held) said; nil before.
 	Cancel *CancelOutcome `json:"cancel,omitempty"`
@@ -145,9 +156,12 @@ type PassengerRecord struct {
 	DateOfBirth string `json:"dateOfBirth,omitempty"`
 	// Detail holds the name and contact, nil when not given.
 	Detail *osdm.PersonDetail `json:"detail,omitempty"`
-	// NameSent is the name the legacy BookingRequest carried for this
-	// passenger ("" when none): a later PATCH is kept here only.
+	// NameSent is the name the legacy system holds for this passenger
+	// ("" when none): the BookingRequest's, then a PassengerDataRequest's.
 	NameSent string `json:"nameSent,omitempty"`
+	// RefundedBy is the confirmed refund offer that refunded the
+	// passenger's place, "" while it is booked.
+	RefundedBy string `json:"refundedBy,omitempty"`
 }
 
 // LegacyBooking is what the legacy BookingReply said.
@@ -190,6 +204,9 @@ type RefundOfferRecord struct {
 	ValidUntil time.Time `json:"validUntil"`
 	// Status is PROPOSED, then CONFIRMED.
 	Status osdm.RefundStatus `json:"status"`
+	// PassengerIDs are the passengers whose places it refunds: those the
+	// refundSpecifications named, or every passenger not refunded before.
+	PassengerIDs []string `json:"passengerIds,omitempty"`
 	// OverruleCode is the code the request gave, "" for an ordinary refund.
 	OverruleCode osdm.OverruleCode `json:"overruleCode,omitempty"`
 	// ReasonCode is the legacy reason code the overrule code maps to.
@@ -221,6 +238,9 @@ type PendingMessage struct {
 	Cancel        string       `json:"cancel,omitempty"`
 	RefundOfferID string       `json:"refundOfferId,omitempty"`
 	Revert        BookingState `json:"revert,omitempty"`
+	// Passenger is the passenger as a PassengerDataRequest changes it,
+	// stored once the legacy system has taken the change.
+	Passenger *PassengerRecord `json:"passenger,omitempty"`
 }
 
 // CancelOutcome is how a booking stopped holding places.

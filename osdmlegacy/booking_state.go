@@ -11,7 +11,7 @@ import (
 func stateProblem(rec *BookingRecord, verb string) *osdm.ProblemError {
 	subject := "booking " + rec.ID
 	switch rec.State {
-	case StateBooking, StateCancelling:
+	case StateBooking, StateCancelling, StateUpdating, StateExchanging:
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, subject+" has a message to the reservation system under way; retry in a few seconds")
 		p.Retryable = true
 		return p

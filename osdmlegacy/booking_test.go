@@ -67,7 +67,9 @@ func TestBookingLifecycle(t *testing.T) {
 				t.Errorf("GET booking %+v", got.Booking)
 			}
 
-			// PATCH a passenger before fulfilment: kept with the booking.
+			// PATCH a passenger before fulfilment: a PassengerDataRequest
+			// sets the name and date of birth at the legacy system (the
+			// contact is kept with the booking only).
 			pid := b.Passengers[1].ID
 			pa := decodeOK[osdm.PassengerResponse](t, e.call(e.f, "PATCH", "/bookings/"+b.ID+"/passengers/"+pid, map[string]any{
 				"id": pid, "externalRef": child.ref, "type": "CHILD", "dateOfBirth": "2022-01-31",
@@ -80,6 +82,14 @@ func TestBookingLifecycle(t *testing.T) {
 			if gp.Passenger.Detail == nil || gp.Passenger.Detail.FirstName != "Byron" {
 				t.Errorf("GET passenger %+v", gp.Passenger)
 			}
+			sent = e.legacy.delivered()
+			if pd, ok := sent[len(sent)-1].(*legacy.PassengerDataRequest); !ok || len(sent) != 2 || pd.BookingRef != rec.Legacy.BookingRef ||
+				len(pd.Passengers) != 1 || pd.Passengers[0].Index != 2 || pd.Passengers[0].LastName != "King" || pd.Passengers[0].DateOfBirth != "2022-01-31" {
+				t.Errorf("PATCH sent %d messages, the last %#v", len(sent), sent[len(sent)-1])
+			}
+			if names := e.sandboxNames(rec.Legacy.BookingRef); len(names) != 2 || names[1].LastName != "King" || names[1].DateOfBirth != "2022-01-31" || names[0].LastName != "Lovelace" {
+				t.Errorf("the legacy system holds the names %+v", names)
+			}
 
 			// POST fulfillments: no legacy message, FULFILLED with the control number.
 			fr := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", "{}"), 200)
@@ -87,7 +97,7 @@ func TestBookingLifecycle(t *testing.T) {
 			if fu.Status != osdm.FulfillmentFulfilled || fu.ControlNumber == "" || fu.ControlNumber != e.records()[b.ID].Legacy.TicketControlNumber {
 				t.Errorf("fulfilment %+v", fu)
 			}
-			if n := len(e.legacy.delivered()); n != 1 {
+			if n := len(e.legacy.delivered()); n != 2 {
 				t.Errorf("fulfilment sent %d legacy messages in all, want none of its own", n)
 			}
 			gf := decodeOK[osdm.FulfillmentResponse](t, e.call(e.f, "GET", "/fulfillments/"+fu.ID, nil), 200)
@@ -99,9 +109,10 @@ func TestBookingLifecycle(t *testing.T) {
 				t.Errorf("fulfilled booking %+v", gb.Booking)
 			}
 
-			// After fulfilment: passengers fixed, DELETE refused (refund it).
-			if a := e.call(e.f, "PATCH", "/bookings/"+b.ID+"/passengers/"+pid, map[string]any{"id": pid, "externalRef": child.ref, "type": "CHILD"}); a.Status != 409 {
-				t.Errorf("PATCH passenger after fulfilment: %d %s", a.Status, a.Body)
+			// After fulfilment: a PATCH that changes nothing the legacy
+			// system holds sends nothing; DELETE refused (refund it).
+			if a := e.call(e.f, "PATCH", "/bookings/"+b.ID+"/passengers/"+pid, map[string]any{"id": pid, "externalRef": child.ref, "type": "CHILD"}); a.Status != 200 || len(e.legacy.delivered()) != 2 {
+				t.Errorf("PATCH passenger after fulfilment: %d %s, %d messages", a.Status, a.Body, len(e.legacy.delivered()))
 			}
 			if a := e.call(e.f, "DELETE", "/bookings/"+b.ID, nil); a.Status != 409 || !strings.Contains(string(a.Body), "refund") {
 				t.Errorf("DELETE after fulfilment: %d %s", a.Status, a.Body)
@@ -115,7 +126,7 @@ func TestBookingLifecycle(t *testing.T) {
 			if ro.Status != osdm.RefundProposed || ro.RefundFee.Amount != wantFee || ro.RefundableAmount.Amount != o.OSDMPrice.Amount-wantFee {
 				t.Errorf("refund offer %+v, want fee %d", ro, wantFee)
 			}
-			if n := len(e.legacy.delivered()); n != 1 {
+			if n := len(e.legacy.delivered()); n != 2 {
 				t.Errorf("a refund offer sent a legacy message")
 			}
 			g := decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "GET", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, nil), 200)
@@ -322,7 +333,10 @@ func TestRefundAndPassengerRefusals(t *testing.T) {
 		status     int
 		code, says string
 	}{
-		{"partial refund", map[string]any{"fulfillmentIds": []string{fu.ID}, "refundSpecifications": []any{map[string]any{"fulfillmentId": fu.ID, "passengerIds": []string{"p1"}}}}, 422, osdm.CodeOutOfBounds, "partial refunds are not offered"},
+		{"refund of booking parts", map[string]any{"fulfillmentIds": []string{fu.ID}, "refundSpecifications": []any{map[string]any{"fulfillmentId": fu.ID, "bookingPartIds": []string{"rs-1"}}}}, 422, osdm.CodeOutOfBounds, "names passengers"},
+		{"refund of nobody", map[string]any{"fulfillmentIds": []string{fu.ID}, "refundSpecifications": []any{map[string]any{"fulfillmentId": fu.ID}}}, 400, osdm.CodeInvalidRequest, "names the passengers"},
+		{"refund of an unknown passenger", map[string]any{"fulfillmentIds": []string{fu.ID}, "refundSpecifications": []any{map[string]any{"fulfillmentId": fu.ID, "passengerIds": []string{"p7"}}}}, 404, osdm.CodeResourceNotFound, "p7"},
+		{"refund of another fulfilment", map[string]any{"fulfillmentIds": []string{fu.ID}, "refundSpecifications": []any{map[string]any{"fulfillmentId": "fu-x", "passengerIds": []string{"p1"}}}}, 404, osdm.CodeFulfillmentNotFound, "fu-x"},
 		{"unknown fulfilment", map[string]any{"fulfillmentIds": []string{"fu-nope"}}, 404, osdm.CodeFulfillmentNotFound, ""},
 		{"no fulfilment", map[string]any{"fulfillmentIds": []string{}}, 400, osdm.CodeInvalidRequest, ""},
 	} {
@@ -346,22 +360,32 @@ func TestRefundAndPassengerRefusals(t *testing.T) {
 	if a := e.call(e.f, "GET", "/bookings/bk-AAAAAAAAAAAAAAAAAAAAAA", nil); a.Status != 404 {
 		t.Errorf("unknown booking: %d", a.Status)
 	}
-	if n := len(e.legacy.delivered()); n != 1 {
-		t.Errorf("legacy messages %d, want the BookingRequest only", n)
+	for _, m := range e.legacy.delivered()[1:] {
+		if m.Kind() != legacy.KindPassengerDataRequest {
+			t.Errorf("legacy message %s, want the BookingRequest and the passenger changes only", m.Kind())
+		}
 	}
 	e.assertAgree(true)
 }
 
 // TestBookingRecordKeepsPassengerData: what the booking keeps and what the
-// legacy system got: names sent are those of the BookingRequest; a later
-// PATCH is kept with the booking only.
+// legacy system got: names sent are those of the BookingRequest, then of
+// the PassengerDataRequest a PATCH sent; contact data stays here.
 func TestBookingRecordKeepsPassengerData(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
 	b := e.book(e.offer("9203"))
-	e.call(e.f, "PATCH", "/bookings/"+b.ID+"/passengers/p1", `{"detail":{"firstName":"Grace","lastName":"Hopper"}}`)
-	rec := e.records()[b.ID]
-	if rec.Passengers[0].NameSent != "Ada Lovelace" || rec.Passengers[0].Detail.LastName != "Hopper" {
+	if rec := e.records()[b.ID]; rec.Passengers[0].NameSent != "Ada Lovelace" {
 		t.Errorf("passenger record %+v", rec.Passengers[0])
+	}
+	e.call(e.f, "PATCH", "/bookings/"+b.ID+"/passengers/p1", `{"detail":{"firstName":"Grace","lastName":"Hopper","contact":{"email":"g@example.org"}}}`)
+	rec := e.records()[b.ID]
+	if rec.Passengers[0].NameSent != "Grace Hopper" || rec.Passengers[0].Detail.LastName != "Hopper" {
+		t.Errorf("passenger record %+v", rec.Passengers[0])
+	}
+	n := len(e.legacy.delivered())
+	e.call(e.f, "PATCH", "/bookings/"+b.ID+"/passengers/p1", `{"detail":{"firstName":"Grace","lastName":"Hopper","contact":{"email":"grace@example.org"}}}`)
+	if len(e.legacy.delivered()) != n || e.records()[b.ID].Passengers[0].Detail.Contact.Email != "grace@example.org" {
+		t.Errorf("a contact change sent %d legacy messages", len(e.legacy.delivered())-n)
 	}
 	raw, _ := json.Marshal(rec)
 	if !strings.Contains(string(raw), "Hopper") {
@@ -405,6 +429,19 @@ func TestBookSearchedOffer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sandboxNames returns the personal data the legacy system holds for
+// booking ref, by place.
+func (e *bookEnv) sandboxNames(ref string) []legacysandbox.PassengerInfo {
+	e.t.Helper()
+	for _, b := range e.sb.Bookings() {
+		if b.BookingRef == ref {
+			return b.Names
+		}
+	}
+	e.t.Fatalf("the legacy system has no booking %s", ref)
+	return nil
 }
 
 // TestDeleteRefundOffer: DELETE of a proposed refund offer drops it (204,

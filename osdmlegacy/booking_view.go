@@ -34,14 +34,12 @@ func (f *Facade) bookingView(rec *BookingRecord) *osdm.Booking {
 		b.ProvisionalPrice = &p
 		limit := rec.HoldUntil
 		b.ConfirmationTimeLimit = &limit
-	case osdm.BookingPartFulfilled:
-		p := price
-		b.ConfirmedPrice = &p
-	case osdm.BookingPartRefunded:
+	case osdm.BookingPartFulfilled, osdm.BookingPartRefunded:
+		// What the customer keeps paying: the price less what was refunded.
 		kept := price
-		if ro := rec.confirmedRefund(); ro != nil {
-			sc := max(price.EffectiveScale(), ro.Refundable.EffectiveScale())
-			kept = osdm.NewPrice(rescale(price, sc)-rescale(ro.Refundable, sc), sc, price.Currency)
+		if refunded, ok := rec.refundedTotal(); ok {
+			sc := max(price.EffectiveScale(), refunded.EffectiveScale())
+			kept = osdm.NewPrice(rescale(price, sc)-rescale(refunded, sc), sc, price.Currency)
 		}
 		b.ConfirmedPrice = &kept
 	}
@@ -59,7 +57,7 @@ func (f *Facade) bookingView(rec *BookingRecord) *osdm.Booking {
 // partStatus is the OSDM status of the booking's reservation.
 func partStatus(rec *BookingRecord) osdm.BookingPartStatus {
 	s := rec.State
-	if s == StateCancelling && rec.Pending != nil {
+	if (s == StateCancelling || s == StateUpdating || s == StateExchanging) && rec.Pending != nil {
 		s = rec.Pending.Revert
 	}
 	switch s {
@@ -109,7 +107,7 @@ func (f *Facade) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, 
 		OfferMode:    osdm.OfferModeCollective,
 		PassengerIDs: paxIDs,
 		Refundable:   refundable,
-		Exchangeable: osdm.RefundNo,
+		Exchangeable: f.exchangeability(),
 		Products:     []osdm.ProductLegAssociation{{ProductID: o.ProductID, LegIDs: []string{o.LegID}}},
 	}}
 	if !o.Departure.IsZero() {
@@ -131,9 +129,8 @@ func (f *Facade) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, 
 		on := rec.Fulfillment.CreatedOn
 		part.ConfirmedOn = &on
 	}
-	if ro := rec.confirmedRefund(); ro != nil {
-		amount := ro.Refundable
-		part.RefundAmount = &amount
+	if refunded, ok := rec.refundedTotal(); ok {
+		part.RefundAmount = &refunded
 	}
 	return osdm.BookedOffer{
 		OfferID:      o.ID,
@@ -144,8 +141,8 @@ func (f *Facade) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, 
 	}
 }
 
-// placeAllocation groups the BookingReply's places by coach; the
-// passengers take the places in order.
+// placeAllocation groups the BookingReply's places by coach; each place
+// is its passenger's (placeOwners).
 func placeAllocation(rec *BookingRecord, paxIDs []string) *osdm.PlaceAllocation {
 	places := rec.Legacy.Places
 	if len(places) == 0 || len(paxIDs) == 0 {
@@ -157,8 +154,12 @@ func placeAllocation(rec *BookingRecord, paxIDs []string) *osdm.PlaceAllocation 
 		TripLegCoverage:      osdm.TripLegCoverage{TripID: rec.Offer.TripID, LegID: rec.Offer.LegID},
 	}
 	byCoach := map[string]int{}
+	owners := rec.placeOwners()
 	for i, pl := range places {
 		pax := paxIDs[i%len(paxIDs)]
+		if i < len(owners) && owners[i] < len(paxIDs) {
+			pax = paxIDs[owners[i]]
+		}
 		j, ok := byCoach[pl.Coach]
 		if !ok {
 			j = len(pa.ReservedPlaces)
@@ -276,16 +277,6 @@ func isoDuration(d time.Duration) string {
 		s += fmt.Sprintf("%dH", h)
 	}
 	return s + fmt.Sprintf("%dM", m)
-}
-
-// confirmedRefund is the refund offer that was confirmed, nil when none.
-func (rec *BookingRecord) confirmedRefund() *RefundOfferRecord {
-	for i := range rec.RefundOffers {
-		if rec.RefundOffers[i].Status == osdm.RefundConfirmed {
-			return &rec.RefundOffers[i]
-		}
-	}
-	return nil
 }
 
 // refundOffer returns the refund offer id of the booking, nil when none.

@@ -75,6 +75,10 @@ type Config struct {
 	Reasons map[osdm.OverruleCode]int
 	// RefundFee is what a refund offer quotes for an ordinary refund.
 	RefundFee Fee
+	// ExchangeFee is what an exchange offer quotes on top of the price
+	// difference (a percentage of the exchanged booking's price, or an
+	// amount); none with an overruleCode.
+	ExchangeFee Fee
 	// OfferTTL is how long an offer stays bookable (default 15m).
 	OfferTTL time.Duration
 	// Hold is how long a PREBOOKED booking holds its places (default 20m).
@@ -280,6 +284,9 @@ func (cfg Config) Normalize() (Config, error) {
 	}
 	if cfg.RefundFee.Amount == "" && (cfg.RefundFee.BasisPoints < 0 || cfg.RefundFee.BasisPoints > 10000) {
 		return cfg, fmt.Errorf("refund_fee %s must be 0%%..100%%", cfg.RefundFee)
+	}
+	if cfg.ExchangeFee.Amount == "" && (cfg.ExchangeFee.BasisPoints < 0 || cfg.ExchangeFee.BasisPoints > 10000) {
+		return cfg, fmt.Errorf("exchange_fee %s must be 0%%..100%%", cfg.ExchangeFee)
 	}
 	if cfg.Location == nil {
 		cfg.Location = defaultLocation

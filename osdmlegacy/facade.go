@@ -6,6 +6,7 @@ import (
 	"errors"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -103,6 +104,7 @@ type call struct {
 	path   string
 	op     string
 	params map[string]string
+	query  url.Values
 	header http.Header
 	body   []byte
 	now    time.Time
@@ -115,15 +117,21 @@ type call struct {
 // base, as sent: URL.EscapedPath, e.g. "/offers"; the router decodes each
 // segment after splitting), the request's header and body (at most
 // Config.MaxBody bytes: the caller reads one byte more and passes it on,
-// so an oversized body is answered 413 here). send carries this call's
+// so an oversized body is answered 413 here); a query (after "?") is
+// read where an operation takes one (embed). send carries this call's
 // legacy messages. The call runs under Config.Timeout, detached from ctx's
 // cancellation so a state change runs to a consistent end.
 func (f *Facade) Serve(ctx context.Context, send Sender, method, path string, header http.Header, body []byte) *Answer {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.cfg.Timeout)
 	defer cancel()
 	rec := &recorder{next: send}
+	var query url.Values
+	if p, raw, ok := strings.Cut(path, "?"); ok {
+		path = p
+		query, _ = url.ParseQuery(raw)
+	}
 	c := &call{
-		method: method, path: path, header: header, body: body,
+		method: method, path: path, query: query, header: header, body: body,
 		now: f.now(), send: rec, rec: rec, answer: &Answer{},
 	}
 	m := router.Match(method, path)

@@ -11,6 +11,9 @@ import (
 
 // POST /bookings/{id}/fulfillments: no legacy message (the places are
 // held); the booking is FULFILLED with the BookingReply's control number.
+// On a fulfilled booking with an exchange operation PREBOOKED it confirms
+// the exchange: the old places are cancelled, and the fulfilment is the
+// new journey's.
 
 // FulfillmentIDPrefix starts every fulfilment id; the rest is the booking
 // id's, so GET /fulfillments/{id} finds its booking without an index.
@@ -45,8 +48,12 @@ func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
 	id := c.params[osdm.ParamBookingID]
 	c.answer.BookingID = id
 	return f.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
-		if _, a := f.bookingOf(ctx, c); a != nil {
+		cur, a := f.bookingOf(ctx, c)
+		if a != nil {
 			return a, finalAnswer(a)
+		}
+		if cur.Exchange.holds() || cur.State == StateExchanging && cur.Pending != nil && cur.Pending.Cancel == CancelExchange {
+			return f.fulfilExchange(ctx, c, cur)
 		}
 		rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
 			now := f.now()
@@ -76,6 +83,29 @@ func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
 			Fulfillments: []osdm.Fulfillment{fulfillmentView(rec)},
 		}), true
 	})
+}
+
+// fulfilExchange confirms the exchange of rec: its old places are
+// cancelled (a CancelRequest) and the booking is the new journey.
+func (f *Facade) fulfilExchange(ctx context.Context, c *call, rec *BookingRecord) (*Answer, bool) {
+	if rec.Exchange.State == ExchangeBooking {
+		return f.inProgress(c, rec), false
+	}
+	rec, d, p := f.confirmExchange(ctx, c.send, rec)
+	if p != nil {
+		return f.problem(c, p), finalProblem(p)
+	}
+	if a, final := f.exchangeFailed(c, rec, d); a != nil {
+		return a, final
+	}
+	if rec.Exchange.State != ExchangeConfirmed || rec.Fulfillment == nil {
+		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+rec.ID+" was not confirmed; the booking stands as it was")
+		return f.problem(c, p), true
+	}
+	_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
+	return f.json(c, http.StatusOK, osdm.FulfillmentCollectionResponse{
+		Fulfillments: []osdm.Fulfillment{fulfillmentView(rec)},
+	}), true
 }
 
 // controlNumber is the fulfilment's control number: the BookingReply's

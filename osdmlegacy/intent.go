@@ -34,9 +34,9 @@ type intentMark struct {
 }
 
 // messageID is the legacy messageId of a booking's step: "<booking id>.book",
-// "<booking id>.cancel.<attempt>".
+// "<booking id>.cancel.<attempt>", "<booking id>.pax.<attempt>".
 func messageID(bookingID, step string, attempt int) string {
-	if step == StepCancel {
+	if step == StepCancel || step == StepPassengers || step == StepExchangeBook {
 		return fmt.Sprintf("%s.%s.%d", bookingID, step, attempt)
 	}
 	return bookingID + "." + step
@@ -109,12 +109,19 @@ func (f *Facade) deliver(ctx context.Context, send Sender, rec *BookingRecord) (
 		return rec, d
 	}
 	reply, err := send.Send(ctx, req)
+	return f.recordReply(ctx, rec, reply, err, d)
+}
+
+// recordReply records reply (or the send failure err) as the result of
+// rec's pending message.
+func (f *Facade) recordReply(ctx context.Context, rec *BookingRecord, reply legacy.Reply, err error, d *delivery) (*BookingRecord, *delivery) {
+	p := rec.Pending
 	if err == nil {
 		err = checkReply(p, reply)
 	}
 	if err != nil {
 		// The message may have taken effect: the intent stays, and its
-		// lease ends now so a retry or settlement resends it at once.
+		// lease ends now so a retry or settlement asks again at once.
 		d.lost = err
 		f.dropLease(ctx, rec.ID, p.MessageID)
 		return rec, d
@@ -126,6 +133,16 @@ func (f *Facade) deliver(ctx context.Context, send Sender, rec *BookingRecord) (
 	switch p.Step {
 	case StepBook:
 		after, err = f.recordBookResult(rctx, rec.ID, p.MessageID, reply, now, d)
+	case StepPassengers:
+		after, err = f.recordPassengerResult(rctx, rec.ID, p.MessageID, reply, now, d)
+	case StepExchangeBook:
+		after, err = f.recordExchangeBookResult(rctx, rec.ID, p.MessageID, reply, now, d)
+	case StepCancel:
+		if p.Cancel == CancelExchange || p.Cancel == CancelExchangeDrop {
+			after, err = f.recordExchangeCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
+			break
+		}
+		after, err = f.recordCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
 	default:
 		after, err = f.recordCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
 	}
@@ -153,11 +170,15 @@ func checkReply(p *PendingMessage, reply legacy.Reply) error {
 	case *legacy.NegativeReply:
 		return nil
 	case *legacy.BookingReply, *legacy.ReplacementProposal:
-		if p.Step == StepBook {
+		if p.Step == StepBook || p.Step == StepExchangeBook {
 			return nil
 		}
 	case *legacy.CancelReply:
 		if p.Step == StepCancel {
+			return nil
+		}
+	case *legacy.PassengerDataReply:
+		if p.Step == StepPassengers {
 			return nil
 		}
 	}
@@ -261,10 +282,16 @@ func (f *Facade) recordCancelResult(ctx context.Context, id, msgID string, reply
 			return nil
 		}
 		out.Why = p.Cancel
-		r.Cancel = out
+		partial := out.Status == legacy.StatusPartiallyRefunded && p.Cancel == CancelRefund
+		if !partial {
+			r.Cancel = out
+		}
 		switch p.Cancel {
 		case CancelRefund:
 			r.State = StateRefunded
+			if partial {
+				r.State = p.Revert
+			}
 			if ro := r.refundOffer(p.RefundOfferID); ro != nil && out.Status != string(legacy.CodeAlreadyCancelled) && out.Status != string(legacy.CodeBookingNotFound) {
 				ro.Status = osdm.RefundConfirmed
 				confirmed := now
@@ -274,6 +301,15 @@ func (f *Facade) recordCancelResult(ctx context.Context, id, msgID string, reply
 				}
 				if out.Fee != nil {
 					ro.Fee = *out.Fee
+				}
+				refunded := ro.PassengerIDs
+				if !partial || len(refunded) == 0 {
+					refunded = r.unrefunded()
+				}
+				for i := range r.Passengers {
+					if contains(refunded, r.Passengers[i].ID) && r.Passengers[i].RefundedBy == "" {
+						r.Passengers[i].RefundedBy = ro.ID
+					}
 				}
 			} else {
 				// The legacy system held nothing to refund: the booking
@@ -305,7 +341,7 @@ func (f *Facade) afterResult(ctx context.Context, rec *BookingRecord, msgID stri
 	if rec.Pending != nil {
 		return
 	}
-	if !rec.State.holdsPlaces() || rec.State == StateFulfilled {
+	if !rec.State.holdsPlaces() || rec.State == StateFulfilled && !rec.Exchange.holds() {
 		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
 	}
 	if rec.State == StateFailed {

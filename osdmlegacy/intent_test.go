@@ -111,8 +111,9 @@ func TestBookingRequestRefusals(t *testing.T) {
 }
 
 // TestLostAnswerRetryWithSameKey: the client's retry with the same
-// Idempotency-Key resends the same BookingRequest (the legacy system
-// de-duplicates it) and gets the booking; one legacy booking.
+// Idempotency-Key asks the legacy system what became of the BookingRequest
+// (a SynchroRequest, never the booking again) and gets the booking; one
+// legacy booking.
 func TestLostAnswerRetryWithSameKey(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
 	o := e.offer("9203")
@@ -123,8 +124,9 @@ func TestLostAnswerRetryWithSameKey(t *testing.T) {
 	}
 	b := e.book(o, key)
 	sent := e.legacy.delivered()
-	if len(sent) != 2 || sent[0].MessageID() != sent[1].MessageID() || sent[0].MessageID() != b.ID+".book" {
-		t.Errorf("messages %d, want the same BookingRequest twice", len(sent))
+	if len(sent) != 2 || sent[0].MessageID() != b.ID+".book" || sent[1].Kind() != legacy.KindSynchroRequest ||
+		sent[1].(*legacy.SynchroRequest).OriginalMessageID != b.ID+".book" {
+		t.Errorf("messages %d, want the BookingRequest, then a SynchroRequest about it", len(sent))
 	}
 	if n := e.heldCount(); n != 1 {
 		t.Errorf("legacy bookings %d, want 1", n)

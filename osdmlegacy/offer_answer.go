@@ -190,6 +190,16 @@ type searchAnswer struct {
 // answer builds the answer to q from probes, its offer ids signed by
 // signer.
 func (f *Facade) answer(c *call, q *offerRequest, probes []*probe, pax []OfferPassenger, signer *offerSigner) *Answer {
+	sa, p := f.collect(c, q, probes, pax, signer)
+	if p != nil {
+		return f.problem(c, p)
+	}
+	return f.json(c, http.StatusOK, sa.resp)
+}
+
+// collect builds the offers, trips and problems of q from probes, or the
+// problem that no train gave an offer or a proposal.
+func (f *Facade) collect(c *call, q *offerRequest, probes []*probe, pax []OfferPassenger, signer *offerSigner) (*searchAnswer, *osdm.ProblemError) {
 	sa := &searchAnswer{f: f, c: c, now: c.now, pax: pax, tripOf: map[*candidate]int{}, signer: signer}
 	for _, p := range pax {
 		sa.refs = append(sa.refs, p.Ref)
@@ -232,7 +242,7 @@ func (f *Facade) answer(c *call, q *offerRequest, probes []*probe, pax []OfferPa
 		sa.addAlternative(cand, alts[cand])
 	}
 	if len(sa.resp.Offers) == 0 && len(altOrder) == 0 {
-		return f.problem(c, sa.failure(q))
+		return nil, sa.failure(q)
 	}
 	// Trains without an offer are told about in the problems, one per
 	// train, class and service code.
@@ -242,7 +252,7 @@ func (f *Facade) answer(c *call, q *offerRequest, probes []*probe, pax []OfferPa
 			Pointers: pointerList(ptr.RequestPointer),
 		})
 	}
-	return f.json(c, http.StatusOK, sa.resp)
+	return sa, nil
 }
 
 func pointerList(requestPointer string) []osdm.ProblemPointer {
@@ -377,6 +387,15 @@ func (sa *searchAnswer) addOffer(p *probe, lo *legacy.Offer) {
 	sa.resp.Offers = append(sa.resp.Offers, f.osdmOffer(rec))
 }
 
+// exchangeability is whether an offer can be exchanged: yes, under the
+// condition of a fee when exchange_fee sets one.
+func (f *Facade) exchangeability() osdm.RefundType {
+	if f.cfg.ExchangeFee.Amount == "" && f.cfg.ExchangeFee.BasisPoints == 0 {
+		return osdm.RefundYes
+	}
+	return osdm.RefundWithCondition
+}
+
 // offerProduct is the product of an offer, listed the same in the offer
 // and in the booking of it.
 func (f *Facade) offerProduct(rec *OfferRecord) osdm.Product {
@@ -423,7 +442,7 @@ func (f *Facade) osdmOffer(rec *OfferRecord) osdm.Offer {
 		Summary:   "Reservation, train " + rec.Train + ", " + classText(rec.TravelClass) + " " + serviceName(rec.ServiceCode),
 		CreatedOn: rec.CreatedOn, ValidFrom: rec.CreatedOn, ValidUntil: &until, Price: rec.OSDMPrice,
 		TripCoverage: cover, OfferMode: osdm.OfferModeCollective, PassengerRefs: refs,
-		NumericAvailability: rec.AvailablePlaces, Refundable: refundable, Exchangeable: osdm.RefundNo,
+		NumericAvailability: rec.AvailablePlaces, Refundable: refundable, Exchangeable: f.exchangeability(),
 		Products:                    []osdm.ProductLegAssociation{{ProductID: rec.ProductID, LegIDs: []string{rec.LegID}}},
 		AvailableFulfillmentOptions: []osdm.FulfillmentOption{{Type: osdm.FulfillmentETicket, Media: osdm.FulfillmentMediaPDFA4}},
 	}}

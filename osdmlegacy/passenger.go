@@ -3,15 +3,19 @@ package osdmlegacy
 import (
 	"context"
 	"net/http"
+	"strings"
+	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
-// PATCH /bookings/{id}/passengers/{pid} before fulfilment: names, date of
-// birth and contact are kept with the booking (the legacy BookingRequest
-// carried the names it had then; 918-1 has no message to change them).
-// Type and age cannot change: the tariff was booked by them; a date of
-// birth must keep the passenger in the booked tariff's age range.
+// PATCH /bookings/{id}/passengers/{pid}, before departure (also after
+// fulfilment): a change of name or date of birth is sent to the legacy
+// system as a PassengerDataRequest and kept once it is taken; contact
+// data is kept with the booking only. Type and age cannot change, nor
+// may a date of birth move the passenger to another legacy tariff (the
+// tariff was booked for it): such a change is refused and nothing is sent.
 
 // passengerBody is PATCH .../passengers/{pid} as read (the spec's
 // Passenger; members absent are left as they were).
@@ -39,7 +43,8 @@ func readPassengerPatch(body []byte) (*passengerBody, *osdm.ProblemError) {
 	return &b, nil
 }
 
-// patchPassenger changes what the booking keeps of a passenger.
+// patchPassenger changes a passenger: at the legacy system first when the
+// name or date of birth changes, then in the booking.
 func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 	body, p := readPassengerPatch(c.body)
 	if p != nil {
@@ -47,42 +52,72 @@ func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 	}
 	pid := c.params[osdm.ParamPassengerID]
 	return f.idempotent(ctx, c, func() string { return pid }, func(string) (*Answer, bool) {
-		if _, a := f.bookingOf(ctx, c); a != nil {
+		rec, a := f.bookingOf(ctx, c)
+		if a != nil {
 			return a, finalAnswer(a)
 		}
+		if rec.State == StateUpdating && rec.Pending != nil && rec.Pending.Passenger != nil && rec.Pending.Passenger.ID == pid {
+			// A change of this passenger under way: settle it first.
+			if f.now().Before(rec.Pending.LeaseUntil) {
+				return f.inProgress(c, rec), false
+			}
+			after, d := f.redeliver(ctx, c.send, rec)
+			return f.passengerResult(c, after, pid, d)
+		}
+		now := f.now()
+		sent := false
 		rec, err := f.updateBooking(ctx, c.params[osdm.ParamBookingID], func(r *BookingRecord) error {
+			sent = false
 			pr := r.passenger(pid)
 			if pr == nil {
 				return &errRefused{passengerNotFound(r.ID, pid)}
 			}
-			if r.State != StatePrebooked {
+			if r.State != StatePrebooked && r.State != StateFulfilled {
 				return &errRefused{stateProblem(r, "changed")}
 			}
-			switch {
-			case body.ID != "" && body.ID != pid:
-				return &errRefused{osdm.Invalid(osdm.CodeInvalidRequest, "#/id", "id must be the passenger's id "+quoteShort(pid))}
-			case body.ExternalRef != "" && body.ExternalRef != pr.ExternalRef:
-				return &errRefused{osdm.Invalid(osdm.CodeInvalidRequest, "#/externalRef", "externalRef cannot change")}
-			case body.Type != "" && body.Type != pr.Type:
-				return &errRefused{Restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/type",
-					"the passenger type cannot change: the tariff was booked for "+string(pr.Type))}
-			case body.Age != nil && pr.Age != nil && *body.Age != *pr.Age:
-				return &errRefused{Restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/age",
-					"the age cannot change: the tariff was booked for it")}
+			if r.Exchange.holds() {
+				return &errRefused{exchangeUnderWay(r)}
 			}
+			if p := f.checkPassengerPatch(r, pr, body, now); p != nil {
+				return &errRefused{p}
+			}
+			if pr.RefundedBy != "" {
+				return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeBookingRefunded,
+					"passenger "+pid+" of booking "+r.ID+" was refunded (refund offer "+pr.RefundedBy+")")}
+			}
+			next := *pr
 			if body.DateOfBirth != "" {
-				// Held to the booked tariff's age range as at booking.
-				if op := r.Offer.passenger(pr.ExternalRef); op != nil {
-					if p := birthDateFits("#", body.DateOfBirth, *op, r.Offer.ServiceDate, f.cfg.Tariffs); p != nil {
-						return &errRefused{p}
-					}
-				}
-				pr.DateOfBirth = body.DateOfBirth
+				next.DateOfBirth = body.DateOfBirth
 			}
 			if body.Detail != nil {
 				d := *body.Detail
-				pr.Detail = &d
+				next.Detail = &d
 			}
+			data, changed := r.passengerData(pr, &next)
+			if !changed || r.Legacy == nil {
+				*pr = next // contact data only: kept here, nothing to send
+				return nil
+			}
+			attempt := r.PassengerAttempts + 1
+			req := &legacy.PassengerDataRequest{
+				Header:     legacy.Header{MessageID: messageID(r.ID, StepPassengers, attempt), SentAt: now.UTC().Truncate(time.Second)},
+				BookingRef: r.Legacy.BookingRef,
+				Passengers: data,
+			}
+			pending, err := f.newPending(StepPassengers, req, now)
+			if err != nil {
+				return err
+			}
+			if name := nameOf(next.Detail); name != "" {
+				next.NameSent = name
+			}
+			pending.Revert, pending.Passenger = r.State, &next
+			if err := f.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
+				return err
+			}
+			r.PassengerAttempts = attempt
+			r.State, r.Pending = StateUpdating, pending
+			sent = true
 			return nil
 		})
 		if p := refusedBy(err); p != nil {
@@ -91,9 +126,131 @@ func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 		if err != nil {
 			return f.storeFailed(c, err), false
 		}
-		v := passengerView(rec.passenger(pid))
-		return f.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v}), true
+		if !sent {
+			v := passengerView(rec.passenger(pid))
+			return f.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v}), true
+		}
+		after, d := f.deliver(ctx, c.send, rec)
+		return f.passengerResult(c, after, pid, d)
 	})
+}
+
+// checkPassengerPatch refuses a change the booking cannot take: another
+// id, externalRef, type or age, or a date of birth that gives another
+// legacy tariff on the day of travel than the one booked.
+func (f *Facade) checkPassengerPatch(r *BookingRecord, pr *PassengerRecord, body *passengerBody, now time.Time) *osdm.ProblemError {
+	switch {
+	case body.ID != "" && body.ID != pr.ID:
+		return osdm.Invalid(osdm.CodeInvalidRequest, "#/id", "id must be the passenger's id "+quoteShort(pr.ID))
+	case body.ExternalRef != "" && body.ExternalRef != pr.ExternalRef:
+		return osdm.Invalid(osdm.CodeInvalidRequest, "#/externalRef", "externalRef cannot change")
+	case body.Type != "" && body.Type != pr.Type:
+		return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/type",
+			"the passenger type cannot change: the tariff was booked for "+string(pr.Type))
+	case body.Age != nil && pr.Age != nil && *body.Age != *pr.Age:
+		return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/age",
+			"the age cannot change: the tariff was booked for it")
+	case !r.Offer.Departure.IsZero() && !now.Before(r.Offer.Departure):
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the train of booking "+r.ID+" has left: passengers are changed before departure")
+	}
+	// The booked tariff's age range on the day of travel, the rule a
+	// booking's date of birth is held to.
+	if op := r.Offer.passenger(pr.ExternalRef); op != nil {
+		return birthDateFits("#", body.DateOfBirth, *op, r.Offer.ServiceDate, f.cfg.Tariffs)
+	}
+	return nil
+}
+
+// passengerData is the PassengerDataRequest item that changes pr into
+// next, and whether there is a change the legacy system holds (name or
+// date of birth). The index is the passenger's first place in booking
+// order (placeOwners), 1-based.
+func (r *BookingRecord) passengerData(pr, next *PassengerRecord) ([]legacy.PassengerData, bool) {
+	// A name left out (no lastName) stays as the legacy system holds it.
+	name := nameOf(next.Detail)
+	if (name == "" || name == pr.NameSent) && next.DateOfBirth == pr.DateOfBirth {
+		return nil, false
+	}
+	index := 0
+	for i, owner := range r.placeOwners() {
+		if r.Passengers[owner].ID == pr.ID {
+			index = i + 1
+			break
+		}
+	}
+	if index == 0 {
+		return nil, false
+	}
+	d := legacy.PassengerData{Index: index}
+	if name != "" {
+		d.FirstName, d.LastName = next.Detail.FirstName, next.Detail.LastName
+	}
+	if next.DateOfBirth != pr.DateOfBirth {
+		d.DateOfBirth = next.DateOfBirth
+	}
+	return []legacy.PassengerData{d}, true
+}
+
+// nameOf is the name a legacy message carries for detail, "" when none.
+func nameOf(d *osdm.PersonDetail) string {
+	if d == nil || d.LastName == "" {
+		return ""
+	}
+	return strings.TrimSpace(d.FirstName + " " + d.LastName)
+}
+
+// passengerResult is the answer to a passenger PATCH once its
+// PassengerDataRequest was sent (d).
+func (f *Facade) passengerResult(c *call, rec *BookingRecord, pid string, d *delivery) (*Answer, bool) {
+	subject := "changing passenger " + pid + " of booking " + rec.ID
+	switch {
+	case d.lost != nil:
+		p := SendProblem(f.cfg.Partner, d.lost, subject)
+		p.Detail += "; the change is being settled: retry to learn its outcome"
+		return f.problem(c, p), false
+	case d.storeErr != nil:
+		return f.storeFailed(c, d.storeErr), false
+	case d.refusal != nil:
+		p := NegativeProblem(d.refusal, subject)
+		return f.problem(c, p), finalProblem(p)
+	case rec.State == StateUpdating:
+		return f.inProgress(c, rec), false
+	}
+	v := passengerView(rec.passenger(pid))
+	return f.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v}), true
+}
+
+// recordPassengerResult records the reply to the PassengerDataRequest
+// msgID: the change is kept (PassengerDataReply) or dropped (a refusal);
+// the booking goes back to the state it was in.
+func (f *Facade) recordPassengerResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
+	nr, _ := reply.(*legacy.NegativeReply)
+	d.refusal = nr
+	rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+		p := r.Pending
+		if p == nil || p.MessageID != msgID {
+			return errNoChange
+		}
+		r.Pending, r.State = nil, p.Revert
+		if nr != nil {
+			r.LastRefusal = &LegacyRefusal{Code: nr.Code, Text: nr.Text, Retryable: nr.Retryable, At: now}
+			if nr.Code == legacy.CodeAlreadyCancelled || nr.Code == legacy.CodeBookingNotFound {
+				// The legacy system holds nothing: the booking is over there.
+				r.State = StateCancelled
+				r.Cancel = &CancelOutcome{Why: CancelDelete, At: now, Status: string(nr.Code)}
+			}
+			return nil
+		}
+		if pr := r.passenger(p.Passenger.ID); pr != nil {
+			*pr = *p.Passenger
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	f.afterResult(ctx, rec, msgID)
+	return rec, nil
 }
 
 // getPassenger answers GET .../passengers/{pid} from the store.

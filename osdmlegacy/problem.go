@@ -29,7 +29,7 @@ var (
 	RestrictReservations = Restriction{4, "reservations-only", "Offers are reservations"}
 	RestrictPassengers   = Restriction{5, "passengers", "1 to 9 passengers, each mapped to a legacy tariff by type and age"}
 	RestrictOneOffer     = Restriction{6, "one-offer-per-booking", "One offer per train, class and service code; a booking books one offer for all its passengers; no place selection"}
-	RestrictWholeRefunds = Restriction{7, "whole-refunds-only", "Refunds cover the whole booking; exchange, partial refund, release and on-hold are not offered"}
+	RestrictAfterSales   = Restriction{7, "after-sales", "A partial refund names passengers, an exchange covers every passenger; release and on-hold are not offered"}
 )
 
 // TypeURI is the problem type of a request outside r.
@@ -62,6 +62,7 @@ var negativeProblems = map[legacy.Code]struct {
 	legacy.CodeBookingNotFound:      {http.StatusNotFound, osdm.CodeBookingNotFound, "the reservation system holds no such booking"},
 	legacy.CodeAlreadyCancelled:     {http.StatusConflict, osdm.CodeBookingAlreadyCancelled, "the booking was cancelled before"},
 	legacy.CodeExchangeNotSupported: {http.StatusNotImplemented, osdm.CodeNotImplemented, "exchange is not offered"},
+	legacy.CodeExchangeNotPossible:  {http.StatusConflict, osdm.CodeRejected, "the reservation system does not allow this exchange"},
 	legacy.CodeUnsupportedMessage:   {http.StatusNotImplemented, osdm.CodeNotImplemented, "the reservation system does not take this kind of request"},
 	legacy.CodeInvalidMessage:       {http.StatusBadGateway, osdm.CodeBadGateway, "the reservation system refused the request as invalid"},
 	legacy.CodePartnerRejected:      {http.StatusConflict, osdm.CodeRejected, "the reservation system refused the request"},

@@ -10,10 +10,12 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
-// POST /bookings/{id}/refund-offers quotes a whole refund from the booking
-// and refund_fee (no fee with an overruleCode); PATCH .../{rid}
-// {"status":"CONFIRMED"} sends the CancelRequest and confirms with the
-// CancelReply's amounts.
+// POST /bookings/{id}/refund-offers quotes a refund from the booking and
+// refund_fee (no fee with an overruleCode): of the whole booking, or with
+// refundSpecifications of the places of the passengers they name; PATCH
+// .../{rid} {"status":"CONFIRMED"} sends the CancelRequest (listing those
+// places for a partial refund) and confirms with the CancelReply's
+// amounts. A passenger's place is refunded once.
 
 // RefundOfferIDPrefix starts every refund offer id.
 const RefundOfferIDPrefix = "ro-"
@@ -28,16 +30,19 @@ type refundOfferBody struct {
 	OverruleCode         osdm.OverruleCode          `json:"overruleCode"`
 }
 
-// readRefundOfferRequest reads POST .../refund-offers: whole refunds only
-// (restriction 7).
-func readRefundOfferRequest(body []byte) (*osdm.RefundOfferRequest, *osdm.ProblemError) {
+// refundOfferAsk is POST .../refund-offers as read: the request and the
+// passengers a partial refund names (nil: every passenger not refunded).
+type refundOfferAsk struct {
+	osdm.RefundOfferRequest
+	PassengerIDs []string
+}
+
+// readRefundOfferRequest reads POST .../refund-offers. A partial refund
+// names passengers, not booking parts (restriction 7).
+func readRefundOfferRequest(body []byte) (*refundOfferAsk, *osdm.ProblemError) {
 	var b refundOfferBody
 	if p := decodeBody(body, &b); p != nil {
 		return nil, p
-	}
-	if len(b.RefundSpecifications) > 0 {
-		return nil, Restricted(RestrictWholeRefunds, osdm.CodeOutOfBounds, "#/refundSpecifications",
-			"partial refunds are not offered: a refund covers the whole booking, all its passengers")
 	}
 	if len(b.FulfillmentIDs) == 0 {
 		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/fulfillmentIds", "fulfillmentIds must name the booking's fulfilment")
@@ -50,7 +55,34 @@ func readRefundOfferRequest(body []byte) (*osdm.RefundOfferRequest, *osdm.Proble
 	if len(b.OverruleCode) > 64 {
 		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/overruleCode", "overruleCode is longer than 64 bytes")
 	}
-	return &osdm.RefundOfferRequest{FulfillmentIDs: b.FulfillmentIDs, OverruleCode: b.OverruleCode}, nil
+	ask := &refundOfferAsk{RefundOfferRequest: osdm.RefundOfferRequest{
+		FulfillmentIDs: b.FulfillmentIDs, RefundSpecifications: b.RefundSpecifications, OverruleCode: b.OverruleCode,
+	}}
+	if len(b.RefundSpecifications) > MaxPassengers {
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/refundSpecifications", "at most "+strconv.Itoa(MaxPassengers)+" refund specifications")
+	}
+	for i, rs := range b.RefundSpecifications {
+		at := "#/refundSpecifications/" + strconv.Itoa(i)
+		if rs.FulfillmentID == "" || len(rs.FulfillmentID) > maxRefBytes {
+			return nil, osdm.Invalid(osdm.CodeInvalidRequest, at+"/fulfillmentId", "a refund specification names the fulfilment (1.."+strconv.Itoa(maxRefBytes)+" bytes)")
+		}
+		if len(rs.BookingPartIDs) > 0 {
+			return nil, Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, at+"/bookingPartIds",
+				"a partial refund names passengers (passengerIds), not booking parts: the booking has one reservation for all its passengers")
+		}
+		if len(rs.PassengerIDs) == 0 {
+			return nil, osdm.Invalid(osdm.CodeInvalidRequest, at+"/passengerIds", "a refund specification names the passengers whose places are refunded")
+		}
+		for j, pid := range rs.PassengerIDs {
+			if pid == "" || len(pid) > maxRefBytes || len(ask.PassengerIDs) >= MaxPassengers {
+				return nil, osdm.Invalid(osdm.CodeInvalidRequest, at+"/passengerIds/"+strconv.Itoa(j), "a passenger id is 1.."+strconv.Itoa(maxRefBytes)+" bytes, at most "+strconv.Itoa(MaxPassengers)+" of them")
+			}
+			if !contains(ask.PassengerIDs, pid) {
+				ask.PassengerIDs = append(ask.PassengerIDs, pid)
+			}
+		}
+	}
+	return ask, nil
 }
 
 // readRefundOfferPatch reads PATCH .../refund-offers/{rid}.
@@ -86,17 +118,40 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 			if r.State != StateFulfilled || r.Fulfillment == nil {
 				return &errRefused{stateProblem(r, "refunded")}
 			}
+			if r.Exchange.holds() {
+				return &errRefused{exchangeUnderWay(r)}
+			}
 			for i, fid := range req.FulfillmentIDs {
 				if fid != r.Fulfillment.ID {
 					return &errRefused{osdm.NewProblem(http.StatusNotFound, osdm.CodeFulfillmentNotFound,
 						"fulfilment "+quoteShort(fid)+" is not one of booking "+r.ID+"'s").WithPointer("#/fulfillmentIds/" + strconv.Itoa(i))}
 				}
 			}
+			for i, rs := range req.RefundSpecifications {
+				if rs.FulfillmentID != r.Fulfillment.ID {
+					return &errRefused{osdm.NewProblem(http.StatusNotFound, osdm.CodeFulfillmentNotFound,
+						"fulfilment "+quoteShort(rs.FulfillmentID)+" is not one of booking "+r.ID+"'s").WithPointer("#/refundSpecifications/" + strconv.Itoa(i) + "/fulfillmentId")}
+				}
+			}
+			pax := r.unrefunded()
+			if req.PassengerIDs != nil {
+				pax = req.PassengerIDs
+				for _, pid := range pax {
+					pr := r.passenger(pid)
+					if pr == nil {
+						return &errRefused{passengerNotFound(r.ID, pid).WithPointer("#/refundSpecifications")}
+					}
+					if pr.RefundedBy != "" {
+						return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeBookingRefunded,
+							"passenger "+pid+" of booking "+r.ID+" was refunded (refund offer "+pr.RefundedBy+"); a place is refunded once").WithPointer("#/refundSpecifications")}
+					}
+				}
+			}
 			var reason *int
 			if req.OverruleCode != "" {
 				code, ok := f.cfg.Reasons[req.OverruleCode]
 				if !ok {
-					return &errRefused{Restricted(RestrictWholeRefunds, osdm.CodeOutOfBounds, "#/overruleCode",
+					return &errRefused{Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/overruleCode",
 						"overrule code "+quoteShort(string(req.OverruleCode))+" has no legacy reason code in the reason table (subdirective reason <overruleCode> <code>), which maps "+f.reasonList())}
 				}
 				reason = &code
@@ -105,7 +160,7 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 			if r.Legacy != nil && r.Legacy.Price.Currency != "" {
 				price = r.Legacy.Price
 			}
-			fee, refundable, err := refundQuote(f.cfg.RefundFee, price, req.OverruleCode != "")
+			fee, refundable, err := refundQuote(f.cfg.RefundFee, r.shareOf(price, len(pax)), req.OverruleCode != "")
 			if err != nil {
 				return &errRefused{osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the refund cannot be quoted: "+err.Error())}
 			}
@@ -124,7 +179,7 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 			r.RefundOffers = append(r.RefundOffers, RefundOfferRecord{
 				ID: rid, CreatedOn: now, ValidUntil: now.Add(f.cfg.OfferTTL),
 				Status: osdm.RefundProposed, OverruleCode: req.OverruleCode, ReasonCode: reason,
-				Fee: fee, Refundable: refundable,
+				Fee: fee, Refundable: refundable, PassengerIDs: append([]string(nil), pax...),
 			})
 			return nil
 		})
@@ -213,6 +268,9 @@ func (f *Facade) patchRefundOffer(ctx context.Context, c *call) *Answer {
 		if p != nil {
 			return f.problem(c, p), finalProblem(p)
 		}
+		if ro := rec.refundOffer(rid); d.settled() && ro != nil && ro.Status == osdm.RefundConfirmed {
+			return confirmed(rec), true // a partial refund: the booking holds the other places
+		}
 		if a, final := f.cancelFailed(c, rec, d); a != nil {
 			return a, final
 		}
@@ -231,7 +289,7 @@ func refundOfferView(rec *BookingRecord, ro *RefundOfferRecord) osdm.RefundOffer
 		ID: ro.ID, CreatedOn: ro.CreatedOn, ValidFrom: ro.CreatedOn, ValidUntil: ro.ValidUntil,
 		ConfirmedOn: ro.ConfirmedOn, Status: ro.Status, AppliedOverruleCode: ro.OverruleCode,
 		RefundFee: ro.Fee, RefundableAmount: ro.Refundable,
-		Summary: "Whole refund of booking " + rec.ID,
+		Summary: refundSummary(rec, ro),
 	}
 	if rec.Fulfillment != nil {
 		v.Fulfillments = []osdm.Fulfillment{fulfillmentView(rec)}

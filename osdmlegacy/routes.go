@@ -17,8 +17,9 @@ var opGetBookingFulfillment = osdm.Operation{
 }
 
 // routes are the operations the façade serves, one row each. The booking
-// side's handlers live in the booking*, fulfil*, refund* and passenger*
-// files; every other operation of the spec is answered 501 by the router.
+// side's handlers live in the booking*, fulfil*, refund*, passenger* and
+// exchange* files; every other operation of the spec is answered 501 by
+// the router.
 var routes = []osdm.Route[handler]{
 	{Op: osdm.OpCreateOffers, Handle: (*Facade).searchOffers},
 	{Op: osdm.OpCreateBooking, Handle: (*Facade).createBooking},
@@ -33,6 +34,11 @@ var routes = []osdm.Route[handler]{
 	{Op: osdm.OpDeleteRefundOffer, Handle: (*Facade).deleteRefundOffer},
 	{Op: osdm.OpGetPassenger, Handle: (*Facade).getPassenger},
 	{Op: osdm.OpPatchPassenger, Handle: (*Facade).patchPassenger},
+	{Op: osdm.OpCreateExchangeOffers, Handle: (*Facade).createExchangeOffers},
+	{Op: osdm.OpCreateExchangeOperation, Handle: (*Facade).createExchangeOperation},
+	{Op: osdm.OpGetExchangeOperation, Handle: (*Facade).getExchangeOperation},
+	{Op: osdm.OpPatchExchangeOperation, Handle: (*Facade).patchExchangeOperation},
+	{Op: osdm.OpDeleteExchangeOperation, Handle: (*Facade).deleteExchangeOperation},
 }
 
 // router routes the façade's calls.
@@ -41,11 +47,6 @@ var router = osdm.MustRouter(routes, osdm.RouterOptions{})
 // notOfferedWhy says, for the operations a restriction rules out (by
 // operationId), which.
 var notOfferedWhy = map[string]string{
-	"createExchangeOffersCollection":         "exchange (restriction 7)",
-	"createBookingsExchangeOperations":       "exchange (restriction 7)",
-	"getBookingsExchangeOperations":          "exchange (restriction 7)",
-	"updateBookingsExchangeOperations":       "exchange (restriction 7)",
-	"deleteBookingsExchangeOperation":        "exchange (restriction 7)",
 	"postReleaseOffers":                      "release (restriction 7)",
 	"getReleaseOffer":                        "release (restriction 7)",
 	"patchReleaseOffers":                     "release (restriction 7)",
@@ -53,11 +54,11 @@ var notOfferedWhy = map[string]string{
 	"createOnHoldOffer":                      "on-hold (restriction 7)",
 	"confirmOnHoldOffer":                     "on-hold (restriction 7)",
 	"deleteOnHoldOffer":                      "on-hold (restriction 7)",
-	"postCancelFulfillmentsOffers":           "partial refund (restriction 7)",
-	"getCancelFulfillmentOffers":             "partial refund (restriction 7)",
-	"patchCancelFulfillmentsOffers":          "partial refund (restriction 7)",
-	"deleteCancelFulfillmentOffers":          "partial refund (restriction 7)",
-	"deleteBookingBookedOffersIdPassengerId": "partial refund (restriction 7)",
+	"postCancelFulfillmentsOffers":           "cancelling fulfilments (restriction 7: a partial refund is a refund offer naming passengers)",
+	"getCancelFulfillmentOffers":             "cancelling fulfilments (restriction 7: a partial refund is a refund offer naming passengers)",
+	"patchCancelFulfillmentsOffers":          "cancelling fulfilments (restriction 7: a partial refund is a refund offer naming passengers)",
+	"deleteCancelFulfillmentOffers":          "cancelling fulfilments (restriction 7: a partial refund is a refund offer naming passengers)",
+	"deleteBookingBookedOffersIdPassengerId": "removing a passenger (restriction 7: a partial refund is a refund offer naming passengers)",
 	"postBookingBookedOffers":                "adding offers to a booking (restriction 6)",
 }
 

@@ -27,15 +27,16 @@ type SettleReport struct {
 }
 
 // Settle finishes what a crash, a lost answer or a store failure left
-// undone, from the store alone: every intent (a BookingRequest or
-// CancelRequest recorded but not answered) whose lease is over is resent
-// as the same message (the legacy system answers a resend with its first
-// reply) and its result recorded; a booking the legacy system made whose
+// undone, from the store alone: for every intent (a legacy message
+// recorded but not answered) whose lease is over the legacy system is asked
+// with a SynchroRequest what became of it, and the answer recorded; only a
+// message it never got is sent again, as the same message (redeliver); a
+// booking the legacy system made whose
 // hold is over is then released; and every PREBOOKED booking past its
 // confirmationTimeLimit is released with a CancelRequest (the sweeper).
 // The caller runs it on start and periodically; several instances may run
-// it on one store at once (compare-and-set orders their writes, and a
-// resend is de-duplicated). It sends through the background sender; with
+// it on one store at once (compare-and-set orders their writes, and the
+// lease lets one of them ask). It sends through the background sender; with
 // none set it does nothing and says so.
 func (f *Facade) Settle(ctx context.Context) (SettleReport, error) {
 	var rep SettleReport
@@ -63,7 +64,7 @@ func (f *Facade) listMarks(ctx context.Context, kind string) (map[string][]byte,
 	return marks, err
 }
 
-// settleIntents resends every CancelRequest intent whose lease is over
+// settleIntents settles every intent listed by a KindIntent mark whose lease is over
 // (a BookingRequest's intent is listed by its hold mark: sweepHolds).
 func (f *Facade) settleIntents(ctx context.Context, send Sender, rep *SettleReport) {
 	marks, err := f.listMarks(ctx, KindIntent)
@@ -108,7 +109,7 @@ func (f *Facade) dropStaleMark(ctx context.Context, kind, id string, age time.Du
 	}
 }
 
-// settleOne resends the pending message of rec once its lease is over,
+// settleOne settles the pending message of rec once its lease is over,
 // records the result, and releases a booking whose hold ran out meanwhile.
 func (f *Facade) settleOne(ctx context.Context, send Sender, rec *BookingRecord, rep *SettleReport) {
 	now := f.now()
@@ -135,7 +136,7 @@ func (f *Facade) settleOne(ctx context.Context, send Sender, rec *BookingRecord,
 		return
 	}
 	sctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
-	after, d := f.deliver(sctx, send, rec)
+	after, d := f.redeliver(sctx, send, rec)
 	cancel()
 	if !d.settled() {
 		rep.Unresolved++

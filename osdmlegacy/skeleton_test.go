@@ -52,7 +52,7 @@ func TestRoutingAnswersProblemsNeverBare404(t *testing.T) {
 		code         string
 		detail       string
 	}{
-		{"POST", "/bookings/b1/exchange-offers", 501, osdm.CodeOperationNotPermitted, "exchange (restriction 7)"},
+		{"POST", "/bookings/b1/cancel-fulfillments-offers", 501, osdm.CodeOperationNotPermitted, "a partial refund is a refund offer naming passengers"},
 		{"POST", "/bookings/b1/release-offers", 501, osdm.CodeOperationNotPermitted, "release (restriction 7)"},
 		{"GET", "/trips/t1", 501, osdm.CodeOperationNotPermitted, "/trips/{tripId}"},
 		{"GET", "/no/such/thing", 404, osdm.CodeResourceNotFound, "no OSDM operation"},

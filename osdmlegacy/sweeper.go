@@ -48,8 +48,22 @@ func (f *Facade) sweepHolds(ctx context.Context, send Sender, rep *SettleReport)
 			if rec.Pending != nil {
 				f.settleOne(ctx, send, rec, rep)
 			}
-		case StateCancelling:
-			// a CancelRequest's intent, listed by its own mark
+		case StateFulfilled:
+			// An exchange's new places, held until its hold runs out.
+			if !rec.Exchange.holds() {
+				_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, id))
+				rep.Stale++
+			} else if rec.Exchange.State == ExchangePrebooked && !f.now().Before(rec.Exchange.HoldUntil) {
+				sctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
+				after, d, p := f.dropExchange(sctx, send, rec, CancelRelease)
+				cancel()
+				if p == nil && d != nil && d.settled() && after.Exchange.State == ExchangeDropped {
+					rep.Released++
+				}
+			}
+		case StateCancelling, StateUpdating, StateExchanging:
+			// a CancelRequest's or PassengerDataRequest's intent, listed
+			// by its own mark; the hold stays listed
 		default:
 			// FULFILLED and the ends never come back to PREBOOKED.
 			_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, id))

@@ -69,6 +69,11 @@ type OSDMLegacy struct {
 	// percentage ("10%") or an amount and currency ("2.50 EUR"). Default
 	// none.
 	RefundFee string `json:"refund_fee,omitempty"`
+	// ExchangeFee is what an exchange offer quotes on top of the price
+	// difference, none with an overruleCode: a percentage of the exchanged
+	// booking's price ("10%") or an amount and currency ("5.00 EUR").
+	// Default none.
+	ExchangeFee string `json:"exchange_fee,omitempty"`
 	// BookingHorizon is how far ahead a train is sold: a search for a
 	// later day is refused. Default 365d.
 	BookingHorizon caddy.Duration `json:"booking_horizon,omitempty"`
@@ -151,6 +156,13 @@ func (m *OSDMLegacy) facadeConfig() (osdmlegacy.Config, error) {
 			return cfg, err
 		}
 		cfg.RefundFee = fee
+	}
+	if m.ExchangeFee != "" {
+		fee, err := osdmlegacy.ParseFee(m.ExchangeFee)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.ExchangeFee = fee
 	}
 	switch strings.ToLower(m.LegacyFormat) {
 	case "", "xml":
@@ -259,7 +271,11 @@ func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next cadd
 		return caddyhttp.Error(http.StatusBadRequest, fmt.Errorf("reading the OSDM request: %w", err))
 	}
 	send := osdmlegacy.HTTPSender(newLegacyPoster(r, next, m.legacyPath(), m.observeLegacy), m.format)
-	a := m.facade.Serve(r.Context(), send, r.Method, r.URL.EscapedPath(), r.Header, body)
+	target := r.URL.EscapedPath()
+	if r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery // embed, where an operation takes it
+	}
+	a := m.facade.Serve(r.Context(), send, r.Method, target, r.Header, body)
 	m.metrics.observeAnswer(m.Partner, a)
 	m.logCall(r, a, time.Since(start))
 	return writeAnswer(w, a)

@@ -39,6 +39,7 @@ func parseOSDMLegacyCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandl
 //		tariff          <TYPE> <min age> <max age> <code> # repeatable; replaces the defaults
 //		reason          <OVERRULE_CODE> <code>           # repeatable; merged over the defaults
 //		refund_fee      <n>% | <amount> <currency>       # default: none
+//		exchange_fee    <n>% | <amount> <currency>       # default: none
 //		offer_ttl       <duration>                       # default: 15m
 //		hold            <duration>                       # default: 20m
 //		store           bolt [<path>] | redis <address> [<key prefix>]
@@ -92,7 +93,7 @@ func (m *OSDMLegacy) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 	want := map[string][2]int{ // min and max number of arguments
 		"partner": {1, 1}, "timetable": {1, 2}, "search": {1, 1}, "max_trains": {1, 1}, "window": {1, 1},
-		"concurrency": {1, 1}, "tariff": {4, 4}, "reason": {2, 2}, "refund_fee": {1, 2}, "offer_ttl": {1, 1},
+		"concurrency": {1, 1}, "tariff": {4, 4}, "reason": {2, 2}, "refund_fee": {1, 2}, "exchange_fee": {1, 2}, "offer_ttl": {1, 1},
 		"hold": {1, 1}, "timeout": {1, 1}, "max_body": {1, 1}, "services": {1, 3}, "legacy_format": {1, 1},
 		"legacy_path": {1, 1}, "time_zone": {1, 1}, "settle_interval": {1, 1}, "booking_horizon": {1, 1},
 	}
@@ -162,6 +163,12 @@ func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 			return err
 		}
 		m.RefundFee = fee
+	case "exchange_fee":
+		fee := strings.Join(args, " ")
+		if _, err := osdmlegacy.ParseFee(fee); err != nil {
+			return err
+		}
+		m.ExchangeFee = fee
 	case "max_body":
 		size, err := humanize.ParseBytes(args[0])
 		if err != nil || size == 0 || size > osdmlegacy.MaxMaxBody {

@@ -251,7 +251,7 @@ func TestOSDMLegacyIntegrationOfferSearch(t *testing.T) {
 		status       int
 		code         string
 	}{
-		{http.MethodPost, "/bookings/x/exchange-offers", 501, osdm.CodeOperationNotPermitted},
+		{http.MethodPost, "/bookings/x/release-offers", 501, osdm.CodeOperationNotPermitted},
 		{http.MethodGet, "/nothing", 404, osdm.CodeResourceNotFound},
 		{http.MethodGet, "/offers", 405, osdm.CodeOperationNotPermitted},
 	} {

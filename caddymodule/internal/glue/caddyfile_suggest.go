@@ -71,7 +71,7 @@ var (
 	AccessSubdirectives      = []string{"key_file", "issuer", "audience", "scope", "header", "clock_skew"}
 	SandboxSubdirectives     = []string{"capacity", "max_entries", "offer_ttl", "booking_ttl", "retention", "operator", "external_inventory", "train", "unknown_train"}
 	OsdmLegacySubdirectives  = []string{"partner", "timetable", "search", "max_trains", "window", "booking_horizon", "concurrency", "tariff", "reason",
-		"refund_fee", "offer_ttl", "hold", "timeout", "max_body", "services", "legacy_format", "legacy_path", "time_zone",
+		"refund_fee", "exchange_fee", "offer_ttl", "hold", "timeout", "max_body", "services", "legacy_format", "legacy_path", "time_zone",
 		"settle_interval", "store"}
 	LegacySandboxSubdirectives = []string{"system", "capacity", "max_entries", "latency", "offer_ttl", "retention", "timetable",
 		"foreign", "tariff", "fare", "currency", "cancel_fee", "max_body"}

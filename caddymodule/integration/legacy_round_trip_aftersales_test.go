@@ -1,0 +1,175 @@
+package integration
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
+)
+
+// TestOSDMLegacyIntegrationLegacyRoundTripAfterSales: a legacy reservation
+// system exchanges and partly cancels a booking on another legacy system
+// over OSDM (legacy client -> osdm_convert -> reverse_proxy -> osdm_legacy
+// -> reverse_proxy -> the legacy sandbox): exchange offers (an
+// AvailabilityRequest with ExchangeOf), the exchange (a BookingRequest with
+// ExchangeOf), a passenger's data, a partial cancellation, a
+// synchronisation and the cancellation of the rest; the far system's seats
+// checked after each step.
+func TestOSDMLegacyIntegrationLegacyRoundTripAfterSales(t *testing.T) {
+	sb, err := legacysandbox.New(legacysandbox.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacyAddr := harness.ServeLocal(t, sb)
+	day := time.Now().AddDate(0, 0, 1).Format(time.DateOnly)
+	seats := func(step string, w708, w709 int) {
+		t.Helper()
+		taken := func(train string) int {
+			return sb.Config().Capacity - sb.Available(train, day, legacy.SecondClass, legacy.ServiceSeat)
+		}
+		if a, b := taken("708"), taken("709"); a != w708 || b != w709 {
+			t.Errorf("%s: seats taken on 708 %d, on 709 %d; want %d, %d", step, a, b, w708, w709)
+		}
+	}
+	held := func() []legacysandbox.BookingInfo {
+		var out []legacysandbox.BookingInfo
+		for _, b := range sb.Bookings() {
+			if b.Status == legacy.StatusConfirmed {
+				out = append(out, b)
+			}
+		}
+		return out
+	}
+	dir := t.TempDir()
+	osdmPort := harness.FreePort(t)
+	base := harness.Serve(t, func(port int) string {
+		return fmt.Sprintf(`{
+	admin off
+	persist_config off
+	auto_https off
+}
+
+http://127.0.0.1:%d {
+	route /legacy {
+		osdm_convert {
+			partner hermes-over-osdm
+			timeout 10s
+		}
+		reverse_proxy 127.0.0.1:%d
+	}
+}
+
+http://127.0.0.1:%d {
+	route {
+		osdm_legacy {
+			partner hermes-test
+			refund_fee 10%%
+			exchange_fee 2.00 EUR
+			timeout 5s
+			store bolt %s
+		}
+		reverse_proxy %s
+	}
+}
+`, port, osdmPort, osdmPort, filepath.Join(dir, "legacy.db"), legacyAddr)
+	})
+	post := func(msg legacy.Request) legacy.Reply {
+		t.Helper()
+		body, err := legacy.Encode(legacy.XML, msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.Post(base+"/legacy", "application/xml", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		got, _ := io.ReadAll(resp.Body)
+		reply, err := legacy.DecodeReply(legacy.XML, got)
+		if err != nil {
+			t.Fatalf("%d %s: %v", resp.StatusCode, got, err)
+		}
+		return reply
+	}
+	id := func(p string) legacy.Header { return legacy.Header{MessageID: p + uuid.NewString()[:8]} }
+	journey := func(train string) legacy.Journey {
+		return legacy.Journey{TrainNumber: train, DepartureDate: day, From: "8500010", To: "8503000"}
+	}
+	places := legacy.PlaceRequest{TravelClass: 2, ServiceCode: 1, Tariffs: []legacy.Tariff{{Code: 1, Count: 1}, {Code: 2, Count: 1}}}
+
+	reply := post(&legacy.BookingRequest{Header: id("RT-B-"), Journey: journey("708"), Places: places,
+		Passengers: []legacy.Passenger{{FirstName: "Ada", LastName: "Lovelace"}, {FirstName: "Byron", LastName: "King"}}})
+	br, ok := reply.(*legacy.BookingReply)
+	if !ok || len(br.Places) != 2 {
+		t.Fatalf("BookingRequest over OSDM: %#v", reply)
+	}
+	seats("booked", 2, 0)
+
+	// Exchange offers to 709: the Exchange element, nothing held.
+	reply = post(&legacy.AvailabilityRequest{Header: id("RT-XA-"), Journey: journey("709"), Places: places, ExchangeOf: br.BookingRef})
+	ar, ok := reply.(*legacy.AvailabilityReply)
+	if !ok || len(ar.Offers) != 1 || ar.Offers[0].Exchange == nil || ar.Offers[0].Exchange.Fee == nil || ar.Offers[0].Exchange.Fee.Amount != "2.00" {
+		t.Fatalf("exchange offers over OSDM: %#v", reply)
+	}
+	seats("exchange offers", 2, 0)
+
+	// The exchange: the new places, the old freed, the same BookingRef.
+	reply = post(&legacy.BookingRequest{Header: id("RT-XB-"), Journey: journey("709"), Places: places,
+		OfferRef: ar.Offers[0].OfferRef, ExchangeOf: br.BookingRef})
+	xr, ok := reply.(*legacy.BookingReply)
+	if !ok || xr.BookingRef != br.BookingRef || xr.ExchangeOf != br.BookingRef || len(xr.Places) != 2 || xr.Exchange == nil {
+		t.Fatalf("exchange over OSDM: %#v", reply)
+	}
+	seats("exchanged", 0, 2)
+	far := held()
+	if len(far) != 1 {
+		t.Fatalf("the far system holds %d bookings after the exchange", len(far))
+	}
+	for _, hb := range far {
+		if hb.Train != "709" || hb.ReservationReference != xr.ReservationReference || hb.Names[0].LastName != "Lovelace" {
+			t.Errorf("far booking %+v, exchange reply %+v", hb, xr)
+		}
+	}
+
+	// The child's data, then the child's place cancelled alone.
+	reply = post(&legacy.PassengerDataRequest{Header: id("RT-P-"), BookingRef: br.BookingRef,
+		Passengers: []legacy.PassengerData{{Index: 2, FirstName: "Augusta", LastName: "King"}}})
+	if _, ok := reply.(*legacy.PassengerDataReply); !ok {
+		t.Errorf("passenger data over OSDM: %#v", reply)
+	}
+	for _, hb := range held() {
+		if hb.Names[1].FirstName != "Augusta" {
+			t.Errorf("far names %+v", hb.Names)
+		}
+	}
+	cancelID := id("RT-C-")
+	reply = post(&legacy.CancelRequest{Header: cancelID, BookingRef: br.BookingRef, Places: xr.Places[1:]})
+	cr, ok := reply.(*legacy.CancelReply)
+	if !ok || cr.Status != legacy.StatusPartiallyRefunded || len(cr.Places) != 1 || cr.Places[0] != xr.Places[1] {
+		t.Fatalf("partial cancellation over OSDM: %#v", reply)
+	}
+	seats("partly cancelled", 0, 1)
+	reply = post(&legacy.SynchroRequest{Header: id("RT-S-"), OriginalMessageID: cancelID.MessageID})
+	if sr, ok := reply.(*legacy.SynchroReply); !ok || sr.State != legacy.StateDone {
+		t.Errorf("synchronisation over OSDM: %#v", reply)
+	}
+
+	// The rest.
+	reply = post(&legacy.CancelRequest{Header: id("RT-C2-"), BookingRef: br.BookingRef})
+	if cr, ok := reply.(*legacy.CancelReply); !ok || cr.Status != legacy.StatusRefunded {
+		t.Errorf("cancellation of the rest over OSDM: %#v", reply)
+	}
+	seats("all cancelled", 0, 0)
+	if len(held()) != 0 {
+		t.Errorf("the far system holds %d bookings", len(held()))
+	}
+}

@@ -1,0 +1,71 @@
+package legacysandbox
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+)
+
+// RollbackReasonCode is the reason code a rollback records on the booking
+// it undoes (1, TECHNICAL_FAILURE in the default reason tables).
+const RollbackReasonCode = 1
+
+// synchro answers a SynchroRequest from the booking records, which
+// outlive the reply cache: DONE with the original reply when the message
+// acted on a booking still kept (or the reply cache still holds its
+// reply), UNKNOWN when neither knows it. With rollback the booking a
+// BookingRequest made is undone: every place it still holds is freed
+// without a fee, and the reply says ROLLED_BACK with the amounts. Callers
+// hold s.mu.
+func (s *Sandbox) synchro(now time.Time, h legacy.ReplyHeader, m *legacy.SynchroRequest) legacy.Reply {
+	key := strconv.Itoa(m.Header.Sender) + "/" + m.OriginalMessageID
+	out := &legacy.SynchroReply{Header: h, OriginalMessageID: m.OriginalMessageID, State: legacy.StateUnknown}
+	b, orig := s.bookings.ofMessage(key)
+	if b == nil {
+		// A message that acted on no booking (a refusal, a search): the
+		// reply cache may still know its reply.
+		if r, ok := s.replies.get(key); ok {
+			if _, synchro := r.reply.(*legacy.SynchroReply); !synchro {
+				out.State, out.Reply = legacy.StateDone, r.reply
+			}
+		}
+		if m.Rollback && out.State == legacy.StateDone {
+			return legacy.NewNegativeReply(h, legacy.CodeInvalidMessage,
+				"message "+shortRef(m.OriginalMessageID)+" made no booking: there is nothing to roll back")
+		}
+		return out
+	}
+	_, made := orig.(*legacy.BookingReply)
+	switch {
+	case b.rolledBack && made:
+		out.State, out.Reply = legacy.StateRolledBack, orig
+		out.RefundAmount, out.Fee = s.money(b.refund), s.money(0)
+		return out
+	case !m.Rollback:
+		out.State, out.Reply = legacy.StateDone, orig
+		return out
+	case !made:
+		return legacy.NewNegativeReply(h, legacy.CodeInvalidMessage,
+			"message "+shortRef(m.OriginalMessageID)+" made no booking ("+string(orig.Kind())+"): only a BookingRequest's booking is rolled back")
+	}
+	var refund int64
+	var freed []int
+	for _, i := range b.held() {
+		refund += b.placePrice[i]
+		b.freed[i] = true
+		freed = append(freed, b.index[i])
+	}
+	s.inventory.release(b.run, freed)
+	if !b.cancelled() {
+		b.cancelledAt = now
+		rc := RollbackReasonCode
+		b.reasonCode = &rc
+	}
+	b.refund += refund
+	b.rolledBack = true
+	b.messageIDs = append(b.messageIDs, m.Header.MessageID)
+	out.State, out.Reply = legacy.StateRolledBack, orig
+	out.RefundAmount, out.Fee = s.money(refund), s.money(0)
+	return out
+}

@@ -1,0 +1,288 @@
+package osdmlegacy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// POST /bookings/{id}/exchange-offers: the new trip searched as an offer
+// search is (within the restrictions), for the booking's passengers, each
+// offer quoted with exchange_fee (none with an overruleCode) and the
+// difference to the booking's price. Nothing is held; the quotes are kept
+// with the booking for the exchange operation that books one.
+
+// exchangeOfferAsk is POST .../exchange-offers as read.
+type exchangeOfferAsk struct {
+	fulfillmentIDs []string
+	overrule       osdm.OverruleCode
+	search         *offerRequest
+}
+
+// readExchangeOfferRequest reads an ExchangeOfferCollectionRequest: its
+// exchange members here, the rest as the offer search it is.
+func readExchangeOfferRequest(body []byte) (*exchangeOfferAsk, *osdm.ProblemError) {
+	var members map[string]json.RawMessage
+	if p := decodeBody(body, &members); p != nil {
+		return nil, p
+	}
+	ask := &exchangeOfferAsk{}
+	if raw, ok := members["fulfillmentIds"]; ok {
+		if p := decodeBody(raw, &ask.fulfillmentIDs); p != nil {
+			return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/fulfillmentIds", "fulfillmentIds must be an array of the booking's fulfilment ids")
+		}
+	}
+	if len(ask.fulfillmentIDs) == 0 {
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/fulfillmentIds", "fulfillmentIds must name the booking's fulfilment")
+	}
+	for i, id := range ask.fulfillmentIDs {
+		if id == "" || len(id) > maxRefBytes {
+			return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/fulfillmentIds/"+strconv.Itoa(i), "a fulfilment id is 1.."+strconv.Itoa(maxRefBytes)+" bytes")
+		}
+	}
+	if raw, ok := members["overruleCode"]; ok {
+		if p := decodeBody(raw, &ask.overrule); p != nil || len(ask.overrule) > 64 {
+			return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/overruleCode", "overruleCode must be a code of at most 64 bytes")
+		}
+	}
+	if raw, ok := members["exchangeFee"]; ok && string(raw) != "null" {
+		return nil, Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeFee",
+			"the exchange fee is this provider's (exchange_fee); it is quoted, not asked")
+	}
+	delete(members, "fulfillmentIds")
+	delete(members, "overruleCode")
+	delete(members, "exchangeFee")
+	rest, _ := json.Marshal(members)
+	q, p := readOfferRequest(rest)
+	if p != nil {
+		return nil, p
+	}
+	ask.search = q
+	return ask, nil
+}
+
+// exchangeEmbed is what the embed query parameter asks to be answered.
+type exchangeEmbed struct{ offers, trips, passengers bool }
+
+// readExchangeEmbed reads embed (ALL when absent; repeated or comma
+// separated values are joined).
+func readExchangeEmbed(query url.Values) (exchangeEmbed, *osdm.ProblemError) {
+	var e exchangeEmbed
+	values := query["embed"]
+	if len(values) == 0 {
+		values = []string{"ALL"}
+	}
+	for _, v := range values {
+		for _, s := range strings.Split(v, ",") {
+			switch s {
+			case "ALL":
+				e = exchangeEmbed{true, true, true}
+			case "EXCHANGEOFFERS":
+				e.offers = true
+			case "TRIP":
+				e.trips = true
+			case "PASSENGERS":
+				e.passengers = true
+			case "NONE":
+			default:
+				return e, osdm.Invalid(osdm.CodeInvalidRequest, "", "embed "+quoteShort(s)+" is not one of ALL, EXCHANGEOFFERS, TRIP, PASSENGERS, NONE")
+			}
+		}
+	}
+	return e, nil
+}
+
+// createExchangeOffers quotes the exchange of a fulfilled booking to the
+// trips its search finds.
+func (f *Facade) createExchangeOffers(ctx context.Context, c *call) *Answer {
+	ask, p := readExchangeOfferRequest(c.body)
+	if p != nil {
+		return f.problem(c, p)
+	}
+	embed, p := readExchangeEmbed(c.query)
+	if p != nil {
+		return f.problem(c, p)
+	}
+	return f.idempotent(ctx, c, func() string { return NewID("xq-") }, func(string) (*Answer, bool) {
+		rec, a := f.bookingOf(ctx, c)
+		if a != nil {
+			return a, finalAnswer(a)
+		}
+		if p := f.exchangeable(rec, ask); p != nil {
+			return f.problem(c, p), finalProblem(p)
+		}
+		q := ask.search
+		cands, p := f.candidates(q)
+		if p != nil {
+			return f.problem(c, p), true
+		}
+		day, _ := time.Parse(time.DateOnly, cands[0].run.ServiceDate)
+		pax := make([]OfferPassenger, 0, len(q.passengers))
+		for _, pa := range q.passengers {
+			op, p := f.tariffOf(pa, day)
+			if p != nil {
+				return f.problem(c, p), true
+			}
+			pax = append(pax, op)
+		}
+		probes := f.plan(cands, q.classes, f.cfg.ServiceCodes, tariffCounts(pax), c.now)
+		c.answer.FanOut = len(probes)
+		signer, err := f.offerSigner(ctx)
+		if err != nil {
+			return f.offerKeyFailed(c), false
+		}
+		f.fanOut(ctx, c.send, probes)
+		sa, p := f.collect(c, q, probes, pax, signer)
+		if p != nil {
+			return f.problem(c, p), finalProblem(p)
+		}
+		old := rec.Offer.OSDMPrice
+		if rec.Legacy != nil && rec.Legacy.Price.Currency != "" {
+			old = rec.Legacy.Price
+		}
+		now := f.now().UTC()
+		resp := osdm.ExchangeOfferCollectionResponse{Problems: sa.resp.Problems}
+		var quotes []ExchangeQuote
+		var offers []osdm.Offer
+		for _, o := range sa.resp.Offers {
+			if len(o.ReservationOfferParts) == 0 {
+				continue
+			}
+			quote, err := exchangeQuoteOf(f.cfg.ExchangeFee, old, o.ReservationOfferParts[0].Price, ask.overrule, now, o.PreBookableUntil)
+			if err != nil {
+				return f.problem(c, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the exchange cannot be quoted: "+err.Error())), true
+			}
+			quote.OfferKey = exchangeOfferKey(o.OfferID)
+			quotes = append(quotes, quote)
+			offers = append(offers, o)
+		}
+		if len(quotes) == 0 {
+			return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
+				"the search found no offer the booking can be exchanged to (a train of another reservation system is not exchanged to)")), true
+		}
+		rec, err = f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+			kept := r.ExchangeQuotes[:0]
+			for _, xq := range r.ExchangeQuotes { // expired quotes make room
+				if now.Before(xq.ValidUntil) {
+					kept = append(kept, xq)
+				}
+			}
+			r.ExchangeQuotes = append(kept, quotes...)
+			if over := len(r.ExchangeQuotes) - maxExchangeQuotes; over > 0 {
+				r.ExchangeQuotes = append(r.ExchangeQuotes[:0], r.ExchangeQuotes[over:]...)
+			}
+			return nil
+		})
+		if err != nil {
+			return f.storeFailed(c, err), false
+		}
+		// An exchange offer is the booking's: claimed for it, so that it
+		// is booked by an exchange operation, never as a new booking.
+		for i, o := range offers {
+			claim := &OfferRecord{ID: o.OfferID, ExpiresAt: quotes[i].ValidUntil}
+			if _, err := f.claimOffer(ctx, claim, rec.ID, now); err != nil {
+				return f.storeFailed(c, err), false
+			}
+		}
+		if embed.offers {
+			for i, o := range offers {
+				resp.ExchangeOffers = append(resp.ExchangeOffers, exchangeOfferOf(rec, o, &quotes[i]))
+			}
+		}
+		if embed.trips {
+			resp.Trips = sa.resp.Trips
+		}
+		if embed.passengers {
+			for i := range rec.Passengers {
+				resp.Passengers = append(resp.Passengers, passengerView(&rec.Passengers[i]))
+			}
+		}
+		return f.json(c, http.StatusOK, resp), true
+	})
+}
+
+// exchangeable says why booking rec cannot be exchanged as ask asks, nil
+// when it can: it is fulfilled, wholly booked (an exchange covers every
+// passenger), has no exchange under way, and the search names its
+// passengers (by the externalRefs the booking has).
+func (f *Facade) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osdm.ProblemError {
+	if rec.State != StateFulfilled || rec.Fulfillment == nil {
+		if rec.State == StatePrebooked {
+			return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingNotFulfilled, "booking "+rec.ID+" is not fulfilled: delete it and book the new journey instead of exchanging it")
+		}
+		return stateProblem(rec, "exchanged")
+	}
+	for i, fid := range ask.fulfillmentIDs {
+		if fid != rec.Fulfillment.ID {
+			return osdm.NewProblem(http.StatusNotFound, osdm.CodeFulfillmentNotFound,
+				"fulfilment "+quoteShort(fid)+" is not one of booking "+rec.ID+"'s").WithPointer("#/fulfillmentIds/" + strconv.Itoa(i))
+		}
+	}
+	if rec.Exchange.holds() {
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+rec.ID+" has exchange operation "+rec.Exchange.ID+
+			" under way: confirm it (POST /bookings/"+rec.ID+"/fulfillments) or delete it first")
+	}
+	if len(rec.unrefunded()) != len(rec.Passengers) {
+		return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/fulfillmentIds",
+			"an exchange covers every passenger of the booking, and some were refunded")
+	}
+	if ask.overrule != "" {
+		if _, ok := f.cfg.Reasons[ask.overrule]; !ok {
+			return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/overruleCode",
+				"overrule code "+quoteShort(string(ask.overrule))+" is not taken (the reason table maps "+f.reasonList()+")")
+		}
+	}
+	pax := ask.search.passengers
+	if len(pax) != len(rec.Passengers) {
+		return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/anonymousPassengerSpecifications",
+			"an exchange covers every passenger of the booking: name its "+strconv.Itoa(len(rec.Passengers))+" passengers by their externalRef")
+	}
+	for _, pa := range pax {
+		found := false
+		for _, pr := range rec.Passengers {
+			if pr.ExternalRef == pa.ref {
+				found = true
+				if pa.typ != pr.Type {
+					return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.tPtr, "passenger "+quoteShort(pa.ref)+" was booked as "+string(pr.Type))
+				}
+			}
+		}
+		if !found {
+			return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, pa.ptr+"/externalRef",
+				"passenger "+quoteShort(pa.ref)+" is not a passenger of booking "+rec.ID+" (name them by the externalRef they were booked with)")
+		}
+	}
+	return nil
+}
+
+// exchangeQuoteOf quotes the exchange of a booking priced old to a new
+// journey priced price: the fee (exchange_fee of the old price, none with
+// an overrule code) and what is paid on top or refunded.
+func exchangeQuoteOf(fee Fee, old, price osdm.Price, overrule osdm.OverruleCode, now, until time.Time) (ExchangeQuote, error) {
+	q := ExchangeQuote{ExchangePrice: price, OverruleCode: overrule, CreatedOn: now, ValidUntil: until}
+	if price.Currency != old.Currency {
+		return q, fmt.Errorf("the new journey is priced in %s, the booking in %s", price.Currency, old.Currency)
+	}
+	feeP, _, err := refundQuote(fee, old, overrule != "")
+	if err != nil {
+		return q, err
+	}
+	q.Fee = feeP
+	sc := max(old.EffectiveScale(), price.EffectiveScale(), feeP.EffectiveScale())
+	net := rescale(price, sc) + rescale(feeP, sc) - rescale(old, sc)
+	if net >= 0 {
+		p := osdm.NewPrice(net, sc, old.Currency)
+		q.ToPay = &p
+	} else {
+		p := osdm.NewPrice(-net, sc, old.Currency)
+		q.Refundable = &p
+	}
+	return q, nil
+}

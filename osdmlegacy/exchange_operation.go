@@ -1,0 +1,496 @@
+package osdmlegacy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// exchangeOperationBody is POST .../exchange-operations as read.
+type exchangeOperationBody struct {
+	ExchangeOffers []exchangeSelection `json:"exchangeOffers"`
+}
+
+// exchangeSelection is an OfferSelection of an exchange operation.
+type exchangeSelection struct {
+	osdm.OfferSelection
+	ExternalRef                   string          `json:"externalRef"`
+	OptionalReservationSelections json.RawMessage `json:"optionalReservationSelections"`
+	OptionalAncillarySelections   json.RawMessage `json:"optionalAncillarySelections"`
+	PlaceSelections               json.RawMessage `json:"placeSelections"`
+	AfterSaleByRetailerOnly       *bool           `json:"afterSaleByRetailerOnly"`
+}
+
+// readExchangeOperationRequest reads an ExchangeOperationRequest: one
+// exchange offer, for every passenger.
+func readExchangeOperationRequest(body []byte) (*osdm.OfferSelection, *osdm.ProblemError) {
+	var b exchangeOperationBody
+	if p := decodeBody(body, &b); p != nil {
+		return nil, p
+	}
+	switch {
+	case len(b.ExchangeOffers) == 0:
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/exchangeOffers", "exchangeOffers must name the exchange offer to book")
+	case len(b.ExchangeOffers) > 1:
+		return nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/exchangeOffers", "an exchange books one exchange offer, for every passenger")
+	}
+	sel := b.ExchangeOffers[0]
+	if sel.OfferID == "" || len(sel.OfferID) > maxOfferIDLen {
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/exchangeOffers/0/offerId", "offerId must be an exchange offer's id")
+	}
+	for _, raw := range []json.RawMessage{sel.PlaceSelections, sel.OptionalReservationSelections, sel.OptionalAncillarySelections} {
+		if s := string(raw); s != "" && s != "null" && s != "[]" {
+			return nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/exchangeOffers/0", "no place, reservation or ancillary selection")
+		}
+	}
+	return &sel.OfferSelection, nil
+}
+
+// createExchangeOperation books the new places of an exchange offer: the
+// BookingRequest is recorded as the booking's intent and sent; the
+// operation is PREBOOKED once the legacy system holds them.
+func (f *Facade) createExchangeOperation(ctx context.Context, c *call) *Answer {
+	sel, p := readExchangeOperationRequest(c.body)
+	if p != nil {
+		return f.problem(c, p)
+	}
+	return f.idempotent(ctx, c, func() string { return NewID(ExchangeOperationIDPrefix) }, func(xid string) (*Answer, bool) {
+		rec, a := f.bookingOf(ctx, c)
+		if a != nil {
+			return a, finalAnswer(a)
+		}
+		if x := rec.Exchange; x != nil && x.ID == xid {
+			return f.resumeExchange(ctx, c, rec) // a retry of this request
+		}
+		now := f.now()
+		offer, err := f.OpenOffer(ctx, sel.OfferID, now)
+		if err != nil && !errors.Is(err, ErrOfferNotFound) {
+			return f.offerKeyFailed(c), false
+		}
+		if offer == nil || rec.exchangeQuote(sel.OfferID) == nil {
+			p := osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
+				"no exchange offer of booking "+rec.ID+" has this id, or it expired; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")
+			return f.problem(c, p), true
+		}
+		if p := exchangePassengers(sel, offer); p != nil {
+			return f.problem(c, p), true
+		}
+		// An offer books once, as a booking or an exchange.
+		claimed, err := f.claimOffer(ctx, offer, rec.ID, now)
+		if err != nil {
+			return f.storeFailed(c, err), false
+		}
+		if !claimed {
+			return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
+				"the exchange offer is booked already; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")), true
+		}
+		rec, err = f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+			if r.State != StateFulfilled || r.Exchange.holds() {
+				return &errRefused{f.exchangeable(r, &exchangeOfferAsk{fulfillmentIDs: []string{fulfillmentID(r.ID)}, search: &offerRequest{}})}
+			}
+			q := r.exchangeQuote(sel.OfferID)
+			if q == nil || !now.Before(q.ValidUntil) {
+				return &errRefused{osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "the exchange offer expired; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")}
+			}
+			n := 1
+			if r.Exchange != nil {
+				n = r.Exchange.N + 1
+			}
+			var names []legacy.Passenger
+			for _, op := range offer.Passengers {
+				for _, pr := range r.Passengers {
+					if pr.ExternalRef == op.Ref && pr.Detail != nil && pr.Detail.LastName != "" {
+						names = append(names, legacy.Passenger{FirstName: pr.Detail.FirstName, LastName: pr.Detail.LastName, DateOfBirth: pr.DateOfBirth})
+					}
+				}
+			}
+			req := &legacy.BookingRequest{
+				Header:     legacy.Header{MessageID: messageID(r.ID, StepExchangeBook, n), SentAt: now.UTC().Truncate(time.Second)},
+				Journey:    offer.Journey(),
+				Places:     offer.PlaceRequest(),
+				OfferRef:   offer.LegacyOfferRef,
+				Passengers: names,
+			}
+			pending, err := f.newPending(StepExchangeBook, req, now)
+			if err != nil {
+				return err
+			}
+			pending.Revert = r.State
+			// The sweeper's mark for the new places' hold, then the
+			// intent's: a crash leaves at worst stale marks.
+			if err := f.markHold(ctx, r.ID, now); err != nil {
+				return err
+			}
+			if err := f.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
+				return err
+			}
+			r.Exchange = &ExchangeRecord{
+				ID: xid, N: n, State: ExchangeBooking, CreatedOn: now.UTC(),
+				HoldUntil: now.Add(f.cfg.Hold).UTC().Truncate(time.Second),
+				OfferID:   sel.OfferID, Quote: *q, Offer: *offer,
+			}
+			r.State, r.Pending = StateExchanging, pending
+			return nil
+		})
+		if p := refusedBy(err); p != nil {
+			return f.problem(c, p), finalProblem(p)
+		}
+		if err != nil {
+			return f.storeFailed(c, err), false
+		}
+		after, d := f.deliver(ctx, c.send, rec)
+		return f.exchangeResult(c, after, d, "booking the new places of booking "+rec.ID)
+	})
+}
+
+// exchangePassengers checks that an exchange operation books the offer for
+// all its passengers.
+func exchangePassengers(sel *osdm.OfferSelection, offer *OfferRecord) *osdm.ProblemError {
+	if len(sel.PassengerRefs) != len(offer.Passengers) {
+		return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/passengerRefs", "an exchange covers every passenger of the exchange offer")
+	}
+	for i, ref := range sel.PassengerRefs {
+		found := false
+		for _, op := range offer.Passengers {
+			found = found || op.Ref == ref
+		}
+		if !found {
+			return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/passengerRefs/"+strconv.Itoa(i),
+				"passenger "+quoteShort(ref)+" is not a passenger of the exchange offer")
+		}
+	}
+	return nil
+}
+
+// resumeExchange answers a repeated exchange call from the exchange as it
+// stands; a message whose answer was lost is settled first (asked, and
+// sent again only if the legacy system never got it).
+func (f *Facade) resumeExchange(ctx context.Context, c *call, rec *BookingRecord) (*Answer, bool) {
+	if rec.State == StateExchanging && rec.Pending != nil {
+		if f.now().Before(rec.Pending.LeaseUntil) {
+			return f.inProgress(c, rec), false
+		}
+		after, d := f.redeliver(ctx, c.send, rec)
+		return f.exchangeResult(c, after, d, "the exchange of booking "+rec.ID)
+	}
+	return f.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
+}
+
+// exchangeResult is the answer of an exchange call once its message was
+// sent (d) or found answered: the operation, or why not.
+func (f *Facade) exchangeResult(c *call, rec *BookingRecord, d *delivery, subject string) (*Answer, bool) {
+	switch {
+	case d.lost != nil:
+		p := SendProblem(f.cfg.Partner, d.lost, subject)
+		p.Detail += "; the exchange is being settled: retry with the same Idempotency-Key to get its outcome (the old booking stands until it is confirmed)"
+		return f.problem(c, p), false
+	case d.storeErr != nil:
+		return f.storeFailed(c, d.storeErr), false
+	case rec.State == StateExchanging:
+		return f.inProgress(c, rec), false
+	}
+	x := rec.Exchange
+	switch x.State {
+	case ExchangeFailed:
+		nr := &legacy.NegativeReply{Code: legacy.CodeExchangeNotPossible}
+		if x.Failure != nil && x.Failure.Code != codeReplacementProposal {
+			nr.Code, nr.Retryable = x.Failure.Code, x.Failure.Retryable
+		}
+		p := NegativeProblem(nr, "exchange of booking "+rec.ID+" to train "+x.Offer.Train)
+		p.Detail += "; the booking stands as it was"
+		return f.problem(c, p), finalProblem(p)
+	case ExchangeDropped:
+		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was")
+		return f.problem(c, p), true
+	}
+	return f.json(c, http.StatusOK, osdm.ExchangeOperationResponse{ExchangeOperation: f.exchangeOperationOf(rec)}), true
+}
+
+func droppedWhy(x *ExchangeRecord) string {
+	if x.Dropped == CancelRelease {
+		return "released: it was not confirmed by its ticketTimeLimit"
+	}
+	return "deleted"
+}
+
+// exchangeOf loads the booking and exchange operation of the call's path.
+func (f *Facade) exchangeOf(ctx context.Context, c *call) (*BookingRecord, *Answer) {
+	rec, a := f.bookingOf(ctx, c)
+	if a != nil {
+		return nil, a
+	}
+	xid := c.params[osdm.ParamExchangeOperationID]
+	if rec.Exchange == nil || rec.Exchange.ID != xid {
+		return nil, f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+rec.ID+" has no exchange operation "+quoteShort(xid)))
+	}
+	return rec, nil
+}
+
+// getExchangeOperation answers GET .../exchange-operations/{id} from the store.
+func (f *Facade) getExchangeOperation(ctx context.Context, c *call) *Answer {
+	rec, a := f.exchangeOf(ctx, c)
+	if a != nil {
+		return a
+	}
+	if x := rec.Exchange; x.State == ExchangeDropped {
+		return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was"))
+	}
+	a, _ = f.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
+	return a
+}
+
+// exchangePatchBody is the spec's ExchangeOperationPatchRequest.
+type exchangePatchBody struct {
+	RequestedFulfillmentType  string   `json:"requestedFulfillmentType"`
+	PreferredFulfillmentMedia string   `json:"preferredFulfillmentMedia"`
+	Embed                     []string `json:"embed"`
+}
+
+// patchExchangeOperation takes the fulfilment preferences of the spec's
+// PATCH: the one fulfilment offered is an e-ticket (PDF), so any other is
+// refused; the operation is answered as it stands. It is confirmed by POST
+// /bookings/{id}/fulfillments.
+func (f *Facade) patchExchangeOperation(ctx context.Context, c *call) *Answer {
+	var b exchangePatchBody
+	if p := decodeBody(c.body, &b); p != nil {
+		return f.problem(c, p)
+	}
+	if b.RequestedFulfillmentType != "" && b.RequestedFulfillmentType != string(osdm.FulfillmentETicket) {
+		return f.problem(c, Restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/requestedFulfillmentType", "the fulfilment is an e-ticket (ETICKET)"))
+	}
+	if b.PreferredFulfillmentMedia != "" && b.PreferredFulfillmentMedia != string(osdm.FulfillmentMediaPDFA4) {
+		return f.problem(c, Restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/preferredFulfillmentMedia", "the fulfilment is a PDF (PDF_A4)"))
+	}
+	return f.getExchangeOperation(ctx, c)
+}
+
+// deleteExchangeOperation cancels the new places of an exchange that is
+// not confirmed: 204 once the legacy system freed them; the booking stands
+// as it was.
+func (f *Facade) deleteExchangeOperation(ctx context.Context, c *call) *Answer {
+	xid := c.params[osdm.ParamExchangeOperationID]
+	return f.idempotent(ctx, c, func() string { return xid }, func(string) (*Answer, bool) {
+		rec, a := f.exchangeOf(ctx, c)
+		if a != nil {
+			return a, finalAnswer(a)
+		}
+		x := rec.Exchange
+		switch {
+		case x.State == ExchangeDropped, x.State == ExchangeFailed:
+			return f.noContent(c), true // nothing is held for it
+		case x.State == ExchangeConfirmed:
+			p := osdm.NewProblem(http.StatusConflict, osdm.CodeBookingFulfilled, "exchange operation "+x.ID+" is confirmed; refund or exchange the booking instead")
+			return f.problem(c, p), true
+		}
+		rec, d, p := f.dropExchange(ctx, c.send, rec, CancelDelete)
+		if p != nil {
+			return f.problem(c, p), finalProblem(p)
+		}
+		if a, final := f.exchangeFailed(c, rec, d); a != nil {
+			return a, final
+		}
+		return f.noContent(c), true
+	})
+}
+
+// exchangeFailed is the answer when an exchange's CancelRequest did not
+// reach its end, nil when it did.
+func (f *Facade) exchangeFailed(c *call, rec *BookingRecord, d *delivery) (*Answer, bool) {
+	subject := "the exchange of booking " + rec.ID
+	switch {
+	case d.lost != nil:
+		p := SendProblem(f.cfg.Partner, d.lost, subject)
+		p.Detail += "; it is being settled: retry to learn its outcome"
+		return f.problem(c, p), false
+	case d.storeErr != nil:
+		return f.storeFailed(c, d.storeErr), false
+	case d.refusal != nil:
+		p := NegativeProblem(d.refusal, subject)
+		return f.problem(c, p), finalProblem(p)
+	case rec.State == StateExchanging:
+		return f.inProgress(c, rec), false
+	}
+	return nil, true
+}
+
+// dropExchange cancels the new places of rec's exchange (why: CancelDelete
+// or CancelRelease), or settles the CancelRequest under way.
+func (f *Facade) dropExchange(ctx context.Context, send Sender, rec *BookingRecord, why string) (*BookingRecord, *delivery, *osdm.ProblemError) {
+	return f.exchangeCancel(ctx, send, rec, CancelExchangeDrop, why)
+}
+
+// confirmExchange cancels the old places of rec's PREBOOKED exchange (the
+// fulfilment that confirms it), or settles the CancelRequest under way.
+func (f *Facade) confirmExchange(ctx context.Context, send Sender, rec *BookingRecord) (*BookingRecord, *delivery, *osdm.ProblemError) {
+	return f.exchangeCancel(ctx, send, rec, CancelExchange, "")
+}
+
+// exchangeCancel records and sends the CancelRequest of an exchange: of
+// the old places (kind CancelExchange) or of the new (CancelExchangeDrop,
+// why CancelDelete or CancelRelease).
+func (f *Facade) exchangeCancel(ctx context.Context, send Sender, rec *BookingRecord, kind, why string) (*BookingRecord, *delivery, *osdm.ProblemError) {
+	now := f.now()
+	if rec.State == StateExchanging && rec.Pending != nil {
+		if rec.Pending.Cancel != kind || now.Before(rec.Pending.LeaseUntil) {
+			return nil, nil, stateProblem(rec, "changed")
+		}
+		after, d := f.redeliver(ctx, send, rec)
+		return after, d, nil
+	}
+	rec, err := f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+		x := r.Exchange
+		if r.State != StateFulfilled || x == nil || x.State != ExchangePrebooked || x.Legacy == nil || r.Legacy == nil {
+			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+r.ID+" has no exchange holding new places")}
+		}
+		if why == CancelRelease && now.Before(x.HoldUntil) {
+			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange's hold runs until "+x.HoldUntil.Format(time.RFC3339))}
+		}
+		if kind == CancelExchange && !now.Before(x.HoldUntil) {
+			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeBookingExpired,
+				"exchange operation "+x.ID+" passed its ticketTimeLimit "+x.HoldUntil.Format(time.RFC3339)+" and is released; the booking stands as it was")}
+		}
+		ref := r.Legacy.BookingRef
+		if kind == CancelExchangeDrop {
+			ref = x.Legacy.BookingRef
+		}
+		attempt := r.CancelAttempts + 1
+		req := &legacy.CancelRequest{
+			Header:     legacy.Header{MessageID: messageID(r.ID, StepCancel, attempt), SentAt: now.UTC().Truncate(time.Second)},
+			BookingRef: ref,
+		}
+		pending, err := f.newPending(StepCancel, req, now)
+		if err != nil {
+			return err
+		}
+		pending.Cancel, pending.RefundOfferID, pending.Revert = kind, why, r.State
+		if err := f.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
+			return err
+		}
+		r.CancelAttempts = attempt
+		r.State, r.Pending = StateExchanging, pending
+		return nil
+	})
+	if p := refusedBy(err); p != nil {
+		return rec, nil, p
+	}
+	if err != nil {
+		return nil, &delivery{storeErr: err}, nil
+	}
+	after, d := f.deliver(ctx, send, rec)
+	return after, d, nil
+}
+
+// recordExchangeBookResult records the reply to an exchange's
+// BookingRequest: the new places held (PREBOOKED) or refused (FAILED);
+// the booking is FULFILLED as before either way.
+func (f *Facade) recordExchangeBookResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
+	var booked *LegacyBooking
+	switch r := reply.(type) {
+	case *legacy.BookingReply:
+		price, err := legacyPrice(r.Price, nil)
+		if err != nil {
+			return nil, err
+		}
+		booked = &LegacyBooking{
+			BookingRef: r.BookingRef, ReservationReference: r.ReservationReference, Status: r.Status,
+			Price: price, Places: r.Places, TicketControlNumber: r.TicketControlNumber, RepliedAt: now,
+		}
+		if booked.BookingRef == "" {
+			booked.BookingRef = r.ReservationReference
+		}
+	case *legacy.NegativeReply:
+		d.refusal = r
+	case *legacy.ReplacementProposal:
+		d.proposal = r
+	}
+	rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+		p := r.Pending
+		if p == nil || p.MessageID != msgID || r.Exchange == nil {
+			return errNoChange
+		}
+		r.Pending, r.State = nil, p.Revert
+		x := r.Exchange
+		if booked != nil {
+			if booked.Price.Currency == "" {
+				booked.Price = x.Offer.OSDMPrice
+			}
+			x.State, x.Legacy = ExchangePrebooked, booked
+			return nil
+		}
+		x.State = ExchangeFailed
+		x.Failure = &LegacyRefusal{At: now}
+		if d.refusal != nil {
+			x.Failure.Code, x.Failure.Text, x.Failure.Retryable = d.refusal.Code, d.refusal.Text, d.refusal.Retryable
+		} else {
+			x.Failure.Code, x.Failure.Text = codeReplacementProposal, "another reservation system sells this train"
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	f.afterResult(ctx, rec, msgID)
+	return rec, nil
+}
+
+// recordExchangeCancelResult records the reply to an exchange's
+// CancelRequest. Of the old places (the confirmation): once the legacy
+// system holds them no more, the booking is the new journey. Of the new
+// places (delete, release): once freed, the operation is dropped. A
+// refusal that leaves the places held changes nothing.
+func (f *Facade) recordExchangeCancelResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
+	done := true
+	if nr, ok := reply.(*legacy.NegativeReply); ok {
+		d.refusal = nr
+		done = nr.Code == legacy.CodeAlreadyCancelled || nr.Code == legacy.CodeBookingNotFound
+	}
+	rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+		p := r.Pending
+		if p == nil || p.MessageID != msgID || r.Exchange == nil {
+			return errNoChange
+		}
+		r.Pending, r.State = nil, p.Revert
+		x := r.Exchange
+		if !done {
+			r.LastRefusal = &LegacyRefusal{Code: d.refusal.Code, Text: d.refusal.Text, Retryable: d.refusal.Retryable, At: now}
+			return nil
+		}
+		if p.Cancel == CancelExchangeDrop {
+			x.State, x.Dropped = ExchangeDropped, p.RefundOfferID
+			return nil
+		}
+		// Confirmed: the booking is the new journey, its passengers in the
+		// new offer's order (each place is its passenger's).
+		d.refusal = nil
+		confirmed := now.UTC()
+		x.State, x.ConfirmedOn, x.Old = ExchangeConfirmed, &confirmed, r.Legacy
+		r.Offer, r.Legacy = x.Offer, x.Legacy
+		pax := make([]PassengerRecord, 0, len(r.Passengers))
+		for _, op := range r.Offer.Passengers {
+			for _, pr := range r.Passengers {
+				if pr.ExternalRef == op.Ref {
+					pax = append(pax, pr)
+				}
+			}
+		}
+		if len(pax) == len(r.Passengers) {
+			r.Passengers = pax
+		}
+		if r.Fulfillment != nil {
+			r.Fulfillment.CreatedOn = confirmed
+			r.Fulfillment.ControlNumber = controlNumber(r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	f.afterResult(ctx, rec, msgID)
+	return rec, nil
+}

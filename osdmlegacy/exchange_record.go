@@ -1,0 +1,143 @@
+package osdmlegacy
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// An exchange moves every passenger of a fulfilled booking to another
+// journey. The new places are booked (a BookingRequest) and held while the
+// exchange operation is PREBOOKED; only the fulfilment that confirms it
+// cancels the old places (a CancelRequest), and the booking then shows the
+// new journey. Deleting the operation, or its hold running out, cancels the
+// new places and the old booking stands. At no moment is the booking
+// without places, and once settled it holds one journey's.
+
+// ExchangeOperationIDPrefix starts every exchange operation id.
+const ExchangeOperationIDPrefix = "xo-"
+
+// maxExchangeQuotes bounds the exchange offers one booking keeps.
+const maxExchangeQuotes = 16
+
+// StepExchangeBook is the step of an exchange's BookingRequest (its
+// messageId "<booking id>.xbook.<exchange number>").
+const StepExchangeBook = "xbook"
+
+// StateExchanging: a legacy message of an exchange (the BookingRequest of
+// the new places, or a CancelRequest of the old or new ones) is recorded
+// and may have left; its result is not recorded yet (an intent).
+// Pending.Revert is FULFILLED.
+const StateExchanging BookingState = "EXCHANGING"
+
+// Why a CancelRequest of an exchange is sent.
+const (
+	// CancelExchange cancels the old places: the fulfilment confirms the
+	// exchange.
+	CancelExchange = "exchange"
+	// CancelExchangeDrop cancels the new places: the operation was
+	// deleted, or its hold ran out.
+	CancelExchangeDrop = "exchange-drop"
+)
+
+// ExchangeState is where an exchange operation is.
+type ExchangeState string
+
+// The exchange states.
+const (
+	// ExchangeBooking: the BookingRequest of the new places is under way.
+	ExchangeBooking ExchangeState = "BOOKING"
+	// ExchangePrebooked: the new places are held until HoldUntil; the old
+	// booking stands.
+	ExchangePrebooked ExchangeState = "PREBOOKED"
+	// ExchangeConfirmed: the old places are cancelled; the booking is the
+	// new journey.
+	ExchangeConfirmed ExchangeState = "CONFIRMED"
+	// ExchangeFailed: the legacy system refused the new places; the old
+	// booking stands.
+	ExchangeFailed ExchangeState = "FAILED"
+	// ExchangeDropped: deleted, or released when its hold ran out; the new
+	// places are free again, the old booking stands.
+	ExchangeDropped ExchangeState = "DROPPED"
+)
+
+// ExchangeQuote is an exchange offer made for a booking.
+type ExchangeQuote struct {
+	// OfferKey is the hash of the exchange offer's id (the sealed offer of
+	// the new journey), by which an exchange operation finds it.
+	OfferKey string `json:"offerKey"`
+	// Fee, ExchangePrice and the difference (one of ToPay and Refundable)
+	// are the quote.
+	Fee           osdm.Price  `json:"fee"`
+	ExchangePrice osdm.Price  `json:"exchangePrice"`
+	ToPay         *osdm.Price `json:"toPay,omitempty"`
+	Refundable    *osdm.Price `json:"refundable,omitempty"`
+	// OverruleCode is the request's, which waived the fee.
+	OverruleCode osdm.OverruleCode `json:"overruleCode,omitempty"`
+	// CreatedOn and ValidUntil bound it (the offer's preBookableUntil).
+	CreatedOn  time.Time `json:"createdOn"`
+	ValidUntil time.Time `json:"validUntil"`
+}
+
+// ExchangeRecord is the booking's exchange operation (the latest one).
+type ExchangeRecord struct {
+	// ID is the exchange operation id; N its number in the booking.
+	ID string `json:"id"`
+	N  int    `json:"n"`
+	// State is where it is.
+	State ExchangeState `json:"state"`
+	// CreatedOn is when it was asked; HoldUntil when its new places are
+	// released unless confirmed.
+	CreatedOn time.Time `json:"createdOn"`
+	HoldUntil time.Time `json:"holdUntil"`
+	// OfferID is the exchange offer booked; Quote its terms.
+	OfferID string        `json:"offerId"`
+	Quote   ExchangeQuote `json:"quote"`
+	// Offer is the new journey.
+	Offer OfferRecord `json:"offer"`
+	// Legacy is the BookingReply of the new places; nil before it.
+	Legacy *LegacyBooking `json:"legacy,omitempty"`
+	// Old is the booking's journey before the exchange, kept once confirmed.
+	Old *LegacyBooking `json:"old,omitempty"`
+	// Failure is the refusal of the new places (ExchangeFailed).
+	Failure *LegacyRefusal `json:"failure,omitempty"`
+	// ConfirmedOn is when the old places were cancelled.
+	ConfirmedOn *time.Time `json:"confirmedOn,omitempty"`
+	// Dropped says why the new places were cancelled: CancelDelete or
+	// CancelRelease.
+	Dropped string `json:"dropped,omitempty"`
+}
+
+// holds reports whether the exchange holds new places that the booking
+// does not (yet) show: under way or PREBOOKED.
+func (x *ExchangeRecord) holds() bool {
+	return x != nil && (x.State == ExchangeBooking || x.State == ExchangePrebooked)
+}
+
+// exchangeUnderWay is the problem of an operation that must wait for the
+// booking's exchange to be confirmed or deleted.
+func exchangeUnderWay(rec *BookingRecord) *osdm.ProblemError {
+	return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+rec.ID+" has exchange operation "+rec.Exchange.ID+
+		" under way: confirm it (POST /bookings/"+rec.ID+"/fulfillments) or delete it first")
+}
+
+// exchangeOfferKey is the ExchangeQuote.OfferKey of an exchange offer id.
+func exchangeOfferKey(offerID string) string {
+	sum := sha256.Sum256([]byte(offerID))
+	return hex.EncodeToString(sum[:16])
+}
+
+// exchangeQuote returns the booking's quote of the exchange offer id, nil
+// when none.
+func (rec *BookingRecord) exchangeQuote(offerID string) *ExchangeQuote {
+	k := exchangeOfferKey(offerID)
+	for i := range rec.ExchangeQuotes {
+		if rec.ExchangeQuotes[i].OfferKey == k {
+			return &rec.ExchangeQuotes[i]
+		}
+	}
+	return nil
+}

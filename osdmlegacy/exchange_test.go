@@ -1,0 +1,355 @@
+package osdmlegacy
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// exchangeSearch is the exchange-offers body of booking rec to train,
+// tomorrow, second class, for its passengers.
+func exchangeSearch(rec *BookingRecord, fid, train string, extra map[string]any) map[string]any {
+	var pax []map[string]any
+	for _, p := range rec.Passengers {
+		pax = append(pax, map[string]any{"externalRef": p.ExternalRef, "type": p.Type, "age": *p.Age})
+	}
+	body := map[string]any{
+		"fulfillmentIds": []string{fid},
+		"tripSearchCriteria": map[string]any{
+			"origin":        map[string]any{"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"},
+			"destination":   map[string]any{"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8503000"},
+			"departureTime": tomorrow() + "T00:00:00+01:00",
+			"parameters":    map[string]any{"dataFilter": map[string]any{"vehicleFilter": map[string]any{"exclude": false, "vehicleNumbers": []string{train}}}},
+		},
+		"offerSearchCriteria":              map[string]any{"travelClasses": []string{"SECOND"}},
+		"anonymousPassengerSpecifications": pax,
+	}
+	for k, v := range extra {
+		body[k] = v
+	}
+	return body
+}
+
+// callValid is e.call with the request validated against the spec too.
+func (e *bookEnv) callValid(method, path string, body any, opts ...callOpt) *Answer {
+	e.t.Helper()
+	b, _ := json.Marshal(body)
+	if body == nil {
+		b = nil
+	}
+	h := http.Header{"Content-Type": {"application/json"}}
+	for _, o := range opts {
+		o(h)
+	}
+	osdmspec.ValidateRequest(e.t, osdmspec.V39, method, path, h, b)
+	return e.call(e.f, method, path, b, opts...)
+}
+
+// exchangeTo asks booking id for exchange offers to train and books the
+// one found: the exchange operation, PREBOOKED.
+func (e *bookEnv) exchangeTo(id, fid, train string) (osdm.ExchangeOffer, osdm.ExchangeOperation) {
+	e.t.Helper()
+	rec := e.records()[id]
+	xo := decodeOK[osdm.ExchangeOfferCollectionResponse](e.t, e.callValid("POST", "/bookings/"+id+"/exchange-offers?embed=ALL", exchangeSearch(rec, fid, train, nil)), 200)
+	if len(xo.ExchangeOffers) != 1 || len(xo.Trips) != 1 || len(xo.Passengers) != len(rec.Passengers) {
+		e.t.Fatalf("exchange offers %+v", xo)
+	}
+	offer := xo.ExchangeOffers[0]
+	op := decodeOK[osdm.ExchangeOperationResponse](e.t, e.callValid("POST", "/bookings/"+id+"/exchange-operations",
+		map[string]any{"exchangeOffers": []any{map[string]any{"offerId": offer.OfferID, "passengerRefs": offer.PassengerRefs}}},
+		withKey(newTestUUID())), 200)
+	return offer, *op.ExchangeOperation
+}
+
+func newTestUUID() string {
+	return "6f1c2a3b-4d5e-4f60-8a71-" + time.Now().Format("150405.000000")[7:] + "123456"
+}
+
+// TestExchange: exchange offers are quoted with exchange_fee (nothing
+// held); the exchange operation holds the new places and the old ones
+// stay; the fulfilment confirms it, cancelling the old places only then,
+// and the booking is the new journey. A second exchange deleted frees its
+// places, a third one whose hold runs out is released; the booking keeps
+// its journey throughout. Seats at the legacy system checked each step.
+func TestExchange(t *testing.T) {
+	for _, kind := range []storeKind{memKind, boltKind, redisKind} {
+		t.Run(string(kind), func(t *testing.T) {
+			e := newBookEnv(t, kind, func(c *Config) { c.ExchangeFee = Fee{BasisPoints: 500} })
+			all := e.freeSeats("9203")
+			o := e.offer("9203", adult, child)
+			id, fid := e.fulfilled(o)
+			seats := func(want9203, want708 int) {
+				t.Helper()
+				if a, b := e.freeSeats("9203"), e.freeSeats("708"); a != all-want9203 || b != all-want708 {
+					t.Errorf("seats taken: 9203 %d, 708 %d; want %d, %d", all-a, all-b, want9203, want708)
+				}
+				e.assertAgree(true)
+			}
+			seats(2, 0)
+			oldRef := e.records()[id].Legacy.BookingRef
+
+			n := len(e.legacy.delivered())
+			offer, op := e.exchangeTo(id, fid, "708")
+			wantFee := (o.OSDMPrice.Amount*500 + 5000) / 10000
+			if offer.ExchangeFee.Amount != wantFee || offer.AmountToBePaid == nil || offer.RefundableAmount != nil ||
+				offer.AmountToBePaid.Amount != offer.ExchangePrice.Amount+wantFee-o.OSDMPrice.Amount || len(offer.Fulfillments) != 1 {
+				t.Errorf("exchange offer %+v, want fee %d", offer, wantFee)
+			}
+			if op.Status != "PREBOOKED" || op.TicketTimeLimit == nil {
+				t.Errorf("exchange operation %+v", op)
+			}
+			sent := e.legacy.delivered()[n:]
+			if countKind(sent, legacy.KindBookingRequest) != 1 || countKind(sent, legacy.KindCancelRequest) != 0 {
+				t.Errorf("exchange offers and operation sent %v", sent)
+			}
+			seats(2, 2) // the new places held, the old ones kept
+
+			// GET and PATCH answer the operation; refunds wait for it.
+			path := "/bookings/" + id + "/exchange-operations/" + op.ID
+			if g := decodeOK[osdm.ExchangeOperationResponse](t, e.callValid("GET", path, nil), 200); g.ExchangeOperation.Status != "PREBOOKED" {
+				t.Errorf("GET %+v", g.ExchangeOperation)
+			}
+			decodeOK[osdm.ExchangeOperationResponse](t, e.callValid("PATCH", path, map[string]any{"requestedFulfillmentType": "ETICKET"}), 200)
+			if a := e.call(e.f, "POST", "/bookings/"+id+"/refund-offers", refundOf(fid)); a.Status != 409 {
+				t.Errorf("refund during the exchange: %d", a.Status)
+			}
+
+			// Confirm: the old places cancelled, the booking is train 708.
+			n = len(e.legacy.delivered())
+			fr := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil), 200)
+			sent = e.legacy.delivered()[n:]
+			if len(sent) != 1 || sent[0].(*legacy.CancelRequest).BookingRef != oldRef {
+				t.Errorf("confirmation sent %v, want the CancelRequest of %s", sent, oldRef)
+			}
+			seats(0, 2)
+			rec := e.records()[id]
+			if rec.Offer.Train != "708" || rec.Exchange.State != ExchangeConfirmed || fr.Fulfillments[0].ControlNumber != rec.Legacy.TicketControlNumber {
+				t.Errorf("after the exchange: train %s, exchange %s, fulfilment %+v", rec.Offer.Train, rec.Exchange.State, fr.Fulfillments[0])
+			}
+			gb := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", "/bookings/"+id, nil), 200).Booking
+			if gb.BookingCode != rec.Legacy.ReservationReference || gb.Trips[0].Legs[0].TimedLeg.Service.VehicleNumbers[0] != "708" {
+				t.Errorf("booking after the exchange %+v", gb)
+			}
+			if g := decodeOK[osdm.ExchangeOperationResponse](t, e.callValid("GET", path, nil), 200); g.ExchangeOperation.Status != "FULFILLED" {
+				t.Errorf("GET after confirmation %+v", g.ExchangeOperation)
+			}
+			if a := e.call(e.f, "DELETE", path, nil); a.Status != 409 {
+				t.Errorf("DELETE of a confirmed exchange: %d", a.Status)
+			}
+
+			// A second exchange, deleted: its places freed, 708 stays.
+			_, op2 := e.exchangeTo(id, fid, "9203")
+			seats(2, 2)
+			if a := e.call(e.f, "DELETE", "/bookings/"+id+"/exchange-operations/"+op2.ID, nil); a.Status != 204 {
+				t.Fatalf("DELETE: %d %s", a.Status, a.Body)
+			}
+			seats(0, 2)
+			if a := e.call(e.f, "DELETE", "/bookings/"+id+"/exchange-operations/"+op2.ID, nil); a.Status != 204 {
+				t.Errorf("DELETE again: %d", a.Status)
+			}
+			if rec := e.records()[id]; rec.Offer.Train != "708" || rec.State != StateFulfilled {
+				t.Errorf("after the deleted exchange: %s %s", rec.Offer.Train, rec.State)
+			}
+
+			// A third, left to its hold: released by the sweeper.
+			_, op3 := e.exchangeTo(id, fid, "9203")
+			seats(2, 2)
+			if a := e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", map[string]any{"exchangeOffers": []any{map[string]any{"offerId": "x", "passengerRefs": []string{"p"}}}}); a.Status != 404 {
+				t.Errorf("a second operation while one holds places: %d", a.Status)
+			}
+			e.clock.Advance(DefaultHold + time.Second)
+			if rep := e.settle(e.f); rep.Released != 1 {
+				t.Errorf("settlement %+v, want the exchange released", rep)
+			}
+			seats(0, 2)
+			g := e.call(e.f, "GET", "/bookings/"+id+"/exchange-operations/"+op3.ID, nil)
+			if g.Status != 404 {
+				t.Errorf("GET of a released exchange: %d %s", g.Status, g.Body)
+			}
+			if a := e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil); a.Status != 200 {
+				t.Errorf("fulfilment after the release: %d %s", a.Status, a.Body)
+			}
+			seats(0, 2)
+		})
+	}
+}
+
+// TestExchangeRefusals: what cannot be exchanged, and nothing is sent.
+func TestExchangeRefusals(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	o := e.offer("9203", adult, child)
+	b := e.book(o)
+	rec := e.records()[b.ID]
+	if a := e.call(e.f, "POST", "/bookings/"+b.ID+"/exchange-offers", exchangeSearch(rec, "fu-x", "708", nil)); a.Status != 409 {
+		t.Errorf("exchange before fulfilment: %d %s", a.Status, a.Body)
+	}
+	id, fid := e.fulfilled(e.offer("9203", adult, child))
+	rec = e.records()[id]
+	n := len(e.legacy.delivered())
+	for name, c := range map[string]struct {
+		body   map[string]any
+		status int
+	}{
+		"fee asked":        {exchangeSearch(rec, fid, "708", map[string]any{"exchangeFee": map[string]any{"amount": 1, "currency": "EUR", "scale": 0}}), 422},
+		"other fulfilment": {exchangeSearch(rec, "fu-other", "708", nil), 404},
+		"one passenger":    {exchangeSearch(rec, fid, "708", map[string]any{"anonymousPassengerSpecifications": []any{map[string]any{"externalRef": adult.ref, "type": "ADULT", "age": 30}}}), 422},
+		"stranger":         {exchangeSearch(rec, fid, "708", map[string]any{"anonymousPassengerSpecifications": []any{map[string]any{"externalRef": adult.ref, "type": "ADULT", "age": 30}, map[string]any{"externalRef": "someone", "type": "CHILD", "age": 8}}}), 422},
+		"unknown overrule": {exchangeSearch(rec, fid, "708", map[string]any{"overruleCode": "NO_SUCH_CODE"}), 422},
+		"return trip":      {exchangeSearch(rec, fid, "708", map[string]any{"inboundTripSpecifications": []any{map[string]any{}}}), 422},
+		"no fulfilmentIds": {map[string]any{"anonymousPassengerSpecifications": []any{}}, 400},
+	} {
+		if a := e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", c.body); a.Status != c.status {
+			t.Errorf("%s: %d %s, want %d", name, a.Status, a.Body, c.status)
+		}
+	}
+	if a := e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers?embed=SOME", exchangeSearch(rec, fid, "708", nil)); a.Status != 400 {
+		t.Errorf("bad embed: %d", a.Status)
+	}
+	if len(e.legacy.delivered()) != n {
+		t.Errorf("refused exchanges sent %d messages", len(e.legacy.delivered())-n)
+	}
+	// With an overrule code: no fee. Embed EXCHANGEOFFERS: no trips.
+	xo := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers?embed=EXCHANGEOFFERS", exchangeSearch(rec, fid, "708", map[string]any{"overruleCode": "DISRUPTION"})), 200)
+	if len(xo.ExchangeOffers) != 1 || xo.ExchangeOffers[0].ExchangeFee.Amount != 0 || len(xo.Trips) != 0 || len(xo.Passengers) != 0 {
+		t.Errorf("exchange offers with an overrule code %+v", xo)
+	}
+	// An exchange offer is not booked as a new booking.
+	a := e.call(e.f, "POST", "/bookings", map[string]any{
+		"offers":                  []any{map[string]any{"offerId": xo.ExchangeOffers[0].OfferID, "passengerRefs": xo.ExchangeOffers[0].PassengerRefs}},
+		"passengerSpecifications": []any{map[string]any{"externalRef": adult.ref, "type": "ADULT", "age": 30}, map[string]any{"externalRef": child.ref, "type": "CHILD", "age": 8}},
+	})
+	if p := decodeProblem(t, a); a.Status != 404 || !strings.Contains(p.Detail, "exchange-operations") {
+		t.Errorf("an exchange offer booked as a booking: %d %+v", a.Status, p)
+	}
+	// A partly refunded booking is not exchanged.
+	decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "PATCH", "/bookings/"+id+"/refund-offers/"+
+		decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/refund-offers", refundOf(fid, "p2")), 200).RefundOffers[0].ID,
+		`{"status":"CONFIRMED"}`), 200)
+	if a := e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", exchangeSearch(rec, fid, "708", nil)); a.Status != 422 {
+		t.Errorf("exchange of a partly refunded booking: %d %s", a.Status, a.Body)
+	}
+}
+
+// TestExchangeFaults: a fault at each step of an exchange settles to one
+// journey: the new places' BookingRequest lost (settled: held once, the
+// old kept), the confirmation's CancelRequest lost (settled: the old
+// freed, the booking the new journey) or refused (the old stands; the new
+// places released when the hold runs out), the deletion's CancelRequest
+// lost (settled: the new places freed once).
+func TestExchangeFaults(t *testing.T) {
+	type step struct{ book, confirm, drop string }
+	for _, kind := range []storeKind{boltKind, redisKind} {
+		for _, lf := range lostFaults {
+			for name, s := range map[string]step{"book": {book: lf.what}, "confirm": {confirm: lf.what}, "delete": {drop: lf.what}} {
+				t.Run(string(kind)+"/"+name+"/"+lf.what, func(t *testing.T) {
+					e := newBookEnv(t, kind, nil)
+					other := e.otherInstance()
+					all := e.freeSeats("9203")
+					id, fid := e.fulfilled(e.offer("9203", adult, child))
+					taken := func(w9203, w708 int) {
+						t.Helper()
+						if a, b := all-e.freeSeats("9203"), all-e.freeSeats("708"); a != w9203 || b != w708 {
+							t.Errorf("seats taken: 9203 %d, 708 %d; want %d, %d", a, b, w9203, w708)
+						}
+					}
+					rec := e.records()[id]
+					xo := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", exchangeSearch(rec, fid, "708", nil)), 200)
+					offer := xo.ExchangeOffers[0]
+					key := withKey("0d9f3c2e-6a4b-4f7e-9a51-2b8c7d6e5f41")
+					opBody := map[string]any{"exchangeOffers": []any{map[string]any{"offerId": offer.OfferID, "passengerRefs": offer.PassengerRefs}}}
+					if s.book != "" {
+						e.legacy.inject(fault{kind: legacy.KindBookingRequest, what: s.book})
+						if a := e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", opBody, key); a.Status != lf.status {
+							t.Errorf("exchange operation: %d %s", a.Status, a.Body)
+						}
+						e.assertAgree(false)
+						e.settle(other)
+						e.assertAgree(true)
+						taken(2, 2)
+					}
+					op := decodeOK[osdm.ExchangeOperationResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", opBody, key), 200).ExchangeOperation
+					if op.Status != "PREBOOKED" || countKind(e.legacy.delivered(), legacy.KindBookingRequest) > 3 {
+						t.Errorf("operation %+v", op)
+					}
+					taken(2, 2)
+					switch {
+					case s.confirm != "":
+						e.legacy.inject(fault{kind: legacy.KindCancelRequest, what: s.confirm})
+						if a := e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil); a.Status != lf.status {
+							t.Errorf("confirmation: %d %s", a.Status, a.Body)
+						}
+						e.assertAgree(false)
+						e.settle(other)
+						e.assertAgree(true)
+						taken(0, 2)
+						if r := e.records()[id]; r.Offer.Train != "708" || r.Exchange.State != ExchangeConfirmed {
+							t.Errorf("after settlement: train %s, exchange %s", r.Offer.Train, r.Exchange.State)
+						}
+						if a := e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil); a.Status != 200 {
+							t.Errorf("fulfilment after settlement: %d %s", a.Status, a.Body)
+						}
+					case s.drop != "":
+						e.legacy.inject(fault{kind: legacy.KindCancelRequest, what: s.drop})
+						if a := e.call(e.f, "DELETE", "/bookings/"+id+"/exchange-operations/"+op.ID, nil); a.Status != lf.status {
+							t.Errorf("DELETE: %d %s", a.Status, a.Body)
+						}
+						e.assertAgree(false)
+						e.settle(other)
+						e.assertAgree(true)
+						taken(2, 0)
+						if a := e.call(e.f, "DELETE", "/bookings/"+id+"/exchange-operations/"+op.ID, nil); a.Status != 204 {
+							t.Errorf("DELETE after settlement: %d %s", a.Status, a.Body)
+						}
+					default:
+						decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil), 200)
+						taken(0, 2)
+					}
+					e.assertAgree(true)
+				})
+			}
+		}
+	}
+	t.Run("confirm refused", func(t *testing.T) {
+		e := newBookEnv(t, memKind, nil)
+		all := e.freeSeats("9203")
+		id, fid := e.fulfilled(e.offer("9203", adult, child))
+		e.exchangeTo(id, fid, "708")
+		e.legacy.inject(fault{kind: legacy.KindCancelRequest, what: "negative", code: legacy.CodePartnerRejected})
+		if a := e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil); a.Status < 400 {
+			t.Errorf("refused confirmation: %d", a.Status)
+		}
+		if r := e.records()[id]; r.Offer.Train != "9203" || r.Exchange.State != ExchangePrebooked || e.freeSeats("9203") != all-2 || e.freeSeats("708") != all-2 {
+			t.Errorf("after the refusal: %s %s", r.Offer.Train, r.Exchange.State)
+		}
+		e.assertAgree(true)
+		e.clock.Advance(DefaultHold + time.Second)
+		e.settle(e.f)
+		if r := e.records()[id]; r.Offer.Train != "9203" || r.Exchange.State != ExchangeDropped || e.freeSeats("708") != all || e.freeSeats("9203") != all-2 {
+			t.Errorf("after the hold: %s %s", r.Offer.Train, r.Exchange.State)
+		}
+		e.assertAgree(true)
+	})
+	t.Run("book refused", func(t *testing.T) {
+		e := newBookEnv(t, memKind, nil)
+		id, fid := e.fulfilled(e.offer("9203", adult, child))
+		rec := e.records()[id]
+		xo := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", exchangeSearch(rec, fid, "708", nil)), 200)
+		e.legacy.inject(fault{kind: legacy.KindBookingRequest, what: "negative", code: legacy.CodeNoAvailability})
+		a := e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", map[string]any{"exchangeOffers": []any{map[string]any{"offerId": xo.ExchangeOffers[0].OfferID, "passengerRefs": xo.ExchangeOffers[0].PassengerRefs}}})
+		if a.Status != 409 {
+			t.Errorf("refused exchange: %d %s", a.Status, a.Body)
+		}
+		if r := e.records()[id]; r.State != StateFulfilled || r.Exchange.State != ExchangeFailed {
+			t.Errorf("after the refusal: %s %+v", r.State, r.Exchange)
+		}
+		e.assertAgree(true)
+		e.exchangeTo(id, fid, "708") // another try
+		e.assertAgree(true)
+	})
+}
