@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -231,14 +232,16 @@ func TestJournalReplyOutlivesReplyCache(t *testing.T) {
 }
 
 // killOnFulfilment makes the tap SIGKILL the front it names when the
-// fulfilment of message id arrives, before passing it on: the partner
-// keeps a booking PREBOOKED that the dead front never confirmed.
+// fulfilment of message id first arrives, before passing it on: the
+// partner keeps a booking PREBOOKED that the dead front never confirmed.
+// The fulfilments after (a resend continuing the exchange) go through.
 func (rig *journalRig) killOnFulfilment(front *journalProc, id string) {
 	key := converter.IdempotencyKey(journalPartner, id, converter.StepFulfillments)
 	rig.tap.mu.Lock()
 	defer rig.tap.mu.Unlock()
+	var killed atomic.Bool
 	rig.tap.intercept = func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
-		if r.Header.Get("Idempotency-Key") != key {
+		if r.Header.Get("Idempotency-Key") != key || !killed.CompareAndSwap(false, true) {
 			return false
 		}
 		front.Kill()
@@ -254,7 +257,8 @@ func (rig *journalRig) killOnFulfilment(front *journalProc, id string) {
 // way. Started again on the same bolt file, it settles the booking the
 // dead process left: first with no request at all (settlement starts
 // with the configuration, deletes the unconfirmed booking and records the
-// outcome a resend then gets), then with the resend coming first (it
+// outcome a resend then gets; a resend that comes while settlement runs
+// waits for it and calls nothing), then with the resend coming first (it
 // continues the exchange, unless settlement got there first). Either way the booking ends fulfilled or
 // deleted, the reply says which, and there is one booking.
 func TestJournalSettlesAfterSIGKILL(t *testing.T) {
@@ -271,34 +275,78 @@ func TestJournalSettlesAfterSIGKILL(t *testing.T) {
 		t.Fatalf("after the kill the partner holds %+v, want it PREBOOKED", b)
 	}
 	// No request at all after the restart: settlement starts with the
-	// configuration, and must be done within settle_interval plus the
-	// exchange's timeout (20s, the default).
+	// configuration, and must delete the booking within settle_interval
+	// plus the exchange's timeout (20s, the default). The tap holds the
+	// answer to its DELETE until the resend is on its way, so that the
+	// resend finds settlement under way: it must wait for settlement's
+	// outcome, not call the partner itself. Waiting for the DELETE as the
+	// tap recorded it (not for the partner's state, which changes before
+	// the tap has recorded the call) keeps settlement's own calls out of
+	// what the resend is charged with.
+	deleting, answer := make(chan struct{}), make(chan struct{})
+	var deleteOnce sync.Once
+	rig.tap.mu.Lock()
+	rig.tap.intercept = func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if r.Method != http.MethodDelete {
+			return false
+		}
+		ex := rig.tap.forward(t, r, body)
+		deleteOnce.Do(func() { close(deleting) })
+		select {
+		case <-answer:
+		case <-time.After(10 * time.Second):
+		}
+		for k, v := range ex.RespHeader {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(ex.Status)
+		_, _ = w.Write(ex.RespBody)
+		return true
+	}
+	rig.tap.mu.Unlock()
 	front = rig.front()
 	restarted := time.Now()
-	deadline := restarted.Add(200*time.Millisecond + 20*time.Second)
-	var b sandboxBookingView
-	for {
-		if b = rig.oneBooking(id); b.Status != "PREBOOKED" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the booking left by the dead front is still %s", b.Status)
-		}
-		time.Sleep(50 * time.Millisecond)
+	select {
+	case <-deleting:
+	case <-time.After(200*time.Millisecond + 20*time.Second):
+		close(answer)
+		t.Fatalf("the booking left by the dead front is still %s", rig.oneBooking(id).Status)
 	}
-	t.Logf("settled %v after the restart, with no request", time.Since(restarted))
+	t.Logf("settlement deleted the booking %v after the restart, with no request", time.Since(restarted))
+	b := rig.oneBooking(id)
 	if b.Status != "DELETED" {
+		close(answer)
 		t.Fatalf("settled without a client, the booking is %s, want DELETED", b.Status)
 	}
-	rig.tap.take()
-	status, r := rig.mustSend(front, searchBooking(id))
-	n := must[*legacy.NegativeReply](t, status, r, legacy.CodeBookingRolledBack.HTTPStatus())
+	settlement := rig.tap.take()
+	type answered struct {
+		status int
+		reply  legacy.Reply
+		err    error
+	}
+	resent := make(chan answered, 1)
+	go func() {
+		s, r, err := rig.send(front, searchBooking(id))
+		resent <- answered{s, r, err}
+	}()
+	// Not a condition the test depends on: the resend must get the same
+	// reply and make no call whether it arrives during settlement or after.
+	time.Sleep(200 * time.Millisecond)
+	close(answer)
+	a := <-resent
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	n := must[*legacy.NegativeReply](t, a.status, a.reply, legacy.CodeBookingRolledBack.HTTPStatus())
 	if n.Code != legacy.CodeBookingRolledBack || n.BookingRef != b.ID || !n.Retryable {
 		t.Fatalf("resend after settlement: %+v", n)
 	}
 	if exs := rig.tap.take(); len(exs) != 0 {
-		t.Fatalf("the resend of a settled exchange made %d OSDM calls", len(exs))
+		t.Fatalf("the resend of an exchange under settlement made %d OSDM calls, e.g. %s %s (settlement made %d)", len(exs), exs[0].Method, exs[0].Path, len(settlement))
 	}
+	rig.tap.mu.Lock()
+	rig.tap.intercept = nil
+	rig.tap.mu.Unlock()
 
 	// Continued by the resend.
 	id = journalMsgID("b2")
@@ -308,15 +356,17 @@ func TestJournalSettlesAfterSIGKILL(t *testing.T) {
 	}
 	front = rig.front()
 	rig.tap.take()
-	status, r = rig.mustSend(front, searchBooking(id))
+	status, r := rig.mustSend(front, searchBooking(id))
 	b = rig.oneBooking(id)
 	switch r := r.(type) {
 	case *legacy.BookingReply:
+		t.Logf("the resend continued the exchange")
 		if r.BookingRef != b.ID || b.Status != "FULFILLED" || status != http.StatusOK {
 			t.Fatalf("resend: %d %+v, partner %+v", status, r, b)
 		}
 	case *legacy.NegativeReply:
 		// Settlement (started with the configuration) got there first.
+		t.Logf("settlement got there before the resend")
 		if r.Code != legacy.CodeBookingRolledBack || r.BookingRef != b.ID || b.Status != "DELETED" {
 			t.Fatalf("resend: %+v, partner %+v", r, b)
 		}
