@@ -423,13 +423,7 @@ func (f *Facade) recordExchangeBookResult(ctx context.Context, id, msgID string,
 			x.State, x.Legacy = ExchangePrebooked, booked
 			return nil
 		}
-		x.State = ExchangeFailed
-		x.Failure = &LegacyRefusal{At: now}
-		if d.refusal != nil {
-			x.Failure.Code, x.Failure.Text, x.Failure.Retryable = d.refusal.Code, d.refusal.Text, d.refusal.Retryable
-		} else {
-			x.Failure.Code, x.Failure.Text = codeReplacementProposal, "another reservation system sells this train"
-		}
+		x.State, x.Failure = ExchangeFailed, d.failure(now)
 		return nil
 	})
 	if err != nil {

@@ -219,13 +219,7 @@ func (f *Facade) recordBookResult(ctx context.Context, id, msgID string, reply l
 			r.State, r.Legacy = StatePrebooked, booked
 			return nil
 		}
-		r.State = StateFailed
-		r.Failure = &LegacyRefusal{At: now}
-		if d.refusal != nil {
-			r.Failure.Code, r.Failure.Text, r.Failure.Retryable = d.refusal.Code, d.refusal.Text, d.refusal.Retryable
-		} else {
-			r.Failure.Code, r.Failure.Text = codeReplacementProposal, "another reservation system sells this train"
-		}
+		r.State, r.Failure = StateFailed, d.failure(now)
 		return nil
 	})
 	if err != nil {
@@ -233,6 +227,19 @@ func (f *Facade) recordBookResult(ctx context.Context, id, msgID string, reply l
 	}
 	f.afterResult(ctx, rec, msgID)
 	return rec, nil
+}
+
+// failure is the refusal a BookingRequest's reply recorded in d stands
+// for: the NegativeReply's code and text, or a ReplacementProposal (another
+// reservation system sells the train).
+func (d *delivery) failure(now time.Time) *LegacyRefusal {
+	f := &LegacyRefusal{At: now}
+	if d.refusal != nil {
+		f.Code, f.Text, f.Retryable = d.refusal.Code, d.refusal.Text, d.refusal.Retryable
+	} else {
+		f.Code, f.Text = codeReplacementProposal, "another reservation system sells this train"
+	}
+	return f
 }
 
 // recordCancelResult records the reply to the CancelRequest msgID: the
