@@ -7,6 +7,15 @@
 #   C        A with osdm_token (the token layer alone)
 #   Ddirect  POST /bookings + POST .../fulfillments through the bare proxy
 #   Dconv    a legacy BookingRequest with OfferRef through the converter
+#   Edirect  the OSDM calls of a legacy exchange (the booking read back,
+#            exchange offers, exchange operation, fulfilment) through the
+#            bare proxy
+#   Econv    a legacy BookingRequest with ExchangeOf through the converter
+#   Pdirect  the OSDM calls of a partial cancellation (the booking read
+#            back, a refund offer for one passenger, its confirmation)
+#            through the bare proxy
+#   Pconv    a legacy CancelRequest with one Place of two through the
+#            converter
 #
 # One sandbox partner Caddy (osdm_login + osdm_access + osdm_sandbox) serves
 # every scenario; each scenario has a front Caddy process of its own, so
@@ -18,24 +27,29 @@
 #
 #   bench/run.sh [-c 8] [-d 15s] [-rounds 5] [-warmup 2s] [-rate 200]
 #                [-open-d 10s] [-max-wait 600] [-no-profile] [-no-micro]
-#                [-scenarios "A B C Ddirect Dconv"] [-profile A,B] [-profile-d 12s]
+#                [-scenarios "A B C Ddirect Dconv Edirect Econv Pdirect Pconv"]
+#                [-profile A,B] [-profile-d 12s] [-offers N] [-bookings N]
 #
 # -c/-d: closed loop, c workers, d per scenario in all; -rate/-open-d: open
 # loop at a fixed rate, the latency comparison (-rate 0 skips it);
 # -scenarios: the scenarios run; -profile/-profile-d: the fronts profiled
-# after the rounds, and for how long each (bench/profile.sh). Before
+# after the rounds, and for how long each (bench/profile.sh); -offers and
+# -bookings: fresh offers per D scenario and fresh bookings per E and P
+# scenario (default: estimated from A's warm-up). Before
 # starting it waits, at most -max-wait seconds, for the 1-minute load
 # average to drop below 3. Ports: FRONT_PORT (18080 and the next four, one
 # per front), FRONT_ADMIN (12080, the same way), PARTNER_PORT (18441),
 # PARTNER_ADMIN (12441). BENCH_DATA_DIR: where the fronts' data directories
-# (osdm_convert's bolt journal) go; default the run's temporary directory.
+# (osdm_convert's bolt journal) go; default the run's temporary directory;
+# the report's booking target depends on its file system (tmpfs or not).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(dirname "$here")"
 
 concurrency=8 duration=15s rounds=5 warmup=2s rate=200 open_d=10s max_wait=600
-profile=1 micro=1 only="A B C Ddirect Dconv" profiled=A,B profile_d=12s
+offers=0 bookings=0
+profile=1 micro=1 only="A B C Ddirect Dconv Edirect Econv Pdirect Pconv" profiled=A,B profile_d=12s
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-c) concurrency="$2"; shift 2 ;;
@@ -50,6 +64,8 @@ while [ $# -gt 0 ]; do
 	-scenarios) only="$2"; shift 2 ;;
 	-profile) profiled="$2"; shift 2 ;;
 	-profile-d) profile_d="$2"; shift 2 ;;
+	-offers) offers="$2"; shift 2 ;;
+	-bookings) bookings="$2"; shift 2 ;;
 	*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
@@ -59,8 +75,8 @@ export PARTNER_PORT="${PARTNER_PORT:-18441}" PARTNER_ADMIN="${PARTNER_ADMIN:-124
 read -r -a scenarios <<<"$only"
 for s in "${scenarios[@]}"; do
 	case "$s" in
-	A | B | C | Ddirect | Dconv) ;;
-	*) echo "run.sh: unknown scenario \"$s\" in -scenarios (want some of: A B C Ddirect Dconv, separated by spaces)" >&2; exit 2 ;;
+	A | B | C | Ddirect | Dconv | Edirect | Econv | Pdirect | Pconv) ;;
+	*) echo "run.sh: unknown scenario \"$s\" in -scenarios (want some of: A B C Ddirect Dconv Edirect Econv Pdirect Pconv, separated by spaces)" >&2; exit 2 ;;
 	esac
 done
 
@@ -136,8 +152,8 @@ start_caddy() {
 
 front_of() {
 	case "$1" in
-	A | Ddirect) echo bare ;;
-	B | Dconv) echo convert ;;
+	A | Ddirect | Edirect | Pdirect) echo bare ;;
+	B | Dconv | Econv | Pconv) echo convert ;;
 	C) echo token ;;
 	esac
 }
@@ -162,7 +178,7 @@ profile_args=()
 "$tmp/load" bench "${fronts[@]}" "${profile_args[@]}" -keys "$KEYS" \
 	-partner "http://127.0.0.1:$PARTNER_PORT" -partner-admin "http://127.0.0.1:$PARTNER_ADMIN" -partner-pid "$partner_pid" \
 	-c "$concurrency" -d "$duration" -rounds "$rounds" -warmup "$warmup" -rate "$rate" -open-d "$open_d" \
-	-out "$results/results.json"
+	-offers "$offers" -bookings "$bookings" -data-fs "$(stat -f -c %T "${BENCH_DATA_DIR:-$tmp}")" -out "$results/results.json"
 
 for pid in "${pids[@]}"; do
 	kill "$pid"

@@ -3,6 +3,8 @@ package legacy
 import (
 	"strings"
 	"testing"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/jsontree"
 )
 
 // TestParseJSONRefuses pins the error of each kind of bad JSON: the
@@ -46,12 +48,16 @@ func TestParseJSONReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id != "m-1" || strings.Join(root.keys, ",") != "messageId,s,n,t,f,z,o,l" {
-		t.Fatalf("id %q keys %v", id, root.keys)
+	var keys []string
+	var v []*jnode
+	for _, m := range root.Members {
+		keys, v = append(keys, m.Name), append(v, m.Value)
 	}
-	v := root.vals
-	if v[1].kind != jString || v[1].s != "aé\"\\/\n\U0001F686" || v[2].kind != jNumber || v[2].s != "-1.5e3" ||
-		!v[3].b || v[4].kind != jBool || v[4].b || v[5].kind != jNull || v[6].kind != jObject || v[7].kind != jArray {
+	if id != "m-1" || strings.Join(keys, ",") != "messageId,s,n,t,f,z,o,l" {
+		t.Fatalf("id %q keys %v", id, keys)
+	}
+	if v[1].Kind != jsontree.String || v[1].Text != "aé\"\\/\n\U0001F686" || v[2].Kind != jsontree.Number || v[2].Text != "-1.5e3" ||
+		!v[3].Bool || v[4].Kind != jsontree.Bool || v[4].Bool || v[5].Kind != jsontree.Null || v[6].Kind != jsontree.Object || v[7].Kind != jsontree.Array {
 		t.Errorf("read %+v %+v %+v %+v %+v %+v", *v[1], *v[2], *v[3], *v[4], *v[5], *v[6])
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/jsontree"
 )
 
 // decoder holds what the readers of one message share: the form, the first
@@ -42,7 +44,10 @@ type reader struct {
 
 func newReader(d *decoder, parent *reader, seg, jseg string, index int, x *xnode, j *jnode) *reader {
 	r := &reader{d: d, parent: parent, seg: seg, jseg: jseg, index: index, x: x, j: j}
-	n := len(j.keysOrNil())
+	n := 0
+	if j != nil {
+		n = len(j.Members)
+	}
 	if x != nil {
 		n = len(x.attrs) + len(x.kids)
 	}
@@ -51,13 +56,6 @@ func newReader(d *decoder, parent *reader, seg, jseg string, index int, x *xnode
 	}
 	r.used, d.usedSlab = d.usedSlab[:n:n], d.usedSlab[n:]
 	return r
-}
-
-func (j *jnode) keysOrNil() []string {
-	if j == nil {
-		return nil
-	}
-	return j.keys
 }
 
 // path is this node's path in the message's own form ("" for the root).
@@ -134,10 +132,10 @@ func jsonKeyIs(key, name string, attr bool) bool {
 
 // jfield returns the value of JSON key for name, nil if absent or null.
 func (r *reader) jfield(name string, attr bool) *jnode {
-	for i, k := range r.j.keys {
-		if jsonKeyIs(k, name, attr) {
+	for i, m := range r.j.Members {
+		if jsonKeyIs(m.Name, name, attr) {
 			r.used[i] = true
-			if v := r.j.vals[i]; v.kind != jNull {
+			if v := m.Value; v.Kind != jsontree.Null {
 				return v
 			}
 			return nil
@@ -182,7 +180,7 @@ func (r *reader) xchild(name string) *xnode {
 // scalar returns the text of field name: an XML attribute or text-only
 // element, or a JSON value of kind want. ok is false when it is absent or
 // when r failed.
-func (r *reader) scalar(name string, attr bool, want jkind) (string, bool, *jnode) {
+func (r *reader) scalar(name string, attr bool, want jsontree.Kind) (string, bool, *jnode) {
 	if r.d.err != nil {
 		return "", false, nil
 	}
@@ -205,11 +203,11 @@ func (r *reader) scalar(name string, attr bool, want jkind) (string, bool, *jnod
 	if v == nil {
 		return "", false, nil
 	}
-	if v.kind != want {
-		r.fail(name, attr, "must be "+want.String()+", not "+v.kind.String())
+	if v.Kind != want {
+		r.fail(name, attr, "must be "+want.String()+", not "+v.Kind.String())
 		return "", false, nil
 	}
-	return v.s, true, v
+	return v.Text, true, v
 }
 
 // str reads a string field; ok reports presence. encoding/xml and
@@ -217,7 +215,7 @@ func (r *reader) scalar(name string, attr bool, want jkind) (string, bool, *jnod
 // in the reply cache (its correlationId, say) keeps no more of the request
 // alive than that string.
 func (r *reader) str(name string, attr bool) (string, bool) {
-	s, ok, _ := r.scalar(name, attr, jString)
+	s, ok, _ := r.scalar(name, attr, jsontree.String)
 	return s, ok
 }
 
@@ -239,7 +237,7 @@ func (r *reader) strRule(name string, attr, required bool, valid func(string) bo
 
 // integer reads a non-negative integer field (at most 9 digits).
 func (r *reader) integer(name string, attr bool) (int, bool) {
-	s, ok, _ := r.scalar(name, attr, jNumber)
+	s, ok, _ := r.scalar(name, attr, jsontree.Number)
 	if !ok {
 		return 0, false
 	}
@@ -270,12 +268,12 @@ func (r *reader) intRule(name string, attr, required bool, min, max int, rule st
 // boolean reads a boolean field: XML true, false, 1 or 0 (xsd:boolean),
 // JSON true or false.
 func (r *reader) boolean(name string, attr bool) bool {
-	s, ok, v := r.scalar(name, attr, jBool)
+	s, ok, v := r.scalar(name, attr, jsontree.Bool)
 	if !ok {
 		return false
 	}
 	if v != nil {
-		return v.b
+		return v.Bool
 	}
 	switch s {
 	case "true", "1":
@@ -315,8 +313,8 @@ func (r *reader) child(name string, required bool) *reader {
 			c = newReader(r.d, r, name, "", -1, k, nil)
 		}
 	} else if v := r.jfield(name, false); v != nil {
-		if v.kind != jObject {
-			r.fail(name, false, "must be an object, not "+v.kind.String())
+		if v.Kind != jsontree.Object {
+			r.fail(name, false, "must be an object, not "+v.Kind.String())
 			return nil
 		}
 		c = newReader(r.d, r, name, lowerFirst(name), -1, nil, v)
@@ -360,17 +358,17 @@ func (r *reader) list(xmlName, jsonKey string, max int) []*reader {
 	if v == nil {
 		return nil
 	}
-	if v.kind != jArray {
-		r.fail(jsonKey, true, "must be an array, not "+v.kind.String())
+	if v.Kind != jsontree.Array {
+		r.fail(jsonKey, true, "must be an array, not "+v.Kind.String())
 		return nil
 	}
-	if len(v.vals) > max {
+	if len(v.Items) > max {
 		return tooMany()
 	}
-	for i, item := range v.vals {
+	for i, item := range v.Items {
 		c := newReader(r.d, r, xmlName, jsonKey, i, nil, item)
-		if item.kind != jObject {
-			r.d.fail(CodeInvalidMessage, c.path(), "must be an object, not "+item.kind.String())
+		if item.Kind != jsontree.Object {
+			r.d.fail(CodeInvalidMessage, c.path(), "must be an object, not "+item.Kind.String())
 			return nil
 		}
 		out = append(out, c)
@@ -406,9 +404,9 @@ func (r *reader) done() {
 		}
 		return
 	}
-	for i, k := range r.j.keys {
+	for i, m := range r.j.Members {
 		if !r.used[i] {
-			r.d.fail(CodeInvalidMessage, r.fieldPath(shortName(k), true), "is not a known field here")
+			r.d.fail(CodeInvalidMessage, r.fieldPath(shortName(m.Name), true), "is not a known field here")
 			return
 		}
 	}

@@ -390,24 +390,9 @@ func (f *Facade) exchangeCancel(ctx context.Context, send Sender, rec *BookingRe
 // BookingRequest: the new places held (PREBOOKED) or refused (FAILED);
 // the booking is FULFILLED as before either way.
 func (f *Facade) recordExchangeBookResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
-	var booked *LegacyBooking
-	switch r := reply.(type) {
-	case *legacy.BookingReply:
-		price, err := legacyPrice(r.Price, nil)
-		if err != nil {
-			return nil, err
-		}
-		booked = &LegacyBooking{
-			BookingRef: r.BookingRef, ReservationReference: r.ReservationReference, Status: r.Status,
-			Price: price, Places: r.Places, TicketControlNumber: r.TicketControlNumber, RepliedAt: now,
-		}
-		if booked.BookingRef == "" {
-			booked.BookingRef = r.ReservationReference
-		}
-	case *legacy.NegativeReply:
-		d.refusal = r
-	case *legacy.ReplacementProposal:
-		d.proposal = r
+	booked, err := d.booked(reply, now)
+	if err != nil {
+		return nil, err
 	}
 	rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
 		p := r.Pending
@@ -423,13 +408,7 @@ func (f *Facade) recordExchangeBookResult(ctx context.Context, id, msgID string,
 			x.State, x.Legacy = ExchangePrebooked, booked
 			return nil
 		}
-		x.State = ExchangeFailed
-		x.Failure = &LegacyRefusal{At: now}
-		if d.refusal != nil {
-			x.Failure.Code, x.Failure.Text, x.Failure.Retryable = d.refusal.Code, d.refusal.Text, d.refusal.Retryable
-		} else {
-			x.Failure.Code, x.Failure.Text = codeReplacementProposal, "another reservation system sells this train"
-		}
+		x.State, x.Failure = ExchangeFailed, d.failure(now)
 		return nil
 	})
 	if err != nil {

@@ -188,24 +188,9 @@ func checkReply(p *PendingMessage, reply legacy.Reply) error {
 // recordBookResult records the reply to the BookingRequest msgID:
 // PREBOOKED with the reply's places, or FAILED with the refusal.
 func (f *Facade) recordBookResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
-	var booked *LegacyBooking
-	switch r := reply.(type) {
-	case *legacy.BookingReply:
-		price, err := legacyPrice(r.Price, nil)
-		if err != nil {
-			return nil, err
-		}
-		booked = &LegacyBooking{
-			BookingRef: r.BookingRef, ReservationReference: r.ReservationReference, Status: r.Status,
-			Price: price, Places: r.Places, TicketControlNumber: r.TicketControlNumber, RepliedAt: now,
-		}
-		if booked.BookingRef == "" {
-			booked.BookingRef = r.ReservationReference
-		}
-	case *legacy.NegativeReply:
-		d.refusal = r
-	case *legacy.ReplacementProposal:
-		d.proposal = r
+	booked, err := d.booked(reply, now)
+	if err != nil {
+		return nil, err
 	}
 	rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
 		if r.Pending == nil || r.Pending.MessageID != msgID {
@@ -219,13 +204,7 @@ func (f *Facade) recordBookResult(ctx context.Context, id, msgID string, reply l
 			r.State, r.Legacy = StatePrebooked, booked
 			return nil
 		}
-		r.State = StateFailed
-		r.Failure = &LegacyRefusal{At: now}
-		if d.refusal != nil {
-			r.Failure.Code, r.Failure.Text, r.Failure.Retryable = d.refusal.Code, d.refusal.Text, d.refusal.Retryable
-		} else {
-			r.Failure.Code, r.Failure.Text = codeReplacementProposal, "another reservation system sells this train"
-		}
+		r.State, r.Failure = StateFailed, d.failure(now)
 		return nil
 	})
 	if err != nil {
@@ -233,6 +212,45 @@ func (f *Facade) recordBookResult(ctx context.Context, id, msgID string, reply l
 	}
 	f.afterResult(ctx, rec, msgID)
 	return rec, nil
+}
+
+// booked reads the reply to a BookingRequest: the places it holds (a
+// BookingReply), or nil with the refusal kept in d (a NegativeReply or a
+// ReplacementProposal).
+func (d *delivery) booked(reply legacy.Reply, now time.Time) (*LegacyBooking, error) {
+	switch r := reply.(type) {
+	case *legacy.BookingReply:
+		price, err := legacyPrice(r.Price, nil)
+		if err != nil {
+			return nil, err
+		}
+		b := &LegacyBooking{
+			BookingRef: r.BookingRef, ReservationReference: r.ReservationReference, Status: r.Status,
+			Price: price, Places: r.Places, TicketControlNumber: r.TicketControlNumber, RepliedAt: now,
+		}
+		if b.BookingRef == "" {
+			b.BookingRef = r.ReservationReference
+		}
+		return b, nil
+	case *legacy.NegativeReply:
+		d.refusal = r
+	case *legacy.ReplacementProposal:
+		d.proposal = r
+	}
+	return nil, nil
+}
+
+// failure is the refusal a BookingRequest's reply recorded in d stands
+// for: the NegativeReply's code and text, or a ReplacementProposal (another
+// reservation system sells the train).
+func (d *delivery) failure(now time.Time) *LegacyRefusal {
+	f := &LegacyRefusal{At: now}
+	if d.refusal != nil {
+		f.Code, f.Text, f.Retryable = d.refusal.Code, d.refusal.Text, d.refusal.Retryable
+	} else {
+		f.Code, f.Text = codeReplacementProposal, "another reservation system sells this train"
+	}
+	return f
 }
 
 // recordCancelResult records the reply to the CancelRequest msgID: the

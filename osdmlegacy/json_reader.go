@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/jsontree"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
@@ -38,7 +39,7 @@ func (r *treeReader) restricted(res Restriction, ptr, detail string) {
 
 // given says whether v holds a value: absent members and JSON null (the
 // spec makes most members nullable) are both "not given".
-func given(v *jnode) bool { return v != nil && v.kind != jNull }
+func given(v *jnode) bool { return v != nil && v.Kind != jsontree.Null }
 
 // members walks an object's members, calling member for each; a member
 // for which member returns false is not in the schema and is refused,
@@ -48,14 +49,14 @@ func (r *treeReader) members(n *jnode, ptr, schema string, member func(name stri
 	if !r.ok() {
 		return
 	}
-	if n.kind != jObject {
-		r.invalid(ptr, "must be an object ("+schema+"), not "+n.kind.String())
+	if n.Kind != jsontree.Object {
+		r.invalid(ptr, "must be an object ("+schema+"), not "+n.Kind.String())
 		return
 	}
-	for _, m := range n.members {
-		p := ptr + "/" + escapePointer(m.name)
-		if !member(m.name, m.value, p) && r.ok() && !r.discriminator(m.name, m.value, p, schema) {
-			r.invalid(p, "member "+strconv.Quote(shorten(m.name, 64))+" is not in OSDM's "+schema)
+	for _, m := range n.Members {
+		p := ptr + "/" + jsontree.EscapePointer(m.Name)
+		if !member(m.Name, m.Value, p) && r.ok() && !r.discriminator(m.Name, m.Value, p, schema) {
+			r.invalid(p, "member "+strconv.Quote(shorten(m.Name, 64))+" is not in OSDM's "+schema)
 		}
 		if !r.ok() {
 			return
@@ -70,7 +71,7 @@ func (r *treeReader) discriminator(name string, v *jnode, ptr, schema string) bo
 	if name != osdm.MemberObjectType {
 		return false
 	}
-	if given(v) && v.kind == jString && v.text == schema {
+	if given(v) && v.Kind == jsontree.String && v.Text == schema {
 		return true
 	}
 	if r.ok() {
@@ -84,15 +85,15 @@ func (r *treeReader) str(v *jnode, ptr string, max int) string {
 	if !r.ok() || !given(v) {
 		return ""
 	}
-	if v.kind != jString {
-		r.invalid(ptr, "must be a string, not "+v.kind.String())
+	if v.Kind != jsontree.String {
+		r.invalid(ptr, "must be a string, not "+v.Kind.String())
 		return ""
 	}
-	if v.text == "" || len(v.text) > max {
+	if v.Text == "" || len(v.Text) > max {
 		r.invalid(ptr, "must be 1.."+strconv.Itoa(max)+" characters")
 		return ""
 	}
-	return v.text
+	return v.Text
 }
 
 // integer reads an int32 within [min, max]; it returns def when absent.
@@ -100,17 +101,17 @@ func (r *treeReader) integer(v *jnode, ptr string, min, max, def int) int {
 	if !r.ok() || !given(v) {
 		return def
 	}
-	if v.kind != jNumber {
-		r.invalid(ptr, "must be an integer, not "+v.kind.String())
+	if v.Kind != jsontree.Number {
+		r.invalid(ptr, "must be an integer, not "+v.Kind.String())
 		return def
 	}
-	n, err := strconv.ParseInt(v.text, 10, 32)
+	n, err := strconv.ParseInt(v.Text, 10, 32)
 	if err != nil {
-		r.invalid(ptr, "must be an integer (int32), not "+shorten(v.text, 32))
+		r.invalid(ptr, "must be an integer (int32), not "+shorten(v.Text, 32))
 		return def
 	}
 	if int(n) < min || int(n) > max {
-		r.invalid(ptr, "must be "+strconv.Itoa(min)+".."+strconv.Itoa(max)+", not "+v.text)
+		r.invalid(ptr, "must be "+strconv.Itoa(min)+".."+strconv.Itoa(max)+", not "+v.Text)
 		return def
 	}
 	return int(n)
@@ -121,11 +122,11 @@ func (r *treeReader) boolean(v *jnode, ptr string, def bool) bool {
 	if !r.ok() || !given(v) {
 		return def
 	}
-	if v.kind != jBool {
-		r.invalid(ptr, "must be a boolean, not "+v.kind.String())
+	if v.Kind != jsontree.Bool {
+		r.invalid(ptr, "must be a boolean, not "+v.Kind.String())
 		return def
 	}
-	return v.b
+	return v.Bool
 }
 
 // array reads an array's items; nil when absent.
@@ -133,11 +134,11 @@ func (r *treeReader) array(v *jnode, ptr string) []*jnode {
 	if !r.ok() || !given(v) {
 		return nil
 	}
-	if v.kind != jArray {
-		r.invalid(ptr, "must be an array, not "+v.kind.String())
+	if v.Kind != jsontree.Array {
+		r.invalid(ptr, "must be an array, not "+v.Kind.String())
 		return nil
 	}
-	return v.items
+	return v.Items
 }
 
 // object checks that v is an object; false (and a problem) if not.
@@ -145,8 +146,8 @@ func (r *treeReader) object(v *jnode, ptr, schema string) bool {
 	if !r.ok() {
 		return false
 	}
-	if v.kind != jObject {
-		r.invalid(ptr, "must be an object ("+schema+"), not "+v.kind.String())
+	if v.Kind != jsontree.Object {
+		r.invalid(ptr, "must be an object ("+schema+"), not "+v.Kind.String())
 		return false
 	}
 	return true

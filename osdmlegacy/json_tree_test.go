@@ -3,6 +3,8 @@ package osdmlegacy
 import (
 	"strings"
 	"testing"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/jsontree"
 )
 
 // TestParseJSONTreeRefuses holds the request tree reader to each of its
@@ -57,22 +59,22 @@ func TestParseJSONTreeReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n.kind != jObject || len(n.members) != 2 || n.members[0].name != "z" || n.members[1].name != "a" {
-		t.Fatalf("members %+v", n.members)
+	if n.Kind != jsontree.Object || len(n.Members) != 2 || n.Members[0].Name != "z" || n.Members[1].Name != "a" {
+		t.Fatalf("members %+v", n.Members)
 	}
-	if v := n.members[0].value; v.kind != jString || v.text != "aé/\"\\" {
+	if v := n.Members[0].Value; v.Kind != jsontree.String || v.Text != "aé/\"\\" {
 		t.Fatalf("string %+v", v)
 	}
 	// Member names: known, unknown, escaped (unquoted like values).
 	names, err := parseJSONTree([]byte(`{"origin": 1, "zz\u00e9": 2, "orig\u0069n2": 3, "typ\u0065": 4}`))
-	if err != nil || len(names.members) != 4 || names.members[0].name != "origin" || names.members[1].name != "zzé" ||
-		names.members[2].name != "origin2" || names.members[3].name != "type" {
+	if err != nil || len(names.Members) != 4 || names.Members[0].Name != "origin" || names.Members[1].Name != "zzé" ||
+		names.Members[2].Name != "origin2" || names.Members[3].Name != "type" {
 		t.Fatalf("names %+v %v", names, err)
 	}
-	items := n.members[1].value.items
-	if len(items) != 5 || items[0].kind != jNumber || items[0].text != "-0.5e+3" ||
-		items[1].kind != jBool || !items[1].b || items[2].kind != jBool || items[2].b ||
-		items[3].kind != jNull || items[4].kind != jObject || len(items[4].members) != 0 {
+	items := n.Members[1].Value.Items
+	if len(items) != 5 || items[0].Kind != jsontree.Number || items[0].Text != "-0.5e+3" ||
+		items[1].Kind != jsontree.Bool || !items[1].Bool || items[2].Kind != jsontree.Bool || items[2].Bool ||
+		items[3].Kind != jsontree.Null || items[4].Kind != jsontree.Object || len(items[4].Members) != 0 {
 		t.Fatalf("items %+v", items)
 	}
 }

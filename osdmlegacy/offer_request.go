@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/jsontree"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
@@ -171,13 +172,13 @@ func (q *offerRequest) readPlace(r *treeReader, v *jnode, ptr string) string {
 	var objectType, ref string
 	var refPtr string
 	var others bool
-	for _, m := range v.members {
-		switch m.name {
+	for _, m := range v.Members {
+		switch m.Name {
 		case "objectType":
-			objectType = r.str(m.value, ptr+"/objectType", 64)
+			objectType = r.str(m.Value, ptr+"/objectType", 64)
 		case "stopPlaceRef":
 			refPtr = ptr + "/stopPlaceRef"
-			ref = r.str(m.value, refPtr, 64)
+			ref = r.str(m.Value, refPtr, 64)
 		default:
 			others = true
 		}
@@ -192,9 +193,9 @@ func (q *offerRequest) readPlace(r *treeReader, v *jnode, ptr string) string {
 		r.err = Restricted(RestrictUICStations, osdm.CodeOfferPlaceUnknown, ptr+"/objectType",
 			"places must be StopPlaceRef stations, not "+strconv.Quote(shorten(objectType, 40)))
 	case others:
-		for _, m := range v.members {
-			if m.name != "objectType" && m.name != "stopPlaceRef" {
-				r.invalid(ptr+"/"+escapePointer(m.name), "member "+strconv.Quote(shorten(m.name, 64))+" is not in OSDM's StopPlaceRef")
+		for _, m := range v.Members {
+			if m.Name != "objectType" && m.Name != "stopPlaceRef" {
+				r.invalid(ptr+"/"+jsontree.EscapePointer(m.Name), "member "+strconv.Quote(shorten(m.Name, 64))+" is not in OSDM's StopPlaceRef")
 				break
 			}
 		}

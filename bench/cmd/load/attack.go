@@ -9,6 +9,8 @@ import (
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/caddy-osdm/caddy-osdm/converter"
 )
 
 // phase is one attack: closed loop (rate 0: each of concurrency workers
@@ -71,7 +73,7 @@ const maxErrorSamples = 5
 
 // newClient is the load driver's HTTP client: keep-alive connections, one
 // per worker, no proxy from the environment; the sequence transport makes
-// D's direct pairs.
+// D's direct pairs, the direct transport the after-sales floors.
 func newClient(concurrency int) *http.Client {
 	tr := &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -80,7 +82,11 @@ func newClient(concurrency int) *http.Client {
 		IdleConnTimeout:     time.Minute,
 		DisableCompression:  true,
 	}
-	return &http.Client{Transport: &sequenceTransport{next: tr}, Timeout: 30 * time.Second}
+	c, err := converter.New(converter.Config{Partner: partnerName})
+	if err != nil {
+		panic(err) // the configuration is a constant
+	}
+	return &http.Client{Transport: &sequenceTransport{next: &directTransport{next: tr, c: c}}, Timeout: 30 * time.Second}
 }
 
 // processes are the processes whose CPU time an attack measures (a zero

@@ -39,6 +39,9 @@ type settings struct {
 	Rate         int     `json:"rate"`
 	OpenSecs     float64 `json:"open_seconds"`
 	TokenSeconds float64 `json:"token_lifetime_seconds"`
+	// DataFS is the file system type of the fronts' data directories
+	// (stat -f), where osdm_convert's journal writes: "tmpfs" or a disk's.
+	DataFS string `json:"data_fs,omitempty"`
 }
 
 // record is the measurement of one scenario.
@@ -60,6 +63,9 @@ type record struct {
 	PartnerLogins float64 `json:"partner_logins"`
 	// Offers is how many fresh offers were made for a D scenario.
 	Offers int `json:"offers,omitempty"`
+	// Bookings is how many fresh bookings were made for an after-sales
+	// scenario.
+	Bookings int `json:"bookings,omitempty"`
 	// Profiled is the unmeasured attack during which the front's CPU
 	// profile was taken (-profile-dir): its front CPU per request turns
 	// the profile's shares into µs per request (`load pprof`).
@@ -95,8 +101,10 @@ func (ff frontFlags) Set(v string) error {
 type benchFlags struct {
 	fronts                            frontFlags
 	partner, partnerAdmin, keys, out  string
+	dataFS                            string
 	profileDir, profile               string
 	concurrency, rate, rounds, offers int
+	bookings                          int
 	partnerPID                        int
 	duration, warmup, openDuration    time.Duration
 	profileDuration, tokenLifetime    time.Duration
@@ -117,10 +125,12 @@ func benchCommand(args []string) error {
 	fs.IntVar(&f.rate, "rate", 200, "requests/s of the open-loop latency phase; 0 skips it")
 	fs.DurationVar(&f.openDuration, "open-d", 10*time.Second, "open-loop time per scenario, split into -rounds")
 	fs.IntVar(&f.offers, "offers", 0, "fresh offers per D scenario; 0 estimates them from A's warm-up")
+	fs.IntVar(&f.bookings, "bookings", 0, "fresh bookings per after-sales scenario (E, P); 0 estimates them from A's warm-up")
 	fs.StringVar(&f.profileDir, "profile-dir", "", "after measuring, profile these scenarios' fronts (CPU and allocations) into this directory")
 	fs.StringVar(&f.profile, "profile", "A,B", "scenarios to profile")
 	fs.DurationVar(&f.profileDuration, "profile-d", 12*time.Second, "closed-loop time of each profiled run")
 	fs.DurationVar(&f.tokenLifetime, "token-lifetime", 15*time.Minute, "the partner's access token lifetime, for the report")
+	fs.StringVar(&f.dataFS, "data-fs", "", "file system type of the fronts' data directories (the journal's), for the report's booking target")
 	fs.StringVar(&f.out, "out", "", "result file (JSON)")
 	_ = fs.Parse(args)
 	if f.out == "" || f.keys == "" || len(f.fronts) == 0 || f.rounds < 1 {
@@ -159,7 +169,7 @@ type running struct {
 func bench(ctx context.Context, f benchFlags) (*results, error) {
 	out := &results{Machine: machine(), Settings: settings{
 		Concurrency: f.concurrency, Rounds: f.rounds, ClosedSecs: f.duration.Seconds(), WarmupSecs: f.warmup.Seconds(),
-		Rate: f.rate, OpenSecs: f.openDuration.Seconds(), TokenSeconds: f.tokenLifetime.Seconds(),
+		Rate: f.rate, OpenSecs: f.openDuration.Seconds(), TokenSeconds: f.tokenLifetime.Seconds(), DataFS: f.dataFS,
 	}}
 	token, err := directToken(ctx, f.partner, f.keys)
 	if err != nil {
@@ -192,6 +202,17 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 				return nil, fmt.Errorf("%s: %w", r.s.name, err)
 			}
 			r.rec.Offers = n
+		}
+		if r.s.bookingPax > 0 {
+			n := f.bookings
+			if n == 0 {
+				n = estimateBookings(floor, f)
+			}
+			log.Printf("%s: making %d fresh bookings of %d passengers at the partner", r.s.name, n, r.s.bookingPax)
+			if r.env.bookings, err = makeBookings(ctx, f.partner, token, n, r.s.bookingPax); err != nil {
+				return nil, fmt.Errorf("%s: %w", r.s.name, err)
+			}
+			r.rec.Bookings = n
 		}
 		if r.tr, err = r.s.targets(r.env); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.s.name, err)
@@ -235,7 +256,7 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 				last := res.RoundThroughput[len(res.RoundThroughput)-1]
 				log.Printf("%s %s round %d: %.0f req/s", r.s.name, p.name, round+1, last)
 				if res.RanOut {
-					log.Printf("%s: out of fresh offers; its remaining rounds are skipped (raise -offers)", r.s.name)
+					log.Printf("%s: out of fresh offers or bookings; its remaining rounds are skipped (raise -offers or -bookings)", r.s.name)
 					r.done = true
 				}
 			}
@@ -326,6 +347,21 @@ func estimateOffers(floor float64, f benchFlags) int {
 	closed := 1.5 * floor * (f.warmup + f.duration).Seconds()
 	open := float64(f.rate) * f.openDuration.Seconds() * 1.1
 	return int(math.Ceil(closed+open)) + 500
+}
+
+// estimateBookings sizes an after-sales scenario's bookings: an exchange
+// or a partial cancellation makes three or four partner calls (the
+// booking read back, then two or three); sent directly, a partial
+// cancellation ran at 0.3 of A's rate. Each booking is acted on once.
+// Making one costs three partner calls, so the estimate is tighter than
+// the offers'.
+func estimateBookings(floor float64, f benchFlags) int {
+	if floor <= 0 {
+		floor = 3000
+	}
+	closed := 0.45 * floor * (f.warmup + f.duration).Seconds()
+	open := float64(f.rate) * f.openDuration.Seconds() * 1.1
+	return int(math.Ceil(closed+open)) + 200
 }
 
 // directToken logs in at the partner as bench-direct, the client whose

@@ -57,6 +57,21 @@ func bookingRequest(id, offerRef string) *legacy.BookingRequest {
 	}
 }
 
+// exchangeRequest is scenario E's message: the booking exchanged, every
+// passenger, to the same train a week later (the converter asks for
+// exchange offers and picks one).
+func exchangeRequest(id string, b madeBooking) legacy.Message {
+	m := paxBookingRequest(id, b.day+7, len(b.places))
+	m.ExchangeOf = b.ref
+	return m
+}
+
+// partialCancel is scenario P's message: the first place of the booking
+// cancelled, the others kept.
+func partialCancel(id string, b madeBooking) legacy.Message {
+	return &legacy.CancelRequest{Header: legacy.Header{MessageID: id, Sender: 87}, BookingRef: b.ref, Places: b.places[:1]}
+}
+
 // oneAdultSearch is the search that makes D's offers: one adult, second
 // class, on the given day; the converter books such an offer for a
 // BookingRequest of one place at tariff 1.

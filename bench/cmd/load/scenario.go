@@ -10,6 +10,7 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/caddy-osdm/caddy-osdm/converter"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 // scenario is one measured configuration: what the front Caddy runs (for
@@ -23,6 +24,9 @@ type scenario struct {
 	front string
 	// needsOffers: every request books a fresh offer made beforehand.
 	needsOffers bool
+	// bookingPax > 0: every request acts on a fresh fulfilled booking of
+	// that many adults, made beforehand.
+	bookingPax int
 	// targets returns the request generator for a run.
 	targets func(e *env) (vegeta.Targeter, error)
 	// check says what is wrong with a 2xx answer, "" if nothing.
@@ -34,7 +38,9 @@ type env struct {
 	front  string   // front Caddy base URL
 	token  string   // access token for the calls the driver sends itself
 	offers []string // fresh offers for the D scenarios
-	ids    *messageIDs
+	// bookings are fresh fulfilled bookings for the after-sales scenarios.
+	bookings []madeBooking
+	ids      *messageIDs
 }
 
 // scenarios lists the scenarios in the order bench/run.sh runs them.
@@ -112,6 +118,58 @@ var scenarios = []*scenario{
 		},
 		check: wantAll("<BookingReply", "<Status>FULFILLED</Status>"),
 	},
+	{
+		name: "Edirect", front: "bare", bookingPax: 1,
+		title: "the OSDM calls of a legacy exchange (the booking read back, exchange offers, exchange operation, fulfilment) sent directly through the bare proxy (E's floor)",
+		targets: func(e *env) (vegeta.Targeter, error) {
+			return afterSales(e, e.front, e.token, exchangeRequest)
+		},
+		check: wantAll("<BookingReply", "<Status>FULFILLED</Status>", "<ExchangeOf>"),
+	},
+	{
+		name: "Econv", front: "convert", bookingPax: 1,
+		title: "legacy XML BookingRequest with ExchangeOf through osdm_convert + osdm_token + reverse_proxy",
+		targets: func(e *env) (vegeta.Targeter, error) {
+			return afterSales(e, e.front+"/partners/alpine", "", exchangeRequest)
+		},
+		check: wantAll("<BookingReply", "<Status>FULFILLED</Status>", "<ExchangeOf>"),
+	},
+	{
+		name: "Pdirect", front: "bare", bookingPax: 2,
+		title: "the OSDM calls of a partial cancellation (the booking read back, a refund offer for one passenger, its confirmation) sent directly through the bare proxy (P's floor)",
+		targets: func(e *env) (vegeta.Targeter, error) {
+			return afterSales(e, e.front, e.token, partialCancel)
+		},
+		check: wantAll("<CancelReply", "<Status>PARTIALLY_REFUNDED</Status>"),
+	},
+	{
+		name: "Pconv", front: "convert", bookingPax: 2,
+		title: "legacy XML CancelRequest with one Place of a 2-place booking through osdm_convert + osdm_token + reverse_proxy",
+		targets: func(e *env) (vegeta.Targeter, error) {
+			return afterSales(e, e.front+"/partners/alpine", "", partialCancel)
+		},
+		check: wantAll("<CancelReply", "<Status>PARTIALLY_REFUNDED</Status>"),
+	},
+}
+
+// afterSales sends one message per fresh booking: through the front's
+// converter (token ""), or converted in the driver and sent as OSDM calls
+// through the bare front with the driver's token (directTransport).
+func afterSales(e *env, url, token string, msg func(id string, b madeBooking) legacy.Message) (vegeta.Targeter, error) {
+	ts := make([]vegeta.Target, len(e.bookings))
+	for i, b := range e.bookings {
+		body, err := encodeXML(msg(e.ids.next(), b))
+		if err != nil {
+			return nil, err
+		}
+		h := xmlHeader()
+		if token != "" {
+			h.Set(headerDirect, "1")
+			h.Set("Authorization", "Bearer "+token)
+		}
+		ts[i] = vegeta.Target{Method: http.MethodPost, URL: url, Body: body, Header: h}
+	}
+	return each(ts), nil
 }
 
 // scenarioNamed finds a scenario.

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/converter"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+)
+
+// madeBooking is a fulfilled booking made beforehand for an after-sales
+// scenario, straight at the partner.
+type madeBooking struct {
+	// ref is its BookingRef (the OSDM booking id).
+	ref string
+	// day is how many days ahead it travels.
+	day int
+	// places are the places of its BookingReply.
+	places []legacy.Place
+}
+
+// makeBookings books and fulfils n bookings of pax adults each at the
+// partner directly (not through a front), spread over offerDays
+// departure days: a legacy BookingRequest without OfferRef, converted in
+// the driver (search, book, fulfil). Every after-sales request acts on a
+// booking of its own, as every D request books an offer of its own.
+func makeBookings(ctx context.Context, partner, token string, n, pax int) ([]madeBooking, error) {
+	c, err := converter.New(converter.Config{Partner: partnerName})
+	if err != nil {
+		return nil, err
+	}
+	tr := &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	x := &httpCaller{rt: tr, base: partner, auth: "Bearer " + token}
+	ids := newMessageIDs("prep")
+	const workers = 8
+	var (
+		mu    sync.Mutex
+		made  = make([]madeBooking, 0, n)
+		first error
+		wg    sync.WaitGroup
+		next  = make(chan int)
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				day := 20 + i%offerDays
+				m := paxBookingRequest(ids.next(), day, pax)
+				cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+				res := c.Convert(cctx, m, x)
+				cancel()
+				mu.Lock()
+				if br, ok := res.Reply.(*legacy.BookingReply); ok && len(br.Places) == pax {
+					made = append(made, madeBooking{ref: br.BookingRef, day: day, places: br.Places})
+				} else if first == nil {
+					first = fmt.Errorf("booking %d of %d: %s", i, n, replyText(res.Reply))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := 0; ; i++ {
+		mu.Lock()
+		done := len(made) >= n || first != nil
+		mu.Unlock()
+		if done {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if first != nil {
+		return nil, fmt.Errorf("making bookings: %w", first)
+	}
+	return made[:n], nil
+}
+
+// replyText says what a reply that is not the one wanted is.
+func replyText(r legacy.Reply) string {
+	if nr, ok := r.(*legacy.NegativeReply); ok {
+		return string(nr.Code) + ": " + nr.Text
+	}
+	return fmt.Sprintf("%T", r)
+}
+
+// paxBookingRequest books pax adults in second class on the bench train,
+// day days ahead, letting the converter search and pick.
+func paxBookingRequest(id string, day, pax int) *legacy.BookingRequest {
+	m := bookingRequest(id, "")
+	m.Journey = journey(day)
+	m.Places.Tariffs = []legacy.Tariff{{Code: 1, Count: pax}}
+	m.Passengers = nil
+	for i := range pax {
+		m.Passengers = append(m.Passengers, legacy.Passenger{FirstName: "Anna", LastName: fmt.Sprintf("Muster%d", i+1), DateOfBirth: "1990-05-17"})
+	}
+	return m
+}
