@@ -63,6 +63,13 @@ func (rs *replies) pop() {
 	}
 }
 
+// unstamped clears what a resend may change in h, the header of the copy
+// c: when the message was sent and whether it was namespaced.
+func unstamped(c legacy.Message, h *legacy.Header) legacy.Message {
+	h.SentAt, h.Namespaced = time.Time{}, false
+	return c
+}
+
 // fingerprint hashes req in its JSON form without sentAt or namespace, so
 // that the same message resent in XML, in JSON or stamped anew matches.
 func fingerprint(req legacy.Request) [32]byte {
@@ -70,24 +77,19 @@ func fingerprint(req legacy.Request) [32]byte {
 	switch r := req.(type) {
 	case *legacy.AvailabilityRequest:
 		c := *r
-		c.Header.SentAt, c.Header.Namespaced = time.Time{}, false
-		m = &c
+		m = unstamped(&c, &c.Header)
 	case *legacy.BookingRequest:
 		c := *r
-		c.Header.SentAt, c.Header.Namespaced = time.Time{}, false
-		m = &c
+		m = unstamped(&c, &c.Header)
 	case *legacy.CancelRequest:
 		c := *r
-		c.Header.SentAt, c.Header.Namespaced = time.Time{}, false
-		m = &c
+		m = unstamped(&c, &c.Header)
 	case *legacy.SynchroRequest:
 		c := *r
-		c.Header.SentAt, c.Header.Namespaced = time.Time{}, false
-		m = &c
+		m = unstamped(&c, &c.Header)
 	case *legacy.PassengerDataRequest:
 		c := *r
-		c.Header.SentAt, c.Header.Namespaced = time.Time{}, false
-		m = &c
+		m = unstamped(&c, &c.Header)
 	default:
 		m = req
 	}

@@ -70,12 +70,7 @@ func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, wh
 		if why == CancelRelease && now.Before(r.HoldUntil) {
 			return &errRefused{stateProblem(r, verb)}
 		}
-		attempt := r.CancelAttempts + 1
-		req := &legacy.CancelRequest{
-			Header:     legacy.Header{MessageID: messageID(r.ID, StepCancel, attempt), SentAt: now.UTC().Truncate(time.Second)},
-			BookingRef: r.Legacy.BookingRef,
-			ReasonCode: reason,
-		}
+		req := &legacy.CancelRequest{BookingRef: r.Legacy.BookingRef, ReasonCode: reason}
 		if why == CancelRefund {
 			places, p := r.refundPlaces(rid)
 			if p != nil {
@@ -83,18 +78,33 @@ func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, wh
 			}
 			req.Places = places
 		}
-		pending, err := f.newPending(StepCancel, req, now)
-		if err != nil {
-			return err
-		}
-		pending.Cancel, pending.RefundOfferID, pending.Revert = why, rid, r.State
-		if err := f.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
-			return err
-		}
-		r.CancelAttempts = attempt
-		r.State, r.Pending = StateCancelling, pending
-		return nil
+		return f.pendCancel(ctx, r, req, why, rid, StateCancelling, now)
 	})
+	return f.deliverCancel(ctx, send, rec, err)
+}
+
+// pendCancel records on r the CancelRequest req as the message under way
+// (its next attempt's messageId, its intent marked): kind and rid say what
+// it cancels, r goes to state, and back to its state now on a refusal.
+func (f *Facade) pendCancel(ctx context.Context, r *BookingRecord, req *legacy.CancelRequest, kind, rid string, state BookingState, now time.Time) error {
+	attempt := r.CancelAttempts + 1
+	req.Header = legacy.Header{MessageID: messageID(r.ID, StepCancel, attempt), SentAt: now.UTC().Truncate(time.Second)}
+	pending, err := f.newPending(StepCancel, req, now)
+	if err != nil {
+		return err
+	}
+	pending.Cancel, pending.RefundOfferID, pending.Revert = kind, rid, r.State
+	if err := f.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
+		return err
+	}
+	r.CancelAttempts = attempt
+	r.State, r.Pending = state, pending
+	return nil
+}
+
+// deliverCancel sends the CancelRequest that pendCancel recorded in rec,
+// or answers why none was: the refusal, or the store's failure.
+func (f *Facade) deliverCancel(ctx context.Context, send Sender, rec *BookingRecord, err error) (*BookingRecord, *delivery, *osdm.ProblemError) {
 	if p := refusedBy(err); p != nil {
 		return rec, nil, p
 	}

@@ -359,31 +359,9 @@ func (f *Facade) exchangeCancel(ctx context.Context, send Sender, rec *BookingRe
 		if kind == CancelExchangeDrop {
 			ref = x.Legacy.BookingRef
 		}
-		attempt := r.CancelAttempts + 1
-		req := &legacy.CancelRequest{
-			Header:     legacy.Header{MessageID: messageID(r.ID, StepCancel, attempt), SentAt: now.UTC().Truncate(time.Second)},
-			BookingRef: ref,
-		}
-		pending, err := f.newPending(StepCancel, req, now)
-		if err != nil {
-			return err
-		}
-		pending.Cancel, pending.RefundOfferID, pending.Revert = kind, why, r.State
-		if err := f.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
-			return err
-		}
-		r.CancelAttempts = attempt
-		r.State, r.Pending = StateExchanging, pending
-		return nil
+		return f.pendCancel(ctx, r, &legacy.CancelRequest{BookingRef: ref}, kind, why, StateExchanging, now)
 	})
-	if p := refusedBy(err); p != nil {
-		return rec, nil, p
-	}
-	if err != nil {
-		return nil, &delivery{storeErr: err}, nil
-	}
-	after, d := f.deliver(ctx, send, rec)
-	return after, d, nil
+	return f.deliverCancel(ctx, send, rec, err)
 }
 
 // recordExchangeBookResult records the reply to an exchange's
