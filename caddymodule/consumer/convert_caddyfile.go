@@ -9,7 +9,6 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/dustin/go-humanize"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
@@ -20,15 +19,9 @@ import (
 )
 
 func init() {
-	httpcaddyfile.RegisterHandlerDirective("osdm_convert", parseConvertCaddyfile)
-}
-
-func parseConvertCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
-	c := new(Convert)
-	if err := c.UnmarshalCaddyfile(h.Dispenser); err != nil {
-		return nil, err
-	}
-	return c, routePartnerOf(h).convertParsed(h, c.Partner)
+	glue.RegisterHandlerThen("osdm_convert", func(h httpcaddyfile.Helper, c *Convert) error {
+		return routePartnerOf(h).convertParsed(h, c.Partner)
+	})
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
@@ -48,34 +41,23 @@ func parseConvertCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler,
 //		settle_interval <duration>           # default: the osdm app's (30s)
 //	}
 func (c *Convert) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	d.Next() // the directive name
-	file, line := d.File(), d.Line()
-	if d.NextArg() {
-		return d.ArgErr()
-	}
-	seen := map[string]bool{}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		name := d.Val()
+	file, line, err := glue.Directive(d, []string{"tariff", "reason", "path"}, func(name string) error {
 		args := d.RemainingArgs()
-		switch name {
-		case "tariff", "reason", "path":
-		default:
-			if seen[name] {
-				return d.Errf("%s already specified", name)
-			}
-		}
-		seen[name] = true
 		if name == "store" {
 			cfg, err := stores.UnmarshalArgs(d, "store", args)
 			if err != nil {
 				return err
 			}
 			c.Store = cfg
-			continue
+			return nil
 		}
 		if err := c.unmarshalOption(name, args); err != nil {
 			return d.Err(err.Error())
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	// Validate now, so that the error names the Caddyfile and the
 	// directive's line.

@@ -9,26 +9,17 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	"github.com/dustin/go-humanize"
 )
 
 func init() {
-	httpcaddyfile.RegisterHandlerDirective("osdm_token", parseTokenCaddyfile)
-}
-
-func parseTokenCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
-	t := new(Token)
-	h.Reset()
-	h.Next()
-	file, line := h.File(), h.Line()
-	h.Reset()
-	if err := t.UnmarshalCaddyfile(h.Dispenser); err != nil {
-		return nil, err
-	}
-	routePartnerOf(h).tokenParsed(file, line, t)
-	return t, nil
+	glue.RegisterHandlerThen("osdm_token", func(h httpcaddyfile.Helper, t *Token) error {
+		h.Reset()
+		h.Next() // the directive name, where a missing partner is reported
+		routePartnerOf(h).tokenParsed(h.File(), h.Line(), t)
+		return nil
+	})
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
@@ -66,11 +57,6 @@ func parseTokenCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, e
 //
 // token_url, key_file, kid and subject are required.
 func (t *Token) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	d.Next() // the directive name
-	file, line := d.File(), d.Line()
-	if d.NextArg() {
-		return d.ArgErr()
-	}
 	stringOpts := map[string]*string{
 		"token_url": &t.TokenURL, "key_file": &t.KeyFile, "kid": &t.KeyID, "issuer": &t.Issuer,
 		"subject": &t.Subject, "audience": &t.Audience, "alg": &t.Alg, "scope": &t.Scope,
@@ -80,20 +66,14 @@ func (t *Token) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		"lifetime": &t.Lifetime, "refresh_ahead": &t.RefreshAhead, "default_expires_in": &t.DefaultExpiresIn,
 		"login_timeout": &t.LoginTimeout,
 	}
-	seen := map[string]bool{}
 	tlsOpts := new(reverseproxy.HTTPTransport)
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		name := d.Val()
-		if seen[name] {
-			return d.Errf("%s already specified", name)
-		}
-		seen[name] = true
+	file, line, err := glue.Directive(d, nil, func(name string) error {
 		if strings.HasPrefix(name, "tls_") && slices.Contains(glue.TokenSubdirectives, name) {
 			if err := unmarshalTLSOption(d, tlsOpts); err != nil {
 				return err
 			}
 			t.TLS = tlsOpts.TLS
-			continue
+			return nil
 		}
 		_, isString := stringOpts[name]
 		_, isDuration := durations[name]
@@ -123,6 +103,10 @@ func (t *Token) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			t.MaxReplayBody = int64(size)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	// Validate now, so that the error names the Caddyfile and the
 	// directive's line.

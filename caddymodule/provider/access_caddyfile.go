@@ -5,18 +5,10 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
 func init() {
-	httpcaddyfile.RegisterHandlerDirective("osdm_access", parseAccessCaddyfile)
-}
-
-func parseAccessCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
-	a := new(Access)
-	err := a.UnmarshalCaddyfile(h.Dispenser)
-	return a, err
+	glue.RegisterHandler[Access]("osdm_access")
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
@@ -33,18 +25,7 @@ func parseAccessCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, 
 // Without key_file, issuer names the osdm_login of this configuration
 // whose signing key verifies the tokens.
 func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	d.Next() // the directive name
-	file, line := d.File(), d.Line()
-	if d.NextArg() {
-		return d.ArgErr()
-	}
-	seen := map[string]bool{}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		name := d.Val()
-		if seen[name] {
-			return d.Errf("%s already specified", name)
-		}
-		seen[name] = true
+	file, line, err := glue.Directive(d, nil, func(name string) error {
 		var err error
 		switch name {
 		case "key_file":
@@ -66,9 +47,10 @@ func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		default:
 			return d.Err(glue.UnknownSubdirective("subdirective", name, glue.AccessSubdirectives))
 		}
-		if err != nil {
-			return err
-		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	// Validate now, so that the error names the Caddyfile and the
 	// directive's line.

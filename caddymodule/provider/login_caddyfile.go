@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
@@ -15,13 +13,7 @@ import (
 )
 
 func init() {
-	httpcaddyfile.RegisterHandlerDirective("osdm_login", parseLoginCaddyfile)
-}
-
-func parseLoginCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
-	l := new(Login)
-	err := l.UnmarshalCaddyfile(h.Dispenser)
-	return l, err
+	glue.RegisterHandler[Login]("osdm_login")
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
@@ -51,20 +43,7 @@ func parseLoginCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, e
 // naming the same file share; redis shares them between instances.
 // signing_key_file, issuer and at least one client are required.
 func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	d.Next() // the directive name
-	file, line := d.File(), d.Line()
-	if d.NextArg() {
-		return d.ArgErr()
-	}
-	seen := map[string]bool{}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		name := d.Val()
-		if name != "client" {
-			if seen[name] {
-				return d.Errf("%s already specified", name)
-			}
-			seen[name] = true
-		}
+	file, line, err := glue.Directive(d, []string{"client"}, func(name string) error {
 		var err error
 		switch name {
 		case "signing_key_file":
@@ -100,9 +79,10 @@ func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		default:
 			return d.Err(glue.UnknownSubdirective("subdirective", name, glue.LoginSubdirectives))
 		}
-		if err != nil {
-			return err
-		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	// Checked here as well as in Provision, so that the error names the
 	// Caddyfile and the directive's line.
@@ -162,15 +142,7 @@ func (l *Login) unmarshalClient(d *caddyfile.Dispenser) error {
 			return d.Errf("client %q already specified", c.Subject)
 		}
 	}
-	seen := map[string]bool{}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		name := d.Val()
-		if name != "key" {
-			if seen[name] {
-				return d.Errf("client %q: %s already specified", c.Subject, name)
-			}
-			seen[name] = true
-		}
+	err := glue.BlockOf(d, fmt.Sprintf("client %q", c.Subject), []string{"key"}, func(name string) error {
 		switch name {
 		case "alg":
 			if c.Algs = d.RemainingArgs(); len(c.Algs) == 0 {
@@ -203,6 +175,10 @@ func (l *Login) unmarshalClient(d *caddyfile.Dispenser) error {
 		default:
 			return d.Err(glue.UnknownSubdirective("client subdirective", name, glue.LoginClientSubdirectives))
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(c.Keys) == 0 {
 		return d.Errf("client %q has no key", c.Subject)

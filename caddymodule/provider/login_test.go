@@ -134,6 +134,12 @@ func TestLoginCaddyfileErrors(t *testing.T) {
 		"no issuer":              "signing_key_file l.pem\nclient a {\n key k f\n}",
 		"no client":              "signing_key_file l.pem\nissuer i",
 	}
+	texts := map[string]string{ // the error's text, where it matters
+		"repeated option":        "issuer already specified, at Testfile:3",
+		"repeated client option": `client "a": scope already specified, at Testfile:5`,
+		"duplicate client":       `client "a" already specified`,
+		"unknown client option":  `unrecognized client subdirective "keys"; did you mean "key"?`,
+	}
 	for name, body := range cases {
 		d := caddyfile.NewTestDispenser("osdm_login {\n" + body + "\n}")
 		var l Login
@@ -144,6 +150,9 @@ func TestLoginCaddyfileErrors(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), "Testfile:") {
 			t.Errorf("%s: error does not name file and line: %v", name, err)
+		}
+		if want := texts[name]; !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %s", name, err, want)
 		}
 	}
 }

@@ -8,8 +8,6 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/dustin/go-humanize"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
@@ -18,13 +16,7 @@ import (
 )
 
 func init() {
-	httpcaddyfile.RegisterHandlerDirective("osdm_legacy", parseOSDMLegacyCaddyfile)
-}
-
-func parseOSDMLegacyCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
-	m := new(OSDMLegacy)
-	err := m.UnmarshalCaddyfile(h.Dispenser)
-	return m, err
+	glue.RegisterHandler[OSDMLegacy]("osdm_legacy")
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
@@ -52,29 +44,22 @@ func parseOSDMLegacyCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandl
 //		settle_interval <duration>                       # default: the osdm app's (30s)
 //	}
 func (m *OSDMLegacy) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	d.Next() // the directive name
-	file, line := d.File(), d.Line()
-	if d.NextArg() {
-		return d.ArgErr()
-	}
-	seen := map[string]bool{}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		name := d.Val()
-		if name != "tariff" && name != "reason" && seen[name] {
-			return d.Errf("%s already specified", name)
-		}
-		seen[name] = true
+	file, line, err := glue.Directive(d, []string{"tariff", "reason"}, func(name string) error {
 		if name == "store" {
 			cfg, err := stores.Unmarshal(d, "store")
 			if err != nil {
 				return err
 			}
 			m.Store = cfg
-			continue
+			return nil
 		}
 		if err := m.unmarshalOption(name, d.RemainingArgs()); err != nil {
 			return d.Err(err.Error())
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	// Check the whole block now, so that the error names the Caddyfile and
 	// the directive's line; Provision checks the same for JSON.

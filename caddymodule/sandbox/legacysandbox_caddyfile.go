@@ -6,8 +6,6 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/dustin/go-humanize"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
@@ -16,13 +14,7 @@ import (
 )
 
 func init() {
-	httpcaddyfile.RegisterHandlerDirective("legacy_sandbox", parseLegacySandboxCaddyfile)
-}
-
-func parseLegacySandboxCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
-	s := new(LegacySandbox)
-	err := s.UnmarshalCaddyfile(h.Dispenser)
-	return s, err
+	glue.RegisterHandler[LegacySandbox]("legacy_sandbox")
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
@@ -67,24 +59,10 @@ func parseLegacySandboxCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHa
 //     10000.
 //   - max_body: longest request body; default 64KiB, at most 1MiB.
 func (s *LegacySandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	d.Next() // the directive name
-	if d.NextArg() {
-		return d.ArgErr()
-	}
-	seen := map[string]bool{}
 	foreign := map[string]bool{}
 	tariffs := map[int]bool{}
 	fares := map[[2]int]bool{}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		name := d.Val()
-		switch name {
-		case "foreign", "tariff", "fare":
-		default:
-			if seen[name] {
-				return d.Errf("%s already specified", name)
-			}
-			seen[name] = true
-		}
+	_, _, err := glue.Directive(d, []string{"foreign", "tariff", "fare"}, func(name string) error {
 		var err error
 		switch name {
 		case "system":
@@ -198,11 +176,9 @@ func (s *LegacySandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		default:
 			return d.Err(glue.UnknownSubdirective("subdirective", name, glue.LegacySandboxSubdirectives))
 		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+		return err
+	})
+	return err
 }
 
 // legacysandboxMaxLatency bounds latency as legacysandbox.New does.

@@ -4,21 +4,13 @@ import (
 	"strconv"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
 func init() {
-	httpcaddyfile.RegisterHandlerDirective("osdm_sandbox", parseSandboxCaddyfile)
-}
-
-func parseSandboxCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
-	s := new(Sandbox)
-	err := s.UnmarshalCaddyfile(h.Dispenser)
-	return s, err
+	glue.RegisterHandler[Sandbox]("osdm_sandbox")
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
@@ -54,23 +46,9 @@ func parseSandboxCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler,
 //   - unknown_train (repeatable): train numbers answered 404 NO_RESULTS
 //     (as "0" always is).
 func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	d.Next() // the directive name
-	if d.NextArg() {
-		return d.ArgErr()
-	}
-	seen := map[string]bool{}
 	external := map[string]bool{}
 	scheduled := map[string]bool{}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		name := d.Val()
-		switch name {
-		case "external_inventory", "train", "unknown_train":
-		default:
-			if seen[name] {
-				return d.Errf("%s already specified", name)
-			}
-			seen[name] = true
-		}
+	_, _, err := glue.Directive(d, []string{"external_inventory", "train", "unknown_train"}, func(name string) error {
 		var err error
 		switch name {
 		case "capacity":
@@ -119,11 +97,9 @@ func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		default:
 			return d.Err(glue.UnknownSubdirective("subdirective", name, glue.SandboxSubdirectives))
 		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+		return err
+	})
+	return err
 }
 
 // unmarshalExternalInventory reads one external_inventory line; seen holds
