@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
@@ -27,18 +26,13 @@ const leaseSlack = 3*converter.RollbackGrace + 15*time.Second
 // every module of this Caddy naming the same store), builds the journal,
 // and gives the app its settlement, which runs from the app's start.
 func (c *Convert) provisionJournal(ctx caddy.Context) error {
-	reg := ctx.GetMetricsRegistry()
-	settlements := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "caddy", Subsystem: "osdm_convert", Name: "settlements_total",
-		Help: "Exchanges left without an outcome (a process that died, a partner that stopped answering) that settlement looked at, by partner, outcome now recorded, and settled (false: the partner's state is still not known; tried again later).",
-	}, []string{"partner", "outcome", "settled"})
-	if reg != nil {
-		var err error
-		if settlements, err = glue.RegisterOrReuse(reg, settlements); err != nil {
-			return fmt.Errorf("registering metrics: %w", err)
-		}
+	metrics := glue.NewMetrics(ctx.GetMetricsRegistry(), "osdm_convert")
+	c.settlements = metrics.Counter("settlements_total",
+		"Exchanges left without an outcome (a process that died, a partner that stopped answering) that settlement looked at, by partner, outcome now recorded, and settled (false: the partner's state is still not known; tried again later).",
+		"partner", "outcome", "settled")
+	if err := metrics.Err(); err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
 	}
-	c.settlements = settlements
 	app, err := osdmapp.For(ctx)
 	if err != nil {
 		return err

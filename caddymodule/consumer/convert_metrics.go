@@ -19,25 +19,16 @@ type convertMetrics struct {
 // registerConvertMetrics registers the metrics on reg, or returns the ones
 // already there (osdm_convert appears once per partner route).
 func registerConvertMetrics(reg *prometheus.Registry) (*convertMetrics, error) {
+	all := glue.NewMetrics(reg, "osdm_convert")
 	m := &convertMetrics{
-		exchanges: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "caddy", Subsystem: "osdm_convert", Name: "exchanges_total",
-			Help: "Legacy exchanges, by partner, legacy message kind and outcome (ok, replacement_proposal, or the NegativeReply code in lower case).",
-		}, []string{"partner", "kind", "outcome"}),
-		callDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: "caddy", Subsystem: "osdm_convert", Name: "osdm_call_duration_seconds",
-			Help:    "Duration of OSDM calls to partners, by partner, step and status (the HTTP status, or \"error\" when there was no answer).",
-			Buckets: prometheus.DefBuckets,
-		}, []string{"partner", "step", "status"}),
+		exchanges: all.Counter("exchanges_total",
+			"Legacy exchanges, by partner, legacy message kind and outcome (ok, replacement_proposal, or the NegativeReply code in lower case).",
+			"partner", "kind", "outcome"),
+		callDuration: all.Histogram("osdm_call_duration_seconds",
+			"Duration of OSDM calls to partners, by partner, step and status (the HTTP status, or \"error\" when there was no answer).",
+			prometheus.DefBuckets, "partner", "step", "status"),
 	}
-	if reg == nil {
-		return m, nil
-	}
-	var err error
-	if m.exchanges, err = glue.RegisterOrReuse(reg, m.exchanges); err != nil {
-		return nil, err
-	}
-	if m.callDuration, err = glue.RegisterOrReuse(reg, m.callDuration); err != nil {
+	if err := all.Err(); err != nil {
 		return nil, err
 	}
 	return m, nil

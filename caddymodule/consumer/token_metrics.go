@@ -19,32 +19,19 @@ type tokenMetrics struct {
 // registerTokenMetrics registers the metrics on reg, or returns the ones
 // already there (osdm_token appears once per partner route).
 func registerTokenMetrics(reg *prometheus.Registry) (*tokenMetrics, error) {
+	all := glue.NewMetrics(reg, "osdm_token")
 	m := &tokenMetrics{
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "caddy", Subsystem: "osdm_token", Name: "requests_total",
-			Help: "Token requests to partner login services, by partner and result (ok, failed).",
-		}, []string{"partner", "result"}),
-		hits: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "caddy", Subsystem: "osdm_token", Name: "cache_hits_total",
-			Help: "Access tokens served from the cache without waiting for a login, by partner.",
-		}, []string{"partner"}),
-		refreshDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: "caddy", Subsystem: "osdm_token", Name: "refresh_duration_seconds",
-			Help:    "Duration of token requests to partner login services, by partner.",
-			Buckets: prometheus.DefBuckets,
-		}, []string{"partner"}),
+		requests: all.Counter("requests_total",
+			"Token requests to partner login services, by partner and result (ok, failed).",
+			"partner", "result"),
+		hits: all.Counter("cache_hits_total",
+			"Access tokens served from the cache without waiting for a login, by partner.",
+			"partner"),
+		refreshDuration: all.Histogram("refresh_duration_seconds",
+			"Duration of token requests to partner login services, by partner.",
+			prometheus.DefBuckets, "partner"),
 	}
-	if reg == nil {
-		return m, nil
-	}
-	var err error
-	if m.requests, err = glue.RegisterOrReuse(reg, m.requests); err != nil {
-		return nil, err
-	}
-	if m.hits, err = glue.RegisterOrReuse(reg, m.hits); err != nil {
-		return nil, err
-	}
-	if m.refreshDuration, err = glue.RegisterOrReuse(reg, m.refreshDuration); err != nil {
+	if err := all.Err(); err != nil {
 		return nil, err
 	}
 	return m, nil

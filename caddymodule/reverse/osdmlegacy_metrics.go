@@ -24,54 +24,28 @@ type legacyMetrics struct {
 // registerLegacyMetrics registers the metrics on reg, or returns the ones
 // already there (osdm_legacy may appear once per legacy system).
 func registerLegacyMetrics(reg *prometheus.Registry) (*legacyMetrics, error) {
+	all := glue.NewMetrics(reg, "osdm_legacy")
 	m := &legacyMetrics{
-		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "caddy", Subsystem: "osdm_legacy", Name: "calls_total",
-			Help: "OSDM calls served, by partner, operation (\"POST /offers\", ...) and outcome (ok, or the problem code in lower case).",
-		}, []string{"partner", "operation", "outcome"}),
-		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "caddy", Subsystem: "osdm_legacy", Name: "legacy_messages_total",
-			Help: "Legacy messages sent, by partner, message kind and outcome (the reply kind in lower case, negativereply:<code> for a NegativeReply, down, slow, garbage).",
-		}, []string{"partner", "kind", "outcome"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: "caddy", Subsystem: "osdm_legacy", Name: "legacy_duration_seconds",
-			Help:    "Duration of legacy round trips through the route, by partner and HTTP status (\"error\" when there was no answer).",
-			Buckets: prometheus.DefBuckets,
-		}, []string{"partner", "status"}),
-		fanOut: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: "caddy", Subsystem: "osdm_legacy", Name: "search_fanout",
-			Help:    "Legacy messages per offer search (trains x classes x service codes), by partner.",
-			Buckets: []float64{1, 2, 4, 8, 16, 32, 64},
-		}, []string{"partner"}),
-		storeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "caddy", Subsystem: "osdm_legacy", Name: "store_errors_total",
-			Help: "Store operations that failed, by partner.",
-		}, []string{"partner"}),
-		settled: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "caddy", Subsystem: "osdm_legacy", Name: "settlement_total",
-			Help: "Background settlement work, by partner and what (settled, released, unresolved, errors).",
-		}, []string{"partner", "what"}),
+		calls: all.Counter("calls_total",
+			"OSDM calls served, by partner, operation (\"POST /offers\", ...) and outcome (ok, or the problem code in lower case).",
+			"partner", "operation", "outcome"),
+		messages: all.Counter("legacy_messages_total",
+			"Legacy messages sent, by partner, message kind and outcome (the reply kind in lower case, negativereply:<code> for a NegativeReply, down, slow, garbage).",
+			"partner", "kind", "outcome"),
+		latency: all.Histogram("legacy_duration_seconds",
+			"Duration of legacy round trips through the route, by partner and HTTP status (\"error\" when there was no answer).",
+			prometheus.DefBuckets, "partner", "status"),
+		fanOut: all.Histogram("search_fanout",
+			"Legacy messages per offer search (trains x classes x service codes), by partner.",
+			[]float64{1, 2, 4, 8, 16, 32, 64}, "partner"),
+		storeErrors: all.Counter("store_errors_total",
+			"Store operations that failed, by partner.",
+			"partner"),
+		settled: all.Counter("settlement_total",
+			"Background settlement work, by partner and what (settled, released, unresolved, errors).",
+			"partner", "what"),
 	}
-	if reg == nil {
-		return m, nil
-	}
-	var err error
-	if m.calls, err = glue.RegisterOrReuse(reg, m.calls); err != nil {
-		return nil, err
-	}
-	if m.messages, err = glue.RegisterOrReuse(reg, m.messages); err != nil {
-		return nil, err
-	}
-	if m.latency, err = glue.RegisterOrReuse(reg, m.latency); err != nil {
-		return nil, err
-	}
-	if m.fanOut, err = glue.RegisterOrReuse(reg, m.fanOut); err != nil {
-		return nil, err
-	}
-	if m.storeErrors, err = glue.RegisterOrReuse(reg, m.storeErrors); err != nil {
-		return nil, err
-	}
-	if m.settled, err = glue.RegisterOrReuse(reg, m.settled); err != nil {
+	if err := all.Err(); err != nil {
 		return nil, err
 	}
 	return m, nil

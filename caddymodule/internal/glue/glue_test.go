@@ -72,3 +72,37 @@ func TestRegisterOrReuse(t *testing.T) {
 		t.Error("a different collector of the same name was accepted")
 	}
 }
+
+// TestMetrics: a module's metrics are named caddy_<subsystem>_<name>,
+// registered again as the ones already there, and the first failure is
+// kept.
+func TestMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	first := NewMetrics(reg, "glue_test")
+	c := first.Counter("calls_total", "Calls.", "partner")
+	h := first.Histogram("call_seconds", "Call time.", []float64{1, 2}, "partner")
+	if err := first.Err(); err != nil {
+		t.Fatal(err)
+	}
+	again := NewMetrics(reg, "glue_test")
+	if again.Counter("calls_total", "Calls.", "partner") != c || again.Histogram("call_seconds", "Call time.", []float64{1, 2}, "partner") != h {
+		t.Error("a second registration made new metrics")
+	}
+	c.WithLabelValues("p").Inc()
+	families, err := reg.Gather()
+	if err != nil || len(families) != 1 || families[0].GetName() != "caddy_glue_test_calls_total" {
+		t.Fatalf("gathered %v, %v", families, err)
+	}
+	clash := NewMetrics(reg, "glue_test")
+	clash.Counter("calls_total", "Other help.", "partner")
+	later := clash.Counter("other_total", "Other.", "partner")
+	if clash.Err() == nil {
+		t.Error("a clashing metric was accepted")
+	}
+	if reg.Unregister(later) {
+		t.Error("registered after a failure")
+	}
+	if none := NewMetrics(nil, "glue_test"); none.Counter("calls_total", "Calls.") == nil || none.Err() != nil {
+		t.Error("no registry: no metric or an error")
+	}
+}
