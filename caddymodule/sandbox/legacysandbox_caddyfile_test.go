@@ -2,12 +2,10 @@ package sandbox
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
@@ -58,7 +56,7 @@ func TestLegacySandboxUnmarshalCaddyfile(t *testing.T) {
 }
 
 func TestLegacySandboxUnmarshalCaddyfileErrors(t *testing.T) {
-	for _, tc := range []struct{ block, want string }{
+	checkRefusals(t, "legacy_sandbox", func() caddyfile.Unmarshaler { return new(LegacySandbox) }, []refusal{
 		{"seats 12", `unrecognized subdirective "seats"`},
 		{"capacty 12", `unrecognized subdirective "capacty"; did you mean "capacity"?`},
 		{"system 85\nsystem 87", "system already specified"},
@@ -90,16 +88,7 @@ func TestLegacySandboxUnmarshalCaddyfileErrors(t *testing.T) {
 		{"offer_ttl -1m", "must be positive"},
 		{"max_entries 0", "max_entries"},
 		{"max_body 2MiB", "max_body"},
-	} {
-		d := caddyfile.NewTestDispenser("legacy_sandbox {\n" + tc.block + "\n}")
-		err := new(LegacySandbox).UnmarshalCaddyfile(d)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%q: err = %v, want %q", tc.block, err, tc.want)
-		}
-	}
-	if err := new(LegacySandbox).UnmarshalCaddyfile(caddyfile.NewTestDispenser("legacy_sandbox extra")); err == nil {
-		t.Error("an argument on the directive line was accepted")
-	}
+	})
 }
 
 // A Caddyfile with a bad legacy_sandbox subdirective fails to adapt,
@@ -109,17 +98,14 @@ func TestLegacySandboxCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
 		{"http://127.0.0.1:8090 {\n\tlegacy_sandbox {\n\t\tcapacity 40\n\t\tseats 12\n\t}\n}\n", "Caddyfile:4", `"seats"`},
 		{"http://127.0.0.1:8090 {\n\troute {\n\t\tlegacy_sandbox {\n\t\t\tforeign 462 80 10800\n\t\t}\n\t}\n}\n", "Caddyfile:4", "operator"},
 	} {
-		_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(tc.cf), map[string]any{"filename": "Caddyfile"})
-		if err == nil || !strings.Contains(err.Error(), tc.line) || !strings.Contains(err.Error(), tc.what) {
-			t.Errorf("err = %v, want one naming %s and %s", err, tc.line, tc.what)
-		}
+		checkAdaptRefused(t, tc.cf, tc.line, tc.what)
 	}
 }
 
 // The adapted JSON carries what was written, and legacy_sandbox needs no
 // order line.
 func TestLegacySandboxCaddyfileAdaptJSON(t *testing.T) {
-	cf := `http://127.0.0.1:8090 {
+	checkAdaptedJSON(t, `http://127.0.0.1:8090 {
 	legacy_sandbox {
 		system 85
 		capacity 40
@@ -128,13 +114,5 @@ func TestLegacySandboxCaddyfileAdaptJSON(t *testing.T) {
 		cancel_fee 5%
 	}
 }
-`
-	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"cancel_fee_percent":5,"capacity":40,"foreign":[{"operator":"1080","system":80,"train":"462"}],"handler":"legacy_sandbox","latency":1000000000,"system":85}`
-	if !strings.Contains(string(out), want) {
-		t.Fatalf("adapted JSON\n%s\ndoes not contain\n%s", out, want)
-	}
+`, `{"cancel_fee_percent":5,"capacity":40,"foreign":[{"operator":"1080","system":80,"train":"462"}],"handler":"legacy_sandbox","latency":1000000000,"system":85}`)
 }

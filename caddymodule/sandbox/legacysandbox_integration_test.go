@@ -93,13 +93,7 @@ func lsBookings(t *testing.T, url string) []legacysandbox.BookingInfo {
 // refusal it can give, a resend and a foreign train.
 func TestLegacySandboxIntegration(t *testing.T) {
 	base := harness.Serve(t, func(port int) string {
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%d {
+		return harness.Options() + harness.Site(port, `
 	route /hermes/* {
 		legacy_sandbox {
 			system 85
@@ -109,8 +103,7 @@ http://127.0.0.1:%d {
 		}
 	}
 	respond "not the sandbox" 418
-}
-`, port)
+`)
 	})
 	url := base + "/hermes/messages"
 	c := http.DefaultClient
@@ -229,19 +222,12 @@ http://127.0.0.1:%d {
 // NO_AVAILABILITY, nothing else.
 func TestLegacySandboxParallelBookings(t *testing.T) {
 	base := harness.Serve(t, func(port int) string {
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%d {
+		return harness.Options() + harness.Site(port, `
 	legacy_sandbox {
 		system 9001
 		capacity 40
 	}
-}
-`, port)
+`)
 	})
 	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 64, MaxIdleConnsPerHost: 64}, Timeout: time.Minute}
 	defer client.CloseIdleConnections()
@@ -293,20 +279,13 @@ http://127.0.0.1:%d {
 // nothing, but the booking was made: its resend gets it.
 func TestLegacySandboxLatency(t *testing.T) {
 	base := harness.Serve(t, func(port int) string {
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%d {
+		return harness.Options() + harness.Site(port, `
 	legacy_sandbox {
 		system 9002
 		latency 300ms
 		offer_ttl 1s
 	}
-}
-`, port)
+`)
 	})
 	req := &legacy.BookingRequest{Header: legacy.Header{MessageID: "LAT-1"}, Journey: lsJourney("708"), Places: lsSeats(1)}
 	impatient := &http.Client{Timeout: 50 * time.Millisecond}
@@ -359,19 +338,12 @@ func TestLegacySandboxTimetable(t *testing.T) {
 		}
 	}
 	base := harness.Serve(t, func(port int) string {
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%d {
+		return harness.Options() + harness.Site(port, fmt.Sprintf(`
 	legacy_sandbox {
 		system 9003
 		timetable %s stop_id
 	}
-}
-`, port, dir)
+`, dir))
 	})
 	j := legacy.Journey{TrainNumber: "9315", DepartureDate: lsDate(2), From: "8727100", To: "8814001"}
 	a := lsReply[*legacy.AvailabilityReply](t)(lsSend(t, http.DefaultClient, base+"/", legacy.XML, &legacy.AvailabilityRequest{

@@ -2,12 +2,10 @@ package sandbox
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
@@ -53,7 +51,7 @@ func TestSandboxUnmarshalCaddyfile(t *testing.T) {
 }
 
 func TestSandboxUnmarshalCaddyfileErrors(t *testing.T) {
-	for _, tc := range []struct{ block, want string }{
+	checkRefusals(t, "osdm_sandbox", func() caddyfile.Unmarshaler { return new(Sandbox) }, []refusal{
 		{"bogus 1", `unrecognized subdirective "bogus"`},
 		{"capacity 10\ncapacity 20", "capacity already specified"},
 		{"capacity many", `capacity "many" must be a number 1..10000`},
@@ -74,22 +72,13 @@ func TestSandboxUnmarshalCaddyfileErrors(t *testing.T) {
 		{"train 708 08:30 11:00\ntrain 708 09:30 12:00", "train 708 already specified"},
 		{"unknown_train", "wrong argument count"},
 		{"unknown_train 7-7", "unknown_train"},
-	} {
-		d := caddyfile.NewTestDispenser("osdm_sandbox {\n" + tc.block + "\n}")
-		err := new(Sandbox).UnmarshalCaddyfile(d)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%q: err = %v, want %q", tc.block, err, tc.want)
-		}
-	}
-	if err := new(Sandbox).UnmarshalCaddyfile(caddyfile.NewTestDispenser("osdm_sandbox extra")); err == nil {
-		t.Error("an argument on the directive line was accepted")
-	}
+	})
 }
 
 // A Caddyfile with a bad osdm_sandbox subdirective fails to adapt, naming
 // the file and the line.
 func TestSandboxCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
-	cf := `:9441 {
+	checkAdaptRefused(t, `:9441 {
 	route {
 		osdm_sandbox {
 			capacity 40
@@ -97,30 +86,18 @@ func TestSandboxCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
 		}
 	}
 }
-`
-	_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile"})
-	if err == nil || !strings.Contains(err.Error(), "Caddyfile:5") || !strings.Contains(err.Error(), `"seats"`) {
-		t.Fatalf("err = %v, want one naming Caddyfile:5 and seats", err)
-	}
+`, "Caddyfile:5", `"seats"`)
 }
 
 // The adapted JSON carries what was written, and osdm_sandbox needs no
 // order line (it is ordered after reverse_proxy).
 func TestSandboxCaddyfileAdaptJSON(t *testing.T) {
-	cf := `:9441 {
+	checkAdaptedJSON(t, `:9441 {
 	osdm_sandbox {
 		capacity 40
 		offer_ttl 15m
 		external_inventory 462 80 1080
 	}
 }
-`
-	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"capacity":40,"external_inventory":[{"operator":"1080","reservation_system_id":80,"train":"462"}],"handler":"osdm_sandbox","offer_ttl":900000000000}`
-	if !strings.Contains(string(out), want) {
-		t.Fatalf("adapted JSON\n%s\ndoes not contain\n%s", out, want)
-	}
+`, `{"capacity":40,"external_inventory":[{"operator":"1080","reservation_system_id":80,"train":"462"}],"handler":"osdm_sandbox","offer_ttl":900000000000}`)
 }

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -51,13 +50,7 @@ func (c *osdmClient) do(method, path, key string, body any, out any) (int, http.
 // prefix and goes through offers, booking, fulfilment and refund over HTTP.
 func TestSandboxIntegration(t *testing.T) {
 	base := harness.Serve(t, func(port int) string {
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%d {
+		return harness.Options() + harness.Site(port, `
 	route /osdm/* {
 		osdm_sandbox {
 			capacity 2
@@ -67,8 +60,7 @@ http://127.0.0.1:%d {
 		}
 	}
 	respond "not the sandbox" 418
-}
-`, port)
+`)
 	})
 	c := &osdmClient{t: t, base: base + "/osdm"}
 
