@@ -26,16 +26,7 @@ import (
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 )
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "osdm-app-data-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("XDG_DATA_HOME", dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { harness.Main(m, "osdm-app-data-") }
 
 // TestChildProcess is not a test: it is the child process of the
 // harness (harness.HoldBoltFile).

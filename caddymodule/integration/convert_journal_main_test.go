@@ -10,19 +10,7 @@ import (
 // TestMain gives the package's tests a data directory of their own:
 // osdm_convert keeps its journal in a bolt file there by default, and
 // bbolt locks it, so test processes must not share the user's.
-func TestMain(m *testing.M) {
-	if !harness.IsChild() {
-		dir, err := os.MkdirTemp("", "caddymodule-data-")
-		if err != nil {
-			panic(err)
-		}
-		os.Setenv("XDG_DATA_HOME", dir)
-		code := m.Run()
-		os.RemoveAll(dir)
-		os.Exit(code)
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { harness.Main(m, "caddymodule-data-") }
 
 // journalDataDir is a data directory for one test, under /dev/shm when
 // that is a tmpfs the test can write, else in the test's temporary
