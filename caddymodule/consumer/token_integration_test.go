@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -39,27 +38,14 @@ func tokCaddyfile(port int, logFile, accessLog string, a, b *harness.LoginPartne
 	}
 `, path, p.TokenURL(), keyFile, kid, p.Name, p.Upstream.Listener.Addr())
 	}
-	return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-	debug
-	log {
-		output file %s
-		format json
-		level DEBUG
-	}
-}
-
-http://127.0.0.1:%d {
+	return harness.Options(harness.DebugOption, harness.LogOption(logFile, "DEBUG")) + harness.Site(port, fmt.Sprintf(`
 	log {
 		output file %s
 		format json
 	}
 
 %s
-%s}
-`, logFile, port, accessLog, route("a", a, kidA, keyFileA), route("b", b, b.Name+"-kid-1", b.KeyFile))
+%s`, accessLog, route("a", a, kidA, keyFileA), route("b", b, b.Name+"-kid-1", b.KeyFile)))
 }
 
 func TestTokenIntegrationTwoPartners(t *testing.T) {
@@ -193,32 +179,15 @@ func TestTokenIntegrationTwoPartners(t *testing.T) {
 // a private key appears in logs.
 func tokAssertNoSecrets(t *testing.T, logs []byte, a, b *harness.LoginPartner, extraKeyFiles ...string) {
 	t.Helper()
-	var secrets []string
-	keyFiles := append([]string{a.KeyFile, b.KeyFile}, extraKeyFiles...)
+	var tokens []string
 	for _, p := range []*harness.LoginPartner{a, b} {
 		assertions, issued, _, _ := p.Snapshot()
 		if len(assertions) == 0 || len(issued) == 0 {
 			t.Fatalf("partner %s saw no login: nothing to search for", p.Name)
 		}
-		for _, s := range append(assertions, issued...) {
-			secrets = append(secrets, s)
-			// The signature alone is secret enough to look for.
-			secrets = append(secrets, s[strings.LastIndexByte(s, '.')+1:])
-		}
+		tokens = append(append(tokens, assertions...), issued...)
 	}
-	for _, f := range keyFiles {
-		pemData, _ := os.ReadFile(f)
-		for _, line := range strings.Split(string(pemData), "\n") {
-			if len(line) >= 40 && !strings.HasPrefix(line, "-----") {
-				secrets = append(secrets, line)
-			}
-		}
-	}
-	for _, s := range secrets {
-		if bytes.Contains(logs, []byte(s)) {
-			t.Fatalf("secret %.12s... found in the logs", s)
-		}
-	}
+	harness.AssertNoSecrets(t, logs, tokens, append([]string{a.KeyFile, b.KeyFile}, extraKeyFiles...)...)
 	if bytes.Contains(logs, []byte("Bearer ey")) {
 		t.Fatal("a bearer token was found in the logs")
 	}
@@ -244,13 +213,7 @@ func TestTokenOnlyThroughOSDMTransport(t *testing.T) {
 	}))
 	t.Cleanup(plain.Close)
 	port := harness.FreePort(t)
-	harness.Load(t, fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%d {
+	harness.Load(t, harness.Options()+harness.Site(port, fmt.Sprintf(`
 	route /a/* {
 		osdm_token {
 			token_url %s
@@ -264,8 +227,7 @@ http://127.0.0.1:%d {
 		}
 	}
 	reverse_proxy /plain/* %s
-}
-`, port, p.TokenURL(), p.KeyFile, p.Upstream.Listener.Addr(), plain.Listener.Addr()))
+`, p.TokenURL(), p.KeyFile, p.Upstream.Listener.Addr(), plain.Listener.Addr())))
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 
 	var wg sync.WaitGroup

@@ -140,23 +140,11 @@ func TestTokenTLSIntegration(t *testing.T) {
 `, r.name, login.srv.URL, keyFile, r.name, r.tls, upstream.Listener.Addr())
 	}
 	port := harness.FreePort(t)
-	harness.Load(t, fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-	log {
-		output file %s
-		format json
-		level DEBUG
-	}
-}
-
-http://127.0.0.1:%d {
+	harness.Load(t, harness.Options(harness.LogOption(logFile, "DEBUG"))+harness.Site(port, fmt.Sprintf(`
 	handle_errors {
 		respond "{err.message}" {err.status_code}
 	}
-%s}
-`, logFile, port, blocks.String()))
+%s`, blocks.String())))
 
 	for _, r := range routes {
 		t.Run(r.name, func(t *testing.T) {

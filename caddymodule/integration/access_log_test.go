@@ -35,14 +35,7 @@ func TestAccessTokenNotInAccessLog(t *testing.T) {
 	t.Cleanup(backend.Close)
 	logFile := filepath.Join(t.TempDir(), "access.log")
 	base := harness.Serve(t, func(port int) string {
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-	debug
-}
-
-http://127.0.0.1:%d {
+		return harness.Options(harness.DebugOption) + harness.Site(port, fmt.Sprintf(`
 	log {
 		output file %s
 		format json
@@ -50,9 +43,7 @@ http://127.0.0.1:%d {
 	}
 	route /oauth/token {
 		osdm_login {
-			signing_key_file %s
-			issuer %s
-			audience %s
+			%s
 			client alpine {
 				alg RS256
 				key alp-1 %s
@@ -69,8 +60,7 @@ http://127.0.0.1:%d {
 			transport osdm
 		}
 	}
-}
-`, port, logFile, f.LoginPEM, harness.ProvIssuer, harness.ProvAudience, f.Path("alpine.pub"), harness.ProvIssuer, harness.ProvIssuer, backend.Listener.Addr())
+`, logFile, f.LoginSigning(), f.Path("alpine.pub"), harness.ProvIssuer, harness.ProvIssuer, backend.Listener.Addr()))
 	})
 	identity := f.AlpineToken(time.Now())
 	form := url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {identity}}.Encode()

@@ -60,43 +60,32 @@ func TestHardeningConverterIntegration(t *testing.T) {
 	logFile := filepath.Join(t.TempDir(), "caddy.log")
 	down := harness.FreePort(t)
 	base := harness.Serve(t, func(port int) string {
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-	log {
-		output file %[1]s
-		format json
-	}
-}
-
-http://127.0.0.1:%[2]d {
+		return harness.Options(harness.LogOption(logFile, "")) + harness.Site(port, fmt.Sprintf(`
 	route /down {
 		osdm_convert {
 			partner alpine-down
 			timeout 3s
 		}
-		reverse_proxy 127.0.0.1:%[3]d
+		reverse_proxy 127.0.0.1:%[1]d
 	}
 	route /rec {
 		osdm_convert {
 			partner recorder
 		}
-		reverse_proxy %[4]s
+		reverse_proxy %[2]s
 	}
 	route /slow {
 		osdm_convert {
 			partner slow
 			timeout 1s
 		}
-		reverse_proxy %[4]s
+		reverse_proxy %[2]s
 	}
 	route /sandbox/* {
 		uri strip_prefix /sandbox
 		osdm_sandbox
 	}
-}
-`, logFile, port, down, rec.Listener.Addr())
+`, down, rec.Listener.Addr()))
 	})
 	paris, _ := time.LoadLocation("Europe/Paris")
 	today := time.Now().In(paris)
@@ -247,18 +236,10 @@ http://127.0.0.1:%[2]d {
 func TestHardeningProviderIntegration(t *testing.T) {
 	f := harness.NewProvFixture(t)
 	base := harness.Serve(t, func(port int) string {
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%d {
+		return harness.Options() + harness.Site(port, fmt.Sprintf(`
 	route /oauth/token {
 		osdm_login {
-			signing_key_file %s
-			issuer %s
-			audience %s
+			%s
 			client alpine {
 				alg RS256
 				key alp-1 %s
@@ -273,8 +254,7 @@ http://127.0.0.1:%d {
 		}
 		respond "hello {osdm.client}" 200
 	}
-}
-`, port, f.LoginPEM, harness.ProvIssuer, harness.ProvAudience, f.Path("alpine.pub"), f.LoginPub, harness.ProvIssuer, harness.ProvIssuer)
+`, f.LoginSigning(), f.Path("alpine.pub"), f.LoginPub, harness.ProvIssuer, harness.ProvIssuer))
 	})
 	tokenURL := base + "/oauth/token"
 	form := func(assertion string) string {
@@ -450,61 +430,53 @@ func TestClientAssertionFormsIntegration(t *testing.T) {
 			partner %s
 		}`, provider, keys[sub][0], sub, sub, extra, partner)
 		}
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%[1]d {
+		return harness.Options() + harness.Site(port, fmt.Sprintf(`
 	route /oauth/token {
 		osdm_login {
-			signing_key_file %[2]s
-			issuer %[3]s
-			audience http://%[4]s/oauth/token
+			signing_key_file %[1]s
+			issuer %[2]s
+			audience http://%[3]s/oauth/token
 			client rail-s {
-				key rail-s-1 %[5]s
+				key rail-s-1 %[4]s
 			}
 			client rail-o {
-				key rail-o-1 %[6]s
-				issuer %[7]s
+				key rail-o-1 %[5]s
+				issuer %[6]s
 			}
 		}
 	}
 	route /osdm/* {
 		osdm_access {
-			issuer %[3]s
-			audience %[3]s
+			issuer %[2]s
+			audience %[2]s
 		}
 		respond "ok {osdm.client}" 200
 	}
 	route /s/* {
 		uri strip_prefix /s
-		%[8]s
+		%[7]s
 		rewrite * /osdm{uri}
-		reverse_proxy %[4]s {
+		reverse_proxy %[3]s {
 			transport osdm
 		}
 	}
 	route /o/* {
 		uri strip_prefix /o
-		%[9]s
+		%[8]s
 		rewrite * /osdm{uri}
-		reverse_proxy %[4]s {
+		reverse_proxy %[3]s {
 			transport osdm
 		}
 	}
 	route /w/* {
 		uri strip_prefix /w
-		%[10]s
+		%[9]s
 		rewrite * /osdm{uri}
-		reverse_proxy %[4]s {
+		reverse_proxy %[3]s {
 			transport osdm
 		}
 	}
-}
-`, port, loginPEM, issuer, provider, keys["rail-s"][1], keys["rail-o"][1], osdmIss,
-			token("rail-s", "", "forms-s"), token("rail-o", osdmIss, "forms-o"), token("rail-o", "https://wrong.example", "forms-w"))
+`, loginPEM, issuer, provider, keys["rail-s"][1], keys["rail-o"][1], osdmIss, token("rail-s", "", "forms-s"), token("rail-o", osdmIss, "forms-o"), token("rail-o", "https://wrong.example", "forms-w")))
 	})
 	for route, want := range map[string]string{"s": "ok rail-s", "o": "ok rail-o"} {
 		status, body, _ := harness.Do(t, http.MethodPost, base+"/"+route+"/offers", "application/json", "{}", nil)

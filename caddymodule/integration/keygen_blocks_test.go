@@ -61,18 +61,12 @@ func TestKeygenBlocksLogIn(t *testing.T) {
 		// The provider stores the public key it was sent where the block says.
 		client = strings.ReplaceAll(client, "/etc/osdm/clients/nordic-2026-01.pub", filepath.Join(keys, "nordic-2026-01.pub"))
 		token := printedBlock(t, printed, "Consumer side")
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%[1]d {
+		return harness.Options() + harness.Site(port, fmt.Sprintf(`
 	route /oauth/token {
 		osdm_login {
-			signing_key_file %[2]s
+			signing_key_file %[1]s
 			issuer https://login.nordic.example
-			audience http://127.0.0.1:%[1]d/oauth/token
+			audience http://127.0.0.1:%[2]d/oauth/token
 		%[3]s
 		}
 	}
@@ -87,13 +81,11 @@ http://127.0.0.1:%[1]d {
 	route /partners/nordic {
 	%[5]s
 		rewrite * /osdm/x
-		reverse_proxy 127.0.0.1:%[1]d {
+		reverse_proxy 127.0.0.1:%[2]d {
 			transport osdm
 		}
 	}
-}
-`, port, filepath.Join(demo, "login.pem"), strings.ReplaceAll(client, "\n", "\n\t\t"),
-			filepath.Join(demo, "login.pub"), strings.ReplaceAll(token, "\n", "\n\t"))
+`, filepath.Join(demo, "login.pem"), port, strings.ReplaceAll(client, "\n", "\n\t\t"), filepath.Join(demo, "login.pub"), strings.ReplaceAll(token, "\n", "\n\t")))
 	})
 	for _, want := range []string{"issuer https://reservations.example-railway.eu", "token_url http://127.0.0.1:", "-----BEGIN PUBLIC KEY-----"} {
 		if !strings.Contains(printed, want) {

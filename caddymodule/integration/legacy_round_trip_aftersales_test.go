@@ -52,13 +52,7 @@ func TestOSDMLegacyIntegrationLegacyRoundTripAfterSales(t *testing.T) {
 	dir := t.TempDir()
 	osdmPort := harness.FreePort(t)
 	base := harness.Serve(t, func(port int) string {
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%d {
+		return harness.Options() + harness.Site(port, fmt.Sprintf(`
 	route /legacy {
 		osdm_convert {
 			partner hermes-over-osdm
@@ -66,9 +60,7 @@ http://127.0.0.1:%d {
 		}
 		reverse_proxy 127.0.0.1:%d
 	}
-}
-
-http://127.0.0.1:%d {
+`, osdmPort)) + harness.Site(osdmPort, fmt.Sprintf(`
 	route {
 		osdm_legacy {
 			partner hermes-test
@@ -79,8 +71,7 @@ http://127.0.0.1:%d {
 		}
 		reverse_proxy %s
 	}
-}
-`, port, osdmPort, osdmPort, filepath.Join(dir, "legacy.db"), legacyAddr)
+`, filepath.Join(dir, "legacy.db"), legacyAddr))
 	})
 	post := func(msg legacy.Request) legacy.Reply {
 		t.Helper()

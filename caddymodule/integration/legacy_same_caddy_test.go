@@ -28,13 +28,7 @@ func TestOSDMLegacyIntegrationSameCaddy(t *testing.T) {
 	harness.WriteLegacyGTFS(t, gtfs)
 	legacyPort := harness.FreePort(t)
 	base := harness.Serve(t, func(port int) string {
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%d {
+		return harness.Options() + harness.Site(port, fmt.Sprintf(`
 	route /osdm/* {
 		uri strip_prefix /osdm
 		osdm_legacy {
@@ -46,15 +40,12 @@ http://127.0.0.1:%d {
 		}
 		reverse_proxy 127.0.0.1:%d
 	}
-}
-
-http://127.0.0.1:%d {
+`, gtfs, filepath.Join(dir, "s.db"), legacyPort)) + harness.Site(legacyPort, fmt.Sprintf(`
 	legacy_sandbox {
 		timetable %s
 		foreign 9305 80 1080
 	}
-}
-`, port, gtfs, filepath.Join(dir, "s.db"), legacyPort, legacyPort, gtfs)
+`, gtfs))
 	})
 	body := strings.Replace(harness.OfferSearch("", harness.TravelDay+"T07:00:00+01:00", `"SECOND", "FIRST"`), `"departureTime": "`+harness.TravelDay+`T07:00:00+01:00"`,
 		`"departureTime": "`+harness.TravelDay+`T07:00:00+01:00", "parameters": {"numberOfResultsAfter": 3}`, 1)

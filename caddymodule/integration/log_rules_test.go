@@ -39,37 +39,26 @@ func TestLogAndMetricLabels(t *testing.T) {
 	logFile := filepath.Join(dir, "info.log")
 	const issuer2 = "https://login-two.example-railway.eu"
 	base := harness.Serve(t, func(port int) string {
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-	log {
-		output file %[1]s
-		format json
-		level INFO
-	}
-}
-
-http://127.0.0.1:%[2]d {
+		return harness.Options(harness.LogOption(logFile, "INFO")) + harness.Site(port, fmt.Sprintf(`
 	route /one/token {
 		osdm_login {
-			signing_key_file %[3]s
-			issuer %[4]s
-			audience %[5]s
+			signing_key_file %[1]s
+			issuer %[2]s
+			audience %[3]s
 			client alpine {
 				alg RS256
-				key alp-1 %[6]s
+				key alp-1 %[4]s
 			}
 		}
 	}
 	route /two/token {
 		osdm_login {
-			signing_key_file %[3]s
-			issuer %[7]s
-			audience %[5]s
+			signing_key_file %[1]s
+			issuer %[5]s
+			audience %[3]s
 			client alpine {
 				alg RS256
-				key alp-1 %[6]s
+				key alp-1 %[4]s
 			}
 		}
 	}
@@ -77,13 +66,12 @@ http://127.0.0.1:%[2]d {
 		osdm_convert {
 			partner labels
 		}
-		reverse_proxy %[8]s
+		reverse_proxy %[6]s
 	}
 	route /metrics {
 		metrics
 	}
-}
-`, logFile, port, f.LoginPEM, harness.ProvIssuer, harness.ProvAudience, f.Path("alpine.pub"), issuer2, rec.Listener.Addr())
+`, f.LoginPEM, harness.ProvIssuer, harness.ProvAudience, f.Path("alpine.pub"), issuer2, rec.Listener.Addr()))
 	})
 	form := func(assertion string) string {
 		return url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {assertion}}.Encode()

@@ -41,13 +41,7 @@ func startOSDMProviders(t *testing.T) []*osdmProvider {
 	legacyAddr := harness.ServeLocal(t, sb)
 	db := filepath.Join(t.TempDir(), "legacy.db")
 	base := harness.Serve(t, func(port int) string {
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%d {
+		return harness.Options() + harness.Site(port, fmt.Sprintf(`
 	route /legacy/* {
 		uri strip_prefix /legacy
 		osdm_legacy {
@@ -66,8 +60,7 @@ http://127.0.0.1:%d {
 			train 708 08:30 11:00
 		}
 	}
-}
-`, port, db, legacyAddr)
+`, db, legacyAddr))
 	})
 	return []*osdmProvider{
 		{name: "osdm_legacy", t: t, base: base + "/legacy"},

@@ -30,15 +30,9 @@ import (
 // partner: osdm_convert, osdm_token signing with the key named kid, and
 // reverse_proxy. Its access log shows every request a handler saw.
 func reloadConsumerCaddyfile(legacyPort, partnerPort int, dir, accessLog, kid string) string {
-	return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%[1]d {
+	return harness.Options() + harness.Site(legacyPort, fmt.Sprintf(`
 	log {
-		output file %[4]s
+		output file %[1]s
 		format json
 	}
 
@@ -50,8 +44,8 @@ http://127.0.0.1:%[1]d {
 		}
 		osdm_token {
 			token_url http://127.0.0.1:%[2]d/oauth/token
-			key_file %[3]s/%[5]s.pem
-			kid %[5]s
+			key_file %[3]s/%[4]s.pem
+			kid %[4]s
 			issuer https://reservations.example-railway.eu
 			subject example-railway
 		}
@@ -59,28 +53,21 @@ http://127.0.0.1:%[1]d {
 			transport osdm
 		}
 	}
-}
-`, legacyPort, partnerPort, dir, accessLog, kid)
+`, accessLog, partnerPort, dir, kid))
 }
 
 // reloadPartnerCaddyfile is the partner of Caddyfile.example with both of
 // the consumer's keys registered, and probes writing to probeFile.
 func reloadPartnerCaddyfile(partnerPort int, dir, probeFile string) string {
-	return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%[1]d {
+	return harness.Options() + harness.Site(partnerPort, fmt.Sprintf(`
 	route /oauth/token {
 		reload_probe {
-			file %[3]s
+			file %[1]s
 		}
 		osdm_login {
 			signing_key_file %[2]s/login.pem
 			issuer https://login.alpine.example
-			audience http://127.0.0.1:%[1]d/oauth/token
+			audience http://127.0.0.1:%[3]d/oauth/token
 			token_lifetime 15m
 			client example-railway {
 				key alpine-1 %[2]s/alpine-1.pub
@@ -90,7 +77,7 @@ http://127.0.0.1:%[1]d {
 	}
 	route {
 		reload_probe {
-			file %[3]s
+			file %[1]s
 		}
 		osdm_access {
 			key_file %[2]s/login.pub
@@ -101,8 +88,7 @@ http://127.0.0.1:%[1]d {
 			max_entries 1000000
 		}
 	}
-}
-`, partnerPort, dir, probeFile)
+`, probeFile, dir, partnerPort))
 }
 
 // reloadStats are the legacy client's figures.

@@ -2,7 +2,6 @@ package integration
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -111,13 +110,7 @@ func (a sandboxAnswer) problem(t *testing.T, status int, code string) osdm.Probl
 func startProviderSandbox(t *testing.T) *providerClient {
 	t.Helper()
 	base := harness.Serve(t, func(port int) string {
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%d {
+		return harness.Options() + harness.Site(port, `
 	route /osdm/* {
 		osdm_sandbox {
 			capacity 2
@@ -125,8 +118,7 @@ http://127.0.0.1:%d {
 			train 708 08:30 11:00
 		}
 	}
-}
-`, port)
+`)
 	})
 	return &providerClient{t: t, base: base + "/osdm"}
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -88,19 +90,7 @@ func TestTokenLoginAccessIntegration(t *testing.T) {
 	base := harness.Serve(t, func(port int) string {
 		provider := fmt.Sprintf("http://127.0.0.1:%d", port)
 		tokenURL = provider + "/oauth/token"
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-	debug
-	log {
-		output file %[1]s
-		format json
-		level DEBUG
-	}
-}
-
-http://127.0.0.1:%[2]d {
+		return harness.Options(harness.DebugOption, harness.LogOption(logFile, "DEBUG")) + harness.Site(port, fmt.Sprintf(`
 	log {
 		output file %[1]s
 		format filter {
@@ -111,26 +101,26 @@ http://127.0.0.1:%[2]d {
 
 	route /oauth/token {
 		osdm_login {
-			signing_key_file %[3]s
-			issuer %[4]s
-			audience %[5]s
+			signing_key_file %[2]s
+			issuer %[3]s
+			audience %[4]s
 			token_lifetime 10m
 			client e2e-rail-a {
 				alg PS256
-				key a-1 %[6]s
+				key a-1 %[5]s
 			}
 			client e2e-rail-b {
-				key b-1 %[7]s
+				key b-1 %[6]s
 			}
 		}
 	}
 	route /osdm/* {
 		osdm_access {
-			issuer %[4]s
-			audience %[4]s
+			issuer %[3]s
+			audience %[3]s
 			scope uic_osdm
 		}
-		reverse_proxy %[8]s {
+		reverse_proxy %[7]s {
 			transport osdm
 			header_up X-Osdm-Client {osdm.client}
 		}
@@ -141,8 +131,8 @@ http://127.0.0.1:%[2]d {
 	route /a/* {
 		uri strip_prefix /a
 		osdm_token {
-			token_url %[5]s
-			key_file %[9]s
+			token_url %[4]s
+			key_file %[8]s
 			kid a-1
 			alg PS256
 			issuer https://reservations.rail-a.example
@@ -150,15 +140,15 @@ http://127.0.0.1:%[2]d {
 			partner e2e-provider-a
 		}
 		rewrite * /osdm{uri}
-		reverse_proxy %[10]s {
+		reverse_proxy %[9]s {
 			transport osdm
 		}
 	}
 	route /b/* {
 		uri strip_prefix /b
 		osdm_token {
-			token_url %[5]s
-			key_file %[11]s
+			token_url %[4]s
+			key_file %[10]s
 			kid b-1
 			subject e2e-rail-b
 			grant client_assertion
@@ -166,13 +156,11 @@ http://127.0.0.1:%[2]d {
 			partner e2e-provider-b
 		}
 		rewrite * /osdm{uri}
-		reverse_proxy %[10]s {
+		reverse_proxy %[9]s {
 			transport osdm
 		}
 	}
-}
-`, logFile, port, loginPEM, issuer, tokenURL, consumers[0].pub, consumers[1].pub,
-			api.Listener.Addr(), consumers[0].pem, provider[len("http://"):], consumers[1].pem)
+`, logFile, loginPEM, issuer, tokenURL, consumers[0].pub, consumers[1].pub, api.Listener.Addr(), consumers[0].pem, provider[len("http://"):], consumers[1].pem))
 	})
 	// osdm_login's counters outlive a configuration: what it granted
 	// before is on /metrics already.
@@ -274,23 +262,7 @@ http://127.0.0.1:%[2]d {
 	if !bytes.Contains(logs, []byte(`"upstream roundtrip"`)) {
 		t.Fatal("the debug log has no reverse_proxy upstream roundtrip entry: the search would prove nothing")
 	}
-	secrets := []string{}
-	for tok := range tokens {
-		secrets = append(secrets, tok, tok[strings.LastIndexByte(tok, '.')+1:])
-	}
-	for _, f := range []string{loginPEM, consumers[0].pem, consumers[1].pem} {
-		data, _ := os.ReadFile(f)
-		for _, line := range strings.Split(string(data), "\n") {
-			if len(line) >= 40 && !strings.HasPrefix(line, "-----") {
-				secrets = append(secrets, line)
-			}
-		}
-	}
-	for _, s := range secrets {
-		if bytes.Contains(logs, []byte(s)) {
-			t.Fatalf("secret %.12s... found in the logs", s)
-		}
-	}
+	harness.AssertNoSecrets(t, logs, slices.Collect(maps.Keys(tokens)), loginPEM, consumers[0].pem, consumers[1].pem)
 }
 
 // grantedSeries is the series of osdm_login's granted token requests of

@@ -24,13 +24,7 @@ func TestOSDMTokenCommand(t *testing.T) {
 	}
 	key := func(name string) string { return filepath.Join(keys, name) }
 	base := harness.Serve(t, func(port int) string {
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%d {
+		return harness.Options() + harness.Site(port, fmt.Sprintf(`
 	route /oauth/token {
 		osdm_login {
 			signing_key_file %s
@@ -55,8 +49,7 @@ http://127.0.0.1:%d {
 		}
 		respond "hello {osdm.client}" 200
 	}
-}
-`, port, key("login.pem"), port, key("hermes.pub"), key("coastal.pub"), key("login.pub"))
+`, key("login.pem"), port, key("hermes.pub"), key("coastal.pub"), key("login.pub")))
 	})
 	tokenURL := base + "/oauth/token"
 	hermes := command.TokenOptions{

@@ -21,18 +21,10 @@ import (
 func TestLoginAccessIntegration(t *testing.T) {
 	f := harness.NewProvFixture(t)
 	base := harness.Serve(t, func(port int) string {
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%d {
+		return harness.Options() + harness.Site(port, fmt.Sprintf(`
 	route /oauth/token {
 		osdm_login {
-			signing_key_file %s
-			issuer %s
-			audience %s
+			%s
 			token_lifetime 1m
 			clock_skew 30s
 			client alpine {
@@ -64,8 +56,7 @@ http://127.0.0.1:%d {
 	route /metrics {
 		metrics
 	}
-}
-`, port, f.LoginPEM, harness.ProvIssuer, harness.ProvAudience, f.Path("alpine.pub"), f.Path("coastal.pub"), f.LoginPub, harness.ProvIssuer, harness.ProvIssuer, harness.ProvIssuer, harness.ProvIssuer)
+`, f.LoginSigning(), f.Path("alpine.pub"), f.Path("coastal.pub"), f.LoginPub, harness.ProvIssuer, harness.ProvIssuer, harness.ProvIssuer, harness.ProvIssuer))
 	})
 	tokenURL := base + "/oauth/token"
 

@@ -24,7 +24,7 @@ import (
 // configuration.
 func loginBoltCaddyfile(f *harness.ProvFixture, path, lifetime string, ports ...int) string {
 	var b strings.Builder
-	b.WriteString("{\n\tadmin off\n\tpersist_config off\n\tauto_https off\n}\n")
+	b.WriteString(harness.Options())
 	for i, port := range ports {
 		fmt.Fprintf(&b, `
 http://127.0.0.1:%d {
@@ -152,7 +152,7 @@ func TestLoginBoltReplayStoreAcrossReloadAndRestart(t *testing.T) {
 	held := filepath.Join(t.TempDir(), "held.db")
 	harness.HoldBoltFile(t, held)
 	p3 := harness.FreePort(t)
-	src := loginBoltCaddyfile(f, path, "3m", p1, p2) + strings.Replace(loginBoltCaddyfile(f, held, "3m", p3), "{\n\tadmin off\n\tpersist_config off\n\tauto_https off\n}\n", "", 1)
+	src := loginBoltCaddyfile(f, path, "3m", p1, p2) + strings.Replace(loginBoltCaddyfile(f, held, "3m", p3), harness.Options(), "", 1)
 	err := harness.TryLoad(t, src)
 	if err == nil || !strings.Contains(err.Error(), held) || !strings.Contains(err.Error(), "locked") {
 		t.Fatalf("reload with a locked file: %v, want an error naming %s", err, held)

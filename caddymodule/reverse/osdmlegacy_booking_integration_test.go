@@ -124,13 +124,7 @@ func (d *discardWriter) WriteHeader(int)             {}
 // bkCaddyfile is a Caddy with osdm_legacy at /osdm/ in front of the
 // legacy system at legacyAddr.
 func bkCaddyfile(port int, legacyAddr, storeLine, extra string) string {
-	return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%d {
+	return harness.Options() + harness.Site(port, fmt.Sprintf(`
 	route /osdm/* {
 		uri strip_prefix /osdm
 		osdm_legacy {
@@ -142,8 +136,7 @@ http://127.0.0.1:%d {
 		}
 		reverse_proxy %s
 	}
-}
-`, port, storeLine, extra, legacyAddr)
+`, storeLine, extra, legacyAddr))
 }
 
 // bkClient calls one Caddy's OSDM routes and checks every answer against

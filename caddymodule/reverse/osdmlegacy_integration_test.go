@@ -120,18 +120,7 @@ func startLegacyChain(t *testing.T, extra string, sbcfg legacysandbox.Config) *l
 	ls := startLegacyServer(t, sbcfg)
 	logFile := filepath.Join(dir, "caddy.log")
 	base := harness.Serve(t, func(port int) string {
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-	log {
-		output file %s
-		format json
-		level DEBUG
-	}
-}
-
-http://127.0.0.1:%d {
+		return harness.Options(harness.LogOption(logFile, "DEBUG")) + harness.Site(port, fmt.Sprintf(`
 	route /osdm/* {
 		uri strip_prefix /osdm
 		osdm_legacy {
@@ -143,8 +132,7 @@ http://127.0.0.1:%d {
 		}
 		reverse_proxy %s
 	}
-}
-`, logFile, port, gtfs, filepath.Join(dir, "legacy.db"), extra, ls.addr)
+`, gtfs, filepath.Join(dir, "legacy.db"), extra, ls.addr))
 	})
 	return &legacyChain{base: base + "/osdm", ls: ls, log: logFile}
 }
@@ -374,13 +362,7 @@ func TestOSDMLegacyIntegrationLegacyDown(t *testing.T) {
 	dir := t.TempDir()
 	dead := harness.FreePort(t)
 	base := harness.Serve(t, func(port int) string {
-		return fmt.Sprintf(`{
-	admin off
-	persist_config off
-	auto_https off
-}
-
-http://127.0.0.1:%d {
+		return harness.Options() + harness.Site(port, fmt.Sprintf(`
 	route /osdm/* {
 		uri strip_prefix /osdm
 		osdm_legacy {
@@ -389,8 +371,7 @@ http://127.0.0.1:%d {
 		}
 		reverse_proxy 127.0.0.1:%d
 	}
-}
-`, port, filepath.Join(dir, "x.db"), dead)
+`, filepath.Join(dir, "x.db"), dead))
 	})
 	lc := &legacyChain{base: base + "/osdm"}
 	status, _, body := lc.post(t, "/offers", harness.OfferSearch(`"9303"`, harness.TravelDay+"T06:00:00+01:00", `"SECOND"`), osdmspec.V39)

@@ -70,6 +70,13 @@ func NewProvFixture(t testing.TB) *ProvFixture {
 	return f
 }
 
+// LoginSigning is the subdirectives of an osdm_login that is the
+// fixture's login service (its key, ProvIssuer, ProvAudience), on lines
+// indented for a site's route.
+func (f *ProvFixture) LoginSigning() string {
+	return "signing_key_file " + f.LoginPEM + "\n\t\t\tissuer " + ProvIssuer + "\n\t\t\taudience " + ProvAudience
+}
+
 // WritePub writes pub as the PEM file name.
 func (f *ProvFixture) WritePub(name string, pub crypto.PublicKey) {
 	data, err := tokenauth.MarshalPublicKeyPEM(pub)
