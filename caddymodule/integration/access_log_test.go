@@ -34,8 +34,8 @@ func TestAccessTokenNotInAccessLog(t *testing.T) {
 	}))
 	t.Cleanup(backend.Close)
 	logFile := filepath.Join(t.TempDir(), "access.log")
-	base := harness.Serve(t, func(port int) string {
-		return harness.Options(harness.DebugOption) + harness.Site(port, fmt.Sprintf(`
+	base := harness.ServeSite(t, harness.Options(harness.DebugOption), func(port int) string {
+		return fmt.Sprintf(`
 	log {
 		output file %s
 		format json
@@ -60,7 +60,7 @@ func TestAccessTokenNotInAccessLog(t *testing.T) {
 			transport osdm
 		}
 	}
-`, logFile, f.LoginSigning(), f.Path("alpine.pub"), harness.ProvIssuer, harness.ProvIssuer, backend.Listener.Addr()))
+`, logFile, f.LoginSigning(), f.Path("alpine.pub"), harness.ProvIssuer, harness.ProvIssuer, backend.Listener.Addr())
 	})
 	identity := f.AlpineToken(time.Now())
 	form := url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {identity}}.Encode()

@@ -59,8 +59,8 @@ func TestHardeningConverterIntegration(t *testing.T) {
 	t.Cleanup(rec.Close)
 	logFile := filepath.Join(t.TempDir(), "caddy.log")
 	down := harness.FreePort(t)
-	base := harness.Serve(t, func(port int) string {
-		return harness.Options(harness.LogOption(logFile, "")) + harness.Site(port, fmt.Sprintf(`
+	base := harness.ServeSite(t, harness.Options(harness.LogOption(logFile, "")), func(port int) string {
+		return fmt.Sprintf(`
 	route /down {
 		osdm_convert {
 			partner alpine-down
@@ -85,7 +85,7 @@ func TestHardeningConverterIntegration(t *testing.T) {
 		uri strip_prefix /sandbox
 		osdm_sandbox
 	}
-`, down, rec.Listener.Addr()))
+`, down, rec.Listener.Addr())
 	})
 	paris, _ := time.LoadLocation("Europe/Paris")
 	today := time.Now().In(paris)
@@ -235,8 +235,8 @@ func TestHardeningConverterIntegration(t *testing.T) {
 // audience or none.
 func TestHardeningProviderIntegration(t *testing.T) {
 	f := harness.NewProvFixture(t)
-	base := harness.Serve(t, func(port int) string {
-		return harness.Options() + harness.Site(port, fmt.Sprintf(`
+	base := harness.ServeSite(t, harness.Options(), func(port int) string {
+		return fmt.Sprintf(`
 	route /oauth/token {
 		osdm_login {
 			%s
@@ -254,7 +254,7 @@ func TestHardeningProviderIntegration(t *testing.T) {
 		}
 		respond "hello {osdm.client}" 200
 	}
-`, f.LoginSigning(), f.Path("alpine.pub"), f.LoginPub, harness.ProvIssuer, harness.ProvIssuer))
+`, f.LoginSigning(), f.Path("alpine.pub"), f.LoginPub, harness.ProvIssuer, harness.ProvIssuer)
 	})
 	tokenURL := base + "/oauth/token"
 	form := func(assertion string) string {

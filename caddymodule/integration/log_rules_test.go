@@ -38,8 +38,8 @@ func TestLogAndMetricLabels(t *testing.T) {
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "info.log")
 	const issuer2 = "https://login-two.example-railway.eu"
-	base := harness.Serve(t, func(port int) string {
-		return harness.Options(harness.LogOption(logFile, "INFO")) + harness.Site(port, fmt.Sprintf(`
+	base := harness.ServeSite(t, harness.Options(harness.LogOption(logFile, "INFO")), func(port int) string {
+		return fmt.Sprintf(`
 	route /one/token {
 		osdm_login {
 			signing_key_file %[1]s
@@ -71,7 +71,7 @@ func TestLogAndMetricLabels(t *testing.T) {
 	route /metrics {
 		metrics
 	}
-`, f.LoginPEM, harness.ProvIssuer, harness.ProvAudience, f.Path("alpine.pub"), issuer2, rec.Listener.Addr()))
+`, f.LoginPEM, harness.ProvIssuer, harness.ProvAudience, f.Path("alpine.pub"), issuer2, rec.Listener.Addr())
 	})
 	form := func(assertion string) string {
 		return url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {assertion}}.Encode()

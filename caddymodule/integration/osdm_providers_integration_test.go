@@ -40,8 +40,8 @@ func startOSDMProviders(t *testing.T) []*osdmProvider {
 	}
 	legacyAddr := harness.ServeLocal(t, sb)
 	db := filepath.Join(t.TempDir(), "legacy.db")
-	base := harness.Serve(t, func(port int) string {
-		return harness.Options() + harness.Site(port, fmt.Sprintf(`
+	base := harness.ServeSite(t, harness.Options(), func(port int) string {
+		return fmt.Sprintf(`
 	route /legacy/* {
 		uri strip_prefix /legacy
 		osdm_legacy {
@@ -60,7 +60,7 @@ func startOSDMProviders(t *testing.T) []*osdmProvider {
 			train 708 08:30 11:00
 		}
 	}
-`, db, legacyAddr))
+`, db, legacyAddr)
 	})
 	return []*osdmProvider{
 		{name: "osdm_legacy", t: t, base: base + "/legacy"},

@@ -109,8 +109,8 @@ func (a sandboxAnswer) problem(t *testing.T, status int, code string) osdm.Probl
 // offers stay bookable 15 minutes.
 func startProviderSandbox(t *testing.T) *providerClient {
 	t.Helper()
-	base := harness.Serve(t, func(port int) string {
-		return harness.Options() + harness.Site(port, `
+	base := harness.ServeSite(t, harness.Options(), func(port int) string {
+		return `
 	route /osdm/* {
 		osdm_sandbox {
 			capacity 2
@@ -118,7 +118,7 @@ func startProviderSandbox(t *testing.T) *providerClient {
 			train 708 08:30 11:00
 		}
 	}
-`)
+`
 	})
 	return &providerClient{t: t, base: base + "/osdm"}
 }

@@ -23,8 +23,8 @@ func TestOSDMTokenCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := func(name string) string { return filepath.Join(keys, name) }
-	base := harness.Serve(t, func(port int) string {
-		return harness.Options() + harness.Site(port, fmt.Sprintf(`
+	base := harness.ServeSite(t, harness.Options(), func(port int) string {
+		return fmt.Sprintf(`
 	route /oauth/token {
 		osdm_login {
 			signing_key_file %s
@@ -49,7 +49,7 @@ func TestOSDMTokenCommand(t *testing.T) {
 		}
 		respond "hello {osdm.client}" 200
 	}
-`, key("login.pem"), port, key("hermes.pub"), key("coastal.pub"), key("login.pub")))
+`, key("login.pem"), port, key("hermes.pub"), key("coastal.pub"), key("login.pub"))
 	})
 	tokenURL := base + "/oauth/token"
 	hermes := command.TokenOptions{

@@ -20,8 +20,8 @@ import (
 // tokens over HTTP, and only calls with a valid access token get through.
 func TestLoginAccessIntegration(t *testing.T) {
 	f := harness.NewProvFixture(t)
-	base := harness.Serve(t, func(port int) string {
-		return harness.Options() + harness.Site(port, fmt.Sprintf(`
+	base := harness.ServeSite(t, harness.Options(), func(port int) string {
+		return fmt.Sprintf(`
 	route /oauth/token {
 		osdm_login {
 			%s
@@ -56,7 +56,7 @@ func TestLoginAccessIntegration(t *testing.T) {
 	route /metrics {
 		metrics
 	}
-`, f.LoginSigning(), f.Path("alpine.pub"), f.Path("coastal.pub"), f.LoginPub, harness.ProvIssuer, harness.ProvIssuer, harness.ProvIssuer, harness.ProvIssuer))
+`, f.LoginSigning(), f.Path("alpine.pub"), f.Path("coastal.pub"), f.LoginPub, harness.ProvIssuer, harness.ProvIssuer, harness.ProvIssuer, harness.ProvIssuer)
 	})
 	tokenURL := base + "/oauth/token"
 

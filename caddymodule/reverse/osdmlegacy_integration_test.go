@@ -119,8 +119,8 @@ func startLegacyChain(t *testing.T, extra string, sbcfg legacysandbox.Config) *l
 	harness.WriteLegacyGTFS(t, gtfs)
 	ls := startLegacyServer(t, sbcfg)
 	logFile := filepath.Join(dir, "caddy.log")
-	base := harness.Serve(t, func(port int) string {
-		return harness.Options(harness.LogOption(logFile, "DEBUG")) + harness.Site(port, fmt.Sprintf(`
+	base := harness.ServeSite(t, harness.Options(harness.LogOption(logFile, "DEBUG")), func(port int) string {
+		return fmt.Sprintf(`
 	route /osdm/* {
 		uri strip_prefix /osdm
 		osdm_legacy {
@@ -132,7 +132,7 @@ func startLegacyChain(t *testing.T, extra string, sbcfg legacysandbox.Config) *l
 		}
 		reverse_proxy %s
 	}
-`, gtfs, filepath.Join(dir, "legacy.db"), extra, ls.addr))
+`, gtfs, filepath.Join(dir, "legacy.db"), extra, ls.addr)
 	})
 	return &legacyChain{base: base + "/osdm", ls: ls, log: logFile}
 }
@@ -361,8 +361,8 @@ func TestOSDMLegacyIntegrationLegacyDown(t *testing.T) {
 	// reverse_proxy to a port nobody listens on.
 	dir := t.TempDir()
 	dead := harness.FreePort(t)
-	base := harness.Serve(t, func(port int) string {
-		return harness.Options() + harness.Site(port, fmt.Sprintf(`
+	base := harness.ServeSite(t, harness.Options(), func(port int) string {
+		return fmt.Sprintf(`
 	route /osdm/* {
 		uri strip_prefix /osdm
 		osdm_legacy {
@@ -371,7 +371,7 @@ func TestOSDMLegacyIntegrationLegacyDown(t *testing.T) {
 		}
 		reverse_proxy 127.0.0.1:%d
 	}
-`, filepath.Join(dir, "x.db"), dead))
+`, filepath.Join(dir, "x.db"), dead)
 	})
 	lc := &legacyChain{base: base + "/osdm"}
 	status, _, body := lc.post(t, "/offers", harness.OfferSearch(`"9303"`, harness.TravelDay+"T06:00:00+01:00", `"SECOND"`), osdmspec.V39)

@@ -92,8 +92,8 @@ func lsBookings(t *testing.T, url string) []legacysandbox.BookingInfo {
 // a path prefix and sends every message kind in XML and in JSON, every
 // refusal it can give, a resend and a foreign train.
 func TestLegacySandboxIntegration(t *testing.T) {
-	base := harness.Serve(t, func(port int) string {
-		return harness.Options() + harness.Site(port, `
+	base := harness.ServeSite(t, harness.Options(), func(port int) string {
+		return `
 	route /hermes/* {
 		legacy_sandbox {
 			system 85
@@ -103,7 +103,7 @@ func TestLegacySandboxIntegration(t *testing.T) {
 		}
 	}
 	respond "not the sandbox" 418
-`)
+`
 	})
 	url := base + "/hermes/messages"
 	c := http.DefaultClient
@@ -221,13 +221,13 @@ func TestLegacySandboxIntegration(t *testing.T) {
 // real Caddy: exactly 40 bookings on 40 distinct places and 160
 // NO_AVAILABILITY, nothing else.
 func TestLegacySandboxParallelBookings(t *testing.T) {
-	base := harness.Serve(t, func(port int) string {
-		return harness.Options() + harness.Site(port, `
+	base := harness.ServeSite(t, harness.Options(), func(port int) string {
+		return `
 	legacy_sandbox {
 		system 9001
 		capacity 40
 	}
-`)
+`
 	})
 	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 64, MaxIdleConnsPerHost: 64}, Timeout: time.Minute}
 	defer client.CloseIdleConnections()
@@ -278,14 +278,14 @@ func TestLegacySandboxParallelBookings(t *testing.T) {
 // latency delays every answer; a client that gives up earlier gets
 // nothing, but the booking was made: its resend gets it.
 func TestLegacySandboxLatency(t *testing.T) {
-	base := harness.Serve(t, func(port int) string {
-		return harness.Options() + harness.Site(port, `
+	base := harness.ServeSite(t, harness.Options(), func(port int) string {
+		return `
 	legacy_sandbox {
 		system 9002
 		latency 300ms
 		offer_ttl 1s
 	}
-`)
+`
 	})
 	req := &legacy.BookingRequest{Header: legacy.Header{MessageID: "LAT-1"}, Journey: lsJourney("708"), Places: lsSeats(1)}
 	impatient := &http.Client{Timeout: 50 * time.Millisecond}
@@ -337,13 +337,13 @@ func TestLegacySandboxTimetable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	base := harness.Serve(t, func(port int) string {
-		return harness.Options() + harness.Site(port, fmt.Sprintf(`
+	base := harness.ServeSite(t, harness.Options(), func(port int) string {
+		return fmt.Sprintf(`
 	legacy_sandbox {
 		system 9003
 		timetable %s stop_id
 	}
-`, dir))
+`, dir)
 	})
 	j := legacy.Journey{TrainNumber: "9315", DepartureDate: lsDate(2), From: "8727100", To: "8814001"}
 	a := lsReply[*legacy.AvailabilityReply](t)(lsSend(t, http.DefaultClient, base+"/", legacy.XML, &legacy.AvailabilityRequest{

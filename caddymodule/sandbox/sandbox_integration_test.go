@@ -49,8 +49,8 @@ func (c *osdmClient) do(method, path, key string, body any, out any) (int, http.
 // TestSandboxIntegration runs osdm_sandbox in a real Caddy behind a path
 // prefix and goes through offers, booking, fulfilment and refund over HTTP.
 func TestSandboxIntegration(t *testing.T) {
-	base := harness.Serve(t, func(port int) string {
-		return harness.Options() + harness.Site(port, `
+	base := harness.ServeSite(t, harness.Options(), func(port int) string {
+		return `
 	route /osdm/* {
 		osdm_sandbox {
 			capacity 2
@@ -60,7 +60,7 @@ func TestSandboxIntegration(t *testing.T) {
 		}
 	}
 	respond "not the sandbox" 418
-`)
+`
 	})
 	c := &osdmClient{t: t, base: base + "/osdm"}
 

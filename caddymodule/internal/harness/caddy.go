@@ -71,6 +71,14 @@ func LoadJSON(t testing.TB, cfg any) {
 	}
 }
 
+// ServeSite is Serve of the Caddyfile of one site: options (Options'
+// block) and the site http://127.0.0.1:<port> holding what site returns
+// for the port (see Site).
+func ServeSite(t testing.TB, options string, site func(port int) string) string {
+	t.Helper()
+	return Serve(t, func(port int) string { return options + Site(port, site(port)) })
+}
+
 // Serve runs the Caddyfile caddyfile returns for a free port (FreePort)
 // and returns its base URL, http://127.0.0.1:<port>.
 func Serve(t testing.TB, caddyfile func(port int) string) string {
