@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -203,15 +202,7 @@ func TestTokenOnlyThroughOSDMTransport(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := harness.NewLoginPartner(t, "sncf", key, dir)
-	var mu sync.Mutex
-	var plainAuth []string
-	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		plainAuth = append(plainAuth, r.Header.Get("Authenticate"))
-		mu.Unlock()
-		io.WriteString(w, "plain")
-	}))
-	t.Cleanup(plain.Close)
+	plain := harness.RecordHeader(t, "Authenticate", "plain")
 	port := harness.FreePort(t)
 	harness.Load(t, harness.Options()+harness.Site(port, fmt.Sprintf(`
 	route /a/* {
@@ -227,7 +218,7 @@ func TestTokenOnlyThroughOSDMTransport(t *testing.T) {
 		}
 	}
 	reverse_proxy /plain/* %s
-`, p.TokenURL(), p.KeyFile, p.Upstream.Listener.Addr(), plain.Listener.Addr())))
+`, p.TokenURL(), p.KeyFile, p.Upstream.Listener.Addr(), plain.Addr)))
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 
 	var wg sync.WaitGroup
@@ -257,8 +248,7 @@ func TestTokenOnlyThroughOSDMTransport(t *testing.T) {
 	for e := range errs {
 		t.Error(e)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	plainAuth := plain.Got()
 	if len(plainAuth) != 20 {
 		t.Fatalf("the plain upstream got %d requests, want 20", len(plainAuth))
 	}

@@ -4,12 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,15 +22,7 @@ import (
 // be, with the header REDACTED: status, user, and a log_append field.
 func TestAccessTokenNotInAccessLog(t *testing.T) {
 	f := harness.NewProvFixture(t)
-	var mu sync.Mutex
-	var got []string
-	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		got = append(got, r.Header.Get("Authenticate"))
-		mu.Unlock()
-		_, _ = w.Write([]byte("ok"))
-	}))
-	t.Cleanup(backend.Close)
+	backend := harness.RecordHeader(t, "Authenticate", "ok")
 	logFile := filepath.Join(t.TempDir(), "access.log")
 	base := harness.ServeSite(t, harness.Options(harness.DebugOption), func(port int) string {
 		return fmt.Sprintf(`
@@ -60,7 +50,7 @@ func TestAccessTokenNotInAccessLog(t *testing.T) {
 			transport osdm
 		}
 	}
-`, logFile, f.LoginSigning(), f.Path("alpine.pub"), harness.ProvIssuer, harness.ProvIssuer, backend.Listener.Addr())
+`, logFile, f.LoginSigning(), f.Path("alpine.pub"), harness.ProvIssuer, harness.ProvIssuer, backend.Addr)
 	})
 	identity := f.AlpineToken(time.Now())
 	form := url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {identity}}.Encode()
@@ -80,15 +70,13 @@ func TestAccessTokenNotInAccessLog(t *testing.T) {
 			t.Fatalf("functional call: %d %s", status, body)
 		}
 	}
-	mu.Lock()
+	got := backend.Got()
 	for _, h := range got {
 		if h != "Bearer "+access && h != access {
 			t.Errorf("the backend got Authenticate %q", shortTok(h))
 		}
 	}
-	n := len(got)
-	mu.Unlock()
-	if n != 2 {
+	if n := len(got); n != 2 {
 		t.Fatalf("the backend got %d calls", n)
 	}
 	// The access log is written after the answer: wait for both lines.
