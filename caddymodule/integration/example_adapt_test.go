@@ -78,10 +78,7 @@ func TestExampleListensOnLoopback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt(src, map[string]any{"filename": "Caddyfile.example"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := harness.Adapt(t, "Caddyfile.example", string(src))
 	var cfg struct {
 		Apps struct {
 			HTTP struct {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 )
 
 // adaptErr adapts a Caddyfile named "Caddyfile" and returns the error.
@@ -96,10 +98,7 @@ func TestTokenPartnerFromRouteConvert(t *testing.T) {
 	}
 	cf := ":8080 {\n" + route("/a", "alpine", "", 9441) + route("/b", "coastal", "", 9441) + route("/c", "gamma", "gamma-login", 9441) +
 		"\troute /d {\n\t\tosdm_token {\n\t\t\ttoken_url http://127.0.0.1:9441/oauth/token\n\t\t\tkey_file /tmp/k.pem\n\t\t\tkid k\n\t\t\tissuer i\n\t\t\tsubject s\n\t\t}\n\t\treverse_proxy 127.0.0.1:9441\n\t}\n}\n"
-	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := harness.Adapt(t, "Caddyfile", cf)
 	var partners []string
 	var walk func(v any)
 	walk = func(v any) {

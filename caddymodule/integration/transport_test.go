@@ -31,10 +31,7 @@ func TestTransportCaddyfile(t *testing.T) {
 	}
 }
 `
-	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := harness.Adapt(t, "Caddyfile", cf)
 	for _, want := range []string{
 		`"transport":{"dial_timeout":3000000000,"protocol":"osdm","tls":{"insecure_skip_verify":true,"server_name":"osdm.sncf.example"},"versions":["1.1","2"]}`,
 		`"transport":{"protocol":"osdm"}`,
@@ -43,7 +40,7 @@ func TestTransportCaddyfile(t *testing.T) {
 			t.Errorf("adapted JSON\n%s\ndoes not contain\n%s", out, want)
 		}
 	}
-	_, _, err = caddyconfig.GetAdapter("caddyfile").Adapt([]byte(`:8080 {
+	_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(`:8080 {
 	reverse_proxy 127.0.0.1:1 {
 		transport osdm {
 			token_url https://login.example

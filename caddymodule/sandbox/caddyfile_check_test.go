@@ -6,6 +6,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 )
 
 // refusal is a block of subdirectives and a text its error must hold.
@@ -40,10 +42,7 @@ func checkAdaptRefused(t *testing.T, cf, line, what string) {
 // checkAdaptedJSON wants the JSON adapted from cf to hold want.
 func checkAdaptedJSON(t *testing.T, cf, want string) {
 	t.Helper()
-	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := harness.Adapt(t, "Caddyfile", cf)
 	if !strings.Contains(string(out), want) {
 		t.Fatalf("adapted JSON\n%s\ndoes not contain\n%s", out, want)
 	}
