@@ -41,7 +41,7 @@ func init() {
 //		settle_interval <duration>           # default: the osdm app's (30s)
 //	}
 func (c *Convert) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	file, line, err := glue.Directive(d, []string{"tariff", "reason", "path"}, func(name string) error {
+	at, err := glue.Directive(d, []string{"tariff", "reason", "path"}, func(name string) error {
 		args := d.RemainingArgs()
 		if name == "store" {
 			cfg, err := stores.UnmarshalArgs(d, "store", args)
@@ -61,10 +61,7 @@ func (c *Convert) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 	// Validate now, so that the error names the Caddyfile and the
 	// directive's line.
-	if err := c.Validate(); err != nil {
-		return fmt.Errorf("osdm_convert: %v, at %s:%d", err, file, line)
-	}
-	return nil
+	return at.Err(c.Validate())
 }
 
 // unmarshalOption sets one subdirective.

@@ -1,7 +1,6 @@
 package consumer
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -67,7 +66,7 @@ func (t *Token) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		"login_timeout": &t.LoginTimeout,
 	}
 	tlsOpts := new(reverseproxy.HTTPTransport)
-	file, line, err := glue.Directive(d, nil, func(name string) error {
+	at, err := glue.Directive(d, nil, func(name string) error {
 		if strings.HasPrefix(name, "tls_") && slices.Contains(glue.TokenSubdirectives, name) {
 			if err := unmarshalTLSOption(d, tlsOpts); err != nil {
 				return err
@@ -110,10 +109,7 @@ func (t *Token) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 	// Validate now, so that the error names the Caddyfile and the
 	// directive's line.
-	if err := t.Validate(); err != nil {
-		return fmt.Errorf("osdm_token: %v, at %s:%d", err, file, line)
-	}
-	return nil
+	return at.Err(t.Validate())
 }
 
 // unmarshalTLSOption reads the tls_* subdirective at d (with its block,

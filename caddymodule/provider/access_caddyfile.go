@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"fmt"
-
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
@@ -25,7 +23,7 @@ func init() {
 // Without key_file, issuer names the osdm_login of this configuration
 // whose signing key verifies the tokens.
 func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	file, line, err := glue.Directive(d, nil, func(name string) error {
+	at, err := glue.Directive(d, nil, func(name string) error {
 		var err error
 		switch name {
 		case "key_file":
@@ -54,10 +52,7 @@ func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 	// Validate now, so that the error names the Caddyfile and the
 	// directive's line.
-	if err := a.Validate(); err != nil {
-		return fmt.Errorf("osdm_access: %v, at %s:%d", err, file, line)
-	}
-	return nil
+	return at.Err(a.Validate())
 }
 
 // Interface guard

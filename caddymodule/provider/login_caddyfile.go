@@ -43,7 +43,7 @@ func init() {
 // naming the same file share; redis shares them between instances.
 // signing_key_file, issuer and at least one client are required.
 func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	file, line, err := glue.Directive(d, []string{"client"}, func(name string) error {
+	at, err := glue.Directive(d, []string{"client"}, func(name string) error {
 		var err error
 		switch name {
 		case "signing_key_file":
@@ -91,7 +91,7 @@ func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		set  bool
 	}{{"signing_key_file", l.SigningKeyFile != ""}, {"issuer", l.Issuer != ""}, {"client", len(l.Clients) > 0}} {
 		if !req.set {
-			return fmt.Errorf("osdm_login: %s is required, at %s:%d", req.name, file, line)
+			return at.Err(fmt.Errorf("%s is required", req.name))
 		}
 	}
 	return nil

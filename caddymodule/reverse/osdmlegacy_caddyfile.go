@@ -44,7 +44,7 @@ func init() {
 //		settle_interval <duration>                       # default: the osdm app's (30s)
 //	}
 func (m *OSDMLegacy) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	file, line, err := glue.Directive(d, []string{"tariff", "reason"}, func(name string) error {
+	at, err := glue.Directive(d, []string{"tariff", "reason"}, func(name string) error {
 		if name == "store" {
 			cfg, err := stores.Unmarshal(d, "store")
 			if err != nil {
@@ -64,12 +64,10 @@ func (m *OSDMLegacy) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	// Check the whole block now, so that the error names the Caddyfile and
 	// the directive's line; Provision checks the same for JSON.
 	if _, err := m.facadeConfig(); err != nil {
-		return fmt.Errorf("osdm_legacy: %v, at %s:%d", err, file, line)
+		return at.Err(err)
 	}
 	if m.Store != nil {
-		if err := m.Store.Validate(); err != nil {
-			return fmt.Errorf("osdm_legacy: %v, at %s:%d", err, file, line)
-		}
+		return at.Err(m.Store.Validate())
 	}
 	return nil
 }

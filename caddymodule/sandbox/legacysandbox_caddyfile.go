@@ -62,7 +62,7 @@ func (s *LegacySandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	foreign := map[string]bool{}
 	tariffs := map[int]bool{}
 	fares := map[[2]int]bool{}
-	_, _, err := glue.Directive(d, []string{"foreign", "tariff", "fare"}, func(name string) error {
+	_, err := glue.Directive(d, []string{"foreign", "tariff", "fare"}, func(name string) error {
 		var err error
 		switch name {
 		case "system":

@@ -48,7 +48,7 @@ func init() {
 func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	external := map[string]bool{}
 	scheduled := map[string]bool{}
-	_, _, err := glue.Directive(d, []string{"external_inventory", "train", "unknown_train"}, func(name string) error {
+	_, err := glue.Directive(d, []string{"external_inventory", "train", "unknown_train"}, func(name string) error {
 		var err error
 		switch name {
 		case "capacity":

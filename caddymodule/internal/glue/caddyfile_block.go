@@ -1,6 +1,7 @@
 package glue
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -12,16 +13,34 @@ import (
 // at its line.
 
 // Directive reads a directive that takes no arguments, then its block
-// as Block does. file and line are where the directive is written, for
-// the errors about the block as a whole (a required subdirective
-// missing) that no one line is to blame for.
-func Directive(d *caddyfile.Dispenser, repeatable []string, fn func(name string) error) (file string, line int, err error) {
+// as Block does. It returns where the directive is written.
+func Directive(d *caddyfile.Dispenser, repeatable []string, fn func(name string) error) (Place, error) {
 	d.Next() // the directive name
-	file, line = d.File(), d.Line()
+	at := Place{Directive: d.Val(), File: d.File(), Line: d.Line()}
 	if d.NextArg() {
-		return file, line, d.ArgErr()
+		return at, d.ArgErr()
 	}
-	return file, line, Block(d, repeatable, fn)
+	return at, Block(d, repeatable, fn)
+}
+
+// Place is where a directive is written, for the errors about its block
+// as a whole (a required subdirective missing) that no one line is to
+// blame for.
+type Place struct {
+	// Directive is the directive's name, e.g. osdm_access.
+	Directive string
+	// File and Line are where the directive's name is written.
+	File string
+	Line int
+}
+
+// Err is err about the directive's block, naming the directive and its
+// place: "<directive>: <err>, at <file>:<line>"; nil when err is nil.
+func (p Place) Err(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %v, at %s:%d", p.Directive, err, p.File, p.Line)
 }
 
 // Block calls fn for each subdirective of the block that opens after

@@ -14,15 +14,21 @@ import (
 func TestDirective(t *testing.T) {
 	d := caddyfile.NewTestDispenser("x {\n\ta 1\n\tb\n\ta 2\n}")
 	var got []string
-	file, line, err := Directive(d, []string{"a"}, func(name string) error {
+	at, err := Directive(d, []string{"a"}, func(name string) error {
 		got = append(got, name+strings.Join(d.RemainingArgs(), ""))
 		return nil
 	})
 	if err != nil || strings.Join(got, ",") != "a1,b,a2" {
 		t.Fatalf("%v, %v", got, err)
 	}
-	if file != "Testfile" || line != 1 {
-		t.Errorf("place %s:%d, want Testfile:1", file, line)
+	if want := (Place{Directive: "x", File: "Testfile", Line: 1}); at != want {
+		t.Errorf("place %+v, want %+v", at, want)
+	}
+	if err := at.Err(errors.New("y is required")); err == nil || err.Error() != "x: y is required, at Testfile:1" {
+		t.Errorf("block error %v", err)
+	}
+	if at.Err(nil) != nil {
+		t.Error("no error made one")
 	}
 }
 
@@ -36,7 +42,7 @@ func TestDirectiveRefuses(t *testing.T) {
 		{"x {\n\tfail\n\tb\n}", "failed"},
 	} {
 		var after []string
-		_, _, err := Directive(caddyfile.NewTestDispenser(c.in), nil, func(name string) error {
+		_, err := Directive(caddyfile.NewTestDispenser(c.in), nil, func(name string) error {
 			after = append(after, name)
 			if name == "fail" {
 				return errors.New("failed")
@@ -51,7 +57,7 @@ func TestDirectiveRefuses(t *testing.T) {
 		}
 	}
 	d := caddyfile.NewTestDispenser("x {\n\tclient s {\n\t\tk\n\t\tk\n\t}\n}")
-	_, _, err := Directive(d, nil, func(string) error {
+	_, err := Directive(d, nil, func(string) error {
 		return BlockOf(d, `client "s"`, nil, func(string) error { return nil })
 	})
 	if err == nil || !strings.Contains(err.Error(), `client "s": k already specified, at Testfile:4`) {
