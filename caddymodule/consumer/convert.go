@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
 	"github.com/caddy-osdm/caddy-osdm/converter"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -260,11 +261,7 @@ func (c *Convert) Validate() error {
 // Cleanup releases this configuration's hold on the reply cache (the
 // osdm app holds the store and stops settlement).
 func (c *Convert) Cleanup() error {
-	if c.poolKey == "" {
-		return nil
-	}
-	_, err := replyCaches.Delete(c.poolKey)
-	return err
+	return glue.Release(replyCaches, c.poolKey)
 }
 
 // ServeHTTP answers one legacy request.

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
@@ -319,11 +320,7 @@ func (t *Token) warn(msg string) {
 
 // Cleanup releases this configuration's hold on the token cache.
 func (t *Token) Cleanup() error {
-	if t.poolKey == "" {
-		return nil
-	}
-	_, err := tokenCaches.Delete(t.poolKey)
-	return err
+	return glue.Release(tokenCaches, t.poolKey)
 }
 
 // ServeHTTP attaches the access token and calls next, once more with a new

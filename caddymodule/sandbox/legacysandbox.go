@@ -10,6 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 )
 
@@ -166,11 +167,7 @@ func (s *LegacySandbox) Provision(caddy.Context) error {
 
 // Cleanup releases this configuration's hold on the sandbox.
 func (s *LegacySandbox) Cleanup() error {
-	if s.poolKey == "" {
-		return nil
-	}
-	_, err := legacySandboxes.Delete(s.poolKey)
-	return err
+	return glue.Release(legacySandboxes, s.poolKey)
 }
 
 // ServeHTTP answers the legacy message; next is never called.

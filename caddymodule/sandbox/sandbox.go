@@ -9,6 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
@@ -121,11 +122,7 @@ func (s *Sandbox) Validate() error {
 
 // Cleanup releases this configuration's hold on the sandbox.
 func (s *Sandbox) Cleanup() error {
-	if s.poolKey == "" {
-		return nil
-	}
-	_, err := sandboxes.Delete(s.poolKey)
-	return err
+	return glue.Release(sandboxes, s.poolKey)
 }
 
 // ServeHTTP answers the OSDM request; next is never called.
