@@ -12,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 )
 
@@ -95,11 +96,8 @@ func TestLegacySandboxProvisionErrors(t *testing.T) {
 		{&LegacySandbox{Timetable: "/nonexistent/feed.zip"}, "timetable"},
 		{&LegacySandbox{MaxBody: 2 << 20}, "max_body"},
 	} {
-		ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
-		if err := tc.s.Provision(ctx); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := harness.TryProvision(tc.s); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.s, err, tc.want)
 		}
-		_ = tc.s.Cleanup()
-		cancel()
 	}
 }
