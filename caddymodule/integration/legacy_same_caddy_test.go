@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,11 +20,7 @@ import (
 // the legacy messages in JSON.
 func TestOSDMLegacyIntegrationSameCaddy(t *testing.T) {
 	dir := t.TempDir()
-	gtfs := filepath.Join(dir, "gtfs")
-	if err := os.Mkdir(gtfs, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	harness.WriteLegacyGTFS(t, gtfs)
+	gtfs := harness.LegacyGTFS(t, dir)
 	legacyPort := harness.FreePort(t)
 	base := harness.Serve(t, func(port int) string {
 		return harness.Options() + harness.Site(port, fmt.Sprintf(`

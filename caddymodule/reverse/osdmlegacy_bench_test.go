@@ -53,11 +53,7 @@ func startBenchCaddy(b *testing.B, legacyAddr string, concurrency int) string {
 func startBenchCaddyStore(b *testing.B, legacyAddr string, concurrency int, storeLine string) string {
 	b.Helper()
 	dir := b.TempDir()
-	gtfs := filepath.Join(dir, "gtfs")
-	if err := os.Mkdir(gtfs, 0o700); err != nil {
-		b.Fatal(err)
-	}
-	harness.WriteLegacyGTFS(b, gtfs)
+	gtfs := harness.LegacyGTFS(b, dir)
 	port := harness.FreePort(b)
 	if storeLine == "" {
 		storeLine = "bolt " + filepath.Join(dir, "bench.db")

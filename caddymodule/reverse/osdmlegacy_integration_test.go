@@ -112,11 +112,7 @@ type legacyChain struct {
 func startLegacyChain(t *testing.T, extra string, sbcfg legacysandbox.Config) *legacyChain {
 	t.Helper()
 	dir := t.TempDir()
-	gtfs := filepath.Join(dir, "gtfs")
-	if err := os.Mkdir(gtfs, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	harness.WriteLegacyGTFS(t, gtfs)
+	gtfs := harness.LegacyGTFS(t, dir)
 	ls := startLegacyServer(t, sbcfg)
 	logFile := filepath.Join(dir, "caddy.log")
 	base := harness.ServeSite(t, harness.Options(harness.LogOption(logFile, "DEBUG")), func(port int) string {

@@ -17,7 +17,7 @@
 //     Decode and Problem;
 //   - plain HTTP (Do, PostJSON) and the fixtures several packages share:
 //     a partner's login service and upstream (LoginPartner), a
-//     provider's keys (ProvFixture), a GTFS feed (WriteLegacyGTFS),
+//     provider's keys (ProvFixture), a GTFS feed (LegacyGTFS),
 //     keys and files, metrics.
 //
 // Caddy's caddytest package does not fit: its Tester runs caddy's

@@ -8,10 +8,15 @@ import (
 	"testing"
 )
 
-// WriteLegacyGTFS writes a GTFS feed of 10 daily trains Paris Nord ->
-// Bruxelles-Midi, 9301 at 06:10, 9302 at 07:10, ... through 2099.
-func WriteLegacyGTFS(t testing.TB, dir string) {
+// LegacyGTFS writes a GTFS feed of 10 daily trains Paris Nord ->
+// Bruxelles-Midi, 9301 at 06:10, 9302 at 07:10, ... through 2099, in a
+// new folder gtfs of dir, and returns the folder's path.
+func LegacyGTFS(t testing.TB, dir string) string {
 	t.Helper()
+	dir = filepath.Join(dir, "gtfs")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	files := map[string]string{
 		"agency.txt":   "agency_id,agency_name,agency_url,agency_timezone\nES,Eurostar,https://example.com,Europe/Paris\n",
 		"stops.txt":    "stop_id,stop_name,stop_code\nPNO,Paris Nord,8727100\nBXL,Bruxelles-Midi,8814001\nLIL,Lille Europe,8722326\n",
@@ -33,4 +38,5 @@ func WriteLegacyGTFS(t testing.TB, dir string) {
 			t.Fatal(err)
 		}
 	}
+	return dir
 }
