@@ -3,7 +3,6 @@ package integration
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -105,28 +104,15 @@ func (p *osdmProvider) call(method, path, body, key string) (int, http.Header, [
 	t := p.t
 	t.Helper()
 	h := http.Header{}
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-		h.Set("Content-Type", osdm.ContentTypeJSON)
-		osdmspec.ValidateRequest(t, osdmspec.V39, method, path, h, discriminatorsOff(t, body))
-	}
 	if key != "" {
 		h.Set(osdm.HeaderIdempotencyKey, key)
 	}
-	req, err := http.NewRequest(method, p.base+path, rd)
-	if err != nil {
-		t.Fatal(err)
+	if body != "" {
+		osdmspec.ValidateRequest(t, osdmspec.V39, method, path, http.Header{"Content-Type": {osdm.ContentTypeJSON}}, discriminatorsOff(t, body))
 	}
-	req.Header = h
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s: %s %s: %v", p.name, method, path, err)
-	}
-	defer resp.Body.Close()
-	got, _ := io.ReadAll(resp.Body)
-	osdmspec.ValidateResponse(t, osdmspec.V39, method, path, resp.StatusCode, resp.Header, got)
-	return resp.StatusCode, resp.Header, got
+	client := harness.OSDMClient{Base: p.base, Version: osdmspec.V39}
+	a := client.Do(t, method, path, body, h)
+	return a.Status, a.Header, a.Body
 }
 
 // ok calls and decodes an answer of status want into v.
