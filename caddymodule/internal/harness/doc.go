@@ -3,10 +3,13 @@
 //
 //   - ports: FreePort, the only port allocator (ports below the
 //     ephemeral range, each handed out once per process);
+//   - a package's TestMain: Main, a data directory of the test
+//     process's own;
+//   - test Caddyfiles: Options (with LogOption, DebugOption) and Site;
 //   - Caddy in this process: Adapt, Load, LoadNamed, LoadJSON, TryLoad,
-//     TryLoadJSON and Serve, around caddy.Load (a failed adaptation or
-//     an adapter warning fails the test; Caddy stops when the test
-//     ends);
+//     TryLoadJSON, Serve and ServeSite, around caddy.Load (a failed
+//     adaptation or an adapter warning fails the test; Caddy stops when
+//     the test ends); TryProvision for a module that must be refused;
 //   - Caddy in a child process (this test binary run again as its
 //     TestChildProcess, which calls ChildProcess): StartCaddy,
 //     TryStartCaddy, HoldBoltFile, and Child's Kill (SIGKILL) and Stop;
@@ -17,8 +20,10 @@
 //     Decode and Problem;
 //   - plain HTTP (Do, PostJSON) and the fixtures several packages share:
 //     a partner's login service and upstream (LoginPartner), a
-//     provider's keys (ProvFixture), a GTFS feed (LegacyGTFS),
-//     keys and files, metrics.
+//     provider's keys (ProvFixture), a GTFS feed (LegacyGTFS), a
+//     backend that records a header (RecordHeader), keys and files,
+//     metrics;
+//   - AssertNoSecrets, the search of logs for tokens and private keys.
 //
 // Caddy's caddytest package does not fit: its Tester runs caddy's
 // command line in the test process against a fixed admin port and
