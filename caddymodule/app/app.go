@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -183,16 +184,26 @@ func (a *App) RouteAfter(h caddyhttp.MiddlewareHandler) (*osdmapp.Route, error) 
 
 // Start opens every store (a bolt file another process holds fails,
 // naming the file; a Redis that would lose bookings is refused, saying
-// why) and starts the background work.
+// why) and starts the background work. It opens every store even after
+// one failed: Caddy may have started this configuration's servers
+// already, and a request they take before Caddy stops them is served on
+// its open stores, or told at once that its store failed, rather than
+// left waiting for a store nobody opens.
 func (a *App) Start() error {
 	a.mu.Lock()
 	a.started = true
-	stores := slices.Collect(maps.Values(a.stores))
+	stores := slices.SortedFunc(maps.Values(a.stores), func(x, y *appStore) int {
+		return strings.Compare(x.describe(), y.describe())
+	})
 	a.mu.Unlock()
+	var errs []error
 	for _, s := range stores {
 		if err := a.open(s); err != nil {
-			return err
+			errs = append(errs, err)
 		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	a.runner.Start()
 	return nil

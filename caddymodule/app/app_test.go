@@ -22,6 +22,7 @@ import (
 	_ "github.com/caddy-osdm/caddy-osdm/caddymodule/app"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/internal/redistest"
+	"github.com/caddy-osdm/caddy-osdm/store"
 
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 )
@@ -196,6 +197,72 @@ func TestBoltHeldByAnotherProcess(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "locked by another process") {
 		t.Fatalf("error %q does not say the file %s is locked by another process", err, path)
+	}
+}
+
+// A start that fails on one store still opens the others, and fails
+// the failed store's calls at once: Caddy may have started the
+// configuration's servers before the osdm app, and a request they take
+// before Caddy stops them must not wait for a store nobody will open.
+// Stores are opened in name order; here the held file's store comes
+// first.
+func TestStartFailureLeavesNoStoreWaiting(t *testing.T) {
+	dir := t.TempDir()
+	held := filepath.Join(dir, "held.db")
+	harness.HoldBoltFile(t, held)
+	stores := map[string]any{"a-held": map[string]any{"engine": "bolt", "path": held, "timeout": "200ms"}}
+	names := []string{"a-held"}
+	for _, n := range []string{"b", "c", "d"} {
+		stores[n] = map[string]any{"engine": "bolt", "path": filepath.Join(dir, n+".db"), "timeout": "200ms"}
+		names = append(names, n)
+	}
+	up, _ := backend(t)
+	var handle []any
+	for _, n := range names {
+		handle = append(handle, map[string]any{"handler": "osdm_app_probe", "store": map[string]any{"name": n}})
+	}
+	handle = append(handle, map[string]any{"handler": "reverse_proxy", "upstreams": []any{map[string]any{"dial": up}}})
+	cfg, _ := json.Marshal(map[string]any{
+		"admin":   map[string]any{"disabled": true},
+		"logging": map[string]any{"logs": map[string]any{"default": map[string]any{"level": "ERROR"}}},
+		"apps": map[string]any{
+			"osdm": map[string]any{"stores": stores},
+			"http": map[string]any{"servers": map[string]any{"s": map[string]any{
+				"listen":          []string{fmt.Sprintf("127.0.0.1:%d", harness.FreePort(t))},
+				"automatic_https": map[string]any{"disable": true},
+				"routes":          []any{map[string]any{"handle": handle}},
+			}}},
+		},
+	})
+	err := caddy.Load(cfg, true)
+	if err == nil {
+		caddy.Stop()
+		t.Fatal("a configuration started on a bolt file another process holds")
+	}
+	if !strings.Contains(err.Error(), held) {
+		t.Fatalf("error %q does not name %s", err, held)
+	}
+	// A context already done: a call on a store still waiting returns
+	// that context's error; one on a failed store, the store's failure.
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, n := range names {
+		v, ok := probeHandles.Load(n)
+		if !ok {
+			t.Fatalf("no probe was provisioned on store %s", n)
+		}
+		h := v.(*store.Handle)
+		if n == "a-held" {
+			_, err := h.Get(done, "k")
+			if err == nil || errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "locked") {
+				t.Fatalf("a call on the store that failed: %v, want its failure at once", err)
+			}
+			continue
+		}
+		if !h.Ready() {
+			_, err := h.Get(done, "k")
+			t.Fatalf("store %s was left waiting after another store failed the start: %v", n, err)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -35,6 +36,10 @@ func (probe) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{ID: "http.handlers.osdm_app_probe", New: func() caddy.Module { return new(probe) }}
 }
 
+// probeHandles holds the store handle of the probe last provisioned for
+// each store name, for tests that look at a configuration Caddy refused.
+var probeHandles sync.Map // store name -> *store.Handle
+
 func (p *probe) Provision(ctx caddy.Context) error {
 	app, err := osdmapp.For(ctx)
 	if err != nil {
@@ -43,6 +48,7 @@ func (p *probe) Provision(ctx caddy.Context) error {
 	if p.h, _, err = app.Store(p.Store); err != nil {
 		return err
 	}
+	probeHandles.Store(p.Store.Name, p.h)
 	app.Background(runner.Job{Name: "probe", Run: func(ctx context.Context) {
 		route, err := app.RouteAfter(p)
 		if err != nil {
