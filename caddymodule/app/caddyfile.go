@@ -3,11 +3,14 @@ package app
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 )
 
 func init() {
@@ -48,31 +51,31 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 	if d.NextArg() {
 		return nil, d.ArgErr()
 	}
-	for d.NextBlock(0) {
-		switch d.Val() {
+	err := glue.Block(d, []string{"store"}, func(opt string) error {
+		switch opt {
 		case "settle_interval":
 			var v string
 			if !d.AllArgs(&v) {
-				return nil, d.ArgErr()
+				return d.ArgErr()
 			}
 			dur, err := caddy.ParseDuration(v)
 			if err != nil || dur <= 0 {
-				return nil, d.Errf("settle_interval %q: not a positive duration", v)
+				return d.Errf("settle_interval %q: not a positive duration", v)
 			}
 			a.SettleInterval = caddy.Duration(dur)
 		case "store":
 			if !d.NextArg() {
-				return nil, d.Err("store takes a name and an engine: store <name> bolt [<path>] or store <name> redis [<address>...]")
+				return d.Err("store takes a name and an engine: store <name> bolt [<path>] or store <name> redis [<address>...]")
 			}
 			name := d.Val()
 			if name == engineBolt || name == engineRedis {
-				return nil, d.Errf("store %s: %s is an engine, not a store name (store <name> %s ...)", name, name, name)
+				return d.Errf("store %s: %s is an engine, not a store name (store <name> %s ...)", name, name, name)
 			}
 			if !d.NextArg() {
-				return nil, d.Errf("store %s: which engine? (bolt or redis)", name)
+				return d.Errf("store %s: which engine? (bolt or redis)", name)
 			}
 			if _, dup := a.Stores[name]; dup {
-				return nil, d.Errf("store %s is defined twice", name)
+				return d.Errf("store %s is defined twice", name)
 			}
 			var engine any
 			var err error
@@ -83,20 +86,46 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 			case engineRedis:
 				engine, err = parseRedis(d, name)
 			default:
-				return nil, d.Errf("store %s: engine %q is unknown (want bolt or redis)", name, kind)
+				return d.Errf("store %s: engine %q is unknown (want bolt or redis)", name, kind)
 			}
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if a.Stores == nil {
 				a.Stores = map[string]json.RawMessage{}
 			}
 			a.Stores[name] = caddyconfig.JSONModuleObject(engine, "engine", kind, nil)
 		default:
-			return nil, d.Errf("unknown osdm option %q (want store or settle_interval)", d.Val())
+			return d.Err("unknown osdm option " + unknownOption(opt, globalOptions))
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return httpcaddyfile.App{Name: "osdm", Value: caddyconfig.JSON(a, nil)}, nil
+}
+
+// The names each block of the osdm global option takes, for the "did you
+// mean" of an unknown one.
+var (
+	globalOptions   = []string{"store", "settle_interval"}
+	boltOptions     = []string{"timeout"}
+	redisOptions    = []string{"addresses", "master", "prefix", "username", "password", "sentinel_password", "db", "tls", "accept_volatile", "timeout"}
+	redisTLSOptions = []string{"ca", "server_name", "certificate", "key"}
+)
+
+// unknownOption is the text after "unknown ... option" for name: quoted,
+// with the closest known name, or else every known name.
+func unknownOption(name string, known []string) string {
+	if hint := glue.DidYouMean(name, known); hint != "" {
+		return strconv.Quote(name) + hint
+	}
+	list := strings.Join(known[:len(known)-1], ", ") + " or " + known[len(known)-1]
+	if len(known) == 1 {
+		list = known[0]
+	}
+	return strconv.Quote(name) + " (want " + list + ")"
 }
 
 // parseBolt reads the rest of a bolt store.
@@ -110,15 +139,14 @@ func parseBolt(d *caddyfile.Dispenser, name string) (*Bolt, error) {
 	default:
 		return nil, d.Errf("store %s bolt takes at most one path, got %d arguments", name, len(args))
 	}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		switch d.Val() {
-		case "timeout":
-			if err := durationArg(d, &b.Timeout); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, d.Errf("store %s bolt: unknown option %q (want timeout)", name, d.Val())
+	err := glue.BlockOf(d, "store "+name+" bolt", nil, func(opt string) error {
+		if opt != "timeout" {
+			return d.Errf("store %s bolt: unknown option %s", name, unknownOption(opt, boltOptions))
 		}
+		return durationArg(d, &b.Timeout)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return b, nil
 }
@@ -126,19 +154,18 @@ func parseBolt(d *caddyfile.Dispenser, name string) (*Bolt, error) {
 // parseRedis reads the rest of a redis store.
 func parseRedis(d *caddyfile.Dispenser, name string) (*Redis, error) {
 	r := &Redis{Addresses: d.RemainingArgs()}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		opt := d.Val()
+	err := glue.BlockOf(d, "store "+name+" redis", []string{"addresses"}, func(opt string) error {
 		switch opt {
 		case "addresses":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
-				return nil, d.ArgErr()
+				return d.ArgErr()
 			}
 			r.Addresses = append(r.Addresses, args...)
 		case "master", "prefix", "username", "password", "sentinel_password":
 			var v string
 			if !d.AllArgs(&v) {
-				return nil, d.Errf("store %s redis: %s takes one value", name, opt)
+				return d.Errf("store %s redis: %s takes one value", name, opt)
 			}
 			switch opt {
 			case "master":
@@ -155,32 +182,29 @@ func parseRedis(d *caddyfile.Dispenser, name string) (*Redis, error) {
 		case "db":
 			var v string
 			if !d.AllArgs(&v) {
-				return nil, d.ArgErr()
+				return d.ArgErr()
 			}
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
-				return nil, d.Errf("store %s redis: db %q is not a database number", name, v)
+				return d.Errf("store %s redis: db %q is not a database number", name, v)
 			}
 			r.DB = n
 		case "accept_volatile":
 			if d.NextArg() {
-				return nil, d.ArgErr()
+				return d.ArgErr()
 			}
 			r.AcceptVolatile = true
 		case "timeout":
-			if err := durationArg(d, &r.Timeout); err != nil {
-				return nil, err
-			}
+			return durationArg(d, &r.Timeout)
 		case "tls":
 			if d.NextArg() {
-				return nil, d.ArgErr()
+				return d.ArgErr()
 			}
 			r.TLS = new(RedisTLS)
-			for nesting := d.Nesting(); d.NextBlock(nesting); {
-				sub := d.Val()
+			return glue.BlockOf(d, "store "+name+" redis tls", nil, func(sub string) error {
 				var v string
 				if !d.AllArgs(&v) {
-					return nil, d.Errf("store %s redis tls: %s takes one value", name, sub)
+					return d.Errf("store %s redis tls: %s takes one value", name, sub)
 				}
 				switch sub {
 				case "ca":
@@ -192,12 +216,17 @@ func parseRedis(d *caddyfile.Dispenser, name string) (*Redis, error) {
 				case "key":
 					r.TLS.Key = v
 				default:
-					return nil, d.Errf("store %s redis tls: unknown option %q (want ca, server_name, certificate or key)", name, sub)
+					return d.Errf("store %s redis tls: unknown option %s", name, unknownOption(sub, redisTLSOptions))
 				}
-			}
+				return nil
+			})
 		default:
-			return nil, d.Errf("store %s redis: unknown option %q (want addresses, master, prefix, username, password, sentinel_password, db, tls, accept_volatile or timeout)", name, opt)
+			return d.Errf("store %s redis: unknown option %s", name, unknownOption(opt, redisOptions))
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(r.Addresses) == 0 {
 		return nil, d.Errf("store %s redis needs an address (after redis, or in addresses)", name)
