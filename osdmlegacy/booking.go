@@ -123,13 +123,8 @@ func (f *Facade) resumeBooking(ctx context.Context, c *call, rec *BookingRecord)
 // bookingResult is the answer to POST /bookings once the BookingRequest
 // was sent (d) or found answered.
 func (f *Facade) bookingResult(c *call, rec *BookingRecord, d *delivery) (*Answer, bool) {
-	switch {
-	case d.lost != nil:
-		p := SendProblem(f.cfg.Partner, d.lost, "booking "+rec.ID)
-		p.Detail += "; the booking's outcome is being settled: retry with the same Idempotency-Key to get it"
-		return f.problem(c, p), false
-	case d.storeErr != nil:
-		return f.storeFailed(c, d.storeErr), false
+	if a := f.unsettled(c, d, "booking "+rec.ID, "the booking's outcome is being settled: retry with the same Idempotency-Key to get it"); a != nil {
+		return a, false
 	}
 	switch rec.State {
 	case StateBooking:

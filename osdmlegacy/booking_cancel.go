@@ -123,13 +123,10 @@ func (f *Facade) cancelFailed(c *call, rec *BookingRecord, d *delivery) (*Answer
 	if rec != nil {
 		subject += rec.ID
 	}
+	if a := f.unsettled(c, d, subject, "the cancellation is being settled: retry to learn its outcome"); a != nil {
+		return a, false
+	}
 	switch {
-	case d.lost != nil:
-		p := SendProblem(f.cfg.Partner, d.lost, subject)
-		p.Detail += "; the cancellation is being settled: retry to learn its outcome"
-		return f.problem(c, p), false
-	case d.storeErr != nil:
-		return f.storeFailed(c, d.storeErr), false
 	case rec.State.holdsPlaces() && d.refusal != nil:
 		p := NegativeProblem(d.refusal, subject)
 		return f.problem(c, p), finalProblem(p)

@@ -185,14 +185,10 @@ func (f *Facade) resumeExchange(ctx context.Context, c *call, rec *BookingRecord
 // exchangeResult is the answer of an exchange call once its message was
 // sent (d) or found answered: the operation, or why not.
 func (f *Facade) exchangeResult(c *call, rec *BookingRecord, d *delivery, subject string) (*Answer, bool) {
-	switch {
-	case d.lost != nil:
-		p := SendProblem(f.cfg.Partner, d.lost, subject)
-		p.Detail += "; the exchange is being settled: retry with the same Idempotency-Key to get its outcome (the old booking stands until it is confirmed)"
-		return f.problem(c, p), false
-	case d.storeErr != nil:
-		return f.storeFailed(c, d.storeErr), false
-	case rec.State == StateExchanging:
+	if a := f.unsettled(c, d, subject, "the exchange is being settled: retry with the same Idempotency-Key to get its outcome (the old booking stands until it is confirmed)"); a != nil {
+		return a, false
+	}
+	if rec.State == StateExchanging {
 		return f.inProgress(c, rec), false
 	}
 	x := rec.Exchange
@@ -303,13 +299,10 @@ func (f *Facade) deleteExchangeOperation(ctx context.Context, c *call) *Answer {
 // reach its end, nil when it did.
 func (f *Facade) exchangeFailed(c *call, rec *BookingRecord, d *delivery) (*Answer, bool) {
 	subject := "the exchange of booking " + rec.ID
+	if a := f.unsettled(c, d, subject, "it is being settled: retry to learn its outcome"); a != nil {
+		return a, false
+	}
 	switch {
-	case d.lost != nil:
-		p := SendProblem(f.cfg.Partner, d.lost, subject)
-		p.Detail += "; it is being settled: retry to learn its outcome"
-		return f.problem(c, p), false
-	case d.storeErr != nil:
-		return f.storeFailed(c, d.storeErr), false
 	case d.refusal != nil:
 		p := NegativeProblem(d.refusal, subject)
 		return f.problem(c, p), finalProblem(p)

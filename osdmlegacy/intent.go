@@ -97,6 +97,22 @@ type delivery struct {
 // settled reports whether the message's result is recorded.
 func (d *delivery) settled() bool { return d.lost == nil && d.storeErr == nil }
 
+// unsettled is the answer to a call whose message d did not settle, nil
+// when it did: a lost answer is the SendProblem about subject with
+// settling (what the caller can do meanwhile) added; a failure to record
+// the answer is storeFailed.
+func (f *Facade) unsettled(c *call, d *delivery, subject, settling string) *Answer {
+	switch {
+	case d.lost != nil:
+		p := SendProblem(f.cfg.Partner, d.lost, subject)
+		p.Detail += "; " + settling
+		return f.problem(c, p)
+	case d.storeErr != nil:
+		return f.storeFailed(c, d.storeErr)
+	}
+	return nil
+}
+
 // deliver sends the pending message of rec (step and messageId given, so
 // a record changed meanwhile is not mistaken for it) and records its
 // result. It returns the record as stored afterwards.

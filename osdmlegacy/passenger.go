@@ -203,13 +203,10 @@ func nameOf(d *osdm.PersonDetail) string {
 // PassengerDataRequest was sent (d).
 func (f *Facade) passengerResult(c *call, rec *BookingRecord, pid string, d *delivery) (*Answer, bool) {
 	subject := "changing passenger " + pid + " of booking " + rec.ID
+	if a := f.unsettled(c, d, subject, "the change is being settled: retry to learn its outcome"); a != nil {
+		return a, false
+	}
 	switch {
-	case d.lost != nil:
-		p := SendProblem(f.cfg.Partner, d.lost, subject)
-		p.Detail += "; the change is being settled: retry to learn its outcome"
-		return f.problem(c, p), false
-	case d.storeErr != nil:
-		return f.storeFailed(c, d.storeErr), false
 	case d.refusal != nil:
 		p := NegativeProblem(d.refusal, subject)
 		return f.problem(c, p), finalProblem(p)

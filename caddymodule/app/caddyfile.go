@@ -121,11 +121,11 @@ func unknownOption(name string, known []string) string {
 	if hint := glue.DidYouMean(name, known); hint != "" {
 		return strconv.Quote(name) + hint
 	}
-	list := strings.Join(known[:len(known)-1], ", ") + " or " + known[len(known)-1]
-	if len(known) == 1 {
-		list = known[0]
+	list, last := known[:len(known)-1], known[len(known)-1]
+	if len(list) == 0 {
+		return strconv.Quote(name) + " (want " + last + ")"
 	}
-	return strconv.Quote(name) + " (want " + list + ")"
+	return strconv.Quote(name) + " (want " + strings.Join(list, ", ") + " or " + last + ")"
 }
 
 // parseBolt reads the rest of a bolt store.
