@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
 	"github.com/caddy-osdm/caddy-osdm/converter"
 )
@@ -29,9 +29,8 @@ func TestConvertCaddyfileStore(t *testing.T) {
 		{"store redis 10.0.0.7:6379 fare:", &stores.Config{Engine: "redis", Address: "10.0.0.7:6379", Prefix: "fare:"}, 0},
 		{"store main\n\tsettle_interval 10s", &stores.Config{Name: "main"}, 10 * time.Second},
 	} {
-		d := caddyfile.NewTestDispenser("osdm_convert {\n\tpartner p\n\t" + tc.block + "\n}")
 		var c Convert
-		if err := c.UnmarshalCaddyfile(d); err != nil {
+		if err := harness.TryUnmarshal(&c, harness.Block("osdm_convert", "\tpartner p\n\t"+tc.block)); err != nil {
 			t.Fatalf("%q: %v", tc.block, err)
 		}
 		if !reflect.DeepEqual(c.Store, tc.want) || time.Duration(c.SettleInterval) != tc.every {
@@ -48,9 +47,7 @@ func TestConvertCaddyfileStore(t *testing.T) {
 		{"settle_every 0s", `settle_every "0s"`},
 		{"settle_interval -1s", `settle_interval "-1s"`},
 	} {
-		d := caddyfile.NewTestDispenser("osdm_convert {\n\tpartner p\n\t" + tc.block + "\n}")
-		var c Convert
-		if err := c.UnmarshalCaddyfile(d); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := harness.TryUnmarshal(new(Convert), harness.Block("osdm_convert", "\tpartner p\n\t"+tc.block)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want one containing %q", tc.block, err, tc.want)
 		}
 	}

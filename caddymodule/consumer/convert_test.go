@@ -15,17 +15,16 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
 func TestConvertUnmarshalCaddyfile(t *testing.T) {
-	d := caddyfile.NewTestDispenser(`osdm_convert {
+	src := `osdm_convert {
 		partner      sncf
 		offer_search trip-offers
 		tariff       1 ADULT 26
@@ -37,12 +36,8 @@ func TestConvertUnmarshalCaddyfile(t *testing.T) {
 		timeout      15s
 		max_body     1MiB
 		reply_cache  500 2m
-	}`)
-	var got Convert
-	if err := got.UnmarshalCaddyfile(d); err != nil {
-		t.Fatal(err)
-	}
-	want := Convert{
+	}`
+	want := &Convert{
 		Partner: "sncf", OfferSearch: "trip-offers",
 		Tariffs:        map[string]TariffMapping{"1": {Type: "ADULT", Age: 26}, "7": {Type: "PRM", Age: 40}},
 		Reasons:        map[string]string{"6": "STRIKE"},
@@ -53,9 +48,7 @@ func TestConvertUnmarshalCaddyfile(t *testing.T) {
 		MaxBody:        1 << 20,
 		ReplyCacheSize: 500, ReplyCacheTTL: caddy.Duration(2 * time.Minute),
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got  %+v\nwant %+v", got, want)
-	}
+	harness.CheckUnmarshal(t, src, new(Convert), want)
 }
 
 func TestConvertUnmarshalCaddyfileErrors(t *testing.T) {
@@ -78,9 +71,7 @@ func TestConvertUnmarshalCaddyfileErrors(t *testing.T) {
 		{"reply cache", "partner p\n\treply_cache 0", "reply_cache size"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := caddyfile.NewTestDispenser("osdm_convert {\n\t" + tc.block + "\n}")
-			var c Convert
-			err := c.UnmarshalCaddyfile(d)
+			err := harness.TryUnmarshal(new(Convert), harness.Block("osdm_convert", "\t"+tc.block))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
@@ -100,7 +91,7 @@ func TestConvertCaddyfileErrorNamesFileAndLine(t *testing.T) {
 		reverse_proxy 127.0.0.1:1
 	}
 }`
-	_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Railway.caddyfile"})
+	err := harness.TryAdapt("Railway.caddyfile", cf)
 	if err == nil || !strings.Contains(err.Error(), "Railway.caddyfile:5") {
 		t.Fatalf("error %v, want one naming Railway.caddyfile:5", err)
 	}
@@ -118,11 +109,9 @@ func TestConvertAdaptRoundTrip(t *testing.T) {
 		}
 		reverse_proxy 127.0.0.1:1
 	}
-}`
-	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+}
+`
+	out := harness.Adapt(t, "Caddyfile", cf)
 	var cfg struct {
 		Apps struct {
 			HTTP struct {

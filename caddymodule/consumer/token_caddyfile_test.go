@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
 func TestTokenUnmarshalCaddyfile(t *testing.T) {
-	d := caddyfile.NewTestDispenser(`osdm_token {
+	var got Token
+	harness.Unmarshal(t, &got, `osdm_token {
 		token_url          https://login.sncf.example/oauth/token
 		key_file           /etc/osdm/sncf.pem
 		kid                legacy-2026-01
@@ -30,10 +30,6 @@ func TestTokenUnmarshalCaddyfile(t *testing.T) {
 		max_replay_body    2MiB
 		partner            sncf
 	}`)
-	var got Token
-	if err := got.UnmarshalCaddyfile(d); err != nil {
-		t.Fatal(err)
-	}
 	want := Token{
 		Partner: "sncf", TokenURL: "https://login.sncf.example/oauth/token", KeyFile: "/etc/osdm/sncf.pem",
 		KeyID: "legacy-2026-01", Issuer: "https://reservations.example-railway.eu", Subject: "example-railway",
@@ -75,9 +71,7 @@ func TestTokenUnmarshalCaddyfileErrors(t *testing.T) {
 		{"bad size", base + "issuer i\nmax_replay_body lots", `max_replay_body "lots"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := caddyfile.NewTestDispenser("osdm_token {\n" + tc.block + "\n}")
-			var tok Token
-			err := tok.UnmarshalCaddyfile(d)
+			err := harness.TryUnmarshal(new(Token), harness.Block("osdm_token", tc.block))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one containing %q", err, tc.want)
 			}
@@ -87,9 +81,7 @@ func TestTokenUnmarshalCaddyfileErrors(t *testing.T) {
 		})
 	}
 	// client_assertion needs no issuer: it defaults to subject.
-	d := caddyfile.NewTestDispenser("osdm_token {\n" + base + "grant client_assertion\n}")
-	var tok Token
-	if err := tok.UnmarshalCaddyfile(d); err != nil {
+	if err := harness.TryUnmarshal(new(Token), harness.Block("osdm_token", base+"grant client_assertion")); err != nil {
 		t.Fatalf("client_assertion without issuer: %v", err)
 	}
 }
@@ -118,7 +110,7 @@ func TestTokenCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
 	}
 }
 `
-			_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile"})
+			err := harness.TryAdapt("Caddyfile", cf)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one naming %s", err, tc.want)
 			}
@@ -137,11 +129,11 @@ func TestTokenCaddyfileAdaptJSON(t *testing.T) {
 	route {
 		osdm_token {
 			token_url https://login.sncf.example/oauth/token
-			key_file  /etc/osdm/sncf.pem
-			kid       legacy-2026-01
-			subject   example-railway
-			grant     client_assertion
-			lifetime  5m
+			key_file /etc/osdm/sncf.pem
+			kid legacy-2026-01
+			subject example-railway
+			grant client_assertion
+			lifetime 5m
 		}
 		reverse_proxy https://osdm.sncf.example {
 			transport osdm
@@ -149,12 +141,5 @@ func TestTokenCaddyfileAdaptJSON(t *testing.T) {
 	}
 }
 `
-	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"grant":"client_assertion","handler":"osdm_token","key_file":"/etc/osdm/sncf.pem","kid":"legacy-2026-01","lifetime":300000000000,"subject":"example-railway","token_url":"https://login.sncf.example/oauth/token"}`
-	if !strings.Contains(string(out), want) {
-		t.Fatalf("adapted JSON\n%s\ndoes not contain\n%s", out, want)
-	}
+	harness.CheckAdaptedJSON(t, cf, `{"grant":"client_assertion","handler":"osdm_token","key_file":"/etc/osdm/sncf.pem","kid":"legacy-2026-01","lifetime":300000000000,"subject":"example-railway","token_url":"https://login.sncf.example/oauth/token"}`)
 }

@@ -49,10 +49,7 @@ func tokCaddyfile(port int, logFile, accessLog string, a, b *harness.LoginPartne
 
 func TestTokenIntegrationTwoPartners(t *testing.T) {
 	dir := t.TempDir()
-	ecKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ecKey := harness.ECKey(t)
 	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
@@ -197,10 +194,7 @@ func tokAssertNoSecrets(t *testing.T, logs []byte, a, b *harness.LoginPartner, e
 // not pass osdm_token carries none, though both routes serve at once.
 func TestTokenOnlyThroughOSDMTransport(t *testing.T) {
 	dir := t.TempDir()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := harness.ECKey(t)
 	p := harness.NewLoginPartner(t, "sncf", key, dir)
 	plain := harness.RecordHeader(t, "Authenticate", "plain")
 	port := harness.FreePort(t)

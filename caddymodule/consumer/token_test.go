@@ -2,9 +2,6 @@ package consumer
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,7 +46,7 @@ func newTokUnit(t *testing.T, edit func(*Token)) *tokUnit {
 		json.NewEncoder(w).Encode(map[string]any{"access_token": fmt.Sprintf("at-%d", n), "token_type": "Bearer", "expires_in": 600})
 	}))
 	t.Cleanup(login.Close)
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	key := harness.ECKey(t)
 	keyFile := filepath.Join(t.TempDir(), "k.pem")
 	harness.WriteKey(t, keyFile, key)
 	u.h = &Token{TokenURL: login.URL + "/token", KeyFile: keyFile, KeyID: "k1", Subject: "me", Issuer: "https://me.example", Partner: "unit-" + t.Name()}
@@ -227,7 +224,7 @@ func TestTokenHandlerMetrics(t *testing.T) {
 func TestTokenProvisionErrors(t *testing.T) {
 	dir := t.TempDir()
 	ecFile := filepath.Join(dir, "ec.pem")
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	key := harness.ECKey(t)
 	harness.WriteKey(t, ecFile, key)
 	for _, tc := range []struct {
 		name string

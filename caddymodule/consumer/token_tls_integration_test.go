@@ -2,9 +2,6 @@ package consumer
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -35,7 +32,7 @@ type tlsLogin struct {
 	logins map[string]int // by client certificate subject
 }
 
-func newTLSLogin(t *testing.T, serverCert, serverKey string, clientCA *testCA) *tlsLogin {
+func newTLSLogin(t *testing.T, serverCert, serverKey string, clientCA *harness.CA) *tlsLogin {
 	t.Helper()
 	l := &tlsLogin{logins: map[string]int{}}
 	pair, err := tls.LoadX509KeyPair(serverCert, serverKey)
@@ -43,7 +40,7 @@ func newTLSLogin(t *testing.T, serverCert, serverKey string, clientCA *testCA) *
 		t.Fatal(err)
 	}
 	pool := x509.NewCertPool()
-	pool.AddCert(clientCA.cert)
+	pool.AddCert(clientCA.Cert)
 	l.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		subject := r.TLS.PeerCertificates[0].Subject.CommonName
 		l.mu.Lock()
@@ -75,18 +72,18 @@ func (l *tlsLogin) snapshot() map[string]int {
 // login service saw no request from them.
 func TestTokenTLSIntegration(t *testing.T) {
 	dir := t.TempDir()
-	serverCA, clientCA, strangerCA := newTestCA(t, dir, "partner-server-ca"), newTestCA(t, dir, "partner-client-ca"), newTestCA(t, dir, "stranger-ca")
+	serverCA, clientCA, strangerCA := harness.NewCA(t, dir, "partner-server-ca"), harness.NewCA(t, dir, "partner-client-ca"), harness.NewCA(t, dir, "stranger-ca")
 	// The login service's certificate is for its name only, not its IP.
-	serverCert, serverKey := serverCA.issue(t, "login.partner.test", false, "login.partner.test")
-	clientCert, clientKey := clientCA.issue(t, "example-railway", true)
-	strangerCert, strangerKey := strangerCA.issue(t, "stranger", true)
-	expiredCert, expiredKey := clientCA.issueUntil(t, "expired", true, time.Now().Add(-time.Hour))
+	serverCert, serverKey := serverCA.Issue(t, "login.partner.test", false, "login.partner.test")
+	clientCert, clientKey := clientCA.Issue(t, "example-railway", true)
+	strangerCert, strangerKey := strangerCA.Issue(t, "stranger", true)
+	expiredCert, expiredKey := clientCA.IssueUntil(t, "expired", true, time.Now().Add(-time.Hour))
 	login := newTLSLogin(t, serverCert, serverKey, clientCA)
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "upstream got "+r.Header.Get("Authenticate"))
 	}))
 	t.Cleanup(upstream.Close)
-	idKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	idKey := harness.ECKey(t)
 	keyFile := filepath.Join(dir, "identity.pem")
 	harness.WriteKey(t, keyFile, idKey)
 	logFile := filepath.Join(dir, "caddy.log")
@@ -97,25 +94,25 @@ func TestTokenTLSIntegration(t *testing.T) {
 		want      string
 		alert     string // the end of a refused connection's message, after Go's varying wording
 	}{
-		{"good", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_client_auth %s %s\n\t\t\ttls_server_name login.partner.test", serverCA.file, clientCert, clientKey),
+		{"good", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_client_auth %s %s\n\t\t\ttls_server_name login.partner.test", serverCA.File, clientCert, clientKey),
 			200, "upstream got Bearer at-example-railway-1", ""},
-		{"trust-pool", fmt.Sprintf("tls_trust_pool file %s\n\t\t\ttls_client_auth %s %s\n\t\t\ttls_server_name login.partner.test", serverCA.file, clientCert, clientKey),
+		{"trust-pool", fmt.Sprintf("tls_trust_pool file %s\n\t\t\ttls_client_auth %s %s\n\t\t\ttls_server_name login.partner.test", serverCA.File, clientCert, clientKey),
 			200, "upstream got Bearer at-example-railway-2", ""},
-		{"wrong-ca", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_client_auth %s %s\n\t\t\ttls_server_name login.partner.test", strangerCA.file, clientCert, clientKey),
+		{"wrong-ca", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_client_auth %s %s\n\t\t\ttls_server_name login.partner.test", strangerCA.File, clientCert, clientKey),
 			502, `login at partner "wrong-ca" failed: the login service's TLS certificate was not accepted: ` +
 				`Post "` + login.srv.URL + `/oauth/token": tls: failed to verify certificate: x509: certificate signed by unknown authority`, ""},
 		{"system-roots", fmt.Sprintf("tls_client_auth %s %s\n\t\t\ttls_server_name login.partner.test", clientCert, clientKey),
 			502, `login at partner "system-roots" failed: the login service's TLS certificate was not accepted`, ""},
-		{"wrong-name", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_client_auth %s %s", serverCA.file, clientCert, clientKey),
+		{"wrong-name", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_client_auth %s %s", serverCA.File, clientCert, clientKey),
 			502, `login at partner "wrong-name" failed: the login service's TLS certificate was not accepted: ` +
 				`Post "` + login.srv.URL + `/oauth/token": tls: failed to verify certificate: x509: cannot validate certificate for 127.0.0.1 because it doesn't contain any IP SANs`, ""},
-		{"no-client-cert", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_server_name login.partner.test", serverCA.file),
+		{"no-client-cert", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_server_name login.partner.test", serverCA.File),
 			502, `login at partner "no-client-cert" failed: the login service refused the TLS connection: ` +
 				`Post "` + login.srv.URL + `/oauth/token": `, "remote error: tls: certificate required"},
-		{"stranger-cert", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_client_auth %s %s\n\t\t\ttls_server_name login.partner.test", serverCA.file, strangerCert, strangerKey),
+		{"stranger-cert", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_client_auth %s %s\n\t\t\ttls_server_name login.partner.test", serverCA.File, strangerCert, strangerKey),
 			502, `login at partner "stranger-cert" failed: the login service refused the TLS connection: ` +
 				`Post "` + login.srv.URL + `/oauth/token": `, "remote error: tls: unknown certificate authority"},
-		{"expired-cert", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_client_auth %s %s\n\t\t\ttls_server_name login.partner.test", serverCA.file, expiredCert, expiredKey),
+		{"expired-cert", fmt.Sprintf("tls_trusted_ca_certs %s\n\t\t\ttls_client_auth %s %s\n\t\t\ttls_server_name login.partner.test", serverCA.File, expiredCert, expiredKey),
 			502, `login at partner "expired-cert" failed: the login service refused the TLS connection: ` +
 				`Post "` + login.srv.URL + `/oauth/token": `, "remote error: tls: expired certificate"},
 	}
@@ -170,7 +167,7 @@ func TestTokenTLSIntegration(t *testing.T) {
 	if !bytes.Contains(logs, []byte(`"msg":"the tls_client_auth certificate has expired; the login service will refuse it","partner":"expired-cert"`)) {
 		t.Errorf("no warning about the expired client certificate in the log:\n%s", logs)
 	}
-	if !bytes.Contains(logs, []byte(`"tls_client_subject":"CN=example-railway"`)) || !bytes.Contains(logs, []byte(`"tls_ca_files":["`+serverCA.file+`"]`)) {
+	if !bytes.Contains(logs, []byte(`"tls_client_subject":"CN=example-railway"`)) || !bytes.Contains(logs, []byte(`"tls_ca_files":["`+serverCA.File+`"]`)) {
 		t.Errorf("the ready log does not describe the TLS set-up:\n%s", logs)
 	}
 	for _, f := range []string{clientKey, strangerKey, expiredKey, keyFile} {

@@ -2,16 +2,7 @@ package consumer
 
 import (
 	"context"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,89 +11,8 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 )
-
-// testCA is a throwaway certificate authority writing PEM files.
-type testCA struct {
-	cert *x509.Certificate
-	key  crypto.Signer
-	file string // the CA certificate
-	dir  string
-}
-
-func newTestCA(t *testing.T, dir, name string) *testCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	ca := &testCA{cert: cert, key: key, file: filepath.Join(dir, name+".crt"), dir: dir}
-	tlsWritePEM(t, ca.file, "CERTIFICATE", der)
-	return ca
-}
-
-// issue writes a certificate for a server (names: DNS names and IPs) or a
-// client (client: true) and its key, and returns the two file names.
-func (ca *testCA) issue(t *testing.T, name string, client bool, names ...string) (certFile, keyFile string) {
-	t.Helper()
-	return ca.issueUntil(t, name, client, time.Now().Add(24*time.Hour), names...)
-}
-
-// issueUntil is issue with the certificate's not_after.
-func (ca *testCA) issueUntil(t *testing.T, name string, client bool, notAfter time.Time, names ...string) (certFile, keyFile string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: notAfter.Add(-48 * time.Hour), NotAfter: notAfter,
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	if client {
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
-	}
-	for _, n := range names {
-		if ip := net.ParseIP(n); ip != nil {
-			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
-		} else {
-			tmpl.DNSNames = append(tmpl.DNSNames, n)
-		}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, key.Public(), ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile = filepath.Join(ca.dir, name+".crt"), filepath.Join(ca.dir, name+".key")
-	tlsWritePEM(t, certFile, "CERTIFICATE", der)
-	tlsWritePEM(t, keyFile, "PRIVATE KEY", keyDER)
-	return certFile, keyFile
-}
-
-func tlsWritePEM(t *testing.T, path, typ string, der []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func TestTokenTLSUnmarshalCaddyfile(t *testing.T) {
 	const base = "token_url https://login.sncf.example/oauth/token\nkey_file /k.pem\nkid k1\nsubject me\nissuer i\n"
@@ -127,9 +37,7 @@ func TestTokenTLSUnmarshalCaddyfile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got Token
-			if err := got.UnmarshalCaddyfile(caddyfile.NewTestDispenser("osdm_token {\n" + base + tc.block + "\n}")); err != nil {
-				t.Fatal(err)
-			}
+			harness.Unmarshal(t, &got, harness.Block("osdm_token", base+tc.block))
 			tlsJSON, err := json.Marshal(got.TLS)
 			if err != nil {
 				t.Fatal(err)
@@ -159,8 +67,7 @@ func TestTokenTLSUnmarshalCaddyfileErrors(t *testing.T) {
 		{"port exceptions", base + "tls_except_ports 443", `unrecognized subdirective "tls_except_ports"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var tok Token
-			err := tok.UnmarshalCaddyfile(caddyfile.NewTestDispenser("osdm_token {\n" + tc.block + "\n}"))
+			err := harness.TryUnmarshal(new(Token), harness.Block("osdm_token", tc.block))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one containing %q", err, tc.want)
 			}
@@ -176,16 +83,16 @@ func TestTokenTLSCaddyfileAdaptJSON(t *testing.T) {
 	cf := `:8080 {
 	route {
 		osdm_token {
-			token_url            https://login.sncf.example/oauth/token
-			key_file             /etc/osdm/sncf.pem
-			kid                  legacy-2026-01
-			subject              example-railway
-			grant                client_assertion
-			login_timeout        10s
+			token_url https://login.sncf.example/oauth/token
+			key_file /etc/osdm/sncf.pem
+			kid legacy-2026-01
+			subject example-railway
+			grant client_assertion
+			login_timeout 10s
 			tls_trusted_ca_certs /etc/osdm/sncf-ca.pem
-			tls_client_auth      /etc/osdm/client.crt /etc/osdm/client.key
-			tls_server_name      login.sncf.example
-			tls_timeout          5s
+			tls_client_auth /etc/osdm/client.crt /etc/osdm/client.key
+			tls_server_name login.sncf.example
+			tls_timeout 5s
 		}
 		reverse_proxy https://osdm.sncf.example {
 			transport osdm
@@ -193,17 +100,10 @@ func TestTokenTLSCaddyfileAdaptJSON(t *testing.T) {
 	}
 }
 `
-	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `"login_timeout":10000000000,"subject":"example-railway","tls":{` +
-		`"client_certificate_file":"/etc/osdm/client.crt","client_certificate_key_file":"/etc/osdm/client.key",` +
-		`"handshake_timeout":5000000000,"root_ca_pem_files":["/etc/osdm/sncf-ca.pem"],"server_name":"login.sncf.example"},` +
-		`"token_url":"https://login.sncf.example/oauth/token"}`
-	if !strings.Contains(string(out), want) {
-		t.Fatalf("adapted JSON\n%s\ndoes not contain\n%s", out, want)
-	}
+	harness.CheckAdaptedJSON(t, cf, `"login_timeout":10000000000,"subject":"example-railway","tls":{`+
+		`"client_certificate_file":"/etc/osdm/client.crt","client_certificate_key_file":"/etc/osdm/client.key",`+
+		`"handshake_timeout":5000000000,"root_ca_pem_files":["/etc/osdm/sncf-ca.pem"],"server_name":"login.sncf.example"},`+
+		`"token_url":"https://login.sncf.example/oauth/token"}`)
 }
 
 // tlsProvision provisions an osdm_token with tls towards a login service
@@ -224,11 +124,11 @@ func tlsProvision(t *testing.T, keyFile string, tlsCfg *reverseproxy.TLSConfig) 
 func TestTokenTLSProvisionErrorsNameTheFile(t *testing.T) {
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "id.pem")
-	idKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	idKey := harness.ECKey(t)
 	harness.WriteKey(t, keyFile, idKey)
-	ca := newTestCA(t, dir, "partner-ca")
-	cert, key := ca.issue(t, "client", true)
-	_, otherKey := ca.issue(t, "other", true)
+	ca := harness.NewCA(t, dir, "partner-ca")
+	cert, key := ca.Issue(t, "client", true)
+	_, otherKey := ca.Issue(t, "other", true)
 	notPEM := filepath.Join(dir, "notes.txt")
 	if err := os.WriteFile(notPEM, []byte("not a certificate"), 0o600); err != nil {
 		t.Fatal(err)
@@ -241,7 +141,7 @@ func TestTokenTLSProvisionErrorsNameTheFile(t *testing.T) {
 		cfg  reverseproxy.TLSConfig
 		want string
 	}{
-		{"missing CA file", reverseproxy.TLSConfig{RootCAPEMFiles: []string{ca.file, missing}}, "open " + missing},
+		{"missing CA file", reverseproxy.TLSConfig{RootCAPEMFiles: []string{ca.File, missing}}, "open " + missing},
 		{"key without certificate", reverseproxy.TLSConfig{ClientCertificateKeyFile: key}, "client_certificate_key_file specified without client_certificate_file"},
 		{"missing client certificate", reverseproxy.TLSConfig{ClientCertificateFile: missing, ClientCertificateKeyFile: key}, "open " + missing},
 		{"missing client key", reverseproxy.TLSConfig{ClientCertificateFile: cert, ClientCertificateKeyFile: missing}, "open " + missing},
@@ -271,11 +171,11 @@ func TestTokenTLSProvisionErrorsNameTheFile(t *testing.T) {
 func TestTokenTLSPoolKeyFollowsFileContent(t *testing.T) {
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "id.pem")
-	idKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	idKey := harness.ECKey(t)
 	harness.WriteKey(t, keyFile, idKey)
-	ca := newTestCA(t, dir, "partner-ca")
-	cert, key := ca.issue(t, "client", true)
-	cfg := reverseproxy.TLSConfig{RootCAPEMFiles: []string{ca.file}, ClientCertificateFile: cert, ClientCertificateKeyFile: key}
+	ca := harness.NewCA(t, dir, "partner-ca")
+	cert, key := ca.Issue(t, "client", true)
+	cfg := reverseproxy.TLSConfig{RootCAPEMFiles: []string{ca.File}, ClientCertificateFile: cert, ClientCertificateKeyFile: key}
 	poolKey := func() string {
 		c := cfg
 		h, err := tlsProvision(t, keyFile, &c)
@@ -288,12 +188,12 @@ func TestTokenTLSPoolKeyFollowsFileContent(t *testing.T) {
 	if again := poolKey(); again != first {
 		t.Fatal("the same TLS settings and files gave another pool key")
 	}
-	newTestCA(t, dir, "partner-ca") // a new CA in the same file
+	harness.NewCA(t, dir, "partner-ca") // a new CA in the same file
 	afterCA := poolKey()
 	if afterCA == first {
 		t.Fatal("a new CA under the same file name kept the pool key")
 	}
-	ca.issue(t, "client", true) // a renewed client certificate and key
+	ca.Issue(t, "client", true) // a renewed client certificate and key
 	if poolKey() == afterCA {
 		t.Fatal("a renewed client certificate under the same file names kept the pool key")
 	}

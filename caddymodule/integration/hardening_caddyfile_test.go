@@ -6,16 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddyserver/caddy/v2/caddyconfig"
-
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 )
-
-// adaptErr adapts a Caddyfile named "Caddyfile" and returns the error.
-func adaptErr(cf string) error {
-	_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile"})
-	return err
-}
 
 // site wraps directive lines in a site block; the first directive line is
 // line 2 of the Caddyfile.
@@ -57,7 +49,7 @@ func TestCaddyfileErrorsNameTheLineAndTheFix(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := adaptErr(tc.cf)
+			err := harness.TryAdapt("Caddyfile", tc.cf)
 			if err == nil {
 				t.Fatalf("adapted without error:\n%s", tc.cf)
 			}
@@ -136,7 +128,7 @@ func TestTokenPartnerFromRouteConvert(t *testing.T) {
 	// osdm_token without partner before the osdm_convert of its route.
 	bad := ":8080 {\n\troute {\n\t\tosdm_token {\n\t\t\ttoken_url http://127.0.0.1:9441/oauth/token\n\t\t\tkey_file /tmp/k.pem\n\t\t\tkid k\n\t\t\tissuer i\n\t\t\tsubject s\n\t\t}\n" +
 		"\t\tosdm_convert {\n\t\t\tpartner alpine\n\t\t}\n\t}\n}\n"
-	if err := adaptErr(bad); err == nil || !strings.Contains(err.Error(), "osdm_token at Caddyfile:3 has no partner") {
+	if err := harness.TryAdapt("Caddyfile", bad); err == nil || !strings.Contains(err.Error(), "osdm_token at Caddyfile:3 has no partner") {
 		t.Fatalf("token before convert: %v", err)
 	}
 }

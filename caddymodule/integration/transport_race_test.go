@@ -2,19 +2,13 @@ package integration
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -51,21 +45,12 @@ type raceChain struct {
 func newRaceChain(t *testing.T) *raceChain {
 	t.Helper()
 	dir := t.TempDir()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := harness.ECKey(t)
 	c := &raceChain{p: harness.NewLoginPartner(t, "sncf", key, dir), front: harness.FreePort(t), provider: harness.FreePort(t)}
 	c.p.AccessTyp = "at+jwt" // osdm_access takes only access tokens
 	c.p.AccessAud = "https://osdm.sncf.example"
-	der, err := x509.MarshalPKIXPublicKey(c.p.LoginKey.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
 	c.loginPub = filepath.Join(dir, "login.pub")
-	if err := os.WriteFile(c.loginPub, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	harness.WritePublicKey(t, c.loginPub, c.p.LoginKey.Public())
 	// The partner's upstream also answers health checks, without a token.
 	c.p.Upstream.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/health" {

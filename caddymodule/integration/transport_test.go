@@ -10,7 +10,6 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig"
 )
 
 // TestTransportCaddyfile: `transport osdm` takes the http transport's
@@ -40,14 +39,14 @@ func TestTransportCaddyfile(t *testing.T) {
 			t.Errorf("adapted JSON\n%s\ndoes not contain\n%s", out, want)
 		}
 	}
-	_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(`:8080 {
+	err := harness.TryAdapt("Caddyfile", `:8080 {
 	reverse_proxy 127.0.0.1:1 {
 		transport osdm {
 			token_url https://login.example
 		}
 	}
 }
-`), map[string]any{"filename": "Caddyfile"})
+`)
 	if err == nil || !strings.Contains(err.Error(), "Caddyfile:4") {
 		t.Fatalf("an option of osdm_token in the transport: %v, want an error naming Caddyfile:4", err)
 	}

@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"io"
@@ -15,8 +13,6 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
@@ -27,17 +23,14 @@ import (
 
 func TestAccessCaddyfile(t *testing.T) {
 	var a Access
-	err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser(`osdm_access {
+	harness.Unmarshal(t, &a, `osdm_access {
 		key_file /etc/osdm/login.pub /etc/osdm/login-old.pub
 		issuer https://login.example-provider.eu
 		audience https://login.example-provider.eu
 		scope uic_osdm
 		header Authorization
 		clock_skew 5s
-	}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	}`)
 	got, _ := json.Marshal(a)
 	want := `{"key_files":["/etc/osdm/login.pub","/etc/osdm/login-old.pub"],"issuer":"https://login.example-provider.eu",` +
 		`"audience":"https://login.example-provider.eu","scope":["uic_osdm"],"header":"Authorization","clock_skew":5000000000}`
@@ -52,8 +45,7 @@ func TestAccessCaddyfile(t *testing.T) {
 		"two audience": "audience a b",
 		"no key":       "scope uic_osdm",
 	} {
-		var a Access
-		if err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser("osdm_access {\n" + body + "\n}")); err == nil || !strings.Contains(err.Error(), "Testfile:") {
+		if err := harness.TryUnmarshal(new(Access), harness.Block("osdm_access", body)); err == nil || !strings.Contains(err.Error(), "Testfile:") {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -72,7 +64,7 @@ func TestAccessCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
 	}
 }
 `
-	_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile"})
+	err := harness.TryAdapt("Caddyfile", cf)
 	if want := "osdm_access: key_file or issuer is required"; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "at Caddyfile:3") {
 		t.Fatalf("err = %v, want one containing %q", err, want)
 	}
@@ -108,7 +100,7 @@ func TestAccessChecksTokens(t *testing.T) {
 		return tok.Token
 	}
 	good := issue(f.Login, "uic_osdm")
-	stranger, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	stranger := harness.ECKey(t)
 	forged := issue(stranger, "uic_osdm")
 	narrow := issue(f.Login, "uic_osdm_read")
 

@@ -15,7 +15,6 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
 // loginBoltCaddyfile is one or more sites, each an osdm_login on its own
@@ -208,7 +207,7 @@ func TestLoginReplayStoreCaddyfile(t *testing.T) {
 	for line, want := range good {
 		var l Login
 		src := "osdm_login {\n signing_key_file l.pem\n issuer i\n client c {\n key k c.pub\n }\n " + line + "\n}"
-		if err := l.UnmarshalCaddyfile(caddyfile.NewTestDispenser(src)); err != nil {
+		if err := harness.TryUnmarshal(&l, src); err != nil {
 			t.Errorf("%s: %v", line, err)
 			continue
 		}
@@ -224,9 +223,8 @@ func TestLoginReplayStoreCaddyfile(t *testing.T) {
 		"replay_store memory /var/x.db": "takes only max_entries",
 	}
 	for line, want := range bad {
-		var l Login
 		src := "osdm_login {\n signing_key_file l.pem\n issuer i\n " + line + "\n client c {\n key k c.pub\n }\n}"
-		err := l.UnmarshalCaddyfile(caddyfile.NewTestDispenser(src))
+		err := harness.TryUnmarshal(new(Login), src)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "Testfile:4") {
 			t.Errorf("%s: %v, want %q at Testfile:4", line, err, want)
 		}

@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -65,7 +63,8 @@ func provBearerForm(assertion string) url.Values {
 }
 
 func TestLoginCaddyfile(t *testing.T) {
-	d := caddyfile.NewTestDispenser(`osdm_login {
+	var l Login
+	harness.Unmarshal(t, &l, `osdm_login {
 		signing_key_file /etc/osdm/login.pem
 		signing_alg ES256
 		signing_kid login-2026
@@ -86,10 +85,6 @@ func TestLoginCaddyfile(t *testing.T) {
 			key k1 /etc/osdm/clients/other.pub
 		}
 	}`)
-	var l Login
-	if err := l.UnmarshalCaddyfile(d); err != nil {
-		t.Fatal(err)
-	}
 	got, _ := json.Marshal(l)
 	want := `{"signing_key_file":"/etc/osdm/login.pem","signing_alg":"ES256","signing_kid":"login-2026","issuer":"https://login.example-provider.eu",` +
 		`"audience":["https://login.example-provider.eu/oauth/token","https://login.example-provider.eu"],"access_audience":["https://api.example-provider.eu"],` +
@@ -102,9 +97,7 @@ func TestLoginCaddyfile(t *testing.T) {
 	}
 
 	var r Login
-	if err := r.UnmarshalCaddyfile(caddyfile.NewTestDispenser("osdm_login {\n signing_key_file l.pem\n issuer i\n client c {\n key k c.pub\n }\n replay_store redis 10.0.0.5:6379\n}")); err != nil {
-		t.Fatal(err)
-	}
+	harness.Unmarshal(t, &r, "osdm_login {\n signing_key_file l.pem\n issuer i\n client c {\n key k c.pub\n }\n replay_store redis 10.0.0.5:6379\n}")
 	if r.ReplayStore.Type != "redis" || r.ReplayStore.Address != "10.0.0.5:6379" {
 		t.Fatalf("replay store %+v", r.ReplayStore)
 	}
@@ -141,9 +134,7 @@ func TestLoginCaddyfileErrors(t *testing.T) {
 		"unknown client option":  `unrecognized client subdirective "keys"; did you mean "key"?`,
 	}
 	for name, body := range cases {
-		d := caddyfile.NewTestDispenser("osdm_login {\n" + body + "\n}")
-		var l Login
-		err := l.UnmarshalCaddyfile(d)
+		err := harness.TryUnmarshal(new(Login), harness.Block("osdm_login", body))
 		if err == nil {
 			t.Errorf("%s: accepted", name)
 			continue
@@ -179,7 +170,7 @@ func TestLoginCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
 	}
 }
 `
-			_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile"})
+			err := harness.TryAdapt("Caddyfile", cf)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one containing %q", err, tc.want)
 			}

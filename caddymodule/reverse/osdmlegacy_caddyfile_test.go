@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
-	"github.com/caddyserver/caddy/v2/caddyconfig"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
 // Every subdirective of osdm_legacy is read into the JSON config, and the
@@ -44,13 +42,7 @@ func TestOSDMLegacyCaddyfileAdaptJSON(t *testing.T) {
 	}
 }
 `
-	out, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range warnings {
-		t.Errorf("warning: %s", w.String())
-	}
+	out := harness.Adapt(t, "Caddyfile", cf)
 	var got map[string]any
 	var found bool
 	harness.WalkHandlers(mustJSON(t, out), func(h map[string]any) {
@@ -116,13 +108,12 @@ func TestOSDMLegacyCaddyfileErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		cf := ":9443 {\n\troute {\n\t\tosdm_legacy {\n\t\t\t" + tc.block + "\n\t\t}\n\t}\n}\n"
-		_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), map[string]any{"filename": "Caddyfile"})
+		err := harness.TryAdapt("Caddyfile", cf)
 		if err == nil || !strings.Contains(err.Error(), tc.where) || !strings.Contains(err.Error(), tc.what) {
 			t.Errorf("%q: err = %v, want %s and %q", tc.block, err, tc.where, tc.what)
 		}
 	}
-	d := caddyfile.NewTestDispenser("osdm_legacy extra {\n}")
-	if err := new(OSDMLegacy).UnmarshalCaddyfile(d); err == nil {
+	if err := harness.TryUnmarshal(new(OSDMLegacy), "osdm_legacy extra {\n}"); err == nil {
 		t.Error("an argument on the directive line was accepted")
 	}
 }

@@ -8,11 +8,12 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 )
 
 func TestLegacySandboxUnmarshalCaddyfile(t *testing.T) {
-	d := caddyfile.NewTestDispenser(`legacy_sandbox {
+	src := `legacy_sandbox {
 		system      85
 		capacity    40
 		timetable   /etc/osdm/timetable.zip stop_id
@@ -29,13 +30,9 @@ func TestLegacySandboxUnmarshalCaddyfile(t *testing.T) {
 		retention   1h
 		max_entries 500
 		max_body    16KiB
-	}`)
-	var got LegacySandbox
-	if err := got.UnmarshalCaddyfile(d); err != nil {
-		t.Fatal(err)
-	}
+	}`
 	zero := 0
-	want := LegacySandbox{
+	want := &LegacySandbox{
 		System: 85, Capacity: 40, Timetable: "/etc/osdm/timetable.zip", StationCode: "stop_id",
 		Foreign:          []legacysandbox.Foreign{{Train: "462", System: 80, Operator: "1080"}, {Train: "ICE5", System: 81, Operator: "1081"}},
 		Latency:          caddy.Duration(250 * time.Millisecond),
@@ -46,17 +43,15 @@ func TestLegacySandboxUnmarshalCaddyfile(t *testing.T) {
 		OfferTTL:         caddy.Duration(10 * time.Minute), Retention: caddy.Duration(time.Hour),
 		MaxEntries: 500, MaxBody: 16 << 10,
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got  %+v\nwant %+v", got, want)
-	}
+	harness.CheckUnmarshal(t, src, new(LegacySandbox), want)
 	var empty LegacySandbox
-	if err := empty.UnmarshalCaddyfile(caddyfile.NewTestDispenser(`legacy_sandbox`)); err != nil || !reflect.DeepEqual(empty, LegacySandbox{}) {
+	if err := harness.TryUnmarshal(&empty, `legacy_sandbox`); err != nil || !reflect.DeepEqual(empty, LegacySandbox{}) {
 		t.Errorf("bare directive: %+v %v", empty, err)
 	}
 }
 
 func TestLegacySandboxUnmarshalCaddyfileErrors(t *testing.T) {
-	checkRefusals(t, "legacy_sandbox", func() caddyfile.Unmarshaler { return new(LegacySandbox) }, []refusal{
+	harness.CheckRefusals(t, "legacy_sandbox", func() caddyfile.Unmarshaler { return new(LegacySandbox) }, []harness.Refusal{
 		{"seats 12", `unrecognized subdirective "seats"`},
 		{"capacty 12", `unrecognized subdirective "capacty"; did you mean "capacity"?`},
 		{"system 85\nsystem 87", "system already specified"},
@@ -98,14 +93,14 @@ func TestLegacySandboxCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
 		{"http://127.0.0.1:8090 {\n\tlegacy_sandbox {\n\t\tcapacity 40\n\t\tseats 12\n\t}\n}\n", "Caddyfile:4", `"seats"`},
 		{"http://127.0.0.1:8090 {\n\troute {\n\t\tlegacy_sandbox {\n\t\t\tforeign 462 80 10800\n\t\t}\n\t}\n}\n", "Caddyfile:4", "operator"},
 	} {
-		checkAdaptRefused(t, tc.cf, tc.line, tc.what)
+		harness.CheckAdaptRefused(t, tc.cf, tc.line, tc.what)
 	}
 }
 
 // The adapted JSON carries what was written, and legacy_sandbox needs no
 // order line.
 func TestLegacySandboxCaddyfileAdaptJSON(t *testing.T) {
-	checkAdaptedJSON(t, `http://127.0.0.1:8090 {
+	harness.CheckAdaptedJSON(t, `http://127.0.0.1:8090 {
 	legacy_sandbox {
 		system 85
 		capacity 40

@@ -8,11 +8,12 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
 func TestSandboxUnmarshalCaddyfile(t *testing.T) {
-	d := caddyfile.NewTestDispenser(`osdm_sandbox {
+	src := `osdm_sandbox {
 		capacity           40
 		offer_ttl          10m
 		booking_ttl        2m
@@ -25,12 +26,8 @@ func TestSandboxUnmarshalCaddyfile(t *testing.T) {
 		train              708 08:30 11:00
 		unknown_train      777 778
 		unknown_train      779
-	}`)
-	var got Sandbox
-	if err := got.UnmarshalCaddyfile(d); err != nil {
-		t.Fatal(err)
-	}
-	want := Sandbox{
+	}`
+	want := &Sandbox{
 		Capacity: 40, OfferTTL: caddy.Duration(10 * time.Minute), BookingTTL: caddy.Duration(2 * time.Minute),
 		Retention: caddy.Duration(time.Hour), MaxEntries: 500, Operator: "1185",
 		ExternalInventory: []osdmsandbox.ExternalInventory{
@@ -40,18 +37,16 @@ func TestSandboxUnmarshalCaddyfile(t *testing.T) {
 		Trains:        []osdmsandbox.Schedule{{Train: "9203", Departure: "22:10", Arrival: "06:45"}, {Train: "708", Departure: "08:30", Arrival: "11:00"}},
 		UnknownTrains: []string{"777", "778", "779"},
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got  %+v\nwant %+v", got, want)
-	}
+	harness.CheckUnmarshal(t, src, new(Sandbox), want)
 
 	var empty Sandbox
-	if err := empty.UnmarshalCaddyfile(caddyfile.NewTestDispenser(`osdm_sandbox`)); err != nil || !reflect.DeepEqual(empty, Sandbox{}) {
+	if err := harness.TryUnmarshal(&empty, `osdm_sandbox`); err != nil || !reflect.DeepEqual(empty, Sandbox{}) {
 		t.Errorf("bare directive: %+v %v", empty, err)
 	}
 }
 
 func TestSandboxUnmarshalCaddyfileErrors(t *testing.T) {
-	checkRefusals(t, "osdm_sandbox", func() caddyfile.Unmarshaler { return new(Sandbox) }, []refusal{
+	harness.CheckRefusals(t, "osdm_sandbox", func() caddyfile.Unmarshaler { return new(Sandbox) }, []harness.Refusal{
 		{"bogus 1", `unrecognized subdirective "bogus"`},
 		{"capacity 10\ncapacity 20", "capacity already specified"},
 		{"capacity many", `capacity "many" must be a number 1..10000`},
@@ -78,7 +73,7 @@ func TestSandboxUnmarshalCaddyfileErrors(t *testing.T) {
 // A Caddyfile with a bad osdm_sandbox subdirective fails to adapt, naming
 // the file and the line.
 func TestSandboxCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
-	checkAdaptRefused(t, `:9441 {
+	harness.CheckAdaptRefused(t, `:9441 {
 	route {
 		osdm_sandbox {
 			capacity 40
@@ -92,7 +87,7 @@ func TestSandboxCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
 // The adapted JSON carries what was written, and osdm_sandbox needs no
 // order line (it is ordered after reverse_proxy).
 func TestSandboxCaddyfileAdaptJSON(t *testing.T) {
-	checkAdaptedJSON(t, `:9441 {
+	harness.CheckAdaptedJSON(t, `:9441 {
 	osdm_sandbox {
 		capacity 40
 		offer_ttl 15m

@@ -28,6 +28,13 @@ func Adapt(t testing.TB, name, caddyfile string) []byte {
 	return cfg
 }
 
+// TryAdapt adapts a Caddyfile named name and returns the adapter's
+// error, for Caddyfiles that must be refused.
+func TryAdapt(name, caddyfile string) error {
+	_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(caddyfile), map[string]any{"filename": name})
+	return err
+}
+
 // TryLoad adapts caddyfile and runs it in this process, in place of the
 // configuration running; it returns the error of caddy.Load. Caddy stops
 // when the test ends.

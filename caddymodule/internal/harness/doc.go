@@ -9,7 +9,10 @@
 //   - Caddy in this process: Adapt, Load, LoadNamed, LoadJSON, TryLoad,
 //     TryLoadJSON, Serve and ServeSite, around caddy.Load (a failed
 //     adaptation or an adapter warning fails the test; Caddy stops when
-//     the test ends); TryProvision for a module that must be refused;
+//     the test ends); TryAdapt and TryProvision for a Caddyfile or a
+//     module that must be refused;
+//   - a directive's Caddyfile syntax: Unmarshal, TryUnmarshal, Block,
+//     CheckUnmarshal, CheckRefusals, CheckAdaptRefused, CheckAdaptedJSON;
 //   - Caddy in a child process (this test binary run again as its
 //     TestChildProcess, which calls ChildProcess): StartCaddy,
 //     TryStartCaddy, HoldBoltFile, and Child's Kill (SIGKILL) and Stop;
@@ -21,8 +24,11 @@
 //   - plain HTTP (Do, PostJSON) and the fixtures several packages share:
 //     a partner's login service and upstream (LoginPartner), a
 //     provider's keys (ProvFixture), a GTFS feed (LegacyGTFS), a
-//     backend that records a header (RecordHeader), keys and files,
-//     metrics;
+//     backend that records a header (RecordHeader), keys (ECKey,
+//     WriteKey, WritePublicKey), a certificate authority (CA), files
+//     (ReadFiles, JSONLines), metrics;
+//   - the Redis the tests share (SharedRedis) and names no other test
+//     uses (RandomHex);
 //   - AssertNoSecrets, the search of logs for tokens and private keys.
 //
 // Caddy's caddytest package does not fit: its Tester runs caddy's

@@ -4,8 +4,11 @@ import (
 	"crypto"
 	"crypto/x509"
 	"encoding/pem"
+	"io/fs"
 	"os"
 	"testing"
+
+	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
 // WriteKey writes key as a PKCS #8 PEM file at path.
@@ -15,7 +18,25 @@ func WriteKey(t testing.TB, path string, key crypto.Signer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+	writePEM(t, path, "PRIVATE KEY", der, 0o600)
+}
+
+// WritePublicKey writes pub as a PKIX PEM file at path.
+func WritePublicKey(t testing.TB, path string, pub crypto.PublicKey) {
+	t.Helper()
+	data, err := tokenauth.MarshalPublicKeyPEM(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writePEM writes der as one PEM block of type typ at path.
+func writePEM(t testing.TB, path, typ string, der []byte, perm fs.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), perm); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -4,10 +4,8 @@ import (
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -59,7 +57,7 @@ func NewProvFixture(t testing.TB) *ProvFixture {
 		provRSAKey = k
 	})
 	f := &ProvFixture{t: t, Dir: t.TempDir(), Alpine: provRSAKey}
-	f.Login, _ = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	f.Login = ECKey(t)
 	_, f.Coastal, _ = ed25519.GenerateKey(rand.Reader)
 	var err error
 	if f.LoginPEM, f.LoginPub, err = tokenauth.WriteKeyPair(f.Dir, "login", f.Login); err != nil {
@@ -79,13 +77,8 @@ func (f *ProvFixture) LoginSigning() string {
 
 // WritePub writes pub as the PEM file name.
 func (f *ProvFixture) WritePub(name string, pub crypto.PublicKey) {
-	data, err := tokenauth.MarshalPublicKeyPEM(pub)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(f.Dir, name), data, 0o644); err != nil {
-		f.t.Fatal(err)
-	}
+	f.t.Helper()
+	WritePublicKey(f.t, f.Path(name), pub)
 }
 
 // Path is the path of the fixture's file name.
