@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddyserver/caddy/v2"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 )
 
 func TestTokenUnmarshalCaddyfile(t *testing.T) {
-	var got Token
-	harness.Unmarshal(t, &got, `osdm_token {
+	src := `osdm_token {
 		token_url          https://login.sncf.example/oauth/token
 		key_file           /etc/osdm/sncf.pem
 		kid                legacy-2026-01
@@ -29,20 +29,14 @@ func TestTokenUnmarshalCaddyfile(t *testing.T) {
 		default_expires_in 10m
 		max_replay_body    2MiB
 		partner            sncf
-	}`)
-	want := Token{
+	}`
+	harness.CheckUnmarshal(t, src, new(Token), &Token{
 		Partner: "sncf", TokenURL: "https://login.sncf.example/oauth/token", KeyFile: "/etc/osdm/sncf.pem",
 		KeyID: "legacy-2026-01", Issuer: "https://reservations.example-railway.eu", Subject: "example-railway",
 		Audience: "https://login.sncf.example/aud", Alg: "PS256", Scope: "uic_osdm extra", Grant: "client_assertion",
 		Header: "Authorization", Lifetime: caddy.Duration(300 * time.Second), RefreshAhead: caddy.Duration(30 * time.Second),
 		DefaultExpiresIn: caddy.Duration(10 * time.Minute), MaxReplayBody: 2 << 20,
-	}
-	if got.Partner != want.Partner || got.TokenURL != want.TokenURL || got.KeyFile != want.KeyFile || got.KeyID != want.KeyID ||
-		got.Issuer != want.Issuer || got.Subject != want.Subject || got.Audience != want.Audience || got.Alg != want.Alg ||
-		got.Scope != want.Scope || got.Grant != want.Grant || got.Header != want.Header || got.Lifetime != want.Lifetime ||
-		got.RefreshAhead != want.RefreshAhead || got.DefaultExpiresIn != want.DefaultExpiresIn || got.MaxReplayBody != want.MaxReplayBody {
-		t.Fatalf("got  %+v\nwant %+v", got, want)
-	}
+	})
 }
 
 func TestTokenUnmarshalCaddyfileErrors(t *testing.T) {

@@ -11,7 +11,6 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -160,24 +159,14 @@ func TestTokenTLSIntegration(t *testing.T) {
 	if err := caddy.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	logs, err := os.ReadFile(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	logs := harness.ReadFiles(t, logFile)
 	if !bytes.Contains(logs, []byte(`"msg":"the tls_client_auth certificate has expired; the login service will refuse it","partner":"expired-cert"`)) {
 		t.Errorf("no warning about the expired client certificate in the log:\n%s", logs)
 	}
 	if !bytes.Contains(logs, []byte(`"tls_client_subject":"CN=example-railway"`)) || !bytes.Contains(logs, []byte(`"tls_ca_files":["`+serverCA.File+`"]`)) {
 		t.Errorf("the ready log does not describe the TLS set-up:\n%s", logs)
 	}
-	for _, f := range []string{clientKey, strangerKey, expiredKey, keyFile} {
-		pemData, _ := os.ReadFile(f)
-		for _, line := range strings.Split(string(pemData), "\n") {
-			if len(line) >= 40 && !strings.HasPrefix(line, "-----") && bytes.Contains(logs, []byte(line)) {
-				t.Fatalf("key material of %s is in the log", f)
-			}
-		}
-	}
+	harness.AssertNoSecrets(t, logs, nil, clientKey, strangerKey, expiredKey, keyFile)
 	if bytes.Contains(logs, []byte("at-example-railway-")) {
 		t.Fatal("an access token is in the log")
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,8 +82,7 @@ func TestAccessTokenNotInAccessLog(t *testing.T) {
 	var logs string
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		b, _ := os.ReadFile(logFile)
-		logs = string(b)
+		logs = string(harness.ReadFiles(t, logFile))
 		if strings.Count(logs, `"uri":"/osdm/offers"`) >= 2 || time.Now().After(deadline) {
 			break
 		}

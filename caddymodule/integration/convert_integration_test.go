@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -230,10 +229,7 @@ func startExampleChain(t *testing.T) *exampleChain {
 // startExampleChainWith is startExampleChain with the changes of opts.
 func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "Caddyfile.example"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := harness.ReadFiles(t, filepath.Join("..", "..", "Caddyfile.example"))
 	src := string(raw)
 	if opts.edit != nil {
 		src = opts.edit(src)

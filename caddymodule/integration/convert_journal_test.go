@@ -1,12 +1,9 @@
 package integration
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -162,9 +159,7 @@ func callsOf(exs []tappedExchange, id string, step converter.Step) int {
 
 // journalMsgID is a messageId unique to this run.
 func journalMsgID(what string) string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return "j-" + what + "-" + hex.EncodeToString(b[:])
+	return "j-" + what + "-" + harness.RandomHex(4)
 }
 
 // searchBooking is a BookingRequest without OfferRef: the converter
@@ -187,11 +182,7 @@ func boltStore(t *testing.T) string {
 // redisStore is the store subdirective of a Redis under a fresh prefix,
 // or skips the test.
 func redisStore(t *testing.T) string {
-	addr := os.Getenv("OSDM_TEST_REDIS")
-	if addr == "" {
-		t.Skip("OSDM_TEST_REDIS not set (host:port of a Redis): the two-instance journal tests need one")
-	}
-	return "redis " + addr + " " + journalMsgID("test") + ":"
+	return "redis " + harness.SharedRedis(t) + " " + journalMsgID("test") + ":"
 }
 
 // TestJournalReplyOutlivesReplyCache: with a reply cache of

@@ -1,40 +1,18 @@
 package integration
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
-
-// logLines reads a JSON log file, one object per line.
-func logLines(t *testing.T, path string) []map[string]any {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("log line %q: %v", sc.Text(), err)
-		}
-		lines = append(lines, m)
-	}
-	return lines
-}
 
 // TestConvertLogLevelsAndAccessLogFields: with Caddy's log at INFO, a
 // successful AvailabilityRequest writes no "legacy exchange" line (it is
@@ -66,7 +44,7 @@ func TestConvertLogLevelsAndAccessLogFields(t *testing.T) {
 	}
 
 	exchanges := map[string]map[string]any{}
-	for _, l := range logLines(t, info) {
+	for _, l := range harness.JSONLines[map[string]any](t, info) {
 		if l["msg"] == "legacy exchange" {
 			exchanges[fmt.Sprint(l["message_id"])] = l
 		}
@@ -93,7 +71,7 @@ func TestConvertLogLevelsAndAccessLogFields(t *testing.T) {
 	}
 
 	seen := map[string]bool{}
-	for _, l := range logLines(t, access) {
+	for _, l := range harness.JSONLines[map[string]any](t, access) {
 		id, _ := l["message_id"].(string)
 		if !strings.HasPrefix(id, "LOG-") {
 			continue
@@ -124,7 +102,7 @@ func TestConvertLogLevelsAndAccessLogFields(t *testing.T) {
 // exchangesOutcome is the outcome the access log gives an exchange.
 func exchangesOutcome(t *testing.T, access, id string) any {
 	t.Helper()
-	for _, l := range logLines(t, access) {
+	for _, l := range harness.JSONLines[map[string]any](t, access) {
 		if l["message_id"] == id {
 			return l["outcome"]
 		}

@@ -2,7 +2,6 @@ package integration
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -17,10 +16,7 @@ import (
 // osdm_* handler's JSON decodes into its module and encodes back to the
 // same JSON: what `caddy adapt` prints is a faithful JSON configuration.
 func TestExampleAdaptRoundTrip(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "Caddyfile.example"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := harness.ReadFiles(t, filepath.Join("..", "..", "Caddyfile.example"))
 	out, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt(src, map[string]any{"filename": "Caddyfile.example"})
 	if err != nil {
 		t.Fatal(err)
@@ -74,10 +70,7 @@ func TestExampleAdaptRoundTrip(t *testing.T) {
 // 127.0.0.1 only; its keys are demo keys and its legacy side has no
 // authentication of its own.
 func TestExampleListensOnLoopback(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "Caddyfile.example"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := harness.ReadFiles(t, filepath.Join("..", "..", "Caddyfile.example"))
 	out := harness.Adapt(t, "Caddyfile.example", string(src))
 	var cfg struct {
 		Apps struct {

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -161,10 +160,7 @@ func TestHardeningConverterIntegration(t *testing.T) {
 			}
 		}
 		// The technical detail is in the exchange's log line.
-		logs, err := os.ReadFile(logFile)
-		if err != nil {
-			t.Fatal(err)
-		}
+		logs := harness.ReadFiles(t, logFile)
 		found := false
 		for _, line := range strings.Split(string(logs), "\n") {
 			if strings.Contains(line, `"message_id":"down-1"`) && strings.Contains(line, "connection refused") {

@@ -2,12 +2,10 @@ package integration
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -116,31 +114,27 @@ func TestLogAndMetricLabels(t *testing.T) {
 		t.Errorf("the partner got %d calls", n)
 	}
 
-	raw, _ := os.ReadFile(logFile)
+	entries := harness.JSONLines[map[string]any](t, logFile)
 	var refusedLogin, refusedLegacy int
-	for _, line := range bytes.Split(raw, []byte("\n")) {
-		var m map[string]any
-		if json.Unmarshal(line, &m) != nil {
-			continue
-		}
+	for _, m := range entries {
 		switch m["msg"] {
 		case "token request refused":
 			refusedLogin++
 			if kid, has := m["kid"]; has || m["issuer"] != issuer2 {
-				t.Errorf("login refusal line: kid %q, issuer %v: %s", kid, m["issuer"], line)
+				t.Errorf("login refusal line: kid %q, issuer %v: %v", kid, m["issuer"], m)
 			}
 		case "access token issued":
 			if m["kid"] != "alp-1" || m["issuer"] == nil {
-				t.Errorf("login line: %s", line)
+				t.Errorf("login line: %v", m)
 			}
 		case "legacy request refused":
 			refusedLegacy++
 			if m["message_id"] != "LBL-bad-1" || m["kind"] != "BookingRequest" {
-				t.Errorf("legacy refusal line: %s", line)
+				t.Errorf("legacy refusal line: %v", m)
 			}
 		}
 	}
 	if refusedLogin != 1 || refusedLegacy != 1 {
-		t.Errorf("INFO lines: %d login refusals, %d legacy refusals; want 1 and 1:\n%s", refusedLogin, refusedLegacy, raw)
+		t.Errorf("INFO lines: %d login refusals, %d legacy refusals; want 1 and 1:\n%v", refusedLogin, refusedLegacy, entries)
 	}
 }

@@ -1,16 +1,13 @@
 package integration
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -309,29 +306,16 @@ func droppedUnanswered(err error) (kind string, ok bool) {
 // JSON access log.
 func reloadHandledAttempts(t *testing.T, path string) map[string]bool {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
+	type entry struct {
+		Request struct {
+			Headers map[string][]string `json:"headers"`
+		} `json:"request"`
 	}
-	defer f.Close()
 	handled := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var entry struct {
-			Request struct {
-				Headers map[string][]string `json:"headers"`
-			} `json:"request"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &entry); err != nil {
-			t.Fatalf("access log line %q: %v", sc.Text(), err)
-		}
-		for _, id := range entry.Request.Headers["X-Attempt"] {
+	for _, e := range harness.JSONLines[entry](t, path) {
+		for _, id := range e.Request.Headers["X-Attempt"] {
 			handled[id] = true
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return handled
 }

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -17,6 +16,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 )
 
 // The reload test watches the partner from inside its Caddy: a probe
@@ -137,24 +138,9 @@ func unverifiedClaim(token, name string) string {
 // token no recorded login issued).
 func readProbe(t *testing.T, path string) (loginKids, callKids []string) {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The partner may be writing a line while this reads.
-	data = data[:bytes.LastIndexByte(data, '\n')+1]
-	var records []probeRecord
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		var r probeRecord
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("probe line %q: %v", sc.Text(), err)
-		}
-		records = append(records, r)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	// The partner may be writing a line while this reads: JSONLines
+	// leaves it out.
+	records := harness.JSONLines[probeRecord](t, path)
 	// A login's line is written once its answer is sent, so a call with
 	// the new token may come first in the file.
 	issuedBy := map[string]string{}
@@ -174,10 +160,5 @@ func readProbe(t *testing.T, path string) (loginKids, callKids []string) {
 	return loginKids, callKids
 }
 
-// Interface guards
-var (
-	_ caddy.Provisioner           = (*reloadProbe)(nil)
-	_ caddy.CleanerUpper          = (*reloadProbe)(nil)
-	_ caddyhttp.MiddlewareHandler = (*reloadProbe)(nil)
-	_ caddyfile.Unmarshaler       = (*reloadProbe)(nil)
-)
+// Interface guard
+var _ harness.HandlerModule = (*reloadProbe)(nil)

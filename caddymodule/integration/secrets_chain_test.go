@@ -346,9 +346,9 @@ func TestSecretsNeverLogged(t *testing.T) {
 	if err := caddy.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	debug := readLog(t, s.logs.debug)
-	access := readLog(t, s.logs.access)
-	provider := readLog(t, s.logs.providerAccess)
+	debug := harness.ReadFiles(t, s.logs.debug)
+	access := harness.ReadFiles(t, s.logs.access)
+	provider := harness.ReadFiles(t, s.logs.providerAccess)
 	// The search proves something only if the logs hold what could leak.
 	for _, want := range []struct {
 		log  []byte
@@ -393,7 +393,7 @@ func TestSecretsProviderAccessLogWithoutFilter(t *testing.T) {
 	if err := caddy.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	provider := readLog(t, s.logs.providerAccess)
+	provider := harness.ReadFiles(t, s.logs.providerAccess)
 	s.c.alpine.mu.Lock()
 	bearer := s.c.alpine.bearer
 	s.c.alpine.mu.Unlock()
@@ -415,13 +415,4 @@ func keyDirOf(t *testing.T, s *secretsRun) string {
 		t.Fatal("the chain does not say where its keys are")
 	}
 	return s.c.keyDir
-}
-
-func readLog(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

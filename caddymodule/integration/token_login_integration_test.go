@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -255,10 +254,7 @@ func TestTokenLoginAccessIntegration(t *testing.T) {
 	// logs of both sides, and the access log, whose copy of the incoming
 	// request Caddy takes before any handler runs (the README's filter).
 	caddy.Stop()
-	logs, err := os.ReadFile(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	logs := harness.ReadFiles(t, logFile)
 	if !bytes.Contains(logs, []byte(`"upstream roundtrip"`)) {
 		t.Fatal("the debug log has no reverse_proxy upstream roundtrip entry: the search would prove nothing")
 	}

@@ -2,19 +2,18 @@ package reverse
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/google/uuid"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
@@ -56,15 +55,14 @@ func legacyHardeningCaddyLog(t *testing.T, extra, logOptions string) (*bkClient,
 func TestOSDMLegacySearchLogsAtDebug(t *testing.T) {
 	c, _, logFile := legacyHardeningCaddyLog(t, "", "\tlog {\n\t\toutput file %s\n\t\tformat json\n\t\tlevel INFO\n\t}\n")
 	var br osdm.BookingResponse
-	c.ok("POST", "/bookings", bookingOf(c.offer("708").OfferID), newUUID(), 200, &br)
+	c.ok("POST", "/bookings", bookingOf(c.offer("708").OfferID), uuid.NewString(), 200, &br)
 	if err := caddy.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := os.ReadFile(logFile)
+	entries := harness.JSONLines[map[string]any](t, logFile)
 	ops := map[string]string{}
-	for _, line := range bytes.Split(raw, []byte("\n")) {
-		var m map[string]any
-		if json.Unmarshal(line, &m) == nil && m["msg"] == "osdm call" {
+	for _, m := range entries {
+		if m["msg"] == "osdm call" {
 			ops[fmt.Sprint(m["operation"])] = fmt.Sprint(m["level"])
 		}
 	}
@@ -72,7 +70,7 @@ func TestOSDMLegacySearchLogsAtDebug(t *testing.T) {
 		t.Errorf("a successful search logged at %s", lv)
 	}
 	if ops["POST /bookings"] != "info" {
-		t.Errorf("the booking's line: %v\n%s", ops, raw)
+		t.Errorf("the booking's line: %v\n%v", ops, entries)
 	}
 }
 
@@ -214,14 +212,14 @@ func TestOSDMLegacyBirthDateHeldToTariff(t *testing.T) {
 		t.Fatalf("%d BookingRequests reached the legacy system", n)
 	}
 	var br osdm.BookingResponse
-	c.ok("POST", "/bookings", booking(offer, "1950-01-01"), newUUID(), 200, &br)
+	c.ok("POST", "/bookings", booking(offer, "1950-01-01"), uuid.NewString(), 200, &br)
 	pid := br.Booking.Passengers[0].ID
 	p = c.problem("PATCH", "/bookings/"+br.Booking.ID+"/passengers/"+pid, `{"dateOfBirth": "2000-01-01"}`, 422)
 	if pointerOf(p) != "#/dateOfBirth" || !strings.Contains(p.Detail, "outside the age range") {
 		t.Errorf("a PATCH to a date of birth out of the tariff: %+v", p)
 	}
 	var pr osdm.PassengerResponse
-	c.ok("PATCH", "/bookings/"+br.Booking.ID+"/passengers/"+pid, `{"dateOfBirth": "1951-03-03"}`, newUUID(), 200, &pr)
+	c.ok("PATCH", "/bookings/"+br.Booking.ID+"/passengers/"+pid, `{"dateOfBirth": "1951-03-03"}`, uuid.NewString(), 200, &pr)
 	if pr.Passenger.DateOfBirth != "1951-03-03" {
 		t.Errorf("PATCH within the range: %+v", pr.Passenger)
 	}

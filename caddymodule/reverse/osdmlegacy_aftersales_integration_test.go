@@ -1,16 +1,15 @@
 package reverse
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
@@ -54,7 +53,7 @@ func (c *bkClient) sent(method, path, body string, want int, v any) {
 	if body != "" {
 		b = []byte(body)
 	}
-	h := http.Header{"Content-Type": {"application/json"}, "Idempotency-Key": {newUUID()}}
+	h := http.Header{"Content-Type": {"application/json"}, "Idempotency-Key": {uuid.NewString()}}
 	osdmspec.ValidateRequest(c.t, osdmspec.V39, method, path, h, b)
 	c.ok(method, path, body, h.Get("Idempotency-Key"), want, v)
 }
@@ -296,7 +295,7 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 	var fr osdm.FulfillmentCollectionResponse
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		status, _, body := c.do("POST", "/bookings/"+b.ID+"/fulfillments", "{}", newUUID())
+		status, _, body := c.do("POST", "/bookings/"+b.ID+"/fulfillments", "{}", uuid.NewString())
 		if status == 200 {
 			_ = json.Unmarshal(body, &fr)
 			break
@@ -367,18 +366,14 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 // other; a partial refund quoted on one is confirmed on the other; a
 // passenger changed on one reads changed on the other.
 func TestOSDMLegacyIntegrationAfterSalesTwoInstancesRedis(t *testing.T) {
-	addr := os.Getenv("OSDM_TEST_REDIS")
-	if addr == "" {
-		t.Skip("OSDM_TEST_REDIS not set (host:port of a Redis to test against): two-instance test skipped")
-	}
+	addr := harness.SharedRedis(t)
 	l := startBKLegacy(t)
 	dir := t.TempDir()
-	var pfx [8]byte
-	_, _ = rand.Read(pfx[:])
+	prefix := "osdm-legacy-it/" + harness.RandomHex(8) + "/"
 	// The test Redis need not persist: the store says accept_volatile.
 	withApp := func(port int) string {
 		return withRedisStore(bkCaddyfile(port, l.addr, "store shared", ""),
-			"addresses "+addr+"\n\t\t\taccept_volatile\n\t\t\tprefix osdm-legacy-it/"+hex.EncodeToString(pfx[:])+"/")
+			"addresses "+addr+"\n\t\t\taccept_volatile\n\t\t\tprefix "+prefix)
 	}
 	pa, pb := harness.FreePort(t), harness.FreePort(t)
 	harness.StartCaddy(t, dir, "a", withApp(pa))

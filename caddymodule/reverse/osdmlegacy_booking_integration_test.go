@@ -2,18 +2,17 @@ package reverse
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
@@ -217,14 +216,6 @@ func bookingOf(offerID string) string {
 	   {"externalRef": "p2", "type": "CHILD", "age": 7}]}`
 }
 
-func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
-	h := hex.EncodeToString(b[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
-
 // TestOSDMLegacyIntegrationBookingRows runs each booking-side row of the
 // mapping table through a real Caddy (osdm_legacy -> reverse_proxy -> the
 // legacy sandbox over HTTP), with the legacy messages each sends.
@@ -247,7 +238,7 @@ func TestOSDMLegacyIntegrationBookingRows(t *testing.T) {
 	// the same answer, no second message.
 	o := c.offer("708")
 	before := len(l.messages())
-	key := newUUID()
+	key := uuid.NewString()
 	var br osdm.BookingResponse
 	c.ok("POST", "/bookings", bookingOf(o.OfferID), key, 200, &br)
 	b := br.Booking
@@ -282,7 +273,7 @@ func TestOSDMLegacyIntegrationBookingRows(t *testing.T) {
 	}
 	pid := b.Passengers[1].ID
 	var pr osdm.PassengerResponse
-	c.ok("PATCH", "/bookings/"+b.ID+"/passengers/"+pid, `{"detail": {"firstName": "Ada", "lastName": "King", "contact": {"email": "ada@example.org"}}}`, newUUID(), 200, &pr)
+	c.ok("PATCH", "/bookings/"+b.ID+"/passengers/"+pid, `{"detail": {"firstName": "Ada", "lastName": "King", "contact": {"email": "ada@example.org"}}}`, uuid.NewString(), 200, &pr)
 	c.ok("GET", "/bookings/"+b.ID+"/passengers/"+pid, "", "", 200, &pr)
 	if pr.Passenger.Detail == nil || pr.Passenger.Detail.LastName != "King" {
 		t.Errorf("passenger %+v", pr.Passenger)
@@ -294,7 +285,7 @@ func TestOSDMLegacyIntegrationBookingRows(t *testing.T) {
 
 	// POST fulfillments: no message; FULFILLED, control number; GET it.
 	var fr osdm.FulfillmentCollectionResponse
-	c.ok("POST", "/bookings/"+b.ID+"/fulfillments", "{}", newUUID(), 200, &fr)
+	c.ok("POST", "/bookings/"+b.ID+"/fulfillments", "{}", uuid.NewString(), 200, &fr)
 	fu := fr.Fulfillments[0]
 	tcn := ""
 	for _, hb := range l.held() {
@@ -320,14 +311,14 @@ func TestOSDMLegacyIntegrationBookingRows(t *testing.T) {
 		t.Errorf("partial refund by booking part: %+v", p)
 	}
 	var rr osdm.RefundOfferCollectionResponse
-	c.ok("POST", "/bookings/"+b.ID+"/refund-offers", `{"fulfillmentIds": ["`+fu.ID+`"]}`, newUUID(), 200, &rr)
+	c.ok("POST", "/bookings/"+b.ID+"/refund-offers", `{"fulfillmentIds": ["`+fu.ID+`"]}`, uuid.NewString(), 200, &rr)
 	ro := rr.RefundOffers[0]
 	if ro.Status != osdm.RefundProposed || ro.RefundFee.Amount == 0 || len(l.messages()) != before {
 		t.Errorf("refund offer %+v", ro)
 	}
 	var gr osdm.RefundOfferResponse
 	c.ok("GET", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, "", "", 200, &gr)
-	c.ok("PATCH", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, `{"status": "CONFIRMED"}`, newUUID(), 200, &gr)
+	c.ok("PATCH", "/bookings/"+b.ID+"/refund-offers/"+ro.ID, `{"status": "CONFIRMED"}`, uuid.NewString(), 200, &gr)
 	if n := countKinds(before); n[legacy.KindCancelRequest] != 1 || gr.RefundOffer.Status != osdm.RefundConfirmed {
 		t.Errorf("refund confirmation sent %v, refund offer %+v", n, gr.RefundOffer)
 	}
@@ -493,7 +484,7 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 		t.Errorf("the legacy system holds %d bookings after DELETE", len(l.held()))
 	}
 	var br osdm.BookingResponse
-	c.ok("POST", "/bookings", bookingOf(before.OfferID), newUUID(), 200, &br)
+	c.ok("POST", "/bookings", bookingOf(before.OfferID), uuid.NewString(), 200, &br)
 	if br.Booking.BookedOffers[0].OfferID != before.OfferID || len(l.held()) != 1 {
 		t.Errorf("the offer searched before the restart booked as %+v; the legacy system holds %d", br.Booking.BookedOffers[0], len(l.held()))
 	}
@@ -557,12 +548,8 @@ func TestOSDMLegacyIntegrationSIGKILLReleasesHold(t *testing.T) {
 // ids with the one key in Redis), and a booking made on one is fulfilled
 // and refunded on the other.
 func TestOSDMLegacyIntegrationTwoInstancesRedis(t *testing.T) {
-	addr := os.Getenv("OSDM_TEST_REDIS")
-	if addr == "" {
-		t.Skip("OSDM_TEST_REDIS not set (host:port of a Redis to test against): two-instance test skipped")
-	}
 	// The test Redis need not persist: the store says accept_volatile.
-	twoInstancesOnRedis(t, "addresses "+addr+"\n\t\t\taccept_volatile")
+	twoInstancesOnRedis(t, "addresses "+harness.SharedRedis(t)+"\n\t\t\taccept_volatile")
 }
 
 // TestOSDMLegacyIntegrationSentinelAndCluster: the reverse chain of
@@ -600,7 +587,7 @@ func TestOSDMLegacyIntegrationRedisWithoutPersistence(t *testing.T) {
 	base := harness.Serve(t, func(port int) string { return cf(port, "prefix p/\n\t\t\taccept_volatile") })
 	c := &bkClient{t: t, base: base}
 	var br osdm.BookingResponse
-	c.ok("POST", "/bookings", bookingOf(c.offer("708").OfferID), newUUID(), 200, &br)
+	c.ok("POST", "/bookings", bookingOf(c.offer("708").OfferID), uuid.NewString(), 200, &br)
 	if len(l.held()) != 1 {
 		t.Errorf("the legacy system holds %d bookings, want 1", len(l.held()))
 	}
@@ -621,10 +608,9 @@ func withRedisStore(caddyfile, body string) string {
 func twoInstancesOnRedis(t *testing.T, redis string) {
 	l := startBKLegacy(t)
 	dir := t.TempDir()
-	var pfx [8]byte
-	_, _ = rand.Read(pfx[:])
+	prefix := "osdm-legacy-it/" + harness.RandomHex(8) + "/"
 	withApp := func(port int) string {
-		return withRedisStore(bkCaddyfile(port, l.addr, "store shared", ""), redis+"\n\t\t\tprefix osdm-legacy-it/"+hex.EncodeToString(pfx[:])+"/")
+		return withRedisStore(bkCaddyfile(port, l.addr, "store shared", ""), redis+"\n\t\t\tprefix "+prefix)
 	}
 	pa, pb := harness.FreePort(t), harness.FreePort(t)
 	harness.StartCaddy(t, dir, "a", withApp(pa))
@@ -633,16 +619,16 @@ func twoInstancesOnRedis(t *testing.T, redis string) {
 	b := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pb)}
 
 	var br osdm.BookingResponse
-	key := newUUID()
+	key := uuid.NewString()
 	body := bookingOf(b.offer("708").OfferID)
 	a.ok("POST", "/bookings", body, key, 200, &br)
 	id := br.Booking.ID
 	var fr osdm.FulfillmentCollectionResponse
-	b.ok("POST", "/bookings/"+id+"/fulfillments", "{}", newUUID(), 200, &fr)
+	b.ok("POST", "/bookings/"+id+"/fulfillments", "{}", uuid.NewString(), 200, &fr)
 	var rr osdm.RefundOfferCollectionResponse
-	b.ok("POST", "/bookings/"+id+"/refund-offers", `{"fulfillmentIds": ["`+fr.Fulfillments[0].ID+`"]}`, newUUID(), 200, &rr)
+	b.ok("POST", "/bookings/"+id+"/refund-offers", `{"fulfillmentIds": ["`+fr.Fulfillments[0].ID+`"]}`, uuid.NewString(), 200, &rr)
 	var cr osdm.RefundOfferResponse
-	b.ok("PATCH", "/bookings/"+id+"/refund-offers/"+rr.RefundOffers[0].ID, `{"status": "CONFIRMED"}`, newUUID(), 200, &cr)
+	b.ok("PATCH", "/bookings/"+id+"/refund-offers/"+rr.RefundOffers[0].ID, `{"status": "CONFIRMED"}`, uuid.NewString(), 200, &cr)
 	var gb osdm.BookingResponse
 	a.ok("GET", "/bookings/"+id, "", "", 200, &gb)
 	if s := gb.Booking.BookedOffers[0].Reservations[0].Status; s != osdm.BookingPartRefunded || cr.RefundOffer.Status != osdm.RefundConfirmed {
@@ -653,7 +639,7 @@ func twoInstancesOnRedis(t *testing.T, redis string) {
 	}
 	// The other way: searched on a, booked on b.
 	var br2 osdm.BookingResponse
-	b.ok("POST", "/bookings", bookingOf(a.offer("709").OfferID), newUUID(), 200, &br2)
+	b.ok("POST", "/bookings", bookingOf(a.offer("709").OfferID), uuid.NewString(), 200, &br2)
 	if len(l.held()) != 1 {
 		t.Errorf("the legacy system holds %d bookings, want the one booked on b", len(l.held()))
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -255,7 +254,7 @@ func TestOSDMLegacyIntegrationOfferSearch(t *testing.T) {
 
 	// One log line per OSDM call with its legacy messages; no token, no cookie.
 	time.Sleep(100 * time.Millisecond)
-	logs, _ := os.ReadFile(lc.log)
+	logs := harness.ReadFiles(t, lc.log)
 	if bytes.Contains(logs, []byte("secret-access-token-xyz")) || bytes.Contains(logs, []byte("secret-cookie")) {
 		t.Error("a token or cookie reached the log")
 	}

@@ -2,11 +2,10 @@ package reverse
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"os"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -23,15 +22,10 @@ import (
 // no offer made before books anywhere, and every offer made after books
 // on every instance.
 func TestOSDMLegacyIntegrationOfferKeyDeleted(t *testing.T) {
-	addr := os.Getenv("OSDM_TEST_REDIS")
-	if addr == "" {
-		t.Skip("OSDM_TEST_REDIS not set (host:port of a Redis to test against): offer key test skipped")
-	}
+	addr := harness.SharedRedis(t)
 	l := startBKLegacy(t)
 	dir := t.TempDir()
-	var pfx [8]byte
-	_, _ = rand.Read(pfx[:])
-	prefix := "osdm-legacy-key/" + hex.EncodeToString(pfx[:]) + "/"
+	prefix := "osdm-legacy-key/" + harness.RandomHex(8) + "/"
 	// A store of the osdm app with accept_volatile: the test Redis does
 	// not persist (and the test loses its data on purpose).
 	redisStore := "addresses " + addr + "\n\t\t\tprefix " + prefix + "\n\t\t\taccept_volatile"
@@ -52,7 +46,7 @@ func TestOSDMLegacyIntegrationOfferKeyDeleted(t *testing.T) {
 	booksOn := func(id string, c *bkClient) {
 		t.Helper()
 		var br osdm.BookingResponse
-		c.ok("POST", "/bookings", bookingOf(id), newUUID(), 200, &br)
+		c.ok("POST", "/bookings", bookingOf(id), uuid.NewString(), 200, &br)
 		c.ok("DELETE", "/bookings/"+br.Booking.ID, "", "", 204, nil)
 	}
 	refusedEverywhere := func(id string, cs ...*bkClient) {
