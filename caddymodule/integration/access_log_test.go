@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,15 +29,7 @@ func TestAccessTokenNotInAccessLog(t *testing.T) {
 		format json
 		level DEBUG
 	}
-	route /oauth/token {
-		osdm_login {
-			%s
-			client alpine {
-				alg RS256
-				key alp-1 %s
-			}
-		}
-	}
+`, logFile) + f.LoginRoute(f.AlpineClient()) + fmt.Sprintf(`
 	route /osdm/* {
 		log_append osdm_site provider
 		osdm_access {
@@ -49,10 +40,10 @@ func TestAccessTokenNotInAccessLog(t *testing.T) {
 			transport osdm
 		}
 	}
-`, logFile, f.LoginSigning(), f.Path("alpine.pub"), harness.ProvIssuer, harness.ProvIssuer, backend.Addr)
+`, harness.ProvIssuer, harness.ProvIssuer, backend.Addr)
 	})
 	identity := f.AlpineToken(time.Now())
-	form := url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {identity}}.Encode()
+	form := harness.BearerForm(identity).Encode()
 	status, body, _ := harness.Do(t, http.MethodPost, base+"/oauth/token", harness.FormType, form, nil)
 	if status != http.StatusOK {
 		t.Fatalf("token: %d %s", status, body)

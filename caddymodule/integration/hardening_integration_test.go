@@ -232,16 +232,7 @@ func TestHardeningConverterIntegration(t *testing.T) {
 func TestHardeningProviderIntegration(t *testing.T) {
 	f := harness.NewProvFixture(t)
 	base := harness.ServeSite(t, harness.Options(), func(port int) string {
-		return fmt.Sprintf(`
-	route /oauth/token {
-		osdm_login {
-			%s
-			client alpine {
-				alg RS256
-				key alp-1 %s
-			}
-		}
-	}
+		return f.LoginRoute(f.AlpineClient()) + fmt.Sprintf(`
 	route /osdm/* {
 		osdm_access {
 			key_file %s
@@ -250,12 +241,10 @@ func TestHardeningProviderIntegration(t *testing.T) {
 		}
 		respond "hello {osdm.client}" 200
 	}
-`, f.LoginSigning(), f.Path("alpine.pub"), f.LoginPub, harness.ProvIssuer, harness.ProvIssuer)
+`, f.LoginPub, harness.ProvIssuer, harness.ProvIssuer)
 	})
 	tokenURL := base + "/oauth/token"
-	form := func(assertion string) string {
-		return url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {assertion}}.Encode()
-	}
+	form := func(assertion string) string { return harness.BearerForm(assertion).Encode() }
 	oauthError := func(body string) string {
 		var m map[string]any
 		_ = json.Unmarshal([]byte(body), &m)

@@ -23,19 +23,8 @@ func TestOSDMLegacyIntegrationSameCaddy(t *testing.T) {
 	gtfs := harness.LegacyGTFS(t, dir)
 	legacyPort := harness.FreePort(t)
 	base := harness.Serve(t, func(port int) string {
-		return harness.Options() + harness.Site(port, fmt.Sprintf(`
-	route /osdm/* {
-		uri strip_prefix /osdm
-		osdm_legacy {
-			partner hermes-same
-			timetable %s
-			legacy_format json
-			legacy_path /hermes
-			store bolt %s
-		}
-		reverse_proxy 127.0.0.1:%d
-	}
-`, gtfs, filepath.Join(dir, "s.db"), legacyPort)) + harness.Site(legacyPort, fmt.Sprintf(`
+		return harness.Options() + harness.Site(port, harness.LegacyRoute("/osdm", fmt.Sprintf("127.0.0.1:%d", legacyPort),
+			"partner hermes-same", "timetable "+gtfs, "legacy_format json", "legacy_path /hermes", "store bolt "+filepath.Join(dir, "s.db"))) + harness.Site(legacyPort, fmt.Sprintf(`
 	legacy_sandbox {
 		timetable %s
 		foreign 9305 80 1080

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,9 +70,7 @@ func TestLogAndMetricLabels(t *testing.T) {
 	}
 `, f.LoginPEM, harness.ProvIssuer, harness.ProvAudience, f.Path("alpine.pub"), issuer2, rec.Listener.Addr())
 	})
-	form := func(assertion string) string {
-		return url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {assertion}}.Encode()
-	}
+	form := func(assertion string) string { return harness.BearerForm(assertion).Encode() }
 	for _, path := range []string{"/one/token", "/two/token"} {
 		if status, body, _ := harness.Do(t, http.MethodPost, base+path, harness.FormType, form(f.AlpineToken(time.Now())), nil); status != http.StatusOK {
 			t.Fatalf("%s: %d %s", path, status, body)

@@ -2,7 +2,6 @@ package integration
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -40,26 +39,8 @@ func startOSDMProviders(t *testing.T) []*osdmProvider {
 	legacyAddr := harness.ServeLocal(t, sb)
 	db := filepath.Join(t.TempDir(), "legacy.db")
 	base := harness.ServeSite(t, harness.Options(), func(port int) string {
-		return fmt.Sprintf(`
-	route /legacy/* {
-		uri strip_prefix /legacy
-		osdm_legacy {
-			partner hermes-test
-			refund_fee 10%%
-			timeout 2s
-			settle_interval 200ms
-			store bolt %s
-		}
-		reverse_proxy %s
-	}
-	route /osdm/* {
-		osdm_sandbox {
-			capacity 2
-			offer_ttl 15m
-			train 708 08:30 11:00
-		}
-	}
-`, db, legacyAddr)
+		return harness.LegacyRoute("/legacy", legacyAddr,
+			"partner hermes-test", "refund_fee 10%", "timeout 2s", "settle_interval 200ms", "store bolt "+db) + harness.SandboxRoute("/osdm")
 	})
 	return []*osdmProvider{
 		{name: "osdm_legacy", t: t, base: base + "/legacy"},

@@ -104,22 +104,11 @@ func (a sandboxAnswer) problem(t *testing.T, status int, code string) osdm.Probl
 	return p
 }
 
-// startProviderSandbox runs osdm_sandbox under /osdm/* in a real Caddy:
-// train 708 runs 08:30-11:00 with 2 places per class and accommodation,
-// offers stay bookable 15 minutes.
+// startProviderSandbox runs osdm_sandbox under /osdm/* in a real Caddy
+// (harness.SandboxRoute).
 func startProviderSandbox(t *testing.T) *providerClient {
 	t.Helper()
-	base := harness.ServeSite(t, harness.Options(), func(port int) string {
-		return `
-	route /osdm/* {
-		osdm_sandbox {
-			capacity 2
-			offer_ttl 15m
-			train 708 08:30 11:00
-		}
-	}
-`
-	})
+	base := harness.ServeSite(t, harness.Options(), func(port int) string { return harness.SandboxRoute("/osdm") })
 	return &providerClient{t: t, base: base + "/osdm"}
 }
 

@@ -162,7 +162,7 @@ func TestAccessUsesInProcessLoginKey(t *testing.T) {
 	a := &Access{Issuer: l.Issuer, Audience: l.Issuer}
 	provProvision(t, a) // before the login, as Caddy may do
 	provProvision(t, l)
-	w := provPost(l, provBearerForm(f.AlpineToken(time.Now())))
+	w := provPost(l, harness.BearerForm(f.AlpineToken(time.Now())))
 	var resp tokenauth.AccessTokenResponse
 	if err := json.Unmarshal(w.Body.Bytes(), &resp); err != nil || resp.AccessToken == "" {
 		t.Fatalf("login: %d %s", w.Code, w.Body)

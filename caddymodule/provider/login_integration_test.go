@@ -21,10 +21,7 @@ import (
 func TestLoginAccessIntegration(t *testing.T) {
 	f := harness.NewProvFixture(t)
 	base := harness.ServeSite(t, harness.Options(), func(port int) string {
-		return fmt.Sprintf(`
-	route /oauth/token {
-		osdm_login {
-			%s
+		return f.LoginRoute(fmt.Sprintf(`
 			token_lifetime 1m
 			clock_skew 30s
 			client alpine {
@@ -35,8 +32,7 @@ func TestLoginAccessIntegration(t *testing.T) {
 			client coastal {
 				key coast-1 %s
 			}
-		}
-	}
+`, f.Path("alpine.pub"), f.Path("coastal.pub"))) + fmt.Sprintf(`
 	route /osdm/* {
 		osdm_access {
 			key_file %s
@@ -56,7 +52,7 @@ func TestLoginAccessIntegration(t *testing.T) {
 	route /metrics {
 		metrics
 	}
-`, f.LoginSigning(), f.Path("alpine.pub"), f.Path("coastal.pub"), f.LoginPub, harness.ProvIssuer, harness.ProvIssuer, harness.ProvIssuer, harness.ProvIssuer)
+`, f.LoginPub, harness.ProvIssuer, harness.ProvIssuer, harness.ProvIssuer, harness.ProvIssuer)
 	})
 	tokenURL := base + "/oauth/token"
 
@@ -70,7 +66,7 @@ func TestLoginAccessIntegration(t *testing.T) {
 	}
 
 	// jwt-bearer form, RS256.
-	status, m, h := getToken(provBearerForm(f.AlpineToken(time.Now())))
+	status, m, h := getToken(harness.BearerForm(f.AlpineToken(time.Now())))
 	if status != http.StatusOK || m["token_type"] != "Bearer" || m["expires_in"] != 60.0 || m["scope"] != "uic_osdm" {
 		t.Fatalf("token: %d %v", status, m)
 	}
@@ -124,7 +120,7 @@ func TestLoginAccessIntegration(t *testing.T) {
 	// Attacks over HTTP: the right RFC 6749 error and no token.
 	none := f.Identity(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, "alpine", "alp-1", time.Now(), nil)
 	replayed := f.AlpineToken(time.Now())
-	if st, _, _ := harness.Do(t, http.MethodPost, tokenURL, harness.FormType, provBearerForm(replayed).Encode(), nil); st != 200 {
+	if st, _, _ := harness.Do(t, http.MethodPost, tokenURL, harness.FormType, harness.BearerForm(replayed).Encode(), nil); st != 200 {
 		t.Fatalf("first use: %d", st)
 	}
 	attacks := []struct {
@@ -132,9 +128,9 @@ func TestLoginAccessIntegration(t *testing.T) {
 		status                  int
 		code                    string
 	}{
-		{"alg none", harness.FormType, provBearerForm(none).Encode(), 400, "invalid_grant"},
-		{"replay", harness.FormType, provBearerForm(replayed).Encode(), 400, "invalid_grant"},
-		{"unknown client", harness.FormType, provBearerForm(f.Identity(jwt.SigningMethodRS256, f.Alpine, "intruder", "alp-1", time.Now(), nil)).Encode(), 400, "invalid_grant"},
+		{"alg none", harness.FormType, harness.BearerForm(none).Encode(), 400, "invalid_grant"},
+		{"replay", harness.FormType, harness.BearerForm(replayed).Encode(), 400, "invalid_grant"},
+		{"unknown client", harness.FormType, harness.BearerForm(f.Identity(jwt.SigningMethodRS256, f.Alpine, "intruder", "alp-1", time.Now(), nil)).Encode(), 400, "invalid_grant"},
 		{"wrong grant type", harness.FormType, "grant_type=password&username=a&password=b", 400, "unsupported_grant_type"},
 		{"wrong content type", "application/json", `{"grant_type":"client_credentials"}`, 400, "invalid_request"},
 		{"client assertion, bad signature", harness.FormType, url.Values{
@@ -153,7 +149,7 @@ func TestLoginAccessIntegration(t *testing.T) {
 	}
 
 	// 20 concurrent sends of one token: exactly one access token.
-	shared := provBearerForm(f.AlpineToken(time.Now())).Encode()
+	shared := harness.BearerForm(f.AlpineToken(time.Now())).Encode()
 	var mu sync.Mutex
 	codes := map[int]int{}
 	var wg sync.WaitGroup

@@ -28,7 +28,7 @@ func TestLoginMemoryStoreKeptAcrossReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertion := f.AlpineToken(time.Now())
-	if w := provPost(old, provBearerForm(assertion)); w.Code != http.StatusOK {
+	if w := provPost(old, harness.BearerForm(assertion)); w.Code != http.StatusOK {
 		t.Fatalf("first use: %d %s", w.Code, w.Body)
 	}
 	// Reload: the new configuration is provisioned, then the old cleaned up.
@@ -40,7 +40,7 @@ func TestLoginMemoryStoreKeptAcrossReload(t *testing.T) {
 	if err := old.Cleanup(); err != nil {
 		t.Fatal(err)
 	}
-	if w := provPost(fresh, provBearerForm(assertion)); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "already used") {
+	if w := provPost(fresh, harness.BearerForm(assertion)); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "already used") {
 		t.Fatalf("replay after reload: %d %s", w.Code, w.Body)
 	}
 	store := fresh.service.Replay.(*pooledMemoryReplay).MemoryReplayStore
@@ -78,15 +78,15 @@ func TestLoginRedisSharedByInstances(t *testing.T) {
 	}
 	now := time.Now()
 	assertion := f.AlpineToken(now)
-	if w := provPost(a, provBearerForm(assertion)); w.Code != http.StatusOK {
+	if w := provPost(a, harness.BearerForm(assertion)); w.Code != http.StatusOK {
 		t.Fatalf("instance a: %d %s", w.Code, w.Body)
 	}
-	w := provPost(b, provBearerForm(assertion))
+	w := provPost(b, harness.BearerForm(assertion))
 	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `"error":"invalid_grant"`) || strings.Contains(w.Body.String(), "access_token") {
 		t.Fatalf("replay on instance b: %d %s", w.Code, w.Body)
 	}
 	// A fresh token is fine on b.
-	if w := provPost(b, provBearerForm(f.AlpineToken(now))); w.Code != http.StatusOK {
+	if w := provPost(b, harness.BearerForm(f.AlpineToken(now))); w.Code != http.StatusOK {
 		t.Fatalf("instance b, new token: %d %s", w.Code, w.Body)
 	}
 }
@@ -100,7 +100,7 @@ func TestLoginRedisDownFailsClosed(t *testing.T) {
 	provProvision(t, m)
 	core, logs := observer.New(zap.InfoLevel)
 	m.logger = zap.New(core)
-	w := provPost(m, provBearerForm(f.AlpineToken(time.Now())))
+	w := provPost(m, harness.BearerForm(f.AlpineToken(time.Now())))
 	if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), `"error":"server_error"`) || strings.Contains(w.Body.String(), "access_token") {
 		t.Fatalf("status %d body %s", w.Code, w.Body)
 	}

@@ -67,7 +67,7 @@ func tokenStatus(t *testing.T, port int, assertion string) (int, string) {
 	var resp *http.Response
 	var err error
 	for try := 0; ; try++ {
-		resp, err = tokenClient.PostForm(fmt.Sprintf("http://127.0.0.1:%d/oauth/token", port), provBearerForm(assertion))
+		resp, err = tokenClient.PostForm(fmt.Sprintf("http://127.0.0.1:%d/oauth/token", port), harness.BearerForm(assertion))
 		if err == nil || try == 4 || !lostToReload(err) {
 			break
 		}

@@ -58,10 +58,6 @@ func provPost(l *Login, form url.Values) *httptest.ResponseRecorder {
 	return w
 }
 
-func provBearerForm(assertion string) url.Values {
-	return url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {assertion}}
-}
-
 func TestLoginCaddyfile(t *testing.T) {
 	var l Login
 	harness.Unmarshal(t, &l, `osdm_login {
@@ -217,7 +213,7 @@ func TestLoginModuleGrantsAndRefuses(t *testing.T) {
 	replays := provCounter(l.Issuer, "alpine", "replay")
 
 	assertion := f.AlpineToken(now)
-	w := provPost(l, provBearerForm(assertion))
+	w := provPost(l, harness.BearerForm(assertion))
 	if w.Code != http.StatusOK {
 		t.Fatalf("status %d body %s", w.Code, w.Body)
 	}
@@ -238,12 +234,12 @@ func TestLoginModuleGrantsAndRefuses(t *testing.T) {
 		t.Fatalf("access token: %v %+v", err, claims)
 	}
 
-	if w := provPost(l, provBearerForm(assertion)); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `"error":"invalid_grant"`) {
+	if w := provPost(l, harness.BearerForm(assertion)); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `"error":"invalid_grant"`) {
 		t.Fatalf("replay: %d %s", w.Code, w.Body)
 	}
 	for i := range 3 {
 		tok := f.Identity(jwt.SigningMethodRS256, f.Alpine, "made-up-"+string(rune('a'+i)), "alp-1", now, nil)
-		provPost(l, provBearerForm(tok))
+		provPost(l, harness.BearerForm(tok))
 	}
 	if d := provCounter(l.Issuer, "alpine", "granted") - granted; d != 1 {
 		t.Fatalf("granted counted %v times", d)

@@ -123,19 +123,8 @@ func (d *discardWriter) WriteHeader(int)             {}
 // bkCaddyfile is a Caddy with osdm_legacy at /osdm/ in front of the
 // legacy system at legacyAddr.
 func bkCaddyfile(port int, legacyAddr, storeLine, extra string) string {
-	return harness.Options() + harness.Site(port, fmt.Sprintf(`
-	route /osdm/* {
-		uri strip_prefix /osdm
-		osdm_legacy {
-			partner hermes-test
-			refund_fee 10%%
-			timeout 2s
-			settle_interval 200ms
-			%s%s
-		}
-		reverse_proxy %s
-	}
-`, storeLine, extra, legacyAddr))
+	return harness.Options() + harness.Site(port, harness.LegacyRoute("/osdm", legacyAddr,
+		"partner hermes-test", "refund_fee 10%", "timeout 2s", "settle_interval 200ms", storeLine+extra))
 }
 
 // bkClient calls one Caddy's OSDM routes and checks every answer against

@@ -115,19 +115,8 @@ func startLegacyChain(t *testing.T, extra string, sbcfg legacysandbox.Config) *l
 	ls := startLegacyServer(t, sbcfg)
 	logFile := filepath.Join(dir, "caddy.log")
 	base := harness.ServeSite(t, harness.Options(harness.LogOption(logFile, "DEBUG")), func(port int) string {
-		return fmt.Sprintf(`
-	route /osdm/* {
-		uri strip_prefix /osdm
-		osdm_legacy {
-			partner hermes-test
-			timetable %s
-			concurrency 4
-			timeout 1s
-			store bolt %s%s
-		}
-		reverse_proxy %s
-	}
-`, gtfs, filepath.Join(dir, "legacy.db"), extra, ls.addr)
+		return harness.LegacyRoute("/osdm", ls.addr,
+			"partner hermes-test", "timetable "+gtfs, "concurrency 4", "timeout 1s", "store bolt "+filepath.Join(dir, "legacy.db")+extra)
 	})
 	return &legacyChain{base: base + "/osdm", ls: ls, log: logFile}
 }
@@ -357,16 +346,7 @@ func TestOSDMLegacyIntegrationLegacyDown(t *testing.T) {
 	dir := t.TempDir()
 	dead := harness.FreePort(t)
 	base := harness.ServeSite(t, harness.Options(), func(port int) string {
-		return fmt.Sprintf(`
-	route /osdm/* {
-		uri strip_prefix /osdm
-		osdm_legacy {
-			partner hermes-down
-			store bolt %s
-		}
-		reverse_proxy 127.0.0.1:%d
-	}
-`, filepath.Join(dir, "x.db"), dead)
+		return harness.LegacyRoute("/osdm", fmt.Sprintf("127.0.0.1:%d", dead), "partner hermes-down", "store bolt "+filepath.Join(dir, "x.db"))
 	})
 	lc := &legacyChain{base: base + "/osdm"}
 	status, _, body := lc.post(t, "/offers", harness.OfferSearch(`"9303"`, harness.TravelDay+"T06:00:00+01:00", `"SECOND"`), osdmspec.V39)

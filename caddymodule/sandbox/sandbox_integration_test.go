@@ -50,17 +50,7 @@ func (c *osdmClient) do(method, path, key string, body any, out any) (int, http.
 // prefix and goes through offers, booking, fulfilment and refund over HTTP.
 func TestSandboxIntegration(t *testing.T) {
 	base := harness.ServeSite(t, harness.Options(), func(port int) string {
-		return `
-	route /osdm/* {
-		osdm_sandbox {
-			capacity 2
-			offer_ttl 15m
-			external_inventory 462 80 1080
-			train 708 08:30 11:00
-		}
-	}
-	respond "not the sandbox" 418
-`
+		return harness.SandboxRoute("/osdm", "external_inventory 462 80 1080") + "\trespond \"not the sandbox\" 418\n"
 	})
 	c := &osdmClient{t: t, base: base + "/osdm"}
 

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -73,6 +74,20 @@ func NewProvFixture(t testing.TB) *ProvFixture {
 // indented for a site's route.
 func (f *ProvFixture) LoginSigning() string {
 	return "signing_key_file " + f.LoginPEM + "\n\t\t\tissuer " + ProvIssuer + "\n\t\t\taudience " + ProvAudience
+}
+
+// LoginRoute is the route /oauth/token of a site that is the fixture's
+// login service (LoginSigning), with more of osdm_login's subdirectives
+// (its clients: AlpineClient) on lines indented for osdm_login's block.
+func (f *ProvFixture) LoginRoute(more string) string {
+	return "\troute /oauth/token {\n\t\tosdm_login {\n\t\t\t" + f.LoginSigning() + "\n" +
+		strings.TrimPrefix(more, "\n") + "\t\t}\n\t}\n"
+}
+
+// AlpineClient is osdm_login's block of client alpine, who signs with
+// its RS256 key alp-1 (AlpineToken), indented for osdm_login's block.
+func (f *ProvFixture) AlpineClient() string {
+	return "\t\t\tclient alpine {\n\t\t\t\talg RS256\n\t\t\t\tkey alp-1 " + f.Path("alpine.pub") + "\n\t\t\t}\n"
 }
 
 // WritePub writes pub as the PEM file name.
