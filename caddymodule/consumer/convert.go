@@ -27,14 +27,6 @@ func init() {
 	caddy.RegisterModule(Convert{})
 }
 
-// Defaults of osdm_convert.
-const (
-	defaultConvertTimeout = 20 * time.Second
-	defaultMaxBody        = 64 << 10
-	defaultReplyCacheSize = 10000
-	defaultReplyCacheTTL  = 10 * time.Minute
-)
-
 // Convert is the osdm_convert handler: it reads a legacy Hermes/HOSA
 // request (XML or JSON), makes the OSDM calls it stands for through the
 // rest of its route (osdm_token, reverse_proxy), one sub-request per call,
@@ -106,32 +98,24 @@ type Convert struct {
 	settlements *prometheus.CounterVec
 }
 
-// TariffMapping is the OSDM passenger a legacy tariff code stands for.
-type TariffMapping struct {
-	// Type is the OSDM passenger type, e.g. ADULT.
-	Type string `json:"type"`
-	// Age is the age in years sent with it.
-	Age int `json:"age"`
-}
-
 // CaddyModule returns the Caddy module information.
 func (Convert) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.handlers.osdm_convert",
-		New: func() caddy.Module { return new(Convert) },
-	}
+	return glue.ModuleInfo[Convert]("http.handlers.osdm_convert")
 }
 
 // replyCaches holds the reply caches across config reloads, keyed by
 // partner and cache settings: a Hermes resend that arrives just after a
-// reload must still find the first reply.
-var replyCaches = caddy.NewUsagePool()
+// reload must still find the first reply. A cache holds no goroutine:
+// there is nothing to free.
+var replyCaches = glue.NewPool[*converter.ReplyCache](nil)
 
-// pooledReplies is a replyCaches value.
-type pooledReplies struct{ *converter.ReplyCache }
-
-// Destruct implements caddy.Destructor; the cache holds no goroutine.
-func (pooledReplies) Destruct() error { return nil }
+// Defaults of osdm_convert.
+const (
+	defaultConvertTimeout = 20 * time.Second
+	defaultMaxBody        = 64 << 10
+	defaultReplyCacheSize = 10000
+	defaultReplyCacheTTL  = 10 * time.Minute
+)
 
 // Provision builds the converter and its reply cache.
 func (c *Convert) Provision(ctx caddy.Context) error {
@@ -158,14 +142,14 @@ func (c *Convert) Provision(ctx caddy.Context) error {
 	if c.ReplyCacheTTL == 0 {
 		c.ReplyCacheTTL = caddy.Duration(defaultReplyCacheTTL)
 	}
-	c.poolKey = fmt.Sprintf("%s\x00%d\x00%d", c.Partner, c.ReplyCacheSize, c.ReplyCacheTTL)
-	v, _, err := replyCaches.LoadOrNew(c.poolKey, func() (caddy.Destructor, error) {
-		return pooledReplies{converter.NewReplyCache(c.ReplyCacheSize, time.Duration(c.ReplyCacheTTL), c.now)}, nil
+	key := fmt.Sprintf("%s\x00%d\x00%d", c.Partner, c.ReplyCacheSize, c.ReplyCacheTTL)
+	c.replies, _, err = replyCaches.Take(key, func() (*converter.ReplyCache, error) {
+		return converter.NewReplyCache(c.ReplyCacheSize, time.Duration(c.ReplyCacheTTL), c.now), nil
 	})
 	if err != nil {
 		return err
 	}
-	c.replies = v.(pooledReplies).ReplyCache
+	c.poolKey = key
 	if c.metrics, err = registerConvertMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
 	}
@@ -212,16 +196,6 @@ func (c *Convert) converterConfig() (converter.Config, error) {
 	return cfg, nil
 }
 
-// legacyCode reads a tariff or reason code, a JSON object key; the
-// converter checks its range.
-func legacyCode(s string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, fmt.Errorf("code %q is not a number", s)
-	}
-	return n, nil
-}
-
 // Validate checks the configuration. Provisioned, the converter was built
 // from it; not yet (a Caddyfile being adapted), its configuration is
 // built and checked on a copy, which keeps the JSON that `caddy adapt`
@@ -261,7 +235,7 @@ func (c *Convert) Validate() error {
 // Cleanup releases this configuration's hold on the reply cache (the
 // osdm app holds the store and stops settlement).
 func (c *Convert) Cleanup() error {
-	return glue.Release(replyCaches, c.poolKey)
+	return replyCaches.Release(c.poolKey)
 }
 
 // ServeHTTP answers one legacy request.

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
@@ -75,10 +76,7 @@ type Access struct {
 
 // CaddyModule returns the Caddy module information.
 func (Access) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.handlers.osdm_access",
-		New: func() caddy.Module { return new(Access) },
-	}
+	return glue.ModuleInfo[Access]("http.handlers.osdm_access")
 }
 
 // Provision loads the keys.

@@ -36,8 +36,7 @@ type loginReplayCollector struct{}
 func (loginReplayCollector) Describe(ch chan<- *prometheus.Desc) { ch <- loginReplayEntriesDesc }
 
 func (loginReplayCollector) Collect(ch chan<- prometheus.Metric) {
-	loginMemoryReplayStores.Range(func(_, v any) bool {
-		p := v.(*pooledMemoryReplay)
+	loginMemoryReplayStores.Range(func(p *pooledMemoryReplay) bool {
 		ch <- prometheus.MustNewConstMetric(loginReplayEntriesDesc, prometheus.GaugeValue, float64(p.Len()), p.issuer)
 		return true
 	})
