@@ -24,6 +24,11 @@ func init() {
 	})
 }
 
+// convertSubdirectives are the subdirectives of osdm_convert, offered when a
+// name is mistyped.
+var convertSubdirectives = []string{"partner", "offer_search", "tariff", "reason", "path", "path_prefix", "time_zone", "timeout", "max_body", "reply_cache",
+	"store", "settle_interval"}
+
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
 //	osdm_convert {
@@ -73,7 +78,7 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 	}
 	n, ok := want[name]
 	if !ok {
-		return errors.New(glue.UnknownSubdirective("subdirective", name, glue.ConvertSubdirectives))
+		return errors.New(glue.UnknownSubdirective("subdirective", name, convertSubdirectives))
 	}
 	if len(args) < n[0] || len(args) > n[1] {
 		return fmt.Errorf("%s: wrong number of arguments (%d)", name, len(args))

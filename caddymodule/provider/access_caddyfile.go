@@ -9,6 +9,10 @@ func init() {
 	glue.RegisterHandler[Access]("osdm_access")
 }
 
+// accessSubdirectives are the subdirectives of osdm_access, offered when a
+// name is mistyped.
+var accessSubdirectives = []string{"key_file", "issuer", "audience", "scope", "header", "clock_skew"}
+
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
 //	osdm_access {
@@ -43,7 +47,7 @@ func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "clock_skew":
 			err = glue.PositiveDurationArg(d, name, &a.ClockSkew)
 		default:
-			return d.Err(glue.UnknownSubdirective("subdirective", name, glue.AccessSubdirectives))
+			return d.Err(glue.UnknownSubdirective("subdirective", name, accessSubdirectives))
 		}
 		return err
 	})

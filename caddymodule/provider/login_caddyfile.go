@@ -16,6 +16,15 @@ func init() {
 	glue.RegisterHandler[Login]("osdm_login")
 }
 
+// loginSubdirectives are the subdirectives of osdm_login, offered when a
+// name is mistyped.
+var loginSubdirectives = []string{"signing_key_file", "signing_alg", "signing_kid", "issuer", "audience", "access_audience",
+	"token_lifetime", "clock_skew", "max_assertion_lifetime", "replay_store", "client"}
+
+// loginClientSubdirectives are the subdirectives of osdm_login's client
+// block, offered when a name is mistyped.
+var loginClientSubdirectives = []string{"alg", "key", "scope", "issuer"}
+
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
 //	osdm_login {
@@ -77,7 +86,7 @@ func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "client":
 			err = l.unmarshalClient(d)
 		default:
-			return d.Err(glue.UnknownSubdirective("subdirective", name, glue.LoginSubdirectives))
+			return d.Err(glue.UnknownSubdirective("subdirective", name, loginSubdirectives))
 		}
 		return err
 	})
@@ -173,7 +182,7 @@ func (l *Login) unmarshalClient(d *caddyfile.Dispenser) error {
 				return err
 			}
 		default:
-			return d.Err(glue.UnknownSubdirective("client subdirective", name, glue.LoginClientSubdirectives))
+			return d.Err(glue.UnknownSubdirective("client subdirective", name, loginClientSubdirectives))
 		}
 		return nil
 	})

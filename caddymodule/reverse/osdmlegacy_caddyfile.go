@@ -19,6 +19,12 @@ func init() {
 	glue.RegisterHandler[OSDMLegacy]("osdm_legacy")
 }
 
+// osdmLegacySubdirectives are the subdirectives of osdm_legacy, offered when a
+// name is mistyped.
+var osdmLegacySubdirectives = []string{"partner", "timetable", "search", "max_trains", "window", "booking_horizon", "concurrency", "tariff", "reason",
+	"refund_fee", "exchange_fee", "offer_ttl", "hold", "timeout", "max_body", "services", "legacy_format", "legacy_path", "time_zone",
+	"settle_interval", "store"}
+
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
 //	osdm_legacy {
@@ -82,7 +88,7 @@ func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 	}
 	n, ok := want[name]
 	if !ok {
-		return errors.New(glue.UnknownSubdirective("subdirective", name, glue.OsdmLegacySubdirectives))
+		return errors.New(glue.UnknownSubdirective("subdirective", name, osdmLegacySubdirectives))
 	}
 	if len(args) < n[0] || len(args) > n[1] {
 		return fmt.Errorf("%s: wrong number of arguments (%d)", name, len(args))

@@ -13,6 +13,10 @@ func init() {
 	glue.RegisterHandler[Sandbox]("osdm_sandbox")
 }
 
+// sandboxSubdirectives are the subdirectives of osdm_sandbox, offered when a
+// name is mistyped.
+var sandboxSubdirectives = []string{"capacity", "max_entries", "offer_ttl", "booking_ttl", "retention", "operator", "external_inventory", "train", "unknown_train"}
+
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
 //	osdm_sandbox {
@@ -95,7 +99,7 @@ func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			s.UnknownTrains = append(s.UnknownTrains, args...)
 		default:
-			return d.Err(glue.UnknownSubdirective("subdirective", name, glue.SandboxSubdirectives))
+			return d.Err(glue.UnknownSubdirective("subdirective", name, sandboxSubdirectives))
 		}
 		return err
 	})
