@@ -95,12 +95,6 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 		if err != nil {
 			return fmt.Errorf("tariff %s: age %q is not a number", args[0], args[2])
 		}
-		if c.Tariffs == nil {
-			c.Tariffs = map[string]TariffMapping{}
-		}
-		if _, dup := c.Tariffs[args[0]]; dup {
-			return fmt.Errorf("tariff %s already specified", args[0])
-		}
 		if !slices.Contains(osdm.PassengerTypes, osdm.PassengerType(args[1])) {
 			known := make([]string, len(osdm.PassengerTypes))
 			for i, t := range osdm.PassengerTypes {
@@ -112,26 +106,14 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 			}
 			return fmt.Errorf("tariff %s: %q is not an OSDM passenger type%s", args[0], args[1], hint)
 		}
-		c.Tariffs[args[0]] = TariffMapping{Type: args[1], Age: age}
+		return glue.PutOnce(&c.Tariffs, name, args[0], TariffMapping{Type: args[1], Age: age})
 	case "reason":
-		if c.Reasons == nil {
-			c.Reasons = map[string]string{}
-		}
-		if _, dup := c.Reasons[args[0]]; dup {
-			return fmt.Errorf("reason %s already specified", args[0])
-		}
-		c.Reasons[args[0]] = args[1]
+		return glue.PutOnce(&c.Reasons, name, args[0], args[1])
 	case "path":
-		if c.Paths == nil {
-			c.Paths = map[string]string{}
-		}
-		if _, dup := c.Paths[args[0]]; dup {
-			return fmt.Errorf("path %s already specified", args[0])
-		}
 		if err := converter.CheckPath(converter.Step(args[0]), args[1]); err != nil {
 			return err
 		}
-		c.Paths[args[0]] = args[1]
+		return glue.PutOnce(&c.Paths, name, args[0], args[1])
 	case "path_prefix":
 		if err := converter.CheckPathPrefix(args[0]); err != nil {
 			return err

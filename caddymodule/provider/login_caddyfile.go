@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
@@ -52,7 +53,13 @@ var loginClientSubdirectives = []string{"alg", "key", "scope", "issuer"}
 // naming the same file share; redis shares them between instances.
 // signing_key_file, issuer and at least one client are required.
 func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	durations := map[string]*caddy.Duration{
+		"token_lifetime": &l.TokenLifetime, "clock_skew": &l.ClockSkew, "max_assertion_lifetime": &l.MaxAssertionLifetime,
+	}
 	at, err := glue.Directive(d, []string{"client"}, func(name string) error {
+		if field, ok := durations[name]; ok {
+			return glue.PositiveDurationArg(d, name, field)
+		}
 		var err error
 		switch name {
 		case "signing_key_file":
@@ -75,12 +82,6 @@ func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if l.AccessAudience = d.RemainingArgs(); len(l.AccessAudience) == 0 {
 				return d.ArgErr()
 			}
-		case "token_lifetime":
-			err = glue.PositiveDurationArg(d, name, &l.TokenLifetime)
-		case "clock_skew":
-			err = glue.PositiveDurationArg(d, name, &l.ClockSkew)
-		case "max_assertion_lifetime":
-			err = glue.PositiveDurationArg(d, name, &l.MaxAssertionLifetime)
 		case "replay_store":
 			err = l.unmarshalReplayStore(d)
 		case "client":

@@ -139,13 +139,7 @@ func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 		if err != nil {
 			return fmt.Errorf("reason %s: code %q is not a number", args[0], args[1])
 		}
-		if m.Reasons == nil {
-			m.Reasons = map[string]int{}
-		}
-		if _, dup := m.Reasons[args[0]]; dup {
-			return fmt.Errorf("reason %s already specified", args[0])
-		}
-		m.Reasons[args[0]] = code
+		return glue.PutOnce(&m.Reasons, name, args[0], code)
 	case "refund_fee":
 		fee := strings.Join(args, " ")
 		if _, err := osdmlegacy.ParseFee(fee); err != nil {

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"strconv"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
@@ -52,19 +53,17 @@ var sandboxSubdirectives = []string{"capacity", "max_entries", "offer_ttl", "boo
 func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	external := map[string]bool{}
 	scheduled := map[string]bool{}
+	durations := map[string]*caddy.Duration{"offer_ttl": &s.OfferTTL, "booking_ttl": &s.BookingTTL, "retention": &s.Retention}
 	_, err := glue.Directive(d, []string{"external_inventory", "train", "unknown_train"}, func(name string) error {
+		if field, ok := durations[name]; ok {
+			return glue.PositiveDurationArg(d, name, field)
+		}
 		var err error
 		switch name {
 		case "capacity":
 			err = glue.IntArgInRange(d, name, &s.Capacity, 1, osdmsandbox.MaxCapacity)
 		case "max_entries":
 			err = glue.IntArgInRange(d, name, &s.MaxEntries, 1, osdmsandbox.MaxMaxEntries)
-		case "offer_ttl":
-			err = glue.PositiveDurationArg(d, name, &s.OfferTTL)
-		case "booking_ttl":
-			err = glue.PositiveDurationArg(d, name, &s.BookingTTL)
-		case "retention":
-			err = glue.PositiveDurationArg(d, name, &s.Retention)
 		case "operator":
 			if err = glue.OneArg(d, &s.Operator); err == nil {
 				if _, rerr := osdmsandbox.NormalizeRICS(s.Operator); rerr != nil {
