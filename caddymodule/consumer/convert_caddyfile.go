@@ -153,6 +153,3 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 	}
 	return nil
 }
-
-// Interface guard
-var _ caddyfile.Unmarshaler = (*Convert)(nil)

@@ -460,10 +460,10 @@ func (t *Token) outgoing(r *http.Request, b *calls.Bearer, body []byte, replay b
 	return out, nil
 }
 
-// Interface guards
+// Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// and caddyfile.Unmarshaler)
 var (
-	_ caddy.Provisioner           = (*Token)(nil)
-	_ caddy.Validator             = (*Token)(nil)
-	_ caddy.CleanerUpper          = (*Token)(nil)
-	_ caddyhttp.MiddlewareHandler = (*Token)(nil)
+	_ caddy.Provisioner  = (*Token)(nil)
+	_ caddy.Validator    = (*Token)(nil)
+	_ caddy.CleanerUpper = (*Token)(nil)
 )

@@ -4,12 +4,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	"github.com/dustin/go-humanize"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 )
 
 func init() {
@@ -135,6 +136,3 @@ func unmarshalTLSOption(d *caddyfile.Dispenser, opts *reverseproxy.HTTPTransport
 	block := append(append([]caddyfile.Token{open, brace}, toks...), closing)
 	return opts.UnmarshalCaddyfile(caddyfile.NewDispenser(block))
 }
-
-// Interface guard
-var _ caddyfile.Unmarshaler = (*Token)(nil)

@@ -220,9 +220,9 @@ func (a *Access) writeProblem(w http.ResponseWriter, ae *tokenauth.AccessTokenEr
 	_, _ = w.Write(body)
 }
 
-// Interface guards
+// Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// and caddyfile.Unmarshaler)
 var (
-	_ caddy.Provisioner           = (*Access)(nil)
-	_ caddy.Validator             = (*Access)(nil)
-	_ caddyhttp.MiddlewareHandler = (*Access)(nil)
+	_ caddy.Provisioner = (*Access)(nil)
+	_ caddy.Validator   = (*Access)(nil)
 )

@@ -1,8 +1,9 @@
 package provider
 
 import (
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 )
 
 func init() {
@@ -58,6 +59,3 @@ func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	// directive's line.
 	return at.Err(a.Validate())
 }
-
-// Interface guard
-var _ caddyfile.Unmarshaler = (*Access)(nil)

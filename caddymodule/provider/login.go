@@ -216,9 +216,9 @@ func (l *Login) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Ha
 	return nil
 }
 
-// Interface guards
+// Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// and caddyfile.Unmarshaler)
 var (
-	_ caddy.Provisioner           = (*Login)(nil)
-	_ caddy.CleanerUpper          = (*Login)(nil)
-	_ caddyhttp.MiddlewareHandler = (*Login)(nil)
+	_ caddy.Provisioner  = (*Login)(nil)
+	_ caddy.CleanerUpper = (*Login)(nil)
 )

@@ -218,6 +218,3 @@ func unmarshalClientKey(d *caddyfile.Dispenser, sub string) (ConsumerKey, error)
 	}
 	return k, nil
 }
-
-// Interface guard
-var _ caddyfile.Unmarshaler = (*Login)(nil)

@@ -3,8 +3,9 @@ package provider
 import (
 	"fmt"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 )
 
 // loginClientLabel is the client metric label: configured clients only,

@@ -351,9 +351,9 @@ func (mr messageRecord) MarshalLogObject(enc zapcore.ObjectEncoder) error {
 	return nil
 }
 
-// Interface guards
+// Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// and caddyfile.Unmarshaler)
 var (
-	_ caddy.Provisioner           = (*OSDMLegacy)(nil)
-	_ caddy.CleanerUpper          = (*OSDMLegacy)(nil)
-	_ caddyhttp.MiddlewareHandler = (*OSDMLegacy)(nil)
+	_ caddy.Provisioner  = (*OSDMLegacy)(nil)
+	_ caddy.CleanerUpper = (*OSDMLegacy)(nil)
 )

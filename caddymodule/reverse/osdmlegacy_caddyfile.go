@@ -197,6 +197,3 @@ func legacyDuration(name, s string) (caddy.Duration, error) {
 	}
 	return caddy.Duration(d), nil
 }
-
-// Interface guard
-var _ caddyfile.Unmarshaler = (*OSDMLegacy)(nil)

@@ -158,9 +158,9 @@ func (s *LegacySandbox) ServeHTTP(w http.ResponseWriter, r *http.Request, _ cadd
 	return nil
 }
 
-// Interface guards
+// Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// and caddyfile.Unmarshaler)
 var (
-	_ caddy.Provisioner           = (*LegacySandbox)(nil)
-	_ caddy.CleanerUpper          = (*LegacySandbox)(nil)
-	_ caddyhttp.MiddlewareHandler = (*LegacySandbox)(nil)
+	_ caddy.Provisioner  = (*LegacySandbox)(nil)
+	_ caddy.CleanerUpper = (*LegacySandbox)(nil)
 )

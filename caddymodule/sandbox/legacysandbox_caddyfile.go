@@ -194,6 +194,3 @@ func parsePercent(s string, max int) (int, bool) {
 	n, err := strconv.Atoi(strings.TrimSuffix(s, "%"))
 	return n, err == nil && n >= 0 && n <= max
 }
-
-// Interface guard
-var _ caddyfile.Unmarshaler = (*LegacySandbox)(nil)

@@ -121,10 +121,10 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 	return nil
 }
 
-// Interface guards
+// Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// and caddyfile.Unmarshaler)
 var (
-	_ caddy.Provisioner           = (*Sandbox)(nil)
-	_ caddy.Validator             = (*Sandbox)(nil)
-	_ caddy.CleanerUpper          = (*Sandbox)(nil)
-	_ caddyhttp.MiddlewareHandler = (*Sandbox)(nil)
+	_ caddy.Provisioner  = (*Sandbox)(nil)
+	_ caddy.Validator    = (*Sandbox)(nil)
+	_ caddy.CleanerUpper = (*Sandbox)(nil)
 )

@@ -132,6 +132,3 @@ func (s *Sandbox) unmarshalExternalInventory(d *caddyfile.Dispenser, seen map[st
 	s.ExternalInventory = append(s.ExternalInventory, e)
 	return nil
 }
-
-// Interface guard
-var _ caddyfile.Unmarshaler = (*Sandbox)(nil)
