@@ -24,6 +24,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
 	"github.com/caddy-osdm/caddy-osdm/runner"
 	"github.com/caddy-osdm/caddy-osdm/store"
@@ -89,10 +90,7 @@ type appStore struct {
 
 // CaddyModule returns the Caddy module information.
 func (App) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  osdmapp.Name,
-		New: func() caddy.Module { return new(App) },
-	}
+	return glue.ModuleInfo[App](osdmapp.Name)
 }
 
 // Provision loads the store modules; it opens nothing.

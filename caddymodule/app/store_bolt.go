@@ -8,6 +8,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
 
@@ -41,10 +42,7 @@ type Bolt struct {
 
 // CaddyModule returns the Caddy module information.
 func (Bolt) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "osdm.stores.bolt",
-		New: func() caddy.Module { return new(Bolt) },
-	}
+	return glue.ModuleInfo[Bolt]("osdm.stores.bolt")
 }
 
 // Provision resolves the path; it opens nothing.

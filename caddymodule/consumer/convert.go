@@ -12,7 +12,6 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
@@ -26,14 +25,6 @@ import (
 func init() {
 	caddy.RegisterModule(Convert{})
 }
-
-// Defaults of osdm_convert.
-const (
-	defaultConvertTimeout = 20 * time.Second
-	defaultMaxBody        = 64 << 10
-	defaultReplyCacheSize = 10000
-	defaultReplyCacheTTL  = 10 * time.Minute
-)
 
 // Convert is the osdm_convert handler: it reads a legacy Hermes/HOSA
 // request (XML or JSON), makes the OSDM calls it stands for through the
@@ -106,32 +97,24 @@ type Convert struct {
 	settlements *prometheus.CounterVec
 }
 
-// TariffMapping is the OSDM passenger a legacy tariff code stands for.
-type TariffMapping struct {
-	// Type is the OSDM passenger type, e.g. ADULT.
-	Type string `json:"type"`
-	// Age is the age in years sent with it.
-	Age int `json:"age"`
-}
-
 // CaddyModule returns the Caddy module information.
 func (Convert) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.handlers.osdm_convert",
-		New: func() caddy.Module { return new(Convert) },
-	}
+	return glue.ModuleInfo[Convert]("http.handlers.osdm_convert")
 }
 
 // replyCaches holds the reply caches across config reloads, keyed by
 // partner and cache settings: a Hermes resend that arrives just after a
-// reload must still find the first reply.
-var replyCaches = caddy.NewUsagePool()
+// reload must still find the first reply. A cache holds no goroutine:
+// there is nothing to free.
+var replyCaches = glue.NewPool[*converter.ReplyCache](nil)
 
-// pooledReplies is a replyCaches value.
-type pooledReplies struct{ *converter.ReplyCache }
-
-// Destruct implements caddy.Destructor; the cache holds no goroutine.
-func (pooledReplies) Destruct() error { return nil }
+// Defaults of osdm_convert.
+const (
+	defaultConvertTimeout = 20 * time.Second
+	defaultMaxBody        = 64 << 10
+	defaultReplyCacheSize = 10000
+	defaultReplyCacheTTL  = 10 * time.Minute
+)
 
 // Provision builds the converter and its reply cache.
 func (c *Convert) Provision(ctx caddy.Context) error {
@@ -158,14 +141,14 @@ func (c *Convert) Provision(ctx caddy.Context) error {
 	if c.ReplyCacheTTL == 0 {
 		c.ReplyCacheTTL = caddy.Duration(defaultReplyCacheTTL)
 	}
-	c.poolKey = fmt.Sprintf("%s\x00%d\x00%d", c.Partner, c.ReplyCacheSize, c.ReplyCacheTTL)
-	v, _, err := replyCaches.LoadOrNew(c.poolKey, func() (caddy.Destructor, error) {
-		return pooledReplies{converter.NewReplyCache(c.ReplyCacheSize, time.Duration(c.ReplyCacheTTL), c.now)}, nil
+	key := fmt.Sprintf("%s\x00%d\x00%d", c.Partner, c.ReplyCacheSize, c.ReplyCacheTTL)
+	c.replies, _, err = replyCaches.Take(key, func() (*converter.ReplyCache, error) {
+		return converter.NewReplyCache(c.ReplyCacheSize, time.Duration(c.ReplyCacheTTL), c.now), nil
 	})
 	if err != nil {
 		return err
 	}
-	c.replies = v.(pooledReplies).ReplyCache
+	c.poolKey = key
 	if c.metrics, err = registerConvertMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
 	}
@@ -212,16 +195,6 @@ func (c *Convert) converterConfig() (converter.Config, error) {
 	return cfg, nil
 }
 
-// legacyCode reads a tariff or reason code, a JSON object key; the
-// converter checks its range.
-func legacyCode(s string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, fmt.Errorf("code %q is not a number", s)
-	}
-	return n, nil
-}
-
 // Validate checks the configuration. Provisioned, the converter was built
 // from it; not yet (a Caddyfile being adapted), its configuration is
 // built and checked on a copy, which keeps the JSON that `caddy adapt`
@@ -261,7 +234,7 @@ func (c *Convert) Validate() error {
 // Cleanup releases this configuration's hold on the reply cache (the
 // osdm app holds the store and stops settlement).
 func (c *Convert) Cleanup() error {
-	return glue.Release(replyCaches, c.poolKey)
+	return replyCaches.Release(c.poolKey)
 }
 
 // ServeHTTP answers one legacy request.
@@ -368,72 +341,10 @@ func (c *Convert) writeReply(w http.ResponseWriter, format legacy.Format, res *c
 	return err
 }
 
-// logExchange writes the one log line of a legacy exchange, by the rule
-// osdm_legacy follows too: DEBUG for a search answered with offers (an
-// AvailabilityReply, to an AvailabilityRequest or an informationOnly
-// BookingRequest: read-only and the high-volume message; Caddy's access
-// log carries its fields, addAccessLogFields), INFO for bookings,
-// cancellations and every NegativeReply, WARN when the reply is a 5xx.
-func (c *Convert) logExchange(el exchangeLog, req legacy.Request, res *converter.Result, d time.Duration) {
-	level := zapcore.InfoLevel
-	switch {
-	case res.Status >= http.StatusInternalServerError:
-		level = zapcore.WarnLevel
-	case res.Reply.Kind() == legacy.KindAvailabilityReply:
-		level = zapcore.DebugLevel
-	}
-	ce := c.logger.Check(level, "legacy exchange")
-	if ce == nil {
-		return
-	}
-	el.status, el.duration = res.Status, d
-	ce.Write(zap.Inline(el))
-}
-
-// negativeText is the text of a NegativeReply, "" for other replies.
-func negativeText(r legacy.Reply) string {
-	if nr, ok := r.(*legacy.NegativeReply); ok {
-		return nr.Text
-	}
-	return ""
-}
-
-// callList logs the OSDM calls of an exchange as an array of objects.
-type callList []callRecord
-
-// MarshalLogArray implements zapcore.ArrayMarshaler.
-func (cl callList) MarshalLogArray(enc zapcore.ArrayEncoder) error {
-	for _, call := range cl {
-		if err := enc.AppendObject(call); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// MarshalLogObject implements zapcore.ObjectMarshaler. The path is the
-// template: booking ids stay out of the log line's shape.
-func (cr callRecord) MarshalLogObject(enc zapcore.ObjectEncoder) error {
-	enc.AddString("step", string(cr.step))
-	enc.AddString("method", cr.method)
-	enc.AddString("path", cr.template)
-	if cr.status > 0 {
-		enc.AddInt("status", cr.status)
-	}
-	enc.AddDuration("duration", cr.duration)
-	if cr.err != nil {
-		enc.AddString("error", cr.err.Error())
-	}
-	return nil
-}
-
-// Interface guards
+// Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// and caddyfile.Unmarshaler)
 var (
-	_ caddy.Provisioner           = (*Convert)(nil)
-	_ caddy.Validator             = (*Convert)(nil)
-	_ caddy.CleanerUpper          = (*Convert)(nil)
-	_ caddyhttp.MiddlewareHandler = (*Convert)(nil)
-	_ zapcore.ArrayMarshaler      = callList(nil)
-	_ zapcore.ObjectMarshaler     = callRecord{}
-	_ zapcore.ObjectMarshaler     = exchangeLog{}
+	_ caddy.Provisioner  = (*Convert)(nil)
+	_ caddy.Validator    = (*Convert)(nil)
+	_ caddy.CleanerUpper = (*Convert)(nil)
 )

@@ -24,6 +24,11 @@ func init() {
 	})
 }
 
+// convertSubdirectives are the subdirectives of osdm_convert, offered when a
+// name is mistyped.
+var convertSubdirectives = []string{"partner", "offer_search", "tariff", "reason", "path", "path_prefix", "time_zone", "timeout", "max_body", "reply_cache",
+	"store", "settle_interval"}
+
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
 //	osdm_convert {
@@ -73,7 +78,7 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 	}
 	n, ok := want[name]
 	if !ok {
-		return errors.New(glue.UnknownSubdirective("subdirective", name, glue.ConvertSubdirectives))
+		return errors.New(glue.UnknownSubdirective("subdirective", name, convertSubdirectives))
 	}
 	if len(args) < n[0] || len(args) > n[1] {
 		return fmt.Errorf("%s: wrong number of arguments (%d)", name, len(args))
@@ -90,12 +95,6 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 		if err != nil {
 			return fmt.Errorf("tariff %s: age %q is not a number", args[0], args[2])
 		}
-		if c.Tariffs == nil {
-			c.Tariffs = map[string]TariffMapping{}
-		}
-		if _, dup := c.Tariffs[args[0]]; dup {
-			return fmt.Errorf("tariff %s already specified", args[0])
-		}
 		if !slices.Contains(osdm.PassengerTypes, osdm.PassengerType(args[1])) {
 			known := make([]string, len(osdm.PassengerTypes))
 			for i, t := range osdm.PassengerTypes {
@@ -107,26 +106,14 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 			}
 			return fmt.Errorf("tariff %s: %q is not an OSDM passenger type%s", args[0], args[1], hint)
 		}
-		c.Tariffs[args[0]] = TariffMapping{Type: args[1], Age: age}
+		return glue.PutOnce(&c.Tariffs, name, args[0], TariffMapping{Type: args[1], Age: age})
 	case "reason":
-		if c.Reasons == nil {
-			c.Reasons = map[string]string{}
-		}
-		if _, dup := c.Reasons[args[0]]; dup {
-			return fmt.Errorf("reason %s already specified", args[0])
-		}
-		c.Reasons[args[0]] = args[1]
+		return glue.PutOnce(&c.Reasons, name, args[0], args[1])
 	case "path":
-		if c.Paths == nil {
-			c.Paths = map[string]string{}
-		}
-		if _, dup := c.Paths[args[0]]; dup {
-			return fmt.Errorf("path %s already specified", args[0])
-		}
 		if err := converter.CheckPath(converter.Step(args[0]), args[1]); err != nil {
 			return err
 		}
-		c.Paths[args[0]] = args[1]
+		return glue.PutOnce(&c.Paths, name, args[0], args[1])
 	case "path_prefix":
 		if err := converter.CheckPathPrefix(args[0]); err != nil {
 			return err
@@ -166,6 +153,3 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 	}
 	return nil
 }
-
-// Interface guard
-var _ caddyfile.Unmarshaler = (*Convert)(nil)

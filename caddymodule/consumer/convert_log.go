@@ -83,3 +83,69 @@ func addAccessLogFields(r *http.Request, el exchangeLog) {
 		extra.Add(zap.Inline(el))
 	}
 }
+
+// logExchange writes the one log line of a legacy exchange, by the rule
+// osdm_legacy follows too: DEBUG for a search answered with offers (an
+// AvailabilityReply, to an AvailabilityRequest or an informationOnly
+// BookingRequest: read-only and the high-volume message; Caddy's access
+// log carries its fields, addAccessLogFields), INFO for bookings,
+// cancellations and every NegativeReply, WARN when the reply is a 5xx.
+func (c *Convert) logExchange(el exchangeLog, req legacy.Request, res *converter.Result, d time.Duration) {
+	level := zapcore.InfoLevel
+	switch {
+	case res.Status >= http.StatusInternalServerError:
+		level = zapcore.WarnLevel
+	case res.Reply.Kind() == legacy.KindAvailabilityReply:
+		level = zapcore.DebugLevel
+	}
+	ce := c.logger.Check(level, "legacy exchange")
+	if ce == nil {
+		return
+	}
+	el.status, el.duration = res.Status, d
+	ce.Write(zap.Inline(el))
+}
+
+// negativeText is the text of a NegativeReply, "" for other replies.
+func negativeText(r legacy.Reply) string {
+	if nr, ok := r.(*legacy.NegativeReply); ok {
+		return nr.Text
+	}
+	return ""
+}
+
+// callList logs the OSDM calls of an exchange as an array of objects.
+type callList []callRecord
+
+// MarshalLogArray implements zapcore.ArrayMarshaler.
+func (cl callList) MarshalLogArray(enc zapcore.ArrayEncoder) error {
+	for _, call := range cl {
+		if err := enc.AppendObject(call); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MarshalLogObject implements zapcore.ObjectMarshaler. The path is the
+// template: booking ids stay out of the log line's shape.
+func (cr callRecord) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+	enc.AddString("step", string(cr.step))
+	enc.AddString("method", cr.method)
+	enc.AddString("path", cr.template)
+	if cr.status > 0 {
+		enc.AddInt("status", cr.status)
+	}
+	enc.AddDuration("duration", cr.duration)
+	if cr.err != nil {
+		enc.AddString("error", cr.err.Error())
+	}
+	return nil
+}
+
+// Interface guards
+var (
+	_ zapcore.ArrayMarshaler  = callList(nil)
+	_ zapcore.ObjectMarshaler = callRecord{}
+	_ zapcore.ObjectMarshaler = exchangeLog{}
+)

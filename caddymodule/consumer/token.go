@@ -106,29 +106,25 @@ type Token struct {
 
 // CaddyModule returns the Caddy module information.
 func (Token) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.handlers.osdm_token",
-		New: func() caddy.Module { return new(Token) },
-	}
+	return glue.ModuleInfo[Token]("http.handlers.osdm_token")
 }
 
 // tokenCaches holds the token caches across config reloads, keyed by
 // everything that makes a partner configuration: an unchanged partner keeps
 // its token, a changed one (new key, kid, URL...) starts afresh.
-var tokenCaches = caddy.NewUsagePool()
+// Once no configuration uses a cache, it is closed with its idle login
+// connections.
+var tokenCaches = glue.NewPool(func(c pooledCache) error {
+	c.Close()
+	c.transport.CloseIdleConnections()
+	return nil
+})
 
-// pooledCache is a tokenCaches value.
+// pooledCache is a tokenCaches value: a cache and the transport of its
+// logins.
 type pooledCache struct {
 	*tokenauth.TokenCache
 	transport *http.Transport
-}
-
-// Destruct closes the cache and its idle login connections once no
-// configuration uses it.
-func (p pooledCache) Destruct() error {
-	p.Close()
-	p.transport.CloseIdleConnections()
-	return nil
 }
 
 // Provision fills in the defaults, loads the key and sets up (or reuses)
@@ -172,8 +168,8 @@ func (t *Token) Provision(ctx caddy.Context) error {
 		return err
 	}
 	keyHash := sha256.Sum256(keyPEM)
-	t.poolKey = t.identity(hex.EncodeToString(keyHash[:]), tlsDigest)
-	val, loaded, err := tokenCaches.LoadOrNew(t.poolKey, func() (caddy.Destructor, error) {
+	poolKey := t.identity(hex.EncodeToString(keyHash[:]), tlsDigest)
+	cache, loaded, err := tokenCaches.Take(poolKey, func() (pooledCache, error) {
 		var handshake time.Duration
 		if t.TLS != nil {
 			handshake = time.Duration(t.TLS.HandshakeTimeout)
@@ -189,7 +185,7 @@ func (t *Token) Provision(ctx caddy.Context) error {
 			Warn:             t.warn,
 		})
 		if err != nil {
-			return nil, err
+			return pooledCache{}, err
 		}
 		return pooledCache{tokenauth.NewTokenCache(client, tokenauth.CacheConfig{
 			RefreshAhead: time.Duration(t.RefreshAhead),
@@ -199,7 +195,8 @@ func (t *Token) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	t.cache = val.(pooledCache).TokenCache
+	t.poolKey = poolKey
+	t.cache = cache.TokenCache
 	t.cache.SetObserver(t.metrics.observer(t.Partner))
 
 	fields := []zap.Field{
@@ -320,7 +317,7 @@ func (t *Token) warn(msg string) {
 
 // Cleanup releases this configuration's hold on the token cache.
 func (t *Token) Cleanup() error {
-	return glue.Release(tokenCaches, t.poolKey)
+	return tokenCaches.Release(t.poolKey)
 }
 
 // ServeHTTP attaches the access token and calls next, once more with a new
@@ -463,10 +460,10 @@ func (t *Token) outgoing(r *http.Request, b *calls.Bearer, body []byte, replay b
 	return out, nil
 }
 
-// Interface guards
+// Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// and caddyfile.Unmarshaler)
 var (
-	_ caddy.Provisioner           = (*Token)(nil)
-	_ caddy.Validator             = (*Token)(nil)
-	_ caddy.CleanerUpper          = (*Token)(nil)
-	_ caddyhttp.MiddlewareHandler = (*Token)(nil)
+	_ caddy.Provisioner  = (*Token)(nil)
+	_ caddy.Validator    = (*Token)(nil)
+	_ caddy.CleanerUpper = (*Token)(nil)
 )

@@ -4,12 +4,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	"github.com/dustin/go-humanize"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 )
 
 func init() {
@@ -20,6 +21,13 @@ func init() {
 		return nil
 	})
 }
+
+// tokenSubdirectives are the subdirectives of osdm_token, offered when a
+// name is mistyped.
+var tokenSubdirectives = []string{"token_url", "key_file", "kid", "issuer", "subject", "audience", "alg", "scope", "grant", "header",
+	"lifetime", "refresh_ahead", "default_expires_in", "max_replay_body", "partner", "login_timeout",
+	"tls_trusted_ca_certs", "tls_trust_pool", "tls_client_auth", "tls_server_name", "tls_insecure_skip_verify", "tls_timeout",
+	"tls_curves", "tls_renegotiation"}
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
@@ -67,7 +75,7 @@ func (t *Token) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 	tlsOpts := new(reverseproxy.HTTPTransport)
 	at, err := glue.Directive(d, nil, func(name string) error {
-		if strings.HasPrefix(name, "tls_") && slices.Contains(glue.TokenSubdirectives, name) {
+		if strings.HasPrefix(name, "tls_") && slices.Contains(tokenSubdirectives, name) {
 			if err := unmarshalTLSOption(d, tlsOpts); err != nil {
 				return err
 			}
@@ -77,7 +85,7 @@ func (t *Token) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		_, isString := stringOpts[name]
 		_, isDuration := durations[name]
 		if !isString && !isDuration && name != "max_replay_body" {
-			return d.Err(glue.UnknownSubdirective("subdirective", name, glue.TokenSubdirectives))
+			return d.Err(glue.UnknownSubdirective("subdirective", name, tokenSubdirectives))
 		}
 		var arg string
 		if !d.Args(&arg) {
@@ -128,6 +136,3 @@ func unmarshalTLSOption(d *caddyfile.Dispenser, opts *reverseproxy.HTTPTransport
 	block := append(append([]caddyfile.Token{open, brace}, toks...), closing)
 	return opts.UnmarshalCaddyfile(caddyfile.NewDispenser(block))
 }
-
-// Interface guard
-var _ caddyfile.Unmarshaler = (*Token)(nil)

@@ -14,10 +14,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddyserver/caddy/v2"
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 )
 
 func tokCaddyfile(port int, logFile, accessLog string, a, b *harness.LoginPartner, kidA, keyFileA string) string {

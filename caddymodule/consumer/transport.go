@@ -3,9 +3,10 @@ package consumer
 import (
 	"net/http"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
 )
 
 func init() {

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
@@ -75,10 +76,7 @@ type Access struct {
 
 // CaddyModule returns the Caddy module information.
 func (Access) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.handlers.osdm_access",
-		New: func() caddy.Module { return new(Access) },
-	}
+	return glue.ModuleInfo[Access]("http.handlers.osdm_access")
 }
 
 // Provision loads the keys.
@@ -222,9 +220,9 @@ func (a *Access) writeProblem(w http.ResponseWriter, ae *tokenauth.AccessTokenEr
 	_, _ = w.Write(body)
 }
 
-// Interface guards
+// Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// and caddyfile.Unmarshaler)
 var (
-	_ caddy.Provisioner           = (*Access)(nil)
-	_ caddy.Validator             = (*Access)(nil)
-	_ caddyhttp.MiddlewareHandler = (*Access)(nil)
+	_ caddy.Provisioner = (*Access)(nil)
+	_ caddy.Validator   = (*Access)(nil)
 )

@@ -1,13 +1,18 @@
 package provider
 
 import (
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 )
 
 func init() {
 	glue.RegisterHandler[Access]("osdm_access")
 }
+
+// accessSubdirectives are the subdirectives of osdm_access, offered when a
+// name is mistyped.
+var accessSubdirectives = []string{"key_file", "issuer", "audience", "scope", "header", "clock_skew"}
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
@@ -43,7 +48,7 @@ func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "clock_skew":
 			err = glue.PositiveDurationArg(d, name, &a.ClockSkew)
 		default:
-			return d.Err(glue.UnknownSubdirective("subdirective", name, glue.AccessSubdirectives))
+			return d.Err(glue.UnknownSubdirective("subdirective", name, accessSubdirectives))
 		}
 		return err
 	})
@@ -54,6 +59,3 @@ func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	// directive's line.
 	return at.Err(a.Validate())
 }
-
-// Interface guard
-var _ caddyfile.Unmarshaler = (*Access)(nil)

@@ -10,19 +10,13 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
 func init() {
 	caddy.RegisterModule(Login{})
 }
-
-// Defaults of osdm_login.
-const (
-	defaultLoginTokenLifetime        = 15 * time.Minute
-	defaultLoginClockSkew            = 30 * time.Second
-	defaultLoginMaxAssertionLifetime = 10 * time.Minute
-)
 
 // Login is the osdm_login handler: the token endpoint of an OSDM login
 // service. It answers every request itself (it never calls the next
@@ -73,43 +67,17 @@ type Login struct {
 	signedKey *loginSigningKey
 }
 
-// RegisteredConsumer is a consumer registered at this login service (its
-// tokenauth.RegisteredConsumer).
-type RegisteredConsumer struct {
-	// Subject is the sub of the client's identity tokens.
-	Subject string `json:"sub,omitempty"`
-	// Algs are the JWS algorithms pinned for the client. Default: each
-	// key's default algorithm.
-	Algs []string `json:"alg,omitempty"`
-	// Keys are the client's public keys.
-	Keys []ConsumerKey `json:"keys,omitempty"`
-	// Scopes are the scopes the client may be granted. Default: uic_osdm.
-	Scopes []string `json:"scope,omitempty"`
-	// Issuer, when set, is the only iss accepted in the client's identity
-	// tokens (both request forms). Default: any iss, and in the
-	// client_assertion form either iss = sub or the consumer's issuer URL.
-	Issuer string `json:"issuer,omitempty"`
-}
-
-// ConsumerKey is one public key of a registered consumer.
-type ConsumerKey struct {
-	// ID is the kid of tokens signed with the key.
-	ID string `json:"kid,omitempty"`
-	// File is the PEM public key (or certificate).
-	File string `json:"file,omitempty"`
-	// NotBefore (RFC 3339) is when the key starts being accepted.
-	NotBefore string `json:"not_before,omitempty"`
-	// NotAfter (RFC 3339) is when the key stops being accepted.
-	NotAfter string `json:"not_after,omitempty"`
-}
-
 // CaddyModule returns the Caddy module information.
 func (Login) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.handlers.osdm_login",
-		New: func() caddy.Module { return new(Login) },
-	}
+	return glue.ModuleInfo[Login]("http.handlers.osdm_login")
 }
+
+// Defaults of osdm_login.
+const (
+	defaultLoginTokenLifetime        = 15 * time.Minute
+	defaultLoginClockSkew            = 30 * time.Second
+	defaultLoginMaxAssertionLifetime = 10 * time.Minute
+)
 
 // Provision loads the keys and sets up the replay store.
 func (l *Login) Provision(ctx caddy.Context) error {
@@ -195,34 +163,6 @@ func (l *Login) Provision(ctx caddy.Context) error {
 	return nil
 }
 
-// load reads a client's keys and key validity windows.
-func (c RegisteredConsumer) load() (tokenauth.RegisteredConsumer, error) {
-	tc := tokenauth.RegisteredConsumer{Subject: c.Subject, Algs: c.Algs, Scopes: c.Scopes, Issuer: c.Issuer}
-	for _, k := range c.Keys {
-		pub, err := tokenauth.LoadPublicKeyFile(k.File)
-		if err != nil {
-			return tc, fmt.Errorf("client %q key %q: %w", c.Subject, k.ID, err)
-		}
-		ck := tokenauth.ConsumerKey{ID: k.ID, Public: pub}
-		if ck.NotBefore, err = parseKeyTime(k.NotBefore); err != nil {
-			return tc, fmt.Errorf("client %q key %q not_before: %w", c.Subject, k.ID, err)
-		}
-		if ck.NotAfter, err = parseKeyTime(k.NotAfter); err != nil {
-			return tc, fmt.Errorf("client %q key %q not_after: %w", c.Subject, k.ID, err)
-		}
-		tc.Keys = append(tc.Keys, ck)
-	}
-	return tc, nil
-}
-
-// parseKeyTime parses an RFC 3339 time; "" is the zero time.
-func parseKeyTime(s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	return time.Parse(time.RFC3339, s)
-}
-
 func durationOr(d caddy.Duration, def time.Duration) time.Duration {
 	if d == 0 {
 		return def
@@ -276,9 +216,9 @@ func (l *Login) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Ha
 	return nil
 }
 
-// Interface guards
+// Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// and caddyfile.Unmarshaler)
 var (
-	_ caddy.Provisioner           = (*Login)(nil)
-	_ caddy.CleanerUpper          = (*Login)(nil)
-	_ caddyhttp.MiddlewareHandler = (*Login)(nil)
+	_ caddy.Provisioner  = (*Login)(nil)
+	_ caddy.CleanerUpper = (*Login)(nil)
 )

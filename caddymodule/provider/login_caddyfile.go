@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
@@ -15,6 +16,15 @@ import (
 func init() {
 	glue.RegisterHandler[Login]("osdm_login")
 }
+
+// loginSubdirectives are the subdirectives of osdm_login, offered when a
+// name is mistyped.
+var loginSubdirectives = []string{"signing_key_file", "signing_alg", "signing_kid", "issuer", "audience", "access_audience",
+	"token_lifetime", "clock_skew", "max_assertion_lifetime", "replay_store", "client"}
+
+// loginClientSubdirectives are the subdirectives of osdm_login's client
+// block, offered when a name is mistyped.
+var loginClientSubdirectives = []string{"alg", "key", "scope", "issuer"}
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
@@ -43,7 +53,13 @@ func init() {
 // naming the same file share; redis shares them between instances.
 // signing_key_file, issuer and at least one client are required.
 func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	durations := map[string]*caddy.Duration{
+		"token_lifetime": &l.TokenLifetime, "clock_skew": &l.ClockSkew, "max_assertion_lifetime": &l.MaxAssertionLifetime,
+	}
 	at, err := glue.Directive(d, []string{"client"}, func(name string) error {
+		if field, ok := durations[name]; ok {
+			return glue.PositiveDurationArg(d, name, field)
+		}
 		var err error
 		switch name {
 		case "signing_key_file":
@@ -66,18 +82,12 @@ func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if l.AccessAudience = d.RemainingArgs(); len(l.AccessAudience) == 0 {
 				return d.ArgErr()
 			}
-		case "token_lifetime":
-			err = glue.PositiveDurationArg(d, name, &l.TokenLifetime)
-		case "clock_skew":
-			err = glue.PositiveDurationArg(d, name, &l.ClockSkew)
-		case "max_assertion_lifetime":
-			err = glue.PositiveDurationArg(d, name, &l.MaxAssertionLifetime)
 		case "replay_store":
 			err = l.unmarshalReplayStore(d)
 		case "client":
 			err = l.unmarshalClient(d)
 		default:
-			return d.Err(glue.UnknownSubdirective("subdirective", name, glue.LoginSubdirectives))
+			return d.Err(glue.UnknownSubdirective("subdirective", name, loginSubdirectives))
 		}
 		return err
 	})
@@ -173,7 +183,7 @@ func (l *Login) unmarshalClient(d *caddyfile.Dispenser) error {
 				return err
 			}
 		default:
-			return d.Err(glue.UnknownSubdirective("client subdirective", name, glue.LoginClientSubdirectives))
+			return d.Err(glue.UnknownSubdirective("client subdirective", name, loginClientSubdirectives))
 		}
 		return nil
 	})
@@ -208,6 +218,3 @@ func unmarshalClientKey(d *caddyfile.Dispenser, sub string) (ConsumerKey, error)
 	}
 	return k, nil
 }
-
-// Interface guard
-var _ caddyfile.Unmarshaler = (*Login)(nil)

@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 )
 
 // TestLoginAccessIntegration runs osdm_login and osdm_access in a real

@@ -3,8 +3,9 @@ package provider
 import (
 	"fmt"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 )
 
 // loginClientLabel is the client metric label: configured clients only,
@@ -36,8 +37,7 @@ type loginReplayCollector struct{}
 func (loginReplayCollector) Describe(ch chan<- *prometheus.Desc) { ch <- loginReplayEntriesDesc }
 
 func (loginReplayCollector) Collect(ch chan<- prometheus.Metric) {
-	loginMemoryReplayStores.Range(func(_, v any) bool {
-		p := v.(*pooledMemoryReplay)
+	loginMemoryReplayStores.Range(func(p *pooledMemoryReplay) bool {
 		ch <- prometheus.MustNewConstMetric(loginReplayEntriesDesc, prometheus.GaugeValue, float64(p.Len()), p.issuer)
 		return true
 	})

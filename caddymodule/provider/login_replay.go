@@ -6,19 +6,11 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
 	"github.com/caddy-osdm/caddy-osdm/store"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
-)
-
-// Views of the shared stores the replay store keeps its keys under. The
-// Redis keys stay <prefix>jti:<digest> (osdm:jti:... by default), as
-// before bolt and Redis shared one store pool, so that an upgrade does not
-// forget the tokens spent just before it.
-const (
-	loginReplayViewBolt  = "login/replay/"
-	loginReplayViewRedis = "jti:"
 )
 
 // LoginReplayStore chooses where used jti values are kept.
@@ -50,19 +42,27 @@ type LoginReplayStore struct {
 // identity tokens that are still valid, or they could be replayed. A
 // memory store is shared by the login handlers with the same issuer. (Bolt
 // files and Redis clients are the osdm app's.)
-var loginMemoryReplayStores = caddy.NewUsagePool()
+// Once no configuration uses a store, its sweeper stops.
+var loginMemoryReplayStores = glue.NewPool(func(p *pooledMemoryReplay) error {
+	p.Stop()
+	return nil
+})
 
-// pooledMemoryReplay is a memory replay store in loginMemoryReplayStores.
+// pooledMemoryReplay is a memory replay store in loginMemoryReplayStores,
+// with the issuer its metric is labelled with.
 type pooledMemoryReplay struct {
 	*tokenauth.MemoryReplayStore
 	issuer string
 }
 
-// Destruct stops the sweeper once no configuration uses the store.
-func (p *pooledMemoryReplay) Destruct() error {
-	p.Stop()
-	return nil
-}
+// Views of the shared stores the replay store keeps its keys under. The
+// Redis keys stay <prefix>jti:<digest> (osdm:jti:... by default), as
+// before bolt and Redis shared one store pool, so that an upgrade does not
+// forget the tokens spent just before it.
+const (
+	loginReplayViewBolt  = "login/replay/"
+	loginReplayViewRedis = "jti:"
+)
 
 // acquireReplayStore finds or makes the replay store the configuration
 // names, and records what Cleanup must give back.
@@ -80,7 +80,7 @@ func (l *Login) acquireReplayStore(ctx caddy.Context) (tokenauth.ReplayStore, er
 			return nil, fmt.Errorf("replay_store max_entries %d must be positive", cfg.MaxEntries)
 		}
 		key := "memory\x00" + l.Issuer
-		v, _, err := loginMemoryReplayStores.LoadOrNew(key, func() (caddy.Destructor, error) {
+		p, _, err := loginMemoryReplayStores.Take(key, func() (*pooledMemoryReplay, error) {
 			m := tokenauth.NewMemoryReplayStore(tokenauth.MemoryReplayOptions{MaxEntries: cfg.MaxEntries, Now: l.now})
 			return &pooledMemoryReplay{MemoryReplayStore: m, issuer: l.Issuer}, nil
 		})
@@ -88,7 +88,6 @@ func (l *Login) acquireReplayStore(ctx caddy.Context) (tokenauth.ReplayStore, er
 			return nil, err
 		}
 		l.memoryKey = key
-		p := v.(*pooledMemoryReplay)
 		p.SetMaxEntries(cfg.MaxEntries)
 		return p, nil
 	case "store", stores.EngineBolt, stores.EngineRedis:
@@ -122,10 +121,7 @@ func (l *Login) acquireReplayStore(ctx caddy.Context) (tokenauth.ReplayStore, er
 // releaseReplayStore gives back what acquireReplayStore obtained, and
 // nothing else (Caddy calls Cleanup after a failed Provision too).
 func (l *Login) releaseReplayStore() error {
-	var err error
-	if l.memoryKey != "" {
-		_, err = loginMemoryReplayStores.Delete(l.memoryKey)
-		l.memoryKey = ""
-	}
+	err := loginMemoryReplayStores.Release(l.memoryKey)
+	l.memoryKey = ""
 	return err
 }

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -113,24 +114,9 @@ type OSDMLegacy struct {
 	format  legacy.Format
 }
 
-// LegacyTariff maps an OSDM passenger type and age range to a legacy
-// tariff code.
-type LegacyTariff struct {
-	// Type is the OSDM passenger type, e.g. ADULT.
-	Type string `json:"type"`
-	// MinAge and MaxAge bound the age in years, both included.
-	MinAge int `json:"min_age"`
-	MaxAge int `json:"max_age"`
-	// Code is the 918-1 tariff code, 0..9999.
-	Code int `json:"code"`
-}
-
 // CaddyModule returns the Caddy module information.
 func (OSDMLegacy) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.handlers.osdm_legacy",
-		New: func() caddy.Module { return new(OSDMLegacy) },
-	}
+	return glue.ModuleInfo[OSDMLegacy]("http.handlers.osdm_legacy")
 }
 
 // facadeConfig turns the JSON config into the façade's.
@@ -365,9 +351,9 @@ func (mr messageRecord) MarshalLogObject(enc zapcore.ObjectEncoder) error {
 	return nil
 }
 
-// Interface guards
+// Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// and caddyfile.Unmarshaler)
 var (
-	_ caddy.Provisioner           = (*OSDMLegacy)(nil)
-	_ caddy.CleanerUpper          = (*OSDMLegacy)(nil)
-	_ caddyhttp.MiddlewareHandler = (*OSDMLegacy)(nil)
+	_ caddy.Provisioner  = (*OSDMLegacy)(nil)
+	_ caddy.CleanerUpper = (*OSDMLegacy)(nil)
 )

@@ -19,6 +19,12 @@ func init() {
 	glue.RegisterHandler[OSDMLegacy]("osdm_legacy")
 }
 
+// osdmLegacySubdirectives are the subdirectives of osdm_legacy, offered when a
+// name is mistyped.
+var osdmLegacySubdirectives = []string{"partner", "timetable", "search", "max_trains", "window", "booking_horizon", "concurrency", "tariff", "reason",
+	"refund_fee", "exchange_fee", "offer_ttl", "hold", "timeout", "max_body", "services", "legacy_format", "legacy_path", "time_zone",
+	"settle_interval", "store"}
+
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
 //	osdm_legacy {
@@ -82,7 +88,7 @@ func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 	}
 	n, ok := want[name]
 	if !ok {
-		return errors.New(glue.UnknownSubdirective("subdirective", name, glue.OsdmLegacySubdirectives))
+		return errors.New(glue.UnknownSubdirective("subdirective", name, osdmLegacySubdirectives))
 	}
 	if len(args) < n[0] || len(args) > n[1] {
 		return fmt.Errorf("%s: wrong number of arguments (%d)", name, len(args))
@@ -133,13 +139,7 @@ func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 		if err != nil {
 			return fmt.Errorf("reason %s: code %q is not a number", args[0], args[1])
 		}
-		if m.Reasons == nil {
-			m.Reasons = map[string]int{}
-		}
-		if _, dup := m.Reasons[args[0]]; dup {
-			return fmt.Errorf("reason %s already specified", args[0])
-		}
-		m.Reasons[args[0]] = code
+		return glue.PutOnce(&m.Reasons, name, args[0], code)
 	case "refund_fee":
 		fee := strings.Join(args, " ")
 		if _, err := osdmlegacy.ParseFee(fee); err != nil {
@@ -197,6 +197,3 @@ func legacyDuration(name, s string) (caddy.Duration, error) {
 	}
 	return caddy.Duration(d), nil
 }
-
-// Interface guard
-var _ caddyfile.Unmarshaler = (*OSDMLegacy)(nil)

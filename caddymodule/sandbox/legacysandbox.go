@@ -72,31 +72,15 @@ type LegacySandbox struct {
 	poolKey string
 }
 
-// LegacySandboxTariff is one row of the tariff table.
-type LegacySandboxTariff struct {
-	// Code is the 918-1 tariff code, 0..9999.
-	Code int `json:"code"`
-	// Percent is the percentage of the fare it pays, 0..1000.
-	Percent int `json:"percent"`
-}
-
 // CaddyModule returns the Caddy module information.
 func (LegacySandbox) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.handlers.legacy_sandbox",
-		New: func() caddy.Module { return new(LegacySandbox) },
-	}
+	return glue.ModuleInfo[LegacySandbox]("http.handlers.legacy_sandbox")
 }
 
 // legacySandboxes holds the sandboxes across config reloads, keyed by their
-// settings, so a reload does not lose the bookings.
-var legacySandboxes = caddy.NewUsagePool()
-
-// pooledLegacySandbox is a legacySandboxes value.
-type pooledLegacySandbox struct{ *legacysandbox.Sandbox }
-
-// Destruct implements caddy.Destructor; a sandbox holds no goroutine.
-func (pooledLegacySandbox) Destruct() error { return nil }
+// settings, so a reload does not lose the bookings. A sandbox holds no
+// goroutine: there is nothing to free.
+var legacySandboxes = glue.NewPool[*legacysandbox.Sandbox](nil)
 
 // Provision builds (or finds, after a reload) the sandbox.
 func (s *LegacySandbox) Provision(caddy.Context) error {
@@ -146,7 +130,7 @@ func (s *LegacySandbox) Provision(caddy.Context) error {
 		}
 		key = fmt.Appendf(key, " %d %d", fi.Size(), fi.ModTime().UnixNano())
 	}
-	v, _, err := legacySandboxes.LoadOrNew(string(key), func() (caddy.Destructor, error) {
+	s.handler, _, err = legacySandboxes.Take(string(key), func() (*legacysandbox.Sandbox, error) {
 		if s.Timetable != "" {
 			sched, err := legacysandbox.LoadGTFS(s.Timetable, s.StationCode)
 			if err != nil {
@@ -154,20 +138,18 @@ func (s *LegacySandbox) Provision(caddy.Context) error {
 			}
 			cfg.Schedule = sched
 		}
-		sb, err := legacysandbox.New(cfg)
-		return pooledLegacySandbox{sb}, err
+		return legacysandbox.New(cfg)
 	})
 	if err != nil {
 		return err
 	}
 	s.poolKey = string(key)
-	s.handler = v.(pooledLegacySandbox).Sandbox
 	return nil
 }
 
 // Cleanup releases this configuration's hold on the sandbox.
 func (s *LegacySandbox) Cleanup() error {
-	return glue.Release(legacySandboxes, s.poolKey)
+	return legacySandboxes.Release(s.poolKey)
 }
 
 // ServeHTTP answers the legacy message; next is never called.
@@ -176,9 +158,9 @@ func (s *LegacySandbox) ServeHTTP(w http.ResponseWriter, r *http.Request, _ cadd
 	return nil
 }
 
-// Interface guards
+// Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// and caddyfile.Unmarshaler)
 var (
-	_ caddy.Provisioner           = (*LegacySandbox)(nil)
-	_ caddy.CleanerUpper          = (*LegacySandbox)(nil)
-	_ caddyhttp.MiddlewareHandler = (*LegacySandbox)(nil)
+	_ caddy.Provisioner  = (*LegacySandbox)(nil)
+	_ caddy.CleanerUpper = (*LegacySandbox)(nil)
 )

@@ -17,6 +17,11 @@ func init() {
 	glue.RegisterHandler[LegacySandbox]("legacy_sandbox")
 }
 
+// legacySandboxSubdirectives are the subdirectives of legacy_sandbox, offered when a
+// name is mistyped.
+var legacySandboxSubdirectives = []string{"system", "capacity", "max_entries", "latency", "offer_ttl", "retention", "timetable",
+	"foreign", "tariff", "fare", "currency", "cancel_fee", "max_body"}
+
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
 //	legacy_sandbox {
@@ -174,7 +179,7 @@ func (s *LegacySandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				s.MaxBody = int64(size)
 			}
 		default:
-			return d.Err(glue.UnknownSubdirective("subdirective", name, glue.LegacySandboxSubdirectives))
+			return d.Err(glue.UnknownSubdirective("subdirective", name, legacySandboxSubdirectives))
 		}
 		return err
 	})
@@ -189,6 +194,3 @@ func parsePercent(s string, max int) (int, bool) {
 	n, err := strconv.Atoi(strings.TrimSuffix(s, "%"))
 	return n, err == nil && n >= 0 && n <= max
 }
-
-// Interface guard
-var _ caddyfile.Unmarshaler = (*LegacySandbox)(nil)

@@ -63,21 +63,13 @@ type Sandbox struct {
 
 // CaddyModule returns the Caddy module information.
 func (Sandbox) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.handlers.osdm_sandbox",
-		New: func() caddy.Module { return new(Sandbox) },
-	}
+	return glue.ModuleInfo[Sandbox]("http.handlers.osdm_sandbox")
 }
 
 // sandboxes holds the sandboxes across config reloads, keyed by their
-// settings, so a reload does not lose the partner's bookings.
-var sandboxes = caddy.NewUsagePool()
-
-// pooledSandbox is a sandboxes value.
-type pooledSandbox struct{ *osdmsandbox.Sandbox }
-
-// Destruct implements caddy.Destructor; a sandbox holds no goroutine.
-func (pooledSandbox) Destruct() error { return nil }
+// settings, so a reload does not lose the partner's bookings. A sandbox
+// holds no goroutine: there is nothing to free.
+var sandboxes = glue.NewPool[*osdmsandbox.Sandbox](nil)
 
 // Provision builds (or finds, after a reload) the sandbox.
 func (s *Sandbox) Provision(caddy.Context) error {
@@ -88,15 +80,13 @@ func (s *Sandbox) Provision(caddy.Context) error {
 	if err != nil {
 		return fmt.Errorf("sandbox settings: %w", err)
 	}
-	v, _, err := sandboxes.LoadOrNew(string(key), func() (caddy.Destructor, error) {
-		sb, err := osdmsandbox.New(cfg)
-		return pooledSandbox{sb}, err
+	s.handler, _, err = sandboxes.Take(string(key), func() (*osdmsandbox.Sandbox, error) {
+		return osdmsandbox.New(cfg)
 	})
 	if err != nil {
 		return err
 	}
 	s.poolKey = string(key)
-	s.handler = v.(pooledSandbox).Sandbox
 	return nil
 }
 
@@ -122,7 +112,7 @@ func (s *Sandbox) Validate() error {
 
 // Cleanup releases this configuration's hold on the sandbox.
 func (s *Sandbox) Cleanup() error {
-	return glue.Release(sandboxes, s.poolKey)
+	return sandboxes.Release(s.poolKey)
 }
 
 // ServeHTTP answers the OSDM request; next is never called.
@@ -131,10 +121,10 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 	return nil
 }
 
-// Interface guards
+// Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// and caddyfile.Unmarshaler)
 var (
-	_ caddy.Provisioner           = (*Sandbox)(nil)
-	_ caddy.Validator             = (*Sandbox)(nil)
-	_ caddy.CleanerUpper          = (*Sandbox)(nil)
-	_ caddyhttp.MiddlewareHandler = (*Sandbox)(nil)
+	_ caddy.Provisioner  = (*Sandbox)(nil)
+	_ caddy.Validator    = (*Sandbox)(nil)
+	_ caddy.CleanerUpper = (*Sandbox)(nil)
 )

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"strconv"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
@@ -12,6 +13,10 @@ import (
 func init() {
 	glue.RegisterHandler[Sandbox]("osdm_sandbox")
 }
+
+// sandboxSubdirectives are the subdirectives of osdm_sandbox, offered when a
+// name is mistyped.
+var sandboxSubdirectives = []string{"capacity", "max_entries", "offer_ttl", "booking_ttl", "retention", "operator", "external_inventory", "train", "unknown_train"}
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
@@ -48,19 +53,17 @@ func init() {
 func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	external := map[string]bool{}
 	scheduled := map[string]bool{}
+	durations := map[string]*caddy.Duration{"offer_ttl": &s.OfferTTL, "booking_ttl": &s.BookingTTL, "retention": &s.Retention}
 	_, err := glue.Directive(d, []string{"external_inventory", "train", "unknown_train"}, func(name string) error {
+		if field, ok := durations[name]; ok {
+			return glue.PositiveDurationArg(d, name, field)
+		}
 		var err error
 		switch name {
 		case "capacity":
 			err = glue.IntArgInRange(d, name, &s.Capacity, 1, osdmsandbox.MaxCapacity)
 		case "max_entries":
 			err = glue.IntArgInRange(d, name, &s.MaxEntries, 1, osdmsandbox.MaxMaxEntries)
-		case "offer_ttl":
-			err = glue.PositiveDurationArg(d, name, &s.OfferTTL)
-		case "booking_ttl":
-			err = glue.PositiveDurationArg(d, name, &s.BookingTTL)
-		case "retention":
-			err = glue.PositiveDurationArg(d, name, &s.Retention)
 		case "operator":
 			if err = glue.OneArg(d, &s.Operator); err == nil {
 				if _, rerr := osdmsandbox.NormalizeRICS(s.Operator); rerr != nil {
@@ -95,7 +98,7 @@ func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			s.UnknownTrains = append(s.UnknownTrains, args...)
 		default:
-			return d.Err(glue.UnknownSubdirective("subdirective", name, glue.SandboxSubdirectives))
+			return d.Err(glue.UnknownSubdirective("subdirective", name, sandboxSubdirectives))
 		}
 		return err
 	})
@@ -129,6 +132,3 @@ func (s *Sandbox) unmarshalExternalInventory(d *caddyfile.Dispenser, seen map[st
 	s.ExternalInventory = append(s.ExternalInventory, e)
 	return nil
 }
-
-// Interface guard
-var _ caddyfile.Unmarshaler = (*Sandbox)(nil)

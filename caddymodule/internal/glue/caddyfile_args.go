@@ -1,6 +1,7 @@
 package glue
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/caddyserver/caddy/v2"
@@ -49,5 +50,19 @@ func IntArgInRange(d *caddyfile.Dispenser, name string, dst *int, min, max int) 
 		return d.Errf("%s %q must be a number %d..%d", name, v, min, max)
 	}
 	*dst = n
+	return nil
+}
+
+// PutOnce sets (*m)[key] to value, making the map when it is nil, for a
+// subdirective that adds one entry a line: a key given before is
+// "<what> <key> already specified".
+func PutOnce[V any](m *map[string]V, what, key string, value V) error {
+	if _, dup := (*m)[key]; dup {
+		return fmt.Errorf("%s %s already specified", what, key)
+	}
+	if *m == nil {
+		*m = map[string]V{}
+	}
+	(*m)[key] = value
 	return nil
 }

@@ -56,23 +56,3 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
-
-// Known subdirectives of each module, for the suggestion.
-var (
-	ConvertSubdirectives = []string{"partner", "offer_search", "tariff", "reason", "path", "path_prefix", "time_zone", "timeout", "max_body", "reply_cache",
-		"store", "settle_interval"}
-	TokenSubdirectives = []string{"token_url", "key_file", "kid", "issuer", "subject", "audience", "alg", "scope", "grant", "header",
-		"lifetime", "refresh_ahead", "default_expires_in", "max_replay_body", "partner", "login_timeout",
-		"tls_trusted_ca_certs", "tls_trust_pool", "tls_client_auth", "tls_server_name", "tls_insecure_skip_verify", "tls_timeout",
-		"tls_curves", "tls_renegotiation"}
-	LoginSubdirectives = []string{"signing_key_file", "signing_alg", "signing_kid", "issuer", "audience", "access_audience",
-		"token_lifetime", "clock_skew", "max_assertion_lifetime", "replay_store", "client"}
-	LoginClientSubdirectives = []string{"alg", "key", "scope", "issuer"}
-	AccessSubdirectives      = []string{"key_file", "issuer", "audience", "scope", "header", "clock_skew"}
-	SandboxSubdirectives     = []string{"capacity", "max_entries", "offer_ttl", "booking_ttl", "retention", "operator", "external_inventory", "train", "unknown_train"}
-	OsdmLegacySubdirectives  = []string{"partner", "timetable", "search", "max_trains", "window", "booking_horizon", "concurrency", "tariff", "reason",
-		"refund_fee", "exchange_fee", "offer_ttl", "hold", "timeout", "max_body", "services", "legacy_format", "legacy_path", "time_zone",
-		"settle_interval", "store"}
-	LegacySandboxSubdirectives = []string{"system", "capacity", "max_entries", "latency", "offer_ttl", "retention", "timetable",
-		"foreign", "tariff", "fare", "currency", "cancel_fee", "max_body"}
-)

@@ -106,3 +106,17 @@ func TestMetrics(t *testing.T) {
 		t.Error("no registry: no metric or an error")
 	}
 }
+
+// TestPutOnce: the first entry of a key makes the map and is kept; the
+// second is refused, naming the subdirective and the key, and changes
+// nothing.
+func TestPutOnce(t *testing.T) {
+	var m map[string]int
+	if err := PutOnce(&m, "reason", "STRIKE", 5); err != nil || m["STRIKE"] != 5 {
+		t.Fatalf("first: %v, map %v", err, m)
+	}
+	err := PutOnce(&m, "reason", "STRIKE", 6)
+	if err == nil || err.Error() != "reason STRIKE already specified" || m["STRIKE"] != 5 {
+		t.Fatalf("second: %v, map %v", err, m)
+	}
+}

@@ -7,7 +7,8 @@ import (
 )
 
 // Handler is a handler module that reads itself from a Caddyfile: the
-// pointer type of T.
+// pointer type of T. As RegisterHandler's constraint it is the module's
+// interface guard for both: a module missing one does not compile.
 type Handler[T any] interface {
 	*T
 	caddyhttp.MiddlewareHandler
