@@ -13,10 +13,10 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 )
 
@@ -27,10 +27,7 @@ import (
 // be one more hop with connections of its own.
 func init() {
 	caddy.RegisterModule(reloadProbe{})
-	httpcaddyfile.RegisterHandlerDirective("reload_probe", func(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
-		p := new(reloadProbe)
-		return p, p.UnmarshalCaddyfile(h.Dispenser)
-	})
+	glue.RegisterHandler[reloadProbe]("reload_probe")
 }
 
 // reloadProbe is the test-only handler http.handlers.reload_probe. It
@@ -160,5 +157,6 @@ func readProbe(t *testing.T, path string) (loginKids, callKids []string) {
 	return loginKids, callKids
 }
 
-// Interface guard
-var _ harness.HandlerModule = (*reloadProbe)(nil)
+// Interface guard (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// and caddyfile.Unmarshaler)
+var _ harness.Module = (*reloadProbe)(nil)

@@ -4,22 +4,12 @@ import (
 	"context"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
 // Module is a module that provisions and cleans up.
 type Module interface {
 	caddy.Provisioner
 	caddy.CleanerUpper
-}
-
-// HandlerModule is an HTTP handler module written in a Caddyfile that
-// provisions and cleans up.
-type HandlerModule interface {
-	Module
-	caddyhttp.MiddlewareHandler
-	caddyfile.Unmarshaler
 }
 
 // TryProvision provisions m in a context of its own and returns
