@@ -1,8 +1,6 @@
 package consumer
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -115,10 +113,6 @@ func TestTokenCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
 // The adapted JSON carries exactly what was written, not filled-in
 // defaults, so `caddy adapt` output round-trips.
 func TestTokenCaddyfileAdaptJSON(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "x"), nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	cf := `:8080 {
 	route {
 		osdm_token {

@@ -1,11 +1,8 @@
 package integration
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -177,46 +174,18 @@ func TestHardeningConverterIntegration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		fmt.Fprintf(conn, "POST /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/xml\r\nContent-Length: %d\r\n\r\n", len(body))
-		// One byte every 50 ms: the whole body would take over 10 s.
-		stop := make(chan struct{})
-		defer close(stop)
-		go func() {
-			for i := range body {
-				select {
-				case <-stop:
-					return
-				case <-time.After(50 * time.Millisecond):
-				}
-				if _, err := conn.Write(body[i : i+1]); err != nil {
-					return
-				}
-			}
-		}()
-		start := time.Now()
-		_ = conn.SetReadDeadline(time.Now().Add(15 * time.Second))
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		if err != nil {
-			t.Fatalf("no answer to the dribbled message: %v", err)
-		}
-		defer resp.Body.Close()
-		took := time.Since(start)
-		reply, _ := io.ReadAll(resp.Body)
 		if len(body)*50*int(time.Millisecond) < int(5*time.Second) {
 			t.Fatalf("the body (%d bytes) is too short to dribble for long", len(body))
 		}
-		if resp.StatusCode != http.StatusRequestTimeout || took > 4*time.Second {
-			t.Fatalf("answered %d after %s: %s", resp.StatusCode, took, reply)
+		// One byte every 50 ms: the whole body would take over 10 s.
+		a := harness.Dribble(t, base, "/slow", "application/xml", body, 50*time.Millisecond, 15*time.Second)
+		if a.Status != http.StatusRequestTimeout || a.Took > 4*time.Second {
+			t.Fatalf("answered %d after %s: %s", a.Status, a.Took, a.Body)
 		}
-		r, err := legacy.DecodeReply(legacy.XML, reply)
+		r, err := legacy.DecodeReply(legacy.XML, a.Body)
 		nr, ok := r.(*legacy.NegativeReply)
 		if err != nil || !ok || nr.Code != legacy.CodeInvalidMessage || !nr.Retryable || !strings.Contains(nr.Text, "timeout of 1s") {
-			t.Fatalf("reply %s: %v %+v", reply, err, r)
+			t.Fatalf("reply %s: %v %+v", a.Body, err, r)
 		}
 		if n := partner.count(); n != 0 {
 			t.Fatalf("the partner got %d calls", n)

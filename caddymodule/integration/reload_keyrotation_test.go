@@ -3,16 +3,13 @@ package integration
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -254,7 +251,7 @@ func reloadSendOne(t *testing.T, client *http.Client, conn string, port int, id 
 		req.Header.Set("X-Attempt", attemptID)
 		resp, err := client.Do(req)
 		if err != nil {
-			kind, unanswered := droppedUnanswered(err)
+			kind, unanswered := harness.DroppedUnanswered(err)
 			if !unanswered || attempt == 3 {
 				fail("attempt %d: %v", attempt, err)
 				return
@@ -280,26 +277,6 @@ func reloadSendOne(t *testing.T, client *http.Client, conn string, port int, id 
 		stats.answered.Add(1)
 		return
 	}
-}
-
-// droppedUnanswered reports whether err is a connection closed or reset
-// before any byte of a reply: what a server that never handled the request
-// does. A timeout is not: the server may still be working on it.
-func droppedUnanswered(err error) (kind string, ok bool) {
-	var ne net.Error
-	switch {
-	case errors.As(err, &ne) && ne.Timeout():
-		return "", false
-	case errors.Is(err, io.EOF):
-		return "EOF", true
-	case errors.Is(err, syscall.ECONNRESET):
-		return "ECONNRESET", true
-	case errors.Is(err, syscall.EPIPE):
-		return "EPIPE", true
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "ECONNREFUSED", true
-	}
-	return "", false
 }
 
 // reloadHandledAttempts reads the X-Attempt header of every request in a

@@ -2,14 +2,11 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -69,7 +66,7 @@ func tokenStatus(t *testing.T, port int, assertion string) (int, string) {
 	var err error
 	for try := 0; ; try++ {
 		resp, err = tokenClient.PostForm(fmt.Sprintf("http://127.0.0.1:%d/oauth/token", port), harness.BearerForm(assertion))
-		if err == nil || try == 4 || !lostToReload(err) {
+		if _, dropped := harness.DroppedUnanswered(err); err == nil || try == 4 || !dropped {
 			break
 		}
 		t.Logf("token request lost to the reload (%v); sending it again", err)
@@ -81,16 +78,6 @@ func tokenStatus(t *testing.T, port int, assertion string) (int, string) {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(body)
-}
-
-// lostToReload reports the errors of a connection a reload ended before
-// any handler ran: a refused dial, a reset, or a close before any answer.
-func lostToReload(err error) bool {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return true
-	}
-	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 func wantGranted(t *testing.T, what string, st int, body string) {

@@ -1,11 +1,10 @@
 package reverse
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -80,47 +79,17 @@ func TestOSDMLegacySearchLogsAtDebug(t *testing.T) {
 // closed; nothing reaches the legacy system.
 func TestOSDMLegacySlowBody(t *testing.T) {
 	c, l := legacyHardeningCaddy(t, "")
-	conn, err := net.Dial("tcp", strings.TrimPrefix(c.base, "http://"))
-	if err != nil {
-		t.Fatal(err)
+	a := harness.Dribble(t, c.base, "/osdm/offers", "application/json", bytes.Repeat([]byte(" "), 2023), 200*time.Millisecond, 20*time.Second)
+	if a.Status != http.StatusRequestTimeout || a.Took > 8*time.Second {
+		t.Fatalf("answered %d after %s: %s", a.Status, a.Took, a.Body)
 	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "POST /osdm/offers HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2023\r\n\r\n")
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(200 * time.Millisecond):
-			}
-			if _, err := conn.Write([]byte(" ")); err != nil {
-				return
-			}
-		}
-	}()
-	start := time.Now()
-	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
-	br := bufio.NewReader(conn)
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		t.Fatalf("no answer to the dribbled body after %s: %v", time.Since(start), err)
-	}
-	took := time.Since(start)
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusRequestTimeout || took > 8*time.Second {
-		t.Fatalf("answered %d after %s: %s", resp.StatusCode, took, body)
-	}
-	osdmspec.ValidateSchema(t, osdmspec.V39, "Problem", body)
+	osdmspec.ValidateSchema(t, osdmspec.V39, "Problem", a.Body)
 	var p osdm.Problem
-	if err := json.Unmarshal(body, &p); err != nil || p.Code != "urn:uic:problem:REQUEST_TIMEOUT" || !strings.Contains(p.Detail, "2s") {
-		t.Fatalf("problem %s: %v", body, err)
+	if err := json.Unmarshal(a.Body, &p); err != nil || p.Code != "urn:uic:problem:REQUEST_TIMEOUT" || !strings.Contains(p.Detail, "2s") {
+		t.Fatalf("problem %s: %v", a.Body, err)
 	}
 	// The connection is closed: the rest of the body is never read.
-	_ = conn.SetReadDeadline(time.Now().Add(3 * time.Second))
-	if _, err := br.ReadByte(); err != io.EOF {
+	if err := a.ReadAfter(3 * time.Second); err != io.EOF {
 		t.Errorf("after the 408 the connection gives %v, want it closed (EOF)", err)
 	}
 	if n := len(l.messages()); n != 0 {

@@ -5,7 +5,10 @@
 //     ephemeral range, each handed out once per process);
 //   - a package's TestMain: Main, a data directory of the test
 //     process's own;
-//   - test Caddyfiles: Options (with LogOption, DebugOption) and Site;
+//   - test Caddyfiles: Options (with LogOption, DebugOption) and Site,
+//     and the routes several packages serve: LegacyRoute (osdm_legacy
+//     under a prefix), SandboxRoute (the osdm_sandbox partner), and
+//     ProvFixture's LoginRoute;
 //   - Caddy in this process: Adapt, Load, LoadNamed, LoadJSON, TryLoad,
 //     TryLoadJSON, Serve and ServeSite, around caddy.Load (a failed
 //     adaptation or an adapter warning fails the test; Caddy stops when
@@ -21,9 +24,11 @@
 //   - OSDMClient, a partner's OSDM client whose requests and answers
 //     are checked against the bundled spec: Send, Do, and OSDMAnswer's
 //     Decode and Problem;
-//   - plain HTTP (Do, PostJSON) and the fixtures several packages share:
-//     a partner's login service and upstream (LoginPartner), a
-//     provider's keys (ProvFixture), a GTFS feed (LegacyGTFS), a
+//   - plain HTTP (Do, PostJSON, BearerForm), a slow client (Dribble),
+//     connections a reload drops (DroppedUnanswered), and the fixtures
+//     several packages share: a partner's login service and upstream
+//     (LoginPartner), a provider's keys and clients (ProvFixture), a
+//     GTFS feed (LegacyGTFS), a
 //     backend that records a header (RecordHeader), keys (ECKey,
 //     WriteKey, WritePublicKey), a certificate authority (CA), files
 //     (ReadFiles, JSONLines), metrics;
