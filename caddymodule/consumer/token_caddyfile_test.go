@@ -110,10 +110,11 @@ func TestTokenCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
 	}
 }
 
-// The adapted JSON carries exactly what was written, not filled-in
-// defaults, so `caddy adapt` output round-trips.
-func TestTokenCaddyfileAdaptJSON(t *testing.T) {
-	cf := `:8080 {
+// sncfTokenCaddyfile is a Caddyfile whose route goes to the SNCF partner
+// through osdm_token (the key legacy-2026-01 of example-railway, grant
+// client_assertion) with more of its subdirectives, one an element.
+func sncfTokenCaddyfile(more ...string) string {
+	return `:8080 {
 	route {
 		osdm_token {
 			token_url https://login.sncf.example/oauth/token
@@ -121,7 +122,7 @@ func TestTokenCaddyfileAdaptJSON(t *testing.T) {
 			kid legacy-2026-01
 			subject example-railway
 			grant client_assertion
-			lifetime 5m
+			` + strings.Join(more, "\n\t\t\t") + `
 		}
 		reverse_proxy https://osdm.sncf.example {
 			transport osdm
@@ -129,5 +130,11 @@ func TestTokenCaddyfileAdaptJSON(t *testing.T) {
 	}
 }
 `
-	harness.CheckAdaptedJSON(t, cf, `{"grant":"client_assertion","handler":"osdm_token","key_file":"/etc/osdm/sncf.pem","kid":"legacy-2026-01","lifetime":300000000000,"subject":"example-railway","token_url":"https://login.sncf.example/oauth/token"}`)
+}
+
+// The adapted JSON carries exactly what was written, not filled-in
+// defaults, so `caddy adapt` output round-trips.
+func TestTokenCaddyfileAdaptJSON(t *testing.T) {
+	harness.CheckAdaptedJSON(t, sncfTokenCaddyfile("lifetime 5m"),
+		`{"grant":"client_assertion","handler":"osdm_token","key_file":"/etc/osdm/sncf.pem","kid":"legacy-2026-01","lifetime":300000000000,"subject":"example-railway","token_url":"https://login.sncf.example/oauth/token"}`)
 }

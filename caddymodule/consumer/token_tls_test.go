@@ -81,26 +81,8 @@ func TestTokenTLSUnmarshalCaddyfileErrors(t *testing.T) {
 
 // The adapted JSON has reverse_proxy's tls field names.
 func TestTokenTLSCaddyfileAdaptJSON(t *testing.T) {
-	cf := `:8080 {
-	route {
-		osdm_token {
-			token_url https://login.sncf.example/oauth/token
-			key_file /etc/osdm/sncf.pem
-			kid legacy-2026-01
-			subject example-railway
-			grant client_assertion
-			login_timeout 10s
-			tls_trusted_ca_certs /etc/osdm/sncf-ca.pem
-			tls_client_auth /etc/osdm/client.crt /etc/osdm/client.key
-			tls_server_name login.sncf.example
-			tls_timeout 5s
-		}
-		reverse_proxy https://osdm.sncf.example {
-			transport osdm
-		}
-	}
-}
-`
+	cf := sncfTokenCaddyfile("login_timeout 10s", "tls_trusted_ca_certs /etc/osdm/sncf-ca.pem",
+		"tls_client_auth /etc/osdm/client.crt /etc/osdm/client.key", "tls_server_name login.sncf.example", "tls_timeout 5s")
 	harness.CheckAdaptedJSON(t, cf, `"login_timeout":10000000000,"subject":"example-railway","tls":{`+
 		`"client_certificate_file":"/etc/osdm/client.crt","client_certificate_key_file":"/etc/osdm/client.key",`+
 		`"handshake_timeout":5000000000,"root_ca_pem_files":["/etc/osdm/sncf-ca.pem"],"server_name":"login.sncf.example"},`+
