@@ -239,21 +239,7 @@ func TestHardeningProviderIntegration(t *testing.T) {
 	t.Run("crit and string NumericDate at the login", func(t *testing.T) {
 		now := time.Now()
 		sign := func(header map[string]any, edit func(jwt.MapClaims)) string {
-			c := jwt.MapClaims{"iss": "https://reservations.example-railway.eu", "sub": "alpine", "aud": harness.ProvAudience,
-				"exp": now.Add(5 * time.Minute).Unix(), "iat": now.Unix(), "jti": uuid.NewString(), "scope": "uic_osdm"}
-			if edit != nil {
-				edit(c)
-			}
-			tok := jwt.NewWithClaims(jwt.SigningMethodRS256, c)
-			tok.Header["kid"] = "alp-1"
-			for k, v := range header {
-				tok.Header[k] = v
-			}
-			s, err := tok.SignedString(f.Alpine)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return s
+			return f.IdentityWithHeader(header, jwt.SigningMethodRS256, f.Alpine, "alpine", "alp-1", now, edit)
 		}
 		for name, token := range map[string]string{
 			"crit":          sign(map[string]any{"crit": []string{"x-something"}, "x-something": true}, nil),

@@ -102,6 +102,13 @@ func (f *ProvFixture) Path(name string) string { return filepath.Join(f.Dir, nam
 // Identity signs an identity token as a consumer would.
 func (f *ProvFixture) Identity(method jwt.SigningMethod, key any, sub, kid string, now time.Time, edit func(jwt.MapClaims)) string {
 	f.t.Helper()
+	return f.IdentityWithHeader(nil, method, key, sub, kid, now, edit)
+}
+
+// IdentityWithHeader is Identity with header's members added to the
+// token's header (crit, for one).
+func (f *ProvFixture) IdentityWithHeader(header map[string]any, method jwt.SigningMethod, key any, sub, kid string, now time.Time, edit func(jwt.MapClaims)) string {
+	f.t.Helper()
 	c := jwt.MapClaims{
 		"iss": "https://reservations.example-railway.eu", "sub": sub, "aud": ProvAudience,
 		"exp": now.Add(5 * time.Minute).Unix(), "nbf": now.Add(-2 * time.Minute).Unix(), "iat": now.Unix(),
@@ -112,6 +119,9 @@ func (f *ProvFixture) Identity(method jwt.SigningMethod, key any, sub, kid strin
 	}
 	tok := jwt.NewWithClaims(method, c)
 	tok.Header["kid"] = kid
+	for k, v := range header {
+		tok.Header[k] = v
+	}
 	s, err := tok.SignedString(key)
 	if err != nil {
 		f.t.Fatal(err)
