@@ -19,22 +19,19 @@ type tokenMetrics struct {
 // registerTokenMetrics registers the metrics on reg, or returns the ones
 // already there (osdm_token appears once per partner route).
 func registerTokenMetrics(reg *prometheus.Registry) (*tokenMetrics, error) {
-	all := glue.NewMetrics(reg, "osdm_token")
-	m := &tokenMetrics{
-		requests: all.Counter("requests_total",
-			"Token requests to partner login services, by partner and result (ok, failed).",
-			"partner", "result"),
-		hits: all.Counter("cache_hits_total",
-			"Access tokens served from the cache without waiting for a login, by partner.",
-			"partner"),
-		refreshDuration: all.Histogram("refresh_duration_seconds",
-			"Duration of token requests to partner login services, by partner.",
-			prometheus.DefBuckets, "partner"),
-	}
-	if err := all.Err(); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return glue.RegisterMetrics(reg, "osdm_token", func(all *glue.Metrics) *tokenMetrics {
+		return &tokenMetrics{
+			requests: all.Counter("requests_total",
+				"Token requests to partner login services, by partner and result (ok, failed).",
+				"partner", "result"),
+			hits: all.Counter("cache_hits_total",
+				"Access tokens served from the cache without waiting for a login, by partner.",
+				"partner"),
+			refreshDuration: all.Histogram("refresh_duration_seconds",
+				"Duration of token requests to partner login services, by partner.",
+				prometheus.DefBuckets, "partner"),
+		}
+	})
 }
 
 // observer returns the cache observer counting into m for partner.

@@ -1,7 +1,6 @@
 package reverse
 
 import (
-	"strconv"
 	"strings"
 	"time"
 
@@ -24,31 +23,28 @@ type legacyMetrics struct {
 // registerLegacyMetrics registers the metrics on reg, or returns the ones
 // already there (osdm_legacy may appear once per legacy system).
 func registerLegacyMetrics(reg *prometheus.Registry) (*legacyMetrics, error) {
-	all := glue.NewMetrics(reg, "osdm_legacy")
-	m := &legacyMetrics{
-		calls: all.Counter("calls_total",
-			"OSDM calls served, by partner, operation (\"POST /offers\", ...) and outcome (ok, or the problem code in lower case).",
-			"partner", "operation", "outcome"),
-		messages: all.Counter("legacy_messages_total",
-			"Legacy messages sent, by partner, message kind and outcome (the reply kind in lower case, negativereply:<code> for a NegativeReply, down, slow, garbage).",
-			"partner", "kind", "outcome"),
-		latency: all.Histogram("legacy_duration_seconds",
-			"Duration of legacy round trips through the route, by partner and HTTP status (\"error\" when there was no answer).",
-			prometheus.DefBuckets, "partner", "status"),
-		fanOut: all.Histogram("search_fanout",
-			"Legacy messages per offer search (trains x classes x service codes), by partner.",
-			[]float64{1, 2, 4, 8, 16, 32, 64}, "partner"),
-		storeErrors: all.Counter("store_errors_total",
-			"Store operations that failed, by partner.",
-			"partner"),
-		settled: all.Counter("settlement_total",
-			"Background settlement work, by partner and what (settled, released, unresolved, errors).",
-			"partner", "what"),
-	}
-	if err := all.Err(); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return glue.RegisterMetrics(reg, "osdm_legacy", func(all *glue.Metrics) *legacyMetrics {
+		return &legacyMetrics{
+			calls: all.Counter("calls_total",
+				"OSDM calls served, by partner, operation (\"POST /offers\", ...) and outcome (ok, or the problem code in lower case).",
+				"partner", "operation", "outcome"),
+			messages: all.Counter("legacy_messages_total",
+				"Legacy messages sent, by partner, message kind and outcome (the reply kind in lower case, negativereply:<code> for a NegativeReply, down, slow, garbage).",
+				"partner", "kind", "outcome"),
+			latency: all.Histogram("legacy_duration_seconds",
+				"Duration of legacy round trips through the route, by partner and HTTP status (\"error\" when there was no answer).",
+				prometheus.DefBuckets, "partner", "status"),
+			fanOut: all.Histogram("search_fanout",
+				"Legacy messages per offer search (trains x classes x service codes), by partner.",
+				[]float64{1, 2, 4, 8, 16, 32, 64}, "partner"),
+			storeErrors: all.Counter("store_errors_total",
+				"Store operations that failed, by partner.",
+				"partner"),
+			settled: all.Counter("settlement_total",
+				"Background settlement work, by partner and what (settled, released, unresolved, errors).",
+				"partner", "what"),
+		}
+	})
 }
 
 // observeAnswer records one OSDM call.
@@ -67,11 +63,7 @@ func (m *legacyMetrics) observeAnswer(partner string, a *osdmlegacy.Answer) {
 
 // observeLegacy records one legacy round trip; status 0 means no answer.
 func (m *legacyMetrics) observeLegacy(partner string, status int, d time.Duration) {
-	label := "error"
-	if status > 0 {
-		label = strconv.Itoa(status)
-	}
-	m.latency.WithLabelValues(partner, label).Observe(d.Seconds())
+	m.latency.WithLabelValues(partner, glue.StatusLabel(status)).Observe(d.Seconds())
 }
 
 // observeSettle records one settlement run.

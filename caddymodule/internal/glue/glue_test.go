@@ -120,3 +120,31 @@ func TestPutOnce(t *testing.T) {
 		t.Fatalf("second: %v, map %v", err, m)
 	}
 }
+
+// TestRegisterMetrics: the module's metrics come back made, or the
+// registration that failed does.
+func TestRegisterMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	make := func(help string) func(all *Metrics) *prometheus.CounterVec {
+		return func(all *Metrics) *prometheus.CounterVec { return all.Counter("calls_total", help, "partner") }
+	}
+	c, err := RegisterMetrics(reg, "glue_test", make("Calls."))
+	if err != nil || c == nil {
+		t.Fatalf("first: %v, %v", c, err)
+	}
+	if again, err := RegisterMetrics(reg, "glue_test", make("Calls.")); err != nil || again != c {
+		t.Fatalf("again: same %v, %v", again == c, err)
+	}
+	if clash, err := RegisterMetrics(reg, "glue_test", make("Other help.")); err == nil || clash != nil {
+		t.Fatalf("clash: %v, %v", clash, err)
+	}
+}
+
+// TestStatusLabel: a status is its code; no answer is "error".
+func TestStatusLabel(t *testing.T) {
+	for code, want := range map[int]string{0: "error", 200: "200", 503: "503", 599: "599", 600: "600", 42: "42"} {
+		if got := StatusLabel(code); got != want {
+			t.Errorf("StatusLabel(%d) = %q, want %q", code, got, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package glue
 
 import (
 	"errors"
+	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -51,6 +52,18 @@ func (m *Metrics) Histogram(name, help string, buckets []float64, labels ...stri
 	}, labels))
 }
 
+// RegisterMetrics makes a module's metrics with make, on reg under
+// subsystem, and returns them, or the first registration that failed.
+func RegisterMetrics[T any](reg *prometheus.Registry, subsystem string, make func(all *Metrics) T) (T, error) {
+	all := NewMetrics(reg, subsystem)
+	m := make(all)
+	if all.err != nil {
+		var none T
+		return none, all.err
+	}
+	return m, nil
+}
+
 // Err is the first registration that failed, or nil.
 func (m *Metrics) Err() error { return m.err }
 
@@ -63,3 +76,24 @@ func register[C prometheus.Collector](m *Metrics, c C) C {
 	c, m.err = RegisterOrReuse(m.reg, c)
 	return c
 }
+
+// StatusLabel is the metric label of an HTTP status: the code, or "error"
+// when there was no answer (0).
+func StatusLabel(code int) string {
+	if code >= 100 && code < len(statusLabels) {
+		return statusLabels[code]
+	}
+	if code <= 0 {
+		return "error"
+	}
+	return strconv.Itoa(code)
+}
+
+// statusLabels are the labels of the HTTP status codes, made once:
+// strconv.Itoa of a code >= 100 allocates on every call.
+var statusLabels = func() (l [600]string) {
+	for code := 100; code < len(l); code++ {
+		l[code] = strconv.Itoa(code)
+	}
+	return l
+}()
