@@ -7,13 +7,10 @@ import (
 	"testing"
 )
 
-// randReader is the source of the keys and certificates of the tests.
-var randReader = rand.Reader
-
 // ECKey is a new P-256 (ES256) private key.
 func ECKey(t testing.TB) *ecdsa.PrivateKey {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), randReader)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
