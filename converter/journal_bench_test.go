@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/internal/benchcpu"
+	"github.com/caddy-osdm/caddy-osdm/internal/redistest"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
@@ -68,10 +69,7 @@ func benchBookingExchange(b *testing.B, parallel bool) {
 			return openBolt(b, dir)
 		},
 		"redis": func(b *testing.B) store.Store {
-			addr := os.Getenv("OSDM_TEST_REDIS")
-			if addr == "" {
-				b.Skip("OSDM_TEST_REDIS not set: no Redis to measure")
-			}
+			addr := redistest.Shared(b)
 			s, err := store.OpenRedis(context.Background(), store.RedisOptions{Address: addr, Prefix: fmt.Sprintf("bench-%d:", time.Now().UnixNano())})
 			if err != nil {
 				b.Fatal(err)

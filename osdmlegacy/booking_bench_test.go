@@ -3,12 +3,12 @@ package osdmlegacy
 import (
 	"context"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/redistest"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 	"github.com/caddy-osdm/caddy-osdm/store"
@@ -56,10 +56,7 @@ func BenchmarkBooking(b *testing.B) {
 				defer s.Close()
 				st = s
 			case redisKind:
-				addr := os.Getenv("OSDM_TEST_REDIS")
-				if addr == "" {
-					b.Skip("OSDM_TEST_REDIS not set")
-				}
+				addr := redistest.Shared(b)
 				s, err := store.OpenRedis(context.Background(), store.RedisOptions{Address: addr, Prefix: randomPrefix()})
 				if err != nil {
 					b.Fatal(err)

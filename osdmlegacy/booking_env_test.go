@@ -6,16 +6,17 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"github.com/caddy-osdm/caddy-osdm/store/storetest"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/store/storetest"
+
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/internal/redistest"
 	"github.com/caddy-osdm/caddy-osdm/internal/testclock"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
@@ -180,10 +181,7 @@ func randomPrefix() string {
 // openRedisStore opens Redis under prefix, or skips the test.
 func openRedisStore(t testing.TB, prefix string) store.Store {
 	t.Helper()
-	addr := os.Getenv("OSDM_TEST_REDIS")
-	if addr == "" {
-		t.Skip("OSDM_TEST_REDIS not set (host:port of a Redis to test against): Redis booking tests skipped")
-	}
+	addr := redistest.Shared(t)
 	st, err := store.OpenRedis(context.Background(), store.RedisOptions{Address: addr, Prefix: prefix})
 	if err != nil {
 		t.Fatal(err)

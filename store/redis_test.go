@@ -4,25 +4,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/redistest"
 	"github.com/caddy-osdm/caddy-osdm/store"
 	"github.com/caddy-osdm/caddy-osdm/store/storetest"
-	"github.com/redis/go-redis/v9"
 )
-
-// redisAddr is the Redis the Redis tests run against, or they skip.
-func redisAddr(tb testing.TB) string {
-	tb.Helper()
-	addr := os.Getenv("OSDM_TEST_REDIS")
-	if addr == "" {
-		tb.Skip("OSDM_TEST_REDIS not set (host:port of a Redis to test against): Redis store tests skipped")
-	}
-	return addr
-}
 
 // openTestRedis opens a store under a random key prefix, and deletes its
 // keys when the test ends.
@@ -34,7 +25,7 @@ func openTestRedis(tb testing.TB) *store.Redis {
 
 func openTestRedisPrefix(tb testing.TB) (*store.Redis, string) {
 	tb.Helper()
-	addr := redisAddr(tb)
+	addr := redistest.Shared(tb)
 	var b [8]byte
 	rand.Read(b[:])
 	// The prefix holds glob characters on purpose: they must not widen
@@ -70,7 +61,7 @@ func redisClient(tb testing.TB, addr string) redis.UniversalClient {
 }
 
 func TestRedisSuite(t *testing.T) {
-	redisAddr(t)
+	redistest.Shared(t)
 	storetest.Run(t, func(t *testing.T) store.Store { return openTestRedis(t) },
 		storetest.Clock{TTL: 150 * time.Millisecond, Advance: time.Sleep})
 }
@@ -79,7 +70,7 @@ func TestRedisSuite(t *testing.T) {
 // different prefixes see only their own keys, even when one prefix
 // starts with the other.
 func TestRedisPrefixKeepsStoresApart(t *testing.T) {
-	addr := redisAddr(t)
+	addr := redistest.Shared(t)
 	ctx := context.Background()
 	_, base := openTestRedisPrefix(t)
 	a := store.NewRedis(redisClient(t, addr), base+"a/")

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/redistest"
 	"github.com/caddy-osdm/caddy-osdm/internal/testclock"
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
@@ -23,10 +23,7 @@ import (
 // redisTestClient connects to the Redis named by OSDM_TEST_REDIS, or skips.
 func redisTestClient(t *testing.T) *redis.Client {
 	t.Helper()
-	addr := os.Getenv("OSDM_TEST_REDIS")
-	if addr == "" {
-		t.Skip("Redis replay store tests need a redis-server: run `redis-server --port 6379 --save '' --daemonize yes`, then `OSDM_TEST_REDIS=127.0.0.1:6379 go test ./tokenauth/ ./caddymodule/...`")
-	}
+	addr := redistest.Shared(t)
 	c := redis.NewClient(&redis.Options{Addr: addr})
 	t.Cleanup(func() { c.Close() })
 	if err := c.Ping(context.Background()).Err(); err != nil {
@@ -79,7 +76,7 @@ func TestRedisReplayStoreClaims(t *testing.T) {
 func TestRedisReplayStoreAcrossInstances(t *testing.T) {
 	c := redisTestClient(t)
 	prefix := redisTestPrefix(t, c)
-	other := redis.NewClient(&redis.Options{Addr: os.Getenv("OSDM_TEST_REDIS")})
+	other := redis.NewClient(&redis.Options{Addr: redistest.Shared(t)})
 	defer other.Close()
 	stores := []*StoreReplayStore{
 		NewStoreReplayStore(store.NewRedis(c, prefix), nil),

@@ -13,6 +13,7 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/converter"
+	"github.com/caddy-osdm/caddy-osdm/internal/redistest"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
@@ -182,7 +183,7 @@ func boltStore(t *testing.T) string {
 // redisStore is the store subdirective of a Redis under a fresh prefix,
 // or skips the test.
 func redisStore(t *testing.T) string {
-	return "redis " + harness.SharedRedis(t) + " " + journalMsgID("test") + ":"
+	return "redis " + redistest.Shared(t) + " " + journalMsgID("test") + ":"
 }
 
 // TestJournalReplyOutlivesReplyCache: with a reply cache of

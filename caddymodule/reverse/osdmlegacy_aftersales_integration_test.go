@@ -13,6 +13,7 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/internal/redistest"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
@@ -366,7 +367,7 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 // other; a partial refund quoted on one is confirmed on the other; a
 // passenger changed on one reads changed on the other.
 func TestOSDMLegacyIntegrationAfterSalesTwoInstancesRedis(t *testing.T) {
-	addr := harness.SharedRedis(t)
+	addr := redistest.Shared(t)
 	l := startBKLegacy(t)
 	dir := t.TempDir()
 	prefix := "osdm-legacy-it/" + harness.RandomHex(8) + "/"

@@ -538,7 +538,7 @@ func TestOSDMLegacyIntegrationSIGKILLReleasesHold(t *testing.T) {
 // and refunded on the other.
 func TestOSDMLegacyIntegrationTwoInstancesRedis(t *testing.T) {
 	// The test Redis need not persist: the store says accept_volatile.
-	twoInstancesOnRedis(t, "addresses "+harness.SharedRedis(t)+"\n\t\t\taccept_volatile")
+	twoInstancesOnRedis(t, "addresses "+redistest.Shared(t)+"\n\t\t\taccept_volatile")
 }
 
 // TestOSDMLegacyIntegrationSentinelAndCluster: the reverse chain of

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/internal/redistest"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/osdmlegacy"
 	"github.com/caddy-osdm/caddy-osdm/store"
@@ -22,7 +23,7 @@ import (
 // no offer made before books anywhere, and every offer made after books
 // on every instance.
 func TestOSDMLegacyIntegrationOfferKeyDeleted(t *testing.T) {
-	addr := harness.SharedRedis(t)
+	addr := redistest.Shared(t)
 	l := startBKLegacy(t)
 	dir := t.TempDir()
 	prefix := "osdm-legacy-key/" + harness.RandomHex(8) + "/"

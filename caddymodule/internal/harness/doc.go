@@ -32,8 +32,8 @@
 //     backend that records a header (RecordHeader), keys (ECKey,
 //     WriteKey, WritePublicKey), a certificate authority (CA), files
 //     (ReadFiles, JSONLines), metrics;
-//   - the Redis the tests share (SharedRedis) and names no other test
-//     uses (RandomHex);
+//   - names no other test uses (RandomHex); the shared Redis is
+//     redistest.Shared's;
 //   - AssertNoSecrets, the search of logs for tokens and private keys.
 //
 // Caddy's caddytest package does not fit: its Tester runs caddy's
