@@ -32,3 +32,35 @@ func Site(port int, body string) string {
 
 // DebugOption is the global option that turns on Caddy's debug log.
 const DebugOption = "\tdebug\n"
+
+// SandboxRoute is the route of a site that answers OSDM under prefix
+// (/osdm: the paths /osdm/*) with osdm_sandbox, the partner the tests
+// book with: train 708 runs 08:30-11:00 with 2 places per class, and
+// offers stay bookable 15 minutes. more are further subdirectives of
+// osdm_sandbox, one an element.
+func SandboxRoute(prefix string, more ...string) string {
+	var b strings.Builder
+	b.WriteString("\troute " + prefix + "/* {\n\t\tosdm_sandbox {\n\t\t\tcapacity 2\n\t\t\toffer_ttl 15m\n\t\t\ttrain 708 08:30 11:00\n")
+	for _, m := range more {
+		b.WriteString("\t\t\t" + m + "\n")
+	}
+	b.WriteString("\t\t}\n\t}\n")
+	return b.String()
+}
+
+// LegacyRoute is the route of a site that answers OSDM under prefix
+// (/osdm: the paths /osdm/*, the prefix stripped) with osdm_legacy in
+// front of the legacy reservation system at legacyAddr. options are
+// osdm_legacy's subdirectives, one an element, partner first; an empty
+// one is left out, and one may hold more lines, each after "\n\t\t\t".
+func LegacyRoute(prefix, legacyAddr string, options ...string) string {
+	var b strings.Builder
+	b.WriteString("\troute " + prefix + "/* {\n\t\turi strip_prefix " + prefix + "\n\t\tosdm_legacy {\n")
+	for _, o := range options {
+		if o = strings.TrimPrefix(o, "\n\t\t\t"); o != "" {
+			b.WriteString("\t\t\t" + o + "\n")
+		}
+	}
+	b.WriteString("\t\t}\n\t\treverse_proxy " + legacyAddr + "\n\t}\n")
+	return b.String()
+}

@@ -76,3 +76,20 @@ func CheckAdaptedJSON(t testing.TB, cf, want string) {
 		t.Fatalf("adapted JSON\n%s\ndoes not contain\n%s", out, want)
 	}
 }
+
+// WalkHandlers calls f for every JSON object with a "handler" key.
+func WalkHandlers(v any, f func(map[string]any)) {
+	switch v := v.(type) {
+	case map[string]any:
+		if _, ok := v["handler"]; ok {
+			f(v)
+		}
+		for _, child := range v {
+			WalkHandlers(child, f)
+		}
+	case []any:
+		for _, child := range v {
+			WalkHandlers(child, f)
+		}
+	}
+}

@@ -2,9 +2,11 @@ package harness
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FormType is the Content-Type of a token request.
@@ -46,4 +48,18 @@ func do(t testing.TB, client *http.Client, method, url, contentType, body string
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b), resp.Header
+}
+
+// ServeLocal serves h over HTTP on a free port of 127.0.0.1 until the
+// test ends, and returns its address.
+func ServeLocal(t testing.TB, h http.Handler) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return l.Addr().String()
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
@@ -102,4 +104,14 @@ func (c LegacyClient) Send(t testing.TB, msg legacy.Message) (int, legacy.Reply)
 		t.Fatal(err)
 	}
 	return a.Status, a.Reply
+}
+
+// MsgID is a legacy messageId unique to the test, the format and step.
+func MsgID(t testing.TB, f legacy.Format, step string) string {
+	name := strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
+	id := fmt.Sprintf("%s-%s-%s-%d", name, f, step, time.Now().UnixNano()%1e9)
+	if len(id) > 64 {
+		id = id[len(id)-64:]
+	}
+	return strings.TrimLeft(id, "-")
 }

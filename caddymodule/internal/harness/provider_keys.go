@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/rsa"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -132,4 +133,10 @@ func (f *ProvFixture) IdentityWithHeader(header map[string]any, method jwt.Signi
 // AlpineToken is a valid identity token of client alpine.
 func (f *ProvFixture) AlpineToken(now time.Time) string {
 	return f.Identity(jwt.SigningMethodRS256, f.Alpine, "alpine", "alp-1", now, nil)
+}
+
+// BearerForm is the form of a token request for an access token with
+// an identity token, the assertion of the jwt-bearer grant (RFC 7523).
+func BearerForm(assertion string) url.Values {
+	return url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {assertion}}
 }
