@@ -24,7 +24,7 @@
 //   - OSDMClient, a partner's OSDM client whose requests and answers
 //     are checked against the bundled spec: Send, Do, and OSDMAnswer's
 //     Decode and Problem;
-//   - plain HTTP (Do, PostJSON, BearerForm), a slow client (Dribble),
+//   - plain HTTP (Do, PostJSON, ServeLocal, BearerForm), a slow client (Dribble),
 //     connections a reload drops (DroppedUnanswered), and the fixtures
 //     several packages share: a partner's login service and upstream
 //     (LoginPartner), a provider's keys and clients (ProvFixture), a

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"bufio"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -62,4 +64,66 @@ func ServeLocal(t testing.TB, h http.Handler) string {
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return l.Addr().String()
+}
+
+// Dribbled is the answer to a request whose body came slowly (Dribble).
+type Dribbled struct {
+	// Status and Body are the answer's.
+	Status int
+	Body   []byte
+	// Took is the time from the end of the headers to the answer.
+	Took time.Duration
+
+	conn net.Conn
+	r    *bufio.Reader
+}
+
+// Dribble posts body, of type contentType, to path of the server at base
+// (http://host:port) as a slow client would: on a connection of its own,
+// the headers (Content-Length: len(body)) at once, then one byte of body
+// every interval, until the answer comes, for up to wait. A request not
+// answered by then fails the test. The connection closes when the test
+// ends.
+func Dribble(t testing.TB, base, path, contentType string, body []byte, interval, wait time.Duration) *Dribbled {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", path, contentType, len(body))
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for i := range body {
+			select {
+			case <-stop:
+				return
+			case <-time.After(interval):
+			}
+			if _, err := conn.Write(body[i : i+1]); err != nil {
+				return
+			}
+		}
+	}()
+	start := time.Now()
+	_ = conn.SetReadDeadline(start.Add(wait))
+	d := &Dribbled{conn: conn, r: bufio.NewReader(conn)}
+	resp, err := http.ReadResponse(d.r, nil)
+	if err != nil {
+		t.Fatalf("no answer to the dribbled body after %s: %v", time.Since(start), err)
+	}
+	d.Took = time.Since(start)
+	d.Status = resp.StatusCode
+	d.Body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return d
+}
+
+// ReadAfter is the error of reading one more byte on the connection
+// after the answer, waiting up to wait: io.EOF if the server closed it.
+func (d *Dribbled) ReadAfter(wait time.Duration) error {
+	_ = d.conn.SetReadDeadline(time.Now().Add(wait))
+	_, err := d.r.ReadByte()
+	return err
 }
