@@ -60,8 +60,7 @@ func Citations(root string) ([]Citation, error) {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if path != root && (name == ".git" || name == "demo-keys" || name == "testdata" || name == "results" ||
-				strings.HasPrefix(name, ".") && name != ".ci") {
+			if path != root && skippedDir(name, ".ci") {
 				return filepath.SkipDir
 			}
 			return nil

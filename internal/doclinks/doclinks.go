@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -49,7 +50,7 @@ func Check(root string) ([]Problem, error) {
 		}
 		if d.IsDir() {
 			name := d.Name()
-			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "demo-keys" || name == "results") {
+			if path != root && skippedDir(name) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -232,4 +233,14 @@ func eachLine(path string, fn func(n int, line string)) error {
 		fn(n, line)
 	}
 	return s.Err()
+}
+
+// skippedDir reports whether a walk of the repository leaves out the
+// folder name: hidden folders (.git among them) but those in keep,
+// testdata, demo-keys and benchmark results.
+func skippedDir(name string, keep ...string) bool {
+	if slices.Contains(keep, name) {
+		return false
+	}
+	return strings.HasPrefix(name, ".") || name == "testdata" || name == "demo-keys" || name == "results"
 }

@@ -339,14 +339,9 @@ func partnerLogins(ctx context.Context, admin, scenario string) (float64, error)
 // a D request makes at least two partner calls, so it cannot go faster
 // than A. Every offer can be booked once.
 func estimateOffers(floor float64, f benchFlags) int {
-	if floor <= 0 {
-		floor = 3000
-	}
 	// Half again as many as A could take: A's warm-up may have been
 	// slowed by the machine's other work.
-	closed := 1.5 * floor * (f.warmup + f.duration).Seconds()
-	open := float64(f.rate) * f.openDuration.Seconds() * 1.1
-	return int(math.Ceil(closed+open)) + 500
+	return estimate(floor, f, 1.5, 500)
 }
 
 // estimateBookings sizes an after-sales scenario's bookings: an exchange
@@ -356,12 +351,19 @@ func estimateOffers(floor float64, f benchFlags) int {
 // Making one costs three partner calls, so the estimate is tighter than
 // the offers'.
 func estimateBookings(floor float64, f benchFlags) int {
+	return estimate(floor, f, 0.45, 200)
+}
+
+// estimate is how many requests a scenario may send: share of A's rate
+// floor (3000 a second when unknown) for the closed run, the open run's
+// rate with a tenth more, and spare on top.
+func estimate(floor float64, f benchFlags, share float64, spare int) int {
 	if floor <= 0 {
 		floor = 3000
 	}
-	closed := 0.45 * floor * (f.warmup + f.duration).Seconds()
+	closed := share * floor * (f.warmup + f.duration).Seconds()
 	open := float64(f.rate) * f.openDuration.Seconds() * 1.1
-	return int(math.Ceil(closed+open)) + 200
+	return int(math.Ceil(closed+open)) + spare
 }
 
 // directToken logs in at the partner as bench-direct, the client whose

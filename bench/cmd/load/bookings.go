@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/converter"
@@ -36,49 +35,21 @@ func makeBookings(ctx context.Context, partner, token string, n, pax int) ([]mad
 	defer tr.CloseIdleConnections()
 	x := &httpCaller{rt: tr, base: partner, auth: "Bearer " + token}
 	ids := newMessageIDs("prep")
-	const workers = 8
-	var (
-		mu    sync.Mutex
-		made  = make([]madeBooking, 0, n)
-		first error
-		wg    sync.WaitGroup
-		next  = make(chan int)
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				day := 20 + i%offerDays
-				m := paxBookingRequest(ids.next(), day, pax)
-				cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-				res := c.Convert(cctx, m, x)
-				cancel()
-				mu.Lock()
-				if br, ok := res.Reply.(*legacy.BookingReply); ok && len(br.Places) == pax {
-					made = append(made, madeBooking{ref: br.BookingRef, day: day, places: br.Places})
-				} else if first == nil {
-					first = fmt.Errorf("booking %d of %d: %s", i, n, replyText(res.Reply))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := 0; ; i++ {
-		mu.Lock()
-		done := len(made) >= n || first != nil
-		mu.Unlock()
-		if done {
-			break
+	made, err := prepare(n, 8, func(i int) ([]madeBooking, error) {
+		day := 20 + i%offerDays
+		m := paxBookingRequest(ids.next(), day, pax)
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		res := c.Convert(cctx, m, x)
+		if br, ok := res.Reply.(*legacy.BookingReply); ok && len(br.Places) == pax {
+			return []madeBooking{{ref: br.BookingRef, day: day, places: br.Places}}, nil
 		}
-		next <- i
+		return nil, fmt.Errorf("booking %d of %d: %s", i, n, replyText(res.Reply))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("making bookings: %w", err)
 	}
-	close(next)
-	wg.Wait()
-	if first != nil {
-		return nil, fmt.Errorf("making bookings: %w", first)
-	}
-	return made[:n], nil
+	return made, nil
 }
 
 // replyText says what a reply that is not the one wanted is.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
@@ -20,44 +19,11 @@ const offerDays = 60
 // makeOffers searches the partner directly (not through a front) until it
 // holds n fresh one-adult offers, each bookable once, and returns their ids.
 func makeOffers(ctx context.Context, partner, token string, n int) ([]string, error) {
-	const workers = 4
-	var (
-		mu     sync.Mutex
-		offers []string
-		first  error
-		wg     sync.WaitGroup
-		next   = make(chan int)
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				got, err := searchOnce(ctx, partner, token, i)
-				mu.Lock()
-				if err != nil && first == nil {
-					first = err
-				}
-				offers = append(offers, got...)
-				mu.Unlock()
-			}
-		}()
+	offers, err := prepare(n, 4, func(i int) ([]string, error) { return searchOnce(ctx, partner, token, i) })
+	if err != nil {
+		return nil, fmt.Errorf("making offers: %w", err)
 	}
-	for i := 0; ; i++ {
-		mu.Lock()
-		done := len(offers) >= n || first != nil
-		mu.Unlock()
-		if done {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if first != nil {
-		return nil, fmt.Errorf("making offers: %w", first)
-	}
-	return offers[:n], nil
+	return offers, nil
 }
 
 // searchOnce makes the i-th one-adult search and returns its offers.

@@ -125,17 +125,17 @@ func TestPutOnce(t *testing.T) {
 // registration that failed does.
 func TestRegisterMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	make := func(help string) func(all *Metrics) *prometheus.CounterVec {
+	counter := func(help string) func(all *Metrics) *prometheus.CounterVec {
 		return func(all *Metrics) *prometheus.CounterVec { return all.Counter("calls_total", help, "partner") }
 	}
-	c, err := RegisterMetrics(reg, "glue_test", make("Calls."))
+	c, err := RegisterMetrics(reg, "glue_test", counter("Calls."))
 	if err != nil || c == nil {
 		t.Fatalf("first: %v, %v", c, err)
 	}
-	if again, err := RegisterMetrics(reg, "glue_test", make("Calls.")); err != nil || again != c {
+	if again, err := RegisterMetrics(reg, "glue_test", counter("Calls.")); err != nil || again != c {
 		t.Fatalf("again: same %v, %v", again == c, err)
 	}
-	if clash, err := RegisterMetrics(reg, "glue_test", make("Other help.")); err == nil || clash != nil {
+	if clash, err := RegisterMetrics(reg, "glue_test", counter("Other help.")); err == nil || clash != nil {
 		t.Fatalf("clash: %v, %v", clash, err)
 	}
 }

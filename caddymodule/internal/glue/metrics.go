@@ -52,11 +52,11 @@ func (m *Metrics) Histogram(name, help string, buckets []float64, labels ...stri
 	}, labels))
 }
 
-// RegisterMetrics makes a module's metrics with make, on reg under
+// RegisterMetrics makes a module's metrics with build, on reg under
 // subsystem, and returns them, or the first registration that failed.
-func RegisterMetrics[T any](reg *prometheus.Registry, subsystem string, make func(all *Metrics) T) (T, error) {
+func RegisterMetrics[T any](reg *prometheus.Registry, subsystem string, build func(all *Metrics) T) (T, error) {
 	all := NewMetrics(reg, subsystem)
-	m := make(all)
+	m := build(all)
 	if all.err != nil {
 		var none T
 		return none, all.err

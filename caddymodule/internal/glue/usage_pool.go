@@ -32,11 +32,11 @@ func (p pooled[T]) Destruct() error {
 	return p.destruct(p.value)
 }
 
-// Take returns the value under key and takes a hold on it; make makes it
+// Take returns the value under key and takes a hold on it; build makes it
 // when no configuration holds one. loaded tells whether it was there.
-func (p *Pool[T]) Take(key string, make func() (T, error)) (value T, loaded bool, err error) {
+func (p *Pool[T]) Take(key string, build func() (T, error)) (value T, loaded bool, err error) {
 	v, loaded, err := p.usage.LoadOrNew(key, func() (caddy.Destructor, error) {
-		value, err := make()
+		value, err := build()
 		if err != nil {
 			return nil, err
 		}

@@ -11,12 +11,12 @@ func TestPoolHolds(t *testing.T) {
 	freed := 0
 	pool := NewPool(func(v *int) error { freed += *v; return nil })
 	made := 0
-	make := func() (*int, error) { made++; v := 7; return &v, nil }
-	a, loaded, err := pool.Take("k", make)
+	build := func() (*int, error) { made++; v := 7; return &v, nil }
+	a, loaded, err := pool.Take("k", build)
 	if err != nil || loaded {
 		t.Fatalf("first Take: loaded %v, %v", loaded, err)
 	}
-	b, loaded, err := pool.Take("k", make)
+	b, loaded, err := pool.Take("k", build)
 	if err != nil || !loaded || a != b || made != 1 {
 		t.Fatalf("second Take: loaded %v, same %v, made %d, %v", loaded, a == b, made, err)
 	}
