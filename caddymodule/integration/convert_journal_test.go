@@ -311,15 +311,10 @@ func TestJournalSettlesAfterSIGKILL(t *testing.T) {
 		t.Fatalf("settled without a client, the booking is %s, want DELETED", b.Status)
 	}
 	settlement := rig.tap.take()
-	type answered struct {
-		status int
-		reply  legacy.Reply
-		err    error
-	}
-	resent := make(chan answered, 1)
+	resent := make(chan sent, 1)
 	go func() {
 		s, r, err := rig.send(front, searchBooking(id))
-		resent <- answered{s, r, err}
+		resent <- sent{s, r, err}
 	}()
 	// Not a condition the test depends on: the resend must get the same
 	// reply and make no call whether it arrives during settlement or after.
@@ -419,15 +414,10 @@ func TestJournalResendStormTwoFronts(t *testing.T) {
 	}
 	rig.tap.mu.Unlock()
 
-	type answer struct {
-		status int
-		reply  legacy.Reply
-		err    error
-	}
-	answers := make(chan answer, 21)
+	answers := make(chan sent, 21)
 	go func() {
 		s, r, err := rig.send(fronts[0], searchBooking(id))
-		answers <- answer{s, r, err}
+		answers <- sent{s, r, err}
 	}()
 	select {
 	case <-held:
@@ -437,7 +427,7 @@ func TestJournalResendStormTwoFronts(t *testing.T) {
 	for i := range 20 {
 		go func() {
 			s, r, err := rig.send(fronts[i%2], searchBooking(id))
-			answers <- answer{s, r, err}
+			answers <- sent{s, r, err}
 		}()
 	}
 	ref := ""
@@ -545,4 +535,11 @@ func TestJournalBoltFileOneProcess(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "bolt file "+path+" is locked by another process") {
 		t.Fatalf("second process on %s: %v", path, err)
 	}
+}
+
+// sent is what a legacy message sent in the background got back.
+type sent struct {
+	status int
+	reply  legacy.Reply
+	err    error
 }
