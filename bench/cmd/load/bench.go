@@ -16,8 +16,6 @@ import (
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
-
-	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
 // results is what `load bench` writes and `load report` reads.
@@ -171,17 +169,18 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 		Concurrency: f.concurrency, Rounds: f.rounds, ClosedSecs: f.duration.Seconds(), WarmupSecs: f.warmup.Seconds(),
 		Rate: f.rate, OpenSecs: f.openDuration.Seconds(), TokenSeconds: f.tokenLifetime.Seconds(), DataFS: f.dataFS,
 	}}
-	token, err := directToken(ctx, f.partner, f.keys)
+	tokens, err := directTokens(ctx, f.partner, f.keys)
 	if err != nil {
 		return nil, fmt.Errorf("logging in as bench-direct: %w", err)
 	}
+	defer tokens.Close()
 	var runs []*running
 	for _, s := range scenarios {
 		fr, ok := f.fronts[s.name]
 		if !ok {
 			continue
 		}
-		r := &running{s: s, front: fr, env: &env{front: fr.url, token: token, ids: newMessageIDs(s.name)},
+		r := &running{s: s, front: fr, env: &env{front: fr.url, ids: newMessageIDs(s.name)},
 			client: newClient(f.concurrency), rec: &record{Scenario: s.name, Title: s.title, Front: s.front, FrontLogins: -1}}
 		if r.before, err = partnerLogins(ctx, f.partnerAdmin, s.name); err != nil {
 			return nil, err
@@ -198,6 +197,10 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 				n = estimateOffers(floor, f)
 			}
 			log.Printf("%s: making %d fresh offers at the partner", r.s.name, n)
+			token, err := accessToken(ctx, tokens)
+			if err != nil {
+				return nil, fmt.Errorf("%s: bench-direct token: %w", r.s.name, err)
+			}
 			if r.env.offers, err = makeOffers(ctx, f.partner, token, n); err != nil {
 				return nil, fmt.Errorf("%s: %w", r.s.name, err)
 			}
@@ -209,6 +212,10 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 				n = estimateBookings(floor, f)
 			}
 			log.Printf("%s: making %d fresh bookings of %d passengers at the partner", r.s.name, n, r.s.bookingPax)
+			token, err := accessToken(ctx, tokens)
+			if err != nil {
+				return nil, fmt.Errorf("%s: bench-direct token: %w", r.s.name, err)
+			}
 			if r.env.bookings, err = makeBookings(ctx, f.partner, token, n, r.s.bookingPax); err != nil {
 				return nil, fmt.Errorf("%s: %w", r.s.name, err)
 			}
@@ -216,6 +223,9 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 		}
 		if r.tr, err = r.s.targets(r.env); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.s.name, err)
+		}
+		if r.s.front == "bare" {
+			r.tr = authorized(ctx, r.tr, tokens)
 		}
 		r.rec.Warmup = &phaseResult{}
 		attack(r.s, r.tr, phase{name: "warmup", concurrency: f.concurrency, duration: f.warmup}, r.client, r.procs(f), r.rec.Warmup)
@@ -364,29 +374,4 @@ func estimate(floor float64, f benchFlags, share float64, spare int) int {
 	closed := share * floor * (f.warmup + f.duration).Seconds()
 	open := float64(f.rate) * f.openDuration.Seconds() * 1.1
 	return int(math.Ceil(closed+open)) + spare
-}
-
-// directToken logs in at the partner as bench-direct, the client whose
-// token the driver sends itself through the bare proxy.
-func directToken(ctx context.Context, partner, keys string) (string, error) {
-	key, err := tokenauth.LoadPrivateKeyFile(filepath.Join(keys, "alpine.pem"))
-	if err != nil {
-		return "", err
-	}
-	tokenURL := partner + "/oauth/token"
-	signer, err := tokenauth.NewIdentitySigner(tokenauth.IdentityConfig{
-		Issuer: "bench-direct", Subject: "bench-direct", Audience: tokenURL, KeyID: "alpine-demo-1",
-	}, key, nil)
-	if err != nil {
-		return "", err
-	}
-	client, err := tokenauth.NewTokenClient(tokenauth.TokenClientConfig{Partner: partnerName, TokenURL: tokenURL, Signer: signer})
-	if err != nil {
-		return "", err
-	}
-	tok, err := client.Token(ctx)
-	if err != nil {
-		return "", err
-	}
-	return tok.AccessToken, nil
 }

@@ -20,7 +20,8 @@ type scenario struct {
 	name string
 	// title says what is measured, for the report.
 	title string
-	// front is the front Caddyfile bench/run.sh starts for it.
+	// front is the front Caddyfile bench/run.sh starts for it. A "bare"
+	// front adds no token, so the driver sends its own (authorized).
 	front string
 	// needsOffers: every request books a fresh offer made beforehand.
 	needsOffers bool
@@ -36,7 +37,6 @@ type scenario struct {
 // env is what a scenario's requests need.
 type env struct {
 	front  string   // front Caddy base URL
-	token  string   // access token for the calls the driver sends itself
 	offers []string // fresh offers for the D scenarios
 	// bookings are fresh fulfilled bookings for the after-sales scenarios.
 	bookings []madeBooking
@@ -53,7 +53,7 @@ var scenarios = []*scenario{
 			if err != nil {
 				return nil, err
 			}
-			return constant(e.front+call.Path, call.Body, jsonHeader(e.token)), nil
+			return constant(e.front+call.Path, call.Body, jsonHeader("")), nil
 		},
 		check: wantAll(`"offerId"`),
 	},
@@ -93,7 +93,6 @@ var scenarios = []*scenario{
 					return nil, err
 				}
 				h := call.Header.Clone()
-				h.Set("Authorization", "Bearer "+e.token)
 				h.Set(headerThenFulfil, "1")
 				h.Set(headerFulfilIdemKey, converter.IdempotencyKey(partnerName, id, converter.StepFulfillments))
 				ts[i] = vegeta.Target{Method: call.Method, URL: e.front + call.Path, Body: call.Body, Header: h}
@@ -122,7 +121,7 @@ var scenarios = []*scenario{
 		name: "Edirect", front: "bare", bookingPax: 1,
 		title: "the OSDM calls of a legacy exchange (the booking read back, exchange offers, exchange operation, fulfilment) sent directly through the bare proxy (E's floor)",
 		targets: func(e *env) (vegeta.Targeter, error) {
-			return afterSales(e, e.front, e.token, exchangeRequest)
+			return afterSales(e, e.front, true, exchangeRequest)
 		},
 		check: wantAll("<BookingReply", "<Status>FULFILLED</Status>", "<ExchangeOf>"),
 	},
@@ -130,7 +129,7 @@ var scenarios = []*scenario{
 		name: "Econv", front: "convert", bookingPax: 1,
 		title: "legacy XML BookingRequest with ExchangeOf through osdm_convert + osdm_token + reverse_proxy",
 		targets: func(e *env) (vegeta.Targeter, error) {
-			return afterSales(e, e.front+"/partners/alpine", "", exchangeRequest)
+			return afterSales(e, e.front+"/partners/alpine", false, exchangeRequest)
 		},
 		check: wantAll("<BookingReply", "<Status>FULFILLED</Status>", "<ExchangeOf>"),
 	},
@@ -138,7 +137,7 @@ var scenarios = []*scenario{
 		name: "Pdirect", front: "bare", bookingPax: 2,
 		title: "the OSDM calls of a partial cancellation (the booking read back, a refund offer for one passenger, its confirmation) sent directly through the bare proxy (P's floor)",
 		targets: func(e *env) (vegeta.Targeter, error) {
-			return afterSales(e, e.front, e.token, partialCancel)
+			return afterSales(e, e.front, true, partialCancel)
 		},
 		check: wantAll("<CancelReply", "<Status>PARTIALLY_REFUNDED</Status>"),
 	},
@@ -146,16 +145,16 @@ var scenarios = []*scenario{
 		name: "Pconv", front: "convert", bookingPax: 2,
 		title: "legacy XML CancelRequest with one Place of a 2-place booking through osdm_convert + osdm_token + reverse_proxy",
 		targets: func(e *env) (vegeta.Targeter, error) {
-			return afterSales(e, e.front+"/partners/alpine", "", partialCancel)
+			return afterSales(e, e.front+"/partners/alpine", false, partialCancel)
 		},
 		check: wantAll("<CancelReply", "<Status>PARTIALLY_REFUNDED</Status>"),
 	},
 }
 
 // afterSales sends one message per fresh booking: through the front's
-// converter (token ""), or converted in the driver and sent as OSDM calls
+// converter, or (direct) converted in the driver and sent as OSDM calls
 // through the bare front with the driver's token (directTransport).
-func afterSales(e *env, url, token string, msg func(id string, b madeBooking) legacy.Message) (vegeta.Targeter, error) {
+func afterSales(e *env, url string, direct bool, msg func(id string, b madeBooking) legacy.Message) (vegeta.Targeter, error) {
 	ts := make([]vegeta.Target, len(e.bookings))
 	for i, b := range e.bookings {
 		body, err := encodeXML(msg(e.ids.next(), b))
@@ -163,9 +162,8 @@ func afterSales(e *env, url, token string, msg func(id string, b madeBooking) le
 			return nil, err
 		}
 		h := xmlHeader()
-		if token != "" {
+		if direct {
 			h.Set(headerDirect, "1")
-			h.Set("Authorization", "Bearer "+token)
 		}
 		ts[i] = vegeta.Target{Method: http.MethodPost, URL: url, Body: body, Header: h}
 	}

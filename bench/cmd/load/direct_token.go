@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/caddy-osdm/caddy-osdm/tokenauth"
+)
+
+// directTokens logs in at the partner as bench-direct, the client whose
+// token the driver sends itself through the bare proxy, and returns the
+// tokens as a cache that logs in again ahead of each token's expiry: a
+// run may last longer than the partner's token lifetime. The first login
+// is made here, so a refused client fails the run before it starts.
+func directTokens(ctx context.Context, partner, keys string) (*tokenauth.TokenCache, error) {
+	key, err := tokenauth.LoadPrivateKeyFile(filepath.Join(keys, "alpine.pem"))
+	if err != nil {
+		return nil, err
+	}
+	tokenURL := partner + "/oauth/token"
+	signer, err := tokenauth.NewIdentitySigner(tokenauth.IdentityConfig{
+		Issuer: "bench-direct", Subject: "bench-direct", Audience: tokenURL, KeyID: "alpine-demo-1",
+	}, key, nil)
+	if err != nil {
+		return nil, err
+	}
+	client, err := tokenauth.NewTokenClient(tokenauth.TokenClientConfig{Partner: partnerName, TokenURL: tokenURL, Signer: signer})
+	if err != nil {
+		return nil, err
+	}
+	cache := tokenauth.NewTokenCache(client, tokenauth.CacheConfig{})
+	if _, err := cache.Token(ctx); err != nil {
+		cache.Close()
+		return nil, err
+	}
+	return cache, nil
+}
+
+// accessToken returns the current access token of src.
+func accessToken(ctx context.Context, src tokenauth.TokenSource) (string, error) {
+	tok, err := src.Token(ctx)
+	if err != nil {
+		return "", err
+	}
+	return tok.AccessToken, nil
+}
+
+// authorized sends tg's requests with the current token of src in their
+// Authorization header, taken for each request. The header is copied
+// first: a targeter may hand the same header map to every request.
+func authorized(ctx context.Context, tg vegeta.Targeter, src tokenauth.TokenSource) vegeta.Targeter {
+	return func(t *vegeta.Target) error {
+		if err := tg(t); err != nil {
+			return err
+		}
+		token, err := accessToken(ctx, src)
+		if err != nil {
+			return fmt.Errorf("bench-direct token: %w", err)
+		}
+		h := make(http.Header, len(t.Header)+1)
+		for k, v := range t.Header {
+			h[k] = v
+		}
+		h.Set("Authorization", "Bearer "+token)
+		t.Header = h
+		return nil
+	}
+}
