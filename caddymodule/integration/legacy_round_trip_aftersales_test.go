@@ -1,17 +1,11 @@
 package integration
 
 import (
-	"bytes"
-	"fmt"
-	"io"
-	"net/http"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 )
@@ -25,11 +19,7 @@ import (
 // synchronisation and the cancellation of the rest; the far system's seats
 // checked after each step.
 func TestOSDMLegacyIntegrationLegacyRoundTripAfterSales(t *testing.T) {
-	sb, err := legacysandbox.New(legacysandbox.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	legacyAddr := harness.ServeLocal(t, sb)
+	sb, client := legacyOverOSDM(t, "exchange_fee 2.00 EUR")
 	day := time.Now().AddDate(0, 0, 1).Format(time.DateOnly)
 	seats := func(step string, w708, w709 int) {
 		t.Helper()
@@ -40,55 +30,10 @@ func TestOSDMLegacyIntegrationLegacyRoundTripAfterSales(t *testing.T) {
 			t.Errorf("%s: seats taken on 708 %d, on 709 %d; want %d, %d", step, a, b, w708, w709)
 		}
 	}
-	held := func() []legacysandbox.BookingInfo {
-		var out []legacysandbox.BookingInfo
-		for _, b := range sb.Bookings() {
-			if b.Status == legacy.StatusConfirmed {
-				out = append(out, b)
-			}
-		}
-		return out
-	}
-	dir := t.TempDir()
-	osdmPort := harness.FreePort(t)
-	base := harness.Serve(t, func(port int) string {
-		return harness.Options() + harness.Site(port, fmt.Sprintf(`
-	route /legacy {
-		osdm_convert {
-			partner hermes-over-osdm
-			timeout 10s
-		}
-		reverse_proxy 127.0.0.1:%d
-	}
-`, osdmPort)) + harness.Site(osdmPort, fmt.Sprintf(`
-	route {
-		osdm_legacy {
-			partner hermes-test
-			refund_fee 10%%
-			exchange_fee 2.00 EUR
-			timeout 5s
-			store bolt %s
-		}
-		reverse_proxy %s
-	}
-`, filepath.Join(dir, "legacy.db"), legacyAddr))
-	})
+	held := func() []legacysandbox.BookingInfo { return confirmedAt(sb) }
 	post := func(msg legacy.Request) legacy.Reply {
 		t.Helper()
-		body, err := legacy.Encode(legacy.XML, msg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.Post(base+"/legacy", "application/xml", bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		got, _ := io.ReadAll(resp.Body)
-		reply, err := legacy.DecodeReply(legacy.XML, got)
-		if err != nil {
-			t.Fatalf("%d %s: %v", resp.StatusCode, got, err)
-		}
+		_, reply := client.Send(t, msg)
 		return reply
 	}
 	id := func(p string) legacy.Header { return legacy.Header{MessageID: p + uuid.NewString()[:8]} }

@@ -1,15 +1,12 @@
 package integration
 
 import (
-	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 )
@@ -20,37 +17,10 @@ import (
 // legacy sandbox. The BookingReply carries the far system's reservation
 // reference and control number; the CancelReply its refund.
 func TestOSDMLegacyIntegrationLegacyRoundTrip(t *testing.T) {
-	sb, err := legacysandbox.New(legacysandbox.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	legacyAddr := harness.ServeLocal(t, sb)
-	dir := t.TempDir()
-	osdmPort := harness.FreePort(t)
-	base := harness.Serve(t, func(port int) string {
-		return harness.Options() + harness.Site(port, fmt.Sprintf(`
-	route /legacy {
-		osdm_convert {
-			partner hermes-over-osdm
-			timeout 10s
-		}
-		reverse_proxy 127.0.0.1:%d
-	}
-`, osdmPort)) + harness.Site(osdmPort, fmt.Sprintf(`
-	route {
-		osdm_legacy {
-			partner hermes-test
-			refund_fee 10%%
-			timeout 5s
-			store bolt %s
-		}
-		reverse_proxy %s
-	}
-`, filepath.Join(dir, "legacy.db"), legacyAddr))
-	})
+	sb, client := legacyOverOSDM(t)
 	post := func(msg legacy.Request) legacy.Reply {
 		t.Helper()
-		_, reply := harness.LegacyClient{URL: base + "/legacy"}.Send(t, msg)
+		_, reply := client.Send(t, msg)
 		return reply
 	}
 	day := time.Now().AddDate(0, 0, 1).Format(time.DateOnly)
@@ -64,12 +34,7 @@ func TestOSDMLegacyIntegrationLegacyRoundTrip(t *testing.T) {
 	if !ok {
 		t.Fatalf("BookingRequest over OSDM: %#v", reply)
 	}
-	held := map[string]legacysandbox.BookingInfo{}
-	for _, b := range sb.Bookings() {
-		if b.Status == legacy.StatusConfirmed {
-			held[b.BookingRef] = b
-		}
-	}
+	held := confirmedAt(sb)
 	if len(held) != 1 {
 		t.Fatalf("the far legacy system holds %d bookings", len(held))
 	}
