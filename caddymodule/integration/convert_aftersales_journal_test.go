@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/caddy-osdm/caddy-osdm/converter"
@@ -29,25 +28,6 @@ func (rig *journalRig) partnerBooking(id string) *osdm.Booking {
 		rig.t.Fatalf("GET /bookings/%s: %d %s", id, resp.StatusCode, body)
 	}
 	return br.Booking
-}
-
-// killOnStep makes the tap kill front when the call of step for message
-// id first arrives, before passing it on; the calls after go through.
-func (rig *journalRig) killOnStep(front *journalProc, id string, step converter.Step) {
-	key := converter.IdempotencyKey(journalPartner, id, step)
-	rig.tap.mu.Lock()
-	defer rig.tap.mu.Unlock()
-	var killed atomic.Bool
-	rig.tap.intercept = func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
-		if r.Header.Get("Idempotency-Key") != key || !killed.CompareAndSwap(false, true) {
-			return false
-		}
-		front.Kill()
-		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
-			conn.Close()
-		}
-		return true
-	}
 }
 
 func twoSeats(id string) *legacy.BookingRequest {

@@ -223,12 +223,13 @@ func TestJournalReplyOutlivesReplyCache(t *testing.T) {
 	}
 }
 
-// killOnFulfilment makes the tap SIGKILL the front it names when the
-// fulfilment of message id first arrives, before passing it on: the
-// partner keeps a booking PREBOOKED that the dead front never confirmed.
-// The fulfilments after (a resend continuing the exchange) go through.
-func (rig *journalRig) killOnFulfilment(front *journalProc, id string) {
-	key := converter.IdempotencyKey(journalPartner, id, converter.StepFulfillments)
+// killOnStep makes the tap SIGKILL the front it names when the call of
+// step for message id first arrives, before passing it on: on the
+// fulfilment, say, the partner keeps a booking PREBOOKED that the dead
+// front never confirmed. The calls after (a resend continuing the
+// message) go through.
+func (rig *journalRig) killOnStep(front *journalProc, id string, step converter.Step) {
+	key := converter.IdempotencyKey(journalPartner, id, step)
 	rig.tap.mu.Lock()
 	defer rig.tap.mu.Unlock()
 	var killed atomic.Bool
@@ -259,7 +260,7 @@ func TestJournalSettlesAfterSIGKILL(t *testing.T) {
 
 	// Settled in the background.
 	id := journalMsgID("b1")
-	rig.killOnFulfilment(front, id)
+	rig.killOnStep(front, id, converter.StepFulfillments)
 	if _, r, err := rig.send(front, searchBooking(id)); err == nil {
 		t.Fatalf("the front answered %+v; it should have died", r)
 	}
@@ -337,7 +338,7 @@ func TestJournalSettlesAfterSIGKILL(t *testing.T) {
 
 	// Continued by the resend.
 	id = journalMsgID("b2")
-	rig.killOnFulfilment(front, id)
+	rig.killOnStep(front, id, converter.StepFulfillments)
 	if _, r, err := rig.send(front, searchBooking(id)); err == nil {
 		t.Fatalf("the front answered %+v; it should have died", r)
 	}

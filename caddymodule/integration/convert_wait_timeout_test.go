@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/converter"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
@@ -19,7 +20,7 @@ func TestJournalWaitTimeoutNotCached(t *testing.T) {
 	rig := newJournalRig(t, redisStore(t), "\t\t\ttimeout 2s\n\t\t\tsettle_every 200ms\n")
 	a, b := rig.front(), rig.front()
 	id := journalMsgID("wait")
-	rig.killOnFulfilment(a, id)
+	rig.killOnStep(a, id, converter.StepFulfillments)
 	if _, r, err := rig.send(a, searchBooking(id)); err == nil {
 		t.Fatalf("the first front answered %+v; it should have died", r)
 	}
