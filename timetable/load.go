@@ -170,13 +170,11 @@ func (l *loader) stops() error {
 	var rows []row
 	byID := map[string]int{}
 	for tb.next() {
-		r := row{id: strings.Clone(tb.get(idc)), code: strings.Clone(tb.get(codec)), name: strings.Clone(tb.get(namec)), parent: strings.Clone(tb.get(parc)), line: tb.line}
-		if r.id == "" {
-			return tb.errf(idc, "empty")
+		id, err := uniqueID(tb, idc, byID)
+		if err != nil {
+			return err
 		}
-		if _, dup := byID[r.id]; dup {
-			return tb.errf(idc, "%q appears twice", r.id)
-		}
+		r := row{id: strings.Clone(id), code: strings.Clone(tb.get(codec)), name: strings.Clone(tb.get(namec)), parent: strings.Clone(tb.get(parc)), line: tb.line}
 		if s := tb.get(typec); s != "" {
 			r.typ, err = strconv.Atoi(s)
 			if err != nil || r.typ < 0 || r.typ > 4 {
@@ -309,12 +307,9 @@ func (l *loader) calendar() error {
 		startc, endc := tb.col("start_date"), tb.col("end_date")
 		seen := map[string]bool{}
 		for tb.next() {
-			id := tb.get(idc)
-			if id == "" {
-				return tb.errf(idc, "empty")
-			}
-			if seen[id] {
-				return tb.errf(idc, "%q appears twice", id)
+			id, err := uniqueID(tb, idc, seen)
+			if err != nil {
+				return err
 			}
 			seen[strings.Clone(id)] = true
 			w := week{service: service(id)}
@@ -410,12 +405,9 @@ func (l *loader) trips() error {
 	l.tripIdx = map[string]int32{}
 	l.t.byTrain = map[string][]int32{}
 	for tb.next() {
-		id := tb.get(idc)
-		if id == "" {
-			return tb.errf(idc, "empty")
-		}
-		if _, dup := l.tripIdx[id]; dup {
-			return tb.errf(idc, "%q appears twice", id)
+		id, err := uniqueID(tb, idc, l.tripIdx)
+		if err != nil {
+			return err
 		}
 		if _, ok := l.routeIDs[tb.get(routec)]; !ok {
 			return tb.errf(routec, "%q is no route_id of routes.txt", tb.get(routec))

@@ -152,6 +152,20 @@ func (t *table) err() error {
 	return t.failed
 }
 
+// uniqueID is the value at column c of the current row, a column that
+// gives each row its own id: an error when it is empty or when seen (the
+// ids of the rows before) has it already.
+func uniqueID[V any](t *table, c int, seen map[string]V) (string, error) {
+	id := t.get(c)
+	if id == "" {
+		return "", t.errf(c, "empty")
+	}
+	if _, dup := seen[id]; dup {
+		return "", t.errf(c, "%q appears twice", id)
+	}
+	return id, nil
+}
+
 // get is the trimmed value at column i of the current row, "" for an
 // absent column (i < 0) or a short row.
 func (t *table) get(i int) string {

@@ -69,3 +69,26 @@ func TestTableRows(t *testing.T) {
 		}
 	})
 }
+
+// TestUniqueID checks the id column check of stops, calendar and trips: a
+// new id is given back, an empty one or one seen before is an error on
+// that row and column.
+func TestUniqueID(t *testing.T) {
+	tb := testTable(t, "name,id\nx,A\ny,\nz,A\n")
+	id := tb.col("id")
+	seen := map[string]struct{}{}
+	var got []string
+	for tb.next() {
+		v, err := uniqueID(tb, id, seen)
+		if err != nil {
+			got = append(got, err.Error())
+			continue
+		}
+		seen[v] = struct{}{}
+		got = append(got, v)
+	}
+	want := []string{"A", "gtfs x.txt line 3, field id: empty", `gtfs x.txt line 4, field id: "A" appears twice`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
