@@ -152,6 +152,12 @@ func (t *Timetable) call(pos int32, base int64) Call {
 	}
 }
 
+// leg is trip ti's ride from stop time from to stop time to on service
+// date d, whose base is base.
+func (t *Timetable) leg(ti int32, d day, base int64, from, to int32) Leg {
+	return Leg{Train: t.trips[ti].train, ServiceDate: d.midnight(t.loc), From: t.call(from, base), To: t.call(to, base)}
+}
+
 // serviceDays calls f for each service date whose times may fall in
 // [lo, hi] (unix seconds), with the base of that date.
 func (t *Timetable) serviceDays(lo, hi int64, f func(d day, base int64)) {
@@ -164,6 +170,22 @@ func (t *Timetable) serviceDays(lo, hi int64, f func(d day, base int64)) {
 		}
 		f(d, base)
 	}
+}
+
+// eventsIn calls f for each event of evs (one station's departures or
+// arrivals, sorted by time of day) that falls in [lo, hi] (unix seconds)
+// on a service date its trip runs, with the trip, the date and its base.
+func (t *Timetable) eventsIn(evs []event, lo, hi int64, f func(e *event, tr *trip, d day, base int64)) {
+	t.serviceDays(lo, hi, func(d day, base int64) {
+		i := sort.Search(len(evs), func(i int) bool { return base+int64(evs[i].secs) >= lo })
+		for ; i < len(evs) && base+int64(evs[i].secs) <= hi; i++ {
+			e := &evs[i]
+			tr := &t.trips[e.trip]
+			if t.cal.runs(tr.service, d) {
+				f(e, tr, d, base)
+			}
+		}
+	})
 }
 
 // Direct is the direct trains from origin to destination (UIC codes) that
@@ -199,20 +221,12 @@ func (t *Timetable) Direct(origin, destination string, from time.Time, window ti
 		trip     int32
 	}
 	var hits []found
-	t.serviceDays(lo, hi, func(d day, base int64) {
-		i := sort.Search(len(evs), func(i int) bool { return base+int64(evs[i].secs) >= lo })
-		for ; i < len(evs) && base+int64(evs[i].secs) <= hi; i++ {
-			e := &evs[i]
-			tr := &t.trips[e.trip]
-			if !t.cal.runs(tr.service, d) {
-				continue
-			}
-			end := tr.first + tr.n
-			for p := e.pos + 1; p < end; p++ {
-				if t.stStation[p] == dst && t.stFlags[p]&flagNoDropOff == 0 {
-					hits = append(hits, found{dep: base + int64(e.secs), d: d, base: base, opos: e.pos, dp: p, trip: e.trip})
-					break
-				}
+	t.eventsIn(evs, lo, hi, func(e *event, tr *trip, d day, base int64) {
+		end := tr.first + tr.n
+		for p := e.pos + 1; p < end; p++ {
+			if t.stStation[p] == dst && t.stFlags[p]&flagNoDropOff == 0 {
+				hits = append(hits, found{dep: base + int64(e.secs), d: d, base: base, opos: e.pos, dp: p, trip: e.trip})
+				return
 			}
 		}
 	})
@@ -227,12 +241,7 @@ func (t *Timetable) Direct(origin, destination string, from time.Time, window ti
 	hiI := min(split+max(after, 0), len(hits))
 	legs := make([]Leg, 0, hiI-loI)
 	for _, h := range hits[loI:hiI] {
-		legs = append(legs, Leg{
-			Train:       t.trips[h.trip].train,
-			ServiceDate: h.d.midnight(t.loc),
-			From:        t.call(h.opos, h.base),
-			To:          t.call(h.dp, h.base),
-		})
+		legs = append(legs, t.leg(h.trip, h.d, h.base, h.opos, h.dp))
 	}
 	return legs
 }
@@ -260,19 +269,11 @@ func (t *Timetable) DirectArriving(origin, destination string, by time.Time, win
 		trip     int32
 	}
 	var hits []found
-	t.serviceDays(lo, hi, func(d day, base int64) {
-		i := sort.Search(len(evs), func(i int) bool { return base+int64(evs[i].secs) >= lo })
-		for ; i < len(evs) && base+int64(evs[i].secs) <= hi; i++ {
-			e := &evs[i]
-			tr := &t.trips[e.trip]
-			if !t.cal.runs(tr.service, d) {
-				continue
-			}
-			for p := e.pos - 1; p >= tr.first; p-- {
-				if t.stStation[p] == o && t.stFlags[p]&flagNoPickup == 0 {
-					hits = append(hits, found{arr: base + int64(e.secs), dep: base + int64(t.stDep[p]), d: d, base: base, op: p, dp: e.pos, trip: e.trip})
-					break
-				}
+	t.eventsIn(evs, lo, hi, func(e *event, tr *trip, d day, base int64) {
+		for p := e.pos - 1; p >= tr.first; p-- {
+			if t.stStation[p] == o && t.stFlags[p]&flagNoPickup == 0 {
+				hits = append(hits, found{arr: base + int64(e.secs), dep: base + int64(t.stDep[p]), d: d, base: base, op: p, dp: e.pos, trip: e.trip})
+				return
 			}
 		}
 	})
@@ -283,12 +284,7 @@ func (t *Timetable) DirectArriving(origin, destination string, by time.Time, win
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].dep < hits[j].dep })
 	legs := make([]Leg, 0, len(hits))
 	for _, h := range hits {
-		legs = append(legs, Leg{
-			Train:       t.trips[h.trip].train,
-			ServiceDate: h.d.midnight(t.loc),
-			From:        t.call(h.op, h.base),
-			To:          t.call(h.dp, h.base),
-		})
+		legs = append(legs, t.leg(h.trip, h.d, h.base, h.op, h.dp))
 	}
 	return legs
 }
@@ -326,7 +322,7 @@ func (t *Timetable) Ride(train, origin, destination string, departureDate time.T
 				}
 				for q := p + 1; q < end; q++ {
 					if t.stStation[q] == dst && t.stFlags[q]&flagNoDropOff == 0 {
-						return Leg{Train: tr.train, ServiceDate: sd.midnight(t.loc), From: t.call(p, base), To: t.call(q, base)}, true
+						return t.leg(ti, sd, base, p, q), true
 					}
 				}
 			}
