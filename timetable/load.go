@@ -111,20 +111,10 @@ func (l *loader) agency() error {
 		return err
 	}
 	defer tb.close()
-	tzc, err := tb.col("agency_timezone")
-	if err != nil {
-		return err
-	}
+	tzc := tb.col("agency_timezone")
 	var first string
 	var firstLine int
-	for {
-		ok, err := tb.next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	for tb.next() {
 		tz := tb.get(tzc)
 		if tz == "" {
 			return tb.errf(tzc, "empty: every agency needs its time zone")
@@ -140,6 +130,9 @@ func (l *loader) agency() error {
 		if tz != first {
 			return tb.errf(tzc, "%s differs from %s on line %d: a feed must have one time zone", tz, first, firstLine)
 		}
+	}
+	if err := tb.err(); err != nil {
+		return err
 	}
 	if l.t.loc == nil {
 		return feedErr("agency.txt", 0, "", "no agency")
@@ -166,14 +159,7 @@ func (l *loader) stops() error {
 		return err
 	}
 	defer tb.close()
-	idc, err := tb.col("stop_id")
-	if err != nil {
-		return err
-	}
-	codec, err := tb.col(l.opts.StationCode)
-	if err != nil {
-		return err
-	}
+	idc, codec := tb.col("stop_id"), tb.col(l.opts.StationCode)
 	namec := tb.optCol("stop_name")
 	typec := tb.optCol("location_type")
 	parc := tb.optCol("parent_station")
@@ -183,21 +169,12 @@ func (l *loader) stops() error {
 	}
 	var rows []row
 	byID := map[string]int{}
-	for {
-		ok, err := tb.next()
+	for tb.next() {
+		id, err := uniqueID(tb, idc, byID)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			break
-		}
-		r := row{id: strings.Clone(tb.get(idc)), code: strings.Clone(tb.get(codec)), name: strings.Clone(tb.get(namec)), parent: strings.Clone(tb.get(parc)), line: tb.line}
-		if r.id == "" {
-			return tb.errf(idc, "empty")
-		}
-		if _, dup := byID[r.id]; dup {
-			return tb.errf(idc, "%q appears twice", r.id)
-		}
+		r := row{id: strings.Clone(id), code: strings.Clone(tb.get(codec)), name: strings.Clone(tb.get(namec)), parent: strings.Clone(tb.get(parc)), line: tb.line}
 		if s := tb.get(typec); s != "" {
 			r.typ, err = strconv.Atoi(s)
 			if err != nil || r.typ < 0 || r.typ > 4 {
@@ -209,6 +186,9 @@ func (l *loader) stops() error {
 		}
 		byID[r.id] = len(rows)
 		rows = append(rows, r)
+	}
+	if err := tb.err(); err != nil {
+		return err
 	}
 	l.t.stopRows = len(rows)
 	l.t.byCode = map[string]int32{}
@@ -264,23 +244,9 @@ func (l *loader) routes() error {
 		return err
 	}
 	defer tb.close()
-	idc, err := tb.col("route_id")
-	if err != nil {
-		return err
-	}
-	typc, err := tb.col("route_type")
-	if err != nil {
-		return err
-	}
+	idc, typc := tb.col("route_id"), tb.col("route_type")
 	l.routeIDs = map[string]struct{}{}
-	for {
-		ok, err := tb.next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
+	for tb.next() {
 		id := tb.get(idc)
 		if id == "" {
 			return tb.errf(idc, "empty")
@@ -293,6 +259,7 @@ func (l *loader) routes() error {
 		}
 		l.routeIDs[strings.Clone(id)] = struct{}{}
 	}
+	return tb.err()
 }
 
 var weekdays = [7]string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}
@@ -332,39 +299,17 @@ func (l *loader) calendar() error {
 	hasCal := tb != nil
 	if tb != nil {
 		defer tb.close()
-		idc, err := tb.col("service_id")
-		if err != nil {
-			return err
-		}
+		idc := tb.col("service_id")
 		var dayc [7]int
 		for i, n := range weekdays {
-			if dayc[i], err = tb.col(n); err != nil {
-				return err
-			}
+			dayc[i] = tb.col(n)
 		}
-		startc, err := tb.col("start_date")
-		if err != nil {
-			return err
-		}
-		endc, err := tb.col("end_date")
-		if err != nil {
-			return err
-		}
+		startc, endc := tb.col("start_date"), tb.col("end_date")
 		seen := map[string]bool{}
-		for {
-			ok, err := tb.next()
+		for tb.next() {
+			id, err := uniqueID(tb, idc, seen)
 			if err != nil {
 				return err
-			}
-			if !ok {
-				break
-			}
-			id := tb.get(idc)
-			if id == "" {
-				return tb.errf(idc, "empty")
-			}
-			if seen[id] {
-				return tb.errf(idc, "%q appears twice", id)
 			}
 			seen[strings.Clone(id)] = true
 			w := week{service: service(id)}
@@ -390,6 +335,9 @@ func (l *loader) calendar() error {
 			span(w.end)
 			weeks = append(weeks, w)
 		}
+		if err := tb.err(); err != nil {
+			return err
+		}
 	}
 	tb2, err := openTable(l.fsys, "calendar_dates.txt", true)
 	if err != nil {
@@ -401,26 +349,8 @@ func (l *loader) calendar() error {
 	if tb2 != nil {
 		tb := tb2
 		defer tb.close()
-		idc, err := tb.col("service_id")
-		if err != nil {
-			return err
-		}
-		datec, err := tb.col("date")
-		if err != nil {
-			return err
-		}
-		typc, err := tb.col("exception_type")
-		if err != nil {
-			return err
-		}
-		for {
-			ok, err := tb.next()
-			if err != nil {
-				return err
-			}
-			if !ok {
-				break
-			}
+		idc, datec, typc := tb.col("service_id"), tb.col("date"), tb.col("exception_type")
+		for tb.next() {
 			id := tb.get(idc)
 			if id == "" {
 				return tb.errf(idc, "empty")
@@ -438,6 +368,9 @@ func (l *loader) calendar() error {
 			}
 			span(e.d)
 			excs = append(excs, e)
+		}
+		if err := tb.err(); err != nil {
+			return err
 		}
 	}
 	if len(weeks) == 0 && len(excs) == 0 {
@@ -467,38 +400,14 @@ func (l *loader) trips() error {
 		return err
 	}
 	defer tb.close()
-	routec, err := tb.col("route_id")
-	if err != nil {
-		return err
-	}
-	servc, err := tb.col("service_id")
-	if err != nil {
-		return err
-	}
-	idc, err := tb.col("trip_id")
-	if err != nil {
-		return err
-	}
-	namec, err := tb.col("trip_short_name")
-	if err != nil {
-		return err
-	}
+	routec, servc := tb.col("route_id"), tb.col("service_id")
+	idc, namec := tb.col("trip_id"), tb.col("trip_short_name")
 	l.tripIdx = map[string]int32{}
 	l.t.byTrain = map[string][]int32{}
-	for {
-		ok, err := tb.next()
+	for tb.next() {
+		id, err := uniqueID(tb, idc, l.tripIdx)
 		if err != nil {
 			return err
-		}
-		if !ok {
-			break
-		}
-		id := tb.get(idc)
-		if id == "" {
-			return tb.errf(idc, "empty")
-		}
-		if _, dup := l.tripIdx[id]; dup {
-			return tb.errf(idc, "%q appears twice", id)
 		}
 		if _, ok := l.routeIDs[tb.get(routec)]; !ok {
 			return tb.errf(routec, "%q is no route_id of routes.txt", tb.get(routec))
@@ -520,6 +429,9 @@ func (l *loader) trips() error {
 		ti := int32(len(l.t.trips))
 		l.t.trips = append(l.t.trips, trip{train: l.intern(name), service: svc})
 		l.tripIdx[id] = ti
+	}
+	if err := tb.err(); err != nil {
+		return err
 	}
 	if l.skippedTrain > 0 {
 		l.t.warnings = append(l.t.warnings, fmt.Sprintf("trips.txt: %d trips skipped: their trip_short_name (the train number) is empty or longer than %d characters (the first: %s)", l.skippedTrain, MaxTrainNumber, l.firstSkipped))

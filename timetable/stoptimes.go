@@ -15,26 +15,8 @@ func (l *loader) stopTimes() error {
 		return err
 	}
 	defer tb.close()
-	tripc, err := tb.col("trip_id")
-	if err != nil {
-		return err
-	}
-	arrc, err := tb.col("arrival_time")
-	if err != nil {
-		return err
-	}
-	depc, err := tb.col("departure_time")
-	if err != nil {
-		return err
-	}
-	stopc, err := tb.col("stop_id")
-	if err != nil {
-		return err
-	}
-	seqc, err := tb.col("stop_sequence")
-	if err != nil {
-		return err
-	}
+	tripc, arrc, depc := tb.col("trip_id"), tb.col("arrival_time"), tb.col("departure_time")
+	stopc, seqc := tb.col("stop_id"), tb.col("stop_sequence")
 	pickc := tb.optCol("pickup_type")
 	dropc := tb.optCol("drop_off_type")
 
@@ -63,14 +45,7 @@ func (l *loader) stopTimes() error {
 		}
 		return 0, tb.errf(c, "%q: want 0, 1, 2 or 3", tb.get(c))
 	}
-	for {
-		ok, err := tb.next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	for tb.next() {
 		ti, ok := l.tripIdx[tb.get(tripc)]
 		if !ok {
 			return tb.errf(tripc, "%q is no trip_id of trips.txt", tb.get(tripc))
@@ -112,6 +87,9 @@ func (l *loader) stopTimes() error {
 		rDep = append(rDep, dep)
 		rLine = append(rLine, int32(tb.line))
 		rFlags = append(rFlags, f1|f2)
+	}
+	if err := tb.err(); err != nil {
+		return err
 	}
 	l.tripIdx = nil // done with trip ids: let them go
 

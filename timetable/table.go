@@ -21,6 +21,10 @@ type table struct {
 	line int
 	// width is one past the rightmost named column.
 	width int
+	// failed is the first error: a required column missing from the
+	// header, or a row that could not be read. next stops at it; err
+	// returns it.
+	failed error
 }
 
 // openTable opens name in fsys and reads its header. A missing file is
@@ -83,13 +87,19 @@ func (t *table) close() {
 	}
 }
 
-// col is the index of a required column.
-func (t *table) col(name string) (int, error) {
+// col is the index of a required column. When the header lacks it, col
+// is -1 and the table fails (unless it already has): next reads no row
+// and err names the column. A reader thus takes all its columns, then
+// loops over the rows, then checks err once.
+func (t *table) col(name string) int {
 	i, ok := t.cols[name]
 	if !ok {
-		return 0, feedErr(t.file, 1, name, "required column missing from the header")
+		if t.failed == nil {
+			t.failed = feedErr(t.file, 1, name, "required column missing from the header")
+		}
+		return -1
 	}
-	return i, nil
+	return i
 }
 
 // optCol is the index of an optional column, -1 when absent.
@@ -100,16 +110,25 @@ func (t *table) optCol(name string) int {
 	return -1
 }
 
-// next reads the next row; false at the end of the file. Blank lines are
-// skipped (encoding/csv does); a row with fewer fields than the header is
-// an error.
-func (t *table) next() (bool, error) {
+// next reads the next row, for get and errf; false at the end of the file
+// or once the table has failed (see err), as in
+//
+//	for tb.next() { ... }
+//	if err := tb.err(); err != nil { ... }
+//
+// Blank lines are skipped (encoding/csv does); a row with fewer fields
+// than the header fails the table.
+func (t *table) next() bool {
+	if t.failed != nil {
+		return false
+	}
 	rec, err := t.r.Read()
 	if err == io.EOF {
-		return false, nil
+		return false
 	}
 	if err != nil {
-		return false, t.csvErr(err)
+		t.failed = t.csvErr(err)
+		return false
 	}
 	t.line, _ = t.r.FieldPos(0)
 	if len(rec) < t.width {
@@ -120,10 +139,31 @@ func (t *table) next() (bool, error) {
 				first, field = i, name
 			}
 		}
-		return false, feedErr(t.file, t.line, field, "row has %d fields, the header %d", len(rec), t.width)
+		t.failed = feedErr(t.file, t.line, field, "row has %d fields, the header %d", len(rec), t.width)
+		return false
 	}
 	t.rec = rec
-	return true, nil
+	return true
+}
+
+// err is why next stopped early: the first required column missing from
+// the header, or the row that could not be read. Nil at the end of the file.
+func (t *table) err() error {
+	return t.failed
+}
+
+// uniqueID is the value at column c of the current row, a column that
+// gives each row its own id: an error when it is empty or when seen (the
+// ids of the rows before) has it already.
+func uniqueID[V any](t *table, c int, seen map[string]V) (string, error) {
+	id := t.get(c)
+	if id == "" {
+		return "", t.errf(c, "empty")
+	}
+	if _, dup := seen[id]; dup {
+		return "", t.errf(c, "%q appears twice", id)
+	}
+	return id, nil
 }
 
 // get is the trimmed value at column i of the current row, "" for an

@@ -152,6 +152,20 @@ func (t *Timetable) call(pos int32, base int64) Call {
 	}
 }
 
+// ride is a trip's ride between two of its stop times on one service
+// date: a Leg before its calls are made.
+type ride struct {
+	trip     int32
+	from, to int32 // stop time indexes
+	d        day
+	base     int64 // d's base
+}
+
+// leg is the Leg of r.
+func (t *Timetable) leg(r ride) Leg {
+	return Leg{Train: t.trips[r.trip].train, ServiceDate: r.d.midnight(t.loc), From: t.call(r.from, r.base), To: t.call(r.to, r.base)}
+}
+
 // serviceDays calls f for each service date whose times may fall in
 // [lo, hi] (unix seconds), with the base of that date.
 func (t *Timetable) serviceDays(lo, hi int64, f func(d day, base int64)) {
@@ -164,6 +178,22 @@ func (t *Timetable) serviceDays(lo, hi int64, f func(d day, base int64)) {
 		}
 		f(d, base)
 	}
+}
+
+// eventsIn calls f for each event of evs (one station's departures or
+// arrivals, sorted by time of day) that falls in [lo, hi] (unix seconds)
+// on a service date its trip runs, with the trip, the date and its base.
+func (t *Timetable) eventsIn(evs []event, lo, hi int64, f func(e *event, tr *trip, d day, base int64)) {
+	t.serviceDays(lo, hi, func(d day, base int64) {
+		i := sort.Search(len(evs), func(i int) bool { return base+int64(evs[i].secs) >= lo })
+		for ; i < len(evs) && base+int64(evs[i].secs) <= hi; i++ {
+			e := &evs[i]
+			tr := &t.trips[e.trip]
+			if t.cal.runs(tr.service, d) {
+				f(e, tr, d, base)
+			}
+		}
+	})
 }
 
 // Direct is the direct trains from origin to destination (UIC codes) that
@@ -192,27 +222,16 @@ func (t *Timetable) Direct(origin, destination string, from time.Time, window ti
 	}
 	evs := t.deps[t.depOff[o]:t.depOff[o+1]]
 	type found struct {
-		dep      int64
-		d        day
-		base     int64
-		opos, dp int32
-		trip     int32
+		dep int64
+		ride
 	}
 	var hits []found
-	t.serviceDays(lo, hi, func(d day, base int64) {
-		i := sort.Search(len(evs), func(i int) bool { return base+int64(evs[i].secs) >= lo })
-		for ; i < len(evs) && base+int64(evs[i].secs) <= hi; i++ {
-			e := &evs[i]
-			tr := &t.trips[e.trip]
-			if !t.cal.runs(tr.service, d) {
-				continue
-			}
-			end := tr.first + tr.n
-			for p := e.pos + 1; p < end; p++ {
-				if t.stStation[p] == dst && t.stFlags[p]&flagNoDropOff == 0 {
-					hits = append(hits, found{dep: base + int64(e.secs), d: d, base: base, opos: e.pos, dp: p, trip: e.trip})
-					break
-				}
+	t.eventsIn(evs, lo, hi, func(e *event, tr *trip, d day, base int64) {
+		end := tr.first + tr.n
+		for p := e.pos + 1; p < end; p++ {
+			if t.stStation[p] == dst && t.stFlags[p]&flagNoDropOff == 0 {
+				hits = append(hits, found{dep: base + int64(e.secs), ride: ride{trip: e.trip, from: e.pos, to: p, d: d, base: base}})
+				return
 			}
 		}
 	})
@@ -227,12 +246,7 @@ func (t *Timetable) Direct(origin, destination string, from time.Time, window ti
 	hiI := min(split+max(after, 0), len(hits))
 	legs := make([]Leg, 0, hiI-loI)
 	for _, h := range hits[loI:hiI] {
-		legs = append(legs, Leg{
-			Train:       t.trips[h.trip].train,
-			ServiceDate: h.d.midnight(t.loc),
-			From:        t.call(h.opos, h.base),
-			To:          t.call(h.dp, h.base),
-		})
+		legs = append(legs, t.leg(h.ride))
 	}
 	return legs
 }
@@ -254,25 +268,14 @@ func (t *Timetable) DirectArriving(origin, destination string, by time.Time, win
 	evs := t.arrs[t.arrOff[dst]:t.arrOff[dst+1]]
 	type found struct {
 		arr, dep int64
-		d        day
-		base     int64
-		op, dp   int32
-		trip     int32
+		ride
 	}
 	var hits []found
-	t.serviceDays(lo, hi, func(d day, base int64) {
-		i := sort.Search(len(evs), func(i int) bool { return base+int64(evs[i].secs) >= lo })
-		for ; i < len(evs) && base+int64(evs[i].secs) <= hi; i++ {
-			e := &evs[i]
-			tr := &t.trips[e.trip]
-			if !t.cal.runs(tr.service, d) {
-				continue
-			}
-			for p := e.pos - 1; p >= tr.first; p-- {
-				if t.stStation[p] == o && t.stFlags[p]&flagNoPickup == 0 {
-					hits = append(hits, found{arr: base + int64(e.secs), dep: base + int64(t.stDep[p]), d: d, base: base, op: p, dp: e.pos, trip: e.trip})
-					break
-				}
+	t.eventsIn(evs, lo, hi, func(e *event, tr *trip, d day, base int64) {
+		for p := e.pos - 1; p >= tr.first; p-- {
+			if t.stStation[p] == o && t.stFlags[p]&flagNoPickup == 0 {
+				hits = append(hits, found{arr: base + int64(e.secs), dep: base + int64(t.stDep[p]), ride: ride{trip: e.trip, from: p, to: e.pos, d: d, base: base}})
+				return
 			}
 		}
 	})
@@ -283,12 +286,7 @@ func (t *Timetable) DirectArriving(origin, destination string, by time.Time, win
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].dep < hits[j].dep })
 	legs := make([]Leg, 0, len(hits))
 	for _, h := range hits {
-		legs = append(legs, Leg{
-			Train:       t.trips[h.trip].train,
-			ServiceDate: h.d.midnight(t.loc),
-			From:        t.call(h.op, h.base),
-			To:          t.call(h.dp, h.base),
-		})
+		legs = append(legs, t.leg(h.ride))
 	}
 	return legs
 }
@@ -326,7 +324,7 @@ func (t *Timetable) Ride(train, origin, destination string, departureDate time.T
 				}
 				for q := p + 1; q < end; q++ {
 					if t.stStation[q] == dst && t.stFlags[q]&flagNoDropOff == 0 {
-						return Leg{Train: tr.train, ServiceDate: sd.midnight(t.loc), From: t.call(p, base), To: t.call(q, base)}, true
+						return t.leg(ride{trip: ti, from: p, to: q, d: sd, base: base}), true
 					}
 				}
 			}
