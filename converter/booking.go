@@ -208,22 +208,13 @@ func (r *run) bookingReply(b *osdm.Booking, fr *osdm.FulfillmentCollectionRespon
 		price = b.ProvisionalPrice
 	}
 	reply.Price = legacyPrice(price)
+	reply.Places = placesInTravellerOrder(b, false)
 	for i := range b.BookedOffers {
 		bo := &b.BookedOffers[i]
 		for j := range bo.Reservations {
 			res := &bo.Reservations[j]
 			if reply.ReservationReference == "" {
 				reply.ReservationReference = plain(res.BookingPartCode, 200)
-			}
-			if res.PlaceAllocation == nil {
-				continue
-			}
-			for _, rp := range res.PlaceAllocation.ReservedPlaces {
-				for _, n := range rp.PlaceNumbers {
-					if n = plain(n, 50); n != "" && len(reply.Places) < legacy.MaxItems {
-						reply.Places = append(reply.Places, legacy.Place{Coach: plain(rp.CoachNumber, 50), Number: n})
-					}
-				}
 			}
 		}
 		for j := range bo.Admissions {

@@ -2,6 +2,7 @@ package converter
 
 import (
 	"context"
+	"sort"
 	"strconv"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -47,18 +48,17 @@ func (r *run) readExchanged(ctx context.Context, id string, p legacy.PlaceReques
 	case bookingProvisional:
 		return nil, r.invalid("Booking " + id + " at partner " + r.c.partner + " is not confirmed, so it cannot be exchanged; cancel it and book the new journey.")
 	}
-	seen := map[string]bool{}
+	holds := map[string]bool{}
 	for _, h := range heldPlaces(b) {
-		if h.passengerID == "" || seen[h.passengerID] {
-			continue
-		}
-		seen[h.passengerID] = true
-		for _, bp := range b.Passengers {
-			if bp.ID == h.passengerID {
-				x.pax = append(x.pax, bp)
-			}
+		holds[h.passengerID] = h.passengerID != ""
+	}
+	for _, bp := range b.Passengers {
+		if holds[bp.ID] {
+			x.pax = append(x.pax, bp)
 		}
 	}
+	rank := travellerRank(b)
+	sort.SliceStable(x.pax, func(i, j int) bool { return rank[x.pax[i].ID] < rank[x.pax[j].ID] })
 	if len(x.pax) == 0 {
 		return nil, r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerRejected, BookingRef: id,
 			Text: "Partner " + r.c.partner + " does not say which passengers hold the places of booking " + id + ", so it cannot be exchanged; nothing was changed."})
@@ -70,13 +70,34 @@ func (r *run) readExchanged(ctx context.Context, id string, p legacy.PlaceReques
 	return x, nil
 }
 
+// refs are the exchanged passengers' refs in the exchange offer request
+// and operation: the externalRefs they were booked with (the partner
+// matches them to the booking's passengers), or p1..pN when the partner
+// did not give every passenger a distinct one.
+func (x *exchanged) refs() []string {
+	out := make([]string, len(x.pax))
+	seen := map[string]bool{}
+	for i, p := range x.pax {
+		if p.ExternalRef == "" || seen[p.ExternalRef] {
+			for i := range out {
+				out[i] = "p" + strconv.Itoa(i+1)
+			}
+			return out
+		}
+		seen[p.ExternalRef] = true
+		out[i] = p.ExternalRef
+	}
+	return out
+}
+
 // specs are the exchanged passengers as the exchange offer request
-// names them: p1..pN in booking order, with their type, age and date of
-// birth.
+// names them: in the travellers' order, by refs, with their type, age and
+// date of birth.
 func (x *exchanged) specs() []osdm.AnonymousPassengerSpecification {
+	refs := x.refs()
 	out := make([]osdm.AnonymousPassengerSpecification, len(x.pax))
 	for i, p := range x.pax {
-		out[i] = osdm.AnonymousPassengerSpecification{ExternalRef: "p" + strconv.Itoa(i+1), Type: p.Type, Age: p.Age, DateOfBirth: p.DateOfBirth}
+		out[i] = osdm.AnonymousPassengerSpecification{ExternalRef: refs[i], Type: p.Type, Age: p.Age, DateOfBirth: p.DateOfBirth}
 	}
 	return out
 }
@@ -213,10 +234,7 @@ func (r *run) exchange(ctx context.Context, m *legacy.BookingRequest) *Result {
 	if n, ok := r.x.(exchangeNoter); ok {
 		n.noteExchange(id)
 	}
-	refs := make([]string, len(x.pax))
-	for i := range refs {
-		refs[i] = "p" + strconv.Itoa(i+1)
-	}
+	refs := x.refs()
 	params := map[string]string{osdm.ParamBookingID: id}
 	opr := new(osdm.ExchangeOperationResponse)
 	f := r.do(ctx, call{step: StepExchangeOperation, params: params, out: opr,
@@ -273,12 +291,7 @@ func (r *run) confirmExchange(ctx context.Context, id, exchangeOf, opID string, 
 		br.Booking = &osdm.Booking{ID: id}
 	}
 	reply := r.bookingReply(br.Booking, fr)
-	reply.Places = nil
-	for _, h := range heldPlaces(br.Booking) {
-		if len(reply.Places) < legacy.MaxItems && h.place.Number != "" {
-			reply.Places = append(reply.Places, h.place)
-		}
-	}
+	reply.Places = placesInTravellerOrder(br.Booking, true)
 	for _, fu := range fr.Fulfillments {
 		if cn := plain(fu.ControlNumber, 200); cn != "" && fu.Status == osdm.FulfillmentFulfilled {
 			reply.TicketControlNumber = cn

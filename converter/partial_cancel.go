@@ -31,19 +31,27 @@ func heldPlaces(b *osdm.Booking) []heldPlace {
 			}
 			for _, rp := range res.PlaceAllocation.ReservedPlaces {
 				for k, n := range rp.PlaceNumbers {
-					h := heldPlace{place: legacy.Place{Coach: plain(rp.CoachNumber, 50), Number: plain(n, 50)}, partID: res.ID}
-					switch {
-					case len(rp.PassengerIDs) == len(rp.PlaceNumbers):
-						h.passengerID = rp.PassengerIDs[k]
-					case len(res.PassengerIDs) == 1:
-						h.passengerID = res.PassengerIDs[0]
-					}
-					out = append(out, h)
+					out = append(out, heldPlace{place: legacy.Place{Coach: plain(rp.CoachNumber, 50), Number: plain(n, 50)},
+						passengerID: placeOwner(res, &rp, k), partID: res.ID})
 				}
 			}
 		}
 	}
 	return out
+}
+
+// placeOwner is the passenger id of the k-th place number of rp, a
+// reservedPlace of res: rp's passengerIds position by position with its
+// placeNumbers, or the reservation's one passenger; "" when the partner
+// does not say.
+func placeOwner(res *osdm.Reservation, rp *osdm.ReservedPlace, k int) string {
+	switch {
+	case len(rp.PassengerIDs) == len(rp.PlaceNumbers):
+		return rp.PassengerIDs[k]
+	case len(res.PassengerIDs) == 1:
+		return res.PassengerIDs[0]
+	}
+	return ""
 }
 
 // partClosed reports a booking part that holds nothing any more.

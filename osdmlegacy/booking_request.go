@@ -224,8 +224,8 @@ func validPhone(s string) bool {
 // bookingPassengers matches the request's passengers with the offer's:
 // the booking is for all the offer's passengers (restriction 6), with the
 // types and ages the tariffs were chosen by (restriction 5). It returns
-// the booking's passengers and the names the BookingRequest carries (a
-// passenger without a last name is booked without a name).
+// the booking's passengers and the names the BookingRequest carries
+// (legacyNames).
 func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord, rules []TariffRule) ([]PassengerRecord, []legacy.Passenger, *osdm.ProblemError) {
 	inOffer := map[string]int{}
 	for i, op := range offer.Passengers {
@@ -273,7 +273,6 @@ func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord, rules []Tar
 		specs[j] = ps
 	}
 	pax := make([]PassengerRecord, len(offer.Passengers))
-	var names []legacy.Passenger
 	for i, op := range offer.Passengers {
 		ps := specs[i]
 		if ps == nil {
@@ -287,11 +286,9 @@ func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord, rules []Tar
 		if p.DateOfBirth == "" {
 			p.DateOfBirth = op.DateOfBirth
 		}
-		if d := ps.Detail; d != nil && d.LastName != "" {
-			names = append(names, legacy.Passenger{FirstName: d.FirstName, LastName: d.LastName, DateOfBirth: ps.DateOfBirth})
-			p.NameSent = strings.TrimSpace(d.FirstName + " " + d.LastName)
-		}
 		pax[i] = p
 	}
+	names, _ := legacyNames(offer, pax)
+	markNamesSent(offer, pax)
 	return pax, names, nil
 }

@@ -102,14 +102,7 @@ func (f *Facade) createExchangeOperation(ctx context.Context, c *call) *Answer {
 			if r.Exchange != nil {
 				n = r.Exchange.N + 1
 			}
-			var names []legacy.Passenger
-			for _, op := range offer.Passengers {
-				for _, pr := range r.Passengers {
-					if pr.ExternalRef == op.Ref && pr.Detail != nil && pr.Detail.LastName != "" {
-						names = append(names, legacy.Passenger{FirstName: pr.Detail.FirstName, LastName: pr.Detail.LastName, DateOfBirth: pr.DateOfBirth})
-					}
-				}
-			}
+			names, _ := legacyNames(offer, inOfferOrder(offer, r.Passengers))
 			req := &legacy.BookingRequest{
 				Header:     legacy.Header{MessageID: messageID(r.ID, StepExchangeBook, n), SentAt: now.UTC().Truncate(time.Second)},
 				Journey:    offer.Journey(),
@@ -416,21 +409,15 @@ func (f *Facade) recordExchangeCancelResult(ctx context.Context, id, msgID strin
 			return nil
 		}
 		// Confirmed: the booking is the new journey, its passengers in the
-		// new offer's order (each place is its passenger's).
+		// new offer's order (each place is its passenger's), with the names
+		// the new legacy booking holds.
 		d.refusal = nil
 		confirmed := now.UTC()
 		x.State, x.ConfirmedOn, x.Old = ExchangeConfirmed, &confirmed, r.Legacy
 		r.Offer, r.Legacy = x.Offer, x.Legacy
-		pax := make([]PassengerRecord, 0, len(r.Passengers))
-		for _, op := range r.Offer.Passengers {
-			for _, pr := range r.Passengers {
-				if pr.ExternalRef == op.Ref {
-					pax = append(pax, pr)
-				}
-			}
-		}
-		if len(pax) == len(r.Passengers) {
+		if pax := inOfferOrder(&r.Offer, r.Passengers); pax != nil {
 			r.Passengers = pax
+			markNamesSent(&r.Offer, r.Passengers)
 		}
 		if r.Fulfillment != nil {
 			r.Fulfillment.CreatedOn = confirmed

@@ -98,6 +98,23 @@ func (r *OfferRecord) Tariffs() []legacy.Tariff {
 	return tariffCounts(r.Passengers)
 }
 
+// placeOrder returns, for each place of the legacy PlaceRequest in order,
+// the index in r.Passengers of the passenger it is booked for: the places
+// follow the tariff groups (Tariffs), and within a group the passengers
+// keep their order. With interleaved tariffs (adult, child, adult) the
+// places are the first adult's, the second adult's, then the child's.
+func (r *OfferRecord) placeOrder() []int {
+	out := make([]int, 0, len(r.Passengers))
+	for _, t := range r.Tariffs() {
+		for i, op := range r.Passengers {
+			if op.Tariff == t.Code {
+				out = append(out, i)
+			}
+		}
+	}
+	return out
+}
+
 func tariffCounts(pax []OfferPassenger) []legacy.Tariff {
 	var out []legacy.Tariff
 	for _, p := range pax {

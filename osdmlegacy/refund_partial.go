@@ -15,14 +15,13 @@ import (
 // the BookingReply's places follow that order.
 
 // placeOwners returns, for each place of the BookingReply in order, the
-// index in rec.Passengers of the passenger it was booked for.
+// index in rec.Passengers of the passenger it was booked for (the offer's
+// placeOrder; rec.Passengers are in the offer's order).
 func (rec *BookingRecord) placeOwners() []int {
 	var owners []int
-	for _, t := range rec.Offer.Tariffs() {
-		for i, op := range rec.Offer.Passengers {
-			if op.Tariff == t.Code && i < len(rec.Passengers) {
-				owners = append(owners, i)
-			}
+	for _, i := range rec.Offer.placeOrder() {
+		if i < len(rec.Passengers) {
+			owners = append(owners, i)
 		}
 	}
 	return owners

@@ -1,0 +1,76 @@
+package converter
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// A legacy system reads a BookingReply's places in the order of its
+// request: the first place is its first traveller's (the first place of
+// its first Tariff), and so on. The partner groups places as it likes (by
+// coach, by tariff), so the converter puts them back in the travellers'
+// order: a booking's passengers carry the externalRefs p1..pN the
+// converter gave them (travellers), each reservedPlace pairs its
+// passengerIds with its placeNumbers position by position, as heldPlaces
+// reads them for a partial cancellation.
+
+// travellerRank returns, for each passenger id of b, its place among the
+// travellers: k-1 for externalRef pk, else after them in b's order.
+func travellerRank(b *osdm.Booking) map[string]int {
+	rank := make(map[string]int, len(b.Passengers))
+	for i, p := range b.Passengers {
+		k, err := strconv.Atoi(strings.TrimPrefix(p.ExternalRef, "p"))
+		if !strings.HasPrefix(p.ExternalRef, "p") || err != nil || k < 1 || k > legacy.MaxItems {
+			k = legacy.MaxItems + 1 + i
+		}
+		rank[p.ID] = k - 1
+	}
+	return rank
+}
+
+// placesInTravellerOrder returns the places of b's reservations (with
+// live, of those that still hold their places), as a BookingReply names
+// them, in the order of the travellers they were booked for; places whose
+// passenger the partner does not name keep their order, after the others.
+func placesInTravellerOrder(b *osdm.Booking, live bool) []legacy.Place {
+	type owned struct {
+		place legacy.Place
+		rank  int
+	}
+	rank := travellerRank(b)
+	last := len(rank) + legacy.MaxItems + 1
+	var out []owned
+	for i := range b.BookedOffers {
+		for j := range b.BookedOffers[i].Reservations {
+			res := &b.BookedOffers[i].Reservations[j]
+			if res.PlaceAllocation == nil || live && partClosed(res.Status) {
+				continue
+			}
+			for _, rp := range res.PlaceAllocation.ReservedPlaces {
+				for k, n := range rp.PlaceNumbers {
+					if n = plain(n, 50); n == "" {
+						continue
+					}
+					o := owned{place: legacy.Place{Coach: plain(rp.CoachNumber, 50), Number: n}, rank: last}
+					if r, ok := rank[placeOwner(res, &rp, k)]; ok {
+						o.rank = r
+					}
+					out = append(out, o)
+				}
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].rank < out[j].rank })
+	var places []legacy.Place
+	for _, o := range out {
+		if len(places) == legacy.MaxItems {
+			break
+		}
+		places = append(places, o.place)
+	}
+	return places
+}

@@ -1,0 +1,55 @@
+package osdmlegacy
+
+import "github.com/caddy-osdm/caddy-osdm/legacy"
+
+// legacyNames returns the Passengers of the legacy BookingRequest that
+// books offer for pax (the booking's passengers, in the offer's order),
+// and the indexes in pax of the passengers it names. A legacy
+// BookingRequest names its places in order, the first Passenger on the
+// first place: so the names follow the places (the offer's placeOrder),
+// and stop at the first place whose passenger has no last name, since a
+// legacy Passenger cannot be left blank. A name after that is not sent
+// with the booking; a PATCH of the passenger sends it (a
+// PassengerDataRequest for its place).
+func legacyNames(offer *OfferRecord, pax []PassengerRecord) ([]legacy.Passenger, []int) {
+	var names []legacy.Passenger
+	var named []int
+	for _, i := range offer.placeOrder() {
+		if i >= len(pax) || nameOf(pax[i].Detail) == "" {
+			break
+		}
+		d := pax[i].Detail
+		names = append(names, legacy.Passenger{FirstName: d.FirstName, LastName: d.LastName, DateOfBirth: pax[i].DateOfBirth})
+		named = append(named, i)
+	}
+	return names, named
+}
+
+// markNamesSent sets each passenger's NameSent to the name the legacy
+// BookingRequest of legacyNames carried for it, "" when it carried none.
+func markNamesSent(offer *OfferRecord, pax []PassengerRecord) {
+	_, named := legacyNames(offer, pax)
+	for i := range pax {
+		pax[i].NameSent = ""
+	}
+	for _, i := range named {
+		pax[i].NameSent = nameOf(pax[i].Detail)
+	}
+}
+
+// inOfferOrder returns pax in the order of offer's passengers (matched by
+// externalRef), nil when they do not match one to one.
+func inOfferOrder(offer *OfferRecord, pax []PassengerRecord) []PassengerRecord {
+	out := make([]PassengerRecord, 0, len(pax))
+	for _, op := range offer.Passengers {
+		for _, pr := range pax {
+			if pr.ExternalRef == op.Ref {
+				out = append(out, pr)
+			}
+		}
+	}
+	if len(out) != len(pax) {
+		return nil
+	}
+	return out
+}
