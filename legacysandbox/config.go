@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/defaults"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
@@ -208,11 +209,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.System < 1 || c.System > 9999 {
 		return c, fmt.Errorf("system %d must be a 918-1 reservation system code 1..9999", c.System)
 	}
-	if c.Capacity == 0 {
-		c.Capacity = DefaultCapacity
-	}
-	if c.Capacity < 1 || c.Capacity > MaxCapacity {
-		return c, fmt.Errorf("capacity %d must be 1..%d", c.Capacity, MaxCapacity)
+	if err := defaults.Count("capacity", &c.Capacity, DefaultCapacity, MaxCapacity); err != nil {
+		return c, err
 	}
 	if c.Schedule == nil {
 		c.Schedule = Demo()
@@ -293,27 +291,14 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Latency < 0 || c.Latency > MaxLatency {
 		return c, fmt.Errorf("latency %s must be 0..%s", c.Latency, MaxLatency)
 	}
-	durations := []struct {
-		name string
-		d    *time.Duration
-		def  time.Duration
-	}{
-		{"offer_ttl", &c.OfferTTL, DefaultOfferTTL},
-		{"retention", &c.Retention, DefaultRetention},
+	if err := defaults.Duration("offer_ttl", &c.OfferTTL, DefaultOfferTTL); err != nil {
+		return c, err
 	}
-	for _, d := range durations {
-		if *d.d == 0 {
-			*d.d = d.def
-		}
-		if *d.d < time.Second {
-			return c, fmt.Errorf("%s %s must be at least 1s", d.name, *d.d)
-		}
+	if err := defaults.Duration("retention", &c.Retention, DefaultRetention); err != nil {
+		return c, err
 	}
-	if c.MaxEntries == 0 {
-		c.MaxEntries = DefaultMaxEntries
-	}
-	if c.MaxEntries < 1 || c.MaxEntries > MaxMaxEntries {
-		return c, fmt.Errorf("max_entries %d must be 1..%d", c.MaxEntries, MaxMaxEntries)
+	if err := defaults.Count("max_entries", &c.MaxEntries, DefaultMaxEntries, MaxMaxEntries); err != nil {
+		return c, err
 	}
 	if c.MaxBody == 0 {
 		c.MaxBody = DefaultMaxBody

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/defaults"
 )
 
 // Defaults of Config.
@@ -101,34 +103,20 @@ func (c Config) Validate() error {
 
 // withDefaults checks c and fills in its defaults.
 func (c Config) withDefaults() (Config, error) {
-	if c.Capacity == 0 {
-		c.Capacity = DefaultCapacity
+	if err := defaults.Count("capacity", &c.Capacity, DefaultCapacity, MaxCapacity); err != nil {
+		return c, err
 	}
-	if c.Capacity < 1 || c.Capacity > MaxCapacity {
-		return c, fmt.Errorf("capacity %d must be 1..%d", c.Capacity, MaxCapacity)
+	if err := defaults.Duration("offer_ttl", &c.OfferTTL, DefaultOfferTTL); err != nil {
+		return c, err
 	}
-	durations := []struct {
-		name string
-		d    *time.Duration
-		def  time.Duration
-	}{
-		{"offer_ttl", &c.OfferTTL, DefaultOfferTTL},
-		{"booking_ttl", &c.BookingTTL, DefaultBookingTTL},
-		{"retention", &c.Retention, DefaultRetention},
+	if err := defaults.Duration("booking_ttl", &c.BookingTTL, DefaultBookingTTL); err != nil {
+		return c, err
 	}
-	for _, d := range durations {
-		if *d.d == 0 {
-			*d.d = d.def
-		}
-		if *d.d < time.Second {
-			return c, fmt.Errorf("%s %s must be at least 1s", d.name, *d.d)
-		}
+	if err := defaults.Duration("retention", &c.Retention, DefaultRetention); err != nil {
+		return c, err
 	}
-	if c.MaxEntries == 0 {
-		c.MaxEntries = DefaultMaxEntries
-	}
-	if c.MaxEntries < 1 || c.MaxEntries > MaxMaxEntries {
-		return c, fmt.Errorf("max_entries %d must be 1..%d", c.MaxEntries, MaxMaxEntries)
+	if err := defaults.Count("max_entries", &c.MaxEntries, DefaultMaxEntries, MaxMaxEntries); err != nil {
+		return c, err
 	}
 	if c.Operator == "" {
 		c.Operator = DefaultOperator
