@@ -158,24 +158,12 @@ func (f Foreign) Validate() error {
 }
 
 // ValidTrainNumber reports whether s is a legacy train number: 1..5
-// letters or digits (the Hermes limit).
-func ValidTrainNumber(s string) bool {
-	if len(s) < 1 || len(s) > 5 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return true
-}
+// letters or digits (the Hermes limit), as legacy.ValidTrainNumber.
+func ValidTrainNumber(s string) bool { return legacy.ValidTrainNumber(s) }
 
-// ValidRICS reports whether s is a 4-digit RICS company code.
-func ValidRICS(s string) bool {
-	return len(s) == 4 && strings.Trim(s, "0123456789") == ""
-}
+// ValidRICS reports whether s is a 4-digit RICS company code, as
+// legacy.ValidRICS.
+func ValidRICS(s string) bool { return legacy.ValidRICS(s) }
 
 // ParseAmount reads a decimal amount such as "12.90" or "12" into minor
 // units (two decimals).
