@@ -1,6 +1,7 @@
 package legacysandbox
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -279,13 +280,12 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Latency < 0 || c.Latency > MaxLatency {
 		return c, fmt.Errorf("latency %s must be 0..%s", c.Latency, MaxLatency)
 	}
-	if err := defaults.Duration("offer_ttl", &c.OfferTTL, DefaultOfferTTL); err != nil {
-		return c, err
-	}
-	if err := defaults.Duration("retention", &c.Retention, DefaultRetention); err != nil {
-		return c, err
-	}
-	if err := defaults.Count("max_entries", &c.MaxEntries, DefaultMaxEntries, MaxMaxEntries); err != nil {
+	// Each fills in its default; the first error, in this order, is told.
+	if err := cmp.Or(
+		defaults.Duration("offer_ttl", &c.OfferTTL, DefaultOfferTTL),
+		defaults.Duration("retention", &c.Retention, DefaultRetention),
+		defaults.Count("max_entries", &c.MaxEntries, DefaultMaxEntries, MaxMaxEntries),
+	); err != nil {
 		return c, err
 	}
 	if c.MaxBody == 0 {

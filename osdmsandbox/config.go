@@ -1,6 +1,7 @@
 package osdmsandbox
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -103,19 +104,14 @@ func (c Config) Validate() error {
 
 // withDefaults checks c and fills in its defaults.
 func (c Config) withDefaults() (Config, error) {
-	if err := defaults.Count("capacity", &c.Capacity, DefaultCapacity, MaxCapacity); err != nil {
-		return c, err
-	}
-	if err := defaults.Duration("offer_ttl", &c.OfferTTL, DefaultOfferTTL); err != nil {
-		return c, err
-	}
-	if err := defaults.Duration("booking_ttl", &c.BookingTTL, DefaultBookingTTL); err != nil {
-		return c, err
-	}
-	if err := defaults.Duration("retention", &c.Retention, DefaultRetention); err != nil {
-		return c, err
-	}
-	if err := defaults.Count("max_entries", &c.MaxEntries, DefaultMaxEntries, MaxMaxEntries); err != nil {
+	// Each fills in its default; the first error, in this order, is told.
+	if err := cmp.Or(
+		defaults.Count("capacity", &c.Capacity, DefaultCapacity, MaxCapacity),
+		defaults.Duration("offer_ttl", &c.OfferTTL, DefaultOfferTTL),
+		defaults.Duration("booking_ttl", &c.BookingTTL, DefaultBookingTTL),
+		defaults.Duration("retention", &c.Retention, DefaultRetention),
+		defaults.Count("max_entries", &c.MaxEntries, DefaultMaxEntries, MaxMaxEntries),
+	); err != nil {
 		return c, err
 	}
 	if c.Operator == "" {

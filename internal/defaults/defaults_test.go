@@ -5,44 +5,38 @@ import (
 	"time"
 )
 
+// A zero count takes the default; a count, given or default, outside
+// 1..max is refused by name.
 func TestCount(t *testing.T) {
-	for _, tc := range []struct {
-		n, want int
-		err     string
-	}{
-		{0, 7, ""}, // the default
-		{1, 1, ""},
-		{20, 20, ""},
-		{21, 21, "max_entries 21 must be 1..20"},
-		{-1, -1, "max_entries -1 must be 1..20"},
-	} {
-		n := tc.n
-		err := Count("max_entries", &n, 7, 20)
-		if n != tc.want || tc.err == "" && err != nil || tc.err != "" && (err == nil || err.Error() != tc.err) {
-			t.Errorf("%d: %d %v, want %d %q", tc.n, n, err, tc.want, tc.err)
+	check := func(n, def, want int, wantErr string) {
+		t.Helper()
+		got := n
+		err := Count("max_entries", &got, def, 20)
+		if got != want || wantErr == "" && err != nil || wantErr != "" && (err == nil || err.Error() != wantErr) {
+			t.Errorf("%d (default %d): %d %v, want %d %q", n, def, got, err, want, wantErr)
 		}
 	}
-	// A default out of bounds is refused as well.
-	n := 0
-	if err := Count("capacity", &n, 30, 20); err == nil || err.Error() != "capacity 30 must be 1..20" {
-		t.Errorf("a default out of bounds: %v", err)
-	}
+	check(0, 7, 7, "")
+	check(1, 7, 1, "")
+	check(20, 7, 20, "")
+	check(21, 7, 21, "max_entries 21 must be 1..20")
+	check(-1, 7, -1, "max_entries -1 must be 1..20")
+	check(0, 30, 30, "max_entries 30 must be 1..20")
 }
 
+// A zero duration takes the default; one under a second is refused by
+// name.
 func TestDuration(t *testing.T) {
-	for _, tc := range []struct {
-		d, want time.Duration
-		err     string
-	}{
-		{0, time.Hour, ""}, // the default
-		{time.Second, time.Second, ""},
-		{999 * time.Millisecond, 999 * time.Millisecond, "retention 999ms must be at least 1s"},
-		{-time.Minute, -time.Minute, "retention -1m0s must be at least 1s"},
-	} {
-		d := tc.d
-		err := Duration("retention", &d, time.Hour)
-		if d != tc.want || tc.err == "" && err != nil || tc.err != "" && (err == nil || err.Error() != tc.err) {
-			t.Errorf("%s: %s %v, want %s %q", tc.d, d, err, tc.want, tc.err)
+	check := func(d, want time.Duration, wantErr string) {
+		t.Helper()
+		got := d
+		err := Duration("retention", &got, time.Hour)
+		if got != want || wantErr == "" && err != nil || wantErr != "" && (err == nil || err.Error() != wantErr) {
+			t.Errorf("%s: %s %v, want %s %q", d, got, err, want, wantErr)
 		}
 	}
+	check(0, time.Hour, "")
+	check(time.Second, time.Second, "")
+	check(999*time.Millisecond, 999*time.Millisecond, "retention 999ms must be at least 1s")
+	check(-time.Minute, -time.Minute, "retention -1m0s must be at least 1s")
 }
