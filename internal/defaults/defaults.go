@@ -1,6 +1,6 @@
 // Package defaults fills a zero config setting with its default and checks
 // the bounds the sandboxes' settings share, with the same error texts in
-// both: "capacity 0 must be 1..10000", "retention 10ms must be at least
+// both: "capacity 20000 must be 1..10000", "retention 10ms must be at least
 // 1s".
 package defaults
 
