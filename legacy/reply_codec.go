@@ -61,13 +61,13 @@ func readAvailabilityReply(r *reader) *AvailabilityReply {
 	m := &AvailabilityReply{Header: readReplyHeader(r)}
 	if c := r.child("Journey", true); c != nil {
 		j := &m.Journey
-		j.TrainNumber = c.strRule("TrainNumber", false, true, validTrainNumber, ruleTrainNumber)
+		j.TrainNumber = c.strRule("TrainNumber", false, true, ValidTrainNumber, ruleTrainNumber)
 		j.DepartureDate = c.strRule("DepartureDate", false, true, validDate, ruleDate)
 		j.DepartureTime = c.strRule("DepartureTime", false, false, validClock, ruleTime)
 		j.ArrivalTime = c.strRule("ArrivalTime", false, false, validClock, ruleTime)
 		j.From = station(c, "From", true)
 		j.To = station(c, "To", true)
-		j.Carrier = c.strRule("Carrier", false, false, validRICS, ruleRICS)
+		j.Carrier = c.strRule("Carrier", false, false, ValidRICS, ruleRICS)
 		c.done()
 	}
 	for _, o := range r.list("Offer", "offers", MaxItems) {
@@ -277,8 +277,8 @@ func readReplacementProposal(r *reader) *ReplacementProposal {
 	for _, a := range r.list("Alternative", "alternatives", MaxItems) {
 		var alt Alternative
 		alt.ReservationSystem, _ = a.intRule("ReservationSystem", false, false, 1, 9999, ruleSender)
-		alt.Operator = a.strRule("Operator", false, true, validRICS, ruleRICS)
-		alt.TrainNumber = a.strRule("TrainNumber", false, false, validTrainNumber, ruleTrainNumber)
+		alt.Operator = a.strRule("Operator", false, true, ValidRICS, ruleRICS)
+		alt.TrainNumber = a.strRule("TrainNumber", false, false, ValidTrainNumber, ruleTrainNumber)
 		alt.TravelClass, _ = a.intRule("TravelClass", false, false, 1, 2, ruleTravelClass)
 		alt.Priority, _ = a.intRule("Priority", false, true, 0, 999999999, ruleInteger)
 		a.done()

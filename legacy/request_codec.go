@@ -21,8 +21,14 @@ func writeHeader(w *writer, kind Kind, h Header) {
 	w.optAttrInt("sender", h.Sender)
 }
 
-func validTrainNumber(s string) bool { return alnum(s, 1, 5) }
-func validRICS(s string) bool        { return isDigits(s, 4) }
+// ValidTrainNumber reports whether s is a train number the protocol
+// carries: 1..5 letters or digits.
+func ValidTrainNumber(s string) bool { return alnum(s, 1, 5) }
+
+// ValidRICS reports whether s is a RICS company code as the protocol
+// carries it: 4 digits.
+func ValidRICS(s string) bool { return isDigits(s, 4) }
+
 func validServiceLevel(s string) bool {
 	return alnum(s, 1, 8)
 }
@@ -48,7 +54,7 @@ func readJourney(r *reader) Journey {
 	if c == nil {
 		return j
 	}
-	j.TrainNumber = c.strRule("TrainNumber", false, true, validTrainNumber, ruleTrainNumber)
+	j.TrainNumber = c.strRule("TrainNumber", false, true, ValidTrainNumber, ruleTrainNumber)
 	j.DepartureDate = c.strRule("DepartureDate", false, true, validDate, ruleDate)
 	j.DepartureTime = c.strRule("DepartureTime", false, false, validClock, ruleTime)
 	j.From = station(c, "From", true)
@@ -56,7 +62,7 @@ func readJourney(r *reader) Journey {
 	if c.d.err == nil && j.From == j.To {
 		c.fail("To", false, ruleSameStation)
 	}
-	j.Carrier = c.strRule("Carrier", false, false, validRICS, ruleRICS)
+	j.Carrier = c.strRule("Carrier", false, false, ValidRICS, ruleRICS)
 	c.done()
 	return j
 }

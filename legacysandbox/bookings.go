@@ -1,6 +1,7 @@
 package legacysandbox
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -97,6 +98,17 @@ func (bs *bookings) acted(b *booking, key string, reply legacy.Reply) {
 }
 
 func (bs *bookings) get(ref string) *booking { return bs.byRef[ref] }
+
+// heldBooking is the booking ref names, or nil and the BOOKING_NOT_FOUND
+// reply to a request naming a booking the sandbox does not hold. Callers
+// hold s.mu.
+func (s *Sandbox) heldBooking(h legacy.ReplyHeader, ref string) (*booking, legacy.Reply) {
+	if b := s.bookings.get(ref); b != nil {
+		return b, nil
+	}
+	return nil, legacy.NewNegativeReply(h, legacy.CodeBookingNotFound,
+		"reservation system "+strconv.Itoa(s.cfg.System)+" holds no booking "+shortRef(ref))
+}
 
 func (bs *bookings) len() int { return len(bs.byRef) }
 

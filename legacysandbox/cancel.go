@@ -1,7 +1,6 @@
 package legacysandbox
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -13,10 +12,9 @@ import (
 // is given. A place the booking does not hold, or no longer holds, is
 // INVALID_MESSAGE naming it, and nothing is cancelled. Callers hold s.mu.
 func (s *Sandbox) cancel(now time.Time, h legacy.ReplyHeader, m *legacy.CancelRequest) legacy.Reply {
-	b := s.bookings.get(m.BookingRef)
+	b, notFound := s.heldBooking(h, m.BookingRef)
 	if b == nil {
-		return legacy.NewNegativeReply(h, legacy.CodeBookingNotFound,
-			"reservation system "+strconv.Itoa(s.cfg.System)+" holds no booking "+shortRef(m.BookingRef))
+		return notFound
 	}
 	if b.cancelled() {
 		nr := legacy.NewNegativeReply(h, legacy.CodeAlreadyCancelled,

@@ -1,12 +1,14 @@
 package legacysandbox
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/defaults"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
@@ -157,24 +159,12 @@ func (f Foreign) Validate() error {
 }
 
 // ValidTrainNumber reports whether s is a legacy train number: 1..5
-// letters or digits (the Hermes limit).
-func ValidTrainNumber(s string) bool {
-	if len(s) < 1 || len(s) > 5 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return true
-}
+// letters or digits (the Hermes limit), as legacy.ValidTrainNumber.
+func ValidTrainNumber(s string) bool { return legacy.ValidTrainNumber(s) }
 
-// ValidRICS reports whether s is a 4-digit RICS company code.
-func ValidRICS(s string) bool {
-	return len(s) == 4 && strings.Trim(s, "0123456789") == ""
-}
+// ValidRICS reports whether s is a 4-digit RICS company code, as
+// legacy.ValidRICS.
+func ValidRICS(s string) bool { return legacy.ValidRICS(s) }
 
 // ParseAmount reads a decimal amount such as "12.90" or "12" into minor
 // units (two decimals).
@@ -208,11 +198,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.System < 1 || c.System > 9999 {
 		return c, fmt.Errorf("system %d must be a 918-1 reservation system code 1..9999", c.System)
 	}
-	if c.Capacity == 0 {
-		c.Capacity = DefaultCapacity
-	}
-	if c.Capacity < 1 || c.Capacity > MaxCapacity {
-		return c, fmt.Errorf("capacity %d must be 1..%d", c.Capacity, MaxCapacity)
+	if err := defaults.Count("capacity", &c.Capacity, DefaultCapacity, MaxCapacity); err != nil {
+		return c, err
 	}
 	if c.Schedule == nil {
 		c.Schedule = Demo()
@@ -293,27 +280,13 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Latency < 0 || c.Latency > MaxLatency {
 		return c, fmt.Errorf("latency %s must be 0..%s", c.Latency, MaxLatency)
 	}
-	durations := []struct {
-		name string
-		d    *time.Duration
-		def  time.Duration
-	}{
-		{"offer_ttl", &c.OfferTTL, DefaultOfferTTL},
-		{"retention", &c.Retention, DefaultRetention},
-	}
-	for _, d := range durations {
-		if *d.d == 0 {
-			*d.d = d.def
-		}
-		if *d.d < time.Second {
-			return c, fmt.Errorf("%s %s must be at least 1s", d.name, *d.d)
-		}
-	}
-	if c.MaxEntries == 0 {
-		c.MaxEntries = DefaultMaxEntries
-	}
-	if c.MaxEntries < 1 || c.MaxEntries > MaxMaxEntries {
-		return c, fmt.Errorf("max_entries %d must be 1..%d", c.MaxEntries, MaxMaxEntries)
+	// Each fills in its default; the first error, in this order, is told.
+	if err := cmp.Or(
+		defaults.Duration("offer_ttl", &c.OfferTTL, DefaultOfferTTL),
+		defaults.Duration("retention", &c.Retention, DefaultRetention),
+		defaults.Count("max_entries", &c.MaxEntries, DefaultMaxEntries, MaxMaxEntries),
+	); err != nil {
+		return c, err
 	}
 	if c.MaxBody == 0 {
 		c.MaxBody = DefaultMaxBody

@@ -3,6 +3,7 @@ package legacysandbox
 import (
 	"strconv"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/placemap"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
@@ -15,26 +16,20 @@ type runKey struct {
 	service     int
 }
 
-// places are the places of one runKey.
-type places struct {
-	taken []bool // by index
-	used  int
-}
-
 // inventory holds the taken places of every runKey with at least one.
 type inventory struct {
 	capacity int
-	runs     map[runKey]*places
+	runs     map[runKey]*placemap.Map
 }
 
 func newInventory(capacity int) *inventory {
-	return &inventory{capacity: capacity, runs: map[runKey]*places{}}
+	return &inventory{capacity: capacity, runs: map[runKey]*placemap.Map{}}
 }
 
 // free counts the places left of k.
 func (inv *inventory) free(k runKey) int {
 	if p := inv.runs[k]; p != nil {
-		return inv.capacity - p.used
+		return p.Free()
 	}
 	return inv.capacity
 }
@@ -47,18 +42,10 @@ func (inv *inventory) take(k runKey, n int) []int {
 	}
 	p := inv.runs[k]
 	if p == nil {
-		p = &places{taken: make([]bool, inv.capacity)}
+		p = placemap.New(inv.capacity)
 		inv.runs[k] = p
 	}
-	got := make([]int, 0, n)
-	for i := 0; i < len(p.taken) && len(got) < n; i++ {
-		if !p.taken[i] {
-			p.taken[i] = true
-			got = append(got, i)
-		}
-	}
-	p.used += len(got)
-	return got
+	return p.Take(n)
 }
 
 // release frees places taken before; a runKey with no place taken is
@@ -68,13 +55,8 @@ func (inv *inventory) release(k runKey, idx []int) {
 	if p == nil {
 		return
 	}
-	for _, i := range idx {
-		if i >= 0 && i < len(p.taken) && p.taken[i] {
-			p.taken[i] = false
-			p.used--
-		}
-	}
-	if p.used <= 0 {
+	p.Release(idx)
+	if p.Used() == 0 {
 		delete(inv.runs, k)
 	}
 }

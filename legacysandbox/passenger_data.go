@@ -15,10 +15,9 @@ import (
 // age range of the place's tariff (Config.TariffAges, on the day of
 // travel) is INVALID_MESSAGE, and nothing is changed. Callers hold s.mu.
 func (s *Sandbox) passengerData(now time.Time, h legacy.ReplyHeader, m *legacy.PassengerDataRequest) legacy.Reply {
-	b := s.bookings.get(m.BookingRef)
+	b, notFound := s.heldBooking(h, m.BookingRef)
 	if b == nil {
-		return legacy.NewNegativeReply(h, legacy.CodeBookingNotFound,
-			fmt.Sprintf("reservation system %d holds no booking %s", s.cfg.System, shortRef(m.BookingRef)))
+		return notFound
 	}
 	refuse := func(code legacy.Code, text string) legacy.Reply {
 		nr := legacy.NewNegativeReply(h, code, text+"; nothing was changed")

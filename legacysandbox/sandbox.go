@@ -3,11 +3,11 @@ package legacysandbox
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/refseq"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
@@ -19,12 +19,11 @@ type Sandbox struct {
 	foreign map[string]Foreign
 	// offerKey signs OfferRefs, so that an altered one is refused.
 	offerKey []byte
-	// tag makes this instance's references differ from an earlier run's,
-	// which a client may still hold.
-	tag string
 
-	mu        sync.Mutex
-	seq       uint64
+	mu sync.Mutex
+	// refs makes the BookingRefs, with a tag of this instance's: they
+	// differ from an earlier run's, which a client may still hold.
+	refs      refseq.Seq
 	inventory *inventory
 	bookings  *bookings
 	replies   *replies
@@ -42,6 +41,7 @@ func New(cfg Config) (*Sandbox, error) {
 		fares:     map[[2]int]int64{},
 		foreign:   map[string]Foreign{},
 		offerKey:  make([]byte, 32),
+		refs:      refseq.New(),
 		inventory: newInventory(cfg.Capacity),
 		bookings:  newBookings(),
 		replies:   newReplies(),
@@ -56,9 +56,6 @@ func New(cfg Config) (*Sandbox, error) {
 		s.foreign[f.Train] = f
 	}
 	_, _ = rand.Read(s.offerKey)
-	var b [2]byte
-	_, _ = rand.Read(b[:])
-	s.tag = hex.EncodeToString(b[:])
 	return s, nil
 }
 
@@ -154,8 +151,7 @@ func replyKey(req legacy.Request) string {
 // newRef returns a fresh reference with the sandbox's system code and tag,
 // e.g. "9999-3fa2-17". Callers hold s.mu.
 func (s *Sandbox) newRef() string {
-	s.seq++
-	return strconv.Itoa(s.cfg.System) + "-" + s.tag + "-" + strconv.FormatUint(s.seq, 10)
+	return s.refs.Next(strconv.Itoa(s.cfg.System))
 }
 
 // sweep drops what has expired, at most once a minute. Callers hold s.mu.

@@ -149,6 +149,8 @@ func TestRefusals(t *testing.T) {
 		{"exchange", exchange, legacy.CodeExchangeNotSupported, "not supported"},
 		{"no couchettes on a day train", couchette, legacy.CodeNoAvailability, "has no couchettes"},
 		{"unknown booking", cancelOf("R8", "9999-dead-1", nil), legacy.CodeBookingNotFound, "holds no booking"},
+		{"passenger data of an unknown booking", &legacy.PassengerDataRequest{Header: legacy.Header{MessageID: "R10"}, BookingRef: "9999-dead-2",
+			Passengers: []legacy.PassengerData{{Index: 1, LastName: "Muster"}}}, legacy.CodeBookingNotFound, `reservation system 9999 holds no booking "9999-dead-2"`},
 		{"forged offer", func() legacy.Request {
 			b := bookReq("R9", "708", adults(1))
 			b.OfferRef = "OF-708-20300311-21-zzzzzz-0123456789abcdef"

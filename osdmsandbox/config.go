@@ -1,11 +1,14 @@
 package osdmsandbox
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/defaults"
 )
 
 // Defaults of Config.
@@ -101,34 +104,15 @@ func (c Config) Validate() error {
 
 // withDefaults checks c and fills in its defaults.
 func (c Config) withDefaults() (Config, error) {
-	if c.Capacity == 0 {
-		c.Capacity = DefaultCapacity
-	}
-	if c.Capacity < 1 || c.Capacity > MaxCapacity {
-		return c, fmt.Errorf("capacity %d must be 1..%d", c.Capacity, MaxCapacity)
-	}
-	durations := []struct {
-		name string
-		d    *time.Duration
-		def  time.Duration
-	}{
-		{"offer_ttl", &c.OfferTTL, DefaultOfferTTL},
-		{"booking_ttl", &c.BookingTTL, DefaultBookingTTL},
-		{"retention", &c.Retention, DefaultRetention},
-	}
-	for _, d := range durations {
-		if *d.d == 0 {
-			*d.d = d.def
-		}
-		if *d.d < time.Second {
-			return c, fmt.Errorf("%s %s must be at least 1s", d.name, *d.d)
-		}
-	}
-	if c.MaxEntries == 0 {
-		c.MaxEntries = DefaultMaxEntries
-	}
-	if c.MaxEntries < 1 || c.MaxEntries > MaxMaxEntries {
-		return c, fmt.Errorf("max_entries %d must be 1..%d", c.MaxEntries, MaxMaxEntries)
+	// Each fills in its default; the first error, in this order, is told.
+	if err := cmp.Or(
+		defaults.Count("capacity", &c.Capacity, DefaultCapacity, MaxCapacity),
+		defaults.Duration("offer_ttl", &c.OfferTTL, DefaultOfferTTL),
+		defaults.Duration("booking_ttl", &c.BookingTTL, DefaultBookingTTL),
+		defaults.Duration("retention", &c.Retention, DefaultRetention),
+		defaults.Count("max_entries", &c.MaxEntries, DefaultMaxEntries, MaxMaxEntries),
+	); err != nil {
+		return c, err
 	}
 	if c.Operator == "" {
 		c.Operator = DefaultOperator

@@ -218,10 +218,7 @@ func (s *Sandbox) expireExchange(b *booking, now time.Time) {
 // dropExchange forgets a pre-booked exchange operation, freeing its places.
 func (s *Sandbox) dropExchange(b *booking, op *exchangeOp) {
 	for _, part := range op.parts {
-		if part.held {
-			s.inventory.release(part.journey.runKey(), part.group, part.places)
-			part.held = false
-		}
+		s.releasePart(part)
 	}
 	for i, o := range b.exchanges {
 		if o == op {
@@ -395,19 +392,7 @@ func (s *Sandbox) confirmExchange(now time.Time, b *booking, op *exchangeOp) {
 		if part.exchanged {
 			continue
 		}
-		if part.held {
-			places := part.places
-			if part.gone != nil {
-				places = nil
-				for k, idx := range part.places {
-					if part.live(k) {
-						places = append(places, idx)
-					}
-				}
-			}
-			s.inventory.release(part.journey.runKey(), part.group, places)
-			part.held = false
-		}
+		s.releasePart(part)
 		part.exchanged = true
 	}
 	old := *b.fulfillment

@@ -89,21 +89,26 @@ func (s *Sandbox) releasePlaces(b *booking) {
 		s.dropExchange(b, op)
 	}
 	for _, part := range b.parts {
-		if !part.held {
-			continue
-		}
-		// Only the places still held: those of passengers refunded
-		// before are free already and may be another booking's now.
-		places := part.places
-		if part.gone != nil {
-			places = nil
-			for k, idx := range part.places {
-				if part.live(k) {
-					places = append(places, idx)
-				}
+		s.releasePart(part)
+	}
+}
+
+// releasePart frees the places part still holds. Callers hold s.mu.
+func (s *Sandbox) releasePart(part *bookedPart) {
+	if !part.held {
+		return
+	}
+	// Only the places still held: those of passengers refunded before
+	// are free already and may be another booking's now.
+	places := part.places
+	if part.gone != nil {
+		places = nil
+		for k, idx := range part.places {
+			if part.live(k) {
+				places = append(places, idx)
 			}
 		}
-		s.inventory.release(part.journey.runKey(), part.group, places)
-		part.held = false
 	}
+	s.inventory.release(part.journey.runKey(), part.group, places)
+	part.held = false
 }

@@ -3,6 +3,7 @@ package osdmsandbox
 import (
 	"strconv"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/placemap"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
@@ -69,14 +70,8 @@ func place(train string, g group, i, capacity int) (coach, number string) {
 
 // run holds the places of one train run.
 type run struct {
-	groups map[group]*places
+	groups map[group]*placemap.Map
 	held   int // places taken in all groups
-}
-
-// places are the places of one group of a run.
-type places struct {
-	taken []bool // by index
-	used  int
 }
 
 // inventory holds the taken places of every train run with at least one.
@@ -93,7 +88,7 @@ func newInventory(capacity int) *inventory {
 func (inv *inventory) free(k runKey, g group) int {
 	if r := inv.runs[k]; r != nil {
 		if p := r.groups[g]; p != nil {
-			return inv.capacity - p.used
+			return p.Free()
 		}
 	}
 	return inv.capacity
@@ -107,22 +102,15 @@ func (inv *inventory) take(k runKey, g group, n int) []int {
 	}
 	r := inv.runs[k]
 	if r == nil {
-		r = &run{groups: map[group]*places{}}
+		r = &run{groups: map[group]*placemap.Map{}}
 		inv.runs[k] = r
 	}
 	p := r.groups[g]
 	if p == nil {
-		p = &places{taken: make([]bool, inv.capacity)}
+		p = placemap.New(inv.capacity)
 		r.groups[g] = p
 	}
-	got := make([]int, 0, n)
-	for i := 0; i < len(p.taken) && len(got) < n; i++ {
-		if !p.taken[i] {
-			p.taken[i] = true
-			got = append(got, i)
-		}
-	}
-	p.used += len(got)
+	got := p.Take(n)
 	r.held += len(got)
 	return got
 }
@@ -138,13 +126,7 @@ func (inv *inventory) release(k runKey, g group, idx []int) {
 	if p == nil {
 		return
 	}
-	for _, i := range idx {
-		if i >= 0 && i < len(p.taken) && p.taken[i] {
-			p.taken[i] = false
-			p.used--
-			r.held--
-		}
-	}
+	r.held -= p.Release(idx)
 	if r.held <= 0 {
 		delete(inv.runs, k)
 	}

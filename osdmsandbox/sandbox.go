@@ -1,12 +1,11 @@
 package osdmsandbox
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/refseq"
 )
 
 // Sandbox is the in-memory OSDM partner, an http.Handler. Make it with New;
@@ -16,12 +15,11 @@ type Sandbox struct {
 	external  map[string]ExternalInventory
 	schedules map[string]schedule
 	unknown   map[string]bool
-	// tag makes this instance's ids differ from those of an earlier run,
-	// which a legacy system may still hold.
-	tag string
 
-	mu        sync.Mutex
-	seq       uint64
+	mu sync.Mutex
+	// ids makes the ids, with a tag of this instance's: they differ from
+	// those of an earlier run, which a legacy system may still hold.
+	ids       refseq.Seq
 	offers    *ordered[*offer]
 	bookings  *ordered[*booking]
 	keys      *ordered[*storedResponse]
@@ -40,6 +38,7 @@ func New(cfg Config) (*Sandbox, error) {
 		external:  map[string]ExternalInventory{},
 		schedules: map[string]schedule{},
 		unknown:   map[string]bool{},
+		ids:       refseq.New(),
 		offers:    newOrdered[*offer](),
 		bookings:  newOrdered[*booking](),
 		keys:      newOrdered[*storedResponse](),
@@ -73,9 +72,6 @@ func New(cfg Config) (*Sandbox, error) {
 		}
 		s.unknown[t] = true
 	}
-	var b [2]byte
-	_, _ = rand.Read(b[:])
-	s.tag = hex.EncodeToString(b[:])
 	return s, nil
 }
 
@@ -85,8 +81,7 @@ func (s *Sandbox) Config() Config { return s.cfg }
 // newID returns a fresh id with the given prefix, e.g. "b-3fa2-17".
 // Callers hold s.mu.
 func (s *Sandbox) newID(prefix string) string {
-	s.seq++
-	return prefix + "-" + s.tag + "-" + strconv.FormatUint(s.seq, 10)
+	return s.ids.Next(prefix)
 }
 
 // now is the current time, to the second, in UTC: OSDM times the sandbox

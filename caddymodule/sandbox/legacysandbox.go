@@ -3,12 +3,10 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
@@ -68,8 +66,7 @@ type LegacySandbox struct {
 	// MaxBody is the longest request body read, in bytes. Default 65536.
 	MaxBody int64 `json:"max_body,omitempty"`
 
-	handler *legacysandbox.Sandbox
-	poolKey string
+	sandboxHold[*legacysandbox.Sandbox]
 }
 
 // CaddyModule returns the Caddy module information.
@@ -130,7 +127,7 @@ func (s *LegacySandbox) Provision(caddy.Context) error {
 		}
 		key = fmt.Appendf(key, " %d %d", fi.Size(), fi.ModTime().UnixNano())
 	}
-	s.handler, _, err = legacySandboxes.Take(string(key), func() (*legacysandbox.Sandbox, error) {
+	return s.take(legacySandboxes, string(key), func() (*legacysandbox.Sandbox, error) {
 		if s.Timetable != "" {
 			sched, err := legacysandbox.LoadGTFS(s.Timetable, s.StationCode)
 			if err != nil {
@@ -140,22 +137,6 @@ func (s *LegacySandbox) Provision(caddy.Context) error {
 		}
 		return legacysandbox.New(cfg)
 	})
-	if err != nil {
-		return err
-	}
-	s.poolKey = string(key)
-	return nil
-}
-
-// Cleanup releases this configuration's hold on the sandbox.
-func (s *LegacySandbox) Cleanup() error {
-	return legacySandboxes.Release(s.poolKey)
-}
-
-// ServeHTTP answers the legacy message; next is never called.
-func (s *LegacySandbox) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
-	s.handler.ServeHTTP(w, r)
-	return nil
 }
 
 // Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler

@@ -106,13 +106,9 @@ func (s *LegacySandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("foreign %s: reservation system %q must be a number 1..9999", args[0], args[1])
 			}
 			f := legacysandbox.Foreign{Train: args[0], System: system, Operator: args[2]}
-			if verr := f.Validate(); verr != nil {
-				return d.Errf("%v", verr)
+			if err := checkEntry(d, f, foreign, "foreign train", f.Train); err != nil {
+				return err
 			}
-			if foreign[f.Train] {
-				return d.Errf("foreign train %s already specified", f.Train)
-			}
-			foreign[f.Train] = true
 			s.Foreign = append(s.Foreign, f)
 		case "tariff":
 			args := d.RemainingArgs()

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"reflect"
 	"testing"
 	"time"
 
@@ -44,10 +43,7 @@ func TestLegacySandboxUnmarshalCaddyfile(t *testing.T) {
 		MaxEntries: 500, MaxBody: 16 << 10,
 	}
 	harness.CheckUnmarshal(t, src, new(LegacySandbox), want)
-	var empty LegacySandbox
-	if err := harness.TryUnmarshal(&empty, `legacy_sandbox`); err != nil || !reflect.DeepEqual(empty, LegacySandbox{}) {
-		t.Errorf("bare directive: %+v %v", empty, err)
-	}
+	checkBareDirective[LegacySandbox](t, "legacy_sandbox")
 }
 
 func TestLegacySandboxUnmarshalCaddyfileErrors(t *testing.T) {

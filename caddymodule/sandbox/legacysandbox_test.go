@@ -3,46 +3,26 @@ package sandbox
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 )
 
-func provisionLegacySandbox(t *testing.T, s *LegacySandbox) {
-	t.Helper()
-	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
-	t.Cleanup(cancel)
-	if err := s.Provision(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Cleanup() })
-}
-
 // The sandbox answers by itself: next is never called.
 func TestLegacySandboxIsTerminal(t *testing.T) {
 	s := &LegacySandbox{System: 9101}
-	provisionLegacySandbox(t, s)
-	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error {
-		t.Error("next was called")
-		return nil
-	})
+	provision(t, s)
 	for _, tc := range []struct {
 		method, path string
 		status       int
 	}{{http.MethodGet, "/_sandbox/bookings", 200}, {http.MethodGet, "/other", 405}, {http.MethodPost, "/any", 415}} {
-		rec := httptest.NewRecorder()
-		if err := s.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, nil), next); err != nil {
-			t.Fatal(err)
-		}
-		if rec.Code != tc.status {
+		if rec := serveTerminal(t, s, tc.method, tc.path); rec.Code != tc.status {
 			t.Errorf("%s %s: %d %s", tc.method, tc.path, rec.Code, rec.Body)
 		}
 	}
@@ -52,11 +32,11 @@ func TestLegacySandboxIsTerminal(t *testing.T) {
 // other settings get a sandbox of their own; a changed feed is read again.
 func TestLegacySandboxStateSurvivesReload(t *testing.T) {
 	first := &LegacySandbox{System: 9102, Capacity: 7}
-	provisionLegacySandbox(t, first)
+	provision(t, first)
 	reloaded := &LegacySandbox{System: 9102, Capacity: 7}
-	provisionLegacySandbox(t, reloaded)
+	provision(t, reloaded)
 	other := &LegacySandbox{System: 9102, Capacity: 8}
-	provisionLegacySandbox(t, other)
+	provision(t, other)
 	if first.handler != reloaded.handler {
 		t.Error("a reload with the same settings lost the sandbox")
 	}

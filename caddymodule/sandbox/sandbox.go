@@ -3,11 +3,9 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
@@ -57,8 +55,7 @@ type Sandbox struct {
 	// besides those made only of zeros ("0").
 	UnknownTrains []string `json:"unknown_trains,omitempty"`
 
-	handler *osdmsandbox.Sandbox
-	poolKey string
+	sandboxHold[*osdmsandbox.Sandbox]
 }
 
 // CaddyModule returns the Caddy module information.
@@ -80,14 +77,9 @@ func (s *Sandbox) Provision(caddy.Context) error {
 	if err != nil {
 		return fmt.Errorf("sandbox settings: %w", err)
 	}
-	s.handler, _, err = sandboxes.Take(string(key), func() (*osdmsandbox.Sandbox, error) {
+	return s.take(sandboxes, string(key), func() (*osdmsandbox.Sandbox, error) {
 		return osdmsandbox.New(cfg)
 	})
-	if err != nil {
-		return err
-	}
-	s.poolKey = string(key)
-	return nil
 }
 
 // config is the sandbox's configuration of s.
@@ -108,17 +100,6 @@ func (s *Sandbox) config() osdmsandbox.Config {
 // Validate checks the settings as the sandbox does.
 func (s *Sandbox) Validate() error {
 	return s.config().Validate()
-}
-
-// Cleanup releases this configuration's hold on the sandbox.
-func (s *Sandbox) Cleanup() error {
-	return sandboxes.Release(s.poolKey)
-}
-
-// ServeHTTP answers the OSDM request; next is never called.
-func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
-	s.handler.ServeHTTP(w, r)
-	return nil
 }
 
 // Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler

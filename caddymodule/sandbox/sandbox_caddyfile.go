@@ -78,13 +78,9 @@ func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.ArgErr()
 			}
 			sc := osdmsandbox.Schedule{Train: args[0], Departure: args[1], Arrival: args[2]}
-			if verr := sc.Validate(); verr != nil {
-				return d.Errf("%v", verr)
+			if err := checkEntry(d, sc, scheduled, "train", sc.Train); err != nil {
+				return err
 			}
-			if scheduled[sc.Train] {
-				return d.Errf("train %s already specified", sc.Train)
-			}
-			scheduled[sc.Train] = true
 			s.Trains = append(s.Trains, sc)
 		case "unknown_train":
 			args := d.RemainingArgs()
@@ -122,13 +118,9 @@ func (s *Sandbox) unmarshalExternalInventory(d *caddyfile.Dispenser, seen map[st
 			return d.Errf("external_inventory %s: status %q must be a number 400..499", args[0], args[3])
 		}
 	}
-	if err := e.Validate(); err != nil {
-		return d.Errf("%v", err)
+	if err := checkEntry(d, e, seen, "external_inventory for train", e.Train); err != nil {
+		return err
 	}
-	if seen[e.Train] {
-		return d.Errf("external_inventory for train %s already specified", e.Train)
-	}
-	seen[e.Train] = true
 	s.ExternalInventory = append(s.ExternalInventory, e)
 	return nil
 }

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"reflect"
 	"testing"
 	"time"
 
@@ -39,10 +38,7 @@ func TestSandboxUnmarshalCaddyfile(t *testing.T) {
 	}
 	harness.CheckUnmarshal(t, src, new(Sandbox), want)
 
-	var empty Sandbox
-	if err := harness.TryUnmarshal(&empty, `osdm_sandbox`); err != nil || !reflect.DeepEqual(empty, Sandbox{}) {
-		t.Errorf("bare directive: %+v %v", empty, err)
-	}
+	checkBareDirective[Sandbox](t, "osdm_sandbox")
 }
 
 func TestSandboxUnmarshalCaddyfileErrors(t *testing.T) {

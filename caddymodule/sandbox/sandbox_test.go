@@ -1,42 +1,20 @@
 package sandbox
 
 import (
-	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
-func provisionSandbox(t *testing.T, s *Sandbox) {
-	t.Helper()
-	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
-	t.Cleanup(cancel)
-	if err := s.Provision(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Cleanup() })
-}
-
 // The sandbox answers by itself: next is never called.
 func TestSandboxIsTerminal(t *testing.T) {
 	s := &Sandbox{Operator: "1999"}
-	provisionSandbox(t, s)
-	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error {
-		t.Error("next was called")
-		return nil
-	})
+	provision(t, s)
 	for _, path := range []string{"/_sandbox/bookings", "/not/osdm"} {
-		rec := httptest.NewRecorder()
-		if err := s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil), next); err != nil {
-			t.Fatal(err)
-		}
+		rec := serveTerminal(t, s, http.MethodGet, path)
 		if path == "/_sandbox/bookings" && (rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != "[]") {
 			t.Errorf("%s: %d %s", path, rec.Code, rec.Body)
 		}
@@ -50,11 +28,11 @@ func TestSandboxIsTerminal(t *testing.T) {
 // other settings get a sandbox of their own.
 func TestSandboxStateSurvivesReload(t *testing.T) {
 	first := &Sandbox{Capacity: 7, Operator: "1998"}
-	provisionSandbox(t, first)
+	provision(t, first)
 	reloaded := &Sandbox{Capacity: 7, Operator: "1998"}
-	provisionSandbox(t, reloaded)
+	provision(t, reloaded)
 	other := &Sandbox{Capacity: 8, Operator: "1998"}
-	provisionSandbox(t, other)
+	provision(t, other)
 	if first.handler != reloaded.handler {
 		t.Error("a reload with the same settings lost the sandbox")
 	}
