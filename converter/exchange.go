@@ -2,7 +2,6 @@ package converter
 
 import (
 	"context"
-	"sort"
 	"strconv"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -52,13 +51,11 @@ func (r *run) readExchanged(ctx context.Context, id string, p legacy.PlaceReques
 	for _, h := range heldPlaces(b) {
 		holds[h.passengerID] = h.passengerID != ""
 	}
-	for _, bp := range b.Passengers {
+	for _, bp := range travellersOf(b) {
 		if holds[bp.ID] {
 			x.pax = append(x.pax, bp)
 		}
 	}
-	rank := travellerRank(b)
-	sort.SliceStable(x.pax, func(i, j int) bool { return rank[x.pax[i].ID] < rank[x.pax[j].ID] })
 	if len(x.pax) == 0 {
 		return nil, r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerRejected, BookingRef: id,
 			Text: "Partner " + r.c.partner + " does not say which passengers hold the places of booking " + id + ", so it cannot be exchanged; nothing was changed."})

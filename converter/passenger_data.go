@@ -9,7 +9,7 @@ import (
 )
 
 // passengerData answers a PassengerDataRequest: GET the booking for its
-// passengers (index i is the i-th, in booking order), PATCH each passenger
+// passengers (index i is the i-th traveller: travellersOf), PATCH each passenger
 // named with the data given merged into what the partner holds, and answer
 // every passenger as now stored. A change the partner refuses (say, a date
 // of birth that moves the passenger into another tariff) is an
@@ -28,7 +28,7 @@ func (r *run) passengerData(ctx context.Context, m *legacy.PassengerDataRequest)
 	if br.Booking == nil {
 		return r.unknown(id)
 	}
-	pax := br.Booking.Passengers
+	pax := travellersOf(br.Booking)
 	patches := make([]osdm.Passenger, len(m.Passengers))
 	for i, p := range m.Passengers {
 		if p.Index > len(pax) {

@@ -32,6 +32,15 @@ func travellerRank(b *osdm.Booking) map[string]int {
 	return rank
 }
 
+// travellersOf returns b's passengers in the travellers' order
+// (travellerRank): the legacy messages' passenger index i is the i-th.
+func travellersOf(b *osdm.Booking) []osdm.Passenger {
+	rank := travellerRank(b)
+	pax := append([]osdm.Passenger(nil), b.Passengers...)
+	sort.SliceStable(pax, func(i, j int) bool { return rank[pax[i].ID] < rank[pax[j].ID] })
+	return pax
+}
+
 // placesInTravellerOrder returns the places of b's reservations (with
 // live, of those that still hold their places), as a BookingReply names
 // them, in the order of the travellers they were booked for; places whose

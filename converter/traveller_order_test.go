@@ -98,3 +98,38 @@ func TestExchangeNamesTravellersByTheirRefs(t *testing.T) {
 		t.Errorf("exchange offers asked for %v, want %v", got, want)
 	}
 }
+
+// TestPassengerDataIndexIsTheTraveller: a PassengerDataRequest's index i
+// is the request's i-th traveller (externalRef pi), also when the partner
+// lists the booking's passengers in another order; the reply lists them
+// in the travellers' order.
+func TestPassengerDataIndexIsTheTraveller(t *testing.T) {
+	b := interleavedBooking()
+	b.Passengers = []osdm.Passenger{b.Passengers[1], b.Passengers[2], b.Passengers[0]} // p2, p3, p1
+	var patched []string
+	x := CallerFunc(func(_ context.Context, c *Call) (*Answer, error) {
+		switch c.Step {
+		case StepReadBooking:
+			return jsonAnswer(200, osdm.BookingResponse{Booking: b}), nil
+		case StepPassenger:
+			var p osdm.Passenger
+			if err := json.Unmarshal(c.Body, &p); err != nil {
+				t.Fatal(err)
+			}
+			patched = append(patched, c.Path)
+			return jsonAnswer(200, osdm.PassengerResponse{Passenger: &p}), nil
+		}
+		t.Errorf("unexpected step %s", c.Step)
+		return nil, context.Canceled
+	})
+	res := testConverter(t, Config{}).Convert(context.Background(), &legacy.PassengerDataRequest{Header: legacy.Header{MessageID: "PI-1"}, BookingRef: "b-1",
+		Passengers: []legacy.PassengerData{{Index: 1, FirstName: "Ada", LastName: "Lovelace"}}}, x)
+	checkReply(t, res)
+	if want := []string{"/bookings/b-1/passengers/pa"}; !reflect.DeepEqual(patched, want) {
+		t.Errorf("patched %v, want %v (the first traveller, p1)", patched, want)
+	}
+	reply, ok := res.Reply.(*legacy.PassengerDataReply)
+	if !ok || len(reply.Passengers) != 3 || reply.Passengers[0].LastName != "Lovelace" {
+		t.Errorf("reply %+v", res.Reply)
+	}
+}
