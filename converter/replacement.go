@@ -42,7 +42,7 @@ func (r *run) replacement(p *osdm.Problem) *Result {
 		}
 		for _, sc := range sp.Scope {
 			a := alt
-			if validTrainNumber(sc.VehicleNumber) {
+			if legacy.ValidTrainNumber(sc.VehicleNumber) {
 				a.TrainNumber = sc.VehicleNumber
 			}
 			switch sc.TravelClass {
@@ -77,19 +77,4 @@ func ricsCode(s string) string {
 		}
 	}
 	return s
-}
-
-// validTrainNumber is the legacy rule for a train number: 1..5 ASCII
-// letters or digits.
-func validTrainNumber(s string) bool {
-	if len(s) < 1 || len(s) > 5 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') {
-			return false
-		}
-	}
-	return true
 }

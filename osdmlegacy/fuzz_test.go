@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 // offerSearchSeeds are valid and refused offer searches: the fuzzer
@@ -73,7 +75,7 @@ func FuzzOfferSearchReader(f *testing.F) {
 			refs[pa.ref] = true
 		}
 		for _, n := range q.named {
-			if !validTrain(n.train) {
+			if !legacy.ValidTrainNumber(n.train) {
 				t.Fatalf("train %q", n.train)
 			}
 		}

@@ -67,20 +67,6 @@ func uicStation(s string) (string, bool) {
 	return s, true
 }
 
-// validTrain is the Hermes train number: 1..5 letters or digits.
-func validTrain(s string) bool {
-	if len(s) < 1 || len(s) > MaxTrainNumber {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
-			return false
-		}
-	}
-	return true
-}
-
 // readOfferRequest reads an OfferCollectionRequest body strictly.
 func readOfferRequest(body []byte) (*offerRequest, *osdm.ProblemError) {
 	if len(body) == 0 {
@@ -350,7 +336,7 @@ func (q *offerRequest) readVehicleFilter(r *treeReader, v *jnode, ptr string) {
 			r.invalid(p, "must be a train number")
 			return
 		}
-		if !validTrain(s) {
+		if !legacy.ValidTrainNumber(s) {
 			r.restricted(RestrictKnownTrain, p, "train number "+strconv.Quote(shorten(s, 20))+" is not 1..5 letters or digits (the Hermes limit)")
 			return
 		}
@@ -582,7 +568,7 @@ func (q *offerRequest) readService(r *treeReader, v *jnode, ptr string) (string,
 	}
 	p := item(np, 0)
 	s := r.str(numbers[0], p, 64)
-	if r.ok() && !validTrain(s) {
+	if r.ok() && !legacy.ValidTrainNumber(s) {
 		r.restricted(RestrictKnownTrain, p, "train number "+strconv.Quote(shorten(s, 20))+" is not 1..5 letters or digits (the Hermes limit)")
 	}
 	return s, p, carrier

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
@@ -105,7 +106,7 @@ func (f *Facade) candidates(q *offerRequest) ([]candidate, *osdm.ProblemError) {
 	}
 	out := make([]candidate, 0, len(runs))
 	for _, r := range runs {
-		if !q.excluded[r.Train] && validTrain(r.Train) {
+		if !q.excluded[r.Train] && legacy.ValidTrainNumber(r.Train) {
 			out = append(out, candidate{run: r})
 		}
 	}
