@@ -20,9 +20,17 @@ type exchanged struct {
 	pax  []osdm.Passenger
 }
 
-// readExchanged reads booking id for an exchange and checks it can be
-// one: fulfilled, with passengers left. A non-nil Result ends the message.
-func (r *run) readExchanged(ctx context.Context, id string, p legacy.PlaceRequest) (*exchanged, *Result) {
+// readExchanged checks an exchange of booking id to journey j for places
+// p (a journey not yet departed, known tariffs), then reads the booking and
+// checks it can be one: fulfilled, with passengers left, as many as p's
+// places. A non-nil Result ends the message.
+func (r *run) readExchanged(ctx context.Context, j legacy.Journey, id string, p legacy.PlaceRequest) (*exchanged, *Result) {
+	if why := r.c.pastDeparture(j); why != "" {
+		return nil, r.invalid(why)
+	}
+	if _, err := r.c.travellers(p); err != nil {
+		return nil, r.invalid(err.Error())
+	}
 	if why := unsafeSegment(id); why != "" {
 		return nil, r.invalid("ExchangeOf " + strconv.Quote(plain(id, 128)) + " " + why + "; it cannot name a booking at partner " + r.c.partner)
 	}
@@ -165,13 +173,7 @@ func legacyExchange(xo *osdm.ExchangeOffer) *legacy.Exchange {
 // exchange offers of the booking to the journey, each with its Exchange
 // element.
 func (r *run) exchangeAvailability(ctx context.Context, m *legacy.AvailabilityRequest) *Result {
-	if why := r.c.pastDeparture(m.Journey); why != "" {
-		return r.invalid(why)
-	}
-	if _, err := r.c.travellers(m.Places); err != nil {
-		return r.invalid(err.Error())
-	}
-	x, end := r.readExchanged(ctx, m.ExchangeOf, m.Places)
+	x, end := r.readExchanged(ctx, m.Journey, m.ExchangeOf, m.Places)
 	if end != nil {
 		return end
 	}
@@ -202,13 +204,7 @@ type exchangeNoter interface {
 // before the confirmation deletes the operation: the old booking stands,
 // and the NegativeReply says so.
 func (r *run) exchange(ctx context.Context, m *legacy.BookingRequest) *Result {
-	if why := r.c.pastDeparture(m.Journey); why != "" {
-		return r.invalid(why)
-	}
-	if _, err := r.c.travellers(m.Places); err != nil {
-		return r.invalid(err.Error())
-	}
-	x, end := r.readExchanged(ctx, m.ExchangeOf, m.Places)
+	x, end := r.readExchanged(ctx, m.Journey, m.ExchangeOf, m.Places)
 	if end != nil {
 		return end
 	}
