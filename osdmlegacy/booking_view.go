@@ -142,11 +142,24 @@ func (f *Facade) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, 
 }
 
 // placeAllocation groups the BookingReply's places by coach; each place
-// is its passenger's (placeOwners).
+// is its passenger's (placeOwners). While the reservation holds places,
+// the places of passengers refunded alone (a partial refund) are left
+// out: the legacy system freed them, and a consumer reads reservedPlaces
+// as the places still held. Once every passenger is refunded, the
+// reservation (REFUNDED) shows the places it had.
 func placeAllocation(rec *BookingRecord, paxIDs []string) *osdm.PlaceAllocation {
 	places := rec.Legacy.Places
 	if len(places) == 0 || len(paxIDs) == 0 {
 		return nil
+	}
+	freed := map[int]bool{} // places of passengers refunded alone
+	owners := rec.placeOwners()
+	if left := rec.unrefunded(); len(left) > 0 {
+		for i, owner := range owners {
+			if i < len(places) && owner < len(rec.Passengers) && rec.Passengers[owner].RefundedBy != "" {
+				freed[i] = true
+			}
+		}
 	}
 	pa := &osdm.PlaceAllocation{
 		AccommodationType:    accommodation(rec.Offer.ServiceCode),
@@ -154,8 +167,10 @@ func placeAllocation(rec *BookingRecord, paxIDs []string) *osdm.PlaceAllocation 
 		TripLegCoverage:      osdm.TripLegCoverage{TripID: rec.Offer.TripID, LegID: rec.Offer.LegID},
 	}
 	byCoach := map[string]int{}
-	owners := rec.placeOwners()
 	for i, pl := range places {
+		if freed[i] {
+			continue
+		}
 		pax := paxIDs[i%len(paxIDs)]
 		if i < len(owners) && owners[i] < len(paxIDs) {
 			pax = paxIDs[owners[i]]

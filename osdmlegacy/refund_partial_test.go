@@ -169,3 +169,75 @@ func TestPartialRefundFaults(t *testing.T) {
 		e.assertAgree(true)
 	})
 }
+
+// TestPartialRefundLeavesThePlacesHeld: after a partial refund the
+// booking's reservedPlaces are the places the legacy system still holds,
+// each with its passenger (interleaved tariffs: adult, child, adult), so a
+// consumer that reads them as the places held (to cancel the rest, to
+// name the places left) agrees with the legacy system; once every
+// passenger is refunded, the REFUNDED reservation shows the places it had.
+func TestPartialRefundLeavesThePlacesHeld(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	o := e.offer("9203", adult, child, adult2)
+	b, _ := e.namedBooking(o, "Ada", "Bob", "Cy")
+	fid := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", nil), 200).Fulfillments[0].ID
+	path := "/bookings/" + b.ID
+	ref := e.records()[b.ID].Legacy.BookingRef
+	// shown lists the reservation's places as the booking shows them:
+	// place number -> passenger id.
+	shown := func() (map[string]string, osdm.BookingPartStatus) {
+		t.Helper()
+		res := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", path, nil), 200).Booking.BookedOffers[0].Reservations[0]
+		out := map[string]string{}
+		for _, rp := range res.PlaceAllocation.ReservedPlaces {
+			if len(rp.PassengerIDs) != len(rp.PlaceNumbers) {
+				t.Fatalf("reservedPlace %+v does not pair its passengers with its places", rp)
+			}
+			for k, n := range rp.PlaceNumbers {
+				out[n] = rp.PassengerIDs[k]
+			}
+		}
+		return out, res.Status
+	}
+	// held lists the places the legacy system holds: place number -> last name.
+	held := func() map[string]string {
+		out := map[string]string{}
+		for _, sb := range e.sb.Bookings() {
+			if sb.BookingRef != ref {
+				continue
+			}
+			for i, pl := range sb.Places {
+				if !pl.Cancelled {
+					out[pl.Number] = sb.Names[i].LastName
+				}
+			}
+		}
+		return out
+	}
+	names := map[string]string{"p1": "Ada", "p2": "Bob", "p3": "Cy"}
+	agree := func(step string) {
+		t.Helper()
+		view, status := shown()
+		far := held()
+		if status != osdm.BookingPartFulfilled || len(view) != len(far) {
+			t.Errorf("%s: the booking shows %v (%s), the legacy system holds %v", step, view, status, far)
+		}
+		for n, pid := range view {
+			if got, ok := far[n]; !ok || got != names[pid] {
+				t.Errorf("%s: the booking shows place %s as %s's, the legacy system holds %v", step, n, pid, far)
+			}
+		}
+	}
+	agree("booked")
+	for _, pid := range []string{"p2", "p1"} {
+		ro := decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", path+"/refund-offers", refundOf(fid, pid)), 200).RefundOffers[0]
+		decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "PATCH", path+"/refund-offers/"+ro.ID, `{"status":"CONFIRMED"}`), 200)
+		agree("refunded " + pid)
+	}
+	ro := decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", path+"/refund-offers", refundOf(fid)), 200).RefundOffers[0]
+	decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "PATCH", path+"/refund-offers/"+ro.ID, `{"status":"CONFIRMED"}`), 200)
+	if view, status := shown(); status != osdm.BookingPartRefunded || len(view) != 3 || len(held()) != 0 {
+		t.Errorf("refunded whole: the booking shows %v (%s), the legacy system holds %v", view, status, held())
+	}
+	e.assertAgree(true)
+}
