@@ -753,3 +753,27 @@ func TestExchangeSettleWithdraws(t *testing.T) {
 		t.Errorf("resend: %+v", res.Reply)
 	}
 }
+
+// TestPassengerDataRefusedAfterANewName: a message that names a passenger
+// booked without a name, then is refused for another passenger, cannot
+// take the name back (a PATCH sets, never clears, a name): the reply does
+// not say nothing was changed, but that the passengers before the refused
+// one could not all be set back, as the partner then holds.
+func TestPassengerDataRefusedAfterANewName(t *testing.T) {
+	j := testJournal(t, storetest.NewMemory(), nil)
+	x := newSandboxCaller(t)
+	b := sbBook(t, j, x, "PDN-B", 2, legacy.Passenger{FirstName: "Anna", LastName: "Muster"})
+	res := sbDo(t, j, x, &legacy.PassengerDataRequest{Header: legacy.Header{MessageID: "PDN-1"}, BookingRef: b.BookingRef,
+		Passengers: []legacy.PassengerData{{Index: 2, FirstName: "Ben", LastName: "Muster"}, {Index: 1, DateOfBirth: "2020-01-01"}}})
+	n, ok := res.Reply.(*legacy.NegativeReply)
+	if !ok || n.Code != legacy.CodeInvalidMessage {
+		t.Fatalf("tariff move: %+v", res.Reply)
+	}
+	held := x.booking(b.BookingRef).Passengers[1]
+	if held.Detail == nil || held.Detail.LastName != "Muster" {
+		t.Fatalf("the partner holds %+v for passenger 2: the sandbox set the name back after all", held.Detail)
+	}
+	if strings.Contains(n.Text, "Nothing was changed") || !strings.Contains(n.Text, "could not all be set back") {
+		t.Errorf("the reply says %q, but the partner keeps passenger 2's new name %+v", n.Text, held.Detail)
+	}
+}

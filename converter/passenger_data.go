@@ -102,7 +102,10 @@ func mergePassenger(old osdm.Passenger, p legacy.PassengerData) (osdm.Passenger,
 
 // restorePassengers sets the passengers done (changed by this message
 // before a refusal) back to their data in old; it reports whether every
-// one was.
+// one was, as the partner answers it. A PATCH leaves out what it does not
+// set, so a name or date of birth given to a passenger who had none
+// cannot be taken back: the partner keeps it, and the passenger is not
+// set back.
 func (r *run) restorePassengers(ctx context.Context, id string, old []osdm.Passenger, done []legacy.PassengerData) bool {
 	gctx, cancel := graceContext(ctx)
 	defer cancel()
@@ -113,11 +116,24 @@ func (r *run) restorePassengers(ctx context.Context, id string, old []osdm.Passe
 		if o.Detail != nil && o.Detail.FirstName != "" && o.Detail.LastName != "" {
 			back.Detail = &osdm.PersonDetail{FirstName: o.Detail.FirstName, LastName: o.Detail.LastName}
 		}
-		f := r.do(gctx, call{step: StepPassenger, body: &back,
+		pr := new(osdm.PassengerResponse)
+		f := r.do(gctx, call{step: StepPassenger, body: &back, out: pr,
 			params: map[string]string{osdm.ParamBookingID: id, osdm.ParamPassengerID: o.ID}})
-		all = all && f == nil
+		all = all && f == nil && pr.Passenger != nil && sameData(*pr.Passenger, o)
 	}
 	return all
+}
+
+// sameData reports whether passengers a and b hold the same data a
+// PassengerDataRequest sets: names and date of birth.
+func sameData(a, b osdm.Passenger) bool {
+	names := func(d *osdm.PersonDetail) [2]string {
+		if d == nil {
+			return [2]string{}
+		}
+		return [2]string{d.FirstName, d.LastName}
+	}
+	return a.DateOfBirth == b.DateOfBirth && names(a.Detail) == names(b.Detail)
 }
 
 // passengerFailed answers a PATCH of passenger index that failed with f.
