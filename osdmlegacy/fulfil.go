@@ -86,7 +86,9 @@ func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
 }
 
 // fulfilExchange confirms the exchange of rec: its old places are
-// cancelled (a CancelRequest) and the booking is the new journey.
+// cancelled (a CancelRequest) and the booking is the new journey; then
+// the passengers' data its BookingRequest could not carry follow
+// (sendExchangeData).
 func (f *Facade) fulfilExchange(ctx context.Context, c *call, rec *BookingRecord) (*Answer, bool) {
 	if rec.Exchange.State == ExchangeBooking {
 		return f.inProgress(c, rec), false
@@ -103,6 +105,7 @@ func (f *Facade) fulfilExchange(ctx context.Context, c *call, rec *BookingRecord
 		return f.problem(c, p), true
 	}
 	_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
+	rec = f.sendExchangeData(ctx, c.send, rec)
 	return f.json(c, http.StatusOK, osdm.FulfillmentCollectionResponse{
 		Fulfillments: []osdm.Fulfillment{fulfillmentView(rec)},
 	}), true

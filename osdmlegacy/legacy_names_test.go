@@ -173,3 +173,90 @@ func TestExchangeNamesFollowThePlaces(t *testing.T) {
 	}
 	e.assertAgree(true)
 }
+
+// TestExchangeKeepsTheDataHeld: a booking made without names whose
+// passengers were named later (a PATCH each: the child with its date of
+// birth, the second adult; the first adult only a date of birth) is
+// exchanged: the exchange's BookingRequest can name no place (the first
+// place's passenger has no name), so once the exchange is confirmed one
+// PassengerDataRequest gives the new places the data the old ones held,
+// each at its passenger's place, and the record says which names the
+// legacy system holds.
+func TestExchangeKeepsTheDataHeld(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	o := e.offer("9203", adult, child, adult2)
+	b, _ := e.namedBooking(o, "", "", "")
+	fid := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", nil), 200).Fulfillments[0].ID
+	for pid, body := range map[string]string{
+		"p1": `{"dateOfBirth":"1990-04-01"}`,
+		"p2": `{"dateOfBirth":"2021-05-05","detail":{"firstName":"Kid","lastName":"Bob"}}`,
+		"p3": `{"detail":{"firstName":"F","lastName":"Cy"}}`,
+	} {
+		if a := e.call(e.f, "PATCH", "/bookings/"+b.ID+"/passengers/"+pid, body); a.Status != 200 {
+			t.Fatalf("PATCH %s: %d %s", pid, a.Status, a.Body)
+		}
+	}
+	// held lists the legacy booking's data by place number.
+	held := func(ref string) map[string]string {
+		out := map[string]string{}
+		for _, sb := range e.sb.Bookings() {
+			if sb.BookingRef == ref {
+				for i, pl := range sb.Places {
+					out[pl.Number] = sb.Names[i].LastName + "/" + sb.Names[i].DateOfBirth
+				}
+			}
+		}
+		return out
+	}
+	want := map[string]string{"p1": "/1990-04-01", "p2": "Bob/2021-05-05", "p3": "Cy/"}
+	check := func(step string) {
+		t.Helper()
+		view := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", "/bookings/"+b.ID, nil), 200).Booking
+		at := held(e.records()[b.ID].Legacy.BookingRef)
+		for pid, w := range want {
+			if got := at[placeOf(t, view, pid)]; got != w {
+				t.Errorf("%s: passenger %s's place holds %q at the legacy system, want %q (%v)", step, pid, got, w, at)
+			}
+		}
+	}
+	check("named")
+	e.exchangeTo(b.ID, fid, "708")
+	decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", nil), 200)
+	rec := e.records()[b.ID]
+	if rec.Offer.Train != "708" || rec.State != StateFulfilled {
+		t.Fatalf("after the exchange: train %s, %s", rec.Offer.Train, rec.State)
+	}
+	check("exchanged")
+	for _, p := range rec.Passengers {
+		if w := map[string]string{"p2": "Kid Bob", "p3": "F Cy"}[p.ID]; p.NameSent != w {
+			t.Errorf("after the exchange %s's NameSent is %q, want %q", p.ID, p.NameSent, w)
+		}
+	}
+	e.assertAgree(true)
+}
+
+// TestExchangeDataLost: the PassengerDataRequest that follows an exchange
+// is lost: the exchange stands (the fulfilment answers), and settlement
+// (after a restart) gives the new places the names.
+func TestExchangeDataLost(t *testing.T) {
+	e := newBookEnv(t, boltKind, nil)
+	o := e.offer("9203", adult, adult2)
+	b, _ := e.namedBooking(o, "", "")
+	fid := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", nil), 200).Fulfillments[0].ID
+	if a := e.call(e.f, "PATCH", "/bookings/"+b.ID+"/passengers/p2", `{"detail":{"firstName":"F","lastName":"Cy"}}`); a.Status != 200 {
+		t.Fatalf("PATCH: %d %s", a.Status, a.Body)
+	}
+	e.exchangeTo(b.ID, fid, "708")
+	e.legacy.inject(fault{kind: legacy.KindPassengerDataRequest, what: "lost"})
+	decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", nil), 200)
+	if rec := e.records()[b.ID]; rec.Offer.Train != "708" || rec.State != StateUpdating {
+		t.Fatalf("after the lost PassengerDataRequest: train %s, %s", rec.Offer.Train, rec.State)
+	}
+	e.settle(e.otherInstance())
+	rec := e.records()[b.ID]
+	names := e.sandboxNames(rec.Legacy.BookingRef)
+	if rec.State != StateFulfilled || rec.Passengers[1].NameSent != "F Cy" || len(names) != 2 || names[1].LastName != "Cy" {
+		t.Errorf("after settlement: %s %+v, the legacy system holds %+v", rec.State, rec.Passengers, names)
+	}
+	e.assertAgree(true)
+}

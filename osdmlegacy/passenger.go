@@ -238,8 +238,15 @@ func (f *Facade) recordPassengerResult(ctx context.Context, id, msgID string, re
 			}
 			return nil
 		}
-		if pr := r.passenger(p.Passenger.ID); pr != nil {
-			*pr = *p.Passenger
+		if p.Passenger != nil {
+			if pr := r.passenger(p.Passenger.ID); pr != nil {
+				*pr = *p.Passenger
+			}
+		}
+		for id, name := range p.NamesSent {
+			if pr := r.passenger(id); pr != nil {
+				pr.NameSent = name
+			}
 		}
 		return nil
 	})
