@@ -241,9 +241,10 @@ type PendingMessage struct {
 	// Passenger is the passenger as a PassengerDataRequest changes it,
 	// stored once the legacy system has taken the change.
 	Passenger *PassengerRecord `json:"passenger,omitempty"`
-	// NamesSent are, for the PassengerDataRequest that follows an
-	// exchange (exchangeData), the passengers it names by id and the
-	// name each gets as NameSent once the legacy system has taken it.
+	// NamesSent are, for the PassengerDataRequest that follows a
+	// fulfilment or an exchange (unsentData), the passengers it names by
+	// id and the name each gets as NameSent once the legacy system has
+	// taken it.
 	NamesSent map[string]string `json:"namesSent,omitempty"`
 }
 

@@ -37,7 +37,9 @@ func refusedBy(err error) *osdm.ProblemError {
 	return nil
 }
 
-// createFulfillments confirms a PREBOOKED booking within its hold.
+// createFulfillments confirms a PREBOOKED booking within its hold; then
+// the passengers' data its BookingRequest could not carry follow
+// (sendUnsentData).
 func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
 	if len(c.body) > 0 {
 		var body osdm.FulfillmentPostRequest
@@ -55,8 +57,10 @@ func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
 		if cur.Exchange.holds() || cur.State == StateExchanging && cur.Pending != nil && cur.Pending.Cancel == CancelExchange {
 			return f.fulfilExchange(ctx, c, cur)
 		}
+		fulfilled := false
 		rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
 			now := f.now()
+			fulfilled = false
 			switch {
 			case r.State == StateFulfilled || r.Fulfillment != nil:
 				return errNoChange // fulfilled before: the same fulfilment
@@ -64,6 +68,7 @@ func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
 			default:
 				return &errRefused{stateProblem(r, "fulfilled")}
 			}
+			fulfilled = true
 			r.State = StateFulfilled
 			r.Fulfillment = &FulfillmentRecord{ID: fulfillmentID(r.ID), CreatedOn: now.UTC(), ControlNumber: controlNumber(r)}
 			return nil
@@ -79,6 +84,9 @@ func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
 			return f.problem(c, p), finalProblem(p)
 		}
 		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
+		if fulfilled {
+			rec = f.sendUnsentData(ctx, c.send, rec)
+		}
 		return f.json(c, http.StatusOK, osdm.FulfillmentCollectionResponse{
 			Fulfillments: []osdm.Fulfillment{fulfillmentView(rec)},
 		}), true
@@ -88,7 +96,7 @@ func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
 // fulfilExchange confirms the exchange of rec: its old places are
 // cancelled (a CancelRequest) and the booking is the new journey; then
 // the passengers' data its BookingRequest could not carry follow
-// (sendExchangeData).
+// (sendUnsentData).
 func (f *Facade) fulfilExchange(ctx context.Context, c *call, rec *BookingRecord) (*Answer, bool) {
 	if rec.Exchange.State == ExchangeBooking {
 		return f.inProgress(c, rec), false
@@ -105,7 +113,7 @@ func (f *Facade) fulfilExchange(ctx context.Context, c *call, rec *BookingRecord
 		return f.problem(c, p), true
 	}
 	_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
-	rec = f.sendExchangeData(ctx, c.send, rec)
+	rec = f.sendUnsentData(ctx, c.send, rec)
 	return f.json(c, http.StatusOK, osdm.FulfillmentCollectionResponse{
 		Fulfillments: []osdm.Fulfillment{fulfillmentView(rec)},
 	}), true

@@ -260,3 +260,40 @@ func TestExchangeDataLost(t *testing.T) {
 	}
 	e.assertAgree(true)
 }
+
+// TestFulfilmentSendsTheNamesLeft: booked adult (named), child (named),
+// adult (unnamed), the BookingRequest names the first place only (the
+// second adult's place comes before the child's); the fulfilment sends the
+// child's name to the child's place, and the record says the legacy
+// system holds it.
+func TestFulfilmentSendsTheNamesLeft(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	o := e.offer("9203", adult, child, adult2)
+	b, br := e.namedBooking(o, "Ada", "Bob", "")
+	if len(br.Passengers) != 1 || br.Passengers[0].LastName != "Ada" {
+		t.Fatalf("BookingRequest names %+v, want Ada only", br.Passengers)
+	}
+	if rec := e.records()[b.ID]; rec.Passengers[1].NameSent != "" {
+		t.Fatalf("before the fulfilment the record says the legacy system holds %q for the child", rec.Passengers[1].NameSent)
+	}
+	decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", nil), 200)
+	view := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", "/bookings/"+b.ID, nil), 200).Booking
+	rec := e.records()[b.ID]
+	names := map[string]string{}
+	for _, sb := range e.sb.Bookings() {
+		if sb.BookingRef == rec.Legacy.BookingRef {
+			for i, pl := range sb.Places {
+				names[pl.Number] = sb.Names[i].LastName
+			}
+		}
+	}
+	for pid, want := range map[string]string{"p1": "Ada", "p2": "Bob", "p3": ""} {
+		if got := names[placeOf(t, view, pid)]; got != want {
+			t.Errorf("passenger %s's place is named %q at the legacy system, want %q", pid, got, want)
+		}
+	}
+	if rec.State != StateFulfilled || rec.Passengers[1].NameSent != "F Bob" {
+		t.Errorf("after the fulfilment: %s, the child's NameSent %q", rec.State, rec.Passengers[1].NameSent)
+	}
+	e.assertAgree(true)
+}

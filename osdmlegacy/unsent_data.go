@@ -7,19 +7,20 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
-// The BookingRequest of an exchange names the new places as a booking's
-// does, up to the first place whose passenger has no name (legacyNames),
-// and carries a date of birth only with a name. The passengers' other
-// names and dates of birth, which the old legacy booking may have held
-// (given by a PATCH), follow once the exchange is confirmed: one
-// PassengerDataRequest to the new legacy booking, so that the new places
-// carry the data the booking holds.
+// A legacy BookingRequest names its places in order, up to the first place
+// whose passenger has no name (legacyNames), and carries a date of birth
+// only with a name. The passengers' other names and dates of birth follow
+// in one PassengerDataRequest, each at its passenger's place: once the
+// booking is fulfilled, and once an exchange is confirmed (its
+// BookingRequest names the new places the same way, and the old places may
+// have held data given by a PATCH). So the legacy system holds the names
+// and dates of birth the booking holds.
 
-// exchangeData returns the PassengerDataRequest items that give the new
-// legacy booking of a confirmed exchange what its BookingRequest did not
-// carry (the passengers it did not name: NameSent ""), each at its
-// passenger's place, and the names they send by passenger id.
-func (r *BookingRecord) exchangeData() ([]legacy.PassengerData, map[string]string) {
+// unsentData returns the PassengerDataRequest items that give the legacy
+// booking what its BookingRequest did not carry (the passengers it did not
+// name: NameSent "", not refunded), each at its passenger's place, and the
+// names they send by passenger id.
+func (r *BookingRecord) unsentData() ([]legacy.PassengerData, map[string]string) {
 	var items []legacy.PassengerData
 	sent := map[string]string{}
 	for i, owner := range r.placeOwners() {
@@ -39,23 +40,23 @@ func (r *BookingRecord) exchangeData() ([]legacy.PassengerData, map[string]strin
 	return items, sent
 }
 
-// sendExchangeData sends the PassengerDataRequest of exchangeData once
-// rec's exchange is confirmed, and returns the booking as stored after.
-// The exchange stands whatever comes of it: a refusal leaves the
-// passengers' NameSent "" (a PATCH sends the name again), a lost answer
-// is settled as a passenger change is.
-func (f *Facade) sendExchangeData(ctx context.Context, send Sender, rec *BookingRecord) *BookingRecord {
-	if items, _ := rec.exchangeData(); len(items) == 0 {
+// sendUnsentData sends the PassengerDataRequest of unsentData for rec, a
+// booking just fulfilled or whose exchange was just confirmed, and returns
+// the booking as stored after. The fulfilment or exchange stands whatever
+// comes of it: a refusal leaves the passengers' NameSent "" (a PATCH sends
+// the name again), a lost answer is settled as a passenger change is.
+func (f *Facade) sendUnsentData(ctx context.Context, send Sender, rec *BookingRecord) *BookingRecord {
+	if items, _ := rec.unsentData(); len(items) == 0 {
 		return rec
 	}
 	now := f.now()
 	sent := false
 	after, err := f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
 		sent = false
-		if r.State != StateFulfilled || r.Exchange == nil || r.Exchange.State != ExchangeConfirmed || r.Legacy == nil {
+		if r.State != StateFulfilled || r.Legacy == nil || r.Exchange.holds() {
 			return errNoChange
 		}
-		items, names := r.exchangeData()
+		items, names := r.unsentData()
 		if len(items) == 0 {
 			return errNoChange
 		}
