@@ -341,11 +341,16 @@ func (f *Facade) exchangeCancel(ctx context.Context, send Sender, rec *BookingRe
 			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeBookingExpired,
 				"exchange operation "+x.ID+" passed its ticketTimeLimit "+x.HoldUntil.Format(time.RFC3339)+" and is released; the booking stands as it was")}
 		}
-		ref := r.Legacy.BookingRef
+		req := &legacy.CancelRequest{BookingRef: r.Legacy.BookingRef}
 		if kind == CancelExchangeDrop {
-			ref = x.Legacy.BookingRef
+			req.BookingRef = x.Legacy.BookingRef
+		} else if code, ok := f.cfg.Reasons[x.Quote.OverruleCode]; ok && x.Quote.OverruleCode != "" {
+			// An exchange quoted without a fee (an overrule code) cancels
+			// the old places with its reason code, so the legacy system
+			// keeps no cancellation fee either, as a refund's does.
+			req.ReasonCode = &code
 		}
-		return f.pendCancel(ctx, r, &legacy.CancelRequest{BookingRef: ref}, kind, why, StateExchanging, now)
+		return f.pendCancel(ctx, r, req, kind, why, StateExchanging, now)
 	})
 	return f.deliverCancel(ctx, send, rec, err)
 }

@@ -353,3 +353,34 @@ func TestExchangeFaults(t *testing.T) {
 		e.assertAgree(true)
 	})
 }
+
+// TestExchangeOverruledKeepsNoFee: an exchange quoted with an overrule
+// code of the reason table (no exchange fee) cancels the old places with
+// that reason code, so the legacy system keeps no cancellation fee of the
+// old booking either: it refunds what was paid for it, as the quote says.
+func TestExchangeOverruledKeepsNoFee(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	id, fid := e.fulfilled(e.offer("9203", adult, child))
+	rec := e.records()[id]
+	old := rec.Legacy.BookingRef
+	xo := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers",
+		exchangeSearch(rec, fid, "708", map[string]any{"overruleCode": "DISRUPTION"})), 200)
+	if len(xo.ExchangeOffers) != 1 || xo.ExchangeOffers[0].ExchangeFee.Amount != 0 {
+		t.Fatalf("exchange offers with an overrule code %+v", xo)
+	}
+	offer := xo.ExchangeOffers[0]
+	decodeOK[osdm.ExchangeOperationResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations",
+		map[string]any{"exchangeOffers": []any{map[string]any{"offerId": offer.OfferID, "passengerRefs": offer.PassengerRefs}}}), 200)
+	n := len(e.legacy.delivered())
+	decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil), 200)
+	sent := e.legacy.delivered()[n:]
+	if c, ok := sent[0].(*legacy.CancelRequest); !ok || c.BookingRef != old || c.ReasonCode == nil || *c.ReasonCode != e.f.cfg.Reasons["DISRUPTION"] {
+		t.Errorf("the exchange's confirmation sent %#v, want a CancelRequest of %s with reason code %d", sent[0], old, e.f.cfg.Reasons["DISRUPTION"])
+	}
+	for _, b := range e.sb.Bookings() {
+		if b.BookingRef == old && (b.Status != legacy.StatusCancelled || b.Refund != b.Price || b.Fee != "0.00") {
+			t.Errorf("the old legacy booking: %s, price %s, refund %s, fee %s; want all refunded, no fee", b.Status, b.Price, b.Refund, b.Fee)
+		}
+	}
+	e.assertAgree(true)
+}
