@@ -777,3 +777,28 @@ func TestPassengerDataRefusedAfterANewName(t *testing.T) {
 		t.Errorf("the reply says %q, but the partner keeps passenger 2's new name %+v", n.Text, held.Detail)
 	}
 }
+
+// TestRefusalsAboutABookingNameIt: an INVALID_MESSAGE about a booking the
+// partner holds (a place it does not hold, a passenger it does not have,
+// an exchange asking for another number of places) names the booking in
+// BookingRef, and its text ends with one full stop.
+func TestRefusalsAboutABookingNameIt(t *testing.T) {
+	j := testJournal(t, storetest.NewMemory(), nil)
+	x := newSandboxCaller(t)
+	b := sbBook(t, j, x, "RAB-B", 2)
+	for name, req := range map[string]legacy.Request{
+		"place not held": &legacy.CancelRequest{Header: legacy.Header{MessageID: "RAB-C"}, BookingRef: b.BookingRef,
+			Places: []legacy.Place{{Coach: b.Places[0].Coach, Number: "99"}}},
+		"passenger not in it": &legacy.PassengerDataRequest{Header: legacy.Header{MessageID: "RAB-P"}, BookingRef: b.BookingRef,
+			Passengers: []legacy.PassengerData{{Index: 3, FirstName: "X", LastName: "Y"}}},
+		"exchange of another number of places": exchangeRequest("RAB-X", b.BookingRef, "", 3),
+	} {
+		n, ok := sbDo(t, j, x, req).Reply.(*legacy.NegativeReply)
+		if !ok || n.Code != legacy.CodeInvalidMessage || n.BookingRef != b.BookingRef || strings.HasSuffix(n.Text, "..") {
+			t.Errorf("%s: %+v, want INVALID_MESSAGE naming booking %s, its text ending with one full stop", name, n, b.BookingRef)
+		}
+	}
+	if got := heldBy(x, b.BookingRef); len(got) != 2 {
+		t.Errorf("after the refusals the booking holds %v", got)
+	}
+}

@@ -97,7 +97,19 @@ func (r *run) availability(ctx context.Context, j legacy.Journey, p legacy.Place
 
 // invalid refuses the request before any OSDM call.
 func (r *run) invalid(text string) *Result {
-	return r.negative(&legacy.NegativeReply{Code: legacy.CodeInvalidMessage, Text: plain(text, 900) + "."})
+	text = plain(text, 900)
+	if !strings.HasSuffix(text, ".") {
+		text += "."
+	}
+	return r.negative(&legacy.NegativeReply{Code: legacy.CodeInvalidMessage, Text: text})
+}
+
+// invalidAbout is invalid for a message about booking id, which the
+// partner holds: the NegativeReply names it.
+func (r *run) invalidAbout(id, text string) *Result {
+	res := r.invalid(text)
+	res.Reply.(*legacy.NegativeReply).BookingRef = id
+	return res
 }
 
 // negative completes n with the reply header, keeps its text within what

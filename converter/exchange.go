@@ -53,7 +53,7 @@ func (r *run) readExchanged(ctx context.Context, j legacy.Journey, id string, p 
 		return nil, r.negative(&legacy.NegativeReply{Code: legacy.CodeAlreadyCancelled, BookingRef: id,
 			Text: "Booking " + id + " at partner " + r.c.partner + " is cancelled or refunded; there is nothing to exchange."})
 	case bookingProvisional:
-		return nil, r.invalid("Booking " + id + " at partner " + r.c.partner + " is not confirmed, so it cannot be exchanged; cancel it and book the new journey.")
+		return nil, r.invalidAbout(id, "Booking "+id+" at partner "+r.c.partner+" is not confirmed, so it cannot be exchanged; cancel it and book the new journey.")
 	}
 	holds := map[string]bool{}
 	for _, h := range heldPlaces(b) {
@@ -69,8 +69,8 @@ func (r *run) readExchanged(ctx context.Context, j legacy.Journey, id string, p 
 			Text: "Partner " + r.c.partner + " does not say which passengers hold the places of booking " + id + ", so it cannot be exchanged; nothing was changed."})
 	}
 	if p.Places() != len(x.pax) {
-		return nil, r.invalid("Booking " + id + " has " + strconv.Itoa(len(x.pax)) + " passenger(s) with places; an exchange moves all of them, so ask for " +
-			strconv.Itoa(len(x.pax)) + " place(s), not " + strconv.Itoa(p.Places()) + ". Nothing was changed.")
+		return nil, r.invalidAbout(id, "Booking "+id+" has "+strconv.Itoa(len(x.pax))+" passenger(s) with places; an exchange moves all of them, so ask for "+
+			strconv.Itoa(len(x.pax))+" place(s), not "+strconv.Itoa(p.Places())+". Nothing was changed.")
 	}
 	return x, nil
 }

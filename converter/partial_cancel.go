@@ -75,7 +75,7 @@ func (r *run) partialCancel(ctx context.Context, b *osdm.Booking, live []string,
 			return r.negative(&legacy.NegativeReply{Code: legacy.CodeAlreadyCancelled, BookingRef: id,
 				Text: "Booking " + id + " at partner " + r.c.partner + " is already cancelled or refunded; nothing was changed."})
 		}
-		return r.invalid("Booking " + id + " at partner " + r.c.partner + " is not confirmed, so single places cannot be refunded; cancel the whole booking (a CancelRequest without Place).")
+		return r.invalidAbout(id, "Booking "+id+" at partner "+r.c.partner+" is not confirmed, so single places cannot be refunded; cancel the whole booking (a CancelRequest without Place).")
 	}
 	var pax []string
 	partsOf := map[string]bool{}
@@ -88,7 +88,7 @@ func (r *run) partialCancel(ctx context.Context, b *osdm.Booking, live []string,
 			}
 		}
 		if found < 0 {
-			return r.invalid("Place " + describePlace(want) + " is not held by booking " + id + " (any more); it holds " + describeHeld(held) + ". Nothing was cancelled.")
+			return r.invalidAbout(id, "Place "+describePlace(want)+" is not held by booking "+id+" (any more); it holds "+describeHeld(held)+". Nothing was cancelled.")
 		}
 		h := held[found]
 		if h.passengerID == "" {

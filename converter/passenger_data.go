@@ -32,11 +32,11 @@ func (r *run) passengerData(ctx context.Context, m *legacy.PassengerDataRequest)
 	patches := make([]osdm.Passenger, len(m.Passengers))
 	for i, p := range m.Passengers {
 		if p.Index > len(pax) {
-			return r.invalid("Passenger index " + strconv.Itoa(p.Index) + " is not in booking " + id + ", which has " + strconv.Itoa(len(pax)) + " passenger(s); nothing was changed.")
+			return r.invalidAbout(id, "Passenger index "+strconv.Itoa(p.Index)+" is not in booking "+id+", which has "+strconv.Itoa(len(pax))+" passenger(s); nothing was changed.")
 		}
 		patch, why := mergePassenger(pax[p.Index-1], p)
 		if why != "" {
-			return r.invalid("Passenger " + strconv.Itoa(p.Index) + " of booking " + id + ": " + why + "; nothing was changed.")
+			return r.invalidAbout(id, "Passenger "+strconv.Itoa(p.Index)+" of booking "+id+": "+why+"; nothing was changed.")
 		}
 		patches[i] = patch
 	}
