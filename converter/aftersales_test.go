@@ -802,3 +802,46 @@ func TestRefusalsAboutABookingNameIt(t *testing.T) {
 		t.Errorf("after the refusals the booking holds %v", got)
 	}
 }
+
+// TestExchangeKeepsTheTravellersTariffs: a booking of adult, child, adult
+// is exchanged only for places asked with the travellers' tariffs in their
+// order (the i-th place is the i-th traveller's): three adults, or the
+// child first, is an INVALID_MESSAGE naming the booking, nothing asked of
+// the partner but the booking; in order, the exchange goes through.
+func TestExchangeKeepsTheTravellersTariffs(t *testing.T) {
+	j := testJournal(t, storetest.NewMemory(), nil)
+	x := newSandboxCaller(t)
+	interleaved := legacy.PlaceRequest{TravelClass: 2, ServiceCode: 1, Tariffs: []legacy.Tariff{{Code: 1, Count: 1}, {Code: 2, Count: 1}, {Code: 1, Count: 1}}}
+	m := &legacy.BookingRequest{Header: legacy.Header{MessageID: "XT-B"}, Journey: testJourney(), Places: interleaved}
+	res, _ := j.Do(context.Background(), m, encodedBody(t, m), x)
+	b, ok := res.Reply.(*legacy.BookingReply)
+	if !ok || len(b.Places) != 3 {
+		t.Fatalf("booking: %+v", res.Reply)
+	}
+	for name, tariffs := range map[string][]legacy.Tariff{
+		"three adults": {{Code: 1, Count: 3}},
+		"child first":  {{Code: 2, Count: 1}, {Code: 1, Count: 2}},
+	} {
+		p := legacy.PlaceRequest{TravelClass: 2, ServiceCode: 1, Tariffs: tariffs}
+		for _, req := range []legacy.Request{
+			&legacy.AvailabilityRequest{Header: legacy.Header{MessageID: "XT-A-" + name}, Journey: exchangeJourney(), Places: p, ExchangeOf: b.BookingRef},
+			&legacy.BookingRequest{Header: legacy.Header{MessageID: "XT-X-" + name}, Journey: exchangeJourney(), Places: p, ExchangeOf: b.BookingRef},
+		} {
+			mark := len(x.calls)
+			n, ok := sbDo(t, j, x, req).Reply.(*legacy.NegativeReply)
+			if !ok || n.Code != legacy.CodeInvalidMessage || n.BookingRef != b.BookingRef || !strings.Contains(n.Text, "ADULT, CHILD, ADULT") {
+				t.Errorf("%s, %s: %+v", name, req.Kind(), n)
+			}
+			if got := strings.Join(x.steps(mark), ","); got != "booking" {
+				t.Errorf("%s, %s: steps %s", name, req.Kind(), got)
+			}
+		}
+	}
+	if got := heldBy(x, b.BookingRef); len(got) != 3 {
+		t.Errorf("after the refusals the booking holds %v", got)
+	}
+	xr := sbDo(t, j, x, &legacy.BookingRequest{Header: legacy.Header{MessageID: "XT-X"}, Journey: exchangeJourney(), Places: interleaved, ExchangeOf: b.BookingRef})
+	if r, ok := xr.Reply.(*legacy.BookingReply); !ok || r.ExchangeOf != b.BookingRef || len(r.Places) != 3 {
+		t.Errorf("exchange in the travellers' order: %+v", xr.Reply)
+	}
+}

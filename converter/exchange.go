@@ -3,6 +3,7 @@ package converter
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -28,7 +29,8 @@ func (r *run) readExchanged(ctx context.Context, j legacy.Journey, id string, p 
 	if why := r.c.pastDeparture(j); why != "" {
 		return nil, r.invalid(why)
 	}
-	if _, err := r.c.travellers(p); err != nil {
+	ts, err := r.c.travellers(p)
+	if err != nil {
 		return nil, r.invalid(err.Error())
 	}
 	if why := unsafeSegment(id); why != "" {
@@ -72,7 +74,34 @@ func (r *run) readExchanged(ctx context.Context, j legacy.Journey, id string, p 
 		return nil, r.invalidAbout(id, "Booking "+id+" has "+strconv.Itoa(len(x.pax))+" passenger(s) with places; an exchange moves all of them, so ask for "+
 			strconv.Itoa(len(x.pax))+" place(s), not "+strconv.Itoa(p.Places())+". Nothing was changed.")
 	}
+	// The i-th place asked for is the i-th traveller's, as in a booking:
+	// the tariffs must give each traveller its own passenger type.
+	for i, t := range ts {
+		if t.tariff.Type != x.pax[i].Type {
+			return nil, r.invalidAbout(id, "Booking "+id+" moves its travellers as they are: "+travellerTypes(x.pax)+
+				", in that order, and the i-th place asked for is the i-th traveller's; the request's tariffs give "+requestTypes(ts)+
+				". Ask for the travellers' tariffs in their order. Nothing was changed.")
+		}
+	}
 	return x, nil
+}
+
+// travellerTypes lists the passenger types of pax, "ADULT, CHILD".
+func travellerTypes(pax []osdm.Passenger) string {
+	out := make([]string, len(pax))
+	for i, p := range pax {
+		out[i] = plain(string(p.Type), 40)
+	}
+	return strings.Join(out, ", ")
+}
+
+// requestTypes lists the passenger types the tariffs of a request give.
+func requestTypes(ts []traveller) string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = string(t.tariff.Type)
+	}
+	return strings.Join(out, ", ")
 }
 
 // refs are the exchanged passengers' refs in the exchange offer request
