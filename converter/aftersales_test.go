@@ -845,3 +845,47 @@ func TestExchangeKeepsTheTravellersTariffs(t *testing.T) {
 		t.Errorf("exchange in the travellers' order: %+v", xr.Reply)
 	}
 }
+
+// TestPartialCancelNamesEachPlaceOnce: the places of a partial
+// cancellation name distinct places of the booking: one named twice (once
+// without its coach) or a number without a coach that more than one place
+// has is an INVALID_MESSAGE, and nothing is cancelled (two items naming
+// one place of a booking of two were a whole cancellation).
+func TestPartialCancelNamesEachPlaceOnce(t *testing.T) {
+	j := testJournal(t, storetest.NewMemory(), nil)
+	x := newSandboxCaller(t)
+	b := sbBook(t, j, x, "PCO-B", 2)
+	p := b.Places[0]
+	mark := len(x.calls)
+	res := sbDo(t, j, x, &legacy.CancelRequest{Header: legacy.Header{MessageID: "PCO-C"}, BookingRef: b.BookingRef,
+		Places: []legacy.Place{{Number: p.Number}, p}})
+	if n, ok := res.Reply.(*legacy.NegativeReply); !ok || n.Code != legacy.CodeInvalidMessage || n.BookingRef != b.BookingRef || !strings.Contains(n.Text, "both name place") {
+		t.Errorf("one place named twice: %+v", res.Reply)
+	}
+	if got := strings.Join(x.steps(mark), ","); got != "booking" || len(heldBy(x, b.BookingRef)) != 2 {
+		t.Errorf("steps %s; the booking holds %v", got, heldBy(x, b.BookingRef))
+	}
+}
+
+// TestPartialCancelWithoutCoach: a place named by its number alone is the
+// booking's place of that number, and refused when two coaches have it.
+func TestPartialCancelWithoutCoach(t *testing.T) {
+	b := &osdm.Booking{ID: "b-1", Passengers: []osdm.Passenger{{ID: "pa", ExternalRef: "p1"}, {ID: "pb", ExternalRef: "p2"}},
+		BookedOffers: []osdm.BookedOffer{{Reservations: []osdm.Reservation{{BookingPart: osdm.BookingPart{ID: "r-1", Status: osdm.BookingPartFulfilled, PassengerIDs: []string{"pa", "pb"}},
+			PlaceAllocation: &osdm.PlaceAllocation{ReservedPlaces: []osdm.ReservedPlace{
+				{CoachNumber: "3", PlaceNumbers: []string{"11"}, PassengerIDs: []string{"pa"}},
+				{CoachNumber: "4", PlaceNumbers: []string{"11"}, PassengerIDs: []string{"pb"}}}}}}}},
+		Fulfillments: []osdm.Fulfillment{{ID: "f-1", Status: osdm.FulfillmentFulfilled}}}
+	x := CallerFunc(func(_ context.Context, c *Call) (*Answer, error) {
+		if c.Step == StepReadBooking {
+			return jsonAnswer(200, osdm.BookingResponse{Booking: b}), nil
+		}
+		t.Errorf("unexpected step %s", c.Step)
+		return nil, context.Canceled
+	})
+	res := testConverter(t, Config{}).Convert(context.Background(),
+		&legacy.CancelRequest{Header: legacy.Header{MessageID: "PCW-1"}, BookingRef: "b-1", Places: []legacy.Place{{Number: "11"}}}, x)
+	if n, ok := res.Reply.(*legacy.NegativeReply); !ok || n.Code != legacy.CodeInvalidMessage || !strings.Contains(n.Text, "give its coach") {
+		t.Errorf("number 11 in coaches 3 and 4: %+v", res.Reply)
+	}
+}

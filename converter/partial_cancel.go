@@ -2,6 +2,7 @@ package converter
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -79,17 +80,27 @@ func (r *run) partialCancel(ctx context.Context, b *osdm.Booking, live []string,
 	}
 	var pax []string
 	partsOf := map[string]bool{}
-	for _, want := range places {
-		found := -1
+	named := map[int]int{} // held place -> the item of places naming it
+	for k, want := range places {
+		found, matches := -1, 0
 		for i, h := range held {
 			if h.place.Number == want.Number && (want.Coach == "" || h.place.Coach == want.Coach) {
-				found = i
-				break
+				if found < 0 {
+					found = i
+				}
+				matches++
 			}
 		}
 		if found < 0 {
 			return r.invalidAbout(id, "Place "+describePlace(want)+" is not held by booking "+id+" (any more); it holds "+describeHeld(held)+". Nothing was cancelled.")
 		}
+		if matches > 1 {
+			return r.invalidAbout(id, "Place "+describePlace(want)+" names more than one place of booking "+id+" ("+describeHeld(held)+"); give its coach. Nothing was cancelled.")
+		}
+		if j, twice := named[found]; twice {
+			return r.invalidAbout(id, "Places "+strconv.Itoa(j+1)+" and "+strconv.Itoa(k+1)+" of the request both name place "+describePlace(held[found].place)+" of booking "+id+". Nothing was cancelled.")
+		}
+		named[found] = k
 		h := held[found]
 		if h.passengerID == "" {
 			return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerRejected, BookingRef: id,
