@@ -38,41 +38,13 @@ func (c *counter) LoginDone(time.Duration, error) {}
 // ReuseTokenSource (a mutex around the cached token), both already
 // holding a valid token, under RunParallel.
 func BenchmarkTokenCacheHit(b *testing.B) {
-	ctx := context.Background()
 	b.Run("tokenauth", func(b *testing.B) {
-		c := tokenauth.NewTokenCache(staticSource{}, tokenauth.CacheConfig{})
-		defer c.Close()
-		if _, err := c.Token(ctx); err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if tok, err := c.Token(ctx); err != nil || tok.AccessToken == "" {
-					b.Error("no token", err)
-					return
-				}
-			}
-		})
+		benchCacheHits(b, tokenauth.NewTokenCache(staticSource{}, tokenauth.CacheConfig{}))
 	})
 	b.Run("tokenauth_with_hit_counter", func(b *testing.B) {
 		c := tokenauth.NewTokenCache(staticSource{}, tokenauth.CacheConfig{})
-		defer c.Close()
 		c.SetObserver(&counter{})
-		if _, err := c.Token(ctx); err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if tok, err := c.Token(ctx); err != nil || tok.AccessToken == "" {
-					b.Error("no token", err)
-					return
-				}
-			}
-		})
+		benchCacheHits(b, c)
 	})
 	b.Run("oauth2_ReuseTokenSource", func(b *testing.B) {
 		ts := oauth2.ReuseTokenSource(nil, oauth2Source{})
@@ -89,5 +61,25 @@ func BenchmarkTokenCacheHit(b *testing.B) {
 				}
 			}
 		})
+	})
+}
+
+// benchCacheHits warms c with a token, then measures its hits under
+// RunParallel, and closes it.
+func benchCacheHits(b *testing.B, c *tokenauth.TokenCache) {
+	defer c.Close()
+	ctx := context.Background()
+	if _, err := c.Token(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if tok, err := c.Token(ctx); err != nil || tok.AccessToken == "" {
+				b.Error("no token", err)
+				return
+			}
+		}
 	})
 }

@@ -40,8 +40,6 @@ const (
 	// MaxPassengers is restriction 5: at most 9 passengers (the legacy
 	// PlaceRequest's limit).
 	MaxPassengers = 9
-	// MaxTrainNumber is the Hermes limit on a train number's length.
-	MaxTrainNumber = 5
 )
 
 // Config is what the `osdm_legacy` subdirectives say.

@@ -3,7 +3,6 @@ package app
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
@@ -96,7 +95,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 			}
 			a.Stores[name] = caddyconfig.JSONModuleObject(engine, "engine", kind, nil)
 		default:
-			return d.Err("unknown osdm option " + unknownOption(opt, globalOptions))
+			return d.Err(glue.UnknownSubdirective("osdm option", opt, globalOptions))
 		}
 		return nil
 	})
@@ -115,19 +114,6 @@ var (
 	redisTLSOptions = []string{"ca", "server_name", "certificate", "key"}
 )
 
-// unknownOption is the text after "unknown ... option" for name: quoted,
-// with the closest known name, or else every known name.
-func unknownOption(name string, known []string) string {
-	if hint := glue.DidYouMean(name, known); hint != "" {
-		return strconv.Quote(name) + hint
-	}
-	list, last := known[:len(known)-1], known[len(known)-1]
-	if len(list) == 0 {
-		return strconv.Quote(name) + " (want " + last + ")"
-	}
-	return strconv.Quote(name) + " (want " + strings.Join(list, ", ") + " or " + last + ")"
-}
-
 // parseBolt reads the rest of a bolt store.
 func parseBolt(d *caddyfile.Dispenser, name string) (*Bolt, error) {
 	b := new(Bolt)
@@ -141,7 +127,7 @@ func parseBolt(d *caddyfile.Dispenser, name string) (*Bolt, error) {
 	}
 	err := glue.BlockOf(d, "store "+name+" bolt", nil, func(opt string) error {
 		if opt != "timeout" {
-			return d.Errf("store %s bolt: unknown option %s", name, unknownOption(opt, boltOptions))
+			return d.Errf("store %s bolt: %s", name, glue.UnknownSubdirective("option", opt, boltOptions))
 		}
 		return durationArg(d, &b.Timeout)
 	})
@@ -216,12 +202,12 @@ func parseRedis(d *caddyfile.Dispenser, name string) (*Redis, error) {
 				case "key":
 					r.TLS.Key = v
 				default:
-					return d.Errf("store %s redis tls: unknown option %s", name, unknownOption(sub, redisTLSOptions))
+					return d.Errf("store %s redis tls: %s", name, glue.UnknownSubdirective("option", sub, redisTLSOptions))
 				}
 				return nil
 			})
 		default:
-			return d.Errf("store %s redis: unknown option %s", name, unknownOption(opt, redisOptions))
+			return d.Errf("store %s redis: %s", name, glue.UnknownSubdirective("option", opt, redisOptions))
 		}
 		return nil
 	})

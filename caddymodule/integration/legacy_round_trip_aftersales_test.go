@@ -2,12 +2,8 @@ package integration
 
 import (
 	"testing"
-	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
-	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 )
 
 // TestOSDMLegacyIntegrationLegacyRoundTripAfterSales: a legacy reservation
@@ -19,30 +15,19 @@ import (
 // synchronisation and the cancellation of the rest; the far system's seats
 // checked after each step.
 func TestOSDMLegacyIntegrationLegacyRoundTripAfterSales(t *testing.T) {
-	sb, client := legacyOverOSDM(t, "exchange_fee 2.00 EUR")
-	day := time.Now().AddDate(0, 0, 1).Format(time.DateOnly)
+	rt := legacyOverOSDM(t, "exchange_fee 2.00 EUR")
 	seats := func(step string, w708, w709 int) {
 		t.Helper()
 		taken := func(train string) int {
-			return sb.Config().Capacity - sb.Available(train, day, legacy.SecondClass, legacy.ServiceSeat)
+			return rt.far.Config().Capacity - rt.far.Available(train, rt.day, legacy.SecondClass, legacy.ServiceSeat)
 		}
 		if a, b := taken("708"), taken("709"); a != w708 || b != w709 {
 			t.Errorf("%s: seats taken on 708 %d, on 709 %d; want %d, %d", step, a, b, w708, w709)
 		}
 	}
-	held := func() []legacysandbox.BookingInfo { return confirmedAt(sb) }
-	post := func(msg legacy.Request) legacy.Reply {
-		t.Helper()
-		_, reply := client.Send(t, msg)
-		return reply
-	}
-	id := func(p string) legacy.Header { return legacy.Header{MessageID: p + uuid.NewString()[:8]} }
-	journey := func(train string) legacy.Journey {
-		return legacy.Journey{TrainNumber: train, DepartureDate: day, From: "8500010", To: "8503000"}
-	}
 	places := legacy.PlaceRequest{TravelClass: 2, ServiceCode: 1, Tariffs: []legacy.Tariff{{Code: 1, Count: 1}, {Code: 2, Count: 1}}}
 
-	reply := post(&legacy.BookingRequest{Header: id("RT-B-"), Journey: journey("708"), Places: places,
+	reply := rt.post(&legacy.BookingRequest{Header: header("RT-B-"), Journey: rt.journey("708"), Places: places,
 		Passengers: []legacy.Passenger{{FirstName: "Ada", LastName: "Lovelace"}, {FirstName: "Byron", LastName: "King"}}})
 	br, ok := reply.(*legacy.BookingReply)
 	if !ok || len(br.Places) != 2 {
@@ -51,7 +36,7 @@ func TestOSDMLegacyIntegrationLegacyRoundTripAfterSales(t *testing.T) {
 	seats("booked", 2, 0)
 
 	// Exchange offers to 709: the Exchange element, nothing held.
-	reply = post(&legacy.AvailabilityRequest{Header: id("RT-XA-"), Journey: journey("709"), Places: places, ExchangeOf: br.BookingRef})
+	reply = rt.post(&legacy.AvailabilityRequest{Header: header("RT-XA-"), Journey: rt.journey("709"), Places: places, ExchangeOf: br.BookingRef})
 	ar, ok := reply.(*legacy.AvailabilityReply)
 	if !ok || len(ar.Offers) != 1 || ar.Offers[0].Exchange == nil || ar.Offers[0].Exchange.Fee == nil || ar.Offers[0].Exchange.Fee.Amount != "2.00" {
 		t.Fatalf("exchange offers over OSDM: %#v", reply)
@@ -59,14 +44,14 @@ func TestOSDMLegacyIntegrationLegacyRoundTripAfterSales(t *testing.T) {
 	seats("exchange offers", 2, 0)
 
 	// The exchange: the new places, the old freed, the same BookingRef.
-	reply = post(&legacy.BookingRequest{Header: id("RT-XB-"), Journey: journey("709"), Places: places,
+	reply = rt.post(&legacy.BookingRequest{Header: header("RT-XB-"), Journey: rt.journey("709"), Places: places,
 		OfferRef: ar.Offers[0].OfferRef, ExchangeOf: br.BookingRef})
 	xr, ok := reply.(*legacy.BookingReply)
 	if !ok || xr.BookingRef != br.BookingRef || xr.ExchangeOf != br.BookingRef || len(xr.Places) != 2 || xr.Exchange == nil {
 		t.Fatalf("exchange over OSDM: %#v", reply)
 	}
 	seats("exchanged", 0, 2)
-	far := held()
+	far := rt.confirmed()
 	if len(far) != 1 {
 		t.Fatalf("the far system holds %d bookings after the exchange", len(far))
 	}
@@ -77,35 +62,35 @@ func TestOSDMLegacyIntegrationLegacyRoundTripAfterSales(t *testing.T) {
 	}
 
 	// The child's data, then the child's place cancelled alone.
-	reply = post(&legacy.PassengerDataRequest{Header: id("RT-P-"), BookingRef: br.BookingRef,
+	reply = rt.post(&legacy.PassengerDataRequest{Header: header("RT-P-"), BookingRef: br.BookingRef,
 		Passengers: []legacy.PassengerData{{Index: 2, FirstName: "Augusta", LastName: "King"}}})
 	if _, ok := reply.(*legacy.PassengerDataReply); !ok {
 		t.Errorf("passenger data over OSDM: %#v", reply)
 	}
-	for _, hb := range held() {
+	for _, hb := range rt.confirmed() {
 		if hb.Names[1].FirstName != "Augusta" {
 			t.Errorf("far names %+v", hb.Names)
 		}
 	}
-	cancelID := id("RT-C-")
-	reply = post(&legacy.CancelRequest{Header: cancelID, BookingRef: br.BookingRef, Places: xr.Places[1:]})
+	cancelID := header("RT-C-")
+	reply = rt.post(&legacy.CancelRequest{Header: cancelID, BookingRef: br.BookingRef, Places: xr.Places[1:]})
 	cr, ok := reply.(*legacy.CancelReply)
 	if !ok || cr.Status != legacy.StatusPartiallyRefunded || len(cr.Places) != 1 || cr.Places[0] != xr.Places[1] {
 		t.Fatalf("partial cancellation over OSDM: %#v", reply)
 	}
 	seats("partly cancelled", 0, 1)
-	reply = post(&legacy.SynchroRequest{Header: id("RT-S-"), OriginalMessageID: cancelID.MessageID})
+	reply = rt.post(&legacy.SynchroRequest{Header: header("RT-S-"), OriginalMessageID: cancelID.MessageID})
 	if sr, ok := reply.(*legacy.SynchroReply); !ok || sr.State != legacy.StateDone {
 		t.Errorf("synchronisation over OSDM: %#v", reply)
 	}
 
 	// The rest.
-	reply = post(&legacy.CancelRequest{Header: id("RT-C2-"), BookingRef: br.BookingRef})
+	reply = rt.post(&legacy.CancelRequest{Header: header("RT-C2-"), BookingRef: br.BookingRef})
 	if cr, ok := reply.(*legacy.CancelReply); !ok || cr.Status != legacy.StatusRefunded {
 		t.Errorf("cancellation of the rest over OSDM: %#v", reply)
 	}
 	seats("all cancelled", 0, 0)
-	if len(held()) != 0 {
-		t.Errorf("the far system holds %d bookings", len(held()))
+	if len(rt.confirmed()) != 0 {
+		t.Errorf("the far system holds %d bookings", len(rt.confirmed()))
 	}
 }

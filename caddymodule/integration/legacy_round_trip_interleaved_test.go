@@ -2,9 +2,6 @@ package integration
 
 import (
 	"testing"
-	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
@@ -18,17 +15,7 @@ import (
 // after a change of the child's name; and cancelling the child's place
 // frees the child's place, no one else's.
 func TestOSDMLegacyIntegrationLegacyRoundTripInterleavedTariffs(t *testing.T) {
-	sb, client := legacyOverOSDM(t, "exchange_fee 2.00 EUR")
-	post := func(msg legacy.Request) legacy.Reply {
-		t.Helper()
-		_, reply := client.Send(t, msg)
-		return reply
-	}
-	day := time.Now().AddDate(0, 0, 1).Format(time.DateOnly)
-	id := func(p string) legacy.Header { return legacy.Header{MessageID: p + uuid.NewString()[:8]} }
-	journey := func(train string) legacy.Journey {
-		return legacy.Journey{TrainNumber: train, DepartureDate: day, From: "8500010", To: "8503000"}
-	}
+	rt := legacyOverOSDM(t, "exchange_fee 2.00 EUR")
 	places := legacy.PlaceRequest{TravelClass: 2, ServiceCode: 1,
 		Tariffs: []legacy.Tariff{{Code: 1, Count: 1}, {Code: 2, Count: 1}, {Code: 1, Count: 1}}}
 	travellers := []legacy.Passenger{{FirstName: "Ada", LastName: "Lovelace"}, {FirstName: "Byron", LastName: "King"}, {FirstName: "Charles", LastName: "Babbage"}}
@@ -42,7 +29,7 @@ func TestOSDMLegacyIntegrationLegacyRoundTripInterleavedTariffs(t *testing.T) {
 	}
 	far := func(step string, train string) map[string]farPlace {
 		t.Helper()
-		held := confirmedAt(sb)
+		held := rt.confirmed()
 		if len(held) != 1 || held[0].Train != train {
 			t.Fatalf("%s: the far system holds %+v, want one booking on %s", step, held, train)
 		}
@@ -82,7 +69,7 @@ func TestOSDMLegacyIntegrationLegacyRoundTripInterleavedTariffs(t *testing.T) {
 		}
 	}
 
-	reply := post(&legacy.BookingRequest{Header: id("RTI-B-"), Journey: journey("708"), Places: places, Passengers: travellers})
+	reply := rt.post(&legacy.BookingRequest{Header: header("RTI-B-"), Journey: rt.journey("708"), Places: places, Passengers: travellers})
 	br, ok := reply.(*legacy.BookingReply)
 	if !ok {
 		t.Fatalf("BookingRequest over OSDM: %#v", reply)
@@ -90,12 +77,12 @@ func TestOSDMLegacyIntegrationLegacyRoundTripInterleavedTariffs(t *testing.T) {
 	agree("booked", "708", br.Places, "Lovelace", "King", "Babbage")
 
 	// The exchange names each traveller on its new place.
-	reply = post(&legacy.AvailabilityRequest{Header: id("RTI-XA-"), Journey: journey("709"), Places: places, ExchangeOf: br.BookingRef})
+	reply = rt.post(&legacy.AvailabilityRequest{Header: header("RTI-XA-"), Journey: rt.journey("709"), Places: places, ExchangeOf: br.BookingRef})
 	ar, ok := reply.(*legacy.AvailabilityReply)
 	if !ok || len(ar.Offers) != 1 || ar.Offers[0].Exchange == nil {
 		t.Fatalf("exchange offers over OSDM: %#v", reply)
 	}
-	reply = post(&legacy.BookingRequest{Header: id("RTI-XB-"), Journey: journey("709"), Places: places,
+	reply = rt.post(&legacy.BookingRequest{Header: header("RTI-XB-"), Journey: rt.journey("709"), Places: places,
 		OfferRef: ar.Offers[0].OfferRef, ExchangeOf: br.BookingRef})
 	xr, ok := reply.(*legacy.BookingReply)
 	if !ok || xr.ExchangeOf != br.BookingRef || len(xr.Places) != 3 {
@@ -104,7 +91,7 @@ func TestOSDMLegacyIntegrationLegacyRoundTripInterleavedTariffs(t *testing.T) {
 	agree("exchanged", "709", xr.Places, "Lovelace", "King", "Babbage")
 
 	// The child (the second traveller) is renamed on its own place.
-	reply = post(&legacy.PassengerDataRequest{Header: id("RTI-P-"), BookingRef: br.BookingRef,
+	reply = rt.post(&legacy.PassengerDataRequest{Header: header("RTI-P-"), BookingRef: br.BookingRef,
 		Passengers: []legacy.PassengerData{{Index: 2, FirstName: "Augusta", LastName: "Ada King"}}})
 	if _, ok := reply.(*legacy.PassengerDataReply); !ok {
 		t.Fatalf("passenger data over OSDM: %#v", reply)
@@ -112,7 +99,7 @@ func TestOSDMLegacyIntegrationLegacyRoundTripInterleavedTariffs(t *testing.T) {
 	agree("renamed", "709", xr.Places, "Lovelace", "Ada King", "Babbage")
 
 	// Cancelling the child's place frees the child's place.
-	reply = post(&legacy.CancelRequest{Header: id("RTI-C-"), BookingRef: br.BookingRef, Places: xr.Places[1:2]})
+	reply = rt.post(&legacy.CancelRequest{Header: header("RTI-C-"), BookingRef: br.BookingRef, Places: xr.Places[1:2]})
 	if cr, ok := reply.(*legacy.CancelReply); !ok || cr.Status != legacy.StatusPartiallyRefunded {
 		t.Fatalf("partial cancellation over OSDM: %#v", reply)
 	}

@@ -3,9 +3,6 @@ package integration
 import (
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
@@ -17,16 +14,10 @@ import (
 // legacy sandbox. The BookingReply carries the far system's reservation
 // reference and control number; the CancelReply its refund.
 func TestOSDMLegacyIntegrationLegacyRoundTrip(t *testing.T) {
-	sb, client := legacyOverOSDM(t)
-	post := func(msg legacy.Request) legacy.Reply {
-		t.Helper()
-		_, reply := client.Send(t, msg)
-		return reply
-	}
-	day := time.Now().AddDate(0, 0, 1).Format(time.DateOnly)
-	reply := post(&legacy.BookingRequest{
-		Header:     legacy.Header{MessageID: "RT-" + uuid.NewString()[:8]},
-		Journey:    legacy.Journey{TrainNumber: "708", DepartureDate: day, From: "8500010", To: "8503000"},
+	rt := legacyOverOSDM(t)
+	reply := rt.post(&legacy.BookingRequest{
+		Header:     header("RT-"),
+		Journey:    rt.journey("708"),
 		Places:     legacy.PlaceRequest{TravelClass: 2, ServiceCode: 1, Tariffs: []legacy.Tariff{{Code: 1, Count: 1}}},
 		Passengers: []legacy.Passenger{{FirstName: "Ada", LastName: "Lovelace"}},
 	})
@@ -34,7 +25,7 @@ func TestOSDMLegacyIntegrationLegacyRoundTrip(t *testing.T) {
 	if !ok {
 		t.Fatalf("BookingRequest over OSDM: %#v", reply)
 	}
-	held := confirmedAt(sb)
+	held := rt.confirmed()
 	if len(held) != 1 {
 		t.Fatalf("the far legacy system holds %d bookings", len(held))
 	}
@@ -47,13 +38,13 @@ func TestOSDMLegacyIntegrationLegacyRoundTrip(t *testing.T) {
 			t.Errorf("BookingRef %s, far messageIds %v", br.BookingRef, hb.MessageIDs)
 		}
 	}
-	reply = post(&legacy.CancelRequest{Header: legacy.Header{MessageID: "RT-C-" + uuid.NewString()[:8]}, BookingRef: br.BookingRef})
+	reply = rt.post(&legacy.CancelRequest{Header: header("RT-C-"), BookingRef: br.BookingRef})
 	cr, ok := reply.(*legacy.CancelReply)
 	if !ok {
 		t.Fatalf("CancelRequest over OSDM: %#v", reply)
 	}
 	var far legacysandbox.BookingInfo
-	for _, b := range sb.Bookings() {
+	for _, b := range rt.far.Bookings() {
 		far = b
 	}
 	if far.Status != "CANCELLED" || cr.Status != legacy.StatusRefunded || cr.RefundAmount == nil || cr.RefundAmount.Amount != far.Refund || cr.Fee == nil || cr.Fee.Amount != far.Fee {
