@@ -5,9 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
@@ -89,18 +86,11 @@ func numbers(places []legacy.Place) []string {
 // only the places left. The refunds and fees of the CancelReplies add up to
 // what was paid, as the far system's do.
 func TestOSDMLegacyIntegrationLegacyPartialCancellationsAddUp(t *testing.T) {
-	sb, client := legacyOverOSDM(t)
-	post := func(msg legacy.Request) legacy.Reply {
-		t.Helper()
-		_, reply := client.Send(t, msg)
-		return reply
-	}
-	day := time.Now().AddDate(0, 0, 1).Format(time.DateOnly)
-	id := func(p string) legacy.Header { return legacy.Header{MessageID: p + uuid.NewString()[:8]} }
+	rt := legacyOverOSDM(t)
 	places := legacy.PlaceRequest{TravelClass: 2, ServiceCode: 1,
 		Tariffs: []legacy.Tariff{{Code: 1, Count: 1}, {Code: 2, Count: 1}, {Code: 1, Count: 1}, {Code: 2, Count: 1}}}
-	reply := post(&legacy.BookingRequest{Header: id("RTP-B-"), Places: places,
-		Journey:    legacy.Journey{TrainNumber: "708", DepartureDate: day, From: "8500010", To: "8503000"},
+	reply := rt.post(&legacy.BookingRequest{Header: header("RTP-B-"), Places: places,
+		Journey:    rt.journey("708"),
 		Passengers: []legacy.Passenger{{FirstName: "Ada", LastName: "Lovelace"}, {FirstName: "Byron", LastName: "King"}}})
 	br, ok := reply.(*legacy.BookingReply)
 	if !ok || len(br.Places) != 4 {
@@ -121,7 +111,7 @@ func TestOSDMLegacyIntegrationLegacyPartialCancellationsAddUp(t *testing.T) {
 		for _, p := range want {
 			cancelledNow[p.Number] = true
 		}
-		_, at := farBooking(t, sb, "708")
+		_, at := farBooking(t, rt.far, "708")
 		for i, p := range br.Places {
 			if got := at[p.Number]; got.cancelled != cancelledNow[p.Number] || got.tariff != wantTariffs[i] {
 				t.Errorf("%s: traveller %d's place %s at the far system: %+v, want cancelled %v, tariff %d", step, i+1, p.Number, got, cancelledNow[p.Number], wantTariffs[i])
@@ -130,35 +120,35 @@ func TestOSDMLegacyIntegrationLegacyPartialCancellationsAddUp(t *testing.T) {
 		return cr
 	}
 	// The first child's place.
-	c1 := &legacy.CancelRequest{Header: id("RTP-C1-"), BookingRef: br.BookingRef, Places: br.Places[1:2]}
-	first := cancelled("the first child's place", post(c1), legacy.StatusPartiallyRefunded, br.Places[1])
-	before, _ := farBooking(t, sb, "708")
-	if again := post(c1); !reflect.DeepEqual(again, legacy.Reply(first)) {
+	c1 := &legacy.CancelRequest{Header: header("RTP-C1-"), BookingRef: br.BookingRef, Places: br.Places[1:2]}
+	first := cancelled("the first child's place", rt.post(c1), legacy.StatusPartiallyRefunded, br.Places[1])
+	before, _ := farBooking(t, rt.far, "708")
+	if again := rt.post(c1); !reflect.DeepEqual(again, legacy.Reply(first)) {
 		t.Errorf("resent cancellation: %#v, first answered %#v", again, first)
 	}
-	if r := post(&legacy.CancelRequest{Header: id("RTP-C1b-"), BookingRef: br.BookingRef, Places: br.Places[1:2]}); func() bool {
+	if r := rt.post(&legacy.CancelRequest{Header: header("RTP-C1b-"), BookingRef: br.BookingRef, Places: br.Places[1:2]}); func() bool {
 		nr, ok := r.(*legacy.NegativeReply)
 		return !ok || nr.Code != legacy.CodeInvalidMessage || !strings.Contains(nr.Text, br.Places[1].Number)
 	}() {
 		t.Errorf("a cancelled place cancelled again: %#v", r)
 	}
-	if after, _ := farBooking(t, sb, "708"); after.Refund != before.Refund || after.Fee != before.Fee {
+	if after, _ := farBooking(t, rt.far, "708"); after.Refund != before.Refund || after.Fee != before.Fee {
 		t.Errorf("a resend or a second cancellation of the place changed the far booking: refund %s fee %s, was %s %s", after.Refund, after.Fee, before.Refund, before.Fee)
 	}
 
 	// The second adult is named on its own place; the cancelled child
 	// cannot be, and nothing changes.
-	reply = post(&legacy.PassengerDataRequest{Header: id("RTP-P3-"), BookingRef: br.BookingRef,
+	reply = rt.post(&legacy.PassengerDataRequest{Header: header("RTP-P3-"), BookingRef: br.BookingRef,
 		Passengers: []legacy.PassengerData{{Index: 3, FirstName: "Charles", LastName: "Babbage", DateOfBirth: "1971-12-26"}}})
 	if pr, ok := reply.(*legacy.PassengerDataReply); !ok || len(pr.Passengers) != 4 || pr.Passengers[2].LastName != "Babbage" {
 		t.Fatalf("passenger data of traveller 3: %#v", reply)
 	}
-	reply = post(&legacy.PassengerDataRequest{Header: id("RTP-P2-"), BookingRef: br.BookingRef,
+	reply = rt.post(&legacy.PassengerDataRequest{Header: header("RTP-P2-"), BookingRef: br.BookingRef,
 		Passengers: []legacy.PassengerData{{Index: 2, FirstName: "Augusta", LastName: "King"}}})
 	if nr, ok := reply.(*legacy.NegativeReply); !ok || nr.Code != legacy.CodeInvalidMessage || !strings.Contains(nr.Text, "Nothing was changed") {
 		t.Errorf("passenger data of the cancelled traveller 2: %#v", reply)
 	}
-	_, at := farBooking(t, sb, "708")
+	_, at := farBooking(t, rt.far, "708")
 	for i, want := range []string{"Lovelace", "King", "Babbage", ""} {
 		if got := at[br.Places[i].Number]; got.lastName != want {
 			t.Errorf("traveller %d's place %s is named %q at the far system, want %q", i+1, br.Places[i].Number, got.lastName, want)
@@ -167,16 +157,16 @@ func TestOSDMLegacyIntegrationLegacyPartialCancellationsAddUp(t *testing.T) {
 
 	// The second adult's place, then the rest: the first adult's and the
 	// second child's places, only.
-	cancelled("the second adult's place", post(&legacy.CancelRequest{Header: id("RTP-C2-"), BookingRef: br.BookingRef, Places: br.Places[2:3]}),
+	cancelled("the second adult's place", rt.post(&legacy.CancelRequest{Header: header("RTP-C2-"), BookingRef: br.BookingRef, Places: br.Places[2:3]}),
 		legacy.StatusPartiallyRefunded, br.Places[2])
-	cancelled("the rest", post(&legacy.CancelRequest{Header: id("RTP-C3-"), BookingRef: br.BookingRef}),
+	cancelled("the rest", rt.post(&legacy.CancelRequest{Header: header("RTP-C3-"), BookingRef: br.BookingRef}),
 		legacy.StatusRefunded, br.Places[0], br.Places[3])
-	far, _ := farBooking(t, sb, "708")
+	far, _ := farBooking(t, rt.far, "708")
 	if far.Status != legacy.StatusCancelled || refunded+fees != cents(t, br.Price) ||
 		refunded != cents(t, &legacy.Price{Amount: far.Refund}) || fees != cents(t, &legacy.Price{Amount: far.Fee}) {
 		t.Errorf("refunded %d + fees %d (cents) of %s paid; the far system: %s, refund %s, fee %s", refunded, fees, br.Price.Amount, far.Status, far.Refund, far.Fee)
 	}
-	if free := sb.Available("708", day, legacy.SecondClass, legacy.ServiceSeat); free != sb.Config().Capacity {
-		t.Errorf("%d of %d seats free after everything was cancelled", free, sb.Config().Capacity)
+	if free := rt.far.Available("708", rt.day, legacy.SecondClass, legacy.ServiceSeat); free != rt.far.Config().Capacity {
+		t.Errorf("%d of %d seats free after everything was cancelled", free, rt.far.Config().Capacity)
 	}
 }
