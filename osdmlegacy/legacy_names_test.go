@@ -297,3 +297,33 @@ func TestFulfilmentSendsTheNamesLeft(t *testing.T) {
 	}
 	e.assertAgree(true)
 }
+
+// TestExchangeConfirmedBySettlementSendsTheDataHeld: when the answer to
+// an exchange's confirmation (the CancelRequest of the old places) is
+// lost, settlement confirms the exchange, and then gives the new places
+// the names their BookingRequest could not carry, as the fulfilment
+// would have.
+func TestExchangeConfirmedBySettlementSendsTheDataHeld(t *testing.T) {
+	e := newBookEnv(t, boltKind, nil)
+	o := e.offer("9203", adult, adult2)
+	b, _ := e.namedBooking(o, "", "")
+	fid := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", nil), 200).Fulfillments[0].ID
+	if a := e.call(e.f, "PATCH", "/bookings/"+b.ID+"/passengers/p2", `{"detail":{"firstName":"F","lastName":"Cy"}}`); a.Status != 200 {
+		t.Fatalf("PATCH: %d %s", a.Status, a.Body)
+	}
+	e.exchangeTo(b.ID, fid, "708")
+	e.legacy.inject(fault{kind: legacy.KindCancelRequest, what: "lost"})
+	if a := e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", nil); a.Status != 504 {
+		t.Fatalf("confirmation with its answer lost: %d %s", a.Status, a.Body)
+	}
+	e.settle(e.otherInstance())
+	rec := e.records()[b.ID]
+	if rec.Offer.Train != "708" || rec.Exchange.State != ExchangeConfirmed {
+		t.Fatalf("after settlement: train %s, exchange %s", rec.Offer.Train, rec.Exchange.State)
+	}
+	names := e.sandboxNames(rec.Legacy.BookingRef)
+	if rec.State != StateFulfilled || rec.Passengers[1].NameSent != "F Cy" || len(names) != 2 || names[1].LastName != "Cy" {
+		t.Errorf("after settlement: %s %+v, the new legacy booking holds %+v", rec.State, rec.Passengers, names)
+	}
+	e.assertAgree(true)
+}

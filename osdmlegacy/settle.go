@@ -135,6 +135,7 @@ func (f *Facade) settleOne(ctx context.Context, send Sender, rec *BookingRecord,
 		rep.Errors++
 		return
 	}
+	confirming := rec.Pending.Cancel == CancelExchange
 	sctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
 	after, d := f.redeliver(sctx, send, rec)
 	cancel()
@@ -143,6 +144,14 @@ func (f *Facade) settleOne(ctx context.Context, send Sender, rec *BookingRecord,
 		return
 	}
 	rep.Settled++
+	if confirming && after.Exchange != nil && after.Exchange.State == ExchangeConfirmed {
+		// An exchange confirmed here, not by the client's fulfilment:
+		// the new places get the data their BookingRequest could not
+		// carry, as the fulfilment would have sent it.
+		sctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
+		after = f.sendUnsentData(sctx, send, after)
+		cancel()
+	}
 	if after.State == StatePrebooked && !f.now().Before(after.HoldUntil) {
 		if f.release(ctx, send, after) {
 			rep.Released++
