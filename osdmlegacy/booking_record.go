@@ -223,7 +223,8 @@ type RefundOfferRecord struct {
 // message leaves, cleared when its result is recorded. Message is the
 // exact request (legacy JSON), so a resend is the same message.
 type PendingMessage struct {
-	// Step is StepBook or StepCancel; MessageID the message's messageId.
+	// Step is StepBook, StepCancel, StepPassengers or StepExchangeBook;
+	// MessageID the message's messageId.
 	Step      string `json:"step"`
 	MessageID string `json:"messageId"`
 	// Message is the request in legacy JSON, resent as it is.
