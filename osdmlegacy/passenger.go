@@ -90,8 +90,7 @@ func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 				next.DateOfBirth = body.DateOfBirth
 			}
 			if body.Detail != nil {
-				d := *body.Detail
-				next.Detail = &d
+				next.Detail = mergeDetail(pr.Detail, body.Detail)
 			}
 			data, changed := r.passengerData(pr, &next)
 			if !changed || r.Legacy == nil {
@@ -189,6 +188,40 @@ func (r *BookingRecord) passengerData(pr, next *PassengerRecord) ([]legacy.Passe
 		d.DateOfBirth = next.DateOfBirth
 	}
 	return []legacy.PassengerData{d}, true
+}
+
+// mergeDetail is old changed by the PATCH's detail d: a member d leaves
+// out (absent, null or "") stays as it was, as a PassengerDataRequest
+// leaves the legacy system's data it does not give. So a PATCH of contact
+// data alone keeps the name the legacy system holds, and a new last name
+// keeps the first name.
+func mergeDetail(old, d *osdm.PersonDetail) *osdm.PersonDetail {
+	var out osdm.PersonDetail
+	if old != nil {
+		out = *old
+		if old.Contact != nil {
+			c := *old.Contact
+			out.Contact = &c
+		}
+	}
+	if d.FirstName != "" {
+		out.FirstName = d.FirstName
+	}
+	if d.LastName != "" {
+		out.LastName = d.LastName
+	}
+	if c := d.Contact; c != nil {
+		if out.Contact == nil {
+			out.Contact = &osdm.ContactDetail{}
+		}
+		if c.Email != "" {
+			out.Contact.Email = c.Email
+		}
+		if c.PhoneNumber != "" {
+			out.Contact.PhoneNumber = c.PhoneNumber
+		}
+	}
+	return &out
 }
 
 // nameOf is the name a legacy message carries for detail, "" when none.

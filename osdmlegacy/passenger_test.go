@@ -79,3 +79,58 @@ func TestPassengerChangeFaults(t *testing.T) {
 		}
 	})
 }
+
+// TestPassengerPatchKeepsWhatItLeavesOut: a PATCH's detail changes the
+// members it gives and leaves the others as they were, at the legacy
+// system (a PassengerDataRequest leaves out what it does not give) and in
+// the booking alike: contact data alone (the spec's firstName and
+// lastName null) keeps the name, sending nothing; a last name alone
+// keeps the first name; a new name keeps the contact data. After each,
+// every passenger's name in the booking is the one the legacy system
+// holds at its place.
+func TestPassengerPatchKeepsWhatItLeavesOut(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	o := e.offer("9203", adult, child, adult2)
+	id, _ := e.fulfilled(o)
+	path := "/bookings/" + id
+	ref := e.records()[id].Legacy.BookingRef
+	agree := func(step string) {
+		t.Helper()
+		b := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", path, nil), 200).Booking
+		held := map[string]string{} // place number -> name at the legacy system
+		for _, sb := range e.sb.Bookings() {
+			if sb.BookingRef == ref {
+				for i, pl := range sb.Places {
+					held[pl.Number] = sb.Names[i].FirstName + " " + sb.Names[i].LastName
+				}
+			}
+		}
+		for _, p := range b.Passengers {
+			if got, want := p.Detail.FirstName+" "+p.Detail.LastName, held[placeOf(t, b, p.ID)]; got != want {
+				t.Errorf("%s: the booking names %s %q, the legacy system %q", step, p.ID, got, want)
+			}
+		}
+	}
+	agree("booked")
+
+	n := len(e.legacy.delivered())
+	pa := decodeOK[osdm.PassengerResponse](t, e.call(e.f, "PATCH", path+"/passengers/p1",
+		`{"detail":{"firstName":null,"lastName":null,"contact":{"email":"ada@example.org"}}}`), 200).Passenger
+	if d := pa.Detail; d == nil || d.FirstName != "Ada" || d.LastName != "Lovelace" || d.Contact == nil || d.Contact.Email != "ada@example.org" {
+		t.Errorf("contact data alone: answered %+v", d)
+	}
+	if len(e.legacy.delivered()) != n {
+		t.Errorf("contact data alone sent %d legacy messages", len(e.legacy.delivered())-n)
+	}
+	agree("contact data")
+
+	decodeOK[osdm.PassengerResponse](t, e.call(e.f, "PATCH", path+"/passengers/p3", `{"detail":{"lastName":"King"}}`), 200)
+	agree("a last name alone")
+
+	pa = decodeOK[osdm.PassengerResponse](t, e.call(e.f, "PATCH", path+"/passengers/p1", `{"detail":{"firstName":"Grace","lastName":"Hopper"}}`), 200).Passenger
+	if d := pa.Detail; d.Contact == nil || d.Contact.Email != "ada@example.org" {
+		t.Errorf("a new name dropped the contact data: %+v", d)
+	}
+	agree("a new name")
+	e.assertAgree(true)
+}
