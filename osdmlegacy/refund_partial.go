@@ -54,16 +54,46 @@ func (rec *BookingRecord) unrefunded() []string {
 	return out
 }
 
-// shareOf is the part of price that n of the booking's passengers stand
-// for: a refund offer quotes a passenger's share as an equal part of the
-// price (the legacy system prices the whole booking); the CancelReply's
-// amounts are what is confirmed.
+// shareOf is the part of price that n of the passengers still booked
+// stand for. The legacy system prices the whole booking, so a refund offer
+// quotes an equal part, per passenger still booked, of what the places
+// still held stand for: price less what the confirmed refunds cancelled
+// (heldPrice). The rest of a partly refunded booking is so quoted as the
+// legacy system refunds it; the CancelReply's amounts are what is
+// confirmed.
 func (rec *BookingRecord) shareOf(price osdm.Price, n int) osdm.Price {
-	all := len(rec.Passengers)
-	if all == 0 || n >= all {
-		return price
+	held := rec.heldPrice(price)
+	left := len(rec.unrefunded())
+	if left == 0 || n >= left {
+		return held
 	}
-	return osdm.NewPrice(price.Amount*int64(n)/int64(all), price.EffectiveScale(), price.Currency)
+	return osdm.NewPrice(held.Amount*int64(n)/int64(left), held.EffectiveScale(), held.Currency)
+}
+
+// heldPrice is price less the refunded amounts and fees of the confirmed
+// refunds (what the CancelReplies said the cancelled places stood for),
+// never below zero.
+func (rec *BookingRecord) heldPrice(price osdm.Price) osdm.Price {
+	sc := price.EffectiveScale()
+	var cancelled int64
+	for _, ro := range rec.RefundOffers {
+		if ro.Status != osdm.RefundConfirmed {
+			continue
+		}
+		for _, p := range []osdm.Price{ro.Refundable, ro.Fee} {
+			if p.Currency != "" && p.Currency != price.Currency {
+				return price // amounts in another currency: not comparable
+			}
+			sc = max(sc, p.EffectiveScale())
+		}
+	}
+	held := rescale(price, sc)
+	for _, ro := range rec.RefundOffers {
+		if ro.Status == osdm.RefundConfirmed {
+			cancelled += rescale(ro.Refundable, sc) + rescale(ro.Fee, sc)
+		}
+	}
+	return osdm.NewPrice(max(held-cancelled, 0), sc, price.Currency)
 }
 
 // refundSummary describes what a refund offer refunds.

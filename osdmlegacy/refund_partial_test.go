@@ -87,7 +87,7 @@ func TestPartialRefund(t *testing.T) {
 
 			// The rest: a whole CancelRequest of what is left.
 			rest := decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", path+"/refund-offers", refundOf(fid)), 200).RefundOffers[0]
-			if rest.RefundableAmount.Amount+rest.RefundFee.Amount != o.OSDMPrice.Amount*2/3 {
+			if rest.RefundableAmount.Amount+rest.RefundFee.Amount != o.OSDMPrice.Amount-cr.RefundOffer.RefundableAmount.Amount-cr.RefundOffer.RefundFee.Amount {
 				t.Errorf("refund of the rest %+v", rest)
 			}
 			decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "PATCH", path+"/refund-offers/"+rest.ID, `{"status":"CONFIRMED"}`), 200)
@@ -238,6 +238,42 @@ func TestPartialRefundLeavesThePlacesHeld(t *testing.T) {
 	decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "PATCH", path+"/refund-offers/"+ro.ID, `{"status":"CONFIRMED"}`), 200)
 	if view, status := shown(); status != osdm.BookingPartRefunded || len(view) != 3 || len(held()) != 0 {
 		t.Errorf("refunded whole: the booking shows %v (%s), the legacy system holds %v", view, status, held())
+	}
+	e.assertAgree(true)
+}
+
+// TestRefundOfTheRestIsQuotedAsRefunded: the legacy system prices each
+// place (here an adult's seat twice a child's) and a partial refund's
+// quote is an equal share; once the child is refunded, what the other
+// places stand for is known (the price less what the child's
+// CancelReply refunded and kept), so the quotes of the rest, of one adult
+// and of both, are what the legacy system then refunds and keeps: the
+// refund offer confirmed is the offer quoted, and the booking's
+// confirmedPrice is the legacy system's fees.
+func TestRefundOfTheRestIsQuotedAsRefunded(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	o := e.offer("9203", adult, child, adult2)
+	id, fid := e.fulfilled(o)
+	path := "/bookings/" + id
+	ref := e.records()[id].Legacy.BookingRef
+	confirm := func(pids ...string) (quoted, confirmed osdm.RefundOffer) {
+		t.Helper()
+		quoted = decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", path+"/refund-offers", refundOf(fid, pids...)), 200).RefundOffers[0]
+		confirmed = *decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "PATCH", path+"/refund-offers/"+quoted.ID, `{"status":"CONFIRMED"}`), 200).RefundOffer
+		return quoted, confirmed
+	}
+	confirm("p2") // the child: quoted a third of the price, refunded its seat's
+	for _, pids := range [][]string{{"p3"}, nil} {
+		q, c := confirm(pids...)
+		if q.RefundableAmount.Amount != c.RefundableAmount.Amount || q.RefundFee.Amount != c.RefundFee.Amount {
+			t.Errorf("refund of %v quoted %d + fee %d, the legacy system refunded %d + fee %d", pids,
+				q.RefundableAmount.Amount, q.RefundFee.Amount, c.RefundableAmount.Amount, c.RefundFee.Amount)
+		}
+	}
+	b := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", path, nil), 200).Booking
+	status, _, refund, fee := e.sandboxBooking(ref)
+	if status != legacy.StatusCancelled || b.ConfirmedPrice == nil || fee != "3.00" || refund != "27.00" || b.ConfirmedPrice.Amount != 300 {
+		t.Errorf("refunded whole: the booking keeps %+v, the legacy system %s refunded %s and kept %s", b.ConfirmedPrice, status, refund, fee)
 	}
 	e.assertAgree(true)
 }
