@@ -65,7 +65,7 @@ func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, wh
 			return &errRefused{stateProblem(r, verb)}
 		}
 		if r.Exchange.holds() {
-			return &errRefused{exchangeUnderWay(r)}
+			return &errRefused{exchangeUnderWay(r, now)}
 		}
 		if why == CancelRelease && now.Before(r.HoldUntil) {
 			return &errRefused{stateProblem(r, verb)}

@@ -226,8 +226,7 @@ func (f *Facade) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osdm.P
 		}
 	}
 	if rec.Exchange.holds() {
-		return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+rec.ID+" has exchange operation "+rec.Exchange.ID+
-			" under way: confirm it (POST /bookings/"+rec.ID+"/fulfillments) or delete it first")
+		return exchangeUnderWay(rec, f.now())
 	}
 	if len(rec.unrefunded()) != len(rec.Passengers) {
 		return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/fulfillmentIds",

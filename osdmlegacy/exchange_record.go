@@ -118,9 +118,17 @@ func (x *ExchangeRecord) holds() bool {
 }
 
 // exchangeUnderWay is the problem of an operation that must wait for the
-// booking's exchange to be confirmed or deleted.
-func exchangeUnderWay(rec *BookingRecord) *osdm.ProblemError {
-	return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+rec.ID+" has exchange operation "+rec.Exchange.ID+
+// booking's exchange to be confirmed or deleted. An exchange past its
+// ticketTimeLimit can no longer be confirmed, only deleted (or waited for:
+// the sweeper releases it).
+func exchangeUnderWay(rec *BookingRecord, now time.Time) *osdm.ProblemError {
+	x := rec.Exchange
+	if x.State == ExchangePrebooked && !now.Before(x.HoldUntil) {
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+rec.ID+" has exchange operation "+x.ID+
+			", not confirmed by its ticketTimeLimit "+x.HoldUntil.Format(time.RFC3339)+", still holding new places: delete it (DELETE /bookings/"+rec.ID+
+			"/exchange-operations/"+x.ID+") first, or retry once it is released")
+	}
+	return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+rec.ID+" has exchange operation "+x.ID+
 		" under way: confirm it (POST /bookings/"+rec.ID+"/fulfillments) or delete it first")
 }
 

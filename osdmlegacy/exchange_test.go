@@ -413,3 +413,35 @@ func TestExchangeOfferQuotedBeforeAPartialRefund(t *testing.T) {
 	}
 	e.assertAgree(true)
 }
+
+// TestExchangePastItsHoldIsDeletedNotConfirmed: once an exchange operation
+// passed its ticketTimeLimit (not yet released), the calls that wait for
+// it (refund offers, passenger changes, exchange offers) are refused with
+// what the client can do: delete it, not confirm it (the confirmation is
+// refused); deleted, the refund goes ahead.
+func TestExchangePastItsHoldIsDeletedNotConfirmed(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	id, fid := e.fulfilled(e.offer("9203", adult, child))
+	_, op := e.exchangeTo(id, fid, "708")
+	e.clock.Advance(DefaultHold + time.Minute)
+	if a := e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil); a.Status != 409 {
+		t.Fatalf("confirming the exchange past its ticketTimeLimit: %d %s", a.Status, a.Body)
+	}
+	rec := e.records()[id]
+	del := "DELETE /bookings/" + id + "/exchange-operations/" + op.ID
+	for name, a := range map[string]*Answer{
+		"refund offer":     e.call(e.f, "POST", "/bookings/"+id+"/refund-offers", refundOf(fid)),
+		"passenger change": e.call(e.f, "PATCH", "/bookings/"+id+"/passengers/p1", `{"detail":{"firstName":"Grace","lastName":"Hopper"}}`),
+		"exchange offers":  e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", exchangeSearch(rec, fid, "708", nil)),
+	} {
+		p := decodeProblem(t, a)
+		if a.Status != 409 || strings.Contains(p.Detail, "confirm it") || !strings.Contains(p.Detail, del) {
+			t.Errorf("%s past the exchange's ticketTimeLimit: %d %q, want a 409 saying %q", name, a.Status, p.Detail, del)
+		}
+	}
+	if a := e.call(e.f, "DELETE", "/bookings/"+id+"/exchange-operations/"+op.ID, nil); a.Status != http.StatusNoContent {
+		t.Fatalf("DELETE of the exchange: %d %s", a.Status, a.Body)
+	}
+	decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/refund-offers", refundOf(fid)), 200)
+	e.assertAgree(true)
+}

@@ -76,7 +76,7 @@ func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 				return &errRefused{stateProblem(r, "changed")}
 			}
 			if r.Exchange.holds() {
-				return &errRefused{exchangeUnderWay(r)}
+				return &errRefused{exchangeUnderWay(r, now)}
 			}
 			if p := f.checkPassengerPatch(r, pr, body, now); p != nil {
 				return &errRefused{p}

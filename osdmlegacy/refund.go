@@ -119,7 +119,7 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 				return &errRefused{stateProblem(r, "refunded")}
 			}
 			if r.Exchange.holds() {
-				return &errRefused{exchangeUnderWay(r)}
+				return &errRefused{exchangeUnderWay(r, f.now())}
 			}
 			for i, fid := range req.FulfillmentIDs {
 				if fid != r.Fulfillment.ID {
