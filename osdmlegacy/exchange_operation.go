@@ -95,10 +95,11 @@ func (f *Facade) createExchangeOperation(ctx context.Context, c *call) *Answer {
 				return &errRefused{f.exchangeable(r, &exchangeOfferAsk{fulfillmentIDs: []string{fulfillmentID(r.ID)}, search: &offerRequest{}})}
 			}
 			if len(r.unrefunded()) != len(r.Passengers) {
-				// Quoted before a partial refund: the offer's places
-				// include the refunded passengers'.
+				// Quoted for every passenger, some refunded since: the new
+				// places would go to them too, and their fare counts
+				// twice (refunded, and credited to the exchange).
 				return &errRefused{Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/offerId",
-					"an exchange covers every passenger of the booking, and some were refunded since the exchange offer was made")}
+					"an exchange covers every passenger of the booking, and some were refunded since this exchange offer was made")}
 			}
 			q := r.exchangeQuote(sel.OfferID)
 			if q == nil || !now.Before(q.ValidUntil) {
