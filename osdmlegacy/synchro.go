@@ -80,11 +80,12 @@ func (f *Facade) redeliver(ctx context.Context, send Sender, rec *BookingRecord)
 
 // rolledBack is the reply that stands for a message whose booking was
 // rolled back at the legacy system: nothing is held any more. A
-// BookingRequest is then refused (BOOKING_ROLLED_BACK); any later message
-// of the booking finds it cancelled (ALREADY_CANCELLED).
+// BookingRequest (a booking's, or an exchange's of its new places, which
+// leaves the booking as it was) is then refused (BOOKING_ROLLED_BACK); any
+// later message of the booking finds it cancelled (ALREADY_CANCELLED).
 func rolledBack(p *PendingMessage, r *legacy.SynchroReply) legacy.Reply {
 	h := legacy.ReplyHeader{CorrelationID: p.MessageID, SentAt: r.Header.SentAt}
-	if p.Step == StepBook {
+	if p.Step == StepBook || p.Step == StepExchangeBook {
 		return legacy.NewNegativeReply(h, legacy.CodeBookingRolledBack, "the booking was rolled back at the reservation system")
 	}
 	return legacy.NewNegativeReply(h, legacy.CodeAlreadyCancelled, "the booking was rolled back at the reservation system")

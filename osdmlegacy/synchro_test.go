@@ -3,10 +3,12 @@ package osdmlegacy
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // countKind counts the messages of kind among msgs.
@@ -142,4 +144,41 @@ func TestSettlementRolledBack(t *testing.T) {
 	}
 	e.assertAgree(true)
 	e.book(o)
+}
+
+// TestSettlementRolledBackExchange: the new places of an exchange, whose
+// BookingRequest's answer was lost, rolled back at the legacy system
+// (SynchroReply ROLLED_BACK): the operation is refused as a booking rolled
+// back (503, try again), not as a booking cancelled before, since the
+// booking stands on its journey; the same exchange offer is then booked.
+func TestSettlementRolledBackExchange(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	id, fid := e.fulfilled(e.offer("9203", adult, child))
+	xo := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", exchangeSearch(e.records()[id], fid, "708", nil)), 200)
+	body := map[string]any{"exchangeOffers": []any{map[string]any{"offerId": xo.ExchangeOffers[0].OfferID, "passengerRefs": xo.ExchangeOffers[0].PassengerRefs}}}
+	e.legacy.inject(fault{kind: legacy.KindBookingRequest, what: "lost"})
+	if a := e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", body); a.Status != 504 {
+		t.Fatalf("exchange operation, its answer lost: %d %s", a.Status, a.Body)
+	}
+	xid := e.records()[id].Exchange.ID
+	sr := e.sb.Handle(context.Background(), &legacy.SynchroRequest{Header: legacy.Header{MessageID: "op-1"}, OriginalMessageID: id + "." + StepExchangeBook + ".1", Rollback: true})
+	if r, ok := sr.(*legacy.SynchroReply); !ok || r.State != legacy.StateRolledBack {
+		t.Fatalf("rollback: %#v", sr)
+	}
+	if rep := e.settle(e.f); rep.Settled != 1 {
+		t.Errorf("settlement %+v", rep)
+	}
+	r := e.records()[id]
+	if r.State != StateFulfilled || r.Offer.Train != "9203" || r.Exchange.State != ExchangeFailed || r.Exchange.Failure.Code != legacy.CodeBookingRolledBack {
+		t.Errorf("after settlement: %s on train %s, exchange %s %+v", r.State, r.Offer.Train, r.Exchange.State, r.Exchange.Failure)
+	}
+	a := e.call(e.f, "GET", "/bookings/"+id+"/exchange-operations/"+xid, nil)
+	if p := decodeProblem(t, a); a.Status != 503 || p.Code != osdm.CodeServiceUnavailable || !strings.Contains(p.Detail, "stands as it was") {
+		t.Errorf("the rolled back exchange reads %d %+v", a.Status, p)
+	}
+	e.assertAgree(true)
+	if op := decodeOK[osdm.ExchangeOperationResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", body), 200); op.ExchangeOperation.Status != osdm.ExchangePrebooked {
+		t.Errorf("the exchange again: %+v", op.ExchangeOperation)
+	}
+	e.assertAgree(true)
 }
