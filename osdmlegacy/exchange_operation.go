@@ -435,6 +435,15 @@ func (f *Facade) recordExchangeCancelResult(ctx context.Context, id, msgID strin
 			r.Fulfillment.CreatedOn = confirmed
 			r.Fulfillment.ControlNumber = controlNumber(r)
 		}
+		// What was quoted on the journey before is not offered any more:
+		// an exchange offer's fee and difference, a refund offer's amount
+		// were the old booking's.
+		r.ExchangeQuotes = nil
+		for i := range r.RefundOffers {
+			if ro := &r.RefundOffers[i]; ro.Status == osdm.RefundProposed && confirmed.Before(ro.ValidUntil) {
+				ro.ValidUntil = confirmed
+			}
+		}
 		return nil
 	})
 	if err != nil {

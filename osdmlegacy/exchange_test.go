@@ -445,3 +445,45 @@ func TestExchangePastItsHoldIsDeletedNotConfirmed(t *testing.T) {
 	decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/refund-offers", refundOf(fid)), 200)
 	e.assertAgree(true)
 }
+
+// TestExchangeConfirmedExpiresWhatWasQuotedBefore: exchange offers to two
+// trains (first class on 708, second on 710) and a refund offer, all
+// quoted on the booking's second class journey; the exchange to 708 is
+// confirmed. The offer to 710 quoted paying the difference from the old,
+// cheaper journey: it is no longer booked (404, nothing sent) and asked
+// again it is quoted from the first class booking (money back); the
+// refund offer quoted on the old journey has expired (409, nothing sent).
+func TestExchangeConfirmedExpiresWhatWasQuotedBefore(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	id, fid := e.fulfilled(e.offer("9203", adult, child))
+	rec := e.records()[id]
+	first := map[string]any{"offerSearchCriteria": map[string]any{"travelClasses": []string{"FIRST"}}}
+	x1 := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", exchangeSearch(rec, fid, "708", first)), 200).ExchangeOffers[0]
+	x2 := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", exchangeSearch(rec, fid, "710", nil)), 200).ExchangeOffers[0]
+	ro := decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/refund-offers", refundOf(fid)), 200).RefundOffers[0]
+	if x2.AmountToBePaid == nil {
+		t.Fatalf("the second class exchange offer quoted from the second class booking: %+v", x2)
+	}
+	book := func(x osdm.ExchangeOffer) *Answer {
+		return e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations",
+			map[string]any{"exchangeOffers": []any{map[string]any{"offerId": x.OfferID, "passengerRefs": x.PassengerRefs}}})
+	}
+	decodeOK[osdm.ExchangeOperationResponse](t, book(x1), 200)
+	decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil), 200)
+	n, free := len(e.legacy.delivered()), e.freeSeats("710")
+	if a := book(x2); a.Status != 404 || decodeProblem(t, a).Code != osdm.CodeOfferNotFound {
+		t.Errorf("an exchange offer quoted before the exchange, booked after it: %d %s", a.Status, a.Body)
+	}
+	if a := e.call(e.f, "PATCH", "/bookings/"+id+"/refund-offers/"+ro.ID, `{"status":"CONFIRMED"}`); a.Status != 409 || decodeProblem(t, a).Code != osdm.CodeRefundOfferExpired {
+		t.Errorf("a refund offer quoted before the exchange, confirmed after it: %d %s", a.Status, a.Body)
+	}
+	if len(e.legacy.delivered()) != n || e.freeSeats("710") != free {
+		t.Errorf("the stale offers sent %d messages, took %d seats on 710", len(e.legacy.delivered())-n, free-e.freeSeats("710"))
+	}
+	again := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", exchangeSearch(e.records()[id], fid, "710", nil)), 200).ExchangeOffers[0]
+	if again.RefundableAmount == nil || again.AmountToBePaid != nil {
+		t.Errorf("the exchange to second class quoted from the first class booking: %+v", again)
+	}
+	decodeOK[osdm.ExchangeOperationResponse](t, book(again), 200)
+	e.assertAgree(true)
+}
