@@ -228,6 +228,9 @@ func (f *Facade) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osdm.P
 	if rec.Exchange.holds() {
 		return exchangeUnderWay(rec, f.now())
 	}
+	if p := exchangeDeparted(rec, f.now()); p != nil {
+		return p
+	}
 	if len(rec.unrefunded()) != len(rec.Passengers) {
 		return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/fulfillmentIds",
 			"an exchange covers every passenger of the booking, and some were refunded")

@@ -101,6 +101,9 @@ func (f *Facade) createExchangeOperation(ctx context.Context, c *call) *Answer {
 				return &errRefused{Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/offerId",
 					"an exchange covers every passenger of the booking, and some were refunded since this exchange offer was made")}
 			}
+			if p := exchangeDeparted(r, now); p != nil {
+				return &errRefused{p}
+			}
 			q := r.exchangeQuote(sel.OfferID)
 			if q == nil || !now.Before(q.ValidUntil) {
 				return &errRefused{osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "the exchange offer expired; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")}
@@ -347,6 +350,10 @@ func (f *Facade) exchangeCancel(ctx context.Context, send Sender, rec *BookingRe
 		if kind == CancelExchange && !now.Before(x.HoldUntil) {
 			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeBookingExpired,
 				"exchange operation "+x.ID+" passed its ticketTimeLimit "+x.HoldUntil.Format(time.RFC3339)+" and is released; the booking stands as it was")}
+		}
+		if p := exchangeDeparted(r, now); p != nil && kind == CancelExchange {
+			p.Detail += "; exchange operation " + x.ID + " is released when its ticketTimeLimit runs out, or deleted (DELETE /bookings/" + r.ID + "/exchange-operations/" + x.ID + ")"
+			return &errRefused{p}
 		}
 		req := &legacy.CancelRequest{BookingRef: r.Legacy.BookingRef}
 		if kind == CancelExchangeDrop {

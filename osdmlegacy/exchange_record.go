@@ -132,6 +132,17 @@ func exchangeUnderWay(rec *BookingRecord, now time.Time) *osdm.ProblemError {
 		" under way: confirm it (POST /bookings/"+rec.ID+"/fulfillments) or delete it first")
 }
 
+// exchangeDeparted is the problem of exchanging booking rec once its train
+// has left (a journey used, or missed, is not exchanged), nil before.
+func exchangeDeparted(rec *BookingRecord, now time.Time) *osdm.ProblemError {
+	dep := rec.Offer.Departure
+	if dep.IsZero() || now.Before(dep) {
+		return nil
+	}
+	return osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
+		"the train of booking "+rec.ID+" left at "+dep.Format(time.RFC3339)+"; it can no longer be exchanged")
+}
+
 // exchangeOfferKey is the ExchangeQuote.OfferKey of an exchange offer id.
 func exchangeOfferKey(offerID string) string {
 	sum := sha256.Sum256([]byte(offerID))

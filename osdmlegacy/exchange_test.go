@@ -487,3 +487,54 @@ func TestExchangeConfirmedExpiresWhatWasQuotedBefore(t *testing.T) {
 	decodeOK[osdm.ExchangeOperationResponse](t, book(again), 200)
 	e.assertAgree(true)
 }
+
+// TestExchangeRefusedOnceTheTrainLeft: a booking whose train has left is
+// not exchanged (its places used, or missed): exchange offers, an
+// exchange operation of an offer quoted before, and the confirmation of
+// an operation booked before are refused (409 OPERATION_NOT_PERMITTED)
+// and send nothing; the old booking stands, and the new places held
+// before are freed by deleting the operation.
+func TestExchangeRefusedOnceTheTrainLeft(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	o := e.offer("9203", adult, child)
+	id, fid := e.fulfilled(o)
+	e.clock.Advance(o.Departure.Add(-10 * time.Minute).Sub(e.clock.Now()))
+	later := func(train string) map[string]any {
+		body := exchangeSearch(e.records()[id], fid, train, nil)
+		body["tripSearchCriteria"].(map[string]any)["departureTime"] = bookStart.AddDate(0, 0, 2).Format(time.DateOnly) + "T00:00:00+01:00"
+		return body
+	}
+	quote := func(train string) osdm.ExchangeOffer {
+		return decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", later(train)), 200).ExchangeOffers[0]
+	}
+	book := func(x osdm.ExchangeOffer) *Answer {
+		return e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations",
+			map[string]any{"exchangeOffers": []any{map[string]any{"offerId": x.OfferID, "passengerRefs": x.PassengerRefs}}})
+	}
+	// Ten minutes before the departure: an offer quoted (booked after the
+	// departure, below), another booked.
+	x := quote("710")
+	op := decodeOK[osdm.ExchangeOperationResponse](t, book(quote("708")), 200).ExchangeOperation
+	e.clock.Advance(11 * time.Minute)
+	refused := func(what string, a *Answer) {
+		t.Helper()
+		if p := decodeProblem(t, a); a.Status != 409 || p.Code != osdm.CodeOperationNotPermitted || !strings.Contains(p.Detail, "left") {
+			t.Errorf("%s once the train left: %d %s", what, a.Status, a.Body)
+		}
+	}
+	n := len(e.legacy.delivered())
+	refused("confirming the exchange", e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil))
+	if r := e.records()[id]; len(e.legacy.delivered()) != n || r.Offer.Train != "9203" || r.Exchange.State != ExchangePrebooked {
+		t.Errorf("the refused confirmation sent %d messages; the booking is on train %s, its exchange %s", len(e.legacy.delivered())-n, r.Offer.Train, r.Exchange.State)
+	}
+	if a := e.call(e.f, "DELETE", "/bookings/"+id+"/exchange-operations/"+op.ID, nil); a.Status != http.StatusNoContent {
+		t.Fatalf("DELETE of the exchange: %d %s", a.Status, a.Body)
+	}
+	n = len(e.legacy.delivered())
+	refused("an exchange operation", book(x))
+	refused("exchange offers", e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", later("710")))
+	if len(e.legacy.delivered()) != n {
+		t.Errorf("the refusals sent %d messages", len(e.legacy.delivered())-n)
+	}
+	e.assertAgree(true)
+}
