@@ -43,6 +43,9 @@ type journalCaller struct {
 	// opMade: the partner named an exchange operation; exchangeDone: the
 	// fulfilment confirming it answered 2xx, or its DELETE 2xx or 404.
 	opMade, exchangeDone bool
+	// booking is the booking whose lease the message holds, under
+	// bookingToken (holdBooking).
+	booking, bookingToken string
 }
 
 // answerReader is a Caller told what the converter read from a 2xx
