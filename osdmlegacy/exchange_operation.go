@@ -94,6 +94,13 @@ func (f *Facade) createExchangeOperation(ctx context.Context, c *call) *Answer {
 			if r.State != StateFulfilled || r.Exchange.holds() {
 				return &errRefused{f.exchangeable(r, &exchangeOfferAsk{fulfillmentIDs: []string{fulfillmentID(r.ID)}, search: &offerRequest{}})}
 			}
+			if len(r.unrefunded()) != len(r.Passengers) {
+				// Quoted for every passenger, some refunded since: the new
+				// places would go to them too, and their fare counts
+				// twice (refunded, and credited to the exchange).
+				return &errRefused{Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/offerId",
+					"an exchange covers every passenger of the booking, and some were refunded since this exchange offer was made")}
+			}
 			q := r.exchangeQuote(sel.OfferID)
 			if q == nil || !now.Before(q.ValidUntil) {
 				return &errRefused{osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "the exchange offer expired; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")}
