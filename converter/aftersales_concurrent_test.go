@@ -231,3 +231,33 @@ func TestConcurrentExchangeAndPartialCancel(t *testing.T) {
 		}
 	})
 }
+
+// TestConcurrentRollbacks: two SynchroRequests with rollback of one
+// booking at once (a legacy system that sent it again under a new
+// messageId): the booking is refunded once and both answer ROLLED_BACK
+// with its amounts; neither says the booking was not refunded.
+func TestConcurrentRollbacks(t *testing.T) {
+	onBothStores(t, func(t *testing.T, onRedis bool) {
+		ja, jb, w := twoInstances(t, onRedis)
+		x := newSandboxCaller(t)
+		b := sbBook(t, ja, x, "CS-B", 2)
+		read, confirmed := make(chan struct{}), make(chan struct{})
+		ma := &legacy.SynchroRequest{Header: legacy.Header{MessageID: "CS-1"}, OriginalMessageID: "CS-B", Rollback: true}
+		mb := &legacy.SynchroRequest{Header: legacy.Header{MessageID: "CS-2"}, OriginalMessageID: "CS-B", Rollback: true}
+		// The first confirms its refund once the second has read the
+		// booking (or waits for it); the second asks for its refund offer
+		// after that.
+		xa := signalAfter(holdAt(x, StepRefundOffer, either(read, w.waiting)), StepRefundOffer, confirmed)
+		xb := holdAt(signalAfter(x, StepReadBooking, read), StepRefundOffers, confirmed)
+		ra, rb := concurrently(t, ja, jb, ma, mb, xa, xb)
+		for i, res := range []*Result{ra, rb} {
+			r, ok := res.Reply.(*legacy.SynchroReply)
+			if !ok || r.State != legacy.StateRolledBack || r.RefundAmount == nil || r.RefundAmount.Amount != "10.00" {
+				t.Errorf("rollback %d: %+v", i+1, res.Reply)
+			}
+		}
+		if n, amount := partnerRefunded(x, b.BookingRef, 2); n != 2 || amount != 1000 {
+			t.Errorf("partner refunded %d passengers, %d cents", n, amount)
+		}
+	})
+}
