@@ -261,3 +261,41 @@ func TestConcurrentRollbacks(t *testing.T) {
 		}
 	})
 }
+
+// TestBookingBusyNotRecorded: a message whose booking another message
+// holds until its own time is up (its context ends) is answered a
+// retryable PARTNER_TIMEOUT, sends nothing and records nothing: its
+// resend, once the booking is free, is carried out.
+func TestBookingBusyNotRecorded(t *testing.T) {
+	j := testJournal(t, storetest.NewMemory(), nil)
+	x := newSandboxCaller(t)
+	b := sbBook(t, j, x, "BB-B", 2)
+	key := j.bookingLeaseKey(b.BookingRef)
+	token, got, err := j.acquireKey(context.Background(), key)
+	if err != nil || !got {
+		t.Fatal(got, err)
+	}
+	over, cancel := context.WithCancel(context.Background())
+	cancel()
+	msgs := []legacy.Request{
+		&legacy.CancelRequest{Header: legacy.Header{MessageID: "BB-1"}, BookingRef: b.BookingRef, Places: b.Places[:1]},
+		&legacy.SynchroRequest{Header: legacy.Header{MessageID: "BB-2"}, OriginalMessageID: "BB-B", Rollback: true},
+	}
+	mark := len(x.calls)
+	for _, m := range msgs {
+		res, _ := j.Do(over, m, encodedBody(t, m), x)
+		if n, ok := res.Reply.(*legacy.NegativeReply); !ok || n.Code != legacy.CodePartnerTimeout || !n.Retryable || n.BookingRef != b.BookingRef || !res.unsettled {
+			t.Errorf("%s while the booking is held: %+v", m.MessageID(), res.Reply)
+		}
+	}
+	if steps := x.steps(mark); len(steps) != 0 {
+		t.Errorf("sent %v", steps)
+	}
+	j.releaseKey(key, token)
+	if cr, ok := sbDo(t, j, x, msgs[0]).Reply.(*legacy.CancelReply); !ok || cr.Status != legacy.StatusPartiallyRefunded {
+		t.Errorf("cancellation resent: %+v", cr)
+	}
+	if r, ok := sbDo(t, j, x, msgs[1]).Reply.(*legacy.SynchroReply); !ok || r.State != legacy.StateRolledBack {
+		t.Errorf("rollback resent: %+v", r)
+	}
+}

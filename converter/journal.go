@@ -276,6 +276,10 @@ func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h le
 	var settled bool
 	if fresh {
 		res = j.c.Convert(ctx, req, jx)
+		if jx.notStarted {
+			// Its resend runs it.
+			return res, false
+		}
 		settled = jx.settled(res)
 		if jx.intentErr != nil && !jx.bookingSent {
 			// The converter read the failed write as a lost answer; in

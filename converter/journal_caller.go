@@ -46,6 +46,9 @@ type journalCaller struct {
 	// booking is the booking whose lease the message holds, under
 	// bookingToken (holdBooking).
 	booking, bookingToken string
+	// notStarted: the message could not hold its booking, so nothing was
+	// sent and nothing is recorded.
+	notStarted bool
 }
 
 // answerReader is a Caller told what the converter read from a 2xx

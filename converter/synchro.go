@@ -94,6 +94,7 @@ func (r *run) synchro(ctx context.Context, m *legacy.SynchroRequest) *Result {
 	// Under the booking's lease, read again: another rollback of the same
 	// booking may just have ended.
 	if err := jx.holdBooking(ctx, id); err != nil {
+		jx.notStarted = true
 		return j.bookingHeld(r.h, id, err)
 	}
 	if orig, err = j.load(ctx, m.OriginalMessageID); err != nil {
