@@ -259,10 +259,27 @@ func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h le
 			Namespaced: h.Namespaced, Created: j.c.now().UTC(), State: stateRunning}
 	}
 	jx := &journalCaller{x: x, j: j, rec: rec}
+	// An after-sales message holds its booking (journal_booking_lease.go);
+	// a rollback, once it knows the booking (synchro), or resumed, its
+	// record's.
+	bid := afterSalesBooking(req)
+	if bid == "" && !fresh && rec.After != nil && rec.After.Original != "" {
+		bid = rec.BookingID
+	}
+	defer jx.freeBooking()
+	if bid != "" {
+		if err := jx.holdBooking(ctx, bid); err != nil {
+			return j.bookingHeld(h, bid, err), false
+		}
+	}
 	var res *Result
 	var settled bool
 	if fresh {
 		res = j.c.Convert(ctx, req, jx)
+		if jx.notStarted {
+			// Its resend runs it.
+			return res, false
+		}
 		settled = jx.settled(res)
 		if jx.intentErr != nil && !jx.bookingSent {
 			// The converter read the failed write as a lost answer; in
@@ -377,9 +394,13 @@ func (j *Journal) save(rec *exchangeRecord, ttl time.Duration) error {
 // process holds the file, so a lease in the file would only cost a write
 // and outlive the process that took it.
 func (j *Journal) acquire(ctx context.Context, id string) (string, bool, error) {
+	return j.acquireKey(ctx, j.leaseKey(id))
+}
+
+// acquireKey takes the lease kept under key, as acquire does.
+func (j *Journal) acquireKey(ctx context.Context, key string) (string, bool, error) {
 	// Unique: the owner is random per Journal, the number per lease.
 	token := j.owner + "/" + strconv.FormatUint(j.leases.Add(1), 36)
-	key := j.leaseKey(id)
 	if j.cfg.Exclusive {
 		return token, localLeases.take(key, token, time.Now().Add(j.cfg.Lease)), nil
 	}
@@ -391,7 +412,11 @@ func (j *Journal) acquire(ctx context.Context, id string) (string, bool, error) 
 
 // release frees the lease if it is still token's.
 func (j *Journal) release(id, token string) {
-	key := j.leaseKey(id)
+	j.releaseKey(j.leaseKey(id), token)
+}
+
+// releaseKey frees the lease kept under key if it is still token's.
+func (j *Journal) releaseKey(key, token string) {
 	if j.cfg.Exclusive {
 		localLeases.give(key, token)
 		return

@@ -43,6 +43,12 @@ type journalCaller struct {
 	// opMade: the partner named an exchange operation; exchangeDone: the
 	// fulfilment confirming it answered 2xx, or its DELETE 2xx or 404.
 	opMade, exchangeDone bool
+	// booking is the booking whose lease the message holds, under
+	// bookingToken (holdBooking).
+	booking, bookingToken string
+	// notStarted: the message could not hold its booking, so nothing was
+	// sent and nothing is recorded.
+	notStarted bool
 }
 
 // answerReader is a Caller told what the converter read from a 2xx

@@ -86,6 +86,17 @@ func (j *Journal) settleOne(ctx context.Context, id string, x Caller) bool {
 	}
 	before := rec.Reply
 	jx := &journalCaller{x: x, j: j, rec: rec}
+	defer jx.freeBooking()
+	if rec.After != nil && rec.BookingID != "" {
+		// An after-sales message holds its booking; one that another
+		// message holds is settled on a later pass.
+		key := j.bookingLeaseKey(rec.BookingID)
+		token, got, err := j.acquireKey(ctx, key)
+		if err != nil || !got {
+			return false
+		}
+		jx.booking, jx.bookingToken = rec.BookingID, token
+	}
 	h := legacy.ReplyHeader{CorrelationID: rec.MessageID, SentAt: j.c.now(), Namespaced: rec.Namespaced}
 	cctx, cancel := context.WithTimeout(ctx, SettleTimeout)
 	var res *Result

@@ -91,6 +91,18 @@ func (r *run) synchro(ctx context.Context, m *legacy.SynchroRequest) *Result {
 		return ok(synchroReplyOf(r.h, m.OriginalMessageID, orig))
 	}
 	id := orig.BookingID
+	// Under the booking's lease, read again: another rollback of the same
+	// booking may just have ended.
+	if err := jx.holdBooking(ctx, id); err != nil {
+		jx.notStarted = true
+		return j.bookingHeld(r.h, id, err)
+	}
+	if orig, err = j.load(ctx, m.OriginalMessageID); err != nil {
+		return j.storeFailed(r.h, err)
+	}
+	if orig == nil || orig.BookingID != id || (orig.After != nil && orig.After.RolledBack != nil) {
+		return ok(synchroReplyOf(r.h, m.OriginalMessageID, orig))
+	}
 	jx.rec.After = &afterSales{Original: orig.MessageID}
 	jx.rec.BookingID = id
 	params := map[string]string{osdm.ParamBookingID: id}

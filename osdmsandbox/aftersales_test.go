@@ -268,3 +268,47 @@ func TestExchangeRefusals(t *testing.T) {
 		t.Errorf("a fulfilment after the lapse exchanged: %+v", got)
 	}
 }
+
+// TestRefundAcrossAnExchange: a refund offer made before an exchange is
+// not confirmed while the exchange is pre-booked (the exchange would move
+// the passengers refunded as well), nor once it is confirmed (the old
+// journey's value went to the exchange): nothing is refunded twice and the
+// booking holds the new journey's places only.
+func TestRefundAcrossAnExchange(t *testing.T) {
+	h := newHarness(t, osdmsandbox.Config{Capacity: 40})
+	offer := offerOf(t, h.search(offerRequest("708", nil, adult("p1"), adult("p2"))), osdm.TravelClassSecond, osdm.AccommodationSeat)
+	b := h.book(offer, adult("p1"), adult("p2"))
+	f := h.fulfil(b.ID)
+	whole := h.refundOffer(b.ID, f.ID, "")
+	one := h.partialRefundOffer(b.ID, f.ID, "", "pax-2")
+	if one.status != 200 {
+		t.Fatalf("partial refund offer: %d %s", one.status, one.body)
+	}
+	var partial osdm.RefundOfferCollectionResponse
+	one.decode(t, &partial)
+	xo := seatOffer(t, h.exchangeOffers(b, f.ID, "709", osdm.TravelClassFirst, adult("p1"), adult("p2")))
+	if r := h.exchangeOperation(b.ID, xo); r.status != 200 {
+		t.Fatalf("operation %d %s", r.status, r.body)
+	}
+	h.confirmRefund(b.ID, partial.RefundOffers[0].ID).problem(t, http.StatusConflict, osdm.CodeOperationNotPermitted)
+	h.fulfil(b.ID)
+	h.confirmRefund(b.ID, whole.ID).problem(t, http.StatusConflict, osdm.CodeOperationNotPermitted)
+	h.confirmRefund(b.ID, partial.RefundOffers[0].ID).problem(t, http.StatusConflict, osdm.CodeOperationNotPermitted)
+	got := h.getBooking(b.ID)
+	for _, bo := range got.BookedOffers {
+		for _, res := range bo.Reservations {
+			if res.RefundAmount != nil {
+				t.Errorf("part %s (%s) refunded %d", res.ID, res.Status, res.RefundAmount.Amount)
+			}
+		}
+	}
+	if got.Fulfillments[len(got.Fulfillments)-1].Status != osdm.FulfillmentFulfilled ||
+		h.availability("708", osdm.TravelClassSecond, osdm.AccommodationSeat) != 40 || h.availability("709", osdm.TravelClassFirst, osdm.AccommodationSeat) != 38 {
+		t.Errorf("after: %+v; 708 second %d, 709 first %d", got.Fulfillments, h.availability("708", osdm.TravelClassSecond, osdm.AccommodationSeat),
+			h.availability("709", osdm.TravelClassFirst, osdm.AccommodationSeat))
+	}
+	// A refund asked now refunds the new journey.
+	if ro := h.refundOffer(b.ID, got.Fulfillments[len(got.Fulfillments)-1].ID, ""); h.confirmRefund(b.ID, ro.ID).status != 200 {
+		t.Error("the new journey cannot be refunded")
+	}
+}

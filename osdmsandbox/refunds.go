@@ -233,7 +233,18 @@ func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
 		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 			"refund offer "+ro.id+" expired at "+ro.validUntil.Format(time.RFC3339)+"; ask for a new one"))
 	}
+	if op := b.pendingExchange(); op != nil {
+		// The exchange would move the passengers refunded to the new
+		// journey as well.
+		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
+			"booking "+b.id+" has exchange operation "+op.id+" pre-booked; confirm it (POST .../fulfillments) or delete it before confirming a refund"))
+	}
 	for _, r := range ro.pax {
+		if b.parts[r.p].exchanged {
+			// Its value went to the exchange: refunding it pays it twice.
+			return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
+				"refund offer "+ro.id+" was made for the journey booking "+b.id+" was exchanged from; ask for a new offer"))
+		}
 		if !b.parts[r.p].live(r.k) {
 			// Another refund took this passenger since the offer was made.
 			return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
