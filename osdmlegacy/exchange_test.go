@@ -385,35 +385,6 @@ func TestExchangeOverruledKeepsNoFee(t *testing.T) {
 	e.assertAgree(true)
 }
 
-// TestExchangeOfferQuotedBeforeAPartialRefund: an exchange offer made for
-// every passenger, then a partial refund of the child, then the exchange
-// operation of that offer: refused (422, restriction 7) and nothing sent,
-// so no new place is held for the refunded child; the booking keeps the
-// places the legacy system still holds.
-func TestExchangeOfferQuotedBeforeAPartialRefund(t *testing.T) {
-	e := newBookEnv(t, memKind, nil)
-	all := e.freeSeats("708")
-	id, fid := e.fulfilled(e.offer("9203", adult, child, adult2))
-	rec := e.records()[id]
-	xo := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", exchangeSearch(rec, fid, "708", nil)), 200)
-	offer := xo.ExchangeOffers[0]
-	ro := decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/refund-offers", refundOf(fid, "p2")), 200).RefundOffers[0]
-	decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "PATCH", "/bookings/"+id+"/refund-offers/"+ro.ID, `{"status":"CONFIRMED"}`), 200)
-	n := len(e.legacy.delivered())
-	a := e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations",
-		map[string]any{"exchangeOffers": []any{map[string]any{"offerId": offer.OfferID, "passengerRefs": offer.PassengerRefs}}})
-	if p := decodeProblem(t, a); a.Status != 422 || p.Code != osdm.CodeOutOfBounds || !strings.Contains(p.Detail, "refunded") {
-		t.Errorf("exchange operation of an offer quoted before a partial refund: %d %s", a.Status, a.Body)
-	}
-	if len(e.legacy.delivered()) != n || e.freeSeats("708") != all {
-		t.Errorf("the refused exchange sent %d messages; %d of %d seats left on the new train", len(e.legacy.delivered())-n, e.freeSeats("708"), all)
-	}
-	if r := e.records()[id]; r.State != StateFulfilled || r.Exchange != nil || r.Offer.Train != "9203" {
-		t.Errorf("after the refusal: %s, exchange %+v, train %s", r.State, r.Exchange, r.Offer.Train)
-	}
-	e.assertAgree(true)
-}
-
 // TestExchangePastItsHoldIsDeletedNotConfirmed: once an exchange operation
 // passed its ticketTimeLimit (not yet released), the calls that wait for
 // it (refund offers, passenger changes, exchange offers) are refused with
