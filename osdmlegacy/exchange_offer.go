@@ -130,6 +130,13 @@ func (f *Facade) createExchangeOffers(ctx context.Context, c *call) *Answer {
 			if p != nil {
 				return f.problem(c, p), true
 			}
+			if booked := rec.Offer.passenger(pa.ref); booked != nil && booked.Tariff != op.Tariff {
+				// Restriction 5 after the sale: a change of tariff is a
+				// new booking, not an exchange.
+				return f.problem(c, Restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr,
+					"passenger "+quoteShort(pa.ref)+" was booked at legacy tariff "+strconv.Itoa(booked.Tariff)+
+						"; as given here it would travel at tariff "+strconv.Itoa(op.Tariff)+": an exchange keeps the tariffs booked")), true
+			}
 			pax = append(pax, op)
 		}
 		probes := f.plan(cands, q.classes, f.cfg.ServiceCodes, tariffCounts(pax), c.now)
@@ -253,6 +260,10 @@ func (f *Facade) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osdm.P
 				found = true
 				if pa.typ != pr.Type {
 					return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.tPtr, "passenger "+quoteShort(pa.ref)+" was booked as "+string(pr.Type))
+				}
+				if pa.age != nil && pr.Age != nil && *pa.age != *pr.Age {
+					return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr+"/age",
+						"passenger "+quoteShort(pa.ref)+" was booked aged "+strconv.Itoa(*pr.Age)+": the age cannot change")
 				}
 			}
 		}

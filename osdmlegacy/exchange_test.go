@@ -509,3 +509,47 @@ func TestExchangeRefusedOnceTheTrainLeft(t *testing.T) {
 	}
 	e.assertAgree(true)
 }
+
+// TestExchangeKeepsTheTariffsBooked: restriction 5 holds through an
+// exchange. A PERSON booked aged 30 (the adult tariff) is not exchanged as
+// aged 65, nor with a date of birth that makes it 65 (the senior tariff,
+// cheaper: money back for a fare it does not have): 422, pointing at the
+// age or the passenger, before any legacy message. Named with its age,
+// it is exchanged at the tariffs booked.
+func TestExchangeKeepsTheTariffsBooked(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	person := offerPax{"p-person", osdm.PassengerPerson, 30, 1}
+	id, fid := e.fulfilled(e.offer("9203", person, child))
+	rec := e.records()[id]
+	n := len(e.legacy.delivered())
+	for name, c := range map[string]struct {
+		set     map[string]any
+		pointer string
+	}{
+		"another age":           {map[string]any{"age": 65}, "#/anonymousPassengerSpecifications[0]/age"},
+		"a senior's birth date": {map[string]any{"age": nil, "dateOfBirth": "1965-01-01"}, "#/anonymousPassengerSpecifications[0]"},
+	} {
+		body := exchangeSearch(rec, fid, "708", nil)
+		for k, v := range c.set {
+			if v == nil {
+				delete(body["anonymousPassengerSpecifications"].([]map[string]any)[0], k)
+			} else {
+				body["anonymousPassengerSpecifications"].([]map[string]any)[0][k] = v
+			}
+		}
+		a := e.call(e.f, "POST", "/bookings/"+id+"/exchange-offers", body)
+		p := decodeProblem(t, a)
+		if a.Status != 422 || !strings.Contains(p.Type, "passengers") || len(p.Pointers) != 1 || p.Pointers[0].RequestPointer != c.pointer {
+			t.Errorf("%s: %d %s", name, a.Status, a.Body)
+		}
+	}
+	if len(e.legacy.delivered()) != n {
+		t.Errorf("the refusals sent %d messages", len(e.legacy.delivered())-n)
+	}
+	_, op := e.exchangeTo(id, fid, "708")
+	sent := e.legacy.delivered()
+	if br, ok := sent[len(sent)-1].(*legacy.BookingRequest); !ok || len(br.Places.Tariffs) != 2 ||
+		br.Places.Tariffs[0] != (legacy.Tariff{Code: 1, Count: 1}) || br.Places.Tariffs[1] != (legacy.Tariff{Code: 2, Count: 1}) {
+		t.Errorf("exchange %s sent %#v, want the tariffs booked (1, 2)", op.ID, sent[len(sent)-1])
+	}
+}
