@@ -444,6 +444,27 @@ func (e *bookEnv) sandboxNames(ref string) []legacysandbox.PassengerInfo {
 	return nil
 }
 
+// byPlace lists legacy booking ref's places still held (with cancelled,
+// also those cancelled) at the legacy system: place number -> what show
+// makes of the data held for it.
+func (e *bookEnv) byPlace(ref string, cancelled bool, show func(legacysandbox.PassengerInfo) string) map[string]string {
+	out := map[string]string{}
+	for _, sb := range e.sb.Bookings() {
+		if sb.BookingRef != ref {
+			continue
+		}
+		for i, pl := range sb.Places {
+			if cancelled || !pl.Cancelled {
+				out[pl.Number] = show(sb.Names[i])
+			}
+		}
+	}
+	return out
+}
+
+// lastName is a PassengerInfo's last name, for byPlace.
+func lastName(p legacysandbox.PassengerInfo) string { return p.LastName }
+
 // TestDeleteRefundOffer: DELETE of a proposed refund offer drops it (204,
 // and 204 again: it is not held either way) without a legacy message; a
 // confirmed one answers 409 and stays.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
@@ -73,17 +74,7 @@ func TestNamesFollowThePlaces(t *testing.T) {
 		t.Errorf("BookingRequest names %v, want Ada, Cy, Bob (the places' order)", sent)
 	}
 	rec := e.records()[b.ID]
-	held := func() map[string]string { // place number -> last name at the legacy system
-		out := map[string]string{}
-		for _, sb := range e.sb.Bookings() {
-			if sb.BookingRef == rec.Legacy.BookingRef {
-				for i, pl := range sb.Places {
-					out[pl.Number] = sb.Names[i].LastName
-				}
-			}
-		}
-		return out
-	}
+	held := func() map[string]string { return e.byPlace(rec.Legacy.BookingRef, true, lastName) }
 	names := held()
 	for pid, want := range map[string]string{"p1": "Ada", "p2": "Bob", "p3": "Cy"} {
 		if got := names[placeOf(t, b, pid)]; got != want {
@@ -198,15 +189,7 @@ func TestExchangeKeepsTheDataHeld(t *testing.T) {
 	}
 	// held lists the legacy booking's data by place number.
 	held := func(ref string) map[string]string {
-		out := map[string]string{}
-		for _, sb := range e.sb.Bookings() {
-			if sb.BookingRef == ref {
-				for i, pl := range sb.Places {
-					out[pl.Number] = sb.Names[i].LastName + "/" + sb.Names[i].DateOfBirth
-				}
-			}
-		}
-		return out
+		return e.byPlace(ref, true, func(p legacysandbox.PassengerInfo) string { return p.LastName + "/" + p.DateOfBirth })
 	}
 	want := map[string]string{"p1": "/1990-04-01", "p2": "Bob/2021-05-05", "p3": "Cy/"}
 	check := func(step string) {
@@ -279,14 +262,7 @@ func TestFulfilmentSendsTheNamesLeft(t *testing.T) {
 	decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", nil), 200)
 	view := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", "/bookings/"+b.ID, nil), 200).Booking
 	rec := e.records()[b.ID]
-	names := map[string]string{}
-	for _, sb := range e.sb.Bookings() {
-		if sb.BookingRef == rec.Legacy.BookingRef {
-			for i, pl := range sb.Places {
-				names[pl.Number] = sb.Names[i].LastName
-			}
-		}
-	}
+	names := e.byPlace(rec.Legacy.BookingRef, true, lastName)
 	for pid, want := range map[string]string{"p1": "Ada", "p2": "Bob", "p3": ""} {
 		if got := names[placeOf(t, view, pid)]; got != want {
 			t.Errorf("passenger %s's place is named %q at the legacy system, want %q", pid, got, want)

@@ -97,25 +97,12 @@ func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 				*pr = next // contact data only: kept here, nothing to send
 				return nil
 			}
-			attempt := r.PassengerAttempts + 1
-			req := &legacy.PassengerDataRequest{
-				Header:     legacy.Header{MessageID: messageID(r.ID, StepPassengers, attempt), SentAt: now.UTC().Truncate(time.Second)},
-				BookingRef: r.Legacy.BookingRef,
-				Passengers: data,
-			}
-			pending, err := f.newPending(StepPassengers, req, now)
-			if err != nil {
-				return err
-			}
 			if name := nameOf(next.Detail); name != "" {
 				next.NameSent = name
 			}
-			pending.Revert, pending.Passenger = r.State, &next
-			if err := f.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
+			if err := f.pendPassengerData(ctx, r, data, now, func(p *PendingMessage) { p.Passenger = &next }); err != nil {
 				return err
 			}
-			r.PassengerAttempts = attempt
-			r.State, r.Pending = StateUpdating, pending
 			sent = true
 			return nil
 		})

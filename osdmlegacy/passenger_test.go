@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
@@ -97,14 +98,7 @@ func TestPassengerPatchKeepsWhatItLeavesOut(t *testing.T) {
 	agree := func(step string) {
 		t.Helper()
 		b := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", path, nil), 200).Booking
-		held := map[string]string{} // place number -> name at the legacy system
-		for _, sb := range e.sb.Bookings() {
-			if sb.BookingRef == ref {
-				for i, pl := range sb.Places {
-					held[pl.Number] = sb.Names[i].FirstName + " " + sb.Names[i].LastName
-				}
-			}
-		}
+		held := e.byPlace(ref, true, func(p legacysandbox.PassengerInfo) string { return p.FirstName + " " + p.LastName })
 		for _, p := range b.Passengers {
 			if got, want := p.Detail.FirstName+" "+p.Detail.LastName, held[placeOf(t, b, p.ID)]; got != want {
 				t.Errorf("%s: the booking names %s %q, the legacy system %q", step, p.ID, got, want)

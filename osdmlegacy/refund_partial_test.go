@@ -200,20 +200,7 @@ func TestPartialRefundLeavesThePlacesHeld(t *testing.T) {
 		return out, res.Status
 	}
 	// held lists the places the legacy system holds: place number -> last name.
-	held := func() map[string]string {
-		out := map[string]string{}
-		for _, sb := range e.sb.Bookings() {
-			if sb.BookingRef != ref {
-				continue
-			}
-			for i, pl := range sb.Places {
-				if !pl.Cancelled {
-					out[pl.Number] = sb.Names[i].LastName
-				}
-			}
-		}
-		return out
-	}
+	held := func() map[string]string { return e.byPlace(ref, false, lastName) }
 	names := map[string]string{"p1": "Ada", "p2": "Bob", "p3": "Cy"}
 	agree := func(step string) {
 		t.Helper()

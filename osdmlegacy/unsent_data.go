@@ -60,22 +60,9 @@ func (f *Facade) sendUnsentData(ctx context.Context, send Sender, rec *BookingRe
 		if len(items) == 0 {
 			return errNoChange
 		}
-		attempt := r.PassengerAttempts + 1
-		req := &legacy.PassengerDataRequest{
-			Header:     legacy.Header{MessageID: messageID(r.ID, StepPassengers, attempt), SentAt: now.UTC().Truncate(time.Second)},
-			BookingRef: r.Legacy.BookingRef,
-			Passengers: items,
-		}
-		pending, err := f.newPending(StepPassengers, req, now)
-		if err != nil {
+		if err := f.pendPassengerData(ctx, r, items, now, func(p *PendingMessage) { p.NamesSent = names }); err != nil {
 			return err
 		}
-		pending.Revert, pending.NamesSent = r.State, names
-		if err := f.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
-			return err
-		}
-		r.PassengerAttempts = attempt
-		r.State, r.Pending = StateUpdating, pending
 		sent = true
 		return nil
 	})
@@ -87,4 +74,29 @@ func (f *Facade) sendUnsentData(ctx context.Context, send Sender, rec *BookingRe
 	}
 	after, _ = f.deliver(ctx, send, after)
 	return after
+}
+
+// pendPassengerData makes the PassengerDataRequest that sends items to
+// r's legacy booking r's pending message (complete says what its result
+// changes), with its intent mark, inside an updateBooking of r: the
+// booking is UPDATING until the answer is recorded.
+func (f *Facade) pendPassengerData(ctx context.Context, r *BookingRecord, items []legacy.PassengerData, now time.Time, complete func(*PendingMessage)) error {
+	attempt := r.PassengerAttempts + 1
+	req := &legacy.PassengerDataRequest{
+		Header:     legacy.Header{MessageID: messageID(r.ID, StepPassengers, attempt), SentAt: now.UTC().Truncate(time.Second)},
+		BookingRef: r.Legacy.BookingRef,
+		Passengers: items,
+	}
+	pending, err := f.newPending(StepPassengers, req, now)
+	if err != nil {
+		return err
+	}
+	pending.Revert = r.State
+	complete(pending)
+	if err := f.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
+		return err
+	}
+	r.PassengerAttempts = attempt
+	r.State, r.Pending = StateUpdating, pending
+	return nil
 }
