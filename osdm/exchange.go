@@ -113,6 +113,9 @@ const (
 	ExchangePrebooked ExchangeStatus = "PREBOOKED"
 	ExchangeConfirmed ExchangeStatus = "CONFIRMED"
 	ExchangeFulfilled ExchangeStatus = "FULFILLED"
+	// ExchangeError: the exchange did not happen; the booking stands as
+	// it was.
+	ExchangeError ExchangeStatus = "ERROR"
 )
 
 // ExchangeOperationResponse is the 200 body of POST, GET and PATCH of an

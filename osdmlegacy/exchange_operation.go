@@ -197,18 +197,26 @@ func (f *Facade) exchangeResult(c *call, rec *BookingRecord, d *delivery, subjec
 	x := rec.Exchange
 	switch x.State {
 	case ExchangeFailed:
-		nr := &legacy.NegativeReply{Code: legacy.CodeExchangeNotPossible}
-		if x.Failure != nil && x.Failure.Code != codeReplacementProposal {
-			nr.Code, nr.Retryable = x.Failure.Code, x.Failure.Retryable
-		}
-		p := NegativeProblem(nr, "exchange of booking "+rec.ID+" to train "+x.Offer.Train)
-		p.Detail += "; the booking stands as it was"
+		p := exchangeFailure(rec)
 		return f.problem(c, p), finalProblem(p)
 	case ExchangeDropped:
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was")
 		return f.problem(c, p), true
 	}
 	return f.json(c, http.StatusOK, osdm.ExchangeOperationResponse{ExchangeOperation: f.exchangeOperationOf(rec)}), true
+}
+
+// exchangeFailure is the problem of rec's exchange, which the legacy
+// system refused (ExchangeFailed).
+func exchangeFailure(rec *BookingRecord) *osdm.ProblemError {
+	x := rec.Exchange
+	nr := &legacy.NegativeReply{Code: legacy.CodeExchangeNotPossible}
+	if x.Failure != nil && x.Failure.Code != codeReplacementProposal {
+		nr.Code, nr.Retryable = x.Failure.Code, x.Failure.Retryable
+	}
+	p := NegativeProblem(nr, "exchange of booking "+rec.ID+" to train "+x.Offer.Train)
+	p.Detail += "; the booking stands as it was"
+	return p
 }
 
 func droppedWhy(x *ExchangeRecord) string {
@@ -239,6 +247,12 @@ func (f *Facade) getExchangeOperation(ctx context.Context, c *call) *Answer {
 	}
 	if x := rec.Exchange; x.State == ExchangeDropped {
 		return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was"))
+	}
+	if rec.Exchange.State == ExchangeFailed {
+		// What the operation is now, not a retry of its refusal: ERROR,
+		// with the refusal as its problem.
+		return f.json(c, http.StatusOK, osdm.ExchangeOperationResponse{
+			ExchangeOperation: f.exchangeOperationOf(rec), Problems: []osdm.Problem{exchangeFailure(rec).Inline()}})
 	}
 	a, _ = f.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
 	return a

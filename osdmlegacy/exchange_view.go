@@ -30,6 +30,8 @@ func exchangeStatus(x *ExchangeRecord) osdm.ExchangeStatus {
 	switch x.State {
 	case ExchangeConfirmed:
 		return osdm.ExchangeFulfilled
+	case ExchangeFailed:
+		return osdm.ExchangeError
 	}
 	return osdm.ExchangePrebooked
 }

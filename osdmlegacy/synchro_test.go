@@ -172,9 +172,12 @@ func TestSettlementRolledBackExchange(t *testing.T) {
 	if r.State != StateFulfilled || r.Offer.Train != "9203" || r.Exchange.State != ExchangeFailed || r.Exchange.Failure.Code != legacy.CodeBookingRolledBack {
 		t.Errorf("after settlement: %s on train %s, exchange %s %+v", r.State, r.Offer.Train, r.Exchange.State, r.Exchange.Failure)
 	}
-	a := e.call(e.f, "GET", "/bookings/"+id+"/exchange-operations/"+xid, nil)
-	if p := decodeProblem(t, a); a.Status != 503 || p.Code != osdm.CodeServiceUnavailable || !strings.Contains(p.Detail, "stands as it was") {
-		t.Errorf("the rolled back exchange reads %d %+v", a.Status, p)
+	// A GET answers the operation as it is, ERROR with the refusal as its
+	// problem, not a 503 that says to try again.
+	g := decodeOK[osdm.ExchangeOperationResponse](t, e.call(e.f, "GET", "/bookings/"+id+"/exchange-operations/"+xid, nil), 200)
+	if g.ExchangeOperation.Status != osdm.ExchangeError || len(g.Problems) != 1 || g.Problems[0].Code != osdm.CodeServiceUnavailable ||
+		!strings.Contains(g.Problems[0].Detail, "stands as it was") {
+		t.Errorf("the rolled back exchange reads %+v %+v", g.ExchangeOperation.Status, g.Problems)
 	}
 	e.assertAgree(true)
 	if op := decodeOK[osdm.ExchangeOperationResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", body), 200); op.ExchangeOperation.Status != osdm.ExchangePrebooked {
