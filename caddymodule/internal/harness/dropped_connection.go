@@ -4,8 +4,15 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 )
+
+// serverClosedIdle is the text of net/http's unexported
+// errServerClosedIdle: the server closed an idle keep-alive connection
+// (its FIN in flight) as the client wrote a request on it, which the
+// transport does not resend when the request is not idempotent (a POST).
+const serverClosedIdle = "http: server closed idle connection"
 
 // DroppedUnanswered reports whether err, of a request to a Caddy that
 // reloads, restarts or stops, is a connection the server ended before
@@ -25,6 +32,8 @@ func DroppedUnanswered(err error) (kind string, ok bool) {
 		return "EPIPE", true
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "ECONNREFUSED", true
+	case err != nil && strings.Contains(err.Error(), serverClosedIdle):
+		return "server closed idle", true
 	}
 	return "", false
 }
