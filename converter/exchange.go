@@ -78,28 +78,21 @@ func (r *run) readExchanged(ctx context.Context, j legacy.Journey, id string, p 
 	// the tariffs must give each traveller its own passenger type.
 	for i, t := range ts {
 		if t.tariff.Type != x.pax[i].Type {
-			return nil, r.invalidAbout(id, "Booking "+id+" moves its travellers as they are: "+travellerTypes(x.pax)+
-				", in that order, and the i-th place asked for is the i-th traveller's; the request's tariffs give "+requestTypes(ts)+
+			booked := typeList(len(x.pax), func(i int) osdm.PassengerType { return x.pax[i].Type })
+			asked := typeList(len(ts), func(i int) osdm.PassengerType { return ts[i].tariff.Type })
+			return nil, r.invalidAbout(id, "Booking "+id+" moves its travellers as they are: "+booked+
+				", in that order, and the i-th place asked for is the i-th traveller's; the request's tariffs give "+asked+
 				". Ask for the travellers' tariffs in their order. Nothing was changed.")
 		}
 	}
 	return x, nil
 }
 
-// travellerTypes lists the passenger types of pax, "ADULT, CHILD".
-func travellerTypes(pax []osdm.Passenger) string {
-	out := make([]string, len(pax))
-	for i, p := range pax {
-		out[i] = plain(string(p.Type), 40)
-	}
-	return strings.Join(out, ", ")
-}
-
-// requestTypes lists the passenger types the tariffs of a request give.
-func requestTypes(ts []traveller) string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = string(t.tariff.Type)
+// typeList lists n passenger types, "ADULT, CHILD": the i-th is typ(i).
+func typeList(n int, typ func(i int) osdm.PassengerType) string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = plain(string(typ(i)), 40)
 	}
 	return strings.Join(out, ", ")
 }
@@ -113,8 +106,8 @@ func (x *exchanged) refs() []string {
 	seen := map[string]bool{}
 	for i, p := range x.pax {
 		if p.ExternalRef == "" || seen[p.ExternalRef] {
-			for i := range out {
-				out[i] = "p" + strconv.Itoa(i+1)
+			for k := range out {
+				out[k] = "p" + strconv.Itoa(k+1)
 			}
 			return out
 		}

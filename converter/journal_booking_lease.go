@@ -59,18 +59,11 @@ func (jx *journalCaller) holdBooking(ctx context.Context, id string) error {
 	if jx.booking == id {
 		return nil
 	}
-	j := jx.j
-	key := j.bookingLeaseKey(id)
-	wait := j.cfg.Poll
+	wait := jx.j.cfg.Poll
 	for {
-		token, got, err := j.acquireKey(ctx, key)
-		if err != nil {
+		got, err := jx.tryBooking(ctx, id)
+		if err != nil || got {
 			return err
-		}
-		if got {
-			jx.freeBooking()
-			jx.booking, jx.bookingToken = id, token
-			return nil
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -79,8 +72,20 @@ func (jx *journalCaller) holdBooking(ctx context.Context, id string) error {
 			return errBookingBusy
 		case <-t.C:
 		}
-		wait = min(2*wait, 4*j.cfg.Poll)
+		wait = min(2*wait, 4*jx.j.cfg.Poll)
 	}
+}
+
+// tryBooking takes the lease of booking id for jx's message if no other
+// message holds it, and reports whether it did.
+func (jx *journalCaller) tryBooking(ctx context.Context, id string) (bool, error) {
+	token, got, err := jx.j.acquireKey(ctx, jx.j.bookingLeaseKey(id))
+	if err != nil || !got {
+		return false, err
+	}
+	jx.freeBooking()
+	jx.booking, jx.bookingToken = id, token
+	return true, nil
 }
 
 // freeBooking frees the booking lease jx holds, if any: once the

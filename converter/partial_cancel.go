@@ -22,12 +22,16 @@ type heldPlace struct {
 // the reservedPlaces' passengerIds, position by position with their
 // placeNumbers. A place whose passenger the partner does not name has
 // passengerID "".
-func heldPlaces(b *osdm.Booking) []heldPlace {
+func heldPlaces(b *osdm.Booking) []heldPlace { return bookedPlaces(b, true) }
+
+// bookedPlaces lists the places of b's reservations as heldPlaces does;
+// with live, only of those that still hold their places.
+func bookedPlaces(b *osdm.Booking, live bool) []heldPlace {
 	var out []heldPlace
 	for i := range b.BookedOffers {
 		for j := range b.BookedOffers[i].Reservations {
 			res := &b.BookedOffers[i].Reservations[j]
-			if partClosed(res.Status) || res.PlaceAllocation == nil {
+			if res.PlaceAllocation == nil || live && partClosed(res.Status) {
 				continue
 			}
 			for _, rp := range res.PlaceAllocation.ReservedPlaces {

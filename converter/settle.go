@@ -90,12 +90,9 @@ func (j *Journal) settleOne(ctx context.Context, id string, x Caller) bool {
 	if rec.After != nil && rec.BookingID != "" {
 		// An after-sales message holds its booking; one that another
 		// message holds is settled on a later pass.
-		key := j.bookingLeaseKey(rec.BookingID)
-		token, got, err := j.acquireKey(ctx, key)
-		if err != nil || !got {
+		if got, err := jx.tryBooking(ctx, rec.BookingID); err != nil || !got {
 			return false
 		}
-		jx.booking, jx.bookingToken = rec.BookingID, token
 	}
 	h := legacy.ReplyHeader{CorrelationID: rec.MessageID, SentAt: j.c.now(), Namespaced: rec.Namespaced}
 	cctx, cancel := context.WithTimeout(ctx, SettleTimeout)

@@ -46,40 +46,26 @@ func travellersOf(b *osdm.Booking) []osdm.Passenger {
 // them, in the order of the travellers they were booked for; places whose
 // passenger the partner does not name keep their order, after the others.
 func placesInTravellerOrder(b *osdm.Booking, live bool) []legacy.Place {
-	type owned struct {
-		place legacy.Place
-		rank  int
-	}
 	rank := travellerRank(b)
-	last := len(rank) + legacy.MaxItems + 1
-	var out []owned
-	for i := range b.BookedOffers {
-		for j := range b.BookedOffers[i].Reservations {
-			res := &b.BookedOffers[i].Reservations[j]
-			if res.PlaceAllocation == nil || live && partClosed(res.Status) {
-				continue
-			}
-			for _, rp := range res.PlaceAllocation.ReservedPlaces {
-				for k, n := range rp.PlaceNumbers {
-					if n = plain(n, 50); n == "" {
-						continue
-					}
-					o := owned{place: legacy.Place{Coach: plain(rp.CoachNumber, 50), Number: n}, rank: last}
-					if r, ok := rank[placeOwner(res, &rp, k)]; ok {
-						o.rank = r
-					}
-					out = append(out, o)
-				}
-			}
+	rankOf := func(h heldPlace) int {
+		if r, ok := rank[h.passengerID]; ok {
+			return r
+		}
+		return len(rank) + legacy.MaxItems + 1
+	}
+	var named []heldPlace
+	for _, h := range bookedPlaces(b, live) {
+		if h.place.Number != "" {
+			named = append(named, h)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].rank < out[j].rank })
+	sort.SliceStable(named, func(i, j int) bool { return rankOf(named[i]) < rankOf(named[j]) })
 	var places []legacy.Place
-	for _, o := range out {
+	for _, h := range named {
 		if len(places) == legacy.MaxItems {
 			break
 		}
-		places = append(places, o.place)
+		places = append(places, h.place)
 	}
 	return places
 }

@@ -288,7 +288,5 @@ func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord, rules []Tar
 		}
 		pax[i] = p
 	}
-	names, _ := legacyNames(offer, pax)
-	markNamesSent(offer, pax)
-	return pax, names, nil
+	return pax, markNamesSent(offer, pax), nil
 }

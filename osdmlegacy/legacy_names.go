@@ -8,9 +8,8 @@ import "github.com/caddy-osdm/caddy-osdm/legacy"
 // BookingRequest names its places in order, the first Passenger on the
 // first place: so the names follow the places (the offer's placeOrder),
 // and stop at the first place whose passenger has no last name, since a
-// legacy Passenger cannot be left blank. A name after that is not sent
-// with the booking; a PATCH of the passenger sends it (a
-// PassengerDataRequest for its place).
+// legacy Passenger cannot be left blank. The names and dates of birth
+// after that follow the fulfilment or the exchange (unsentData).
 func legacyNames(offer *OfferRecord, pax []PassengerRecord) ([]legacy.Passenger, []int) {
 	var names []legacy.Passenger
 	var named []int
@@ -26,15 +25,17 @@ func legacyNames(offer *OfferRecord, pax []PassengerRecord) ([]legacy.Passenger,
 }
 
 // markNamesSent sets each passenger's NameSent to the name the legacy
-// BookingRequest of legacyNames carried for it, "" when it carried none.
-func markNamesSent(offer *OfferRecord, pax []PassengerRecord) {
-	_, named := legacyNames(offer, pax)
+// BookingRequest of legacyNames carries for it ("" when it carries none)
+// and returns that request's Passengers.
+func markNamesSent(offer *OfferRecord, pax []PassengerRecord) []legacy.Passenger {
+	names, named := legacyNames(offer, pax)
 	for i := range pax {
 		pax[i].NameSent = ""
 	}
 	for _, i := range named {
 		pax[i].NameSent = nameOf(pax[i].Detail)
 	}
+	return names
 }
 
 // inOfferOrder returns pax in the order of offer's passengers (matched by
