@@ -40,14 +40,16 @@ type PendingTicket struct {
 // documentID is the id of a fulfilment's ticket document.
 func documentID(fulfillmentID string) string { return fulfillmentID + "-ticket" }
 
-// ticketDocuments lists the ticket of fv, rec's fulfilment as answered,
-// and names it in fv's fulfillmentDocumentRefs: none with `documents
-// none`, or unless fv is FULFILLED. A ticket that cannot be drawn (a
-// control number and reservation reference longer than an Aztec code
-// holds) is left out and a problem of the answer says why; the
+// ticketDocuments lists the ticket of fv, rec's current fulfilment as
+// answered, and names it in fv's fulfillmentDocumentRefs: none with
+// `documents none`, or unless fv is FULFILLED and rec's current
+// fulfilment (one an exchange replaced has none). A ticket that cannot be
+// drawn (a control number and reservation reference longer than an Aztec
+// code holds) is left out and a problem of the answer says why; the
 // fulfilment stands.
 func (f *Facade) ticketDocuments(c *call, rec *BookingRecord, fv *osdm.Fulfillment) ([]osdm.FulfillmentDocument, []osdm.Problem) {
-	if f.cfg.Documents == DocumentsNone || fv.Status != osdm.FulfillmentFulfilled || rec.Legacy == nil {
+	if f.cfg.Documents == DocumentsNone || fv.Status != osdm.FulfillmentFulfilled || rec.Legacy == nil ||
+		rec.Fulfillment == nil || fv.ID != rec.Fulfillment.ID {
 		return nil, nil
 	}
 	t := f.ticketOf(rec, fv)
@@ -88,8 +90,12 @@ func (f *Facade) fulfillmentAnswer(c *call, rec *BookingRecord) *Answer {
 func (f *Facade) bookingAnswer(c *call, rec *BookingRecord) *Answer {
 	b := f.bookingView(rec)
 	var problems []osdm.Problem
-	if len(b.Fulfillments) == 1 {
-		b.FulfillmentDocuments, problems = f.ticketDocuments(c, rec, &b.Fulfillments[0])
+	for i := range b.Fulfillments {
+		// The booking's current fulfilment; one an exchange replaced has
+		// no ticket any more.
+		if rec.Fulfillment != nil && b.Fulfillments[i].ID == rec.Fulfillment.ID {
+			b.FulfillmentDocuments, problems = f.ticketDocuments(c, rec, &b.Fulfillments[i])
+		}
 	}
 	return f.json(c, http.StatusOK, osdm.BookingResponse{Problems: problems, Booking: b})
 }

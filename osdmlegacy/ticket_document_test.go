@@ -186,3 +186,23 @@ func TestExchangedTicketShowsTheNewTrain(t *testing.T) {
 		t.Errorf("the booking offers %d documents after the exchange", len(gb.FulfillmentDocuments))
 	}
 }
+
+// A control number and reservation reference too long for the Aztec code:
+// the fulfilment is answered without its document, and a problem of the
+// answer says why.
+func TestTicketTooLongForItsCodeIsToldNotCut(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	b := e.bookNamed(e.offer("9203", adult, child))
+	decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", nil), 200)
+	rec := e.records()[b.ID]
+	rec.Legacy.ReservationReference = strings.Repeat("R", ticketpdf.MaxCodeBytes)
+	raw, _ := json.Marshal(rec)
+	if err := e.st.Put(context.Background(), Key(e.cfg.Partner, KindBooking, rec.ID), raw, 0); err != nil {
+		t.Fatal(err)
+	}
+	gb := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", "/bookings/"+b.ID, nil), 200)
+	if len(gb.Booking.FulfillmentDocuments) != 0 || len(gb.Booking.Fulfillments[0].FulfillmentDocumentRefs) != 0 || len(gb.Problems) != 1 ||
+		!strings.Contains(gb.Problems[0].Detail, "too long for its Aztec code") || !strings.Contains(gb.Problems[0].Detail, "the fulfillment stands") {
+		t.Errorf("documents %d, refs %v, problems %+v", len(gb.Booking.FulfillmentDocuments), gb.Booking.Fulfillments[0].FulfillmentDocumentRefs, gb.Problems)
+	}
+}
