@@ -107,22 +107,22 @@ func (f *Facade) renderTickets(c *call, a *Answer) *Answer {
 		return a
 	}
 	body := a.Body
-	for i := range c.tickets {
-		pt := &c.tickets[i]
+	for k := range c.tickets {
+		pt := &c.tickets[k]
+		marker := []byte(`"` + base64.StdEncoding.EncodeToString(pt.Marker) + `"`)
+		at := bytes.Index(body, marker)
+		if at < 0 {
+			continue // not in this answer
+		}
 		pdf, err := f.tickets.Render(&pt.Ticket)
 		if err != nil {
 			return f.problem(c, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the ticket document could not be rendered"))
 		}
-		marker := []byte(`"` + base64.StdEncoding.EncodeToString(pt.Marker) + `"`)
-		i := bytes.Index(body, marker)
-		if i < 0 {
-			continue
-		}
 		content := base64.StdEncoding.EncodeToString(pdf)
 		out := make([]byte, 0, len(body)+len(content))
-		out = append(out, body[:i+1]...)
+		out = append(out, body[:at+1]...) // up to the opening quote
 		out = append(out, content...)
-		out = append(out, body[i+len(marker)-1:]...)
+		out = append(out, body[at+len(marker)-1:]...) // from the closing quote
 		body = out
 	}
 	a.Body = body
