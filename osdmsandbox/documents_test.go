@@ -173,3 +173,29 @@ func TestExchangedTicketIsReplaced(t *testing.T) {
 		t.Errorf("the booking offers %d documents after the exchange", len(got.FulfillmentDocuments))
 	}
 }
+
+// A trip with a change has one ticket: both trains, each with its
+// stations, times, class and the passenger's place.
+func TestTicketOfATripWithAChange(t *testing.T) {
+	h := newHarness(t, osdmsandbox.Config{})
+	var resp osdm.OfferCollectionResponse
+	r := h.postOffers(specified(timedLeg("9", "8500010", "2026-12-01T07:12", "8503000", "2026-12-01T08:05"),
+		timedLeg("11", "8503000", "2026-12-01T08:30", "8000261", "2026-12-01T12:45")))
+	r.decode(t, &resp)
+	if r.status != http.StatusOK || len(resp.Offers) == 0 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	b := h.book(resp.Offers[0])
+	var fr osdm.FulfillmentCollectionResponse
+	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).decode(t, &fr)
+	pdf := ticketOf(t, fr.Fulfillments[0], fr.FulfillmentDocuments)
+	text := strings.Join(strings.Fields(pdfcheck.Text(t, pdf)), " ")
+	for _, want := range []string{"IC 9 / IC 11", "1 change", "07:12 Basel SBB (8500010)", "12:45", "1. IC 9", "2. IC 11", "Anna Muster"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the ticket does not show %q:\n%s", want, text)
+		}
+	}
+	if strings.Count(text, "Anna Muster") != 2 {
+		t.Errorf("the passenger is not listed on both trains:\n%s", text)
+	}
+}
