@@ -228,6 +228,7 @@ func (a *App) open(s *appStore) error {
 	// fail retryably meanwhile; it is tried again until it answers.
 	a.logger.Warn("store not reachable; calls that need it fail retryably until it answers",
 		zap.String("store", s.engine.Where()), zap.Error(err))
+	s.handle.Waiting(err)
 	var done atomic.Bool
 	a.runner.Add(runner.Job{Name: "open " + s.engine.Where(), Every: reconnectEvery, Run: func(ctx context.Context) {
 		if done.Load() {
@@ -241,6 +242,8 @@ func (a *App) open(s *appStore) error {
 			a.logger.Error("store refused; calls that need it fail", zap.String("store", s.engine.Where()), zap.Error(err))
 			s.handle.Fail(err)
 			done.Store(true)
+		default:
+			s.handle.Waiting(err)
 		}
 	}})
 	return nil

@@ -358,6 +358,9 @@ func TestRedisNotYetThere(t *testing.T) {
 	if status != http.StatusServiceUnavailable {
 		t.Fatalf("a request before the store is open: %d %q, want 503", status, body)
 	}
+	if !strings.Contains(body, "not reachable") || strings.Contains(body, "has not started") {
+		t.Fatalf("a request before the store is open: %q, want it to say the store is not reachable", body)
+	}
 	redistest.ServerAt(t, redisPort)
 	waitFor(t, port, "200 backend")
 }
