@@ -1,9 +1,10 @@
 // Package app is the osdm app (apps.osdm; the osdm global option of a
 // Caddyfile): the stores every handler of a configuration keeps its
 // state in, and the runner of their background work. As Caddy's own apps
-// do, it only reads and checks its configuration in Provision, so that
-// `caddy validate` of a configuration that is serving opens nothing, and
-// does what touches the world in Start: it opens the stores (refusing a
+// do, it only reads and checks its configuration in Provision (asking a
+// Redis, read only, whether it persists), so that `caddy validate` of a
+// configuration that is serving opens nothing for writing, and does what
+// touches the world in Start: it opens the stores (refusing a
 // Redis that would lose bookings) and starts the background work, which
 // Stop stops.
 package app
