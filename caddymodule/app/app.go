@@ -73,6 +73,7 @@ type App struct {
 
 	mu      *sync.Mutex          // set by Provision (a Mutex would be copied by CaddyModule)
 	stores  map[string]*appStore // by name; unnamed ones by their engine's key
+	reports []any                // opstatus sources the handlers gave (Report)
 	started bool
 	// lazyStart: an app outside any configuration opens each store as it
 	// is asked for, and runs no background work.
@@ -205,6 +206,7 @@ func (a *App) Start() error {
 		return err
 	}
 	a.runner.Start()
+	running.Store(a)
 	return nil
 }
 
@@ -278,6 +280,7 @@ func (s *appStore) describe() string {
 // the http app may stop after this one, and its requests still under
 // way must finish on an open store.
 func (a *App) Stop() error {
+	running.CompareAndSwap(a, nil)
 	a.runner.Stop()
 	return nil
 }
