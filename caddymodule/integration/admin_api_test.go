@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -176,6 +177,28 @@ func TestAdminAPI(t *testing.T) {
 		if s.Engine != "bolt" || !s.Open || s.Check != "ok" {
 			t.Fatalf("stores: %s", body)
 		}
+	}
+
+	// caddy osdm-status, as an operator runs it.
+	var table strings.Builder
+	if err := command.RunStatus(command.StatusOptions{Address: fmt.Sprintf("127.0.0.1:%d", adminPort), Views: []string{"partners", "pending", "stores"}}, &table); err != nil {
+		t.Fatalf("osdm-status: %v\n%s", err, table.String())
+	}
+	for _, want := range []string{"PARTNER", "alpine", "valid", "hold", booked.Booking.ID, "bolt", "ok"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("osdm-status does not show %q:\n%s", want, table.String())
+		}
+	}
+	table.Reset()
+	if err := command.RunStatus(command.StatusOptions{Address: fmt.Sprintf("127.0.0.1:%d", adminPort), Views: []string{"booking"}, Ref: hermes.BookingRef}, &table); err != nil ||
+		!strings.Contains(table.String(), "A*** M*****") || strings.Contains(table.String(), "Muller") {
+		t.Errorf("osdm-status booking: %v\n%s", err, table.String())
+	}
+	if err := command.RunStatus(command.StatusOptions{Address: fmt.Sprintf("127.0.0.1:%d", adminPort), Views: []string{"booking"}, Ref: "nothing-here"}, io.Discard); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("osdm-status booking of nothing: %v", err)
+	}
+	if strings.Contains(table.String(), bearer) {
+		t.Fatal("osdm-status shows the access token")
 	}
 
 	// Not on the public sites.
