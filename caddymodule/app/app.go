@@ -105,6 +105,13 @@ func (a *App) Provision(ctx caddy.Context) error {
 	a.runner = runner.New(time.Duration(a.SettleInterval))
 	a.mu = new(sync.Mutex)
 	a.stores = make(map[string]*appStore)
+	if reg := ctx.GetMetricsRegistry(); reg != nil {
+		m, err := registerStatusMetrics(reg)
+		if err != nil {
+			return fmt.Errorf("registering metrics: %w", err)
+		}
+		a.runner.Add(a.statusJob(m))
+	}
 	if len(a.Stores) == 0 {
 		return nil
 	}

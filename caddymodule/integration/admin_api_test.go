@@ -113,45 +113,15 @@ func TestAdminAPI(t *testing.T) {
 
 	// A booking held at hermes and not confirmed: pending, then settled
 	// on demand (a hold not yet run out stays).
-	var out strings.Builder
-	if err := command.RunToken(context.Background(), command.TokenOptions{
-		TokenURL: c.hermesBase + "/oauth/token", KeyFile: filepath.Join(c.keyDir, "hermes.pem"), Kid: "hermes-demo-1",
-		Issuer: "https://reservations.example-railway.eu", Subject: "example-railway",
-	}, &out); err != nil {
-		t.Fatal(err)
-	}
-	h := http.Header{"Authenticate": {"Bearer " + strings.TrimSpace(out.String())}}
-	search := `{"tripSearchCriteria": {"origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8727100"},
-	  "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"}, "departureTime": "` + journey.DepartureDate + `T06:00:00+01:00",
-	  "parameters": {"dataFilter": {"vehicleFilter": {"exclude": false, "vehicleNumbers": ["9203"]}}}},
-	 "anonymousPassengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40}]}`
-	status, b, _ := harness.Do(t, http.MethodPost, c.hermesBase+"/osdm/offers", "application/json", search, h)
-	var offers struct {
-		Offers []struct {
-			OfferID string `json:"offerId"`
-		} `json:"offers"`
-	}
-	if err := json.Unmarshal([]byte(b), &offers); status != http.StatusOK || err != nil || len(offers.Offers) == 0 {
-		t.Fatalf("offers: %d %s", status, b)
-	}
-	status, b, _ = harness.Do(t, http.MethodPost, c.hermesBase+"/osdm/bookings", "application/json", `{"offers": [{"offerId": "`+offers.Offers[0].OfferID+`", "passengerRefs": ["p1"]}],
-	  "passengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40, "detail": {"firstName": "Ada", "lastName": "Lovelace"}}]}`, h)
-	var booked struct {
-		Booking struct {
-			ID string `json:"id"`
-		} `json:"booking"`
-	}
-	if err := json.Unmarshal([]byte(b), &booked); status != http.StatusOK || err != nil || booked.Booking.ID == "" {
-		t.Fatalf("booking: %d %s", status, b)
-	}
+	booked, h := holdAtHermes(t, c, journey.DepartureDate)
 	var pending []opstatus.Pending
 	body = adminGet(t, admin+"/osdm/pending", http.StatusOK, &pending)
 	held := false
 	for _, p := range pending {
-		held = held || (p.Kind == "hold" && p.Ref == booked.Booking.ID && p.Direction == opstatus.OSDMToLegacy && p.NextAttempt.After(time.Now()))
+		held = held || (p.Kind == "hold" && p.Ref == booked && p.Direction == opstatus.OSDMToLegacy && p.NextAttempt.After(time.Now()))
 	}
 	if !held || strings.Contains(body, "Lovelace") {
-		t.Fatalf("pending does not list the held booking %s (or shows a name): %s", booked.Booking.ID, body)
+		t.Fatalf("pending does not list the held booking %s (or shows a name): %s", booked, body)
 	}
 	var settled struct {
 		Ran           []struct{ Job string } `json:"ran"`
@@ -184,7 +154,7 @@ func TestAdminAPI(t *testing.T) {
 	if err := command.RunStatus(command.StatusOptions{Address: fmt.Sprintf("127.0.0.1:%d", adminPort), Views: []string{"partners", "pending", "stores"}}, &table); err != nil {
 		t.Fatalf("osdm-status: %v\n%s", err, table.String())
 	}
-	for _, want := range []string{"PARTNER", "alpine", "valid", "hold", booked.Booking.ID, "bolt", "ok"} {
+	for _, want := range []string{"PARTNER", "alpine", "valid", "hold", booked, "bolt", "ok"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("osdm-status does not show %q:\n%s", want, table.String())
 		}
@@ -208,6 +178,45 @@ func TestAdminAPI(t *testing.T) {
 			t.Fatalf("%s/osdm/partners on a public site: %d %s", base, status, b)
 		}
 	}
+}
+
+// holdAtHermes books train 9203 on day at the hermes provider (osdm_legacy)
+// as an OSDM client does, without confirming it: its places stay held. It
+// returns the booking id and the client's credentials.
+func holdAtHermes(t *testing.T, c *exampleChain, day string) (string, http.Header) {
+	t.Helper()
+	var out strings.Builder
+	if err := command.RunToken(context.Background(), command.TokenOptions{
+		TokenURL: c.hermesBase + "/oauth/token", KeyFile: filepath.Join(c.keyDir, "hermes.pem"), Kid: "hermes-demo-1",
+		Issuer: "https://reservations.example-railway.eu", Subject: "example-railway",
+	}, &out); err != nil {
+		t.Fatal(err)
+	}
+	h := http.Header{"Authenticate": {"Bearer " + strings.TrimSpace(out.String())}}
+	search := `{"tripSearchCriteria": {"origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8727100"},
+	  "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"}, "departureTime": "` + day + `T06:00:00+01:00",
+	  "parameters": {"dataFilter": {"vehicleFilter": {"exclude": false, "vehicleNumbers": ["9203"]}}}},
+	 "anonymousPassengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40}]}`
+	status, b, _ := harness.Do(t, http.MethodPost, c.hermesBase+"/osdm/offers", "application/json", search, h)
+	var offers struct {
+		Offers []struct {
+			OfferID string `json:"offerId"`
+		} `json:"offers"`
+	}
+	if err := json.Unmarshal([]byte(b), &offers); status != http.StatusOK || err != nil || len(offers.Offers) == 0 {
+		t.Fatalf("offers: %d %s", status, b)
+	}
+	status, b, _ = harness.Do(t, http.MethodPost, c.hermesBase+"/osdm/bookings", "application/json", `{"offers": [{"offerId": "`+offers.Offers[0].OfferID+`", "passengerRefs": ["p1"]}],
+	  "passengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40, "detail": {"firstName": "Ada", "lastName": "Lovelace"}}]}`, h)
+	var booked struct {
+		Booking struct {
+			ID string `json:"id"`
+		} `json:"booking"`
+	}
+	if err := json.Unmarshal([]byte(b), &booked); status != http.StatusOK || err != nil || booked.Booking.ID == "" {
+		t.Fatalf("booking: %d %s", status, b)
+	}
+	return booked.Booking.ID, h
 }
 
 // adminGet is adminDo with GET.
