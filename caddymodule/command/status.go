@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -152,8 +154,11 @@ func printView(w io.Writer, view string, body []byte) error {
 			tok, obtained, expires, failures := "-", "-", "-", "-"
 			if t := p.Token; t != nil {
 				tok, obtained, expires, failures = "expired", ago(t.Obtained), ago(t.Expires), fmt.Sprint(t.Failures)
-				if t.Valid {
+				switch {
+				case t.Valid:
 					tok = "valid"
+				case t.Obtained.IsZero():
+					tok = "none yet"
 				}
 				if t.LastLoginError != "" {
 					failures += " (" + t.LastLoginError + ")"
@@ -209,7 +214,15 @@ func printView(w io.Writer, view string, body []byte) error {
 			return err
 		}
 		for _, r := range rs {
-			fmt.Fprintf(tw, "%s %s, state %s, refs %v, passengers %s\n", r.Direction, r.Partner, r.State, r.Refs, strings.Join(r.Passengers, ", "))
+			var refs []string
+			for _, k := range slices.Sorted(maps.Keys(r.Refs)) {
+				refs = append(refs, k+" "+strings.Join(r.Refs[k], " "))
+			}
+			line := fmt.Sprintf("%s %s: %s (%s)", r.Direction, r.Partner, r.State, strings.Join(refs, ", "))
+			if len(r.Passengers) > 0 {
+				line += ", passengers " + strings.Join(r.Passengers, ", ")
+			}
+			fmt.Fprintln(tw, line)
 			for _, s := range r.Steps {
 				row("", s.At.UTC().Format(time.RFC3339), s.What, s.Outcome)
 			}
