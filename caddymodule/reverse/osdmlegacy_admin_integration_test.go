@@ -36,24 +36,7 @@ func TestOSDMLegacyAdminAPIAfterSIGKILL(t *testing.T) {
 	admin := fmt.Sprintf("http://127.0.0.1:%d", adminB)
 	ca := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pa)}
 
-	held := make(chan string, 1)
-	l.mu.Lock()
-	l.hold = held
-	l.mu.Unlock()
-	offer := ca.offer("708")
-	go func() {
-		req, _ := http.NewRequest("POST", ca.base+"/osdm/bookings", strings.NewReader(bookingOf(offer.OfferID)))
-		req.Header.Set("Content-Type", "application/json")
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
-	var msgID string
-	select {
-	case msgID = <-held:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the BookingRequest never reached the legacy system")
-	}
+	msgID := l.bookUnanswered(t, ca, ca.offer("708").OfferID)
 	a.Kill()
 	killed := time.Now()
 	bookingID, _, _ := strings.Cut(msgID, ".")
