@@ -39,7 +39,7 @@ func secretsEdit(logs secretsLogs, filter bool) func(string) string {
 	}
 	return func(cf string) string {
 		return strings.NewReplacer(
-			"\tmetrics\n}", fmt.Sprintf("\tmetrics\n\tdebug\n\tlog {\n\t\toutput file %s\n\t\tformat json\n\t\tlevel DEBUG\n\t}\n}", logs.debug),
+			exampleLogBlock, "\tdebug\n"+exampleLog(logs.debug, "DEBUG"),
 			"http://:8080 {", fmt.Sprintf("http://:8080 {\n\tlog {\n\t\toutput file %s\n\t\tformat json\n\t}", logs.access),
 			"http://127.0.0.1:9441 {", "http://127.0.0.1:9441 {"+providerLog,
 			"http://127.0.0.1:9442 {", "http://127.0.0.1:9442 {"+providerLog,
