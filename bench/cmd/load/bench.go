@@ -26,6 +26,9 @@ type results struct {
 	// LoadAvg is /proc/loadavg before and after the measured rounds: the
 	// machine's other work, which makes ratios noisy.
 	LoadAvg [2]string `json:"loadavg"`
+	// Other is the machine's other work during the measured rounds (and
+	// the micro-benchmarks): above its threshold, no target is judged.
+	Other *otherWork `json:"other_work,omitempty"`
 }
 
 // settings are the run's parameters.
@@ -106,6 +109,7 @@ type benchFlags struct {
 	partnerPID                        int
 	duration, warmup, openDuration    time.Duration
 	profileDuration, tokenLifetime    time.Duration
+	busyThreshold                     float64
 }
 
 func benchCommand(args []string) error {
@@ -130,9 +134,13 @@ func benchCommand(args []string) error {
 	fs.DurationVar(&f.tokenLifetime, "token-lifetime", 15*time.Minute, "the partner's access token lifetime, for the report")
 	fs.StringVar(&f.dataFS, "data-fs", "", "file system type of the fronts' data directories (the journal's), for the report's booking target")
 	fs.StringVar(&f.out, "out", "", "result file (JSON)")
+	fs.Float64Var(&f.busyThreshold, "busy", defaultBusyThreshold, "load besides the bench's own processes (cores kept busy by the rest of the machine, on average over the measured rounds, in all or over one scenario's) above which the report judges no target")
 	_ = fs.Parse(args)
 	if f.out == "" || f.keys == "" || len(f.fronts) == 0 || f.rounds < 1 {
 		return errors.New("bench needs -out, -keys, at least one -front and -rounds >= 1")
+	}
+	if !(f.busyThreshold > 0) {
+		return fmt.Errorf("-busy %v: want a load above 0 (cores)", f.busyThreshold)
 	}
 	res, err := bench(context.Background(), f)
 	if err != nil {
@@ -241,6 +249,7 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 		phases = append(phases, phase{name: "open", concurrency: f.concurrency, rate: f.rate, duration: f.openDuration / time.Duration(f.rounds)})
 	}
 	out.LoadAvg[0] = loadAvg()
+	maxLoad1 := loadAvg1()
 	for _, p := range phases {
 		for round := range f.rounds {
 			// Each round starts with another scenario, so that none is
@@ -262,9 +271,12 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 						r.rec.Closed = res
 					}
 				}
+				others, secs := res.OthersCPU, res.Seconds
 				attack(r.s, r.tr, p, r.client, r.procs(f), res)
+				maxLoad1 = max(maxLoad1, loadAvg1())
 				last := res.RoundThroughput[len(res.RoundThroughput)-1]
-				log.Printf("%s %s round %d: %.0f req/s", r.s.name, p.name, round+1, last)
+				log.Printf("%s %s round %d: %.0f req/s; other work %.2f cores", r.s.name, p.name, round+1, last,
+					(res.OthersCPU-others)/max(res.Seconds-secs, 1e-3))
 				if res.RanOut {
 					log.Printf("%s: out of fresh offers or bookings; its remaining rounds are skipped (raise -offers or -bookings)", r.s.name)
 					r.done = true
@@ -273,6 +285,16 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 		}
 	}
 	out.LoadAvg[1] = loadAvg()
+	var recs []*record
+	for _, r := range runs {
+		recs = append(recs, r.rec)
+	}
+	out.Other = noteOtherWork(recs, f.busyThreshold, maxLoad1)
+	if row, why := out.Other.judged(); row != "" {
+		log.Printf("%s: %s", row, why)
+	} else {
+		log.Printf("machine quiet enough: %s", why)
+	}
 
 	for _, r := range runs {
 		for _, p := range []*phaseResult{r.rec.Closed, r.rec.Open} {
@@ -336,7 +358,14 @@ func profileFront(ctx context.Context, r *running, f benchFlags) error {
 
 // procs are the processes whose CPU time r's attacks measure.
 func (r *running) procs(f benchFlags) processes {
-	return processes{front: r.front.pid, partner: f.partnerPID, frontAdmin: r.front.admin}
+	own := []int{os.Getpid()}
+	if f.partnerPID != 0 {
+		own = append(own, f.partnerPID)
+	}
+	for _, fr := range f.fronts {
+		own = append(own, fr.pid)
+	}
+	return processes{front: r.front.pid, partner: f.partnerPID, frontAdmin: r.front.admin, own: own}
 }
 
 // partnerLogins is how many tokens the partner granted to the front of
