@@ -28,15 +28,17 @@
 #   bench/run.sh [-c 8] [-d 15s] [-rounds 5] [-warmup 2s] [-rate 200]
 #                [-open-d 10s] [-max-wait 600] [-no-profile] [-no-micro]
 #                [-scenarios "A B C Ddirect Dconv Edirect Econv Pdirect Pconv"]
-#                [-profile A,B] [-profile-d 12s] [-offers N] [-bookings N]
-#                [-busy 1.0]
+#                [-profile A,B] [-profile-d 12s] [-busy 1.0]
 #
 # -c/-d: closed loop, c workers, d per scenario in all; -rate/-open-d: open
 # loop at a fixed rate, the latency comparison (-rate 0 skips it);
 # -scenarios: the scenarios run; -profile/-profile-d: the fronts profiled
-# after the rounds, and for how long each (bench/profile.sh); -offers and
-# -bookings: fresh offers per D scenario and fresh bookings per E and P
-# scenario (default: estimated from A's warm-up). Before
+# after the rounds, and for how long each (bench/profile.sh). The fresh
+# offers a D request books and the fulfilled bookings an E or P request
+# acts on are made straight at the partner between that scenario's
+# attacks, as many as its next attack may use (its fastest rate so far;
+# before it ran, a share of A's warm-up rate), with the driver's token
+# cache; nothing is made while a scenario is measured. Before
 # starting it waits, at most -max-wait seconds, for the 1-minute load
 # average to drop below 3. -busy: during the measured rounds and the
 # micro-benchmarks the driver measures how many cores the rest of the
@@ -54,7 +56,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(dirname "$here")"
 
 concurrency=8 duration=15s rounds=5 warmup=2s rate=200 open_d=10s max_wait=600
-offers=0 bookings=0 busy=1.0
+busy=1.0
 profile=1 micro=1 only="A B C Ddirect Dconv Edirect Econv Pdirect Pconv" profiled=A,B profile_d=12s
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -70,8 +72,6 @@ while [ $# -gt 0 ]; do
 	-scenarios) only="$2"; shift 2 ;;
 	-profile) profiled="$2"; shift 2 ;;
 	-profile-d) profile_d="$2"; shift 2 ;;
-	-offers) offers="$2"; shift 2 ;;
-	-bookings) bookings="$2"; shift 2 ;;
 	-busy) busy="$2"; shift 2 ;;
 	*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
@@ -185,7 +185,7 @@ profile_args=()
 "$tmp/load" bench "${fronts[@]}" "${profile_args[@]}" -keys "$KEYS" \
 	-partner "http://127.0.0.1:$PARTNER_PORT" -partner-admin "http://127.0.0.1:$PARTNER_ADMIN" -partner-pid "$partner_pid" \
 	-c "$concurrency" -d "$duration" -rounds "$rounds" -warmup "$warmup" -rate "$rate" -open-d "$open_d" \
-	-offers "$offers" -bookings "$bookings" -busy "$busy" -data-fs "$(stat -f -c %T "${BENCH_DATA_DIR:-$tmp}")" -out "$results/results.json"
+	-busy "$busy" -data-fs "$(stat -f -c %T "${BENCH_DATA_DIR:-$tmp}")" -out "$results/results.json"
 
 for pid in "${pids[@]}"; do
 	kill "$pid"

@@ -123,6 +123,19 @@ func writeReport(b *strings.Builder, res *results, micro map[string]benchLine) {
 	for _, s := range scenarios {
 		fmt.Fprintf(b, "- %s: %s\n", s.name, s.title)
 	}
+	var made []string
+	for _, s := range scenarios {
+		if r := recs[s.name]; r != nil && (r.Offers > 0 || r.Bookings > 0) {
+			what := fmt.Sprintf("%d offers", r.Offers)
+			if r.Bookings > 0 {
+				what = fmt.Sprintf("%d bookings", r.Bookings)
+			}
+			made = append(made, fmt.Sprintf("%s %s in %.0f s", s.name, what, r.PrepareSecs))
+		}
+	}
+	if len(made) > 0 {
+		fmt.Fprintf(b, "\nMade straight at the partner between attacks (not measured): %s.\n", strings.Join(made, ", "))
+	}
 	b.WriteString("\n## Targets\n\n| Target | Measured | Holds |\n|---|---|---|\n")
 	for _, v := range judge(verdicts(recs, micro, st), row) {
 		fmt.Fprintf(b, "| %s | %s | %s |\n", v.target, v.measured, v.holds)
