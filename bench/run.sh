@@ -45,8 +45,8 @@
 # machine kept busy (its CPU time, /proc/stat, less the bench's own
 # processes'); above this load (default 1.0, in cores), over all rounds or
 # one scenario's, the report judges no target ("not judged: machine
-# busy") and says the load it saw. Ports: FRONT_PORT (18080 and the next four, one
-# per front), FRONT_ADMIN (12080, the same way), PARTNER_PORT (18441),
+# busy") and says the load it saw. Ports: FRONT_PORT (18080 and one more per
+# front after the first), FRONT_ADMIN (12080, the same way), PARTNER_PORT (18441),
 # PARTNER_ADMIN (12441). BENCH_DATA_DIR: where the fronts' data directories
 # (osdm_convert's bolt journal) go; default the run's temporary directory;
 # the report's booking target depends on its file system (tmpfs or not).
