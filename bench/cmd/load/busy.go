@@ -112,8 +112,9 @@ type otherWork struct {
 	Micro float64 `json:"micro_load_cores"`
 }
 
-// noteOtherWork sums the others' CPU time of every scenario's measured
-// attacks (closed and open loop) into w.
+// noteOtherWork is the machine's other work during the measured attacks
+// (closed and open loop) of recs: over all of them and over the
+// scenario that saw the most.
 func noteOtherWork(recs []*record, threshold float64, maxLoad1 float64) *otherWork {
 	w := &otherWork{Threshold: threshold, Cores: runtime.NumCPU(), LoadAvg: maxLoad1, Micro: -1}
 	var others, secs float64
