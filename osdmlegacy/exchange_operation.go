@@ -371,7 +371,8 @@ func (f *Facade) exchangeCancel(ctx context.Context, send Sender, rec *BookingRe
 		}
 		req := &legacy.CancelRequest{BookingRef: r.Legacy.BookingRef}
 		if kind == CancelExchangeDrop {
-			req.BookingRef = x.Legacy.BookingRef
+			// The new places were never sold: released without a fee.
+			req.BookingRef, req.ReasonCode = x.Legacy.BookingRef, f.releaseReason()
 		} else if code, ok := f.cfg.Reasons[x.Quote.OverruleCode]; ok && x.Quote.OverruleCode != "" {
 			// An exchange quoted without a fee (an overrule code) cancels
 			// the old places with its reason code, so the legacy system
