@@ -378,6 +378,11 @@ func (f *Facade) exchangeCancel(ctx context.Context, send Sender, rec *BookingRe
 			// the old places with its reason code, so the legacy system
 			// keeps no cancellation fee either, as a refund's does.
 			req.ReasonCode = &code
+		} else if x.Quote.Fee.Amount == 0 {
+			// Quoted without a fee (no exchange_fee): the old places
+			// are cancelled without one. Else the legacy system keeps
+			// its cancellation fee, the exchange_fee quoted (Config).
+			req.ReasonCode = f.releaseReason()
 		}
 		return f.pendCancel(ctx, r, req, kind, why, StateExchanging, now)
 	})

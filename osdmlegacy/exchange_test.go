@@ -80,7 +80,7 @@ func newTestUUID() string {
 func TestExchange(t *testing.T) {
 	for _, kind := range []storeKind{memKind, boltKind, redisKind} {
 		t.Run(string(kind), func(t *testing.T) {
-			e := newBookEnv(t, kind, func(c *Config) { c.ExchangeFee = Fee{BasisPoints: 500} })
+			e := newBookEnv(t, kind, func(c *Config) { c.ExchangeFee = Fee{BasisPoints: 1000} })
 			all := e.freeSeats("9203")
 			o := e.offer("9203", adult, child)
 			id, fid := e.fulfilled(o)
@@ -96,7 +96,7 @@ func TestExchange(t *testing.T) {
 
 			n := len(e.legacy.delivered())
 			offer, op := e.exchangeTo(id, fid, "708")
-			wantFee := (o.OSDMPrice.Amount*500 + 5000) / 10000
+			wantFee := (o.OSDMPrice.Amount*1000 + 5000) / 10000
 			if offer.ExchangeFee.Amount != wantFee || offer.AmountToBePaid == nil || offer.RefundableAmount != nil ||
 				offer.AmountToBePaid.Amount != offer.ExchangePrice.Amount+wantFee-o.OSDMPrice.Amount || len(offer.Fulfillments) != 1 {
 				t.Errorf("exchange offer %+v, want fee %d", offer, wantFee)

@@ -91,3 +91,62 @@ func TestOSDMLegacyReleaseWithoutFee(t *testing.T) {
 		}
 	}
 }
+
+// exchangeQuoted asks booking b for exchange offers to train, books the
+// one found and confirms it with the fulfilment: the exchange fee and
+// difference quoted.
+func (c *bkClient) exchangeQuoted(b *osdm.Booking, fid, train string) (fee, toPay int64) {
+	c.t.Helper()
+	var xo asExchangeOffers
+	c.sent("POST", "/bookings/"+b.ID+"/exchange-offers?embed=EXCHANGEOFFERS", exchangeBody(b, fid, train), 200, &xo)
+	if len(xo.ExchangeOffers) != 1 || xo.ExchangeOffers[0].AmountToBePaid == nil {
+		c.t.Fatalf("exchange offers %+v", xo)
+	}
+	o := xo.ExchangeOffers[0]
+	var op asExchangeOperation
+	c.sent("POST", "/bookings/"+b.ID+"/exchange-operations", `{"exchangeOffers": [{"offerId": "`+o.OfferID+`", "passengerRefs": ["p1", "p2"]}]}`, 200, &op)
+	var fr osdm.FulfillmentCollectionResponse
+	c.sent("POST", "/bookings/"+b.ID+"/fulfillments", "{}", 200, &fr)
+	return o.ExchangeFee.Amount, o.AmountToBePaid.Amount
+}
+
+// TestOSDMLegacyExchangeFeeIsLegacyFee: the exchange fee a consumer is
+// quoted is what the legacy system keeps when the exchange cancels the old
+// places, to the cent: none without exchange_fee (the old places are
+// cancelled with the technical reason code), the legacy system's
+// cancellation fee with exchange_fee equal to refund_fee; and what is paid
+// on top is the new booking's price less what the old one refunded. An
+// exchange_fee that is not refund_fee is a configuration error.
+func TestOSDMLegacyExchangeFeeIsLegacyFee(t *testing.T) {
+	for _, tc := range []struct{ name, extra string }{
+		{"no exchange_fee", ""},
+		{"exchange_fee 10%", "\n\t\t\texchange_fee 10%"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := startBKLegacy(t)
+			dir := t.TempDir()
+			base := harness.Serve(t, func(port int) string {
+				return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), tc.extra)
+			})
+			c := &bkClient{t: t, base: base}
+			b, fid := c.bookFulfilled("708")
+			fee, toPay := c.exchangeQuoted(b, fid, "709")
+			old, nu := l.legacyBooking(t, b.ID+".book"), l.legacyBooking(t, b.ID+".xbook")
+			if old.CancelledAt == nil || cents(t, old.Fee) != fee || cents(t, old.Refund)+cents(t, old.Fee) != cents(t, old.Price) {
+				t.Errorf("quoted an exchange fee of %d cents; the legacy system keeps %q of the old booking (price %s, refund %q)", fee, old.Fee, old.Price, old.Refund)
+			}
+			if want := cents(t, nu.Price) - cents(t, old.Refund); toPay != want {
+				t.Errorf("quoted %d cents to pay; the legacy system books %s and refunds %s: %d", toPay, nu.Price, old.Refund, want)
+			}
+			if tc.extra != "" && fee == 0 {
+				t.Errorf("exchange_fee 10%% quoted no fee")
+			}
+		})
+	}
+	t.Run("exchange_fee is not refund_fee", func(t *testing.T) {
+		err := harness.TryAdapt("Caddyfile", bkCaddyfile(harness.FreePort(t), "127.0.0.1:1", "store bolt "+filepath.Join(t.TempDir(), "legacy.db"), "\n\t\t\texchange_fee 2.00 EUR"))
+		if err == nil || !strings.Contains(err.Error(), "exchange_fee 2.00 EUR") || !strings.Contains(err.Error(), "Caddyfile:") {
+			t.Errorf("an exchange_fee the legacy system does not keep: %v", err)
+		}
+	})
+}

@@ -132,7 +132,7 @@ func TestOSDMLegacyIntegrationAfterSales(t *testing.T) {
 	l := startBKLegacy(t)
 	dir := t.TempDir()
 	base := harness.Serve(t, func(port int) string {
-		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\texchange_fee 5%")
+		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\texchange_fee 10%")
 	})
 	c := &bkClient{t: t, base: base}
 	b, fid := c.bookFulfilled("708")
