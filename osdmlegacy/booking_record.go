@@ -177,6 +177,10 @@ type LegacyBooking struct {
 	Price osdm.Price `json:"price"`
 	// Places are the coach and place numbers, in the legacy order.
 	Places []legacy.Place `json:"places,omitempty"`
+	// PlacePrices are the places' prices, in Places' order, when the
+	// BookingReply gave them (one per place); a partial refund is quoted
+	// from them.
+	PlacePrices []osdm.Price `json:"placePrices,omitempty"`
 	// TicketControlNumber is the control number, "" when none was given.
 	TicketControlNumber string `json:"ticketControlNumber,omitempty"`
 	// RepliedAt is when the reply was recorded.

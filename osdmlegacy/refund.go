@@ -160,7 +160,11 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 			if r.Legacy != nil && r.Legacy.Price.Currency != "" {
 				price = r.Legacy.Price
 			}
-			fee, refundable, err := refundQuote(f.cfg.RefundFee, r.shareOf(price, len(pax)), req.OverruleCode != "")
+			part, p := r.partPrice(price, pax)
+			if p != nil {
+				return &errRefused{p}
+			}
+			fee, refundable, err := partRefundQuote(f.cfg.RefundFee, r.feeBase(price), part, req.OverruleCode != "")
 			if err != nil {
 				return &errRefused{osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the refund cannot be quoted: "+err.Error())}
 			}

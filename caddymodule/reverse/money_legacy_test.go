@@ -150,3 +150,77 @@ func TestOSDMLegacyExchangeFeeIsLegacyFee(t *testing.T) {
 		}
 	})
 }
+
+// threePassengers are an adult, a child and a senior, the legacy tariffs
+// 1, 2 and 3 (100 %, 50 % and 70 % of the fare).
+const threePassengers = `{"externalRef": "p1", "type": "ADULT", "age": 40}, {"externalRef": "p2", "type": "CHILD", "age": 7}, {"externalRef": "p3", "type": "SENIOR", "age": 70}`
+
+// bookThree books train tomorrow for threePassengers and fulfils it.
+func (c *bkClient) bookThree(train string) (*osdm.Booking, string) {
+	c.t.Helper()
+	day := time.Now().AddDate(0, 0, 1).Format(time.DateOnly) + "T00:00:00+01:00"
+	var resp osdm.OfferCollectionResponse
+	c.ok("POST", "/offers", legacySearch(train, day, threePassengers), "", 200, &resp)
+	if len(resp.Offers) != 1 {
+		c.t.Fatalf("search for train %s: %d offers", train, len(resp.Offers))
+	}
+	var br osdm.BookingResponse
+	c.sent("POST", "/bookings", `{"offers": [{"offerId": "`+resp.Offers[0].OfferID+`", "passengerRefs": ["p1", "p2", "p3"]}],
+	 "passengerSpecifications": [`+threePassengers+`]}`, 200, &br)
+	var fr osdm.FulfillmentCollectionResponse
+	c.sent("POST", "/bookings/"+br.Booking.ID+"/fulfillments", "{}", 200, &fr)
+	return br.Booking, fr.Fulfillments[0].ID
+}
+
+// refund quotes the refund of passengers pids of booking b (all left when
+// none) and confirms it: the quote and the confirmation.
+func (c *bkClient) refund(b *osdm.Booking, fid string, pids ...string) (quoted, confirmed osdm.RefundOffer) {
+	c.t.Helper()
+	body := `{"fulfillmentIds": ["` + fid + `"]}`
+	if len(pids) > 0 {
+		body = `{"fulfillmentIds": ["` + fid + `"], "refundSpecifications": [{"fulfillmentId": "` + fid + `", "passengerIds": ["` + strings.Join(pids, `", "`) + `"]}]}`
+	}
+	var rr osdm.RefundOfferCollectionResponse
+	c.sent("POST", "/bookings/"+b.ID+"/refund-offers", body, 200, &rr)
+	var cr osdm.RefundOfferResponse
+	c.sent("PATCH", "/bookings/"+b.ID+"/refund-offers/"+rr.RefundOffers[0].ID, `{"status": "CONFIRMED"}`, 200, &cr)
+	return rr.RefundOffers[0], *cr.RefundOffer
+}
+
+// TestOSDMLegacyPartialRefundsAddUp: with a fare whose shares and fees
+// fall between cents, a partial refund is quoted what its confirmation
+// pays (the passenger's own tariff price less the fee, not an equal
+// share), and the three partial refunds of a booking add up, refund and
+// fee, to the cent, to the whole refund of the same booking, at both ends:
+// the legacy system records the sums quoted.
+func TestOSDMLegacyPartialRefundsAddUp(t *testing.T) {
+	l := startBKLegacyWith(t, legacysandbox.Config{Fares: []legacysandbox.Fare{{TravelClass: 2, ServiceCode: 1, Cents: 1235}}})
+	dir := t.TempDir()
+	base := harness.Serve(t, func(port int) string {
+		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
+	})
+	c := &bkClient{t: t, base: base}
+	parts, pfid := c.bookThree("708")
+	whole, wfid := c.bookThree("710")
+
+	var refund, fee int64
+	for _, pids := range [][]string{{parts.Passengers[1].ID}, {parts.Passengers[2].ID}, nil} {
+		q, cf := c.refund(parts, pfid, pids...)
+		if q.RefundableAmount.Amount != cf.RefundableAmount.Amount || q.RefundFee.Amount != cf.RefundFee.Amount {
+			t.Errorf("refund of %v quoted %d + fee %d, confirmed %d + fee %d", pids, q.RefundableAmount.Amount, q.RefundFee.Amount, cf.RefundableAmount.Amount, cf.RefundFee.Amount)
+		}
+		refund, fee = refund+cf.RefundableAmount.Amount, fee+cf.RefundFee.Amount
+		if pids != nil && pids[0] == parts.Passengers[1].ID && cf.RefundableAmount.Amount+cf.RefundFee.Amount != 618 {
+			t.Errorf("the child's refund stands for %d cents, want its own tariff's 6.18", cf.RefundableAmount.Amount+cf.RefundFee.Amount)
+		}
+	}
+	_, all := c.refund(whole, wfid)
+	if refund != all.RefundableAmount.Amount || fee != all.RefundFee.Amount {
+		t.Errorf("three partial refunds paid %d + fee %d; one whole refund %d + fee %d", refund, fee, all.RefundableAmount.Amount, all.RefundFee.Amount)
+	}
+	lp, lw := l.legacyBooking(t, parts.ID+".book"), l.legacyBooking(t, whole.ID+".book")
+	if cents(t, lp.Refund) != refund || cents(t, lp.Fee) != fee || cents(t, lw.Refund) != all.RefundableAmount.Amount || cents(t, lw.Fee) != all.RefundFee.Amount {
+		t.Errorf("the legacy system records %s + fee %s and %s + fee %s; the consumer was paid %d + %d and %d + %d",
+			lp.Refund, lp.Fee, lw.Refund, lw.Fee, refund, fee, all.RefundableAmount.Amount, all.RefundFee.Amount)
+	}
+}
