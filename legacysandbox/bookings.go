@@ -39,8 +39,8 @@ type booking struct {
 	refund, fee int64 // cents, of every cancellation so far
 	// feeBase is the price (cents) of the places cancelled with a fee so
 	// far, on which the fee is rounded.
-	feeBase int64
-	reasonCode  *int
+	feeBase    int64
+	reasonCode *int
 	// rolledBack is set when a SynchroRequest with rollback undid it.
 	rolledBack bool
 	messageIDs []string
