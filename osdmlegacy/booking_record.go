@@ -118,8 +118,12 @@ type BookingRecord struct {
 	Passengers []PassengerRecord `json:"passengers"`
 	// Legacy is what the BookingReply said; nil before it.
 	Legacy *LegacyBooking `json:"legacy,omitempty"`
-	// Fulfillment is set once fulfilled.
+	// Fulfillment is set once fulfilled: the travel document of the
+	// journey booked now.
 	Fulfillment *FulfillmentRecord `json:"fulfillment,omitempty"`
+	// Exchanged are the fulfilments confirmed exchanges replaced, oldest
+	// first: each reads EXCHANGED (void).
+	Exchanged []FulfillmentRecord `json:"exchanged,omitempty"`
 	// RefundOffers are the refund offers made, oldest first.
 	RefundOffers []RefundOfferRecord `json:"refundOffers,omitempty"`
 	// ExchangeQuotes are the exchange offers made, oldest first.
@@ -196,6 +200,9 @@ type FulfillmentRecord struct {
 	// ControlNumber is the BookingReply's ticket control number (its
 	// reservation reference when it gave none).
 	ControlNumber string `json:"controlNumber,omitempty"`
+	// Summary names the journey of an exchanged fulfilment ("" for the
+	// current one, whose journey is the booking's).
+	Summary string `json:"summary,omitempty"`
 }
 
 // RefundOfferRecord is a refund offer made for a booking.

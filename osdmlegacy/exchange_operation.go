@@ -453,6 +453,14 @@ func (f *Facade) recordExchangeCancelResult(ctx context.Context, id, msgID strin
 		d.refusal = nil
 		confirmed := now.UTC()
 		x.State, x.ConfirmedOn, x.Old = ExchangeConfirmed, &confirmed, r.Legacy
+		if r.Fulfillment != nil {
+			// The old travel document is void; the new journey gets its
+			// own, with the new booking's control number (below).
+			old := *r.Fulfillment
+			old.Summary = journeySummary(&r.Offer)
+			r.Exchanged = append(r.Exchanged, old)
+			r.Fulfillment = &FulfillmentRecord{ID: exchangeFulfillmentID(r.ID, x.N)}
+		}
 		r.Offer, r.Legacy = x.Offer, x.Legacy
 		if pax := inOfferOrder(&r.Offer, r.Passengers); pax != nil {
 			r.Passengers = pax
