@@ -153,25 +153,26 @@ type Fee struct {
 	Currency string
 }
 
-// ParseFee reads a `refund_fee` value: "10%", "12.5%", or "2.50 EUR"
-// (amount and currency as two words joined by one space).
+// ParseFee reads a `refund_fee` or `exchange_fee` value: "10%", "12.5%",
+// or "2.50 EUR" (amount and currency as two words joined by one space).
+// Its errors quote the value and leave the directive's name to the caller.
 func ParseFee(s string) (Fee, error) {
 	s = strings.TrimSpace(s)
 	if pct, ok := strings.CutSuffix(s, "%"); ok {
 		whole, frac, _ := strings.Cut(pct, ".")
 		if len(frac) > 2 || whole == "" || !allDigits(whole) || !allDigits(frac) {
-			return Fee{}, fmt.Errorf("refund fee %q: a percentage has at most two decimals, e.g. 10%% or 12.5%%", s)
+			return Fee{}, fmt.Errorf("%q: a percentage has at most two decimals, e.g. 10%% or 12.5%%", s)
 		}
 		frac += strings.Repeat("0", 2-len(frac))
 		bp, err := strconv.Atoi(whole + frac)
 		if err != nil || bp > 10000 {
-			return Fee{}, fmt.Errorf("refund fee %q must be 0%%..100%%", s)
+			return Fee{}, fmt.Errorf("%q must be 0%%..100%%", s)
 		}
 		return Fee{BasisPoints: bp}, nil
 	}
 	amount, currency, ok := strings.Cut(s, " ")
 	if !ok || !validDecimal(amount) || len(currency) != 3 || strings.ToUpper(currency) != currency || !allLetters(currency) {
-		return Fee{}, fmt.Errorf("refund fee %q: want a percentage (10%%) or an amount and an ISO 4217 currency (2.50 EUR)", s)
+		return Fee{}, fmt.Errorf("%q: want a percentage (10%%) or an amount and an ISO 4217 currency (2.50 EUR)", s)
 	}
 	return Fee{Amount: amount, Currency: currency}, nil
 }

@@ -140,14 +140,14 @@ func (m *OSDMLegacy) facadeConfig() (osdmlegacy.Config, error) {
 	if m.RefundFee != "" {
 		fee, err := osdmlegacy.ParseFee(m.RefundFee)
 		if err != nil {
-			return cfg, err
+			return cfg, fmt.Errorf("refund_fee %w", err)
 		}
 		cfg.RefundFee = fee
 	}
 	if m.ExchangeFee != "" {
 		fee, err := osdmlegacy.ParseFee(m.ExchangeFee)
 		if err != nil {
-			return cfg, err
+			return cfg, fmt.Errorf("exchange_fee %w", err)
 		}
 		cfg.ExchangeFee = fee
 	}

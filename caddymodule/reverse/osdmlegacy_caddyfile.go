@@ -143,13 +143,13 @@ func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 	case "refund_fee":
 		fee := strings.Join(args, " ")
 		if _, err := osdmlegacy.ParseFee(fee); err != nil {
-			return err
+			return fmt.Errorf("refund_fee %w", err)
 		}
 		m.RefundFee = fee
 	case "exchange_fee":
 		fee := strings.Join(args, " ")
 		if _, err := osdmlegacy.ParseFee(fee); err != nil {
-			return err
+			return fmt.Errorf("exchange_fee %w", err)
 		}
 		m.ExchangeFee = fee
 	case "max_body":
