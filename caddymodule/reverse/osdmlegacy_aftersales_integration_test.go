@@ -75,11 +75,12 @@ func exchangeBody(b *osdm.Booking, fid, train string) string {
 // tests read.
 type asExchangeOffers struct {
 	ExchangeOffers []struct {
-		OfferID        string      `json:"offerId"`
-		PassengerRefs  []string    `json:"passengerRefs"`
-		ExchangeFee    osdm.Price  `json:"exchangeFee"`
-		ExchangePrice  osdm.Price  `json:"exchangePrice"`
-		AmountToBePaid *osdm.Price `json:"amountToBePaid"`
+		OfferID          string      `json:"offerId"`
+		PassengerRefs    []string    `json:"passengerRefs"`
+		ExchangeFee      osdm.Price  `json:"exchangeFee"`
+		ExchangePrice    osdm.Price  `json:"exchangePrice"`
+		AmountToBePaid   *osdm.Price `json:"amountToBePaid"`
+		RefundableAmount *osdm.Price `json:"refundableAmount"`
 	} `json:"exchangeOffers"`
 	Trips []osdm.Trip `json:"trips"`
 }
