@@ -223,6 +223,9 @@ func readPlaces(r *reader, max int, distinct bool) []Place {
 			Coach:  p.strRule("coach", true, false, validText, ruleText),
 			Number: p.strRule("number", true, true, validText, ruleText),
 		}
+		// A place copied from a BookingReply may carry its amount: read
+		// (it must be an amount) and left aside.
+		p.strRule("amount", true, false, validAmount, ruleAmount)
 		p.done()
 		if r.d.err != nil {
 			return nil
