@@ -118,8 +118,12 @@ type BookingRecord struct {
 	Passengers []PassengerRecord `json:"passengers"`
 	// Legacy is what the BookingReply said; nil before it.
 	Legacy *LegacyBooking `json:"legacy,omitempty"`
-	// Fulfillment is set once fulfilled.
+	// Fulfillment is set once fulfilled: the travel document of the
+	// journey booked now.
 	Fulfillment *FulfillmentRecord `json:"fulfillment,omitempty"`
+	// Exchanged are the fulfilments confirmed exchanges replaced, oldest
+	// first: each reads EXCHANGED (void).
+	Exchanged []FulfillmentRecord `json:"exchanged,omitempty"`
 	// RefundOffers are the refund offers made, oldest first.
 	RefundOffers []RefundOfferRecord `json:"refundOffers,omitempty"`
 	// ExchangeQuotes are the exchange offers made, oldest first.
@@ -177,6 +181,10 @@ type LegacyBooking struct {
 	Price osdm.Price `json:"price"`
 	// Places are the coach and place numbers, in the legacy order.
 	Places []legacy.Place `json:"places,omitempty"`
+	// PlacePrices are the places' prices, in Places' order, when the
+	// BookingReply gave them (one per place); a partial refund is quoted
+	// from them.
+	PlacePrices []osdm.Price `json:"placePrices,omitempty"`
 	// TicketControlNumber is the control number, "" when none was given.
 	TicketControlNumber string `json:"ticketControlNumber,omitempty"`
 	// RepliedAt is when the reply was recorded.
@@ -192,6 +200,9 @@ type FulfillmentRecord struct {
 	// ControlNumber is the BookingReply's ticket control number (its
 	// reservation reference when it gave none).
 	ControlNumber string `json:"controlNumber,omitempty"`
+	// Summary names the journey of an exchanged fulfilment ("" for the
+	// current one, whose journey is the booking's).
+	Summary string `json:"summary,omitempty"`
 }
 
 // RefundOfferRecord is a refund offer made for a booking.

@@ -228,8 +228,7 @@ func (f *Facade) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osdm.P
 	}
 	for i, fid := range ask.fulfillmentIDs {
 		if fid != rec.Fulfillment.ID {
-			return osdm.NewProblem(http.StatusNotFound, osdm.CodeFulfillmentNotFound,
-				"fulfilment "+quoteShort(fid)+" is not one of booking "+rec.ID+"'s").WithPointer("#/fulfillmentIds/" + strconv.Itoa(i))
+			return fulfillmentNotOf(rec, fid, "#/fulfillmentIds/"+strconv.Itoa(i))
 		}
 	}
 	if rec.Exchange.holds() {
