@@ -101,7 +101,7 @@ func (s *Sandbox) createExchangeOffers(now time.Time, rq *request) *response {
 	if p := decode(rq.body, &req, false); p != nil {
 		return problemResponse(p)
 	}
-	b, p := s.liveBooking(now, rq.bookingID)
+	b, p := s.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -120,6 +120,7 @@ func (s *Sandbox) createExchangeOffers(now time.Time, rq *request) *response {
 	if p != nil {
 		return problemResponse(p)
 	}
+	sr.client = rq.client
 	found := s.answerSearch(now, sr)
 	if found.status != http.StatusOK || found.problem {
 		return found
@@ -241,7 +242,7 @@ func (s *Sandbox) createExchangeOperation(now time.Time, rq *request) *response 
 		return problemResponse(osdm.Invalid(osdm.CodeValidationError, "#/exchangeOffers", "exactly one exchange offer is pre-booked at a time"))
 	}
 	sel := req.ExchangeOffers[0]
-	b, p := s.liveBooking(now, rq.bookingID)
+	b, p := s.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -252,7 +253,7 @@ func (s *Sandbox) createExchangeOperation(now time.Time, rq *request) *response 
 		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 			"booking "+b.id+" has exchange operation "+op.id+" pre-booked; confirm it (POST .../fulfillments) or delete it first"))
 	}
-	o, p := s.bookableOffer(now, sel.OfferID, "#/exchangeOffers/0/offerId")
+	o, p := s.bookableOffer(now, rq.client, sel.OfferID, "#/exchangeOffers/0/offerId")
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -328,7 +329,7 @@ func (op *exchangeOp) osdm(operator string) *osdm.ExchangeOperation {
 
 // liveExchange finds the booking and exchange operation of rq.
 func (s *Sandbox) liveExchange(now time.Time, rq *request) (*booking, *exchangeOp, *osdm.ProblemError) {
-	b, p := s.liveBooking(now, rq.bookingID)
+	b, p := s.liveBooking(now, rq)
 	if p != nil {
 		return nil, nil, p
 	}
