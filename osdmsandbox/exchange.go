@@ -47,9 +47,6 @@ type exchangeOfferRequest struct {
 	OverruleCode   osdm.OverruleCode `json:"overruleCode"`
 }
 
-// embedValues are the values of the embed parameter of POST .../exchange-offers.
-var embedValues = map[string]bool{"ALL": true, "EXCHANGEOFFERS": true, "TRIP": true, "PASSENGERS": true, "NONE": true}
-
 // exchangeable checks that booking b can be exchanged now: fulfilled,
 // with passengers left, and before its train leaves.
 func (b *booking) exchangeRefusal(now time.Time) *osdm.ProblemError {
@@ -94,8 +91,9 @@ func (b *booking) liveCount() int {
 // booking's passengers still booked: the new price, the fee (10 %, none
 // with an overruleCode), and what is to pay or refund.
 func (s *Sandbox) createExchangeOffers(now time.Time, rq *request) *response {
-	if e := rq.query.Get("embed"); !embedValues[e] {
-		return problemResponse(osdm.Invalid(osdm.CodeValidationError, "", "the query parameter embed is required: ALL, EXCHANGEOFFERS, TRIP, PASSENGERS or NONE, not "+strconv.Quote(e)))
+	embed, p := osdm.ReadExchangeEmbed(rq.query)
+	if p != nil {
+		return problemResponse(p)
 	}
 	var req exchangeOfferRequest
 	if p := decode(rq.body, &req, false); p != nil {
@@ -142,7 +140,7 @@ func (s *Sandbox) createExchangeOffers(now time.Time, rq *request) *response {
 		o.exchange = &t
 		out.ExchangeOffers = append(out.ExchangeOffers, t.offer)
 	}
-	if e := rq.query.Get("embed"); e == "ALL" || e == "TRIP" {
+	if embed.Trips {
 		out.Trips = offers.Trips
 	}
 	return jsonResponse(http.StatusOK, out)
