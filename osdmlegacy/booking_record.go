@@ -101,6 +101,10 @@ type BookingRecord struct {
 	ID string `json:"id"`
 	// Partner is the façade's partner label.
 	Partner string `json:"partner"`
+	// Client is the client (the access token's subject) whose call made
+	// the booking, AnonymousClient when no client was known. Only its
+	// calls see the booking and what hangs off it.
+	Client string `json:"client,omitempty"`
 	// State is where the booking is.
 	State BookingState `json:"state"`
 	// CreatedOn is when the BookingRequest was recorded.
@@ -296,7 +300,10 @@ var errBookingMissing = errors.New("no such booking")
 func (f *Facade) bookingKey(id string) string { return Key(f.cfg.Partner, KindBooking, id) }
 
 // loadBooking returns booking id and its stored bytes (for a
-// compare-and-set), or errBookingMissing.
+// compare-and-set), or errBookingMissing, also when the booking is another
+// client's than the call's in ctx (see visibleTo): every read and change of
+// a booking goes through here, so another client's booking is, for a call,
+// an id that does not exist.
 func (f *Facade) loadBooking(ctx context.Context, id string) (*BookingRecord, []byte, error) {
 	if !validID(id, BookingIDPrefix) {
 		return nil, nil, errBookingMissing
@@ -312,7 +319,7 @@ func (f *Facade) loadBooking(ctx context.Context, id string) (*BookingRecord, []
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return nil, nil, fmt.Errorf("booking %s: stored record unreadable: %w", id, err)
 	}
-	if rec.ID != id || rec.Partner != f.cfg.Partner {
+	if rec.ID != id || rec.Partner != f.cfg.Partner || !visibleTo(ctx, &rec) {
 		return nil, nil, errBookingMissing
 	}
 	return &rec, b, nil

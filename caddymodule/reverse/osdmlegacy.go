@@ -263,7 +263,9 @@ func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next cadd
 	if r.URL.RawQuery != "" {
 		target += "?" + r.URL.RawQuery // embed, where an operation takes it
 	}
-	a := m.facade.Serve(r.Context(), send, r.Method, target, r.Header, body)
+	// The client osdm_access let the call through for owns what it books;
+	// without osdm_access the call is the anonymous owner's.
+	a := m.facade.ServeClient(r.Context(), glue.Client(r), send, r.Method, target, r.Header, body)
 	m.metrics.observeAnswer(m.Partner, a)
 	m.logCall(r, a, time.Since(start))
 	return writeAnswer(w, a)
