@@ -3,6 +3,7 @@ package osdmsandbox_test
 import (
 	"bytes"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -197,5 +198,24 @@ func TestTicketOfATripWithAChange(t *testing.T) {
 	}
 	if strings.Count(text, "Anna Muster") != 2 {
 		t.Errorf("the passenger is not listed on both trains:\n%s", text)
+	}
+}
+
+// A fulfilment, and so its ticket, is its booking's client's: another
+// client asking for it gets 404, as for an unknown id.
+func TestTicketIsItsClientsOnly(t *testing.T) {
+	h := newHarness(t, osdmsandbox.Config{})
+	b := h.bookNamed()
+	f := h.fulfil(b.ID)
+	ask := func(client string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.sb.ServeClient(rec, httptest.NewRequest(http.MethodGet, "/fulfillments/"+f.ID, nil), client)
+		return rec
+	}
+	if r := ask(osdmsandbox.AnonymousClient); r.Code != http.StatusOK || !strings.Contains(r.Body.String(), `"fulfillmentDocuments"`) {
+		t.Fatalf("the booking's client: %d", r.Code)
+	}
+	if r := ask("another-railway"); r.Code != http.StatusNotFound || strings.Contains(r.Body.String(), "JVBERi0") {
+		t.Errorf("another client: %d %.200s", r.Code, r.Body.String())
 	}
 }

@@ -17,7 +17,7 @@ func (s *Sandbox) fulfil(now time.Time, rq *request) *response {
 	if p := decode(rq.body, &req, true); p != nil {
 		return problemResponse(p)
 	}
-	b, p := s.liveBooking(now, rq.bookingID)
+	b, p := s.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -63,15 +63,16 @@ func (s *Sandbox) fulfil(now time.Time, rq *request) *response {
 	}), pending)
 }
 
-// getFulfillment serves GET /fulfillments/{fulfillmentId}: the fulfilment,
-// current or replaced by an exchange, with its document while it is
-// FULFILLED.
+// getFulfillment serves GET /fulfillments/{fulfillmentId}: the fulfilment
+// of one of the client's bookings, current or replaced by an exchange,
+// with its document while it is FULFILLED.
 func (s *Sandbox) getFulfillment(now time.Time, rq *request) *response {
 	id := rq.fulfillmentID
 	var found *booking
 	var f *osdm.Fulfillment
 	s.bookings.each(func(_ string, b *booking) bool {
-		if b.state == stateDeleted {
+		if b.state == stateDeleted || b.client != rq.client {
+			// Another client's fulfilment is unknown to this one.
 			return true
 		}
 		if b.fulfillment != nil && b.fulfillment.ID == id {
@@ -91,7 +92,8 @@ func (s *Sandbox) getFulfillment(now time.Time, rq *request) *response {
 	}
 	// The booking's state is brought up to date first (a pending exchange
 	// past its limit is dropped), as for GET /bookings/{bookingId}.
-	if _, p := s.liveBooking(now, found.id); p != nil {
+	rq.bookingID = found.id
+	if _, p := s.liveBooking(now, rq); p != nil {
 		return problemResponse(p)
 	}
 	out := *f
