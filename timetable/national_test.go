@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -350,4 +351,52 @@ func BenchmarkRun(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(found)/float64(b.N), "found/op")
+}
+
+// BenchmarkPlanNational plans journeys with up to one change (a 4h
+// window, the defaults otherwise) on the national feed between stations
+// of two random lines; half the lines start from a few hubs, so many
+// searches find journeys with a change, the others search the whole
+// network in vain. It reports the median and 99th percentile of a search's
+// wall time besides the mean.
+func BenchmarkPlanNational(b *testing.B) {
+	tt := nationalTimetable(b)
+	tt.network() // built on the first search: not what is measured
+	r := rand.New(rand.NewPCG(5, 6))
+	qs := make([]Query, 512)
+	for i := range qs {
+		la, lb := r.IntN(national.lines), r.IntN(national.lines)
+		if i%2 == 0 { // lines from the hubs
+			la, lb = 5*r.IntN(national.lines/5), 5*r.IntN(national.lines/5)
+		}
+		oa, ob := genLine(national, la), genLine(national, lb)
+		o, d := oa[r.IntN(len(oa))], ob[r.IntN(len(ob))]
+		if o == d {
+			d = ob[(slices.Index(ob, d)+1)%len(ob)]
+		}
+		day := date("2026-12-01").AddDate(0, 0, r.IntN(360))
+		qs[i] = Query{Origin: genCode(o), Destination: genCode(d), Time: day.Add(time.Duration(6+r.IntN(14)) * time.Hour), MaxChanges: 1}
+	}
+	times := make([]time.Duration, 0, b.N)
+	found, changes := 0, 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		js, err := tt.Plan(qs[i%len(qs)])
+		times = append(times, time.Since(t0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		found += len(js)
+		for _, j := range js {
+			changes += j.Changes()
+		}
+	}
+	b.StopTimer()
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(times[len(times)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(found)/float64(b.N), "journeys/op")
+	b.ReportMetric(float64(changes)/float64(max(found, 1)), "changes/journey")
 }

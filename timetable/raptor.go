@@ -43,18 +43,11 @@ type search struct {
 	days       dayRange
 }
 
-// dayRange caches the bases of the service dates a search may use.
+// dayRange caches the bases of the service dates a search may use, in
+// order: first's, the next date's...
 type dayRange struct {
 	first day
 	bases []int64
-}
-
-func (r *dayRange) base(d day) (int64, bool) {
-	i := int(d - r.first)
-	if i < 0 || i >= len(r.bases) {
-		return 0, false
-	}
-	return r.bases[i], true
 }
 
 var searchPool sync.Pool
@@ -243,18 +236,14 @@ func (sr *search) board(pt *pattern, j int32, s int32, ready int64, r int) (labe
 	}
 	best := label{trip: -1}
 	bestDep := int64(never)
-	d0 := dayIn(time.Unix(earliest-int64(t.maxSecs)-2*3600, 0), t.loc)
-	for d := d0; ; d++ {
-		base, ok := sr.days.base(d)
-		if !ok {
-			if d < sr.days.first {
-				continue
-			}
-			break
+	for di, base := range sr.days.bases {
+		if base+int64(t.maxSecs) < earliest {
+			continue // the date's trips have all left
 		}
 		if base > bestDep || base > sr.limit {
 			break
 		}
+		d := sr.days.first + day(di)
 		trips := pt.trips
 		i := sort.Search(len(trips), func(i int) bool {
 			return base+int64(t.stDep[t.trips[trips[i]].first+j]) >= earliest
@@ -316,9 +305,6 @@ func pareto(js []Journey, q Query, lo, hi int64) []Journey {
 		if arr.Sub(dep) > long || dep.Unix() < lo || dep.Unix() > hi {
 			continue
 		}
-		if q.ArriveBy && (arr.After(q.Time) || arr.Before(q.Time.Add(-q.Window))) {
-			continue
-		}
 		kept = append(kept, j)
 	}
 	slices.SortStableFunc(kept, func(a, b Journey) int {
@@ -345,7 +331,10 @@ func pareto(js []Journey, q Query, lo, hi int64) []Journey {
 				}
 			}
 		}
-		if !dominated {
+		// With ArriveBy, a journey arriving before the window dominates
+		// those of its departure that arrive in it: it is the better way
+		// to be there on time, and none is given.
+		if !dominated && (!q.ArriveBy || !j.Arrival().Before(q.Time.Add(-q.Window))) {
 			out = append(out, j)
 		}
 	}
