@@ -7,6 +7,8 @@ import "time"
 type Trip struct {
 	// ID is the partner's trip id, referenced by offers' tripCoverage.
 	ID string `json:"id"`
+	// ExternalRef is the consumer's reference of a trip it specified.
+	ExternalRef string `json:"externalRef,omitempty"`
 	// Summary is a free text.
 	Summary string `json:"summary,omitempty"`
 	// Duration is an ISO 8601 duration, e.g. "PT3H12M".
@@ -28,6 +30,8 @@ type Trip struct {
 type TripLeg struct {
 	// ID is the leg id, referenced by tripLegCoverage.
 	ID string `json:"id"`
+	// ExternalRef is the consumer's reference of a leg it specified.
+	ExternalRef string `json:"externalRef,omitempty"`
 	// TimedLeg is the scheduled service ridden on this leg.
 	TimedLeg *TimedLeg `json:"timedLeg,omitempty"`
 	// TransferLeg is a change between the timed legs around it.
