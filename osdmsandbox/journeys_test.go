@@ -1,0 +1,235 @@
+package osdmsandbox_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
+	"github.com/caddy-osdm/caddy-osdm/timetable"
+)
+
+// The stations of testdata/journeys: Paris Gare de Lyon, Basel SBB (12
+// minutes to change, transfers.txt), Zürich HB, Bern.
+const (
+	stnParis  = "8700011"
+	stnBasel  = "8500010"
+	stnZurich = "8503000"
+)
+
+func journeysHarness(t *testing.T, maxChanges *int) *harness {
+	t.Helper()
+	tt, err := timetable.Load("testdata/journeys", timetable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newHarness(t, osdmsandbox.Config{Feed: tt, MaxChanges: maxChanges})
+}
+
+// criteria is a search from origin to destination at a local time of
+// 1 December 2026, by departure (or arrival), without a vehicle filter.
+func criteria(origin, dest, at string, byArrival bool, vehicles ...string) string {
+	when := `"departureTime":"2026-12-01T` + at + `:00"`
+	if byArrival {
+		when = `"arrivalTime":"2026-12-01T` + at + `:00"`
+	}
+	params := ""
+	if len(vehicles) > 0 {
+		params = `,"parameters":{"dataFilter":{"vehicleFilter":{"exclude":false,"vehicleNumbers":["` + strings.Join(vehicles, `","`) + `"]}}}`
+	}
+	return `{"tripSearchCriteria":{"origin":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:` + origin + `"},
+		"destination":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:` + dest + `"},` + when + params + `},
+		"anonymousPassengerSpecifications":[{"externalRef":"p1","type":"ADULT","age":30}],
+		"offerSearchCriteria":{"travelClasses":["SECOND"]}}`
+}
+
+// tripShape is a trip as "9203 PLY 06:22 > BSL 09:26 | 12m | 765 ...".
+func tripShape(tr osdm.Trip) string {
+	var parts []string
+	for _, l := range tr.Legs {
+		switch {
+		case l.TimedLeg != nil:
+			parts = append(parts, l.ID+" "+l.TimedLeg.Service.VehicleNumbers[0]+" "+l.TimedLeg.Start.StopPlaceName+" "+
+				l.TimedLeg.Start.ServiceDeparture.TimetabledTime.Format("15:04")+" > "+l.TimedLeg.End.StopPlaceName+" "+
+				l.TimedLeg.End.ServiceArrival.TimetabledTime.Format("15:04"))
+		case l.TransferLeg != nil:
+			parts = append(parts, l.ID+" "+l.TransferLeg.Duration+" at "+strings.TrimPrefix(l.TransferLeg.Start.StopPlaceRef, "urn:uic:stn:"))
+		}
+	}
+	return strings.Join(parts, " | ")
+}
+
+// A search with no direct train in the window gets journeys with a
+// change at Basel no shorter than its 12 minutes (not the 7-minute
+// connection onto 763 or 771), the first to arrive first; each offer
+// holds a reservation per train, priced the sum; booked, fulfilled and
+// refunded, both trains' places come and go together.
+func TestJourneysFromTimetable(t *testing.T) {
+	h := journeysHarness(t, nil)
+	var resp osdm.OfferCollectionResponse
+	h.postOffers(criteria(stnParis, stnZurich, "06:00", false)).decode(t, &resp)
+	want := []string{
+		"leg-1 9203 Paris Gare de Lyon 06:22 > Basel SBB 09:26 | transfer-1 PT12M at 8500010 | leg-2 765 Basel SBB 10:03 > Zürich HB 10:56",
+		"leg-1 9205 Paris Gare de Lyon 08:22 > Basel SBB 11:26 | transfer-1 PT12M at 8500010 | leg-2 773 Basel SBB 12:03 > Zürich HB 12:56",
+	}
+	if len(resp.Trips) != len(want) {
+		t.Fatalf("trips %+v", resp.Trips)
+	}
+	for i, tr := range resp.Trips {
+		if got := tripShape(tr); got != want[i] || tr.Transfers != 1 {
+			t.Errorf("trip %d: %s, %d transfers\nwant %s", i, got, tr.Transfers, want[i])
+		}
+	}
+	if len(resp.Offers) != 2 {
+		t.Fatalf("offers %+v", resp.Offers)
+	}
+	o := resp.Offers[0]
+	trip := resp.Trips[0]
+	if o.TripCoverage.CoveredTripID != trip.ID || strings.Join(o.TripCoverage.CoveredLegIDs, ",") != "leg-1,leg-2" || len(o.ReservationOfferParts) != 2 {
+		t.Fatalf("offer %+v", o)
+	}
+	var sum int64
+	for i, p := range o.ReservationOfferParts {
+		if p.TripCoverage.CoveredTripID != trip.ID || strings.Join(p.TripCoverage.CoveredLegIDs, ",") != []string{"leg-1", "leg-2"}[i] {
+			t.Errorf("part %d covers %+v", i, p.TripCoverage)
+		}
+		sum += p.Price.Amount
+	}
+	if o.OfferSummary.MinimalPrice.Amount != sum || sum == 0 {
+		t.Errorf("minimal price %d, parts %d", o.OfferSummary.MinimalPrice.Amount, sum)
+	}
+	free := *o.ReservationOfferParts[0].NumericAvailability
+
+	b := h.book(o)
+	if len(b.BookedOffers[0].Reservations) != 2 || b.ProvisionalPrice.Amount != sum || len(b.Trips) != 1 || tripShape(b.Trips[0]) != want[0] {
+		t.Fatalf("booking %+v", b)
+	}
+	info := bookingInfo(t, h, b.ID)
+	if info.Places != 2 || strings.Join(info.Trains, ",") != "9203,765" {
+		t.Errorf("held %+v", info)
+	}
+	availability := func() (int, int) {
+		var again osdm.OfferCollectionResponse
+		h.postOffers(criteria(stnParis, stnZurich, "06:00", false)).decode(t, &again)
+		parts := again.Offers[0].ReservationOfferParts
+		return *parts[0].NumericAvailability, *parts[1].NumericAvailability
+	}
+	if a, b := availability(); a != free-1 || b != free-1 {
+		t.Errorf("after booking: %d and %d places, want %d", a, b, free-1)
+	}
+	f := h.fulfil(b.ID)
+	ro := h.refundOffer(b.ID, f.ID, "")
+	if r := h.confirmRefund(b.ID, ro.ID); r.status != http.StatusOK {
+		t.Fatalf("refund: %d %s", r.status, r.body)
+	}
+	if a, b := availability(); a != free || b != free {
+		t.Errorf("after the refund: %d and %d places, want %d", a, b, free)
+	}
+	if s := h.debugStatus(b.ID); s != "REFUNDED" {
+		t.Errorf("status %s", s)
+	}
+}
+
+func bookingInfo(t *testing.T, h *harness, id string) osdmsandbox.BookingInfo {
+	t.Helper()
+	for _, b := range h.sb.Bookings() {
+		if b.ID == id {
+			return b
+		}
+	}
+	t.Fatalf("no booking %s", id)
+	return osdmsandbox.BookingInfo{}
+}
+
+func TestJourneysSearches(t *testing.T) {
+	h := journeysHarness(t, nil)
+	var resp osdm.OfferCollectionResponse
+	// By arrival: reaching Zürich by 13:00, the latest first... in order
+	// of arrival.
+	h.postOffers(criteria(stnParis, stnZurich, "13:00", true)).decode(t, &resp)
+	if len(resp.Trips) != 2 || !strings.Contains(tripShape(resp.Trips[1]), "773 Basel SBB 12:03 > Zürich HB 12:56") {
+		t.Errorf("by arrival: %+v", resp.Trips)
+	}
+	// Direct trains only: none leaves Paris for Zürich between 06:00 and 10:00.
+	zero := 0
+	h0 := journeysHarness(t, &zero)
+	p := h0.postOffers(criteria(stnParis, stnZurich, "06:00", false)).problem(t, http.StatusNotFound, osdm.CodeNoResults)
+	if !strings.Contains(p.Detail, "no journey from urn:uic:stn:8700011 to urn:uic:stn:8503000") || !strings.Contains(p.Detail, "at most 0 changes") {
+		t.Errorf("detail %q", p.Detail)
+	}
+	// ...but at 12:00 the direct 9223, with Basel as an intermediate stop.
+	h0.postOffers(criteria(stnParis, stnZurich, "12:00", false)).decode(t, &resp)
+	if len(resp.Trips) != 1 || tripShape(resp.Trips[0]) != "leg-1 9223 Paris Gare de Lyon 12:22 > Zürich HB 16:26" {
+		t.Errorf("direct: %+v", resp.Trips)
+	}
+	// A train named rides as the timetable has it; one the timetable does
+	// not have is not found.
+	h.postOffers(criteria(stnBasel, stnZurich, "06:00", false, "765")).decode(t, &resp)
+	if len(resp.Trips) != 1 || tripShape(resp.Trips[0]) != "leg-1 765 Basel SBB 10:03 > Zürich HB 10:56" {
+		t.Errorf("named: %+v", resp.Trips)
+	}
+	h.postOffers(criteria(stnBasel, stnZurich, "06:00", false, "708")).problem(t, http.StatusNotFound, osdm.CodeNoResults)
+	// A vehicle filter excluding 765 leaves the second journey.
+	excl := strings.Replace(criteria(stnParis, stnZurich, "06:00", false), `"departureTime":"2026-12-01T06:00:00"`,
+		`"departureTime":"2026-12-01T06:00:00","parameters":{"dataFilter":{"vehicleFilter":{"exclude":true,"vehicleNumbers":["765"]}}}`, 1)
+	h.postOffers(excl).decode(t, &resp)
+	if len(resp.Trips) != 1 || !strings.Contains(tripShape(resp.Trips[0]), "9205") {
+		t.Errorf("excluding 765: %+v", resp.Trips)
+	}
+}
+
+// Trip specifications are checked against the timetable: trains at their
+// times, changes no shorter than the station's minimum.
+func TestJourneysSpecified(t *testing.T) {
+	h := journeysHarness(t, nil)
+	leg1 := timedLeg("9203", stnParis, "2026-12-01T06:22", stnBasel, "2026-12-01T09:26")
+	spec := `{"tripSpecifications":[{"externalRef":"my-trip","legs":[` +
+		strings.Replace(leg1, `{"timedLeg"`, `{"externalRef":"a","timedLeg"`, 1) + `,` +
+		strings.Replace(transferLeg(stnBasel, stnBasel, "PT15M"), `{"transferLeg"`, `{"externalRef":"x","transferLeg"`, 1) + `,` +
+		strings.Replace(timedLeg("765", stnBasel, "2026-12-01T10:03", stnZurich, "2026-12-01T10:56"), `{"timedLeg"`, `{"externalRef":"b","timedLeg"`, 1) +
+		`]}],"anonymousPassengerSpecifications":[{"externalRef":"p1","type":"ADULT"}],"offerSearchCriteria":{"travelClasses":["SECOND"]}}`
+	var resp osdm.OfferCollectionResponse
+	h.postOffers(spec).decode(t, &resp)
+	if len(resp.Trips) != 1 || len(resp.Offers) != 1 {
+		t.Fatalf("%+v", resp)
+	}
+	tr := resp.Trips[0]
+	if got := tripShape(tr); got != "leg-1 9203 Paris Gare de Lyon 06:22 > Basel SBB 09:26 | transfer-1 PT15M at 8500010 | leg-2 765 Basel SBB 10:03 > Zürich HB 10:56" {
+		t.Errorf("trip %s", got)
+	}
+	if tr.ExternalRef != "my-trip" || tr.Legs[0].ExternalRef != "a" || tr.Legs[1].ExternalRef != "x" || tr.Legs[2].ExternalRef != "b" {
+		t.Errorf("external refs %q %+v", tr.ExternalRef, tr.Legs)
+	}
+	for _, tc := range []struct {
+		name, legs, pointer string
+	}{
+		{"7 minutes at Basel", leg1 + "," + timedLeg("763", stnBasel, "2026-12-01T09:33", stnZurich, "2026-12-01T10:26"), "#/tripSpecifications/0/legs/1/timedLeg/start/serviceDeparture/timetabledTime"},
+		{"not the timetable's time", timedLeg("9203", stnParis, "2026-12-01T06:25", stnBasel, "2026-12-01T09:26"), "#/tripSpecifications/0/legs/0/timedLeg"},
+		{"not in the timetable", timedLeg("708", stnBasel, "2026-12-01T10:03", stnZurich, "2026-12-01T10:56"), "#/tripSpecifications/0/legs/0/timedLeg"},
+	} {
+		p := h.postOffers(specified(tc.legs)).problem(t, http.StatusBadRequest, osdm.CodeScheduleMismatch)
+		if pointerOf(p) != tc.pointer {
+			t.Errorf("%s: pointer %q (%s)", tc.name, pointerOf(p), p.Detail)
+		}
+	}
+}
+
+// Without a timetable, the sandbox's own: a trip specification of two
+// trains is answered with a transfer leg between them, as long as the
+// change takes at least min_transfer (the time between, at most).
+func TestOwnTimetableTwoLegs(t *testing.T) {
+	h := newHarness(t, osdmsandbox.Config{MinTransfer: 20 * time.Minute})
+	var resp osdm.OfferCollectionResponse
+	h.postOffers(specified(timedLeg("9", stnBasel, "2026-12-01T07:12", stnZurich, "2026-12-01T08:05"),
+		timedLeg("11", stnZurich, "2026-12-01T08:30", "8000261", "2026-12-01T12:45"))).decode(t, &resp)
+	if len(resp.Trips) != 1 {
+		t.Fatalf("%+v", resp)
+	}
+	if got := tripShape(resp.Trips[0]); got != "leg-1 9 Basel SBB 07:12 > Zürich HB 08:05 | transfer-1 PT20M at 8503000 | leg-2 11 Zürich HB 08:30 > München Hbf 12:45" {
+		t.Errorf("trip %s", got)
+	}
+	h.postOffers(specified(timedLeg("9", stnBasel, "2026-12-01T07:12", stnZurich, "2026-12-01T08:05"),
+		timedLeg("11", stnZurich, "2026-12-01T08:20", "8000261", "2026-12-01T12:45"))).problem(t, http.StatusBadRequest, osdm.CodeScheduleMismatch)
+}
