@@ -17,6 +17,8 @@ type network struct {
 	atOff []int32
 	// tripID finds a trip by its trip_id.
 	tripID map[string]int32
+	// patOf is the route of each trip.
+	patOf []int32
 }
 
 // pattern is a route: a stop sequence (stations and boarding flags) and
@@ -88,6 +90,12 @@ func buildNetwork(t *Timetable) *network {
 		flags := t.stFlags[first.first : first.first+first.n]
 		for _, c := range chains {
 			n.pats = append(n.pats, pattern{stops: stops, flags: flags, trips: slices.Clip(c)})
+		}
+	}
+	n.patOf = make([]int32, len(t.trips))
+	for pi, p := range n.pats {
+		for _, ti := range p.trips {
+			n.patOf[ti] = int32(pi)
 		}
 	}
 	n.atOff = make([]int32, len(t.stations)+1)

@@ -1,6 +1,7 @@
 package timetable
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -34,12 +35,13 @@ type search struct {
 	arr        []int64
 	lab        []label
 	marked     []bool
-	cur, next  []int32 // stations marked in the round before, and in this one
-	queue      []int32 // per route, the first position to scan from; -1 none
-	queued     []int32 // the routes queued
-	minSecs    int32   // the query's MinTransfer, seconds
-	lastBoard  int64   // no boarding at the origin after this (the window's end)
-	limit      int64   // no arrival after this
+	cur, next  []int32   // stations marked in the round before, and in this one
+	seeds      []patStop // the routes leaving the origin at the run's time
+	queue      []int32   // per route, the first position to scan from; -1 none
+	queued     []int32   // the routes queued
+	minSecs    int32     // the query's MinTransfer, seconds
+	lastBoard  int64     // no boarding at the origin after this (the window's end)
+	limit      int64     // no arrival after this
 	days       dayRange
 }
 
@@ -100,21 +102,33 @@ func (t *Timetable) plan(o, d int32, q Query) []Journey {
 		sr.days.bases = append(sr.days.bases, dd.base(t.loc))
 	}
 
-	// The departures from the origin in [lo, hi], latest first.
-	var deps []int64
-	t.eventsIn(t.deps[t.depOff[o]:t.depOff[o+1]], lo, hi, func(e *event, _ *trip, _ day, base int64) {
-		deps = append(deps, base+int64(e.secs))
+	// The departures from the origin in [lo, hi], latest first, each with
+	// the route and position boarded.
+	type departure struct {
+		at  int64
+		pat int32
+		pos int32
+	}
+	var deps []departure
+	t.eventsIn(t.deps[t.depOff[o]:t.depOff[o+1]], lo, hi, func(e *event, tr *trip, _ day, base int64) {
+		deps = append(deps, departure{at: base + int64(e.secs), pat: sr.net.patOf[e.trip], pos: e.pos - tr.first})
 	})
-	slices.Sort(deps)
-	deps = slices.Compact(deps)
+	slices.SortFunc(deps, func(a, b departure) int { return cmp.Compare(b.at, a.at) })
 
 	var found []Journey
 	before := make([]int64, sr.rounds+1)
-	for i := len(deps) - 1; i >= 0; i-- {
+	for i := 0; i < len(deps); {
+		// The departures at one time: in the first round, only their
+		// routes can do better than the runs before (later departures).
+		at := deps[i].at
+		sr.seeds = sr.seeds[:0]
+		for ; i < len(deps) && deps[i].at == at; i++ {
+			sr.seeds = append(sr.seeds, patStop{pat: deps[i].pat, pos: deps[i].pos})
+		}
 		for k := 1; k <= sr.rounds; k++ {
 			before[k] = sr.arr[k*sr.ns+int(d)]
 		}
-		sr.run(deps[i])
+		sr.run(at)
 		for k := 1; k <= sr.rounds; k++ {
 			if sr.arr[k*sr.ns+int(d)] < before[k] {
 				found = append(found, sr.journey(k))
@@ -126,18 +140,23 @@ func (t *Timetable) plan(o, d int32, q Query) []Journey {
 
 // run is one RAPTOR run from the origin at time dep, keeping the labels of
 // the runs before (later departures): only what it improves is marked.
+// The first round scans the routes of sr.seeds, those leaving the origin
+// at dep; the others would board the trip a run before boarded.
 func (sr *search) run(dep int64) {
 	sr.arr[int(sr.origin)] = dep
-	sr.cur = append(sr.cur[:0], sr.origin)
-	for k := 1; k <= sr.rounds && len(sr.cur) > 0; k++ {
-		for _, s := range sr.cur {
-			sr.marked[s] = false
-			for _, ps := range sr.net.at[sr.net.atOff[s]:sr.net.atOff[s+1]] {
-				if q := sr.queue[ps.pat]; q < 0 {
-					sr.queued = append(sr.queued, ps.pat)
-					sr.queue[ps.pat] = ps.pos
-				} else if ps.pos < q {
-					sr.queue[ps.pat] = ps.pos
+	for k := 1; k <= sr.rounds; k++ {
+		if k == 1 {
+			for _, ps := range sr.seeds {
+				sr.enqueue(ps)
+			}
+		} else {
+			if len(sr.cur) == 0 {
+				break
+			}
+			for _, s := range sr.cur {
+				sr.marked[s] = false
+				for _, ps := range sr.net.at[sr.net.atOff[s]:sr.net.atOff[s+1]] {
+					sr.enqueue(ps)
 				}
 			}
 		}
@@ -152,10 +171,18 @@ func (sr *search) run(dep int64) {
 		}
 		sr.cur, sr.next = sr.next, sr.cur
 	}
-	for _, s := range sr.cur {
-		sr.marked[s] = false
-	}
 	sr.cur = sr.cur[:0]
+}
+
+// enqueue queues route ps.pat for scanning from position ps.pos, or from
+// an earlier one already queued.
+func (sr *search) enqueue(ps patStop) {
+	if q := sr.queue[ps.pat]; q < 0 {
+		sr.queued = append(sr.queued, ps.pat)
+		sr.queue[ps.pat] = ps.pos
+	} else if ps.pos < q {
+		sr.queue[ps.pat] = ps.pos
+	}
 }
 
 // best is the earliest arrival at s with at most k trains, and the round
