@@ -361,6 +361,12 @@ func BenchmarkRun(b *testing.B) {
 // wall time, and of its CPU time (what a search costs when the machine is
 // shared: the wall time then includes the waits for a core).
 func BenchmarkPlanNational(b *testing.B) {
+	for _, changes := range []int{1, 2} {
+		b.Run(fmt.Sprintf("changes=%d", changes), func(b *testing.B) { benchPlan(b, changes) })
+	}
+}
+
+func benchPlan(b *testing.B, maxChanges int) {
 	tt := nationalTimetable(b)
 	tt.network() // built on the first search: not what is measured
 	r := rand.New(rand.NewPCG(5, 6))
@@ -376,7 +382,7 @@ func BenchmarkPlanNational(b *testing.B) {
 			d = ob[(slices.Index(ob, d)+1)%len(ob)]
 		}
 		day := date("2026-12-01").AddDate(0, 0, r.IntN(360))
-		qs[i] = Query{Origin: genCode(o), Destination: genCode(d), Time: day.Add(time.Duration(6+r.IntN(14)) * time.Hour), MaxChanges: 1}
+		qs[i] = Query{Origin: genCode(o), Destination: genCode(d), Time: day.Add(time.Duration(6+r.IntN(14)) * time.Hour), MaxChanges: maxChanges}
 	}
 	times := make([]time.Duration, 0, b.N)
 	cpus := make([]time.Duration, 0, b.N)
@@ -409,4 +415,25 @@ func BenchmarkPlanNational(b *testing.B) {
 	b.ReportMetric(ms(cpus[len(cpus)*99/100]), "p99-cpu-ms")
 	b.ReportMetric(float64(found)/float64(b.N), "journeys/op")
 	b.ReportMetric(float64(changes)/float64(max(found, 1)), "changes/journey")
+}
+
+// BenchmarkNetworkNational builds the planner's routes of the national
+// feed (done once, on the first search) and reports the heap they keep.
+func BenchmarkNetworkNational(b *testing.B) {
+	tt := nationalTimetable(b)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var n *network
+	for i := 0; i < b.N; i++ {
+		n = buildNetwork(tt)
+	}
+	b.StopTimer()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(len(n.pats)), "routes")
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MiB-live-heap")
+	runtime.KeepAlive(n)
 }
