@@ -100,6 +100,9 @@ func TestPlanMinTransfer(t *testing.T) {
 				t.Errorf("got\n%swant\n%s", got, c.want)
 			}
 			checkJourneys(t, tt, q, js)
+			if walk := strings.Contains(c.transfers, "B,C,"); walk != (len(tt.Warnings()) == 1 && strings.Contains(tt.Warnings()[0], "transfers.txt: 1 rows between two different stations not used")) {
+				t.Errorf("warnings %q", tt.Warnings())
+			}
 		})
 	}
 }
