@@ -233,3 +233,75 @@ func TestOwnTimetableTwoLegs(t *testing.T) {
 	h.postOffers(specified(timedLeg("9", stnBasel, "2026-12-01T07:12", stnZurich, "2026-12-01T08:05"),
 		timedLeg("11", stnZurich, "2026-12-01T08:20", "8000261", "2026-12-01T12:45"))).problem(t, http.StatusBadRequest, osdm.CodeScheduleMismatch)
 }
+
+// After the sale of a journey with a change: a partial refund frees the
+// refunded passenger's place on both trains; an exchange replaces the
+// whole journey by another of two trains, the new places held before the
+// old are freed.
+func TestJourneysAfterSales(t *testing.T) {
+	h := journeysHarness(t, nil)
+	two := strings.Replace(criteria(stnParis, stnZurich, "06:00", false), `{"externalRef":"p1","type":"ADULT","age":30}`,
+		`{"externalRef":"p1","type":"ADULT","age":30},{"externalRef":"p2","type":"ADULT","age":40}`, 1)
+	// seats is, per journey of the 06:00 search, the places left on its two trains.
+	seats := func() []int {
+		var resp osdm.OfferCollectionResponse
+		h.postOffers(criteria(stnParis, stnZurich, "06:00", false)).decode(t, &resp)
+		var out []int
+		for _, o := range resp.Offers {
+			out = append(out, *o.ReservationOfferParts[0].NumericAvailability, *o.ReservationOfferParts[1].NumericAvailability)
+		}
+		return out
+	}
+	full := seats()
+	var resp osdm.OfferCollectionResponse
+	h.postOffers(two).decode(t, &resp)
+	o := resp.Offers[0]
+	b := h.book(o, adult("p1"), adult("p2"))
+	f := h.fulfil(b.ID)
+	if got := seats(); got[0] != full[0]-2 || got[1] != full[1]-2 || got[2] != full[2] {
+		t.Fatalf("booked: %v of %v", got, full)
+	}
+	pax := b.BookedOffers[0].Reservations[0].PassengerIDs
+	var ro osdm.RefundOfferCollectionResponse
+	h.partialRefundOffer(b.ID, f.ID, "", pax[1]).decode(t, &ro)
+	// The refunded passenger's share of both trains, less 10 %.
+	share := (o.ReservationOfferParts[0].Price.Amount + o.ReservationOfferParts[1].Price.Amount) / 2
+	if r := ro.RefundOffers[0]; r.RefundableAmount.Amount+r.RefundFee.Amount != share {
+		t.Errorf("partial refund %+v of a share %d", r, share)
+	}
+	if c := h.confirmRefund(b.ID, ro.RefundOffers[0].ID); c.status != http.StatusOK {
+		t.Fatalf("confirm: %d %s", c.status, c.body)
+	}
+	if got := seats(); got[0] != full[0]-1 || got[1] != full[1]-1 {
+		t.Errorf("after the partial refund: %v of %v", got, full)
+	}
+	for _, r := range h.getBooking(b.ID).BookedOffers[0].Reservations {
+		if len(r.PlaceAllocation.ReservedPlaces) != 1 || r.PlaceAllocation.ReservedPlaces[0].PassengerIDs[0] != pax[0] {
+			t.Errorf("reservation %s holds %+v", r.ID, r.PlaceAllocation.ReservedPlaces)
+		}
+	}
+
+	// Exchanged to the 08:22 journey (9205 + 773).
+	later := strings.Replace(strings.Replace(criteria(stnParis, stnZurich, "08:00", false), `T08:00:00"`, `T08:00:00+01:00"`, 1),
+		`{"tripSearchCriteria"`, `{"fulfillmentIds":["`+f.ID+`"],"tripSearchCriteria"`, 1)
+	var xr osdm.ExchangeOfferCollectionResponse
+	xa := h.raw(http.MethodPost, "/bookings/"+b.ID+"/exchange-offers?embed=ALL", http.Header{"Content-Type": {osdm.ContentTypeJSON}}, []byte(later))
+	xa.decode(t, &xr)
+	if len(xr.ExchangeOffers) == 0 || len(xr.ExchangeOffers[0].ReservationOfferParts) != 2 || len(xr.Trips) == 0 || !strings.Contains(tripShape(xr.Trips[0]), "9205") {
+		t.Fatalf("exchange offers %d %s", xa.status, xa.body)
+	}
+	if r := h.exchangeOperation(b.ID, xr.ExchangeOffers[0]); r.status != http.StatusOK {
+		t.Fatalf("exchange operation: %d %s", r.status, r.body)
+	}
+	if got := seats(); got[0] != full[0]-1 || got[1] != full[1]-1 || got[2] != full[2]-1 || got[3] != full[3]-1 {
+		t.Errorf("both journeys held while the exchange is pre-booked: %v of %v", got, full)
+	}
+	h.fulfil(b.ID)
+	if got := seats(); got[0] != full[0] || got[1] != full[1] || got[2] != full[2]-1 || got[3] != full[3]-1 {
+		t.Errorf("after the exchange: %v of %v", got, full)
+	}
+	info := bookingInfo(t, h, b.ID)
+	if !strings.Contains(strings.Join(info.Trains, ","), "9205,773") {
+		t.Errorf("listing %+v", info)
+	}
+}
