@@ -13,6 +13,8 @@ type Trip struct {
 	Summary string `json:"summary,omitempty"`
 	// Duration is an ISO 8601 duration, e.g. "PT3H12M".
 	Duration string `json:"duration"`
+	// Direction is OUT_BOUND (TripDirectionOutbound) or IN_BOUND.
+	Direction string `json:"direction,omitempty"`
 	// Origin and Destination are the end stations.
 	Origin      *PlaceRef `json:"origin,omitempty"`
 	Destination *PlaceRef `json:"destination,omitempty"`
@@ -50,6 +52,10 @@ type TransferLeg struct {
 	// Duration is the time the change takes, an ISO 8601 duration.
 	Duration string `json:"duration,omitempty"`
 }
+
+// TripDirectionOutbound is the direction of a single trip or of the
+// outward trip of a return.
+const TripDirectionOutbound = "OUT_BOUND"
 
 // TransferMode is how a transfer leg is made (OJP's extensible enum).
 type TransferMode string

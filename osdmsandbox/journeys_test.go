@@ -216,22 +216,63 @@ func TestJourneysSpecified(t *testing.T) {
 	}
 }
 
-// Without a timetable, the sandbox's own: a trip specification of two
-// trains is answered with a transfer leg between them, as long as the
-// change takes at least min_transfer (the time between, at most).
+// The UIC test suite's two-leg scenario (a trip specification of two
+// trains, Liège -> Bruxelles-Nord -> Mechelen, each leg with its
+// externalRef, no transfer leg; two PERSON passengers), on the sandbox's
+// own timetable: the trip answered has the consumer's two legs in order,
+// with their externalRefs and the trip's, and nothing added; the offer
+// has a reservation per leg; booked and refunded as a whole. A change
+// shorter than min_transfer is refused.
 func TestOwnTimetableTwoLegs(t *testing.T) {
-	h := newHarness(t, osdmsandbox.Config{MinTransfer: 20 * time.Minute})
+	leg := func(ref, train, from, dep, to, arr string) string {
+		return strings.Replace(timedLeg(train, from, dep, to, arr), `{"timedLeg"`, `{"externalRef":"`+ref+`","timedLeg"`, 1)
+	}
+	spec := func(dep2 string) string {
+		return `{"tripSpecifications":[{"externalRef":"4a1f0c52-trip","legs":[` +
+			leg("9c0e-leg-1", "429", "8841004", "2026-12-01T07:30:00+02:00", "8812005", "2026-12-01T08:19:00+02:00") + `,` +
+			leg("9c0e-leg-2", "4507", "8812005", dep2, "8821121", "2026-12-01T09:01:00+02:00") + `]}],
+			"anonymousPassengerSpecifications":[{"externalRef":"00001","type":"PERSON","dateOfBirth":"1999-01-01"},{"externalRef":"00002","type":"PERSON","dateOfBirth":"1999-01-03"}],
+			"offerSearchCriteria":{"requestedOfferParts":["RESERVATION","ADMISSION"],"currency":"EUR","travelClasses":["SECOND"],"flexibilities":["FULL_FLEXIBLE","NON_FLEXIBLE"],"offerMode":"COLLECTIVE"}}`
+	}
+	h := newHarness(t, osdmsandbox.Config{MinTransfer: 10 * time.Minute})
 	var resp osdm.OfferCollectionResponse
-	h.postOffers(specified(timedLeg("9", stnBasel, "2026-12-01T07:12", stnZurich, "2026-12-01T08:05"),
-		timedLeg("11", stnZurich, "2026-12-01T08:30", "8000261", "2026-12-01T12:45"))).decode(t, &resp)
-	if len(resp.Trips) != 1 {
+	h.postOffers(spec("2026-12-01T08:33:00+02:00")).decode(t, &resp)
+	if len(resp.Trips) != 1 || len(resp.Offers) != 1 {
 		t.Fatalf("%+v", resp)
 	}
-	if got := tripShape(resp.Trips[0]); got != "leg-1 9 Basel SBB 07:12 > Zürich HB 08:05 | transfer-1 PT20M at 8503000 | leg-2 11 Zürich HB 08:30 > München Hbf 12:45" {
+	tr := resp.Trips[0]
+	if got := tripShape(tr); got != "leg-1 429 Station 8841004 07:30 > Station 8812005 08:19 | leg-2 4507 Station 8812005 08:33 > Station 8821121 09:01" {
 		t.Errorf("trip %s", got)
 	}
-	h.postOffers(specified(timedLeg("9", stnBasel, "2026-12-01T07:12", stnZurich, "2026-12-01T08:05"),
-		timedLeg("11", stnZurich, "2026-12-01T08:20", "8000261", "2026-12-01T12:45"))).problem(t, http.StatusBadRequest, osdm.CodeScheduleMismatch)
+	if tr.ExternalRef != "4a1f0c52-trip" || tr.Legs[0].ExternalRef != "9c0e-leg-1" || tr.Legs[1].ExternalRef != "9c0e-leg-2" || tr.Transfers != 1 || tr.Direction != osdm.TripDirectionOutbound {
+		t.Errorf("trip %+v", tr)
+	}
+	o := resp.Offers[0]
+	if len(o.ReservationOfferParts) != 2 || o.ReservationOfferParts[0].TripCoverage.CoveredLegIDs[0] != "leg-1" || o.ReservationOfferParts[1].TripCoverage.CoveredLegIDs[0] != "leg-2" {
+		t.Fatalf("offer %+v", o)
+	}
+	sum := o.ReservationOfferParts[0].Price.Amount + o.ReservationOfferParts[1].Price.Amount
+	if o.OfferSummary.MinimalPrice.Amount != sum {
+		t.Errorf("price %d, parts %d", o.OfferSummary.MinimalPrice.Amount, sum)
+	}
+	person := osdm.AnonymousPassengerSpecification{ExternalRef: "00001", Type: osdm.PassengerPerson}
+	other := osdm.AnonymousPassengerSpecification{ExternalRef: "00002", Type: osdm.PassengerPerson}
+	b := h.book(o, person, other)
+	if len(b.Trips) != 1 || tripShape(b.Trips[0]) != tripShape(tr) || b.Trips[0].Legs[1].ExternalRef != "9c0e-leg-2" || len(b.BookedOffers[0].Reservations) != 2 {
+		t.Fatalf("booking %+v", b)
+	}
+	f := h.fulfil(b.ID)
+	ro := h.refundOffer(b.ID, f.ID, osdm.OverruleCode("PAYMENT_FAILURE"))
+	if ro.RefundableAmount.Amount != sum {
+		t.Errorf("refund %+v of %d", ro.RefundableAmount, sum)
+	}
+	if r := h.confirmRefund(b.ID, ro.ID); r.status != http.StatusOK || h.debugStatus(b.ID) != "REFUNDED" {
+		t.Errorf("refund: %d %s", r.status, r.body)
+	}
+	p := h.postOffers(spec("2026-12-01T08:25:00+02:00")).problem(t, http.StatusBadRequest, osdm.CodeScheduleMismatch)
+	if pointerOf(p) != "#/tripSpecifications/0/legs/1/timedLeg/start/serviceDeparture/timetabledTime" || !strings.Contains(p.Detail, "at least 10m0s (min_transfer)") {
+		t.Errorf("a 6-minute change: %s %s", pointerOf(p), p.Detail)
+	}
 }
 
 // After the sale of a journey with a change: a partial refund frees the

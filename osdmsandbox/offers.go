@@ -416,14 +416,19 @@ trips:
 			if ride != nil {
 				j.originName, j.destName = ride.From.Name, ride.To.Name
 			}
+			if i > 0 {
+				j.change = transfer{duration: min(s.minTransfer(lg.origin), dep.Sub(r[i-1].arrival)), shown: true}
+			}
 			if sl := lg.specified; sl != nil {
 				j.carrier, j.externalRef = sl.carrier, sl.externalRef
+				// The consumer's legs, as it gave them.
+				j.change.shown = sl.hasChange
 				if sl.hasChange {
-					j.change = sl.change
+					j.change.externalRef = sl.change.externalRef
+					if sl.change.duration >= 0 {
+						j.change.duration = sl.change.duration
+					}
 				}
-			}
-			if i > 0 && !(lg.specified != nil && lg.specified.hasChange && lg.specified.change.duration >= 0) {
-				j.change.duration = min(s.minTransfer(lg.origin), dep.Sub(r[i-1].arrival))
 			}
 			r = append(r, j)
 			prev = ride

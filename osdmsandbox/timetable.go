@@ -135,10 +135,13 @@ type journey struct {
 }
 
 // transfer is the change of train before a journey: the time it takes
-// at least, and the consumer's reference of the transfer leg it specified.
+// at least, the consumer's reference of the transfer leg it specified,
+// and whether the trip shows it as a transfer leg (always, but in a trip
+// specified without one: the trip answered has the consumer's legs).
 type transfer struct {
 	duration    time.Duration
 	externalRef string
+	shown       bool
 }
 
 // runKey names the places of one train on one day.
@@ -176,7 +179,7 @@ func legID(i int) string { return "leg-" + strconv.Itoa(i+1) }
 func transferLegID(i int) string { return "transfer-" + strconv.Itoa(i) }
 
 // trip is the OSDM trip of the route: a timed leg per train, a transfer
-// leg between two.
+// leg between two (those of the consumer in a trip it specified).
 func (r route) trip(operator string) osdm.Trip {
 	first, last := &r[0], &r[len(r)-1]
 	origin := osdm.NewStopPlaceRef(stationPrefix + first.origin)
@@ -191,9 +194,10 @@ func (r route) trip(operator string) osdm.Trip {
 		EndTime:     last.arrival,
 		Transfers:   len(r) - 1,
 		ExternalRef: first.tripRef,
+		Direction:   osdm.TripDirectionOutbound,
 	}
 	for i := range r {
-		if i > 0 {
+		if i > 0 && r[i].change.shown {
 			at := osdm.NewStopPlaceRef(stationPrefix + r[i].origin)
 			t.Legs = append(t.Legs, osdm.TripLeg{
 				ID:          transferLegID(i),
