@@ -489,8 +489,8 @@ func TestSandboxProviderMultiLeg(t *testing.T) {
 	if l := list(); len(l) != 1 || l[0].Status != "REFUNDED" {
 		t.Errorf("after refund %+v", l)
 	}
-	// Vias of a search criteria are still refused: the sandbox has no
-	// route planner to find the trains.
+	// Vias of a search criteria are still refused: a consumer names the
+	// trains of such a trip in tripSpecifications.
 	via := strings.Replace(searchBody("708", day+"T08:30:00+01:00"), `"parameters"`,
 		`"vias":[{"viaPlace":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:8503000"}}],"parameters"`, 1)
 	c.send(http.MethodPost, "/osdm/offers", via, true).problem(t, http.StatusBadRequest, osdm.CodeParameterNotSupported)
