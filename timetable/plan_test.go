@@ -17,8 +17,8 @@ const (
 	munchen = "8000261" // D
 )
 
-// planFeed is a feed of stations A, B, C, D (the codes above), one route,
-// services S (every day of December 2026), WD (Monday to Friday) and
+// planFeed is a feed of stations A, B, C, D (the codes above), routes R
+// and R2, services S (every day of 2026), WD (Monday to Friday) and
 // NEXT (3 December only), trips given as "id,train,service" lines, stop
 // times as "trip,arrival,departure,stop,seq[,pickup,dropoff]" lines and
 // an optional transfers.txt body (with its header).
@@ -28,7 +28,7 @@ func planFeed(t testing.TB, trips, stopTimes, transfers string) *Timetable {
 		"agency.txt":         {Data: []byte("agency_id,agency_name,agency_url,agency_timezone\nA,A,http://a,Europe/Paris\n")},
 		"stops.txt":          {Data: []byte("stop_id,stop_code,stop_name\nA," + paNord + ",Paris Nord\nB," + basel + ",Basel SBB\nB1,,Basel SBB voie 1\nC," + zurich + ",Zürich HB\nD," + munchen + ",München Hbf\n")},
 		"routes.txt":         {Data: []byte("route_id,route_type\nR,2\nR2,2\n")},
-		"calendar.txt":       {Data: []byte("service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\nS,1,1,1,1,1,1,1,20261201,20261231\nWD,1,1,1,1,1,0,0,20261201,20261231\n")},
+		"calendar.txt":       {Data: []byte("service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\nS,1,1,1,1,1,1,1,20260101,20261231\nWD,1,1,1,1,1,0,0,20260101,20261231\n")},
 		"calendar_dates.txt": {Data: []byte("service_id,date,exception_type\nNEXT,20261203,1\n")},
 		"trips.txt":          {Data: []byte("route_id,service_id,trip_id,trip_short_name\n" + trips)},
 		"stop_times.txt":     {Data: []byte("trip_id,arrival_time,departure_time,stop_id,stop_sequence,pickup_type,drop_off_type\n" + stopTimes)},
@@ -86,6 +86,8 @@ func TestPlanMinTransfer(t *testing.T) {
 		{"a walk to another station is not used", transfersHdr + "B,C,2,60,,\n", 3 * time.Minute, "1+2 12-02 08:00-12-02 11:00\n"},
 		{"trip pair beats the station", transfersHdr + "B,B,3,,,\nB,B,2,300,T1,T2\n", 0, "1+2 12-02 08:00-12-02 11:00\n"},
 		{"trip pair forbids", transfersHdr + "B,B,3,,T1,T2\n", 3 * time.Minute, "1+3 12-02 08:00-12-02 11:20\n"},
+		{"route pair forbids", "from_stop_id,to_stop_id,transfer_type,from_route_id,to_route_id\nB,B,3,R,R2\n", 0, ""},
+		{"trip to route beats the route pair", "from_stop_id,to_stop_id,transfer_type,min_transfer_time,from_route_id,to_route_id,from_trip_id,to_trip_id\nB,B,3,,R,R2,,\nB,B,2,60,,R2,T1,\n", 0, "1+2 12-02 08:00-12-02 11:00\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
