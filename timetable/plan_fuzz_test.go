@@ -28,17 +28,29 @@ func randomFeed(b *fuzzBytes) (trips, times, transfers string) {
 	services := []string{"S", "WD", "NEXT"}
 	var tb, sb strings.Builder
 	n := 2 + b.next(7)
+	var last []int // the stops of the trip before
 	for i := 1; i <= n; i++ {
 		fmt.Fprintf(&tb, "R,%s,T%d,%d\n", services[b.next(3)], i, i)
 		secs := 5*3600 + b.next(64)*20*60 // 05:00 to past 26:00
 		k := 2 + b.next(3)
+		// Often the stops of the trip before: trips of one route, which
+		// may overtake one another.
+		same := last != nil && b.next(2) == 0
+		if same {
+			k = len(last)
+		}
+		var these []int
 		prev := -1
 		for j := 1; j <= k; j++ {
 			s := b.next(len(stops))
 			if s == prev {
 				s = (s + 1) % len(stops)
 			}
+			if same {
+				s = last[j-1]
+			}
 			prev = s
+			these = append(these, s)
 			arr := secs
 			if j > 1 {
 				arr += 5*60 + b.next(24)*5*60
@@ -54,6 +66,7 @@ func randomFeed(b *fuzzBytes) (trips, times, transfers string) {
 			fmt.Fprintf(&sb, "T%d,%s,%s,%s,%d,%s,%s\n", i, hms(arr), hms(dep), stops[s], j, pick, drop)
 			secs = dep
 		}
+		last = these
 	}
 	var xb strings.Builder
 	xb.WriteString(transfersHdr)

@@ -328,3 +328,26 @@ func checkJourneys(t testing.TB, tt *Timetable, q Query, js []Journey) {
 		}
 	}
 }
+
+// A route is ridden on the earliest trip that can be caught at any of its
+// stops. T1 and T2 leave Paris at 06:00; from T1, at Basel at 07:20, the
+// route Basel - Zürich - München is boarded on X (08:00; Y left at 07:00),
+// but the traveller from T2, at Zürich at 07:30, catches Y there (08:00)
+// and reaches München an hour before X.
+func TestPlanCatchesAnEarlierTripDownTheRoute(t *testing.T) {
+	trips := "R,S,T1,1\nR,S,T2,2\nR2,S,X,10\nR2,S,Y,11\n"
+	times := "T1,06:00:00,06:00:00,A,1,,\nT1,07:20:00,07:20:00,B,2,,\n" +
+		"T2,06:00:00,06:00:00,A,1,,\nT2,07:30:00,07:30:00,C,2,,\n" +
+		"X,08:00:00,08:00:00,B,1,,\nX,09:00:00,09:00:00,C,2,,\nX,10:00:00,10:00:00,D,3,,\n" +
+		"Y,07:00:00,07:00:00,B,1,,\nY,08:00:00,08:00:00,C,2,,\nY,09:00:00,09:00:00,D,3,,\n"
+	tt := planFeed(t, trips, times, "")
+	q := Query{Origin: paNord, Destination: munchen, Time: at("2026-12-02 05:00"), MaxChanges: 1}
+	js, err := tt.Plan(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmtJourneys(js); got != "2+11 12-02 06:00-12-02 09:00\n" {
+		t.Errorf("got\n%s", got)
+	}
+	checkJourneys(t, tt, q, js)
+}

@@ -206,7 +206,6 @@ func (sr *search) scan(p int32, from int32, k int) {
 	pt := &sr.net.pats[p]
 	n := int32(len(pt.stops))
 	cur := label{pat: p, trip: -1}
-	var curDep int64
 	for j := from; j < n; j++ {
 		s := pt.stops[j]
 		if cur.trip >= 0 && pt.flags[j]&flagNoDropOff == 0 && s != sr.origin {
@@ -231,12 +230,21 @@ func (sr *search) scan(p int32, from int32, k int) {
 			continue
 		}
 		ready, r := sr.best(k-1, s)
-		if ready == never || (cur.trip >= 0 && ready >= curDep) {
+		if ready == never {
 			continue
 		}
-		if l, dep, ok := sr.board(pt, j, s, ready, r); ok && (cur.trip < 0 || dep < curDep) {
+		// The trip ridden leaves here at curDep: an earlier one of the
+		// route may be caught by a traveller who arrived here sooner.
+		curDep := int64(never)
+		if cur.trip >= 0 {
+			curDep = cur.base + int64(t.stDep[t.trips[cur.trip].first+j])
+		}
+		if ready >= curDep {
+			continue
+		}
+		if l, dep, ok := sr.board(pt, j, s, ready, r); ok && dep < curDep {
 			l.pat = p
-			cur, curDep = l, dep
+			cur = l
 		}
 	}
 }
