@@ -32,6 +32,9 @@ func randomFeed(b *fuzzBytes) (trips, times, transfers string) {
 	for i := 1; i <= n; i++ {
 		fmt.Fprintf(&tb, "R,%s,T%d,%d\n", services[b.next(3)], i, i)
 		secs := 5*3600 + b.next(64)*20*60 // 05:00 to past 26:00
+		if b.next(3) == 0 {
+			secs = 6 * 3600 // trips leaving at one time: runs of several routes
+		}
 		k := 2 + b.next(3)
 		// Often the stops of the trip before: trips of one route, which
 		// may overtake one another.
