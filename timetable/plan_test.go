@@ -351,3 +351,42 @@ func TestPlanCatchesAnEarlierTripDownTheRoute(t *testing.T) {
 	}
 	checkJourneys(t, tt, q, js)
 }
+
+// Plan is safe for concurrent use: searches in parallel (sharing the
+// routes and the pool of search states) answer as one at a time does.
+func TestPlanConcurrent(t *testing.T) {
+	tt := planFeed(t, changeTrips+"R,S,T5,5\n", changeTimes+"T5,08:00:00,08:00:00,A,1,,\nT5,12:30:00,12:30:00,C,2,,\n", "")
+	qs := []Query{
+		{Origin: paNord, Destination: zurich, Time: at("2026-12-02 07:00"), MaxChanges: 1},
+		{Origin: paNord, Destination: zurich, Time: at("2026-12-02 07:00"), MaxChanges: 0},
+		{Origin: paNord, Destination: zurich, Time: at("2026-12-02 07:00"), MaxChanges: 2, MinTransfer: 3 * time.Minute},
+		{Origin: basel, Destination: zurich, Time: at("2026-12-03 09:00"), MaxChanges: 1},
+	}
+	want := make([]string, len(qs))
+	for i, q := range qs {
+		js, _ := tt.Plan(q)
+		want[i] = fmtJourneys(js)
+	}
+	errs := make(chan string, 8*len(qs))
+	done := make(chan struct{})
+	for g := 0; g < 8; g++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for n := 0; n < 50; n++ {
+				i := (g + n) % len(qs)
+				js, _ := tt.Plan(qs[i])
+				if got := fmtJourneys(js); got != want[i] {
+					errs <- fmt.Sprintf("query %d: %q, want %q", i, got, want[i])
+					return
+				}
+			}
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		<-done
+	}
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
