@@ -203,14 +203,14 @@ func TestJourneysSpecified(t *testing.T) {
 		t.Errorf("external refs %q %+v", tr.ExternalRef, tr.Legs)
 	}
 	for _, tc := range []struct {
-		name, legs, pointer string
+		name, legs, pointer, detail string
 	}{
-		{"7 minutes at Basel", leg1 + "," + timedLeg("763", stnBasel, "2026-12-01T09:33", stnZurich, "2026-12-01T10:26"), "#/tripSpecifications/0/legs/1/timedLeg/start/serviceDeparture/timetabledTime"},
-		{"not the timetable's time", timedLeg("9203", stnParis, "2026-12-01T06:25", stnBasel, "2026-12-01T09:26"), "#/tripSpecifications/0/legs/0/timedLeg"},
-		{"not in the timetable", timedLeg("708", stnBasel, "2026-12-01T10:03", stnZurich, "2026-12-01T10:56"), "#/tripSpecifications/0/legs/0/timedLeg"},
+		{"7 minutes at Basel", leg1 + "," + timedLeg("763", stnBasel, "2026-12-01T09:33", stnZurich, "2026-12-01T10:26"), "#/tripSpecifications/0/legs/1/timedLeg/start/serviceDeparture/timetabledTime", "takes at least 12m0s"},
+		{"not the timetable's time", timedLeg("9203", stnParis, "2026-12-01T06:25", stnBasel, "2026-12-01T09:26"), "#/tripSpecifications/0/legs/0/timedLeg", "runs 2026-12-01T06:22:00+01:00 to 2026-12-01T09:26:00+01:00"},
+		{"not in the timetable", timedLeg("708", stnBasel, "2026-12-01T10:03", stnZurich, "2026-12-01T10:56"), "#/tripSpecifications/0/legs/0/timedLeg", "does not run"},
 	} {
 		p := h.postOffers(specified(tc.legs)).problem(t, http.StatusBadRequest, osdm.CodeScheduleMismatch)
-		if pointerOf(p) != tc.pointer {
+		if pointerOf(p) != tc.pointer || !strings.Contains(p.Detail, tc.detail) {
 			t.Errorf("%s: pointer %q (%s)", tc.name, pointerOf(p), p.Detail)
 		}
 	}

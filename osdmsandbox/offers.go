@@ -534,12 +534,13 @@ func (s *Sandbox) changeTooShort(before *journey, beforeRide *timetable.Leg, sl 
 	at := sl.at + "/start/serviceDeparture/timetabledTime"
 	station := stationPrefix + sl.origin
 	if beforeRide != nil && ride != nil {
-		if _, ok := s.cfg.Feed.MinTransfer(sl.origin, s.cfg.MinTransfer); !ok {
-			return osdm.NewProblem(http.StatusBadRequest, osdm.CodeScheduleMismatch, "the timetable allows no change of train at "+station+" (transfers.txt)").WithPointer(at)
-		}
-		if !s.cfg.Feed.ChangeOK(*beforeRide, *ride, s.cfg.MinTransfer) {
-			return osdm.NewProblem(http.StatusBadRequest, osdm.CodeScheduleMismatch, fmt.Sprintf("the change at %s from train %s (arriving %s) to train %s (leaving %s) is shorter than the timetable allows there (transfers.txt, else min_transfer %s), or not allowed between these trains",
-				station, before.train, before.arrival.Format(time.RFC3339), sl.train, sl.dep.Format(time.RFC3339), s.cfg.MinTransfer)).WithPointer(at)
+		need, ok := s.cfg.Feed.Change(*beforeRide, *ride, s.cfg.MinTransfer)
+		switch {
+		case !ok:
+			return osdm.NewProblem(http.StatusBadRequest, osdm.CodeScheduleMismatch, fmt.Sprintf("the timetable allows no change at %s from train %s to train %s (transfers.txt)", station, before.train, sl.train)).WithPointer(at)
+		case sl.dep.Sub(before.arrival) < need:
+			return osdm.NewProblem(http.StatusBadRequest, osdm.CodeScheduleMismatch, fmt.Sprintf("the change at %s from train %s (arriving %s) to train %s (leaving %s) takes at least %s (the timetable's transfers.txt, else min_transfer)",
+				station, before.train, before.arrival.Format(time.RFC3339), sl.train, sl.dep.Format(time.RFC3339), need)).WithPointer(at)
 		}
 		return nil
 	}

@@ -145,26 +145,34 @@ func (t *Timetable) MinTransfer(station string, def time.Duration) (time.Duratio
 	}
 }
 
-// ChangeOK says whether a traveller arriving with leg a may change to leg
-// b: b leaves from the station a arrives at, no sooner than the change
-// there takes (transfers.txt, rules naming the legs' trips or routes
-// first, else minTransfer), and transfers.txt does not forbid it. For
-// checking journeys a consumer names leg by leg.
-func (t *Timetable) ChangeOK(a, b Leg, minTransfer time.Duration) bool {
+// Change is the least time the change from leg a to leg b takes, at the
+// station a arrives at and b leaves from: transfers.txt's rule for these
+// trips, their routes or the station (the most specific), else
+// minTransfer. False when the change is not allowed: forbidden by
+// transfers.txt, or not at one station, or a leg not of this timetable.
+func (t *Timetable) Change(a, b Leg, minTransfer time.Duration) (time.Duration, bool) {
 	if a.To.Station != b.From.Station {
-		return false
+		return 0, false
 	}
 	s, ok := t.byCode[a.To.Station]
 	if !ok {
-		return false
+		return 0, false
 	}
 	ta, ok1 := t.tripByID(a.Trip)
 	tb, ok2 := t.tripByID(b.Trip)
 	if !ok1 || !ok2 {
-		return false
+		return 0, false
 	}
 	secs, ok := t.transferSecs(s, ta, tb, int32(minTransfer/time.Second))
-	return ok && !b.From.Departure.Before(a.To.Arrival.Add(time.Duration(secs)*time.Second))
+	return time.Duration(secs) * time.Second, ok
+}
+
+// ChangeOK says whether a traveller arriving with leg a may change to leg
+// b: the change is allowed (Change) and b leaves no sooner than it takes
+// after a arrives. For checking journeys a consumer names leg by leg.
+func (t *Timetable) ChangeOK(a, b Leg, minTransfer time.Duration) bool {
+	d, ok := t.Change(a, b, minTransfer)
+	return ok && !b.From.Departure.Before(a.To.Arrival.Add(d))
 }
 
 // tripByID is the trip with that trip_id.

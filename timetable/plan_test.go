@@ -390,3 +390,37 @@ func TestPlanConcurrent(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// Change is the rule transfers.txt gives the change from one leg to the
+// next: the most specific, else the default; false when forbidden or not
+// at one station.
+func TestChange(t *testing.T) {
+	tt := planFeed(t, changeTrips, changeTimes, transfersHdr+"B,B,2,900,,\nB,B,2,300,T1,T2\nB,B,3,,T1,T4\n")
+	ride := func(train, from, to string) Leg {
+		l, ok := tt.Ride(train, from, to, date("2026-12-02"))
+		if !ok {
+			t.Fatalf("%s does not ride", train)
+		}
+		return l
+	}
+	t1, t2, t3, t4 := ride("1", paNord, basel), ride("2", basel, zurich), ride("3", basel, zurich), ride("4", basel, zurich)
+	for _, c := range []struct {
+		a, b Leg
+		want time.Duration
+		ok   bool
+	}{
+		{t1, t2, 5 * time.Minute, true}, {t1, t3, 15 * time.Minute, true}, {t1, t4, 0, false}, {t2, t3, 0, false},
+	} {
+		if d, ok := tt.Change(c.a, c.b, DefaultMinTransfer); d != c.want || ok != c.ok {
+			t.Errorf("%s -> %s: %v %v, want %v %v", c.a.Train, c.b.Train, d, ok, c.want, c.ok)
+		}
+	}
+	// 1 arrives at 10:00; 2 leaves at 10:05, 3 at 10:20, 4 at 10:40.
+	if !tt.ChangeOK(t1, t2, 0) || !tt.ChangeOK(t1, t3, 0) || tt.ChangeOK(t1, t4, 0) {
+		t.Error("ChangeOK: 1 -> 2 takes 5 minutes, 1 -> 3 15, 1 -> 4 is forbidden")
+	}
+	tt = planFeed(t, changeTrips, changeTimes, transfersHdr+"B,B,2,1500,,\n")
+	if tt.ChangeOK(ride("1", paNord, basel), ride("3", basel, zurich), 0) {
+		t.Error("ChangeOK: 1 -> 3 in 20 minutes where the station needs 25")
+	}
+}
