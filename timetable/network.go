@@ -23,11 +23,14 @@ type network struct {
 
 // pattern is a route: a stop sequence (stations and boarding flags) and
 // the trips that follow it, in order of departure at every stop (no trip
-// overtakes another).
+// overtakes another), with their times stop by stop: the departure of
+// trip i (of trips) from stop j is dep[j*len(trips)+i], so that the trips
+// leaving a stop are one sorted run of memory.
 type pattern struct {
-	stops []int32
-	flags []uint8
-	trips []int32
+	stops    []int32
+	flags    []uint8
+	trips    []int32
+	dep, arr []int32
 }
 
 // patStop is a route's call at a station: the route and the position.
@@ -89,7 +92,16 @@ func buildNetwork(t *Timetable) *network {
 		stops := t.stStation[first.first : first.first+first.n]
 		flags := t.stFlags[first.first : first.first+first.n]
 		for _, c := range chains {
-			n.pats = append(n.pats, pattern{stops: stops, flags: flags, trips: slices.Clip(c)})
+			p := pattern{stops: stops, flags: flags, trips: slices.Clip(c),
+				dep: make([]int32, len(stops)*len(c)), arr: make([]int32, len(stops)*len(c))}
+			for i, ti := range c {
+				first := t.trips[ti].first
+				for j := range stops {
+					p.dep[j*len(c)+i] = t.stDep[first+int32(j)]
+					p.arr[j*len(c)+i] = t.stArr[first+int32(j)]
+				}
+			}
+			n.pats = append(n.pats, p)
 		}
 	}
 	n.patOf = make([]int32, len(t.trips))

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 )
@@ -17,6 +16,7 @@ const never = math.MaxInt64
 // the route, and the round of the label it boarded from (0: the origin).
 type label struct {
 	pat, trip     int32
+	idx           int32 // of trip in the route's trips
 	board, alight int32
 	prev          int32
 	d             day
@@ -202,18 +202,17 @@ func (sr *search) best(k int, s int32) (int64, int) {
 // where that trip arrives sooner than known, and changes to an earlier
 // trip where one can be caught.
 func (sr *search) scan(p int32, from int32, k int) {
-	t := sr.t
 	pt := &sr.net.pats[p]
 	n := int32(len(pt.stops))
+	nt := int32(len(pt.trips))
 	cur := label{pat: p, trip: -1}
+	target, _ := sr.best(k, sr.dest)
 	for j := from; j < n; j++ {
 		s := pt.stops[j]
 		if cur.trip >= 0 && pt.flags[j]&flagNoDropOff == 0 && s != sr.origin {
-			a := cur.base + int64(t.stArr[t.trips[cur.trip].first+j])
-			if a <= sr.limit {
-				known, _ := sr.best(k, s)
-				target, _ := sr.best(k, sr.dest)
-				if a < known && a < target {
+			a := cur.base + int64(pt.arr[j*nt+cur.idx])
+			if a <= sr.limit && a < target {
+				if known, _ := sr.best(k, s); a < known {
 					i := k*sr.ns + int(s)
 					sr.arr[i] = a
 					l := cur
@@ -222,6 +221,9 @@ func (sr *search) scan(p int32, from int32, k int) {
 					if !sr.marked[s] {
 						sr.marked[s] = true
 						sr.next = append(sr.next, s)
+					}
+					if s == sr.dest {
+						target = a
 					}
 				}
 			}
@@ -237,7 +239,7 @@ func (sr *search) scan(p int32, from int32, k int) {
 		// route may be caught by a traveller who arrived here sooner.
 		curDep := int64(never)
 		if cur.trip >= 0 {
-			curDep = cur.base + int64(t.stDep[t.trips[cur.trip].first+j])
+			curDep = cur.base + int64(pt.dep[j*nt+cur.idx])
 		}
 		if ready >= curDep {
 			continue
@@ -279,14 +281,21 @@ func (sr *search) board(pt *pattern, j int32, s int32, ready int64, r int) (labe
 			break
 		}
 		d := sr.days.first + day(di)
-		trips := pt.trips
-		i := sort.Search(len(trips), func(i int) bool {
-			return base+int64(t.stDep[t.trips[trips[i]].first+j]) >= earliest
-		})
-		for ; i < len(trips); i++ {
-			ti := trips[i]
+		deps := pt.dep[int(j)*len(pt.trips) : int(j+1)*len(pt.trips)]
+		// The first trip leaving at earliest or later: deps is sorted.
+		i, hi := 0, len(deps)
+		for want := earliest - base; i < hi; {
+			m := int(uint(i+hi) >> 1)
+			if int64(deps[m]) < want {
+				i = m + 1
+			} else {
+				hi = m
+			}
+		}
+		for ; i < len(deps); i++ {
+			ti := pt.trips[i]
 			tr := &t.trips[ti]
-			dep := base + int64(t.stDep[tr.first+j])
+			dep := base + int64(deps[i])
 			if dep >= bestDep {
 				break
 			}
@@ -299,7 +308,7 @@ func (sr *search) board(pt *pattern, j int32, s int32, ready int64, r int) (labe
 					continue
 				}
 			}
-			best = label{trip: ti, board: j, prev: int32(r), d: d, base: base}
+			best = label{trip: ti, idx: int32(i), board: j, prev: int32(r), d: d, base: base}
 			bestDep = dep
 			break
 		}
