@@ -171,6 +171,12 @@ func TestJourneysSearches(t *testing.T) {
 		t.Errorf("named: %+v", resp.Trips)
 	}
 	h.postOffers(criteria(stnBasel, stnZurich, "06:00", false, "708")).problem(t, http.StatusNotFound, osdm.CodeNoResults)
+	// GET /trip-offers (older partners) plans the same way.
+	var viaGet osdm.OfferCollectionResponse
+	h.send(http.MethodGet, "/trip-offers?originCode=8700011&destinationCode=8503000&departureTime=2026-12-01T06:00:00&passenger=p1,ADULT,30", nil, nil).decode(t, &viaGet)
+	if len(viaGet.Trips) != 2 || tripShape(viaGet.Trips[0]) != "leg-1 9203 Paris Gare de Lyon 06:22 > Basel SBB 09:26 | transfer-1 PT12M at 8500010 | leg-2 765 Basel SBB 10:03 > Zürich HB 10:56" {
+		t.Errorf("GET /trip-offers: %+v", viaGet.Trips)
+	}
 	// A vehicle filter excluding 765 leaves the second journey.
 	excl := strings.Replace(criteria(stnParis, stnZurich, "06:00", false), `"departureTime":"2026-12-01T06:00:00"`,
 		`"departureTime":"2026-12-01T06:00:00","parameters":{"dataFilter":{"vehicleFilter":{"exclude":true,"vehicleNumbers":["765"]}}}`, 1)
