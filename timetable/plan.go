@@ -23,6 +23,8 @@ const (
 	// MaxJourney bounds a journey's duration, from the first departure to
 	// the last arrival: what would take longer is not searched.
 	MaxJourney = 24 * time.Hour
+	// MaxWindow bounds Query.Window.
+	MaxWindow = 48 * time.Hour
 )
 
 // Query asks Plan for journeys from one station to another.
@@ -36,7 +38,7 @@ type Query struct {
 	ArriveBy bool
 	// Window: journeys leave Origin within [Time, Time+Window], or with
 	// ArriveBy reach Destination within [Time-Window, Time]. 0 means
-	// DefaultWindow (4h).
+	// DefaultWindow (4h); at most MaxWindow.
 	Window time.Duration
 	// MaxChanges is the most changes of train a journey may have, 0
 	// (direct trains only) to MaxChangesLimit.
@@ -75,8 +77,8 @@ func (q Query) check() (Query, error) {
 	switch {
 	case q.MaxChanges < 0 || q.MaxChanges > MaxChangesLimit:
 		return q, fmt.Errorf("%w: max changes %d: want 0..%d", ErrQuery, q.MaxChanges, MaxChangesLimit)
-	case q.Window < 0:
-		return q, fmt.Errorf("%w: window %v is negative", ErrQuery, q.Window)
+	case q.Window < 0 || q.Window > MaxWindow:
+		return q, fmt.Errorf("%w: window %v: want 0 (the default) to %v", ErrQuery, q.Window, MaxWindow)
 	case q.MinTransfer < 0:
 		return q, fmt.Errorf("%w: min transfer %v is negative", ErrQuery, q.MinTransfer)
 	case q.MaxTrips < 0:

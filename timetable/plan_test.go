@@ -229,7 +229,7 @@ func TestPlanPickupDropOff(t *testing.T) {
 func TestPlanQueryErrors(t *testing.T) {
 	tt := planFeed(t, changeTrips, changeTimes, "")
 	for _, q := range []Query{
-		{MaxChanges: 3}, {MaxChanges: -1}, {Window: -time.Second}, {MinTransfer: -time.Second}, {MaxTrips: -1},
+		{MaxChanges: 3}, {MaxChanges: -1}, {Window: -time.Second}, {Window: MaxWindow + time.Second}, {MinTransfer: -time.Second}, {MaxTrips: -1},
 	} {
 		q.Origin, q.Destination, q.Time = paNord, zurich, at("2026-12-02 07:00")
 		if _, err := tt.Plan(q); !errors.Is(err, ErrQuery) {
