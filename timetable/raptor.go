@@ -24,8 +24,9 @@ type label struct {
 }
 
 // search is the state of one Plan: per round k (0..rounds) and station s,
-// the earliest arrival with at most k trains (arr[k*ns+s]) and how
-// (lab[k*ns+s]).
+// the earliest arrival found in round k (arr[k*ns+s]) and how
+// (lab[k*ns+s]), and the earliest with at most k trains (eff[k*ns+s],
+// found in round effRound[k*ns+s]).
 type search struct {
 	t          *Timetable
 	net        *network
@@ -34,6 +35,8 @@ type search struct {
 	dest       int32
 	arr        []int64
 	lab        []label
+	eff        []int64
+	effRound   []int8
 	marked     []bool
 	cur, next  []int32   // stations marked in the round before, and in this one
 	seeds      []patStop // the routes leaving the origin at the run's time
@@ -61,8 +64,10 @@ func (t *Timetable) newSearch(rounds int) *search {
 	if sr == nil || sr.t != t || sr.rounds != rounds {
 		sr = &search{
 			t: t, net: net, ns: ns, rounds: rounds,
-			arr:    make([]int64, (rounds+1)*ns),
-			lab:    make([]label, (rounds+1)*ns),
+			arr:      make([]int64, (rounds+1)*ns),
+			lab:      make([]label, (rounds+1)*ns),
+			eff:      make([]int64, (rounds+1)*ns),
+			effRound: make([]int8, (rounds+1)*ns),
 			marked: make([]bool, ns),
 			queue:  make([]int32, len(net.pats)),
 		}
@@ -71,7 +76,7 @@ func (t *Timetable) newSearch(rounds int) *search {
 		}
 	}
 	for i := range sr.arr {
-		sr.arr[i] = never
+		sr.arr[i], sr.eff[i] = never, never
 	}
 	return sr
 }
@@ -143,7 +148,7 @@ func (t *Timetable) plan(o, d int32, q Query) []Journey {
 // The first round scans the routes of sr.seeds, those leaving the origin
 // at dep; the others would board the trip a run before boarded.
 func (sr *search) run(dep int64) {
-	sr.arr[int(sr.origin)] = dep
+	sr.set(0, sr.origin, dep)
 	for k := 1; k <= sr.rounds; k++ {
 		if k == 1 {
 			for _, ps := range sr.seeds {
@@ -188,13 +193,20 @@ func (sr *search) enqueue(ps patStop) {
 // best is the earliest arrival at s with at most k trains, and the round
 // of the label that has it.
 func (sr *search) best(k int, s int32) (int64, int) {
-	a, r := int64(never), -1
-	for i := 0; i <= k; i++ {
-		if v := sr.arr[i*sr.ns+int(s)]; v < a {
-			a, r = v, i
+	i := k*sr.ns + int(s)
+	return sr.eff[i], int(sr.effRound[i])
+}
+
+// set makes a the arrival at s in round k, earlier than any with at most k
+// trains: the earliest with k or more trains too.
+func (sr *search) set(k int, s int32, a int64) {
+	sr.arr[k*sr.ns+int(s)] = a
+	for i := k; i <= sr.rounds; i++ {
+		j := i*sr.ns + int(s)
+		if a < sr.eff[j] {
+			sr.eff[j], sr.effRound[j] = a, int8(k)
 		}
 	}
-	return a, r
 }
 
 // scan walks route p from position from in round k: it rides the
@@ -213,11 +225,10 @@ func (sr *search) scan(p int32, from int32, k int) {
 			a := cur.base + int64(pt.arr[j*nt+cur.idx])
 			if a <= sr.limit && a < target {
 				if known, _ := sr.best(k, s); a < known {
-					i := k*sr.ns + int(s)
-					sr.arr[i] = a
+					sr.set(k, s, a)
 					l := cur
 					l.alight = j
-					sr.lab[i] = l
+					sr.lab[k*sr.ns+int(s)] = l
 					if !sr.marked[s] {
 						sr.marked[s] = true
 						sr.next = append(sr.next, s)
