@@ -68,8 +68,8 @@ func (t *Timetable) newSearch(rounds int) *search {
 			lab:      make([]label, (rounds+1)*ns),
 			eff:      make([]int64, (rounds+1)*ns),
 			effRound: make([]int8, (rounds+1)*ns),
-			marked: make([]bool, ns),
-			queue:  make([]int32, len(net.pats)),
+			marked:   make([]bool, ns),
+			queue:    make([]int32, len(net.pats)),
 		}
 		for i := range sr.queue {
 			sr.queue[i] = -1
