@@ -3,6 +3,7 @@ package timetable
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // network is the feed as the planner searches it: the trips grouped into
@@ -19,6 +20,8 @@ type network struct {
 	tripID map[string]int32
 	// patOf is the route of each trip.
 	patOf []int32
+	// searches pools the planner's search states, by number of rounds.
+	searches [MaxChangesLimit + 2]sync.Pool
 }
 
 // pattern is a route: a stop sequence (stations and boarding flags) and

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"sync"
 	"time"
 )
 
@@ -55,13 +54,13 @@ type dayRange struct {
 	bases []int64
 }
 
-var searchPool sync.Pool
-
+// newSearch is a search state for rounds rounds, from the timetable's
+// pool of them (one pool per number of rounds: a state is sized by it).
 func (t *Timetable) newSearch(rounds int) *search {
 	net := t.network()
 	ns := len(t.stations)
-	sr, _ := searchPool.Get().(*search)
-	if sr == nil || sr.t != t || sr.rounds != rounds {
+	sr, _ := net.searches[rounds].Get().(*search)
+	if sr == nil {
 		sr = &search{
 			t: t, net: net, ns: ns, rounds: rounds,
 			arr:      make([]int64, (rounds+1)*ns),
@@ -84,7 +83,7 @@ func (t *Timetable) newSearch(rounds int) *search {
 // plan runs the search for a checked query between stations o and d.
 func (t *Timetable) plan(o, d int32, q Query) []Journey {
 	sr := t.newSearch(q.MaxChanges + 1)
-	defer searchPool.Put(sr)
+	defer sr.net.searches[sr.rounds].Put(sr)
 	sr.origin, sr.dest = o, d
 	sr.minSecs = int32(q.MinTransfer / time.Second)
 
