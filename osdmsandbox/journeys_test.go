@@ -352,3 +352,76 @@ func TestJourneysAfterSales(t *testing.T) {
 		t.Errorf("listing %+v", info)
 	}
 }
+
+// FuzzJourneySearch searches the timetable between any two of its
+// stations at any time, with any max_changes: the answer is 200 or 404
+// NO_RESULTS; each trip alternates timed and transfer legs, from origin to
+// destination, each train leaving where and after the one before arrives;
+// each offer has a reservation part per timed leg, priced the sum.
+func FuzzJourneySearch(f *testing.F) {
+	f.Add(uint8(0), uint8(2), uint8(12), uint8(1), false)
+	f.Add(uint8(0), uint8(1), uint8(40), uint8(2), true)
+	f.Add(uint8(1), uint8(3), uint8(18), uint8(0), false)
+	stations := []string{stnParis, stnBasel, stnZurich, "8507000"}
+	tt, err := timetable.Load("testdata/journeys", timetable.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, o, d, halfHours, changes uint8, byArrival bool) {
+		mc := int(changes % 3)
+		h := newHarness(t, osdmsandbox.Config{Feed: tt, MaxChanges: &mc})
+		origin, dest := stations[int(o)%len(stations)], stations[int(d)%len(stations)]
+		if origin == dest {
+			return
+		}
+		at := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(halfHours%48) * 30 * time.Minute).Format("15:04")
+		r := h.send(http.MethodPost, "/offers", http.Header{"Content-Type": {osdm.ContentTypeJSON}}, []byte(criteria(origin, dest, at, byArrival)))
+		if r.status == http.StatusNotFound {
+			return
+		}
+		var resp osdm.OfferCollectionResponse
+		r.decode(t, &resp)
+		if r.status != http.StatusOK || len(resp.Trips) == 0 {
+			t.Fatalf("%s -> %s at %s: %d %s", origin, dest, at, r.status, r.body)
+		}
+		legs := map[string][]string{}
+		for _, tr := range resp.Trips {
+			if len(tr.Legs)%2 != 1 || tr.Transfers != len(tr.Legs)/2 || tr.Transfers > mc {
+				t.Fatalf("trip %s: %d legs, %d transfers", tr.ID, len(tr.Legs), tr.Transfers)
+			}
+			at := "urn:uic:stn:" + origin
+			var after time.Time
+			for i, l := range tr.Legs {
+				if i%2 == 1 {
+					if l.TransferLeg == nil || l.TransferLeg.Start.StopPlaceRef != at || l.TransferLeg.End.StopPlaceRef != at {
+						t.Fatalf("trip %s leg %d: %+v", tr.ID, i, l)
+					}
+					continue
+				}
+				tl := l.TimedLeg
+				if tl == nil || tl.Start.StopPlaceRef.StopPlaceRef != at || tl.Start.ServiceDeparture.TimetabledTime.Before(after) ||
+					!tl.End.ServiceArrival.TimetabledTime.After(tl.Start.ServiceDeparture.TimetabledTime) {
+					t.Fatalf("trip %s leg %d: %+v", tr.ID, i, l)
+				}
+				at, after = tl.End.StopPlaceRef.StopPlaceRef, tl.End.ServiceArrival.TimetabledTime
+				legs[tr.ID] = append(legs[tr.ID], l.ID)
+			}
+			if at != "urn:uic:stn:"+dest {
+				t.Fatalf("trip %s ends at %s", tr.ID, at)
+			}
+		}
+		for _, o := range resp.Offers {
+			want := legs[o.TripCoverage.CoveredTripID]
+			var sum int64
+			for i, p := range o.ReservationOfferParts {
+				if i >= len(want) || len(p.TripCoverage.CoveredLegIDs) != 1 || p.TripCoverage.CoveredLegIDs[0] != want[i] {
+					t.Fatalf("offer %s part %d covers %+v of %v", o.OfferID, i, p.TripCoverage, want)
+				}
+				sum += p.Price.Amount
+			}
+			if len(o.ReservationOfferParts) != len(want) || o.OfferSummary.MinimalPrice.Amount != sum {
+				t.Fatalf("offer %s: %d parts for %d trains, price %d of %d", o.OfferID, len(o.ReservationOfferParts), len(want), o.OfferSummary.MinimalPrice.Amount, sum)
+			}
+		}
+	})
+}
