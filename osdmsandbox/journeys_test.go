@@ -425,3 +425,35 @@ func FuzzJourneySearch(f *testing.F) {
 		}
 	})
 }
+
+// The settings of journeys are checked: a train's fixed times cannot sit
+// beside a timetable's, and the limits hold.
+func TestJourneysConfig(t *testing.T) {
+	tt, err := timetable.Load("testdata/journeys", timetable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	three, minus := 3, -1
+	for _, c := range []struct {
+		cfg  osdmsandbox.Config
+		want string
+	}{
+		{osdmsandbox.Config{Feed: tt, Timetable: []osdmsandbox.Schedule{{Train: "708", Departure: "08:30", Arrival: "11:00"}}}, "train 708: with a GTFS timetable"},
+		{osdmsandbox.Config{MaxChanges: &three}, "max_changes 3 must be 0..2"},
+		{osdmsandbox.Config{MaxChanges: &minus}, "max_changes -1 must be 0..2"},
+		{osdmsandbox.Config{MinTransfer: 7 * time.Hour}, "min_transfer 7h0m0s must be at most 6h0m0s"},
+		{osdmsandbox.Config{MinTransfer: -time.Minute}, "min_transfer"},
+		{osdmsandbox.Config{MaxTrips: osdmsandbox.MaxMaxTrips + 1}, "max_trips"},
+	} {
+		if _, err := osdmsandbox.New(c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.cfg, err, c.want)
+		}
+	}
+	sb, err := osdmsandbox.New(osdmsandbox.Config{Feed: tt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := sb.Config(); *c.MaxChanges != osdmsandbox.DefaultMaxChanges || c.MinTransfer != osdmsandbox.DefaultMinTransfer || c.MaxTrips != osdmsandbox.DefaultMaxTrips {
+		t.Errorf("defaults %+v", c)
+	}
+}
