@@ -44,11 +44,11 @@ type search struct {
 	// destAt is, per route, the last position of the destination on it
 	// (-1: it does not call there): the last round scans only routes
 	// that reach the destination after where they are boarded.
-	destAt []int32
-	minSecs    int32     // the query's MinTransfer, seconds
-	lastBoard  int64     // no boarding at the origin after this (the window's end)
-	limit      int64     // no arrival after this
-	days       dayRange
+	destAt    []int32
+	minSecs   int32 // the query's MinTransfer, seconds
+	lastBoard int64 // no boarding at the origin after this (the window's end)
+	limit     int64 // no arrival after this
+	days      dayRange
 }
 
 // dayRange caches the bases of the service dates a search may use, in
