@@ -42,7 +42,7 @@ type search struct {
 	queue      []int32   // per route, the first position to scan from; -1 none
 	queued     []int32   // the routes queued
 	// destAt is, per route, the last position of the destination on it
-	// (-1: it does not call there): the last round scans only routes
+	// (-1: it does not call there): the final round scans only routes
 	// that reach the destination after where they are boarded.
 	destAt    []int32
 	minSecs   int32 // the query's MinTransfer, seconds
@@ -237,7 +237,7 @@ func (sr *search) scan(p int32, from int32, k int) {
 	nt := int32(len(pt.trips))
 	cur := label{pat: p, trip: -1}
 	target, _ := sr.best(k, sr.dest)
-	// In the last round only the destination's label counts: no round
+	// In the final round only the destination's label counts: no round
 	// boards from the others.
 	last := k == sr.rounds
 	if last {
