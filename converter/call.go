@@ -30,6 +30,9 @@ var stepMethods = map[Step]string{
 	StepExchangeOperation:       http.MethodPost,
 	StepReadExchangeOperation:   http.MethodGet,
 	StepDeleteExchangeOperation: http.MethodDelete,
+
+	StepReadFulfillment: http.MethodGet,
+	StepDocument:        http.MethodGet,
 }
 
 // idempotentSteps are the state-changing calls whose operation declares the
@@ -94,7 +97,17 @@ type call struct {
 	query  string            // encoded query string, GET /trip-offers only
 	body   any               // marshalled to JSON; nil sends {} on POST and PATCH
 	out    any               // the 2xx body is decoded into it; nil ignores the body
+
+	// The ticket calls' own settings.
+	path      string  // a ready path (a downloadLink's), instead of the step's template
+	accept    string  // the Accept header, if not JSON
+	maxAnswer int64   // the call's MaxAnswer: past it, DOCUMENT_TOO_LARGE
+	answer    *[]byte // set to the 2xx body as the Caller gave it (valid while the exchange runs)
 }
+
+// linkTemplate stands for a downloadLink's path in logs and metrics: the
+// link itself may carry a signature in its query.
+const linkTemplate = "{downloadLink}"
 
 // do makes the call through x and decodes a 2xx answer into cl.out. Any
 // other outcome is a *failure.
@@ -102,6 +115,9 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 	c := r.c
 	method := stepMethods[cl.step]
 	tmpl := c.paths[cl.step]
+	if cl.path != "" {
+		tmpl = linkTemplate
+	}
 	for name, v := range cl.params {
 		if why := unsafeSegment(v); why != "" {
 			// Only a partner's own id gets here (legacy ones are checked
@@ -110,7 +126,10 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 				what: method + " " + tmpl + " was not made: the partner's " + name + " " + strconv.Quote(plain(v, 64)) + " " + why}
 		}
 	}
-	path, err := osdm.ExpandPath(tmpl, cl.params)
+	path, err := cl.path, error(nil)
+	if path == "" {
+		path, err = osdm.ExpandPath(tmpl, cl.params)
+	}
 	if err != nil {
 		// Only reachable with an id the partner left empty.
 		return &failure{step: cl.step, code: legacy.CodePartnerUnavailable, uncertain: true,
@@ -128,7 +147,11 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 		return values[len(values)-1 : len(values) : len(values)]
 	}
 	h := make(http.Header, 3)
-	h["Accept"] = value(osdm.ContentTypeJSON)
+	if cl.accept != "" {
+		h["Accept"] = value(cl.accept)
+	} else {
+		h["Accept"] = value(osdm.ContentTypeJSON)
+	}
 	var body []byte
 	if method == http.MethodPost || method == http.MethodPatch {
 		body = emptyObject
@@ -143,20 +166,27 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 	if idempotentSteps[cl.step] {
 		h[osdm.HeaderIdempotencyKey] = value(IdempotencyKey(c.partner, r.messageID, cl.step))
 	}
-	req := &Call{Step: cl.step, Method: method, PathTemplate: tmpl, Path: path, Header: h, Body: body}
+	req := &Call{Step: cl.step, Method: method, PathTemplate: tmpl, Path: path, Header: h, Body: body, MaxAnswer: cl.maxAnswer}
 	// what names the call in a reply text; made only on failure.
 	what := func() string {
-		if len(path) > 200 {
+		if len(path) > 200 || cl.path != "" {
 			return method + " " + tmpl
 		}
 		return method + " " + path
 	}
 
 	a, err := r.x.Call(ctx, req)
+	if cl.maxAnswer > 0 && (errors.Is(err, ErrAnswerTooLarge) || err == nil && a != nil && int64(len(a.Body)) > cl.maxAnswer) {
+		return &failure{step: cl.step, code: legacy.CodeDocumentTooLarge,
+			what: what() + " answered more than " + strconv.FormatInt(cl.maxAnswer, 10) + " bytes, more than this route takes (max_document); nothing of it is passed on"}
+	}
 	if err != nil || a == nil {
 		return transportFailure(ctx, cl.step, what(), err)
 	}
 	if a.Status >= 200 && a.Status < 300 {
+		if cl.answer != nil {
+			*cl.answer = a.Body
+		}
 		if cl.out == nil {
 			return nil
 		}

@@ -21,6 +21,7 @@ type Converter struct {
 	paths       map[Step]string
 	location    *time.Location
 	now         func() time.Time
+	maxDocument int64
 }
 
 // DefaultPaths are the OSDM 3.x path templates of every step; a Config's
@@ -43,6 +44,8 @@ func DefaultPaths() map[Step]string {
 		StepExchangeOperation:       osdm.PathExchangeOperations,
 		StepReadExchangeOperation:   osdm.PathExchangeOperation,
 		StepDeleteExchangeOperation: osdm.PathExchangeOperation,
+
+		StepReadFulfillment: osdm.PathFulfillment,
 	}
 }
 
@@ -66,6 +69,8 @@ var stepParams = map[Step][]string{
 	StepExchangeOperation:       {osdm.ParamBookingID},
 	StepReadExchangeOperation:   {osdm.ParamBookingID, osdm.ParamExchangeOperationID},
 	StepDeleteExchangeOperation: {osdm.ParamBookingID, osdm.ParamExchangeOperationID},
+
+	StepReadFulfillment: {osdm.ParamFulfillmentID},
 }
 
 // defaultLocation is where a departure time is read when the station's
@@ -83,6 +88,7 @@ func New(cfg Config) (*Converter, error) {
 		paths:       DefaultPaths(),
 		location:    cfg.Location,
 		now:         cfg.Now,
+		maxDocument: cfg.MaxDocument,
 	}
 	if strings.TrimSpace(c.partner) == "" {
 		return nil, fmt.Errorf("partner: must not be empty")
@@ -129,6 +135,12 @@ func New(cfg Config) (*Converter, error) {
 	}
 	if c.now == nil {
 		c.now = time.Now
+	}
+	switch {
+	case c.maxDocument == 0:
+		c.maxDocument = DefaultMaxDocument
+	case c.maxDocument < 0 || c.maxDocument > MaxMaxDocument:
+		return nil, fmt.Errorf("max_document: %d must be 1..%d bytes", c.maxDocument, MaxMaxDocument)
 	}
 	return c, nil
 }
