@@ -178,7 +178,7 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 	a, err := r.x.Call(ctx, req)
 	if cl.maxAnswer > 0 && (errors.Is(err, ErrAnswerTooLarge) || err == nil && a != nil && int64(len(a.Body)) > cl.maxAnswer) {
 		return &failure{step: cl.step, code: legacy.CodeDocumentTooLarge,
-			what: what() + " answered more than " + strconv.FormatInt(cl.maxAnswer, 10) + " bytes, more than this route takes (max_document); nothing of it is passed on"}
+			what: what() + " answered more than " + strconv.FormatInt(cl.maxAnswer, 10) + " bytes"}
 	}
 	if err != nil || a == nil {
 		return transportFailure(ctx, cl.step, what(), err)

@@ -246,7 +246,7 @@ func (r *run) document(ctx context.Context, id, fid string, n int, base string, 
 			accept = string(d.Format) + ", */*;q=0.1"
 		}
 		if f := r.do(ctx, call{step: StepDocument, path: path, accept: accept, maxAnswer: r.c.maxDocument, answer: &body}); f != nil {
-			f.what = name + ": " + f.what
+			f.what = "D" + name[1:] + ": " + f.what
 			res := r.failBooking(f, id)
 			if f.status == http.StatusNotFound || f.status == http.StatusGone {
 				// The link expired or was replaced: the booking read
