@@ -11,6 +11,7 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/internal/pdfcheck"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
@@ -170,5 +171,68 @@ func TestExampleChainTicketByLink(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestExampleChainTicketFromSandbox: end to end through Caddyfile.example
+// (osdm_convert, osdm_token, osdm_login, osdm_access, osdm_sandbox in one
+// real Caddy), a legacy system books, the partner fulfils, and a
+// TicketRequest in XML and in JSON gets the partner's ticket: a PDF that
+// poppler reads, showing the booking's train, date, reservation
+// reference and control number and every passenger's last name, the same
+// bytes each time; every OSDM call and answer on the way validates
+// against the spec (the tap checks them). Refunded, the booking's ticket
+// is refused naming its state.
+func TestExampleChainTicketFromSandbox(t *testing.T) {
+	pdfcheck.NeedText(t)
+	c := startExampleChain(t)
+	status, r := c.send(t, "alpine", legacy.XML, &legacy.BookingRequest{
+		Header: legacy.Header{MessageID: harness.MsgID(t, legacy.XML, "book")}, Journey: journeyOn("9203"),
+		Places: secondClassSeats(legacy.Tariff{Code: 1, Count: 1}, legacy.Tariff{Code: 2, Count: 1}),
+		Passengers: []legacy.Passenger{{FirstName: "Anna", LastName: "Müller"}, {FirstName: "Ἀλέξανδρος", LastName: "Καραμανλής"}},
+	})
+	booked := must[*legacy.BookingReply](t, status, r, http.StatusOK)
+	c.alpine.take()
+
+	var first []byte
+	for _, f := range testFormats {
+		status, r := c.send(t, "alpine", f, &legacy.TicketRequest{Header: legacy.Header{MessageID: harness.MsgID(t, f, "ticket")}, BookingRef: booked.BookingRef})
+		tr := must[*legacy.TicketReply](t, status, r, http.StatusOK)
+		if tr.BookingRef != booked.BookingRef || len(tr.Tickets) != 1 || tr.Tickets[0].Status != "FULFILLED" ||
+			tr.Tickets[0].TicketControlNumber != booked.TicketControlNumber || len(tr.Tickets[0].Documents) != 1 {
+			t.Fatalf("%v: TicketReply %+v", f, tr)
+		}
+		d := tr.Tickets[0].Documents[0]
+		if d.Format != "application/pdf" || d.Medium != "PDF_A4" || d.Type != "TICKET" || d.ControlNumber != booked.TicketControlNumber {
+			t.Errorf("%v: document %s %s %s %s", f, d.Format, d.Medium, d.Type, d.ControlNumber)
+		}
+		if info := pdfcheck.Info(t, d.Content); info["Pages"] != "1" {
+			t.Errorf("%v: pdfinfo %v", f, info)
+		}
+		text := strings.Join(strings.Fields(pdfcheck.Text(t, d.Content)), " ")
+		for _, want := range []string{"9203", booked.ReservationReference, booked.TicketControlNumber, journeyOn("9203").DepartureDate, "Müller", "Καραμανλής"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%v: the ticket does not show %q:\n%s", f, want, text)
+			}
+		}
+		if first == nil {
+			first = d.Content
+		} else if !bytes.Equal(first, d.Content) {
+			t.Errorf("the second TicketRequest got other bytes")
+		}
+	}
+	var steps []string
+	for _, ex := range c.alpine.take() {
+		steps = append(steps, ex.Method+" "+ex.Path)
+	}
+	if got := strings.Join(steps, ", "); strings.Count(got, "GET /bookings/"+booked.BookingRef) != 2 || strings.Count(got, "GET /fulfillments/") != 2 {
+		t.Errorf("the partner got %s", got)
+	}
+
+	status, r = c.send(t, "alpine", legacy.XML, &legacy.CancelRequest{Header: legacy.Header{MessageID: harness.MsgID(t, legacy.XML, "cancel")}, BookingRef: booked.BookingRef})
+	must[*legacy.CancelReply](t, status, r, http.StatusOK)
+	status, r = c.send(t, "alpine", legacy.JSON, &legacy.TicketRequest{Header: legacy.Header{MessageID: harness.MsgID(t, legacy.JSON, "refunded")}, BookingRef: booked.BookingRef})
+	if n := must[*legacy.NegativeReply](t, status, r, http.StatusBadRequest); n.Code != legacy.CodeInvalidMessage || !strings.Contains(n.Text, "REFUNDED") {
+		t.Errorf("ticket of a refunded booking: %+v", n)
 	}
 }
