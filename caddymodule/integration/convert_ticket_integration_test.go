@@ -188,7 +188,7 @@ func TestExampleChainTicketFromSandbox(t *testing.T) {
 	c := startExampleChain(t)
 	status, r := c.send(t, "alpine", legacy.XML, &legacy.BookingRequest{
 		Header: legacy.Header{MessageID: harness.MsgID(t, legacy.XML, "book")}, Journey: journeyOn("9203"),
-		Places: secondClassSeats(legacy.Tariff{Code: 1, Count: 1}, legacy.Tariff{Code: 2, Count: 1}),
+		Places:     secondClassSeats(legacy.Tariff{Code: 1, Count: 1}, legacy.Tariff{Code: 2, Count: 1}),
 		Passengers: []legacy.Passenger{{FirstName: "Anna", LastName: "Müller"}, {FirstName: "Ἀλέξανδρος", LastName: "Καραμανλής"}},
 	})
 	booked := must[*legacy.BookingReply](t, status, r, http.StatusOK)
