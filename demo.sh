@@ -12,12 +12,16 @@
 #                    stopped at the end, when nothing answers on port 8080)
 #
 # OSDM_DEMO_LEGACY, OSDM_DEMO_HERMES and OSDM_DEMO_LEGACY_SANDBOX override
-# the addresses (default http://127.0.0.1:8080, :9443 and :8090). Dates are ten days from today; message ids carry
+# the addresses (default http://127.0.0.1:8080, :9443 and :8090). The
+# partners' ticket PDFs are saved in OSDM_DEMO_TICKETS (default: a new
+# directory under $TMPDIR, named at the end). Dates are ten days from today; message ids carry
 # this run's number, so the script can run again and again against one Caddy.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 legacy="${OSDM_DEMO_LEGACY:-http://127.0.0.1:8080}"
+tickets="${OSDM_DEMO_TICKETS:-$(mktemp -d "${TMPDIR:-/tmp}/osdm-demo-tickets.XXXXXX")}"
+mkdir -p "$tickets"
 day="$(date -u -d '+10 days' +%F 2>/dev/null || date -u -v+10d +%F)"
 run="$(date -u +%H%M%S)-$$"
 
@@ -65,7 +69,10 @@ send() {
 		fail "no answer from $url"
 	status="${out##*$'\n'}"
 	reply="${out%$'\n'*}"
-	printf '%s< HTTP %s%s\n%s\n' "$dim" "$status" "$off" "$reply"
+	local shown="$reply"
+	# A TicketReply carries whole documents: show its beginning only.
+	[ "${#reply}" -le 4000 ] || shown="${reply:0:700}... (${#reply} bytes in all)"
+	printf '%s< HTTP %s%s\n%s\n' "$dim" "$status" "$off" "$shown"
 	[ "$status" = "$want" ] || fail "$title: HTTP $want expected, got $status"
 	grep -Eq -- "$pattern" <<<"$(tr -d '\n' <<<"$reply")" || fail "$title: the reply should match /$pattern/"
 }
@@ -99,6 +106,14 @@ for partner in alpine coastal; do
 
 	send "$partner: the same booking resent: the same reply, nothing booked twice" "$url" application/xml "$booking" \
 		200 "<BookingRef>$ref</BookingRef>"
+
+	send "$partner: the ticket of $ref (XML): the partner's PDF, whole, in base64" "$url" application/xml \
+		"<TicketRequest messageId=\"T-$id\"><BookingRef>$ref</BookingRef></TicketRequest>" \
+		200 '<TicketReply .*<Status>FULFILLED</Status>.*<Document format="application/pdf" medium="PDF_A4" type="TICKET"'
+	pdf="$tickets/$partner-$ref.pdf"
+	sed -n 's:.*<Document [^>]*>\([^<]*\)</Document>.*:\1:p' <<<"$reply" | head -n 1 | base64 -d >"$pdf"
+	[ "$(head -c 5 "$pdf")" = "%PDF-" ] || fail "$partner: the ticket saved as $pdf is not a PDF"
+	echo "${dim}saved the partner's ticket: $pdf ($(wc -c <"$pdf") bytes)${off}"
 
 	send "$partner: booking without OfferRef, first class (JSON): search, pick, book, fulfil" "$url" application/json \
 		"{\"type\":\"BookingRequest\",\"messageId\":\"B2-$id\",\"journey\":{\"trainNumber\":\"9203\",\"departureDate\":\"$day\",\"departureTime\":\"07:56\",\"from\":\"8727100\",\"to\":\"8500010\"},\"placeRequest\":{\"travelClass\":1,\"serviceCode\":1,\"tariffs\":[{\"code\":1,\"count\":1}]},\"passengers\":[{\"firstName\":\"Jean\",\"lastName\":\"Dupont\"}]}" \
@@ -253,4 +268,4 @@ send "hermes: cancel $ref (XML): refunded at the legacy system" "$url" applicati
 	"<CancelRequest messageId=\"C-$id\"><BookingRef>$ref</BookingRef></CancelRequest>" \
 	200 '<Status>REFUNDED</Status>'
 
-printf '\n%sdemo: every reply as expected%s\n' "$bold" "$off"
+printf '\n%sdemo: every reply as expected; the partners'"'"' tickets are in %s%s\n' "$bold" "$tickets" "$off"
