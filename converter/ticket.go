@@ -156,6 +156,11 @@ func (r *run) fulfillmentDocuments(ctx context.Context, b *osdm.Booking, fu *osd
 	base = strings.Replace(base, "{"+osdm.ParamBookingID+"}", url.PathEscape(id), 1)
 
 	status := osdm.FulfillmentStatus(t.Status)
+	if fulfillmentClosed(status) {
+		// Refunded or exchanged between the two reads: its documents
+		// are no longer valid.
+		return nil, nil
+	}
 	if len(docs) == 0 {
 		if notIssued(status) || complete != nil && !*complete {
 			return nil, r.negative(&legacy.NegativeReply{Code: legacy.CodeTicketNotReady, BookingRef: id, Retryable: true,

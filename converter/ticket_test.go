@@ -341,3 +341,17 @@ func TestLinkPath(t *testing.T) {
 		}
 	}
 }
+
+// TestTicketClosedSinceTheBooking: a fulfilment that its own answer says
+// is refunded (since the booking was read) is answered with that status
+// and without the documents it still lists.
+func TestTicketClosedSinceTheBooking(t *testing.T) {
+	res, _ := runTicket(t, Config{}, []scriptedAnswer{
+		{step: StepReadBooking, status: 200, body: ticketBooking(t, "FULFILLED")},
+		{step: StepReadFulfillment, status: 200, body: fulfillmentAnswer(t, "ful-1", "REFUNDED", pdfDocument(ticketPDF))},
+	})
+	tr, isTicket := res.Reply.(*legacy.TicketReply)
+	if !isTicket || len(tr.Tickets) != 1 || tr.Tickets[0].Status != "REFUNDED" || len(tr.Tickets[0].Documents) != 0 {
+		t.Fatalf("%+v", res.Reply)
+	}
+}
