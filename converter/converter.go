@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
@@ -22,6 +23,10 @@ type Converter struct {
 	location    *time.Location
 	now         func() time.Time
 	maxDocument int64
+	// maxTickets bounds the documents of one TicketReply together, so
+	// that the reply stays within what a legacy client reads
+	// (legacy.MaxReplyBytes) in base64 with room for the rest.
+	maxTickets int64
 }
 
 // DefaultPaths are the OSDM 3.x path templates of every step; a Config's
@@ -142,6 +147,7 @@ func New(cfg Config) (*Converter, error) {
 	case c.maxDocument < 0 || c.maxDocument > MaxMaxDocument:
 		return nil, fmt.Errorf("max_document: %d must be 1..%d bytes", c.maxDocument, MaxMaxDocument)
 	}
+	c.maxTickets = int64(legacy.MaxReplyBytes-1<<20) / 4 * 3
 	return c, nil
 }
 

@@ -49,13 +49,25 @@ func (r *run) ticket(ctx context.Context, m *legacy.TicketRequest) *Result {
 	}
 
 	reply := &legacy.TicketReply{Header: r.h, BookingRef: id}
+	var total int64
 	for i := range b.Fulfillments {
+		if len(reply.Tickets) == legacy.MaxItems {
+			break
+		}
 		fu := &b.Fulfillments[i]
 		t := legacy.Ticket{FulfilmentRef: fu.ID, Status: string(fu.Status), TicketControlNumber: fu.ControlNumber}
 		if !fulfillmentClosed(fu.Status) {
 			docs, res := r.fulfillmentDocuments(ctx, b, fu, &t)
 			if res != nil {
 				return res
+			}
+			for _, d := range docs {
+				total += int64(len(d.Content))
+			}
+			if total > r.c.maxTickets {
+				return r.negative(&legacy.NegativeReply{Code: legacy.CodeDocumentTooLarge, BookingRef: id,
+					Text: "The ticket documents of booking " + id + " at partner " + r.c.partner + " are more than " + strconv.FormatInt(r.c.maxTickets, 10) +
+						" bytes together, more than one TicketReply carries; nothing of them is passed on."})
 			}
 			t.Documents = docs
 		}

@@ -355,3 +355,19 @@ func TestTicketClosedSinceTheBooking(t *testing.T) {
 		t.Fatalf("%+v", res.Reply)
 	}
 }
+
+// TestTicketReplyBounded: documents that are each within max_document but
+// together more than a TicketReply carries are refused with
+// DOCUMENT_TOO_LARGE, not answered in part.
+func TestTicketReplyBounded(t *testing.T) {
+	c := testConverter(t, Config{})
+	c.maxTickets = int64(len(ticketPDF)) + 10
+	res := c.Convert(context.Background(), ticketRequest("T-4"), &scripted{t: t, answers: []scriptedAnswer{
+		{step: StepReadBooking, status: 200, body: ticketBooking(t, "FULFILLED", "FULFILLED")},
+		{step: StepReadFulfillment, status: 200, body: fulfillmentAnswer(t, "ful-1", "FULFILLED", pdfDocument(ticketPDF))},
+		{step: StepReadFulfillment, status: 200, body: fulfillmentAnswer(t, "ful-2", "FULFILLED", pdfDocument(ticketPDF))},
+	}})
+	if n := negativeOf(t, res); n.Code != legacy.CodeDocumentTooLarge || n.Retryable || !strings.Contains(n.Text, "together") {
+		t.Fatalf("%+v", n)
+	}
+}
