@@ -371,3 +371,51 @@ func TestTicketReplyBounded(t *testing.T) {
 		t.Fatalf("%+v", n)
 	}
 }
+
+// FuzzTicketAnswer lets the partner answer one call of a TicketRequest
+// (the booking, the fulfilment, a download) with any status and bytes,
+// the others working: Convert never panics, follows the status rule, and
+// a TicketReply it gives holds only whole documents (within max_document
+// and of the format they name), never a part of one.
+func FuzzTicketAnswer(f *testing.F) {
+	dir := filepath.Join("testdata", "golden", "ticket_download_link")
+	valid := map[Step][]byte{
+		StepReadBooking:     readFile(f, dir, "booking.json"),
+		StepReadFulfillment: readFile(f, dir, "fulfillment.json"),
+		StepDocument:        readFile(f, dir, "ticket.pdf"),
+	}
+	inline := readFile(f, filepath.Join("testdata", "golden", "ticket_content"), "fulfillment.json")
+	for call := range 4 {
+		for _, body := range [][]byte{nil, []byte("{"), valid[StepReadBooking], valid[StepReadFulfillment], inline, valid[StepDocument],
+			valid[StepDocument][:20], []byte(`{"fulfillment":{"id":"f","status":"CONFIRMED"},"fulfillmentDocuments":[{"medium":"PDF_A4","type":"TICKET","format":"application/pdf","content":"JVBERi0="}]}`)} {
+			for _, status := range []int{200, 404, 501, 503} {
+				f.Add(uint8(call), status, body)
+			}
+		}
+	}
+	c := testConverter(f, Config{MaxDocument: 4096})
+	f.Fuzz(func(t *testing.T, call uint8, status int, body []byte) {
+		n := 0
+		x := CallerFunc(func(_ context.Context, cl *Call) (*Answer, error) {
+			n++
+			if n-1 == int(call%4) {
+				return &Answer{Status: status, Header: http.Header{}, Body: body}, nil
+			}
+			return &Answer{Status: http.StatusOK, Header: http.Header{}, Body: valid[cl.Step]}, nil
+		})
+		res := c.Convert(context.Background(), ticketRequest("FZ-T"), x)
+		checkReply(t, res)
+		if tr, isTicket := res.Reply.(*legacy.TicketReply); isTicket {
+			for _, tk := range tr.Tickets {
+				for _, d := range tk.Documents {
+					if len(d.Content) == 0 || len(d.Content) > 4096 || formatMismatch(d.Format, d.Content) != "" {
+						t.Fatalf("a document of %d bytes, format %s, was answered", len(d.Content), d.Format)
+					}
+				}
+			}
+		}
+		if n > 6 {
+			t.Errorf("%d calls", n)
+		}
+	})
+}
