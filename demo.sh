@@ -16,6 +16,8 @@
 # partners' ticket PDFs are saved in OSDM_DEMO_TICKETS (default: a new
 # directory under $TMPDIR, named at the end). Dates are ten days from today; message ids carry
 # this run's number, so the script can run again and again against one Caddy.
+# The ticket of hermes's fulfilment is saved as a PDF in demo-tickets/
+# (OSDM_DEMO_TICKETS), to open with any PDF viewer.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -204,7 +206,9 @@ osdm() {
 	out="$(curl "${args[@]}")" || fail "no answer from $hermes/osdm$path"
 	status="${out##*$'\n'}"
 	reply="${out%$'\n'*}"
-	printf '%s< HTTP %s%s\n%s\n' "$dim" "$status" "$off" "$reply"
+	# A document's content (tens of kB of base64) is printed shortened.
+	printf '%s< HTTP %s%s\n%s\n' "$dim" "$status" "$off" \
+		"$(sed -E 's/"content":"([A-Za-z0-9+/]{16})[A-Za-z0-9+/=]*"/"content":"\1…"/g' <<<"$reply")"
 	[ "$status" = "$want" ] || fail "$title: HTTP $want expected, got $status"
 	grep -Eq -- "$pattern" <<<"$reply" || fail "$title: the reply should match /$pattern/"
 }
@@ -224,9 +228,23 @@ osdm "hermes: booking offer $offer (a BookingRequest; PREBOOKED, the places held
 	200 '"status":"PREBOOKED"'
 booking="$(json_field id)"
 
-osdm "hermes: fulfilment (no legacy message)" POST "/bookings/$booking/fulfillments" '{}' \
-	200 '"status":"FULFILLED"'
+osdm "hermes: fulfilment (no legacy message), with its ticket as a PDF" POST "/bookings/$booking/fulfillments" '{}' \
+	200 '"status":"FULFILLED".*"medium":"PDF_A4","type":"TICKET","format":"application/pdf","content":"JVBERi0'
 fulfilment="$(json_field id)"
+
+# The ticket the traveller shows: saved from the fulfilment's document.
+tickets="${OSDM_DEMO_TICKETS:-demo-tickets}"
+mkdir -p "$tickets"
+ticket="$tickets/ticket-$booking.pdf"
+printf '\n%s### hermes: the ticket, saved as %s%s\n' "$bold" "$ticket" "$off"
+sed -n 's/.*"fulfillmentDocuments":\[{[^]]*"content":"\([A-Za-z0-9+/=]*\)".*/\1/p' <<<"$reply" | base64 -d >"$ticket" ||
+	fail "the fulfilment's document is not base64"
+[ "$(head -c 5 "$ticket")" = "%PDF-" ] || fail "the fulfilment's document is not a PDF"
+echo "${dim}< a PDF of $(wc -c <"$ticket") bytes: the train, the passengers and their places, the booking code, the control number and its Aztec code${off}"
+if command -v pdftotext >/dev/null 2>&1; then
+	pdftotext -layout "$ticket" - | sed '/^[[:space:]]*$/d'
+	pdftotext "$ticket" - | grep -q 'Muller' || fail "the ticket does not name the passenger"
+fi
 
 osdm "hermes: the booking, read back from the store" GET "/bookings/$booking" '' \
 	200 "\"id\":\"$booking\""

@@ -87,9 +87,7 @@ func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
 		if fulfilled {
 			rec = f.sendUnsentData(ctx, c.send, rec)
 		}
-		return f.json(c, http.StatusOK, osdm.FulfillmentCollectionResponse{
-			Fulfillments: []osdm.Fulfillment{fulfillmentView(rec)},
-		}), true
+		return f.fulfillmentAnswer(c, rec), true
 	})
 }
 
@@ -114,9 +112,7 @@ func (f *Facade) fulfilExchange(ctx context.Context, c *call, rec *BookingRecord
 	}
 	_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
 	rec = f.sendUnsentData(ctx, c.send, rec)
-	return f.json(c, http.StatusOK, osdm.FulfillmentCollectionResponse{
-		Fulfillments: []osdm.Fulfillment{fulfillmentView(rec)},
-	}), true
+	return f.fulfillmentAnswer(c, rec), true
 }
 
 // controlNumber is the fulfilment's control number: the BookingReply's
@@ -174,5 +170,6 @@ func (f *Facade) getFulfillment(ctx context.Context, c *call) *Answer {
 		return notFound
 	}
 	v := fulfillmentView(rec)
-	return f.json(c, http.StatusOK, osdm.FulfillmentResponse{Fulfillment: &v})
+	docs, problems := f.ticketDocuments(c, rec, &v)
+	return f.json(c, http.StatusOK, osdm.FulfillmentResponse{Problems: problems, Fulfillment: &v, FulfillmentDocuments: docs})
 }

@@ -79,8 +79,9 @@ func TestFulfilmentCarriesItsTicket(t *testing.T) {
 	if again := ticketOf(t, *one.Fulfillment, one.FulfillmentDocuments); !bytes.Equal(again, pdf) {
 		t.Error("GET /fulfillments gives other bytes")
 	}
-	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).decode(t, &fr)
-	if again := ticketOf(t, fr.Fulfillments[0], fr.FulfillmentDocuments); !bytes.Equal(again, pdf) {
+	var fr2 osdm.FulfillmentCollectionResponse
+	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).decode(t, &fr2)
+	if again := ticketOf(t, fr2.Fulfillments[0], fr2.FulfillmentDocuments); !bytes.Equal(again, pdf) {
 		t.Error("fulfilling again gives other bytes")
 	}
 	h.call(http.MethodGet, "/fulfillments/f-nothing", "", nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)

@@ -94,3 +94,11 @@ func drawAztec(pdf *fpdf.Fpdf, payload string, x, y, size float64) {
 func dark(img image.Image, x, y int) bool {
 	return color.GrayModel.Convert(img.At(x, y)).(color.Gray).Y < 0x80
 }
+
+// Check reports whether Render can draw t: the one thing it refuses is a
+// control number and booking code too long for the Aztec code
+// (ErrCodeTooLong).
+func Check(t *Ticket) error {
+	_, err := codePayload(t.ControlNumber, t.BookingCode)
+	return err
+}

@@ -16,6 +16,7 @@ import (
 const (
 	margin      = 15.0
 	pageWidth   = 210.0
+	pageHeight  = 297.0
 	contentW    = pageWidth - 2*margin
 	labelW      = 36.0 // the labels' column
 	codeSize    = 46.0 // the Aztec code's side
@@ -169,7 +170,7 @@ func (r *renderer) places(t *Ticket, i int) {
 		title := fmt.Sprintf("%d. %s", i+1, clean(leg.Train))
 		from := stopLine(leg.Departure, leg.Origin)
 		to := stopLine(leg.Arrival, leg.Destination)
-		if pdf.GetY()+2*lineH+7 > 297-bottomSpace {
+		if pdf.GetY()+2*lineH+7 > pageHeight-bottomSpace {
 			pdf.AddPage()
 		}
 		pdf.CellFormat(contentW, lineH+0.5, cut(pdf, title+" · "+clean(leg.Class), contentW), "", 2, "L", false, 0, "")
@@ -196,7 +197,7 @@ func (r *renderer) places(t *Ticket, i int) {
 		}
 		lines := fit(pdf, name, nameW-2, 3)
 		h := float64(len(lines)) * lineH
-		if pdf.GetY()+h > 297-bottomSpace {
+		if pdf.GetY()+h > pageHeight-bottomSpace {
 			pdf.AddPage()
 		}
 		y := pdf.GetY()
@@ -243,7 +244,7 @@ func (r *renderer) labelled(label, value string, size float64, bold bool, maxLin
 	pdf.SetFont(familyText, style, size)
 	lines := fit(pdf, orDash(value), w, maxLines)
 	h := size * 0.5
-	if pdf.GetY()+float64(len(lines))*h > 297-bottomSpace {
+	if pdf.GetY()+float64(len(lines))*h > pageHeight-bottomSpace {
 		pdf.AddPage()
 	}
 	y := pdf.GetY()
