@@ -282,6 +282,13 @@ send "hermes: booking with OfferRef $offer (XML)" "$url" application/xml "$booki
 ref="$(xml_field BookingRef)"
 send "hermes: the same booking resent: the same reply" "$url" application/xml "$booking" \
 	200 "<BookingRef>$ref</BookingRef>"
+send "hermes: the ticket of $ref (XML): the PDF osdm_legacy renders from the legacy system's booking" "$url" application/xml \
+	"<TicketRequest messageId=\"T-$id\"><BookingRef>$ref</BookingRef></TicketRequest>" \
+	200 '<TicketReply .*<Document format="application/pdf" medium="PDF_A4" type="TICKET"'
+pdf="$tickets/hermes-$ref.pdf"
+sed -n 's:.*<Document [^>]*>\([^<]*\)</Document>.*:\1:p' <<<"$reply" | head -n 1 | base64 -d >"$pdf"
+[ "$(head -c 5 "$pdf")" = "%PDF-" ] || fail "hermes: the ticket saved as $pdf is not a PDF"
+echo "${dim}saved the ticket: $pdf ($(wc -c <"$pdf") bytes)${off}"
 send "hermes: cancel $ref (XML): refunded at the legacy system" "$url" application/xml \
 	"<CancelRequest messageId=\"C-$id\"><BookingRef>$ref</BookingRef></CancelRequest>" \
 	200 '<Status>REFUNDED</Status>'
