@@ -12,17 +12,16 @@
 #                    stopped at the end, when nothing answers on port 8080)
 #
 # OSDM_DEMO_LEGACY, OSDM_DEMO_HERMES and OSDM_DEMO_LEGACY_SANDBOX override
-# the addresses (default http://127.0.0.1:8080, :9443 and :8090). The
-# partners' ticket PDFs are saved in OSDM_DEMO_TICKETS (default: a new
-# directory under $TMPDIR, named at the end). Dates are ten days from today; message ids carry
+# the addresses (default http://127.0.0.1:8080, :9443 and :8090). Dates are ten days from today; message ids carry
 # this run's number, so the script can run again and again against one Caddy.
-# The ticket of hermes's fulfilment is saved as a PDF in demo-tickets/
-# (OSDM_DEMO_TICKETS), to open with any PDF viewer.
+# The tickets (the partners' PDFs a legacy TicketRequest fetched, and that
+# of hermes's fulfilment) are saved in demo-tickets/ (OSDM_DEMO_TICKETS),
+# to open with any PDF viewer.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 legacy="${OSDM_DEMO_LEGACY:-http://127.0.0.1:8080}"
-tickets="${OSDM_DEMO_TICKETS:-$(mktemp -d "${TMPDIR:-/tmp}/osdm-demo-tickets.XXXXXX")}"
+tickets="${OSDM_DEMO_TICKETS:-demo-tickets}"
 mkdir -p "$tickets"
 day="$(date -u -d '+10 days' +%F 2>/dev/null || date -u -v+10d +%F)"
 run="$(date -u +%H%M%S)-$$"
@@ -233,8 +232,6 @@ osdm "hermes: fulfilment (no legacy message), with its ticket as a PDF" POST "/b
 fulfilment="$(json_field id)"
 
 # The ticket the traveller shows: saved from the fulfilment's document.
-tickets="${OSDM_DEMO_TICKETS:-demo-tickets}"
-mkdir -p "$tickets"
 ticket="$tickets/ticket-$booking.pdf"
 printf '\n%s### hermes: the ticket, saved as %s%s\n' "$bold" "$ticket" "$off"
 sed -n 's/.*"fulfillmentDocuments":\[{[^]]*"content":"\([A-Za-z0-9+/=]*\)".*/\1/p' <<<"$reply" | base64 -d >"$ticket" ||
