@@ -103,6 +103,24 @@ func TestConvertCaddyfileErrorNamesFileAndLine(t *testing.T) {
 	}
 }
 
+// TestConvertMaxDocumentErrorNamesFileAndLine: a max_document out of
+// range is refused when the Caddyfile loads, naming the file and line.
+func TestConvertMaxDocumentErrorNamesFileAndLine(t *testing.T) {
+	const cf = `:0 {
+	route /p {
+		osdm_convert {
+			partner p
+			max_document 64MiB
+		}
+		reverse_proxy 127.0.0.1:1
+	}
+}`
+	err := harness.TryAdapt("Railway.caddyfile", cf)
+	if err == nil || !strings.Contains(err.Error(), "Railway.caddyfile:5") || !strings.Contains(err.Error(), "max_document") {
+		t.Fatalf("error %v, want one naming max_document at Railway.caddyfile:5", err)
+	}
+}
+
 // TestConvertAdaptRoundTrip: the JSON a Caddyfile adapts to loads back
 // into the same handler, without filled-in defaults.
 func TestConvertAdaptRoundTrip(t *testing.T) {
