@@ -219,7 +219,7 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// transportFailure classifies an Caller error. The reply text says
+// transportFailure classifies a Caller error. The reply text says
 // what failed in words a person at a reservation desk can act on; the
 // error itself (Go types, addresses, file:line) is the Caller's to log,
 // never the reply's.
@@ -232,6 +232,9 @@ func transportFailure(ctx context.Context, step Step, what string, err error) *f
 	case errors.Is(err, ErrAuthentication):
 		f.code, f.uncertain = legacy.CodeAuthenticationFailed, false
 		f.what = what + " was not made: the login at the partner's login service failed in a way that retrying will not fix (credentials refused, or a key or TLS setting); the detail is in the gateway's log"
+	case errors.Is(err, ErrAnswerTooLarge):
+		f.code = legacy.CodePartnerUnavailable
+		f.what = what + " answered more than the gateway reads of an OSDM answer; the answer was dropped"
 	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(ctx.Err(), context.DeadlineExceeded):
 		f.code = legacy.CodePartnerTimeout
 		f.what = what + " got no answer in time"

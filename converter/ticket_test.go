@@ -419,3 +419,16 @@ func FuzzTicketAnswer(f *testing.F) {
 		}
 	})
 }
+
+// TestAnswerTooLargeOutsideTickets: an answer the Caller cut off at its
+// own bound, on a call that carries no documents, is a retryable
+// PARTNER_UNAVAILABLE that says so, not DOCUMENT_TOO_LARGE.
+func TestAnswerTooLargeOutsideTickets(t *testing.T) {
+	c := testConverter(t, Config{})
+	res := c.Convert(context.Background(), availabilityRequest("AT-1"), &scripted{t: t, answers: []scriptedAnswer{
+		{step: StepOffers, err: fmt.Errorf("%w: longer than 8388608 bytes", ErrAnswerTooLarge)},
+	}})
+	if n := negativeOf(t, res); n.Code != legacy.CodePartnerUnavailable || !n.Retryable || !strings.Contains(n.Text, "more than the gateway reads") {
+		t.Fatalf("%+v", n)
+	}
+}
