@@ -99,6 +99,7 @@ type Convert struct {
 	// The journal (convert_journal.go).
 	journal     *converter.Journal
 	store       *store.Handle
+	calls       *convertCalls
 	settlements *prometheus.CounterVec
 }
 
@@ -267,6 +268,7 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 
 	x := &nextCaller{orig: r, next: next, traceParent: calls.TraceParent(r), metrics: c.metrics, partner: c.Partner}
+	c.calls.begin()
 	stored := false
 	res, shared := c.replies.Do(r.Context(), req.MessageID(), body, func() *converter.Result {
 		// Detached from the legacy client: a sequence that has booked must
@@ -278,6 +280,7 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return res
 	})
 	x.release()
+	c.calls.end(res, c.now())
 	shared = shared || stored
 	c.metrics.exchanges.WithLabelValues(c.Partner, string(req.Kind()), res.Outcome).Inc()
 	el := newExchangeLog(c.Partner, req, res, x.calls, shared)
