@@ -44,6 +44,11 @@ func (r *run) ticket(ctx context.Context, m *legacy.TicketRequest) *Result {
 		return r.failBooking(f, id)
 	}
 	b := br.Booking
+	for _, fu := range b.Fulfillments {
+		if why := unfitFulfillment(&fu); why != "" {
+			return r.brokenAnswer(id, r.describeCall(StepReadBooking, id), why)
+		}
+	}
 	if why := notTicketed(b); why != "" {
 		return r.invalidAbout(id, "Booking "+id+" at partner "+r.c.partner+" "+why)
 	}
@@ -55,7 +60,7 @@ func (r *run) ticket(ctx context.Context, m *legacy.TicketRequest) *Result {
 			break
 		}
 		fu := &b.Fulfillments[i]
-		t := legacy.Ticket{FulfilmentRef: fu.ID, Status: string(fu.Status), TicketControlNumber: fu.ControlNumber}
+		t := legacy.Ticket{FulfilmentRef: fu.ID, Status: string(fu.Status), TicketControlNumber: plain(fu.ControlNumber, 1000)}
 		if !fulfillmentClosed(fu.Status) {
 			docs, res := r.fulfillmentDocuments(ctx, b, fu, &t)
 			if res != nil {
@@ -148,10 +153,13 @@ func (r *run) fulfillmentDocuments(ctx context.Context, b *osdm.Booking, fu *osd
 		docs = fr.FulfillmentDocuments
 		if ff := fr.Fulfillment; ff != nil {
 			if ff.Status != "" {
+				if !fulfillmentStatus(ff.Status) {
+					return nil, r.brokenAnswer(id, what, "fulfilment "+plain(fu.ID, 128)+" has the status "+strconv.Quote(plain(string(ff.Status), 40))+", which is not an OSDM fulfilment status")
+				}
 				t.Status = string(ff.Status)
 			}
 			if ff.ControlNumber != "" {
-				t.TicketControlNumber = ff.ControlNumber
+				t.TicketControlNumber = plain(ff.ControlNumber, 1000)
 			}
 			if ff.ContentComplete != nil {
 				complete = ff.ContentComplete
@@ -285,12 +293,16 @@ func (r *run) document(ctx context.Context, id, fid string, n int, base string, 
 	if len(content) == 0 {
 		return legacy.Document{}, r.brokenDocument(id, name+" is empty")
 	}
+	if !legacyFormat(string(d.Format)) || !legacyToken(string(d.Medium)) || !legacyToken(string(d.Type)) {
+		return legacy.Document{}, r.brokenDocument(id, name+" has a format, medium or type that is not a MIME type or an OSDM code ("+
+			strconv.Quote(plain(string(d.Format), 40))+", "+strconv.Quote(plain(string(d.Medium), 40))+", "+strconv.Quote(plain(string(d.Type), 40))+")")
+	}
 	if why := formatMismatch(string(d.Format), content); why != "" {
 		return legacy.Document{}, r.brokenDocument(id, name+" "+why)
 	}
 	return legacy.Document{
 		Format: string(d.Format), Medium: string(d.Medium), Type: string(d.Type),
-		ControlNumber: d.ControlNumber, Content: content,
+		ControlNumber: plain(d.ControlNumber, 1000), Content: content,
 	}, nil
 }
 
@@ -302,6 +314,57 @@ func (r *run) brokenDocument(id, what string) *Result {
 		Text: "Partner " + r.c.partner + " gave a broken ticket document for booking " + id + ": " + what +
 			". Nothing of it is passed on; ask the partner to issue the document again."})
 }
+
+// brokenAnswer refuses a TicketRequest whose booking or fulfilment the
+// partner answered with what a TicketReply cannot carry: PARTNER_UNAVAILABLE,
+// not retryable (the partner would answer the same again).
+func (r *run) brokenAnswer(id, what, why string) *Result {
+	return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerUnavailable, BookingRef: id,
+		Text: "Partner " + r.c.partner + " answered " + what + " with what a TicketReply cannot carry: " + why + ". Ask the partner to correct its answer."})
+}
+
+// unfitFulfillment says why fulfilment fu of a booking cannot become a
+// Ticket (an id a FulfilmentRef cannot carry, a status OSDM does not
+// have), or "".
+func unfitFulfillment(fu *osdm.Fulfillment) string {
+	switch {
+	case !validRef(fu.ID):
+		return "a fulfilment id " + strconv.Quote(plain(fu.ID, 64)) + " that a legacy FulfilmentRef cannot carry (1..128 printable ASCII characters, one path segment)"
+	case !fulfillmentStatus(fu.Status):
+		return "fulfilment " + fu.ID + " has the status " + strconv.Quote(plain(string(fu.Status), 40)) + ", which is not an OSDM fulfilment status"
+	}
+	return ""
+}
+
+// fulfillmentStatus reports one of the spec's fulfilment statuses (a
+// closed enum).
+func fulfillmentStatus(s osdm.FulfillmentStatus) bool {
+	switch s {
+	case osdm.FulfillmentAvailable, osdm.FulfillmentOnHold, osdm.FulfillmentConfirmed, osdm.FulfillmentFulfilled, osdm.FulfillmentCheckedIn,
+		osdm.FulfillmentCancelled, osdm.FulfillmentReleased, osdm.FulfillmentRefunded, osdm.FulfillmentExchanged, osdm.FulfillmentExpired:
+		return true
+	}
+	return false
+}
+
+// legacyToken reports what a legacy medium or document type carries:
+// 1..64 of A-Z a-z 0-9 _ . : -.
+func legacyToken(s string) bool {
+	if len(s) < 1 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// legacyFormat reports what a legacy document format carries: a MIME
+// type of 1..128 printable ASCII characters without spaces.
+func legacyFormat(s string) bool { return strings.Contains(s, "/") && validOfferRef(s) && len(s) <= 128 }
 
 // decodeDocuments reads body, the answer of a ticket call, into out. A
 // document content that is not base64 is a broken document; any other

@@ -432,3 +432,34 @@ func TestAnswerTooLargeOutsideTickets(t *testing.T) {
 		t.Fatalf("%+v", n)
 	}
 }
+
+// TestTicketUnfitAnswer: a booking or fulfilment whose ids, status or
+// document codes a TicketReply cannot carry is refused, not retryable,
+// saying what, rather than answered with a reply a legacy client cannot
+// read.
+func TestTicketUnfitAnswer(t *testing.T) {
+	badMedium := pdfDocument(ticketPDF)
+	badMedium["medium"] = "PDF A4"
+	for _, c := range []struct {
+		name    string
+		answers []scriptedAnswer
+		want    string
+	}{
+		{"fulfilment id with a space", []scriptedAnswer{{step: StepReadBooking, status: 200,
+			body: []byte(strings.Replace(string(ticketBooking(t, "REFUNDED", "FULFILLED")), `"ful-1"`, `"ful 1"`, 1))}}, "FulfilmentRef cannot carry"},
+		{"status not in OSDM", []scriptedAnswer{{step: StepReadBooking, status: 200, body: ticketBooking(t, "PENDING")}}, `"PENDING", which is not an OSDM fulfilment status`},
+		{"fulfilment answer's status not in OSDM", []scriptedAnswer{{step: StepReadBooking, status: 200, body: ticketBooking(t, "FULFILLED")},
+			{step: StepReadFulfillment, status: 200, body: fulfillmentAnswer(t, "ful-1", "DONE", pdfDocument(ticketPDF))}}, `"DONE"`},
+		{"medium with a space", []scriptedAnswer{{step: StepReadBooking, status: 200, body: ticketBooking(t, "FULFILLED")},
+			{step: StepReadFulfillment, status: 200, body: fulfillmentAnswer(t, "ful-1", "FULFILLED", badMedium)}}, `"PDF A4"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := testConverter(t, Config{}).Convert(context.Background(), ticketRequest("T-5"), &scripted{t: t, answers: c.answers})
+			checkReply(t, res)
+			n := negativeOf(t, res)
+			if n.Code != legacy.CodePartnerUnavailable || n.Retryable || n.BookingRef != "b-4711" || !strings.Contains(n.Text, c.want) {
+				t.Fatalf("%+v", n)
+			}
+		})
+	}
+}
