@@ -17,7 +17,7 @@ func (s *Sandbox) fulfil(now time.Time, rq *request) *response {
 	if p := decode(rq.body, &req, true); p != nil {
 		return problemResponse(p)
 	}
-	b, p := s.liveBooking(now, rq.bookingID)
+	b, p := s.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -86,12 +86,15 @@ func (s *Sandbox) getFulfillment(now time.Time, rq *request) *response {
 		}
 		return true
 	})
-	if found == nil {
+	if found == nil || found.client != rq.client {
+		// Another client's fulfilment is as unknown as its booking.
 		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no fulfillment "+strconv.Quote(id)))
 	}
 	// The booking's state is brought up to date first (a pending exchange
 	// past its limit is dropped), as for GET /bookings/{bookingId}.
-	if _, p := s.liveBooking(now, found.id); p != nil {
+	brq := *rq
+	brq.bookingID = found.id
+	if _, p := s.liveBooking(now, &brq); p != nil {
 		return problemResponse(p)
 	}
 	out := *f

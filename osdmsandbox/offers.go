@@ -25,6 +25,8 @@ type search struct {
 	trains       []string
 	classes      []osdm.TravelClass
 	passengers   []osdm.AnonymousPassengerSpecification
+	// client is the client searching: the offers found are its own.
+	client       string
 	reservations bool // reservations asked for (or no offer part named)
 	// specified are the trips of tripSpecifications, each its timed legs;
 	// when there are any, they are the search (origin, dest, asked and
@@ -44,6 +46,8 @@ type offer struct {
 	groups     []group
 	passengers []osdm.AnonymousPassengerSpecification
 	bookedBy   string // the booking that took it
+	// client is the client that searched it: the only one that books it.
+	client string
 	// exchange makes it an exchange offer of a booking; nil for a sale.
 	exchange *exchangeTerms
 }
@@ -68,6 +72,7 @@ func (s *Sandbox) searchOffers(now time.Time, rq *request) *response {
 	if p != nil {
 		return problemResponse(p)
 	}
+	sr.client = rq.client
 	return s.answerSearch(now, sr)
 }
 
@@ -360,7 +365,7 @@ trips:
 					short++
 					continue
 				}
-				out.Offers = append(out.Offers, s.newOffer(now, r, []group{g}, sr.passengers, []int{free}))
+				out.Offers = append(out.Offers, s.newOffer(now, sr.client, r, []group{g}, sr.passengers, []int{free}))
 			}
 			continue
 		}
@@ -384,7 +389,7 @@ trips:
 					continue classes
 				}
 			}
-			out.Offers = append(out.Offers, s.newOffer(now, r, groups, sr.passengers, free))
+			out.Offers = append(out.Offers, s.newOffer(now, sr.client, r, groups, sr.passengers, free))
 		}
 	}
 	switch {
@@ -444,8 +449,8 @@ func problemBody(status int, p osdm.Problem) *response {
 
 // newOffer makes and stores the offer of groups[i] on each train r[i] of
 // a trip for the passengers; free[i] is the number of places left there.
-// Callers hold s.mu.
-func (s *Sandbox) newOffer(now time.Time, r route, groups []group, pax []osdm.AnonymousPassengerSpecification, free []int) osdm.Offer {
+// The offer is client's. Callers hold s.mu.
+func (s *Sandbox) newOffer(now time.Time, client string, r route, groups []group, pax []osdm.AnonymousPassengerSpecification, free []int) osdm.Offer {
 	o := &offer{
 		id:         s.newID("o"),
 		createdOn:  now,
@@ -453,6 +458,7 @@ func (s *Sandbox) newOffer(now time.Time, r route, groups []group, pax []osdm.An
 		route:      r,
 		groups:     groups,
 		passengers: pax,
+		client:     client,
 	}
 	s.addOffer(o)
 
