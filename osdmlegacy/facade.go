@@ -120,7 +120,7 @@ type call struct {
 	answer *Answer
 	// tickets are the documents of the answer, rendered in place of their
 	// placeholders when it leaves Serve (ticket_document.go).
-	tickets []PendingTicket
+	tickets []ticketpdf.Placeholder
 }
 
 // Serve answers one OSDM call: method and path (relative to the façade's

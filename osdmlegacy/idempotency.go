@@ -12,6 +12,7 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/store"
+	"github.com/caddy-osdm/caddy-osdm/ticketpdf"
 )
 
 // IdempotencyTTL is how long an Idempotency-Key and its answer are kept:
@@ -38,7 +39,7 @@ type IdempotencyRecord struct {
 	// Tickets are the documents of Body, which holds their placeholders:
 	// a replay renders the same bytes again, and the store keeps a few
 	// hundred bytes of a ticket rather than its PDF.
-	Tickets []PendingTicket `json:"tickets,omitempty"`
+	Tickets []ticketpdf.Placeholder `json:"tickets,omitempty"`
 	// LeaseUntil is when a call still under way is presumed dead, so that
 	// a retry may take over (the legacy system de-duplicates a resend).
 	LeaseUntil time.Time `json:"leaseUntil"`

@@ -1,9 +1,6 @@
 package osdmlegacy
 
 import (
-	"bytes"
-	"crypto/rand"
-	"encoding/base64"
 	"net/http"
 	"strings"
 
@@ -29,14 +26,6 @@ import (
 // 35 kB each).
 const ticketCacheSize = 128
 
-// PendingTicket is a document of an answer before it is rendered: Marker
-// is what the answer's body holds as the document's content (base64 of
-// 18 random bytes), Ticket what it shows.
-type PendingTicket struct {
-	Marker []byte           `json:"marker"`
-	Ticket ticketpdf.Ticket `json:"ticket"`
-}
-
 // documentID is the id of a fulfilment's ticket document.
 func documentID(fulfillmentID string) string { return fulfillmentID + "-ticket" }
 
@@ -60,9 +49,8 @@ func (f *Facade) ticketDocuments(c *call, rec *BookingRecord, fv *osdm.Fulfillme
 			Detail: "fulfillment " + fv.ID + " has no ticket document: the legacy system's control number and reservation reference are too long for its Aztec code (" + err.Error() + "); the fulfillment stands",
 		}}
 	}
-	marker := make([]byte, 18)
-	_, _ = rand.Read(marker)
-	c.tickets = append(c.tickets, PendingTicket{Marker: marker, Ticket: t})
+	ph := ticketpdf.NewPlaceholder(t)
+	c.tickets = append(c.tickets, ph)
 	id := documentID(fv.ID)
 	fv.FulfillmentDocumentRefs = []string{id}
 	return []osdm.FulfillmentDocument{{
@@ -70,7 +58,7 @@ func (f *Facade) ticketDocuments(c *call, rec *BookingRecord, fv *osdm.Fulfillme
 		Medium:        osdm.FulfillmentMediaPDFA4,
 		Type:          osdm.DocumentTicket,
 		Format:        osdm.FormatPDF,
-		Content:       marker,
+		Content:       ph.Marker,
 		ControlNumber: fv.ControlNumber,
 	}}, nil
 }
@@ -106,24 +94,9 @@ func (f *Facade) renderTickets(c *call, a *Answer) *Answer {
 	if len(c.tickets) == 0 || a.Status < 200 || a.Status > 299 {
 		return a
 	}
-	body := a.Body
-	for i := range c.tickets {
-		pt := &c.tickets[i]
-		pdf, err := f.tickets.Render(&pt.Ticket)
-		if err != nil {
-			return f.problem(c, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the ticket document could not be rendered"))
-		}
-		marker := []byte(`"` + base64.StdEncoding.EncodeToString(pt.Marker) + `"`)
-		i := bytes.Index(body, marker)
-		if i < 0 {
-			continue
-		}
-		content := base64.StdEncoding.EncodeToString(pdf)
-		out := make([]byte, 0, len(body)+len(content))
-		out = append(out, body[:i+1]...)
-		out = append(out, content...)
-		out = append(out, body[i+len(marker)-1:]...)
-		body = out
+	body, err := f.tickets.Fill(a.Body, c.tickets)
+	if err != nil {
+		return f.problem(c, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the ticket document could not be rendered"))
 	}
 	a.Body = body
 	return a

@@ -1,10 +1,6 @@
 package osdmsandbox
 
 import (
-	"bytes"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"net/http"
 	"slices"
 	"strings"
@@ -29,52 +25,30 @@ const documentCacheSize = 64
 // documentID is the id of a fulfilment's ticket document.
 func documentID(fulfillmentID string) string { return fulfillmentID + "-ticket" }
 
-// pendingDocument is a document of an answer, rendered when the answer is
-// written: its content in the answer's body is the base64 of marker.
-type pendingDocument struct {
-	marker []byte
-	ticket ticketpdf.Ticket
-}
-
 // documents are the fulfillmentDocuments of b's fulfilment f: its ticket
 // while f is FULFILLED, none otherwise. The content is a placeholder,
-// unique to this sandbox and document, that writeDocuments replaces.
-func (s *Sandbox) documents(b *booking, f *osdm.Fulfillment) ([]osdm.FulfillmentDocument, []pendingDocument) {
+// which ServeHTTP fills with the PDF.
+func (s *Sandbox) documents(b *booking, f *osdm.Fulfillment) ([]osdm.FulfillmentDocument, []ticketpdf.Placeholder) {
 	if f == nil || f.Status != osdm.FulfillmentFulfilled || b.fulfillment == nil || f.ID != b.fulfillment.ID {
 		return nil, nil
 	}
 	id := documentID(f.ID)
-	sum := sha256.Sum256([]byte(s.docNonce + id))
-	marker := sum[:18] // 24 base64 characters, no padding
+	ph := ticketpdf.NewPlaceholder(s.ticketOf(b, f))
 	doc := osdm.FulfillmentDocument{
 		ID:            id,
 		Medium:        osdm.FulfillmentMediaPDFA4,
 		Type:          osdm.DocumentTicket,
 		Format:        osdm.FormatPDF,
-		Content:       marker,
+		Content:       ph.Marker,
 		ControlNumber: f.ControlNumber,
 	}
-	return []osdm.FulfillmentDocument{doc}, []pendingDocument{{marker: marker, ticket: s.ticketOf(b, f)}}
+	return []osdm.FulfillmentDocument{doc}, []ticketpdf.Placeholder{ph}
 }
 
 // withDocuments marks resp as carrying docs.
-func withDocuments(resp *response, docs []pendingDocument) *response {
+func withDocuments(resp *response, docs []ticketpdf.Placeholder) *response {
 	resp.documents = docs
 	return resp
-}
-
-// writeDocuments is body with every pending document rendered in place
-// of its placeholder.
-func (s *Sandbox) writeDocuments(body []byte, docs []pendingDocument) ([]byte, error) {
-	for _, d := range docs {
-		pdf, err := s.docCache.Render(&d.ticket)
-		if err != nil {
-			return nil, err
-		}
-		old := `"` + base64.StdEncoding.EncodeToString(d.marker) + `"`
-		body = bytes.Replace(body, []byte(old), []byte(`"`+base64.StdEncoding.EncodeToString(pdf)+`"`), 1)
-	}
-	return body, nil
 }
 
 // ticketOf is the ticket of b's fulfilment f: the trains of the parts it
@@ -153,14 +127,6 @@ func classLabel(g group) string {
 		n = "1st"
 	}
 	return n + " class, " + serviceClass(g).Name
-}
-
-// newDocNonce makes the secret part of this sandbox's placeholders: a
-// booking's names cannot guess one.
-func newDocNonce() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
 // documentProblem is the answer when a document cannot be rendered.

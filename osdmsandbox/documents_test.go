@@ -52,20 +52,8 @@ func TestFulfilmentCarriesItsTicket(t *testing.T) {
 	r.decode(t, &fr)
 	f := fr.Fulfillments[0]
 	pdf := ticketOf(t, f, fr.FulfillmentDocuments)
-
-	info := pdfcheck.Info(t, pdf)
-	if info["Pages"] != "1" || !strings.Contains(info["Page size"], "A4") {
-		t.Errorf("pdfinfo: %v", info)
-	}
-	text := strings.Join(strings.Fields(pdfcheck.Text(t, pdf)), " ")
-	for _, want := range []string{"IC 708", departure.Format("2006-01-02"), "Zürich HB", b.BookingCode, f.ControlNumber, "Παπαδόπουλος", "Достоевский", "EUR 10.00"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("the ticket does not show %q:\n%s", want, text)
-		}
-	}
-	codes := pdfcheck.Codes(t, pdf)
-	if want := ticketpdf.Payload(f.ControlNumber, b.BookingCode); len(codes) != 1 || codes[0].Format != "Aztec" || codes[0].Text != want {
-		t.Errorf("codes on page 1: %q, want the Aztec code %q", codes, want)
+	if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
+		t.Fatalf("the document is not a PDF: %q", pdf[:min(len(pdf), 16)])
 	}
 
 	// The same document, byte for byte, from the booking, the fulfilment
@@ -85,6 +73,22 @@ func TestFulfilmentCarriesItsTicket(t *testing.T) {
 		t.Error("fulfilling again gives other bytes")
 	}
 	h.call(http.MethodGet, "/fulfillments/f-nothing", "", nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
+
+	// Read back as a person's tools would (skipped, saying so, without them).
+	info := pdfcheck.Info(t, pdf)
+	if info["Pages"] != "1" || !strings.Contains(info["Page size"], "A4") {
+		t.Errorf("pdfinfo: %v", info)
+	}
+	text := strings.Join(strings.Fields(pdfcheck.Text(t, pdf)), " ")
+	for _, want := range []string{"IC 708", departure.Format("2006-01-02"), "Zürich HB", b.BookingCode, f.ControlNumber, "Παπαδόπουλος", "Достоевский", "EUR 10.00"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the ticket does not show %q:\n%s", want, text)
+		}
+	}
+	codes := pdfcheck.Codes(t, pdf)
+	if want := ticketpdf.Payload(f.ControlNumber, b.BookingCode); len(codes) != 1 || codes[0].Format != "Aztec" || codes[0].Text != want {
+		t.Errorf("codes on page 1: %q, want the Aztec code %q", codes, want)
+	}
 }
 
 func TestTicketReplayedForAnIdempotencyKeyIsTheSame(t *testing.T) {
@@ -167,5 +171,31 @@ func TestExchangedTicketIsReplaced(t *testing.T) {
 	got := h.getBooking(b.ID)
 	if len(got.FulfillmentDocuments) != 1 || got.FulfillmentDocuments[0].ID != nf.FulfillmentDocumentRefs[0] {
 		t.Errorf("the booking offers %d documents after the exchange", len(got.FulfillmentDocuments))
+	}
+}
+
+// A trip with a change has one ticket: both trains, each with its
+// stations, times, class and the passenger's place.
+func TestTicketOfATripWithAChange(t *testing.T) {
+	h := newHarness(t, osdmsandbox.Config{})
+	var resp osdm.OfferCollectionResponse
+	r := h.postOffers(specified(timedLeg("9", "8500010", "2026-12-01T07:12", "8503000", "2026-12-01T08:05"),
+		timedLeg("11", "8503000", "2026-12-01T08:30", "8000261", "2026-12-01T12:45")))
+	r.decode(t, &resp)
+	if r.status != http.StatusOK || len(resp.Offers) == 0 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	b := h.book(resp.Offers[0])
+	var fr osdm.FulfillmentCollectionResponse
+	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).decode(t, &fr)
+	pdf := ticketOf(t, fr.Fulfillments[0], fr.FulfillmentDocuments)
+	text := strings.Join(strings.Fields(pdfcheck.Text(t, pdf)), " ")
+	for _, want := range []string{"IC 9 / IC 11", "1 change", "07:12 Basel SBB (8500010)", "12:45", "1. IC 9", "2. IC 11", "Anna Muster"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the ticket does not show %q:\n%s", want, text)
+		}
+	}
+	if strings.Count(text, "Anna Muster") != 2 {
+		t.Errorf("the passenger is not listed on both trains:\n%s", text)
 	}
 }

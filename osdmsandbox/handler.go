@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/ticketpdf"
 )
 
 // MaxBodyBytes bounds a request body; a larger one is answered 413.
@@ -32,7 +33,7 @@ type response struct {
 	// Idempotency-Key.
 	replayed bool
 	// documents are rendered into body when it is written (documents.go).
-	documents []pendingDocument
+	documents []ticketpdf.Placeholder
 }
 
 // request is what a handler needs of the HTTP request.
@@ -116,7 +117,7 @@ func (s *Sandbox) ServeClient(w http.ResponseWriter, r *http.Request, client str
 	body := resp.body
 	if len(resp.documents) > 0 {
 		var err error
-		if body, err = s.writeDocuments(body, resp.documents); err != nil {
+		if body, err = s.docCache.Fill(body, resp.documents); err != nil {
 			resp = documentProblem(err)
 			body = resp.body
 		}

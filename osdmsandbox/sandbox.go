@@ -27,10 +27,8 @@ type Sandbox struct {
 	inventory *inventory
 	nextSweep time.Time
 
-	// docCache keeps the ticket documents rendered last; docNonce makes
-	// their placeholders in answers unguessable (documents.go).
+	// docCache keeps the ticket documents rendered last (documents.go).
 	docCache *ticketpdf.Cache
-	docNonce string
 }
 
 // New checks cfg and returns a Sandbox with its defaults filled in.
@@ -50,7 +48,6 @@ func New(cfg Config) (*Sandbox, error) {
 		keys:      newOrdered[*storedResponse](),
 		inventory: newInventory(cfg.Capacity),
 		docCache:  ticketpdf.NewCache(documentCacheSize),
-		docNonce:  newDocNonce(),
 	}
 	cfg.ExternalInventory = append([]ExternalInventory(nil), cfg.ExternalInventory...)
 	for i, e := range cfg.ExternalInventory {

@@ -10,7 +10,10 @@
 // Rendering is deterministic: the same Ticket gives the same bytes. The
 // PDF's dates are the ticket's IssuedOn, never the time of rendering, and
 // its document ID and metadata are fixed, so a document can be rendered
-// again on demand instead of being stored.
+// again on demand instead of being stored: Cache keeps the last ones, and
+// a Placeholder stands for a PDF in a JSON answer until Cache.Fill
+// renders it in place (after a lock is released, or when an answer kept
+// for an Idempotency-Key is replayed).
 //
 // Text may be in any script the embedded font covers (the Go fonts:
 // Latin with its accents, Greek, Cyrillic and the rest of WGL4); a
