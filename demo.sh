@@ -14,10 +14,15 @@
 # OSDM_DEMO_LEGACY, OSDM_DEMO_HERMES and OSDM_DEMO_LEGACY_SANDBOX override
 # the addresses (default http://127.0.0.1:8080, :9443 and :8090). Dates are ten days from today; message ids carry
 # this run's number, so the script can run again and again against one Caddy.
+# The tickets (the partners' PDFs a legacy TicketRequest fetched, and that
+# of hermes's fulfilment) are saved in demo-tickets/ (OSDM_DEMO_TICKETS),
+# to open with any PDF viewer.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 legacy="${OSDM_DEMO_LEGACY:-http://127.0.0.1:8080}"
+tickets="${OSDM_DEMO_TICKETS:-demo-tickets}"
+mkdir -p "$tickets"
 day="$(date -u -d '+10 days' +%F 2>/dev/null || date -u -v+10d +%F)"
 run="$(date -u +%H%M%S)-$$"
 
@@ -65,7 +70,10 @@ send() {
 		fail "no answer from $url"
 	status="${out##*$'\n'}"
 	reply="${out%$'\n'*}"
-	printf '%s< HTTP %s%s\n%s\n' "$dim" "$status" "$off" "$reply"
+	local shown="$reply"
+	# A TicketReply carries whole documents: show its beginning only.
+	[ "${#reply}" -le 4000 ] || shown="${reply:0:700}... (${#reply} bytes in all)"
+	printf '%s< HTTP %s%s\n%s\n' "$dim" "$status" "$off" "$shown"
 	[ "$status" = "$want" ] || fail "$title: HTTP $want expected, got $status"
 	grep -Eq -- "$pattern" <<<"$(tr -d '\n' <<<"$reply")" || fail "$title: the reply should match /$pattern/"
 }
@@ -99,6 +107,14 @@ for partner in alpine coastal; do
 
 	send "$partner: the same booking resent: the same reply, nothing booked twice" "$url" application/xml "$booking" \
 		200 "<BookingRef>$ref</BookingRef>"
+
+	send "$partner: the ticket of $ref (XML): the partner's PDF, whole, in base64" "$url" application/xml \
+		"<TicketRequest messageId=\"T-$id\"><BookingRef>$ref</BookingRef></TicketRequest>" \
+		200 '<TicketReply .*<Status>FULFILLED</Status>.*<Document format="application/pdf" medium="PDF_A4" type="TICKET"'
+	pdf="$tickets/$partner-$ref.pdf"
+	sed -n 's:.*<Document [^>]*>\([^<]*\)</Document>.*:\1:p' <<<"$reply" | head -n 1 | base64 -d >"$pdf"
+	[ "$(head -c 5 "$pdf")" = "%PDF-" ] || fail "$partner: the ticket saved as $pdf is not a PDF"
+	echo "${dim}saved the partner's ticket: $pdf ($(wc -c <"$pdf") bytes)${off}"
 
 	send "$partner: booking without OfferRef, first class (JSON): search, pick, book, fulfil" "$url" application/json \
 		"{\"type\":\"BookingRequest\",\"messageId\":\"B2-$id\",\"journey\":{\"trainNumber\":\"9203\",\"departureDate\":\"$day\",\"departureTime\":\"07:56\",\"from\":\"8727100\",\"to\":\"8500010\"},\"placeRequest\":{\"travelClass\":1,\"serviceCode\":1,\"tariffs\":[{\"code\":1,\"count\":1}]},\"passengers\":[{\"firstName\":\"Jean\",\"lastName\":\"Dupont\"}]}" \
@@ -189,7 +205,9 @@ osdm() {
 	out="$(curl "${args[@]}")" || fail "no answer from $hermes/osdm$path"
 	status="${out##*$'\n'}"
 	reply="${out%$'\n'*}"
-	printf '%s< HTTP %s%s\n%s\n' "$dim" "$status" "$off" "$reply"
+	# A document's content (tens of kB of base64) is printed shortened.
+	printf '%s< HTTP %s%s\n%s\n' "$dim" "$status" "$off" \
+		"$(sed -E 's/"content":"([A-Za-z0-9+/]{16})[A-Za-z0-9+/=]*"/"content":"\1…"/g' <<<"$reply")"
 	[ "$status" = "$want" ] || fail "$title: HTTP $want expected, got $status"
 	grep -Eq -- "$pattern" <<<"$reply" || fail "$title: the reply should match /$pattern/"
 }
@@ -209,9 +227,21 @@ osdm "hermes: booking offer $offer (a BookingRequest; PREBOOKED, the places held
 	200 '"status":"PREBOOKED"'
 booking="$(json_field id)"
 
-osdm "hermes: fulfilment (no legacy message)" POST "/bookings/$booking/fulfillments" '{}' \
-	200 '"status":"FULFILLED"'
+osdm "hermes: fulfilment (no legacy message), with its ticket as a PDF" POST "/bookings/$booking/fulfillments" '{}' \
+	200 '"status":"FULFILLED".*"medium":"PDF_A4","type":"TICKET","format":"application/pdf","content":"JVBERi0'
 fulfilment="$(json_field id)"
+
+# The ticket the traveller shows: saved from the fulfilment's document.
+ticket="$tickets/ticket-$booking.pdf"
+printf '\n%s### hermes: the ticket, saved as %s%s\n' "$bold" "$ticket" "$off"
+sed -n 's/.*"fulfillmentDocuments":\[{[^]]*"content":"\([A-Za-z0-9+/=]*\)".*/\1/p' <<<"$reply" | base64 -d >"$ticket" ||
+	fail "the fulfilment's document is not base64"
+[ "$(head -c 5 "$ticket")" = "%PDF-" ] || fail "the fulfilment's document is not a PDF"
+echo "${dim}< a PDF of $(wc -c <"$ticket") bytes: the train, the passengers and their places, the booking code, the control number and its Aztec code${off}"
+if command -v pdftotext >/dev/null 2>&1; then
+	pdftotext -layout "$ticket" - | sed '/^[[:space:]]*$/d'
+	pdftotext "$ticket" - | grep -q 'Muller' || fail "the ticket does not name the passenger"
+fi
 
 osdm "hermes: the booking, read back from the store" GET "/bookings/$booking" '' \
 	200 "\"id\":\"$booking\""
@@ -249,8 +279,15 @@ send "hermes: booking with OfferRef $offer (XML)" "$url" application/xml "$booki
 ref="$(xml_field BookingRef)"
 send "hermes: the same booking resent: the same reply" "$url" application/xml "$booking" \
 	200 "<BookingRef>$ref</BookingRef>"
+send "hermes: the ticket of $ref (XML): the PDF osdm_legacy renders from the legacy system's booking" "$url" application/xml \
+	"<TicketRequest messageId=\"T-$id\"><BookingRef>$ref</BookingRef></TicketRequest>" \
+	200 '<TicketReply .*<Document format="application/pdf" medium="PDF_A4" type="TICKET"'
+pdf="$tickets/hermes-$ref.pdf"
+sed -n 's:.*<Document [^>]*>\([^<]*\)</Document>.*:\1:p' <<<"$reply" | head -n 1 | base64 -d >"$pdf"
+[ "$(head -c 5 "$pdf")" = "%PDF-" ] || fail "hermes: the ticket saved as $pdf is not a PDF"
+echo "${dim}saved the ticket: $pdf ($(wc -c <"$pdf") bytes)${off}"
 send "hermes: cancel $ref (XML): refunded at the legacy system" "$url" application/xml \
 	"<CancelRequest messageId=\"C-$id\"><BookingRef>$ref</BookingRef></CancelRequest>" \
 	200 '<Status>REFUNDED</Status>'
 
-printf '\n%sdemo: every reply as expected%s\n' "$bold" "$off"
+printf '\n%sdemo: every reply as expected; the partners'"'"' tickets are in %s%s\n' "$bold" "$tickets" "$off"

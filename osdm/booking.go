@@ -103,6 +103,9 @@ type Booking struct {
 	ConfirmationTimeLimit *time.Time `json:"confirmationTimeLimit,omitempty"`
 	// Fulfillments are the tickets issued; their ids feed refund offers.
 	Fulfillments []Fulfillment `json:"fulfillments,omitempty"`
+	// FulfillmentDocuments are the fulfilments' documents (each fulfilment
+	// names its own in FulfillmentDocumentRefs).
+	FulfillmentDocuments []FulfillmentDocument `json:"fulfillmentDocuments,omitempty"`
 	// RefundOffers made for this booking.
 	RefundOffers []RefundOffer `json:"refundOffers,omitempty"`
 }

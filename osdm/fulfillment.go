@@ -17,6 +17,9 @@ type FulfillmentCollectionResponse struct {
 	Problems []Problem `json:"problems,omitempty"`
 	// Fulfillments are the tickets issued.
 	Fulfillments []Fulfillment `json:"fulfillments,omitempty"`
+	// FulfillmentDocuments are the fulfilments' documents (each fulfilment
+	// names its own in FulfillmentDocumentRefs).
+	FulfillmentDocuments []FulfillmentDocument `json:"fulfillmentDocuments,omitempty"`
 }
 
 // FulfillmentResponse is the 200 body of GET /fulfillments/{fulfillmentId}.
@@ -25,6 +28,8 @@ type FulfillmentResponse struct {
 	Problems []Problem `json:"problems,omitempty"`
 	// Fulfillment is the ticket.
 	Fulfillment *Fulfillment `json:"fulfillment,omitempty"`
+	// FulfillmentDocuments are the fulfilment's documents.
+	FulfillmentDocuments []FulfillmentDocument `json:"fulfillmentDocuments,omitempty"`
 }
 
 // Fulfillment is an issued ticket; id, status, bookingRef and createdOn are
@@ -44,6 +49,16 @@ type Fulfillment struct {
 	ControlNumber string `json:"controlNumber,omitempty"`
 	// BookingParts are the booked parts it covers.
 	BookingParts []BookingPartReference `json:"bookingParts,omitempty"`
+	// FulfillmentDocumentRefs are the ids of its documents, listed in the
+	// answer's top-level fulfillmentDocuments.
+	FulfillmentDocumentRefs []string `json:"fulfillmentDocumentRefs,omitempty"`
+	// DeprecatedDocuments is the fulfilment's own list of its documents,
+	// deprecated by the spec in favour of the answer's top-level
+	// fulfillmentDocuments; still read from partners that use it.
+	DeprecatedDocuments []FulfillmentDocument `json:"fulfillmentDocuments,omitempty"`
+	// ContentComplete is false while documents are still being generated;
+	// nil when the partner does not say.
+	ContentComplete *bool `json:"contentComplete,omitempty"`
 }
 
 // BookingPartReference names a booking part (id required).

@@ -132,7 +132,7 @@ func (f *Facade) bookingResult(c *call, rec *BookingRecord, d *delivery) (*Answe
 	case StateFailed:
 		return f.problem(c, f.refusalProblem(rec)), true
 	}
-	return f.json(c, http.StatusOK, osdm.BookingResponse{Booking: f.bookingView(rec)}), true
+	return f.bookingAnswer(c, rec), true
 }
 
 // refusalProblem is the problem of a booking the legacy system refused.
@@ -190,7 +190,7 @@ func (f *Facade) getBooking(ctx context.Context, c *call) *Answer {
 	if rec.State == StateBooking {
 		return f.inProgress(c, rec)
 	}
-	return f.json(c, http.StatusOK, osdm.BookingResponse{Booking: f.bookingView(rec)})
+	return f.bookingAnswer(c, rec)
 }
 
 // bookingOf loads the booking of the call's path, or answers why not: a

@@ -24,6 +24,19 @@ const (
 	SearchInformationOnly SearchMode = "information_only"
 )
 
+// DocumentMode says which documents a fulfilment offers.
+type DocumentMode string
+
+// The document modes of the `documents` subdirective.
+const (
+	// DocumentsPDF: every FULFILLED fulfilment has its ticket as a PDF
+	// (the default).
+	DocumentsPDF DocumentMode = "pdf"
+	// DocumentsNone: fulfilments carry their control number and no
+	// document, for a consumer that prints its own tickets.
+	DocumentsNone DocumentMode = "none"
+)
+
 // Defaults of the osdm_legacy subdirectives.
 const (
 	DefaultMaxTrains   = 8
@@ -100,6 +113,8 @@ type Config struct {
 	// LegacyFormat is the form legacy messages are sent in: legacy.XML
 	// (default) or legacy.JSON.
 	LegacyFormat legacy.Format
+	// Documents is DocumentsPDF (default) or DocumentsNone.
+	Documents DocumentMode
 }
 
 // TariffRule maps an OSDM passenger type and age range to a legacy tariff
@@ -241,6 +256,13 @@ func (cfg Config) Normalize() (Config, error) {
 	case SearchAvailability, SearchInformationOnly:
 	default:
 		return cfg, fmt.Errorf("search %q: want availability or information_only", cfg.Search)
+	}
+	switch cfg.Documents {
+	case "":
+		cfg.Documents = DocumentsPDF
+	case DocumentsPDF, DocumentsNone:
+	default:
+		return cfg, fmt.Errorf("documents %q: want pdf or none", cfg.Documents)
 	}
 	defaults := []struct {
 		name string

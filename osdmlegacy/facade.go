@@ -16,6 +16,7 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/store"
+	"github.com/caddy-osdm/caddy-osdm/ticketpdf"
 )
 
 // Deps are what the façade works with besides its Config.
@@ -48,6 +49,9 @@ type Facade struct {
 
 	mu     sync.Mutex
 	sender Sender // background sender, see Deps.Sender
+
+	// tickets keeps the ticket documents rendered last (ticket_document.go).
+	tickets *ticketpdf.Cache
 }
 
 // New returns a façade for cfg (defaults filled in by Config.Normalize).
@@ -59,7 +63,8 @@ func New(cfg Config, deps Deps) (*Facade, error) {
 	if deps.Store == nil {
 		return nil, errors.New("a store is required")
 	}
-	f := &Facade{cfg: cfg, store: deps.Store, tt: deps.Timetable, now: deps.Now, sender: deps.Sender}
+	f := &Facade{cfg: cfg, store: deps.Store, tt: deps.Timetable, now: deps.Now, sender: deps.Sender,
+		tickets: ticketpdf.NewCache(ticketCacheSize)}
 	if f.now == nil {
 		f.now = time.Now
 	}
@@ -113,6 +118,9 @@ type call struct {
 	send   Sender // records every message into rec
 	rec    *recorder
 	answer *Answer
+	// tickets are the documents of the answer, rendered in place of their
+	// placeholders when it leaves Serve (ticket_document.go).
+	tickets []ticketpdf.Placeholder
 }
 
 // Serve answers one OSDM call: method and path (relative to the façade's
@@ -162,6 +170,7 @@ func (f *Facade) ServeClient(ctx context.Context, client string, send Sender, me
 			a = m.Route.Handle(f, ctx, c)
 		}
 	}
+	a = f.renderTickets(c, a)
 	a.Operation = c.op
 	a.Messages = rec.records()
 	a.FanOut = c.answer.FanOut

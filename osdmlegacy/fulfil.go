@@ -125,9 +125,7 @@ func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
 		if fulfilled {
 			rec = f.sendUnsentData(ctx, c.send, rec)
 		}
-		return f.json(c, http.StatusOK, osdm.FulfillmentCollectionResponse{
-			Fulfillments: []osdm.Fulfillment{fulfillmentView(rec)},
-		}), true
+		return f.fulfillmentAnswer(c, rec), true
 	})
 }
 
@@ -152,9 +150,7 @@ func (f *Facade) fulfilExchange(ctx context.Context, c *call, rec *BookingRecord
 	}
 	_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
 	rec = f.sendUnsentData(ctx, c.send, rec)
-	return f.json(c, http.StatusOK, osdm.FulfillmentCollectionResponse{
-		Fulfillments: []osdm.Fulfillment{fulfillmentView(rec)},
-	}), true
+	return f.fulfillmentAnswer(c, rec), true
 }
 
 // controlNumber is the fulfilment's control number: the BookingReply's
@@ -231,7 +227,8 @@ func (f *Facade) getFulfillment(ctx context.Context, c *call) *Answer {
 	}
 	for _, v := range fulfillmentsView(rec) {
 		if v.ID == fid {
-			return f.json(c, http.StatusOK, osdm.FulfillmentResponse{Fulfillment: &v})
+			docs, problems := f.ticketDocuments(c, rec, &v)
+			return f.json(c, http.StatusOK, osdm.FulfillmentResponse{Problems: problems, Fulfillment: &v, FulfillmentDocuments: docs})
 		}
 	}
 	return notFound

@@ -12,6 +12,7 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/store"
+	"github.com/caddy-osdm/caddy-osdm/ticketpdf"
 )
 
 // IdempotencyTTL is how long an Idempotency-Key and its answer are kept:
@@ -35,6 +36,10 @@ type IdempotencyRecord struct {
 	Status      int    `json:"status,omitempty"`
 	ContentType string `json:"contentType,omitempty"`
 	Body        []byte `json:"body,omitempty"`
+	// Tickets are the documents of Body, which holds their placeholders:
+	// a replay renders the same bytes again, and the store keeps a few
+	// hundred bytes of a ticket rather than its PDF.
+	Tickets []ticketpdf.Placeholder `json:"tickets,omitempty"`
 	// LeaseUntil is when a call still under way is presumed dead, so that
 	// a retry may take over (the legacy system de-duplicates a resend).
 	LeaseUntil time.Time `json:"leaseUntil"`
@@ -137,6 +142,7 @@ func (f *Facade) idempotent(ctx context.Context, c *call, newResource func() str
 				"the Idempotency-Key was used before with another request (method, path or body); use a new key for a new request"))
 		}
 		if rec.Done {
+			c.tickets = rec.Tickets
 			return f.replay(&rec)
 		}
 		if now.Before(rec.LeaseUntil) {
@@ -169,7 +175,7 @@ func (f *Facade) idempotent(ctx context.Context, c *call, newResource func() str
 		_ = f.store.Put(rctx, skey, b, IdempotencyTTL)
 		return a
 	}
-	rec.Done, rec.Status, rec.Body = true, a.Status, a.Body
+	rec.Done, rec.Status, rec.Body, rec.Tickets = true, a.Status, a.Body, c.tickets
 	rec.ContentType = a.Header.Get("Content-Type")
 	b, _ := json.Marshal(rec)
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)

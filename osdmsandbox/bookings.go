@@ -211,7 +211,10 @@ func (s *Sandbox) getBooking(now time.Time, rq *request) *response {
 	if p != nil {
 		return problemResponse(p)
 	}
-	return jsonResponse(http.StatusOK, &osdm.BookingResponse{Booking: b.osdm(s.cfg.Operator, s.cfg.Capacity)})
+	out := b.osdm(s.cfg.Operator, s.cfg.Capacity)
+	docs, pending := s.documents(b, b.fulfillment)
+	out.FulfillmentDocuments = docs
+	return withDocuments(jsonResponse(http.StatusOK, &osdm.BookingResponse{Booking: out}), pending)
 }
 
 // deleteBooking serves DELETE /bookings/{bookingId}: a provisional (or

@@ -16,7 +16,8 @@
 //	DELETE /bookings/{id}                          204, provisional bookings only
 //	GET    /bookings/{id}/passengers/{pid}         PassengerResponse 200
 //	PATCH  /bookings/{id}/passengers/{pid}         PassengerResponse 200, before departure
-//	POST   /bookings/{id}/fulfillments             FulfillmentCollectionResponse 200 (FULFILLED)
+//	POST   /bookings/{id}/fulfillments             FulfillmentCollectionResponse 200 (FULFILLED, with its ticket)
+//	GET    /fulfillments/{fid}                     FulfillmentResponse 200 (with its ticket while FULFILLED)
 //	POST   /bookings/{id}/refund-offers            RefundOfferCollectionResponse 200 (PROPOSED)
 //	GET    /bookings/{id}/refund-offers/{rid}      RefundOfferResponse 200
 //	PATCH  /bookings/{id}/refund-offers/{rid}      RefundOfferResponse 200 (CONFIRMED, REFUNDED)
@@ -47,6 +48,12 @@
 // travel class and accommodation; a provisional booking holds its places
 // until its confirmationTimeLimit, a fulfilled one until it is refunded.
 // Idempotency-Key is honoured on every state-changing POST and PATCH.
+//
+// A FULFILLED fulfilment has its ticket: a PDF_A4 TICKET document
+// (ticketpdf) in the top-level fulfillmentDocuments of the fulfilment
+// answers and of the booking, rendered on demand from the booking, the
+// same bytes every time; a refunded or exchanged fulfilment no longer
+// offers it.
 //
 // State lives in memory behind one mutex and is bounded: offers, bookings
 // and idempotency keys each hold at most Config.MaxEntries entries, expire

@@ -401,6 +401,7 @@ func (s *Sandbox) confirmExchange(now time.Time, b *booking, op *exchangeOp) {
 	}
 	old := *b.fulfillment
 	old.Status = osdm.FulfillmentExchanged
+	old.FulfillmentDocumentRefs = nil // an exchanged ticket is no longer offered
 	b.oldFulfillments = append(b.oldFulfillments, old)
 	var refs []osdm.BookingPartReference
 	for _, part := range op.parts {
@@ -417,6 +418,7 @@ func (s *Sandbox) confirmExchange(now time.Time, b *booking, op *exchangeOp) {
 		ControlNumber: "CN" + shortCode(b.id+"/"+op.id, 10),
 		BookingParts:  refs,
 	}
+	f.FulfillmentDocumentRefs = []string{documentID(f.ID)}
 	b.fulfillment = f
 	op.status, op.fulfillment = osdm.ExchangeFulfilled, f
 	end := b.lastArrival()

@@ -2,6 +2,7 @@ package osdmsandbox
 
 import (
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -9,7 +10,8 @@ import (
 
 // fulfil serves POST /bookings/{bookingId}/fulfillments: a provisional
 // booking is confirmed and gets its ticket (one fulfilment with a control
-// number). Fulfilling a fulfilled booking answers its fulfilment again.
+// number and its PDF document). Fulfilling a fulfilled booking answers
+// its fulfilment again.
 func (s *Sandbox) fulfil(now time.Time, rq *request) *response {
 	var req osdm.FulfillmentPostRequest
 	if p := decode(rq.body, &req, true); p != nil {
@@ -39,6 +41,7 @@ func (s *Sandbox) fulfil(now time.Time, rq *request) *response {
 			CreatedOn:     now,
 			ControlNumber: "CN" + shortCode(b.id+"/ticket", 10),
 		}
+		f.FulfillmentDocumentRefs = []string{documentID(f.ID)}
 		for _, part := range b.parts {
 			part.confirmedOn = &now
 			f.BookingParts = append(f.BookingParts, osdm.BookingPartReference{ID: part.id})
@@ -53,5 +56,48 @@ func (s *Sandbox) fulfil(now time.Time, rq *request) *response {
 		b.dropAt = end.Add(s.cfg.Retention)
 	}
 	b.noteKey(rq.idempotency)
-	return jsonResponse(http.StatusOK, &osdm.FulfillmentCollectionResponse{Fulfillments: []osdm.Fulfillment{*b.fulfillment}})
+	docs, pending := s.documents(b, b.fulfillment)
+	return withDocuments(jsonResponse(http.StatusOK, &osdm.FulfillmentCollectionResponse{
+		Fulfillments:         []osdm.Fulfillment{*b.fulfillment},
+		FulfillmentDocuments: docs,
+	}), pending)
+}
+
+// getFulfillment serves GET /fulfillments/{fulfillmentId}: the fulfilment,
+// current or replaced by an exchange, with its document while it is
+// FULFILLED.
+func (s *Sandbox) getFulfillment(now time.Time, rq *request) *response {
+	id := rq.fulfillmentID
+	var found *booking
+	var f *osdm.Fulfillment
+	s.bookings.each(func(_ string, b *booking) bool {
+		if b.state == stateDeleted {
+			return true
+		}
+		if b.fulfillment != nil && b.fulfillment.ID == id {
+			found, f = b, b.fulfillment
+			return false
+		}
+		for i := range b.oldFulfillments {
+			if b.oldFulfillments[i].ID == id {
+				found, f = b, &b.oldFulfillments[i]
+				return false
+			}
+		}
+		return true
+	})
+	if found == nil || found.client != rq.client {
+		// Another client's fulfilment is as unknown as its booking.
+		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no fulfillment "+strconv.Quote(id)))
+	}
+	// The booking's state is brought up to date first (a pending exchange
+	// past its limit is dropped), as for GET /bookings/{bookingId}.
+	brq := *rq
+	brq.bookingID = found.id
+	if _, p := s.liveBooking(now, &brq); p != nil {
+		return problemResponse(p)
+	}
+	out := *f
+	docs, pending := s.documents(found, &out)
+	return withDocuments(jsonResponse(http.StatusOK, &osdm.FulfillmentResponse{Fulfillment: &out, FulfillmentDocuments: docs}), pending)
 }

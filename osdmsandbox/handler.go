@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/ticketpdf"
 )
 
 // MaxBodyBytes bounds a request body; a larger one is answered 413.
@@ -31,6 +32,8 @@ type response struct {
 	// replayed: the stored answer to an earlier request with the same
 	// Idempotency-Key.
 	replayed bool
+	// documents are rendered into body when it is written (documents.go).
+	documents []ticketpdf.Placeholder
 }
 
 // request is what a handler needs of the HTTP request.
@@ -46,6 +49,8 @@ type request struct {
 	passengerID   string
 	// exchangeOperationID names an exchange operation.
 	exchangeOperationID string
+	// fulfillmentID names a fulfilment.
+	fulfillmentID string
 }
 
 // handlerFunc serves one operation; it runs with s.mu held.
@@ -71,6 +76,7 @@ var routes = []osdm.Route[handlerFunc]{
 	{Op: osdm.OpGetBooking, Handle: (*Sandbox).getBooking},
 	{Op: osdm.OpDeleteBooking, Handle: (*Sandbox).deleteBooking},
 	{Op: osdm.OpCreateFulfillments, Handle: (*Sandbox).fulfil},
+	{Op: osdm.OpGetFulfillment, Handle: (*Sandbox).getFulfillment},
 	{Op: osdm.OpCreateRefundOffers, Handle: (*Sandbox).createRefundOffer},
 	{Op: osdm.OpGetRefundOffer, Handle: (*Sandbox).getRefundOffer},
 	{Op: osdm.OpPatchRefundOffer, Handle: (*Sandbox).confirmRefundOffer},
@@ -91,7 +97,7 @@ var routes = []osdm.Route[handlerFunc]{
 var router = osdm.MustRouter(routes, osdm.RouterOptions{
 	AnyPrefix: true,
 	Aliases:   map[string]string{"refundOffers": "refund-offers"},
-	Subject:   "the sandbox (it serves offers, bookings, fulfilment, passengers, refunds and exchanges; see its documentation)",
+	Subject:   "the sandbox (it serves offers, bookings, fulfilment and its documents, passengers, refunds and exchanges; see its documentation)",
 })
 
 // ServeHTTP answers one OSDM request as AnonymousClient's (see
@@ -108,6 +114,14 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Idempotency-Keys are client's own.
 func (s *Sandbox) ServeClient(w http.ResponseWriter, r *http.Request, client string) {
 	resp := s.serve(r, client)
+	body := resp.body
+	if len(resp.documents) > 0 {
+		var err error
+		if body, err = s.docCache.Fill(body, resp.documents); err != nil {
+			resp = documentProblem(err)
+			body = resp.body
+		}
+	}
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	if resp.status == http.StatusMethodNotAllowed {
@@ -117,17 +131,17 @@ func (s *Sandbox) ServeClient(w http.ResponseWriter, r *http.Request, client str
 	if resp.replayed {
 		h.Set(HeaderReplayed, "true")
 	}
-	if resp.body != nil {
+	if body != nil {
 		if resp.problem {
 			h.Set("Content-Type", osdm.ContentTypeProblem)
 		} else {
 			h.Set("Content-Type", osdm.ContentTypeJSON)
 		}
-		h.Set("Content-Length", strconv.Itoa(len(resp.body)))
+		h.Set("Content-Length", strconv.Itoa(len(body)))
 	}
 	w.WriteHeader(resp.status)
-	if resp.body != nil && r.Method != http.MethodHead {
-		_, _ = w.Write(resp.body)
+	if body != nil && r.Method != http.MethodHead {
+		_, _ = w.Write(body)
 	}
 }
 
@@ -145,6 +159,7 @@ func (s *Sandbox) serve(r *http.Request, client string) *response {
 		passengerID:   m.Params[osdm.ParamPassengerID],
 
 		exchangeOperationID: m.Params[osdm.ParamExchangeOperationID],
+		fulfillmentID:       m.Params[osdm.ParamFulfillmentID],
 	}
 	if op.Body {
 		body, p := readBody(r)

@@ -299,7 +299,7 @@ func TestUnservedOperations(t *testing.T) {
 		{http.MethodPatch, "/bookings/b-1"},
 		{http.MethodGet, "/bookings/b-1/passengers"},
 		{http.MethodPost, "/trips"},
-		{http.MethodGet, "/osdm/fulfillments/f-1"},
+		{http.MethodPatch, "/osdm/fulfillments/f-1"},
 		{http.MethodPost, "/osdm/bookings/b-1/release-offers"},
 	} {
 		p := h.raw(tc.method, tc.path, nil, nil).problem(t, http.StatusNotImplemented, osdm.CodeOperationNotPermitted)

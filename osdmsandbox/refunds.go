@@ -293,6 +293,7 @@ func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
 	if left == 0 {
 		b.state = stateRefunded
 		b.fulfillment.Status = osdm.FulfillmentRefunded
+		b.fulfillment.FulfillmentDocumentRefs = nil // a refunded ticket is no longer offered
 		b.dropAt = now.Add(s.cfg.Retention)
 	}
 	b.noteKey(rq.idempotency)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/internal/refseq"
+	"github.com/caddy-osdm/caddy-osdm/ticketpdf"
 )
 
 // Sandbox is the in-memory OSDM partner, an http.Handler. Make it with New;
@@ -25,6 +26,9 @@ type Sandbox struct {
 	keys      *ordered[*storedResponse]
 	inventory *inventory
 	nextSweep time.Time
+
+	// docCache keeps the ticket documents rendered last (documents.go).
+	docCache *ticketpdf.Cache
 }
 
 // New checks cfg and returns a Sandbox with its defaults filled in.
@@ -43,6 +47,7 @@ func New(cfg Config) (*Sandbox, error) {
 		bookings:  newOrdered[*booking](),
 		keys:      newOrdered[*storedResponse](),
 		inventory: newInventory(cfg.Capacity),
+		docCache:  ticketpdf.NewCache(documentCacheSize),
 	}
 	cfg.ExternalInventory = append([]ExternalInventory(nil), cfg.ExternalInventory...)
 	for i, e := range cfg.ExternalInventory {

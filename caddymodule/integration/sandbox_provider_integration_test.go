@@ -332,7 +332,7 @@ func TestSandboxProviderUnserved(t *testing.T) {
 		{http.MethodPatch, "/osdm/bookings/b-1"},
 		{http.MethodPost, "/osdm/trips"},
 		{http.MethodGet, "/osdm/places"},
-		{http.MethodGet, "/osdm/fulfillments/f-1"},
+		{http.MethodPatch, "/osdm/fulfillments/f-1"},
 		{http.MethodPost, "/osdm/bookings/b-1/release-offers"},
 		{http.MethodPost, "/osdm/bookings/b-1/cancel-fulfillments-offers"},
 	} {

@@ -108,6 +108,10 @@ type OSDMLegacy struct {
 	// expired holds released, from the start of the configuration.
 	// Default: the osdm app's settle_interval (30s).
 	SettleInterval caddy.Duration `json:"settle_interval,omitempty"`
+	// Documents is pdf (the default: every FULFILLED fulfilment has its
+	// ticket as a PDF_A4 document) or none (fulfilments carry their
+	// control number only).
+	Documents string `json:"documents,omitempty"`
 
 	facade  *osdmlegacy.Facade
 	metrics *legacyMetrics
@@ -126,7 +130,7 @@ func (m *OSDMLegacy) facadeConfig() (osdmlegacy.Config, error) {
 		Partner: m.Partner, Timetable: m.Timetable, Search: osdmlegacy.SearchMode(m.Search),
 		MaxTrains: m.MaxTrains, Window: time.Duration(m.Window), BookingHorizon: time.Duration(m.BookingHorizon), Concurrency: m.Concurrency,
 		OfferTTL: time.Duration(m.OfferTTL), Hold: time.Duration(m.Hold), Timeout: time.Duration(m.Timeout),
-		MaxBody: m.MaxBody, ServiceCodes: m.Services,
+		MaxBody: m.MaxBody, ServiceCodes: m.Services, Documents: osdmlegacy.DocumentMode(m.Documents),
 	}
 	for _, t := range m.Tariffs {
 		cfg.Tariffs = append(cfg.Tariffs, osdmlegacy.TariffRule{Type: osdm.PassengerType(t.Type), MinAge: t.MinAge, MaxAge: t.MaxAge, Code: t.Code})

@@ -23,7 +23,7 @@ func init() {
 // name is mistyped.
 var osdmLegacySubdirectives = []string{"partner", "timetable", "search", "max_trains", "window", "booking_horizon", "concurrency", "tariff", "reason",
 	"refund_fee", "exchange_fee", "offer_ttl", "hold", "timeout", "max_body", "services", "legacy_format", "legacy_path", "time_zone",
-	"settle_interval", "store"}
+	"settle_interval", "store", "documents"}
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
@@ -48,6 +48,7 @@ var osdmLegacySubdirectives = []string{"partner", "timetable", "search", "max_tr
 //		legacy_path     <path>                           # default: /
 //		time_zone       <IANA zone>                      # default: Europe/Paris
 //		settle_interval <duration>                       # default: the osdm app's (30s)
+//		documents       pdf|none                         # default: pdf
 //	}
 func (m *OSDMLegacy) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	at, err := glue.Directive(d, []string{"tariff", "reason"}, func(name string) error {
@@ -85,6 +86,7 @@ func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 		"concurrency": {1, 1}, "tariff": {4, 4}, "reason": {2, 2}, "refund_fee": {1, 2}, "exchange_fee": {1, 2}, "offer_ttl": {1, 1},
 		"hold": {1, 1}, "timeout": {1, 1}, "max_body": {1, 1}, "services": {1, 3}, "legacy_format": {1, 1},
 		"legacy_path": {1, 1}, "time_zone": {1, 1}, "settle_interval": {1, 1}, "booking_horizon": {1, 1},
+		"documents": {1, 1},
 	}
 	n, ok := want[name]
 	if !ok {
@@ -167,6 +169,11 @@ func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 			}
 			m.Services = append(m.Services, code)
 		}
+	case "documents":
+		if args[0] != string(osdmlegacy.DocumentsPDF) && args[0] != string(osdmlegacy.DocumentsNone) {
+			return fmt.Errorf("documents %q: want pdf or none", args[0])
+		}
+		m.Documents = args[0]
 	case "legacy_format":
 		if args[0] != "xml" && args[0] != "json" {
 			return fmt.Errorf("legacy_format %q: want xml or json", args[0])

@@ -37,6 +37,7 @@ func TestOSDMLegacyCaddyfileAdaptJSON(t *testing.T) {
 			legacy_path /hermes
 			time_zone Europe/Brussels
 			settle_interval 30s
+			documents none
 		}
 		reverse_proxy 127.0.0.1:8443
 	}
@@ -53,7 +54,7 @@ func TestOSDMLegacyCaddyfileAdaptJSON(t *testing.T) {
 	if !found {
 		t.Fatalf("no osdm_legacy handler in\n%s", out)
 	}
-	want := `{"booking_horizon":34560000000000000,"concurrency":2,"exchange_fee":"10%","handler":"osdm_legacy","hold":1200000000000,"legacy_format":"json","legacy_path":"/hermes","max_body":262144,"max_trains":6,"offer_ttl":900000000000,"partner":"hermes-fr","reasons":{"TECHNICAL_FAILURE":1},"refund_fee":"10%","search":"information_only","services":[1,2],"settle_interval":30000000000,"store":{"address":"127.0.0.1:6379","engine":"redis","prefix":"osdm:fr:"},"tariffs":[{"code":1,"max_age":64,"min_age":26,"type":"ADULT"},{"code":2,"max_age":11,"min_age":4,"type":"CHILD"}],"time_zone":"Europe/Brussels","timeout":20000000000,"timetable":"/etc/osdm/timetable.zip","timetable_station_code":"stop_id","window":10800000000000}`
+	want := `{"booking_horizon":34560000000000000,"concurrency":2,"documents":"none","exchange_fee":"10%","handler":"osdm_legacy","hold":1200000000000,"legacy_format":"json","legacy_path":"/hermes","max_body":262144,"max_trains":6,"offer_ttl":900000000000,"partner":"hermes-fr","reasons":{"TECHNICAL_FAILURE":1},"refund_fee":"10%","search":"information_only","services":[1,2],"settle_interval":30000000000,"store":{"address":"127.0.0.1:6379","engine":"redis","prefix":"osdm:fr:"},"tariffs":[{"code":1,"max_age":64,"min_age":26,"type":"ADULT"},{"code":2,"max_age":11,"min_age":4,"type":"CHILD"}],"time_zone":"Europe/Brussels","timeout":20000000000,"timetable":"/etc/osdm/timetable.zip","timetable_station_code":"stop_id","window":10800000000000}`
 	b, _ := json.Marshal(got)
 	if string(b) != want {
 		t.Errorf("adapted\n%s\nwant\n%s", b, want)
@@ -104,6 +105,9 @@ func TestOSDMLegacyCaddyfileErrors(t *testing.T) {
 		{"partner a\n\t\t\tsearch everything", "Caddyfile:5", "availability or information_only"},
 		{"partner a\n\t\t\ttariff ADULT 64 26 1", "Caddyfile:5", "age range"},
 		{"partner a\n\t\t\tlegacy_format yaml", "Caddyfile:5", "xml or json"},
+		{"partner a\n\t\t\tdocuments html", "Caddyfile:5", `documents "html": want pdf or none`},
+		{"partner a\n\t\t\tdocuments", "Caddyfile:5", "documents: wrong number of arguments (0)"},
+		{"partner a\n\t\t\tdocuments pdf\n\t\t\tdocuments none", "Caddyfile:6", "already specified"},
 		// Errors of the block as a whole name the directive's line.
 		{"partner a\n\t\t\twindow 72h", "Caddyfile:3", "48h"},
 		{"timeout 5s", "Caddyfile:3", "partner is required"},
