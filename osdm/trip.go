@@ -23,14 +23,35 @@ type Trip struct {
 	Legs []TripLeg `json:"legs"`
 }
 
-// TripLeg is one leg of a trip; only timed (scheduled train) legs are
-// modelled, other kinds come back with TimedLeg nil.
+// TripLeg is one leg of a trip: a timed (scheduled train) leg or a
+// transfer leg between two; other kinds come back with both nil.
 type TripLeg struct {
 	// ID is the leg id, referenced by tripLegCoverage.
 	ID string `json:"id"`
 	// TimedLeg is the scheduled service ridden on this leg.
 	TimedLeg *TimedLeg `json:"timedLeg,omitempty"`
+	// TransferLeg is a change between the timed legs around it.
+	TransferLeg *TransferLeg `json:"transferLeg,omitempty"`
 }
+
+// TransferLeg links two legs of a trip where the traveller changes;
+// start and end are required.
+type TransferLeg struct {
+	// TransferMode is how the change is made, e.g. WALK.
+	TransferMode TransferMode `json:"transferMode,omitempty"`
+	// Start and End are where the change begins and ends (one station
+	// for a change of trains there).
+	Start PlaceRef `json:"start"`
+	End   PlaceRef `json:"end"`
+	// Duration is the time the change takes, an ISO 8601 duration.
+	Duration string `json:"duration,omitempty"`
+}
+
+// TransferMode is how a transfer leg is made (OJP's extensible enum).
+type TransferMode string
+
+// TransferModeWalk is a change on foot, e.g. between two platforms.
+const TransferModeWalk TransferMode = "WALK"
 
 // TimedLeg is a leg on a scheduled service; start, end and service are required.
 type TimedLeg struct {

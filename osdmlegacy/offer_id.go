@@ -178,17 +178,25 @@ func (s *offerSigner) open(id string, now time.Time) (*OfferRecord, error) {
 		n < 1+offerNonceLen+offerTagLen || raw[0] != offerIDVersion {
 		return nil, ErrOfferNotFound
 	}
-	body, tag := raw[:n-offerTagLen], raw[n-offerTagLen:]
-	want := s.appendTag(raw[n:], body)
-	if !hmac.Equal(tag, want) {
+	body, ok := s.verified(raw)
+	if !ok {
 		return nil, ErrOfferNotFound
 	}
-	rec, ok := decodeOfferPayload(body[1:])
+	rec, ok := decodeOfferPayload(body[1:], offerNonceLen)
 	if !ok || !now.Before(rec.ExpiresAt) {
 		return nil, ErrOfferNotFound
 	}
 	rec.ID, rec.Partner = id, s.partner()
 	return rec, nil
+}
+
+// verified returns the version and payload of raw (an id's bytes, with
+// room for a tag after them), and whether its tag is this signer's.
+func (s *offerSigner) verified(raw []byte) ([]byte, bool) {
+	n := len(raw)
+	body, tag := raw[:n-offerTagLen], raw[n-offerTagLen:]
+	want := s.appendTag(raw[n:], body)
+	return body, hmac.Equal(tag, want)
 }
 
 // partner is the partner label the signer signs for.
@@ -283,11 +291,12 @@ func appendOfferPayload(b, nonce []byte, rec *OfferRecord) []byte {
 }
 
 // decodeOfferPayload reads a payload of version 1 (after the version
-// byte); false for any malformed or trailing byte.
-func decodeOfferPayload(b []byte) (*OfferRecord, bool) {
+// byte), whose nonce is nonceLen bytes; false for any malformed or
+// trailing byte.
+func decodeOfferPayload(b []byte, nonceLen int) (*OfferRecord, bool) {
 	d := &payloadReader{b: b}
 	rec := &OfferRecord{}
-	d.skip(offerNonceLen)
+	d.skip(nonceLen)
 	flags := d.uvarint()
 	rec.Train = d.num()
 	rec.ServiceDate = d.date()

@@ -42,7 +42,7 @@ func FuzzOpenOfferID(f *testing.F) {
 			t.Fatalf("accepted %q as %+v", id, rec)
 		}
 		// The decoder on the input's bytes, signed.
-		dec, ok := decodeOfferPayload(append(make([]byte, offerNonceLen), id...))
+		dec, ok := decodeOfferPayload(append(make([]byte, offerNonceLen), id...), offerNonceLen)
 		if !ok {
 			return
 		}

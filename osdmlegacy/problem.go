@@ -23,7 +23,7 @@ type Restriction struct {
 
 // The restrictions.
 var (
-	RestrictDirect       = Restriction{1, "direct-trains-only", "Direct trains only: one timed leg; no vias, transfers or return trips"}
+	RestrictDirect       = Restriction{1, "journeys", "Journeys of trains from the timetable: direct, or with up to max_changes changes; no vias or return trips"}
 	RestrictKnownTrain   = Restriction{2, "known-train", "The train is named (1..5 characters) or found in the timetable"}
 	RestrictUICStations  = Restriction{3, "uic-stations", "Stations are UIC codes (urn:uic:stn:NNNNNNN or 7 digits)"}
 	RestrictReservations = Restriction{4, "reservations-only", "Offers are reservations"}
