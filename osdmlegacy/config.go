@@ -26,7 +26,7 @@ const (
 
 // Defaults of the osdm_legacy subdirectives.
 const (
-	DefaultMaxTrains   = 8
+	DefaultMaxTrains = 8
 	// DefaultMaxChanges is how many changes a journey may have: one.
 	DefaultMaxChanges = 1
 	// MaxMaxChanges bounds max_changes: two changes (three trains).
@@ -35,7 +35,7 @@ const (
 	// timetable's transfers.txt says nothing of.
 	DefaultMinTransfer = 10 * time.Minute
 	// DefaultMaxTrips is how many trips a timetable search answers at most.
-	DefaultMaxTrips = 6
+	DefaultMaxTrips    = 6
 	DefaultWindow      = 4 * time.Hour
 	DefaultConcurrency = 4
 	DefaultOfferTTL    = 15 * time.Minute

@@ -521,4 +521,3 @@ func (sa *searchAnswer) sortTrips() {
 	}
 	sa.resp.Trips = moved
 }
-
