@@ -89,4 +89,5 @@ func (g gtfsTimetable) Journeys(q JourneyQuery) []Journey {
 func (g gtfsTimetable) Transfer(station string, fallback time.Duration) (time.Duration, bool) {
 	return g.t.MinTransfer(station, fallback)
 }
+
 var _ Planner = gtfsTimetable{}

@@ -168,4 +168,3 @@ func TestOSDMLegacyJourneyTripSpecification(t *testing.T) {
 		t.Errorf("%d legacy messages for refused specifications", n)
 	}
 }
-
