@@ -91,6 +91,9 @@ const (
 	CancelDelete  = "delete"  // DELETE /bookings/{id} before fulfilment
 	CancelRelease = "release" // hold expired (the sweeper)
 	CancelRefund  = "refund"  // PATCH refund-offers/{rid} CONFIRMED
+	// CancelRollback undoes a leg of a journey whose booking failed,
+	// with the technical reason code: no fee.
+	CancelRollback = "rollback"
 )
 
 // BookingRecord is one booking as the store keeps it: what the OSDM
@@ -141,6 +144,10 @@ type BookingRecord struct {
 	// LastRefusal is the latest refusal of a CancelRequest that left the
 	// booking as it was (for logs and the answer that met it).
 	LastRefusal *LegacyRefusal `json:"lastRefusal,omitempty"`
+	// JourneyID is, for the booking of one train of a journey with
+	// changes, the journey's booking id (JourneyRecord), "" otherwise. Such
+	// a leg booking is reached only through its journey.
+	JourneyID string `json:"journeyId,omitempty"`
 }
 
 // PassengerRecord is a booking's passenger.

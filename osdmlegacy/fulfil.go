@@ -159,10 +159,6 @@ func (f *Facade) getFulfillment(ctx context.Context, c *call) *Answer {
 		return notFound
 	}
 	id := BookingIDPrefix + rest
-	if bid, nested := c.params[osdm.ParamBookingID]; nested && bid != id {
-		return notFound
-	}
-	c.answer.BookingID = id
 	rec, _, err := f.loadBooking(ctx, id)
 	if errors.Is(err, errBookingMissing) {
 		return notFound
@@ -170,9 +166,19 @@ func (f *Facade) getFulfillment(ctx context.Context, c *call) *Answer {
 	if err != nil {
 		return f.storeFailed(c, err)
 	}
+	// A leg's fulfilment is its journey's: the journey is its booking.
+	owner := id
+	if rec.JourneyID != "" {
+		owner = rec.JourneyID
+	}
+	if bid, nested := c.params[osdm.ParamBookingID]; nested && bid != owner {
+		return notFound
+	}
+	c.answer.BookingID = owner
 	if rec.Fulfillment == nil || rec.Fulfillment.ID != fid {
 		return notFound
 	}
 	v := fulfillmentView(rec)
+	v.BookingRef = owner
 	return f.json(c, http.StatusOK, osdm.FulfillmentResponse{Fulfillment: &v})
 }

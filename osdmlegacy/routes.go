@@ -23,9 +23,9 @@ var opGetBookingFulfillment = osdm.Operation{
 var routes = []osdm.Route[handler]{
 	{Op: osdm.OpCreateOffers, Handle: (*Facade).searchOffers},
 	{Op: osdm.OpCreateBooking, Handle: (*Facade).createBooking},
-	{Op: osdm.OpGetBooking, Handle: (*Facade).getBooking},
-	{Op: osdm.OpDeleteBooking, Handle: (*Facade).deleteBooking},
-	{Op: osdm.OpCreateFulfillments, Handle: (*Facade).createFulfillments},
+	{Op: osdm.OpGetBooking, Handle: either((*Facade).getJourney, (*Facade).getBooking)},
+	{Op: osdm.OpDeleteBooking, Handle: either((*Facade).deleteJourney, (*Facade).deleteBooking)},
+	{Op: osdm.OpCreateFulfillments, Handle: either((*Facade).fulfilJourney, (*Facade).createFulfillments)},
 	{Op: osdm.OpGetFulfillment, Handle: (*Facade).getFulfillment},
 	{Op: opGetBookingFulfillment, Handle: (*Facade).getFulfillment},
 	{Op: osdm.OpCreateRefundOffers, Handle: (*Facade).createRefundOffers},
@@ -39,6 +39,17 @@ var routes = []osdm.Route[handler]{
 	{Op: osdm.OpGetExchangeOperation, Handle: (*Facade).getExchangeOperation},
 	{Op: osdm.OpPatchExchangeOperation, Handle: (*Facade).patchExchangeOperation},
 	{Op: osdm.OpDeleteExchangeOperation, Handle: (*Facade).deleteExchangeOperation},
+}
+
+// either serves a call about a journey with changes (a booking id with
+// JourneyIDPrefix) with journey, any other with single.
+func either(journey, single handler) handler {
+	return func(f *Facade, ctx context.Context, c *call) *Answer {
+		if isJourneyID(c.params[osdm.ParamBookingID]) {
+			return journey(f, ctx, c)
+		}
+		return single(f, ctx, c)
+	}
 }
 
 // router routes the façade's calls.

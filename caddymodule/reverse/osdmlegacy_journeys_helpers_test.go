@@ -1,11 +1,15 @@
 package reverse
 
 import (
+	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/internal/redistest"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 )
 
@@ -61,3 +65,19 @@ const (
 	strasbourg = "8721202"
 	baselSBB   = "8500010"
 )
+
+// do310 is bkClient.do with the request and answer checked against OSDM
+// 3.10 (a problem with alternativeSystemProposals is 3.10's).
+func (c *bkClient) do310(method, path, body string) (int, http.Header, []byte) {
+	c.t.Helper()
+	client := harness.OSDMClient{Base: c.base + "/osdm", Version: osdmspec.V310,
+		Header: http.Header{"Authorization": {"Bearer secret-access-token-xyz"}}}
+	a := client.Send(c.t, method, path, body, nil)
+	osdmspec.ValidateResponse(c.t, osdmspec.V310, method, path, a.Status, a.Header, a.Body)
+	return a.Status, a.Header, a.Body
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// redisForJourneys is the shared test Redis (OSDM_TEST_REDIS), or a skip.
+func redisForJourneys(t *testing.T) string { return redistest.Shared(t) }

@@ -1,0 +1,287 @@
+package reverse
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// The booking of journeys with changes through a real Caddy: osdm_legacy
+// over harness.ChangeGTFS in front of the legacy sandbox (bkLegacy).
+
+// jyChain is a Caddy (in the test process) for journeys, its client and
+// its legacy system.
+type jyChain struct {
+	*bkClient
+	l *bkLegacy
+}
+
+func startJourneyBooking(t *testing.T, sbcfg legacysandbox.Config, extra string) *jyChain {
+	t.Helper()
+	l := startBKLegacyWith(t, sbcfg)
+	dir := t.TempDir()
+	gtfs := harness.ChangeGTFS(t, dir, true)
+	base := harness.Serve(t, func(port int) string {
+		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\ttimetable "+gtfs+extra)
+	})
+	return &jyChain{bkClient: &bkClient{t: t, base: base}, l: l}
+}
+
+// journeyOffer searches from Paris Est at 06:30 and returns the offer of
+// the first journey (9571 + 96003).
+func (c *bkClient) journeyOffer() osdm.Offer {
+	c.t.Helper()
+	var resp osdm.OfferCollectionResponse
+	c.ok("POST", "/offers", journeySearch("06:30"), "", 200, &resp)
+	if len(resp.Offers) == 0 || len(resp.Offers[0].ReservationOfferParts) != 2 {
+		c.t.Fatalf("no journey offer: %+v", resp.Offers)
+	}
+	return resp.Offers[0]
+}
+
+// seatsLeft is what the legacy system has left in second class seats of the
+// journey's trains on the travel day.
+func (l *bkLegacy) seatsLeft(trains ...string) []int {
+	var out []int
+	for _, tr := range trains {
+		out = append(out, l.sb.Available(tr, harness.TravelDay, legacy.SecondClass, legacy.ServiceSeat))
+	}
+	return out
+}
+
+// heldTrains lists the trains of the bookings the legacy system holds.
+func (l *bkLegacy) heldTrains() []string {
+	var out []string
+	for _, b := range l.sb.Bookings() {
+		if b.Status == legacy.StatusConfirmed {
+			out = append(out, b.Train)
+		}
+	}
+	return out
+}
+
+// Booking a two-leg journey books both trains at the legacy system (one
+// BookingRequest each, in order); it is fulfilled with one fulfilment per
+// train (each its own control number); deleting another journey before
+// fulfilment frees both its trains.
+func TestOSDMLegacyJourneyBooking(t *testing.T) {
+	c := startJourneyBooking(t, legacysandbox.Config{Capacity: 10}, "")
+	o := c.journeyOffer()
+	var br osdm.BookingResponse
+	c.ok("POST", "/bookings", bookingOf(o.OfferID), uuid.NewString(), 200, &br)
+	b := br.Booking
+	if !strings.HasPrefix(b.ID, "bj-") || len(b.BookedOffers) != 1 || len(b.BookedOffers[0].Reservations) != 2 || len(b.Trips) != 1 || len(b.Trips[0].Legs) != 3 {
+		t.Fatalf("booking %+v", b)
+	}
+	if got := c.l.seatsLeft("9571", "96003"); got[0] != 8 || got[1] != 8 {
+		t.Errorf("seats left %v, want 8 on each train", got)
+	}
+	var books []string
+	for _, m := range c.l.messages() {
+		if m.kind == legacy.KindBookingRequest {
+			books = append(books, m.id)
+		}
+	}
+	trains := c.l.heldTrains()
+	if len(books) != 2 || strings.Join(trains, "+") != "9571+96003" {
+		t.Errorf("BookingRequests %v; legacy holds %v, want 9571 then 96003", books, trains)
+	}
+	if b.ProvisionalPrice == nil || b.ProvisionalPrice.Amount != o.OfferSummary.MinimalPrice.Amount {
+		t.Errorf("provisional price %+v, want the offer's %+v", b.ProvisionalPrice, o.OfferSummary.MinimalPrice)
+	}
+	for i, r := range b.BookedOffers[0].Reservations {
+		if r.Status != osdm.BookingPartPrebooked || r.ID != o.ReservationOfferParts[i].ID || r.TripCoverage.CoveredLegIDs[0] != o.ReservationOfferParts[i].TripCoverage.CoveredLegIDs[0] {
+			t.Errorf("reservation %d: %+v", i, r)
+		}
+	}
+	var gb osdm.BookingResponse
+	c.ok("GET", "/bookings/"+b.ID, "", "", 200, &gb)
+	if len(gb.Booking.BookedOffers[0].Reservations) != 2 {
+		t.Errorf("GET: %+v", gb.Booking)
+	}
+
+	var fr osdm.FulfillmentCollectionResponse
+	c.ok("POST", "/bookings/"+b.ID+"/fulfillments", "{}", uuid.NewString(), 200, &fr)
+	controls := map[string]bool{}
+	for _, lb := range c.l.sb.Bookings() {
+		controls[lb.TicketControlNumber] = true
+	}
+	if len(fr.Fulfillments) != 2 || fr.Fulfillments[0].ID == fr.Fulfillments[1].ID ||
+		fr.Fulfillments[0].ControlNumber == fr.Fulfillments[1].ControlNumber {
+		t.Fatalf("fulfilments %+v, want one per train", fr.Fulfillments)
+	}
+	for _, fu := range fr.Fulfillments {
+		if fu.BookingRef != b.ID || !controls[fu.ControlNumber] || fu.Status != osdm.FulfillmentFulfilled {
+			t.Errorf("fulfilment %+v: not the journey's, or a control number the legacy system did not give", fu)
+		}
+		var one osdm.FulfillmentResponse
+		c.ok("GET", "/fulfillments/"+fu.ID, "", "", 200, &one)
+		if one.Fulfillment.BookingRef != b.ID {
+			t.Errorf("GET /fulfillments/%s: booking %s", fu.ID, one.Fulfillment.BookingRef)
+		}
+	}
+	c.ok("GET", "/bookings/"+b.ID, "", "", 200, &gb)
+	if gb.Booking.ConfirmedPrice == nil || gb.Booking.ConfirmedPrice.Amount != o.OfferSummary.MinimalPrice.Amount || len(gb.Booking.Fulfillments) != 2 {
+		t.Errorf("fulfilled booking %+v", gb.Booking)
+	}
+
+	// Another journey, deleted before fulfilment: both trains freed.
+	o2 := c.journeyOffer()
+	var br2 osdm.BookingResponse
+	c.ok("POST", "/bookings", bookingOf(o2.OfferID), "", 200, &br2)
+	if got := c.l.seatsLeft("9571", "96003"); got[0] != 6 || got[1] != 6 {
+		t.Errorf("seats left %v, want 6 on each train", got)
+	}
+	c.ok("DELETE", "/bookings/"+br2.Booking.ID, "", "", 204, nil)
+	if got := c.l.seatsLeft("9571", "96003"); got[0] != 8 || got[1] != 8 {
+		t.Errorf("seats left %v after DELETE, want 8 on each train", got)
+	}
+	c.problem("GET", "/bookings/bj-AAAAAAAAAAAAAAAAAAAAAA", "", 404)
+}
+
+// The legacy system refuses the second train (no places left since the
+// search): the journey is not booked (409 naming train 96003 and the
+// legacy reason), and the first train is given back at once, with the
+// technical reason code and no fee.
+func TestOSDMLegacyJourneySecondLegRefused(t *testing.T) {
+	c := startJourneyBooking(t, legacysandbox.Config{Capacity: 3}, "")
+	o := c.journeyOffer()
+	// Another sale takes 96003's places meanwhile.
+	rep := c.l.sb.Handle(t.Context(), &legacy.BookingRequest{Header: legacy.Header{MessageID: "other-sale"},
+		Journey: legacy.Journey{TrainNumber: "96003", DepartureDate: harness.TravelDay, DepartureTime: "09:10", From: strasbourg, To: baselSBB},
+		Places:  legacy.PlaceRequest{TravelClass: 2, ServiceCode: 1, Tariffs: []legacy.Tariff{{Code: 1, Count: 2}}}})
+	if _, ok := rep.(*legacy.BookingReply); !ok {
+		t.Fatalf("the other sale: %+v", rep)
+	}
+	p := c.problem("POST", "/bookings", bookingOf(o.OfferID), 409)
+	if p.Code != osdm.CodeInsufficientAvailability || !strings.Contains(p.Detail, "train 96003") || !strings.Contains(p.Detail, "NO_AVAILABILITY") {
+		t.Errorf("problem %+v, want INSUFFICIENT_AVAILABILITY naming train 96003 and the legacy reason", p)
+	}
+	if got := c.l.seatsLeft("9571", "96003"); got[0] != 3 || got[1] != 1 {
+		t.Errorf("seats left %v, want 9571 whole again (3) and 96003 as the other sale left it (1)", got)
+	}
+	for _, lb := range c.l.sb.Bookings() {
+		if lb.Train != "9571" {
+			continue
+		}
+		if lb.Status != "CANCELLED" || lb.ReasonCode == nil || (lb.Fee != "" && strings.Trim(lb.Fee, "0.") != "") {
+			t.Errorf("9571 left as %s, reason %v, fee %q; want cancelled with a reason code and no fee", lb.Status, lb.ReasonCode, lb.Fee)
+		}
+	}
+}
+
+// A train of the journey became another system's after the search: the
+// booking is refused with ALTERNATIVE_SYSTEM_PROPOSAL (OSDM 3.10) naming
+// that leg's train and the other system, and nothing stays held.
+func TestOSDMLegacyJourneyAlternativeSystemAtBooking(t *testing.T) {
+	c := startJourneyBooking(t, legacysandbox.Config{}, "")
+	o := c.journeyOffer()
+	c.l.mu.Lock()
+	c.l.propose = "96003"
+	c.l.mu.Unlock()
+	status, _, body := c.do310("POST", "/bookings", bookingOf(o.OfferID))
+	var p osdm.Problem
+	if status != 409 || jsonUnmarshal(body, &p) != nil || p.Code != osdm.CodeAlternativeSystemProposal ||
+		len(p.AlternativeSystemProposals) != 1 || p.AlternativeSystemProposals[0].SystemOperatorCode != "urn:uic:rics:1080" ||
+		p.AlternativeSystemProposals[0].Scope[0].VehicleNumber != "96003" {
+		t.Fatalf("%d %s", status, body)
+	}
+	if held := c.l.heldTrains(); len(held) != 0 {
+		t.Errorf("the legacy system holds %v", held)
+	}
+}
+
+// SIGKILL between the legs of a booking: the legacy system booked the
+// first train and the second, whose answer is lost when Caddy dies. The
+// restarted Caddy, with no request, rolls the journey back: nothing held,
+// and the booking is not found.
+func TestOSDMLegacyJourneySIGKILLBetweenLegs(t *testing.T) {
+	t.Run("bolt", func(t *testing.T) {
+		dir := t.TempDir()
+		journeySIGKILL(t, dir, "store bolt "+filepath.Join(dir, "legacy.db"), nil)
+	})
+	t.Run("redis", func(t *testing.T) {
+		addr := redisForJourneys(t)
+		prefix := "osdm-journeys-it/" + harness.RandomHex(8) + "/"
+		journeySIGKILL(t, t.TempDir(), "store shared", func(cf string) string {
+			return withRedisStore(cf, "addresses "+addr+"\n\t\t\taccept_volatile\n\t\t\tprefix "+prefix)
+		})
+	})
+}
+
+func journeySIGKILL(t *testing.T, dir, storeLine string, wrap func(string) string) {
+	l := startBKLegacy(t)
+	gtfs := harness.ChangeGTFS(t, dir, true)
+	port := harness.FreePort(t)
+	cf := bkCaddyfile(port, l.addr, storeLine, "\n\t\t\ttimetable "+gtfs)
+	if wrap != nil {
+		cf = wrap(cf)
+	}
+	child := harness.StartCaddy(t, dir, "first", cf)
+	c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	o := c.journeyOffer()
+	held := make(chan string, 1)
+	l.mu.Lock()
+	l.hold, l.holdSkip = held, 1 // the second train's BookingRequest
+	l.mu.Unlock()
+	var bookingID string
+	go func() {
+		req, _ := http.NewRequest("POST", c.base+"/osdm/bookings", strings.NewReader(bookingOf(o.OfferID)))
+		req.Header.Set("Content-Type", "application/json")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	select {
+	case <-held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second BookingRequest never reached the legacy system")
+	}
+	child.Kill()
+	if trains := l.heldTrains(); strings.Join(trains, "+") != "9571+96003" {
+		t.Fatalf("the legacy system holds %v, want both trains", trains)
+	}
+	for _, m := range l.messages() {
+		if m.kind == legacy.KindBookingRequest {
+			leg, _, _ := strings.Cut(m.id, ".")
+			bookingID = leg
+		}
+	}
+
+	harness.StartCaddy(t, dir, "restarted", cf)
+	restarted := time.Now()
+	// settle_interval 200ms; the journey's lease and the lost message's are
+	// the call's timeout (2s) from when they were taken.
+	for len(l.heldTrains()) != 0 {
+		if time.Since(restarted) > 8*time.Second {
+			t.Fatalf("the legacy system still holds %v %v after the restart, with no request", l.heldTrains(), time.Since(restarted))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("rolled back %v after the restart, with no request", time.Since(restarted))
+	for _, lb := range l.sb.Bookings() {
+		if lb.ReasonCode == nil || (lb.Fee != "" && strings.Trim(lb.Fee, "0.") != "") {
+			t.Errorf("train %s cancelled with reason %v, fee %q; want the technical reason, no fee", lb.Train, lb.ReasonCode, lb.Fee)
+		}
+	}
+	books := 0
+	for _, m := range l.messages() {
+		if m.kind == legacy.KindBookingRequest {
+			books++
+		}
+	}
+	if books != 2 {
+		t.Errorf("%d BookingRequests, want 2 (none sent again)", books)
+	}
+	_ = bookingID
+}
