@@ -144,3 +144,50 @@ func (f *Facade) fulfilJourney(ctx context.Context, c *call) *Answer {
 		return f.json(c, http.StatusOK, out), true
 	})
 }
+
+// getJourneyPassenger answers GET .../passengers/{passengerId} of a
+// journey: the passenger as every leg has it.
+func (f *Facade) getJourneyPassenger(ctx context.Context, c *call) *Answer {
+	j, legs, a := f.journeyOf(ctx, c)
+	if a != nil {
+		return a
+	}
+	pid := c.params[osdm.ParamPassengerID]
+	pr := legs[0].passenger(pid)
+	if pr == nil {
+		return f.problem(c, passengerNotFound(j.ID, pid))
+	}
+	v := passengerView(pr)
+	return f.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v})
+}
+
+// patchJourneyPassenger changes a passenger of a journey on every leg in
+// turn (a PassengerDataRequest each when the legacy system must hear of
+// it); a retry carries on with the legs not changed yet.
+func (f *Facade) patchJourneyPassenger(ctx context.Context, c *call) *Answer {
+	body, p := readPassengerPatch(c.body)
+	if p != nil {
+		return f.problem(c, p)
+	}
+	pid := c.params[osdm.ParamPassengerID]
+	return f.idempotent(ctx, c, func() string { return pid }, func(string) (*Answer, bool) {
+		j, legs, a := f.journeyOf(ctx, c)
+		if a != nil {
+			return a, finalAnswer(a)
+		}
+		var last *Answer
+		for _, leg := range legs {
+			a, final := f.patchBookingPassenger(ctx, c, leg, pid, body)
+			if a.Status != http.StatusOK {
+				if a.Problem != nil {
+					p := *a.Problem
+					p.Detail = journeyDetail(p.Detail, j, leg)
+					return f.problem(c, &p), final
+				}
+				return a, final
+			}
+			last = a
+		}
+		return last, true
+	})
+}

@@ -285,3 +285,104 @@ func journeySIGKILL(t *testing.T, dir, storeLine string, wrap func(string) strin
 	}
 	_ = bookingID
 }
+
+// bookJourney books and fulfils the first journey from 06:30 and returns
+// the booking and its fulfilment ids (train 9571's, then 96003's).
+func (c *jyChain) bookJourney() (*osdm.Booking, []string) {
+	c.t.Helper()
+	var br osdm.BookingResponse
+	c.ok("POST", "/bookings", bookingOf(c.journeyOffer().OfferID), uuid.NewString(), 200, &br)
+	var fr osdm.FulfillmentCollectionResponse
+	c.ok("POST", "/bookings/"+br.Booking.ID+"/fulfillments", "{}", uuid.NewString(), 200, &fr)
+	return br.Booking, []string{fr.Fulfillments[0].ID, fr.Fulfillments[1].ID}
+}
+
+// refund asks for the refund offer of body on booking id, confirms it
+// and returns it confirmed.
+func (c *jyChain) refund(id, body string) osdm.RefundOffer {
+	c.t.Helper()
+	var rr osdm.RefundOfferCollectionResponse
+	c.ok("POST", "/bookings/"+id+"/refund-offers", body, uuid.NewString(), 200, &rr)
+	var cr osdm.RefundOfferResponse
+	c.ok("PATCH", "/bookings/"+id+"/refund-offers/"+rr.RefundOffers[0].ID, `{"status": "CONFIRMED"}`, uuid.NewString(), 200, &cr)
+	if cr.RefundOffer.Status != osdm.RefundConfirmed {
+		c.t.Fatalf("refund offer %+v", cr.RefundOffer)
+	}
+	return *cr.RefundOffer
+}
+
+// After the sale: a partial refund of the child on both trains frees one
+// seat on each and keeps the fulfilments FULFILLED for the adult; a whole
+// refund then frees the rest; a partial refund naming one train's
+// fulfilment frees a seat on that train only; passenger data reaches
+// both trains' bookings. The refunded amounts are the legacy system's.
+func TestOSDMLegacyJourneyRefunds(t *testing.T) {
+	c := startJourneyBooking(t, legacysandbox.Config{Capacity: 10}, "")
+	b, fids := c.bookJourney()
+	if got := c.l.seatsLeft("9571", "96003"); got[0] != 8 || got[1] != 8 {
+		t.Fatalf("seats left %v after booking, want 8, 8", got)
+	}
+	var pr osdm.PassengerResponse
+	c.ok("PATCH", "/bookings/"+b.ID+"/passengers/p2", `{"id": "p2", "externalRef": "p2", "type": "CHILD", "detail": {"firstName": "Byron", "lastName": "King"}}`, uuid.NewString(), 200, &pr)
+	named := 0
+	for _, lb := range c.l.sb.Bookings() {
+		for _, n := range lb.Names {
+			if n.LastName == "King" {
+				named++
+			}
+		}
+	}
+	if named != 2 {
+		t.Errorf("the child's name reached %d of the 2 trains' bookings", named)
+	}
+
+	ro := c.refund(b.ID, `{"fulfillmentIds": ["`+fids[0]+`", "`+fids[1]+`"], "refundSpecifications": [
+		{"fulfillmentId": "`+fids[0]+`", "passengerIds": ["p2"]}, {"fulfillmentId": "`+fids[1]+`", "passengerIds": ["p2"]}]}`)
+	if got := c.l.seatsLeft("9571", "96003"); got[0] != 9 || got[1] != 9 {
+		t.Errorf("seats left %v after refunding the child, want 9, 9", got)
+	}
+	if len(ro.Fulfillments) != 2 || ro.Fulfillments[0].Status != osdm.FulfillmentFulfilled {
+		t.Errorf("partial refund's fulfilments %+v, want both, still FULFILLED", ro.Fulfillments)
+	}
+	if want := legacyRefunded(t, c.l); ro.RefundableAmount.Amount != want || want == 0 {
+		t.Errorf("refundable %d, the legacy system refunded %d", ro.RefundableAmount.Amount, want)
+	}
+	c.refund(b.ID, `{"fulfillmentIds": ["`+fids[0]+`", "`+fids[1]+`"]}`)
+	if got := c.l.seatsLeft("9571", "96003"); got[0] != 10 || got[1] != 10 {
+		t.Errorf("seats left %v after the whole refund, want 10, 10", got)
+	}
+	var gb osdm.BookingResponse
+	c.ok("GET", "/bookings/"+b.ID, "", "", 200, &gb)
+	for _, r := range gb.Booking.BookedOffers[0].Reservations {
+		if r.Status != osdm.BookingPartRefunded {
+			t.Errorf("reservation %s is %s after the whole refund", r.ID, r.Status)
+		}
+	}
+	c.problem("POST", "/bookings/"+b.ID+"/refund-offers", `{"fulfillmentIds": ["`+fids[0]+`"]}`, 409)
+
+	// One train only.
+	b2, fids2 := c.bookJourney()
+	c.refund(b2.ID, `{"fulfillmentIds": ["`+fids2[0]+`"], "refundSpecifications": [{"fulfillmentId": "`+fids2[0]+`", "passengerIds": ["p1"]}]}`)
+	if got := c.l.seatsLeft("9571", "96003"); got[0] != 9 || got[1] != 8 {
+		t.Errorf("seats left %v after refunding p1 on 9571 only, want 9, 8", got)
+	}
+	c.problem("POST", "/bookings/"+b2.ID+"/refund-offers", `{"fulfillmentIds": ["fu-AAAAAAAAAAAAAAAAAAAAAA"]}`, 404)
+}
+
+// legacyRefunded is what the legacy system refunded over all its
+// bookings, in cents.
+func legacyRefunded(t *testing.T, l *bkLegacy) int64 {
+	t.Helper()
+	var sum int64
+	for _, lb := range l.sb.Bookings() {
+		if lb.Refund == "" {
+			continue
+		}
+		whole, frac, _ := strings.Cut(lb.Refund, ".")
+		var w, f int64
+		fmt.Sscan(whole, &w)
+		fmt.Sscan((frac + "00")[:2], &f)
+		sum += w*100 + f
+	}
+	return sum
+}
