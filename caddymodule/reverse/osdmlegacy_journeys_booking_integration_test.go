@@ -135,6 +135,11 @@ func TestOSDMLegacyJourneyBooking(t *testing.T) {
 		t.Errorf("fulfilled booking %+v", gb.Booking)
 	}
 
+	// Not exchanged (restriction 7): refunded and booked anew.
+	if p := c.problem("POST", "/bookings/"+b.ID+"/exchange-offers", `{"fulfillmentIds": ["`+fr.Fulfillments[0].ID+`"], "tripSearchCriteria": {}}`, 422); !strings.HasSuffix(p.Type, ":after-sales") {
+		t.Errorf("exchange of a journey: %+v", p)
+	}
+
 	// Another journey, deleted before fulfilment: both trains freed.
 	o2 := c.journeyOffer()
 	var br2 osdm.BookingResponse

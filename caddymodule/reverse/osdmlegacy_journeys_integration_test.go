@@ -168,3 +168,27 @@ func TestOSDMLegacyJourneyTripSpecification(t *testing.T) {
 		t.Errorf("%d legacy messages for refused specifications", n)
 	}
 }
+
+// A train of a journey that another reservation system sells (a legacy
+// ReplacementProposal) drops the journey from the answer; the problems
+// carry the proposal for that train (OSDM 3.10).
+func TestOSDMLegacyJourneySearchAlternativeSystem(t *testing.T) {
+	lc := startJourneyChain(t, true, "", legacysandbox.Config{Foreign: []legacysandbox.Foreign{{Train: "96003", System: 80, Operator: "1080"}}})
+	resp := searchJourneys(t, lc, journeySearch("06:30"))
+	if got := strings.Join(journeyTrains(&resp), " "); got != "9573+96005 9575+96007" {
+		t.Errorf("journeys %s, want those without 96003", got)
+	}
+	asp := 0
+	for _, p := range resp.Problems {
+		if p.IsAlternativeSystemProposal() {
+			asp++
+			if len(p.AlternativeSystemProposals) != 1 || p.AlternativeSystemProposals[0].SystemOperatorCode != "urn:uic:rics:1080" ||
+				p.AlternativeSystemProposals[0].Scope[0].VehicleNumber != "96003" {
+				t.Errorf("proposal %+v", p)
+			}
+		}
+	}
+	if asp != 1 || len(resp.Offers) != 2 {
+		t.Errorf("%d proposals, %d offers; want 1, 2", asp, len(resp.Offers))
+	}
+}
