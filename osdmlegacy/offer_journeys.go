@@ -68,8 +68,12 @@ func (f *Facade) trips(q *offerRequest) (*tripSet, *osdm.ProblemError) {
 	}
 	f.plannedJourneys(q, ts)
 	if len(ts.journeys) == 0 && p != nil {
+		changes := strconv.Itoa(f.cfg.maxChanges()) + " changes"
+		if f.cfg.maxChanges() == 1 {
+			changes = "1 change"
+		}
 		p.Detail = "the timetable has no train from " + q.origin + " to " + q.destination + ", direct or with at most " +
-			strconv.Itoa(f.cfg.maxChanges()) + " changes, within " + f.cfg.Window.String() + " of " + q.at.text
+			changes + ", within " + f.cfg.Window.String() + " of " + q.at.text
 		return nil, p
 	}
 	return ts, nil

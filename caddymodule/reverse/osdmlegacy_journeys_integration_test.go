@@ -104,6 +104,23 @@ func TestOSDMLegacyJourneySearch(t *testing.T) {
 	}
 }
 
+// No direct train and no journey within the window: 404 saying so, no
+// legacy message.
+func TestOSDMLegacyJourneySearchNone(t *testing.T) {
+	lc := startJourneyChain(t, true, "", legacysandbox.Config{})
+	status, _, b := lc.post(t, "/offers", journeySearch("13:00"), osdmspec.V310)
+	var p osdm.Problem
+	_ = json.Unmarshal(b, &p)
+	if status != 404 || p.Code != osdm.CodeOfferNoResults || !strings.Contains(p.Detail, "direct or with at most 1 change,") || len(lc.ls.requests()) != 0 {
+		t.Errorf("%d %s; %d legacy messages", status, b, len(lc.ls.requests()))
+	}
+	// max_changes 0: direct trains only, as before journeys existed.
+	lc = startJourneyChain(t, true, "\n\t\t\tmax_changes 0", legacysandbox.Config{})
+	if status, _, b := lc.post(t, "/offers", journeySearch("06:30"), osdmspec.V310); status != 404 || !strings.Contains(string(b), "no direct train") {
+		t.Errorf("max_changes 0: %d %s", status, b)
+	}
+}
+
 // max_trains counts each train once: with 4, the two first journeys
 // (four trains) are offered, not the third.
 func TestOSDMLegacyJourneySearchMaxTrains(t *testing.T) {
