@@ -94,6 +94,9 @@ const (
 	// CancelRollback undoes a leg of a journey whose booking failed,
 	// with the technical reason code: no fee.
 	CancelRollback = "rollback"
+	// CancelReplaced gives back a leg of a journey that an exchange
+	// replaced, once the new legs are confirmed.
+	CancelReplaced = "replaced"
 )
 
 // BookingRecord is one booking as the store keeps it: what the OSDM

@@ -98,6 +98,9 @@ func (f *Facade) fulfilJourney(ctx context.Context, c *call) *Answer {
 		if a != nil {
 			return a, finalAnswer(a)
 		}
+		if x := j.Exchange; x.open() || x != nil && x.Confirming {
+			return f.fulfilJourneyExchange(ctx, c, j)
+		}
 		// Every leg must be confirmable before any is confirmed: a journey
 		// is fulfilled as a whole.
 		now := f.now()
@@ -190,15 +193,4 @@ func (f *Facade) patchJourneyPassenger(ctx context.Context, c *call) *Answer {
 		}
 		return last, true
 	})
-}
-
-// journeyNotExchanged answers the exchange operations for a journey with
-// changes, which this provider does not exchange (restriction 7): the
-// journey is refunded and the new one booked.
-func (f *Facade) journeyNotExchanged(ctx context.Context, c *call) *Answer {
-	if _, _, a := f.journeyOf(ctx, c); a != nil {
-		return a
-	}
-	return f.problem(c, Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "",
-		"a journey with changes is not exchanged: refund it (POST /bookings/"+c.params[osdm.ParamBookingID]+"/refund-offers) and book the new journey"))
 }

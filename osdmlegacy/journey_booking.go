@@ -92,43 +92,91 @@ func (f *Facade) markJourneyOpen(ctx context.Context, id string, now time.Time) 
 	return f.store.Put(ctx, Key(f.cfg.Partner, KindJourneyOpen, id), b, 0)
 }
 
-// bookJourney sends the BookingRequest of each leg in turn. A leg
-// refused rolls the journey back; a leg whose answer was lost leaves the
-// journey to its retry or to settlement (which rolls it back once the
-// call's lease is over).
-func (f *Facade) bookJourney(ctx context.Context, c *call, j *JourneyRecord, req *osdm.BookingRequest) (*Answer, bool) {
-	legs, err := f.loadLegs(ctx, j)
-	if err != nil {
-		return f.storeFailed(c, err), false
-	}
-	for i := range j.Legs {
-		leg := legs[i]
-		if leg == nil {
-			offer := j.Offers[i]
-			pax, names, p := bookingPassengers(req, &offer, f.cfg.Tariffs)
-			if p != nil {
-				return f.problem(c, p), true
-			}
-			if leg, err = f.startLeg(ctx, j, i, &offer, pax, names); err != nil {
-				return f.storeFailed(c, err), false
-			}
-		}
-		var d *delivery
+// legSet is leg bookings booked together, in order of travel: a
+// journey's, or the new legs of its exchange.
+type legSet struct {
+	journeyID   string
+	ids         []string
+	offers      []OfferRecord
+	holdUntil   time.Time
+	externalRef string
+	// passengers returns the passengers of a leg's offer and the names
+	// its BookingRequest carries.
+	passengers func(offer *OfferRecord) ([]PassengerRecord, []legacy.Passenger, *osdm.ProblemError)
+}
+
+// legsResult is what became of booking a legSet.
+type legsResult struct {
+	// legs are the leg bookings, nil from the first not recorded.
+	legs []*BookingRecord
+	// at is the leg that stopped the booking, -1 when every leg is held;
+	// d its delivery: unsettled (the outcome is unknown), or settled with
+	// the leg refused (d.proposal for a ReplacementProposal).
+	at int
+	d  *delivery
+	// p is a problem of the request, found before the leg was sent.
+	p *osdm.ProblemError
+}
+
+// bookLegs sends the BookingRequest of each leg of ls in turn, each
+// recorded (startLeg) before it leaves, carrying on after a leg already
+// booked or whose outcome a retry learns (redeliver asks first).
+func (f *Facade) bookLegs(ctx context.Context, send Sender, ls *legSet) (*legsResult, error) {
+	res := &legsResult{legs: make([]*BookingRecord, len(ls.ids)), at: -1}
+	for i, id := range ls.ids {
+		leg, _, err := f.loadBooking(ctx, id)
+		resumed := err == nil
 		switch {
-		case leg.State == StateBooking && leg.Pending != nil:
-			leg, d = f.redeliverOrDeliver(ctx, c.send, leg, legs[i] != nil)
-		default:
-			d = &delivery{}
+		case errors.Is(err, errBookingMissing):
+			offer := ls.offers[i]
+			pax, names, p := ls.passengers(&offer)
+			if p != nil {
+				res.at, res.p = i, p
+				return res, nil
+			}
+			if leg, err = f.startLeg(ctx, ls, i, &offer, pax, names); err != nil {
+				return res, err
+			}
+		case err != nil:
+			return res, err
 		}
+		d := &delivery{}
+		if leg.State == StateBooking && leg.Pending != nil {
+			leg, d = f.redeliverOrDeliver(ctx, send, leg, resumed)
+		}
+		res.legs[i] = leg
+		if !d.settled() || leg.State != StatePrebooked {
+			res.at, res.d = i, d
+			return res, nil
+		}
+	}
+	return res, nil
+}
+
+// bookJourney books the legs of journey j (legSet), and answers: the
+// booking once every leg is held; a leg refused rolls the journey back;
+// a leg whose answer was lost leaves the journey to its retry or to
+// settlement (which rolls it back once the call's lease is over).
+func (f *Facade) bookJourney(ctx context.Context, c *call, j *JourneyRecord, req *osdm.BookingRequest) (*Answer, bool) {
+	res, err := f.bookLegs(ctx, c.send, &legSet{
+		journeyID: j.ID, ids: j.Legs, offers: j.Offers, holdUntil: j.HoldUntil, externalRef: j.ExternalRef,
+		passengers: func(offer *OfferRecord) ([]PassengerRecord, []legacy.Passenger, *osdm.ProblemError) {
+			return bookingPassengers(req, offer, f.cfg.Tariffs)
+		},
+	})
+	switch {
+	case err != nil:
+		return f.storeFailed(c, err), false
+	case res.p != nil:
+		return f.problem(c, res.p), true
+	case res.at >= 0:
+		leg := res.legs[res.at]
 		subject := "train " + leg.Offer.Train + " on " + leg.Offer.ServiceDate
-		if a := f.unsettled(c, d, subject+" (leg "+strconv.Itoa(i+1)+" of the journey)",
+		if a := f.unsettled(c, res.d, subject+" (leg "+strconv.Itoa(res.at+1)+" of the journey)",
 			"the journey's booking is being settled: retry with the same Idempotency-Key to get it; a journey not booked in full is rolled back"); a != nil {
 			return a, false
 		}
-		if leg.State != StatePrebooked {
-			return f.failJourney(ctx, c, j, i, leg, d.proposal)
-		}
-		legs[i] = leg
+		return f.failJourney(ctx, c, j, res.at, leg, res.d.proposal)
 	}
 	j, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
 		if r.State != JourneyBooking {
@@ -144,7 +192,7 @@ func (f *Facade) bookJourney(ctx context.Context, c *call, j *JourneyRecord, req
 		return f.storeFailed(c, err), false
 	}
 	_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindJourneyOpen, j.ID))
-	return f.json(c, http.StatusOK, osdm.BookingResponse{Booking: f.journeyView(j, legs)}), true
+	return f.json(c, http.StatusOK, osdm.BookingResponse{Booking: f.journeyView(j, res.legs)}), true
 }
 
 // redeliverOrDeliver sends the pending BookingRequest of a leg: the first
@@ -156,11 +204,11 @@ func (f *Facade) redeliverOrDeliver(ctx context.Context, send Sender, leg *Booki
 	return f.deliver(ctx, send, leg)
 }
 
-// startLeg records the booking of leg i of journey j and its
-// BookingRequest's intent, not yet sent.
-func (f *Facade) startLeg(ctx context.Context, j *JourneyRecord, i int, offer *OfferRecord, pax []PassengerRecord, names []legacy.Passenger) (*BookingRecord, error) {
+// startLeg records leg i of ls and its BookingRequest's intent, not yet
+// sent.
+func (f *Facade) startLeg(ctx context.Context, ls *legSet, i int, offer *OfferRecord, pax []PassengerRecord, names []legacy.Passenger) (*BookingRecord, error) {
 	now := f.now()
-	id := j.Legs[i]
+	id := ls.ids[i]
 	breq := &legacy.BookingRequest{
 		Header:     legacy.Header{MessageID: messageID(id, StepBook, 0), SentAt: now.UTC().Truncate(time.Second)},
 		Journey:    offer.Journey(),
@@ -173,9 +221,9 @@ func (f *Facade) startLeg(ctx context.Context, j *JourneyRecord, i int, offer *O
 		return nil, err
 	}
 	rec := &BookingRecord{
-		ID: id, Partner: f.cfg.Partner, State: StateBooking, JourneyID: j.ID,
-		CreatedOn: now.UTC(), HoldUntil: j.HoldUntil,
-		ExternalRef: j.ExternalRef, Offer: *offer, Passengers: pax, Pending: pending,
+		ID: id, Partner: f.cfg.Partner, State: StateBooking, JourneyID: ls.journeyID,
+		CreatedOn: now.UTC(), HoldUntil: ls.holdUntil,
+		ExternalRef: ls.externalRef, Offer: *offer, Passengers: pax, Pending: pending,
 	}
 	if err := f.markHold(ctx, id, now); err != nil {
 		return nil, err

@@ -81,6 +81,10 @@ type JourneyRecord struct {
 	Failure *JourneyFailure `json:"failure,omitempty"`
 	// RefundOffers are the journey's refund offers, oldest first.
 	RefundOffers []JourneyRefundOffer `json:"refundOffers,omitempty"`
+	// ExchangeQuotes are the exchange offers made, oldest first.
+	ExchangeQuotes []ExchangeQuote `json:"exchangeQuotes,omitempty"`
+	// Exchange is the latest exchange operation; nil when none was asked.
+	Exchange *JourneyExchange `json:"exchange,omitempty"`
 }
 
 // JourneyFailure is the refusal of one leg of a journey.

@@ -8,13 +8,36 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
-// rollBackJourney undoes every leg of journey j that holds places, last
-// first: a leg whose BookingRequest's outcome is unknown is asked about
-// first (settleOne), a leg booked is cancelled with the technical reason
-// code (no fee). It reports whether no leg holds places any more; then
-// the journey is JOURNEY_FAILED and off settlement's list.
+// rollBackJourney undoes every leg of journey j that holds places
+// (rollBackLegs); once none does, the journey is JOURNEY_FAILED and off
+// settlement's list.
 func (f *Facade) rollBackJourney(ctx context.Context, send Sender, j *JourneyRecord) (bool, error) {
-	legs, err := f.loadLegs(ctx, j)
+	done, err := f.rollBackLegs(ctx, send, j.ID, j.Legs)
+	if !done || err != nil {
+		return false, err
+	}
+	_, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+		if r.State == JourneyFailed {
+			return errNoChange
+		}
+		r.State = JourneyFailed
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindJourneyOpen, j.ID))
+	_ = f.store.Delete(ctx, f.offerClaimKey(j.OfferID))
+	return true, nil
+}
+
+// rollBackLegs undoes every leg booking of ids (of journey jid) that
+// holds places, last first: a leg whose BookingRequest's outcome is
+// unknown is asked about first (settleOne), a leg booked is cancelled
+// with the technical reason code (no fee). It reports whether no leg
+// holds places any more.
+func (f *Facade) rollBackLegs(ctx context.Context, send Sender, jid string, ids []string) (bool, error) {
+	legs, err := f.loadLegs(ctx, &JourneyRecord{ID: jid, Legs: ids})
 	if err != nil {
 		return false, err
 	}
@@ -46,22 +69,7 @@ func (f *Facade) rollBackJourney(ctx context.Context, send Sender, j *JourneyRec
 			done = false
 		}
 	}
-	if !done {
-		return false, nil
-	}
-	_, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
-		if r.State == JourneyFailed {
-			return errNoChange
-		}
-		r.State = JourneyFailed
-		return nil
-	})
-	if err != nil {
-		return false, err
-	}
-	_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindJourneyOpen, j.ID))
-	_ = f.store.Delete(ctx, f.offerClaimKey(j.OfferID))
-	return true, nil
+	return done, nil
 }
 
 // settleJourneys settles every journey whose booking is open and whose
@@ -90,7 +98,22 @@ func (f *Facade) settleJourneys(ctx context.Context, send Sender, rep *SettleRep
 			continue
 		}
 		switch j.State {
-		case JourneyBooked, JourneyFailed:
+		case JourneyBooked:
+			if x := j.Exchange; x.open() || x != nil && x.Confirming {
+				switch done, err := f.settleJourneyExchange(ctx, send, j); {
+				case err != nil:
+					rep.Errors++
+				case done:
+					rep.Settled++
+				default:
+					rep.Waiting++
+				}
+				continue
+			}
+			_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindJourneyOpen, id))
+			rep.Stale++
+			continue
+		case JourneyFailed:
 			_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindJourneyOpen, id))
 			rep.Stale++
 			continue

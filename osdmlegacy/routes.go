@@ -34,11 +34,11 @@ var routes = []osdm.Route[handler]{
 	{Op: osdm.OpDeleteRefundOffer, Handle: either((*Facade).deleteJourneyRefundOffer, (*Facade).deleteRefundOffer)},
 	{Op: osdm.OpGetPassenger, Handle: either((*Facade).getJourneyPassenger, (*Facade).getPassenger)},
 	{Op: osdm.OpPatchPassenger, Handle: either((*Facade).patchJourneyPassenger, (*Facade).patchPassenger)},
-	{Op: osdm.OpCreateExchangeOffers, Handle: either((*Facade).journeyNotExchanged, (*Facade).createExchangeOffers)},
-	{Op: osdm.OpCreateExchangeOperation, Handle: either((*Facade).journeyNotExchanged, (*Facade).createExchangeOperation)},
-	{Op: osdm.OpGetExchangeOperation, Handle: either((*Facade).journeyNotExchanged, (*Facade).getExchangeOperation)},
-	{Op: osdm.OpPatchExchangeOperation, Handle: either((*Facade).journeyNotExchanged, (*Facade).patchExchangeOperation)},
-	{Op: osdm.OpDeleteExchangeOperation, Handle: either((*Facade).journeyNotExchanged, (*Facade).deleteExchangeOperation)},
+	{Op: osdm.OpCreateExchangeOffers, Handle: either((*Facade).createJourneyExchangeOffers, (*Facade).createExchangeOffers)},
+	{Op: osdm.OpCreateExchangeOperation, Handle: either((*Facade).createJourneyExchangeOperation, (*Facade).createExchangeOperation)},
+	{Op: osdm.OpGetExchangeOperation, Handle: either((*Facade).getJourneyExchangeOperation, (*Facade).getExchangeOperation)},
+	{Op: osdm.OpPatchExchangeOperation, Handle: (*Facade).patchExchangeOperation},
+	{Op: osdm.OpDeleteExchangeOperation, Handle: either((*Facade).deleteJourneyExchangeOperation, (*Facade).deleteExchangeOperation)},
 }
 
 // either serves a call about a journey with changes (a booking id with

@@ -391,3 +391,88 @@ func legacyRefunded(t *testing.T, l *bkLegacy) int64 {
 	}
 	return sum
 }
+
+// exchangeOffers asks for the exchange offers of booking b (fulfilments
+// fids) to the journeys from at.
+func (c *bkClient) exchangeOffers(b *osdm.Booking, fids []string, at string) osdm.ExchangeOfferCollectionResponse {
+	c.t.Helper()
+	body := strings.Replace(journeySearch(at), "{", `{"fulfillmentIds": ["`+strings.Join(fids, `", "`)+`"], `, 1)
+	var xr osdm.ExchangeOfferCollectionResponse
+	c.ok("POST", "/bookings/"+b.ID+"/exchange-offers", body, uuid.NewString(), 200, &xr)
+	return xr
+}
+
+func exchangeOperationOf(offerID string) string {
+	return `{"exchangeOffers": [{"offerId": "` + offerID + `", "passengerRefs": ["p1", "p2"]}]}`
+}
+
+// An exchange replaces the whole journey: the new trains are held before
+// the old are given back, and only the fulfilment that confirms it gives
+// them back; a deleted exchange gives the new trains back and the journey
+// stands; a new train refused gives back the new trains booked before it.
+func TestOSDMLegacyJourneyExchange(t *testing.T) {
+	c := startJourneyBooking(t, legacysandbox.Config{Capacity: 10}, "\n\t\t\texchange_fee 10%")
+	b, fids := c.bookJourney()
+	xr := c.exchangeOffers(b, fids, "07:30")
+	if len(xr.ExchangeOffers) != 2 || len(xr.ExchangeOffers[0].ReservationOfferParts) != 2 || len(xr.ExchangeOffers[0].Fulfillments) != 2 {
+		t.Fatalf("exchange offers %+v", xr.ExchangeOffers)
+	}
+	xo := xr.ExchangeOffers[0] // 9573 + 96005
+	var op osdm.ExchangeOperationResponse
+	c.ok("POST", "/bookings/"+b.ID+"/exchange-operations", exchangeOperationOf(xo.OfferID), uuid.NewString(), 200, &op)
+	if op.ExchangeOperation.Status != osdm.ExchangePrebooked {
+		t.Fatalf("exchange operation %+v", op.ExchangeOperation)
+	}
+	if got := c.l.seatsLeft("9571", "96003", "9573", "96005"); fmt.Sprint(got) != "[8 8 8 8]" {
+		t.Errorf("seats left %v while the exchange is held, want old and new trains held", got)
+	}
+	var fr osdm.FulfillmentCollectionResponse
+	c.ok("POST", "/bookings/"+b.ID+"/fulfillments", "{}", uuid.NewString(), 200, &fr)
+	if got := c.l.seatsLeft("9571", "96003", "9573", "96005"); fmt.Sprint(got) != "[10 10 8 8]" {
+		t.Errorf("seats left %v after confirming, want the old trains free, the new held", got)
+	}
+	if len(fr.Fulfillments) != 2 || fr.Fulfillments[0].ID == fids[0] || fr.Fulfillments[0].BookingRef != b.ID {
+		t.Errorf("fulfilments %+v, want the new trains'", fr.Fulfillments)
+	}
+	var gb osdm.BookingResponse
+	c.ok("GET", "/bookings/"+b.ID, "", "", 200, &gb)
+	if got := journeyTrains(&osdm.OfferCollectionResponse{Trips: gb.Booking.Trips}); fmt.Sprint(got) != "[9573+96005]" || gb.Booking.BookedOffers[0].OfferID != xo.OfferID {
+		t.Errorf("booking after the exchange: trips %v, offer %s", got, gb.Booking.BookedOffers[0].OfferID)
+	}
+	var gx osdm.ExchangeOperationResponse
+	c.ok("GET", "/bookings/"+b.ID+"/exchange-operations/"+op.ExchangeOperation.ID, "", "", 200, &gx)
+	if gx.ExchangeOperation.Status != osdm.ExchangeFulfilled {
+		t.Errorf("exchange operation after the fulfilment: %s", gx.ExchangeOperation.Status)
+	}
+
+	// Exchanged again, then deleted: the new trains are given back.
+	xr = c.exchangeOffers(b, []string{fr.Fulfillments[0].ID, fr.Fulfillments[1].ID}, "08:30")
+	c.ok("POST", "/bookings/"+b.ID+"/exchange-operations", exchangeOperationOf(xr.ExchangeOffers[0].OfferID), uuid.NewString(), 200, &op)
+	if got := c.l.seatsLeft("9573", "96005", "9575", "96007"); fmt.Sprint(got) != "[8 8 8 8]" {
+		t.Errorf("seats left %v, want both journeys held", got)
+	}
+	c.ok("DELETE", "/bookings/"+b.ID+"/exchange-operations/"+op.ExchangeOperation.ID, "", "", 204, nil)
+	if got := c.l.seatsLeft("9573", "96005", "9575", "96007"); fmt.Sprint(got) != "[8 8 10 10]" {
+		t.Errorf("seats left %v after DELETE, want the new trains free", got)
+	}
+
+	// The second new train is full by the time the exchange books it.
+	xr = c.exchangeOffers(b, []string{fr.Fulfillments[0].ID, fr.Fulfillments[1].ID}, "08:30")
+	rep := c.l.sb.Handle(t.Context(), &legacy.BookingRequest{Header: legacy.Header{MessageID: "other-sale-x"},
+		Journey: legacy.Journey{TrainNumber: "96007", DepartureDate: harness.TravelDay, DepartureTime: "11:10", From: strasbourg, To: baselSBB},
+		Places:  legacy.PlaceRequest{TravelClass: 2, ServiceCode: 1, Tariffs: []legacy.Tariff{{Code: 1, Count: 9}}}})
+	if _, ok := rep.(*legacy.BookingReply); !ok {
+		t.Fatalf("the other sale: %+v", rep)
+	}
+	p := c.problem("POST", "/bookings/"+b.ID+"/exchange-operations", exchangeOperationOf(xr.ExchangeOffers[0].OfferID), 409)
+	if !strings.Contains(p.Detail, "train 96007") || !strings.Contains(p.Detail, "stands as it was") {
+		t.Errorf("problem %+v", p)
+	}
+	if got := c.l.seatsLeft("9573", "96005", "9575", "96007"); fmt.Sprint(got) != "[8 8 10 1]" {
+		t.Errorf("seats left %v after the refused exchange, want the journey as it was and 9575 free", got)
+	}
+	c.ok("GET", "/bookings/"+b.ID, "", "", 200, &gb)
+	if got := journeyTrains(&osdm.OfferCollectionResponse{Trips: gb.Booking.Trips}); fmt.Sprint(got) != "[9573+96005]" {
+		t.Errorf("booking after the refused exchange: %v", got)
+	}
+}
