@@ -135,9 +135,10 @@ func TestOSDMLegacyJourneyBooking(t *testing.T) {
 		t.Errorf("fulfilled booking %+v", gb.Booking)
 	}
 
-	// Not exchanged (restriction 7): refunded and booked anew.
-	if p := c.problem("POST", "/bookings/"+b.ID+"/exchange-offers", `{"fulfillmentIds": ["`+fr.Fulfillments[0].ID+`"], "tripSearchCriteria": {}}`, 422); !strings.HasSuffix(p.Type, ":after-sales") {
-		t.Errorf("exchange of a journey: %+v", p)
+	// An exchange replaces the whole journey: naming one train's
+	// fulfilment is refused (restriction 7).
+	if p := c.problem("POST", "/bookings/"+b.ID+"/exchange-offers", strings.Replace(journeySearch("07:30"), "{", `{"fulfillmentIds": ["`+fr.Fulfillments[0].ID+`"], `, 1), 422); !strings.HasSuffix(p.Type, ":after-sales") || !strings.Contains(p.Detail, "96003") {
+		t.Errorf("exchange of one train of a journey: %+v", p)
 	}
 
 	// Another journey, deleted before fulfilment: both trains freed.
@@ -211,20 +212,27 @@ func TestOSDMLegacyJourneyAlternativeSystemAtBooking(t *testing.T) {
 // restarted Caddy, with no request, rolls the journey back: nothing held,
 // and the booking is not found.
 func TestOSDMLegacyJourneySIGKILLBetweenLegs(t *testing.T) {
-	t.Run("bolt", func(t *testing.T) {
-		dir := t.TempDir()
-		journeySIGKILL(t, dir, "store bolt "+filepath.Join(dir, "legacy.db"), nil)
-	})
-	t.Run("redis", func(t *testing.T) {
-		addr := redisForJourneys(t)
-		prefix := "osdm-journeys-it/" + harness.RandomHex(8) + "/"
-		journeySIGKILL(t, t.TempDir(), "store shared", func(cf string) string {
-			return withRedisStore(cf, "addresses "+addr+"\n\t\t\taccept_volatile\n\t\t\tprefix "+prefix)
+	for _, exchange := range []bool{false, true} {
+		name := map[bool]string{false: "booking", true: "exchange"}[exchange]
+		t.Run(name+"/bolt", func(t *testing.T) {
+			dir := t.TempDir()
+			journeySIGKILL(t, dir, "store bolt "+filepath.Join(dir, "legacy.db"), nil, exchange)
 		})
-	})
+		t.Run(name+"/redis", func(t *testing.T) {
+			addr := redisForJourneys(t)
+			prefix := "osdm-journeys-it/" + harness.RandomHex(8) + "/"
+			journeySIGKILL(t, t.TempDir(), "store shared", func(cf string) string {
+				return withRedisStore(cf, "addresses "+addr+"\n\t\t\taccept_volatile\n\t\t\tprefix "+prefix)
+			}, exchange)
+		})
+	}
 }
 
-func journeySIGKILL(t *testing.T, dir, storeLine string, wrap func(string) string) {
+// journeySIGKILL kills Caddy between the legs of a journey's booking or,
+// with exchange, of the exchange of a booked journey to the next one: the
+// restarted Caddy gives back what the dead one booked of them, with no
+// request; an exchange leaves the journey as it was.
+func journeySIGKILL(t *testing.T, dir, storeLine string, wrap func(string) string, exchange bool) {
 	l := startBKLegacy(t)
 	gtfs := harness.ChangeGTFS(t, dir, true)
 	port := harness.FreePort(t)
@@ -234,14 +242,24 @@ func journeySIGKILL(t *testing.T, dir, storeLine string, wrap func(string) strin
 	}
 	child := harness.StartCaddy(t, dir, "first", cf)
 	c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
-	o := c.journeyOffer()
+	path, body := "/osdm/bookings", bookingOf(c.journeyOffer().OfferID)
+	want := "9571+96003" // held when Caddy dies
+	var b *osdm.Booking
+	if exchange {
+		jc := &jyChain{bkClient: c, l: l}
+		var fids []string
+		b, fids = jc.bookJourney()
+		xr := c.exchangeOffers(b, fids, "07:30")
+		path, body = "/osdm/bookings/"+b.ID+"/exchange-operations", exchangeOperationOf(xr.ExchangeOffers[0].OfferID)
+		want = "9571+96003+9573+96005"
+	}
 	held := make(chan string, 1)
 	l.mu.Lock()
 	l.hold, l.holdSkip = held, 1 // the second train's BookingRequest
 	l.mu.Unlock()
 	var bookingID string
 	go func() {
-		req, _ := http.NewRequest("POST", c.base+"/osdm/bookings", strings.NewReader(bookingOf(o.OfferID)))
+		req, _ := http.NewRequest("POST", c.base+path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		if resp, err := http.DefaultClient.Do(req); err == nil {
 			resp.Body.Close()
@@ -253,8 +271,13 @@ func journeySIGKILL(t *testing.T, dir, storeLine string, wrap func(string) strin
 		t.Fatal("the second BookingRequest never reached the legacy system")
 	}
 	child.Kill()
-	if trains := l.heldTrains(); strings.Join(trains, "+") != "9571+96003" {
-		t.Fatalf("the legacy system holds %v, want both trains", trains)
+	if trains := l.heldTrains(); strings.Join(trains, "+") != want {
+		t.Fatalf("the legacy system holds %v, want %s", trains, want)
+	}
+	if exchange {
+		want = "9571+96003"
+	} else {
+		want = ""
 	}
 	for _, m := range l.messages() {
 		if m.kind == legacy.KindBookingRequest {
@@ -267,7 +290,7 @@ func journeySIGKILL(t *testing.T, dir, storeLine string, wrap func(string) strin
 	restarted := time.Now()
 	// settle_interval 200ms; the journey's lease and the lost message's are
 	// the call's timeout (2s) from when they were taken.
-	for len(l.heldTrains()) != 0 {
+	for strings.Join(l.heldTrains(), "+") != want {
 		if time.Since(restarted) > 8*time.Second {
 			t.Fatalf("the legacy system still holds %v %v after the restart, with no request", l.heldTrains(), time.Since(restarted))
 		}
@@ -275,6 +298,9 @@ func journeySIGKILL(t *testing.T, dir, storeLine string, wrap func(string) strin
 	}
 	t.Logf("rolled back %v after the restart, with no request", time.Since(restarted))
 	for _, lb := range l.sb.Bookings() {
+		if lb.Status == legacy.StatusConfirmed {
+			continue
+		}
 		if lb.ReasonCode == nil || (lb.Fee != "" && strings.Trim(lb.Fee, "0.") != "") {
 			t.Errorf("train %s cancelled with reason %v, fee %q; want the technical reason, no fee", lb.Train, lb.ReasonCode, lb.Fee)
 		}
@@ -285,10 +311,18 @@ func journeySIGKILL(t *testing.T, dir, storeLine string, wrap func(string) strin
 			books++
 		}
 	}
-	if books != 2 {
-		t.Errorf("%d BookingRequests, want 2 (none sent again)", books)
+	if want := map[bool]int{false: 2, true: 4}[exchange]; books != want {
+		t.Errorf("%d BookingRequests, want %d (none sent again)", books, want)
 	}
 	_ = bookingID
+	if exchange {
+		// The journey stands as it was, and is exchanged once more.
+		var gb osdm.BookingResponse
+		c.ok("GET", "/bookings/"+b.ID, "", "", 200, &gb)
+		if got := journeyTrains(&osdm.OfferCollectionResponse{Trips: gb.Booking.Trips}); fmt.Sprint(got) != "[9571+96003]" || len(gb.Booking.Fulfillments) != 2 {
+			t.Errorf("booking after the restart: %v", got)
+		}
+	}
 }
 
 // bookJourney books and fulfils the first journey from 06:30 and returns
