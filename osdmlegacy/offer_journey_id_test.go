@@ -1,0 +1,74 @@
+package osdmlegacy
+
+import (
+	"encoding/base64"
+	"errors"
+	"testing"
+	"time"
+)
+
+// journeyLikeOffer is a two-leg journey offer as a search makes it.
+func journeyLikeOffer() *JourneyOffer {
+	first, second := searchLikeOffer(), searchLikeOffer()
+	first.TripID, second.TripID = "trip-3", "trip-3"
+	first.LegID, second.LegID = timedLegID("trip-3", 1), timedLegID("trip-3", 2)
+	first.PartID, first.ProductID = "trip-3-res-21-1", "trip-3-product-21-1"
+	second.PartID, second.ProductID = "trip-3-res-21-2", "trip-3-product-21-2"
+	second.Train, second.Origin, second.Destination = "96003", "8814001", "8500010"
+	second.Departure, second.Arrival = first.Arrival.Add(20*time.Minute), first.Arrival.Add(2*time.Hour)
+	second.DepartureClock = second.Departure.Format("15:04")
+	for _, l := range []*OfferRecord{first, second} {
+		l.Partner = ""
+	}
+	return &JourneyOffer{Legs: []OfferRecord{*first, *second}}
+}
+
+// A journey's offer id carries every leg, opens only as a journey's (a
+// one-train booking refuses it, and a journey booking refuses a train's
+// id), and refuses any change, another partner and expiry.
+func TestJourneyOfferID(t *testing.T) {
+	key := testKey(t)
+	s := newOfferSigner(key, "p1")
+	jo := journeyLikeOffer()
+	id := s.sealJourney(jo)
+	if !isJourneyOfferID(id) {
+		t.Fatalf("%s is not a journey's id", id)
+	}
+	got, err := s.openJourney(id, idNow)
+	if err != nil || len(got.Legs) != 2 {
+		t.Fatalf("open: %v %+v", err, got)
+	}
+	for i := range jo.Legs {
+		want := jo.Legs[i]
+		want.ID, want.Partner = id, "p1"
+		if a, b := recordJSON(t, &want), recordJSON(t, &got.Legs[i]); a != b {
+			t.Errorf("leg %d:\n%s\nwant\n%s", i, b, a)
+		}
+	}
+	if p := got.Price(); p.Amount != 2*jo.Legs[0].OSDMPrice.Amount {
+		t.Errorf("price %+v", p)
+	}
+	if _, err := s.open(id, idNow); !errors.Is(err, ErrOfferNotFound) {
+		t.Errorf("a journey's id opened as one train's: %v", err)
+	}
+	single := s.seal(searchLikeOffer())
+	if _, err := s.openJourney(single, idNow); !errors.Is(err, ErrOfferNotFound) || isJourneyOfferID(single) {
+		t.Errorf("a train's id opened as a journey's: %v", err)
+	}
+	if _, err := newOfferSigner(key, "p2").openJourney(id, idNow); !errors.Is(err, ErrOfferNotFound) {
+		t.Errorf("another partner's journey opened: %v", err)
+	}
+	if _, err := s.openJourney(id, jo.Legs[0].ExpiresAt); !errors.Is(err, ErrOfferNotFound) {
+		t.Errorf("an expired journey opened: %v", err)
+	}
+	raw, _ := base64.RawURLEncoding.DecodeString(id[len(OfferIDPrefix):])
+	for i := range raw {
+		for _, bit := range []byte{1, 0x80} {
+			b := append([]byte(nil), raw...)
+			b[i] ^= bit
+			if _, err := s.openJourney(OfferIDPrefix+base64.RawURLEncoding.EncodeToString(b), idNow); !errors.Is(err, ErrOfferNotFound) {
+				t.Fatalf("byte %d bit %x changed: opened (%v)", i, bit, err)
+			}
+		}
+	}
+}
