@@ -32,7 +32,7 @@ type Runner struct {
 	every time.Duration
 
 	mu      sync.Mutex
-	jobs    []Job
+	jobs    []*entry
 	ctx     context.Context // set by Start
 	cancel  context.CancelFunc
 	stopped bool
@@ -56,9 +56,10 @@ func (r *Runner) Interval() time.Duration { return r.every }
 func (r *Runner) Add(j Job) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.jobs = append(r.jobs, j)
+	e := &entry{Job: j}
+	r.jobs = append(r.jobs, e)
 	if r.ctx != nil && !r.stopped {
-		r.launch(j)
+		r.launch(e)
 	}
 }
 
@@ -71,8 +72,8 @@ func (r *Runner) Start() {
 		return
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
-	for _, j := range r.jobs {
-		r.launch(j)
+	for _, e := range r.jobs {
+		r.launch(e)
 	}
 }
 
@@ -89,9 +90,9 @@ func (r *Runner) Stop() {
 	r.wg.Wait()
 }
 
-// launch starts j's loop; r.mu is held.
-func (r *Runner) launch(j Job) {
-	every := j.Every
+// launch starts e's loop; r.mu is held.
+func (r *Runner) launch(e *entry) {
+	every := e.Every
 	if every <= 0 {
 		every = r.every
 	}
@@ -110,7 +111,7 @@ func (r *Runner) launch(j Job) {
 			if ctx.Err() != nil {
 				return // both were ready: Stop wins
 			}
-			j.Run(ctx)
+			e.run(ctx)
 			t.Reset(every)
 		}
 	}()

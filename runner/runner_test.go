@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -82,5 +83,47 @@ func TestAddAfterStartAndStop(t *testing.T) {
 	r2.Stop()
 	if never.Load() {
 		t.Fatal("a job ran on a stopped runner")
+	}
+}
+
+// RunNow runs a pass of every job at once, never beside a timed pass of
+// the same job, and refuses on a runner that is not running.
+func TestRunNow(t *testing.T) {
+	r := runner.New(time.Hour)
+	if _, err := r.RunNow(context.Background()); !errors.Is(err, runner.ErrNotRunning) {
+		t.Fatalf("RunNow before Start = %v, want ErrNotRunning", err)
+	}
+	var passes, running, overlapped atomic.Int64
+	started := make(chan struct{}, 1)
+	release := make(chan struct{})
+	r.Add(runner.Job{Name: "settle", Run: func(context.Context) {
+		if running.Add(1) > 1 {
+			overlapped.Add(1)
+		}
+		defer running.Add(-1)
+		if passes.Add(1) == 1 {
+			started <- struct{}{}
+			<-release // the timed first pass is still under way when RunNow comes
+		}
+	}})
+	r.Start()
+	defer r.Stop()
+	<-started
+	done := make(chan []runner.Ran, 1)
+	go func() {
+		ran, err := r.RunNow(context.Background())
+		if err != nil {
+			t.Error(err)
+		}
+		done <- ran
+	}()
+	close(release)
+	ran := <-done
+	if len(ran) != 1 || ran[0].Job != "settle" || passes.Load() != 2 || overlapped.Load() != 0 {
+		t.Fatalf("RunNow ran %+v; %d passes, %d overlapping", ran, passes.Load(), overlapped.Load())
+	}
+	r.Stop()
+	if _, err := r.RunNow(context.Background()); !errors.Is(err, runner.ErrNotRunning) {
+		t.Fatalf("RunNow after Stop = %v, want ErrNotRunning", err)
 	}
 }

@@ -28,6 +28,9 @@ type Handle struct {
 	once  sync.Once
 	s     Store
 	err   error
+
+	mu      sync.Mutex
+	pending error // why the store is not open yet, once its opener knows
 }
 
 // NewHandle returns a handle on the store where names (for errors, e.g.
@@ -58,6 +61,15 @@ func (h *Handle) Fail(err error) {
 	})
 }
 
+// Waiting records why the store is not open yet (its database does not
+// answer, say) while its opener keeps trying: a call that times out
+// waiting says so, rather than that the configuration has not started.
+func (h *Handle) Waiting(why error) {
+	h.mu.Lock()
+	h.pending = why
+	h.mu.Unlock()
+}
+
 // Ready reports whether the handle's store is open.
 func (h *Handle) Ready() bool {
 	select {
@@ -81,10 +93,29 @@ func (h *Handle) store(ctx context.Context) (Store, error) {
 	case <-h.ready:
 		return h.s, h.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %s: %w", ErrNotReady, h.where, ctx.Err())
+		return nil, h.notOpen(ctx.Err())
 	case <-t.C:
-		return nil, fmt.Errorf("%w: %s is not open after %v (its configuration has not started)", ErrNotReady, h.where, h.wait)
+		return nil, h.notOpen(nil)
 	}
+}
+
+// notOpen is the error of a call that stopped waiting for the store, at
+// its context's end (ctxErr) or after the handle's wait: why the store
+// is not open where its opener knows, else that its configuration has not
+// started.
+func (h *Handle) notOpen(ctxErr error) error {
+	h.mu.Lock()
+	why := h.pending
+	h.mu.Unlock()
+	switch {
+	case why != nil && ctxErr != nil:
+		return fmt.Errorf("%w: %s is not reachable (still trying): %w (%w)", ErrNotReady, h.where, why, ctxErr)
+	case why != nil:
+		return fmt.Errorf("%w: %s is not reachable (still trying): %w", ErrNotReady, h.where, why)
+	case ctxErr != nil:
+		return fmt.Errorf("%w: %s: %w", ErrNotReady, h.where, ctxErr)
+	}
+	return fmt.Errorf("%w: %s is not open after %v (its configuration has not started)", ErrNotReady, h.where, h.wait)
 }
 
 // Get implements Store.

@@ -69,3 +69,22 @@ func TestHandleFail(t *testing.T) {
 		t.Fatal("a failed handle is ready")
 	}
 }
+
+// A store whose opener is still trying to reach it says why on a call
+// that times out, not that its configuration has not started.
+func TestHandleWaitingSaysWhy(t *testing.T) {
+	h := store.NewHandle("redis 127.0.0.1:1", time.Millisecond)
+	h.Waiting(errors.New("dial tcp 127.0.0.1:1: connection refused"))
+	_, err := h.Get(context.Background(), "k")
+	if !errors.Is(err, store.ErrNotReady) {
+		t.Fatalf("Get = %v, want ErrNotReady", err)
+	}
+	for _, want := range []string{"redis 127.0.0.1:1", "not reachable", "connection refused"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Get = %q, does not say %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "has not started") {
+		t.Errorf("Get = %q, says the configuration has not started", err)
+	}
+}

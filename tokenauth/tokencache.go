@@ -50,6 +50,7 @@ type CacheConfig struct {
 // changes after it is stored.
 type cacheEntry struct {
 	tok       *Token
+	obtained  int64 // unix nanoseconds
 	expiry    int64 // unix nanoseconds
 	refreshAt int64 // unix nanoseconds
 	// fresh is set from when the entry is stored until a timer says its
@@ -88,10 +89,11 @@ type TokenCache struct {
 	inflight atomic.Bool  // a login call is running
 	retryAt  atomic.Int64 // unix nanoseconds before which no login is tried
 
-	mu       sync.Mutex // guards call, failures, lastErr
-	call     *loginCall
-	failures int
-	lastErr  error
+	mu        sync.Mutex // guards call, failures, lastErr, lastErrAt
+	call      *loginCall
+	failures  int
+	lastErr   error
+	lastErrAt time.Time
 
 	ctx    context.Context // parent of login calls, cancelled by Close
 	cancel context.CancelFunc
@@ -248,7 +250,7 @@ func (c *TokenCache) login(call *loginCall) {
 		c.retryAt.Store(0)
 	} else {
 		c.failures++
-		c.lastErr = err
+		c.lastErr, c.lastErrAt = err, end
 		c.retryAt.Store(end.Add(c.backoff(c.failures)).UnixNano())
 	}
 	call.tok, call.err = tok, err
@@ -264,6 +266,7 @@ func (c *TokenCache) entryFor(tok *Token, now time.Time) *cacheEntry {
 	ahead := RefreshAhead(c.cfg.RefreshAhead, lifetime)
 	return &cacheEntry{
 		tok:       tok,
+		obtained:  now.UnixNano(),
 		expiry:    tok.Expiry.UnixNano(),
 		refreshAt: tok.Expiry.Add(-ahead).UnixNano(),
 	}

@@ -1,9 +1,10 @@
 // Package app is the osdm app (apps.osdm; the osdm global option of a
 // Caddyfile): the stores every handler of a configuration keeps its
 // state in, and the runner of their background work. As Caddy's own apps
-// do, it only reads and checks its configuration in Provision, so that
-// `caddy validate` of a configuration that is serving opens nothing, and
-// does what touches the world in Start: it opens the stores (refusing a
+// do, it only reads and checks its configuration in Provision (asking a
+// Redis, read only, whether it persists), so that `caddy validate` of a
+// configuration that is serving opens nothing for writing, and does what
+// touches the world in Start: it opens the stores (refusing a
 // Redis that would lose bookings) and starts the background work, which
 // Stop stops.
 package app
@@ -72,6 +73,7 @@ type App struct {
 
 	mu      *sync.Mutex          // set by Provision (a Mutex would be copied by CaddyModule)
 	stores  map[string]*appStore // by name; unnamed ones by their engine's key
+	reports []any                // opstatus sources the handlers gave (Report)
 	started bool
 	// lazyStart: an app outside any configuration opens each store as it
 	// is asked for, and runs no background work.
@@ -103,6 +105,13 @@ func (a *App) Provision(ctx caddy.Context) error {
 	a.runner = runner.New(time.Duration(a.SettleInterval))
 	a.mu = new(sync.Mutex)
 	a.stores = make(map[string]*appStore)
+	if reg := ctx.GetMetricsRegistry(); reg != nil {
+		m, err := registerStatusMetrics(reg)
+		if err != nil {
+			return fmt.Errorf("registering metrics: %w", err)
+		}
+		a.runner.Add(a.statusJob(m))
+	}
 	if len(a.Stores) == 0 {
 		return nil
 	}
@@ -204,6 +213,7 @@ func (a *App) Start() error {
 		return err
 	}
 	a.runner.Start()
+	running.Store(a)
 	return nil
 }
 
@@ -228,6 +238,7 @@ func (a *App) open(s *appStore) error {
 	// fail retryably meanwhile; it is tried again until it answers.
 	a.logger.Warn("store not reachable; calls that need it fail retryably until it answers",
 		zap.String("store", s.engine.Where()), zap.Error(err))
+	s.handle.Waiting(err)
 	var done atomic.Bool
 	a.runner.Add(runner.Job{Name: "open " + s.engine.Where(), Every: reconnectEvery, Run: func(ctx context.Context) {
 		if done.Load() {
@@ -241,6 +252,8 @@ func (a *App) open(s *appStore) error {
 			a.logger.Error("store refused; calls that need it fail", zap.String("store", s.engine.Where()), zap.Error(err))
 			s.handle.Fail(err)
 			done.Store(true)
+		default:
+			s.handle.Waiting(err)
 		}
 	}})
 	return nil
@@ -274,6 +287,7 @@ func (s *appStore) describe() string {
 // the http app may stop after this one, and its requests still under
 // way must finish on an open store.
 func (a *App) Stop() error {
+	running.CompareAndSwap(a, nil)
 	a.runner.Stop()
 	return nil
 }

@@ -295,6 +295,13 @@ func TestRedisWithoutPersistence(t *testing.T) {
 	up, _ := backend(t)
 	port := harness.FreePort(t)
 	redisStore := map[string]any{"engine": "redis", "addresses": []string{addr}, "prefix": "t:"}
+	var cfg caddy.Config
+	if err := json.Unmarshal(probeConfig(port, map[string]any{"shared": redisStore}, map[string]any{"name": "shared"}, up), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := caddy.Validate(&cfg); err == nil || !strings.Contains(err.Error(), "does not persist") {
+		t.Fatalf("caddy validate of a store on a Redis without persistence: %v, want it refused", err)
+	}
 	err := caddy.Load(probeConfig(port, map[string]any{"shared": redisStore}, map[string]any{"name": "shared"}, up), true)
 	if err == nil {
 		caddy.Stop()
@@ -357,6 +364,9 @@ func TestRedisNotYetThere(t *testing.T) {
 	status, body := get(t, port)
 	if status != http.StatusServiceUnavailable {
 		t.Fatalf("a request before the store is open: %d %q, want 503", status, body)
+	}
+	if !strings.Contains(body, "not reachable") || strings.Contains(body, "has not started") {
+		t.Fatalf("a request before the store is open: %q, want it to say the store is not reachable", body)
 	}
 	redistest.ServerAt(t, redisPort)
 	waitFor(t, port, "200 backend")

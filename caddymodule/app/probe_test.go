@@ -74,7 +74,9 @@ func (p *probe) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 	defer cancel()
 	v, err := p.h.Get(ctx, "last")
 	if err != nil {
-		return caddyhttp.Error(http.StatusServiceUnavailable, err)
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, err = w.Write([]byte(err.Error()))
+		return err
 	}
 	_, err = w.Write(v)
 	return err

@@ -72,8 +72,38 @@ func (Redis) CaddyModule() caddy.ModuleInfo {
 	return glue.ModuleInfo[Redis]("osdm.stores.redis")
 }
 
-// Provision reads and checks the configuration; it connects to nothing.
+// Provision reads and checks the configuration, then asks Redis whether
+// it persists (read only: PING, CONFIG GET, INFO; nothing is written), so
+// that `caddy validate` refuses a Redis that a start would refuse. A
+// Redis that does not answer now is not an error here: the start waits
+// for it.
 func (r *Redis) Provision(ctx caddy.Context) error {
+	if err := r.provision(ctx); err != nil {
+		return err
+	}
+	return r.checkPersistence(ctx)
+}
+
+// checkPersistence refuses a Redis that answers and would lose bookings
+// (Check's refusal), and says nothing of one that does not answer yet.
+func (r *Redis) checkPersistence(ctx context.Context) error {
+	db, err := r.Open()
+	if err != nil {
+		return err
+	}
+	defer db.Destruct()
+	cctx, cancel := context.WithTimeout(ctx, r.CheckTimeout())
+	defer cancel()
+	err = r.Check(cctx, db)
+	if errors.Is(err, ErrUnreachable) {
+		r.logger.Warn("store not reachable now: whether it persists is checked when it answers", zap.String("store", r.Where()), zap.Error(err))
+		return nil
+	}
+	return err
+}
+
+// provision reads and checks the configuration; it connects to nothing.
+func (r *Redis) provision(ctx caddy.Context) error {
 	r.logger = ctx.Logger()
 	repl := caddy.NewReplacer()
 	if r.Timeout < 0 {

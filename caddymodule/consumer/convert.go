@@ -94,6 +94,7 @@ type Convert struct {
 	// The journal (convert_journal.go).
 	journal     *converter.Journal
 	store       *store.Handle
+	calls       *convertCalls
 	settlements *prometheus.CounterVec
 }
 
@@ -259,6 +260,7 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 
 	x := &nextCaller{orig: r, next: next, traceParent: calls.TraceParent(r), metrics: c.metrics, partner: c.Partner}
+	c.calls.begin()
 	stored := false
 	res, shared := c.replies.Do(r.Context(), req.MessageID(), body, func() *converter.Result {
 		// Detached from the legacy client: a sequence that has booked must
@@ -270,6 +272,7 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return res
 	})
 	x.release()
+	c.calls.end(res, c.now())
 	shared = shared || stored
 	c.metrics.exchanges.WithLabelValues(c.Partner, string(req.Kind()), res.Outcome).Inc()
 	el := newExchangeLog(c.Partner, req, res, x.calls, shared)

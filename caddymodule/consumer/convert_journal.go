@@ -51,6 +51,9 @@ func (c *Convert) provisionJournal(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
+	c.calls = &convertCalls{partner: c.Partner}
+	app.Report(c.journal)
+	app.Report(c.calls)
 	app.Background(runner.Job{
 		Name:  "osdm_convert " + c.Partner + ": settlement",
 		Every: time.Duration(c.SettleInterval),

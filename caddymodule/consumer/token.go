@@ -22,6 +22,7 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
@@ -198,6 +199,11 @@ func (t *Token) Provision(ctx caddy.Context) error {
 	t.poolKey = poolKey
 	t.cache = cache.TokenCache
 	t.cache.SetObserver(t.metrics.observer(t.Partner))
+	app, err := osdmapp.For(ctx)
+	if err != nil {
+		return err
+	}
+	app.Report(tokenStatus{partner: t.Partner, tokenURL: t.TokenURL, cache: t.cache, now: time.Now})
 
 	fields := []zap.Field{
 		zap.String("partner", t.Partner),

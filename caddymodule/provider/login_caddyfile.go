@@ -112,7 +112,7 @@ func (l *Login) unmarshalReplayStore(d *caddyfile.Dispenser) error {
 	if len(args) == 0 {
 		return d.ArgErr()
 	}
-	store := &LoginReplayStore{Type: args[0]}
+	store := &LoginReplayStore{Engine: args[0]}
 	switch args[0] {
 	case "memory":
 		switch {
@@ -136,7 +136,7 @@ func (l *Login) unmarshalReplayStore(d *caddyfile.Dispenser) error {
 		if len(args) > 1 {
 			return d.Errf("replay_store %s: a store name takes no more arguments (or: memory, bolt, redis)", args[0])
 		}
-		store = &LoginReplayStore{Type: "store", Name: args[0]}
+		store = &LoginReplayStore{Engine: "store", Name: args[0]}
 	}
 	l.ReplayStore = store
 	return nil

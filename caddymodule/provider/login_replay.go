@@ -15,10 +15,13 @@ import (
 
 // LoginReplayStore chooses where used jti values are kept.
 type LoginReplayStore struct {
-	// Type is memory (this instance only, forgotten when Caddy stops),
+	// Engine is memory (this instance only, forgotten when Caddy stops),
 	// store (a store of the osdm app, Name), bolt (a file: kept across
 	// restarts of this instance) or redis (shared by every instance using
-	// the same Redis).
+	// the same Redis): the same key as a store's engine.
+	Engine string `json:"engine,omitempty"`
+	// Type is Engine's former name, still read: configurations written
+	// before keep working.
 	Type string `json:"type,omitempty"`
 	// Name is the osdm app's store, for type store.
 	Name string `json:"name,omitempty"`
@@ -67,11 +70,17 @@ const (
 // acquireReplayStore finds or makes the replay store the configuration
 // names, and records what Cleanup must give back.
 func (l *Login) acquireReplayStore(ctx caddy.Context) (tokenauth.ReplayStore, error) {
-	cfg := LoginReplayStore{Type: "memory"}
+	cfg := LoginReplayStore{Engine: "memory"}
 	if l.ReplayStore != nil {
 		cfg = *l.ReplayStore
 	}
-	switch cfg.Type {
+	switch {
+	case cfg.Type != "" && cfg.Engine != "" && cfg.Type != cfg.Engine:
+		return nil, fmt.Errorf("replay_store: engine %q and type %q (its former name) disagree: give engine only", cfg.Engine, cfg.Type)
+	case cfg.Engine == "":
+		cfg.Engine = cfg.Type
+	}
+	switch cfg.Engine {
 	case "memory", "":
 		if cfg.Address != "" || cfg.Path != "" || cfg.Prefix != "" {
 			return nil, errors.New("replay_store memory takes no address, path or prefix")
@@ -92,11 +101,11 @@ func (l *Login) acquireReplayStore(ctx caddy.Context) (tokenauth.ReplayStore, er
 		return p, nil
 	case "store", stores.EngineBolt, stores.EngineRedis:
 		if cfg.MaxEntries != 0 {
-			return nil, fmt.Errorf("replay_store %s takes no max_entries (the memory store's bound)", cfg.Type)
+			return nil, fmt.Errorf("replay_store %s takes no max_entries (the memory store's bound)", cfg.Engine)
 		}
-		ref := (&stores.Config{Name: cfg.Name, Engine: cfg.Type, Path: cfg.Path, Address: cfg.Address, Prefix: cfg.Prefix}).Ref()
+		ref := (&stores.Config{Name: cfg.Name, Engine: cfg.Engine, Path: cfg.Path, Address: cfg.Address, Prefix: cfg.Prefix}).Ref()
 		view := loginReplayViewBolt
-		if cfg.Type == "store" {
+		if cfg.Engine == "store" {
 			ref.Engine = ""
 			if cfg.Name == "" || cfg.Path != "" || cfg.Address != "" || cfg.Prefix != "" {
 				return nil, errors.New("replay_store store takes a name, and no path, address or prefix")
@@ -115,7 +124,7 @@ func (l *Login) acquireReplayStore(ctx caddy.Context) (tokenauth.ReplayStore, er
 		}
 		return tokenauth.NewStoreReplayStore(store.WithPrefix(h, view), l.now), nil
 	}
-	return nil, fmt.Errorf("replay_store %q is unknown (want memory, store, bolt or redis)", cfg.Type)
+	return nil, fmt.Errorf("replay_store engine %q is unknown (want memory, store, bolt or redis)", cfg.Engine)
 }
 
 // releaseReplayStore gives back what acquireReplayStore obtained, and

@@ -67,7 +67,7 @@ func TestLoginRedisSharedByInstances(t *testing.T) {
 	// does not, and the inline form cannot say accept_volatile.
 	addr := redistest.Server(t)
 	f := harness.NewProvFixture(t)
-	a := loginModule(f, &LoginReplayStore{Type: "redis", Address: addr})
+	a := loginModule(f, &LoginReplayStore{Engine: "redis", Address: addr})
 	a.Issuer = "https://login.redis-a.example"
 	b := loginModule(f, &LoginReplayStore{Type: "redis", Address: "redis://" + addr + "/0"})
 	b.Issuer = "https://login.redis-b.example"
@@ -95,7 +95,7 @@ func TestLoginRedisDownFailsClosed(t *testing.T) {
 	addr := fmt.Sprintf("127.0.0.1:%d", harness.FreePort(t)) // nothing listens there
 
 	f := harness.NewProvFixture(t)
-	m := loginModule(f, &LoginReplayStore{Type: "redis", Address: addr})
+	m := loginModule(f, &LoginReplayStore{Engine: "redis", Address: addr})
 	m.Issuer = "https://login.redis-down.example"
 	provProvision(t, m)
 	core, logs := observer.New(zap.InfoLevel)

@@ -185,12 +185,12 @@ func TestLoginBoltLockedFileFailsProvision(t *testing.T) {
 
 func TestLoginReplayStoreCaddyfile(t *testing.T) {
 	good := map[string]LoginReplayStore{
-		"replay_store bolt":                     {Type: "bolt"},
-		"replay_store bolt /var/lib/osdm.db":    {Type: "bolt", Path: "/var/lib/osdm.db"},
-		"replay_store redis 10.0.0.5:6379":      {Type: "redis", Address: "10.0.0.5:6379"},
-		"replay_store redis 10.0.0.5:6379 rw:":  {Type: "redis", Address: "10.0.0.5:6379", Prefix: "rw:"},
-		"replay_store memory max_entries 20000": {Type: "memory", MaxEntries: 20000},
-		"replay_store shared":                   {Type: "store", Name: "shared"},
+		"replay_store bolt":                     {Engine: "bolt"},
+		"replay_store bolt /var/lib/osdm.db":    {Engine: "bolt", Path: "/var/lib/osdm.db"},
+		"replay_store redis 10.0.0.5:6379":      {Engine: "redis", Address: "10.0.0.5:6379"},
+		"replay_store redis 10.0.0.5:6379 rw:":  {Engine: "redis", Address: "10.0.0.5:6379", Prefix: "rw:"},
+		"replay_store memory max_entries 20000": {Engine: "memory", MaxEntries: 20000},
+		"replay_store shared":                   {Engine: "store", Name: "shared"},
 	}
 	for line, want := range good {
 		var l Login

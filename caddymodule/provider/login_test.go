@@ -84,7 +84,7 @@ func TestLoginCaddyfile(t *testing.T) {
 	got, _ := json.Marshal(l)
 	want := `{"signing_key_file":"/etc/osdm/login.pem","signing_alg":"ES256","signing_kid":"login-2026","issuer":"https://login.example-provider.eu",` +
 		`"audience":["https://login.example-provider.eu/oauth/token","https://login.example-provider.eu"],"access_audience":["https://api.example-provider.eu"],` +
-		`"token_lifetime":2000000000,"clock_skew":45000000000,"max_assertion_lifetime":300000000000,"replay_store":{"type":"memory","max_entries":5000},` +
+		`"token_lifetime":2000000000,"clock_skew":45000000000,"max_assertion_lifetime":300000000000,"replay_store":{"engine":"memory","max_entries":5000},` +
 		`"clients":[{"sub":"example-railway","alg":["RS256","PS256"],"keys":[{"kid":"legacy-2026-01","file":"/etc/osdm/clients/er-2026.pub"},` +
 		`{"kid":"legacy-2025-06","file":"/etc/osdm/clients/er-2025.pub","not_before":"2025-06-01T00:00:00Z","not_after":"2026-02-01T00:00:00Z"}],"scope":["uic_osdm"]},` +
 		`{"sub":"other","keys":[{"kid":"k1","file":"/etc/osdm/clients/other.pub"}]}]}`
@@ -94,7 +94,7 @@ func TestLoginCaddyfile(t *testing.T) {
 
 	var r Login
 	harness.Unmarshal(t, &r, "osdm_login {\n signing_key_file l.pem\n issuer i\n client c {\n key k c.pub\n }\n replay_store redis 10.0.0.5:6379\n}")
-	if r.ReplayStore.Type != "redis" || r.ReplayStore.Address != "10.0.0.5:6379" {
+	if r.ReplayStore.Engine != "redis" || r.ReplayStore.Address != "10.0.0.5:6379" {
 		t.Fatalf("replay store %+v", r.ReplayStore)
 	}
 }
@@ -187,7 +187,8 @@ func TestLoginProvisionErrors(t *testing.T) {
 		"client bad time":     func(l *Login) { l.Clients[0].Keys[0].NotAfter = "next week" },
 		"client alg misfits":  func(l *Login) { l.Clients[1].Algs = []string{"ES256"} },
 		"unknown store":       func(l *Login) { l.ReplayStore = &LoginReplayStore{Type: "disk"} },
-		"redis no address":    func(l *Login) { l.ReplayStore = &LoginReplayStore{Type: "redis"} },
+		"redis no address":    func(l *Login) { l.ReplayStore = &LoginReplayStore{Engine: "redis"} },
+		"engine and type":     func(l *Login) { l.ReplayStore = &LoginReplayStore{Engine: "memory", Type: "redis"} },
 		"negative lifetime":   func(l *Login) { l.TokenLifetime = caddy.Duration(-time.Second) },
 	}
 	for name, edit := range cases {

@@ -223,6 +223,7 @@ func (m *OSDMLegacy) Provision(ctx caddy.Context) error {
 	if m.facade, err = osdmlegacy.New(cfg, deps); err != nil {
 		return fmt.Errorf("osdm_legacy %q: %w", m.Partner, err)
 	}
+	app.Report(m.facade.Status())
 	app.Background(m.settleJob(cfg))
 	return nil
 }

@@ -387,6 +387,32 @@ func TestOSDMLegacyIntegrationHoldReleased(t *testing.T) {
 
 // TestChildProcess is not a test: it is the child process of the
 // harness (the child Caddy of the SIGKILL and two-instance tests).
+// bookUnanswered books offerID through c in the background and returns
+// the BookingRequest's messageId once the legacy system has carried it
+// out; its answer is never written (the caller kills the Caddy that
+// waits for it).
+func (l *bkLegacy) bookUnanswered(t *testing.T, c *bkClient, offerID string) string {
+	t.Helper()
+	held := make(chan string, 1)
+	l.mu.Lock()
+	l.hold = held
+	l.mu.Unlock()
+	go func() {
+		req, _ := http.NewRequest("POST", c.base+"/osdm/bookings", strings.NewReader(bookingOf(offerID)))
+		req.Header.Set("Content-Type", "application/json")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	select {
+	case id := <-held:
+		return id
+	case <-time.After(10 * time.Second):
+		t.Fatal("the BookingRequest never reached the legacy system")
+		return ""
+	}
+}
+
 func TestChildProcess(t *testing.T) { harness.ChildProcess(t) }
 
 // TestOSDMLegacyIntegrationSIGKILLSettles: Caddy is killed (SIGKILL)
@@ -408,23 +434,7 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 	// restarted Caddy verifies it with the key in the bolt file.
 	before := c.offer("709")
 
-	held := make(chan string, 1)
-	l.mu.Lock()
-	l.hold = held
-	l.mu.Unlock()
-	go func() {
-		req, _ := http.NewRequest("POST", c.base+"/osdm/bookings", strings.NewReader(bookingOf(o.OfferID)))
-		req.Header.Set("Content-Type", "application/json")
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
-	var msgID string
-	select {
-	case msgID = <-held:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the BookingRequest never reached the legacy system")
-	}
+	msgID := l.bookUnanswered(t, c, o.OfferID)
 	child.Kill()
 	if len(l.held()) != 1 {
 		t.Fatalf("the legacy system holds %d bookings, want the one whose answer was lost", len(l.held()))

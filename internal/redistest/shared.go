@@ -12,7 +12,7 @@ func Shared(tb testing.TB) string {
 	tb.Helper()
 	addr := os.Getenv("OSDM_TEST_REDIS")
 	if addr == "" {
-		tb.Skip("OSDM_TEST_REDIS not set (host:port of a Redis to test against, e.g. `redis-server --port 6379 --save '' --daemonize yes`, then OSDM_TEST_REDIS=127.0.0.1:6379): test skipped")
+		tb.Skip("OSDM_TEST_REDIS not set (host:port of a Redis to test against, e.g. `redis-server --port 6379 --dir \"$(mktemp -d)\" --appendonly yes --daemonize yes`, then OSDM_TEST_REDIS=127.0.0.1:6379): test skipped")
 	}
 	return addr
 }

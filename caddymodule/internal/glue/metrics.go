@@ -52,6 +52,13 @@ func (m *Metrics) Histogram(name, help string, buckets []float64, labels ...stri
 	}, labels))
 }
 
+// Gauge is the gauge vector name with labels.
+func (m *Metrics) Gauge(name, help string, labels ...string) *prometheus.GaugeVec {
+	return register(m, prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: "caddy", Subsystem: m.subsystem, Name: name, Help: help,
+	}, labels))
+}
+
 // RegisterMetrics makes a module's metrics with build, on reg under
 // subsystem, and returns them, or the first registration that failed.
 func RegisterMetrics[T any](reg *prometheus.Registry, subsystem string, build func(all *Metrics) T) (T, error) {

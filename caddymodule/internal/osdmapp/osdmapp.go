@@ -58,6 +58,11 @@ type Provider interface {
 	// what Caddy would pass h as next. It is known once the app has
 	// started.
 	RouteAfter(h caddyhttp.MiddlewareHandler) (*Route, error)
+	// Report adds what a handler shows an operator (the admin API's
+	// /osdm/ endpoints): its pending work and booking records
+	// (opstatus.Source), its partner's token or calls
+	// (opstatus.PartnerSource), or both.
+	Report(v any)
 }
 
 // For returns the osdm app of the configuration ctx belongs to (an empty
