@@ -1,0 +1,131 @@
+package osdmlegacy
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// journeyOffer is a sealed offer of a journey of trains (each as e.offer
+// makes it, in one trip).
+func (e *bookEnv) journeyOffer(trains ...string) *JourneyOffer {
+	e.t.Helper()
+	jo := &JourneyOffer{}
+	for i, train := range trains {
+		rec := *e.offer(train, adult, child)
+		rec.LegID = timedLegID("trip-1", i+1)
+		rec.PartID, rec.ProductID = "trip-1-res-21-"+itoa4(i), "trip-1-product-21-"+itoa4(i)
+		rec.Partner, rec.ID = "", ""
+		jo.Legs = append(jo.Legs, rec)
+	}
+	s, err := e.f.offerSigner(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	jo.ID = s.sealJourney(jo)
+	return jo
+}
+
+// journeyBody is the POST /bookings of jo for its two passengers.
+func journeyBody(jo *JourneyOffer) map[string]any {
+	rec := jo.Legs[0]
+	rec.ID = jo.ID
+	return bookingBodyOf(&rec)
+}
+
+// held counts the bookings the legacy system holds.
+func (e *bookEnv) held() int {
+	n := 0
+	for _, b := range e.sb.Bookings() {
+		if b.Status == legacy.StatusConfirmed {
+			n++
+		}
+	}
+	return n
+}
+
+// The answer to the second train's BookingRequest is lost: the journey is
+// not answered booked, the operator sees it pending, and settlement (on
+// another instance, or after a restart) rolls it back with no request:
+// nothing held, the store agreeing with the legacy system.
+func TestJourneyLostSecondLegRolledBack(t *testing.T) {
+	for _, kind := range []storeKind{memKind, boltKind, redisKind} {
+		t.Run(string(kind), func(t *testing.T) {
+			e := newBookEnv(t, kind, nil)
+			jo := e.journeyOffer("708", "709")
+			e.legacy.inject(fault{kind: legacy.KindBookingRequest}, fault{kind: legacy.KindBookingRequest, what: "lost"})
+			a := e.call(e.f, "POST", "/bookings", journeyBody(jo), withKey("11111111-1111-4111-8111-111111111111"))
+			if a.Status != http.StatusGatewayTimeout || e.held() != 2 {
+				t.Fatalf("%d %s; legacy holds %d", a.Status, a.Body, e.held())
+			}
+			id := a.BookingID
+			pending, err := e.f.Status().Pending(context.Background())
+			found := false
+			for _, p := range pending {
+				found = found || p.Kind == "journey" && p.Ref == id
+			}
+			if err != nil || !found {
+				t.Errorf("the operator does not see journey %s pending: %+v %v", id, pending, err)
+			}
+			recs, err := e.f.Status().Find(context.Background(), id)
+			if err != nil || len(recs) != 3 || recs[0].Refs["booking"][0] != id || recs[1].Refs["journey"][0] != id {
+				t.Errorf("Find(%s): %+v %v", id, recs, err)
+			}
+			f := e.otherInstance()
+			e.settle(f)
+			if e.held() != 0 {
+				t.Errorf("the legacy system holds %d bookings after settlement", e.held())
+			}
+			e.assertAgree(true)
+			if a := e.call(f, "GET", "/bookings/"+id, nil); a.Status != http.StatusNotFound {
+				t.Errorf("GET of the rolled back journey: %d %s", a.Status, a.Body)
+			}
+			for _, b := range e.sb.Bookings() {
+				if b.ReasonCode == nil || b.Fee != "" && strings.Trim(b.Fee, "0.") != "" {
+					t.Errorf("train %s cancelled with reason %v, fee %q", b.Train, b.ReasonCode, b.Fee)
+				}
+			}
+			if rep := e.settle(f); rep.Settled+rep.Unresolved+rep.Errors != 0 {
+				t.Errorf("a second settlement found work: %+v", rep)
+			}
+		})
+	}
+}
+
+// A retry with the same Idempotency-Key after the call's lease carries on:
+// the second train's outcome is asked (SynchroRequest), not booked again,
+// and the journey is answered booked.
+func TestJourneyRetryCarriesOn(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	jo := e.journeyOffer("708", "709")
+	key := withKey("22222222-2222-4222-8222-222222222222")
+	e.legacy.inject(fault{kind: legacy.KindBookingRequest}, fault{kind: legacy.KindBookingRequest, what: "lost"})
+	if a := e.call(e.f, "POST", "/bookings", journeyBody(jo), key); a.Status != http.StatusGatewayTimeout {
+		t.Fatalf("%d %s", a.Status, a.Body)
+	}
+	if a := e.call(e.f, "POST", "/bookings", journeyBody(jo), key); a.Status != http.StatusConflict {
+		t.Errorf("a retry within the lease: %d %s", a.Status, a.Body)
+	}
+	e.clock.Advance(e.cfg.Timeout + 1)
+	b := decodeOK[osdm.BookingResponse](t, e.call(e.f, "POST", "/bookings", journeyBody(jo), key), 200)
+	if n := len(b.Booking.BookedOffers[0].Reservations); n != 2 || e.held() != 2 {
+		t.Fatalf("%d reservations; legacy holds %d", n, e.held())
+	}
+	books := 0
+	for _, m := range e.legacy.delivered() {
+		if m.Kind() == legacy.KindBookingRequest {
+			books++
+		}
+	}
+	if books != 2 {
+		t.Errorf("%d BookingRequests reached the legacy system, want 2", books)
+	}
+	if rep := e.settle(e.f); rep.Settled != 0 || e.held() != 2 {
+		t.Errorf("settlement of a journey answered booked: %+v; legacy holds %d", rep, e.held())
+	}
+	e.assertAgree(true)
+}
