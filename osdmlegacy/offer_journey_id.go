@@ -59,11 +59,16 @@ func (jo *JourneyOffer) Price() osdm.Price {
 
 // sealJourney returns the id of jo, signed by s.
 func (s *offerSigner) sealJourney(jo *JourneyOffer) string {
-	buf := []byte{journeyOfferIDVersion}
 	var nonce [offerNonceLen]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
 		panic("osdmlegacy: no randomness: " + err.Error())
 	}
+	return s.sealJourneyWith(jo, nonce)
+}
+
+// sealJourneyWith is sealJourney with a given nonce.
+func (s *offerSigner) sealJourneyWith(jo *JourneyOffer, nonce [offerNonceLen]byte) string {
+	buf := []byte{journeyOfferIDVersion}
 	buf = append(buf, nonce[:]...)
 	buf = binary.AppendUvarint(buf, uint64(len(jo.Legs)))
 	for i := range jo.Legs {
