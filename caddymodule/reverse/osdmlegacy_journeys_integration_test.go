@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
@@ -207,5 +208,29 @@ func TestOSDMLegacyJourneySearchAlternativeSystem(t *testing.T) {
 	}
 	if asp != 1 || len(resp.Offers) != 2 {
 		t.Errorf("%d proposals, %d offers; want 1, 2", asp, len(resp.Offers))
+	}
+}
+
+// A journey is offered only when every train has places: with 96005 sold
+// out since, the journey through it is not offered, the others are, and
+// the problems say which train had none.
+func TestOSDMLegacyJourneySearchFullTrain(t *testing.T) {
+	lc := startJourneyChain(t, true, "", legacysandbox.Config{Capacity: 3})
+	rep := lc.ls.sb.Handle(t.Context(), &legacy.BookingRequest{Header: legacy.Header{MessageID: "other-sale"},
+		Journey: legacy.Journey{TrainNumber: "96005", DepartureDate: harness.TravelDay, DepartureTime: "10:10", From: strasbourg, To: baselSBB},
+		Places:  legacy.PlaceRequest{TravelClass: 2, ServiceCode: 1, Tariffs: []legacy.Tariff{{Code: 1, Count: 2}}}})
+	if _, ok := rep.(*legacy.BookingReply); !ok {
+		t.Fatalf("the other sale: %+v", rep)
+	}
+	resp := searchJourneys(t, lc, journeySearch("06:30"))
+	if got := strings.Join(journeyTrains(&resp), " "); got != "9571+96003 9575+96007" {
+		t.Errorf("journeys %s, want those with places on every train", got)
+	}
+	told := false
+	for _, p := range resp.Problems {
+		told = told || p.Code == osdm.CodeInsufficientAvailability && strings.Contains(p.Detail, "train 96005")
+	}
+	if !told || len(resp.Offers) != 2 {
+		t.Errorf("problems %+v, %d offers", resp.Problems, len(resp.Offers))
 	}
 }
