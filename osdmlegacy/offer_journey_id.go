@@ -44,17 +44,13 @@ type JourneyOffer struct {
 // ExpiresAt is the journey offer's preBookableUntil.
 func (jo *JourneyOffer) ExpiresAt() time.Time { return jo.Legs[0].ExpiresAt }
 
-// Price is the sum of the legs' prices, at the largest scale among them.
+// Price is the sum of the legs' prices (sumPrices).
 func (jo *JourneyOffer) Price() osdm.Price {
-	scale := 0
-	for _, l := range jo.Legs {
-		scale = max(scale, l.OSDMPrice.EffectiveScale())
+	prices := make([]osdm.Price, len(jo.Legs))
+	for i, l := range jo.Legs {
+		prices[i] = l.OSDMPrice
 	}
-	var sum int64
-	for _, l := range jo.Legs {
-		sum += rescale(l.OSDMPrice, scale)
-	}
-	return osdm.NewPrice(sum, scale, jo.Legs[0].OSDMPrice.Currency)
+	return sumPrices(prices)
 }
 
 // sealJourney returns the id of jo, signed by s.
