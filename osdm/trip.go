@@ -7,10 +7,14 @@ import "time"
 type Trip struct {
 	// ID is the partner's trip id, referenced by offers' tripCoverage.
 	ID string `json:"id"`
+	// ExternalRef is the consumer's reference of a trip it specified.
+	ExternalRef string `json:"externalRef,omitempty"`
 	// Summary is a free text.
 	Summary string `json:"summary,omitempty"`
 	// Duration is an ISO 8601 duration, e.g. "PT3H12M".
 	Duration string `json:"duration"`
+	// Direction is OUT_BOUND (TripDirectionOutbound) or IN_BOUND.
+	Direction string `json:"direction,omitempty"`
 	// Origin and Destination are the end stations.
 	Origin      *PlaceRef `json:"origin,omitempty"`
 	Destination *PlaceRef `json:"destination,omitempty"`
@@ -28,6 +32,8 @@ type Trip struct {
 type TripLeg struct {
 	// ID is the leg id, referenced by tripLegCoverage.
 	ID string `json:"id"`
+	// ExternalRef is the consumer's reference of a leg it specified.
+	ExternalRef string `json:"externalRef,omitempty"`
 	// TimedLeg is the scheduled service ridden on this leg.
 	TimedLeg *TimedLeg `json:"timedLeg,omitempty"`
 	// TransferLeg is a change between the timed legs around it.
@@ -46,6 +52,10 @@ type TransferLeg struct {
 	// Duration is the time the change takes, an ISO 8601 duration.
 	Duration string `json:"duration,omitempty"`
 }
+
+// TripDirectionOutbound is the direction of a single trip or of the
+// outward trip of a return.
+const TripDirectionOutbound = "OUT_BOUND"
 
 // TransferMode is how a transfer leg is made (OJP's extensible enum).
 type TransferMode string

@@ -3,6 +3,7 @@ package timetable
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // network is the feed as the planner searches it: the trips grouped into
@@ -17,15 +18,22 @@ type network struct {
 	atOff []int32
 	// tripID finds a trip by its trip_id.
 	tripID map[string]int32
+	// patOf is the route of each trip.
+	patOf []int32
+	// searches pools the planner's search states, by number of rounds.
+	searches [MaxChangesLimit + 2]sync.Pool
 }
 
 // pattern is a route: a stop sequence (stations and boarding flags) and
 // the trips that follow it, in order of departure at every stop (no trip
-// overtakes another).
+// overtakes another), with their times stop by stop: the departure of
+// trip i (of trips) from stop j is dep[j*len(trips)+i], so that the trips
+// leaving a stop are one sorted run of memory.
 type pattern struct {
-	stops []int32
-	flags []uint8
-	trips []int32
+	stops    []int32
+	flags    []uint8
+	trips    []int32
+	dep, arr []int32
 }
 
 // patStop is a route's call at a station: the route and the position.
@@ -87,7 +95,22 @@ func buildNetwork(t *Timetable) *network {
 		stops := t.stStation[first.first : first.first+first.n]
 		flags := t.stFlags[first.first : first.first+first.n]
 		for _, c := range chains {
-			n.pats = append(n.pats, pattern{stops: stops, flags: flags, trips: slices.Clip(c)})
+			p := pattern{stops: stops, flags: flags, trips: slices.Clip(c),
+				dep: make([]int32, len(stops)*len(c)), arr: make([]int32, len(stops)*len(c))}
+			for i, ti := range c {
+				first := t.trips[ti].first
+				for j := range stops {
+					p.dep[j*len(c)+i] = t.stDep[first+int32(j)]
+					p.arr[j*len(c)+i] = t.stArr[first+int32(j)]
+				}
+			}
+			n.pats = append(n.pats, p)
+		}
+	}
+	n.patOf = make([]int32, len(t.trips))
+	for pi, p := range n.pats {
+		for _, ti := range p.trips {
+			n.patOf[ti] = int32(pi)
 		}
 	}
 	n.atOff = make([]int32, len(t.stations)+1)

@@ -23,6 +23,8 @@ const (
 	// MaxJourney bounds a journey's duration, from the first departure to
 	// the last arrival: what would take longer is not searched.
 	MaxJourney = 24 * time.Hour
+	// MaxWindow bounds Query.Window.
+	MaxWindow = 48 * time.Hour
 )
 
 // Query asks Plan for journeys from one station to another.
@@ -36,7 +38,7 @@ type Query struct {
 	ArriveBy bool
 	// Window: journeys leave Origin within [Time, Time+Window], or with
 	// ArriveBy reach Destination within [Time-Window, Time]. 0 means
-	// DefaultWindow (4h).
+	// DefaultWindow (4h); at most MaxWindow.
 	Window time.Duration
 	// MaxChanges is the most changes of train a journey may have, 0
 	// (direct trains only) to MaxChangesLimit.
@@ -75,8 +77,8 @@ func (q Query) check() (Query, error) {
 	switch {
 	case q.MaxChanges < 0 || q.MaxChanges > MaxChangesLimit:
 		return q, fmt.Errorf("%w: max changes %d: want 0..%d", ErrQuery, q.MaxChanges, MaxChangesLimit)
-	case q.Window < 0:
-		return q, fmt.Errorf("%w: window %v is negative", ErrQuery, q.Window)
+	case q.Window < 0 || q.Window > MaxWindow:
+		return q, fmt.Errorf("%w: window %v: want 0 (the default) to %v", ErrQuery, q.Window, MaxWindow)
 	case q.MinTransfer < 0:
 		return q, fmt.Errorf("%w: min transfer %v is negative", ErrQuery, q.MinTransfer)
 	case q.MaxTrips < 0:
@@ -145,26 +147,34 @@ func (t *Timetable) MinTransfer(station string, def time.Duration) (time.Duratio
 	}
 }
 
-// ChangeOK says whether a traveller arriving with leg a may change to leg
-// b: b leaves from the station a arrives at, no sooner than the change
-// there takes (transfers.txt, rules naming the legs' trips or routes
-// first, else minTransfer), and transfers.txt does not forbid it. For
-// checking journeys a consumer names leg by leg.
-func (t *Timetable) ChangeOK(a, b Leg, minTransfer time.Duration) bool {
+// Change is the least time the change from leg a to leg b takes, at the
+// station a arrives at and b leaves from: transfers.txt's rule for these
+// trips, their routes or the station (the most specific), else
+// minTransfer. False when the change is not allowed: forbidden by
+// transfers.txt, or not at one station, or a leg not of this timetable.
+func (t *Timetable) Change(a, b Leg, minTransfer time.Duration) (time.Duration, bool) {
 	if a.To.Station != b.From.Station {
-		return false
+		return 0, false
 	}
 	s, ok := t.byCode[a.To.Station]
 	if !ok {
-		return false
+		return 0, false
 	}
 	ta, ok1 := t.tripByID(a.Trip)
 	tb, ok2 := t.tripByID(b.Trip)
 	if !ok1 || !ok2 {
-		return false
+		return 0, false
 	}
 	secs, ok := t.transferSecs(s, ta, tb, int32(minTransfer/time.Second))
-	return ok && !b.From.Departure.Before(a.To.Arrival.Add(time.Duration(secs)*time.Second))
+	return time.Duration(secs) * time.Second, ok
+}
+
+// ChangeOK says whether a traveller arriving with leg a may change to leg
+// b: the change is allowed (Change) and b leaves no sooner than it takes
+// after a arrives. For checking journeys a consumer names leg by leg.
+func (t *Timetable) ChangeOK(a, b Leg, minTransfer time.Duration) bool {
+	d, ok := t.Change(a, b, minTransfer)
+	return ok && !b.From.Departure.Before(a.To.Arrival.Add(d))
 }
 
 // tripByID is the trip with that trip_id.

@@ -17,8 +17,8 @@ const (
 	munchen = "8000261" // D
 )
 
-// planFeed is a feed of stations A, B, C, D (the codes above), one route,
-// services S (every day of December 2026), WD (Monday to Friday) and
+// planFeed is a feed of stations A, B, C, D (the codes above), routes R
+// and R2, services S (every day of 2026), WD (Monday to Friday) and
 // NEXT (3 December only), trips given as "id,train,service" lines, stop
 // times as "trip,arrival,departure,stop,seq[,pickup,dropoff]" lines and
 // an optional transfers.txt body (with its header).
@@ -28,7 +28,7 @@ func planFeed(t testing.TB, trips, stopTimes, transfers string) *Timetable {
 		"agency.txt":         {Data: []byte("agency_id,agency_name,agency_url,agency_timezone\nA,A,http://a,Europe/Paris\n")},
 		"stops.txt":          {Data: []byte("stop_id,stop_code,stop_name\nA," + paNord + ",Paris Nord\nB," + basel + ",Basel SBB\nB1,,Basel SBB voie 1\nC," + zurich + ",Zürich HB\nD," + munchen + ",München Hbf\n")},
 		"routes.txt":         {Data: []byte("route_id,route_type\nR,2\nR2,2\n")},
-		"calendar.txt":       {Data: []byte("service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\nS,1,1,1,1,1,1,1,20261201,20261231\nWD,1,1,1,1,1,0,0,20261201,20261231\n")},
+		"calendar.txt":       {Data: []byte("service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\nS,1,1,1,1,1,1,1,20260101,20261231\nWD,1,1,1,1,1,0,0,20260101,20261231\n")},
 		"calendar_dates.txt": {Data: []byte("service_id,date,exception_type\nNEXT,20261203,1\n")},
 		"trips.txt":          {Data: []byte("route_id,service_id,trip_id,trip_short_name\n" + trips)},
 		"stop_times.txt":     {Data: []byte("trip_id,arrival_time,departure_time,stop_id,stop_sequence,pickup_type,drop_off_type\n" + stopTimes)},
@@ -86,6 +86,8 @@ func TestPlanMinTransfer(t *testing.T) {
 		{"a walk to another station is not used", transfersHdr + "B,C,2,60,,\n", 3 * time.Minute, "1+2 12-02 08:00-12-02 11:00\n"},
 		{"trip pair beats the station", transfersHdr + "B,B,3,,,\nB,B,2,300,T1,T2\n", 0, "1+2 12-02 08:00-12-02 11:00\n"},
 		{"trip pair forbids", transfersHdr + "B,B,3,,T1,T2\n", 3 * time.Minute, "1+3 12-02 08:00-12-02 11:20\n"},
+		{"route pair forbids", "from_stop_id,to_stop_id,transfer_type,from_route_id,to_route_id\nB,B,3,R,R2\n", 0, ""},
+		{"trip to route beats the route pair", "from_stop_id,to_stop_id,transfer_type,min_transfer_time,from_route_id,to_route_id,from_trip_id,to_trip_id\nB,B,3,,R,R2,,\nB,B,2,60,,R2,T1,\n", 0, "1+2 12-02 08:00-12-02 11:00\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -100,6 +102,9 @@ func TestPlanMinTransfer(t *testing.T) {
 				t.Errorf("got\n%swant\n%s", got, c.want)
 			}
 			checkJourneys(t, tt, q, js)
+			if walk := strings.Contains(c.transfers, "B,C,"); walk != (len(tt.Warnings()) == 1 && strings.Contains(tt.Warnings()[0], "transfers.txt: 1 rows between two different stations not used")) {
+				t.Errorf("warnings %q", tt.Warnings())
+			}
 		})
 	}
 }
@@ -224,7 +229,7 @@ func TestPlanPickupDropOff(t *testing.T) {
 func TestPlanQueryErrors(t *testing.T) {
 	tt := planFeed(t, changeTrips, changeTimes, "")
 	for _, q := range []Query{
-		{MaxChanges: 3}, {MaxChanges: -1}, {Window: -time.Second}, {MinTransfer: -time.Second}, {MaxTrips: -1},
+		{MaxChanges: 3}, {MaxChanges: -1}, {Window: -time.Second}, {Window: MaxWindow + time.Second}, {MinTransfer: -time.Second}, {MaxTrips: -1},
 	} {
 		q.Origin, q.Destination, q.Time = paNord, zurich, at("2026-12-02 07:00")
 		if _, err := tt.Plan(q); !errors.Is(err, ErrQuery) {
@@ -321,5 +326,101 @@ func checkJourneys(t testing.TB, tt *Timetable, q Query, js []Journey) {
 				t.Fatalf("journey %d is dominated by %d", i, k)
 			}
 		}
+	}
+}
+
+// A route is ridden on the earliest trip that can be caught at any of its
+// stops. T1 and T2 leave Paris at 06:00; from T1, at Basel at 07:20, the
+// route Basel - Zürich - München is boarded on X (08:00; Y left at 07:00),
+// but the traveller from T2, at Zürich at 07:30, catches Y there (08:00)
+// and reaches München an hour before X.
+func TestPlanCatchesAnEarlierTripDownTheRoute(t *testing.T) {
+	trips := "R,S,T1,1\nR,S,T2,2\nR2,S,X,10\nR2,S,Y,11\n"
+	times := "T1,06:00:00,06:00:00,A,1,,\nT1,07:20:00,07:20:00,B,2,,\n" +
+		"T2,06:00:00,06:00:00,A,1,,\nT2,07:30:00,07:30:00,C,2,,\n" +
+		"X,08:00:00,08:00:00,B,1,,\nX,09:00:00,09:00:00,C,2,,\nX,10:00:00,10:00:00,D,3,,\n" +
+		"Y,07:00:00,07:00:00,B,1,,\nY,08:00:00,08:00:00,C,2,,\nY,09:00:00,09:00:00,D,3,,\n"
+	tt := planFeed(t, trips, times, "")
+	q := Query{Origin: paNord, Destination: munchen, Time: at("2026-12-02 05:00"), MaxChanges: 1}
+	js, err := tt.Plan(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmtJourneys(js); got != "2+11 12-02 06:00-12-02 09:00\n" {
+		t.Errorf("got\n%s", got)
+	}
+	checkJourneys(t, tt, q, js)
+}
+
+// Plan is safe for concurrent use: searches in parallel (sharing the
+// routes and the pool of search states) answer as one at a time does.
+func TestPlanConcurrent(t *testing.T) {
+	tt := planFeed(t, changeTrips+"R,S,T5,5\n", changeTimes+"T5,08:00:00,08:00:00,A,1,,\nT5,12:30:00,12:30:00,C,2,,\n", "")
+	qs := []Query{
+		{Origin: paNord, Destination: zurich, Time: at("2026-12-02 07:00"), MaxChanges: 1},
+		{Origin: paNord, Destination: zurich, Time: at("2026-12-02 07:00"), MaxChanges: 0},
+		{Origin: paNord, Destination: zurich, Time: at("2026-12-02 07:00"), MaxChanges: 2, MinTransfer: 3 * time.Minute},
+		{Origin: basel, Destination: zurich, Time: at("2026-12-03 09:00"), MaxChanges: 1},
+	}
+	want := make([]string, len(qs))
+	for i, q := range qs {
+		js, _ := tt.Plan(q)
+		want[i] = fmtJourneys(js)
+	}
+	errs := make(chan string, 8*len(qs))
+	done := make(chan struct{})
+	for g := 0; g < 8; g++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for n := 0; n < 50; n++ {
+				i := (g + n) % len(qs)
+				js, _ := tt.Plan(qs[i])
+				if got := fmtJourneys(js); got != want[i] {
+					errs <- fmt.Sprintf("query %d: %q, want %q", i, got, want[i])
+					return
+				}
+			}
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		<-done
+	}
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+// Change is the rule transfers.txt gives the change from one leg to the
+// next: the most specific, else the default; false when forbidden or not
+// at one station.
+func TestChange(t *testing.T) {
+	tt := planFeed(t, changeTrips, changeTimes, transfersHdr+"B,B,2,900,,\nB,B,2,300,T1,T2\nB,B,3,,T1,T4\n")
+	ride := func(train, from, to string) Leg {
+		l, ok := tt.Ride(train, from, to, date("2026-12-02"))
+		if !ok {
+			t.Fatalf("%s does not ride", train)
+		}
+		return l
+	}
+	t1, t2, t3, t4 := ride("1", paNord, basel), ride("2", basel, zurich), ride("3", basel, zurich), ride("4", basel, zurich)
+	for _, c := range []struct {
+		a, b Leg
+		want time.Duration
+		ok   bool
+	}{
+		{t1, t2, 5 * time.Minute, true}, {t1, t3, 15 * time.Minute, true}, {t1, t4, 0, false}, {t2, t3, 0, false},
+	} {
+		if d, ok := tt.Change(c.a, c.b, DefaultMinTransfer); d != c.want || ok != c.ok {
+			t.Errorf("%s -> %s: %v %v, want %v %v", c.a.Train, c.b.Train, d, ok, c.want, c.ok)
+		}
+	}
+	// 1 arrives at 10:00; 2 leaves at 10:05, 3 at 10:20, 4 at 10:40.
+	if !tt.ChangeOK(t1, t2, 0) || !tt.ChangeOK(t1, t3, 0) || tt.ChangeOK(t1, t4, 0) {
+		t.Error("ChangeOK: 1 -> 2 takes 5 minutes, 1 -> 3 15, 1 -> 4 is forbidden")
+	}
+	tt = planFeed(t, changeTrips, changeTimes, transfersHdr+"B,B,2,1500,,\n")
+	if tt.ChangeOK(ride("1", paNord, basel), ride("3", basel, zurich), 0) {
+		t.Error("ChangeOK: 1 -> 3 in 20 minutes where the station needs 25")
 	}
 }

@@ -1,10 +1,9 @@
 package timetable
 
 import (
+	"cmp"
 	"math"
 	"slices"
-	"sort"
-	"sync"
 	"time"
 )
 
@@ -16,6 +15,7 @@ const never = math.MaxInt64
 // the route, and the round of the label it boarded from (0: the origin).
 type label struct {
 	pat, trip     int32
+	idx           int32 // of trip in the route's trips
 	board, alight int32
 	prev          int32
 	d             day
@@ -23,8 +23,9 @@ type label struct {
 }
 
 // search is the state of one Plan: per round k (0..rounds) and station s,
-// the earliest arrival with at most k trains (arr[k*ns+s]) and how
-// (lab[k*ns+s]).
+// the earliest arrival found in round k (arr[k*ns+s]) and how
+// (lab[k*ns+s]), and the earliest with at most k trains (eff[k*ns+s],
+// found in round effRound[k*ns+s]).
 type search struct {
 	t          *Timetable
 	net        *network
@@ -33,50 +34,48 @@ type search struct {
 	dest       int32
 	arr        []int64
 	lab        []label
+	eff        []int64
+	effRound   []int8
 	marked     []bool
-	cur, next  []int32 // stations marked in the round before, and in this one
-	queue      []int32 // per route, the first position to scan from; -1 none
-	queued     []int32 // the routes queued
-	minSecs    int32   // the query's MinTransfer, seconds
-	lastBoard  int64   // no boarding at the origin after this (the window's end)
-	limit      int64   // no arrival after this
+	cur, next  []int32   // stations marked in the round before, and in this one
+	seeds      []patStop // the routes leaving the origin at the run's time
+	queue      []int32   // per route, the first position to scan from; -1 none
+	queued     []int32   // the routes queued
+	minSecs    int32     // the query's MinTransfer, seconds
+	lastBoard  int64     // no boarding at the origin after this (the window's end)
+	limit      int64     // no arrival after this
 	days       dayRange
 }
 
-// dayRange caches the bases of the service dates a search may use.
+// dayRange caches the bases of the service dates a search may use, in
+// order: first's, the next date's...
 type dayRange struct {
 	first day
 	bases []int64
 }
 
-func (r *dayRange) base(d day) (int64, bool) {
-	i := int(d - r.first)
-	if i < 0 || i >= len(r.bases) {
-		return 0, false
-	}
-	return r.bases[i], true
-}
-
-var searchPool sync.Pool
-
+// newSearch is a search state for rounds rounds, from the timetable's
+// pool of them (one pool per number of rounds: a state is sized by it).
 func (t *Timetable) newSearch(rounds int) *search {
 	net := t.network()
 	ns := len(t.stations)
-	sr, _ := searchPool.Get().(*search)
-	if sr == nil || sr.t != t || sr.rounds != rounds {
+	sr, _ := net.searches[rounds].Get().(*search)
+	if sr == nil {
 		sr = &search{
 			t: t, net: net, ns: ns, rounds: rounds,
-			arr:    make([]int64, (rounds+1)*ns),
-			lab:    make([]label, (rounds+1)*ns),
-			marked: make([]bool, ns),
-			queue:  make([]int32, len(net.pats)),
+			arr:      make([]int64, (rounds+1)*ns),
+			lab:      make([]label, (rounds+1)*ns),
+			eff:      make([]int64, (rounds+1)*ns),
+			effRound: make([]int8, (rounds+1)*ns),
+			marked:   make([]bool, ns),
+			queue:    make([]int32, len(net.pats)),
 		}
 		for i := range sr.queue {
 			sr.queue[i] = -1
 		}
 	}
 	for i := range sr.arr {
-		sr.arr[i] = never
+		sr.arr[i], sr.eff[i] = never, never
 	}
 	return sr
 }
@@ -84,7 +83,7 @@ func (t *Timetable) newSearch(rounds int) *search {
 // plan runs the search for a checked query between stations o and d.
 func (t *Timetable) plan(o, d int32, q Query) []Journey {
 	sr := t.newSearch(q.MaxChanges + 1)
-	defer searchPool.Put(sr)
+	defer sr.net.searches[sr.rounds].Put(sr)
 	sr.origin, sr.dest = o, d
 	sr.minSecs = int32(q.MinTransfer / time.Second)
 
@@ -107,21 +106,33 @@ func (t *Timetable) plan(o, d int32, q Query) []Journey {
 		sr.days.bases = append(sr.days.bases, dd.base(t.loc))
 	}
 
-	// The departures from the origin in [lo, hi], latest first.
-	var deps []int64
-	t.eventsIn(t.deps[t.depOff[o]:t.depOff[o+1]], lo, hi, func(e *event, _ *trip, _ day, base int64) {
-		deps = append(deps, base+int64(e.secs))
+	// The departures from the origin in [lo, hi], latest first, each with
+	// the route and position boarded.
+	type departure struct {
+		at  int64
+		pat int32
+		pos int32
+	}
+	var deps []departure
+	t.eventsIn(t.deps[t.depOff[o]:t.depOff[o+1]], lo, hi, func(e *event, tr *trip, _ day, base int64) {
+		deps = append(deps, departure{at: base + int64(e.secs), pat: sr.net.patOf[e.trip], pos: e.pos - tr.first})
 	})
-	slices.Sort(deps)
-	deps = slices.Compact(deps)
+	slices.SortFunc(deps, func(a, b departure) int { return cmp.Compare(b.at, a.at) })
 
 	var found []Journey
 	before := make([]int64, sr.rounds+1)
-	for i := len(deps) - 1; i >= 0; i-- {
+	for i := 0; i < len(deps); {
+		// The departures at one time: in the first round, only their
+		// routes can do better than the runs before (later departures).
+		at := deps[i].at
+		sr.seeds = sr.seeds[:0]
+		for ; i < len(deps) && deps[i].at == at; i++ {
+			sr.seeds = append(sr.seeds, patStop{pat: deps[i].pat, pos: deps[i].pos})
+		}
 		for k := 1; k <= sr.rounds; k++ {
 			before[k] = sr.arr[k*sr.ns+int(d)]
 		}
-		sr.run(deps[i])
+		sr.run(at)
 		for k := 1; k <= sr.rounds; k++ {
 			if sr.arr[k*sr.ns+int(d)] < before[k] {
 				found = append(found, sr.journey(k))
@@ -133,18 +144,23 @@ func (t *Timetable) plan(o, d int32, q Query) []Journey {
 
 // run is one RAPTOR run from the origin at time dep, keeping the labels of
 // the runs before (later departures): only what it improves is marked.
+// The first round scans the routes of sr.seeds, those leaving the origin
+// at dep; the others would board the trip a run before boarded.
 func (sr *search) run(dep int64) {
-	sr.arr[int(sr.origin)] = dep
-	sr.cur = append(sr.cur[:0], sr.origin)
-	for k := 1; k <= sr.rounds && len(sr.cur) > 0; k++ {
-		for _, s := range sr.cur {
-			sr.marked[s] = false
-			for _, ps := range sr.net.at[sr.net.atOff[s]:sr.net.atOff[s+1]] {
-				if q := sr.queue[ps.pat]; q < 0 {
-					sr.queued = append(sr.queued, ps.pat)
-					sr.queue[ps.pat] = ps.pos
-				} else if ps.pos < q {
-					sr.queue[ps.pat] = ps.pos
+	sr.set(0, sr.origin, dep)
+	for k := 1; k <= sr.rounds; k++ {
+		if k == 1 {
+			for _, ps := range sr.seeds {
+				sr.enqueue(ps)
+			}
+		} else {
+			if len(sr.cur) == 0 {
+				break
+			}
+			for _, s := range sr.cur {
+				sr.marked[s] = false
+				for _, ps := range sr.net.at[sr.net.atOff[s]:sr.net.atOff[s+1]] {
+					sr.enqueue(ps)
 				}
 			}
 		}
@@ -159,22 +175,37 @@ func (sr *search) run(dep int64) {
 		}
 		sr.cur, sr.next = sr.next, sr.cur
 	}
-	for _, s := range sr.cur {
-		sr.marked[s] = false
-	}
 	sr.cur = sr.cur[:0]
+}
+
+// enqueue queues route ps.pat for scanning from position ps.pos, or from
+// an earlier one already queued.
+func (sr *search) enqueue(ps patStop) {
+	if q := sr.queue[ps.pat]; q < 0 {
+		sr.queued = append(sr.queued, ps.pat)
+		sr.queue[ps.pat] = ps.pos
+	} else if ps.pos < q {
+		sr.queue[ps.pat] = ps.pos
+	}
 }
 
 // best is the earliest arrival at s with at most k trains, and the round
 // of the label that has it.
 func (sr *search) best(k int, s int32) (int64, int) {
-	a, r := int64(never), -1
-	for i := 0; i <= k; i++ {
-		if v := sr.arr[i*sr.ns+int(s)]; v < a {
-			a, r = v, i
+	i := k*sr.ns + int(s)
+	return sr.eff[i], int(sr.effRound[i])
+}
+
+// set makes a the arrival at s in round k, earlier than any with at most k
+// trains: the earliest with k or more trains too.
+func (sr *search) set(k int, s int32, a int64) {
+	sr.arr[k*sr.ns+int(s)] = a
+	for i := k; i <= sr.rounds; i++ {
+		j := i*sr.ns + int(s)
+		if a < sr.eff[j] {
+			sr.eff[j], sr.effRound[j] = a, int8(k)
 		}
 	}
-	return a, r
 }
 
 // scan walks route p from position from in round k: it rides the
@@ -182,27 +213,27 @@ func (sr *search) best(k int, s int32) (int64, int) {
 // where that trip arrives sooner than known, and changes to an earlier
 // trip where one can be caught.
 func (sr *search) scan(p int32, from int32, k int) {
-	t := sr.t
 	pt := &sr.net.pats[p]
 	n := int32(len(pt.stops))
+	nt := int32(len(pt.trips))
 	cur := label{pat: p, trip: -1}
-	var curDep int64
+	target, _ := sr.best(k, sr.dest)
 	for j := from; j < n; j++ {
 		s := pt.stops[j]
 		if cur.trip >= 0 && pt.flags[j]&flagNoDropOff == 0 && s != sr.origin {
-			a := cur.base + int64(t.stArr[t.trips[cur.trip].first+j])
-			if a <= sr.limit {
-				known, _ := sr.best(k, s)
-				target, _ := sr.best(k, sr.dest)
-				if a < known && a < target {
-					i := k*sr.ns + int(s)
-					sr.arr[i] = a
+			a := cur.base + int64(pt.arr[j*nt+cur.idx])
+			if a <= sr.limit && a < target {
+				if known, _ := sr.best(k, s); a < known {
+					sr.set(k, s, a)
 					l := cur
 					l.alight = j
-					sr.lab[i] = l
+					sr.lab[k*sr.ns+int(s)] = l
 					if !sr.marked[s] {
 						sr.marked[s] = true
 						sr.next = append(sr.next, s)
+					}
+					if s == sr.dest {
+						target = a
 					}
 				}
 			}
@@ -211,12 +242,21 @@ func (sr *search) scan(p int32, from int32, k int) {
 			continue
 		}
 		ready, r := sr.best(k-1, s)
-		if ready == never || (cur.trip >= 0 && ready >= curDep) {
+		if ready == never {
 			continue
 		}
-		if l, dep, ok := sr.board(pt, j, s, ready, r); ok && (cur.trip < 0 || dep < curDep) {
+		// The trip ridden leaves here at curDep: an earlier one of the
+		// route may be caught by a traveller who arrived here sooner.
+		curDep := int64(never)
+		if cur.trip >= 0 {
+			curDep = cur.base + int64(pt.dep[j*nt+cur.idx])
+		}
+		if ready >= curDep {
+			continue
+		}
+		if l, dep, ok := sr.board(pt, j, s, ready, r); ok && dep < curDep {
 			l.pat = p
-			cur, curDep = l, dep
+			cur = l
 		}
 	}
 }
@@ -243,26 +283,29 @@ func (sr *search) board(pt *pattern, j int32, s int32, ready int64, r int) (labe
 	}
 	best := label{trip: -1}
 	bestDep := int64(never)
-	d0 := dayIn(time.Unix(earliest-int64(t.maxSecs)-2*3600, 0), t.loc)
-	for d := d0; ; d++ {
-		base, ok := sr.days.base(d)
-		if !ok {
-			if d < sr.days.first {
-				continue
-			}
-			break
+	for di, base := range sr.days.bases {
+		if base+int64(t.maxSecs) < earliest {
+			continue // the date's trips have all left
 		}
 		if base > bestDep || base > sr.limit {
 			break
 		}
-		trips := pt.trips
-		i := sort.Search(len(trips), func(i int) bool {
-			return base+int64(t.stDep[t.trips[trips[i]].first+j]) >= earliest
-		})
-		for ; i < len(trips); i++ {
-			ti := trips[i]
+		d := sr.days.first + day(di)
+		deps := pt.dep[int(j)*len(pt.trips) : int(j+1)*len(pt.trips)]
+		// The first trip leaving at earliest or later: deps is sorted.
+		i, hi := 0, len(deps)
+		for want := earliest - base; i < hi; {
+			m := int(uint(i+hi) >> 1)
+			if int64(deps[m]) < want {
+				i = m + 1
+			} else {
+				hi = m
+			}
+		}
+		for ; i < len(deps); i++ {
+			ti := pt.trips[i]
 			tr := &t.trips[ti]
-			dep := base + int64(t.stDep[tr.first+j])
+			dep := base + int64(deps[i])
 			if dep >= bestDep {
 				break
 			}
@@ -275,7 +318,7 @@ func (sr *search) board(pt *pattern, j int32, s int32, ready int64, r int) (labe
 					continue
 				}
 			}
-			best = label{trip: ti, board: j, prev: int32(r), d: d, base: base}
+			best = label{trip: ti, idx: int32(i), board: j, prev: int32(r), d: d, base: base}
 			bestDep = dep
 			break
 		}
@@ -316,9 +359,6 @@ func pareto(js []Journey, q Query, lo, hi int64) []Journey {
 		if arr.Sub(dep) > long || dep.Unix() < lo || dep.Unix() > hi {
 			continue
 		}
-		if q.ArriveBy && (arr.After(q.Time) || arr.Before(q.Time.Add(-q.Window))) {
-			continue
-		}
 		kept = append(kept, j)
 	}
 	slices.SortStableFunc(kept, func(a, b Journey) int {
@@ -345,7 +385,10 @@ func pareto(js []Journey, q Query, lo, hi int64) []Journey {
 				}
 			}
 		}
-		if !dominated {
+		// With ArriveBy, a journey arriving before the window dominates
+		// those of its departure that arrive in it: it is the better way
+		// to be there on time, and none is given.
+		if !dominated && (!q.ArriveBy || !j.Arrival().Before(q.Time.Add(-q.Window))) {
 			out = append(out, j)
 		}
 	}

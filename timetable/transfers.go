@@ -73,13 +73,12 @@ func (l *loader) transfers() error {
 		case "1":
 			secs = 0
 		case "2":
+			if minc < 0 {
+				return feedErr("transfers.txt", tb.line, "min_transfer_time", "required with transfer_type 2, and the header has no such column")
+			}
 			v, err := strconv.Atoi(tb.get(minc))
 			if err != nil || v < 0 || v > maxTransferSecs {
-				field := minc
-				if minc < 0 {
-					return feedErr("transfers.txt", tb.line, "min_transfer_time", "required with transfer_type 2, and the header has no such column")
-				}
-				return tb.errf(field, "%q: want the seconds a change takes, 0..%d, with transfer_type 2", tb.get(minc), maxTransferSecs)
+				return tb.errf(minc, "%q: want the seconds a change takes, 0..%d, with transfer_type 2", tb.get(minc), maxTransferSecs)
 			}
 			secs = int32(v)
 		case "3":
@@ -104,14 +103,8 @@ func (l *loader) transfers() error {
 		if !ok {
 			return tb.errf(toc, "%q is no stop_id of stops.txt", to)
 		}
-		if fs < 0 || ts < 0 || fs != ts {
-			walks++
-			continue
-		}
-		if secs == transferDefault {
-			continue
-		}
-		key := transferKey{station: fs, fromTrip: tb.get(fromTripc), toTrip: tb.get(toTripc), fromRoute: tb.get(fromRoutec), toRoute: tb.get(toRoutec)}
+		key := transferKey{station: fs, fromTrip: l.intern(tb.get(fromTripc)), toTrip: l.intern(tb.get(toTripc)),
+			fromRoute: l.intern(tb.get(fromRoutec)), toRoute: l.intern(tb.get(toRoutec))}
 		for _, r := range []struct {
 			c  int
 			id string
@@ -132,7 +125,11 @@ func (l *loader) transfers() error {
 			// A trip skipped (no usable train number) is never planned.
 			skipped = skipped || (r.id != "" && ti < 0)
 		}
-		if skipped {
+		switch {
+		case fs < 0 || ts < 0 || fs != ts:
+			walks++
+			continue
+		case secs == transferDefault || skipped:
 			continue
 		}
 		if key.fromTrip == "" && key.toTrip == "" && key.fromRoute == "" && key.toRoute == "" {
