@@ -72,6 +72,17 @@ func (f *Facade) deleteJourney(ctx context.Context, c *call) *Answer {
 		if all {
 			return f.noContent(c), true
 		}
+		// Every train must be deletable before any is cancelled: a journey
+		// is not left half deleted.
+		for _, leg := range legs {
+			deleted := leg.State == StateCancelled && leg.Cancel != nil && leg.Cancel.Why == CancelDelete
+			resending := leg.State == StateCancelling && leg.Pending != nil && leg.Pending.Cancel == CancelDelete
+			if !deleted && !resending && leg.State != StatePrebooked {
+				p := stateProblem(leg, "deleted")
+				p.Detail = journeyDetail(p.Detail, &JourneyRecord{ID: id}, leg)
+				return f.problem(c, p), finalProblem(p)
+			}
+		}
 		for _, leg := range legs {
 			if leg.State == StateCancelled && leg.Cancel != nil && leg.Cancel.Why == CancelDelete {
 				continue

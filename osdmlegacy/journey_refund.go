@@ -47,6 +47,25 @@ func (f *Facade) createJourneyRefundOffers(ctx context.Context, c *call) *Answer
 		if p != nil {
 			return f.problem(c, p), true
 		}
+		// Every train named must take the refund before any records it.
+		for _, i := range named {
+			dry := *legs[i]
+			dry.RefundOffers = append([]RefundOfferRecord(nil), legs[i].RefundOffers...)
+			var p *osdm.ProblemError
+			switch {
+			case dry.refundOffer(rid) != nil:
+			case dry.State != StateFulfilled || dry.Fulfillment == nil:
+				p = stateProblem(&dry, "refunded")
+			case dry.Exchange.holds():
+				p = exchangeUnderWay(&dry, f.now())
+			default:
+				p = refusedBy(f.addRefundOffer(&dry, rid, req.PassengerIDs, req.OverruleCode))
+			}
+			if p != nil {
+				p.Detail = journeyDetail(p.Detail, j, legs[i])
+				return f.problem(c, p), finalProblem(p)
+			}
+		}
 		for _, i := range named {
 			rec, err := f.updateBooking(ctx, legs[i].ID, func(r *BookingRecord) error {
 				if r.refundOffer(rid) != nil {

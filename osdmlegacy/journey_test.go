@@ -129,3 +129,37 @@ func TestJourneyRetryCarriesOn(t *testing.T) {
 	}
 	e.assertAgree(true)
 }
+
+// A refund offer one train cannot take (its passenger was refunded there
+// already) is refused before any train records it.
+func TestJourneyRefundRefusedBeforeAnyLeg(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	jo := e.journeyOffer("708", "709")
+	b := e.book(&OfferRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers})
+	fr := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", "{}"), 200)
+	fu1, fu2 := fr.Fulfillments[0].ID, fr.Fulfillments[1].ID
+	spec := func(fids ...string) string {
+		body := `{"fulfillmentIds": ["` + strings.Join(fids, `", "`) + `"], "refundSpecifications": [`
+		for i, fid := range fids {
+			if i > 0 {
+				body += ", "
+			}
+			body += `{"fulfillmentId": "` + fid + `", "passengerIds": ["p1"]}`
+		}
+		return body + "]}"
+	}
+	ro := decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/refund-offers", spec(fu2)), 200)
+	decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "PATCH", "/bookings/"+b.ID+"/refund-offers/"+ro.RefundOffers[0].ID, `{"status": "CONFIRMED"}`), 200)
+	if a := e.call(e.f, "POST", "/bookings/"+b.ID+"/refund-offers", spec(fu1, fu2)); a.Status != http.StatusConflict || !strings.Contains(string(a.Body), "train 709") {
+		t.Fatalf("%d %s", a.Status, a.Body)
+	}
+	for id, r := range e.records() {
+		if r.Offer.Train == "708" && len(r.RefundOffers) != 0 {
+			t.Errorf("leg %s of train 708 kept refund offers %+v of a refused request", id, r.RefundOffers)
+		}
+	}
+	g := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", "/bookings/"+b.ID, nil), 200)
+	if len(g.Booking.RefundOffers) != 1 || g.Booking.RefundOffers[0].Status != osdm.RefundConfirmed {
+		t.Errorf("the booking's refund offers: %+v", g.Booking.RefundOffers)
+	}
+}

@@ -86,6 +86,11 @@ func (f *Facade) journeyView(j *JourneyRecord, legs []*BookingRecord) *osdm.Book
 		p := sumPrices(kept)
 		b.ConfirmedPrice = &p
 	}
+	for i := range j.RefundOffers {
+		if jr := &j.RefundOffers[i]; len(jr.Legs) > 0 && legs[jr.Legs[0]] != nil && legs[jr.Legs[0]].refundOffer(jr.ID) != nil {
+			b.RefundOffers = append(b.RefundOffers, f.journeyRefundView(j, legs, jr))
+		}
+	}
 	return b
 }
 
