@@ -510,3 +510,45 @@ func TestOSDMLegacyJourneyExchange(t *testing.T) {
 		t.Errorf("booking after the refused exchange: %v", got)
 	}
 }
+
+// Two Caddy processes on one Redis: a journey searched on one is booked
+// on the other, fulfilled and refunded across them; both agree, and the
+// legacy system holds nothing at the end.
+func TestOSDMLegacyJourneyTwoInstancesRedis(t *testing.T) {
+	addr := redisForJourneys(t)
+	l := startBKLegacy(t)
+	dir := t.TempDir()
+	gtfs := harness.ChangeGTFS(t, dir, true)
+	prefix := "osdm-journeys-it/" + harness.RandomHex(8) + "/"
+	cf := func(port int) string {
+		return withRedisStore(bkCaddyfile(port, l.addr, "store shared", "\n\t\t\ttimetable "+gtfs),
+			"addresses "+addr+"\n\t\t\taccept_volatile\n\t\t\tprefix "+prefix)
+	}
+	pa, pb := harness.FreePort(t), harness.FreePort(t)
+	harness.StartCaddy(t, dir, "a", cf(pa))
+	harness.StartCaddy(t, dir, "b", cf(pb))
+	a := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pa)}
+	b := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pb)}
+	var br osdm.BookingResponse
+	b.ok("POST", "/bookings", bookingOf(a.journeyOffer().OfferID), uuid.NewString(), 200, &br)
+	id := br.Booking.ID
+	var fr osdm.FulfillmentCollectionResponse
+	a.ok("POST", "/bookings/"+id+"/fulfillments", "{}", uuid.NewString(), 200, &fr)
+	if len(fr.Fulfillments) != 2 || len(l.heldTrains()) != 2 {
+		t.Fatalf("fulfilments %+v; legacy holds %v", fr.Fulfillments, l.heldTrains())
+	}
+	var rr osdm.RefundOfferCollectionResponse
+	b.ok("POST", "/bookings/"+id+"/refund-offers", `{"fulfillmentIds": ["`+fr.Fulfillments[0].ID+`", "`+fr.Fulfillments[1].ID+`"]}`, uuid.NewString(), 200, &rr)
+	var cr osdm.RefundOfferResponse
+	a.ok("PATCH", "/bookings/"+id+"/refund-offers/"+rr.RefundOffers[0].ID, `{"status": "CONFIRMED"}`, uuid.NewString(), 200, &cr)
+	var gb osdm.BookingResponse
+	b.ok("GET", "/bookings/"+id, "", "", 200, &gb)
+	for _, r := range gb.Booking.BookedOffers[0].Reservations {
+		if r.Status != osdm.BookingPartRefunded {
+			t.Errorf("instance b reads reservation %s %s after the refund on a", r.ID, r.Status)
+		}
+	}
+	if held := l.heldTrains(); len(held) != 0 {
+		t.Errorf("the legacy system holds %v after the refund", held)
+	}
+}
