@@ -28,17 +28,25 @@
 #   bench/run.sh [-c 8] [-d 15s] [-rounds 5] [-warmup 2s] [-rate 200]
 #                [-open-d 10s] [-max-wait 600] [-no-profile] [-no-micro]
 #                [-scenarios "A B C Ddirect Dconv Edirect Econv Pdirect Pconv"]
-#                [-profile A,B] [-profile-d 12s] [-offers N] [-bookings N]
+#                [-profile A,B] [-profile-d 12s] [-busy 1.0]
 #
 # -c/-d: closed loop, c workers, d per scenario in all; -rate/-open-d: open
 # loop at a fixed rate, the latency comparison (-rate 0 skips it);
 # -scenarios: the scenarios run; -profile/-profile-d: the fronts profiled
-# after the rounds, and for how long each (bench/profile.sh); -offers and
-# -bookings: fresh offers per D scenario and fresh bookings per E and P
-# scenario (default: estimated from A's warm-up). Before
+# after the rounds, and for how long each (bench/profile.sh). The fresh
+# offers a D request books and the fulfilled bookings an E or P request
+# acts on are made straight at the partner between that scenario's
+# attacks, as many as its next attack may use (its fastest rate so far;
+# before it ran, a share of A's warm-up rate), with the driver's token
+# cache; nothing is made while a scenario is measured. Before
 # starting it waits, at most -max-wait seconds, for the 1-minute load
-# average to drop below 3. Ports: FRONT_PORT (18080 and the next four, one
-# per front), FRONT_ADMIN (12080, the same way), PARTNER_PORT (18441),
+# average to drop below 3. -busy: during the measured rounds and the
+# micro-benchmarks the driver measures how many cores the rest of the
+# machine kept busy (its CPU time, /proc/stat, less the bench's own
+# processes'); above this load (default 1.0, in cores), over all rounds or
+# one scenario's, the report judges no target ("not judged: machine
+# busy") and says the load it saw. Ports: FRONT_PORT (18080 and one more per
+# front after the first), FRONT_ADMIN (12080, the same way), PARTNER_PORT (18441),
 # PARTNER_ADMIN (12441). BENCH_DATA_DIR: where the fronts' data directories
 # (osdm_convert's bolt journal) go; default the run's temporary directory;
 # the report's booking target depends on its file system (tmpfs or not).
@@ -48,7 +56,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(dirname "$here")"
 
 concurrency=8 duration=15s rounds=5 warmup=2s rate=200 open_d=10s max_wait=600
-offers=0 bookings=0
+busy=1.0
 profile=1 micro=1 only="A B C Ddirect Dconv Edirect Econv Pdirect Pconv" profiled=A,B profile_d=12s
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -64,8 +72,7 @@ while [ $# -gt 0 ]; do
 	-scenarios) only="$2"; shift 2 ;;
 	-profile) profiled="$2"; shift 2 ;;
 	-profile-d) profile_d="$2"; shift 2 ;;
-	-offers) offers="$2"; shift 2 ;;
-	-bookings) bookings="$2"; shift 2 ;;
+	-busy) busy="$2"; shift 2 ;;
 	*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
@@ -178,7 +185,7 @@ profile_args=()
 "$tmp/load" bench "${fronts[@]}" "${profile_args[@]}" -keys "$KEYS" \
 	-partner "http://127.0.0.1:$PARTNER_PORT" -partner-admin "http://127.0.0.1:$PARTNER_ADMIN" -partner-pid "$partner_pid" \
 	-c "$concurrency" -d "$duration" -rounds "$rounds" -warmup "$warmup" -rate "$rate" -open-d "$open_d" \
-	-offers "$offers" -bookings "$bookings" -data-fs "$(stat -f -c %T "${BENCH_DATA_DIR:-$tmp}")" -out "$results/results.json"
+	-busy "$busy" -data-fs "$(stat -f -c %T "${BENCH_DATA_DIR:-$tmp}")" -out "$results/results.json"
 
 for pid in "${pids[@]}"; do
 	kill "$pid"
@@ -197,7 +204,8 @@ fi
 micro_args=()
 if [ "$micro" = 1 ]; then
 	say "micro-benchmarks"
-	(cd "$here" && go test -run '^$' -bench . -benchmem -count 5 .) | tee "$results/micro.txt" >&2
+	(cd "$here" && "$tmp/load" busy -results "$results/results.json" -- go test -run '^$' -bench . -benchmem -count 5 .) |
+		tee "$results/micro.txt" >&2
 	micro_args=(-micro "$results/micro.txt")
 fi
 

@@ -1,6 +1,8 @@
 package converter
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,19 +55,24 @@ func placesInTravellerOrder(b *osdm.Booking, live bool) []legacy.Place {
 		}
 		return len(rank) + legacy.MaxItems + 1
 	}
-	var named []heldPlace
-	for _, h := range bookedPlaces(b, live) {
+	// Every booking reply walks this: the named places are kept in the
+	// walk's own slice and sorted without reflection.
+	named := bookedPlaces(b, live)
+	n := 0
+	for _, h := range named {
 		if h.place.Number != "" {
-			named = append(named, h)
+			named[n] = h
+			n++
 		}
 	}
-	sort.SliceStable(named, func(i, j int) bool { return rankOf(named[i]) < rankOf(named[j]) })
-	var places []legacy.Place
-	for _, h := range named {
-		if len(places) == legacy.MaxItems {
-			break
-		}
-		places = append(places, h.place)
+	named = named[:n]
+	if n == 0 {
+		return nil
+	}
+	slices.SortStableFunc(named, func(x, y heldPlace) int { return cmp.Compare(rankOf(x), rankOf(y)) })
+	places := make([]legacy.Place, min(n, legacy.MaxItems))
+	for i := range places {
+		places[i] = named[i].place
 	}
 	return places
 }

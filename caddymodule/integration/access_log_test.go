@@ -13,12 +13,14 @@ import (
 )
 
 // TestAccessTokenNotInAccessLog: a provider site (osdm_login, osdm_access,
-// a backend behind reverse_proxy with transport osdm) with a plain `log`
-// directive and Caddy's debug logging: no line of the log holds the access
-// token, nor the identity token; the backend still gets the token in
-// Authenticate. The line of each functional call is Caddy's as it would
-// be, with the header REDACTED: status, user, and a log_append field.
+// a backend behind reverse_proxy with transport osdm) with a `log` of its
+// own, in JSON, with Caddyfile.example's filter, and Caddy's debug
+// logging: no line of the log holds the access token, nor the identity
+// token; the backend still gets the token in Authenticate. The line of
+// each functional call is Caddy's own, with the header REDACTED: status,
+// user, and a log_append field.
 func TestAccessTokenNotInAccessLog(t *testing.T) {
+	fields := exampleFilterFields(t)
 	f := harness.NewProvFixture(t)
 	backend := harness.RecordHeader(t, "Authenticate", "ok")
 	logFile := filepath.Join(t.TempDir(), "access.log")
@@ -26,10 +28,12 @@ func TestAccessTokenNotInAccessLog(t *testing.T) {
 		return fmt.Sprintf(`
 	log {
 		output file %s
-		format json
+		format filter {
+			wrap json
+%s		}
 		level DEBUG
 	}
-`, logFile) + f.LoginRoute(f.AlpineClient()) + fmt.Sprintf(`
+`, logFile, fields) + f.LoginRoute(f.AlpineClient()) + fmt.Sprintf(`
 	route /osdm/* {
 		log_append osdm_site provider
 		osdm_access {
@@ -91,8 +95,8 @@ func TestAccessTokenNotInAccessLog(t *testing.T) {
 			UserID  string `json:"user_id"`
 			Site    string `json:"osdm_site"`
 			Request struct {
-				URI     string              `json:"uri"`
-				Headers map[string][]string `json:"headers"`
+				URI     string         `json:"uri"`
+				Headers map[string]any `json:"headers"`
 			} `json:"request"`
 		}
 		if json.Unmarshal([]byte(line), &m) != nil || m.Msg != "handled request" || m.Request.URI != "/osdm/offers" {
@@ -100,7 +104,7 @@ func TestAccessTokenNotInAccessLog(t *testing.T) {
 		}
 		calls++
 		if m.Status != 200 || m.UserID != "alpine" || m.Site != "provider" || !strings.HasPrefix(m.Logger, "http.log.access") ||
-			len(m.Request.Headers["Authenticate"]) != 1 || m.Request.Headers["Authenticate"][0] != "REDACTED" {
+			m.Request.Headers["Authenticate"] != "REDACTED" {
 			t.Errorf("access log line of a functional call: %s", shortTok(line))
 		}
 	}

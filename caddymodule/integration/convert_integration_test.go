@@ -631,3 +631,18 @@ func TestExampleChainPartnerDiesBeforeFulfilment(t *testing.T) {
 		})
 	}
 }
+
+// exampleLogBlock is the start of Caddyfile.example's global log block
+// (Caddy's default log, with the filter that redacts Authenticate).
+const exampleLogBlock = "\tlog {\n\t\tformat filter {\n"
+
+// exampleLog is what replaces exampleLogBlock so that Caddy's default log
+// goes, as JSON, to file, at level ("" for Caddy's default), keeping the
+// example's filter.
+func exampleLog(file, level string) string {
+	opt := "\tlog {\n\t\toutput file " + file + "\n"
+	if level != "" {
+		opt += "\t\tlevel " + level + "\n"
+	}
+	return opt + "\t\tformat filter {\n\t\t\twrap json\n"
+}

@@ -23,7 +23,7 @@ func TestConvertLogLevelsAndAccessLogFields(t *testing.T) {
 	info, access := filepath.Join(dir, "info.log"), filepath.Join(dir, "access.log")
 	c := startExampleChainWith(t, chainOptions{edit: func(cf string) string {
 		return strings.NewReplacer(
-			"\tmetrics\n}", fmt.Sprintf("\tmetrics\n\tlog {\n\t\toutput file %s\n\t\tformat json\n\t\tlevel INFO\n\t}\n}", info),
+			exampleLogBlock, exampleLog(info, "INFO"),
 			"http://:8080 {", fmt.Sprintf("http://:8080 {\n\tlog {\n\t\toutput file %s\n\t\tformat json\n\t}", access),
 		).Replace(cf)
 	}})

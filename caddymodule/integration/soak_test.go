@@ -61,7 +61,7 @@ func soakReplacer(logFile string) *strings.Replacer {
 		journal = "\n\t\t\tstore soak"
 	}
 	return strings.NewReplacer(
-		"\tmetrics\n}", "\tmetrics\n\tlog {\n\t\toutput file "+logFile+"\n\t\tformat json\n\t}\n"+app+"}",
+		exampleLogBlock, app+exampleLog(logFile, ""),
 		"timeout 20s", "timeout 20s\n\t\t\treply_cache 2000 2m"+journal,
 		"offer_search trip-offers", "offer_search trip-offers\n\t\t\treply_cache 2000 2m"+journal,
 		"token_lifetime 15m", "token_lifetime 30s",

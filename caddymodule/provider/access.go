@@ -39,9 +39,12 @@ const defaultAccessHeader = "Authenticate"
 // scopes as {osdm.scope}. The token goes on to the backend in the header it
 // came in, added by the transport of the reverse_proxy that follows, which
 // must be `transport osdm` (see Transport), so that reverse_proxy's debug
-// log, which redacts only Authorization, does not print it; the handlers
-// after osdm_access do not see that header, nor does Caddy's access log
-// (the header is removed from the request once the token is checked). An answer of a reverse_proxy
+// log, which redacts only Authorization, does not print it: the header is
+// removed from the request once the token is checked, so the handlers
+// after osdm_access and their logs do not see it. Caddy's own access and
+// error lines print the request as it came in, copied before any handler
+// runs: the log's `filter` encoder keeps the header out of them
+// (docs/operations.md, "Secrets in logs"). An answer of a reverse_proxy
 // that did not send the token is not passed on: it is a 502 error saying
 // so. A token that came in Authorization stays in the request.
 type Access struct {
@@ -65,13 +68,10 @@ type Access struct {
 	// the login service and the API usually share a clock.
 	ClockSkew caddy.Duration `json:"clock_skew,omitempty"`
 
-	now    func() time.Time
-	logger *zap.Logger
-	// accessLog is Caddy's access logger ("http.log.access"), for the
-	// lines this handler writes instead of Caddy (access_log.go).
-	accessLog *zap.Logger
-	verifier  *tokenauth.AccessTokenVerifier
-	realm     string
+	now      func() time.Time
+	logger   *zap.Logger
+	verifier *tokenauth.AccessTokenVerifier
+	realm    string
 }
 
 // CaddyModule returns the Caddy module information.
@@ -82,7 +82,6 @@ func (Access) CaddyModule() caddy.ModuleInfo {
 // Provision loads the keys.
 func (a *Access) Provision(ctx caddy.Context) error {
 	a.logger = ctx.Logger()
-	a.accessLog = ctx.Logger(caddyhttp.App{}).Named("log.access")
 	if a.now == nil {
 		a.now = time.Now
 	}
@@ -135,16 +134,16 @@ func (a *Access) Validate() error {
 }
 
 // ServeHTTP checks the token and calls next when it is valid.
-func (a *Access) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) (err error) {
-	// The access log line of a request with the token header is this
-	// handler's, without the token (access_log.go).
-	if h := http.CanonicalHeaderKey(a.Header); h != "Authorization" {
-		var line *redactedLine
-		if line, w = takeAccessLog(a.accessLog, w, r, h); line != nil {
-			defer func() { line.done(r, err) }()
-		}
-	}
+func (a *Access) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	header, token := a.bearerToken(r)
+	// The header leaves the request at once, refused or not: no handler
+	// after this one, error routes included, and none of their logs sees
+	// it (Caddy's own lines: see Access).
+	var b *calls.Bearer
+	if header != "Authorization" {
+		b = &calls.Bearer{Header: header, Value: r.Header.Get(header)}
+		r.Header.Del(header)
+	}
 	claims, err := a.verifier.Verify(token)
 	if err != nil {
 		var ae *tokenauth.AccessTokenError
@@ -159,16 +158,12 @@ func (a *Access) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	repl.Set("http.auth.user.id", claims.Subject)
 	repl.Set("osdm.client", claims.Subject)
 	repl.Set("osdm.scope", claims.Scope)
-	if header == "Authorization" {
+	if b == nil {
 		return next.ServeHTTP(w, r)
 	}
-	// The backend still gets the token, but no log does: the header is
-	// taken out of the request itself, so the handlers after this one and
-	// their logs never see it; reverse_proxy's debug log, which redacts
-	// Authorization only, does not either (see calls.Bearer); Caddy's
-	// access log line is this handler's (access_log.go).
-	b := &calls.Bearer{Header: header, Value: r.Header.Get(header)}
-	r.Header.Del(header)
+	// The backend still gets the token through the transport of the
+	// reverse_proxy that follows (calls.Bearer), so that reverse_proxy's
+	// debug log, which redacts Authorization only, does not print it.
 	out := r.WithContext(calls.WithBearer(r.Context(), b))
 	before, _ := repl.Get(proxyUpstreamVar)
 	hw := calls.NewHeldWriter(w, func(int) bool {

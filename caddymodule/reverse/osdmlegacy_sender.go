@@ -20,7 +20,9 @@ import (
 // (reverse_proxy to the legacy system): one sub-request per message, each
 // with its own response writer and header map, its own replacer and vars
 // (an offer search sends several at once, and reverse_proxy writes both),
-// Content-Length exact, and nothing of the OSDM client's request: no
+// Content-Length exact, and nothing of the OSDM client's request: its
+// headers are an allow-list (Content-Type, Accept, User-Agent, a valid
+// traceparent), and its context carries no bearer, so no Authenticate,
 // Authorization, cookies or Accept-Encoding reach the legacy system.
 type legacyPoster struct {
 	// orig is the request the sub-requests are built from (its context
@@ -86,6 +88,11 @@ func classifyLegacyError(ctx context.Context, err error) error {
 // subRequest builds the request next sees for one legacy message.
 func (p *legacyPoster) subRequest(ctx context.Context, contentType string, body []byte) *http.Request {
 	ctx = context.WithValue(withValuesOf(ctx, p.orig.Context()), caddyhttp.VarsCtxKey, maps.Clone(p.vars))
+	// Not the consumer's token: osdm_access hands it to the transport
+	// osdm of the reverse_proxy that follows in the request's context,
+	// which this one is made from; the legacy system's connection needs
+	// only what its reverse_proxy adds (TLS, header_up).
+	ctx = calls.WithoutBearer(ctx)
 	req := p.orig.WithContext(ctx)
 	target := *p.orig.URL
 	target.Path, target.RawPath, target.RawQuery, target.Fragment = p.path, "", "", ""

@@ -63,6 +63,11 @@ type phaseResult struct {
 	FrontAllocsPerReq float64 `json:"front_allocs_per_request"`
 	PartnerCPUUs      float64 `json:"partner_cpu_us_per_request"`
 	DriverCPUUs       float64 `json:"driver_cpu_us_per_request"`
+	// OthersCPU is the CPU time the rest of the machine (every process
+	// but the bench's own) used during the attacks, and OthersLoad the
+	// same per second of attack: the cores it kept busy (busy.go).
+	OthersCPU  float64 `json:"others_cpu_seconds"`
+	OthersLoad float64 `json:"others_load_cores"`
 
 	latencies vegeta.LatencyMetrics
 	seen      map[string]bool
@@ -90,10 +95,13 @@ func newClient(concurrency int) *http.Client {
 }
 
 // processes are the processes whose CPU time an attack measures (a zero
-// pid is not measured), and the front's admin endpoint for its memstats.
+// pid is not measured), and the front's admin endpoint for its memstats;
+// own are all the bench's processes (every front, the partner, the
+// driver), whose CPU time is not the machine's other work.
 type processes struct {
 	front, partner int
 	frontAdmin     string
+	own            []int
 }
 
 // memstats is the part of a Go process's runtime.MemStats the attacks
@@ -142,6 +150,7 @@ func attack(s *scenario, tr vegeta.Targeter, p phase, client *http.Client, ps pr
 	}
 	atk := vegeta.NewAttacker(opts...)
 	m0 := ps.frontMemstats()
+	o0 := readCPU(ps.own)
 	f0, p0, d0 := ps.cpu()
 	start := time.Now()
 	var successes uint64
@@ -172,7 +181,9 @@ func attack(s *scenario, tr vegeta.Targeter, p phase, client *http.Client, ps pr
 	}
 	secs := time.Since(start).Seconds()
 	f1, p1, d1 := ps.cpu()
+	o1 := readCPU(ps.own)
 	m1 := ps.frontMemstats()
+	res.OthersCPU += othersSince(o0, o1)
 	res.FrontAllocBytes += m1.TotalAlloc - m0.TotalAlloc
 	res.FrontAllocs += m1.Mallocs - m0.Mallocs
 	res.FrontCPU += f1 - f0
@@ -187,6 +198,7 @@ func attack(s *scenario, tr vegeta.Targeter, p phase, client *http.Client, ps pr
 func (res *phaseResult) finish() {
 	if res.Seconds > 0 {
 		res.Throughput = float64(res.Successes) / res.Seconds
+		res.OthersLoad = res.OthersCPU / res.Seconds
 	}
 	if res.Requests == 0 {
 		return

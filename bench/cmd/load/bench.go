@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
 // results is what `load bench` writes and `load report` reads.
@@ -26,6 +27,9 @@ type results struct {
 	// LoadAvg is /proc/loadavg before and after the measured rounds: the
 	// machine's other work, which makes ratios noisy.
 	LoadAvg [2]string `json:"loadavg"`
+	// Other is the machine's other work during the measured rounds (and
+	// the micro-benchmarks): above its threshold, no target is judged.
+	Other *otherWork `json:"other_work,omitempty"`
 }
 
 // settings are the run's parameters.
@@ -64,6 +68,8 @@ type record struct {
 	// Bookings is how many fresh bookings were made for an after-sales
 	// scenario.
 	Bookings int `json:"bookings,omitempty"`
+	// PrepareSecs is the time spent making them, between its attacks.
+	PrepareSecs float64 `json:"prepare_seconds,omitempty"`
 	// Profiled is the unmeasured attack during which the front's CPU
 	// profile was taken (-profile-dir): its front CPU per request turns
 	// the profile's shares into µs per request (`load pprof`).
@@ -97,15 +103,15 @@ func (ff frontFlags) Set(v string) error {
 
 // benchFlags are the flags of `load bench`.
 type benchFlags struct {
-	fronts                            frontFlags
-	partner, partnerAdmin, keys, out  string
-	dataFS                            string
-	profileDir, profile               string
-	concurrency, rate, rounds, offers int
-	bookings                          int
-	partnerPID                        int
-	duration, warmup, openDuration    time.Duration
-	profileDuration, tokenLifetime    time.Duration
+	fronts                           frontFlags
+	partner, partnerAdmin, keys, out string
+	dataFS                           string
+	profileDir, profile              string
+	concurrency, rate, rounds        int
+	partnerPID                       int
+	duration, warmup, openDuration   time.Duration
+	profileDuration, tokenLifetime   time.Duration
+	busyThreshold                    float64
 }
 
 func benchCommand(args []string) error {
@@ -122,17 +128,19 @@ func benchCommand(args []string) error {
 	fs.DurationVar(&f.warmup, "warmup", 2*time.Second, "closed-loop warm-up per scenario before measuring (cold token cache, connections)")
 	fs.IntVar(&f.rate, "rate", 200, "requests/s of the open-loop latency phase; 0 skips it")
 	fs.DurationVar(&f.openDuration, "open-d", 10*time.Second, "open-loop time per scenario, split into -rounds")
-	fs.IntVar(&f.offers, "offers", 0, "fresh offers per D scenario; 0 estimates them from A's warm-up")
-	fs.IntVar(&f.bookings, "bookings", 0, "fresh bookings per after-sales scenario (E, P); 0 estimates them from A's warm-up")
 	fs.StringVar(&f.profileDir, "profile-dir", "", "after measuring, profile these scenarios' fronts (CPU and allocations) into this directory")
 	fs.StringVar(&f.profile, "profile", "A,B", "scenarios to profile")
 	fs.DurationVar(&f.profileDuration, "profile-d", 12*time.Second, "closed-loop time of each profiled run")
 	fs.DurationVar(&f.tokenLifetime, "token-lifetime", 15*time.Minute, "the partner's access token lifetime, for the report")
 	fs.StringVar(&f.dataFS, "data-fs", "", "file system type of the fronts' data directories (the journal's), for the report's booking target")
 	fs.StringVar(&f.out, "out", "", "result file (JSON)")
+	fs.Float64Var(&f.busyThreshold, "busy", defaultBusyThreshold, "load besides the bench's own processes (cores kept busy by the rest of the machine, on average over the measured rounds, in all or over one scenario's) above which the report judges no target")
 	_ = fs.Parse(args)
 	if f.out == "" || f.keys == "" || len(f.fronts) == 0 || f.rounds < 1 {
 		return errors.New("bench needs -out, -keys, at least one -front and -rounds >= 1")
+	}
+	if !(f.busyThreshold > 0) {
+		return fmt.Errorf("-busy %v: want a load above 0 (cores)", f.busyThreshold)
 	}
 	res, err := bench(context.Background(), f)
 	if err != nil {
@@ -157,11 +165,37 @@ type running struct {
 	s      *scenario
 	front  front
 	env    *env
-	tr     vegeta.Targeter
+	tr     vegeta.Targeter // the requests of A, B, C
+	sup    *supply         // those of D, E, P
+	tokens tokenauth.TokenSource
 	client *http.Client
 	rec    *record
 	before float64 // partner's grants to the front's client at the start
-	done   bool    // out of offers
+}
+
+// targeter returns the requests of r's attack of p (with the driver's
+// token on a bare front) and, for after the attack, what notes what it
+// sent.
+func (r *running) targeter(ctx context.Context, p phase) (vegeta.Targeter, func(*phaseResult), error) {
+	tr, after := r.tr, func(*phaseResult) {}
+	if r.sup != nil {
+		var used func() int
+		var err error
+		if tr, used, err = r.sup.ready(ctx, r.s.name, p); err != nil {
+			return nil, nil, err
+		}
+		after = func(res *phaseResult) {
+			rate := 0.0
+			if n := len(res.RoundThroughput); n > 0 {
+				rate = res.RoundThroughput[n-1]
+			}
+			r.sup.sent(used(), rate)
+		}
+	}
+	if r.s.front == "bare" {
+		tr = authorized(ctx, tr, r.tokens)
+	}
+	return tr, after, nil
 }
 
 func bench(ctx context.Context, f benchFlags) (*results, error) {
@@ -180,7 +214,7 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 		if !ok {
 			continue
 		}
-		r := &running{s: s, front: fr, env: &env{front: fr.url, ids: newMessageIDs(s.name)},
+		r := &running{s: s, front: fr, env: &env{front: fr.url, ids: newMessageIDs(s.name)}, tokens: tokens,
 			client: newClient(f.concurrency), rec: &record{Scenario: s.name, Title: s.title, Front: s.front, FrontLogins: -1}}
 		if r.before, err = partnerLogins(ctx, f.partnerAdmin, s.name); err != nil {
 			return nil, err
@@ -188,50 +222,27 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 		runs = append(runs, r)
 	}
 
-	// Warm-up, in order; A's warm-up sizes D's offers.
-	floor := 0.0
+	// Warm-up, in order; A's warm-up rate is the others' first guess at
+	// theirs (supply.go).
+	floor := 3000.0
 	for _, r := range runs {
-		if r.s.needsOffers {
-			n := f.offers
-			if n == 0 {
-				n = estimateOffers(floor, f)
-			}
-			log.Printf("%s: making %d fresh offers at the partner", r.s.name, n)
-			token, err := accessToken(ctx, tokens)
-			if err != nil {
-				return nil, fmt.Errorf("%s: bench-direct token: %w", r.s.name, err)
-			}
-			if r.env.offers, err = makeOffers(ctx, f.partner, token, n); err != nil {
-				return nil, fmt.Errorf("%s: %w", r.s.name, err)
-			}
-			r.rec.Offers = n
-		}
-		if r.s.bookingPax > 0 {
-			n := f.bookings
-			if n == 0 {
-				n = estimateBookings(floor, f)
-			}
-			log.Printf("%s: making %d fresh bookings of %d passengers at the partner", r.s.name, n, r.s.bookingPax)
-			token, err := accessToken(ctx, tokens)
-			if err != nil {
-				return nil, fmt.Errorf("%s: bench-direct token: %w", r.s.name, err)
-			}
-			if r.env.bookings, err = makeBookings(ctx, f.partner, token, n, r.s.bookingPax); err != nil {
-				return nil, fmt.Errorf("%s: %w", r.s.name, err)
-			}
-			r.rec.Bookings = n
-		}
-		if r.tr, err = r.s.targets(r.env); err != nil {
+		if r.s.fresh != nil {
+			r.sup = newSupply(r.s, r.env, f.partner, tokens)
+			r.sup.guess = r.sup.share * floor
+		} else if r.tr, err = r.s.targets(r.env); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.s.name, err)
 		}
-		if r.s.front == "bare" {
-			r.tr = authorized(ctx, r.tr, tokens)
-		}
 		r.rec.Warmup = &phaseResult{}
-		attack(r.s, r.tr, phase{name: "warmup", concurrency: f.concurrency, duration: f.warmup}, r.client, r.procs(f), r.rec.Warmup)
+		p := phase{name: "warmup", concurrency: f.concurrency, duration: f.warmup}
+		tr, after, err := r.targeter(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		attack(r.s, tr, p, r.client, r.procs(f), r.rec.Warmup)
+		after(r.rec.Warmup)
 		r.rec.Warmup.finish()
 		log.Printf("%s: warm-up %d requests, %.0f req/s, %d errors", r.s.name, r.rec.Warmup.Requests, r.rec.Warmup.Throughput, r.rec.Warmup.Errors)
-		if r.s.name == "A" {
+		if r.s.name == "A" && r.rec.Warmup.Throughput > 0 {
 			floor = r.rec.Warmup.Throughput
 		}
 	}
@@ -241,15 +252,13 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 		phases = append(phases, phase{name: "open", concurrency: f.concurrency, rate: f.rate, duration: f.openDuration / time.Duration(f.rounds)})
 	}
 	out.LoadAvg[0] = loadAvg()
+	maxLoad1 := loadAvg1()
 	for _, p := range phases {
 		for round := range f.rounds {
 			// Each round starts with another scenario, so that none is
 			// always the one after the heaviest.
 			for k := range runs {
 				r := runs[(round+k)%len(runs)]
-				if r.done {
-					continue
-				}
 				res := r.rec.Closed
 				if p.name == "open" {
 					res = r.rec.Open
@@ -262,17 +271,34 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 						r.rec.Closed = res
 					}
 				}
-				attack(r.s, r.tr, p, r.client, r.procs(f), res)
+				others, secs := res.OthersCPU, res.Seconds
+				tr, after, err := r.targeter(ctx, p)
+				if err != nil {
+					return nil, err
+				}
+				attack(r.s, tr, p, r.client, r.procs(f), res)
+				after(res)
+				maxLoad1 = max(maxLoad1, loadAvg1())
 				last := res.RoundThroughput[len(res.RoundThroughput)-1]
-				log.Printf("%s %s round %d: %.0f req/s", r.s.name, p.name, round+1, last)
+				log.Printf("%s %s round %d: %.0f req/s; other work %.2f cores", r.s.name, p.name, round+1, last,
+					(res.OthersCPU-others)/max(res.Seconds-secs, 1e-3))
 				if res.RanOut {
-					log.Printf("%s: out of fresh offers or bookings; its remaining rounds are skipped (raise -offers or -bookings)", r.s.name)
-					r.done = true
+					log.Printf("%s %s round %d: ran out of fresh offers or bookings before its time was up", r.s.name, p.name, round+1)
 				}
 			}
 		}
 	}
 	out.LoadAvg[1] = loadAvg()
+	var recs []*record
+	for _, r := range runs {
+		recs = append(recs, r.rec)
+	}
+	out.Other = noteOtherWork(recs, f.busyThreshold, maxLoad1)
+	if row, why := out.Other.judged(); row != "" {
+		log.Printf("%s: %s", row, why)
+	} else {
+		log.Printf("machine quiet enough: %s", why)
+	}
 
 	for _, r := range runs {
 		for _, p := range []*phaseResult{r.rec.Closed, r.rec.Open} {
@@ -290,6 +316,14 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 			return nil, err
 		}
 		r.rec.PartnerLogins = after - r.before
+		if r.sup != nil {
+			if r.s.needsOffers {
+				r.rec.Offers = r.sup.made
+			} else {
+				r.rec.Bookings = r.sup.made
+			}
+			r.rec.PrepareSecs = r.sup.spent.Seconds()
+		}
 		if r.s.front != "bare" {
 			if r.rec.FrontLogins, err = metricSum(ctx, r.front.admin, "caddy_osdm_token_requests_total", `result="ok"`); err != nil {
 				return nil, err
@@ -317,6 +351,12 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 // profile, then saves its allocation profile (since the process started).
 func profileFront(ctx context.Context, r *running, f benchFlags) error {
 	secs := max(1, int(f.profileDuration.Seconds())-2)
+	// Its fresh offers or bookings are made before the profile starts.
+	p := phase{name: "profile", concurrency: f.concurrency, duration: f.profileDuration}
+	tr, after, err := r.targeter(ctx, p)
+	if err != nil {
+		return err
+	}
 	profiled := make(chan error, 1)
 	go func() {
 		time.Sleep(time.Second)
@@ -324,7 +364,8 @@ func profileFront(ctx context.Context, r *running, f benchFlags) error {
 			filepath.Join(f.profileDir, r.s.name+".cpu.pprof"), time.Duration(secs+30)*time.Second)
 	}()
 	res := &phaseResult{}
-	attack(r.s, r.tr, phase{name: "profile", concurrency: f.concurrency, duration: f.profileDuration}, r.client, r.procs(f), res)
+	attack(r.s, tr, p, r.client, r.procs(f), res)
+	after(res)
 	res.finish()
 	r.rec.Profiled = res
 	log.Printf("%s (profiled): %.0f req/s, %d errors", r.s.name, res.Throughput, res.Errors)
@@ -336,42 +377,18 @@ func profileFront(ctx context.Context, r *running, f benchFlags) error {
 
 // procs are the processes whose CPU time r's attacks measure.
 func (r *running) procs(f benchFlags) processes {
-	return processes{front: r.front.pid, partner: f.partnerPID, frontAdmin: r.front.admin}
+	own := []int{os.Getpid()}
+	if f.partnerPID != 0 {
+		own = append(own, f.partnerPID)
+	}
+	for _, fr := range f.fronts {
+		own = append(own, fr.pid)
+	}
+	return processes{front: r.front.pid, partner: f.partnerPID, frontAdmin: r.front.admin, own: own}
 }
 
 // partnerLogins is how many tokens the partner granted to the front of
 // a scenario so far.
 func partnerLogins(ctx context.Context, admin, scenario string) (float64, error) {
 	return metricSum(ctx, admin, loginMetric, `client="`+frontSubject(scenario)+`"`, `outcome="granted"`)
-}
-
-// estimateOffers sizes a D scenario's offers from A's warm-up throughput:
-// a D request makes at least two partner calls, so it cannot go faster
-// than A. Every offer can be booked once.
-func estimateOffers(floor float64, f benchFlags) int {
-	// Half again as many as A could take: A's warm-up may have been
-	// slowed by the machine's other work.
-	return estimate(floor, f, 1.5, 500)
-}
-
-// estimateBookings sizes an after-sales scenario's bookings: an exchange
-// or a partial cancellation makes three or four partner calls (the
-// booking read back, then two or three); sent directly, a partial
-// cancellation ran at 0.3 of A's rate. Each booking is acted on once.
-// Making one costs three partner calls, so the estimate is tighter than
-// the offers'.
-func estimateBookings(floor float64, f benchFlags) int {
-	return estimate(floor, f, 0.45, 200)
-}
-
-// estimate is how many requests a scenario may send: share of A's rate
-// floor (3000 a second when unknown) for the closed run, the open run's
-// rate with a tenth more, and spare on top.
-func estimate(floor float64, f benchFlags, share float64, spare int) int {
-	if floor <= 0 {
-		floor = 3000
-	}
-	closed := share * floor * (f.warmup + f.duration).Seconds()
-	open := float64(f.rate) * f.openDuration.Seconds() * 1.1
-	return int(math.Ceil(closed+open)) + spare
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/converter"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
 // madeBooking is a fulfilled booking made beforehand for an after-sales
@@ -24,19 +25,22 @@ type madeBooking struct {
 // makeBookings books and fulfils n bookings of pax adults each at the
 // partner directly (not through a front), spread over offerDays
 // departure days: a legacy BookingRequest without OfferRef, converted in
-// the driver (search, book, fulfil). Every after-sales request acts on a
-// booking of its own, as every D request books an offer of its own.
-func makeBookings(ctx context.Context, partner, token string, n, pax int) ([]madeBooking, error) {
+// the driver (search, book, fulfil), with the current token of tokens
+// for each call (a run outlives the partner's token lifetime). Every
+// after-sales request acts on a booking of its own, as every D request
+// books an offer of its own. first numbers the bookings, so that each
+// batch of a run spreads over the days as the one before.
+func makeBookings(ctx context.Context, partner string, tokens tokenauth.TokenSource, first, n, pax int) ([]madeBooking, error) {
 	c, err := converter.New(converter.Config{Partner: partnerName})
 	if err != nil {
 		return nil, err
 	}
 	tr := &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true}
 	defer tr.CloseIdleConnections()
-	x := &httpCaller{rt: tr, base: partner, auth: "Bearer " + token}
+	x := &httpCaller{rt: tr, base: partner, tokens: tokens}
 	ids := newMessageIDs("prep")
 	made, err := prepare(n, 8, func(i int) ([]madeBooking, error) {
-		day := 20 + i%offerDays
+		day := 20 + (first+i)%offerDays
 		m := paxBookingRequest(ids.next(), day, pax)
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()

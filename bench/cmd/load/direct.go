@@ -10,6 +10,7 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/converter"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
 // headerDirect marks a request whose legacy XML body the driver converts
@@ -61,10 +62,12 @@ func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // httpCaller makes a converter's OSDM calls over HTTP at base, with the
-// given Authorization header value.
+// given Authorization header value, or else with the current token of
+// tokens, taken for each call.
 type httpCaller struct {
 	rt         http.RoundTripper
 	base, auth string
+	tokens     tokenauth.TokenSource
 }
 
 // Call implements converter.Caller.
@@ -77,8 +80,16 @@ func (h *httpCaller) Call(ctx context.Context, c *converter.Call) (*converter.An
 	if err != nil {
 		return nil, err
 	}
+	auth := h.auth
+	if h.tokens != nil {
+		token, err := accessToken(ctx, h.tokens)
+		if err != nil {
+			return nil, fmt.Errorf("bench-direct token: %w", err)
+		}
+		auth = "Bearer " + token
+	}
 	req.Header = c.Header
-	req.Header.Set("Authorization", h.auth)
+	req.Header.Set("Authorization", auth)
 	resp, err := h.rt.RoundTrip(req)
 	if err != nil {
 		return nil, err

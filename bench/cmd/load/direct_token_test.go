@@ -56,7 +56,8 @@ func TestAuthorizedTakesTheTokenForEachRequest(t *testing.T) {
 
 func TestAuthorizedPassesTheEndOfTargetsOn(t *testing.T) {
 	src := &turningTokens{}
-	tg := authorized(context.Background(), each([]vegeta.Target{{Method: http.MethodPost, URL: "http://front/x", Header: http.Header{}}}), src)
+	one, _ := each([]vegeta.Target{{Method: http.MethodPost, URL: "http://front/x", Header: http.Header{}}})
+	tg := authorized(context.Background(), one, src)
 	var tgt vegeta.Target
 	if err := tg(&tgt); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@
 //	load wait   -url URL
 //	load bench  -front A=PORT,ADMINPORT,PID [-front ...] -keys DIR -out FILE [...]
 //	load report -in FILE [-micro FILE] [-out FILE]
+//	load busy   -results FILE -- COMMAND [ARGS]
 //	load pprof  -dir RESULTS [-base A] [-vs B,C] [-n 40]
 package main
 
@@ -21,7 +22,7 @@ func main() {
 	log.SetFlags(log.Ltime)
 	log.SetPrefix("load: ")
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: load wait|bench|report|pprof [flags]")
+		fmt.Fprintln(os.Stderr, "usage: load wait|bench|report|busy|pprof [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -32,10 +33,12 @@ func main() {
 		err = benchCommand(os.Args[2:])
 	case "report":
 		err = reportCommand(os.Args[2:])
+	case "busy":
+		err = busyCommand(os.Args[2:])
 	case "pprof":
 		err = pprofCommand(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q: want wait, bench, report or pprof", os.Args[1])
+		err = fmt.Errorf("unknown command %q: want wait, bench, report, busy or pprof", os.Args[1])
 	}
 	if err != nil {
 		log.Fatal(err)

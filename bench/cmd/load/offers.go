@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
 // offerDays spreads D's bookings over this many departure days, so that no
@@ -17,9 +18,18 @@ import (
 const offerDays = 60
 
 // makeOffers searches the partner directly (not through a front) until it
-// holds n fresh one-adult offers, each bookable once, and returns their ids.
-func makeOffers(ctx context.Context, partner, token string, n int) ([]string, error) {
-	offers, err := prepare(n, 4, func(i int) ([]string, error) { return searchOnce(ctx, partner, token, i) })
+// holds n fresh one-adult offers, each bookable once, and returns their
+// ids; each search takes the current token of tokens. first numbers the
+// searches, so that each batch of a run spreads over the days as the one
+// before.
+func makeOffers(ctx context.Context, partner string, tokens tokenauth.TokenSource, first, n int) ([]string, error) {
+	offers, err := prepare(n, 4, func(i int) ([]string, error) {
+		token, err := accessToken(ctx, tokens)
+		if err != nil {
+			return nil, fmt.Errorf("bench-direct token: %w", err)
+		}
+		return searchOnce(ctx, partner, token, first+i)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("making offers: %w", err)
 	}

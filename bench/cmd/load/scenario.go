@@ -28,8 +28,13 @@ type scenario struct {
 	// bookingPax > 0: every request acts on a fresh fulfilled booking of
 	// that many adults, made beforehand.
 	bookingPax int
-	// targets returns the request generator for a run.
+	// targets returns the request generator of a scenario whose requests
+	// need nothing made beforehand (A, B, C).
 	targets func(e *env) (vegeta.Targeter, error)
+	// fresh returns the requests acting on e's offers or bookings, one
+	// each, for the scenarios that need them (needsOffers, bookingPax);
+	// the driver makes them between attacks (supply.go).
+	fresh func(e *env) ([]vegeta.Target, error)
 	// check says what is wrong with a 2xx answer, "" if nothing.
 	check func(body []byte) string
 }
@@ -84,7 +89,7 @@ var scenarios = []*scenario{
 	{
 		name: "Ddirect", front: "bare", needsOffers: true,
 		title: "POST /bookings + POST /bookings/{id}/fulfillments sent directly through the bare proxy (D's floor)",
-		targets: func(e *env) (vegeta.Targeter, error) {
+		fresh: func(e *env) ([]vegeta.Target, error) {
 			ts := make([]vegeta.Target, len(e.offers))
 			for i, offer := range e.offers {
 				id := e.ids.next()
@@ -97,14 +102,14 @@ var scenarios = []*scenario{
 				h.Set(headerFulfilIdemKey, converter.IdempotencyKey(partnerName, id, converter.StepFulfillments))
 				ts[i] = vegeta.Target{Method: call.Method, URL: e.front + call.Path, Body: call.Body, Header: h}
 			}
-			return each(ts), nil
+			return ts, nil
 		},
 		check: wantAll(`"fulfillments"`, `"FULFILLED"`),
 	},
 	{
 		name: "Dconv", front: "convert", needsOffers: true,
 		title: "legacy XML BookingRequest with OfferRef through osdm_convert + osdm_token + reverse_proxy (2 OSDM calls)",
-		targets: func(e *env) (vegeta.Targeter, error) {
+		fresh: func(e *env) ([]vegeta.Target, error) {
 			ts := make([]vegeta.Target, len(e.offers))
 			for i, offer := range e.offers {
 				body, err := encodeXML(bookingRequest(e.ids.next(), offer))
@@ -113,14 +118,14 @@ var scenarios = []*scenario{
 				}
 				ts[i] = vegeta.Target{Method: http.MethodPost, URL: e.front + "/partners/alpine", Body: body, Header: xmlHeader()}
 			}
-			return each(ts), nil
+			return ts, nil
 		},
 		check: wantAll("<BookingReply", "<Status>FULFILLED</Status>"),
 	},
 	{
 		name: "Edirect", front: "bare", bookingPax: 1,
 		title: "the OSDM calls of a legacy exchange (the booking read back, exchange offers, exchange operation, fulfilment) sent directly through the bare proxy (E's floor)",
-		targets: func(e *env) (vegeta.Targeter, error) {
+		fresh: func(e *env) ([]vegeta.Target, error) {
 			return afterSales(e, e.front, true, exchangeRequest)
 		},
 		check: wantAll("<BookingReply", "<Status>FULFILLED</Status>", "<ExchangeOf>"),
@@ -128,7 +133,7 @@ var scenarios = []*scenario{
 	{
 		name: "Econv", front: "convert", bookingPax: 1,
 		title: "legacy XML BookingRequest with ExchangeOf through osdm_convert + osdm_token + reverse_proxy",
-		targets: func(e *env) (vegeta.Targeter, error) {
+		fresh: func(e *env) ([]vegeta.Target, error) {
 			return afterSales(e, e.front+"/partners/alpine", false, exchangeRequest)
 		},
 		check: wantAll("<BookingReply", "<Status>FULFILLED</Status>", "<ExchangeOf>"),
@@ -136,7 +141,7 @@ var scenarios = []*scenario{
 	{
 		name: "Pdirect", front: "bare", bookingPax: 2,
 		title: "the OSDM calls of a partial cancellation (the booking read back, a refund offer for one passenger, its confirmation) sent directly through the bare proxy (P's floor)",
-		targets: func(e *env) (vegeta.Targeter, error) {
+		fresh: func(e *env) ([]vegeta.Target, error) {
 			return afterSales(e, e.front, true, partialCancel)
 		},
 		check: wantAll("<CancelReply", "<Status>PARTIALLY_REFUNDED</Status>"),
@@ -144,7 +149,7 @@ var scenarios = []*scenario{
 	{
 		name: "Pconv", front: "convert", bookingPax: 2,
 		title: "legacy XML CancelRequest with one Place of a 2-place booking through osdm_convert + osdm_token + reverse_proxy",
-		targets: func(e *env) (vegeta.Targeter, error) {
+		fresh: func(e *env) ([]vegeta.Target, error) {
 			return afterSales(e, e.front+"/partners/alpine", false, partialCancel)
 		},
 		check: wantAll("<CancelReply", "<Status>PARTIALLY_REFUNDED</Status>"),
@@ -154,7 +159,7 @@ var scenarios = []*scenario{
 // afterSales sends one message per fresh booking: through the front's
 // converter, or (direct) converted in the driver and sent as OSDM calls
 // through the bare front with the driver's token (directTransport).
-func afterSales(e *env, url string, direct bool, msg func(id string, b madeBooking) legacy.Message) (vegeta.Targeter, error) {
+func afterSales(e *env, url string, direct bool, msg func(id string, b madeBooking) legacy.Message) ([]vegeta.Target, error) {
 	ts := make([]vegeta.Target, len(e.bookings))
 	for i, b := range e.bookings {
 		body, err := encodeXML(msg(e.ids.next(), b))
@@ -167,7 +172,7 @@ func afterSales(e *env, url string, direct bool, msg func(id string, b madeBooki
 		}
 		ts[i] = vegeta.Target{Method: http.MethodPost, URL: url, Body: body, Header: h}
 	}
-	return each(ts), nil
+	return ts, nil
 }
 
 // scenarioNamed finds a scenario.
@@ -211,17 +216,20 @@ func perMessage(url string, body []byte, h http.Header, ids *messageIDs) vegeta.
 }
 
 // each sends every target once, then ends the attack (ErrNoTargets):
-// a booked offer cannot be booked again.
-func each(ts []vegeta.Target) vegeta.Targeter {
+// a booked offer cannot be booked again. used says how many it handed
+// out.
+func each(ts []vegeta.Target) (tr vegeta.Targeter, used func() int) {
 	var n atomic.Int64
 	return func(t *vegeta.Target) error {
-		i := n.Add(1) - 1
-		if i >= int64(len(ts)) {
-			return vegeta.ErrNoTargets
+			i := n.Add(1) - 1
+			if i >= int64(len(ts)) {
+				return vegeta.ErrNoTargets
+			}
+			*t = ts[i]
+			return nil
+		}, func() int {
+			return int(min(n.Load(), int64(len(ts))))
 		}
-		*t = ts[i]
-		return nil
-	}
 }
 
 // wantAll checks that a body holds every marker.

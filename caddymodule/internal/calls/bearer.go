@@ -36,6 +36,14 @@ func WithBearer(ctx context.Context, b *Bearer) context.Context {
 	return context.WithValue(ctx, bearerCtxKey{}, b)
 }
 
+// WithoutBearer returns ctx carrying no bearer: a request made with it
+// gets no credential an osdm handler took from an earlier request (the
+// legacy messages osdm_legacy sends on behalf of an OSDM consumer carry
+// none of the consumer's).
+func WithoutBearer(ctx context.Context) context.Context {
+	return context.WithValue(ctx, bearerCtxKey{}, (*Bearer)(nil))
+}
+
 // WithBearerHeaders returns req as the upstream must get it: a copy with
 // the headers of the bearers req's context carries, which are marked as
 // sent; req itself when it carries none.
