@@ -17,7 +17,8 @@ import (
 //
 //	"of-" base64url( 2 | nonce | legs (uvarint) | per leg: length (uvarint), payload | tag )
 //
-// where each leg's payload is a version 1 payload without its nonce. An
+// where each leg's payload is a version 1 payload without its nonce (the
+// passengers written in the first leg's only: every leg is theirs). An
 // id of either version opens only as its own kind: a journey's offer is
 // never booked as one train, nor the other way round.
 const (
@@ -68,7 +69,13 @@ func (s *offerSigner) sealJourneyWith(jo *JourneyOffer, nonce [offerNonceLen]byt
 	buf = append(buf, nonce[:]...)
 	buf = binary.AppendUvarint(buf, uint64(len(jo.Legs)))
 	for i := range jo.Legs {
-		leg := appendOfferPayload(nil, nil, &jo.Legs[i])
+		rec := &jo.Legs[i]
+		if i > 0 { // every leg is for the first leg's passengers: written once
+			cp := *rec
+			cp.Passengers = nil
+			rec = &cp
+		}
+		leg := appendOfferPayload(nil, nil, rec)
 		buf = binary.AppendUvarint(buf, uint64(len(leg)))
 		buf = append(buf, leg...)
 	}
@@ -108,8 +115,11 @@ func (s *offerSigner) openJourney(id string, now time.Time) (*JourneyOffer, erro
 			return nil, ErrOfferNotFound
 		}
 		rec, ok := decodeOfferPayload([]byte(leg), 0)
-		if !ok {
+		if !ok || len(jo.Legs) > 0 && rec.Passengers != nil {
 			return nil, ErrOfferNotFound
+		}
+		if len(jo.Legs) > 0 {
+			rec.Passengers = append([]OfferPassenger(nil), jo.Legs[0].Passengers...)
 		}
 		rec.ID, rec.Partner = id, jo.Partner
 		jo.Legs = append(jo.Legs, *rec)

@@ -3,6 +3,7 @@ package osdmlegacy
 import (
 	"encoding/base64"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -71,4 +72,27 @@ func TestJourneyOfferID(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The largest journey offer (three trains, nine passengers with the
+// longest refs a search takes) fits an offer id and opens.
+func TestJourneyOfferIDLargest(t *testing.T) {
+	s := newOfferSigner(testKey(t), "p1")
+	jo := journeyLikeOffer()
+	jo.Legs = append(jo.Legs, jo.Legs[1])
+	jo.Legs[2].LegID, jo.Legs[2].PartID, jo.Legs[2].ProductID = "trip-3-leg-3", "trip-3-res-21-3", "trip-3-product-21-3"
+	var pax []OfferPassenger
+	for i := range MaxPassengers {
+		age := 30 + i
+		pax = append(pax, OfferPassenger{Ref: strings.Repeat(string(rune('a'+i)), 64), Type: "ADULT", Age: &age, Tariff: 1})
+	}
+	for i := range jo.Legs {
+		jo.Legs[i].Passengers = pax
+	}
+	id := s.sealJourney(jo)
+	got, err := s.openJourney(id, idNow)
+	if len(id) > maxOfferIDLen || err != nil || len(got.Legs) != 3 || len(got.Legs[2].Passengers) != MaxPassengers {
+		t.Fatalf("%d characters (at most %d): %v", len(id), maxOfferIDLen, err)
+	}
+	t.Logf("the largest journey offer id: %d characters", len(id))
 }

@@ -2,6 +2,7 @@ package osdmlegacy
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -259,6 +260,14 @@ func (sa *searchAnswer) addJourneys(q *offerRequest, ts *tripSet, probes []*prob
 		byCand[p.cand] = append(byCand[p.cand], p)
 		results[p] = f.read(p, len(sa.pax), q.currency)
 	}
+	// A train of several journeys is told about once.
+	noted := map[*probe]bool{}
+	note := func(p *probe, code, why string) {
+		if !noted[p] {
+			noted[p] = true
+			sa.note(p, code, why)
+		}
+	}
 	for _, j := range ts.journeys {
 		legs := make([]*candidate, len(j.legs))
 		for i, li := range j.legs {
@@ -285,13 +294,13 @@ func (sa *searchAnswer) addJourneys(q *offerRequest, ts *tripSet, probes []*prob
 						continue
 					case res.soldOut:
 						sa.soldOut++
-						sa.note(p, osdm.CodeInsufficientAvailability, "no places left for "+strconv.Itoa(len(sa.pax))+" passengers; the journeys with this train are not offered in this class")
+						note(p, osdm.CodeInsufficientAvailability, "no places left for "+strconv.Itoa(len(sa.pax))+" passengers; the journeys with this train are not offered in this class")
 					case res.problem != nil && res.problem.Code == osdm.CodeTripNotFound:
 						sa.notRun++
-						sa.note(p, osdm.CodeTripNotFound, "the reservation system does not run this train between these stations on this date")
+						note(p, osdm.CodeTripNotFound, "the reservation system does not run this train between these stations on this date")
 					case res.problem != nil:
 						sa.failures = append(sa.failures, res.problem)
-						sa.note(p, res.problem.Code, res.problem.Detail)
+						note(p, res.problem.Code, strings.TrimPrefix(res.problem.Detail, probeSubject(p)+": "))
 					}
 					ok = false
 					break
