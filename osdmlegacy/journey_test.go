@@ -163,3 +163,56 @@ func TestJourneyRefundRefusedBeforeAnyLeg(t *testing.T) {
 		t.Errorf("the booking's refund offers: %+v", g.Booking.RefundOffers)
 	}
 }
+
+// specLegJSON is a timed leg of a trip specification tomorrow.
+func specLegJSON(train, from, dep, to, arr string) string {
+	at := func(hm string) string { return tomorrow() + "T" + hm + ":00Z" }
+	stop := func(code string) string { return `{"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:` + code + `"}` }
+	return `{"timedLeg": {"start": {"stopPlaceRef": ` + stop(from) + `, "serviceDeparture": {"timetabledTime": "` + at(dep) + `"}},
+		"end": {"stopPlaceRef": ` + stop(to) + `, "serviceArrival": {"timetabledTime": "` + at(arr) + `"}},
+		"service": {"vehicleNumbers": ["` + train + `"], "carriers": [{"ref": "urn:uic:rics:1185"}]}}}`
+}
+
+// The answer to the CancelRequest of the second old train is lost while
+// an exchange is confirmed: settlement carries the confirmation on, with
+// no request: the old trains given back, the new ones the journey's.
+func TestJourneyExchangeConfirmationSettled(t *testing.T) {
+	for _, kind := range []storeKind{memKind, redisKind} {
+		t.Run(string(kind), func(t *testing.T) {
+			e := newBookEnv(t, kind, nil)
+			jo := e.journeyOffer("708", "709")
+			b := e.book(&OfferRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers})
+			fr := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", "{}"), 200)
+			body := `{"fulfillmentIds": ["` + fr.Fulfillments[0].ID + `", "` + fr.Fulfillments[1].ID + `"],
+				"tripSpecifications": [{"legs": [` + specLegJSON("710", "8500010", "12:00", "8503000", "13:00") + `, ` + specLegJSON("711", "8503000", "13:30", "8509000", "15:00") + `]}],
+				"anonymousPassengerSpecifications": [{"externalRef": "p-adult", "type": "ADULT", "age": 30}, {"externalRef": "p-child", "type": "CHILD", "age": 8}]}`
+			xr := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/exchange-offers", body), 200)
+			sel := `{"exchangeOffers": [{"offerId": "` + xr.ExchangeOffers[0].OfferID + `", "passengerRefs": ["p-adult", "p-child"]}]}`
+			op := decodeOK[osdm.ExchangeOperationResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/exchange-operations", sel), 200)
+			if op.ExchangeOperation.Status != osdm.ExchangePrebooked || e.held() != 4 {
+				t.Fatalf("exchange %+v; legacy holds %d", op.ExchangeOperation, e.held())
+			}
+			e.legacy.inject(fault{kind: legacy.KindCancelRequest}, fault{kind: legacy.KindCancelRequest, what: "lost"})
+			if a := e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", "{}"); a.Status != http.StatusGatewayTimeout {
+				t.Fatalf("%d %s", a.Status, a.Body)
+			}
+			f := e.otherInstance()
+			e.settle(f)
+			held := map[string]bool{}
+			for _, lb := range e.sb.Bookings() {
+				if lb.Status == legacy.StatusConfirmed {
+					held[lb.Train] = true
+				}
+			}
+			if len(held) != 2 || !held["710"] || !held["711"] {
+				t.Errorf("the legacy system holds %v after settlement, want the new trains only", held)
+			}
+			e.assertAgree(true)
+			g := decodeOK[osdm.BookingResponse](t, e.call(f, "GET", "/bookings/"+b.ID, nil), 200)
+			r := g.Booking.BookedOffers[0].Reservations
+			if len(r) != 2 || r[0].Status != osdm.BookingPartFulfilled || !strings.Contains(r[1].Summary, "711") || len(g.Booking.Fulfillments) != 2 {
+				t.Errorf("the journey after settlement: %+v", g.Booking.BookedOffers[0])
+			}
+		})
+	}
+}
