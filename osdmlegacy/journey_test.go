@@ -167,7 +167,9 @@ func TestJourneyRefundRefusedBeforeAnyLeg(t *testing.T) {
 // specLegJSON is a timed leg of a trip specification tomorrow.
 func specLegJSON(train, from, dep, to, arr string) string {
 	at := func(hm string) string { return tomorrow() + "T" + hm + ":00Z" }
-	stop := func(code string) string { return `{"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:` + code + `"}` }
+	stop := func(code string) string {
+		return `{"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:` + code + `"}`
+	}
 	return `{"timedLeg": {"start": {"stopPlaceRef": ` + stop(from) + `, "serviceDeparture": {"timetabledTime": "` + at(dep) + `"}},
 		"end": {"stopPlaceRef": ` + stop(to) + `, "serviceArrival": {"timetabledTime": "` + at(arr) + `"}},
 		"service": {"vehicleNumbers": ["` + train + `"], "carriers": [{"ref": "urn:uic:rics:1185"}]}}}`
