@@ -153,6 +153,11 @@ func journaled(req legacy.Request) bool {
 // A store that fails before any OSDM call is a retryable NegativeReply and
 // no call is made: the journal is what keeps a booking from being lost.
 func (j *Journal) Do(ctx context.Context, req legacy.Request, body []byte, x Caller) (res *Result, stored bool) {
+	if s, ok := req.(*legacy.SynchroRequest); ok && s != nil && s.OriginalMessageID == s.Header.MessageID {
+		// It would ask about itself: IN_PROGRESS for as long as it runs.
+		return negative(legacy.NewNegativeReply(legacy.ReplyTo(req, j.c.now()), legacy.CodeInvalidMessage,
+			"SynchroRequest "+s.OriginalMessageID+" names its own messageId as OriginalMessageId; name the message whose outcome is asked.")), false
+	}
 	if s, ok := req.(*legacy.SynchroRequest); ok && s != nil && !s.Rollback {
 		return j.synchroState(ctx, s), false
 	}

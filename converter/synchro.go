@@ -114,6 +114,9 @@ func (r *run) synchro(ctx context.Context, m *legacy.SynchroRequest) *Result {
 		return r.unknown(id)
 	}
 	b := br.Booking
+	if why := changedSince(b); why != "" {
+		return r.invalidAbout(id, "Booking "+plain(id, 80)+" of message "+m.OriginalMessageID+" was "+why+" since it was made: a technical rollback undoes a booking only while nothing has happened to it since; cancel what is left with a CancelRequest instead")
+	}
 	var res *Result
 	switch bookingState(b) {
 	case bookingFulfilled:
@@ -134,6 +137,36 @@ func (r *run) synchro(ctx context.Context, m *legacy.SynchroRequest) *Result {
 		res = ok(&legacy.CancelReply{Header: r.h, BookingRef: id, Status: legacy.StatusCancelled})
 	}
 	return j.rolledBackReply(ctx, r, orig.MessageID, res)
+}
+
+// changedSince says what happened to booking b since it was made that a
+// technical rollback would undo too: "exchanged" (a fulfilment or booked
+// part reads EXCHANGED), "partly refunded" (a refund offer was confirmed);
+// "" when neither.
+func changedSince(b *osdm.Booking) string {
+	for _, fu := range b.Fulfillments {
+		if fu.Status == osdm.FulfillmentExchanged {
+			return "exchanged"
+		}
+	}
+	for _, bo := range b.BookedOffers {
+		for _, a := range bo.Admissions {
+			if a.Status == osdm.BookingPartExchanged {
+				return "exchanged"
+			}
+		}
+		for _, res := range bo.Reservations {
+			if res.Status == osdm.BookingPartExchanged {
+				return "exchanged"
+			}
+		}
+	}
+	for _, ro := range b.RefundOffers {
+		if ro.Status == osdm.RefundConfirmed {
+			return "partly refunded"
+		}
+	}
+	return ""
 }
 
 // rolledBackReply turns the cancellation res that rolled back the booking

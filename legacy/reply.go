@@ -119,6 +119,10 @@ type BookingReply struct {
 	Price  *Price
 	// Places are the places reserved.
 	Places []Place
+	// PlaceAmounts, when given, are each place's price (a decimal amount in
+	// Price's currency), in Places' order: what cancelling that place alone
+	// refunds before the fee. Nil when the system gives none.
+	PlaceAmounts []string
 	// TicketControlNumber is the partner's ticket control number; "" when none.
 	TicketControlNumber string
 	// Exchange is set when the booking was an exchange: what it cost.

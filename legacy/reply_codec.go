@@ -153,7 +153,7 @@ func readBookingReply(r *reader) *BookingReply {
 		return s == StatusConfirmed || s == StatusFulfilled
 	}, ruleBookingStatus)
 	m.Price = readPrice(r, "Price")
-	m.Places = readPlaces(r, MaxItems, false)
+	m.Places, m.PlaceAmounts = readBookedPlaces(r)
 	m.TicketControlNumber = r.strRule("TicketControlNumber", false, false, validText, ruleText)
 	m.Exchange = readExchange(r)
 	m.ExchangeOf = r.strRule("ExchangeOf", false, false, validRef, ruleRef)
@@ -166,7 +166,7 @@ func writeBookingReply(w *writer, m *BookingReply) {
 	w.optElemString("ReservationReference", m.ReservationReference)
 	w.elemString("Status", m.Status)
 	writePrice(w, "Price", m.Price)
-	writePlaces(w, m.Places)
+	writeBookedPlaces(w, m.Places, m.PlaceAmounts)
 	w.optElemString("TicketControlNumber", m.TicketControlNumber)
 	writeExchange(w, m.Exchange)
 	w.optElemString("ExchangeOf", m.ExchangeOf)
@@ -318,4 +318,44 @@ func writeNegativeReply(w *writer, m *NegativeReply) {
 	w.elemBool("Retryable", m.Retryable)
 	w.optElemString("BookingRef", m.BookingRef)
 	w.optElemString("PartnerProblem", m.PartnerProblem)
+}
+
+// readBookedPlaces reads a BookingReply's places, each with its optional
+// amount (its price): the amounts are nil unless every place has one.
+func readBookedPlaces(r *reader) ([]Place, []string) {
+	var places []Place
+	var amounts []string
+	for _, p := range r.list("Place", "places", MaxItems) {
+		pl := Place{
+			Coach:  p.strRule("coach", true, false, validText, ruleText),
+			Number: p.strRule("number", true, true, validText, ruleText),
+		}
+		amount := p.strRule("amount", true, false, validAmount, ruleAmount)
+		p.done()
+		if r.d.err != nil {
+			return nil, nil
+		}
+		places, amounts = append(places, pl), append(amounts, amount)
+	}
+	for _, a := range amounts {
+		if a == "" {
+			return places, nil
+		}
+	}
+	return places, amounts
+}
+
+// writeBookedPlaces writes a BookingReply's places, each with its amount
+// when amounts has one per place.
+func writeBookedPlaces(w *writer, places []Place, amounts []string) {
+	if len(amounts) != len(places) {
+		amounts = nil
+	}
+	w.list("Place", "places", len(places), false, func(i int) {
+		w.optAttrString("coach", places[i].Coach)
+		w.attrString("number", places[i].Number)
+		if amounts != nil {
+			w.optAttrString("amount", amounts[i])
+		}
+	})
 }

@@ -1,6 +1,10 @@
 package legacy
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+	"unicode"
+)
 
 // The read and write functions of each request kind: one function per
 // element, used for both forms, in the element order of legacy-protocol.md.
@@ -34,7 +38,17 @@ func validServiceLevel(s string) bool {
 }
 func validOfferRef(s string) bool { return printableASCII(s, 512) }
 func validRef(s string) bool      { return printableASCII(s, 128) }
-func validName(s string) bool     { return plainText(s, 70) }
+func validName(s string) bool {
+	if !plainText(s, 70) || strings.TrimSpace(s) == "" {
+		return false
+	}
+	for _, r := range s {
+		if unicode.Is(unicode.Bidi_Control, r) {
+			return false
+		}
+	}
+	return true
+}
 
 // station reads a UIC station code and returns its 7-digit form.
 func station(r *reader, name string, required bool) string {
@@ -209,6 +223,9 @@ func readPlaces(r *reader, max int, distinct bool) []Place {
 			Coach:  p.strRule("coach", true, false, validText, ruleText),
 			Number: p.strRule("number", true, true, validText, ruleText),
 		}
+		// A place copied from a BookingReply may carry its amount: read
+		// (it must be an amount) and left aside.
+		p.strRule("amount", true, false, validAmount, ruleAmount)
 		p.done()
 		if r.d.err != nil {
 			return nil

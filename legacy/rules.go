@@ -28,7 +28,7 @@ const (
 	ruleTariffCode    = "must be a tariff code 0..9999"
 	ruleCount         = "must be 1..9"
 	rulePlaces        = "the tariff counts must add up to at most 9 places"
-	ruleName          = "must be 1..70 characters without control characters"
+	ruleName          = "must be 1..70 characters, not only white space, without control or bidirectional formatting characters"
 	ruleOfferRef      = "must be 1..512 printable ASCII characters without spaces"
 	ruleRef           = "must be 1..128 printable ASCII characters without spaces"
 	ruleReasonCode    = "must be a reason code 0..9999"

@@ -2,6 +2,7 @@ package legacysandbox
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -112,15 +113,26 @@ func TestSynchro(t *testing.T) {
 	// Rollback of the booking: the place left freed, no fee.
 	_, r := send(t, s, legacy.XML, &legacy.SynchroRequest{Header: legacy.Header{MessageID: "s4"}, OriginalMessageID: "c1", Rollback: true})
 	negative(t, r, legacy.CodeInvalidMessage)
-	sr = sync("s5", "b1", true)
-	price := (s.fares[[2]int{2, 1}]*100 + 50) / 100
-	if sr.State != legacy.StateRolledBack || sr.Fee == nil || sr.Fee.Amount != "0.00" || sr.RefundAmount.Amount != formatAmount(price) || free(s, "9203") != all {
+	// b1 was partly cancelled since: a technical rollback no longer
+	// applies, and nothing changes.
+	_, r = send(t, s, legacy.XML, &legacy.SynchroRequest{Header: legacy.Header{MessageID: "s5"}, OriginalMessageID: "b1", Rollback: true})
+	if nr := negative(t, r, legacy.CodeInvalidMessage); !strings.Contains(nr.Text, "partly cancelled since") || free(s, "9203") != all-1 {
+		t.Errorf("rollback of a partly cancelled booking: %+v, %d left of %d", nr, free(s, "9203"), all)
+	}
+	// A rollback naming itself would wait for itself: refused.
+	_, r = send(t, s, legacy.XML, &legacy.SynchroRequest{Header: legacy.Header{MessageID: "s5b"}, OriginalMessageID: "s5b", Rollback: true})
+	negative(t, r, legacy.CodeInvalidMessage)
+	// Rollback of a booking nothing happened to: every place freed, no fee.
+	as[*legacy.BookingReply](t, handle(s, bookReq("b2", "9203", adults(2))))
+	sr = sync("s5c", "b2", true)
+	price := 2 * ((s.fares[[2]int{2, 1}]*100 + 50) / 100)
+	if sr.State != legacy.StateRolledBack || sr.Fee == nil || sr.Fee.Amount != "0.00" || sr.RefundAmount.Amount != formatAmount(price) || free(s, "9203") != all-1 {
 		t.Errorf("rollback %+v refund %+v, %d left of %d", sr, sr.RefundAmount, free(s, "9203"), all)
 	}
-	if info := s.Bookings()[0]; info.Status != legacy.StatusCancelled || info.ReasonCode == nil || *info.ReasonCode != RollbackReasonCode {
+	if info := s.Bookings()[1]; info.Status != legacy.StatusCancelled || info.ReasonCode == nil || *info.ReasonCode != RollbackReasonCode {
 		t.Errorf("rolled back booking listed %+v", info)
 	}
-	if sr := sync("s6", "b1", false); sr.State != legacy.StateRolledBack || free(s, "9203") != all {
+	if sr := sync("s6", "b2", false); sr.State != legacy.StateRolledBack || free(s, "9203") != all-1 {
 		t.Errorf("after rollback: %+v", sr)
 	}
 	// The sender scopes the messageId: another system's b1 is unknown.

@@ -37,7 +37,10 @@ type booking struct {
 	// cancelledAt is zero while the booking holds any place.
 	cancelledAt time.Time
 	refund, fee int64 // cents, of every cancellation so far
-	reasonCode  *int
+	// feeBase is the price (cents) of the places cancelled with a fee so
+	// far, on which the fee is rounded.
+	feeBase    int64
+	reasonCode *int
 	// rolledBack is set when a SynchroRequest with rollback undid it.
 	rolledBack bool
 	messageIDs []string
@@ -48,6 +51,15 @@ type booking struct {
 }
 
 func (b *booking) cancelled() bool { return !b.cancelledAt.IsZero() }
+
+// placeAmounts are the places' prices as decimal amounts, in place order.
+func (b *booking) placeAmounts() []string {
+	out := make([]string, len(b.placePrice))
+	for i, p := range b.placePrice {
+		out[i] = formatAmount(p)
+	}
+	return out
+}
 
 // held returns the indexes (in b.places) of the places still held.
 func (b *booking) held() []int {

@@ -9,7 +9,9 @@ import (
 // cancel answers a CancelRequest: the places it lists (a partial
 // cancellation), or every place the booking still holds, are freed and
 // their price refunded, less Config.CancelFeePercent unless a reason code
-// is given. A place the booking does not hold, or no longer holds, is
+// is given (rounded half up to the cent on the running total of the places
+// the booking's cancellations with a fee freed, so that partial
+// cancellations keep, together, what one whole cancellation would). A place the booking does not hold, or no longer holds, is
 // INVALID_MESSAGE naming it, and nothing is cancelled. Callers hold s.mu.
 func (s *Sandbox) cancel(now time.Time, h legacy.ReplyHeader, m *legacy.CancelRequest) legacy.Reply {
 	b, notFound := s.heldBooking(h, m.BookingRef)
@@ -53,7 +55,11 @@ func (s *Sandbox) cancel(now time.Time, h legacy.ReplyHeader, m *legacy.CancelRe
 	}
 	var fee int64
 	if m.ReasonCode == nil && s.cfg.CancelFeePercent > 0 {
-		fee = (price*int64(s.cfg.CancelFeePercent) + 50) / 100
+		// Rounded on the running total of the places cancelled with a
+		// fee, so that partial cancellations add up to a whole one.
+		pct := int64(s.cfg.CancelFeePercent)
+		fee = ((b.feeBase+price)*pct+50)/100 - (b.feeBase*pct+50)/100
+		b.feeBase += price
 	}
 	s.inventory.release(b.run, freed)
 	b.refund += price - fee

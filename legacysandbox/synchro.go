@@ -15,10 +15,15 @@ const RollbackReasonCode = 1
 // outlive the reply cache: DONE with the original reply when the message
 // acted on a booking still kept (or the reply cache still holds its
 // reply), UNKNOWN when neither knows it. With rollback the booking a
-// BookingRequest made is undone: every place it still holds is freed
-// without a fee, and the reply says ROLLED_BACK with the amounts. Callers
-// hold s.mu.
+// BookingRequest made is undone: every place it holds is freed without a
+// fee, and the reply says ROLLED_BACK with the amounts; a booking that was
+// cancelled, wholly or in part, since is refused (INVALID_MESSAGE saying
+// so), as is a rollback naming its own messageId. Callers hold s.mu.
 func (s *Sandbox) synchro(now time.Time, h legacy.ReplyHeader, m *legacy.SynchroRequest) legacy.Reply {
+	if m.OriginalMessageID == m.Header.MessageID {
+		return legacy.NewNegativeReply(h, legacy.CodeInvalidMessage,
+			"SynchroRequest "+shortRef(m.OriginalMessageID)+" names its own messageId as OriginalMessageId: name the message whose outcome is asked")
+	}
 	key := strconv.Itoa(m.Header.Sender) + "/" + m.OriginalMessageID
 	out := &legacy.SynchroReply{Header: h, OriginalMessageID: m.OriginalMessageID, State: legacy.StateUnknown}
 	b, orig := s.bookings.ofMessage(key)
@@ -48,6 +53,17 @@ func (s *Sandbox) synchro(now time.Time, h legacy.ReplyHeader, m *legacy.Synchro
 	case !made:
 		return legacy.NewNegativeReply(h, legacy.CodeInvalidMessage,
 			"message "+shortRef(m.OriginalMessageID)+" made no booking ("+string(orig.Kind())+"): only a BookingRequest's booking is rolled back")
+	case len(b.held()) < len(b.places):
+		// A technical rollback undoes what the booking message did, and
+		// only while nothing has happened to its places since.
+		why := "partly cancelled"
+		if b.cancelled() {
+			why = "cancelled"
+		}
+		nr := legacy.NewNegativeReply(h, legacy.CodeInvalidMessage,
+			"booking "+b.ref+" of message "+shortRef(m.OriginalMessageID)+" was "+why+" since it was made: a technical rollback undoes a booking only while nothing has happened to it since; cancel what is left with a CancelRequest")
+		nr.BookingRef = b.ref
+		return nr
 	}
 	var refund int64
 	var freed []int

@@ -5,7 +5,8 @@ import "time"
 // Path templates of the exchange operations.
 const (
 	// PathExchangeOffers is POST: exchange offers for fulfilments of a
-	// booking. Its embed query parameter is required.
+	// booking. Its embed query parameter, required by the spec, is read
+	// as ALL when absent (ReadExchangeEmbed).
 	PathExchangeOffers = "/bookings/{bookingId}/exchange-offers"
 	// PathExchangeOperations is POST: an exchange offer pre-booked.
 	PathExchangeOperations = "/bookings/{bookingId}/exchange-operations"

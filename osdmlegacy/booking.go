@@ -84,7 +84,7 @@ func (f *Facade) newBooking(ctx context.Context, c *call, id string, req *osdm.B
 		return f.storeFailed(c, err), false
 	}
 	rec := &BookingRecord{
-		ID: id, Partner: f.cfg.Partner, State: StateBooking,
+		ID: id, Partner: f.cfg.Partner, Client: c.client, State: StateBooking,
 		CreatedOn: now.UTC(), HoldUntil: now.Add(f.cfg.Hold).UTC().Truncate(time.Second),
 		ExternalRef: req.ExternalRef, Offer: *offer, Passengers: pax, Pending: pending,
 	}

@@ -73,6 +73,10 @@ func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, wh
 			return &errRefused{stateProblem(r, verb)}
 		}
 		req := &legacy.CancelRequest{BookingRef: r.Legacy.BookingRef, ReasonCode: reason}
+		if why != CancelRefund {
+			// Places never sold are released without a fee.
+			req.ReasonCode = f.releaseReason()
+		}
 		if why == CancelRefund {
 			places, p := r.refundPlaces(rid)
 			if p != nil {
@@ -83,6 +87,19 @@ func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, wh
 		return f.pendCancel(ctx, r, req, why, rid, StateCancelling, now)
 	})
 	return f.deliverCancel(ctx, send, rec, err)
+}
+
+// releaseReason is the reason code of a CancelRequest that releases places
+// nobody bought (a DELETE before fulfilment, a hold run out, an exchange's
+// new places dropped): the reason table's TECHNICAL_FAILURE code, so the
+// legacy system keeps no cancellation fee on them. A table without one
+// takes DefaultReasons' (1).
+func (f *Facade) releaseReason() *int {
+	code, ok := f.cfg.Reasons[osdm.OverruleTechnicalFailure]
+	if !ok {
+		code = DefaultReasons()[osdm.OverruleTechnicalFailure]
+	}
+	return &code
 }
 
 // pendCancel records on r the CancelRequest req as the message under way

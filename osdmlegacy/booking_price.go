@@ -76,3 +76,20 @@ func refundQuote(fee Fee, price osdm.Price, overrule bool) (feeP, refundable osd
 	}
 	return osdm.NewPrice(f, scale, price.Currency), osdm.NewPrice(total-f, scale, price.Currency), nil
 }
+
+// partRefundQuote is the fee and refundable amount of cancelling places
+// worth price after places worth base were cancelled with the fee before:
+// a percentage is rounded on the running total (the fee of all the
+// cancellations so far, rounded half up, less the fees already kept), so
+// that the partial refunds of a booking add up, to the cent, to its whole
+// refund. A fixed fee or an overrule code is as refundQuote.
+func partRefundQuote(fee Fee, base, price osdm.Price, overrule bool) (feeP, refundable osdm.Price, err error) {
+	if overrule || fee.Amount != "" || base.Amount == 0 {
+		return refundQuote(fee, price, overrule)
+	}
+	sc := max(base.EffectiveScale(), price.EffectiveScale())
+	b, p := rescale(base, sc), rescale(price, sc)
+	round := func(x int64) int64 { return (x*int64(fee.BasisPoints) + 5000) / 10000 }
+	f := min(round(b+p)-round(b), p)
+	return osdm.NewPrice(f, sc, price.Currency), osdm.NewPrice(p-f, sc, price.Currency), nil
+}

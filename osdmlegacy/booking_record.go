@@ -107,6 +107,10 @@ type BookingRecord struct {
 	ID string `json:"id"`
 	// Partner is the façade's partner label.
 	Partner string `json:"partner"`
+	// Client is the client (the access token's subject) whose call made
+	// the booking, AnonymousClient when no client was known. Only its
+	// calls see the booking and what hangs off it.
+	Client string `json:"client,omitempty"`
 	// State is where the booking is.
 	State BookingState `json:"state"`
 	// CreatedOn is when the BookingRequest was recorded.
@@ -124,8 +128,12 @@ type BookingRecord struct {
 	Passengers []PassengerRecord `json:"passengers"`
 	// Legacy is what the BookingReply said; nil before it.
 	Legacy *LegacyBooking `json:"legacy,omitempty"`
-	// Fulfillment is set once fulfilled.
+	// Fulfillment is set once fulfilled: the travel document of the
+	// journey booked now.
 	Fulfillment *FulfillmentRecord `json:"fulfillment,omitempty"`
+	// Exchanged are the fulfilments confirmed exchanges replaced, oldest
+	// first: each reads EXCHANGED (void).
+	Exchanged []FulfillmentRecord `json:"exchanged,omitempty"`
 	// RefundOffers are the refund offers made, oldest first.
 	RefundOffers []RefundOfferRecord `json:"refundOffers,omitempty"`
 	// ExchangeQuotes are the exchange offers made, oldest first.
@@ -187,6 +195,10 @@ type LegacyBooking struct {
 	Price osdm.Price `json:"price"`
 	// Places are the coach and place numbers, in the legacy order.
 	Places []legacy.Place `json:"places,omitempty"`
+	// PlacePrices are the places' prices, in Places' order, when the
+	// BookingReply gave them (one per place); a partial refund is quoted
+	// from them.
+	PlacePrices []osdm.Price `json:"placePrices,omitempty"`
 	// TicketControlNumber is the control number, "" when none was given.
 	TicketControlNumber string `json:"ticketControlNumber,omitempty"`
 	// RepliedAt is when the reply was recorded.
@@ -202,6 +214,9 @@ type FulfillmentRecord struct {
 	// ControlNumber is the BookingReply's ticket control number (its
 	// reservation reference when it gave none).
 	ControlNumber string `json:"controlNumber,omitempty"`
+	// Summary names the journey of an exchanged fulfilment ("" for the
+	// current one, whose journey is the booking's).
+	Summary string `json:"summary,omitempty"`
 }
 
 // RefundOfferRecord is a refund offer made for a booking.
@@ -295,7 +310,10 @@ var errBookingMissing = errors.New("no such booking")
 func (f *Facade) bookingKey(id string) string { return Key(f.cfg.Partner, KindBooking, id) }
 
 // loadBooking returns booking id and its stored bytes (for a
-// compare-and-set), or errBookingMissing.
+// compare-and-set), or errBookingMissing, also when the booking is another
+// client's than the call's in ctx (see visibleTo): every read and change of
+// a booking goes through here, so another client's booking is, for a call,
+// an id that does not exist.
 func (f *Facade) loadBooking(ctx context.Context, id string) (*BookingRecord, []byte, error) {
 	if !validID(id, BookingIDPrefix) {
 		return nil, nil, errBookingMissing
@@ -311,7 +329,7 @@ func (f *Facade) loadBooking(ctx context.Context, id string) (*BookingRecord, []
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return nil, nil, fmt.Errorf("booking %s: stored record unreadable: %w", id, err)
 	}
-	if rec.ID != id || rec.Partner != f.cfg.Partner {
+	if rec.ID != id || rec.Partner != f.cfg.Partner || !visibleTo(ctx, &rec) {
 		return nil, nil, errBookingMissing
 	}
 	return &rec, b, nil

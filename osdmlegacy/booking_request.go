@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -182,11 +183,11 @@ func checkPersonData(at, dob string, age *int, d *osdm.PersonDetail) *osdm.Probl
 	if d == nil {
 		return nil
 	}
-	if d.FirstName != "" && !validName(d.FirstName) {
-		return osdm.Invalid(osdm.CodeInvalidRequest, at+"/detail/firstName", "firstName must be 1..70 characters without control characters")
+	if why := nameFault(d.FirstName); d.FirstName != "" && why != "" {
+		return osdm.Invalid(osdm.CodeInvalidRequest, at+"/detail/firstName", "firstName "+why)
 	}
-	if d.LastName != "" && !validName(d.LastName) {
-		return osdm.Invalid(osdm.CodeInvalidRequest, at+"/detail/lastName", "lastName must be 1..70 characters without control characters")
+	if why := nameFault(d.LastName); d.LastName != "" && why != "" {
+		return osdm.Invalid(osdm.CodeInvalidRequest, at+"/detail/lastName", "lastName "+why)
 	}
 	if c := d.Contact; c != nil {
 		if len(c.Email) > maxEmailBytes || c.Email != "" && (!validName(c.Email) || !strings.Contains(c.Email, "@")) {
@@ -199,8 +200,28 @@ func checkPersonData(at, dob string, age *int, d *osdm.PersonDetail) *osdm.Probl
 	return nil
 }
 
-// validName is the legacy Passenger name rule: 1..70 characters of valid
-// UTF-8, no control characters.
+// nameFault says why s breaks the legacy Passenger name rule, "" when it
+// keeps it: 1..70 characters of valid UTF-8, not only white space (a name
+// the legacy system would not be sent), no control characters and no
+// bidirectional formatting characters (U+202E and the like, which make a
+// name read otherwise than it is stored).
+func nameFault(s string) string {
+	switch {
+	case !validName(s):
+		return "must be 1..70 characters without control characters"
+	case strings.TrimSpace(s) == "":
+		return "must not be only white space"
+	}
+	for _, r := range s {
+		if unicode.Is(unicode.Bidi_Control, r) {
+			return fmt.Sprintf("must not hold the bidirectional formatting character U+%04X", r)
+		}
+	}
+	return ""
+}
+
+// validName is the legacy Passenger name rule on characters: 1..70
+// characters of valid UTF-8, no control characters.
 func validName(s string) bool {
 	if s == "" || !utf8.ValidString(s) || utf8.RuneCountInString(s) > maxNameRunes {
 		return false

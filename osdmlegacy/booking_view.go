@@ -45,9 +45,7 @@ func (f *Facade) bookingView(rec *BookingRecord) *osdm.Booking {
 	}
 	b.BookedOffers = []osdm.BookedOffer{f.bookedOffer(rec, status, price)}
 	b.Trips = []osdm.Trip{tripView(&rec.Offer)}
-	if fr := rec.Fulfillment; fr != nil {
-		b.Fulfillments = []osdm.Fulfillment{fulfillmentView(rec)}
-	}
+	b.Fulfillments = fulfillmentsView(rec)
 	for i := range rec.RefundOffers {
 		b.RefundOffers = append(b.RefundOffers, refundOfferView(rec, &rec.RefundOffers[i]))
 	}

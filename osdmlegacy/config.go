@@ -93,7 +93,10 @@ type Config struct {
 	RefundFee Fee
 	// ExchangeFee is what an exchange offer quotes on top of the price
 	// difference (a percentage of the exchanged booking's price, or an
-	// amount); none with an overruleCode.
+	// amount); none with an overruleCode. The legacy system keeps it as
+	// the cancellation fee of the old places, so it is either zero (the
+	// old places are then cancelled with the technical reason code) or
+	// RefundFee, the legacy system's one cancellation fee.
 	ExchangeFee Fee
 	// OfferTTL is how long an offer stays bookable (default 15m).
 	OfferTTL time.Duration
@@ -168,27 +171,47 @@ type Fee struct {
 	Currency string
 }
 
-// ParseFee reads a `refund_fee` value: "10%", "12.5%", or "2.50 EUR"
-// (amount and currency as two words joined by one space).
+// ParseFee reads a `refund_fee` or `exchange_fee` value: "10%", "12.5%",
+// or "2.50 EUR" (amount and currency as two words joined by one space).
+// Its errors quote the value and leave the directive's name to the caller.
 func ParseFee(s string) (Fee, error) {
 	s = strings.TrimSpace(s)
 	if pct, ok := strings.CutSuffix(s, "%"); ok {
 		whole, frac, _ := strings.Cut(pct, ".")
 		if len(frac) > 2 || whole == "" || !allDigits(whole) || !allDigits(frac) {
-			return Fee{}, fmt.Errorf("refund fee %q: a percentage has at most two decimals, e.g. 10%% or 12.5%%", s)
+			return Fee{}, fmt.Errorf("%q: a percentage has at most two decimals, e.g. 10%% or 12.5%%", s)
 		}
 		frac += strings.Repeat("0", 2-len(frac))
 		bp, err := strconv.Atoi(whole + frac)
 		if err != nil || bp > 10000 {
-			return Fee{}, fmt.Errorf("refund fee %q must be 0%%..100%%", s)
+			return Fee{}, fmt.Errorf("%q must be 0%%..100%%", s)
 		}
 		return Fee{BasisPoints: bp}, nil
 	}
 	amount, currency, ok := strings.Cut(s, " ")
 	if !ok || !validDecimal(amount) || len(currency) != 3 || strings.ToUpper(currency) != currency || !allLetters(currency) {
-		return Fee{}, fmt.Errorf("refund fee %q: want a percentage (10%%) or an amount and an ISO 4217 currency (2.50 EUR)", s)
+		return Fee{}, fmt.Errorf("%q: want a percentage (10%%) or an amount and an ISO 4217 currency (2.50 EUR)", s)
 	}
 	return Fee{Amount: amount, Currency: currency}, nil
+}
+
+// zero reports whether the fee is none (0%, or an amount of 0).
+func (f Fee) zero() bool {
+	if f.Amount == "" {
+		return f.BasisPoints == 0
+	}
+	return strings.Trim(f.Amount, "0.") == ""
+}
+
+// same reports whether f and g are the same fee (2.5 EUR is 2.50 EUR).
+func (f Fee) same(g Fee) bool {
+	if f.Amount == "" || g.Amount == "" {
+		return f == g
+	}
+	a, err1 := decimalPrice(f.Amount, f.Currency)
+	b, err2 := decimalPrice(g.Amount, g.Currency)
+	sc := max(a.EffectiveScale(), b.EffectiveScale())
+	return err1 == nil && err2 == nil && a.Currency == b.Currency && rescale(a, sc) == rescale(b, sc)
 }
 
 // String writes the fee back in ParseFee's form.
@@ -318,6 +341,9 @@ func (cfg Config) Normalize() (Config, error) {
 	}
 	if cfg.ExchangeFee.Amount == "" && (cfg.ExchangeFee.BasisPoints < 0 || cfg.ExchangeFee.BasisPoints > 10000) {
 		return cfg, fmt.Errorf("exchange_fee %s must be 0%%..100%%", cfg.ExchangeFee)
+	}
+	if !cfg.ExchangeFee.zero() && !cfg.ExchangeFee.same(cfg.RefundFee) {
+		return cfg, fmt.Errorf("exchange_fee %s: the legacy system keeps an exchange's fee as its cancellation fee of the old places, which refund_fee states (%s); set exchange_fee %s, or leave it out for exchanges without a fee", cfg.ExchangeFee, cfg.RefundFee, cfg.RefundFee)
 	}
 	if cfg.Location == nil {
 		cfg.Location = defaultLocation

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -68,37 +66,6 @@ func readExchangeOfferRequest(body []byte) (*exchangeOfferAsk, *osdm.ProblemErro
 	return ask, nil
 }
 
-// exchangeEmbed is what the embed query parameter asks to be answered.
-type exchangeEmbed struct{ offers, trips, passengers bool }
-
-// readExchangeEmbed reads embed (ALL when absent; repeated or comma
-// separated values are joined).
-func readExchangeEmbed(query url.Values) (exchangeEmbed, *osdm.ProblemError) {
-	var e exchangeEmbed
-	values := query["embed"]
-	if len(values) == 0 {
-		values = []string{"ALL"}
-	}
-	for _, v := range values {
-		for _, s := range strings.Split(v, ",") {
-			switch s {
-			case "ALL":
-				e = exchangeEmbed{true, true, true}
-			case "EXCHANGEOFFERS":
-				e.offers = true
-			case "TRIP":
-				e.trips = true
-			case "PASSENGERS":
-				e.passengers = true
-			case "NONE":
-			default:
-				return e, osdm.Invalid(osdm.CodeInvalidRequest, "", "embed "+quoteShort(s)+" is not one of ALL, EXCHANGEOFFERS, TRIP, PASSENGERS, NONE")
-			}
-		}
-	}
-	return e, nil
-}
-
 // createExchangeOffers quotes the exchange of a fulfilled booking to the
 // trips its search finds.
 func (f *Facade) createExchangeOffers(ctx context.Context, c *call) *Answer {
@@ -106,7 +73,7 @@ func (f *Facade) createExchangeOffers(ctx context.Context, c *call) *Answer {
 	if p != nil {
 		return f.problem(c, p)
 	}
-	embed, p := readExchangeEmbed(c.query)
+	embed, p := osdm.ReadExchangeEmbed(c.query)
 	if p != nil {
 		return f.problem(c, p)
 	}
@@ -203,15 +170,15 @@ func (f *Facade) createExchangeOffers(ctx context.Context, c *call) *Answer {
 				return f.storeFailed(c, err), false
 			}
 		}
-		if embed.offers {
+		if embed.Offers {
 			for i, o := range offers {
 				resp.ExchangeOffers = append(resp.ExchangeOffers, exchangeOfferOf(rec, o, &quotes[i]))
 			}
 		}
-		if embed.trips {
+		if embed.Trips {
 			resp.Trips = sa.resp.Trips
 		}
-		if embed.passengers {
+		if embed.Passengers {
 			for i := range rec.Passengers {
 				resp.Passengers = append(resp.Passengers, passengerView(&rec.Passengers[i]))
 			}
@@ -233,8 +200,7 @@ func (f *Facade) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osdm.P
 	}
 	for i, fid := range ask.fulfillmentIDs {
 		if fid != rec.Fulfillment.ID {
-			return osdm.NewProblem(http.StatusNotFound, osdm.CodeFulfillmentNotFound,
-				"fulfilment "+quoteShort(fid)+" is not one of booking "+rec.ID+"'s").WithPointer("#/fulfillmentIds/" + strconv.Itoa(i))
+			return fulfillmentNotOf(rec, fid, "#/fulfillmentIds/"+strconv.Itoa(i))
 		}
 	}
 	if rec.Exchange.holds() {

@@ -371,12 +371,18 @@ func (f *Facade) exchangeCancel(ctx context.Context, send Sender, rec *BookingRe
 		}
 		req := &legacy.CancelRequest{BookingRef: r.Legacy.BookingRef}
 		if kind == CancelExchangeDrop {
-			req.BookingRef = x.Legacy.BookingRef
+			// The new places were never sold: released without a fee.
+			req.BookingRef, req.ReasonCode = x.Legacy.BookingRef, f.releaseReason()
 		} else if code, ok := f.cfg.Reasons[x.Quote.OverruleCode]; ok && x.Quote.OverruleCode != "" {
 			// An exchange quoted without a fee (an overrule code) cancels
 			// the old places with its reason code, so the legacy system
 			// keeps no cancellation fee either, as a refund's does.
 			req.ReasonCode = &code
+		} else if x.Quote.Fee.Amount == 0 {
+			// Quoted without a fee (no exchange_fee): the old places
+			// are cancelled without one. Else the legacy system keeps
+			// its cancellation fee, the exchange_fee quoted (Config).
+			req.ReasonCode = f.releaseReason()
 		}
 		return f.pendCancel(ctx, r, req, kind, why, StateExchanging, now)
 	})
@@ -447,6 +453,14 @@ func (f *Facade) recordExchangeCancelResult(ctx context.Context, id, msgID strin
 		d.refusal = nil
 		confirmed := now.UTC()
 		x.State, x.ConfirmedOn, x.Old = ExchangeConfirmed, &confirmed, r.Legacy
+		if r.Fulfillment != nil {
+			// The old travel document is void; the new journey gets its
+			// own, with the new booking's control number (below).
+			old := *r.Fulfillment
+			old.Summary = journeySummary(&r.Offer)
+			r.Exchanged = append(r.Exchanged, old)
+			r.Fulfillment = &FulfillmentRecord{ID: exchangeFulfillmentID(r.ID, x.N)}
+		}
 		r.Offer, r.Legacy = x.Offer, x.Legacy
 		if pax := inOfferOrder(&r.Offer, r.Passengers); pax != nil {
 			r.Passengers = pax

@@ -80,7 +80,7 @@ func newTestUUID() string {
 func TestExchange(t *testing.T) {
 	for _, kind := range []storeKind{memKind, boltKind, redisKind} {
 		t.Run(string(kind), func(t *testing.T) {
-			e := newBookEnv(t, kind, func(c *Config) { c.ExchangeFee = Fee{BasisPoints: 500} })
+			e := newBookEnv(t, kind, func(c *Config) { c.ExchangeFee = Fee{BasisPoints: 1000} })
 			all := e.freeSeats("9203")
 			o := e.offer("9203", adult, child)
 			id, fid := e.fulfilled(o)
@@ -96,7 +96,7 @@ func TestExchange(t *testing.T) {
 
 			n := len(e.legacy.delivered())
 			offer, op := e.exchangeTo(id, fid, "708")
-			wantFee := (o.OSDMPrice.Amount*500 + 5000) / 10000
+			wantFee := (o.OSDMPrice.Amount*1000 + 5000) / 10000
 			if offer.ExchangeFee.Amount != wantFee || offer.AmountToBePaid == nil || offer.RefundableAmount != nil ||
 				offer.AmountToBePaid.Amount != offer.ExchangePrice.Amount+wantFee-o.OSDMPrice.Amount || len(offer.Fulfillments) != 1 {
 				t.Errorf("exchange offer %+v, want fee %d", offer, wantFee)
@@ -136,6 +136,16 @@ func TestExchange(t *testing.T) {
 			if gb.BookingCode != rec.Legacy.ReservationReference || gb.Trips[0].Legs[0].TimedLeg.Service.VehicleNumbers[0] != "708" {
 				t.Errorf("booking after the exchange %+v", gb)
 			}
+			// The old travel document is void, the new journey has its own.
+			if len(gb.Fulfillments) != 2 || gb.Fulfillments[0].ID != fid || gb.Fulfillments[0].Status != osdm.FulfillmentExchanged ||
+				gb.Fulfillments[1].ID != fr.Fulfillments[0].ID || gb.Fulfillments[1].ID == fid || gb.Fulfillments[1].Status != osdm.FulfillmentFulfilled ||
+				gb.Fulfillments[1].ControlNumber == gb.Fulfillments[0].ControlNumber {
+				t.Errorf("fulfilments after the exchange %+v", gb.Fulfillments)
+			}
+			if a := e.call(e.f, "POST", "/bookings/"+id+"/refund-offers", refundOf(fid)); a.Status != 404 || !strings.Contains(string(a.Body), "exchanged") {
+				t.Errorf("a refund of the exchanged fulfilment: %d %s", a.Status, a.Body)
+			}
+			fid = fr.Fulfillments[0].ID
 			if g := decodeOK[osdm.ExchangeOperationResponse](t, e.callValid("GET", path, nil), 200); g.ExchangeOperation.Status != "FULFILLED" {
 				t.Errorf("GET after confirmation %+v", g.ExchangeOperation)
 			}
@@ -440,7 +450,7 @@ func TestExchangeConfirmedExpiresWhatWasQuotedBefore(t *testing.T) {
 			map[string]any{"exchangeOffers": []any{map[string]any{"offerId": x.OfferID, "passengerRefs": x.PassengerRefs}}})
 	}
 	decodeOK[osdm.ExchangeOperationResponse](t, book(x1), 200)
-	decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil), 200)
+	fid = decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil), 200).Fulfillments[0].ID
 	n, free := len(e.legacy.delivered()), e.freeSeats("710")
 	if a := book(x2); a.Status != 404 || decodeProblem(t, a).Code != osdm.CodeOfferNotFound {
 		t.Errorf("an exchange offer quoted before the exchange, booked after it: %d %s", a.Status, a.Body)

@@ -100,6 +100,8 @@ type Answer struct {
 
 // call is one OSDM call on its way through the façade.
 type call struct {
+	// client is the client the call is made by (AnonymousClient when none).
+	client string
 	method string
 	path   string
 	op     string
@@ -120,10 +122,22 @@ type call struct {
 // so an oversized body is answered 413 here); a query (after "?") is
 // read where an operation takes one (embed). send carries this call's
 // legacy messages. The call runs under Config.Timeout, detached from ctx's
-// cancellation so a state change runs to a consistent end.
+// cancellation so a state change runs to a consistent end. The call is
+// AnonymousClient's: see ServeClient.
 func (f *Facade) Serve(ctx context.Context, send Sender, method, path string, header http.Header, body []byte) *Answer {
+	return f.ServeClient(ctx, AnonymousClient, send, method, path, header, body)
+}
+
+// ServeClient is Serve for a call made by client (the access token's
+// subject): a booking it makes is client's, and a booking of another
+// client, with everything that hangs off it (passengers, fulfilment,
+// refund and exchange offers, exchange operations), is answered as an
+// unknown id, nothing sent; its Idempotency-Keys are client's own; an
+// offer it searched is bookable by client alone.
+func (f *Facade) ServeClient(ctx context.Context, client string, send Sender, method, path string, header http.Header, body []byte) *Answer {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.cfg.Timeout)
 	defer cancel()
+	ctx = withClient(ctx, client)
 	rec := &recorder{next: send}
 	var query url.Values
 	if p, raw, ok := strings.Cut(path, "?"); ok {
@@ -131,7 +145,7 @@ func (f *Facade) Serve(ctx context.Context, send Sender, method, path string, he
 		query, _ = url.ParseQuery(raw)
 	}
 	c := &call{
-		method: method, path: path, query: query, header: header, body: body,
+		method: method, path: path, query: query, header: header, body: body, client: client,
 		now: f.now(), send: rec, rec: rec, answer: &Answer{},
 	}
 	m := router.Match(method, path)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -21,6 +22,43 @@ const FulfillmentIDPrefix = "fu-"
 
 func fulfillmentID(bookingID string) string {
 	return FulfillmentIDPrefix + strings.TrimPrefix(bookingID, BookingIDPrefix)
+}
+
+// exchangeFulfillmentID is the id of the fulfilment the booking's n-th
+// exchange issued: the booking's fulfilment id and ".x<n>" (a booking id
+// has no '.').
+func exchangeFulfillmentID(bookingID string, n int) string {
+	return fulfillmentID(bookingID) + ".x" + strconv.Itoa(n)
+}
+
+// bookingOfFulfillment is the booking id of fulfilment id fid, false when
+// fid is no fulfilment id of this façade's.
+func bookingOfFulfillment(fid string) (string, bool) {
+	rest, ok := strings.CutPrefix(fid, FulfillmentIDPrefix)
+	if !ok {
+		return "", false
+	}
+	rest, _, _ = strings.Cut(rest, ".")
+	return BookingIDPrefix + rest, true
+}
+
+// fulfillmentNotOf is the problem of fid named at ptr for an operation on
+// booking rec, whose fulfilment it is not: one an exchange replaced says so
+// and names the fulfilment to use.
+func fulfillmentNotOf(rec *BookingRecord, fid, ptr string) *osdm.ProblemError {
+	for _, x := range rec.Exchanged {
+		if x.ID == fid && rec.Fulfillment != nil {
+			return osdm.NewProblem(http.StatusNotFound, osdm.CodeFulfillmentNotFound,
+				"fulfilment "+fid+" of booking "+rec.ID+" was exchanged and is void; its fulfilment now is "+rec.Fulfillment.ID).WithPointer(ptr)
+		}
+	}
+	return osdm.NewProblem(http.StatusNotFound, osdm.CodeFulfillmentNotFound,
+		"fulfilment "+quoteShort(fid)+" is not one of booking "+rec.ID+"'s").WithPointer(ptr)
+}
+
+// journeySummary names the journey of offer o.
+func journeySummary(o *OfferRecord) string {
+	return "Reservation on train " + o.Train + " on " + o.ServiceDate
 }
 
 // errRefused carries a problem out of an updateBooking function.
@@ -144,8 +182,30 @@ func fulfillmentView(rec *BookingRecord) osdm.Fulfillment {
 	return osdm.Fulfillment{
 		ID: fr.ID, Status: status, BookingRef: rec.ID, CreatedOn: fr.CreatedOn,
 		ControlNumber: fr.ControlNumber,
-		Summary:       "Reservation on train " + rec.Offer.Train + " on " + rec.Offer.ServiceDate,
+		Summary:       journeySummary(&rec.Offer),
 		BookingParts:  []osdm.BookingPartReference{{ID: reservationID(rec)}},
+	}
+}
+
+// fulfillmentsView is every fulfilment of rec: those exchanges replaced
+// (EXCHANGED), then the current one.
+func fulfillmentsView(rec *BookingRecord) []osdm.Fulfillment {
+	var out []osdm.Fulfillment
+	for i := range rec.Exchanged {
+		out = append(out, exchangedView(rec, &rec.Exchanged[i]))
+	}
+	if rec.Fulfillment != nil {
+		out = append(out, fulfillmentView(rec))
+	}
+	return out
+}
+
+// exchangedView is the OSDM fulfilment of fr, which an exchange replaced.
+func exchangedView(rec *BookingRecord, fr *FulfillmentRecord) osdm.Fulfillment {
+	return osdm.Fulfillment{
+		ID: fr.ID, Status: osdm.FulfillmentExchanged, BookingRef: rec.ID, CreatedOn: fr.CreatedOn,
+		ControlNumber: fr.ControlNumber, Summary: fr.Summary,
+		BookingParts: []osdm.BookingPartReference{{ID: reservationID(rec)}},
 	}
 }
 
@@ -154,11 +214,10 @@ func fulfillmentView(rec *BookingRecord) osdm.Fulfillment {
 func (f *Facade) getFulfillment(ctx context.Context, c *call) *Answer {
 	fid := c.params[osdm.ParamFulfillmentID]
 	notFound := f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no fulfilment "+quoteShort(fid)+" is known"))
-	rest, ok := strings.CutPrefix(fid, FulfillmentIDPrefix)
+	id, ok := bookingOfFulfillment(fid)
 	if !ok {
 		return notFound
 	}
-	id := BookingIDPrefix + rest
 	rec, _, err := f.loadBooking(ctx, id)
 	if errors.Is(err, errBookingMissing) {
 		return notFound
@@ -175,10 +234,11 @@ func (f *Facade) getFulfillment(ctx context.Context, c *call) *Answer {
 		return notFound
 	}
 	c.answer.BookingID = owner
-	if rec.Fulfillment == nil || rec.Fulfillment.ID != fid {
-		return notFound
+	for _, v := range fulfillmentsView(rec) {
+		if v.ID == fid {
+			v.BookingRef = owner
+			return f.json(c, http.StatusOK, osdm.FulfillmentResponse{Fulfillment: &v})
+		}
 	}
-	v := fulfillmentView(rec)
-	v.BookingRef = owner
-	return f.json(c, http.StatusOK, osdm.FulfillmentResponse{Fulfillment: &v})
+	return notFound
 }

@@ -59,6 +59,23 @@ func idempotencyKey(h http.Header) (string, *osdm.ProblemError) {
 	return k, nil
 }
 
+// idempotencyHash is the store id of client's Idempotency-Key key: each
+// client has keys of its own, so that one reusing another's key never gets
+// the other's answer nor acts on its resource. AnonymousClient's keys hash
+// as they did before keys had owners.
+func idempotencyHash(client, key string) string {
+	h := sha256.New()
+	if client != AnonymousClient {
+		h.Write([]byte("client\x00"))
+		h.Write([]byte(strconv.Itoa(len(client))))
+		h.Write([]byte{0})
+		h.Write([]byte(client))
+		h.Write([]byte{0})
+	}
+	h.Write([]byte(key))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // requestHash identifies a call's request: method, path and body.
 func requestHash(c *call) string {
 	h := sha256.New()
@@ -87,8 +104,7 @@ func (f *Facade) idempotent(ctx context.Context, c *call, newResource func() str
 		a, _ := op(newResource())
 		return a
 	}
-	sum := sha256.Sum256([]byte(key))
-	skey := Key(f.cfg.Partner, KindIdempotency, hex.EncodeToString(sum[:]))
+	skey := Key(f.cfg.Partner, KindIdempotency, idempotencyHash(c.client, key))
 	hash := requestHash(c)
 	var rec IdempotencyRecord
 	for attempt := 0; ; attempt++ {

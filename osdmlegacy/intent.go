@@ -247,6 +247,15 @@ func (d *delivery) booked(reply legacy.Reply, now time.Time) (*LegacyBooking, er
 		if b.BookingRef == "" {
 			b.BookingRef = r.ReservationReference
 		}
+		if len(r.PlaceAmounts) == len(r.Places) && len(r.Places) > 0 && r.Price != nil {
+			for _, a := range r.PlaceAmounts {
+				pp, err := decimalPrice(a, r.Price.Currency)
+				if err != nil {
+					return nil, err
+				}
+				b.PlacePrices = append(b.PlacePrices, pp)
+			}
+		}
 		return b, nil
 	case *legacy.NegativeReply:
 		d.refusal = r

@@ -58,7 +58,7 @@ func (f *Facade) newJourneyBooking(ctx context.Context, c *call, id string, req 
 			"the offer is booked already; an offer books once (search again for another)").WithPointer("#/offers/0/offerId")), true
 	}
 	j := &JourneyRecord{
-		ID: id, Partner: f.cfg.Partner, State: JourneyBooking,
+		ID: id, Partner: f.cfg.Partner, Client: c.client, State: JourneyBooking,
 		CreatedOn: now.UTC(), HoldUntil: now.Add(f.cfg.Hold).UTC().Truncate(time.Second),
 		LeaseUntil: now.Add(f.cfg.Timeout), ExternalRef: req.ExternalRef, OfferID: jo.ID,
 		Offers: jo.Legs, End: jo.Legs[len(jo.Legs)-1].Arrival,
@@ -96,6 +96,7 @@ func (f *Facade) markJourneyOpen(ctx context.Context, id string, now time.Time) 
 // journey's, or the new legs of its exchange.
 type legSet struct {
 	journeyID   string
+	client      string
 	ids         []string
 	offers      []OfferRecord
 	holdUntil   time.Time
@@ -159,7 +160,7 @@ func (f *Facade) bookLegs(ctx context.Context, send Sender, ls *legSet) (*legsRe
 // settlement (which rolls it back once the call's lease is over).
 func (f *Facade) bookJourney(ctx context.Context, c *call, j *JourneyRecord, req *osdm.BookingRequest) (*Answer, bool) {
 	res, err := f.bookLegs(ctx, c.send, &legSet{
-		journeyID: j.ID, ids: j.Legs, offers: j.Offers, holdUntil: j.HoldUntil, externalRef: j.ExternalRef,
+		journeyID: j.ID, client: j.Client, ids: j.Legs, offers: j.Offers, holdUntil: j.HoldUntil, externalRef: j.ExternalRef,
 		passengers: func(offer *OfferRecord) ([]PassengerRecord, []legacy.Passenger, *osdm.ProblemError) {
 			return bookingPassengers(req, offer, f.cfg.Tariffs)
 		},
@@ -221,7 +222,7 @@ func (f *Facade) startLeg(ctx context.Context, ls *legSet, i int, offer *OfferRe
 		return nil, err
 	}
 	rec := &BookingRecord{
-		ID: id, Partner: f.cfg.Partner, State: StateBooking, JourneyID: ls.journeyID,
+		ID: id, Partner: f.cfg.Partner, Client: ls.client, State: StateBooking, JourneyID: ls.journeyID,
 		CreatedOn: now.UTC(), HoldUntil: ls.holdUntil,
 		ExternalRef: ls.externalRef, Offer: *offer, Passengers: pax, Pending: pending,
 	}

@@ -130,7 +130,7 @@ func (f *Facade) createJourneyExchangeOffers(ctx context.Context, c *call) *Answ
 	if p != nil {
 		return f.problem(c, p)
 	}
-	embed, p := readExchangeEmbed(c.query)
+	embed, p := osdm.ReadExchangeEmbed(c.query)
 	if p != nil {
 		return f.problem(c, p)
 	}
@@ -219,15 +219,15 @@ func (f *Facade) createJourneyExchangeOffers(ctx context.Context, c *call) *Answ
 				return f.storeFailed(c, err), false
 			}
 		}
-		if embed.offers {
+		if embed.Offers {
 			for i, o := range offers {
 				resp.ExchangeOffers = append(resp.ExchangeOffers, f.journeyExchangeOffer(j, legs, o, &quotes[i]))
 			}
 		}
-		if embed.trips {
+		if embed.Trips {
 			resp.Trips = sa.resp.Trips
 		}
-		if embed.passengers {
+		if embed.Passengers {
 			for i := range legs[0].Passengers {
 				resp.Passengers = append(resp.Passengers, passengerView(&legs[0].Passengers[i]))
 			}
@@ -340,7 +340,7 @@ func (f *Facade) createJourneyExchangeOperation(ctx context.Context, c *call) *A
 func (f *Facade) exchangeLegSet(j *JourneyRecord, legs []*BookingRecord) *legSet {
 	x := j.Exchange
 	return &legSet{
-		journeyID: j.ID, ids: x.Legs, offers: x.Offers, holdUntil: x.HoldUntil, externalRef: j.ExternalRef,
+		journeyID: j.ID, client: j.Client, ids: x.Legs, offers: x.Offers, holdUntil: x.HoldUntil, externalRef: j.ExternalRef,
 		passengers: func(offer *OfferRecord) ([]PassengerRecord, []legacy.Passenger, *osdm.ProblemError) {
 			pax := inOfferOrder(offer, append([]PassengerRecord(nil), legs[0].Passengers...))
 			if pax == nil {

@@ -57,6 +57,10 @@ type JourneyRecord struct {
 	ID string `json:"id"`
 	// Partner is the façade's partner label.
 	Partner string `json:"partner"`
+	// Client is the client whose call made the booking (AnonymousClient
+	// when none was known); its legs are that client's too. Only its
+	// calls see the journey.
+	Client string `json:"client,omitempty"`
 	// State is where the journey's booking is.
 	State JourneyState `json:"state"`
 	// CreatedOn is when the booking was recorded; HoldUntil its
@@ -125,7 +129,9 @@ func (f *Facade) journeyKey(id string) string { return Key(f.cfg.Partner, KindJo
 // errJourneyMissing is a journey id that names no record.
 var errJourneyMissing = errors.New("no such journey")
 
-// loadJourney returns journey id and its stored bytes, or errJourneyMissing.
+// loadJourney returns journey id and its stored bytes, or
+// errJourneyMissing (another client's journey included: a call sees its
+// own client's, background work every one).
 func (f *Facade) loadJourney(ctx context.Context, id string) (*JourneyRecord, []byte, error) {
 	if !validID(id, JourneyIDPrefix) {
 		return nil, nil, errJourneyMissing
@@ -141,7 +147,7 @@ func (f *Facade) loadJourney(ctx context.Context, id string) (*JourneyRecord, []
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return nil, nil, fmt.Errorf("journey %s: stored record unreadable: %w", id, err)
 	}
-	if rec.ID != id || rec.Partner != f.cfg.Partner {
+	if client, ok := callerOf(ctx); rec.ID != id || rec.Partner != f.cfg.Partner || ok && rec.Client != client {
 		return nil, nil, errJourneyMissing
 	}
 	return &rec, b, nil

@@ -2,6 +2,7 @@ package osdmlegacy
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func (e *bookEnv) journeyOffer(trains ...string) *JourneyOffer {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	jo.ID = s.sealJourney(jo)
+	jo.ID = s.sealJourney(jo, AnonymousClient)
 	return jo
 }
 
@@ -216,5 +217,57 @@ func TestJourneyExchangeConfirmationSettled(t *testing.T) {
 				t.Errorf("the journey after settlement: %+v", g.Booking.BookedOffers[0])
 			}
 		})
+	}
+}
+
+// A journey and its legs are the client's that booked it: another
+// client's calls about it, its fulfilments and its offer are answered as
+// unknown ids; the owner's work on any instance.
+func TestJourneyOwner(t *testing.T) {
+	e := newBookEnv(t, boltKind, nil)
+	ctx := context.Background()
+	serve := func(f *Facade, client, method, path string, body any) *Answer {
+		t.Helper()
+		var b []byte
+		h := http.Header{}
+		switch v := body.(type) {
+		case nil:
+		case string:
+			b = []byte(v)
+		default:
+			b, _ = json.Marshal(v)
+		}
+		if b != nil {
+			h.Set("Content-Type", "application/json")
+		}
+		return f.ServeClient(ctx, client, e.legacy, method, path, h, b)
+	}
+	jo := e.journeyOffer("708", "709")
+	s, _ := e.f.offerSigner(ctx)
+	jo.ID = s.sealJourney(jo, "alpine")
+	body := journeyBody(jo)
+	if a := serve(e.f, "coastal", "POST", "/bookings", body); a.Status != http.StatusNotFound || a.Problem.Code != osdm.CodeOfferNotFound {
+		t.Fatalf("coastal booking alpine's journey offer: %d %s", a.Status, a.Body)
+	}
+	b := decodeOK[osdm.BookingResponse](t, serve(e.f, "alpine", "POST", "/bookings", body), 200).Booking
+	fr := decodeOK[osdm.FulfillmentCollectionResponse](t, serve(e.f, "alpine", "POST", "/bookings/"+b.ID+"/fulfillments", "{}"), 200)
+	other := e.otherInstance()
+	for _, client := range []string{"coastal", AnonymousClient} {
+		for _, path := range []string{"/bookings/" + b.ID, "/fulfillments/" + fr.Fulfillments[1].ID, "/bookings/" + b.ID + "/passengers/p1"} {
+			if a := serve(other, client, "GET", path, nil); a.Status != http.StatusNotFound {
+				t.Errorf("%q GET %s of alpine's journey: %d %s", client, path, a.Status, a.Body)
+			}
+		}
+		if a := serve(other, client, "POST", "/bookings/"+b.ID+"/refund-offers", `{"fulfillmentIds": ["`+fr.Fulfillments[0].ID+`"]}`); a.Status != http.StatusNotFound {
+			t.Errorf("%q refunding alpine's journey: %d %s", client, a.Status, a.Body)
+		}
+	}
+	if a := serve(other, "alpine", "GET", "/bookings/"+b.ID, nil); a.Status != http.StatusOK {
+		t.Errorf("alpine on another instance: %d %s", a.Status, a.Body)
+	}
+	for id, r := range e.records() {
+		if r.Client != "alpine" {
+			t.Errorf("leg %s recorded for %q", id, r.Client)
+		}
 	}
 }

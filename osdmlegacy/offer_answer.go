@@ -397,7 +397,7 @@ func (sa *searchAnswer) addOffer(p *probe, lo *legacy.Offer) {
 		CreatedOn: created, ExpiresAt: until,
 	}
 	rec.PartID, rec.ProductID = offerPartIDs(trip.ID, p.class, p.service)
-	rec.ID = sa.signer.seal(rec)
+	rec.ID = sa.signer.seal(rec, sa.c.client)
 	sa.resp.Offers = append(sa.resp.Offers, f.osdmOffer(rec))
 }
 

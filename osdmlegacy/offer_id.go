@@ -96,11 +96,22 @@ func newOfferSigner(key []byte, partner string) *offerSigner {
 	return s
 }
 
-// appendTag appends the tag of body (version and payload) to dst.
-func (s *offerSigner) appendTag(dst, body []byte) []byte {
+// appendTag appends the tag of body (version and payload) for client to
+// dst. The tag covers the client an offer was searched by, so that the id
+// opens for that client alone: a client other than AnonymousClient goes
+// between the header and the body as a zero byte (never a version), its
+// length and its bytes; AnonymousClient's tag is the tag without one.
+func (s *offerSigner) appendTag(dst, body []byte, client string) []byte {
 	m := s.macs.Get().(hash.Hash)
 	m.Reset()
 	m.Write(s.hdr)
+	if client != AnonymousClient {
+		var n [1 + binary.MaxVarintLen64]byte
+		n[0] = 0
+		k := binary.PutUvarint(n[1:], uint64(len(client)))
+		m.Write(n[:1+k])
+		m.Write([]byte(client))
+	}
 	m.Write(body)
 	n := len(dst)
 	dst = m.Sum(dst)[:n+offerTagLen]
@@ -126,28 +137,28 @@ func partIDsDerived(rec *OfferRecord) bool {
 // record's fields (all but ID and Partner) encoded and signed. The caller
 // sets rec.ID to it.
 func SealOfferID(key []byte, partner string, rec *OfferRecord) string {
-	return newOfferSigner(key, partner).seal(rec)
+	return newOfferSigner(key, partner).seal(rec, AnonymousClient)
 }
 
-// seal is SealOfferID with the signer's key and partner.
-func (s *offerSigner) seal(rec *OfferRecord) string {
+// seal is SealOfferID with the signer's key and partner, for client.
+func (s *offerSigner) seal(rec *OfferRecord, client string) string {
 	var nonce [offerNonceLen]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
 		panic("osdmlegacy: no randomness: " + err.Error())
 	}
-	return s.sealWith(rec, nonce)
+	return s.sealWith(rec, nonce, client)
 }
 
 // sealOfferID is SealOfferID with a given nonce.
 func sealOfferID(key []byte, partner string, rec *OfferRecord, nonce [offerNonceLen]byte) string {
-	return newOfferSigner(key, partner).sealWith(rec, nonce)
+	return newOfferSigner(key, partner).sealWith(rec, nonce, AnonymousClient)
 }
 
-func (s *offerSigner) sealWith(rec *OfferRecord, nonce [offerNonceLen]byte) string {
+func (s *offerSigner) sealWith(rec *OfferRecord, nonce [offerNonceLen]byte, client string) string {
 	var scratch [320]byte
 	buf := append(scratch[:0], offerIDVersion)
 	buf = appendOfferPayload(buf, nonce[:], rec)
-	buf = s.appendTag(buf, buf)
+	buf = s.appendTag(buf, buf, client)
 	out := make([]byte, len(OfferIDPrefix)+base64.RawURLEncoding.EncodedLen(len(buf)))
 	copy(out, OfferIDPrefix)
 	base64.RawURLEncoding.Encode(out[len(OfferIDPrefix):], buf)
@@ -159,11 +170,12 @@ func (s *offerSigner) sealWith(rec *OfferRecord, nonce [offerNonceLen]byte) stri
 // partner, its version unknown, or the offer expired at now. The tag is
 // compared in constant time, before the payload is decoded.
 func OpenOfferID(key []byte, partner, id string, now time.Time) (*OfferRecord, error) {
-	return newOfferSigner(key, partner).open(id, now)
+	return newOfferSigner(key, partner).open(id, now, AnonymousClient)
 }
 
-// open is OpenOfferID with the signer's key and partner.
-func (s *offerSigner) open(id string, now time.Time) (*OfferRecord, error) {
+// open is OpenOfferID with the signer's key and partner, for client: the
+// id of an offer another client searched is not found.
+func (s *offerSigner) open(id string, now time.Time, client string) (*OfferRecord, error) {
 	if len(id) <= len(OfferIDPrefix) || len(id) > maxOfferIDLen || id[:len(OfferIDPrefix)] != OfferIDPrefix {
 		return nil, ErrOfferNotFound
 	}
@@ -178,7 +190,7 @@ func (s *offerSigner) open(id string, now time.Time) (*OfferRecord, error) {
 		n < 1+offerNonceLen+offerTagLen || raw[0] != offerIDVersion {
 		return nil, ErrOfferNotFound
 	}
-	body, ok := s.verified(raw)
+	body, ok := s.verified(raw, client)
 	if !ok {
 		return nil, ErrOfferNotFound
 	}
@@ -191,11 +203,12 @@ func (s *offerSigner) open(id string, now time.Time) (*OfferRecord, error) {
 }
 
 // verified returns the version and payload of raw (an id's bytes, with
-// room for a tag after them), and whether its tag is this signer's.
-func (s *offerSigner) verified(raw []byte) ([]byte, bool) {
+// room for a tag after them), and whether its tag is this signer's for
+// client.
+func (s *offerSigner) verified(raw []byte, client string) ([]byte, bool) {
 	n := len(raw)
 	body, tag := raw[:n-offerTagLen], raw[n-offerTagLen:]
-	want := s.appendTag(raw[n:], body)
+	want := s.appendTag(raw[n:], body, client)
 	return body, hmac.Equal(tag, want)
 }
 
@@ -208,7 +221,7 @@ func (s *offerSigner) partner() string {
 // offerTag is the tag of body (version and payload) for partner under
 // key.
 func offerTag(key []byte, partner string, body []byte) []byte {
-	return newOfferSigner(key, partner).appendTag(nil, body)
+	return newOfferSigner(key, partner).appendTag(nil, body, AnonymousClient)
 }
 
 // offerPassengerTypes are the passenger types written as one byte, in a

@@ -26,7 +26,7 @@ func FuzzOpenOfferID(f *testing.F) {
 	}
 	seeds := []string{seal(searchLikeOffer(), 1), seal(oddOffer(), 2)}
 	signer := newOfferSigner(key, "p1")
-	journey := signer.sealJourneyWith(journeyLikeOffer(), [offerNonceLen]byte{3})
+	journey := signer.sealJourneyWith(journeyLikeOffer(), [offerNonceLen]byte{3}, AnonymousClient)
 	signed[journey] = true
 	seeds = append(seeds, journey)
 	tampered := tamperedIDs(&testing.T{}, key)
@@ -47,7 +47,7 @@ func FuzzOpenOfferID(f *testing.F) {
 			t.Fatalf("accepted %q as %+v", id, rec)
 		}
 		// A journey's id: the same rule, and never both kinds at once.
-		jo, jerr := signer.openJourney(id, idNow)
+		jo, jerr := signer.openJourney(id, idNow, AnonymousClient)
 		if jerr == nil && (!signed[id] || err == nil || len(jo.Legs) < 2 || jo.ID != id) {
 			t.Fatalf("accepted %q as a journey %+v (as a train: %v)", id, jo, err)
 		}

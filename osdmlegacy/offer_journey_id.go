@@ -54,17 +54,18 @@ func (jo *JourneyOffer) Price() osdm.Price {
 	return sumPrices(prices)
 }
 
-// sealJourney returns the id of jo, signed by s.
-func (s *offerSigner) sealJourney(jo *JourneyOffer) string {
+// sealJourney returns the id of jo, signed by s for client (the id opens
+// for that client alone, as a train's).
+func (s *offerSigner) sealJourney(jo *JourneyOffer, client string) string {
 	var nonce [offerNonceLen]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
 		panic("osdmlegacy: no randomness: " + err.Error())
 	}
-	return s.sealJourneyWith(jo, nonce)
+	return s.sealJourneyWith(jo, nonce, client)
 }
 
 // sealJourneyWith is sealJourney with a given nonce.
-func (s *offerSigner) sealJourneyWith(jo *JourneyOffer, nonce [offerNonceLen]byte) string {
+func (s *offerSigner) sealJourneyWith(jo *JourneyOffer, nonce [offerNonceLen]byte, client string) string {
 	buf := []byte{journeyOfferIDVersion}
 	buf = append(buf, nonce[:]...)
 	buf = binary.AppendUvarint(buf, uint64(len(jo.Legs)))
@@ -79,13 +80,14 @@ func (s *offerSigner) sealJourneyWith(jo *JourneyOffer, nonce [offerNonceLen]byt
 		buf = binary.AppendUvarint(buf, uint64(len(leg)))
 		buf = append(buf, leg...)
 	}
-	buf = s.appendTag(buf, buf)
+	buf = s.appendTag(buf, buf, client)
 	return OfferIDPrefix + base64.RawURLEncoding.EncodeToString(buf)
 }
 
 // openJourney returns the journey offer of id, or ErrOfferNotFound when
-// the id is malformed, not signed by s, not a journey's, or expired at now.
-func (s *offerSigner) openJourney(id string, now time.Time) (*JourneyOffer, error) {
+// the id is malformed, not signed by s for client, not a journey's, or
+// expired at now.
+func (s *offerSigner) openJourney(id string, now time.Time, client string) (*JourneyOffer, error) {
 	if len(id) <= len(OfferIDPrefix) || len(id) > maxOfferIDLen || id[:len(OfferIDPrefix)] != OfferIDPrefix {
 		return nil, ErrOfferNotFound
 	}
@@ -97,7 +99,7 @@ func (s *offerSigner) openJourney(id string, now time.Time) (*JourneyOffer, erro
 		n < 1+offerNonceLen+offerTagLen || raw[0] != journeyOfferIDVersion {
 		return nil, ErrOfferNotFound
 	}
-	body, ok := s.verified(raw)
+	body, ok := s.verified(raw, client)
 	if !ok {
 		return nil, ErrOfferNotFound
 	}
@@ -146,7 +148,8 @@ func isJourneyOfferID(id string) bool {
 }
 
 // OpenJourneyOffer returns the journey offer of id, signed under the
-// façade's offer key, or ErrOfferNotFound.
+// façade's offer key for the client of the call in ctx, or
+// ErrOfferNotFound (another client's journey offer included).
 func (f *Facade) OpenJourneyOffer(ctx context.Context, id string, now time.Time) (*JourneyOffer, error) {
 	if !isJourneyOfferID(id) {
 		return nil, ErrOfferNotFound
@@ -155,5 +158,6 @@ func (f *Facade) OpenJourneyOffer(ctx context.Context, id string, now time.Time)
 	if err != nil {
 		return nil, err
 	}
-	return s.openJourney(id, now)
+	client, _ := callerOf(ctx)
+	return s.openJourney(id, now, client)
 }

@@ -31,11 +31,11 @@ func TestJourneyOfferID(t *testing.T) {
 	key := testKey(t)
 	s := newOfferSigner(key, "p1")
 	jo := journeyLikeOffer()
-	id := s.sealJourney(jo)
+	id := s.sealJourney(jo, AnonymousClient)
 	if !isJourneyOfferID(id) {
 		t.Fatalf("%s is not a journey's id", id)
 	}
-	got, err := s.openJourney(id, idNow)
+	got, err := s.openJourney(id, idNow, AnonymousClient)
 	if err != nil || len(got.Legs) != 2 {
 		t.Fatalf("open: %v %+v", err, got)
 	}
@@ -49,17 +49,20 @@ func TestJourneyOfferID(t *testing.T) {
 	if p := got.Price(); p.Amount != 2*jo.Legs[0].OSDMPrice.Amount {
 		t.Errorf("price %+v", p)
 	}
-	if _, err := s.open(id, idNow); !errors.Is(err, ErrOfferNotFound) {
+	if _, err := s.openJourney(id, idNow, "another-client"); !errors.Is(err, ErrOfferNotFound) {
+		t.Errorf("a journey opened for a client that did not search it: %v", err)
+	}
+	if _, err := s.open(id, idNow, AnonymousClient); !errors.Is(err, ErrOfferNotFound) {
 		t.Errorf("a journey's id opened as one train's: %v", err)
 	}
-	single := s.seal(searchLikeOffer())
-	if _, err := s.openJourney(single, idNow); !errors.Is(err, ErrOfferNotFound) || isJourneyOfferID(single) {
+	single := s.seal(searchLikeOffer(), AnonymousClient)
+	if _, err := s.openJourney(single, idNow, AnonymousClient); !errors.Is(err, ErrOfferNotFound) || isJourneyOfferID(single) {
 		t.Errorf("a train's id opened as a journey's: %v", err)
 	}
-	if _, err := newOfferSigner(key, "p2").openJourney(id, idNow); !errors.Is(err, ErrOfferNotFound) {
+	if _, err := newOfferSigner(key, "p2").openJourney(id, idNow, AnonymousClient); !errors.Is(err, ErrOfferNotFound) {
 		t.Errorf("another partner's journey opened: %v", err)
 	}
-	if _, err := s.openJourney(id, jo.Legs[0].ExpiresAt); !errors.Is(err, ErrOfferNotFound) {
+	if _, err := s.openJourney(id, jo.Legs[0].ExpiresAt, AnonymousClient); !errors.Is(err, ErrOfferNotFound) {
 		t.Errorf("an expired journey opened: %v", err)
 	}
 	raw, _ := base64.RawURLEncoding.DecodeString(id[len(OfferIDPrefix):])
@@ -67,7 +70,7 @@ func TestJourneyOfferID(t *testing.T) {
 		for _, bit := range []byte{1, 0x80} {
 			b := append([]byte(nil), raw...)
 			b[i] ^= bit
-			if _, err := s.openJourney(OfferIDPrefix+base64.RawURLEncoding.EncodeToString(b), idNow); !errors.Is(err, ErrOfferNotFound) {
+			if _, err := s.openJourney(OfferIDPrefix+base64.RawURLEncoding.EncodeToString(b), idNow, AnonymousClient); !errors.Is(err, ErrOfferNotFound) {
 				t.Fatalf("byte %d bit %x changed: opened (%v)", i, bit, err)
 			}
 		}
@@ -89,8 +92,8 @@ func TestJourneyOfferIDLargest(t *testing.T) {
 	for i := range jo.Legs {
 		jo.Legs[i].Passengers = pax
 	}
-	id := s.sealJourney(jo)
-	got, err := s.openJourney(id, idNow)
+	id := s.sealJourney(jo, AnonymousClient)
+	got, err := s.openJourney(id, idNow, AnonymousClient)
 	if len(id) > maxOfferIDLen || err != nil || len(got.Legs) != 3 || len(got.Legs[2].Passengers) != MaxPassengers {
 		t.Fatalf("%d characters (at most %d): %v", len(id), maxOfferIDLen, err)
 	}

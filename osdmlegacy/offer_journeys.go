@@ -458,7 +458,7 @@ func (sa *searchAnswer) addJourneyOffer(ti int, legs []*candidate, offers []*leg
 		rec.PartID, rec.ProductID = part+"-"+strconv.Itoa(n), product+"-"+strconv.Itoa(n)
 		jo.Legs = append(jo.Legs, rec)
 	}
-	jo.ID = sa.signer.sealJourney(jo)
+	jo.ID = sa.signer.sealJourney(jo, sa.c.client)
 	sa.resp.Offers = append(sa.resp.Offers, f.journeyOffer(jo))
 }
 

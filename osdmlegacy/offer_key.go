@@ -79,20 +79,23 @@ func (f *Facade) offerKeyFailed(c *call) *Answer {
 }
 
 // SealOffer sets rec.ID (and its Partner) to its self-verifying offer id
-// (offer_id.go) under the façade's key.
+// (offer_id.go) under the façade's key, for the client of the call in ctx
+// (AnonymousClient outside a call).
 func (f *Facade) SealOffer(ctx context.Context, rec *OfferRecord) error {
 	s, err := f.offerSigner(ctx)
 	if err != nil {
 		return err
 	}
 	rec.Partner = f.cfg.Partner
-	rec.ID = s.seal(rec)
+	client, _ := callerOf(ctx)
+	rec.ID = s.seal(rec, client)
 	return nil
 }
 
 // OpenOffer returns the live offer of id, ErrOfferNotFound for an id this
 // façade did not sign or that expired at now, or the store's error when
-// the key cannot be read.
+// the key cannot be read. In a call, an offer another client searched is
+// not found.
 func (f *Facade) OpenOffer(ctx context.Context, id string, now time.Time) (*OfferRecord, error) {
 	if len(id) <= len(OfferIDPrefix) || len(id) > maxOfferIDLen || id[:len(OfferIDPrefix)] != OfferIDPrefix {
 		return nil, ErrOfferNotFound // not even an id's form: no key needed to say so
@@ -101,5 +104,6 @@ func (f *Facade) OpenOffer(ctx context.Context, id string, now time.Time) (*Offe
 	if err != nil {
 		return nil, err
 	}
-	return s.open(id, now)
+	client, _ := callerOf(ctx)
+	return s.open(id, now, client)
 }

@@ -123,14 +123,12 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 			}
 			for i, fid := range req.FulfillmentIDs {
 				if fid != r.Fulfillment.ID {
-					return &errRefused{osdm.NewProblem(http.StatusNotFound, osdm.CodeFulfillmentNotFound,
-						"fulfilment "+quoteShort(fid)+" is not one of booking "+r.ID+"'s").WithPointer("#/fulfillmentIds/" + strconv.Itoa(i))}
+					return &errRefused{fulfillmentNotOf(r, fid, "#/fulfillmentIds/"+strconv.Itoa(i))}
 				}
 			}
 			for i, rs := range req.RefundSpecifications {
 				if rs.FulfillmentID != r.Fulfillment.ID {
-					return &errRefused{osdm.NewProblem(http.StatusNotFound, osdm.CodeFulfillmentNotFound,
-						"fulfilment "+quoteShort(rs.FulfillmentID)+" is not one of booking "+r.ID+"'s").WithPointer("#/refundSpecifications/" + strconv.Itoa(i) + "/fulfillmentId")}
+					return &errRefused{fulfillmentNotOf(r, rs.FulfillmentID, "#/refundSpecifications/"+strconv.Itoa(i)+"/fulfillmentId")}
 				}
 			}
 			return f.addRefundOffer(r, rid, req.PassengerIDs, req.OverruleCode)
@@ -184,7 +182,11 @@ func (f *Facade) addRefundOffer(r *BookingRecord, rid string, passengers []strin
 	if r.Legacy != nil && r.Legacy.Price.Currency != "" {
 		price = r.Legacy.Price
 	}
-	fee, refundable, err := refundQuote(f.cfg.RefundFee, r.shareOf(price, len(pax)), overrule != "")
+	part, p := r.partPrice(price, pax)
+	if p != nil {
+		return &errRefused{p}
+	}
+	fee, refundable, err := partRefundQuote(f.cfg.RefundFee, r.feeBase(price), part, overrule != "")
 	if err != nil {
 		return &errRefused{osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the refund cannot be quoted: "+err.Error())}
 	}

@@ -1,6 +1,7 @@
 package osdmlegacy
 
 import (
+	"net/http"
 	"sort"
 	"strings"
 
@@ -54,20 +55,76 @@ func (rec *BookingRecord) unrefunded() []string {
 	return out
 }
 
-// shareOf is the part of price that n of the passengers still booked
-// stand for. The legacy system prices the whole booking, so a refund offer
-// quotes an equal part, per passenger still booked, of what the places
-// still held stand for: price less what the confirmed refunds cancelled
-// (heldPrice). The rest of a partly refunded booking is so quoted as the
-// legacy system refunds it; the CancelReply's amounts are what is
-// confirmed.
-func (rec *BookingRecord) shareOf(price osdm.Price, n int) osdm.Price {
+// partPrice is what the places of the passengers pax stand for at the
+// legacy system, which a CancelRequest of them refunds before its fee:
+// every place still held (price less what the confirmed refunds
+// cancelled, heldPrice) when pax are all the passengers left; else the
+// sum of their places' prices as the BookingReply gave them; else, when
+// every passenger left has one tariff, an equal share (each place then
+// costs the same). Without place prices the places of passengers of
+// different tariffs cannot be priced: a problem says to refund the rest
+// of the booking whole.
+func (rec *BookingRecord) partPrice(price osdm.Price, pax []string) (osdm.Price, *osdm.ProblemError) {
 	held := rec.heldPrice(price)
-	left := len(rec.unrefunded())
-	if left == 0 || n >= left {
-		return held
+	left := rec.unrefunded()
+	if len(left) == 0 || len(pax) >= len(left) {
+		return held, nil
 	}
-	return osdm.NewPrice(held.Amount*int64(n)/int64(left), held.EffectiveScale(), held.Currency)
+	if rec.Legacy != nil && len(rec.Legacy.PlacePrices) == len(rec.Legacy.Places) && len(rec.Legacy.Places) > 0 {
+		sc := held.EffectiveScale()
+		owners := rec.placeOwners()
+		for i := range owners {
+			if i < len(rec.Legacy.PlacePrices) {
+				sc = max(sc, rec.Legacy.PlacePrices[i].EffectiveScale())
+			}
+		}
+		var sum int64
+		n := 0
+		for i, owner := range owners {
+			if i < len(rec.Legacy.PlacePrices) && contains(pax, rec.Passengers[owner].ID) {
+				if rec.Legacy.PlacePrices[i].Currency != price.Currency {
+					break
+				}
+				sum += rescale(rec.Legacy.PlacePrices[i], sc)
+				n++
+			}
+		}
+		if n == len(pax) {
+			return osdm.NewPrice(sum, sc, price.Currency), nil
+		}
+	}
+	tariff := -1
+	for i, p := range rec.Passengers {
+		if p.RefundedBy != "" || i >= len(rec.Offer.Passengers) {
+			continue
+		}
+		if t := rec.Offer.Passengers[i].Tariff; tariff >= 0 && t != tariff {
+			return osdm.Price{}, osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
+				"the reservation system gave no place prices for booking "+rec.ID+" and its passengers have different tariffs: the refund of some of them cannot be quoted to the cent; refund the whole booking")
+		} else {
+			tariff = t
+		}
+	}
+	return osdm.NewPrice(held.Amount*int64(len(pax))/int64(len(left)), held.EffectiveScale(), held.Currency), nil
+}
+
+// feeBase is the price of the places the confirmed ordinary refunds
+// (without an overrule code) cancelled: what the legacy system has taken
+// its percentage fee on so far.
+func (rec *BookingRecord) feeBase(price osdm.Price) osdm.Price {
+	sc := price.EffectiveScale()
+	for _, ro := range rec.RefundOffers {
+		if ro.Status == osdm.RefundConfirmed && ro.OverruleCode == "" {
+			sc = max(sc, ro.Refundable.EffectiveScale(), ro.Fee.EffectiveScale())
+		}
+	}
+	var base int64
+	for _, ro := range rec.RefundOffers {
+		if ro.Status == osdm.RefundConfirmed && ro.OverruleCode == "" {
+			base += rescale(ro.Refundable, sc) + rescale(ro.Fee, sc)
+		}
+	}
+	return osdm.NewPrice(base, sc, price.Currency)
 }
 
 // heldPrice is price less the refunded amounts and fees of the confirmed

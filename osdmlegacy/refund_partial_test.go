@@ -49,9 +49,8 @@ func TestPartialRefund(t *testing.T) {
 			}
 			// The child is p2; its place is the third (tariff 1 twice, then 2).
 			ro := decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", path+"/refund-offers", refundOf(fid, "p2")), 200).RefundOffers[0]
-			share := o.OSDMPrice.Amount / 3
-			if ro.Status != osdm.RefundProposed || ro.RefundableAmount.Amount+ro.RefundFee.Amount != share {
-				t.Errorf("partial refund offer %+v, want a third of %d", ro, o.OSDMPrice.Amount)
+			if ro.Status != osdm.RefundProposed || ro.RefundableAmount.Amount+ro.RefundFee.Amount >= o.OSDMPrice.Amount/3 {
+				t.Errorf("partial refund offer %+v, want the child's own price, less than a third of %d", ro, o.OSDMPrice.Amount)
 			}
 			// A second offer for the child and one for everybody, made now.
 			ro2 := decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", path+"/refund-offers", refundOf(fid, "p2")), 200).RefundOffers[0]
@@ -61,6 +60,9 @@ func TestPartialRefund(t *testing.T) {
 			c, ok := sent[len(sent)-1].(*legacy.CancelRequest)
 			if !ok || len(sent) != n+1 || len(c.Places) != 1 || c.Places[0] != rec.Legacy.Places[2] {
 				t.Fatalf("confirmation sent %d messages, the last %#v; want a CancelRequest of place %v", len(sent)-n, sent[len(sent)-1], rec.Legacy.Places[2])
+			}
+			if cr.RefundOffer.RefundableAmount.Amount != ro.RefundableAmount.Amount || cr.RefundOffer.RefundFee.Amount != ro.RefundFee.Amount {
+				t.Errorf("quoted %+v, %+v; confirmed %+v, %+v", ro.RefundableAmount, ro.RefundFee, cr.RefundOffer.RefundableAmount, cr.RefundOffer.RefundFee)
 			}
 			if cr.RefundOffer.Status != osdm.RefundConfirmed || e.freeSeats("9203") != all-2 {
 				t.Errorf("confirmed %+v, %d seats left, want %d", cr.RefundOffer, e.freeSeats("9203"), all-2)

@@ -1,6 +1,7 @@
 package osdmlegacy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -51,8 +52,7 @@ func (f *Facade) sweepHolds(ctx context.Context, send Sender, rep *SettleReport)
 		case StateFulfilled:
 			// An exchange's new places, held until its hold runs out.
 			if !rec.Exchange.holds() {
-				_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, id))
-				rep.Stale++
+				f.dropStaleHold(ctx, id, v, rep)
 			} else if rec.Exchange.State == ExchangePrebooked && !f.now().Before(rec.Exchange.HoldUntil) {
 				sctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
 				after, d, p := f.dropExchange(sctx, send, rec, CancelRelease)
@@ -66,10 +66,27 @@ func (f *Facade) sweepHolds(ctx context.Context, send Sender, rep *SettleReport)
 			// by its own mark; the hold stays listed
 		default:
 			// FULFILLED and the ends never come back to PREBOOKED.
-			_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, id))
-			rep.Stale++
+			f.dropStaleHold(ctx, id, v, rep)
 		}
 	}
+}
+
+// dropStaleHold deletes the hold mark v of booking id, read with a
+// record that holds nothing unfulfilled, once the mark is older than
+// twice the call's timeout and still the one read. A younger mark may be
+// that of an exchange operation whose record is not written yet (the mark
+// goes first): deleting it would leave the new places unswept.
+func (f *Facade) dropStaleHold(ctx context.Context, id string, v []byte, rep *SettleReport) {
+	var m intentMark
+	if json.Unmarshal(v, &m) == nil && f.now().Sub(m.At) <= 2*f.cfg.Timeout {
+		return
+	}
+	key := Key(f.cfg.Partner, KindHold, id)
+	if now, err := f.store.Get(ctx, key); err != nil || !bytes.Equal(now, v) {
+		return // rewritten since it was listed: the next sweep decides
+	}
+	_ = f.store.Delete(ctx, key)
+	rep.Stale++
 }
 
 // release cancels a PREBOOKED booking whose hold is over and reports

@@ -138,3 +138,27 @@ func TestDeleteAfterHoldRanOut(t *testing.T) {
 	}
 	e.assertAgree(true)
 }
+
+// TestSweeperKeepsAFreshHoldMark: the hold mark of an exchange operation
+// is written before its record; a sweep that reads the record before it
+// is written (FULFILLED, nothing held) leaves a mark younger than twice
+// the timeout alone, so the new places are still swept once held. An old
+// mark of a booking that holds nothing is dropped.
+func TestSweeperKeepsAFreshHoldMark(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	id, _ := e.fulfilled(e.offer("9203", adult, child))
+	e.clock.Advance(time.Hour)
+	e.settle(e.f) // the booking's own mark is stale: dropped
+	if err := e.f.markHold(t.Context(), id, e.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	e.settle(e.f)
+	if marks, _ := e.f.listMarks(t.Context(), KindHold); len(marks) != 1 {
+		t.Fatalf("a fresh hold mark of a fulfilled booking was dropped: %v", marks)
+	}
+	e.clock.Advance(time.Minute)
+	e.settle(e.f)
+	if marks, _ := e.f.listMarks(t.Context(), KindHold); len(marks) != 0 {
+		t.Errorf("a stale hold mark kept: %v", marks)
+	}
+}

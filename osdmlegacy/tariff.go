@@ -7,7 +7,8 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
-// ageOn is the age in whole years on day of someone born on dob (YYYY-MM-DD).
+// ageOn is the age in whole years on day of someone born on dob
+// (YYYY-MM-DD), and whether it is one a passenger can have (0..150).
 func ageOn(dob string, day time.Time) (int, bool) {
 	b, err := time.Parse(time.DateOnly, dob)
 	if err != nil {
@@ -21,6 +22,23 @@ func ageOn(dob string, day time.Time) (int, bool) {
 	return age, age >= 0 && age <= 150
 }
 
+// birthDateFault says why a date of birth giving age on the travel day
+// (serviceDate, "" when not to be named) is refused: after it, or an age
+// over 150.
+func birthDateFault(age int, serviceDate string) string {
+	on := "the travel date"
+	if serviceDate != "" {
+		on += " " + serviceDate
+	}
+	switch {
+	case age < 0:
+		return "the date of birth is after " + on
+	case age <= 150:
+		return "the date of birth is not a date (YYYY-MM-DD)"
+	}
+	return "the date of birth gives an age of " + strconv.Itoa(age) + " on " + on + ": at most 150"
+}
+
 // tariffOf maps a passenger to its legacy tariff (restriction 5): the
 // first rule of its type whose age range holds its age (given, or from its
 // date of birth on travel day). Without an age, the type's rules must all
@@ -32,7 +50,7 @@ func (f *Facade) tariffOf(pa passengerArg, travel time.Time) (OfferPassenger, *o
 	if age == nil && pa.dob != "" {
 		a, ok := ageOn(pa.dob, travel)
 		if !ok {
-			return out, osdm.Invalid(osdm.CodeOfferInvalid, pa.ptr+"/dateOfBirth", "the date of birth is after the travel date")
+			return out, osdm.Invalid(osdm.CodeOfferInvalid, pa.ptr+"/dateOfBirth", birthDateFault(a, ""))
 		}
 		age, agePtr = &a, pa.ptr+"/dateOfBirth"
 	}
@@ -88,7 +106,7 @@ func birthDateFits(at, dob string, op OfferPassenger, serviceDate string, rules 
 	}
 	age, ok := ageOn(dob, day)
 	if !ok {
-		return osdm.Invalid(osdm.CodeInvalidRequest, at+"/dateOfBirth", "the date of birth is after the travel date "+serviceDate)
+		return osdm.Invalid(osdm.CodeInvalidRequest, at+"/dateOfBirth", birthDateFault(age, serviceDate))
 	}
 	for _, t := range rules {
 		if t.Type == op.Type && age >= t.MinAge && age <= t.MaxAge {

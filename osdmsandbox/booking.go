@@ -71,6 +71,9 @@ type booking struct {
 	exchanges    []*exchangeOp
 	refundOffers []*refundOffer
 	keys         []string // Idempotency-Keys of the calls that acted on it
+	// client is the client whose call made the booking (AnonymousClient
+	// when none): only its calls see the booking and what hangs off it.
+	client string
 }
 
 // bookedPart is one booked offer: its reservation and places.

@@ -25,7 +25,7 @@ func (s *Sandbox) createBooking(now time.Time, rq *request) *response {
 	if p := decode(rq.body, &req, false); p != nil {
 		return problemResponse(p)
 	}
-	offers, p := s.checkBookingRequest(now, &req)
+	offers, p := s.checkBookingRequest(now, rq.client, &req)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -41,6 +41,7 @@ func (s *Sandbox) createBooking(now time.Time, rq *request) *response {
 		createdOn:   now,
 		limit:       now.Add(s.cfg.BookingTTL),
 		state:       statePrebooked,
+		client:      rq.client,
 	}
 	b.dropAt = b.limit.Add(s.cfg.Retention)
 	paxID := map[string]string{}
@@ -83,8 +84,8 @@ func (s *Sandbox) createBooking(now time.Time, rq *request) *response {
 }
 
 // checkBookingRequest checks the request against the offers it books and
-// returns those offers, in request order.
-func (s *Sandbox) checkBookingRequest(now time.Time, req *osdm.BookingRequest) ([]*offer, *osdm.ProblemError) {
+// returns those offers, in request order: offers client searched.
+func (s *Sandbox) checkBookingRequest(now time.Time, client string, req *osdm.BookingRequest) ([]*offer, *osdm.ProblemError) {
 	if len(req.Offers) == 0 || len(req.Offers) > maxOffersPerBooking {
 		return nil, osdm.Invalid(osdm.CodeValidationError, "#/offers", fmt.Sprintf("1..%d offers are required", maxOffersPerBooking))
 	}
@@ -105,7 +106,7 @@ func (s *Sandbox) checkBookingRequest(now time.Time, req *osdm.BookingRequest) (
 	offers := make([]*offer, len(req.Offers))
 	for i, sel := range req.Offers {
 		at := "#/offers/" + strconv.Itoa(i)
-		o, p := s.bookableOffer(now, sel.OfferID, at+"/offerId")
+		o, p := s.bookableOffer(now, client, sel.OfferID, at+"/offerId")
 		if p != nil {
 			return nil, p
 		}
@@ -142,11 +143,12 @@ func (s *Sandbox) checkBookingRequest(now time.Time, req *osdm.BookingRequest) (
 	return offers, nil
 }
 
-// bookableOffer finds an offer that can still be booked.
-func (s *Sandbox) bookableOffer(now time.Time, id, pointer string) (*offer, *osdm.ProblemError) {
+// bookableOffer finds an offer that client can still book: another
+// client's offer is unknown.
+func (s *Sandbox) bookableOffer(now time.Time, client, id, pointer string) (*offer, *osdm.ProblemError) {
 	o, ok := s.offers.get(id)
 	switch {
-	case !ok:
+	case !ok || o.client != client:
 		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+strconv.Quote(id)+" is unknown or expired; search again").WithPointer(pointer)
 	case !now.Before(o.expires):
 		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+id+" expired at "+o.expires.Format(time.RFC3339)+"; search again").WithPointer(pointer)
@@ -186,11 +188,14 @@ func (s *Sandbox) checkPlaces(now time.Time, req *osdm.BookingRequest, offers []
 	}
 }
 
-// liveBooking finds a booking OSDM can see, applying its expiry first.
-func (s *Sandbox) liveBooking(now time.Time, id string) (*booking, *osdm.ProblemError) {
+// liveBooking finds the booking of rq's path that OSDM can see, applying
+// its expiry first. Another client's booking, with all that hangs off it,
+// is an unknown id to rq's client.
+func (s *Sandbox) liveBooking(now time.Time, rq *request) (*booking, *osdm.ProblemError) {
+	id := rq.bookingID
 	b, ok := s.bookings.get(id)
 	switch {
-	case !ok:
+	case !ok || b.client != rq.client:
 		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no booking "+strconv.Quote(id))
 	case b.state == stateDeleted:
 		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeBookingAlreadyCancelled, "booking "+id+" was deleted")
@@ -202,7 +207,7 @@ func (s *Sandbox) liveBooking(now time.Time, id string) (*booking, *osdm.Problem
 
 // getBooking serves GET /bookings/{bookingId}.
 func (s *Sandbox) getBooking(now time.Time, rq *request) *response {
-	b, p := s.liveBooking(now, rq.bookingID)
+	b, p := s.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -213,7 +218,7 @@ func (s *Sandbox) getBooking(now time.Time, rq *request) *response {
 // released) booking is deleted and frees its places; a fulfilled one must
 // be refunded instead.
 func (s *Sandbox) deleteBooking(now time.Time, rq *request) *response {
-	b, p := s.liveBooking(now, rq.bookingID)
+	b, p := s.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}

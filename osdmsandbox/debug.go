@@ -39,12 +39,16 @@ func (s *Sandbox) Bookings() []BookingInfo {
 	defer s.mu.Unlock()
 	now := s.now()
 	s.sweep(now, true)
-	return s.bookingInfos(now)
+	return s.bookingInfos(now, nil)
 }
 
-func (s *Sandbox) bookingInfos(now time.Time) []BookingInfo {
+// bookingInfos describes the bookings of client, every booking when nil.
+func (s *Sandbox) bookingInfos(now time.Time, client *string) []BookingInfo {
 	out := make([]BookingInfo, 0, s.bookings.len())
 	s.bookings.each(func(_ string, b *booking) bool {
+		if client != nil && b.client != *client {
+			return true
+		}
 		info := BookingInfo{
 			ID:                    b.id,
 			BookingCode:           b.code,
@@ -69,8 +73,9 @@ func (s *Sandbox) bookingInfos(now time.Time) []BookingInfo {
 	return out
 }
 
-// listBookings serves GET /_sandbox/bookings: a JSON array of BookingInfo.
-func (s *Sandbox) listBookings(now time.Time, _ *request) *response {
+// listBookings serves GET /_sandbox/bookings: a JSON array of BookingInfo
+// of the client's bookings.
+func (s *Sandbox) listBookings(now time.Time, rq *request) *response {
 	s.sweep(now, true)
-	return jsonResponse(http.StatusOK, s.bookingInfos(now))
+	return jsonResponse(http.StatusOK, s.bookingInfos(now, &rq.client))
 }

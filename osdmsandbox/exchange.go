@@ -47,9 +47,6 @@ type exchangeOfferRequest struct {
 	OverruleCode   osdm.OverruleCode `json:"overruleCode"`
 }
 
-// embedValues are the values of the embed parameter of POST .../exchange-offers.
-var embedValues = map[string]bool{"ALL": true, "EXCHANGEOFFERS": true, "TRIP": true, "PASSENGERS": true, "NONE": true}
-
 // exchangeable checks that booking b can be exchanged now: fulfilled,
 // with passengers left, and before its train leaves.
 func (b *booking) exchangeRefusal(now time.Time) *osdm.ProblemError {
@@ -99,14 +96,15 @@ func (b *booking) liveCount() int {
 // booking's passengers still booked: the new price, the fee (10 %, none
 // with an overruleCode), and what is to pay or refund.
 func (s *Sandbox) createExchangeOffers(now time.Time, rq *request) *response {
-	if e := rq.query.Get("embed"); !embedValues[e] {
-		return problemResponse(osdm.Invalid(osdm.CodeValidationError, "", "the query parameter embed is required: ALL, EXCHANGEOFFERS, TRIP, PASSENGERS or NONE, not "+strconv.Quote(e)))
+	embed, p := osdm.ReadExchangeEmbed(rq.query)
+	if p != nil {
+		return problemResponse(p)
 	}
 	var req exchangeOfferRequest
 	if p := decode(rq.body, &req, false); p != nil {
 		return problemResponse(p)
 	}
-	b, p := s.liveBooking(now, rq.bookingID)
+	b, p := s.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -125,6 +123,7 @@ func (s *Sandbox) createExchangeOffers(now time.Time, rq *request) *response {
 	if p != nil {
 		return problemResponse(p)
 	}
+	sr.client = rq.client
 	found := s.answerSearch(now, sr)
 	if found.status != http.StatusOK || found.problem {
 		return found
@@ -146,7 +145,7 @@ func (s *Sandbox) createExchangeOffers(now time.Time, rq *request) *response {
 		o.exchange = &t
 		out.ExchangeOffers = append(out.ExchangeOffers, t.offer)
 	}
-	if e := rq.query.Get("embed"); e == "ALL" || e == "TRIP" {
+	if embed.Trips {
 		out.Trips = offers.Trips
 	}
 	return jsonResponse(http.StatusOK, out)
@@ -246,7 +245,7 @@ func (s *Sandbox) createExchangeOperation(now time.Time, rq *request) *response 
 		return problemResponse(osdm.Invalid(osdm.CodeValidationError, "#/exchangeOffers", "exactly one exchange offer is pre-booked at a time"))
 	}
 	sel := req.ExchangeOffers[0]
-	b, p := s.liveBooking(now, rq.bookingID)
+	b, p := s.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -257,7 +256,7 @@ func (s *Sandbox) createExchangeOperation(now time.Time, rq *request) *response 
 		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 			"booking "+b.id+" has exchange operation "+op.id+" pre-booked; confirm it (POST .../fulfillments) or delete it first"))
 	}
-	o, p := s.bookableOffer(now, sel.OfferID, "#/exchangeOffers/0/offerId")
+	o, p := s.bookableOffer(now, rq.client, sel.OfferID, "#/exchangeOffers/0/offerId")
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -333,7 +332,7 @@ func (op *exchangeOp) osdm(operator string) *osdm.ExchangeOperation {
 
 // liveExchange finds the booking and exchange operation of rq.
 func (s *Sandbox) liveExchange(now time.Time, rq *request) (*booking, *exchangeOp, *osdm.ProblemError) {
-	b, p := s.liveBooking(now, rq.bookingID)
+	b, p := s.liveBooking(now, rq)
 	if p != nil {
 		return nil, nil, p
 	}

@@ -15,7 +15,7 @@ func (s *Sandbox) fulfil(now time.Time, rq *request) *response {
 	if p := decode(rq.body, &req, true); p != nil {
 		return problemResponse(p)
 	}
-	b, p := s.liveBooking(now, rq.bookingID)
+	b, p := s.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}

@@ -35,6 +35,9 @@ type response struct {
 
 // request is what a handler needs of the HTTP request.
 type request struct {
+	// client is the client the request is made by (AnonymousClient when
+	// none).
+	client        string
 	query         url.Values
 	body          []byte
 	idempotency   string // Idempotency-Key, "" when none
@@ -91,9 +94,20 @@ var router = osdm.MustRouter(routes, osdm.RouterOptions{
 	Subject:   "the sandbox (it serves offers, bookings, fulfilment, passengers, refunds and exchanges; see its documentation)",
 })
 
-// ServeHTTP answers one OSDM request.
+// ServeHTTP answers one OSDM request as AnonymousClient's (see
+// ServeClient).
 func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	resp := s.serve(r)
+	s.ServeClient(w, r, AnonymousClient)
+}
+
+// ServeClient answers one OSDM request made by client (the access token's
+// subject): the offers it searches and the bookings it makes are client's;
+// another client's offer, booking, or anything hanging off a booking
+// (passengers, fulfilment, refund and exchange offers, exchange
+// operations) is answered as an unknown id, nothing changed; its
+// Idempotency-Keys are client's own.
+func (s *Sandbox) ServeClient(w http.ResponseWriter, r *http.Request, client string) {
+	resp := s.serve(r, client)
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	if resp.status == http.StatusMethodNotAllowed {
@@ -117,13 +131,14 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Sandbox) serve(r *http.Request) *response {
+func (s *Sandbox) serve(r *http.Request, client string) *response {
 	m := router.Match(r.Method, r.URL.EscapedPath())
 	if m.Route == nil {
 		return problemResponse(m.Problem)
 	}
 	op := m.Route.Op
 	rq := &request{
+		client:        client,
 		query:         r.URL.Query(),
 		bookingID:     m.Params[osdm.ParamBookingID],
 		refundOfferID: m.Params[osdm.ParamRefundOfferID],
@@ -149,7 +164,7 @@ func (s *Sandbox) serve(r *http.Request) *response {
 	defer s.mu.Unlock()
 	now := s.now()
 	s.sweep(now, false)
-	scope := r.Method + " " + r.URL.Path
+	scope := idempotencyScope(client, r.Method+" "+r.URL.Path)
 	if rq.idempotency != "" {
 		if resp := s.replay(now, scope, rq.idempotency, rq.body); resp != nil {
 			return resp

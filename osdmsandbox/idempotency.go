@@ -3,6 +3,7 @@ package osdmsandbox
 import (
 	"crypto/sha256"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -15,6 +16,16 @@ type storedResponse struct {
 	bodyHash [sha256.Size]byte // of the request body
 	resp     *response
 	expires  time.Time
+}
+
+// idempotencyScope scopes Idempotency-Keys to client and to the
+// operation (method and path): a client reusing another's key makes a new
+// request, never gets the other's answer.
+func idempotencyScope(client, operation string) string {
+	if client == AnonymousClient {
+		return operation
+	}
+	return strconv.Itoa(len(client)) + ":" + client + " " + operation
 }
 
 // idempotencyID scopes a key to a method and path: the same key on

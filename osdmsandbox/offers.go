@@ -26,6 +26,8 @@ type search struct {
 	trains       []string
 	classes      []osdm.TravelClass
 	passengers   []osdm.AnonymousPassengerSpecification
+	// client is the client searching: the offers found are its own.
+	client       string
 	reservations bool // reservations asked for (or no offer part named)
 	// named says that trains names the trains searched (a vehicle
 	// filter keeping them); excluded are those a filter leaves out.
@@ -48,6 +50,8 @@ type offer struct {
 	groups     []group
 	passengers []osdm.AnonymousPassengerSpecification
 	bookedBy   string // the booking that took it
+	// client is the client that searched it: the only one that books it.
+	client string
 	// exchange makes it an exchange offer of a booking; nil for a sale.
 	exchange *exchangeTerms
 }
@@ -72,6 +76,7 @@ func (s *Sandbox) searchOffers(now time.Time, rq *request) *response {
 	if p != nil {
 		return problemResponse(p)
 	}
+	sr.client = rq.client
 	return s.answerSearch(now, sr)
 }
 
@@ -447,7 +452,7 @@ trips:
 					short++
 					continue
 				}
-				out.Offers = append(out.Offers, s.newOffer(now, r, []group{g}, sr.passengers, []int{free}))
+				out.Offers = append(out.Offers, s.newOffer(now, sr.client, r, []group{g}, sr.passengers, []int{free}))
 			}
 			continue
 		}
@@ -471,7 +476,7 @@ trips:
 					continue classes
 				}
 			}
-			out.Offers = append(out.Offers, s.newOffer(now, r, groups, sr.passengers, free))
+			out.Offers = append(out.Offers, s.newOffer(now, sr.client, r, groups, sr.passengers, free))
 		}
 	}
 	switch {
@@ -578,8 +583,8 @@ func problemBody(status int, p osdm.Problem) *response {
 
 // newOffer makes and stores the offer of groups[i] on each train r[i] of
 // a trip for the passengers; free[i] is the number of places left there.
-// Callers hold s.mu.
-func (s *Sandbox) newOffer(now time.Time, r route, groups []group, pax []osdm.AnonymousPassengerSpecification, free []int) osdm.Offer {
+// The offer is client's. Callers hold s.mu.
+func (s *Sandbox) newOffer(now time.Time, client string, r route, groups []group, pax []osdm.AnonymousPassengerSpecification, free []int) osdm.Offer {
 	o := &offer{
 		id:         s.newID("o"),
 		createdOn:  now,
@@ -587,6 +592,7 @@ func (s *Sandbox) newOffer(now time.Time, r route, groups []group, pax []osdm.An
 		route:      r,
 		groups:     groups,
 		passengers: pax,
+		client:     client,
 	}
 	s.addOffer(o)
 

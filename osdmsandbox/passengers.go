@@ -59,7 +59,7 @@ func (b *booking) passengerOf(id string) *osdm.Passenger {
 
 // livePassenger finds the booking and passenger of rq.
 func (s *Sandbox) livePassenger(now time.Time, rq *request) (*booking, *osdm.Passenger, *osdm.ProblemError) {
-	b, p := s.liveBooking(now, rq.bookingID)
+	b, p := s.liveBooking(now, rq)
 	if p != nil {
 		return nil, nil, p
 	}

@@ -71,7 +71,7 @@ func (s *Sandbox) createRefundOffer(now time.Time, rq *request) *response {
 	if len(req.FulfillmentIDs) == 0 {
 		return problemResponse(osdm.Invalid(osdm.CodeValidationError, "#/fulfillmentIds", "at least one fulfillmentId is required"))
 	}
-	b, p := s.liveBooking(now, rq.bookingID)
+	b, p := s.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -214,7 +214,7 @@ func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
 	if req.Status != osdm.RefundConfirmed {
 		return problemResponse(osdm.Invalid(osdm.CodeValidationError, "#/status", "status must be CONFIRMED (a refund offer can only be confirmed), not "+strconv.Quote(string(req.Status))))
 	}
-	b, p := s.liveBooking(now, rq.bookingID)
+	b, p := s.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -311,7 +311,7 @@ func (b *booking) refundOfferOf(id string) *refundOffer {
 
 // getRefundOffer serves GET /bookings/{bookingId}/refund-offers/{refundOfferId}.
 func (s *Sandbox) getRefundOffer(now time.Time, rq *request) *response {
-	b, p := s.liveBooking(now, rq.bookingID)
+	b, p := s.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -328,7 +328,7 @@ func (s *Sandbox) getRefundOffer(now time.Time, rq *request) *response {
 // offer is dropped (204), as is one the booking does not hold (204, as the
 // spec says); a confirmed one cannot be (409).
 func (s *Sandbox) deleteRefundOffer(now time.Time, rq *request) *response {
-	b, p := s.liveBooking(now, rq.bookingID)
+	b, p := s.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}

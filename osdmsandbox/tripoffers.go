@@ -29,6 +29,7 @@ func (s *Sandbox) searchTripOffers(now time.Time, rq *request) *response {
 	if p != nil {
 		return problemResponse(p)
 	}
+	sr.client = rq.client
 	return s.answerSearch(now, sr)
 }
 

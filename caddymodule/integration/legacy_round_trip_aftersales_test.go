@@ -15,7 +15,7 @@ import (
 // synchronisation and the cancellation of the rest; the far system's seats
 // checked after each step.
 func TestOSDMLegacyIntegrationLegacyRoundTripAfterSales(t *testing.T) {
-	rt := legacyOverOSDM(t, "exchange_fee 2.00 EUR")
+	rt := legacyOverOSDM(t, "exchange_fee 10%")
 	seats := func(step string, w708, w709 int) {
 		t.Helper()
 		taken := func(train string) int {
@@ -38,7 +38,7 @@ func TestOSDMLegacyIntegrationLegacyRoundTripAfterSales(t *testing.T) {
 	// Exchange offers to 709: the Exchange element, nothing held.
 	reply = rt.post(&legacy.AvailabilityRequest{Header: header("RT-XA-"), Journey: rt.journey("709"), Places: places, ExchangeOf: br.BookingRef})
 	ar, ok := reply.(*legacy.AvailabilityReply)
-	if !ok || len(ar.Offers) != 1 || ar.Offers[0].Exchange == nil || ar.Offers[0].Exchange.Fee == nil || ar.Offers[0].Exchange.Fee.Amount != "2.00" {
+	if !ok || len(ar.Offers) != 1 || ar.Offers[0].Exchange == nil || ar.Offers[0].Exchange.Fee == nil || ar.Offers[0].Exchange.Fee.Amount != "1.80" {
 		t.Fatalf("exchange offers over OSDM: %#v", reply)
 	}
 	seats("exchange offers", 2, 0)

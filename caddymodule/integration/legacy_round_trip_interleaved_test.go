@@ -15,7 +15,7 @@ import (
 // after a change of the child's name; and cancelling the child's place
 // frees the child's place, no one else's.
 func TestOSDMLegacyIntegrationLegacyRoundTripInterleavedTariffs(t *testing.T) {
-	rt := legacyOverOSDM(t, "exchange_fee 2.00 EUR")
+	rt := legacyOverOSDM(t, "exchange_fee 10%")
 	places := legacy.PlaceRequest{TravelClass: 2, ServiceCode: 1,
 		Tariffs: []legacy.Tariff{{Code: 1, Count: 1}, {Code: 2, Count: 1}, {Code: 1, Count: 1}}}
 	travellers := []legacy.Passenger{{FirstName: "Ada", LastName: "Lovelace"}, {FirstName: "Byron", LastName: "King"}, {FirstName: "Charles", LastName: "Babbage"}}

@@ -16,7 +16,7 @@ import (
 // of birth: a refusal that leaves a name set says so, and the exchange's
 // new places carry the names and dates of birth the old ones held.
 func TestOSDMLegacyIntegrationLegacyNamesThroughAnExchange(t *testing.T) {
-	rt := legacyOverOSDM(t, "exchange_fee 2.00 EUR")
+	rt := legacyOverOSDM(t, "exchange_fee 10%")
 	places := legacy.PlaceRequest{TravelClass: 2, ServiceCode: 1,
 		Tariffs: []legacy.Tariff{{Code: 1, Count: 1}, {Code: 2, Count: 1}, {Code: 1, Count: 1}}}
 	reply := rt.post(&legacy.BookingRequest{Header: header("RTN-B-"), Journey: rt.journey("708"), Places: places})

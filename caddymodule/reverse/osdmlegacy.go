@@ -81,7 +81,8 @@ type OSDMLegacy struct {
 	// ExchangeFee is what an exchange offer quotes on top of the price
 	// difference, none with an overruleCode: a percentage of the exchanged
 	// booking's price ("10%") or an amount and currency ("5.00 EUR").
-	// Default none.
+	// Default none (the old places are cancelled without a fee); else it
+	// must be RefundFee, the fee the legacy system keeps on the old places.
 	ExchangeFee string `json:"exchange_fee,omitempty"`
 	// BookingHorizon is how far ahead a train is sold: a search for a
 	// later day is refused. Default 365d.
@@ -148,14 +149,14 @@ func (m *OSDMLegacy) facadeConfig() (osdmlegacy.Config, error) {
 	if m.RefundFee != "" {
 		fee, err := osdmlegacy.ParseFee(m.RefundFee)
 		if err != nil {
-			return cfg, err
+			return cfg, fmt.Errorf("refund_fee %w", err)
 		}
 		cfg.RefundFee = fee
 	}
 	if m.ExchangeFee != "" {
 		fee, err := osdmlegacy.ParseFee(m.ExchangeFee)
 		if err != nil {
-			return cfg, err
+			return cfg, fmt.Errorf("exchange_fee %w", err)
 		}
 		cfg.ExchangeFee = fee
 	}
@@ -271,7 +272,9 @@ func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next cadd
 	if r.URL.RawQuery != "" {
 		target += "?" + r.URL.RawQuery // embed, where an operation takes it
 	}
-	a := m.facade.Serve(r.Context(), send, r.Method, target, r.Header, body)
+	// The client osdm_access let the call through for owns what it books;
+	// without osdm_access the call is the anonymous owner's.
+	a := m.facade.ServeClient(r.Context(), glue.Client(r), send, r.Method, target, r.Header, body)
 	m.metrics.observeAnswer(m.Partner, a)
 	m.logCall(r, a, time.Since(start))
 	return writeAnswer(w, a)

@@ -75,11 +75,12 @@ func exchangeBody(b *osdm.Booking, fid, train string) string {
 // tests read.
 type asExchangeOffers struct {
 	ExchangeOffers []struct {
-		OfferID        string      `json:"offerId"`
-		PassengerRefs  []string    `json:"passengerRefs"`
-		ExchangeFee    osdm.Price  `json:"exchangeFee"`
-		ExchangePrice  osdm.Price  `json:"exchangePrice"`
-		AmountToBePaid *osdm.Price `json:"amountToBePaid"`
+		OfferID          string      `json:"offerId"`
+		PassengerRefs    []string    `json:"passengerRefs"`
+		ExchangeFee      osdm.Price  `json:"exchangeFee"`
+		ExchangePrice    osdm.Price  `json:"exchangePrice"`
+		AmountToBePaid   *osdm.Price `json:"amountToBePaid"`
+		RefundableAmount *osdm.Price `json:"refundableAmount"`
 	} `json:"exchangeOffers"`
 	Trips []osdm.Trip `json:"trips"`
 }
@@ -132,7 +133,7 @@ func TestOSDMLegacyIntegrationAfterSales(t *testing.T) {
 	l := startBKLegacy(t)
 	dir := t.TempDir()
 	base := harness.Serve(t, func(port int) string {
-		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\texchange_fee 5%")
+		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\texchange_fee 10%")
 	})
 	c := &bkClient{t: t, base: base}
 	b, fid := c.bookFulfilled("708")
@@ -185,6 +186,20 @@ func TestOSDMLegacyIntegrationAfterSales(t *testing.T) {
 	if v := gb.Booking.Trips[0].Legs[0].TimedLeg.Service.VehicleNumbers; len(v) != 1 || v[0] != "709" {
 		t.Errorf("the booking after the exchange: trip %+v", gb.Booking.Trips[0])
 	}
+	// The old ticket is void; the new journey has a ticket of its own,
+	// with the new legacy booking's control number.
+	fu := gb.Booking.Fulfillments
+	if len(fu) != 2 || fu[0].ID != fid || fu[0].Status != osdm.FulfillmentExchanged || fu[1].ID == fid ||
+		fu[1].ID != fr.Fulfillments[0].ID || fu[1].Status != osdm.FulfillmentFulfilled || fu[1].ControlNumber == fu[0].ControlNumber ||
+		fu[1].ControlNumber != l.legacyBooking(t, b.ID+".xbook").TicketControlNumber {
+		t.Errorf("fulfilments after the exchange: %+v", fu)
+	}
+	var old osdm.FulfillmentResponse
+	c.ok("GET", "/fulfillments/"+fid, "", "", 200, &old)
+	if old.Fulfillment.Status != osdm.FulfillmentExchanged {
+		t.Errorf("GET of the exchanged fulfilment: %+v", old.Fulfillment)
+	}
+	fid = fr.Fulfillments[0].ID
 	// Another exchange, deleted: its places freed, 709 kept.
 	x2 := c.exchange(b, fid, "708")
 	l.seats(t, "second exchange", 2, 2)
@@ -316,6 +331,7 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 		t.Errorf("the exchange's BookingRequest %s sent %d times", msgID, sent)
 	}
 	l.seats(t, "exchange settled and confirmed", 0, 2)
+	fid = fr.Fulfillments[0].ID // the new journey's ticket
 
 	// Back to 708, killed during the confirmation's CancelRequest of 709.
 	c.exchange(b, fid, "708")
@@ -338,6 +354,7 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 	l.seats(t, "confirmation settled", 2, 0)
 	c.sent("POST", "/bookings/"+b.ID+"/fulfillments", "{}", 200, &fr)
 	l.seats(t, "fulfilment after settlement", 2, 0)
+	fid = fr.Fulfillments[0].ID
 
 	// The partial refund's CancelRequest.
 	var rr osdm.RefundOfferCollectionResponse
@@ -388,6 +405,7 @@ func TestOSDMLegacyIntegrationAfterSalesTwoInstancesRedis(t *testing.T) {
 	var fr osdm.FulfillmentCollectionResponse
 	b.sent("POST", "/bookings/"+bk.ID+"/fulfillments", "{}", 200, &fr)
 	l.seats(t, "confirmed on b", 0, 2)
+	fid = fr.Fulfillments[0].ID
 
 	var rr osdm.RefundOfferCollectionResponse
 	b.sent("POST", "/bookings/"+bk.ID+"/refund-offers", `{"fulfillmentIds": ["`+fid+`"], "refundSpecifications": [{"fulfillmentId": "`+fid+`", "passengerIds": ["p2"]}]}`, 200, &rr)

@@ -40,7 +40,7 @@ var osdmLegacySubdirectives = []string{"partner", "timetable", "search", "max_tr
 //		tariff          <TYPE> <min age> <max age> <code> # repeatable; replaces the defaults
 //		reason          <OVERRULE_CODE> <code>           # repeatable; merged over the defaults
 //		refund_fee      <n>% | <amount> <currency>       # default: none
-//		exchange_fee    <n>% | <amount> <currency>       # default: none
+//		exchange_fee    <n>% | <amount> <currency>       # default: none; else refund_fee's value
 //		offer_ttl       <duration>                       # default: 15m
 //		hold            <duration>                       # default: 20m
 //		store           bolt [<path>] | redis <address> [<key prefix>]
@@ -157,13 +157,13 @@ func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 	case "refund_fee":
 		fee := strings.Join(args, " ")
 		if _, err := osdmlegacy.ParseFee(fee); err != nil {
-			return err
+			return fmt.Errorf("refund_fee %w", err)
 		}
 		m.RefundFee = fee
 	case "exchange_fee":
 		fee := strings.Join(args, " ")
 		if _, err := osdmlegacy.ParseFee(fee); err != nil {
-			return err
+			return fmt.Errorf("exchange_fee %w", err)
 		}
 		m.ExchangeFee = fee
 	case "max_body":

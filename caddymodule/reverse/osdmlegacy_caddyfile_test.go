@@ -29,7 +29,7 @@ func TestOSDMLegacyCaddyfileAdaptJSON(t *testing.T) {
 			tariff CHILD 4 11 2
 			reason TECHNICAL_FAILURE 1
 			refund_fee 10%
-			exchange_fee 5.00 EUR
+			exchange_fee 10%
 			offer_ttl 15m
 			hold 20m
 			store redis 127.0.0.1:6379 osdm:fr:
@@ -56,7 +56,7 @@ func TestOSDMLegacyCaddyfileAdaptJSON(t *testing.T) {
 	if !found {
 		t.Fatalf("no osdm_legacy handler in\n%s", out)
 	}
-	want := `{"booking_horizon":34560000000000000,"concurrency":2,"exchange_fee":"5.00 EUR","handler":"osdm_legacy","hold":1200000000000,"legacy_format":"json","legacy_path":"/hermes","max_body":262144,"max_changes":2,"max_trains":6,"max_trips":4,"min_transfer":420000000000,"offer_ttl":900000000000,"partner":"hermes-fr","reasons":{"TECHNICAL_FAILURE":1},"refund_fee":"10%","search":"information_only","services":[1,2],"settle_interval":30000000000,"store":{"address":"127.0.0.1:6379","engine":"redis","prefix":"osdm:fr:"},"tariffs":[{"code":1,"max_age":64,"min_age":26,"type":"ADULT"},{"code":2,"max_age":11,"min_age":4,"type":"CHILD"}],"time_zone":"Europe/Brussels","timeout":20000000000,"timetable":"/etc/osdm/timetable.zip","timetable_station_code":"stop_id","window":10800000000000}`
+	want := `{"booking_horizon":34560000000000000,"concurrency":2,"exchange_fee":"10%","handler":"osdm_legacy","hold":1200000000000,"legacy_format":"json","legacy_path":"/hermes","max_body":262144,"max_changes":2,"max_trains":6,"max_trips":4,"min_transfer":420000000000,"offer_ttl":900000000000,"partner":"hermes-fr","reasons":{"TECHNICAL_FAILURE":1},"refund_fee":"10%","search":"information_only","services":[1,2],"settle_interval":30000000000,"store":{"address":"127.0.0.1:6379","engine":"redis","prefix":"osdm:fr:"},"tariffs":[{"code":1,"max_age":64,"min_age":26,"type":"ADULT"},{"code":2,"max_age":11,"min_age":4,"type":"CHILD"}],"time_zone":"Europe/Brussels","timeout":20000000000,"timetable":"/etc/osdm/timetable.zip","timetable_station_code":"stop_id","window":10800000000000}`
 	b, _ := json.Marshal(got)
 	if string(b) != want {
 		t.Errorf("adapted\n%s\nwant\n%s", b, want)
@@ -98,6 +98,8 @@ func TestOSDMLegacyCaddyfileErrors(t *testing.T) {
 		{"partner a\n\t\t\treason STRIKE 5\n\t\t\treason STRIKE 6", "Caddyfile:6", "already specified"},
 		{"partner a\n\t\t\trefund_fee 120%", "Caddyfile:5", "100%"},
 		{"partner a\n\t\t\texchange_fee 101%", "Caddyfile:5", "100%"},
+		{"partner a\n\t\t\texchange_fee 2,50 EUR", "Caddyfile:5", `exchange_fee "2,50 EUR": want a percentage`},
+		{"partner a\n\t\t\trefund_fee ten%", "Caddyfile:5", `refund_fee "ten%": a percentage`},
 		{"partner a\n\t\t\tstore mongo x", "Caddyfile:5", "a store name takes no more arguments"},
 		{"partner a\n\t\t\tstore redis", "Caddyfile:5", "redis"},
 		{"partner a\n\t\t\tmax_body 2MiB", "Caddyfile:5", "1MiB"},

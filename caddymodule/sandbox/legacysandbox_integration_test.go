@@ -412,3 +412,29 @@ func TestLegacySandboxJSONConfig(t *testing.T) {
 	lsReply[*legacy.ReplacementProposal](t)(lsSend(t, http.DefaultClient, url, legacy.XML, &legacy.AvailabilityRequest{
 		Header: legacy.Header{MessageID: "J4"}, Journey: lsJourney("462"), Places: lsSeats(1)}))
 }
+
+// TestLegacySandboxRollbackAfterChange: in a real Caddy, a SynchroRequest
+// rollback of a BookingRequest whose booking was partly cancelled since is
+// refused (INVALID_MESSAGE saying so) and frees nothing: the cancelled
+// place's fee stands and the other place stays held. A rollback naming its
+// own messageId is refused too.
+func TestLegacySandboxRollbackAfterChange(t *testing.T) {
+	base := harness.ServeSite(t, harness.Options(), func(port int) string {
+		return "\troute /hermes/* {\n\t\tlegacy_sandbox\n\t}\n"
+	})
+	url, c := base+"/hermes/messages", http.DefaultClient
+	id := func(s string) legacy.Header { return legacy.Header{MessageID: "RB-" + s, Sender: 87} }
+	br := lsReply[*legacy.BookingReply](t)(lsSend(t, c, url, legacy.XML, &legacy.BookingRequest{Header: id("B"), Journey: lsJourney("708"), Places: lsSeats(2)}))
+	lsReply[*legacy.CancelReply](t)(lsSend(t, c, url, legacy.XML, &legacy.CancelRequest{Header: id("C"), BookingRef: br.BookingRef, Places: br.Places[:1]}))
+	before := lsBookings(t, base+"/hermes/_sandbox/bookings")
+	status, reply := lsSend(t, c, url, legacy.XML, &legacy.SynchroRequest{Header: id("S"), OriginalMessageID: "RB-B", Rollback: true})
+	if nr := lsNegative(t, status, reply, legacy.CodeInvalidMessage); !strings.Contains(nr.Text, "partly cancelled since") {
+		t.Errorf("rollback after a partial cancellation: %+v", nr)
+	}
+	after := lsBookings(t, base+"/hermes/_sandbox/bookings")
+	if len(after) != 1 || after[0].Status != legacy.StatusConfirmed || after[0].Fee != before[0].Fee || after[0].Fee == "" || after[0].Refund != before[0].Refund {
+		t.Errorf("the booking after the refused rollback: %+v (before %+v)", after, before)
+	}
+	status, reply = lsSend(t, c, url, legacy.JSON, &legacy.SynchroRequest{Header: id("S2"), OriginalMessageID: "RB-S2", Rollback: true})
+	lsNegative(t, status, reply, legacy.CodeInvalidMessage)
+}

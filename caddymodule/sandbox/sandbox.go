@@ -3,10 +3,12 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
@@ -135,6 +137,14 @@ func (s *Sandbox) config() osdmsandbox.Config {
 		MinTransfer:       time.Duration(s.MinTransfer),
 		MaxTrips:          s.MaxTrips,
 	}
+}
+
+// ServeHTTP answers the request with the sandbox as the client
+// osdm_access let it through for (the anonymous owner without
+// osdm_access); next is never called.
+func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
+	s.handler.ServeClient(w, r, glue.Client(r))
+	return nil
 }
 
 // Validate checks the settings as the sandbox does.
