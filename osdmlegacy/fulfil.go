@@ -179,6 +179,9 @@ func fulfillmentView(rec *BookingRecord) osdm.Fulfillment {
 	case osdm.BookingPartCancelled:
 		status = osdm.FulfillmentCancelled
 	}
+	if rec.Cancel != nil && rec.Cancel.Why == CancelReplaced {
+		status = osdm.FulfillmentExchanged // a leg of a journey an exchange replaced
+	}
 	return osdm.Fulfillment{
 		ID: fr.ID, Status: status, BookingRef: rec.ID, CreatedOn: fr.CreatedOn,
 		ControlNumber: fr.ControlNumber,

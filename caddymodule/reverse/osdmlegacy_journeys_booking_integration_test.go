@@ -473,6 +473,11 @@ func TestOSDMLegacyJourneyExchange(t *testing.T) {
 	if got := journeyTrains(&osdm.OfferCollectionResponse{Trips: gb.Booking.Trips}); fmt.Sprint(got) != "[9573+96005]" || gb.Booking.BookedOffers[0].OfferID != xo.OfferID {
 		t.Errorf("booking after the exchange: trips %v, offer %s", got, gb.Booking.BookedOffers[0].OfferID)
 	}
+	var old osdm.FulfillmentResponse
+	c.ok("GET", "/fulfillments/"+fids[0], "", "", 200, &old)
+	if old.Fulfillment.Status != osdm.FulfillmentExchanged || old.Fulfillment.BookingRef != b.ID {
+		t.Errorf("the old train's fulfilment after the exchange: %s of %s", old.Fulfillment.Status, old.Fulfillment.BookingRef)
+	}
 	var gx osdm.ExchangeOperationResponse
 	c.ok("GET", "/bookings/"+b.ID+"/exchange-operations/"+op.ExchangeOperation.ID, "", "", 200, &gx)
 	if gx.ExchangeOperation.Status != osdm.ExchangeFulfilled {
