@@ -425,3 +425,62 @@ func FuzzJourneySearch(f *testing.F) {
 		}
 	})
 }
+
+// The settings of journeys are checked: a train's fixed times cannot sit
+// beside a timetable's, and the limits hold.
+func TestJourneysConfig(t *testing.T) {
+	tt, err := timetable.Load("testdata/journeys", timetable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	three, minus := 3, -1
+	for _, c := range []struct {
+		cfg  osdmsandbox.Config
+		want string
+	}{
+		{osdmsandbox.Config{Feed: tt, Timetable: []osdmsandbox.Schedule{{Train: "708", Departure: "08:30", Arrival: "11:00"}}}, "train 708: with a GTFS timetable"},
+		{osdmsandbox.Config{MaxChanges: &three}, "max_changes 3 must be 0..2"},
+		{osdmsandbox.Config{MaxChanges: &minus}, "max_changes -1 must be 0..2"},
+		{osdmsandbox.Config{MinTransfer: 7 * time.Hour}, "min_transfer 7h0m0s must be at most 6h0m0s"},
+		{osdmsandbox.Config{MinTransfer: -time.Minute}, "min_transfer"},
+		{osdmsandbox.Config{MaxTrips: osdmsandbox.MaxMaxTrips + 1}, "max_trips"},
+	} {
+		if _, err := osdmsandbox.New(c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.cfg, err, c.want)
+		}
+	}
+	sb, err := osdmsandbox.New(osdmsandbox.Config{Feed: tt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := sb.Config(); *c.MaxChanges != osdmsandbox.DefaultMaxChanges || c.MinTransfer != osdmsandbox.DefaultMinTransfer || c.MaxTrips != osdmsandbox.DefaultMaxTrips {
+		t.Errorf("defaults %+v", c)
+	}
+}
+
+// The places of a train are those of its run, the day it started: night
+// train 471 leaves Basel at 23:50 on 1 December and Zürich at 00:42 on the
+// 2nd; the last seat sold from Basel is gone for a traveller from Zürich.
+func TestJourneysRunAfterMidnight(t *testing.T) {
+	tt, err := timetable.Load("testdata/journeys", timetable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, osdmsandbox.Config{Feed: tt, Capacity: 1})
+	var resp osdm.OfferCollectionResponse
+	h.postOffers(criteria(stnBasel, stnZurich, "22:00", false, "471")).decode(t, &resp)
+	b := h.book(offerOf(t, resp, osdm.TravelClassSecond, osdm.AccommodationSeat))
+	if len(b.Trips) != 1 || b.Trips[0].Legs[0].TimedLeg.End.ServiceArrival.TimetabledTime.Format("01-02 15:04") != "12-02 00:40" {
+		t.Fatalf("booking %+v", b.Trips)
+	}
+	later := strings.Replace(criteria(stnZurich, "8507000", "00:00", false, "471"), "2026-12-01T00:00", "2026-12-02T00:00", 1)
+	h.postOffers(later).decode(t, &resp)
+	if len(resp.Trips) != 1 || resp.Trips[0].Legs[0].TimedLeg.Start.ServiceDeparture.TimetabledTime.Format("01-02 15:04") != "12-02 00:42" {
+		t.Fatalf("from Zürich: %+v", resp.Trips)
+	}
+	for _, o := range resp.Offers {
+		if o.OfferSummary.OverallTravelClass == osdm.TravelClassSecond && o.OfferSummary.OverallAccommodationType == osdm.AccommodationSeat {
+			t.Errorf("the seat sold from Basel is offered from Zürich: %+v", o.ReservationOfferParts[0].NumericAvailability)
+		}
+	}
+}

@@ -420,6 +420,7 @@ trips:
 			j := journey{train: train, origin: lg.origin, dest: lg.dest, departure: dep, arrival: arr, tripRef: lg.tripRef}
 			if ride != nil {
 				j.originName, j.destName = ride.From.Name, ride.To.Name
+				j.serviceDate = ride.ServiceDate.Format(time.DateOnly)
 			}
 			if i > 0 {
 				j.change = transfer{duration: min(s.minTransfer(lg.origin), dep.Sub(r[i-1].arrival)), shown: true}

@@ -124,6 +124,10 @@ type journey struct {
 	// originName and destName are the stations' names in the GTFS
 	// timetable; "" for the sandbox's own (stationName).
 	originName, destName string
+	// serviceDate is the GTFS timetable's service date of the train
+	// (YYYY-MM-DD), the day its run started: a train boarded after
+	// midnight is the run of the day before. "" for the sandbox's own.
+	serviceDate string
 	// carrier runs the train: the one a trip specification named, or
 	// (Ref "") the sandbox's operator.
 	carrier osdm.NamedCompany
@@ -144,8 +148,12 @@ type transfer struct {
 	shown       bool
 }
 
-// runKey names the places of one train on one day.
+// runKey names the places of one train on one day: its service date in
+// the GTFS timetable, else the date it leaves the journey's origin.
 func (j *journey) runKey() runKey {
+	if j.serviceDate != "" {
+		return runKey{train: j.train, date: j.serviceDate}
+	}
 	return runKey{train: j.train, date: j.departure.Format(time.DateOnly)}
 }
 

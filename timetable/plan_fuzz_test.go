@@ -175,7 +175,9 @@ func bruteForce(tt *Timetable, q Query) []triple {
 			p := tr.first + j
 			s := tt.stStation[p]
 			a := in.base + int64(tt.stArr[p])
-			if tt.stFlags[p]&flagNoDropOff != 0 || a > limit || s == o {
+			// A ride goes somewhere: not back to where it was boarded
+			// (the same station at another platform, say).
+			if tt.stFlags[p]&flagNoDropOff != 0 || a > limit || s == o || s == tt.stStation[tr.first+i] {
 				continue
 			}
 			if s == d {

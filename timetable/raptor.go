@@ -41,10 +41,14 @@ type search struct {
 	seeds      []patStop // the routes leaving the origin at the run's time
 	queue      []int32   // per route, the first position to scan from; -1 none
 	queued     []int32   // the routes queued
-	minSecs    int32     // the query's MinTransfer, seconds
-	lastBoard  int64     // no boarding at the origin after this (the window's end)
-	limit      int64     // no arrival after this
-	days       dayRange
+	// destAt is, per route, the last position of the destination on it
+	// (-1: it does not call there): the final round scans only routes
+	// that reach the destination after where they are boarded.
+	destAt    []int32
+	minSecs   int32 // the query's MinTransfer, seconds
+	lastBoard int64 // no boarding at the origin after this (the window's end)
+	limit     int64 // no arrival after this
+	days      dayRange
 }
 
 // dayRange caches the bases of the service dates a search may use, in
@@ -69,9 +73,10 @@ func (t *Timetable) newSearch(rounds int) *search {
 			effRound: make([]int8, (rounds+1)*ns),
 			marked:   make([]bool, ns),
 			queue:    make([]int32, len(net.pats)),
+			destAt:   make([]int32, len(net.pats)),
 		}
 		for i := range sr.queue {
-			sr.queue[i] = -1
+			sr.queue[i], sr.destAt[i] = -1, -1
 		}
 	}
 	for i := range sr.arr {
@@ -83,8 +88,17 @@ func (t *Timetable) newSearch(rounds int) *search {
 // plan runs the search for a checked query between stations o and d.
 func (t *Timetable) plan(o, d int32, q Query) []Journey {
 	sr := t.newSearch(q.MaxChanges + 1)
-	defer sr.net.searches[sr.rounds].Put(sr)
 	sr.origin, sr.dest = o, d
+	atDest := sr.net.at[sr.net.atOff[d]:sr.net.atOff[d+1]]
+	for _, ps := range atDest {
+		sr.destAt[ps.pat] = max(sr.destAt[ps.pat], ps.pos)
+	}
+	defer func() {
+		for _, ps := range atDest {
+			sr.destAt[ps.pat] = -1
+		}
+		sr.net.searches[sr.rounds].Put(sr)
+	}()
 	sr.minSecs = int32(q.MinTransfer / time.Second)
 
 	w := int64(q.Window / time.Second)
@@ -149,9 +163,12 @@ func (t *Timetable) plan(o, d int32, q Query) []Journey {
 func (sr *search) run(dep int64) {
 	sr.set(0, sr.origin, dep)
 	for k := 1; k <= sr.rounds; k++ {
+		last := k == sr.rounds
 		if k == 1 {
 			for _, ps := range sr.seeds {
-				sr.enqueue(ps)
+				if !last || sr.destAt[ps.pat] > ps.pos {
+					sr.enqueue(ps)
+				}
 			}
 		} else {
 			if len(sr.cur) == 0 {
@@ -160,7 +177,9 @@ func (sr *search) run(dep int64) {
 			for _, s := range sr.cur {
 				sr.marked[s] = false
 				for _, ps := range sr.net.at[sr.net.atOff[s]:sr.net.atOff[s+1]] {
-					sr.enqueue(ps)
+					if !last || sr.destAt[ps.pat] > ps.pos {
+						sr.enqueue(ps)
+					}
 				}
 			}
 		}
@@ -218,9 +237,15 @@ func (sr *search) scan(p int32, from int32, k int) {
 	nt := int32(len(pt.trips))
 	cur := label{pat: p, trip: -1}
 	target, _ := sr.best(k, sr.dest)
+	// In the final round only the destination's label counts: no round
+	// boards from the others.
+	last := k == sr.rounds
+	if last {
+		n = sr.destAt[p] + 1
+	}
 	for j := from; j < n; j++ {
 		s := pt.stops[j]
-		if cur.trip >= 0 && pt.flags[j]&flagNoDropOff == 0 && s != sr.origin {
+		if cur.trip >= 0 && pt.flags[j]&flagNoDropOff == 0 && s != sr.origin && (!last || s == sr.dest) {
 			a := cur.base + int64(pt.arr[j*nt+cur.idx])
 			if a <= sr.limit && a < target {
 				if known, _ := sr.best(k, s); a < known {

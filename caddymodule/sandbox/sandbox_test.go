@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +93,33 @@ func TestSandboxValidate(t *testing.T) {
 	}
 	if err := (&Sandbox{MaxChanges: &none, Timetable: "feed.zip"}).Validate(); err != nil {
 		t.Errorf("max_changes 0: %v", err)
+	}
+}
+
+// A timetable whose transfers.txt has a bad row stops the sandbox from
+// provisioning, the error naming the feed, the file, the line and the
+// field.
+func TestSandboxBadTimetable(t *testing.T) {
+	dir := t.TempDir()
+	src := "../../osdmsandbox/testdata/journeys"
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Name() == "transfers.txt" {
+			b = append(b, "BSL,BSL,7,\n"...)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = harness.TryProvision(&Sandbox{Timetable: dir})
+	if err == nil || !strings.Contains(err.Error(), "timetable "+dir+": gtfs transfers.txt line 3, field transfer_type: \"7\"") {
+		t.Fatalf("err = %v", err)
 	}
 }
