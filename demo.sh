@@ -4,7 +4,8 @@
 # OSDM offer, booking, fulfilment and refund offer ids) of each reply into
 # the next request, and stops with an error at the first reply that is not
 # the one expected. Legacy -> OSDM on the partner routes alpine and
-# coastal; OSDM -> legacy as an OSDM client of partner hermes (an access
+# coastal; OSDM -> legacy as an OSDM client of partner hermes (a train,
+# then a journey with a change; an access
 # token from ./caddy osdm-token, then curl); and legacy -> OSDM -> legacy
 # through /partners/hermes.
 #
@@ -261,6 +262,36 @@ held="$(curl -sS --max-time 10 "$sandbox/_sandbox/bookings" | sed 's/},{"booking
 echo "$held"
 grep -q '"status":"CANCELLED"' <<<"$held" && grep -qF "\"$booking.cancel.1\"" <<<"$held" ||
 	fail "the legacy sandbox does not hold booking $booking cancelled"
+
+# A journey with a change at Strasbourg, given as a trip specification of
+# two legs (the example has no timetable): one offer with a reservation
+# part per train, booked all or nothing (one BookingRequest per train),
+# one fulfilment per train, refunded as a whole (one CancelRequest each).
+leg() { # leg TRAIN FROM DEPARTURE TO ARRIVAL
+	echo "{\"timedLeg\": {\"start\": {\"stopPlaceRef\": {\"objectType\": \"StopPlaceRef\", \"stopPlaceRef\": \"urn:uic:stn:$2\"}, \"serviceDeparture\": {\"timetabledTime\": \"${day}T$3:00+01:00\"}}, \"end\": {\"stopPlaceRef\": {\"objectType\": \"StopPlaceRef\", \"stopPlaceRef\": \"urn:uic:stn:$4\"}, \"serviceArrival\": {\"timetabledTime\": \"${day}T$5:00+01:00\"}}, \"service\": {\"vehicleNumbers\": [\"$1\"], \"carriers\": [{\"ref\": \"urn:uic:rics:1187\"}]}}}"
+}
+osdm "hermes: offers for a journey with a change (9571 to Strasbourg, 96003 to Basel; one AvailabilityRequest per train)" POST /offers \
+	"{\"tripSpecifications\": [{\"legs\": [$(leg 9571 8711300 07:00 8721202 08:50), $(leg 96003 8721202 09:10 8500010 10:30)]}], \"offerSearchCriteria\": {\"travelClasses\": [\"SECOND\"]}, \"anonymousPassengerSpecifications\": [{\"externalRef\": \"p1\", \"type\": \"ADULT\", \"age\": 40}]}" \
+	200 '"coveredLegIds":\["trip-1-leg-2"\]'
+joffer="$(json_field offerId)"
+
+osdm "hermes: booking the journey (a BookingRequest per train, all or nothing)" POST /bookings \
+	"{\"offers\": [{\"offerId\": \"$joffer\", \"passengerRefs\": [\"p1\"]}], \"passengerSpecifications\": [{\"externalRef\": \"p1\", \"type\": \"ADULT\", \"age\": 40, \"detail\": {\"firstName\": \"Anna\", \"lastName\": \"Muller\"}}]}" \
+	200 '"vehicleNumber":"96003"'
+jbooking="$(json_field id)"
+
+osdm "hermes: fulfilment of the journey (one fulfilment per train)" POST "/bookings/$jbooking/fulfillments" '{}' \
+	200 '"summary":"Reservation on train 96003'
+jfulfilments="$(grep -o '"id":"fu-[^"]*"' <<<"$reply" | sed 's/"id":\("[^"]*"\)/\1/' | paste -sd, -)"
+
+osdm "hermes: refund offer of the journey (both trains)" POST "/bookings/$jbooking/refund-offers" \
+	"{\"fulfillmentIds\": [$jfulfilments]}" \
+	200 '"status":"PROPOSED"'
+jrefund="$(json_field id)"
+
+osdm "hermes: journey refunded (a CancelRequest per train)" PATCH "/bookings/$jbooking/refund-offers/$jrefund" \
+	'{"status": "CONFIRMED"}' \
+	200 '"status":"CONFIRMED"'
 
 # Legacy to legacy over OSDM: /partners/hermes on the legacy side is
 # osdm_convert -> osdm_token -> osdm_login/osdm_access -> osdm_legacy ->
