@@ -4,7 +4,8 @@
 # OSDM offer, booking, fulfilment and refund offer ids) of each reply into
 # the next request, and stops with an error at the first reply that is not
 # the one expected. Legacy -> OSDM on the partner routes alpine and
-# coastal; OSDM -> legacy as an OSDM client of partner hermes (an access
+# coastal; OSDM -> legacy as an OSDM client of partner hermes (a train,
+# then a journey with a change; an access
 # token from ./caddy osdm-token, then curl); and legacy -> OSDM -> legacy
 # through /partners/hermes.
 #
@@ -14,12 +15,15 @@
 # OSDM_DEMO_LEGACY, OSDM_DEMO_HERMES and OSDM_DEMO_LEGACY_SANDBOX override
 # the addresses (default http://127.0.0.1:8080, :9443 and :8090). Dates are ten days from today; message ids carry
 # this run's number, so the script can run again and again against one Caddy.
-# The ticket of hermes's fulfilment is saved as a PDF in demo-tickets/
-# (OSDM_DEMO_TICKETS), to open with any PDF viewer.
+# The tickets (the partners' PDFs a legacy TicketRequest fetched, and that
+# of hermes's fulfilment) are saved in demo-tickets/ (OSDM_DEMO_TICKETS),
+# to open with any PDF viewer.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 legacy="${OSDM_DEMO_LEGACY:-http://127.0.0.1:8080}"
+tickets="${OSDM_DEMO_TICKETS:-demo-tickets}"
+mkdir -p "$tickets"
 day="$(date -u -d '+10 days' +%F 2>/dev/null || date -u -v+10d +%F)"
 run="$(date -u +%H%M%S)-$$"
 
@@ -67,7 +71,10 @@ send() {
 		fail "no answer from $url"
 	status="${out##*$'\n'}"
 	reply="${out%$'\n'*}"
-	printf '%s< HTTP %s%s\n%s\n' "$dim" "$status" "$off" "$reply"
+	local shown="$reply"
+	# A TicketReply carries whole documents: show its beginning only.
+	[ "${#reply}" -le 4000 ] || shown="${reply:0:700}... (${#reply} bytes in all)"
+	printf '%s< HTTP %s%s\n%s\n' "$dim" "$status" "$off" "$shown"
 	[ "$status" = "$want" ] || fail "$title: HTTP $want expected, got $status"
 	grep -Eq -- "$pattern" <<<"$(tr -d '\n' <<<"$reply")" || fail "$title: the reply should match /$pattern/"
 }
@@ -101,6 +108,14 @@ for partner in alpine coastal; do
 
 	send "$partner: the same booking resent: the same reply, nothing booked twice" "$url" application/xml "$booking" \
 		200 "<BookingRef>$ref</BookingRef>"
+
+	send "$partner: the ticket of $ref (XML): the partner's PDF, whole, in base64" "$url" application/xml \
+		"<TicketRequest messageId=\"T-$id\"><BookingRef>$ref</BookingRef></TicketRequest>" \
+		200 '<TicketReply .*<Status>FULFILLED</Status>.*<Document format="application/pdf" medium="PDF_A4" type="TICKET"'
+	pdf="$tickets/$partner-$ref.pdf"
+	sed -n 's:.*<Document [^>]*>\([^<]*\)</Document>.*:\1:p' <<<"$reply" | head -n 1 | base64 -d >"$pdf"
+	[ "$(head -c 5 "$pdf")" = "%PDF-" ] || fail "$partner: the ticket saved as $pdf is not a PDF"
+	echo "${dim}saved the partner's ticket: $pdf ($(wc -c <"$pdf") bytes)${off}"
 
 	send "$partner: booking without OfferRef, first class (JSON): search, pick, book, fulfil" "$url" application/json \
 		"{\"type\":\"BookingRequest\",\"messageId\":\"B2-$id\",\"journey\":{\"trainNumber\":\"9203\",\"departureDate\":\"$day\",\"departureTime\":\"07:56\",\"from\":\"8727100\",\"to\":\"8500010\"},\"placeRequest\":{\"travelClass\":1,\"serviceCode\":1,\"tariffs\":[{\"code\":1,\"count\":1}]},\"passengers\":[{\"firstName\":\"Jean\",\"lastName\":\"Dupont\"}]}" \
@@ -218,8 +233,6 @@ osdm "hermes: fulfilment (no legacy message), with its ticket as a PDF" POST "/b
 fulfilment="$(json_field id)"
 
 # The ticket the traveller shows: saved from the fulfilment's document.
-tickets="${OSDM_DEMO_TICKETS:-demo-tickets}"
-mkdir -p "$tickets"
 ticket="$tickets/ticket-$booking.pdf"
 printf '\n%s### hermes: the ticket, saved as %s%s\n' "$bold" "$ticket" "$off"
 sed -n 's/.*"fulfillmentDocuments":\[{[^]]*"content":"\([A-Za-z0-9+/=]*\)".*/\1/p' <<<"$reply" | base64 -d >"$ticket" ||
@@ -250,6 +263,36 @@ echo "$held"
 grep -q '"status":"CANCELLED"' <<<"$held" && grep -qF "\"$booking.cancel.1\"" <<<"$held" ||
 	fail "the legacy sandbox does not hold booking $booking cancelled"
 
+# A journey with a change at Strasbourg, given as a trip specification of
+# two legs (the example has no timetable): one offer with a reservation
+# part per train, booked all or nothing (one BookingRequest per train),
+# one fulfilment per train, refunded as a whole (one CancelRequest each).
+leg() { # leg TRAIN FROM DEPARTURE TO ARRIVAL
+	echo "{\"timedLeg\": {\"start\": {\"stopPlaceRef\": {\"objectType\": \"StopPlaceRef\", \"stopPlaceRef\": \"urn:uic:stn:$2\"}, \"serviceDeparture\": {\"timetabledTime\": \"${day}T$3:00+01:00\"}}, \"end\": {\"stopPlaceRef\": {\"objectType\": \"StopPlaceRef\", \"stopPlaceRef\": \"urn:uic:stn:$4\"}, \"serviceArrival\": {\"timetabledTime\": \"${day}T$5:00+01:00\"}}, \"service\": {\"vehicleNumbers\": [\"$1\"], \"carriers\": [{\"ref\": \"urn:uic:rics:1187\"}]}}}"
+}
+osdm "hermes: offers for a journey with a change (9571 to Strasbourg, 96003 to Basel; one AvailabilityRequest per train)" POST /offers \
+	"{\"tripSpecifications\": [{\"legs\": [$(leg 9571 8711300 07:00 8721202 08:50), $(leg 96003 8721202 09:10 8500010 10:30)]}], \"offerSearchCriteria\": {\"travelClasses\": [\"SECOND\"]}, \"anonymousPassengerSpecifications\": [{\"externalRef\": \"p1\", \"type\": \"ADULT\", \"age\": 40}]}" \
+	200 '"coveredLegIds":\["trip-1-leg-2"\]'
+joffer="$(json_field offerId)"
+
+osdm "hermes: booking the journey (a BookingRequest per train, all or nothing)" POST /bookings \
+	"{\"offers\": [{\"offerId\": \"$joffer\", \"passengerRefs\": [\"p1\"]}], \"passengerSpecifications\": [{\"externalRef\": \"p1\", \"type\": \"ADULT\", \"age\": 40, \"detail\": {\"firstName\": \"Anna\", \"lastName\": \"Muller\"}}]}" \
+	200 '"vehicleNumber":"96003"'
+jbooking="$(json_field id)"
+
+osdm "hermes: fulfilment of the journey (one fulfilment per train)" POST "/bookings/$jbooking/fulfillments" '{}' \
+	200 '"summary":"Reservation on train 96003'
+jfulfilments="$(grep -o '"id":"fu-[^"]*"' <<<"$reply" | sed 's/"id":\("[^"]*"\)/\1/' | paste -sd, -)"
+
+osdm "hermes: refund offer of the journey (both trains)" POST "/bookings/$jbooking/refund-offers" \
+	"{\"fulfillmentIds\": [$jfulfilments]}" \
+	200 '"status":"PROPOSED"'
+jrefund="$(json_field id)"
+
+osdm "hermes: journey refunded (a CancelRequest per train)" PATCH "/bookings/$jbooking/refund-offers/$jrefund" \
+	'{"status": "CONFIRMED"}' \
+	200 '"status":"CONFIRMED"'
+
 # Legacy to legacy over OSDM: /partners/hermes on the legacy side is
 # osdm_convert -> osdm_token -> osdm_login/osdm_access -> osdm_legacy ->
 # legacy_sandbox.
@@ -267,8 +310,15 @@ send "hermes: booking with OfferRef $offer (XML)" "$url" application/xml "$booki
 ref="$(xml_field BookingRef)"
 send "hermes: the same booking resent: the same reply" "$url" application/xml "$booking" \
 	200 "<BookingRef>$ref</BookingRef>"
+send "hermes: the ticket of $ref (XML): the PDF osdm_legacy renders from the legacy system's booking" "$url" application/xml \
+	"<TicketRequest messageId=\"T-$id\"><BookingRef>$ref</BookingRef></TicketRequest>" \
+	200 '<TicketReply .*<Document format="application/pdf" medium="PDF_A4" type="TICKET"'
+pdf="$tickets/hermes-$ref.pdf"
+sed -n 's:.*<Document [^>]*>\([^<]*\)</Document>.*:\1:p' <<<"$reply" | head -n 1 | base64 -d >"$pdf"
+[ "$(head -c 5 "$pdf")" = "%PDF-" ] || fail "hermes: the ticket saved as $pdf is not a PDF"
+echo "${dim}saved the ticket: $pdf ($(wc -c <"$pdf") bytes)${off}"
 send "hermes: cancel $ref (XML): refunded at the legacy system" "$url" application/xml \
 	"<CancelRequest messageId=\"C-$id\"><BookingRef>$ref</BookingRef></CancelRequest>" \
 	200 '<Status>REFUNDED</Status>'
 
-printf '\n%sdemo: every reply as expected%s\n' "$bold" "$off"
+printf '\n%sdemo: every reply as expected; the partners'"'"' tickets are in %s%s\n' "$bold" "$tickets" "$off"

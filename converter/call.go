@@ -30,6 +30,9 @@ var stepMethods = map[Step]string{
 	StepExchangeOperation:       http.MethodPost,
 	StepReadExchangeOperation:   http.MethodGet,
 	StepDeleteExchangeOperation: http.MethodDelete,
+
+	StepReadFulfillment: http.MethodGet,
+	StepDocument:        http.MethodGet,
 }
 
 // idempotentSteps are the state-changing calls whose operation declares the
@@ -94,7 +97,17 @@ type call struct {
 	query  string            // encoded query string, GET /trip-offers only
 	body   any               // marshalled to JSON; nil sends {} on POST and PATCH
 	out    any               // the 2xx body is decoded into it; nil ignores the body
+
+	// The ticket calls' own settings.
+	path      string  // a ready path (a downloadLink's), instead of the step's template
+	accept    string  // the Accept header, if not JSON
+	maxAnswer int64   // the call's MaxAnswer: past it, DOCUMENT_TOO_LARGE
+	answer    *[]byte // set to the 2xx body as the Caller gave it (valid while the exchange runs)
 }
+
+// linkTemplate stands for a downloadLink's path in logs and metrics: the
+// link itself may carry a signature in its query.
+const linkTemplate = "{downloadLink}"
 
 // do makes the call through x and decodes a 2xx answer into cl.out. Any
 // other outcome is a *failure.
@@ -102,6 +115,9 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 	c := r.c
 	method := stepMethods[cl.step]
 	tmpl := c.paths[cl.step]
+	if cl.path != "" {
+		tmpl = linkTemplate
+	}
 	for name, v := range cl.params {
 		if why := unsafeSegment(v); why != "" {
 			// Only a partner's own id gets here (legacy ones are checked
@@ -110,7 +126,10 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 				what: method + " " + tmpl + " was not made: the partner's " + name + " " + strconv.Quote(plain(v, 64)) + " " + why}
 		}
 	}
-	path, err := osdm.ExpandPath(tmpl, cl.params)
+	path, err := cl.path, error(nil)
+	if path == "" {
+		path, err = osdm.ExpandPath(tmpl, cl.params)
+	}
 	if err != nil {
 		// Only reachable with an id the partner left empty.
 		return &failure{step: cl.step, code: legacy.CodePartnerUnavailable, uncertain: true,
@@ -128,7 +147,11 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 		return values[len(values)-1 : len(values) : len(values)]
 	}
 	h := make(http.Header, 3)
-	h["Accept"] = value(osdm.ContentTypeJSON)
+	if cl.accept != "" {
+		h["Accept"] = value(cl.accept)
+	} else {
+		h["Accept"] = value(osdm.ContentTypeJSON)
+	}
 	var body []byte
 	if method == http.MethodPost || method == http.MethodPatch {
 		body = emptyObject
@@ -143,20 +166,27 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 	if idempotentSteps[cl.step] {
 		h[osdm.HeaderIdempotencyKey] = value(IdempotencyKey(c.partner, r.messageID, cl.step))
 	}
-	req := &Call{Step: cl.step, Method: method, PathTemplate: tmpl, Path: path, Header: h, Body: body}
+	req := &Call{Step: cl.step, Method: method, PathTemplate: tmpl, Path: path, Header: h, Body: body, MaxAnswer: cl.maxAnswer}
 	// what names the call in a reply text; made only on failure.
 	what := func() string {
-		if len(path) > 200 {
+		if len(path) > 200 || cl.path != "" {
 			return method + " " + tmpl
 		}
 		return method + " " + path
 	}
 
 	a, err := r.x.Call(ctx, req)
+	if cl.maxAnswer > 0 && (errors.Is(err, ErrAnswerTooLarge) || err == nil && a != nil && int64(len(a.Body)) > cl.maxAnswer) {
+		return &failure{step: cl.step, code: legacy.CodeDocumentTooLarge,
+			what: what() + " answered more than " + strconv.FormatInt(cl.maxAnswer, 10) + " bytes"}
+	}
 	if err != nil || a == nil {
 		return transportFailure(ctx, cl.step, what(), err)
 	}
 	if a.Status >= 200 && a.Status < 300 {
+		if cl.answer != nil {
+			*cl.answer = a.Body
+		}
 		if cl.out == nil {
 			return nil
 		}
@@ -189,7 +219,7 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// transportFailure classifies an Caller error. The reply text says
+// transportFailure classifies a Caller error. The reply text says
 // what failed in words a person at a reservation desk can act on; the
 // error itself (Go types, addresses, file:line) is the Caller's to log,
 // never the reply's.
@@ -202,6 +232,9 @@ func transportFailure(ctx context.Context, step Step, what string, err error) *f
 	case errors.Is(err, ErrAuthentication):
 		f.code, f.uncertain = legacy.CodeAuthenticationFailed, false
 		f.what = what + " was not made: the login at the partner's login service failed in a way that retrying will not fix (credentials refused, or a key or TLS setting); the detail is in the gateway's log"
+	case errors.Is(err, ErrAnswerTooLarge):
+		f.code = legacy.CodePartnerUnavailable
+		f.what = what + " answered more than the gateway reads of an OSDM answer; the answer was dropped"
 	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(ctx.Err(), context.DeadlineExceeded):
 		f.code = legacy.CodePartnerTimeout
 		f.what = what + " got no answer in time"

@@ -33,6 +33,14 @@ const (
 	StepExchangeOperation       Step = "exchange_operation"        // POST /bookings/{bookingId}/exchange-operations
 	StepReadExchangeOperation   Step = "read_exchange_operation"   // GET /bookings/{bookingId}/exchange-operations/{exchangeOperationId}
 	StepDeleteExchangeOperation Step = "delete_exchange_operation" // DELETE /bookings/{bookingId}/exchange-operations/{exchangeOperationId}
+	// The ticket steps (TicketRequest): the booking is read with
+	// StepReadBooking, then each live fulfilment, and the documents
+	// that come as a link.
+	StepReadFulfillment Step = "fulfillment" // GET /fulfillments/{fulfillmentId}
+	// StepDocument downloads a document from the downloadLink the
+	// partner gave: its path and query, through the same route; it has
+	// no template to override.
+	StepDocument Step = "document" // GET {downloadLink}
 )
 
 // Call is one OSDM HTTP request the converter wants made.
@@ -61,6 +69,11 @@ type Call struct {
 	// Body is the JSON body; nil for GET and DELETE, never nil for POST
 	// and PATCH ({} at least).
 	Body []byte
+	// MaxAnswer is the longest answer body the converter takes for this
+	// call, set on the calls that carry ticket documents; 0 leaves the
+	// bound to the Caller. A Caller that stops reading past it answers an
+	// error wrapping ErrAnswerTooLarge, never a cut answer.
+	MaxAnswer int64
 }
 
 // Answer is the partner's HTTP response to a Call.
@@ -108,4 +121,9 @@ var (
 	// reached, so the call was not made (PARTNER_UNAVAILABLE, or
 	// PARTNER_TIMEOUT together with ErrTimeout).
 	ErrLoginFailed = errors.New("the partner's login service failed")
+	// ErrAnswerTooLarge: the answer was longer than the call's MaxAnswer
+	// (or the Caller's own bound) and was not read to its end
+	// (DOCUMENT_TOO_LARGE on a call that carries documents,
+	// PARTNER_UNAVAILABLE on any other).
+	ErrAnswerTooLarge = errors.New("the partner's answer is longer than the gateway reads")
 )

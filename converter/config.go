@@ -53,7 +53,21 @@ type Config struct {
 	Location *time.Location
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// MaxDocument is the largest ticket document a TicketReply carries,
+	// in bytes; a larger one is refused with DOCUMENT_TOO_LARGE, never
+	// cut. 0 means DefaultMaxDocument; at most MaxMaxDocument.
+	MaxDocument int64
 }
+
+// Bounds of Config.MaxDocument.
+const (
+	// DefaultMaxDocument is 4 MiB, above the 3 MB that OSDM lets a
+	// document carry in its content.
+	DefaultMaxDocument = 4 << 20
+	// MaxMaxDocument is 32 MiB: several documents that large in one
+	// reply are what a legacy client reads at most (legacy.MaxReplyBytes).
+	MaxMaxDocument = 32 << 20
+)
 
 // DefaultTariffs is the tariff table of legacy-protocol.md.
 func DefaultTariffs() map[int]PassengerTariff {

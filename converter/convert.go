@@ -2,6 +2,7 @@ package converter
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -50,9 +51,15 @@ func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Caller) *
 		if m != nil {
 			return c.newRun(m, x).passengerData(ctx, m)
 		}
+	case *legacy.TicketRequest:
+		if m != nil {
+			// Read-only and possibly large: neither journaled nor kept
+			// for resends (Journal, ReplyCache).
+			return transient(c.newRun(m, x).ticket(ctx, m))
+		}
 	}
 	return negative(legacy.NewNegativeReply(legacy.ReplyHeader{SentAt: c.now()}, legacy.CodeUnsupportedMessage,
-		"The converter takes AvailabilityRequest, BookingRequest, CancelRequest, SynchroRequest and PassengerDataRequest only."))
+		"The converter takes AvailabilityRequest, BookingRequest, CancelRequest, SynchroRequest, PassengerDataRequest and TicketRequest only."))
 }
 
 // run is one legacy exchange in progress.
@@ -147,6 +154,8 @@ func (r *run) lead(code legacy.Code) string {
 		return "Partner " + p + " did not answer in time; try again later."
 	case legacy.CodePartnerUnavailable:
 		return "Partner " + p + " could not be reached or failed; try again later."
+	case legacy.CodeDocumentTooLarge:
+		return "A ticket document of partner " + p + " is larger than this route takes (max_document " + strconv.FormatInt(r.c.maxDocument, 10) + " bytes); nothing of it is passed on."
 	}
 	return "Partner " + p + " refused the request."
 }

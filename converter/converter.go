@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
@@ -21,6 +22,11 @@ type Converter struct {
 	paths       map[Step]string
 	location    *time.Location
 	now         func() time.Time
+	maxDocument int64
+	// maxTickets bounds the documents of one TicketReply together, so
+	// that the reply stays within what a legacy client reads
+	// (legacy.MaxReplyBytes) in base64 with room for the rest.
+	maxTickets int64
 }
 
 // DefaultPaths are the OSDM 3.x path templates of every step; a Config's
@@ -43,6 +49,8 @@ func DefaultPaths() map[Step]string {
 		StepExchangeOperation:       osdm.PathExchangeOperations,
 		StepReadExchangeOperation:   osdm.PathExchangeOperation,
 		StepDeleteExchangeOperation: osdm.PathExchangeOperation,
+
+		StepReadFulfillment: osdm.PathFulfillment,
 	}
 }
 
@@ -66,6 +74,8 @@ var stepParams = map[Step][]string{
 	StepExchangeOperation:       {osdm.ParamBookingID},
 	StepReadExchangeOperation:   {osdm.ParamBookingID, osdm.ParamExchangeOperationID},
 	StepDeleteExchangeOperation: {osdm.ParamBookingID, osdm.ParamExchangeOperationID},
+
+	StepReadFulfillment: {osdm.ParamFulfillmentID},
 }
 
 // defaultLocation is where a departure time is read when the station's
@@ -83,6 +93,7 @@ func New(cfg Config) (*Converter, error) {
 		paths:       DefaultPaths(),
 		location:    cfg.Location,
 		now:         cfg.Now,
+		maxDocument: cfg.MaxDocument,
 	}
 	if strings.TrimSpace(c.partner) == "" {
 		return nil, fmt.Errorf("partner: must not be empty")
@@ -130,6 +141,13 @@ func New(cfg Config) (*Converter, error) {
 	if c.now == nil {
 		c.now = time.Now
 	}
+	switch {
+	case c.maxDocument == 0:
+		c.maxDocument = DefaultMaxDocument
+	case c.maxDocument < 0 || c.maxDocument > MaxMaxDocument:
+		return nil, fmt.Errorf("max_document: %d must be 1..%d bytes", c.maxDocument, MaxMaxDocument)
+	}
+	c.maxTickets = int64(legacy.MaxReplyBytes-1<<20) / 4 * 3
 	return c, nil
 }
 

@@ -61,7 +61,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		{"tariff code", Config{Partner: "p", Tariffs: map[int]PassengerTariff{10000: {Type: "ADULT"}}}, "tariff 10000: code must be 0..9999"},
 		{"reason code", Config{Partner: "p", Reasons: map[int]osdm.OverruleCode{10000: "STRIKE"}}, "reason 10000: code must be 0..9999"},
 		{"reason", Config{Partner: "p", Reasons: map[int]osdm.OverruleCode{1: "strike"}}, `reason 1: overrule code "strike" must be an OSDM overrule code such as TECHNICAL_FAILURE`},
-		{"unknown step", Config{Partner: "p", Paths: map[Step]string{"refunds": "/x"}}, "path refunds: unknown step (known: booking, bookings, delete_booking, delete_exchange_operation, delete_refund_offer, exchange_offers, exchange_operation, fulfillments, offers, passenger, read_exchange_operation, refund_offer, refund_offers, trip_offers)"},
+		{"unknown step", Config{Partner: "p", Paths: map[Step]string{"refunds": "/x"}}, "path refunds: unknown step (known: booking, bookings, delete_booking, delete_exchange_operation, delete_refund_offer, exchange_offers, exchange_operation, fulfillment, fulfillments, offers, passenger, read_exchange_operation, refund_offer, refund_offers, trip_offers)"},
 		{"relative", Config{Partner: "p", Paths: map[Step]string{StepOffers: "offers"}}, `path offers: template "offers" must start with /`},
 		{"query", Config{Partner: "p", Paths: map[Step]string{StepOffers: "/offers?x=1"}}, `path offers: template "/offers?x=1" must be a plain path`},
 		{"missing id", Config{Partner: "p", Paths: map[Step]string{StepFulfillments: "/bookings/fulfillments"}}, `path fulfillments: template "/bookings/fulfillments" must hold {bookingId} exactly once`},
@@ -78,6 +78,9 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		{"prefix with an empty segment", Config{Partner: "p", PathPrefix: "/osdm//v3"}, `has an empty or dot segment`},
 		{"prefix with a placeholder", Config{Partner: "p", PathPrefix: "/{bookingId}"}, `must be a plain path`},
 		{"prefix with a query", Config{Partner: "p", PathPrefix: "/osdm?x=1"}, `must be a plain path`},
+		{"negative max document", Config{Partner: "p", MaxDocument: -1}, "max_document: -1 must be 1..33554432 bytes"},
+		{"max document too large", Config{Partner: "p", MaxDocument: MaxMaxDocument + 1}, "max_document: 33554433 must be 1..33554432 bytes"},
+		{"fulfilment path without its id", Config{Partner: "p", Paths: map[Step]string{StepReadFulfillment: "/fulfillments"}}, "must hold {fulfillmentId} exactly once"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := New(tc.cfg)

@@ -51,6 +51,13 @@
 //     .../refund-offers/{refundOfferId} {"status":"CONFIRMED"}; a booking
 //     never confirmed is deleted with DELETE /bookings/{bookingId}; one
 //     already cancelled or refunded is ALREADY_CANCELLED.
+//   - TicketRequest: GET /bookings/{bookingId}, then GET
+//     /fulfillments/{fulfillmentId} per live fulfilment for its documents
+//     (the answer's fulfillmentDocuments, else the fulfilment's deprecated
+//     list, else the booking's documents it names), and GET of each
+//     document's downloadLink (its path and query, through the same
+//     Caller); every fulfilment is a Ticket (ticket.go). Not journaled,
+//     not kept for resends.
 //   - ALTERNATIVE_SYSTEM_PROPOSAL, in a 200's problems or as a 4xx problem,
 //     from the offer search or POST /bookings: a ReplacementProposal.
 //

@@ -38,8 +38,10 @@ import (
 // by its resend from what the journal holds, or settled by Settle: the
 // booking is read back at the partner and fulfilled or deleted, and the
 // outcome recorded for the resend. Searches (AvailabilityRequest,
-// informationOnly BookingRequest) change nothing at the partner and pass
-// straight to the Converter.
+// informationOnly BookingRequest) and TicketRequests change nothing at the
+// partner and pass straight to the Converter: nothing of them is written
+// to the store (a TicketReply's documents would be megabytes of personal
+// data kept for nothing; a resend reads the partner again).
 //
 // One Journal serves one Converter (one partner route); several may share
 // one store, their keys apart by partner.

@@ -47,6 +47,8 @@ import (
 //	404 of POST /bookings            -> OFFER_EXPIRED (409)
 //	404 of a /bookings/{id} call     -> BOOKING_NOT_FOUND (404)
 //	404 of PATCH .../refund-offers/{rid} -> PARTNER_REJECTED (502; the refund offer is gone)
+//	404 of a document's downloadLink -> PARTNER_REJECTED (502; retryable: the
+//	                                    TicketRequest sent again reads fresh links)
 //	408, 504                         -> PARTNER_TIMEOUT (504, retryable)
 //	501                              -> PARTNER_REJECTED (502; the partner does not
 //	                                    serve the operation, a retry will not help)
@@ -140,7 +142,7 @@ func notFoundCode(step Step) legacy.Code {
 		return legacy.CodeTrainNotFound
 	case StepBooking:
 		return legacy.CodeOfferExpired
-	case StepRefundOffer:
+	case StepRefundOffer, StepDocument:
 		return legacy.CodePartnerRejected
 	}
 	return legacy.CodeBookingNotFound

@@ -20,8 +20,9 @@ import (
 // messageId would only get the same reply until the entry expires. A
 // reply that is not the exchange's outcome for good is not kept: one the
 // journal may still settle, one that only says another instance is still
-// at work on the message, one given because the journal's store failed.
-// Its resend asks the journal again.
+// at work on the message, one given because the journal's store failed,
+// and the reply to a TicketRequest (read-only, and large with its
+// documents: its resend reads the partner again). Its resend asks again.
 //
 // The cache holds at most maxEntries finished replies, dropping the oldest
 // first; a reply expires ttl after it was made. Exchanges still running are
@@ -122,9 +123,10 @@ func (rc *ReplyCache) Do(ctx context.Context, messageID string, body []byte, fn 
 	e.res = res
 	e.expires = rc.now().Add(rc.ttl)
 	close(e.done)
-	if res.unsettled {
-		// Its outcome may still change (the journal settles it): the
-		// duplicates already waiting get it, later ones ask again.
+	if res.unsettled || res.transient {
+		// Its outcome may still change (the journal settles it, or the
+		// partner's state moved on): the duplicates already waiting get
+		// it, later ones ask again.
 		rc.remove(e)
 	}
 	rc.evict()

@@ -26,6 +26,11 @@ type Result struct {
 	// exchange, or the journal's store failed; journal.go): it may still
 	// change, so a ReplyCache does not keep it.
 	unsettled bool
+	// transient: the reply tells the partner's state as it was read,
+	// which may change (a ticket issued since) and may be large (a
+	// TicketReply's documents): a ReplyCache does not keep it, a resend
+	// reads the partner again.
+	transient bool
 }
 
 // Outcome labels of a Result other than a NegativeReply code.
@@ -39,6 +44,12 @@ const (
 // with the status err asks for (400, 413, 415 or 422).
 func Refusal(err *legacy.Error, now time.Time) *Result {
 	return &Result{Reply: err.NegativeReply(now), Status: err.HTTPStatus(), Outcome: outcomeOf(err.Code), RequestKind: err.Kind}
+}
+
+// transient marks res as not kept for resends (Result.transient).
+func transient(res *Result) *Result {
+	res.transient = true
+	return res
 }
 
 // ok wraps a successful reply.

@@ -39,6 +39,12 @@ const (
 	// CodeBookingRolledBack: the booking was made but could not be
 	// fulfilled, and was deleted again.
 	CodeBookingRolledBack Code = "BOOKING_ROLLED_BACK"
+	// CodeTicketNotReady: the booking is confirmed but the partner has not
+	// issued its documents yet.
+	CodeTicketNotReady Code = "TICKET_NOT_READY"
+	// CodeDocumentTooLarge: a document of the booking is larger than the
+	// route takes; it is never truncated.
+	CodeDocumentTooLarge Code = "DOCUMENT_TOO_LARGE"
 )
 
 // Codes lists every NegativeReply code.
@@ -47,7 +53,7 @@ var Codes = []Code{
 	CodeNoAvailability, CodeTrainNotFound, CodeOfferExpired,
 	CodeBookingNotFound, CodeAlreadyCancelled, CodePartnerRejected,
 	CodePartnerUnavailable, CodePartnerTimeout, CodeAuthenticationFailed,
-	CodeBookingRolledBack,
+	CodeBookingRolledBack, CodeTicketNotReady, CodeDocumentTooLarge,
 }
 
 // Known reports whether c is one of Codes.
@@ -64,15 +70,17 @@ func (c Code) Known() bool {
 // where the same request may succeed later unchanged.
 func (c Code) Retryable() bool {
 	switch c {
-	case CodePartnerUnavailable, CodePartnerTimeout, CodeBookingRolledBack:
+	case CodePartnerUnavailable, CodePartnerTimeout, CodeBookingRolledBack, CodeTicketNotReady:
 		return true
 	}
 	return false
 }
 
 // HTTPStatus is the HTTP status of a NegativeReply with code c: 400
-// invalid, 422 valid but unsupported, 404/409 business refusals, 502
-// partner failures, 504 partner timeout. Body-size and content-type failures have their own statuses: see Error.HTTPStatus.
+// invalid, 422 valid but unsupported, 404/409 business refusals
+// (TICKET_NOT_READY among them: the booking's state, not a failure), 502
+// partner failures (DOCUMENT_TOO_LARGE among them: the partner's document
+// cannot be carried), 504 partner timeout. Body-size and content-type failures have their own statuses: see Error.HTTPStatus.
 func (c Code) HTTPStatus() int {
 	switch c {
 	case CodeInvalidMessage:
@@ -81,7 +89,7 @@ func (c Code) HTTPStatus() int {
 		return http.StatusUnprocessableEntity
 	case CodeTrainNotFound, CodeBookingNotFound:
 		return http.StatusNotFound
-	case CodeNoAvailability, CodeAlreadyCancelled, CodeOfferExpired, CodeExchangeNotPossible:
+	case CodeNoAvailability, CodeAlreadyCancelled, CodeOfferExpired, CodeExchangeNotPossible, CodeTicketNotReady:
 		return http.StatusConflict
 	case CodePartnerTimeout:
 		return http.StatusGatewayTimeout

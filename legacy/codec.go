@@ -9,8 +9,8 @@ import (
 )
 
 // Decode reads a legacy request from body in format f: an
-// *AvailabilityRequest, *BookingRequest, *CancelRequest, *SynchroRequest
-// or *PassengerDataRequest, validated by
+// *AvailabilityRequest, *BookingRequest, *CancelRequest, *SynchroRequest,
+// *PassengerDataRequest or *TicketRequest, validated by
 // every rule of legacy-protocol.md except the route's tariff and reason
 // tables. Any failure is an *Error: CodeUnsupportedMessage for a
 // well-formed message of another kind, CodeInvalidMessage for everything
@@ -27,6 +27,7 @@ func Decode(f Format, body []byte) (Request, error) {
 // DecodeReply reads a legacy reply from body in format f, for a legacy-side
 // client and for tests. It checks structure and syntax as Decode does but
 // fewer presence rules: any NegativeReply code of the right syntax is taken.
+// It reads up to MaxReplyBytes, as a TicketReply carries whole documents.
 func DecodeReply(f Format, body []byte) (Reply, error) {
 	m, err := decode(f, body, false)
 	if err != nil {
@@ -86,6 +87,11 @@ func writeMessage(w *writer, m Message) bool {
 			writePassengerDataRequest(w, v)
 			return true
 		}
+	case *TicketRequest:
+		if v != nil {
+			writeTicketRequest(w, v)
+			return true
+		}
 	case *AvailabilityReply:
 		if v != nil {
 			writeAvailabilityReply(w, v)
@@ -111,6 +117,11 @@ func writeMessage(w *writer, m Message) bool {
 			writePassengerDataReply(w, v)
 			return true
 		}
+	case *TicketReply:
+		if v != nil {
+			writeTicketReply(w, v)
+			return true
+		}
 	case *ReplacementProposal:
 		if v != nil {
 			writeReplacementProposal(w, v)
@@ -127,23 +138,27 @@ func writeMessage(w *writer, m Message) bool {
 
 var requestKinds = map[Kind]bool{
 	KindAvailabilityRequest: true, KindBookingRequest: true, KindCancelRequest: true,
-	KindSynchroRequest: true, KindPassengerDataRequest: true,
+	KindSynchroRequest: true, KindPassengerDataRequest: true, KindTicketRequest: true,
 }
 
 var replyKinds = map[Kind]bool{
 	KindAvailabilityReply: true, KindBookingReply: true, KindCancelReply: true,
-	KindSynchroReply: true, KindPassengerDataReply: true,
+	KindSynchroReply: true, KindPassengerDataReply: true, KindTicketReply: true,
 	KindReplacementProposal: true, KindNegativeReply: true,
 }
 
 // decode reads a request (or a reply) of any kind.
 func decode(f Format, body []byte, request bool) (Message, error) {
 	d := &decoder{format: f}
+	limit := MaxBodyBytes
+	if !request {
+		limit = MaxReplyBytes
+	}
 	var root *reader
 	switch f {
 	case XML:
-		if len(body) > MaxBodyBytes {
-			return nil, tooLarge()
+		if len(body) > limit {
+			return nil, tooLarge(limit)
 		}
 		x, head, err := parseXML(body)
 		if err != nil {
@@ -152,8 +167,8 @@ func decode(f Format, body []byte, request bool) (Message, error) {
 		d.messageID, d.namespaced = head.messageID, head.namespaced
 		root = newReader(d, nil, x.name, "", -1, x, nil)
 	case JSON:
-		if len(body) > MaxBodyBytes {
-			return nil, tooLarge()
+		if len(body) > limit {
+			return nil, tooLarge(limit)
 		}
 		j, id, err := parseJSON(body)
 		if err != nil {
@@ -207,6 +222,8 @@ func readMessage(r *reader, kind Kind) Message {
 		return readSynchroRequest(r)
 	case KindPassengerDataRequest:
 		return readPassengerDataRequest(r)
+	case KindTicketRequest:
+		return readTicketRequest(r)
 	case KindAvailabilityReply:
 		return readAvailabilityReply(r)
 	case KindBookingReply:
@@ -217,6 +234,8 @@ func readMessage(r *reader, kind Kind) Message {
 		return readSynchroReply(r)
 	case KindPassengerDataReply:
 		return readPassengerDataReply(r)
+	case KindTicketReply:
+		return readTicketReply(r)
 	case KindReplacementProposal:
 		return readReplacementProposal(r)
 	case KindNegativeReply:
@@ -237,8 +256,8 @@ func messageKind(root *reader) (Kind, bool) {
 	return Kind(s), root.d.err == nil
 }
 
-func tooLarge() *Error {
-	return &Error{Code: CodeInvalidMessage, Rule: "the body is larger than " + strconv.Itoa(MaxBodyBytes) + " bytes", Err: ErrTooLarge}
+func tooLarge(limit int) *Error {
+	return &Error{Code: CodeInvalidMessage, Rule: "the body is larger than " + strconv.Itoa(limit) + " bytes", Err: ErrTooLarge}
 }
 
 // shortName makes a name taken from the input safe and short for an error

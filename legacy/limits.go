@@ -3,9 +3,12 @@ package legacy
 // Bounds on what Decode and DecodeReply read. A legacy message is a few
 // hundred bytes; these stop a hostile body from costing memory or time.
 const (
-	// MaxBodyBytes is the longest body decoded (the caller's max_body may
-	// be lower).
+	// MaxBodyBytes is the longest request body decoded (the caller's
+	// max_body may be lower).
 	MaxBodyBytes = 1 << 20
+	// MaxReplyBytes is the longest reply body DecodeReply reads: a
+	// TicketReply carries its documents whole, in base64.
+	MaxReplyBytes = 64 << 20
 	// MaxDepth is the deepest nesting of XML elements or JSON values; the
 	// deepest legitimate message (a SynchroReply wrapping exchange offers)
 	// nests 6.

@@ -4,9 +4,10 @@
 //
 // Decode turns a request body into one of the request types
 // (*AvailabilityRequest, *BookingRequest, *CancelRequest, *SynchroRequest,
-// *PassengerDataRequest); Encode writes any message, normally a reply
-// (*AvailabilityReply, *BookingReply, *CancelReply, *SynchroReply,
-// *PassengerDataReply, *ReplacementProposal, *NegativeReply); DecodeReply
+// *PassengerDataRequest, *TicketRequest); Encode writes any message,
+// normally a reply (*AvailabilityReply, *BookingReply, *CancelReply,
+// *SynchroReply, *PassengerDataReply, *TicketReply, *ReplacementProposal,
+// *NegativeReply); DecodeReply
 // reads a reply back, for a legacy-side client. Every decoding failure is an *Error
 // that carries the NegativeReply code, the field and the rule broken, and the
 // request's messageId when it could be read.
@@ -25,11 +26,13 @@ const (
 	KindCancelRequest        Kind = "CancelRequest"
 	KindSynchroRequest       Kind = "SynchroRequest"
 	KindPassengerDataRequest Kind = "PassengerDataRequest"
+	KindTicketRequest        Kind = "TicketRequest"
 	KindAvailabilityReply    Kind = "AvailabilityReply"
 	KindBookingReply         Kind = "BookingReply"
 	KindCancelReply          Kind = "CancelReply"
 	KindSynchroReply         Kind = "SynchroReply"
 	KindPassengerDataReply   Kind = "PassengerDataReply"
+	KindTicketReply          Kind = "TicketReply"
 	KindReplacementProposal  Kind = "ReplacementProposal"
 	KindNegativeReply        Kind = "NegativeReply"
 )
@@ -45,8 +48,8 @@ type Message interface {
 }
 
 // Request is a decoded legacy request: *AvailabilityRequest,
-// *BookingRequest, *CancelRequest, *SynchroRequest or
-// *PassengerDataRequest.
+// *BookingRequest, *CancelRequest, *SynchroRequest, *PassengerDataRequest
+// or *TicketRequest.
 type Request interface {
 	Message
 	// MessageID is the request's messageId, which its reply carries back

@@ -7,8 +7,8 @@ import (
 )
 
 func TestCodes(t *testing.T) {
-	if len(Codes) != 14 {
-		t.Fatalf("%d codes, legacy-protocol.md has 14", len(Codes))
+	if len(Codes) != 16 {
+		t.Fatalf("%d codes, legacy-protocol.md has 16", len(Codes))
 	}
 	status := map[Code]int{
 		CodeInvalidMessage: 400, CodeUnsupportedMessage: 422, CodeExchangeNotSupported: 422,
@@ -17,12 +17,13 @@ func TestCodes(t *testing.T) {
 		CodeTrainNotFound: 404, CodeBookingNotFound: 404,
 		CodePartnerRejected: 502, CodePartnerUnavailable: 502, CodeAuthenticationFailed: 502,
 		CodeBookingRolledBack: 502, CodePartnerTimeout: 504,
+		CodeTicketNotReady: 409, CodeDocumentTooLarge: 502,
 	}
 	for _, c := range Codes {
 		if !c.Known() || c.HTTPStatus() != status[c] {
 			t.Errorf("%s: known %v status %d, want %d", c, c.Known(), c.HTTPStatus(), status[c])
 		}
-		want := c == CodePartnerUnavailable || c == CodePartnerTimeout || c == CodeBookingRolledBack
+		want := c == CodePartnerUnavailable || c == CodePartnerTimeout || c == CodeBookingRolledBack || c == CodeTicketNotReady
 		if c.Retryable() != want {
 			t.Errorf("%s: Retryable %v", c, c.Retryable())
 		}

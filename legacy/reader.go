@@ -40,6 +40,9 @@ type reader struct {
 	x      *xnode
 	j      *jnode
 	used   []bool // per XML attribute then child, or per JSON key
+	// textRead: the XML element's own text was read (text), so done
+	// does not refuse it.
+	textRead bool
 }
 
 func newReader(d *decoder, parent *reader, seg, jseg string, index int, x *xnode, j *jnode) *reader {
@@ -301,6 +304,31 @@ func (r *reader) dateTime(name string, attr, required bool) time.Time {
 	return t
 }
 
+// text reads the content of r: the text of its own XML element, or its
+// JSON string key. ok reports presence (XML: text that is not empty).
+func (r *reader) text(key string) (string, bool) {
+	if r.d.err != nil {
+		return "", false
+	}
+	if r.x != nil {
+		r.textRead = true
+		return r.x.text, r.x.text != ""
+	}
+	return r.str(key, true)
+}
+
+// failText records that the content of r (see text) breaks rule: XML
+// names the element, JSON the key.
+func (r *reader) failText(key, rule string) {
+	if r.x != nil {
+		if r.d.err == nil {
+			r.d.fail(CodeInvalidMessage, r.path(), rule)
+		}
+		return
+	}
+	r.fail(key, true, rule)
+}
+
 // child returns a reader of the single element or object name, nil if
 // absent (or required and absent, which fails).
 func (r *reader) child(name string, required bool) *reader {
@@ -399,7 +427,7 @@ func (r *reader) done() {
 				return
 			}
 		}
-		if r.x.text != "" {
+		if r.x.text != "" && !r.textRead {
 			r.d.fail(CodeInvalidMessage, r.path(), "must hold elements, not text")
 		}
 		return

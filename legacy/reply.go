@@ -3,8 +3,8 @@ package legacy
 import "time"
 
 // Reply is a legacy reply: *AvailabilityReply, *BookingReply, *CancelReply,
-// *SynchroReply, *PassengerDataReply, *ReplacementProposal or
-// *NegativeReply.
+// *SynchroReply, *PassengerDataReply, *TicketReply, *ReplacementProposal
+// or *NegativeReply.
 type Reply interface {
 	Message
 	// ReplyHeader returns the items common to every reply.

@@ -240,7 +240,7 @@ func ruleCases() []ruleCase {
 			xml: []string{`</CancelRequest>`, `</CancelRequest>x`}},
 		{name: "unknown entity", base: c, rule: "is not well-formed XML (line 3): invalid character entity &nbsp;",
 			xml: []string{`b-4711`, `b&nbsp;4711`}},
-	}, afterSalesRuleCases()...)
+	}, append(afterSalesRuleCases(), ticketRuleCases()...)...)
 }
 
 func TestRules(t *testing.T) {

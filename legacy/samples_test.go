@@ -215,6 +215,31 @@ func samplePassengerDataReply() *PassengerDataReply {
 	}
 }
 
+func sampleTicketRequest() *TicketRequest {
+	return &TicketRequest{
+		Header:     Header{MessageID: "T-20261201-0009", SentAt: sampleTime, Sender: 87},
+		BookingRef: "b-4711",
+	}
+}
+
+// sampleTicketReply has a ticket with two documents, one with its own
+// control number and bytes that base64 writes with + and /, and a
+// refunded ticket without documents.
+func sampleTicketReply() *TicketReply {
+	return &TicketReply{
+		Header:     ReplyHeader{CorrelationID: "T-20261201-0009", SentAt: sampleTime},
+		BookingRef: "b-4711",
+		Tickets: []Ticket{
+			{FulfilmentRef: "ful-4711", Status: "FULFILLED", TicketControlNumber: "CN8Q2Z4K7M", Documents: []Document{
+				{Format: "application/pdf", Medium: "PDF_A4", Type: "TICKET", ControlNumber: "CN8Q2Z4K7M",
+					Content: []byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj <<>> endobj\n%%EOF\n")},
+				{Format: "image/png", Medium: "PDF_A4", Type: "BOOKING_RECEIPT", Content: []byte{0x89, 'P', 'N', 'G', 0xfb, 0xff, 0xfe}},
+			}},
+			{FulfilmentRef: "ful-4712", Status: "REFUNDED"},
+		},
+	}
+}
+
 // sample is a message with the name of its golden files.
 type sample struct {
 	name string
@@ -231,6 +256,7 @@ func samples() []sample {
 		sampleAvailabilityReply(), sampleBookingReply(), sampleCancelReply(),
 		sampleSynchroReply(), samplePassengerDataReply(),
 		sampleReplacementProposal(), sampleNegativeReply(),
+		sampleTicketRequest(), sampleTicketReply(),
 	} {
 		out = append(out, sample{string(m.Kind()), m})
 	}

@@ -1,6 +1,7 @@
 package legacy
 
 import (
+	"encoding/base64"
 	"reflect"
 	"strconv"
 	"time"
@@ -15,6 +16,7 @@ type writer struct {
 	buf       []byte
 	names     []string // XML: open elements
 	startOpen bool     // XML: the last start tag still awaits its ">"
+	textOpen  bool     // XML: the open element holds text, its end tag follows at once
 	first     []bool   // JSON: per open object or array, nothing written in it yet
 }
 
@@ -151,6 +153,26 @@ func (w *writer) optElemTime(name string, t time.Time) {
 	}
 }
 
+// base64Text writes b in base64 as the text of the open XML element
+// (after its attributes; nothing else may follow before end), or as the
+// JSON string key. The base64 alphabet needs no escaping in either form,
+// so it is encoded straight into the buffer.
+func (w *writer) base64Text(key string, b []byte) {
+	if w.format == JSON {
+		w.key(key, true)
+		w.buf = append(w.buf, '"')
+		w.buf = base64.StdEncoding.AppendEncode(w.buf, b)
+		w.buf = append(w.buf, '"')
+		return
+	}
+	if w.startOpen {
+		w.buf = append(w.buf, '>')
+		w.startOpen = false
+	}
+	w.buf = base64.StdEncoding.AppendEncode(w.buf, b)
+	w.textOpen = true
+}
+
 // open starts the element or object name; end closes it.
 func (w *writer) open(name string) {
 	if w.format == XML {
@@ -175,7 +197,11 @@ func (w *writer) end() {
 		w.startOpen = false
 		return
 	}
-	w.indent()
+	if w.textOpen {
+		w.textOpen = false
+	} else {
+		w.indent()
+	}
 	w.buf = append(w.buf, '<', '/')
 	w.buf = append(w.buf, name...)
 	w.buf = append(w.buf, '>')

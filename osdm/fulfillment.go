@@ -52,6 +52,13 @@ type Fulfillment struct {
 	// FulfillmentDocumentRefs are the ids of its documents, listed in the
 	// answer's top-level fulfillmentDocuments.
 	FulfillmentDocumentRefs []string `json:"fulfillmentDocumentRefs,omitempty"`
+	// DeprecatedDocuments is the fulfilment's own list of its documents,
+	// deprecated by the spec in favour of the answer's top-level
+	// fulfillmentDocuments; still read from partners that use it.
+	DeprecatedDocuments []FulfillmentDocument `json:"fulfillmentDocuments,omitempty"`
+	// ContentComplete is false while documents are still being generated;
+	// nil when the partner does not say.
+	ContentComplete *bool `json:"contentComplete,omitempty"`
 }
 
 // BookingPartReference names a booking part (id required).

@@ -7,10 +7,14 @@ import "time"
 type Trip struct {
 	// ID is the partner's trip id, referenced by offers' tripCoverage.
 	ID string `json:"id"`
+	// ExternalRef is the consumer's reference of a trip it specified.
+	ExternalRef string `json:"externalRef,omitempty"`
 	// Summary is a free text.
 	Summary string `json:"summary,omitempty"`
 	// Duration is an ISO 8601 duration, e.g. "PT3H12M".
 	Duration string `json:"duration"`
+	// Direction is OUT_BOUND (TripDirectionOutbound) or IN_BOUND.
+	Direction string `json:"direction,omitempty"`
 	// Origin and Destination are the end stations.
 	Origin      *PlaceRef `json:"origin,omitempty"`
 	Destination *PlaceRef `json:"destination,omitempty"`
@@ -23,14 +27,41 @@ type Trip struct {
 	Legs []TripLeg `json:"legs"`
 }
 
-// TripLeg is one leg of a trip; only timed (scheduled train) legs are
-// modelled, other kinds come back with TimedLeg nil.
+// TripLeg is one leg of a trip: a timed (scheduled train) leg or a
+// transfer leg between two; other kinds come back with both nil.
 type TripLeg struct {
 	// ID is the leg id, referenced by tripLegCoverage.
 	ID string `json:"id"`
+	// ExternalRef is the consumer's reference of a leg it specified.
+	ExternalRef string `json:"externalRef,omitempty"`
 	// TimedLeg is the scheduled service ridden on this leg.
 	TimedLeg *TimedLeg `json:"timedLeg,omitempty"`
+	// TransferLeg is a change between the timed legs around it.
+	TransferLeg *TransferLeg `json:"transferLeg,omitempty"`
 }
+
+// TransferLeg links two legs of a trip where the traveller changes;
+// start and end are required.
+type TransferLeg struct {
+	// TransferMode is how the change is made, e.g. WALK.
+	TransferMode TransferMode `json:"transferMode,omitempty"`
+	// Start and End are where the change begins and ends (one station
+	// for a change of trains there).
+	Start PlaceRef `json:"start"`
+	End   PlaceRef `json:"end"`
+	// Duration is the time the change takes, an ISO 8601 duration.
+	Duration string `json:"duration,omitempty"`
+}
+
+// TripDirectionOutbound is the direction of a single trip or of the
+// outward trip of a return.
+const TripDirectionOutbound = "OUT_BOUND"
+
+// TransferMode is how a transfer leg is made (OJP's extensible enum).
+type TransferMode string
+
+// TransferModeWalk is a change on foot, e.g. between two platforms.
+const TransferModeWalk TransferMode = "WALK"
 
 // TimedLeg is a leg on a scheduled service; start, end and service are required.
 type TimedLeg struct {

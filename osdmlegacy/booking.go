@@ -23,6 +23,9 @@ func (f *Facade) createBooking(ctx context.Context, c *call) *Answer {
 	if p != nil {
 		return f.problem(c, p)
 	}
+	if isJourneyOfferID(req.Offers[0].OfferID) {
+		return f.createJourneyBooking(ctx, c, req)
+	}
 	return f.idempotent(ctx, c, func() string { return NewID(BookingIDPrefix) }, func(id string) (*Answer, bool) {
 		c.answer.BookingID = id
 		rec, _, err := f.loadBooking(ctx, id)
@@ -199,7 +202,7 @@ func (f *Facade) bookingOf(ctx context.Context, c *call) (*BookingRecord, *Answe
 	id := c.params[osdm.ParamBookingID]
 	c.answer.BookingID = id
 	rec, _, err := f.loadBooking(ctx, id)
-	if errors.Is(err, errBookingMissing) || err == nil && rec.State == StateFailed {
+	if errors.Is(err, errBookingMissing) || err == nil && (rec.State == StateFailed || rec.JourneyID != "") {
 		return nil, f.problem(c, bookingNotFound(id))
 	}
 	if err != nil {

@@ -57,6 +57,8 @@ func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, wh
 	switch why {
 	case CancelRefund:
 		from, verb = StateFulfilled, "refunded"
+	case CancelReplaced:
+		from, verb = StateFulfilled, "exchanged"
 	case CancelRelease:
 		verb = "released"
 	}

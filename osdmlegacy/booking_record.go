@@ -91,6 +91,12 @@ const (
 	CancelDelete  = "delete"  // DELETE /bookings/{id} before fulfilment
 	CancelRelease = "release" // hold expired (the sweeper)
 	CancelRefund  = "refund"  // PATCH refund-offers/{rid} CONFIRMED
+	// CancelRollback undoes a leg of a journey whose booking failed,
+	// with the technical reason code: no fee.
+	CancelRollback = "rollback"
+	// CancelReplaced gives back a leg of a journey that an exchange
+	// replaced, once the new legs are confirmed.
+	CancelReplaced = "replaced"
 )
 
 // BookingRecord is one booking as the store keeps it: what the OSDM
@@ -149,6 +155,10 @@ type BookingRecord struct {
 	// LastRefusal is the latest refusal of a CancelRequest that left the
 	// booking as it was (for logs and the answer that met it).
 	LastRefusal *LegacyRefusal `json:"lastRefusal,omitempty"`
+	// JourneyID is, for the booking of one train of a journey with
+	// changes, the journey's booking id (JourneyRecord), "" otherwise. Such
+	// a leg booking is reached only through its journey.
+	JourneyID string `json:"journeyId,omitempty"`
 }
 
 // PassengerRecord is a booking's passenger.

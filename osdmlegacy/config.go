@@ -39,7 +39,16 @@ const (
 
 // Defaults of the osdm_legacy subdirectives.
 const (
-	DefaultMaxTrains   = 8
+	DefaultMaxTrains = 8
+	// DefaultMaxChanges is how many changes a journey may have: one.
+	DefaultMaxChanges = 1
+	// MaxMaxChanges bounds max_changes: two changes (three trains).
+	MaxMaxChanges = 2
+	// DefaultMinTransfer is the shortest change at a station the
+	// timetable's transfers.txt says nothing of.
+	DefaultMinTransfer = 10 * time.Minute
+	// DefaultMaxTrips is how many trips a timetable search answers at most.
+	DefaultMaxTrips    = 6
 	DefaultWindow      = 4 * time.Hour
 	DefaultConcurrency = 4
 	DefaultOfferTTL    = 15 * time.Minute
@@ -71,6 +80,15 @@ type Config struct {
 	// Window is how far from the asked time a timetable search looks
 	// (default 4h).
 	Window time.Duration
+	// MaxChanges is how many changes a journey of a timetable search or a
+	// trip specification may have: nil means DefaultMaxChanges, 0 direct
+	// trains only, at most MaxMaxChanges.
+	MaxChanges *int
+	// MinTransfer is the shortest change between two trains at a station
+	// the timetable gives no minimum transfer time for (default 10m).
+	MinTransfer time.Duration
+	// MaxTrips is the most trips a timetable search answers (default 6).
+	MaxTrips int
 	// BookingHorizon is how far ahead of today (at the origin station) a
 	// train is sold; a search for a later day is refused before any legacy
 	// message (default DefaultBookingHorizon).
@@ -272,6 +290,7 @@ func (cfg Config) Normalize() (Config, error) {
 	}{
 		{"max_trains", &cfg.MaxTrains, DefaultMaxTrains, 100},
 		{"concurrency", &cfg.Concurrency, DefaultConcurrency, 64},
+		{"max_trips", &cfg.MaxTrips, DefaultMaxTrips, 50},
 	}
 	for _, d := range defaults {
 		if *d.v == 0 {
@@ -291,6 +310,7 @@ func (cfg Config) Normalize() (Config, error) {
 		{"hold", &cfg.Hold, DefaultHold},
 		{"timeout", &cfg.Timeout, DefaultTimeout},
 		{"booking_horizon", &cfg.BookingHorizon, DefaultBookingHorizon},
+		{"min_transfer", &cfg.MinTransfer, DefaultMinTransfer},
 	}
 	for _, d := range durations {
 		if *d.v == 0 {
@@ -302,6 +322,19 @@ func (cfg Config) Normalize() (Config, error) {
 	}
 	if cfg.Window > 48*time.Hour {
 		return cfg, fmt.Errorf("window %s must be at most 48h", cfg.Window)
+	}
+	if cfg.MinTransfer > 6*time.Hour {
+		return cfg, fmt.Errorf("min_transfer %s must be at most 6h", cfg.MinTransfer)
+	}
+	if cfg.MaxChanges == nil {
+		n := DefaultMaxChanges
+		cfg.MaxChanges = &n
+	} else {
+		n := *cfg.MaxChanges
+		if n < 0 || n > MaxMaxChanges {
+			return cfg, fmt.Errorf("max_changes %d must be 0..%d", n, MaxMaxChanges)
+		}
+		cfg.MaxChanges = &n
 	}
 	if cfg.MaxBody == 0 {
 		cfg.MaxBody = DefaultMaxBody
@@ -357,4 +390,12 @@ func (cfg Config) Normalize() (Config, error) {
 		return cfg, fmt.Errorf("legacy format %d: want XML or JSON", cfg.LegacyFormat)
 	}
 	return cfg, nil
+}
+
+// maxChanges is MaxChanges once normalized.
+func (cfg *Config) maxChanges() int {
+	if cfg.MaxChanges == nil {
+		return DefaultMaxChanges
+	}
+	return *cfg.MaxChanges
 }

@@ -86,6 +86,11 @@ func (f *Facade) createExchangeOffers(ctx context.Context, c *call) *Answer {
 			return f.problem(c, p), finalProblem(p)
 		}
 		q := ask.search
+		if q.legs != nil {
+			p := Restricted(RestrictAfterSales, osdm.CodeOfferOutOfBounds, "#/tripSpecifications/0/legs",
+				"a booking of one train is exchanged for another train, not a journey with changes")
+			return f.problem(c, p), true
+		}
 		cands, p := f.candidates(q)
 		if p != nil {
 			return f.problem(c, p), true
@@ -113,7 +118,7 @@ func (f *Facade) createExchangeOffers(ctx context.Context, c *call) *Answer {
 			return f.offerKeyFailed(c), false
 		}
 		f.fanOut(ctx, c.send, probes)
-		sa, p := f.collect(c, q, probes, pax, signer)
+		sa, p := f.collect(c, q, probes, pax, signer, nil, nil)
 		if p != nil {
 			return f.problem(c, p), finalProblem(p)
 		}

@@ -280,7 +280,7 @@ func (f *Facade) patchExchangeOperation(ctx context.Context, c *call) *Answer {
 	if b.PreferredFulfillmentMedia != "" && b.PreferredFulfillmentMedia != string(osdm.FulfillmentMediaPDFA4) {
 		return f.problem(c, Restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/preferredFulfillmentMedia", "the fulfilment is a PDF (PDF_A4)"))
 	}
-	return f.getExchangeOperation(ctx, c)
+	return either((*Facade).getJourneyExchangeOperation, (*Facade).getExchangeOperation)(f, ctx, c)
 }
 
 // deleteExchangeOperation cancels the new places of an exchange that is

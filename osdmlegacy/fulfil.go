@@ -175,6 +175,9 @@ func fulfillmentView(rec *BookingRecord) osdm.Fulfillment {
 	case osdm.BookingPartCancelled:
 		status = osdm.FulfillmentCancelled
 	}
+	if rec.Cancel != nil && rec.Cancel.Why == CancelReplaced {
+		status = osdm.FulfillmentExchanged // a leg of a journey an exchange replaced
+	}
 	return osdm.Fulfillment{
 		ID: fr.ID, Status: status, BookingRef: rec.ID, CreatedOn: fr.CreatedOn,
 		ControlNumber: fr.ControlNumber,
@@ -214,10 +217,6 @@ func (f *Facade) getFulfillment(ctx context.Context, c *call) *Answer {
 	if !ok {
 		return notFound
 	}
-	if bid, nested := c.params[osdm.ParamBookingID]; nested && bid != id {
-		return notFound
-	}
-	c.answer.BookingID = id
 	rec, _, err := f.loadBooking(ctx, id)
 	if errors.Is(err, errBookingMissing) {
 		return notFound
@@ -225,8 +224,18 @@ func (f *Facade) getFulfillment(ctx context.Context, c *call) *Answer {
 	if err != nil {
 		return f.storeFailed(c, err)
 	}
+	// A leg's fulfilment is its journey's: the journey is its booking.
+	owner := id
+	if rec.JourneyID != "" {
+		owner = rec.JourneyID
+	}
+	if bid, nested := c.params[osdm.ParamBookingID]; nested && bid != owner {
+		return notFound
+	}
+	c.answer.BookingID = owner
 	for _, v := range fulfillmentsView(rec) {
 		if v.ID == fid {
+			v.BookingRef = owner
 			docs, problems := f.ticketDocuments(c, rec, &v)
 			return f.json(c, http.StatusOK, osdm.FulfillmentResponse{Problems: problems, Fulfillment: &v, FulfillmentDocuments: docs})
 		}

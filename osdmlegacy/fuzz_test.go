@@ -20,6 +20,11 @@ var offerSearchSeeds = []string{
 	`{"anonymousPassengerSpecifications": [{"externalRef": "a", "type": "ADULT", "age": 30, "age": 31}]}`,
 	`[1, 2, {"a": "\u00e9\ud83d\ude00"}]`,
 	`{"tripSearchCriteria": {"origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "8727100"}, "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "8814001"}, "departureTime": "2026-12-01T06:00:00.5-05:00", "parameters": {"dataFilter": {"vehicleFilter": {"exclude": false, "vehicleNumbers": ["1", "22", "333", "4444", "55555", "666666"]}}}}, "anonymousPassengerSpecifications": [{"externalRef": "a", "type": "DOG", "cards": [{}]}]}`,
+	// trip specifications with changes: a transfer leg between, three
+	// trains, a leg that does not start where the one before ends
+	`{"tripSpecifications": [{"legs": [{"timedLeg": {"start": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8711300"}, "serviceDeparture": {"timetabledTime": "2026-12-01T07:00:00+01:00"}}, "end": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8721202"}, "serviceArrival": {"timetabledTime": "2026-12-01T08:50:00+01:00"}}, "service": {"vehicleNumbers": ["9571"], "carriers": [{"ref": "urn:uic:rics:1187"}]}}}, {"transferLeg": {"start": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8721202"}, "end": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8721202"}}}, {"timedLeg": {"start": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8721202"}, "serviceDeparture": {"timetabledTime": "2026-12-01T09:10:00+01:00"}}, "end": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"}, "serviceArrival": {"timetabledTime": "2026-12-01T10:30:00+01:00"}}, "service": {"vehicleNumbers": ["96003"], "carriers": [{"ref": "urn:uic:rics:1187"}]}}}]}], "anonymousPassengerSpecifications": [{"externalRef": "a", "type": "ADULT", "age": 30}]}`,
+	`{"tripSpecifications": [{"legs": [{"timedLeg": {"start": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8711300"}, "serviceDeparture": {"timetabledTime": "2026-12-01T07:00:00+01:00"}}, "end": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8721202"}, "serviceArrival": {"timetabledTime": "2026-12-01T08:50:00+01:00"}}, "service": {"vehicleNumbers": ["9571"], "carriers": [{"ref": "urn:uic:rics:1187"}]}}}, {"timedLeg": {"start": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8721202"}, "serviceDeparture": {"timetabledTime": "2026-12-01T09:10:00+01:00"}}, "end": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"}, "serviceArrival": {"timetabledTime": "2026-12-01T10:30:00+01:00"}}, "service": {"vehicleNumbers": ["96003"], "carriers": [{"ref": "urn:uic:rics:1187"}]}}}, {"timedLeg": {"start": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"}, "serviceDeparture": {"timetabledTime": "2026-12-01T11:00:00+01:00"}}, "end": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8503000"}, "serviceArrival": {"timetabledTime": "2026-12-01T12:00:00+01:00"}}, "service": {"vehicleNumbers": ["7"], "carriers": [{"ref": "urn:uic:rics:1187"}]}}}]}], "anonymousPassengerSpecifications": [{"externalRef": "a", "type": "ADULT", "age": 30}]}`,
+	`{"tripSpecifications": [{"legs": [{"timedLeg": {"start": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8711300"}, "serviceDeparture": {"timetabledTime": "2026-12-01T07:00:00+01:00"}}, "end": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8721202"}, "serviceArrival": {"timetabledTime": "2026-12-01T08:50:00+01:00"}}, "service": {"vehicleNumbers": ["9571"], "carriers": [{"ref": "urn:uic:rics:1187"}]}}}, {"timedLeg": {"start": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8711300"}, "serviceDeparture": {"timetabledTime": "2026-12-01T09:10:00+01:00"}}, "end": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"}, "serviceArrival": {"timetabledTime": "2026-12-01T10:30:00+01:00"}}, "service": {"vehicleNumbers": ["96003"], "carriers": [{"ref": "urn:uic:rics:1187"}]}}}]}], "anonymousPassengerSpecifications": [{"externalRef": "a", "type": "ADULT", "age": 30}]}`,
 }
 
 // FuzzOfferSearchReader holds the offer-search reader to its contract on
@@ -82,8 +87,21 @@ func FuzzOfferSearchReader(f *testing.F) {
 		if q.at == nil || len(q.classes) == 0 {
 			t.Fatalf("no time or class: %+v", q)
 		}
-		if q.spec && len(q.named) != 1 {
+		if q.spec && q.legs == nil && len(q.named) != 1 {
 			t.Fatalf("trip specification with %d trains", len(q.named))
+		}
+		if q.legs != nil {
+			// A journey with changes: two trains or more, each boarded
+			// where the one before is left, from the origin to the
+			// destination.
+			if !q.spec || len(q.legs) < 2 || len(q.named) != len(q.legs) || q.legs[0].origin != q.origin || q.legs[len(q.legs)-1].destination != q.destination {
+				t.Fatalf("journey %+v", q.legs)
+			}
+			for i, l := range q.legs {
+				if l.origin == l.destination || i > 0 && q.legs[i-1].destination != l.origin || l.train.departure == nil {
+					t.Fatalf("leg %d: %+v", i, l)
+				}
+			}
 		}
 	})
 }

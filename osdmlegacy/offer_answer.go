@@ -185,21 +185,29 @@ type searchAnswer struct {
 	soldOut  int
 	notRun   int
 	pointers []osdm.ProblemPointer
+	// changes is set once a journey with changes has a trip.
+	changes bool
+	// altTold are the journeys' trains whose proposal is told, altJourney
+	// their count.
+	altTold    map[*candidate]bool
+	altJourney int
 }
 
 // answer builds the answer to q from probes, its offer ids signed by
 // signer.
-func (f *Facade) answer(c *call, q *offerRequest, probes []*probe, pax []OfferPassenger, signer *offerSigner) *Answer {
-	sa, p := f.collect(c, q, probes, pax, signer)
+func (f *Facade) answer(c *call, q *offerRequest, probes []*probe, pax []OfferPassenger, signer *offerSigner, ts *tripSet, legProbes []*probe) *Answer {
+	sa, p := f.collect(c, q, probes, pax, signer, ts, legProbes)
 	if p != nil {
 		return f.problem(c, p)
 	}
 	return f.json(c, http.StatusOK, sa.resp)
 }
 
-// collect builds the offers, trips and problems of q from probes, or the
-// problem that no train gave an offer or a proposal.
-func (f *Facade) collect(c *call, q *offerRequest, probes []*probe, pax []OfferPassenger, signer *offerSigner) (*searchAnswer, *osdm.ProblemError) {
+// collect builds the offers, trips and problems of q from probes (of the
+// direct trains) and legProbes (of the trains of ts's journeys with
+// changes; ts may be nil when there are none), or the problem that no
+// train gave an offer or a proposal.
+func (f *Facade) collect(c *call, q *offerRequest, probes []*probe, pax []OfferPassenger, signer *offerSigner, ts *tripSet, legProbes []*probe) (*searchAnswer, *osdm.ProblemError) {
 	sa := &searchAnswer{f: f, c: c, now: c.now, pax: pax, tripOf: map[*candidate]int{}, signer: signer}
 	for _, p := range pax {
 		sa.refs = append(sa.refs, p.Ref)
@@ -238,10 +246,16 @@ func (f *Facade) collect(c *call, q *offerRequest, probes []*probe, pax []OfferP
 			sa.note(p, res.problem.Code, strings.TrimPrefix(res.problem.Detail, probeSubject(p)+": "))
 		}
 	}
+	if ts != nil && len(ts.journeys) > 0 {
+		sa.addJourneys(q, ts, legProbes)
+		if sa.changes {
+			sa.sortTrips()
+		}
+	}
 	for _, cand := range altOrder {
 		sa.addAlternative(cand, alts[cand])
 	}
-	if len(sa.resp.Offers) == 0 && len(altOrder) == 0 {
+	if len(sa.resp.Offers) == 0 && len(altOrder) == 0 && sa.altJourney == 0 {
 		return nil, sa.failure(q)
 	}
 	// Trains without an offer are told about in the problems, one per

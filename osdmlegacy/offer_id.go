@@ -190,17 +190,26 @@ func (s *offerSigner) open(id string, now time.Time, client string) (*OfferRecor
 		n < 1+offerNonceLen+offerTagLen || raw[0] != offerIDVersion {
 		return nil, ErrOfferNotFound
 	}
-	body, tag := raw[:n-offerTagLen], raw[n-offerTagLen:]
-	want := s.appendTag(raw[n:], body, client)
-	if !hmac.Equal(tag, want) {
+	body, ok := s.verified(raw, client)
+	if !ok {
 		return nil, ErrOfferNotFound
 	}
-	rec, ok := decodeOfferPayload(body[1:])
+	rec, ok := decodeOfferPayload(body[1:], offerNonceLen)
 	if !ok || !now.Before(rec.ExpiresAt) {
 		return nil, ErrOfferNotFound
 	}
 	rec.ID, rec.Partner = id, s.partner()
 	return rec, nil
+}
+
+// verified returns the version and payload of raw (an id's bytes, with
+// room for a tag after them), and whether its tag is this signer's for
+// client.
+func (s *offerSigner) verified(raw []byte, client string) ([]byte, bool) {
+	n := len(raw)
+	body, tag := raw[:n-offerTagLen], raw[n-offerTagLen:]
+	want := s.appendTag(raw[n:], body, client)
+	return body, hmac.Equal(tag, want)
 }
 
 // partner is the partner label the signer signs for.
@@ -295,11 +304,12 @@ func appendOfferPayload(b, nonce []byte, rec *OfferRecord) []byte {
 }
 
 // decodeOfferPayload reads a payload of version 1 (after the version
-// byte); false for any malformed or trailing byte.
-func decodeOfferPayload(b []byte) (*OfferRecord, bool) {
+// byte), whose nonce is nonceLen bytes; false for any malformed or
+// trailing byte.
+func decodeOfferPayload(b []byte, nonceLen int) (*OfferRecord, bool) {
 	d := &payloadReader{b: b}
 	rec := &OfferRecord{}
-	d.skip(offerNonceLen)
+	d.skip(nonceLen)
 	flags := d.uvarint()
 	rec.Train = d.num()
 	rec.ServiceDate = d.date()

@@ -6,9 +6,10 @@ import (
 	"time"
 )
 
-// FuzzOpenOfferID holds the offer id reader to two rules whatever it is
-// given: it never panics, and it never accepts an id it did not sign
-// (the only ids signed here are the seeds' good ones). The input is also
+// FuzzOpenOfferID holds the offer id readers (a train's, a journey's) to
+// two rules whatever they are given: they never panic, and they never
+// accept an id they did not sign (the only ids signed here are the seeds'
+// good ones); no id opens as both kinds. The input is also
 // signed as a payload of its own, so that the payload decoder, which a
 // forged id never reaches, meets arbitrary bytes: it must not panic, and
 // what it decodes must seal and open back to the same record.
@@ -24,6 +25,10 @@ func FuzzOpenOfferID(f *testing.F) {
 		return id
 	}
 	seeds := []string{seal(searchLikeOffer(), 1), seal(oddOffer(), 2)}
+	signer := newOfferSigner(key, "p1")
+	journey := signer.sealJourneyWith(journeyLikeOffer(), [offerNonceLen]byte{3}, AnonymousClient)
+	signed[journey] = true
+	seeds = append(seeds, journey)
 	tampered := tamperedIDs(&testing.T{}, key)
 	for name, id := range tampered {
 		if len(name) < 8 || name[:8] != "bit flip" { // a few hundred seeds are enough
@@ -41,8 +46,13 @@ func FuzzOpenOfferID(f *testing.F) {
 		if err == nil && (rec == nil || rec.ID != id || rec.Partner != "p1") {
 			t.Fatalf("accepted %q as %+v", id, rec)
 		}
+		// A journey's id: the same rule, and never both kinds at once.
+		jo, jerr := signer.openJourney(id, idNow, AnonymousClient)
+		if jerr == nil && (!signed[id] || err == nil || len(jo.Legs) < 2 || jo.ID != id) {
+			t.Fatalf("accepted %q as a journey %+v (as a train: %v)", id, jo, err)
+		}
 		// The decoder on the input's bytes, signed.
-		dec, ok := decodeOfferPayload(append(make([]byte, offerNonceLen), id...))
+		dec, ok := decodeOfferPayload(append(make([]byte, offerNonceLen), id...), offerNonceLen)
 		if !ok {
 			return
 		}

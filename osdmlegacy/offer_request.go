@@ -25,6 +25,9 @@ type offerRequest struct {
 	excluded map[string]bool
 	// spec is set for a search by trip specification.
 	spec bool
+	// legs are the timed legs of a trip specification with changes, in
+	// order (nil for one train: named[0] is it).
+	legs []specLeg
 	// after and before are numberOfResultsAfter/Before (spec defaults 5, 0).
 	after, before int
 	// classes are legacy travel classes asked, in order.
@@ -45,6 +48,15 @@ type namedTrain struct {
 	// carrier is the RICS code of the trip specification's first carrier
 	// named urn:uic:rics:NNNN, "" when none is.
 	carrier string
+}
+
+// specLeg is one timed leg of a trip specification with changes.
+type specLeg struct {
+	// origin and destination are where the train is boarded and left,
+	// 7-digit UIC codes, with the pointer of the leg's start.
+	origin, destination string
+	ptr                 string
+	train               namedTrain
 }
 
 // passengerArg is one anonymousPassengerSpecifications item.
@@ -394,39 +406,81 @@ func (q *offerRequest) readTripSpecifications(r *treeReader, v *jnode, ptr strin
 	if !r.ok() {
 		return
 	}
-	if len(legs) != 1 {
-		r.restricted(RestrictDirect, legsPtr, "a trip is one direct train: exactly one leg, not "+strconv.Itoa(len(legs)))
+	if len(legs) == 0 {
+		r.invalid(legsPtr, "a trip specification needs at least one leg")
 		return
 	}
-	lp := item(legsPtr, 0)
-	var timed *jnode
-	r.members(legs[0], lp, "TripLegSpecification", func(name string, m *jnode, p string) bool {
-		switch name {
-		case "externalRef":
-			r.str(m, p, 256)
-		case "timedLeg":
-			timed = m
-		case "transferLeg":
-			if given(m) {
-				r.restricted(RestrictDirect, p, "transfers are not offered: a trip is one direct train")
+	var timed []specLeg
+	lastTransfer := false
+	for i, leg := range legs {
+		lp := item(legsPtr, i)
+		var tl *jnode
+		var transfer bool
+		r.members(leg, lp, "TripLegSpecification", func(name string, m *jnode, p string) bool {
+			switch name {
+			case "externalRef":
+				r.str(m, p, 256)
+			case "timedLeg":
+				tl = m
+			case "transferLeg":
+				if given(m) {
+					// A walk between the trains: the change is checked
+					// from the trains' times and the station's minimum
+					// transfer time, whatever the walk says.
+					transfer = r.object(m, p, "TransferLegSpecification")
+				}
+			default:
+				return false
 			}
-		default:
-			return false
+			return true
+		})
+		if !r.ok() {
+			return
 		}
-		return true
-	})
-	if !r.ok() {
+		switch {
+		case given(tl) && transfer:
+			r.invalid(lp, "a leg is a timedLeg or a transferLeg, not both")
+		case transfer && (i == 0 || i == len(legs)-1 || lastTransfer):
+			r.restricted(RestrictDirect, lp, "a transfer leg stands between two timed legs (trains)")
+		case transfer:
+			lastTransfer = true
+			continue
+		case !given(tl):
+			r.restricted(RestrictDirect, lp, "the leg must be a timedLeg (a train) or a transferLeg between two")
+		}
+		if !r.ok() {
+			return
+		}
+		lastTransfer = false
+		sl := q.readTimedLeg(r, tl, lp+"/timedLeg")
+		if !r.ok() {
+			return
+		}
+		if n := len(timed); n > 0 && timed[n-1].destination != sl.origin {
+			r.restricted(RestrictDirect, sl.ptr+"/stopPlaceRef", "the leg starts at "+sl.origin+", not where the leg before ends ("+timed[n-1].destination+"): a change is at one station")
+			return
+		}
+		timed = append(timed, sl)
+	}
+	first, last := timed[0], timed[len(timed)-1]
+	q.originPtr, q.destinationPtr = first.ptr+"/stopPlaceRef", last.ptr[:len(last.ptr)-len("/start")]+"/end/stopPlaceRef"
+	q.origin, q.destination = first.origin, last.destination
+	if q.origin == q.destination {
+		r.restricted(RestrictDirect, q.destinationPtr, "start and end are the same station")
 		return
 	}
-	if !given(timed) {
-		r.restricted(RestrictDirect, lp, "the leg must be a timedLeg (a train)")
-		return
+	q.at = first.train.departure
+	q.named = nil
+	for _, l := range timed {
+		q.named = append(q.named, l.train)
 	}
-	q.readTimedLeg(r, timed, lp+"/timedLeg")
+	if len(timed) > 1 {
+		q.legs = timed
+	}
 }
 
 // readTimedLeg reads a TimedLegSpecification.
-func (q *offerRequest) readTimedLeg(r *treeReader, v *jnode, ptr string) {
+func (q *offerRequest) readTimedLeg(r *treeReader, v *jnode, ptr string) specLeg {
 	var start, end, service *jnode
 	r.members(v, ptr, "TimedLegSpecification", func(name string, m *jnode, p string) bool {
 		switch name {
@@ -446,8 +500,9 @@ func (q *offerRequest) readTimedLeg(r *treeReader, v *jnode, ptr string) {
 		}
 		return true
 	})
+	var sl specLeg
 	if !r.ok() {
-		return
+		return sl
 	}
 	for _, req := range []struct {
 		n    *jnode
@@ -455,21 +510,17 @@ func (q *offerRequest) readTimedLeg(r *treeReader, v *jnode, ptr string) {
 	}{{start, "start"}, {end, "end"}, {service, "service"}} {
 		if !given(req.n) {
 			r.invalid(ptr+"/"+req.name, "is required")
-			return
+			return sl
 		}
 	}
-	train := namedTrain{}
-	q.originPtr, q.destinationPtr = ptr+"/start/stopPlaceRef", ptr+"/end/stopPlaceRef"
-	q.origin, train.departure = q.readStop(r, start, ptr+"/start", "BoardSpecification", "serviceDeparture")
-	q.destination, train.arrival = q.readStop(r, end, ptr+"/end", "AlightSpecification", "serviceArrival")
-	if r.ok() && q.origin == q.destination {
-		r.restricted(RestrictDirect, q.destinationPtr, "start and end are the same station")
+	sl.ptr = ptr + "/start"
+	sl.origin, sl.train.departure = q.readStop(r, start, ptr+"/start", "BoardSpecification", "serviceDeparture")
+	sl.destination, sl.train.arrival = q.readStop(r, end, ptr+"/end", "AlightSpecification", "serviceArrival")
+	if r.ok() && sl.origin == sl.destination {
+		r.restricted(RestrictDirect, ptr+"/end/stopPlaceRef", "start and end are the same station")
 	}
-	train.train, train.ptr, train.carrier = q.readService(r, service, ptr+"/service")
-	if r.ok() {
-		q.named = []namedTrain{train}
-		q.at = train.departure
-	}
+	sl.train.train, sl.train.ptr, sl.train.carrier = q.readService(r, service, ptr+"/service")
+	return sl
 }
 
 // readStop reads a Board/AlightSpecification: the station and its time.

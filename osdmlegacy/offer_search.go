@@ -7,22 +7,23 @@ import (
 
 // searchOffers answers POST /offers: the request
 // read strictly and held to the restrictions, its trains found, one legacy
-// message per train, class and service code sent (at most concurrency at
-// once), and the replies turned into trips of one leg and reservation
-// offers, each id carrying its offer so that POST /bookings can book it.
+// message per train, class and service code sent (each train once, at
+// most concurrency at once), and the replies turned into trips (direct
+// trains, journeys with changes) and reservation offers, each id
+// carrying its offer so that POST /bookings can book it.
 func (f *Facade) searchOffers(ctx context.Context, c *call) *Answer {
 	q, p := readOfferRequest(c.body)
 	if p != nil {
 		return f.problem(c, p)
 	}
-	cands, p := f.candidates(q)
+	ts, p := f.trips(q)
 	if p != nil {
 		return f.problem(c, p)
 	}
-	if cands, p = f.inSaleWindow(q, cands, c.now); p != nil {
+	if p = f.inSaleWindowSet(q, ts, c.now); p != nil {
 		return f.problem(c, p)
 	}
-	travel := cands[0].run.ServiceDate
+	travel := ts.first().run.ServiceDate
 	day, _ := time.Parse(time.DateOnly, travel)
 	pax := make([]OfferPassenger, 0, len(q.passengers))
 	for _, pa := range q.passengers {
@@ -32,8 +33,9 @@ func (f *Facade) searchOffers(ctx context.Context, c *call) *Answer {
 		}
 		pax = append(pax, op)
 	}
-	probes := f.plan(cands, q.classes, f.cfg.ServiceCodes, tariffCounts(pax), c.now)
-	c.answer.FanOut = len(probes)
+	probes := f.plan(ts.direct, q.classes, f.cfg.ServiceCodes, tariffCounts(pax), c.now)
+	legProbes := f.plan(ts.legs, q.classes, f.cfg.ServiceCodes, tariffCounts(pax), c.now)
+	c.answer.FanOut = len(probes) + len(legProbes)
 	// The key first: without it no offer could be answered, so nothing
 	// is sent. The search writes nothing to the store. A store that
 	// cannot be read now leaves the key read last (an offer made under a
@@ -46,6 +48,6 @@ func (f *Facade) searchOffers(ctx context.Context, c *call) *Answer {
 		}
 		c.answer.StoreErrors++
 	}
-	f.fanOut(ctx, c.send, probes)
-	return f.answer(c, q, probes, pax, signer)
+	f.fanOut(ctx, c.send, append(probes[:len(probes):len(probes)], legProbes...))
+	return f.answer(c, q, probes, pax, signer, ts, legProbes)
 }

@@ -56,68 +56,7 @@ func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
 		if a != nil {
 			return a, finalAnswer(a)
 		}
-		if rec.State == StateUpdating && rec.Pending != nil && rec.Pending.Passenger != nil && rec.Pending.Passenger.ID == pid {
-			// A change of this passenger under way: settle it first.
-			if f.now().Before(rec.Pending.LeaseUntil) {
-				return f.inProgress(c, rec), false
-			}
-			after, d := f.redeliver(ctx, c.send, rec)
-			return f.passengerResult(c, after, pid, d)
-		}
-		now := f.now()
-		sent := false
-		rec, err := f.updateBooking(ctx, c.params[osdm.ParamBookingID], func(r *BookingRecord) error {
-			sent = false
-			pr := r.passenger(pid)
-			if pr == nil {
-				return &errRefused{passengerNotFound(r.ID, pid)}
-			}
-			if r.State != StatePrebooked && r.State != StateFulfilled {
-				return &errRefused{stateProblem(r, "changed")}
-			}
-			if r.Exchange.holds() {
-				return &errRefused{exchangeUnderWay(r, now)}
-			}
-			if p := f.checkPassengerPatch(r, pr, body, now); p != nil {
-				return &errRefused{p}
-			}
-			if pr.RefundedBy != "" {
-				return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeBookingRefunded,
-					"passenger "+pid+" of booking "+r.ID+" was refunded (refund offer "+pr.RefundedBy+")")}
-			}
-			next := *pr
-			if body.DateOfBirth != "" {
-				next.DateOfBirth = body.DateOfBirth
-			}
-			if body.Detail != nil {
-				next.Detail = mergeDetail(pr.Detail, body.Detail)
-			}
-			data, changed := r.passengerData(pr, &next)
-			if !changed || r.Legacy == nil {
-				*pr = next // contact data only: kept here, nothing to send
-				return nil
-			}
-			if name := nameOf(next.Detail); name != "" {
-				next.NameSent = name
-			}
-			if err := f.pendPassengerData(ctx, r, data, now, func(p *PendingMessage) { p.Passenger = &next }); err != nil {
-				return err
-			}
-			sent = true
-			return nil
-		})
-		if p := refusedBy(err); p != nil {
-			return f.problem(c, p), finalProblem(p)
-		}
-		if err != nil {
-			return f.storeFailed(c, err), false
-		}
-		if !sent {
-			v := passengerView(rec.passenger(pid))
-			return f.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v}), true
-		}
-		after, d := f.deliver(ctx, c.send, rec)
-		return f.passengerResult(c, after, pid, d)
+		return f.patchBookingPassenger(ctx, c, rec, pid, body)
 	})
 }
 
@@ -220,6 +159,73 @@ func nameOf(d *osdm.PersonDetail) string {
 }
 
 // passengerResult is the answer to a passenger PATCH once its
+// patchBookingPassenger changes passenger pid of booking rec as body
+// says: a PassengerDataRequest when the legacy system must hear of it.
+func (f *Facade) patchBookingPassenger(ctx context.Context, c *call, rec *BookingRecord, pid string, body *passengerBody) (*Answer, bool) {
+	if rec.State == StateUpdating && rec.Pending != nil && rec.Pending.Passenger != nil && rec.Pending.Passenger.ID == pid {
+		// A change of this passenger under way: settle it first.
+		if f.now().Before(rec.Pending.LeaseUntil) {
+			return f.inProgress(c, rec), false
+		}
+		after, d := f.redeliver(ctx, c.send, rec)
+		return f.passengerResult(c, after, pid, d)
+	}
+	now := f.now()
+	sent := false
+	rec, err := f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+		sent = false
+		pr := r.passenger(pid)
+		if pr == nil {
+			return &errRefused{passengerNotFound(r.ID, pid)}
+		}
+		if r.State != StatePrebooked && r.State != StateFulfilled {
+			return &errRefused{stateProblem(r, "changed")}
+		}
+		if r.Exchange.holds() {
+			return &errRefused{exchangeUnderWay(r, now)}
+		}
+		if p := f.checkPassengerPatch(r, pr, body, now); p != nil {
+			return &errRefused{p}
+		}
+		if pr.RefundedBy != "" {
+			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeBookingRefunded,
+				"passenger "+pid+" of booking "+r.ID+" was refunded (refund offer "+pr.RefundedBy+")")}
+		}
+		next := *pr
+		if body.DateOfBirth != "" {
+			next.DateOfBirth = body.DateOfBirth
+		}
+		if body.Detail != nil {
+			next.Detail = mergeDetail(pr.Detail, body.Detail)
+		}
+		data, changed := r.passengerData(pr, &next)
+		if !changed || r.Legacy == nil {
+			*pr = next // contact data only: kept here, nothing to send
+			return nil
+		}
+		if name := nameOf(next.Detail); name != "" {
+			next.NameSent = name
+		}
+		if err := f.pendPassengerData(ctx, r, data, now, func(p *PendingMessage) { p.Passenger = &next }); err != nil {
+			return err
+		}
+		sent = true
+		return nil
+	})
+	if p := refusedBy(err); p != nil {
+		return f.problem(c, p), finalProblem(p)
+	}
+	if err != nil {
+		return f.storeFailed(c, err), false
+	}
+	if !sent {
+		v := passengerView(rec.passenger(pid))
+		return f.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v}), true
+	}
+	after, d := f.deliver(ctx, c.send, rec)
+	return f.passengerResult(c, after, pid, d)
+}
+
 // PassengerDataRequest was sent (d).
 func (f *Facade) passengerResult(c *call, rec *BookingRecord, pid string, d *delivery) (*Answer, bool) {
 	subject := "changing passenger " + pid + " of booking " + rec.ID

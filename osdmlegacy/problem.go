@@ -23,12 +23,12 @@ type Restriction struct {
 
 // The restrictions.
 var (
-	RestrictDirect       = Restriction{1, "direct-trains-only", "Direct trains only: one timed leg; no vias, transfers or return trips"}
+	RestrictDirect       = Restriction{1, "journeys", "Journeys of trains from the timetable: direct, or with up to max_changes changes; no vias or return trips"}
 	RestrictKnownTrain   = Restriction{2, "known-train", "The train is named (1..5 characters) or found in the timetable"}
 	RestrictUICStations  = Restriction{3, "uic-stations", "Stations are UIC codes (urn:uic:stn:NNNNNNN or 7 digits)"}
 	RestrictReservations = Restriction{4, "reservations-only", "Offers are reservations"}
 	RestrictPassengers   = Restriction{5, "passengers", "1 to 9 passengers, each mapped to a legacy tariff by type and age"}
-	RestrictOneOffer     = Restriction{6, "one-offer-per-booking", "One offer per train, class and service code; a booking books one offer for all its passengers; no place selection"}
+	RestrictOneOffer     = Restriction{6, "one-offer-per-booking", "One offer per trip (a train or a journey with changes), class and service code; a booking books one offer for all its passengers; no place selection"}
 	RestrictAfterSales   = Restriction{7, "after-sales", "A partial refund names passengers, an exchange covers every passenger; release and on-hold are not offered"}
 )
 

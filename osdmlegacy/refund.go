@@ -131,59 +131,7 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 					return &errRefused{fulfillmentNotOf(r, rs.FulfillmentID, "#/refundSpecifications/"+strconv.Itoa(i)+"/fulfillmentId")}
 				}
 			}
-			pax := r.unrefunded()
-			if req.PassengerIDs != nil {
-				pax = req.PassengerIDs
-				for _, pid := range pax {
-					pr := r.passenger(pid)
-					if pr == nil {
-						return &errRefused{passengerNotFound(r.ID, pid).WithPointer("#/refundSpecifications")}
-					}
-					if pr.RefundedBy != "" {
-						return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeBookingRefunded,
-							"passenger "+pid+" of booking "+r.ID+" was refunded (refund offer "+pr.RefundedBy+"); a place is refunded once").WithPointer("#/refundSpecifications")}
-					}
-				}
-			}
-			var reason *int
-			if req.OverruleCode != "" {
-				code, ok := f.cfg.Reasons[req.OverruleCode]
-				if !ok {
-					return &errRefused{Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/overruleCode",
-						"overrule code "+quoteShort(string(req.OverruleCode))+" has no legacy reason code in the reason table (subdirective reason <overruleCode> <code>), which maps "+f.reasonList())}
-				}
-				reason = &code
-			}
-			price := r.Offer.OSDMPrice
-			if r.Legacy != nil && r.Legacy.Price.Currency != "" {
-				price = r.Legacy.Price
-			}
-			part, p := r.partPrice(price, pax)
-			if p != nil {
-				return &errRefused{p}
-			}
-			fee, refundable, err := partRefundQuote(f.cfg.RefundFee, r.feeBase(price), part, req.OverruleCode != "")
-			if err != nil {
-				return &errRefused{osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the refund cannot be quoted: "+err.Error())}
-			}
-			now := f.now().UTC()
-			kept := r.RefundOffers[:0]
-			for _, ro := range r.RefundOffers { // expired proposals make room
-				if ro.Status == osdm.RefundConfirmed || now.Before(ro.ValidUntil) {
-					kept = append(kept, ro)
-				}
-			}
-			r.RefundOffers = kept
-			if len(r.RefundOffers) >= maxRefundOffers {
-				return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
-					"booking "+r.ID+" has "+strconv.Itoa(maxRefundOffers)+" refund offers open; confirm one or wait until they expire")}
-			}
-			r.RefundOffers = append(r.RefundOffers, RefundOfferRecord{
-				ID: rid, CreatedOn: now, ValidUntil: now.Add(f.cfg.OfferTTL),
-				Status: osdm.RefundProposed, OverruleCode: req.OverruleCode, ReasonCode: reason,
-				Fee: fee, Refundable: refundable, PassengerIDs: append([]string(nil), pax...),
-			})
-			return nil
+			return f.addRefundOffer(r, rid, req.PassengerIDs, req.OverruleCode)
 		})
 		if p := refusedBy(err); p != nil {
 			return f.problem(c, p), finalProblem(p)
@@ -200,6 +148,66 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 			RefundOffers: []osdm.RefundOffer{refundOfferView(rec, ro)},
 		}), true
 	})
+}
+
+// addRefundOffer adds to r the refund offer rid of the places of
+// passengers (nil: every passenger not refunded yet) quoted from r's
+// price and refund_fee, none with an overrule code; a refusal is an
+// *errRefused.
+func (f *Facade) addRefundOffer(r *BookingRecord, rid string, passengers []string, overrule osdm.OverruleCode) error {
+	pax := r.unrefunded()
+	if passengers != nil {
+		pax = passengers
+		for _, pid := range pax {
+			pr := r.passenger(pid)
+			if pr == nil {
+				return &errRefused{passengerNotFound(r.ID, pid).WithPointer("#/refundSpecifications")}
+			}
+			if pr.RefundedBy != "" {
+				return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeBookingRefunded,
+					"passenger "+pid+" of booking "+r.ID+" was refunded (refund offer "+pr.RefundedBy+"); a place is refunded once").WithPointer("#/refundSpecifications")}
+			}
+		}
+	}
+	var reason *int
+	if overrule != "" {
+		code, ok := f.cfg.Reasons[overrule]
+		if !ok {
+			return &errRefused{Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/overruleCode",
+				"overrule code "+quoteShort(string(overrule))+" has no legacy reason code in the reason table (subdirective reason <overruleCode> <code>), which maps "+f.reasonList())}
+		}
+		reason = &code
+	}
+	price := r.Offer.OSDMPrice
+	if r.Legacy != nil && r.Legacy.Price.Currency != "" {
+		price = r.Legacy.Price
+	}
+	part, p := r.partPrice(price, pax)
+	if p != nil {
+		return &errRefused{p}
+	}
+	fee, refundable, err := partRefundQuote(f.cfg.RefundFee, r.feeBase(price), part, overrule != "")
+	if err != nil {
+		return &errRefused{osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the refund cannot be quoted: "+err.Error())}
+	}
+	now := f.now().UTC()
+	kept := r.RefundOffers[:0]
+	for _, ro := range r.RefundOffers { // expired proposals make room
+		if ro.Status == osdm.RefundConfirmed || now.Before(ro.ValidUntil) {
+			kept = append(kept, ro)
+		}
+	}
+	r.RefundOffers = kept
+	if len(r.RefundOffers) >= maxRefundOffers {
+		return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
+			"booking "+r.ID+" has "+strconv.Itoa(maxRefundOffers)+" refund offers open; confirm one or wait until they expire")}
+	}
+	r.RefundOffers = append(r.RefundOffers, RefundOfferRecord{
+		ID: rid, CreatedOn: now, ValidUntil: now.Add(f.cfg.OfferTTL),
+		Status: osdm.RefundProposed, OverruleCode: overrule, ReasonCode: reason,
+		Fee: fee, Refundable: refundable, PassengerIDs: append([]string(nil), pax...),
+	})
+	return nil
 }
 
 // reasonList lists the overrule codes of the reason table, sorted, for a

@@ -23,22 +23,33 @@ var opGetBookingFulfillment = osdm.Operation{
 var routes = []osdm.Route[handler]{
 	{Op: osdm.OpCreateOffers, Handle: (*Facade).searchOffers},
 	{Op: osdm.OpCreateBooking, Handle: (*Facade).createBooking},
-	{Op: osdm.OpGetBooking, Handle: (*Facade).getBooking},
-	{Op: osdm.OpDeleteBooking, Handle: (*Facade).deleteBooking},
-	{Op: osdm.OpCreateFulfillments, Handle: (*Facade).createFulfillments},
+	{Op: osdm.OpGetBooking, Handle: either((*Facade).getJourney, (*Facade).getBooking)},
+	{Op: osdm.OpDeleteBooking, Handle: either((*Facade).deleteJourney, (*Facade).deleteBooking)},
+	{Op: osdm.OpCreateFulfillments, Handle: either((*Facade).fulfilJourney, (*Facade).createFulfillments)},
 	{Op: osdm.OpGetFulfillment, Handle: (*Facade).getFulfillment},
 	{Op: opGetBookingFulfillment, Handle: (*Facade).getFulfillment},
-	{Op: osdm.OpCreateRefundOffers, Handle: (*Facade).createRefundOffers},
-	{Op: osdm.OpGetRefundOffer, Handle: (*Facade).getRefundOffer},
-	{Op: osdm.OpPatchRefundOffer, Handle: (*Facade).patchRefundOffer},
-	{Op: osdm.OpDeleteRefundOffer, Handle: (*Facade).deleteRefundOffer},
-	{Op: osdm.OpGetPassenger, Handle: (*Facade).getPassenger},
-	{Op: osdm.OpPatchPassenger, Handle: (*Facade).patchPassenger},
-	{Op: osdm.OpCreateExchangeOffers, Handle: (*Facade).createExchangeOffers},
-	{Op: osdm.OpCreateExchangeOperation, Handle: (*Facade).createExchangeOperation},
-	{Op: osdm.OpGetExchangeOperation, Handle: (*Facade).getExchangeOperation},
+	{Op: osdm.OpCreateRefundOffers, Handle: either((*Facade).createJourneyRefundOffers, (*Facade).createRefundOffers)},
+	{Op: osdm.OpGetRefundOffer, Handle: either((*Facade).getJourneyRefundOffer, (*Facade).getRefundOffer)},
+	{Op: osdm.OpPatchRefundOffer, Handle: either((*Facade).patchJourneyRefundOffer, (*Facade).patchRefundOffer)},
+	{Op: osdm.OpDeleteRefundOffer, Handle: either((*Facade).deleteJourneyRefundOffer, (*Facade).deleteRefundOffer)},
+	{Op: osdm.OpGetPassenger, Handle: either((*Facade).getJourneyPassenger, (*Facade).getPassenger)},
+	{Op: osdm.OpPatchPassenger, Handle: either((*Facade).patchJourneyPassenger, (*Facade).patchPassenger)},
+	{Op: osdm.OpCreateExchangeOffers, Handle: either((*Facade).createJourneyExchangeOffers, (*Facade).createExchangeOffers)},
+	{Op: osdm.OpCreateExchangeOperation, Handle: either((*Facade).createJourneyExchangeOperation, (*Facade).createExchangeOperation)},
+	{Op: osdm.OpGetExchangeOperation, Handle: either((*Facade).getJourneyExchangeOperation, (*Facade).getExchangeOperation)},
 	{Op: osdm.OpPatchExchangeOperation, Handle: (*Facade).patchExchangeOperation},
-	{Op: osdm.OpDeleteExchangeOperation, Handle: (*Facade).deleteExchangeOperation},
+	{Op: osdm.OpDeleteExchangeOperation, Handle: either((*Facade).deleteJourneyExchangeOperation, (*Facade).deleteExchangeOperation)},
+}
+
+// either serves a call about a journey with changes (a booking id with
+// JourneyIDPrefix) with journey, any other with single.
+func either(journey, single handler) handler {
+	return func(f *Facade, ctx context.Context, c *call) *Answer {
+		if isJourneyID(c.params[osdm.ParamBookingID]) {
+			return journey(f, ctx, c)
+		}
+		return single(f, ctx, c)
+	}
 }
 
 // router routes the façade's calls.

@@ -46,6 +46,7 @@ func (f *Facade) Settle(ctx context.Context) (SettleReport, error) {
 	}
 	f.settleIntents(ctx, send, &rep)
 	f.sweepHolds(ctx, send, &rep)
+	f.settleJourneys(ctx, send, &rep)
 	if rep.Errors > 0 {
 		return rep, errors.New("settlement met failures; the work stays listed for the next run")
 	}

@@ -60,6 +60,9 @@ func (s Status) Pending(ctx context.Context) ([]opstatus.Pending, error) {
 				Ref: x.ID, Since: x.CreatedOn, NextAttempt: x.HoldUntil, Detail: "exchange of booking " + id + " " + string(x.State)})
 		}
 	}
+	journeys, err := s.journeysPending(ctx)
+	out = append(out, journeys...)
+	errs = append(errs, err)
 	return out, errors.Join(errs...)
 }
 
@@ -67,6 +70,9 @@ func (s Status) Pending(ctx context.Context) ([]opstatus.Pending, error) {
 // BookingRef, or the messageId of one of its legacy messages.
 func (s Status) Find(ctx context.Context, ref string) ([]opstatus.Record, error) {
 	f := s.f
+	if isJourneyID(ref) {
+		return s.findJourney(ctx, ref)
+	}
 	id := ref
 	if i := strings.IndexByte(ref, '.'); i > 0 && strings.HasPrefix(ref, BookingIDPrefix) {
 		id = ref[:i] // a messageId: "<booking id>.<step>[.<attempt>]"
@@ -103,6 +109,9 @@ func (s Status) byLegacyRef(ctx context.Context, ref string) (*BookingRecord, er
 func recordOf(rec *BookingRecord) opstatus.Record {
 	out := opstatus.Record{Direction: opstatus.OSDMToLegacy, Partner: rec.Partner, State: string(rec.State),
 		Refs: map[string][]string{"booking": {rec.ID}}}
+	if rec.JourneyID != "" {
+		out.Refs["journey"] = []string{rec.JourneyID}
+	}
 	for _, p := range rec.Passengers {
 		if p.Detail != nil {
 			out.Passengers = append(out.Passengers, opstatus.MaskName(p.Detail.FirstName+" "+p.Detail.LastName))

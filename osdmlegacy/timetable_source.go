@@ -42,3 +42,39 @@ type TrainRun struct {
 	// Carrier is the RICS code of the operator, "" when unknown.
 	Carrier string
 }
+
+// Journey is one way from an origin to a destination: the runs of its
+// trains in order, each boarding where the one before alights.
+type Journey []TrainRun
+
+// JourneyQuery is what an offer search asks a Planner.
+type JourneyQuery struct {
+	// Origin and Destination are 7-digit UIC codes.
+	Origin, Destination string
+	// At is the departure asked (journeys leaving at or after it), or with
+	// Arrival the arrival asked (journeys arriving at or before it).
+	At      time.Time
+	Arrival bool
+	// Window bounds how far from At the journeys leave (or arrive).
+	Window time.Duration
+	// MaxChanges is the most changes a journey may have (0..2).
+	MaxChanges int
+	// MinTransfer is the shortest change at a station the timetable gives
+	// no minimum transfer time for.
+	MinTransfer time.Duration
+	// MaxTrips is the most journeys answered.
+	MaxTrips int
+}
+
+// Planner is a Timetable that also plans journeys with changes. A search
+// offers journeys with changes only from a timetable that is one.
+type Planner interface {
+	// Journeys returns the journeys of q that no other dominates (leaves
+	// no later, arrives no earlier, with no fewer changes), direct trains
+	// included, best first: by arrival, then changes, then departure.
+	Journeys(q JourneyQuery) []Journey
+	// Transfer returns the shortest change between two trains at station
+	// (fallback when the timetable gives none), and false when the
+	// timetable allows no change there.
+	Transfer(station string, fallback time.Duration) (time.Duration, bool)
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/internal/defaults"
+	"github.com/caddy-osdm/caddy-osdm/timetable"
 )
 
 // Defaults of Config.
@@ -21,12 +22,26 @@ const (
 	// DefaultOperator is the RICS company code the sandbox sells as: a
 	// placeholder, not a real railway.
 	DefaultOperator = "urn:uic:rics:9999"
+	// DefaultMaxChanges is how many changes of train a journey may have.
+	DefaultMaxChanges = timetable.DefaultMaxChanges
+	// DefaultMinTransfer is the shortest change of train at a station
+	// the timetable gives no minimum transfer time for.
+	DefaultMinTransfer = timetable.DefaultMinTransfer
+	// DefaultMaxTrips is the most trips a search by origin and
+	// destination answers from a GTFS timetable.
+	DefaultMaxTrips = timetable.DefaultMaxTrips
 )
 
 // Limits of Config values, so that one typo cannot exhaust memory.
 const (
 	MaxCapacity   = 10000
 	MaxMaxEntries = 1000000
+	// MaxMaxChanges bounds MaxChanges: two changes, three trains.
+	MaxMaxChanges = timetable.MaxChangesLimit
+	// MaxMinTransfer bounds MinTransfer.
+	MaxMinTransfer = 6 * time.Hour
+	// MaxMaxTrips bounds MaxTrips.
+	MaxMaxTrips = 50
 )
 
 // ricsPrefix starts an OSDM company code.
@@ -58,8 +73,25 @@ type Config struct {
 	Operator string
 	// ExternalInventory lists the trains another reservation system sells.
 	ExternalInventory []ExternalInventory
-	// Timetable fixes the times of some trains; the others get made-up ones.
+	// Timetable fixes the times of some trains; the others get made-up
+	// ones. Not with Feed.
 	Timetable []Schedule
+	// Feed is a GTFS timetable: when set, the sandbox's trains are its
+	// trains and nothing else, a search by origin and destination plans
+	// journeys with changes on it, and trip specifications are checked
+	// against it. Nil: every train number runs, at made-up times.
+	Feed *timetable.Timetable
+	// MaxChanges is how many changes of train a journey may have, in a
+	// search of the Feed and in a trip specification: nil means
+	// DefaultMaxChanges (1), 0 direct trains only, at most MaxMaxChanges.
+	MaxChanges *int
+	// MinTransfer is the shortest change of train at a station where the
+	// Feed's transfers.txt gives no minimum (or without a Feed, anywhere).
+	// Default 10m, at most 6h.
+	MinTransfer time.Duration
+	// MaxTrips is the most trips a search of the Feed answers. Default 6,
+	// at most 50.
+	MaxTrips int
 	// UnknownTrains are train numbers searched in vain (404 NO_RESULTS),
 	// besides those made only of zeros ("0", "000").
 	UnknownTrains []string
@@ -111,8 +143,24 @@ func (c Config) withDefaults() (Config, error) {
 		defaults.Duration("booking_ttl", &c.BookingTTL, DefaultBookingTTL),
 		defaults.Duration("retention", &c.Retention, DefaultRetention),
 		defaults.Count("max_entries", &c.MaxEntries, DefaultMaxEntries, MaxMaxEntries),
+		defaults.Duration("min_transfer", &c.MinTransfer, DefaultMinTransfer),
+		defaults.Count("max_trips", &c.MaxTrips, DefaultMaxTrips, MaxMaxTrips),
 	); err != nil {
 		return c, err
+	}
+	if c.MinTransfer > MaxMinTransfer {
+		return c, fmt.Errorf("min_transfer %v must be at most %v", c.MinTransfer, MaxMinTransfer)
+	}
+	n := DefaultMaxChanges
+	if c.MaxChanges != nil {
+		n = *c.MaxChanges
+	}
+	if n < 0 || n > MaxMaxChanges {
+		return c, fmt.Errorf("max_changes %d must be 0..%d", n, MaxMaxChanges)
+	}
+	c.MaxChanges = &n
+	if c.Feed != nil && len(c.Timetable) > 0 {
+		return c, fmt.Errorf("train %s: with a GTFS timetable, the trains' times are the timetable's", c.Timetable[0].Train)
 	}
 	if c.Operator == "" {
 		c.Operator = DefaultOperator

@@ -1,8 +1,9 @@
 // Package osdmsandbox is an in-memory OSDM 3.9 partner railway: an
 // http.Handler that searches offers, books, fulfils, exchanges, refunds (whole
 // or by passenger) and deletes
-// seat reservations on a made-up timetable, so the converter (and anyone
-// trying OSDM) has a partner without a real railway.
+// seat reservations on a made-up timetable or a GTFS one (Config.Feed), so
+// the converter (and anyone trying OSDM) has a partner without a real
+// railway.
 //
 // Operations, relative to any path prefix (the first segment that starts
 // a path of the spec, trip-offers or _sandbox starts the OSDM path, so the
@@ -34,8 +35,15 @@
 // constants, all of them standard codes of OSDM's errors-and-problems
 // list. Times sent without an offset are local to their station.
 //
-// Every train number has a deterministic timetable (see Config.Timetable
-// for fixed ones); numbers starting with 4 are night trains with seats,
+// With a Feed, the trains are the feed's: a search by origin and
+// destination plans journeys with up to Config.MaxChanges changes on it
+// (package timetable's Plan), each a trip of timed legs with transfer legs
+// between them and an offer of a reservation per train; trip
+// specifications of several trains are checked against it (trains at
+// their times, changes no shorter than the station's minimum). Without
+// one, every train number has a deterministic timetable (see
+// Config.Timetable for fixed ones). Numbers starting with 4 are night
+// trains with seats,
 // couchettes and berths. Places run out per train run (train and date),
 // travel class and accommodation; a provisional booking holds its places
 // until its confirmationTimeLimit, a fulfilled one until it is refunded.

@@ -64,15 +64,20 @@ func (b *booking) exchangeRefusal(now time.Time) *osdm.ProblemError {
 }
 
 // livePassengers are the booking's passengers still booked, in order,
-// with what they paid.
+// each once (a journey of several trains has a part per train, each with
+// the passengers), with what they paid for all the trains.
 func (b *booking) livePassengers() (ids []string, paid int64) {
+	seen := map[string]bool{}
 	for _, part := range b.parts {
 		if part.exchanged {
 			continue
 		}
 		for k, id := range part.passengerIDs {
 			if part.live(k) {
-				ids = append(ids, id)
+				if !seen[id] {
+					seen[id] = true
+					ids = append(ids, id)
+				}
 				paid += part.paxPrice[k]
 			}
 		}

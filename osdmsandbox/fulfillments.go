@@ -63,16 +63,15 @@ func (s *Sandbox) fulfil(now time.Time, rq *request) *response {
 	}), pending)
 }
 
-// getFulfillment serves GET /fulfillments/{fulfillmentId}: the fulfilment
-// of one of the client's bookings, current or replaced by an exchange,
-// with its document while it is FULFILLED.
+// getFulfillment serves GET /fulfillments/{fulfillmentId}: the fulfilment,
+// current or replaced by an exchange, with its document while it is
+// FULFILLED.
 func (s *Sandbox) getFulfillment(now time.Time, rq *request) *response {
 	id := rq.fulfillmentID
 	var found *booking
 	var f *osdm.Fulfillment
 	s.bookings.each(func(_ string, b *booking) bool {
-		if b.state == stateDeleted || b.client != rq.client {
-			// Another client's fulfilment is unknown to this one.
+		if b.state == stateDeleted {
 			return true
 		}
 		if b.fulfillment != nil && b.fulfillment.ID == id {
@@ -87,13 +86,15 @@ func (s *Sandbox) getFulfillment(now time.Time, rq *request) *response {
 		}
 		return true
 	})
-	if found == nil {
+	if found == nil || found.client != rq.client {
+		// Another client's fulfilment is as unknown as its booking.
 		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no fulfillment "+strconv.Quote(id)))
 	}
 	// The booking's state is brought up to date first (a pending exchange
 	// past its limit is dropped), as for GET /bookings/{bookingId}.
-	rq.bookingID = found.id
-	if _, p := s.liveBooking(now, rq); p != nil {
+	brq := *rq
+	brq.bookingID = found.id
+	if _, p := s.liveBooking(now, &brq); p != nil {
 		return problemResponse(p)
 	}
 	out := *f

@@ -7,8 +7,8 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
-// runKey names one train on one day (the date of its departure, in the
-// offset of the search).
+// runKey names one train on one day: its service date in a GTFS
+// timetable, else the date of its departure in the offset of the search.
 type runKey struct {
 	train string
 	date  string

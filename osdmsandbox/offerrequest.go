@@ -42,8 +42,17 @@ type tripSpecification struct {
 
 // legSpecification is a TripLegSpecification.
 type legSpecification struct {
-	TimedLeg    *timedLegSpecification `json:"timedLeg"`
-	TransferLeg json.RawMessage        `json:"transferLeg"`
+	ExternalRef string                    `json:"externalRef"`
+	TimedLeg    *timedLegSpecification    `json:"timedLeg"`
+	TransferLeg *transferLegSpecification `json:"transferLeg"`
+}
+
+// transferLegSpecification is a TransferLeg: a change between two timed
+// legs; start and end are required.
+type transferLegSpecification struct {
+	Start    *osdm.PlaceRef `json:"start"`
+	End      *osdm.PlaceRef `json:"end"`
+	Duration string         `json:"duration"`
 }
 
 // timedLegSpecification is a TimedLegSpecification.
@@ -106,6 +115,12 @@ func stopTimeProblem(at, name, v string) *osdm.ProblemError {
 	return osdm.Invalid(osdm.CodeValidationError, at, name+" "+strconv.Quote(v)+" must be a date-time, with an offset (2026-12-01T08:30:00+01:00) or local to the stop (2026-12-01T08:30:00)")
 }
 
+// specifiedTrip is a trip specification, checked: its trains in order.
+type specifiedTrip struct {
+	externalRef string
+	legs        []specifiedLeg
+}
+
 // specifiedLeg is a timed leg of a trip specification, checked.
 type specifiedLeg struct {
 	train        string
@@ -114,21 +129,28 @@ type specifiedLeg struct {
 	at           string // JSON pointer of the leg
 	// carrier is the first carrier the leg names, "" for none: the trip
 	// answered names it as the train's carrier.
-	carrier osdm.NamedCompany
+	carrier     osdm.NamedCompany
+	externalRef string
+	// change is the transfer leg specified before this one, if any (its
+	// duration -1 when it gives none).
+	change    transfer
+	hasChange bool
 }
 
 // maxLegs bounds the legs of one trip specification.
 const maxLegs = 5
 
 // parseTripSpecifications checks the trip specifications: each is a trip
-// of one or more trains, in order, each leaving after the one before
-// arrives; a transfer leg between them (a walk) is allowed and ignored.
-// It returns the timed legs of each trip.
-func parseTripSpecifications(specs []tripSpecification) ([][]specifiedLeg, *osdm.ProblemError) {
+// of one or more trains, in order, each leaving from the station where
+// the one before arrives, after it arrives; a transfer leg between two
+// is the change at that station (its duration and externalRef are kept,
+// for the trip answered). It returns the trains of each trip. Whether a
+// change is long enough depends on the timetable: the search checks it.
+func parseTripSpecifications(specs []tripSpecification) ([]specifiedTrip, *osdm.ProblemError) {
 	if len(specs) > maxTrains {
 		return nil, osdm.Invalid(osdm.CodeValidationError, "#/tripSpecifications", "at most "+strconv.Itoa(maxTrains)+" trip specifications per search")
 	}
-	out := make([][]specifiedLeg, 0, len(specs))
+	out := make([]specifiedTrip, 0, len(specs))
 	trains := 0
 	for i, spec := range specs {
 		at := "#/tripSpecifications/" + strconv.Itoa(i)
@@ -136,36 +158,96 @@ func parseTripSpecifications(specs []tripSpecification) ([][]specifiedLeg, *osdm
 			return nil, osdm.Invalid(osdm.CodeValidationError, at+"/legs", "at most "+strconv.Itoa(maxLegs)+" trains per trip")
 		}
 		var legs []specifiedLeg
+		var change *transfer // a transfer leg read, waiting for its next train
+		var changeAt string
 		for k, l := range spec.Legs {
 			lat := at + "/legs/" + strconv.Itoa(k)
-			if l.TimedLeg == nil {
-				if t := string(l.TransferLeg); t == "" || t == "null" {
-					return nil, osdm.Invalid(osdm.CodeValidationError, lat, "a leg is a timedLeg or a transferLeg")
+			switch {
+			case l.TimedLeg != nil && l.TransferLeg != nil:
+				return nil, osdm.Invalid(osdm.CodeValidationError, lat, "a leg is a timedLeg or a transferLeg, not both")
+			case l.TimedLeg == nil && l.TransferLeg == nil:
+				return nil, osdm.Invalid(osdm.CodeValidationError, lat, "a leg is a timedLeg or a transferLeg")
+			case l.TransferLeg != nil:
+				if len(legs) == 0 || change != nil {
+					return nil, notSupported(lat+"/transferLeg", "the sandbox sells trains: a transfer leg is read only between two timed legs, as the change from one to the next")
 				}
+				tr, p := parseTransferLeg(l.TransferLeg, legs[len(legs)-1].dest, lat+"/transferLeg")
+				if p != nil {
+					return nil, p
+				}
+				tr.externalRef = l.ExternalRef
+				change, changeAt = &tr, lat
 				continue
 			}
 			leg, p := parseTimedLeg(l.TimedLeg, lat+"/timedLeg")
 			if p != nil {
 				return nil, p
 			}
-			if n := len(legs); n > 0 && leg.dep.Before(legs[n-1].arr) {
-				return nil, osdm.Invalid(osdm.CodeValidationError, lat+"/timedLeg/start/serviceDeparture/timetabledTime",
-					"this train leaves before the train of the leg before arrives")
+			leg.externalRef = l.ExternalRef
+			if n := len(legs); n > 0 {
+				prev := &legs[n-1]
+				if leg.origin != prev.dest {
+					where := "the station where the leg before ends"
+					if change != nil {
+						where = "the station of the transfer leg before (" + changeAt + ")"
+					}
+					return nil, osdm.Invalid(osdm.CodeValidationError, lat+"/timedLeg/start/stopPlaceRef",
+						"this train leaves from "+stationPrefix+leg.origin+", not from "+stationPrefix+prev.dest+", "+where+": the sandbox changes trains at a station both stop at")
+				}
+				if leg.dep.Before(prev.arr) {
+					return nil, osdm.Invalid(osdm.CodeValidationError, lat+"/timedLeg/start/serviceDeparture/timetabledTime",
+						"this train leaves before the train of the leg before arrives")
+				}
+				if change != nil {
+					leg.change, leg.hasChange = *change, true
+				}
 			}
+			change = nil
 			legs = append(legs, leg)
 		}
 		switch {
 		case len(legs) == 0:
 			return nil, osdm.Invalid(osdm.CodeValidationError, at+"/legs", "a trip specification needs a timed leg")
+		case change != nil:
+			return nil, notSupported(changeAt+"/transferLeg", "the sandbox sells trains: a transfer leg is read only between two timed legs, as the change from one to the next")
 		case len(legs) > maxLegs:
 			return nil, osdm.Invalid(osdm.CodeValidationError, at+"/legs", "at most "+strconv.Itoa(maxLegs)+" trains per trip")
 		}
 		if trains += len(legs); trains > maxTrains {
 			return nil, osdm.Invalid(osdm.CodeValidationError, "#/tripSpecifications", "at most "+strconv.Itoa(maxTrains)+" trains per search")
 		}
-		out = append(out, legs)
+		out = append(out, specifiedTrip{externalRef: spec.ExternalRef, legs: legs})
 	}
 	return out, nil
+}
+
+// parseTransferLeg checks a transfer leg after a train arriving at
+// station: a change there, start and end that station.
+func parseTransferLeg(tl *transferLegSpecification, station, at string) (transfer, *osdm.ProblemError) {
+	tr := transfer{duration: -1}
+	for _, end := range []struct {
+		name string
+		ref  *osdm.PlaceRef
+	}{{"start", tl.Start}, {"end", tl.End}} {
+		if end.ref == nil {
+			return tr, osdm.Invalid(osdm.CodeValidationError, at+"/"+end.name, end.name+" is required")
+		}
+		n, ok := stationOf(*end.ref)
+		if !ok {
+			return tr, osdm.Invalid(osdm.CodeValidationError, at+"/"+end.name, end.name+" must be a StopPlaceRef with stopPlaceRef urn:uic:stn: and 7 digits")
+		}
+		if n != station {
+			return tr, notSupported(at+"/"+end.name, "the change is at "+stationPrefix+station+", where the train before arrives: the sandbox changes trains only at a station both trains stop at, not between two stations")
+		}
+	}
+	if tl.Duration != "" {
+		d, ok := parseISODuration(tl.Duration)
+		if !ok || d > 24*time.Hour {
+			return tr, osdm.Invalid(osdm.CodeValidationError, at+"/duration", "duration "+strconv.Quote(tl.Duration)+" must be an ISO 8601 duration of at most a day, e.g. PT10M")
+		}
+		tr.duration = d
+	}
+	return tr, nil
 }
 
 // parseTimedLeg checks one timed leg of a trip specification.

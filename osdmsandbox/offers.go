@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/timetable"
 )
 
 // Limits of a search.
@@ -28,10 +29,13 @@ type search struct {
 	// client is the client searching: the offers found are its own.
 	client       string
 	reservations bool // reservations asked for (or no offer part named)
-	// specified are the trips of tripSpecifications, each its timed legs;
-	// when there are any, they are the search (origin, dest, asked and
-	// trains are unset).
-	specified [][]specifiedLeg
+	// named says that trains names the trains searched (a vehicle
+	// filter keeping them); excluded are those a filter leaves out.
+	named    bool
+	excluded []string
+	// specified are the trips of tripSpecifications; when there are any,
+	// they are the search (origin, dest, asked and trains are unset).
+	specified []specifiedTrip
 }
 
 // offer is a stored offer, what a booking of it needs: about 650 bytes
@@ -204,6 +208,7 @@ func (sr *search) setPassengers(pax []osdm.AnonymousPassengerSpecification, poin
 func (sr *search) setTrains(vf *osdm.VehicleFilter) *osdm.ProblemError {
 	const at = "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter/vehicleNumbers"
 	if vf != nil && vf.Exclude != nil && !*vf.Exclude {
+		sr.named = true
 		if len(vf.VehicleNumbers) == 0 || len(vf.VehicleNumbers) > maxTrains {
 			return osdm.Invalid(osdm.CodeValidationError, at, fmt.Sprintf("a vehicle filter with exclude false needs 1..%d vehicle numbers", maxTrains))
 		}
@@ -217,12 +222,11 @@ func (sr *search) setTrains(vf *osdm.VehicleFilter) *osdm.ProblemError {
 		}
 		return nil
 	}
-	var excluded []string
 	if vf != nil {
-		excluded = vf.VehicleNumbers
+		sr.excluded = vf.VehicleNumbers
 	}
 	n := 100 + trainHash(sr.origin+sr.dest)%800
-	for slices.Contains(excluded, strconv.Itoa(int(n))) {
+	for slices.Contains(sr.excluded, strconv.Itoa(int(n))) {
 		n++
 	}
 	sr.trains = []string{strconv.Itoa(int(n))}
@@ -273,24 +277,75 @@ type leg struct {
 	train        string
 	origin, dest string
 	specified    *specifiedLeg
+	// ride is the train's ride in the GTFS timetable (Config.Feed): as
+	// planned, or as found for a train named; nil without a Feed, or when
+	// a train named does not ride there that day.
+	ride *timetable.Leg
+	// tripRef is the consumer's reference of the trip, on its first leg.
+	tripRef string
 }
 
 // trips are the trips the search looks for, each its trains: those of a
-// trip specification, or one train of the timetable.
-func (sr *search) trips() [][]leg {
-	var out [][]leg
-	for _, legs := range sr.specified {
-		trip := make([]leg, len(legs))
-		for i := range legs {
-			sl := &legs[i]
+// trip specification, those named (each a trip of its own), or without
+// a name those planned on the GTFS timetable (journeys with changes) or
+// the made-up train of the sandbox's own timetable. none says why a
+// search of the GTFS timetable found nothing.
+func (s *Sandbox) trips(sr *search) (out [][]leg, none string) {
+	for _, st := range sr.specified {
+		trip := make([]leg, len(st.legs))
+		for i := range st.legs {
+			sl := &st.legs[i]
 			trip[i] = leg{train: sl.train, origin: sl.origin, dest: sl.dest, specified: sl}
+		}
+		trip[0].tripRef = st.externalRef
+		out = append(out, trip)
+	}
+	feed := s.cfg.Feed
+	switch {
+	case sr.specified != nil:
+		return out, ""
+	case feed == nil:
+		for _, train := range sr.trains {
+			out = append(out, []leg{{train: train, origin: sr.origin, dest: sr.dest}})
+		}
+		return out, ""
+	case sr.named:
+		for _, train := range sr.trains {
+			l := leg{train: train, origin: sr.origin, dest: sr.dest}
+			if r, ok := feed.Ride(train, sr.origin, sr.dest, sr.asked.In(feed.Location())); ok {
+				l.ride = &r
+			}
+			out = append(out, []leg{l})
+		}
+		return out, ""
+	}
+	js, err := feed.Plan(timetable.Query{
+		Origin: sr.origin, Destination: sr.dest, Time: sr.asked, ArriveBy: sr.byArrival,
+		MaxChanges: *s.cfg.MaxChanges, MinTransfer: s.cfg.MinTransfer, MaxTrips: s.cfg.MaxTrips,
+	})
+	if err != nil {
+		return nil, err.Error() // the configuration is checked: not seen
+	}
+journeys:
+	for _, j := range js {
+		trip := make([]leg, len(j.Legs))
+		for i := range j.Legs {
+			r := &j.Legs[i]
+			if slices.Contains(sr.excluded, r.Train) {
+				continue journeys
+			}
+			trip[i] = leg{train: r.Train, origin: r.From.Station, dest: r.To.Station, ride: r}
 		}
 		out = append(out, trip)
 	}
-	for _, train := range sr.trains {
-		out = append(out, []leg{{train: train, origin: sr.origin, dest: sr.dest}})
+	if len(out) == 0 {
+		how := "leaving within " + timetable.DefaultWindow.String() + " after " + sr.asked.Format(time.RFC3339)
+		if sr.byArrival {
+			how = "arriving within " + timetable.DefaultWindow.String() + " before " + sr.asked.Format(time.RFC3339)
+		}
+		none = fmt.Sprintf("the timetable has no journey from %s to %s %s with at most %d changes", stationPrefix+sr.origin, stationPrefix+sr.dest, how, *s.cfg.MaxChanges)
 	}
-	return out
+	return out, none
 }
 
 // answerSearch finds the trains of a search and offers their places: per
@@ -300,7 +355,10 @@ func (sr *search) trips() [][]leg {
 func (s *Sandbox) answerSearch(now time.Time, sr *search) *response {
 	var out osdm.OfferCollectionResponse
 	out.AnonymousPassengerSpecifications = sr.passengers
-	trips := sr.trips()
+	trips, none := s.trips(sr)
+	if none != "" {
+		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeNoResults, none))
+	}
 	short, swept := 0, false
 	var past, notFound []string
 	freeIn := func(j journey, g group) int {
@@ -316,9 +374,10 @@ func (s *Sandbox) answerSearch(now time.Time, sr *search) *response {
 trips:
 	for _, trip := range trips {
 		var r route
-		for _, lg := range trip {
+		var prev *timetable.Leg // the ride of the train before, in the GTFS timetable
+		for i, lg := range trip {
 			train := lg.train
-			if s.unknownTrain(train) {
+			if s.unknownTrain(train) || s.cfg.Feed != nil && lg.ride == nil && lg.specified == nil {
 				notFound = append(notFound, fmt.Sprintf("%s from %s to %s", train, lg.origin, lg.dest))
 				continue trips
 			}
@@ -332,11 +391,24 @@ trips:
 				continue trips
 			}
 			var dep, arr time.Time
+			ride := lg.ride
 			if sl := lg.specified; sl != nil {
+				if i > *s.cfg.MaxChanges {
+					return problemResponse(osdm.NewProblem(http.StatusBadRequest, osdm.CodeOfferOutOfBounds,
+						fmt.Sprintf("a journey has at most %d changes of train here (max_changes)", *s.cfg.MaxChanges)).WithPointer(sl.at))
+				}
 				dep, arr = sl.dep, sl.arr
-				if p := s.scheduleMismatch(sl); p != nil {
+				var p *osdm.ProblemError
+				if ride, p = s.scheduleMismatch(sl); p != nil {
 					return problemResponse(p)
 				}
+				if i > 0 {
+					if p := s.changeTooShort(&r[i-1], prev, sl, ride); p != nil {
+						return problemResponse(p)
+					}
+				}
+			} else if ride != nil {
+				dep, arr = ride.From.Departure, ride.To.Arrival
 			} else {
 				dep, arr = s.timetable(train, sr.asked, sr.byArrival)
 			}
@@ -345,11 +417,27 @@ trips:
 				past = append(past, train+" left at "+dep.Format(time.RFC3339))
 				continue trips
 			}
-			j := journey{train: train, origin: lg.origin, dest: lg.dest, departure: dep, arrival: arr}
-			if lg.specified != nil {
-				j.carrier = lg.specified.carrier
+			j := journey{train: train, origin: lg.origin, dest: lg.dest, departure: dep, arrival: arr, tripRef: lg.tripRef}
+			if ride != nil {
+				j.originName, j.destName = ride.From.Name, ride.To.Name
+				j.serviceDate = ride.ServiceDate.Format(time.DateOnly)
+			}
+			if i > 0 {
+				j.change = transfer{duration: min(s.minTransfer(lg.origin), dep.Sub(r[i-1].arrival)), shown: true}
+			}
+			if sl := lg.specified; sl != nil {
+				j.carrier, j.externalRef = sl.carrier, sl.externalRef
+				// The consumer's legs, as it gave them.
+				j.change.shown = sl.hasChange
+				if sl.hasChange {
+					j.change.externalRef = sl.change.externalRef
+					if sl.change.duration >= 0 {
+						j.change.duration = sl.change.duration
+					}
+				}
 			}
 			r = append(r, j)
+			prev = ride
 		}
 		out.Trips = append(out.Trips, r.trip(s.cfg.Operator))
 		if !sr.reservations {
@@ -408,18 +496,65 @@ trips:
 	return jsonResponse(http.StatusOK, &out)
 }
 
-// scheduleMismatch compares a specified leg with the train's configured
-// schedule, if it has one: a consumer naming other times has another
-// timetable than the partner.
-func (s *Sandbox) scheduleMismatch(sl *specifiedLeg) *osdm.ProblemError {
+// scheduleMismatch compares a specified leg with the GTFS timetable
+// (Config.Feed), and returns the train's ride there, or with the train's
+// configured schedule, if it has one: a consumer naming other times has
+// another timetable than the partner.
+func (s *Sandbox) scheduleMismatch(sl *specifiedLeg) (*timetable.Leg, *osdm.ProblemError) {
+	if feed := s.cfg.Feed; feed != nil {
+		r, ok := feed.Ride(sl.train, sl.origin, sl.dest, sl.dep.In(feed.Location()))
+		if !ok {
+			return nil, osdm.NewProblem(http.StatusBadRequest, osdm.CodeScheduleMismatch, fmt.Sprintf("train %s does not run from %s to %s on %s in the timetable", sl.train, stationPrefix+sl.origin, stationPrefix+sl.dest, sl.dep.In(feed.Location()).Format(time.DateOnly))).WithPointer(sl.at)
+		}
+		if !r.From.Departure.Equal(sl.dep) || !r.To.Arrival.Equal(sl.arr) {
+			return nil, osdm.NewProblem(http.StatusBadRequest, osdm.CodeScheduleMismatch, fmt.Sprintf("train %s runs %s to %s that day, not %s to %s", sl.train, r.From.Departure.Format(time.RFC3339), r.To.Arrival.Format(time.RFC3339), sl.dep.Format(time.RFC3339), sl.arr.Format(time.RFC3339))).WithPointer(sl.at)
+		}
+		return &r, nil
+	}
 	if _, ok := s.schedules[sl.train]; !ok {
-		return nil
+		return nil, nil
 	}
 	dep, arr := s.timetable(sl.train, sl.dep, false)
 	if dep.Equal(sl.dep) && arr.Equal(sl.arr) {
+		return nil, nil
+	}
+	return nil, osdm.NewProblem(http.StatusBadRequest, osdm.CodeScheduleMismatch, fmt.Sprintf("train %s runs %s to %s that day, not %s to %s", sl.train, dep.Format(time.RFC3339), arr.Format(time.RFC3339), sl.dep.Format(time.RFC3339), sl.arr.Format(time.RFC3339))).WithPointer(sl.at)
+}
+
+// minTransfer is the shortest change of train at station: the GTFS
+// timetable's (transfers.txt) or min_transfer.
+func (s *Sandbox) minTransfer(station string) time.Duration {
+	if s.cfg.Feed != nil {
+		if d, ok := s.cfg.Feed.MinTransfer(station, s.cfg.MinTransfer); ok {
+			return d
+		}
+	}
+	return s.cfg.MinTransfer
+}
+
+// changeTooShort checks the change from the train before (before; its
+// ride in the GTFS timetable, when there is one) to the specified leg
+// sl (ride, likewise): no shorter than the station's minimum transfer
+// time, and allowed there.
+func (s *Sandbox) changeTooShort(before *journey, beforeRide *timetable.Leg, sl *specifiedLeg, ride *timetable.Leg) *osdm.ProblemError {
+	at := sl.at + "/start/serviceDeparture/timetabledTime"
+	station := stationPrefix + sl.origin
+	if beforeRide != nil && ride != nil {
+		need, ok := s.cfg.Feed.Change(*beforeRide, *ride, s.cfg.MinTransfer)
+		switch {
+		case !ok:
+			return osdm.NewProblem(http.StatusBadRequest, osdm.CodeScheduleMismatch, fmt.Sprintf("the timetable allows no change at %s from train %s to train %s (transfers.txt)", station, before.train, sl.train)).WithPointer(at)
+		case sl.dep.Sub(before.arrival) < need:
+			return osdm.NewProblem(http.StatusBadRequest, osdm.CodeScheduleMismatch, fmt.Sprintf("the change at %s from train %s (arriving %s) to train %s (leaving %s) takes at least %s (the timetable's transfers.txt, else min_transfer)",
+				station, before.train, before.arrival.Format(time.RFC3339), sl.train, sl.dep.Format(time.RFC3339), need)).WithPointer(at)
+		}
 		return nil
 	}
-	return osdm.NewProblem(http.StatusBadRequest, osdm.CodeScheduleMismatch, fmt.Sprintf("train %s runs %s to %s that day, not %s to %s", sl.train, dep.Format(time.RFC3339), arr.Format(time.RFC3339), sl.dep.Format(time.RFC3339), sl.arr.Format(time.RFC3339))).WithPointer(sl.at)
+	if need := s.cfg.MinTransfer; sl.dep.Sub(before.arrival) < need {
+		return osdm.NewProblem(http.StatusBadRequest, osdm.CodeScheduleMismatch, fmt.Sprintf("the change at %s from train %s (arriving %s) to train %s (leaving %s) takes at least %s (min_transfer)",
+			station, before.train, before.arrival.Format(time.RFC3339), sl.train, sl.dep.Format(time.RFC3339), need)).WithPointer(at)
+	}
+	return nil
 }
 
 // alternativeSystemProposal is the v3.10 problem that sends a train's

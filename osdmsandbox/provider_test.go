@@ -157,6 +157,11 @@ func timedLeg(train, from, dep, to, arr string) string {
 		"service":{"vehicleNumbers":["` + train + `"],"carriers":[{"ref":"urn:uic:rics:1185"}]}}}`
 }
 
+func transferLeg(from, to, duration string) string {
+	return `{"transferLeg":{"start":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:` + from + `"},
+		"end":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:` + to + `"},"duration":"` + duration + `"}}`
+}
+
 func (h *harness) postOffers(body string) result {
 	h.t.Helper()
 	return h.raw(http.MethodPost, "/offers", http.Header{"Content-Type": {osdm.ContentTypeJSON}}, []byte(body))
@@ -203,7 +208,28 @@ func TestTripSpecifications(t *testing.T) {
 		{"second train leaves before the first arrives", specified(timedLeg("9", "8500010", "2026-12-01T07:12", "8503000", "2026-12-01T08:05"),
 			timedLeg("11", "8503000", "2026-12-01T08:00", "8000261", "2026-12-01T12:45")),
 			osdm.CodeValidationError, "#/tripSpecifications/0/legs/1/timedLeg/start/serviceDeparture/timetabledTime"},
-		{"transfer only", specified(`{"transferLeg":{}}`), osdm.CodeValidationError, "#/tripSpecifications/0/legs"},
+		{"transfer only", specified(`{"transferLeg":{}}`), osdm.CodeParameterNotSupported, "#/tripSpecifications/0/legs/0/transferLeg"},
+		{"timed and transfer leg in one", specified(`{"timedLeg":{},"transferLeg":{}}`), osdm.CodeValidationError, "#/tripSpecifications/0/legs/0"},
+		{"second train leaves from elsewhere", specified(timedLeg("9", "8500010", "2026-12-01T07:12", "8503000", "2026-12-01T08:05"),
+			timedLeg("11", "8507000", "2026-12-01T08:30", "8000261", "2026-12-01T12:45")),
+			osdm.CodeValidationError, "#/tripSpecifications/0/legs/1/timedLeg/start/stopPlaceRef"},
+		{"a walk to another station", specified(timedLeg("9", "8500010", "2026-12-01T07:12", "8503000", "2026-12-01T08:05"),
+			transferLeg("8503000", "8507000", "PT10M"), timedLeg("11", "8507000", "2026-12-01T08:30", "8000261", "2026-12-01T12:45")),
+			osdm.CodeParameterNotSupported, "#/tripSpecifications/0/legs/1/transferLeg/end"},
+		{"two transfer legs", specified(timedLeg("9", "8500010", "2026-12-01T07:12", "8503000", "2026-12-01T08:05"),
+			transferLeg("8503000", "8503000", ""), transferLeg("8503000", "8503000", ""), timedLeg("11", "8503000", "2026-12-01T08:30", "8000261", "2026-12-01T12:45")),
+			osdm.CodeParameterNotSupported, "#/tripSpecifications/0/legs/2/transferLeg"},
+		{"transfer leg last", specified(timedLeg("9", "8500010", "2026-12-01T07:12", "8503000", "2026-12-01T08:05"), transferLeg("8503000", "8503000", "")),
+			osdm.CodeParameterNotSupported, "#/tripSpecifications/0/legs/1/transferLeg"},
+		{"bad transfer duration", specified(timedLeg("9", "8500010", "2026-12-01T07:12", "8503000", "2026-12-01T08:05"),
+			transferLeg("8503000", "8503000", "10 minutes"), timedLeg("11", "8503000", "2026-12-01T08:30", "8000261", "2026-12-01T12:45")),
+			osdm.CodeValidationError, "#/tripSpecifications/0/legs/1/transferLeg/duration"},
+		{"change shorter than min_transfer", specified(timedLeg("9", "8500010", "2026-12-01T07:12", "8503000", "2026-12-01T08:05"),
+			timedLeg("11", "8503000", "2026-12-01T08:14", "8000261", "2026-12-01T12:45")),
+			osdm.CodeScheduleMismatch, "#/tripSpecifications/0/legs/1/timedLeg/start/serviceDeparture/timetabledTime"},
+		{"two changes, max_changes 1", specified(timedLeg("9", "8500010", "2026-12-01T07:12", "8503000", "2026-12-01T08:05"),
+			timedLeg("11", "8503000", "2026-12-01T08:30", "8000261", "2026-12-01T12:45"), timedLeg("13", "8000261", "2026-12-01T13:30", "8011160", "2026-12-01T17:45")),
+			osdm.CodeOfferOutOfBounds, "#/tripSpecifications/0/legs/2/timedLeg"},
 		{"empty leg", specified(`{}`), osdm.CodeValidationError, "#/tripSpecifications/0/legs/0"},
 		{"no legs", specified(), osdm.CodeValidationError, "#/tripSpecifications/0/legs"},
 		{"arrival first", specified(timedLeg("9", "8500010", "2026-12-01T08:12", "8503000", "2026-12-01T08:05")),

@@ -1,6 +1,7 @@
 package osdmsandbox
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"strconv"
@@ -114,18 +115,45 @@ func isoDuration(d time.Duration) string {
 	return fmt.Sprintf("PT%dH%dM", h, m)
 }
 
-// journey is one train run between two stations, as a search found it.
+// journey is one train run between two stations, as a search found it,
+// one timed leg of a trip.
 type journey struct {
 	train              string
 	origin, dest       string // station numbers
 	departure, arrival time.Time
+	// originName and destName are the stations' names in the GTFS
+	// timetable; "" for the sandbox's own (stationName).
+	originName, destName string
+	// serviceDate is the GTFS timetable's service date of the train
+	// (YYYY-MM-DD), the day its run started: a train boarded after
+	// midnight is the run of the day before. "" for the sandbox's own.
+	serviceDate string
 	// carrier runs the train: the one a trip specification named, or
 	// (Ref "") the sandbox's operator.
 	carrier osdm.NamedCompany
+	// change is the transfer leg before this train (none for the first).
+	change transfer
+	// externalRef is the consumer's reference of the leg it specified;
+	// tripRef, on the first journey only, that of the trip.
+	externalRef, tripRef string
 }
 
-// runKey names the places of one train on one day.
+// transfer is the change of train before a journey: the time it takes
+// at least, the consumer's reference of the transfer leg it specified,
+// and whether the trip shows it as a transfer leg (always, but in a trip
+// specified without one: the trip answered has the consumer's legs).
+type transfer struct {
+	duration    time.Duration
+	externalRef string
+	shown       bool
+}
+
+// runKey names the places of one train on one day: its service date in
+// the GTFS timetable, else the date it leaves the journey's origin.
 func (j *journey) runKey() runKey {
+	if j.serviceDate != "" {
+		return runKey{train: j.train, date: j.serviceDate}
+	}
 	return runKey{train: j.train, date: j.departure.Format(time.DateOnly)}
 }
 
@@ -152,10 +180,14 @@ func (r route) tripID() string {
 	return "trip-" + strings.Join(ids, "_")
 }
 
-// legID is the id of leg i (from 0) of a trip.
+// legID is the id of the timed leg of train i (from 0) of a trip.
 func legID(i int) string { return "leg-" + strconv.Itoa(i+1) }
 
-// trip is the OSDM trip of the route: a timed leg per train.
+// transferLegID is the id of the transfer leg before train i (from 1).
+func transferLegID(i int) string { return "transfer-" + strconv.Itoa(i) }
+
+// trip is the OSDM trip of the route: a timed leg per train, a transfer
+// leg between two (those of the consumer in a trip it specified).
 func (r route) trip(operator string) osdm.Trip {
 	first, last := &r[0], &r[len(r)-1]
 	origin := osdm.NewStopPlaceRef(stationPrefix + first.origin)
@@ -169,8 +201,23 @@ func (r route) trip(operator string) osdm.Trip {
 		StartTime:   first.departure,
 		EndTime:     last.arrival,
 		Transfers:   len(r) - 1,
+		ExternalRef: first.tripRef,
+		Direction:   osdm.TripDirectionOutbound,
 	}
 	for i := range r {
+		if i > 0 && r[i].change.shown {
+			at := osdm.NewStopPlaceRef(stationPrefix + r[i].origin)
+			t.Legs = append(t.Legs, osdm.TripLeg{
+				ID:          transferLegID(i),
+				ExternalRef: r[i].change.externalRef,
+				TransferLeg: &osdm.TransferLeg{
+					TransferMode: osdm.TransferModeWalk,
+					Start:        osdm.NewStopPlaceRef(stationPrefix + r[i-1].dest),
+					End:          at,
+					Duration:     isoDuration(r[i].change.duration),
+				},
+			})
+		}
 		t.Legs = append(t.Legs, r[i].timedLeg(legID(i), operator))
 	}
 	return t
@@ -181,16 +228,17 @@ func (j *journey) timedLeg(id, operator string) osdm.TripLeg {
 	origin := osdm.NewStopPlaceRef(stationPrefix + j.origin)
 	dest := osdm.NewStopPlaceRef(stationPrefix + j.dest)
 	return osdm.TripLeg{
-		ID: id,
+		ID:          id,
+		ExternalRef: j.externalRef,
 		TimedLeg: &osdm.TimedLeg{
 			Start: osdm.Board{
 				StopPlaceRef:     origin,
-				StopPlaceName:    stationName(j.origin),
+				StopPlaceName:    cmp.Or(j.originName, stationName(j.origin)),
 				ServiceDeparture: osdm.ServiceTime{TimetabledTime: j.departure},
 			},
 			End: osdm.Alight{
 				StopPlaceRef:   dest,
-				StopPlaceName:  stationName(j.dest),
+				StopPlaceName:  cmp.Or(j.destName, stationName(j.dest)),
 				ServiceArrival: osdm.ServiceTime{TimetabledTime: j.arrival},
 			},
 			Service: osdm.DatedJourney{

@@ -1,10 +1,12 @@
 // Package timetable reads a railway's timetable from a GTFS static feed
-// (a .zip file or a folder) and indexes it for the two questions the
+// (a .zip file or a folder) and indexes it for the questions the
 // OSDM -> legacy direction asks: which stops and times a train has on a
-// service date (Run), and which direct trains go from one station to
-// another around a time (Direct, DirectArriving). Ride checks one named
-// train between two stations on the date it leaves the first (the
-// legacy DepartureDate). It uses encoding/csv only and imports no Caddy.
+// service date (Run), which direct trains go from one station to another
+// around a time (Direct, DirectArriving), and which journeys, direct or
+// with changes of train, do (Plan). Ride checks one named train between
+// two stations on the date it leaves the first (the legacy
+// DepartureDate); ChangeOK checks a change between two such rides. It
+// uses encoding/csv only and imports no Caddy.
 //
 // # What is read
 //
@@ -30,6 +32,16 @@
 //   - calendar.txt and calendar_dates.txt: weekly patterns between
 //     start_date and end_date, then exceptions (exception_type 1 adds the
 //     date, 2 removes it). Either file may be absent, not both.
+//   - transfers.txt (optional): from_stop_id, to_stop_id, transfer_type,
+//     min_transfer_time, and from_trip_id, to_trip_id, from_route_id,
+//     to_route_id. A row whose two stops are one station sets the least
+//     time to change trains there (type 2: min_transfer_time seconds; 1:
+//     on arrival), or forbids it (3); naming trips or routes, only for
+//     those (a trip pair beats a trip and route, which beats a route pair,
+//     then one trip, one route, the station). Several rows for one change:
+//     the longest time, and a forbidding row wins. Types 0, 4 and 5 change
+//     nothing; rows between two stations (walks) are counted in Warnings
+//     and not used.
 //
 // Columns are found by name in the header, in any order; a UTF-8 byte
 // order mark is allowed; unknown columns and files are ignored. The files
@@ -60,7 +72,10 @@
 // time zone; a reference to a stop, route, service or trip that does not
 // exist; a time not H:MM:SS or HH:MM:SS (or 168 hours or more); a date
 // not YYYYMMDD; a flag not 0/1; a duplicate id or stop_sequence; times
-// running backwards along a trip; a calendar spanning more than 100 years.
+// running backwards along a trip; a calendar spanning more than 100 years;
+// in transfers.txt, a transfer_type not 0..5, a type 2 without a
+// min_transfer_time of 0..86400 seconds, a missing stop, an unknown stop,
+// trip or route.
 //
 // What is skipped rather than refused, and counted in Warnings: trips whose
 // trip_short_name is empty or longer than 5 characters (the Hermes limit
@@ -75,6 +90,19 @@
 // serviceDate's year, month and day in serviceDate's own location.
 // Direct and DirectArriving search [from-window, from+window] (window 0
 // means DefaultWindow, 4h) and return legs in order of departure.
+//
+// # Journeys with changes
+//
+// Plan answers a Query (origin, destination, a time and a window, the most
+// changes, the default change time, the most journeys) with the journeys
+// no other dominates (leaving no earlier, arriving no later, with no more
+// changes), ordered by arrival, changes, departure. A change is at a
+// station both trains stop at (alighting and boarding allowed), never at
+// the origin, and takes the time transfers.txt gives (else the query's
+// MinTransfer). The search is a range RAPTOR over the trips grouped into
+// routes (same stops and flags, no overtaking; built on the first Plan);
+// it respects calendars and times past midnight like Run, and searches no
+// journey longer than MaxJourney.
 //
 // # Memory
 //

@@ -68,7 +68,7 @@ func LoadFS(fsys fs.FS, opts Options) (*Timetable, error) {
 		}
 	}
 	l := &loader{fsys: fsys, opts: opts, t: &Timetable{}, strs: map[string]string{}}
-	for _, step := range []func() error{l.agency, l.stops, l.routes, l.calendar, l.trips, l.stopTimes} {
+	for _, step := range []func() error{l.agency, l.stops, l.routes, l.calendar, l.trips, l.stopTimes, l.transfers} {
 		if err := step(); err != nil {
 			return nil, err
 		}
@@ -427,7 +427,7 @@ func (l *loader) trips() error {
 			continue
 		}
 		ti := int32(len(l.t.trips))
-		l.t.trips = append(l.t.trips, trip{train: l.intern(name), service: svc})
+		l.t.trips = append(l.t.trips, trip{train: l.intern(name), id: id, route: l.intern(tb.get(routec)), service: svc})
 		l.tripIdx[id] = ti
 	}
 	if err := tb.err(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -350,4 +351,89 @@ func BenchmarkRun(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(found)/float64(b.N), "found/op")
+}
+
+// BenchmarkPlanNational plans journeys with up to one change (a 4h
+// window, the defaults otherwise) on the national feed between stations
+// of two random lines; half the lines start from a few hubs, so many
+// searches find journeys with a change, the others search the whole
+// network in vain. It reports the median and 99th percentile of a search's
+// wall time, and of its CPU time (what a search costs when the machine is
+// shared: the wall time then includes the waits for a core).
+func BenchmarkPlanNational(b *testing.B) {
+	for _, changes := range []int{1, 2} {
+		b.Run(fmt.Sprintf("changes=%d", changes), func(b *testing.B) { benchPlan(b, changes) })
+	}
+}
+
+func benchPlan(b *testing.B, maxChanges int) {
+	tt := nationalTimetable(b)
+	tt.network() // built on the first search: not what is measured
+	r := rand.New(rand.NewPCG(5, 6))
+	qs := make([]Query, 512)
+	for i := range qs {
+		la, lb := r.IntN(national.lines), r.IntN(national.lines)
+		if i%2 == 0 { // lines from the hubs
+			la, lb = 5*r.IntN(national.lines/5), 5*r.IntN(national.lines/5)
+		}
+		oa, ob := genLine(national, la), genLine(national, lb)
+		o, d := oa[r.IntN(len(oa))], ob[r.IntN(len(ob))]
+		if o == d {
+			d = ob[(slices.Index(ob, d)+1)%len(ob)]
+		}
+		day := date("2026-12-01").AddDate(0, 0, r.IntN(360))
+		qs[i] = Query{Origin: genCode(o), Destination: genCode(d), Time: day.Add(time.Duration(6+r.IntN(14)) * time.Hour), MaxChanges: maxChanges}
+	}
+	times := make([]time.Duration, 0, b.N)
+	cpus := make([]time.Duration, 0, b.N)
+	found, changes := 0, 0
+	// One OS thread, so that its CPU time is the search's.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c0, t0 := threadCPU(), time.Now()
+		js, err := tt.Plan(qs[i%len(qs)])
+		times = append(times, time.Since(t0))
+		cpus = append(cpus, threadCPU()-c0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		found += len(js)
+		for _, j := range js {
+			changes += j.Changes()
+		}
+	}
+	b.StopTimer()
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	slices.Sort(times)
+	slices.Sort(cpus)
+	b.ReportMetric(ms(times[len(times)/2]), "p50-ms")
+	b.ReportMetric(ms(times[len(times)*99/100]), "p99-ms")
+	b.ReportMetric(ms(cpus[len(cpus)/2]), "p50-cpu-ms")
+	b.ReportMetric(ms(cpus[len(cpus)*99/100]), "p99-cpu-ms")
+	b.ReportMetric(float64(found)/float64(b.N), "journeys/op")
+	b.ReportMetric(float64(changes)/float64(max(found, 1)), "changes/journey")
+}
+
+// BenchmarkNetworkNational builds the planner's routes of the national
+// feed (done once, on the first search) and reports the heap they keep.
+func BenchmarkNetworkNational(b *testing.B) {
+	tt := nationalTimetable(b)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var n *network
+	for i := 0; i < b.N; i++ {
+		n = buildNetwork(tt)
+	}
+	b.StopTimer()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(len(n.pats)), "routes")
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MiB-live-heap")
+	runtime.KeepAlive(n)
 }

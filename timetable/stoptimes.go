@@ -91,7 +91,6 @@ func (l *loader) stopTimes() error {
 	if err := tb.err(); err != nil {
 		return err
 	}
-	l.tripIdx = nil // done with trip ids: let them go
 
 	// Count per trip, then place each row in its trip's slot (a counting
 	// sort: feeds are usually grouped by trip, but need not be).

@@ -2,6 +2,7 @@ package timetable
 
 import (
 	"sort"
+	"sync"
 	"time"
 )
 
@@ -30,6 +31,8 @@ type Run struct {
 type Leg struct {
 	// Train is the train number.
 	Train string
+	// Trip and Route are the GTFS trip_id and route_id of the train.
+	Trip, Route string
 	// ServiceDate is local midnight of the run's service date.
 	ServiceDate time.Time
 	// From is the call where the ride starts, To the call where it ends.
@@ -62,6 +65,13 @@ type Timetable struct {
 
 	cal calendar
 
+	// transfers are the minimum transfer times of transfers.txt.
+	transfers transferRules
+
+	// net is the network the planner searches, built on first use.
+	netOnce sync.Once
+	net     *network
+
 	stopRows int
 	warnings []string
 }
@@ -72,6 +82,8 @@ type station struct {
 
 type trip struct {
 	train   string
+	id      string // trip_id
+	route   string // route_id
 	service int32
 	first   int32 // index of the first stop time
 	n       int32 // number of stop times
@@ -163,7 +175,8 @@ type ride struct {
 
 // leg is the Leg of r.
 func (t *Timetable) leg(r ride) Leg {
-	return Leg{Train: t.trips[r.trip].train, ServiceDate: r.d.midnight(t.loc), From: t.call(r.from, r.base), To: t.call(r.to, r.base)}
+	tr := &t.trips[r.trip]
+	return Leg{Train: tr.train, Trip: tr.id, Route: tr.route, ServiceDate: r.d.midnight(t.loc), From: t.call(r.from, r.base), To: t.call(r.to, r.base)}
 }
 
 // serviceDays calls f for each service date whose times may fall in

@@ -68,6 +68,11 @@ type Convert struct {
 	// MaxBody is the largest legacy request body read, in bytes; larger
 	// ones are answered 413. Default: 64 KiB; at most 1 MiB.
 	MaxBody int64 `json:"max_body,omitempty"`
+	// MaxDocument is the largest ticket document a TicketReply carries,
+	// in bytes; a larger one is refused with DOCUMENT_TOO_LARGE, never
+	// cut, and no more of it is read from the partner. Default: 4 MiB; at
+	// most 32 MiB.
+	MaxDocument int64 `json:"max_document,omitempty"`
 	// ReplyCacheSize is how many replies are kept for resent messageIds.
 	// Default: 10000.
 	ReplyCacheSize int `json:"reply_cache_size,omitempty"`
@@ -158,7 +163,7 @@ func (c *Convert) Provision(ctx caddy.Context) error {
 
 // converterConfig turns the JSON config into the converter's.
 func (c *Convert) converterConfig() (converter.Config, error) {
-	cfg := converter.Config{Partner: c.Partner, OfferSearch: converter.OfferSearch(c.OfferSearch), Now: c.now}
+	cfg := converter.Config{Partner: c.Partner, OfferSearch: converter.OfferSearch(c.OfferSearch), Now: c.now, MaxDocument: c.MaxDocument}
 	if len(c.Tariffs) > 0 {
 		cfg.Tariffs = converter.DefaultTariffs()
 		for code, t := range c.Tariffs {
@@ -217,6 +222,9 @@ func (c *Convert) Validate() error {
 	}
 	if c.MaxBody < 0 || c.MaxBody > legacy.MaxBodyBytes {
 		return fmt.Errorf("max_body %d must be 1..%d bytes", c.MaxBody, legacy.MaxBodyBytes)
+	}
+	if c.MaxDocument < 0 || c.MaxDocument > converter.MaxMaxDocument {
+		return fmt.Errorf("max_document %d must be 1..%d bytes", c.MaxDocument, converter.MaxMaxDocument)
 	}
 	if c.ReplyCacheSize < 0 || c.ReplyCacheTTL < 0 {
 		return errors.New("reply_cache size and ttl must be positive")

@@ -26,7 +26,7 @@ func init() {
 
 // convertSubdirectives are the subdirectives of osdm_convert, offered when a
 // name is mistyped.
-var convertSubdirectives = []string{"partner", "offer_search", "tariff", "reason", "path", "path_prefix", "time_zone", "timeout", "max_body", "reply_cache",
+var convertSubdirectives = []string{"partner", "offer_search", "tariff", "reason", "path", "path_prefix", "time_zone", "timeout", "max_body", "max_document", "reply_cache",
 	"store", "settle_interval"}
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
@@ -41,6 +41,7 @@ var convertSubdirectives = []string{"partner", "offer_search", "tariff", "reason
 //		time_zone    <IANA zone>             # default: Europe/Paris
 //		timeout      <duration>              # default: 20s
 //		max_body     <size>                  # default: 64KiB, at most 1MiB
+//		max_document <size>                  # largest ticket document answered; default: 4MiB, at most 32MiB
 //		reply_cache  <size> [<ttl>]          # default: 10000 10m
 //		store        bolt [<path>] | redis <address> [<key prefix>]  # default: bolt in Caddy's data directory
 //		settle_interval <duration>           # default: the osdm app's (30s)
@@ -73,7 +74,7 @@ func (c *Convert) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 func (c *Convert) unmarshalOption(name string, args []string) error {
 	want := map[string][2]int{ // min and max number of arguments
 		"partner": {1, 1}, "offer_search": {1, 1}, "tariff": {3, 3}, "reason": {2, 2},
-		"path": {2, 2}, "path_prefix": {1, 1}, "time_zone": {1, 1}, "timeout": {1, 1}, "max_body": {1, 1}, "reply_cache": {1, 2},
+		"path": {2, 2}, "path_prefix": {1, 1}, "time_zone": {1, 1}, "timeout": {1, 1}, "max_body": {1, 1}, "max_document": {1, 1}, "reply_cache": {1, 2},
 		"settle_interval": {1, 1}, "settle_every": {1, 1},
 	}
 	n, ok := want[name]
@@ -131,6 +132,12 @@ func (c *Convert) unmarshalOption(name string, args []string) error {
 			return fmt.Errorf("max_body %q: not a size from 1B to 1MiB", args[0])
 		}
 		c.MaxBody = int64(size)
+	case "max_document":
+		size, err := humanize.ParseBytes(args[0])
+		if err != nil || size == 0 || size > converter.MaxMaxDocument {
+			return fmt.Errorf("max_document %q: not a size from 1B to 32MiB", args[0])
+		}
+		c.MaxDocument = int64(size)
 	case "settle_interval", "settle_every": // settle_every: the older name
 		dur, err := caddy.ParseDuration(args[0])
 		if err != nil || dur <= 0 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"time"
@@ -61,13 +62,19 @@ func (x *nextCaller) Call(ctx context.Context, call *converter.Call) (*converter
 		return nil, err
 	}
 	w := calls.NewCallWriter()
+	limit := calls.MaxAnswerBytes
+	if call.MaxAnswer > 0 {
+		limit = int(min(call.MaxAnswer, math.MaxInt32))
+	}
+	w.Limit = limit
 	x.answers = append(x.answers, w.Body)
 	start := time.Now()
 	err = calls.ServeCall(x.next, w, req)
 	d := time.Since(start)
 	rec := callRecord{step: call.Step, method: call.Method, template: call.PathTemplate, duration: d}
-	if err == nil && w.Overflow {
-		err = fmt.Errorf("partner answer longer than %d bytes", calls.MaxAnswerBytes)
+	if w.Overflow {
+		// Whatever else went wrong: the answer was cut off at the limit.
+		err = fmt.Errorf("%w: partner answer longer than %d bytes", converter.ErrAnswerTooLarge, limit)
 	}
 	if err == nil && !w.Wrote {
 		// A handler chain that returns without writing has answered

@@ -14,6 +14,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
+	"github.com/caddy-osdm/caddy-osdm/converter"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
@@ -88,6 +89,43 @@ func TestConvertLoginFailureCodes(t *testing.T) {
 			if strings.Contains(nr.Text, detail) {
 				t.Errorf("%s: text %q carries the technical detail %q", tc.name, nr.Text, detail)
 			}
+		}
+	}
+}
+
+// TestCallStopsReadingPastMaxAnswer: an answer longer than the call's
+// MaxAnswer is not read to its end (the handler's writes fail as soon as
+// it passes the bound) and the call fails with ErrAnswerTooLarge, never
+// with a cut answer; one announced too long by its Content-Length is
+// refused at its first byte.
+func TestCallStopsReadingPastMaxAnswer(t *testing.T) {
+	for _, announced := range []bool{false, true} {
+		var written int
+		next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+			if announced {
+				w.Header().Set("Content-Length", "1000000")
+			}
+			w.WriteHeader(http.StatusOK)
+			chunk := make([]byte, 1000)
+			for range 1000 {
+				n, err := w.Write(chunk)
+				written += n
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		r := httptest.NewRequest(http.MethodPost, "/p", nil)
+		x := &nextCaller{orig: r, next: next, metrics: convUnit(t, nil).metrics, partner: "unit"}
+		a, err := x.Call(context.Background(), &converter.Call{Step: converter.StepDocument, Method: http.MethodGet,
+			Path: "/d/1", PathTemplate: "{downloadLink}", Header: http.Header{}, MaxAnswer: 4500})
+		x.release()
+		if !errors.Is(err, converter.ErrAnswerTooLarge) || a != nil {
+			t.Fatalf("announced %v: answer %v, error %v", announced, a, err)
+		}
+		if max := 4000; written > max || announced && written != 0 {
+			t.Errorf("announced %v: %d bytes taken, the bound is 4500", announced, written)
 		}
 	}
 }

@@ -41,6 +41,8 @@ func newExchangeLog(partner string, req legacy.Request, res *converter.Result, c
 		el.bookingRef = reply.BookingRef
 	case *legacy.PassengerDataReply:
 		el.bookingRef = reply.BookingRef
+	case *legacy.TicketReply:
+		el.bookingRef = reply.BookingRef
 	}
 	return el
 }

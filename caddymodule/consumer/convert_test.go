@@ -35,6 +35,7 @@ func TestConvertUnmarshalCaddyfile(t *testing.T) {
 		time_zone    Europe/Zurich
 		timeout      15s
 		max_body     1MiB
+		max_document 6MiB
 		reply_cache  500 2m
 	}`
 	want := &Convert{
@@ -46,6 +47,7 @@ func TestConvertUnmarshalCaddyfile(t *testing.T) {
 		TimeZone:       "Europe/Zurich",
 		Timeout:        caddy.Duration(15 * time.Second),
 		MaxBody:        1 << 20,
+		MaxDocument:    6 << 20,
 		ReplyCacheSize: 500, ReplyCacheTTL: caddy.Duration(2 * time.Minute),
 	}
 	harness.CheckUnmarshal(t, src, new(Convert), want)
@@ -67,6 +69,10 @@ func TestConvertUnmarshalCaddyfileErrors(t *testing.T) {
 		{"repeated path prefix", "partner p\n\tpath_prefix /a\n\tpath_prefix /b", "path_prefix already specified"},
 		{"timeout", "partner p\n\ttimeout soon", `timeout "soon"`},
 		{"max body", "partner p\n\tmax_body 2GiB", `max_body "2GiB"`},
+		{"max document too large", "partner p\n\tmax_document 33MiB", `max_document "33MiB": not a size from 1B to 32MiB`},
+		{"max document zero", "partner p\n\tmax_document 0", `max_document "0"`},
+		{"max document arity", "partner p\n\tmax_document 1MiB 2MiB", "max_document: wrong number of arguments"},
+		{"repeated max document", "partner p\n\tmax_document 1MiB\n\tmax_document 2MiB", "max_document already specified"},
 		{"time zone", "partner p\n\ttime_zone Mars/Olympus", "Mars/Olympus"},
 		{"reply cache", "partner p\n\treply_cache 0", "reply_cache size"},
 	} {
@@ -94,6 +100,24 @@ func TestConvertCaddyfileErrorNamesFileAndLine(t *testing.T) {
 	err := harness.TryAdapt("Railway.caddyfile", cf)
 	if err == nil || !strings.Contains(err.Error(), "Railway.caddyfile:5") {
 		t.Fatalf("error %v, want one naming Railway.caddyfile:5", err)
+	}
+}
+
+// TestConvertMaxDocumentErrorNamesFileAndLine: a max_document out of
+// range is refused when the Caddyfile loads, naming the file and line.
+func TestConvertMaxDocumentErrorNamesFileAndLine(t *testing.T) {
+	const cf = `:0 {
+	route /p {
+		osdm_convert {
+			partner p
+			max_document 64MiB
+		}
+		reverse_proxy 127.0.0.1:1
+	}
+}`
+	err := harness.TryAdapt("Railway.caddyfile", cf)
+	if err == nil || !strings.Contains(err.Error(), "Railway.caddyfile:5") || !strings.Contains(err.Error(), "max_document") {
+		t.Fatalf("error %v, want one naming max_document at Railway.caddyfile:5", err)
 	}
 }
 

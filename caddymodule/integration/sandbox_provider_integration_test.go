@@ -421,11 +421,13 @@ func TestSandboxProviderMultiLeg(t *testing.T) {
 	osdmspec.ValidateRequest(t, osdmspec.V39, http.MethodPost, "/offers", nil, []byte(search))
 	var offers osdm.OfferCollectionResponse
 	c.send(http.MethodPost, "/osdm/offers", search, true).Decode(t, http.StatusOK, &offers)
-	// One trip of two legs, and an offer with a reservation on each train.
-	if len(offers.Trips) != 1 || len(offers.Trips[0].Legs) != 2 || offers.Trips[0].Transfers != 1 || len(offers.Offers) != 1 {
+	// One trip of the legs specified (two trains, the transfer leg between
+	// them), and an offer with a reservation on each train.
+	if len(offers.Trips) != 1 || len(offers.Trips[0].Legs) != 3 || offers.Trips[0].Legs[1].TransferLeg == nil || offers.Trips[0].Transfers != 1 || len(offers.Offers) != 1 {
 		t.Fatalf("trips %+v offers %+v", offers.Trips, offers.Offers)
 	}
 	trip := offers.Trips[0]
+	trip.Legs = []osdm.TripLeg{trip.Legs[0], trip.Legs[2]} // the timed legs
 	o := offers.Offers[0]
 	if len(o.ReservationOfferParts) != 2 || o.TripCoverage == nil || len(o.TripCoverage.CoveredLegIDs) != 2 {
 		t.Fatalf("offer %+v", o)
@@ -487,8 +489,8 @@ func TestSandboxProviderMultiLeg(t *testing.T) {
 	if l := list(); len(l) != 1 || l[0].Status != "REFUNDED" {
 		t.Errorf("after refund %+v", l)
 	}
-	// Vias of a search criteria are still refused: the sandbox has no
-	// route planner to find the trains.
+	// Vias of a search criteria are still refused: a consumer names the
+	// trains of such a trip in tripSpecifications.
 	via := strings.Replace(searchBody("708", day+"T08:30:00+01:00"), `"parameters"`,
 		`"vias":[{"viaPlace":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:8503000"}}],"parameters"`, 1)
 	c.send(http.MethodPost, "/osdm/offers", via, true).problem(t, http.StatusBadRequest, osdm.CodeParameterNotSupported)

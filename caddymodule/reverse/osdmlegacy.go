@@ -55,6 +55,14 @@ type OSDMLegacy struct {
 	// Window is how far from the asked time a timetable search looks.
 	// Default 4h, at most 48h.
 	Window caddy.Duration `json:"window,omitempty"`
+	// MaxChanges is how many changes of train a journey may have: 0
+	// (direct trains only) to 2. Default 1.
+	MaxChanges *int `json:"max_changes,omitempty"`
+	// MinTransfer is the shortest change between two trains at a station
+	// the timetable's transfers.txt gives no minimum for. Default 10m.
+	MinTransfer caddy.Duration `json:"min_transfer,omitempty"`
+	// MaxTrips is the most trips a timetable search answers. Default 6.
+	MaxTrips int `json:"max_trips,omitempty"`
 	// Concurrency is the most legacy messages in flight for one OSDM call.
 	// Default 4.
 	Concurrency int `json:"concurrency,omitempty"`
@@ -128,7 +136,8 @@ func (OSDMLegacy) CaddyModule() caddy.ModuleInfo {
 func (m *OSDMLegacy) facadeConfig() (osdmlegacy.Config, error) {
 	cfg := osdmlegacy.Config{
 		Partner: m.Partner, Timetable: m.Timetable, Search: osdmlegacy.SearchMode(m.Search),
-		MaxTrains: m.MaxTrains, Window: time.Duration(m.Window), BookingHorizon: time.Duration(m.BookingHorizon), Concurrency: m.Concurrency,
+		MaxTrains: m.MaxTrains, Window: time.Duration(m.Window),
+		MaxChanges: m.MaxChanges, MinTransfer: time.Duration(m.MinTransfer), MaxTrips: m.MaxTrips, BookingHorizon: time.Duration(m.BookingHorizon), Concurrency: m.Concurrency,
 		OfferTTL: time.Duration(m.OfferTTL), Hold: time.Duration(m.Hold), Timeout: time.Duration(m.Timeout),
 		MaxBody: m.MaxBody, ServiceCodes: m.Services, Documents: osdmlegacy.DocumentMode(m.Documents),
 	}

@@ -41,6 +41,12 @@ type bkLegacy struct {
 	// written (the connection stays until the caller dies).
 	hold     chan string
 	holdKind legacy.Kind
+	// holdSkip messages of holdKind are answered before the one held.
+	holdSkip int
+	// propose, when set, is a train whose BookingRequests get a
+	// ReplacementProposal (another system sells it), as if it had become
+	// another system's after the search.
+	propose string
 }
 
 type bkSeen struct {
@@ -81,10 +87,24 @@ func (l *bkLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if holdKind == "" {
 		holdKind = legacy.KindBookingRequest
 	}
-	if kind == holdKind {
+	if kind == holdKind && hold != nil && l.holdSkip > 0 {
+		l.holdSkip--
+		hold = nil
+	} else if kind == holdKind {
 		l.hold = nil
 	}
+	propose := l.propose
 	l.mu.Unlock()
+	if propose != "" && kind == legacy.KindBookingRequest {
+		if req, err := legacy.Decode(legacy.XML, body); err == nil && req.(*legacy.BookingRequest).Journey.TrainNumber == propose {
+			rp := &legacy.ReplacementProposal{Header: legacy.ReplyTo(req, time.Now()),
+				Alternatives: []legacy.Alternative{{ReservationSystem: 80, Operator: "1080", TrainNumber: propose}}}
+			out, _ := legacy.Encode(legacy.XML, rp)
+			w.Header().Set("Content-Type", legacy.XML.ContentType())
+			_, _ = w.Write(out)
+			return
+		}
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	if hold != nil && kind == holdKind {
 		l.sb.ServeHTTP(newDiscardWriter(), r) // booked; the answer is lost

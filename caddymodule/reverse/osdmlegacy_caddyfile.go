@@ -21,7 +21,7 @@ func init() {
 
 // osdmLegacySubdirectives are the subdirectives of osdm_legacy, offered when a
 // name is mistyped.
-var osdmLegacySubdirectives = []string{"partner", "timetable", "search", "max_trains", "window", "booking_horizon", "concurrency", "tariff", "reason",
+var osdmLegacySubdirectives = []string{"partner", "timetable", "search", "max_trains", "window", "max_changes", "min_transfer", "max_trips", "booking_horizon", "concurrency", "tariff", "reason",
 	"refund_fee", "exchange_fee", "offer_ttl", "hold", "timeout", "max_body", "services", "legacy_format", "legacy_path", "time_zone",
 	"settle_interval", "store", "documents"}
 
@@ -33,6 +33,9 @@ var osdmLegacySubdirectives = []string{"partner", "timetable", "search", "max_tr
 //		search          availability|information_only    # default: availability
 //		max_trains      <n>                              # default: 8
 //		window          <duration>                       # default: 4h
+//		max_changes     <0..2>                           # default: 1
+//		min_transfer    <duration>                       # default: 10m
+//		max_trips       <n>                              # default: 6
 //		concurrency     <n>                              # default: 4
 //		tariff          <TYPE> <min age> <max age> <code> # repeatable; replaces the defaults
 //		reason          <OVERRULE_CODE> <code>           # repeatable; merged over the defaults
@@ -83,6 +86,7 @@ func (m *OSDMLegacy) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 	want := map[string][2]int{ // min and max number of arguments
 		"partner": {1, 1}, "timetable": {1, 2}, "search": {1, 1}, "max_trains": {1, 1}, "window": {1, 1},
+		"max_changes": {1, 1}, "min_transfer": {1, 1}, "max_trips": {1, 1},
 		"concurrency": {1, 1}, "tariff": {4, 4}, "reason": {2, 2}, "refund_fee": {1, 2}, "exchange_fee": {1, 2}, "offer_ttl": {1, 1},
 		"hold": {1, 1}, "timeout": {1, 1}, "max_body": {1, 1}, "services": {1, 3}, "legacy_format": {1, 1},
 		"legacy_path": {1, 1}, "time_zone": {1, 1}, "settle_interval": {1, 1}, "booking_horizon": {1, 1},
@@ -111,6 +115,16 @@ func (m *OSDMLegacy) unmarshalOption(name string, args []string) error {
 		m.Search = args[0]
 	case "max_trains":
 		m.MaxTrains, err = legacyPositive(name, args[0])
+	case "max_changes":
+		n, err := strconv.Atoi(args[0])
+		if err != nil || n < 0 || n > osdmlegacy.MaxMaxChanges {
+			return fmt.Errorf("max_changes %q: want 0 (direct trains only) to %d", args[0], osdmlegacy.MaxMaxChanges)
+		}
+		m.MaxChanges = &n
+	case "min_transfer":
+		m.MinTransfer, err = legacyDuration(name, args[0])
+	case "max_trips":
+		m.MaxTrips, err = legacyPositive(name, args[0])
 	case "concurrency":
 		m.Concurrency, err = legacyPositive(name, args[0])
 	case "window":

@@ -20,6 +20,9 @@ func TestOSDMLegacyCaddyfileAdaptJSON(t *testing.T) {
 			search information_only
 			max_trains 6
 			window 3h
+			max_changes 2
+			min_transfer 7m
+			max_trips 4
 			booking_horizon 400d
 			concurrency 2
 			tariff ADULT 26 64 1
@@ -54,7 +57,7 @@ func TestOSDMLegacyCaddyfileAdaptJSON(t *testing.T) {
 	if !found {
 		t.Fatalf("no osdm_legacy handler in\n%s", out)
 	}
-	want := `{"booking_horizon":34560000000000000,"concurrency":2,"documents":"none","exchange_fee":"10%","handler":"osdm_legacy","hold":1200000000000,"legacy_format":"json","legacy_path":"/hermes","max_body":262144,"max_trains":6,"offer_ttl":900000000000,"partner":"hermes-fr","reasons":{"TECHNICAL_FAILURE":1},"refund_fee":"10%","search":"information_only","services":[1,2],"settle_interval":30000000000,"store":{"address":"127.0.0.1:6379","engine":"redis","prefix":"osdm:fr:"},"tariffs":[{"code":1,"max_age":64,"min_age":26,"type":"ADULT"},{"code":2,"max_age":11,"min_age":4,"type":"CHILD"}],"time_zone":"Europe/Brussels","timeout":20000000000,"timetable":"/etc/osdm/timetable.zip","timetable_station_code":"stop_id","window":10800000000000}`
+	want := `{"booking_horizon":34560000000000000,"concurrency":2,"documents":"none","exchange_fee":"10%","handler":"osdm_legacy","hold":1200000000000,"legacy_format":"json","legacy_path":"/hermes","max_body":262144,"max_changes":2,"max_trains":6,"max_trips":4,"min_transfer":420000000000,"offer_ttl":900000000000,"partner":"hermes-fr","reasons":{"TECHNICAL_FAILURE":1},"refund_fee":"10%","search":"information_only","services":[1,2],"settle_interval":30000000000,"store":{"address":"127.0.0.1:6379","engine":"redis","prefix":"osdm:fr:"},"tariffs":[{"code":1,"max_age":64,"min_age":26,"type":"ADULT"},{"code":2,"max_age":11,"min_age":4,"type":"CHILD"}],"time_zone":"Europe/Brussels","timeout":20000000000,"timetable":"/etc/osdm/timetable.zip","timetable_station_code":"stop_id","window":10800000000000}`
 	b, _ := json.Marshal(got)
 	if string(b) != want {
 		t.Errorf("adapted\n%s\nwant\n%s", b, want)
@@ -108,7 +111,16 @@ func TestOSDMLegacyCaddyfileErrors(t *testing.T) {
 		{"partner a\n\t\t\tdocuments html", "Caddyfile:5", `documents "html": want pdf or none`},
 		{"partner a\n\t\t\tdocuments", "Caddyfile:5", "documents: wrong number of arguments (0)"},
 		{"partner a\n\t\t\tdocuments pdf\n\t\t\tdocuments none", "Caddyfile:6", "already specified"},
+		{"partner a\n\t\t\tmax_changes 3", "Caddyfile:5", `max_changes "3": want 0 (direct trains only) to 2`},
+		{"partner a\n\t\t\tmax_changes -1", "Caddyfile:5", "want 0 (direct trains only) to 2"},
+		{"partner a\n\t\t\tmax_changes one", "Caddyfile:5", "want 0 (direct trains only) to 2"},
+		{"partner a\n\t\t\tmax_change 1", "Caddyfile:5", `did you mean "max_changes"?`},
+		{"partner a\n\t\t\tmin_transfer 0s", "Caddyfile:5", `min_transfer "0s": not a positive duration`},
+		{"partner a\n\t\t\tmax_trips 0", "Caddyfile:5", `max_trips "0": not a positive number`},
+		{"partner a\n\t\t\tmax_trips 6 7", "Caddyfile:5", "max_trips: wrong number of arguments (2)"},
 		// Errors of the block as a whole name the directive's line.
+		{"partner a\n\t\t\tmin_transfer 7h", "Caddyfile:3", "min_transfer 7h0m0s must be at most 6h"},
+		{"partner a\n\t\t\tmax_trips 51", "Caddyfile:3", "max_trips 51 must be 1..50"},
 		{"partner a\n\t\t\twindow 72h", "Caddyfile:3", "48h"},
 		{"timeout 5s", "Caddyfile:3", "partner is required"},
 	}
@@ -121,5 +133,23 @@ func TestOSDMLegacyCaddyfileErrors(t *testing.T) {
 	}
 	if err := harness.TryUnmarshal(new(OSDMLegacy), "osdm_legacy extra {\n}"); err == nil {
 		t.Error("an argument on the directive line was accepted")
+	}
+}
+
+// max_changes 0 (direct trains only) is kept in the JSON, not taken for
+// the default of one change.
+func TestOSDMLegacyCaddyfileDirectOnly(t *testing.T) {
+	cf := ":9443 {\n\troute {\n\t\tosdm_legacy {\n\t\t\tpartner a\n\t\t\tmax_changes 0\n\t\t}\n\t}\n}\n"
+	out := harness.Adapt(t, "Caddyfile", cf)
+	if !strings.Contains(string(out), `"max_changes":0`) {
+		t.Errorf("adapted %s, want max_changes 0", out)
+	}
+	m := &OSDMLegacy{Partner: "a", MaxChanges: new(int)}
+	cfg, err := m.facadeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = cfg.Normalize(); err != nil || *cfg.MaxChanges != 0 {
+		t.Errorf("max_changes 0 normalized to %v (%v), want 0", cfg.MaxChanges, err)
 	}
 }

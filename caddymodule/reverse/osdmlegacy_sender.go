@@ -49,7 +49,7 @@ func (p *legacyPoster) Post(ctx context.Context, contentType string, body []byte
 	err := calls.ServeCall(p.next, w, req)
 	d := time.Since(start)
 	switch {
-	case err == nil && w.Overflow:
+	case w.Overflow:
 		err = &osdmlegacy.SendError{Kind: osdmlegacy.ErrLegacyGarbage, Status: w.Status,
 			Err: fmt.Errorf("legacy answer longer than %d bytes", calls.MaxAnswerBytes)}
 	case err == nil && !w.Wrote:

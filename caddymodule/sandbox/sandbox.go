@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
+	"github.com/caddy-osdm/caddy-osdm/timetable"
 )
 
 func init() {
@@ -56,6 +58,25 @@ type Sandbox struct {
 	// UnknownTrains are train numbers that are not found (404 NO_RESULTS),
 	// besides those made only of zeros ("0").
 	UnknownTrains []string `json:"unknown_trains,omitempty"`
+	// Timetable is a GTFS static feed (a .zip file or a folder): the
+	// sandbox's trains are then the feed's, a search by origin and
+	// destination plans journeys with changes on it, and trip
+	// specifications are checked against it. Without one, every train
+	// number runs at made-up times. Not with Trains.
+	Timetable string `json:"timetable,omitempty"`
+	// TimetableStationCode says where the feed's stops carry their UIC
+	// code: stop_code (default) or stop_id.
+	TimetableStationCode string `json:"timetable_station_code,omitempty"`
+	// MaxChanges is how many changes of train a journey may have, planned
+	// on the Timetable or specified: 0 (direct trains only) to 2. Default 1.
+	MaxChanges *int `json:"max_changes,omitempty"`
+	// MinTransfer is the shortest change of train at a station where the
+	// Timetable's transfers.txt gives no minimum (without a Timetable,
+	// anywhere). Default 10m, at most 6h.
+	MinTransfer caddy.Duration `json:"min_transfer,omitempty"`
+	// MaxTrips is the most trips a search of the Timetable answers.
+	// Default 6, at most 50.
+	MaxTrips int `json:"max_trips,omitempty"`
 
 	sandboxHold[*osdmsandbox.Sandbox]
 }
@@ -73,18 +94,34 @@ var sandboxes = glue.NewPool[*osdmsandbox.Sandbox](nil)
 // Provision builds (or finds, after a reload) the sandbox.
 func (s *Sandbox) Provision(caddy.Context) error {
 	cfg := s.config()
-	// The settings are the key: equal settings were checked by the
-	// constructor when first seen.
+	// The settings are the key (equal settings were checked by the
+	// constructor when first seen), with the feed's size and time so that
+	// a reload after the feed changed reads it again.
 	key, err := json.Marshal(s)
 	if err != nil {
 		return fmt.Errorf("sandbox settings: %w", err)
 	}
+	if s.Timetable != "" {
+		fi, err := os.Stat(s.Timetable)
+		if err != nil {
+			return fmt.Errorf("timetable: %w", err)
+		}
+		key = fmt.Appendf(key, " %d %d", fi.Size(), fi.ModTime().UnixNano())
+	}
 	return s.take(sandboxes, string(key), func() (*osdmsandbox.Sandbox, error) {
+		if s.Timetable != "" {
+			tt, err := timetable.Load(s.Timetable, timetable.Options{StationCode: s.TimetableStationCode})
+			if err != nil {
+				return nil, fmt.Errorf("timetable %s: %w", s.Timetable, err)
+			}
+			cfg.Feed = tt
+		}
 		return osdmsandbox.New(cfg)
 	})
 }
 
-// config is the sandbox's configuration of s.
+// config is the sandbox's configuration of s, without its Feed (which
+// Provision loads).
 func (s *Sandbox) config() osdmsandbox.Config {
 	return osdmsandbox.Config{
 		Capacity:          s.Capacity,
@@ -96,6 +133,9 @@ func (s *Sandbox) config() osdmsandbox.Config {
 		ExternalInventory: s.ExternalInventory,
 		Timetable:         s.Trains,
 		UnknownTrains:     s.UnknownTrains,
+		MaxChanges:        s.MaxChanges,
+		MinTransfer:       time.Duration(s.MinTransfer),
+		MaxTrips:          s.MaxTrips,
 	}
 }
 
@@ -109,6 +149,14 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 
 // Validate checks the settings as the sandbox does.
 func (s *Sandbox) Validate() error {
+	switch {
+	case s.TimetableStationCode != "" && s.Timetable == "":
+		return fmt.Errorf("timetable_station_code %q needs a timetable", s.TimetableStationCode)
+	case s.TimetableStationCode != "" && s.TimetableStationCode != "stop_code" && s.TimetableStationCode != "stop_id":
+		return fmt.Errorf("timetable_station_code %q: want stop_code or stop_id", s.TimetableStationCode)
+	case s.Timetable != "" && len(s.Trains) > 0:
+		return fmt.Errorf("train %s: with a timetable, the trains' times are the timetable's", s.Trains[0].Train)
+	}
 	return s.config().Validate()
 }
 

@@ -16,7 +16,8 @@ func init() {
 
 // sandboxSubdirectives are the subdirectives of osdm_sandbox, offered when a
 // name is mistyped.
-var sandboxSubdirectives = []string{"capacity", "max_entries", "offer_ttl", "booking_ttl", "retention", "operator", "external_inventory", "train", "unknown_train"}
+var sandboxSubdirectives = []string{"capacity", "max_entries", "offer_ttl", "booking_ttl", "retention", "operator", "external_inventory", "train", "unknown_train",
+	"timetable", "max_changes", "min_transfer", "max_trips"}
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
@@ -30,6 +31,10 @@ var sandboxSubdirectives = []string{"capacity", "max_entries", "offer_ttl", "boo
 //		external_inventory <train> <reservation system id> <operator RICS code> [<4xx status>]
 //		train              <train> <departure HH:MM> <arrival HH:MM>
 //		unknown_train      <train> [<train>...]
+//		timetable          <gtfs.zip|folder> [stop_code|stop_id]
+//		max_changes        <0..2>
+//		min_transfer       <duration>
+//		max_trips          <n>
 //	}
 //
 // Every subdirective is optional:
@@ -50,10 +55,19 @@ var sandboxSubdirectives = []string{"capacity", "max_entries", "offer_ttl", "boo
 //     is the next day when not after the departure.
 //   - unknown_train (repeatable): train numbers answered 404 NO_RESULTS
 //     (as "0" always is).
+//   - timetable: a GTFS feed whose trains the sandbox sells, planning
+//     journeys with changes on it; the second argument says where a stop
+//     carries its UIC code (default stop_code). Not with train.
+//   - max_changes: changes of train a journey may have, planned or
+//     specified; default 1, at most 2.
+//   - min_transfer: the shortest change where the feed's transfers.txt
+//     says nothing; default 10m, at most 6h.
+//   - max_trips: the most trips a search of the timetable answers;
+//     default 6, at most 50.
 func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	external := map[string]bool{}
 	scheduled := map[string]bool{}
-	durations := map[string]*caddy.Duration{"offer_ttl": &s.OfferTTL, "booking_ttl": &s.BookingTTL, "retention": &s.Retention}
+	durations := map[string]*caddy.Duration{"offer_ttl": &s.OfferTTL, "booking_ttl": &s.BookingTTL, "retention": &s.Retention, "min_transfer": &s.MinTransfer}
 	_, err := glue.Directive(d, []string{"external_inventory", "train", "unknown_train"}, func(name string) error {
 		if field, ok := durations[name]; ok {
 			return glue.PositiveDurationArg(d, name, field)
@@ -64,6 +78,25 @@ func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = glue.IntArgInRange(d, name, &s.Capacity, 1, osdmsandbox.MaxCapacity)
 		case "max_entries":
 			err = glue.IntArgInRange(d, name, &s.MaxEntries, 1, osdmsandbox.MaxMaxEntries)
+		case "max_trips":
+			err = glue.IntArgInRange(d, name, &s.MaxTrips, 1, osdmsandbox.MaxMaxTrips)
+		case "max_changes":
+			var n int
+			if err = glue.IntArgInRange(d, name, &n, 0, osdmsandbox.MaxMaxChanges); err == nil {
+				s.MaxChanges = &n
+			}
+		case "timetable":
+			args := d.RemainingArgs()
+			if len(args) < 1 || len(args) > 2 {
+				return d.ArgErr()
+			}
+			s.Timetable = args[0]
+			if len(args) == 2 {
+				if args[1] != "stop_code" && args[1] != "stop_id" {
+					return d.Errf("timetable: station code %q: want stop_code or stop_id", args[1])
+				}
+				s.TimetableStationCode = args[1]
+			}
 		case "operator":
 			if err = glue.OneArg(d, &s.Operator); err == nil {
 				if _, rerr := osdmsandbox.NormalizeRICS(s.Operator); rerr != nil {

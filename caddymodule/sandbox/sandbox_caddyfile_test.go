@@ -38,6 +38,15 @@ func TestSandboxUnmarshalCaddyfile(t *testing.T) {
 	}
 	harness.CheckUnmarshal(t, src, new(Sandbox), want)
 
+	one := 0
+	harness.CheckUnmarshal(t, `osdm_sandbox {
+		timetable    /etc/osdm/timetable.zip stop_id
+		max_changes  0
+		min_transfer 7m
+		max_trips    9
+	}`, new(Sandbox), &Sandbox{Timetable: "/etc/osdm/timetable.zip", TimetableStationCode: "stop_id", MaxChanges: &one,
+		MinTransfer: caddy.Duration(7 * time.Minute), MaxTrips: 9})
+
 	checkBareDirective[Sandbox](t, "osdm_sandbox")
 }
 
@@ -63,6 +72,14 @@ func TestSandboxUnmarshalCaddyfileErrors(t *testing.T) {
 		{"train 708 08:30 11:00\ntrain 708 09:30 12:00", "train 708 already specified"},
 		{"unknown_train", "wrong argument count"},
 		{"unknown_train 7-7", "unknown_train"},
+		{"timetable", "wrong argument count"},
+		{"timetable a.zip stop_name", `station code "stop_name": want stop_code or stop_id`},
+		{"timetable a.zip\ntimetable b.zip", "timetable already specified"},
+		{"max_changes 3", "max_changes"},
+		{"max_changes -1", "max_changes"},
+		{"min_transfer now", "min_transfer"},
+		{"min_transfer 0s", "must be positive"},
+		{"max_trips 51", "max_trips"},
 	})
 }
 

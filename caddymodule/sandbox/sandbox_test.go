@@ -2,8 +2,13 @@ package sandbox
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
@@ -50,6 +55,8 @@ func TestSandboxProvisionErrors(t *testing.T) {
 		{Operator: "x"},
 		{ExternalInventory: []osdmsandbox.ExternalInventory{{Train: "462", ReservationSystemID: 80, Operator: "80"}}},
 		{Trains: []osdmsandbox.Schedule{{Train: "708", Departure: "25:00", Arrival: "11:00"}}},
+		{Timetable: "testdata/no-such-feed"},
+		{Timetable: "../../timetable/testdata/stopid"}, // codes in stop_id, read from stop_code
 	} {
 		if err := harness.TryProvision(s); err == nil {
 			t.Errorf("%+v provisioned", s)
@@ -67,5 +74,52 @@ func TestSandboxValidate(t *testing.T) {
 	}
 	if err := (&Sandbox{UnknownTrains: []string{"no such train"}}).Validate(); err == nil || !strings.Contains(err.Error(), "unknown_train") {
 		t.Fatalf("a bad unknown_train: %v", err)
+	}
+	three, none := 3, 0
+	for _, c := range []struct {
+		s    *Sandbox
+		want string
+	}{
+		{&Sandbox{TimetableStationCode: "stop_id"}, "needs a timetable"},
+		{&Sandbox{Timetable: "feed.zip", TimetableStationCode: "stop_name"}, "want stop_code or stop_id"},
+		{&Sandbox{Timetable: "feed.zip", Trains: []osdmsandbox.Schedule{{Train: "708", Departure: "08:30", Arrival: "11:00"}}}, "train 708: with a timetable"},
+		{&Sandbox{MaxChanges: &three}, "max_changes 3 must be 0..2"},
+		{&Sandbox{MinTransfer: caddy.Duration(7 * time.Hour)}, "min_transfer 7h0m0s must be at most 6h0m0s"},
+		{&Sandbox{MaxTrips: 51}, "max_trips"},
+	} {
+		if err := c.s.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.s, err, c.want)
+		}
+	}
+	if err := (&Sandbox{MaxChanges: &none, Timetable: "feed.zip"}).Validate(); err != nil {
+		t.Errorf("max_changes 0: %v", err)
+	}
+}
+
+// A timetable whose transfers.txt has a bad row stops the sandbox from
+// provisioning, the error naming the feed, the file, the line and the
+// field.
+func TestSandboxBadTimetable(t *testing.T) {
+	dir := t.TempDir()
+	src := "../../osdmsandbox/testdata/journeys"
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Name() == "transfers.txt" {
+			b = append(b, "BSL,BSL,7,\n"...)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = harness.TryProvision(&Sandbox{Timetable: dir})
+	if err == nil || !strings.Contains(err.Error(), "timetable "+dir+": gtfs transfers.txt line 3, field transfer_type: \"7\"") {
+		t.Fatalf("err = %v", err)
 	}
 }

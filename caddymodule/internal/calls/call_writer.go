@@ -1,9 +1,17 @@
 package calls
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 )
+
+// ErrAnswerTooLarge is what Write returns once an answer is longer than
+// the writer's limit: reverse_proxy then stops reading the upstream's body
+// and aborts the call (ServeCall's ErrAnswerAborted), so a runaway partner
+// costs neither memory nor the time to read the rest. Check Overflow
+// first to tell the two apart.
+var ErrAnswerTooLarge = errors.New("the answer is longer than the gateway reads")
 
 // CallWriter is the private response writer of one OSDM call: its own
 // header map and body buffer, so that several calls in one legacy exchange
@@ -15,12 +23,14 @@ type CallWriter struct {
 	header http.Header
 	// Status is the answer's status, 200 until one was written.
 	Status int
-	// Body holds the answer, up to MaxAnswerBytes.
+	// Body holds the answer, up to Limit bytes.
 	Body *[]byte
+	// Limit is the longest answer kept; 0 means MaxAnswerBytes.
+	Limit int
 	// Wrote says whether an answer was written.
 	Wrote bool
-	// Overflow says whether the answer was longer than MaxAnswerBytes
-	// and dropped.
+	// Overflow says whether the answer was longer than Limit and dropped
+	// (announced so by its Content-Length, or found so as it came).
 	Overflow bool
 }
 
@@ -41,21 +51,36 @@ func (cw *CallWriter) WriteHeader(code int) {
 	cw.Wrote = true
 	cw.Status = code
 	// Room for the body the partner announced, instead of growing the
-	// buffer as reverse_proxy copies it in.
-	if n, err := strconv.Atoi(cw.header.Get("Content-Length")); err == nil && n > cap(*cw.Body) && n <= MaxAnswerBytes {
-		*cw.Body = make([]byte, 0, n)
+	// buffer as reverse_proxy copies it in; an announced body above the
+	// limit is refused before any of it is read.
+	if n, err := strconv.Atoi(cw.header.Get("Content-Length")); err == nil {
+		switch {
+		case n > cw.limit():
+			cw.Overflow = true
+		case n > cap(*cw.Body):
+			*cw.Body = make([]byte, 0, n)
+		}
 	}
 }
 
-// Write implements http.ResponseWriter. Past maxAnswerBytes the answer is
-// dropped and marked, so a runaway partner cannot exhaust memory.
+func (cw *CallWriter) limit() int {
+	if cw.Limit > 0 {
+		return cw.Limit
+	}
+	return MaxAnswerBytes
+}
+
+// Write implements http.ResponseWriter. Past the limit the answer is
+// dropped, marked and refused with ErrAnswerTooLarge, so a runaway
+// partner cannot exhaust memory.
 func (cw *CallWriter) Write(p []byte) (int, error) {
 	if !cw.Wrote {
 		cw.WriteHeader(http.StatusOK)
 	}
-	if cw.Overflow || len(*cw.Body)+len(p) > MaxAnswerBytes {
+	if cw.Overflow || len(*cw.Body)+len(p) > cw.limit() {
 		cw.Overflow = true
-		return len(p), nil
+		*cw.Body = (*cw.Body)[:0]
+		return 0, ErrAnswerTooLarge
 	}
 	*cw.Body = append(*cw.Body, p...)
 	return len(p), nil

@@ -1,0 +1,799 @@
+package osdmlegacy
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// An exchange replaces the whole journey by a new one (a direct train or
+// a journey with changes): its exchange offers are searched and quoted as
+// a booking's are, against the sum of the journey's prices; the exchange
+// operation books the new legs all or nothing (a leg refused rolls back
+// the new legs booked before it) and holds them; the fulfilment that
+// confirms it cancels the old legs, then confirms the new ones, and the
+// booking is the new journey. Deleting the operation, or its hold running
+// out, gives the new legs back; the journey stands as it was. Settlement
+// finishes what a crash left: new legs never answered are rolled back, a
+// confirmation begun is carried on.
+
+// JourneyExchange is the exchange operation of a journey (the latest).
+type JourneyExchange struct {
+	// ID is the exchange operation id.
+	ID string `json:"id"`
+	// State is where it is (the ExchangeState of a booking's exchange).
+	State ExchangeState `json:"state"`
+	// CreatedOn is when it was asked; HoldUntil when its new legs are
+	// released unless confirmed; LeaseUntil when the call booking or
+	// confirming it is presumed dead.
+	CreatedOn  time.Time `json:"createdOn"`
+	HoldUntil  time.Time `json:"holdUntil"`
+	LeaseUntil time.Time `json:"leaseUntil"`
+	// OfferID is the exchange offer booked, Quote its terms, Offers its
+	// legs and Legs the new leg bookings' ids.
+	OfferID string        `json:"offerId"`
+	Quote   ExchangeQuote `json:"quote"`
+	Offers  []OfferRecord `json:"offers"`
+	Legs    []string      `json:"legs"`
+	// Failure is the refusal of a new leg (ExchangeFailed).
+	Failure *JourneyFailure `json:"failure,omitempty"`
+	// Confirming is set once the fulfilment began giving back the old
+	// legs: settlement then carries the confirmation on.
+	Confirming bool `json:"confirming,omitempty"`
+	// RollingBack is set once settlement began giving back new legs never
+	// answered: a retry of the operation no longer carries on.
+	RollingBack bool `json:"rollingBack,omitempty"`
+	// Old are the legs it replaced, once confirmed.
+	Old []string `json:"old,omitempty"`
+	// ConfirmedOn is when the new legs became the journey.
+	ConfirmedOn *time.Time `json:"confirmedOn,omitempty"`
+}
+
+// open reports whether the exchange holds, or may hold, new legs the
+// journey does not show yet.
+func (x *JourneyExchange) open() bool {
+	return x != nil && (x.State == ExchangeBooking || x.State == ExchangePrebooked)
+}
+
+// exchangeQuote returns the journey's quote of exchange offer id, nil
+// when none.
+func (j *JourneyRecord) exchangeQuote(offerID string) *ExchangeQuote {
+	k := exchangeOfferKey(offerID)
+	for i := range j.ExchangeQuotes {
+		if j.ExchangeQuotes[i].OfferKey == k {
+			return &j.ExchangeQuotes[i]
+		}
+	}
+	return nil
+}
+
+// journeyPrice is what the journey's legs were booked at, summed.
+func journeyPrice(legs []*BookingRecord) osdm.Price {
+	prices := make([]osdm.Price, 0, len(legs))
+	for _, leg := range legs {
+		p := leg.Offer.OSDMPrice
+		if leg.Legacy != nil && leg.Legacy.Price.Currency != "" {
+			p = leg.Legacy.Price
+		}
+		prices = append(prices, p)
+	}
+	return sumPrices(prices)
+}
+
+// journeyExchangeable says why journey j cannot be exchanged as ask asks,
+// nil when it can: every leg fulfilled and wholly booked, every
+// fulfilment named (an exchange replaces the whole journey), no exchange
+// under way, the first train not left, and the search naming the
+// booking's passengers as they were booked.
+func (f *Facade) journeyExchangeable(j *JourneyRecord, legs []*BookingRecord, ask *exchangeOfferAsk) *osdm.ProblemError {
+	if j.Exchange.open() {
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+j.ID+" has exchange operation "+j.Exchange.ID+
+			" under way: confirm it (POST /bookings/"+j.ID+"/fulfillments) or delete it first")
+	}
+	for _, leg := range legs {
+		one := &exchangeOfferAsk{overrule: ask.overrule, search: ask.search}
+		if leg.Fulfillment != nil {
+			one.fulfillmentIDs = []string{leg.Fulfillment.ID}
+		}
+		if p := f.exchangeable(leg, one); p != nil {
+			p.Detail = journeyDetail(p.Detail, j, leg)
+			return p
+		}
+		if !contains(ask.fulfillmentIDs, leg.Fulfillment.ID) {
+			return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/fulfillmentIds",
+				"an exchange replaces the whole journey: name the fulfilment of every train ("+leg.Offer.Train+"'s is missing)")
+		}
+	}
+	for i, fid := range ask.fulfillmentIDs {
+		found := false
+		for _, leg := range legs {
+			found = found || leg.Fulfillment.ID == fid
+		}
+		if !found {
+			return osdm.NewProblem(http.StatusNotFound, osdm.CodeFulfillmentNotFound,
+				"fulfilment "+quoteShort(fid)+" is not one of booking "+j.ID+"'s").WithPointer("#/fulfillmentIds/" + strconv.Itoa(i))
+		}
+	}
+	return nil
+}
+
+// createJourneyExchangeOffers quotes the exchange of a fulfilled journey
+// to the trips (direct or with changes) its search finds.
+func (f *Facade) createJourneyExchangeOffers(ctx context.Context, c *call) *Answer {
+	ask, p := readExchangeOfferRequest(c.body)
+	if p != nil {
+		return f.problem(c, p)
+	}
+	embed, p := osdm.ReadExchangeEmbed(c.query)
+	if p != nil {
+		return f.problem(c, p)
+	}
+	return f.idempotent(ctx, c, func() string { return NewID("xq-") }, func(string) (*Answer, bool) {
+		j, legs, a := f.journeyOf(ctx, c)
+		if a != nil {
+			return a, finalAnswer(a)
+		}
+		if p := f.journeyExchangeable(j, legs, ask); p != nil {
+			return f.problem(c, p), finalProblem(p)
+		}
+		q := ask.search
+		ts, p := f.trips(q)
+		if p != nil {
+			return f.problem(c, p), true
+		}
+		if p := f.inSaleWindowSet(q, ts, c.now); p != nil {
+			return f.problem(c, p), true
+		}
+		day, _ := time.Parse(time.DateOnly, ts.first().run.ServiceDate)
+		pax := make([]OfferPassenger, 0, len(q.passengers))
+		for _, pa := range q.passengers {
+			op, p := f.tariffOf(pa, day)
+			if p != nil {
+				return f.problem(c, p), true
+			}
+			if booked := legs[0].Offer.passenger(pa.ref); booked != nil && booked.Tariff != op.Tariff {
+				return f.problem(c, Restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr,
+					"passenger "+quoteShort(pa.ref)+" was booked at legacy tariff "+strconv.Itoa(booked.Tariff)+
+						"; as given here it would travel at tariff "+strconv.Itoa(op.Tariff)+": an exchange keeps the tariffs booked")), true
+			}
+			pax = append(pax, op)
+		}
+		probes := f.plan(ts.direct, q.classes, f.cfg.ServiceCodes, tariffCounts(pax), c.now)
+		legProbes := f.plan(ts.legs, q.classes, f.cfg.ServiceCodes, tariffCounts(pax), c.now)
+		c.answer.FanOut = len(probes) + len(legProbes)
+		signer, err := f.offerSigner(ctx)
+		if err != nil {
+			return f.offerKeyFailed(c), false
+		}
+		f.fanOut(ctx, c.send, append(probes[:len(probes):len(probes)], legProbes...))
+		sa, p := f.collect(c, q, probes, pax, signer, ts, legProbes)
+		if p != nil {
+			return f.problem(c, p), finalProblem(p)
+		}
+		old := journeyPrice(legs)
+		now := f.now().UTC()
+		resp := osdm.ExchangeOfferCollectionResponse{Problems: sa.resp.Problems}
+		var quotes []ExchangeQuote
+		var offers []osdm.Offer
+		for _, o := range sa.resp.Offers {
+			if len(o.ReservationOfferParts) == 0 || o.OfferSummary == nil {
+				continue
+			}
+			quote, err := exchangeQuoteOf(f.cfg.ExchangeFee, old, o.OfferSummary.MinimalPrice, ask.overrule, now, o.PreBookableUntil)
+			if err != nil {
+				return f.problem(c, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the exchange cannot be quoted: "+err.Error())), true
+			}
+			quote.OfferKey = exchangeOfferKey(o.OfferID)
+			quotes = append(quotes, quote)
+			offers = append(offers, o)
+		}
+		if len(quotes) == 0 {
+			return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
+				"the search found no offer the journey can be exchanged to (a train of another reservation system is not exchanged to)")), true
+		}
+		j, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+			kept := r.ExchangeQuotes[:0]
+			for _, xq := range r.ExchangeQuotes {
+				if now.Before(xq.ValidUntil) {
+					kept = append(kept, xq)
+				}
+			}
+			r.ExchangeQuotes = append(kept, quotes...)
+			if over := len(r.ExchangeQuotes) - maxExchangeQuotes; over > 0 {
+				r.ExchangeQuotes = append(r.ExchangeQuotes[:0], r.ExchangeQuotes[over:]...)
+			}
+			return nil
+		})
+		if err != nil {
+			return f.storeFailed(c, err), false
+		}
+		for i, o := range offers {
+			claim := &OfferRecord{ID: o.OfferID, ExpiresAt: quotes[i].ValidUntil}
+			if _, err := f.claimOffer(ctx, claim, j.ID, now); err != nil {
+				return f.storeFailed(c, err), false
+			}
+		}
+		if embed.Offers {
+			for i, o := range offers {
+				resp.ExchangeOffers = append(resp.ExchangeOffers, f.journeyExchangeOffer(j, legs, o, &quotes[i]))
+			}
+		}
+		if embed.Trips {
+			resp.Trips = sa.resp.Trips
+		}
+		if embed.Passengers {
+			for i := range legs[0].Passengers {
+				resp.Passengers = append(resp.Passengers, passengerView(&legs[0].Passengers[i]))
+			}
+		}
+		return f.json(c, http.StatusOK, resp), true
+	})
+}
+
+// journeyExchangeOffer is the ExchangeOffer of o quoted as q, replacing
+// every fulfilment of the journey.
+func (f *Facade) journeyExchangeOffer(j *JourneyRecord, legs []*BookingRecord, o osdm.Offer, q *ExchangeQuote) osdm.ExchangeOffer {
+	v := exchangeOfferOf(legs[0], o, q)
+	v.Fulfillments = []osdm.Fulfillment{}
+	for _, leg := range legs {
+		if leg.Fulfillment != nil {
+			fv := fulfillmentView(leg)
+			fv.BookingRef = j.ID
+			v.Fulfillments = append(v.Fulfillments, fv)
+		}
+	}
+	return v
+}
+
+// openExchangeOffer returns the legs of an exchange offer id: a journey's
+// or a single train's.
+func (f *Facade) openExchangeOffer(ctx context.Context, id string, now time.Time) ([]OfferRecord, error) {
+	if isJourneyOfferID(id) {
+		jo, err := f.OpenJourneyOffer(ctx, id, now)
+		if err != nil {
+			return nil, err
+		}
+		return jo.Legs, nil
+	}
+	o, err := f.OpenOffer(ctx, id, now)
+	if err != nil {
+		return nil, err
+	}
+	return []OfferRecord{*o}, nil
+}
+
+// createJourneyExchangeOperation books the new legs of an exchange offer
+// of a journey, all or nothing, and holds them until the fulfilment.
+func (f *Facade) createJourneyExchangeOperation(ctx context.Context, c *call) *Answer {
+	sel, p := readExchangeOperationRequest(c.body)
+	if p != nil {
+		return f.problem(c, p)
+	}
+	return f.idempotent(ctx, c, func() string { return NewID(ExchangeOperationIDPrefix) }, func(xid string) (*Answer, bool) {
+		j, legs, a := f.journeyOf(ctx, c)
+		if a != nil {
+			return a, finalAnswer(a)
+		}
+		if x := j.Exchange; x != nil && x.ID == xid {
+			return f.resumeJourneyExchange(ctx, c, j, legs)
+		}
+		now := f.now()
+		notFound := osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
+			"no exchange offer of booking "+j.ID+" has this id, or it expired; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")
+		offers, err := f.openExchangeOffer(ctx, sel.OfferID, now)
+		if err != nil && !errors.Is(err, ErrOfferNotFound) {
+			return f.offerKeyFailed(c), false
+		}
+		q := j.exchangeQuote(sel.OfferID)
+		if offers == nil || q == nil || !now.Before(q.ValidUntil) {
+			return f.problem(c, notFound), true
+		}
+		if p := exchangePassengers(sel, &offers[0]); p != nil {
+			return f.problem(c, p), true
+		}
+		claim := offers[0]
+		claim.ID = sel.OfferID
+		claimed, err := f.claimOffer(ctx, &claim, j.ID, now)
+		if err != nil {
+			return f.storeFailed(c, err), false
+		}
+		if !claimed {
+			return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
+				"the exchange offer is booked already; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")), true
+		}
+		if err := f.markJourneyOpen(ctx, j.ID, now); err != nil {
+			return f.storeFailed(c, err), false
+		}
+		j, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+			if r.Exchange.open() {
+				return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+r.ID+" has exchange operation "+r.Exchange.ID+" under way")}
+			}
+			x := &JourneyExchange{
+				ID: xid, State: ExchangeBooking, CreatedOn: now.UTC(),
+				HoldUntil:  now.Add(f.cfg.Hold).UTC().Truncate(time.Second),
+				LeaseUntil: now.Add(f.cfg.Timeout), OfferID: sel.OfferID, Quote: *q, Offers: offers,
+			}
+			for range offers {
+				x.Legs = append(x.Legs, NewID(BookingIDPrefix))
+			}
+			r.Exchange = x
+			return nil
+		})
+		if p := refusedBy(err); p != nil {
+			return f.problem(c, p), finalProblem(p)
+		}
+		if err != nil {
+			return f.storeFailed(c, err), false
+		}
+		return f.bookJourneyExchange(ctx, c, j, legs)
+	})
+}
+
+// exchangeLegSet is the legSet of j's exchange: the new legs, for the
+// passengers of the journey as booked (names as they stand).
+func (f *Facade) exchangeLegSet(j *JourneyRecord, legs []*BookingRecord) *legSet {
+	x := j.Exchange
+	return &legSet{
+		journeyID: j.ID, client: j.Client, ids: x.Legs, offers: x.Offers, holdUntil: x.HoldUntil, externalRef: j.ExternalRef,
+		passengers: func(offer *OfferRecord) ([]PassengerRecord, []legacy.Passenger, *osdm.ProblemError) {
+			pax := inOfferOrder(offer, append([]PassengerRecord(nil), legs[0].Passengers...))
+			if pax == nil {
+				return nil, nil, Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/offerId",
+					"the exchange offer's passengers are not the booking's")
+			}
+			names := markNamesSent(offer, pax)
+			return pax, names, nil
+		},
+	}
+}
+
+// bookJourneyExchange books the new legs of j's exchange and answers the
+// exchange operation: PREBOOKED once every new leg is held; a leg refused
+// rolls the new legs back (FAILED, the journey stands).
+func (f *Facade) bookJourneyExchange(ctx context.Context, c *call, j *JourneyRecord, legs []*BookingRecord) (*Answer, bool) {
+	res, err := f.bookLegs(ctx, c.send, f.exchangeLegSet(j, legs))
+	switch {
+	case err != nil:
+		return f.storeFailed(c, err), false
+	case res.p != nil:
+		_, _ = f.failJourneyExchange(ctx, c.send, j, nil)
+		return f.problem(c, res.p), true
+	case res.at >= 0:
+		leg := res.legs[res.at]
+		subject := "train " + leg.Offer.Train + " on " + leg.Offer.ServiceDate + " (leg " + strconv.Itoa(res.at+1) + " of the new journey)"
+		if a := f.unsettled(c, res.d, subject,
+			"the exchange is being settled: retry with the same Idempotency-Key to get it; new legs not booked in full are given back"); a != nil {
+			return a, false
+		}
+		failure := &JourneyFailure{Leg: res.at, Train: leg.Offer.Train, Refusal: leg.Failure}
+		if res.d.proposal != nil {
+			failure.Alternatives = alternativesOf(res.d.proposal, leg.Offer.Train)
+		}
+		j, err = f.failJourneyExchange(ctx, c.send, j, failure)
+		if err != nil {
+			return f.storeFailed(c, err), false
+		}
+		p := f.journeyRefusal(&JourneyRecord{ID: j.ID, Legs: j.Exchange.Legs, Failure: failure}, leg)
+		p.Detail = strings.Replace(p.Detail, "nothing of the journey is booked", "the journey stands as it was", 1)
+		return f.problem(c, p), true
+	}
+	j, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+		if r.Exchange == nil || r.Exchange.State != ExchangeBooking {
+			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+r.ID+" was not completed in time and was given back; the journey stands as it was")}
+		}
+		r.Exchange.State = ExchangePrebooked
+		return nil
+	})
+	if p := refusedBy(err); p != nil {
+		return f.problem(c, p), true
+	}
+	if err != nil {
+		return f.storeFailed(c, err), false
+	}
+	return f.json(c, http.StatusOK, osdm.ExchangeOperationResponse{ExchangeOperation: f.journeyExchangeView(j, legs, res.legs)}), true
+}
+
+// alternativesOf keeps a ReplacementProposal's alternatives for train.
+func alternativesOf(rp *legacy.ReplacementProposal, train string) []AlternativeRecord {
+	var out []AlternativeRecord
+	for _, a := range rp.Alternatives {
+		if a.TrainNumber == "" {
+			a.TrainNumber = train
+		}
+		out = append(out, AlternativeRecord{TrainNumber: a.TrainNumber, TravelClass: a.TravelClass,
+			ReservationSystem: a.ReservationSystem, Operator: a.Operator, Priority: a.Priority})
+	}
+	return out
+}
+
+// failJourneyExchange gives back the new legs of j's exchange and records
+// it FAILED (failure set) or DROPPED; the journey stands as it was.
+func (f *Facade) failJourneyExchange(ctx context.Context, send Sender, j *JourneyRecord, failure *JourneyFailure) (*JourneyRecord, error) {
+	done, err := f.rollBackLegs(ctx, send, j.ID, j.Exchange.Legs)
+	if err != nil || !done {
+		return j, err
+	}
+	j, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+		if !r.Exchange.open() {
+			return errNoChange
+		}
+		r.Exchange.State = ExchangeDropped
+		if failure != nil {
+			r.Exchange.State, r.Exchange.Failure = ExchangeFailed, failure
+		}
+		return nil
+	})
+	if err == nil {
+		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindJourneyOpen, j.ID))
+	}
+	return j, err
+}
+
+// resumeJourneyExchange answers a repeated POST .../exchange-operations
+// from the exchange as it stands, carrying on with its new legs once the
+// first call's lease is over.
+func (f *Facade) resumeJourneyExchange(ctx context.Context, c *call, j *JourneyRecord, legs []*BookingRecord) (*Answer, bool) {
+	x := j.Exchange
+	if x.State != ExchangeBooking {
+		return f.journeyExchangeAnswer(ctx, c, j, legs)
+	}
+	now := f.now()
+	if now.Before(x.LeaseUntil) {
+		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" has messages to the reservation system under way; retry in a few seconds")
+		p.Retryable = true
+		return f.problem(c, p), false
+	}
+	j, err := f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+		if r.Exchange == nil || r.Exchange.ID != x.ID || r.Exchange.State != ExchangeBooking || r.Exchange.RollingBack || now.Before(r.Exchange.LeaseUntil) {
+			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+r.ID+" is being settled; retry in a few seconds")}
+		}
+		r.Exchange.LeaseUntil = now.Add(f.cfg.Timeout)
+		return nil
+	})
+	if p := refusedBy(err); p != nil {
+		return f.problem(c, p), false
+	}
+	if err != nil {
+		return f.storeFailed(c, err), false
+	}
+	return f.bookJourneyExchange(ctx, c, j, legs)
+}
+
+// journeyExchangeAnswer answers the exchange operation of j as it stands.
+func (f *Facade) journeyExchangeAnswer(ctx context.Context, c *call, j *JourneyRecord, legs []*BookingRecord) (*Answer, bool) {
+	x := j.Exchange
+	switch x.State {
+	case ExchangeDropped:
+		return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was deleted or released; the journey stands as it was")), true
+	case ExchangeBooking:
+		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" has messages to the reservation system under way; retry in a few seconds")
+		p.Retryable = true
+		return f.problem(c, p), false
+	}
+	newLegs, err := f.loadLegs(ctx, &JourneyRecord{ID: j.ID, Legs: x.Legs})
+	if err != nil {
+		return f.storeFailed(c, err), false
+	}
+	v := osdm.ExchangeOperationResponse{ExchangeOperation: f.journeyExchangeView(j, legs, newLegs)}
+	if x.State == ExchangeFailed && x.Failure != nil {
+		for _, leg := range newLegs {
+			if leg != nil && leg.Offer.Train == x.Failure.Train && leg.Failure != nil {
+				v.Problems = []osdm.Problem{f.journeyRefusal(&JourneyRecord{ID: j.ID, Legs: x.Legs, Failure: x.Failure}, leg).Inline()}
+				break
+			}
+		}
+	}
+	return f.json(c, http.StatusOK, v), true
+}
+
+// journeyExchangeView is the ExchangeOperation of j's exchange; legs are
+// the journey's legs before it (for the fulfilments it replaces), newLegs
+// the new ones.
+func (f *Facade) journeyExchangeView(j *JourneyRecord, legs, newLegs []*BookingRecord) *osdm.ExchangeOperation {
+	x := j.Exchange
+	status := osdm.ExchangePrebooked
+	switch x.State {
+	case ExchangeConfirmed:
+		status = osdm.ExchangeFulfilled
+	case ExchangeFailed:
+		status = osdm.ExchangeError
+	}
+	v := &osdm.ExchangeOperation{ID: x.ID, Status: status}
+	var o osdm.Offer
+	if len(x.Offers) == 1 {
+		o = f.osdmOffer(&x.Offers[0])
+		v.Trips = []osdm.Trip{tripView(&x.Offers[0])}
+	} else {
+		o = f.journeyOffer(&JourneyOffer{ID: x.OfferID, Partner: f.cfg.Partner, Legs: x.Offers})
+		runs := make([]TrainRun, len(x.Offers))
+		for i, r := range x.Offers {
+			runs[i] = TrainRun{Train: r.Train, ServiceDate: r.ServiceDate, Origin: r.Origin, Destination: r.Destination,
+				OriginName: r.OriginName, DestinationName: r.DestinationName, Departure: r.Departure, Arrival: r.Arrival, Carrier: r.Carrier}
+		}
+		v.Trips = []osdm.Trip{journeyTripView(x.Offers[0].TripID, runs)}
+	}
+	o.OfferID = x.OfferID
+	v.ExchangeOffers = []osdm.ExchangeOffer{f.journeyExchangeOffer(j, legs, o, &x.Quote)}
+	if x.State == ExchangePrebooked {
+		limit := x.HoldUntil
+		v.TicketTimeLimit = &limit
+	}
+	if x.State == ExchangeConfirmed {
+		for _, leg := range newLegs {
+			if leg != nil && leg.Fulfillment != nil {
+				fv := fulfillmentView(leg)
+				fv.BookingRef = j.ID
+				v.Fulfillments = append(v.Fulfillments, fv)
+			}
+		}
+	}
+	return v
+}
+
+// journeyExchangeOf loads the journey of the call's path with the
+// exchange operation it names.
+func (f *Facade) journeyExchangeOf(ctx context.Context, c *call) (*JourneyRecord, []*BookingRecord, *Answer) {
+	j, legs, a := f.journeyOf(ctx, c)
+	if a != nil {
+		return nil, nil, a
+	}
+	xid := c.params[osdm.ParamExchangeOperationID]
+	if j.Exchange == nil || j.Exchange.ID != xid {
+		return nil, nil, f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+j.ID+" has no exchange operation "+quoteShort(xid)))
+	}
+	if j.Exchange.State == ExchangeConfirmed {
+		// The legs before the exchange are the ones its offer replaced.
+		old, err := f.loadLegs(ctx, &JourneyRecord{ID: j.ID, Legs: j.Exchange.Old})
+		if err != nil {
+			return nil, nil, f.storeFailed(c, err)
+		}
+		legs = old
+	}
+	return j, legs, nil
+}
+
+// getJourneyExchangeOperation answers GET (and PATCH, whose preferences
+// change nothing here) of a journey's exchange operation.
+func (f *Facade) getJourneyExchangeOperation(ctx context.Context, c *call) *Answer {
+	j, legs, a := f.journeyExchangeOf(ctx, c)
+	if a != nil {
+		return a
+	}
+	a, _ = f.journeyExchangeAnswer(ctx, c, j, legs)
+	return a
+}
+
+// deleteJourneyExchangeOperation gives back the new legs of an exchange
+// not confirmed: 204 once the legacy system freed them.
+func (f *Facade) deleteJourneyExchangeOperation(ctx context.Context, c *call) *Answer {
+	xid := c.params[osdm.ParamExchangeOperationID]
+	return f.idempotent(ctx, c, func() string { return xid }, func(string) (*Answer, bool) {
+		j, _, a := f.journeyExchangeOf(ctx, c)
+		if a != nil {
+			return a, finalAnswer(a)
+		}
+		x := j.Exchange
+		switch {
+		case x.State == ExchangeDropped, x.State == ExchangeFailed:
+			return f.noContent(c), true
+		case x.State == ExchangeConfirmed || x.Confirming:
+			return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingFulfilled, "exchange operation "+x.ID+" is confirmed; refund or exchange the booking instead")), true
+		case x.State == ExchangeBooking && f.now().Before(x.LeaseUntil):
+			p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" has messages to the reservation system under way; retry in a few seconds")
+			p.Retryable = true
+			return f.problem(c, p), false
+		}
+		j, err := f.failJourneyExchange(ctx, c.send, j, nil)
+		if err != nil {
+			return f.storeFailed(c, err), false
+		}
+		if j.Exchange.open() {
+			p := osdm.NewProblem(http.StatusServiceUnavailable, osdm.CodeServiceUnavailable, "the new legs of exchange operation "+x.ID+" are being given back; retry to learn when")
+			p.Retryable = true
+			return f.problem(c, p), false
+		}
+		return f.noContent(c), true
+	})
+}
+
+// confirmJourneyExchange confirms j's PREBOOKED exchange: the old legs are
+// given back (a CancelRequest each, the quote's reason code when it had
+// an overrule code), then the new legs are fulfilled and become the
+// journey. It returns the journey as stored and the new legs, or a
+// problem; an unanswered message leaves Confirming set for the retry or
+// settlement.
+func (f *Facade) confirmJourneyExchange(ctx context.Context, send Sender, j *JourneyRecord) (*JourneyRecord, []*BookingRecord, *osdm.ProblemError, *delivery, error) {
+	now := f.now()
+	x := j.Exchange
+	newLegs, err := f.loadLegs(ctx, &JourneyRecord{ID: j.ID, Legs: x.Legs})
+	if err != nil {
+		return j, nil, nil, nil, err
+	}
+	if !x.Confirming {
+		for _, leg := range newLegs {
+			if leg == nil || leg.State != StatePrebooked || !now.Before(x.HoldUntil) {
+				return j, nil, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingExpired,
+					"exchange operation "+x.ID+" passed its ticketTimeLimit "+x.HoldUntil.Format(time.RFC3339)+" and is released; the journey stands as it was"), nil, nil
+			}
+		}
+		if !now.Before(j.Offers[0].Departure) {
+			return j, nil, osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
+				"the first train of booking "+j.ID+" has left; the journey can no longer be exchanged"), nil, nil
+		}
+		if err := f.markJourneyOpen(ctx, j.ID, now); err != nil {
+			return j, nil, nil, nil, err
+		}
+		j, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+			if r.Exchange == nil || r.Exchange.ID != x.ID || r.Exchange.State != ExchangePrebooked {
+				return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+r.ID+" changed meanwhile; retry")}
+			}
+			r.Exchange.Confirming, r.Exchange.LeaseUntil = true, now.Add(f.cfg.Timeout)
+			return nil
+		})
+		if p := refusedBy(err); p != nil {
+			return j, nil, p, nil, nil
+		}
+		if err != nil {
+			return j, nil, nil, nil, err
+		}
+		x = j.Exchange
+	}
+	var reason *int
+	if code, ok := f.cfg.Reasons[x.Quote.OverruleCode]; ok && x.Quote.OverruleCode != "" {
+		reason = &code
+	}
+	old, err := f.loadLegs(ctx, j)
+	if err != nil {
+		return j, nil, nil, nil, err
+	}
+	for _, leg := range old {
+		if leg == nil || !leg.State.holdsPlaces() {
+			continue
+		}
+		after, d, p := f.cancel(ctx, send, leg, CancelReplaced, "", reason)
+		if p != nil {
+			p.Detail = journeyDetail(p.Detail, j, leg)
+			return j, nil, p, nil, nil
+		}
+		if !d.settled() {
+			return j, nil, nil, d, nil
+		}
+		if after.State.holdsPlaces() {
+			p := osdm.NewProblem(http.StatusBadGateway, osdm.CodeBadGateway, "train "+leg.Offer.Train+" of booking "+j.ID+": the reservation system did not give back the old places; retry")
+			if d.refusal != nil {
+				p = NegativeProblem(d.refusal, "train "+leg.Offer.Train+" of booking "+j.ID)
+			}
+			return j, nil, p, nil, nil
+		}
+	}
+	for i, leg := range newLegs {
+		rec, err := f.updateBooking(ctx, leg.ID, func(r *BookingRecord) error {
+			if r.Fulfillment != nil {
+				return errNoChange
+			}
+			if r.State != StatePrebooked {
+				return &errRefused{stateProblem(r, "fulfilled")}
+			}
+			r.State = StateFulfilled
+			r.Fulfillment = &FulfillmentRecord{ID: fulfillmentID(r.ID), CreatedOn: f.now().UTC(), ControlNumber: controlNumber(r)}
+			return nil
+		})
+		if p := refusedBy(err); p != nil {
+			return j, nil, p, nil, nil
+		}
+		if err != nil {
+			return j, nil, nil, nil, err
+		}
+		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
+		newLegs[i] = f.sendUnsentData(ctx, send, rec)
+	}
+	j, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+		rx := r.Exchange
+		if rx == nil || rx.ID != x.ID || rx.State == ExchangeConfirmed {
+			return errNoChange
+		}
+		confirmed := f.now().UTC()
+		rx.State, rx.Confirming, rx.ConfirmedOn, rx.Old = ExchangeConfirmed, false, &confirmed, r.Legs
+		r.Legs, r.Offers, r.OfferID = rx.Legs, rx.Offers, rx.OfferID
+		r.End = rx.Offers[len(rx.Offers)-1].Arrival
+		r.HoldUntil = rx.HoldUntil
+		r.RefundOffers = nil
+		r.ExchangeQuotes = nil
+		return nil
+	})
+	if err != nil {
+		return j, nil, nil, nil, err
+	}
+	_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindJourneyOpen, j.ID))
+	return j, newLegs, nil, nil, nil
+}
+
+// fulfilJourneyExchange answers the fulfilment that confirms j's exchange.
+func (f *Facade) fulfilJourneyExchange(ctx context.Context, c *call, j *JourneyRecord) (*Answer, bool) {
+	if j.Exchange.State == ExchangeBooking {
+		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" has messages to the reservation system under way; retry in a few seconds")
+		p.Retryable = true
+		return f.problem(c, p), false
+	}
+	if j.Exchange.Confirming && f.now().Before(j.Exchange.LeaseUntil) {
+		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" is being confirmed; retry in a few seconds")
+		p.Retryable = true
+		return f.problem(c, p), false
+	}
+	j, newLegs, p, d, err := f.confirmJourneyExchange(ctx, c.send, j)
+	switch {
+	case err != nil:
+		return f.storeFailed(c, err), false
+	case p != nil:
+		return f.problem(c, p), finalProblem(p)
+	case d != nil:
+		a := f.unsettled(c, d, "confirming the exchange of booking "+j.ID, "the confirmation is being settled: retry with the same Idempotency-Key to learn its outcome")
+		return a, false
+	}
+	out := osdm.FulfillmentCollectionResponse{}
+	for _, leg := range newLegs {
+		fv := fulfillmentView(leg)
+		fv.BookingRef = j.ID
+		out.Fulfillments = append(out.Fulfillments, fv)
+	}
+	return f.json(c, http.StatusOK, out), true
+}
+
+// settleJourneyExchange finishes j's exchange once its call's lease is
+// over: new legs never answered are given back, a confirmation begun is
+// carried on, new legs past their hold are released. It reports whether
+// nothing is left to do.
+func (f *Facade) settleJourneyExchange(ctx context.Context, send Sender, j *JourneyRecord) (bool, error) {
+	x := j.Exchange
+	now := f.now()
+	switch {
+	case x == nil || !x.open():
+		return true, nil
+	case x.Confirming:
+		if now.Before(x.LeaseUntil) {
+			return false, nil
+		}
+		j, err := f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+			if r.Exchange == nil || !r.Exchange.Confirming || now.Before(r.Exchange.LeaseUntil) {
+				return &errRefused{}
+			}
+			r.Exchange.LeaseUntil = now.Add(f.cfg.Timeout)
+			return nil
+		})
+		if err != nil {
+			var taken *errRefused
+			if errors.As(err, &taken) {
+				return false, nil
+			}
+			return false, err
+		}
+		_, _, p, d, err := f.confirmJourneyExchange(ctx, send, j)
+		return err == nil && p == nil && d == nil, err
+	case x.State == ExchangeBooking && !now.Before(x.LeaseUntil),
+		x.State == ExchangePrebooked && !now.Before(x.HoldUntil):
+		j, err := f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+			rx := r.Exchange
+			if rx == nil || rx.ID != x.ID || !rx.open() || rx.State == ExchangeBooking && now.Before(rx.LeaseUntil) {
+				return &errRefused{}
+			}
+			rx.RollingBack, rx.LeaseUntil = true, now.Add(f.cfg.Timeout)
+			return nil
+		})
+		if err != nil {
+			var taken *errRefused
+			if errors.As(err, &taken) {
+				return false, nil
+			}
+			return false, err
+		}
+		after, err := f.failJourneyExchange(ctx, send, j, nil)
+		return err == nil && !after.Exchange.open(), err
+	}
+	return false, nil
+}

@@ -1,0 +1,225 @@
+package osdmlegacy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/store"
+)
+
+// A journey with changes is booked at the legacy system train by train:
+// each leg is a booking of its own there (one BookingRequest, one
+// BookingRef), kept here as a BookingRecord of its own (a leg booking,
+// with JourneyID set), and the journey, the OSDM booking, as a
+// JourneyRecord that lists them. The journey is booked all or nothing: it
+// stays JOURNEY_BOOKING, listed for settlement by a KindJourneyOpen mark,
+// until every leg is PREBOOKED and the answer is about to be given; a
+// journey left in JOURNEY_BOOKING (a refused leg, a crash between legs)
+// is rolled back leg by leg, with the technical reason code (no fee).
+
+// Store kinds of journeys.
+const (
+	// KindJourney holds a JourneyRecord under its booking id.
+	KindJourney = "journey"
+	// KindJourneyOpen marks a journey whose booking is not settled yet:
+	// settlement's work list (value: an intentMark).
+	KindJourneyOpen = "journey-open"
+)
+
+// JourneyIDPrefix starts the booking id of a journey with changes, so that
+// a call finds which kind of booking it is about without a store read.
+const JourneyIDPrefix = "bj-"
+
+// JourneyState is where the booking of a journey is.
+type JourneyState string
+
+// The journey states; once BOOKED the legs' own states say the rest
+// (fulfilled, refunded...).
+const (
+	// JourneyBooking: legs are being booked; not answered yet.
+	JourneyBooking JourneyState = "JOURNEY_BOOKING"
+	// JourneyRollingBack: a leg was refused, or the booking was never
+	// answered; the legs booked are being undone.
+	JourneyRollingBack JourneyState = "JOURNEY_ROLLING_BACK"
+	// JourneyBooked: every leg was booked and the booking answered.
+	JourneyBooked JourneyState = "JOURNEY_BOOKED"
+	// JourneyFailed: rolled back; no leg holds places.
+	JourneyFailed JourneyState = "JOURNEY_FAILED"
+)
+
+// JourneyRecord is the booking of a journey with changes.
+type JourneyRecord struct {
+	// ID is the OSDM booking id (JourneyIDPrefix).
+	ID string `json:"id"`
+	// Partner is the façade's partner label.
+	Partner string `json:"partner"`
+	// Client is the client whose call made the booking (AnonymousClient
+	// when none was known); its legs are that client's too. Only its
+	// calls see the journey.
+	Client string `json:"client,omitempty"`
+	// State is where the journey's booking is.
+	State JourneyState `json:"state"`
+	// CreatedOn is when the booking was recorded; HoldUntil its
+	// confirmationTimeLimit (every leg's).
+	CreatedOn time.Time `json:"createdOn"`
+	HoldUntil time.Time `json:"holdUntil"`
+	// LeaseUntil is when the call booking the legs is presumed dead, so
+	// that settlement may roll the journey back.
+	LeaseUntil time.Time `json:"leaseUntil"`
+	// ExternalRef echoes the BookingRequest's externalRef.
+	ExternalRef string `json:"externalRef,omitempty"`
+	// OfferID is the journey offer booked; Legs its leg bookings' ids, in
+	// order of travel (chosen before the first is sent).
+	OfferID string   `json:"offerId"`
+	Legs    []string `json:"legs"`
+	// Offers are the journey offer's legs, for the legs not booked yet
+	// when a retry carries on.
+	Offers []OfferRecord `json:"offers"`
+	// End is when the last train arrives, for the record's retention.
+	End time.Time `json:"end"`
+	// Failure says which leg was refused, and why; nil when none was.
+	Failure *JourneyFailure `json:"failure,omitempty"`
+	// RefundOffers are the journey's refund offers, oldest first.
+	RefundOffers []JourneyRefundOffer `json:"refundOffers,omitempty"`
+	// ExchangeQuotes are the exchange offers made, oldest first.
+	ExchangeQuotes []ExchangeQuote `json:"exchangeQuotes,omitempty"`
+	// Exchange is the latest exchange operation; nil when none was asked.
+	Exchange *JourneyExchange `json:"exchange,omitempty"`
+}
+
+// JourneyFailure is the refusal of one leg of a journey.
+type JourneyFailure struct {
+	// Leg is the leg's index (0 the first train); Train its train.
+	Leg   int    `json:"leg"`
+	Train string `json:"train"`
+	// Refusal is the legacy refusal, nil when the leg's outcome was never
+	// learnt (the journey was then rolled back unanswered).
+	Refusal *LegacyRefusal `json:"refusal,omitempty"`
+	// Alternatives are the ReplacementProposal's, for a train another
+	// system sells.
+	Alternatives []AlternativeRecord `json:"alternatives,omitempty"`
+}
+
+// AlternativeRecord is a legacy ReplacementProposal's alternative, kept
+// for the problem of a journey booking it refused.
+type AlternativeRecord struct {
+	TrainNumber       string `json:"trainNumber,omitempty"`
+	TravelClass       int    `json:"travelClass,omitempty"`
+	ReservationSystem int    `json:"reservationSystem,omitempty"`
+	Operator          string `json:"operator"`
+	Priority          int    `json:"priority,omitempty"`
+}
+
+// JourneyRefundOffer is a refund offer of a journey: one refund offer of
+// each leg booking it covers, under the same id.
+type JourneyRefundOffer struct {
+	// ID is the refund offer id, the same in every leg booking.
+	ID string `json:"id"`
+	// Legs are the indexes of the legs it refunds.
+	Legs []int `json:"legs"`
+}
+
+// journeyKey is the store key of journey id.
+func (f *Facade) journeyKey(id string) string { return Key(f.cfg.Partner, KindJourney, id) }
+
+// errJourneyMissing is a journey id that names no record.
+var errJourneyMissing = errors.New("no such journey")
+
+// loadJourney returns journey id and its stored bytes, or
+// errJourneyMissing (another client's journey included: a call sees its
+// own client's, background work every one).
+func (f *Facade) loadJourney(ctx context.Context, id string) (*JourneyRecord, []byte, error) {
+	if !validID(id, JourneyIDPrefix) {
+		return nil, nil, errJourneyMissing
+	}
+	b, err := f.store.Get(ctx, f.journeyKey(id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, errJourneyMissing
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var rec JourneyRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, nil, fmt.Errorf("journey %s: stored record unreadable: %w", id, err)
+	}
+	if client, ok := callerOf(ctx); rec.ID != id || rec.Partner != f.cfg.Partner || ok && rec.Client != client {
+		return nil, nil, errJourneyMissing
+	}
+	return &rec, b, nil
+}
+
+// putNewJourney stores rec if no journey has its id, and reports whether
+// it did.
+func (f *Facade) putNewJourney(ctx context.Context, rec *JourneyRecord) (bool, error) {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return false, err
+	}
+	return f.store.PutIfAbsent(ctx, f.journeyKey(rec.ID), b, 0)
+}
+
+// updateJourney applies fn to journey id with compare-and-set, as
+// updateBooking does for a booking.
+func (f *Facade) updateJourney(ctx context.Context, id string, fn func(*JourneyRecord) error) (*JourneyRecord, error) {
+	for range 16 {
+		rec, old, err := f.loadJourney(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := fn(rec); errors.Is(err, errNoChange) {
+			return rec, nil
+		} else if err != nil {
+			return rec, err
+		}
+		b, err := json.Marshal(rec)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Equal(b, old) {
+			return rec, nil
+		}
+		ok, err := f.store.CompareAndSet(ctx, f.journeyKey(id), old, b, f.journeyRetention(rec))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return rec, nil
+		}
+	}
+	return nil, errConflict
+}
+
+// journeyRetention is the store ttl of a journey: none while its booking
+// is open, else as its legs' (BookingRetention after the last train
+// arrives, at least an hour).
+func (f *Facade) journeyRetention(rec *JourneyRecord) time.Duration {
+	if rec.State == JourneyBooking || rec.State == JourneyRollingBack || rec.End.IsZero() {
+		return 0
+	}
+	return max(rec.End.Add(BookingRetention).Sub(f.now()), time.Hour)
+}
+
+// loadLegs returns the leg bookings of j in order; a leg never recorded
+// (the call stopped before it) is nil.
+func (f *Facade) loadLegs(ctx context.Context, j *JourneyRecord) ([]*BookingRecord, error) {
+	out := make([]*BookingRecord, len(j.Legs))
+	for i, id := range j.Legs {
+		rec, _, err := f.loadBooking(ctx, id)
+		switch {
+		case errors.Is(err, errBookingMissing):
+		case err != nil:
+			return nil, err
+		default:
+			if rec.JourneyID != j.ID {
+				return nil, fmt.Errorf("journey %s: leg %s belongs to %q", j.ID, id, rec.JourneyID)
+			}
+			out[i] = rec
+		}
+	}
+	return out, nil
+}

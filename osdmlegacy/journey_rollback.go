@@ -1,0 +1,150 @@
+package osdmlegacy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// rollBackJourney undoes every leg of journey j that holds places
+// (rollBackLegs); once none does, the journey is JOURNEY_FAILED and off
+// settlement's list.
+func (f *Facade) rollBackJourney(ctx context.Context, send Sender, j *JourneyRecord) (bool, error) {
+	done, err := f.rollBackLegs(ctx, send, j.ID, j.Legs)
+	if !done || err != nil {
+		return false, err
+	}
+	_, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+		if r.State == JourneyFailed {
+			return errNoChange
+		}
+		r.State = JourneyFailed
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindJourneyOpen, j.ID))
+	_ = f.store.Delete(ctx, f.offerClaimKey(j.OfferID))
+	return true, nil
+}
+
+// rollBackLegs undoes every leg booking of ids (of journey jid) that
+// holds places, last first: a leg whose BookingRequest's outcome is
+// unknown is asked about first (settleOne), a leg booked is cancelled
+// with the technical reason code (no fee). It reports whether no leg
+// holds places any more.
+func (f *Facade) rollBackLegs(ctx context.Context, send Sender, jid string, ids []string) (bool, error) {
+	legs, err := f.loadLegs(ctx, &JourneyRecord{ID: jid, Legs: ids})
+	if err != nil {
+		return false, err
+	}
+	reason, ok := f.cfg.Reasons[osdm.OverruleTechnicalFailure]
+	if !ok {
+		reason = DefaultReasons()[osdm.OverruleTechnicalFailure]
+	}
+	done := true
+	for i := len(legs) - 1; i >= 0; i-- {
+		leg := legs[i]
+		if leg == nil {
+			continue // never recorded, so never sent
+		}
+		if leg.State == StateBooking && leg.Pending != nil {
+			var rep SettleReport
+			f.settleOne(ctx, send, leg, &rep)
+			if leg, _, err = f.loadBooking(ctx, leg.ID); err != nil {
+				return false, err
+			}
+		}
+		switch {
+		case leg.State == StatePrebooked,
+			leg.State == StateCancelling && leg.Pending != nil && leg.Pending.Cancel == CancelRollback:
+			after, d, p := f.cancel(ctx, send, leg, CancelRollback, "", &reason)
+			if p != nil || d == nil || !d.settled() || after.State.holdsPlaces() {
+				done = false
+			}
+		case leg.State.holdsPlaces():
+			done = false
+		}
+	}
+	return done, nil
+}
+
+// settleJourneys settles every journey whose booking is open and whose
+// call's lease is over: never answered booked, it is rolled back (a
+// crash between legs leaves no journey half booked).
+func (f *Facade) settleJourneys(ctx context.Context, send Sender, rep *SettleReport) {
+	marks, err := f.listMarks(ctx, KindJourneyOpen)
+	if err != nil {
+		rep.Errors++
+		return
+	}
+	for id, v := range marks {
+		if ctx.Err() != nil {
+			return
+		}
+		var m intentMark
+		_ = json.Unmarshal(v, &m)
+		now := f.now()
+		j, _, err := f.loadJourney(ctx, id)
+		switch {
+		case errors.Is(err, errJourneyMissing):
+			f.dropStaleMark(ctx, KindJourneyOpen, id, now.Sub(m.At), rep)
+			continue
+		case err != nil:
+			rep.Errors++
+			continue
+		}
+		switch j.State {
+		case JourneyBooked:
+			if x := j.Exchange; x.open() || x != nil && x.Confirming {
+				switch done, err := f.settleJourneyExchange(ctx, send, j); {
+				case err != nil:
+					rep.Errors++
+				case done:
+					rep.Settled++
+				default:
+					rep.Waiting++
+				}
+				continue
+			}
+			_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindJourneyOpen, id))
+			rep.Stale++
+			continue
+		case JourneyFailed:
+			_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindJourneyOpen, id))
+			rep.Stale++
+			continue
+		}
+		if now.Before(j.LeaseUntil) {
+			rep.Waiting++
+			continue
+		}
+		j, err = f.updateJourney(ctx, id, func(r *JourneyRecord) error {
+			if r.State != JourneyBooking && r.State != JourneyRollingBack || now.Before(r.LeaseUntil) {
+				return &errRefused{}
+			}
+			r.State, r.LeaseUntil = JourneyRollingBack, now.Add(f.cfg.Timeout)
+			return nil
+		})
+		var taken *errRefused
+		if errors.As(err, &taken) {
+			continue
+		}
+		if err != nil {
+			rep.Errors++
+			continue
+		}
+		done, err := f.rollBackJourney(ctx, send, j)
+		switch {
+		case err != nil:
+			rep.Errors++
+		case done:
+			rep.Settled++
+		default:
+			rep.Unresolved++
+		}
+	}
+}

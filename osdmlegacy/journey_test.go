@@ -1,0 +1,273 @@
+package osdmlegacy
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// journeyOffer is a sealed offer of a journey of trains (each as e.offer
+// makes it, in one trip).
+func (e *bookEnv) journeyOffer(trains ...string) *JourneyOffer {
+	e.t.Helper()
+	jo := &JourneyOffer{}
+	for i, train := range trains {
+		rec := *e.offer(train, adult, child)
+		rec.LegID = timedLegID("trip-1", i+1)
+		rec.PartID, rec.ProductID = "trip-1-res-21-"+itoa4(i), "trip-1-product-21-"+itoa4(i)
+		rec.Partner, rec.ID = "", ""
+		jo.Legs = append(jo.Legs, rec)
+	}
+	s, err := e.f.offerSigner(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	jo.ID = s.sealJourney(jo, AnonymousClient)
+	return jo
+}
+
+// journeyBody is the POST /bookings of jo for its two passengers.
+func journeyBody(jo *JourneyOffer) map[string]any {
+	rec := jo.Legs[0]
+	rec.ID = jo.ID
+	return bookingBodyOf(&rec)
+}
+
+// held counts the bookings the legacy system holds.
+func (e *bookEnv) held() int {
+	n := 0
+	for _, b := range e.sb.Bookings() {
+		if b.Status == legacy.StatusConfirmed {
+			n++
+		}
+	}
+	return n
+}
+
+// The answer to the second train's BookingRequest is lost: the journey is
+// not answered booked, the operator sees it pending, and settlement (on
+// another instance, or after a restart) rolls it back with no request:
+// nothing held, the store agreeing with the legacy system.
+func TestJourneyLostSecondLegRolledBack(t *testing.T) {
+	for _, kind := range []storeKind{memKind, boltKind, redisKind} {
+		t.Run(string(kind), func(t *testing.T) {
+			e := newBookEnv(t, kind, nil)
+			jo := e.journeyOffer("708", "709")
+			e.legacy.inject(fault{kind: legacy.KindBookingRequest}, fault{kind: legacy.KindBookingRequest, what: "lost"})
+			a := e.call(e.f, "POST", "/bookings", journeyBody(jo), withKey("11111111-1111-4111-8111-111111111111"))
+			if a.Status != http.StatusGatewayTimeout || e.held() != 2 {
+				t.Fatalf("%d %s; legacy holds %d", a.Status, a.Body, e.held())
+			}
+			id := a.BookingID
+			pending, err := e.f.Status().Pending(context.Background())
+			found := false
+			for _, p := range pending {
+				found = found || p.Kind == "journey" && p.Ref == id
+			}
+			if err != nil || !found {
+				t.Errorf("the operator does not see journey %s pending: %+v %v", id, pending, err)
+			}
+			recs, err := e.f.Status().Find(context.Background(), id)
+			if err != nil || len(recs) != 3 || recs[0].Refs["booking"][0] != id || recs[1].Refs["journey"][0] != id {
+				t.Errorf("Find(%s): %+v %v", id, recs, err)
+			}
+			f := e.otherInstance()
+			e.settle(f)
+			if e.held() != 0 {
+				t.Errorf("the legacy system holds %d bookings after settlement", e.held())
+			}
+			e.assertAgree(true)
+			if a := e.call(f, "GET", "/bookings/"+id, nil); a.Status != http.StatusNotFound {
+				t.Errorf("GET of the rolled back journey: %d %s", a.Status, a.Body)
+			}
+			for _, b := range e.sb.Bookings() {
+				if b.ReasonCode == nil || b.Fee != "" && strings.Trim(b.Fee, "0.") != "" {
+					t.Errorf("train %s cancelled with reason %v, fee %q", b.Train, b.ReasonCode, b.Fee)
+				}
+			}
+			if rep := e.settle(f); rep.Settled+rep.Unresolved+rep.Errors != 0 {
+				t.Errorf("a second settlement found work: %+v", rep)
+			}
+		})
+	}
+}
+
+// A retry with the same Idempotency-Key after the call's lease carries on:
+// the second train's outcome is asked (SynchroRequest), not booked again,
+// and the journey is answered booked.
+func TestJourneyRetryCarriesOn(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	jo := e.journeyOffer("708", "709")
+	key := withKey("22222222-2222-4222-8222-222222222222")
+	e.legacy.inject(fault{kind: legacy.KindBookingRequest}, fault{kind: legacy.KindBookingRequest, what: "lost"})
+	if a := e.call(e.f, "POST", "/bookings", journeyBody(jo), key); a.Status != http.StatusGatewayTimeout {
+		t.Fatalf("%d %s", a.Status, a.Body)
+	}
+	if a := e.call(e.f, "POST", "/bookings", journeyBody(jo), key); a.Status != http.StatusConflict {
+		t.Errorf("a retry within the lease: %d %s", a.Status, a.Body)
+	}
+	e.clock.Advance(e.cfg.Timeout + 1)
+	b := decodeOK[osdm.BookingResponse](t, e.call(e.f, "POST", "/bookings", journeyBody(jo), key), 200)
+	if n := len(b.Booking.BookedOffers[0].Reservations); n != 2 || e.held() != 2 {
+		t.Fatalf("%d reservations; legacy holds %d", n, e.held())
+	}
+	books := 0
+	for _, m := range e.legacy.delivered() {
+		if m.Kind() == legacy.KindBookingRequest {
+			books++
+		}
+	}
+	if books != 2 {
+		t.Errorf("%d BookingRequests reached the legacy system, want 2", books)
+	}
+	if rep := e.settle(e.f); rep.Settled != 0 || e.held() != 2 {
+		t.Errorf("settlement of a journey answered booked: %+v; legacy holds %d", rep, e.held())
+	}
+	e.assertAgree(true)
+}
+
+// A refund offer one train cannot take (its passenger was refunded there
+// already) is refused before any train records it.
+func TestJourneyRefundRefusedBeforeAnyLeg(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	jo := e.journeyOffer("708", "709")
+	b := e.book(&OfferRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers})
+	fr := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", "{}"), 200)
+	fu1, fu2 := fr.Fulfillments[0].ID, fr.Fulfillments[1].ID
+	spec := func(fids ...string) string {
+		body := `{"fulfillmentIds": ["` + strings.Join(fids, `", "`) + `"], "refundSpecifications": [`
+		for i, fid := range fids {
+			if i > 0 {
+				body += ", "
+			}
+			body += `{"fulfillmentId": "` + fid + `", "passengerIds": ["p1"]}`
+		}
+		return body + "]}"
+	}
+	ro := decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/refund-offers", spec(fu2)), 200)
+	decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "PATCH", "/bookings/"+b.ID+"/refund-offers/"+ro.RefundOffers[0].ID, `{"status": "CONFIRMED"}`), 200)
+	if a := e.call(e.f, "POST", "/bookings/"+b.ID+"/refund-offers", spec(fu1, fu2)); a.Status != http.StatusConflict || !strings.Contains(string(a.Body), "train 709") {
+		t.Fatalf("%d %s", a.Status, a.Body)
+	}
+	for id, r := range e.records() {
+		if r.Offer.Train == "708" && len(r.RefundOffers) != 0 {
+			t.Errorf("leg %s of train 708 kept refund offers %+v of a refused request", id, r.RefundOffers)
+		}
+	}
+	g := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", "/bookings/"+b.ID, nil), 200)
+	if len(g.Booking.RefundOffers) != 1 || g.Booking.RefundOffers[0].Status != osdm.RefundConfirmed {
+		t.Errorf("the booking's refund offers: %+v", g.Booking.RefundOffers)
+	}
+}
+
+// specLegJSON is a timed leg of a trip specification tomorrow.
+func specLegJSON(train, from, dep, to, arr string) string {
+	at := func(hm string) string { return tomorrow() + "T" + hm + ":00Z" }
+	stop := func(code string) string {
+		return `{"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:` + code + `"}`
+	}
+	return `{"timedLeg": {"start": {"stopPlaceRef": ` + stop(from) + `, "serviceDeparture": {"timetabledTime": "` + at(dep) + `"}},
+		"end": {"stopPlaceRef": ` + stop(to) + `, "serviceArrival": {"timetabledTime": "` + at(arr) + `"}},
+		"service": {"vehicleNumbers": ["` + train + `"], "carriers": [{"ref": "urn:uic:rics:1185"}]}}}`
+}
+
+// The answer to the CancelRequest of the second old train is lost while
+// an exchange is confirmed: settlement carries the confirmation on, with
+// no request: the old trains given back, the new ones the journey's.
+func TestJourneyExchangeConfirmationSettled(t *testing.T) {
+	for _, kind := range []storeKind{memKind, redisKind} {
+		t.Run(string(kind), func(t *testing.T) {
+			e := newBookEnv(t, kind, nil)
+			jo := e.journeyOffer("708", "709")
+			b := e.book(&OfferRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers})
+			fr := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", "{}"), 200)
+			body := `{"fulfillmentIds": ["` + fr.Fulfillments[0].ID + `", "` + fr.Fulfillments[1].ID + `"],
+				"tripSpecifications": [{"legs": [` + specLegJSON("710", "8500010", "12:00", "8503000", "13:00") + `, ` + specLegJSON("711", "8503000", "13:30", "8509000", "15:00") + `]}],
+				"anonymousPassengerSpecifications": [{"externalRef": "p-adult", "type": "ADULT", "age": 30}, {"externalRef": "p-child", "type": "CHILD", "age": 8}]}`
+			xr := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/exchange-offers", body), 200)
+			sel := `{"exchangeOffers": [{"offerId": "` + xr.ExchangeOffers[0].OfferID + `", "passengerRefs": ["p-adult", "p-child"]}]}`
+			op := decodeOK[osdm.ExchangeOperationResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/exchange-operations", sel), 200)
+			if op.ExchangeOperation.Status != osdm.ExchangePrebooked || e.held() != 4 {
+				t.Fatalf("exchange %+v; legacy holds %d", op.ExchangeOperation, e.held())
+			}
+			e.legacy.inject(fault{kind: legacy.KindCancelRequest}, fault{kind: legacy.KindCancelRequest, what: "lost"})
+			if a := e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", "{}"); a.Status != http.StatusGatewayTimeout {
+				t.Fatalf("%d %s", a.Status, a.Body)
+			}
+			f := e.otherInstance()
+			e.settle(f)
+			held := map[string]bool{}
+			for _, lb := range e.sb.Bookings() {
+				if lb.Status == legacy.StatusConfirmed {
+					held[lb.Train] = true
+				}
+			}
+			if len(held) != 2 || !held["710"] || !held["711"] {
+				t.Errorf("the legacy system holds %v after settlement, want the new trains only", held)
+			}
+			e.assertAgree(true)
+			g := decodeOK[osdm.BookingResponse](t, e.call(f, "GET", "/bookings/"+b.ID, nil), 200)
+			r := g.Booking.BookedOffers[0].Reservations
+			if len(r) != 2 || r[0].Status != osdm.BookingPartFulfilled || !strings.Contains(r[1].Summary, "711") || len(g.Booking.Fulfillments) != 2 {
+				t.Errorf("the journey after settlement: %+v", g.Booking.BookedOffers[0])
+			}
+		})
+	}
+}
+
+// A journey and its legs are the client's that booked it: another
+// client's calls about it, its fulfilments and its offer are answered as
+// unknown ids; the owner's work on any instance.
+func TestJourneyOwner(t *testing.T) {
+	e := newBookEnv(t, boltKind, nil)
+	ctx := context.Background()
+	serve := func(f *Facade, client, method, path string, body any) *Answer {
+		t.Helper()
+		var b []byte
+		h := http.Header{}
+		switch v := body.(type) {
+		case nil:
+		case string:
+			b = []byte(v)
+		default:
+			b, _ = json.Marshal(v)
+		}
+		if b != nil {
+			h.Set("Content-Type", "application/json")
+		}
+		return f.ServeClient(ctx, client, e.legacy, method, path, h, b)
+	}
+	jo := e.journeyOffer("708", "709")
+	s, _ := e.f.offerSigner(ctx)
+	jo.ID = s.sealJourney(jo, "alpine")
+	body := journeyBody(jo)
+	if a := serve(e.f, "coastal", "POST", "/bookings", body); a.Status != http.StatusNotFound || a.Problem.Code != osdm.CodeOfferNotFound {
+		t.Fatalf("coastal booking alpine's journey offer: %d %s", a.Status, a.Body)
+	}
+	b := decodeOK[osdm.BookingResponse](t, serve(e.f, "alpine", "POST", "/bookings", body), 200).Booking
+	fr := decodeOK[osdm.FulfillmentCollectionResponse](t, serve(e.f, "alpine", "POST", "/bookings/"+b.ID+"/fulfillments", "{}"), 200)
+	other := e.otherInstance()
+	for _, client := range []string{"coastal", AnonymousClient} {
+		for _, path := range []string{"/bookings/" + b.ID, "/fulfillments/" + fr.Fulfillments[1].ID, "/bookings/" + b.ID + "/passengers/p1"} {
+			if a := serve(other, client, "GET", path, nil); a.Status != http.StatusNotFound {
+				t.Errorf("%q GET %s of alpine's journey: %d %s", client, path, a.Status, a.Body)
+			}
+		}
+		if a := serve(other, client, "POST", "/bookings/"+b.ID+"/refund-offers", `{"fulfillmentIds": ["`+fr.Fulfillments[0].ID+`"]}`); a.Status != http.StatusNotFound {
+			t.Errorf("%q refunding alpine's journey: %d %s", client, a.Status, a.Body)
+		}
+	}
+	if a := serve(other, "alpine", "GET", "/bookings/"+b.ID, nil); a.Status != http.StatusOK {
+		t.Errorf("alpine on another instance: %d %s", a.Status, a.Body)
+	}
+	for id, r := range e.records() {
+		if r.Client != "alpine" {
+			t.Errorf("leg %s recorded for %q", id, r.Client)
+		}
+	}
+}
