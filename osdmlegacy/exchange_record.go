@@ -120,13 +120,17 @@ func (x *ExchangeRecord) holds() bool {
 // exchangeUnderWay is the problem of an operation that must wait for the
 // booking's exchange to be confirmed or deleted. An exchange past its
 // ticketTimeLimit can no longer be confirmed, only deleted (or waited for:
-// the sweeper releases it).
+// the sweeper releases it), so that problem is retryable: it is not the
+// Idempotency-Key's final answer, and the same call goes ahead once the
+// new places are released.
 func exchangeUnderWay(rec *BookingRecord, now time.Time) *osdm.ProblemError {
 	x := rec.Exchange
 	if x.State == ExchangePrebooked && !now.Before(x.HoldUntil) {
-		return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+rec.ID+" has exchange operation "+x.ID+
+		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+rec.ID+" has exchange operation "+x.ID+
 			", not confirmed by its ticketTimeLimit "+x.HoldUntil.Format(time.RFC3339)+", still holding new places: delete it (DELETE /bookings/"+rec.ID+
 			"/exchange-operations/"+x.ID+") first, or retry once it is released")
+		p.Retryable = true
+		return p
 	}
 	return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+rec.ID+" has exchange operation "+x.ID+
 		" under way: confirm it (POST /bookings/"+rec.ID+"/fulfillments) or delete it first")

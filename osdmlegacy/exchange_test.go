@@ -427,6 +427,30 @@ func TestExchangePastItsHoldIsDeletedNotConfirmed(t *testing.T) {
 	e.assertAgree(true)
 }
 
+// TestExchangePastItsHoldRetriedWithItsKeyOnceReleased: a call refused
+// because the booking's exchange passed its ticketTimeLimit but is not
+// released yet is told to retry once it is: the refusal is not the
+// Idempotency-Key's final answer, so the same call with the same key,
+// once the sweeper released the new places, goes ahead instead of
+// getting the refusal again for ever.
+func TestExchangePastItsHoldRetriedWithItsKeyOnceReleased(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	id, fid := e.fulfilled(e.offer("9203", adult, child))
+	e.exchangeTo(id, fid, "708")
+	e.clock.Advance(DefaultHold + time.Second)
+	key := withKey("5b0f3c2e-8d1a-4e6b-9c7d-2a4f6e8b1c3d")
+	a := e.call(e.f, "POST", "/bookings/"+id+"/refund-offers", refundOf(fid), key)
+	if p := decodeProblem(t, a); a.Status != 409 || !strings.Contains(p.Detail, "retry once it is released") {
+		t.Fatalf("refund offer past the exchange's ticketTimeLimit: %d %s", a.Status, a.Body)
+	}
+	e.settle(e.f)
+	if x := e.records()[id].Exchange; x.State != ExchangeDropped {
+		t.Fatalf("after settlement the exchange is %s, want %s", x.State, ExchangeDropped)
+	}
+	decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/refund-offers", refundOf(fid), key), 200)
+	e.assertAgree(true)
+}
+
 // TestExchangeConfirmedExpiresWhatWasQuotedBefore: exchange offers to two
 // trains (first class on 708, second on 710) and a refund offer, all
 // quoted on the booking's second class journey; the exchange to 708 is
