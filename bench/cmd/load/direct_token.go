@@ -11,19 +11,22 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
-// directTokens logs in at the partner as bench-direct, the client whose
-// token the driver sends itself through the bare proxy, and returns the
-// tokens as a cache that logs in again ahead of each token's expiry: a
-// run may last longer than the partner's token lifetime. The first login
-// is made here, so a refused client fails the run before it starts.
-func directTokens(ctx context.Context, partner, keys string) (*tokenauth.TokenCache, error) {
+// directTokens logs in at the partner as subject (bench-direct, the client
+// whose token the driver sends itself through the bare proxy; or a
+// converter front's own client, whose offers and bookings the driver
+// makes ahead for it: the partner lets a client book and change only its
+// own), and returns the tokens as a cache that logs in again ahead of
+// each token's expiry: a run may last longer than the partner's token
+// lifetime. The first login is made here, so a refused client fails the
+// run before it starts.
+func directTokens(ctx context.Context, partner, keys, subject string) (*tokenauth.TokenCache, error) {
 	key, err := tokenauth.LoadPrivateKeyFile(filepath.Join(keys, "alpine.pem"))
 	if err != nil {
 		return nil, err
 	}
 	tokenURL := partner + "/oauth/token"
 	signer, err := tokenauth.NewIdentitySigner(tokenauth.IdentityConfig{
-		Issuer: "bench-direct", Subject: "bench-direct", Audience: tokenURL, KeyID: "alpine-demo-1",
+		Issuer: subject, Subject: subject, Audience: tokenURL, KeyID: "alpine-demo-1",
 	}, key, nil)
 	if err != nil {
 		return nil, err
