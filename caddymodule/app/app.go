@@ -27,6 +27,7 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
 	"github.com/caddy-osdm/caddy-osdm/runner"
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
@@ -136,27 +137,27 @@ func (a *App) Provision(ctx caddy.Context) error {
 }
 
 // Store implements osdmapp.Provider.
-func (a *App) Store(ref osdmapp.StoreRef) (*store.Handle, bool, error) {
+func (a *App) Store(cfg *stores.Config) (*store.Handle, bool, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.started && !a.lazyStart {
 		return nil, false, errors.New("the osdm app has started: no store can be added")
 	}
-	if ref.Name != "" {
-		if ref.Engine != "" || ref.Path != "" || ref.Address != "" || ref.Prefix != "" {
-			return nil, false, fmt.Errorf("store %q: a named store takes no engine, path, address or prefix (the app's osdm block says them)", ref.Name)
+	if cfg != nil && cfg.Name != "" {
+		if err := cfg.Validate(); err != nil {
+			return nil, false, err
 		}
-		s, ok := a.stores[ref.Name]
+		s, ok := a.stores[cfg.Name]
 		if !ok {
 			names := slices.Sorted(maps.Keys(a.stores))
 			if len(names) == 0 {
-				return nil, false, fmt.Errorf("store %q is not defined: the osdm global option defines no store", ref.Name)
+				return nil, false, fmt.Errorf("store %q is not defined: the osdm global option defines no store", cfg.Name)
 			}
-			return nil, false, fmt.Errorf("store %q is not defined in the osdm global option (defined: %v)", ref.Name, names)
+			return nil, false, fmt.Errorf("store %q is not defined in the osdm global option (defined: %v)", cfg.Name, names)
 		}
 		return s.handle, s.engine.Exclusive(), nil
 	}
-	e, err := inlineEngine(a.ctx, ref)
+	e, err := inlineEngine(a.ctx, cfg)
 	if err != nil {
 		return nil, false, err
 	}

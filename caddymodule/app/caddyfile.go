@@ -2,14 +2,16 @@ package app
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
+	"strings"
 
-	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
 )
 
 func init() {
@@ -50,187 +52,111 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 	if d.NextArg() {
 		return nil, d.ArgErr()
 	}
-	err := glue.Block(d, []string{"store"}, func(opt string) error {
-		switch opt {
-		case "settle_interval":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.ArgErr()
-			}
-			dur, err := caddy.ParseDuration(v)
-			if err != nil || dur <= 0 {
-				return d.Errf("settle_interval %q: not a positive duration", v)
-			}
-			a.SettleInterval = caddy.Duration(dur)
-		case "store":
-			if !d.NextArg() {
-				return d.Err("store takes a name and an engine: store <name> bolt [<path>] or store <name> redis [<address>...]")
-			}
-			name := d.Val()
-			if name == engineBolt || name == engineRedis {
-				return d.Errf("store %s: %s is an engine, not a store name (store <name> %s ...)", name, name, name)
-			}
-			if !d.NextArg() {
-				return d.Errf("store %s: which engine? (bolt or redis)", name)
-			}
-			if _, dup := a.Stores[name]; dup {
-				return d.Errf("store %s is defined twice", name)
-			}
-			var engine any
-			var err error
-			kind := d.Val()
-			switch kind {
-			case engineBolt:
-				engine, err = parseBolt(d, name)
-			case engineRedis:
-				engine, err = parseRedis(d, name)
-			default:
-				return d.Errf("store %s: engine %q is unknown (want bolt or redis)", name, kind)
-			}
-			if err != nil {
-				return err
-			}
-			if a.Stores == nil {
-				a.Stores = map[string]json.RawMessage{}
-			}
-			a.Stores[name] = caddyconfig.JSONModuleObject(engine, "engine", kind, nil)
-		default:
-			return d.Err(glue.UnknownSubdirective("osdm option", opt, globalOptions))
-		}
-		return nil
-	})
-	if err != nil {
+	options := glue.Table{What: "osdm option", Subs: []glue.Sub{
+		glue.Entry("store", 0, glue.Many, a.parseStore),
+		glue.Duration("settle_interval", &a.SettleInterval),
+	}}
+	if err := options.Block(d, ""); err != nil {
 		return nil, err
 	}
 	return httpcaddyfile.App{Name: "osdm", Value: caddyconfig.JSON(a, nil)}, nil
 }
 
-// The names each block of the osdm global option takes, for the "did you
-// mean" of an unknown one.
-var (
-	globalOptions   = []string{"store", "settle_interval"}
-	boltOptions     = []string{"timeout"}
-	redisOptions    = []string{"addresses", "master", "prefix", "username", "password", "sentinel_password", "db", "tls", "accept_volatile", "timeout"}
-	redisTLSOptions = []string{"ca", "server_name", "certificate", "key"}
-)
+// parseStore reads a store line, args after store: <name> <engine> ...,
+// and the engine's block.
+func (a *App) parseStore(d *caddyfile.Dispenser, args []string) error {
+	if len(args) == 0 {
+		return d.Err("store takes a name and an engine: store <name> bolt [<path>] or store <name> redis [<address>...]")
+	}
+	name := args[0]
+	if slices.Contains(stores.Engines, name) {
+		return d.Errf("store %s: %s is an engine, not a store name (store <name> %s ...)", name, name, name)
+	}
+	if len(args) == 1 {
+		return d.Errf("store %s: which engine? (%s)", name, strings.Join(stores.Engines, " or "))
+	}
+	if _, dup := a.Stores[name]; dup {
+		return d.Errf("store %s is defined twice", name)
+	}
+	kind, rest := args[1], args[2:]
+	owner := "store " + name + " " + kind
+	var engine any
+	var err error
+	switch kind {
+	case stores.EngineBolt:
+		engine, err = parseBolt(d, owner, rest)
+	case stores.EngineRedis:
+		engine, err = parseRedis(d, owner, rest)
+	default:
+		return d.WrapErr(stores.UnknownEngine("store "+name, kind))
+	}
+	if err != nil {
+		return err
+	}
+	if a.Stores == nil {
+		a.Stores = map[string]json.RawMessage{}
+	}
+	a.Stores[name] = caddyconfig.JSONModuleObject(engine, "engine", kind, nil)
+	return nil
+}
 
-// parseBolt reads the rest of a bolt store.
-func parseBolt(d *caddyfile.Dispenser, name string) (*Bolt, error) {
+// parseBolt reads the rest of a bolt store: args after bolt, then its
+// block.
+func parseBolt(d *caddyfile.Dispenser, owner string, args []string) (*Bolt, error) {
 	b := new(Bolt)
-	args := d.RemainingArgs()
 	switch len(args) {
 	case 0:
 	case 1:
 		b.Path = args[0]
 	default:
-		return nil, d.Errf("store %s bolt takes at most one path, got %d arguments", name, len(args))
+		return nil, d.Errf("%s takes at most one path, got %d arguments", owner, len(args))
 	}
-	err := glue.BlockOf(d, "store "+name+" bolt", nil, func(opt string) error {
-		if opt != "timeout" {
-			return d.Errf("store %s bolt: %s", name, glue.UnknownSubdirective("option", opt, boltOptions))
-		}
-		return durationArg(d, &b.Timeout)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
+	opts := glue.Table{What: "option", Subs: []glue.Sub{
+		glue.Duration("timeout", &b.Timeout),
+	}}
+	return b, opts.Block(d, owner)
 }
 
-// parseRedis reads the rest of a redis store.
-func parseRedis(d *caddyfile.Dispenser, name string) (*Redis, error) {
-	r := &Redis{Addresses: d.RemainingArgs()}
-	err := glue.BlockOf(d, "store "+name+" redis", []string{"addresses"}, func(opt string) error {
-		switch opt {
-		case "addresses":
-			args := d.RemainingArgs()
-			if len(args) == 0 {
-				return d.ArgErr()
-			}
+// parseRedis reads the rest of a redis store: args after redis, then
+// its block.
+func parseRedis(d *caddyfile.Dispenser, owner string, args []string) (*Redis, error) {
+	r := &Redis{Addresses: args}
+	opts := glue.Table{What: "option", Subs: []glue.Sub{
+		glue.Entry("addresses", 1, glue.Many, func(_ *caddyfile.Dispenser, args []string) error {
 			r.Addresses = append(r.Addresses, args...)
-		case "master", "prefix", "username", "password", "sentinel_password":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.Errf("store %s redis: %s takes one value", name, opt)
-			}
-			switch opt {
-			case "master":
-				r.Master = v
-			case "prefix":
-				r.Prefix = v
-			case "username":
-				r.Username = v
-			case "password":
-				r.Password = v
-			default:
-				r.SentinelPassword = v
-			}
-		case "db":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.ArgErr()
-			}
-			n, err := strconv.Atoi(v)
+			return nil
+		}),
+		glue.String("master", &r.Master),
+		glue.String("prefix", &r.Prefix),
+		glue.String("username", &r.Username),
+		glue.String("password", &r.Password),
+		glue.String("sentinel_password", &r.SentinelPassword),
+		glue.Func("db", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+			n, err := strconv.Atoi(args[0])
 			if err != nil || n < 0 {
-				return d.Errf("store %s redis: db %q is not a database number", name, v)
+				return d.Errf("%s: db %q is not a database number", owner, args[0])
 			}
 			r.DB = n
-		case "accept_volatile":
-			if d.NextArg() {
-				return d.ArgErr()
-			}
-			r.AcceptVolatile = true
-		case "timeout":
-			return durationArg(d, &r.Timeout)
-		case "tls":
-			if d.NextArg() {
-				return d.ArgErr()
-			}
+			return nil
+		}),
+		glue.Func("tls", 0, 0, func(d *caddyfile.Dispenser, _ []string) error {
 			r.TLS = new(RedisTLS)
-			return glue.BlockOf(d, "store "+name+" redis tls", nil, func(sub string) error {
-				var v string
-				if !d.AllArgs(&v) {
-					return d.Errf("store %s redis tls: %s takes one value", name, sub)
-				}
-				switch sub {
-				case "ca":
-					r.TLS.CA = v
-				case "server_name":
-					r.TLS.ServerName = v
-				case "certificate":
-					r.TLS.Certificate = v
-				case "key":
-					r.TLS.Key = v
-				default:
-					return d.Errf("store %s redis tls: %s", name, glue.UnknownSubdirective("option", sub, redisTLSOptions))
-				}
-				return nil
-			})
-		default:
-			return d.Errf("store %s redis: %s", name, glue.UnknownSubdirective("option", opt, redisOptions))
-		}
-		return nil
-	})
-	if err != nil {
+			tls := glue.Table{What: "option", Subs: []glue.Sub{
+				glue.String("ca", &r.TLS.CA),
+				glue.String("server_name", &r.TLS.ServerName),
+				glue.String("certificate", &r.TLS.Certificate),
+				glue.String("key", &r.TLS.Key),
+			}}
+			return tls.Block(d, owner+" tls")
+		}),
+		glue.Flag("accept_volatile", &r.AcceptVolatile),
+		glue.Duration("timeout", &r.Timeout),
+	}}
+	if err := opts.Block(d, owner); err != nil {
 		return nil, err
 	}
 	if len(r.Addresses) == 0 {
-		return nil, d.Errf("store %s redis needs an address (after redis, or in addresses)", name)
+		return nil, d.Errf("%s needs an address (after redis, or in addresses)", owner)
 	}
 	return r, nil
-}
-
-// durationArg reads one positive duration.
-func durationArg(d *caddyfile.Dispenser, dst *caddy.Duration) error {
-	name := d.Val()
-	var v string
-	if !d.AllArgs(&v) {
-		return d.ArgErr()
-	}
-	dur, err := caddy.ParseDuration(v)
-	if err != nil || dur <= 0 {
-		return d.Errf("%s %q: not a positive duration", name, v)
-	}
-	*dst = caddy.Duration(dur)
-	return nil
 }

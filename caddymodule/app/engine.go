@@ -3,12 +3,11 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
 
@@ -56,24 +55,23 @@ var ErrUnreachable = errors.New("not reachable")
 // pool holds open databases across configurations, keyed by PoolKey.
 var pool = caddy.NewUsagePool()
 
-// inlineEngine is the engine of a handler's inline store form.
-func inlineEngine(ctx caddy.Context, ref osdmapp.StoreRef) (Engine, error) {
-	switch ref.Engine {
-	case "", engineBolt:
-		if ref.Address != "" || ref.Prefix != "" {
-			return nil, errors.New("store bolt takes a path, not a Redis address or key prefix")
-		}
-		b := &Bolt{Path: ref.Path, Timeout: caddy.Duration(ref.Timeout)}
-		return b, b.Provision(ctx)
-	case engineRedis:
-		if ref.Path != "" {
-			return nil, errors.New("store redis takes an address, not a path")
-		}
-		if ref.Address == "" {
-			return nil, errors.New("store redis needs an address (host:port or redis:// URL)")
-		}
-		r := &Redis{Addresses: []string{ref.Address}, Prefix: ref.Prefix, Timeout: caddy.Duration(ref.Timeout)}
-		return r, r.Provision(ctx)
+// inlineEngine is the engine of a handler's inline store form (nil: the
+// default bolt file); cfg.Validate says what does not fit.
+func inlineEngine(ctx caddy.Context, cfg *stores.Config) (Engine, error) {
+	if cfg == nil {
+		cfg = new(stores.Config)
 	}
-	return nil, fmt.Errorf("store engine %q is unknown (want bolt or redis)", ref.Engine)
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	var e interface {
+		Engine
+		caddy.Provisioner
+	}
+	if cfg.Engine == stores.EngineRedis {
+		e = &Redis{Addresses: []string{cfg.Address}, Prefix: cfg.Prefix, Timeout: cfg.Timeout}
+	} else {
+		e = &Bolt{Path: cfg.Path, Timeout: cfg.Timeout}
+	}
+	return e, e.Provision(ctx)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
 	"github.com/caddy-osdm/caddy-osdm/runner"
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
@@ -27,7 +28,7 @@ func init() {
 // next and keeps the answer's body in the store under "last"; a request
 // is answered with what the store holds there.
 type probe struct {
-	Store osdmapp.StoreRef `json:"store"`
+	Store *stores.Config `json:"store"`
 
 	h *store.Handle
 }

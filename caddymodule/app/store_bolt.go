@@ -17,8 +17,6 @@ func init() {
 }
 
 const (
-	engineBolt  = "bolt"
-	engineRedis = "redis"
 	// defaultBoltFile is the bolt file's path under Caddy's data directory.
 	defaultBoltFile = "osdm/store.db"
 	// boltSweepEvery is how often an open bolt file deletes its expired

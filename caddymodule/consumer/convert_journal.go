@@ -37,7 +37,7 @@ func (c *Convert) provisionJournal(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	h, exclusive, err := app.Store(c.Store.Ref())
+	h, exclusive, err := app.Store(c.Store)
 	if err != nil {
 		return fmt.Errorf("journal %w", err)
 	}

@@ -17,7 +17,8 @@ import (
 )
 
 // TestConvertCaddyfileStore: osdm_convert takes the shared store syntax
-// and settle_every; every mistake is an error naming what is wrong.
+// and settle_interval; every mistake is an error naming what is wrong,
+// and settle_every, an older name, one naming settle_interval.
 func TestConvertCaddyfileStore(t *testing.T) {
 	for _, tc := range []struct {
 		block string
@@ -25,7 +26,7 @@ func TestConvertCaddyfileStore(t *testing.T) {
 		every time.Duration
 	}{
 		{"store bolt", &stores.Config{Engine: "bolt"}, 0},
-		{"store bolt /var/lib/osdm/journal.db\n\tsettle_every 30s", &stores.Config{Engine: "bolt", Path: "/var/lib/osdm/journal.db"}, 30 * time.Second},
+		{"store bolt /var/lib/osdm/journal.db\n\tsettle_interval 30s", &stores.Config{Engine: "bolt", Path: "/var/lib/osdm/journal.db"}, 30 * time.Second},
 		{"store redis 10.0.0.7:6379 fare:", &stores.Config{Engine: "redis", Address: "10.0.0.7:6379", Prefix: "fare:"}, 0},
 		{"store main\n\tsettle_interval 10s", &stores.Config{Name: "main"}, 10 * time.Second},
 	} {
@@ -43,8 +44,9 @@ func TestConvertCaddyfileStore(t *testing.T) {
 		{"store redis", "store redis takes <address>"},
 		{"store bolt a b", "at most one path"},
 		{"store bolt\n\tstore bolt", "store already specified"},
-		{"settle_every never", `settle_every "never"`},
-		{"settle_every 0s", `settle_every "0s"`},
+		{"settle_interval never", `settle_interval "never"`},
+		{"settle_interval 0s", `settle_interval "0s"`},
+		{"settle_every 30s", `subdirective "settle_every" is no longer read: it is now settle_interval, at Testfile:3`},
 		{"settle_interval -1s", `settle_interval "-1s"`},
 	} {
 		if err := harness.TryUnmarshal(new(Convert), harness.Block("osdm_convert", "\tpartner p\n\t"+tc.block)); err == nil || !strings.Contains(err.Error(), tc.want) {

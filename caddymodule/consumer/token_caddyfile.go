@@ -1,9 +1,6 @@
 package consumer
 
 import (
-	"slices"
-	"strings"
-
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
@@ -21,13 +18,6 @@ func init() {
 		return nil
 	})
 }
-
-// tokenSubdirectives are the subdirectives of osdm_token, offered when a
-// name is mistyped.
-var tokenSubdirectives = []string{"token_url", "key_file", "kid", "issuer", "subject", "audience", "alg", "scope", "grant", "header",
-	"lifetime", "refresh_ahead", "default_expires_in", "max_replay_body", "partner", "login_timeout",
-	"tls_trusted_ca_certs", "tls_trust_pool", "tls_client_auth", "tls_server_name", "tls_insecure_skip_verify", "tls_timeout",
-	"tls_curves", "tls_renegotiation"}
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
@@ -64,60 +54,71 @@ var tokenSubdirectives = []string{"token_url", "key_file", "kid", "issuer", "sub
 //
 // token_url, key_file, kid and subject are required.
 func (t *Token) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	stringOpts := map[string]*string{
-		"token_url": &t.TokenURL, "key_file": &t.KeyFile, "kid": &t.KeyID, "issuer": &t.Issuer,
-		"subject": &t.Subject, "audience": &t.Audience, "alg": &t.Alg, "scope": &t.Scope,
-		"grant": &t.Grant, "header": &t.Header, "partner": &t.Partner,
-	}
-	durations := map[string]*caddy.Duration{
-		"lifetime": &t.Lifetime, "refresh_ahead": &t.RefreshAhead, "default_expires_in": &t.DefaultExpiresIn,
-		"login_timeout": &t.LoginTimeout,
-	}
-	tlsOpts := new(reverseproxy.HTTPTransport)
-	at, err := glue.Directive(d, nil, func(name string) error {
-		if strings.HasPrefix(name, "tls_") && slices.Contains(tokenSubdirectives, name) {
-			if err := unmarshalTLSOption(d, tlsOpts); err != nil {
-				return err
-			}
-			t.TLS = tlsOpts.TLS
-			return nil
-		}
-		_, isString := stringOpts[name]
-		_, isDuration := durations[name]
-		if !isString && !isDuration && name != "max_replay_body" {
-			return d.Err(glue.UnknownSubdirective("subdirective", name, tokenSubdirectives))
-		}
-		var arg string
-		if !d.Args(&arg) {
-			return d.ArgErr()
-		}
-		if d.NextArg() {
-			return d.ArgErr()
-		}
-		switch {
-		case isString:
-			*stringOpts[name] = arg
-		case isDuration:
-			dur, err := caddy.ParseDuration(arg)
-			if err != nil {
-				return d.Errf("%s %q: %v", name, arg, err)
-			}
-			*durations[name] = caddy.Duration(dur)
-		default: // max_replay_body
-			size, err := humanize.ParseBytes(arg)
-			if err != nil || size > 1<<40 {
-				return d.Errf("max_replay_body %q: not a size like 1MiB", arg)
-			}
-			t.MaxReplayBody = int64(size)
-		}
-		return nil
-	})
+	at, err := t.caddyfileTable().Directive(d)
 	if err != nil {
 		return err
 	}
 	// Validate now, so that the error names the Caddyfile and the
 	// directive's line.
 	return at.Err(t.Validate())
+}
+
+// tokenTLSSubdirectives are the tls_* subdirectives of reverse_proxy's
+// http transport that osdm_token takes for its login call.
+var tokenTLSSubdirectives = []string{"tls_trusted_ca_certs", "tls_trust_pool", "tls_client_auth", "tls_server_name", "tls_insecure_skip_verify", "tls_timeout",
+	"tls_curves", "tls_renegotiation"}
+
+// caddyfileTable is osdm_token's subdirectives, read into t.
+func (t *Token) caddyfileTable() glue.Table {
+	subs := []glue.Sub{
+		glue.String("token_url", &t.TokenURL),
+		glue.String("key_file", &t.KeyFile),
+		glue.String("kid", &t.KeyID),
+		glue.String("issuer", &t.Issuer),
+		glue.String("subject", &t.Subject),
+		glue.String("audience", &t.Audience),
+		glue.String("alg", &t.Alg),
+		glue.String("scope", &t.Scope),
+		glue.String("grant", &t.Grant),
+		glue.String("header", &t.Header),
+		anyDuration("lifetime", &t.Lifetime),
+		anyDuration("refresh_ahead", &t.RefreshAhead),
+		anyDuration("default_expires_in", &t.DefaultExpiresIn),
+		glue.Func("max_replay_body", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+			size, err := humanize.ParseBytes(args[0])
+			if err != nil || size > 1<<40 {
+				return d.Errf("max_replay_body %q: not a size like 1MiB", args[0])
+			}
+			t.MaxReplayBody = int64(size)
+			return nil
+		}),
+		glue.String("partner", &t.Partner),
+		anyDuration("login_timeout", &t.LoginTimeout),
+	}
+	tlsOpts := new(reverseproxy.HTTPTransport)
+	for _, name := range tokenTLSSubdirectives {
+		subs = append(subs, glue.Sub{Name: name, Raw: true, Parse: func(d *caddyfile.Dispenser, _ []string) error {
+			if err := unmarshalTLSOption(d, tlsOpts); err != nil {
+				return err
+			}
+			t.TLS = tlsOpts.TLS
+			return nil
+		}})
+	}
+	return glue.Table{Subs: subs}
+}
+
+// anyDuration is a subdirective of one duration that Validate checks (0
+// is the default, as in JSON).
+func anyDuration(name string, dst *caddy.Duration) glue.Sub {
+	return glue.Func(name, 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+		dur, err := caddy.ParseDuration(args[0])
+		if err != nil {
+			return d.Errf("%s %q: %v", name, args[0], err)
+		}
+		*dst = caddy.Duration(dur)
+		return nil
+	})
 }
 
 // unmarshalTLSOption reads the tls_* subdirective at d (with its block,

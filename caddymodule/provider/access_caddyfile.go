@@ -10,10 +10,6 @@ func init() {
 	glue.RegisterHandler[Access]("osdm_access")
 }
 
-// accessSubdirectives are the subdirectives of osdm_access, offered when a
-// name is mistyped.
-var accessSubdirectives = []string{"key_file", "issuer", "audience", "scope", "header", "clock_skew"}
-
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
 //	osdm_access {
@@ -28,30 +24,15 @@ var accessSubdirectives = []string{"key_file", "issuer", "audience", "scope", "h
 // Without key_file, issuer names the osdm_login of this configuration
 // whose signing key verifies the tokens.
 func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	at, err := glue.Directive(d, nil, func(name string) error {
-		var err error
-		switch name {
-		case "key_file":
-			if a.KeyFiles = d.RemainingArgs(); len(a.KeyFiles) == 0 {
-				return d.ArgErr()
-			}
-		case "issuer":
-			err = glue.OneArg(d, &a.Issuer)
-		case "audience":
-			err = glue.OneArg(d, &a.Audience)
-		case "scope":
-			if a.Scopes = d.RemainingArgs(); len(a.Scopes) == 0 {
-				return d.ArgErr()
-			}
-		case "header":
-			err = glue.OneArg(d, &a.Header)
-		case "clock_skew":
-			err = glue.PositiveDurationArg(d, name, &a.ClockSkew)
-		default:
-			return d.Err(glue.UnknownSubdirective("subdirective", name, accessSubdirectives))
-		}
-		return err
-	})
+	subs := glue.Table{Subs: []glue.Sub{
+		glue.Strings("key_file", &a.KeyFiles),
+		glue.String("issuer", &a.Issuer),
+		glue.String("audience", &a.Audience),
+		glue.Strings("scope", &a.Scopes),
+		glue.String("header", &a.Header),
+		glue.Duration("clock_skew", &a.ClockSkew),
+	}}
+	at, err := subs.Directive(d)
 	if err != nil {
 		return err
 	}

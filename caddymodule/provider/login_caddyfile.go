@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
@@ -16,15 +15,6 @@ import (
 func init() {
 	glue.RegisterHandler[Login]("osdm_login")
 }
-
-// loginSubdirectives are the subdirectives of osdm_login, offered when a
-// name is mistyped.
-var loginSubdirectives = []string{"signing_key_file", "signing_alg", "signing_kid", "issuer", "audience", "access_audience",
-	"token_lifetime", "clock_skew", "max_assertion_lifetime", "replay_store", "client"}
-
-// loginClientSubdirectives are the subdirectives of osdm_login's client
-// block, offered when a name is mistyped.
-var loginClientSubdirectives = []string{"alg", "key", "scope", "issuer"}
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
@@ -53,44 +43,26 @@ var loginClientSubdirectives = []string{"alg", "key", "scope", "issuer"}
 // naming the same file share; redis shares them between instances.
 // signing_key_file, issuer and at least one client are required.
 func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	durations := map[string]*caddy.Duration{
-		"token_lifetime": &l.TokenLifetime, "clock_skew": &l.ClockSkew, "max_assertion_lifetime": &l.MaxAssertionLifetime,
-	}
-	at, err := glue.Directive(d, []string{"client"}, func(name string) error {
-		if field, ok := durations[name]; ok {
-			return glue.PositiveDurationArg(d, name, field)
-		}
-		var err error
-		switch name {
-		case "signing_key_file":
-			err = glue.OneArg(d, &l.SigningKeyFile)
-		case "signing_alg":
-			if err = glue.OneArg(d, &l.SigningAlg); err == nil {
-				if _, algErr := tokenauth.SigningMethod(l.SigningAlg); algErr != nil {
-					return d.Errf("signing_alg: %v", algErr)
-				}
+	subs := glue.Table{Subs: []glue.Sub{
+		glue.String("signing_key_file", &l.SigningKeyFile),
+		glue.Func("signing_alg", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+			if _, err := tokenauth.SigningMethod(args[0]); err != nil {
+				return d.Errf("signing_alg: %v", err)
 			}
-		case "signing_kid":
-			err = glue.OneArg(d, &l.SigningKeyID)
-		case "issuer":
-			err = glue.OneArg(d, &l.Issuer)
-		case "audience":
-			if l.Audience = d.RemainingArgs(); len(l.Audience) == 0 {
-				return d.ArgErr()
-			}
-		case "access_audience":
-			if l.AccessAudience = d.RemainingArgs(); len(l.AccessAudience) == 0 {
-				return d.ArgErr()
-			}
-		case "replay_store":
-			err = l.unmarshalReplayStore(d)
-		case "client":
-			err = l.unmarshalClient(d)
-		default:
-			return d.Err(glue.UnknownSubdirective("subdirective", name, loginSubdirectives))
-		}
-		return err
-	})
+			l.SigningAlg = args[0]
+			return nil
+		}),
+		glue.String("signing_kid", &l.SigningKeyID),
+		glue.String("issuer", &l.Issuer),
+		glue.Strings("audience", &l.Audience),
+		glue.Strings("access_audience", &l.AccessAudience),
+		glue.Duration("token_lifetime", &l.TokenLifetime),
+		glue.Duration("clock_skew", &l.ClockSkew),
+		glue.Duration("max_assertion_lifetime", &l.MaxAssertionLifetime),
+		glue.Func("replay_store", 1, glue.Many, l.parseReplayStore),
+		glue.Entry("client", 1, 1, l.parseClient),
+	}}
+	at, err := subs.Directive(d)
 	if err != nil {
 		return err
 	}
@@ -107,64 +79,53 @@ func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return nil
 }
 
-func (l *Login) unmarshalReplayStore(d *caddyfile.Dispenser) error {
-	args := d.RemainingArgs()
-	if len(args) == 0 {
-		return d.ArgErr()
-	}
-	store := &LoginReplayStore{Engine: args[0]}
-	switch args[0] {
-	case "memory":
-		switch {
-		case len(args) == 1:
-		case len(args) == 3 && args[1] == "max_entries":
-			n, err := strconv.Atoi(args[2])
-			if err != nil || n <= 0 {
-				return d.Errf("replay_store memory max_entries %q must be a positive integer", args[2])
-			}
-			store.MaxEntries = n
-		default:
-			return d.Errf("replay_store memory takes only max_entries <n>")
-		}
-	case stores.EngineBolt, stores.EngineRedis:
+// parseReplayStore reads replay_store's arguments: memory [max_entries
+// <n>], or a store as every module's store subdirective takes it.
+func (l *Login) parseReplayStore(d *caddyfile.Dispenser, args []string) error {
+	if args[0] != ReplayMemory {
 		cfg, err := stores.UnmarshalArgs(d, "replay_store", args)
 		if err != nil {
 			return err
 		}
-		store.Path, store.Address, store.Prefix = cfg.Path, cfg.Address, cfg.Prefix
-	default:
-		if len(args) > 1 {
-			return d.Errf("replay_store %s: a store name takes no more arguments (or: memory, bolt, redis)", args[0])
+		l.ReplayStore = &LoginReplayStore{Config: *cfg}
+		return nil
+	}
+	store := &LoginReplayStore{Config: stores.Config{Engine: ReplayMemory}}
+	switch {
+	case len(args) == 1:
+	case len(args) == 3 && args[1] == "max_entries":
+		n, err := strconv.Atoi(args[2])
+		if err != nil || n <= 0 {
+			return d.Errf("replay_store memory max_entries %q must be a positive integer", args[2])
 		}
-		store = &LoginReplayStore{Engine: "store", Name: args[0]}
+		store.MaxEntries = n
+	default:
+		return d.Errf("replay_store memory takes only max_entries <n>")
 	}
 	l.ReplayStore = store
 	return nil
 }
 
-func (l *Login) unmarshalClient(d *caddyfile.Dispenser) error {
-	var c RegisteredConsumer
-	if err := glue.OneArg(d, &c.Subject); err != nil {
-		return err
-	}
+// parseClient reads a client line, <sub>, and its block.
+func (l *Login) parseClient(d *caddyfile.Dispenser, args []string) error {
+	c := RegisteredConsumer{Subject: args[0]}
 	for _, have := range l.Clients {
 		if have.Subject == c.Subject {
 			return d.Errf("client %q already specified", c.Subject)
 		}
 	}
-	err := glue.BlockOf(d, fmt.Sprintf("client %q", c.Subject), []string{"key"}, func(name string) error {
-		switch name {
-		case "alg":
-			if c.Algs = d.RemainingArgs(); len(c.Algs) == 0 {
-				return d.ArgErr()
-			}
-			for _, alg := range c.Algs {
+	subs := glue.Table{What: "client subdirective", Subs: []glue.Sub{
+		glue.Func("alg", 1, glue.Many, func(d *caddyfile.Dispenser, args []string) error {
+			for _, alg := range args {
 				if _, err := tokenauth.SigningMethod(alg); err != nil {
 					return d.Errf("client %q: %v", c.Subject, err)
 				}
 			}
-		case "key":
-			k, err := unmarshalClientKey(d, c.Subject)
+			c.Algs = args
+			return nil
+		}),
+		glue.Entry("key", 0, glue.Many, func(d *caddyfile.Dispenser, args []string) error {
+			k, err := unmarshalClientKey(d, c.Subject, args)
 			if err != nil {
 				return err
 			}
@@ -174,20 +135,12 @@ func (l *Login) unmarshalClient(d *caddyfile.Dispenser) error {
 				}
 			}
 			c.Keys = append(c.Keys, k)
-		case "scope":
-			if c.Scopes = d.RemainingArgs(); len(c.Scopes) == 0 {
-				return d.ArgErr()
-			}
-		case "issuer":
-			if err := glue.OneArg(d, &c.Issuer); err != nil {
-				return err
-			}
-		default:
-			return d.Err(glue.UnknownSubdirective("client subdirective", name, loginClientSubdirectives))
-		}
-		return nil
-	})
-	if err != nil {
+			return nil
+		}),
+		glue.Strings("scope", &c.Scopes),
+		glue.String("issuer", &c.Issuer),
+	}}
+	if err := subs.Block(d, fmt.Sprintf("client %q", c.Subject)); err != nil {
 		return err
 	}
 	if len(c.Keys) == 0 {
@@ -197,8 +150,9 @@ func (l *Login) unmarshalClient(d *caddyfile.Dispenser) error {
 	return nil
 }
 
-func unmarshalClientKey(d *caddyfile.Dispenser, sub string) (ConsumerKey, error) {
-	args := d.RemainingArgs()
+// unmarshalClientKey reads a client's key line: <kid> <public key PEM>
+// [not_before <time>] [not_after <time>].
+func unmarshalClientKey(d *caddyfile.Dispenser, sub string, args []string) (ConsumerKey, error) {
 	if len(args) < 2 || len(args)%2 != 0 {
 		return ConsumerKey{}, d.Errf("client %q: key takes <kid> <public key file> [not_before <time>] [not_after <time>]", sub)
 	}

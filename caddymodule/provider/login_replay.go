@@ -13,31 +13,46 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
-// LoginReplayStore chooses where used jti values are kept.
+// ReplayMemory is the replay store engine kept in this instance's memory
+// only, forgotten when Caddy stops: the default.
+const ReplayMemory = "memory"
+
+// LoginReplayStore chooses where used jti values are kept: in memory
+// (engine memory, the default), or in a store as every module names one
+// (stores.Config: a store of the osdm app, a bolt file kept across
+// restarts, a Redis shared by every instance), under keys of its own.
 type LoginReplayStore struct {
-	// Engine is memory (this instance only, forgotten when Caddy stops),
-	// store (a store of the osdm app, Name), bolt (a file: kept across
-	// restarts of this instance) or redis (shared by every instance using
-	// the same Redis): the same key as a store's engine.
-	Engine string `json:"engine,omitempty"`
-	// Type is Engine's former name, still read: configurations written
-	// before keep working.
-	Type string `json:"type,omitempty"`
-	// Name is the osdm app's store, for type store.
-	Name string `json:"name,omitempty"`
-	// Path is the bolt file, which other modules naming the same file
-	// share. Default: osdm/store.db in Caddy's data directory. Type bolt
-	// only.
-	Path string `json:"path,omitempty"`
-	// Address is the Redis address, host:port or a redis:// or rediss://
-	// URL (which can carry a password and database). Type redis only.
-	Address string `json:"address,omitempty"`
-	// Prefix is put before every Redis key (the replay keys are
-	// <prefix>jti:<digest>). Default: osdm:. Type redis only.
-	Prefix string `json:"prefix,omitempty"`
+	// Config is the store, with the same fields as every module's store
+	// (name, engine, path, address, prefix, timeout); engine may also be
+	// memory. The Redis keys are <prefix>jti:<digest>.
+	stores.Config
 	// MaxEntries bounds the memory store; at the limit new tokens are
-	// refused (temporarily_unavailable). Default: 1000000. Type memory only.
+	// refused (temporarily_unavailable). Default: 1000000. Engine memory
+	// only.
 	MaxEntries int `json:"max_entries,omitempty"`
+	// Type is Engine's former name, still read so that configurations
+	// written before keep working (deprecated: write engine).
+	Type string `json:"type,omitempty"`
+}
+
+// engine is the replay store's engine, its store's when it names one:
+// memory, bolt or redis, Type read for Engine; "" for a store of the osdm
+// app.
+func (r LoginReplayStore) engine() (string, error) {
+	engine := r.Engine
+	switch {
+	case r.Type != "" && engine != "" && r.Type != engine:
+		return "", fmt.Errorf("replay_store: engine %q and type %q (its former name) disagree: give engine only", engine, r.Type)
+	case engine == "":
+		engine = r.Type
+	}
+	if engine == "store" { // the name a store of the app once took
+		engine = ""
+	}
+	if engine == "" && r.Name == "" {
+		engine = ReplayMemory
+	}
+	return engine, nil
 }
 
 // loginMemoryReplayStores holds the memory replay stores across
@@ -70,20 +85,17 @@ const (
 // acquireReplayStore finds or makes the replay store the configuration
 // names, and records what Cleanup must give back.
 func (l *Login) acquireReplayStore(ctx caddy.Context) (tokenauth.ReplayStore, error) {
-	cfg := LoginReplayStore{Engine: "memory"}
+	var cfg LoginReplayStore
 	if l.ReplayStore != nil {
 		cfg = *l.ReplayStore
 	}
-	switch {
-	case cfg.Type != "" && cfg.Engine != "" && cfg.Type != cfg.Engine:
-		return nil, fmt.Errorf("replay_store: engine %q and type %q (its former name) disagree: give engine only", cfg.Engine, cfg.Type)
-	case cfg.Engine == "":
-		cfg.Engine = cfg.Type
+	engine, err := cfg.engine()
+	if err != nil {
+		return nil, err
 	}
-	switch cfg.Engine {
-	case "memory", "":
-		if cfg.Address != "" || cfg.Path != "" || cfg.Prefix != "" {
-			return nil, errors.New("replay_store memory takes no address, path or prefix")
+	if engine == ReplayMemory {
+		if cfg.Name != "" || cfg.Address != "" || cfg.Path != "" || cfg.Prefix != "" || cfg.Timeout != 0 {
+			return nil, errors.New("replay_store memory takes no name, address, path, prefix or timeout")
 		}
 		if cfg.MaxEntries < 0 {
 			return nil, fmt.Errorf("replay_store max_entries %d must be positive", cfg.MaxEntries)
@@ -99,32 +111,28 @@ func (l *Login) acquireReplayStore(ctx caddy.Context) (tokenauth.ReplayStore, er
 		l.memoryKey = key
 		p.SetMaxEntries(cfg.MaxEntries)
 		return p, nil
-	case "store", stores.EngineBolt, stores.EngineRedis:
-		if cfg.MaxEntries != 0 {
-			return nil, fmt.Errorf("replay_store %s takes no max_entries (the memory store's bound)", cfg.Engine)
-		}
-		ref := (&stores.Config{Name: cfg.Name, Engine: cfg.Engine, Path: cfg.Path, Address: cfg.Address, Prefix: cfg.Prefix}).Ref()
-		view := loginReplayViewBolt
-		if cfg.Engine == "store" {
-			ref.Engine = ""
-			if cfg.Name == "" || cfg.Path != "" || cfg.Address != "" || cfg.Prefix != "" {
-				return nil, errors.New("replay_store store takes a name, and no path, address or prefix")
-			}
-		}
-		app, err := osdmapp.For(ctx)
-		if err != nil {
-			return nil, err
-		}
-		h, exclusive, err := app.Store(ref)
-		if err != nil {
-			return nil, fmt.Errorf("replay_store: %w", err)
-		}
-		if !exclusive {
-			view = loginReplayViewRedis
-		}
-		return tokenauth.NewStoreReplayStore(store.WithPrefix(h, view), l.now), nil
 	}
-	return nil, fmt.Errorf("replay_store engine %q is unknown (want memory, store, bolt or redis)", cfg.Engine)
+	if cfg.MaxEntries != 0 {
+		return nil, errors.New("replay_store: max_entries is the memory store's bound; a store takes none")
+	}
+	ref := cfg.Config
+	ref.Engine = engine
+	if err := ref.Validate(); err != nil {
+		return nil, fmt.Errorf("replay_store: %w", err)
+	}
+	app, err := osdmapp.For(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h, exclusive, err := app.Store(&ref)
+	if err != nil {
+		return nil, fmt.Errorf("replay_store: %w", err)
+	}
+	view := loginReplayViewBolt
+	if !exclusive {
+		view = loginReplayViewRedis
+	}
+	return tokenauth.NewStoreReplayStore(store.WithPrefix(h, view), l.now), nil
 }
 
 // releaseReplayStore gives back what acquireReplayStore obtained, and

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
 	"github.com/caddy-osdm/caddy-osdm/internal/redistest"
 )
 
@@ -67,9 +68,9 @@ func TestLoginRedisSharedByInstances(t *testing.T) {
 	// does not, and the inline form cannot say accept_volatile.
 	addr := redistest.Server(t)
 	f := harness.NewProvFixture(t)
-	a := loginModule(f, &LoginReplayStore{Engine: "redis", Address: addr})
+	a := loginModule(f, &LoginReplayStore{Config: stores.Config{Engine: "redis", Address: addr}})
 	a.Issuer = "https://login.redis-a.example"
-	b := loginModule(f, &LoginReplayStore{Type: "redis", Address: "redis://" + addr + "/0"})
+	b := loginModule(f, &LoginReplayStore{Type: "redis", Config: stores.Config{Address: "redis://" + addr + "/0"}})
 	b.Issuer = "https://login.redis-b.example"
 	provProvision(t, a)
 	provProvision(t, b)
@@ -95,7 +96,7 @@ func TestLoginRedisDownFailsClosed(t *testing.T) {
 	addr := fmt.Sprintf("127.0.0.1:%d", harness.FreePort(t)) // nothing listens there
 
 	f := harness.NewProvFixture(t)
-	m := loginModule(f, &LoginReplayStore{Engine: "redis", Address: addr})
+	m := loginModule(f, &LoginReplayStore{Config: stores.Config{Engine: "redis", Address: addr}})
 	m.Issuer = "https://login.redis-down.example"
 	provProvision(t, m)
 	core, logs := observer.New(zap.InfoLevel)

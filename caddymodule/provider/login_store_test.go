@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
 )
 
 // loginBoltCaddyfile is one or more sites, each an osdm_login on its own
@@ -185,12 +186,12 @@ func TestLoginBoltLockedFileFailsProvision(t *testing.T) {
 
 func TestLoginReplayStoreCaddyfile(t *testing.T) {
 	good := map[string]LoginReplayStore{
-		"replay_store bolt":                     {Engine: "bolt"},
-		"replay_store bolt /var/lib/osdm.db":    {Engine: "bolt", Path: "/var/lib/osdm.db"},
-		"replay_store redis 10.0.0.5:6379":      {Engine: "redis", Address: "10.0.0.5:6379"},
-		"replay_store redis 10.0.0.5:6379 rw:":  {Engine: "redis", Address: "10.0.0.5:6379", Prefix: "rw:"},
-		"replay_store memory max_entries 20000": {Engine: "memory", MaxEntries: 20000},
-		"replay_store shared":                   {Engine: "store", Name: "shared"},
+		"replay_store bolt":                     {Config: stores.Config{Engine: "bolt"}},
+		"replay_store bolt /var/lib/osdm.db":    {Config: stores.Config{Engine: "bolt", Path: "/var/lib/osdm.db"}},
+		"replay_store redis 10.0.0.5:6379":      {Config: stores.Config{Engine: "redis", Address: "10.0.0.5:6379"}},
+		"replay_store redis 10.0.0.5:6379 rw:":  {Config: stores.Config{Engine: "redis", Address: "10.0.0.5:6379", Prefix: "rw:"}},
+		"replay_store memory max_entries 20000": {Config: stores.Config{Engine: "memory"}, MaxEntries: 20000},
+		"replay_store shared":                   {Config: stores.Config{Name: "shared"}},
 	}
 	for line, want := range good {
 		var l Login
@@ -225,12 +226,12 @@ func TestLoginReplayStoreProvisionErrors(t *testing.T) {
 	f := harness.NewProvFixture(t)
 	path := filepath.Join(t.TempDir(), "r.db")
 	cases := map[string]*LoginReplayStore{
-		"bolt with max_entries":  {Type: "bolt", Path: path, MaxEntries: 10},
-		"memory with a path":     {Type: "memory", Path: path},
-		"bolt with an address":   {Type: "bolt", Address: "127.0.0.1:6379"},
-		"redis with a path":      {Type: "redis", Address: "127.0.0.1:6379", Path: path},
-		"memory with a prefix":   {Type: "memory", Prefix: "x:"},
-		"bolt in a missing root": {Type: "bolt", Path: "/proc/osdm/r.db"},
+		"bolt with max_entries":  {Type: "bolt", Config: stores.Config{Path: path}, MaxEntries: 10},
+		"memory with a path":     {Type: "memory", Config: stores.Config{Path: path}},
+		"bolt with an address":   {Type: "bolt", Config: stores.Config{Address: "127.0.0.1:6379"}},
+		"redis with a path":      {Type: "redis", Config: stores.Config{Address: "127.0.0.1:6379", Path: path}},
+		"memory with a prefix":   {Type: "memory", Config: stores.Config{Prefix: "x:"}},
+		"bolt in a missing root": {Type: "bolt", Config: stores.Config{Path: "/proc/osdm/r.db"}},
 	}
 	for name, rs := range cases {
 		l := loginModule(f, rs)

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
@@ -187,9 +188,11 @@ func TestLoginProvisionErrors(t *testing.T) {
 		"client bad time":     func(l *Login) { l.Clients[0].Keys[0].NotAfter = "next week" },
 		"client alg misfits":  func(l *Login) { l.Clients[1].Algs = []string{"ES256"} },
 		"unknown store":       func(l *Login) { l.ReplayStore = &LoginReplayStore{Type: "disk"} },
-		"redis no address":    func(l *Login) { l.ReplayStore = &LoginReplayStore{Engine: "redis"} },
-		"engine and type":     func(l *Login) { l.ReplayStore = &LoginReplayStore{Engine: "memory", Type: "redis"} },
-		"negative lifetime":   func(l *Login) { l.TokenLifetime = caddy.Duration(-time.Second) },
+		"redis no address":    func(l *Login) { l.ReplayStore = &LoginReplayStore{Config: stores.Config{Engine: "redis"}} },
+		"engine and type": func(l *Login) {
+			l.ReplayStore = &LoginReplayStore{Config: stores.Config{Engine: "memory"}, Type: "redis"}
+		},
+		"negative lifetime": func(l *Login) { l.TokenLifetime = caddy.Duration(-time.Second) },
 	}
 	for name, edit := range cases {
 		l := loginModule(f, nil)

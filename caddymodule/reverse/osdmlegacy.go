@@ -216,7 +216,7 @@ func (m *OSDMLegacy) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	h, _, err := app.Store(m.Store.Ref())
+	h, _, err := app.Store(m.Store)
 	if err != nil {
 		return fmt.Errorf("osdm_legacy %q: store: %w", m.Partner, err)
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/dustin/go-humanize"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -16,11 +15,6 @@ import (
 func init() {
 	glue.RegisterHandler[LegacySandbox]("legacy_sandbox")
 }
-
-// legacySandboxSubdirectives are the subdirectives of legacy_sandbox, offered when a
-// name is mistyped.
-var legacySandboxSubdirectives = []string{"system", "capacity", "max_entries", "latency", "offer_ttl", "retention", "timetable",
-	"foreign", "tariff", "fare", "currency", "cancel_fee", "max_body"}
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
@@ -64,45 +58,33 @@ var legacySandboxSubdirectives = []string{"system", "capacity", "max_entries", "
 //     10000.
 //   - max_body: longest request body; default 64KiB, at most 1MiB.
 func (s *LegacySandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	_, err := s.caddyfileTable().Directive(d)
+	return err
+}
+
+// caddyfileTable is legacy_sandbox's subdirectives, read into s.
+func (s *LegacySandbox) caddyfileTable() glue.Table {
 	foreign := map[string]bool{}
 	tariffs := map[int]bool{}
 	fares := map[[2]int]bool{}
-	_, err := glue.Directive(d, []string{"foreign", "tariff", "fare"}, func(name string) error {
-		var err error
-		switch name {
-		case "system":
-			err = glue.IntArgInRange(d, name, &s.System, 1, 9999)
-		case "capacity":
-			err = glue.IntArgInRange(d, name, &s.Capacity, 1, legacysandbox.MaxCapacity)
-		case "max_entries":
-			err = glue.IntArgInRange(d, name, &s.MaxEntries, 1, legacysandbox.MaxMaxEntries)
-		case "latency":
-			if err = glue.PositiveDurationArg(d, name, &s.Latency); err == nil && s.Latency > legacysandboxMaxLatency {
-				return d.Errf("latency %s must be at most %s", d.Val(), legacysandbox.MaxLatency)
+	return glue.Table{Subs: []glue.Sub{
+		glue.Int("system", &s.System, 1, 9999),
+		glue.Int("capacity", &s.Capacity, 1, legacysandbox.MaxCapacity),
+		glue.Int("max_entries", &s.MaxEntries, 1, legacysandbox.MaxMaxEntries),
+		glue.Func("latency", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+			dur, err := glue.ParseDuration(d, "latency", args[0])
+			if err == nil && dur > legacysandboxMaxLatency {
+				return d.Errf("latency %s must be at most %s", args[0], legacysandbox.MaxLatency)
 			}
-		case "offer_ttl":
-			err = glue.PositiveDurationArg(d, name, &s.OfferTTL)
-		case "retention":
-			err = glue.PositiveDurationArg(d, name, &s.Retention)
-		case "timetable":
-			args := d.RemainingArgs()
-			if len(args) < 1 || len(args) > 2 {
-				return d.ArgErr()
-			}
-			s.Timetable = args[0]
-			if len(args) == 2 {
-				if args[1] != "stop_code" && args[1] != "stop_id" {
-					return d.Errf("timetable: station code column %q must be stop_code or stop_id", args[1])
-				}
-				s.StationCode = args[1]
-			}
-		case "foreign":
-			args := d.RemainingArgs()
-			if len(args) != 3 {
-				return d.ArgErr()
-			}
-			system, aerr := strconv.Atoi(args[1])
-			if aerr != nil {
+			s.Latency = dur
+			return err
+		}),
+		glue.Duration("offer_ttl", &s.OfferTTL),
+		glue.Duration("retention", &s.Retention),
+		glue.Timetable(&s.Timetable, &s.StationCode),
+		glue.Entry("foreign", 3, 3, func(d *caddyfile.Dispenser, args []string) error {
+			system, err := strconv.Atoi(args[1])
+			if err != nil {
 				return d.Errf("foreign %s: reservation system %q must be a number 1..9999", args[0], args[1])
 			}
 			f := legacysandbox.Foreign{Train: args[0], System: system, Operator: args[2]}
@@ -110,13 +92,11 @@ func (s *LegacySandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			s.Foreign = append(s.Foreign, f)
-		case "tariff":
-			args := d.RemainingArgs()
-			if len(args) != 2 {
-				return d.ArgErr()
-			}
-			code, cerr := strconv.Atoi(args[0])
-			if cerr != nil || code < 0 || code > 9999 {
+			return nil
+		}),
+		glue.Entry("tariff", 2, 2, func(d *caddyfile.Dispenser, args []string) error {
+			code, err := strconv.Atoi(args[0])
+			if err != nil || code < 0 || code > 9999 {
 				return d.Errf("tariff code %q must be a number 0..9999", args[0])
 			}
 			pct, ok := parsePercent(args[1], 1000)
@@ -128,58 +108,45 @@ func (s *LegacySandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			tariffs[code] = true
 			s.Tariffs = append(s.Tariffs, LegacySandboxTariff{Code: code, Percent: pct})
-		case "fare":
-			args := d.RemainingArgs()
-			if len(args) != 3 {
-				return d.ArgErr()
-			}
-			class, cerr := strconv.Atoi(args[0])
-			if cerr != nil || class != legacy.FirstClass && class != legacy.SecondClass {
+			return nil
+		}),
+		glue.Entry("fare", 3, 3, func(d *caddyfile.Dispenser, args []string) error {
+			class, err := strconv.Atoi(args[0])
+			if err != nil || class != legacy.FirstClass && class != legacy.SecondClass {
 				return d.Errf("fare: travel class %q must be 1 or 2", args[0])
 			}
-			service, serr := strconv.Atoi(args[1])
-			if serr != nil || service < legacy.ServiceSeat || service > legacy.ServiceBerth {
+			service, err := strconv.Atoi(args[1])
+			if err != nil || service < legacy.ServiceSeat || service > legacy.ServiceBerth {
 				return d.Errf("fare: service code %q must be 1, 2 or 3", args[1])
 			}
-			cents, perr := legacysandbox.ParseAmount(args[2])
-			if perr != nil {
-				return d.Errf("fare %d %d: %v", class, service, perr)
+			cents, err := legacysandbox.ParseAmount(args[2])
+			if err != nil {
+				return d.Errf("fare %d %d: %v", class, service, err)
 			}
 			if fares[[2]int{class, service}] {
 				return d.Errf("fare %d %d already specified", class, service)
 			}
 			fares[[2]int{class, service}] = true
 			s.Fares = append(s.Fares, legacysandbox.Fare{TravelClass: class, ServiceCode: service, Cents: cents})
-		case "currency":
-			if err = glue.OneArg(d, &s.Currency); err == nil {
-				if len(s.Currency) != 3 || strings.Trim(s.Currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
-					return d.Errf("currency %q must be an ISO 4217 code of 3 capital letters", s.Currency)
-				}
+			return nil
+		}),
+		glue.Func("currency", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+			if len(args[0]) != 3 || strings.Trim(args[0], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+				return d.Errf("currency %q must be an ISO 4217 code of 3 capital letters", args[0])
 			}
-		case "cancel_fee":
-			var v string
-			if err = glue.OneArg(d, &v); err == nil {
-				pct, ok := parsePercent(v, 100)
-				if !ok {
-					return d.Errf("cancel_fee %q must be a percentage 0%%..100%%", v)
-				}
-				s.CancelFeePercent = &pct
+			s.Currency = args[0]
+			return nil
+		}),
+		glue.Func("cancel_fee", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+			pct, ok := parsePercent(args[0], 100)
+			if !ok {
+				return d.Errf("cancel_fee %q must be a percentage 0%%..100%%", args[0])
 			}
-		case "max_body":
-			var v string
-			if err = glue.OneArg(d, &v); err == nil {
-				size, perr := humanize.ParseBytes(v)
-				if perr != nil || size == 0 || size > legacy.MaxBodyBytes {
-					return d.Errf("max_body %q: not a size from 1B to 1MiB", v)
-				}
-				s.MaxBody = int64(size)
-			}
-		default:
-			return d.Err(glue.UnknownSubdirective("subdirective", name, legacySandboxSubdirectives))
-		}
-		return err
-	})
-	return err
+			s.CancelFeePercent = &pct
+			return nil
+		}),
+		glue.Size("max_body", &s.MaxBody, legacy.MaxBodyBytes, "1MiB"),
+	}}
 }
 
 // legacysandboxMaxLatency bounds latency as legacysandbox.New does.

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"strconv"
 
-	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
@@ -13,11 +12,6 @@ import (
 func init() {
 	glue.RegisterHandler[Sandbox]("osdm_sandbox")
 }
-
-// sandboxSubdirectives are the subdirectives of osdm_sandbox, offered when a
-// name is mistyped.
-var sandboxSubdirectives = []string{"capacity", "max_entries", "offer_ttl", "booking_ttl", "retention", "operator", "external_inventory", "train", "unknown_train",
-	"timetable", "max_changes", "min_transfer", "max_trips"}
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
@@ -65,82 +59,61 @@ var sandboxSubdirectives = []string{"capacity", "max_entries", "offer_ttl", "boo
 //   - max_trips: the most trips a search of the timetable answers;
 //     default 6, at most 50.
 func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	_, err := s.caddyfileTable().Directive(d)
+	return err
+}
+
+// caddyfileTable is osdm_sandbox's subdirectives, read into s.
+func (s *Sandbox) caddyfileTable() glue.Table {
 	external := map[string]bool{}
 	scheduled := map[string]bool{}
-	durations := map[string]*caddy.Duration{"offer_ttl": &s.OfferTTL, "booking_ttl": &s.BookingTTL, "retention": &s.Retention, "min_transfer": &s.MinTransfer}
-	_, err := glue.Directive(d, []string{"external_inventory", "train", "unknown_train"}, func(name string) error {
-		if field, ok := durations[name]; ok {
-			return glue.PositiveDurationArg(d, name, field)
-		}
-		var err error
-		switch name {
-		case "capacity":
-			err = glue.IntArgInRange(d, name, &s.Capacity, 1, osdmsandbox.MaxCapacity)
-		case "max_entries":
-			err = glue.IntArgInRange(d, name, &s.MaxEntries, 1, osdmsandbox.MaxMaxEntries)
-		case "max_trips":
-			err = glue.IntArgInRange(d, name, &s.MaxTrips, 1, osdmsandbox.MaxMaxTrips)
-		case "max_changes":
-			var n int
-			if err = glue.IntArgInRange(d, name, &n, 0, osdmsandbox.MaxMaxChanges); err == nil {
-				s.MaxChanges = &n
+	return glue.Table{Subs: []glue.Sub{
+		glue.Int("capacity", &s.Capacity, 1, osdmsandbox.MaxCapacity),
+		glue.Int("max_entries", &s.MaxEntries, 1, osdmsandbox.MaxMaxEntries),
+		glue.Duration("offer_ttl", &s.OfferTTL),
+		glue.Duration("booking_ttl", &s.BookingTTL),
+		glue.Duration("retention", &s.Retention),
+		glue.Func("operator", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+			if _, err := osdmsandbox.NormalizeRICS(args[0]); err != nil {
+				return d.Errf("operator: %v", err)
 			}
-		case "timetable":
-			args := d.RemainingArgs()
-			if len(args) < 1 || len(args) > 2 {
-				return d.ArgErr()
-			}
-			s.Timetable = args[0]
-			if len(args) == 2 {
-				if args[1] != "stop_code" && args[1] != "stop_id" {
-					return d.Errf("timetable: station code %q: want stop_code or stop_id", args[1])
-				}
-				s.TimetableStationCode = args[1]
-			}
-		case "operator":
-			if err = glue.OneArg(d, &s.Operator); err == nil {
-				if _, rerr := osdmsandbox.NormalizeRICS(s.Operator); rerr != nil {
-					return d.Errf("operator: %v", rerr)
-				}
-			}
-		case "external_inventory":
-			err = s.unmarshalExternalInventory(d, external)
-		case "train":
-			args := d.RemainingArgs()
-			if len(args) != 3 {
-				return d.ArgErr()
-			}
+			s.Operator = args[0]
+			return nil
+		}),
+		glue.Entry("external_inventory", 3, 4, func(d *caddyfile.Dispenser, args []string) error {
+			return s.unmarshalExternalInventory(d, args, external)
+		}),
+		glue.Entry("train", 3, 3, func(d *caddyfile.Dispenser, args []string) error {
 			sc := osdmsandbox.Schedule{Train: args[0], Departure: args[1], Arrival: args[2]}
 			if err := checkEntry(d, sc, scheduled, "train", sc.Train); err != nil {
 				return err
 			}
 			s.Trains = append(s.Trains, sc)
-		case "unknown_train":
-			args := d.RemainingArgs()
-			if len(args) == 0 {
-				return d.ArgErr()
-			}
+			return nil
+		}),
+		glue.Entry("unknown_train", 1, glue.Many, func(d *caddyfile.Dispenser, args []string) error {
 			for _, t := range args {
 				if !osdmsandbox.ValidTrainNumber(t) {
 					return d.Errf("unknown_train %q must be 1..8 letters or digits", t)
 				}
 			}
 			s.UnknownTrains = append(s.UnknownTrains, args...)
-		default:
-			return d.Err(glue.UnknownSubdirective("subdirective", name, sandboxSubdirectives))
-		}
-		return err
-	})
-	return err
+			return nil
+		}),
+		glue.Timetable(&s.Timetable, &s.TimetableStationCode),
+		glue.Func("max_changes", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+			n, err := glue.ParseInt(d, "max_changes", args[0], 0, osdmsandbox.MaxMaxChanges)
+			s.MaxChanges = &n
+			return err
+		}),
+		glue.Duration("min_transfer", &s.MinTransfer),
+		glue.Int("max_trips", &s.MaxTrips, 1, osdmsandbox.MaxMaxTrips),
+	}}
 }
 
 // unmarshalExternalInventory reads one external_inventory line; seen holds
 // the trains listed before.
-func (s *Sandbox) unmarshalExternalInventory(d *caddyfile.Dispenser, seen map[string]bool) error {
-	args := d.RemainingArgs()
-	if len(args) != 3 && len(args) != 4 {
-		return d.ArgErr()
-	}
+func (s *Sandbox) unmarshalExternalInventory(d *caddyfile.Dispenser, args []string, seen map[string]bool) error {
 	system, err := strconv.Atoi(args[1])
 	if err != nil {
 		return d.Errf("external_inventory %s: reservation system id %q must be a number 1..9999", args[0], args[1])

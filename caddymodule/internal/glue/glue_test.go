@@ -1,12 +1,8 @@
 package glue
 
 import (
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -23,35 +19,6 @@ func TestUnknownSubdirective(t *testing.T) {
 		if got := UnknownSubdirective("subdirective", name, known); got != want {
 			t.Errorf("%s: %s, want %s", name, got, want)
 		}
-	}
-}
-
-// TestArgReaders: each reader takes its one argument and refuses what is
-// out of its range, naming the subdirective.
-func TestArgReaders(t *testing.T) {
-	d := caddyfile.NewTestDispenser("x 90s\nx 0s\nx 7\nx 70\nx a b")
-	var dur caddy.Duration
-	d.Next()
-	if err := PositiveDurationArg(d, "x", &dur); err != nil || time.Duration(dur) != 90*time.Second {
-		t.Errorf("90s: %v, %v", dur, err)
-	}
-	d.Next()
-	if err := PositiveDurationArg(d, "x", &dur); err == nil || !strings.Contains(err.Error(), "must be positive") {
-		t.Errorf("0s: %v", err)
-	}
-	var n int
-	d.Next()
-	if err := IntArgInRange(d, "x", &n, 1, 10); err != nil || n != 7 {
-		t.Errorf("7: %d, %v", n, err)
-	}
-	d.Next()
-	if err := IntArgInRange(d, "x", &n, 1, 10); err == nil || !strings.Contains(err.Error(), "1..10") {
-		t.Errorf("70: %v", err)
-	}
-	var s string
-	d.Next()
-	if err := OneArg(d, &s); err == nil {
-		t.Errorf("two arguments taken as one: %q", s)
 	}
 }
 

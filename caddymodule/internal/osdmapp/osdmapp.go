@@ -10,11 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
 	"github.com/caddy-osdm/caddy-osdm/runner"
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
@@ -23,33 +23,14 @@ import (
 // Caddyfile.
 const Name = "osdm"
 
-// StoreRef is what a handler's store subdirective says: the name of a
-// store of the app, or an engine and where (today's inline forms, which
-// define an unnamed store of the app).
-type StoreRef struct {
-	// Name is a store of the app's stores.
-	Name string
-	// Engine is bolt or redis, for an unnamed store; with neither Name
-	// nor Engine, the default store (bolt in Caddy's data directory).
-	Engine string
-	// Path is the bolt file (default: osdm/store.db in Caddy's data
-	// directory).
-	Path string
-	// Address is the Redis: host:port or a redis:// or rediss:// URL.
-	Address string
-	// Prefix is put before every Redis key.
-	Prefix string
-	// Timeout bounds waiting for a locked bolt file or connecting to Redis.
-	Timeout time.Duration
-}
-
 // Provider is the osdm app, as a handler uses it while it is provisioned.
 type Provider interface {
-	// Store returns the store ref names, as a handle that is opened when
+	// Store returns the store cfg names (nil: the default bolt file),
+	// as a handle that is opened when
 	// the app starts (a call waits for it, bounded, or fails with
 	// store.ErrNotReady; never a nil store). Exclusive reports a store
 	// one process alone opens (bolt).
-	Store(ref StoreRef) (h *store.Handle, exclusive bool, err error)
+	Store(cfg *stores.Config) (h *store.Handle, exclusive bool, err error)
 	// Background adds a job to the app's runner: it runs from the app's
 	// Start (at once, then every settle_interval unless the job says)
 	// until its Stop.

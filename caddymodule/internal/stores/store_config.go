@@ -2,18 +2,27 @@ package stores
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
 )
 
-// Store engines.
+// Store engines: the names of the osdm app's engine modules
+// (osdm.stores.bolt, osdm.stores.redis) and of a store's engine field.
 const (
 	EngineBolt  = "bolt"
 	EngineRedis = "redis"
 )
+
+// Engines are the store engines, in the order errors list them.
+var Engines = []string{EngineBolt, EngineRedis}
+
+// UnknownEngine is the error of an engine that is none of Engines, about
+// what (e.g. store main).
+func UnknownEngine(what, engine string) error {
+	return fmt.Errorf("%s: engine %q is unknown (want %s)", what, engine, strings.Join(Engines, " or "))
+}
 
 // Config chooses where a module keeps what must survive a restart or
 // be seen by every instance. Modules of one Caddy
@@ -51,20 +60,13 @@ func (c Config) engine() string {
 	return c.Engine
 }
 
-// Ref is what the osdm app is asked for: the store named, or the inline
-// form's unnamed store (the default bolt file when c is nil).
-func (c *Config) Ref() osdmapp.StoreRef {
-	if c == nil {
-		return osdmapp.StoreRef{}
-	}
-	return osdmapp.StoreRef{Name: c.Name, Engine: c.Engine, Path: c.Path, Address: c.Address, Prefix: c.Prefix, Timeout: time.Duration(c.Timeout)}
-}
-
-// Validate reports a field that does not fit the engine.
+// Validate reports a field that does not fit the engine. It is the one
+// check of a store's fields: the Caddyfile, JSON and the osdm app's
+// inline stores all answer with its messages.
 func (c Config) Validate() error {
 	if c.Name != "" {
 		if c.Engine != "" || c.Path != "" || c.Address != "" || c.Prefix != "" || c.Timeout != 0 {
-			return fmt.Errorf("store %q names a store of the osdm app: it takes no engine, path, address, prefix or timeout", c.Name)
+			return fmt.Errorf("store %q: a named store takes no engine, path, address, prefix or timeout (the app's osdm block says them)", c.Name)
 		}
 		return nil
 	}
@@ -84,7 +86,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("store redis takes an address, not a path")
 		}
 	default:
-		return fmt.Errorf("store engine %q is unknown (want bolt or redis)", c.Engine)
+		return UnknownEngine("store", c.Engine)
 	}
 	return nil
 }
