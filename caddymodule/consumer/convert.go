@@ -10,7 +10,6 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
@@ -97,10 +96,9 @@ type Convert struct {
 	now     func() time.Time
 
 	// The journal (convert_journal.go).
-	journal     *converter.Journal
-	store       *store.Handle
-	calls       *convertCalls
-	settlements *prometheus.CounterVec
+	journal *converter.Journal
+	store   *store.Handle
+	calls   *convertCalls
 }
 
 // CaddyModule returns the Caddy module information.

@@ -11,7 +11,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
 	"github.com/caddy-osdm/caddy-osdm/converter"
 	"github.com/caddy-osdm/caddy-osdm/runner"
@@ -26,13 +25,6 @@ const leaseSlack = 3*converter.RollbackGrace + 15*time.Second
 // every module of this Caddy naming the same store), builds the journal,
 // and gives the app its settlement, which runs from the app's start.
 func (c *Convert) provisionJournal(ctx caddy.Context) error {
-	metrics := glue.NewMetrics(ctx.GetMetricsRegistry(), "osdm_convert")
-	c.settlements = metrics.Counter("settlements_total",
-		"Exchanges left without an outcome (a process that died, a partner that stopped answering) that settlement looked at, by partner, outcome now recorded, and settled (false: the partner's state is still not known; tried again later).",
-		"partner", "outcome", "settled")
-	if err := metrics.Err(); err != nil {
-		return fmt.Errorf("registering metrics: %w", err)
-	}
 	app, err := osdmapp.For(ctx)
 	if err != nil {
 		return err
@@ -88,7 +80,7 @@ func (c *Convert) settle(ctx context.Context, app osdmapp.Provider) {
 
 // logSettled writes what settling one exchange found.
 func (c *Convert) logSettled(s converter.Settled) {
-	c.settlements.WithLabelValues(c.Partner, s.Outcome, strconv.FormatBool(s.Done)).Inc()
+	c.metrics.settlements.WithLabelValues(c.Partner, s.Outcome, strconv.FormatBool(s.Done)).Inc()
 	level := zap.InfoLevel
 	msg := "exchange settled"
 	if !s.Done {

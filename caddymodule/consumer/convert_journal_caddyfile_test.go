@@ -85,7 +85,7 @@ func TestConvertSettlementMetric(t *testing.T) {
 	c.logSettled(converter.Settled{MessageID: "m-2", BookingID: "b-2", Outcome: "partner_unavailable", Done: false})
 	count := func(outcome, settled string) float64 {
 		var m dto.Metric
-		if err := c.settlements.WithLabelValues(c.Partner, outcome, settled).Write(&m); err != nil {
+		if err := c.metrics.settlements.WithLabelValues(c.Partner, outcome, settled).Write(&m); err != nil {
 			t.Fatal(err)
 		}
 		return m.GetCounter().GetValue()

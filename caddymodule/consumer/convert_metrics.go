@@ -13,6 +13,7 @@ import (
 type convertMetrics struct {
 	callDuration *prometheus.HistogramVec // OSDM calls by partner, step, status class
 	exchanges    *prometheus.CounterVec   // legacy exchanges by partner, kind, outcome
+	settlements  *prometheus.CounterVec   // settled exchanges by partner, outcome, settled
 }
 
 // registerConvertMetrics registers the metrics on reg, or returns the ones
@@ -26,6 +27,9 @@ func registerConvertMetrics(reg *prometheus.Registry) (*convertMetrics, error) {
 			exchanges: all.Counter("exchanges_total",
 				"Legacy exchanges, by partner, legacy message kind and outcome (ok, replacement_proposal, or the NegativeReply code in lower case).",
 				"partner", "kind", "outcome"),
+			settlements: all.Counter("settlements_total",
+				"Exchanges left without an outcome (a process that died, a partner that stopped answering) that settlement looked at, by partner, outcome now recorded, and settled (false: the partner's state is still not known; tried again later).",
+				"partner", "outcome", "settled"),
 		}
 	})
 }

@@ -47,7 +47,7 @@ func exchangeTo9207(id, ref string) *legacy.BookingRequest {
 // booking on the new train (one live ticket) or on the old one; one place
 // refunded once.
 func TestJournalAfterSalesSIGKILL(t *testing.T) {
-	rig := newJournalRig(t, boltStore(t), "\t\t\tsettle_every 200ms\n")
+	rig := newJournalRig(t, boltStore(t), "\t\t\tsettle_interval 200ms\n")
 	front := rig.front()
 	status, r := rig.mustSend(front, twoSeats(journalMsgID("xb")))
 	booked := must[*legacy.BookingReply](t, status, r, http.StatusOK)

@@ -238,7 +238,7 @@ func startExampleChainWith(t *testing.T, opts chainOptions) *exampleChain {
 		// The first "partner hermes" is osdm_convert's (the :8080 site
 		// comes first); osdm_legacy's comes later.
 		for _, p := range []string{"alpine", "coastal", "hermes"} {
-			src = strings.Replace(src, "\t\t\tpartner "+p+"\n", "\t\t\tpartner "+p+"\n\t\t\tsettle_every 1h\n", 1)
+			src = strings.Replace(src, "\t\t\tpartner "+p+"\n", "\t\t\tpartner "+p+"\n\t\t\tsettle_interval 1h\n", 1)
 		}
 	}
 	// A journal store of this chain's own (the default is one file in

@@ -255,7 +255,7 @@ func (rig *journalRig) killOnStep(front *journalProc, id string, step converter.
 // continues the exchange, unless settlement got there first). Either way the booking ends fulfilled or
 // deleted, the reply says which, and there is one booking.
 func TestJournalSettlesAfterSIGKILL(t *testing.T) {
-	rig := newJournalRig(t, boltStore(t), "\t\t\tsettle_every 200ms\n")
+	rig := newJournalRig(t, boltStore(t), "\t\t\tsettle_interval 200ms\n")
 	front := rig.front()
 
 	// Settled in the background.
@@ -472,7 +472,7 @@ func TestJournalResendStormTwoFronts(t *testing.T) {
 // partner answers again, settlement deletes it, and the resend gets
 // BOOKING_ROLLED_BACK instead of "expires by itself".
 func TestJournalSettlesFrozenPartner(t *testing.T) {
-	rig := newJournalRig(t, boltStore(t), "\t\t\tsettle_every 200ms\n")
+	rig := newJournalRig(t, boltStore(t), "\t\t\tsettle_interval 200ms\n")
 	front := rig.front()
 	id := journalMsgID("frozen")
 	fulfil := converter.IdempotencyKey(journalPartner, id, converter.StepFulfillments)

@@ -17,7 +17,7 @@ import (
 // gets the settled reply naming the booking, not the timeout again from
 // its reply cache.
 func TestJournalWaitTimeoutNotCached(t *testing.T) {
-	rig := newJournalRig(t, redisStore(t), "\t\t\ttimeout 2s\n\t\t\tsettle_every 200ms\n")
+	rig := newJournalRig(t, redisStore(t), "\t\t\ttimeout 2s\n\t\t\tsettle_interval 200ms\n")
 	a, b := rig.front(), rig.front()
 	id := journalMsgID("wait")
 	rig.killOnStep(a, id, converter.StepFulfillments)

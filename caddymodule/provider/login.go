@@ -61,6 +61,7 @@ type Login struct {
 	Clients []RegisteredConsumer `json:"clients,omitempty"`
 
 	now       func() time.Time
+	metrics   *loginMetrics
 	logger    *zap.Logger
 	service   *tokenauth.LoginService
 	memoryKey string // key in loginMemoryReplayStores this module holds
@@ -150,8 +151,8 @@ func (l *Login) Provision(ctx caddy.Context) error {
 		return err
 	}
 
-	if err := registerLoginMetrics(ctx.GetMetricsRegistry()); err != nil {
-		return err
+	if l.metrics, err = registerLoginMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
 	}
 	// Last, as nothing after them can fail: Cleanup releases both.
 	store, err := l.acquireReplayStore(ctx)
@@ -187,7 +188,7 @@ func (l *Login) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Ha
 		if !errors.As(err, &ref) {
 			return caddyhttp.Error(http.StatusInternalServerError, err)
 		}
-		loginRequests.WithLabelValues(l.Issuer, loginClientLabel(ref.Client), string(ref.Reason)).Inc()
+		l.metrics.requests.WithLabelValues(l.Issuer, loginClientLabel(ref.Client), string(ref.Reason)).Inc()
 		// client and kid only once known (a registered client, a
 		// registered key): never an empty field.
 		fields := make([]zap.Field, 0, 6)
@@ -208,7 +209,7 @@ func (l *Login) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Ha
 		tokenauth.WriteRefusal(w, ref, l.Issuer)
 		return nil
 	}
-	loginRequests.WithLabelValues(l.Issuer, grant.Assertion.Subject, loginOutcomeGranted).Inc()
+	l.metrics.requests.WithLabelValues(l.Issuer, grant.Assertion.Subject, loginOutcomeGranted).Inc()
 	l.logger.Info("access token issued", zap.String("issuer", l.Issuer),
 		zap.String("client", grant.Assertion.Subject), zap.String("kid", grant.Assertion.KeyID),
 		zap.String("scope", grant.Response.Scope), zap.String("access_token_id", grant.AccessTokenID))

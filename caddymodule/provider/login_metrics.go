@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"fmt"
-
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
@@ -21,17 +19,18 @@ func loginClientLabel(client string) string {
 // refusals carry their tokenauth.RefusalReason.
 const loginOutcomeGranted = "granted"
 
-var (
-	loginRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "caddy", Subsystem: "osdm_login", Name: "token_requests_total",
-		Help: "Token requests by login service (its issuer), configured client (or unknown) and outcome (granted or the refusal reason).",
-	}, []string{"issuer", "client", "outcome"})
-	loginReplayEntriesDesc = prometheus.NewDesc("caddy_osdm_login_replay_store_entries",
-		"Entries in the memory replay store of each login service issuer.", []string{"issuer"}, nil)
-)
+// loginMetrics are osdm_login's metrics.
+type loginMetrics struct {
+	requests *prometheus.CounterVec // token requests by issuer, client, outcome
+}
+
+// loginReplayEntriesDesc describes the size of each memory replay store.
+var loginReplayEntriesDesc = prometheus.NewDesc("caddy_osdm_login_replay_store_entries",
+	"Entries in the memory replay store of each login service issuer.", []string{"issuer"}, nil)
 
 // loginReplayCollector reports the size of every memory replay store in
-// use, whichever configuration loaded it.
+// use, whichever configuration loaded it (the stores outlive a
+// configuration).
 type loginReplayCollector struct{}
 
 func (loginReplayCollector) Describe(ch chan<- *prometheus.Desc) { ch <- loginReplayEntriesDesc }
@@ -43,16 +42,15 @@ func (loginReplayCollector) Collect(ch chan<- prometheus.Metric) {
 	})
 }
 
-// registerLoginMetrics adds the login metrics to a configuration's
-// registry; a second osdm_login in the same configuration finds them there.
-// Both collectors are process-wide (the replay stores outlive a
-// configuration), so the one already registered is the same.
-func registerLoginMetrics(reg *prometheus.Registry) error {
-	if _, err := glue.RegisterOrReuse(reg, loginRequests); err != nil {
-		return fmt.Errorf("registering metrics: %w", err)
-	}
-	if _, err := glue.RegisterOrReuse(reg, loginReplayCollector{}); err != nil {
-		return fmt.Errorf("registering metrics: %w", err)
-	}
-	return nil
+// registerLoginMetrics registers the metrics on reg, or returns the ones
+// already there (a second osdm_login in the same configuration).
+func registerLoginMetrics(reg *prometheus.Registry) (*loginMetrics, error) {
+	return glue.RegisterMetrics(reg, "osdm_login", func(all *glue.Metrics) *loginMetrics {
+		all.Collector(loginReplayCollector{})
+		return &loginMetrics{
+			requests: all.Counter("token_requests_total",
+				"Token requests by login service (its issuer), configured client (or unknown) and outcome (granted or the refusal reason).",
+				"issuer", "client", "outcome"),
+		}
+	})
 }

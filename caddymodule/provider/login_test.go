@@ -212,9 +212,9 @@ func TestLoginModuleGrantsAndRefuses(t *testing.T) {
 	core, logs := observer.New(zap.InfoLevel)
 	l.logger = zap.New(core)
 
-	granted := provCounter(l.Issuer, "alpine", "granted")
-	unknown := provCounter(l.Issuer, "unknown", "unknown_client")
-	replays := provCounter(l.Issuer, "alpine", "replay")
+	granted := provCounter(l, "alpine", "granted")
+	unknown := provCounter(l, "unknown", "unknown_client")
+	replays := provCounter(l, "alpine", "replay")
 
 	assertion := f.AlpineToken(now)
 	w := provPost(l, harness.BearerForm(assertion))
@@ -245,17 +245,17 @@ func TestLoginModuleGrantsAndRefuses(t *testing.T) {
 		tok := f.Identity(jwt.SigningMethodRS256, f.Alpine, "made-up-"+string(rune('a'+i)), "alp-1", now, nil)
 		provPost(l, harness.BearerForm(tok))
 	}
-	if d := provCounter(l.Issuer, "alpine", "granted") - granted; d != 1 {
+	if d := provCounter(l, "alpine", "granted") - granted; d != 1 {
 		t.Fatalf("granted counted %v times", d)
 	}
-	if d := provCounter(l.Issuer, "alpine", "replay") - replays; d != 1 {
+	if d := provCounter(l, "alpine", "replay") - replays; d != 1 {
 		t.Fatalf("replay counted %v times", d)
 	}
-	if d := provCounter(l.Issuer, "unknown", "unknown_client") - unknown; d != 3 {
+	if d := provCounter(l, "unknown", "unknown_client") - unknown; d != 3 {
 		t.Fatalf("unknown clients counted %v times", d)
 	}
 	// Made-up subjects never become label values.
-	if strings.Contains(provMetricsText(t), "made-up") {
+	if strings.Contains(provMetricsText(t, l), "made-up") {
 		t.Fatal("a made-up subject became a metric label")
 	}
 	// Logs name the client and the reason, never a token.
@@ -271,10 +271,10 @@ func TestLoginModuleGrantsAndRefuses(t *testing.T) {
 }
 
 // provMetricsText is the text of the login request counter's series.
-func provMetricsText(t *testing.T) string {
+func provMetricsText(t *testing.T, l *Login) string {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(loginRequests)
+	reg.MustRegister(l.metrics.requests)
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -289,11 +289,11 @@ func provMetricsText(t *testing.T) string {
 	return b.String()
 }
 
-// provCounter reads the login request counter of one login service,
-// client and outcome.
-func provCounter(issuer, client, outcome string) float64 {
+// provCounter reads the login request counter of l, for one client and
+// outcome.
+func provCounter(l *Login, client, outcome string) float64 {
 	var m dto.Metric
-	if err := loginRequests.WithLabelValues(issuer, client, outcome).Write(&m); err != nil {
+	if err := l.metrics.requests.WithLabelValues(l.Issuer, client, outcome).Write(&m); err != nil {
 		panic(err)
 	}
 	return m.GetCounter().GetValue()

@@ -41,35 +41,51 @@ func TestRegisterOrReuse(t *testing.T) {
 }
 
 // TestMetrics: a module's metrics are named caddy_<subsystem>_<name>,
-// registered again as the ones already there, and the first failure is
-// kept.
+// registered again as the ones already there (a collector of its own
+// making too), and the first failure is returned with nothing registered
+// after it.
 func TestMetrics(t *testing.T) {
+	type set struct {
+		c *prometheus.CounterVec
+		h *prometheus.HistogramVec
+		g prometheus.Collector
+	}
+	gauge := prometheus.NewGauge(prometheus.GaugeOpts{Name: "glue_test_own", Help: "Own."})
+	build := func(all *Metrics) set {
+		return set{
+			c: all.Counter("calls_total", "Calls.", "partner"),
+			h: all.Histogram("call_seconds", "Call time.", []float64{1, 2}, "partner"),
+			g: all.Collector(gauge),
+		}
+	}
 	reg := prometheus.NewRegistry()
-	first := NewMetrics(reg, "glue_test")
-	c := first.Counter("calls_total", "Calls.", "partner")
-	h := first.Histogram("call_seconds", "Call time.", []float64{1, 2}, "partner")
-	if err := first.Err(); err != nil {
+	first, err := RegisterMetrics(reg, "glue_test", build)
+	if err != nil {
 		t.Fatal(err)
 	}
-	again := NewMetrics(reg, "glue_test")
-	if again.Counter("calls_total", "Calls.", "partner") != c || again.Histogram("call_seconds", "Call time.", []float64{1, 2}, "partner") != h {
-		t.Error("a second registration made new metrics")
+	again, err := RegisterMetrics(reg, "glue_test", build)
+	if err != nil || again.c != first.c || again.h != first.h || again.g != first.g {
+		t.Errorf("a second registration made new metrics: %v", err)
 	}
-	c.WithLabelValues("p").Inc()
+	first.c.WithLabelValues("p").Inc()
 	families, err := reg.Gather()
-	if err != nil || len(families) != 1 || families[0].GetName() != "caddy_glue_test_calls_total" {
+	if err != nil || len(families) != 2 || families[0].GetName() != "caddy_glue_test_calls_total" || families[1].GetName() != "glue_test_own" {
 		t.Fatalf("gathered %v, %v", families, err)
 	}
-	clash := NewMetrics(reg, "glue_test")
-	clash.Counter("calls_total", "Other help.", "partner")
-	later := clash.Counter("other_total", "Other.", "partner")
-	if clash.Err() == nil {
+	var later *prometheus.CounterVec
+	_, err = RegisterMetrics(reg, "glue_test", func(all *Metrics) int {
+		all.Counter("calls_total", "Other help.", "partner")
+		later = all.Counter("other_total", "Other.", "partner")
+		return 0
+	})
+	if err == nil {
 		t.Error("a clashing metric was accepted")
 	}
 	if reg.Unregister(later) {
 		t.Error("registered after a failure")
 	}
-	if none := NewMetrics(nil, "glue_test"); none.Counter("calls_total", "Calls.") == nil || none.Err() != nil {
+	none, err := RegisterMetrics(nil, "glue_test", build)
+	if err != nil || none.c == nil {
 		t.Error("no registry: no metric or an error")
 	}
 }

@@ -26,15 +26,17 @@ func RegisterOrReuse[C prometheus.Collector](reg *prometheus.Registry, c C) (C, 
 // Metrics makes one module's metrics, caddy_<subsystem>_<name>, and
 // registers them on a configuration's registry with RegisterOrReuse. A
 // nil registry registers nothing (a handler provisioned on its own).
-// After a failure it registers nothing more; Err returns the failure.
+// After a failure it registers nothing more. Every module makes its
+// metrics with RegisterMetrics, into a struct of its own that its
+// handlers hold: no package-level collector.
 type Metrics struct {
 	reg       *prometheus.Registry
 	subsystem string
 	err       error
 }
 
-// NewMetrics makes the metrics of subsystem (the module's name) on reg.
-func NewMetrics(reg *prometheus.Registry, subsystem string) *Metrics {
+// newMetrics makes the metrics of subsystem (the module's name) on reg.
+func newMetrics(reg *prometheus.Registry, subsystem string) *Metrics {
 	return &Metrics{reg: reg, subsystem: subsystem}
 }
 
@@ -59,10 +61,16 @@ func (m *Metrics) Gauge(name, help string, labels ...string) *prometheus.GaugeVe
 	}, labels))
 }
 
+// Collector registers c, a collector of its own making (one that reads
+// a value when scraped), and returns the one registered.
+func (m *Metrics) Collector(c prometheus.Collector) prometheus.Collector {
+	return register(m, c)
+}
+
 // RegisterMetrics makes a module's metrics with build, on reg under
 // subsystem, and returns them, or the first registration that failed.
 func RegisterMetrics[T any](reg *prometheus.Registry, subsystem string, build func(all *Metrics) T) (T, error) {
-	all := NewMetrics(reg, subsystem)
+	all := newMetrics(reg, subsystem)
 	m := build(all)
 	if all.err != nil {
 		var none T
@@ -70,9 +78,6 @@ func RegisterMetrics[T any](reg *prometheus.Registry, subsystem string, build fu
 	}
 	return m, nil
 }
-
-// Err is the first registration that failed, or nil.
-func (m *Metrics) Err() error { return m.err }
 
 // register registers c on m's registry unless there is none or one
 // failed before.
