@@ -30,7 +30,7 @@ type AccessTokenIssuer struct {
 	// Lifetime is how long a token is valid: any positive duration.
 	Lifetime time.Duration
 	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	Now Clock
 }
 
 // AccessTokenClaims are the claims of an access token.
@@ -84,10 +84,7 @@ func (i *AccessTokenIssuer) Issue(subject string, scopes []string) (*IssuedAcces
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now
-	if i.Now != nil {
-		now = i.Now
-	}
+	now := i.Now.orNow()
 	t := now()
 	// exp is a whole second: round it up so that the token lives at least
 	// as long as expires_in says.

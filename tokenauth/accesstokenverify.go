@@ -63,7 +63,7 @@ type AccessTokenVerifier struct {
 	// Leeway tolerates clock differences on exp and iat.
 	Leeway time.Duration
 	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	Now Clock
 }
 
 // StaticKeys is a key source for AccessTokenVerifier.Keys that offers the
@@ -91,10 +91,7 @@ func (v *AccessTokenVerifier) Verify(token string) (*AccessTokenClaims, error) {
 	if fe := checkTokenForm(token); fe != nil {
 		return nil, &AccessTokenError{"malformed", "access token refused: " + fe.Error()}
 	}
-	now := time.Now
-	if v.Now != nil {
-		now = v.Now
-	}
+	now := v.Now.orNow()
 	opts := []jwt.ParserOption{
 		jwt.WithValidMethods(allAsymmetricAlgs),
 		jwt.WithLeeway(v.Leeway),

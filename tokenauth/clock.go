@@ -14,3 +14,7 @@ func (c Clock) orNow() Clock {
 	}
 	return c
 }
+
+// Now is c's current time, time.Now's when c is nil, so that a holder of
+// a Clock field reads it without a default of its own.
+func (c Clock) Now() time.Time { return c.orNow()() }

@@ -27,7 +27,7 @@ type MemoryReplayOptions struct {
 	// background sweep (call Sweep).
 	SweepInterval time.Duration
 	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	Now Clock
 }
 
 // MemoryReplayStore is a ReplayStore for one process: a map split in
@@ -41,7 +41,7 @@ type MemoryReplayStore struct {
 	shards [replayShards]memoryReplayShard
 	count  atomic.Int64
 	max    atomic.Int64
-	now    func() time.Time
+	now    Clock
 
 	// lastFullSweep is when a Claim last swept a full store (Unix ns).
 	lastFullSweep atomic.Int64
@@ -68,9 +68,7 @@ func NewMemoryReplayStore(opts MemoryReplayOptions) *MemoryReplayStore {
 	if opts.SweepInterval == 0 {
 		opts.SweepInterval = DefaultReplaySweepInterval
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.Now = opts.Now.orNow()
 	s := &MemoryReplayStore{
 		now:  opts.Now,
 		stop: make(chan struct{}),

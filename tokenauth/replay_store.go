@@ -18,16 +18,13 @@ import (
 // token is refused: an outage never lets a replay through.
 type StoreReplayStore struct {
 	store store.Store
-	now   func() time.Time
+	now   Clock
 }
 
 // NewStoreReplayStore makes a replay store on s (usually a view under a
 // prefix of its own, store.WithPrefix). now nil means time.Now.
-func NewStoreReplayStore(s store.Store, now func() time.Time) *StoreReplayStore {
-	if now == nil {
-		now = time.Now
-	}
-	return &StoreReplayStore{store: s, now: now}
+func NewStoreReplayStore(s store.Store, now Clock) *StoreReplayStore {
+	return &StoreReplayStore{store: s, now: now.orNow()}
 }
 
 // Claim implements ReplayStore. The key is the hex digest of (subject,

@@ -28,7 +28,7 @@ type AssertionPolicy struct {
 	// Clients are the registered consumers.
 	Clients []RegisteredConsumer
 	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	Now Clock
 }
 
 // ValidatedAssertion is what a valid identity token says.
@@ -90,9 +90,7 @@ func NewAssertionValidator(p AssertionPolicy) (*AssertionValidator, error) {
 	if len(p.Clients) == 0 {
 		return nil, errors.New("no client is registered")
 	}
-	if p.Now == nil {
-		p.Now = time.Now
-	}
+	p.Now = p.Now.orNow()
 	v := &AssertionValidator{
 		policy:   p,
 		clients:  make(map[string]*validatorClient, len(p.Clients)),

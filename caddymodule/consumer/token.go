@@ -203,7 +203,7 @@ func (t *Token) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	app.Report(tokenStatus{partner: t.Partner, tokenURL: t.TokenURL, cache: t.cache, now: time.Now})
+	app.Report(tokenStatus{partner: t.Partner, tokenURL: t.TokenURL, cache: t.cache})
 
 	fields := []zap.Field{
 		zap.String("partner", t.Partner),

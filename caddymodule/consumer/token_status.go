@@ -1,8 +1,6 @@
 package consumer
 
 import (
-	"time"
-
 	"github.com/caddy-osdm/caddy-osdm/opstatus"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
@@ -13,7 +11,7 @@ import (
 type tokenStatus struct {
 	partner, tokenURL string
 	cache             *tokenauth.TokenCache
-	now               func() time.Time
+	now               tokenauth.Clock // nil: time.Now
 }
 
 // Partner implements opstatus.PartnerSource.
@@ -21,7 +19,7 @@ func (s tokenStatus) Partner() opstatus.Partner {
 	st := s.cache.State()
 	tok := &opstatus.Token{
 		TokenURL: s.tokenURL, Obtained: st.Obtained, Expires: st.Expires, RefreshAt: st.RefreshAt,
-		Valid:    !st.Expires.IsZero() && s.now().Before(st.Expires),
+		Valid:    !st.Expires.IsZero() && s.now.Now().Before(st.Expires),
 		Failures: st.Failures, RetryAt: st.RetryAt, LastLoginErrorAt: st.LastErrAt,
 	}
 	if st.LastErr != nil {

@@ -68,7 +68,7 @@ type Access struct {
 	// the login service and the API usually share a clock.
 	ClockSkew caddy.Duration `json:"clock_skew,omitempty"`
 
-	now      func() time.Time
+	now      tokenauth.Clock // nil: time.Now
 	logger   *zap.Logger
 	verifier *tokenauth.AccessTokenVerifier
 	realm    string
@@ -82,9 +82,6 @@ func (Access) CaddyModule() caddy.ModuleInfo {
 // Provision loads the keys.
 func (a *Access) Provision(ctx caddy.Context) error {
 	a.logger = ctx.Logger()
-	if a.now == nil {
-		a.now = time.Now
-	}
 	if a.Header == "" {
 		a.Header = defaultAccessHeader
 	}

@@ -60,7 +60,7 @@ type Login struct {
 	// Clients are the registered consumers. At least one.
 	Clients []RegisteredConsumer `json:"clients,omitempty"`
 
-	now       func() time.Time
+	now       tokenauth.Clock // nil: time.Now
 	metrics   *loginMetrics
 	logger    *zap.Logger
 	service   *tokenauth.LoginService
@@ -83,9 +83,6 @@ const (
 // Provision loads the keys and sets up the replay store.
 func (l *Login) Provision(ctx caddy.Context) error {
 	l.logger = ctx.Logger()
-	if l.now == nil {
-		l.now = time.Now
-	}
 	if l.Issuer == "" {
 		return errors.New("issuer is required")
 	}
