@@ -53,8 +53,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 		return nil, d.ArgErr()
 	}
 	options := glue.Table{What: "osdm option", Subs: []glue.Sub{
-		glue.Entry("store", 0, glue.Many, a.parseStore),
-		glue.Duration("settle_interval", &a.SettleInterval),
+		glue.Entry("store", 0, glue.Many, a.parseStore), glue.Duration("settle_interval", &a.SettleInterval),
 	}}
 	if err := options.Block(d, ""); err != nil {
 		return nil, err
@@ -126,11 +125,8 @@ func parseRedis(d *caddyfile.Dispenser, owner string, args []string) (*Redis, er
 			r.Addresses = append(r.Addresses, args...)
 			return nil
 		}),
-		glue.String("master", &r.Master),
-		glue.String("prefix", &r.Prefix),
-		glue.String("username", &r.Username),
-		glue.String("password", &r.Password),
-		glue.String("sentinel_password", &r.SentinelPassword),
+		glue.String("master", &r.Master), glue.String("prefix", &r.Prefix), glue.String("username", &r.Username),
+		glue.String("password", &r.Password), glue.String("sentinel_password", &r.SentinelPassword),
 		glue.Func("db", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
 			n, err := strconv.Atoi(args[0])
 			if err != nil || n < 0 {
@@ -142,15 +138,12 @@ func parseRedis(d *caddyfile.Dispenser, owner string, args []string) (*Redis, er
 		glue.Func("tls", 0, 0, func(d *caddyfile.Dispenser, _ []string) error {
 			r.TLS = new(RedisTLS)
 			tls := glue.Table{What: "option", Subs: []glue.Sub{
-				glue.String("ca", &r.TLS.CA),
-				glue.String("server_name", &r.TLS.ServerName),
-				glue.String("certificate", &r.TLS.Certificate),
-				glue.String("key", &r.TLS.Key),
+				glue.String("ca", &r.TLS.CA), glue.String("server_name", &r.TLS.ServerName),
+				glue.String("certificate", &r.TLS.Certificate), glue.String("key", &r.TLS.Key),
 			}}
 			return tls.Block(d, owner+" tls")
 		}),
-		glue.Flag("accept_volatile", &r.AcceptVolatile),
-		glue.Duration("timeout", &r.Timeout),
+		glue.Flag("accept_volatile", &r.AcceptVolatile), glue.Duration("timeout", &r.Timeout),
 	}}
 	if err := opts.Block(d, owner); err != nil {
 		return nil, err

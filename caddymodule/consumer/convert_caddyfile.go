@@ -50,8 +50,7 @@ func (c *Convert) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 // caddyfileTable is osdm_convert's subdirectives, read into c.
 func (c *Convert) caddyfileTable() glue.Table {
 	return glue.Table{Subs: []glue.Sub{
-		glue.String("partner", &c.Partner),
-		glue.String("offer_search", &c.OfferSearch),
+		glue.String("partner", &c.Partner), glue.String("offer_search", &c.OfferSearch),
 		glue.Entry("tariff", 3, 3, c.parseTariff),
 		glue.Entry("reason", 2, 2, func(d *caddyfile.Dispenser, args []string) error {
 			return placed(d, glue.PutOnce(&c.Reasons, "reason", args[0], args[1]))
@@ -66,8 +65,7 @@ func (c *Convert) caddyfileTable() glue.Table {
 			c.PathPrefix = args[0]
 			return placed(d, converter.CheckPathPrefix(args[0]))
 		}),
-		glue.String("time_zone", &c.TimeZone),
-		glue.Duration("timeout", &c.Timeout),
+		glue.String("time_zone", &c.TimeZone), glue.Duration("timeout", &c.Timeout),
 		glue.Size("max_body", &c.MaxBody, legacy.MaxBodyBytes, "1MiB"),
 		glue.Size("max_document", &c.MaxDocument, converter.MaxMaxDocument, "32MiB"),
 		glue.Func("reply_cache", 1, 2, c.parseReplyCache),

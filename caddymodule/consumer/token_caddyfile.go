@@ -71,19 +71,11 @@ var tokenTLSSubdirectives = []string{"tls_trusted_ca_certs", "tls_trust_pool", "
 // caddyfileTable is osdm_token's subdirectives, read into t.
 func (t *Token) caddyfileTable() glue.Table {
 	subs := []glue.Sub{
-		glue.String("token_url", &t.TokenURL),
-		glue.String("key_file", &t.KeyFile),
-		glue.String("kid", &t.KeyID),
-		glue.String("issuer", &t.Issuer),
-		glue.String("subject", &t.Subject),
-		glue.String("audience", &t.Audience),
-		glue.String("alg", &t.Alg),
-		glue.String("scope", &t.Scope),
-		glue.String("grant", &t.Grant),
-		glue.String("header", &t.Header),
-		anyDuration("lifetime", &t.Lifetime),
-		anyDuration("refresh_ahead", &t.RefreshAhead),
-		anyDuration("default_expires_in", &t.DefaultExpiresIn),
+		glue.String("token_url", &t.TokenURL), glue.String("key_file", &t.KeyFile), glue.String("kid", &t.KeyID),
+		glue.String("issuer", &t.Issuer), glue.String("subject", &t.Subject), glue.String("audience", &t.Audience),
+		glue.String("alg", &t.Alg), glue.String("scope", &t.Scope), glue.String("grant", &t.Grant),
+		glue.String("header", &t.Header), anyDuration("lifetime", &t.Lifetime),
+		anyDuration("refresh_ahead", &t.RefreshAhead), anyDuration("default_expires_in", &t.DefaultExpiresIn),
 		glue.Func("max_replay_body", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
 			size, err := humanize.ParseBytes(args[0])
 			if err != nil || size > 1<<40 {
@@ -92,8 +84,7 @@ func (t *Token) caddyfileTable() glue.Table {
 			t.MaxReplayBody = int64(size)
 			return nil
 		}),
-		glue.String("partner", &t.Partner),
-		anyDuration("login_timeout", &t.LoginTimeout),
+		glue.String("partner", &t.Partner), anyDuration("login_timeout", &t.LoginTimeout),
 	}
 	tlsOpts := new(reverseproxy.HTTPTransport)
 	for _, name := range tokenTLSSubdirectives {

@@ -25,12 +25,8 @@ func init() {
 // whose signing key verifies the tokens.
 func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	subs := glue.Table{Subs: []glue.Sub{
-		glue.Strings("key_file", &a.KeyFiles),
-		glue.String("issuer", &a.Issuer),
-		glue.String("audience", &a.Audience),
-		glue.Strings("scope", &a.Scopes),
-		glue.String("header", &a.Header),
-		glue.Duration("clock_skew", &a.ClockSkew),
+		glue.Strings("key_file", &a.KeyFiles), glue.String("issuer", &a.Issuer), glue.String("audience", &a.Audience),
+		glue.Strings("scope", &a.Scopes), glue.String("header", &a.Header), glue.Duration("clock_skew", &a.ClockSkew),
 	}}
 	at, err := subs.Directive(d)
 	if err != nil {

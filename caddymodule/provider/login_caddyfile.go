@@ -52,15 +52,11 @@ func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			l.SigningAlg = args[0]
 			return nil
 		}),
-		glue.String("signing_kid", &l.SigningKeyID),
-		glue.String("issuer", &l.Issuer),
-		glue.Strings("audience", &l.Audience),
-		glue.Strings("access_audience", &l.AccessAudience),
-		glue.Duration("token_lifetime", &l.TokenLifetime),
-		glue.Duration("clock_skew", &l.ClockSkew),
+		glue.String("signing_kid", &l.SigningKeyID), glue.String("issuer", &l.Issuer),
+		glue.Strings("audience", &l.Audience), glue.Strings("access_audience", &l.AccessAudience),
+		glue.Duration("token_lifetime", &l.TokenLifetime), glue.Duration("clock_skew", &l.ClockSkew),
 		glue.Duration("max_assertion_lifetime", &l.MaxAssertionLifetime),
-		glue.Func("replay_store", 1, glue.Many, l.parseReplayStore),
-		glue.Entry("client", 1, 1, l.parseClient),
+		glue.Func("replay_store", 1, glue.Many, l.parseReplayStore), glue.Entry("client", 1, 1, l.parseClient),
 	}}
 	at, err := subs.Directive(d)
 	if err != nil {
@@ -137,8 +133,7 @@ func (l *Login) parseClient(d *caddyfile.Dispenser, args []string) error {
 			c.Keys = append(c.Keys, k)
 			return nil
 		}),
-		glue.Strings("scope", &c.Scopes),
-		glue.String("issuer", &c.Issuer),
+		glue.Strings("scope", &c.Scopes), glue.String("issuer", &c.Issuer),
 	}}
 	if err := subs.Block(d, fmt.Sprintf("client %q", c.Subject)); err != nil {
 		return err

@@ -62,11 +62,9 @@ func (m *OSDMLegacy) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 // caddyfileTable is osdm_legacy's subdirectives, read into m.
 func (m *OSDMLegacy) caddyfileTable() glue.Table {
 	return glue.Table{Subs: []glue.Sub{
-		glue.String("partner", &m.Partner),
-		glue.Timetable(&m.Timetable, &m.TimetableStationCode),
+		glue.String("partner", &m.Partner), glue.Timetable(&m.Timetable, &m.TimetableStationCode),
 		glue.OneOf("search", &m.Search, string(osdmlegacy.SearchAvailability), string(osdmlegacy.SearchInformationOnly)),
-		glue.Positive("max_trains", &m.MaxTrains),
-		glue.Duration("window", &m.Window),
+		glue.Positive("max_trains", &m.MaxTrains), glue.Duration("window", &m.Window),
 		glue.Func("max_changes", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
 			n, err := strconv.Atoi(args[0])
 			if err != nil || n < 0 || n > osdmlegacy.MaxMaxChanges {
@@ -75,10 +73,8 @@ func (m *OSDMLegacy) caddyfileTable() glue.Table {
 			m.MaxChanges = &n
 			return nil
 		}),
-		glue.Duration("min_transfer", &m.MinTransfer),
-		glue.Positive("max_trips", &m.MaxTrips),
-		glue.Duration("booking_horizon", &m.BookingHorizon),
-		glue.Positive("concurrency", &m.Concurrency),
+		glue.Duration("min_transfer", &m.MinTransfer), glue.Positive("max_trips", &m.MaxTrips),
+		glue.Duration("booking_horizon", &m.BookingHorizon), glue.Positive("concurrency", &m.Concurrency),
 		glue.Entry("tariff", 4, 4, m.parseTariff),
 		glue.Entry("reason", 2, 2, func(d *caddyfile.Dispenser, args []string) error {
 			code, err := strconv.Atoi(args[1])
@@ -90,11 +86,8 @@ func (m *OSDMLegacy) caddyfileTable() glue.Table {
 			}
 			return nil
 		}),
-		legacyFee("refund_fee", &m.RefundFee),
-		legacyFee("exchange_fee", &m.ExchangeFee),
-		glue.Duration("offer_ttl", &m.OfferTTL),
-		glue.Duration("hold", &m.Hold),
-		glue.Duration("timeout", &m.Timeout),
+		legacyFee("refund_fee", &m.RefundFee), legacyFee("exchange_fee", &m.ExchangeFee),
+		glue.Duration("offer_ttl", &m.OfferTTL), glue.Duration("hold", &m.Hold), glue.Duration("timeout", &m.Timeout),
 		glue.Size("max_body", &m.MaxBody, osdmlegacy.MaxMaxBody, "1MiB"),
 		glue.Func("services", 1, 3, func(d *caddyfile.Dispenser, args []string) error {
 			m.Services = nil
@@ -107,10 +100,8 @@ func (m *OSDMLegacy) caddyfileTable() glue.Table {
 			}
 			return nil
 		}),
-		glue.OneOf("legacy_format", &m.LegacyFormat, "xml", "json"),
-		glue.String("legacy_path", &m.LegacyPath),
-		glue.String("time_zone", &m.TimeZone),
-		glue.Duration("settle_interval", &m.SettleInterval),
+		glue.OneOf("legacy_format", &m.LegacyFormat, "xml", "json"), glue.String("legacy_path", &m.LegacyPath),
+		glue.String("time_zone", &m.TimeZone), glue.Duration("settle_interval", &m.SettleInterval),
 		glue.Func("store", 0, glue.Many, func(d *caddyfile.Dispenser, args []string) error {
 			cfg, err := stores.UnmarshalArgs(d, "store", args)
 			m.Store = cfg

@@ -68,8 +68,7 @@ func (s *LegacySandbox) caddyfileTable() glue.Table {
 	tariffs := map[int]bool{}
 	fares := map[[2]int]bool{}
 	return glue.Table{Subs: []glue.Sub{
-		glue.Int("system", &s.System, 1, 9999),
-		glue.Int("capacity", &s.Capacity, 1, legacysandbox.MaxCapacity),
+		glue.Int("system", &s.System, 1, 9999), glue.Int("capacity", &s.Capacity, 1, legacysandbox.MaxCapacity),
 		glue.Int("max_entries", &s.MaxEntries, 1, legacysandbox.MaxMaxEntries),
 		glue.Func("latency", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
 			dur, err := glue.ParseDuration(d, "latency", args[0])
@@ -79,8 +78,7 @@ func (s *LegacySandbox) caddyfileTable() glue.Table {
 			s.Latency = dur
 			return err
 		}),
-		glue.Duration("offer_ttl", &s.OfferTTL),
-		glue.Duration("retention", &s.Retention),
+		glue.Duration("offer_ttl", &s.OfferTTL), glue.Duration("retention", &s.Retention),
 		glue.Timetable(&s.Timetable, &s.StationCode),
 		glue.Entry("foreign", 3, 3, func(d *caddyfile.Dispenser, args []string) error {
 			system, err := strconv.Atoi(args[1])

@@ -69,10 +69,8 @@ func (s *Sandbox) caddyfileTable() glue.Table {
 	scheduled := map[string]bool{}
 	return glue.Table{Subs: []glue.Sub{
 		glue.Int("capacity", &s.Capacity, 1, osdmsandbox.MaxCapacity),
-		glue.Int("max_entries", &s.MaxEntries, 1, osdmsandbox.MaxMaxEntries),
-		glue.Duration("offer_ttl", &s.OfferTTL),
-		glue.Duration("booking_ttl", &s.BookingTTL),
-		glue.Duration("retention", &s.Retention),
+		glue.Int("max_entries", &s.MaxEntries, 1, osdmsandbox.MaxMaxEntries), glue.Duration("offer_ttl", &s.OfferTTL),
+		glue.Duration("booking_ttl", &s.BookingTTL), glue.Duration("retention", &s.Retention),
 		glue.Func("operator", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
 			if _, err := osdmsandbox.NormalizeRICS(args[0]); err != nil {
 				return d.Errf("operator: %v", err)
@@ -106,8 +104,7 @@ func (s *Sandbox) caddyfileTable() glue.Table {
 			s.MaxChanges = &n
 			return err
 		}),
-		glue.Duration("min_transfer", &s.MinTransfer),
-		glue.Int("max_trips", &s.MaxTrips, 1, osdmsandbox.MaxMaxTrips),
+		glue.Duration("min_transfer", &s.MinTransfer), glue.Int("max_trips", &s.MaxTrips, 1, osdmsandbox.MaxMaxTrips),
 	}}
 }
 
