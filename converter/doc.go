@@ -99,7 +99,7 @@
 //
 // A legacy DepartureTime is local time at the departure station (00:00
 // when absent). The zone is the railway's of the station's UIC country
-// (the first two digits of its code, table in osdm/stationzone.go), or
+// (the first two digits of its code, table in osdm/station_zone.go), or
 // Config.Location (default Europe/Paris) for a country not in the table.
 // Times in replies are written back in the zone of their station.
 package converter
