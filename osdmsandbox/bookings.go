@@ -151,21 +151,6 @@ func (bd *bookingDesk) checkBookingRequest(now time.Time, client string, req *os
 	return offers, nil
 }
 
-// bookableOffer finds an offer that client can still book: another
-// client's offer is unknown.
-func (l *ledger) bookableOffer(now time.Time, client, id, pointer string) (*offer, *osdm.ProblemError) {
-	o, ok := l.offers.get(id)
-	switch {
-	case !ok || o.client != client:
-		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+strconv.Quote(id)+" is unknown or expired; search again").WithPointer(pointer)
-	case !now.Before(o.expires):
-		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+id+" expired at "+o.expires.Format(time.RFC3339)+"; search again").WithPointer(pointer)
-	case o.bookedBy != "":
-		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+id+" was booked already (booking "+o.bookedBy+"); search again").WithPointer(pointer)
-	}
-	return o, nil
-}
-
 // checkPlaces makes sure every group has the places the request needs,
 // all of them or none.
 func (bd *bookingDesk) checkPlaces(now time.Time, req *osdm.BookingRequest, offers []*offer) *osdm.ProblemError {
@@ -194,23 +179,6 @@ func (bd *bookingDesk) checkPlaces(now time.Time, req *osdm.BookingRequest, offe
 		// Provisional bookings past their limit may still hold places.
 		bd.led.sweep(now, true)
 	}
-}
-
-// liveBooking finds the booking of rq's path that OSDM can see, applying
-// its expiry first. Another client's booking, with all that hangs off it,
-// is an unknown id to rq's client.
-func (l *ledger) liveBooking(now time.Time, rq *request) (*booking, *osdm.ProblemError) {
-	id := rq.bookingID
-	b, ok := l.bookings.get(id)
-	switch {
-	case !ok || b.client != rq.client:
-		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no booking "+strconv.Quote(id))
-	case b.state == stateDeleted:
-		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeBookingAlreadyCancelled, "booking "+id+" was deleted")
-	}
-	l.expireIfDue(b, now)
-	l.expireExchange(b, now)
-	return b, nil
 }
 
 // getBooking serves GET /bookings/{bookingId}.

@@ -216,29 +216,6 @@ func (b *booking) exchangeOf(id string) *exchangeOp {
 	return nil
 }
 
-// expireExchange frees the places of a pre-booked exchange past its
-// ticketTimeLimit: the operation lapses and the old booking stands.
-func (l *ledger) expireExchange(b *booking, now time.Time) {
-	op := b.pendingExchange()
-	if op == nil || now.Before(op.limit) {
-		return
-	}
-	l.dropExchange(b, op)
-}
-
-// dropExchange forgets a pre-booked exchange operation, freeing its places.
-func (l *ledger) dropExchange(b *booking, op *exchangeOp) {
-	for _, part := range op.parts {
-		l.releasePart(part)
-	}
-	for i, o := range b.exchanges {
-		if o == op {
-			b.exchanges = append(b.exchanges[:i], b.exchanges[i+1:]...)
-			break
-		}
-	}
-}
-
 // createExchangeOperation serves POST /bookings/{bookingId}/exchange-operations:
 // the exchange offer chosen is pre-booked: its places are held until the
 // operation's ticketTimeLimit; the old booking stands until a fulfilment

@@ -1,9 +1,12 @@
 package osdmsandbox
 
 import (
+	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/internal/refseq"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // ledger is what the desks share: the configuration, the offers and
@@ -37,4 +40,36 @@ func newLedger(cfg Config) *ledger {
 // Callers hold the Sandbox's lock.
 func (l *ledger) newID(prefix string) string {
 	return l.ids.Next(prefix)
+}
+
+// liveBooking finds the booking of rq's path that OSDM can see, applying
+// its expiry first. Another client's booking, with all that hangs off it,
+// is an unknown id to rq's client.
+func (l *ledger) liveBooking(now time.Time, rq *request) (*booking, *osdm.ProblemError) {
+	id := rq.bookingID
+	b, ok := l.bookings.get(id)
+	switch {
+	case !ok || b.client != rq.client:
+		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no booking "+strconv.Quote(id))
+	case b.state == stateDeleted:
+		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeBookingAlreadyCancelled, "booking "+id+" was deleted")
+	}
+	l.expireIfDue(b, now)
+	l.expireExchange(b, now)
+	return b, nil
+}
+
+// bookableOffer finds an offer that client can still book: another
+// client's offer is unknown.
+func (l *ledger) bookableOffer(now time.Time, client, id, pointer string) (*offer, *osdm.ProblemError) {
+	o, ok := l.offers.get(id)
+	switch {
+	case !ok || o.client != client:
+		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+strconv.Quote(id)+" is unknown or expired; search again").WithPointer(pointer)
+	case !now.Before(o.expires):
+		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+id+" expired at "+o.expires.Format(time.RFC3339)+"; search again").WithPointer(pointer)
+	case o.bookedBy != "":
+		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+id+" was booked already (booking "+o.bookedBy+"); search again").WithPointer(pointer)
+	}
+	return o, nil
 }
