@@ -124,6 +124,11 @@ type Route struct {
 	// Host and Scheme are those a request to the handler's route would
 	// have: the route's host matcher, or the server's listen address.
 	Host, Scheme string
+	// RemoteAddr is where a background request comes from: Caddy
+	// itself, at the server's listen address (127.0.0.1 and the port for
+	// a listener on every interface), what remote_ip matchers and the
+	// {http.request.remote} placeholders after the handler see.
+	RemoteAddr string
 }
 
 // NewRequest returns a request on ctx to send through Next, prepared as
@@ -136,7 +141,7 @@ func (r *Route) NewRequest(ctx context.Context, method, path string) (*http.Requ
 	}
 	// As a server reads a request: the URL holds the path, Host the host.
 	req.Host = r.Host
-	req.RemoteAddr = "127.0.0.1:0"
+	req.RemoteAddr = r.RemoteAddr
 	req.RequestURI = req.URL.RequestURI()
 	return caddyhttp.PrepareRequest(req, caddy.NewReplacer(), nil, r.Server), nil
 }
