@@ -60,23 +60,23 @@ func routeAfter(app *caddyhttp.App, h caddyhttp.MiddlewareHandler) (*osdmapp.Rou
 // endOfChain is the end of a server's chain: Caddy's empty handler.
 var endOfChain caddyhttp.Handler = caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
 
-// step is one level on the way to a handler: handler handler of route
+// routeStep is one level on the way to a handler: handler handler of route
 // route of routes (a subroute's, or the server's).
-type step struct {
+type routeStep struct {
 	routes         caddyhttp.RouteList
 	route, handler int
 }
 
 // pathTo is the way from routes to h, outermost level first.
-func pathTo(routes caddyhttp.RouteList, h caddyhttp.MiddlewareHandler) ([]step, bool) {
+func pathTo(routes caddyhttp.RouteList, h caddyhttp.MiddlewareHandler) ([]routeStep, bool) {
 	for i, rt := range routes {
 		for j, mh := range rt.Handlers {
 			if mh == h {
-				return []step{{routes, i, j}}, true
+				return []routeStep{{routes, i, j}}, true
 			}
 			if sub, ok := mh.(*caddyhttp.Subroute); ok {
 				if inner, ok := pathTo(sub.Routes, h); ok {
-					return append([]step{{routes, i, j}}, inner...), true
+					return append([]routeStep{{routes, i, j}}, inner...), true
 				}
 			}
 		}
@@ -88,7 +88,7 @@ func pathTo(routes caddyhttp.RouteList, h caddyhttp.MiddlewareHandler) ([]step, 
 // level, outermost first, the rest of that level in front of the rest of
 // the level around it. The groups of the routes on the path have
 // matched: routes of those groups are skipped, as Caddy skips them.
-func chainAfter(path []step) caddyhttp.Handler {
+func chainAfter(path []routeStep) caddyhttp.Handler {
 	matched := map[string]bool{}
 	for _, st := range path {
 		if g := st.routes[st.route].Group; g != "" {
@@ -104,7 +104,7 @@ func chainAfter(path []step) caddyhttp.Handler {
 
 // afterHandler is the chain after st's handler, at a level whose chain
 // ends in next, without the routes of the matched groups.
-func afterHandler(st step, matched map[string]bool, next caddyhttp.Handler) caddyhttp.Handler {
+func afterHandler(st routeStep, matched map[string]bool, next caddyhttp.Handler) caddyhttp.Handler {
 	rt := st.routes[st.route]
 	rest := endOfChain
 	if !rt.Terminal {
