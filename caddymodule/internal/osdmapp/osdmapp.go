@@ -107,7 +107,8 @@ func appOf(ctx caddy.Context) (a any, err error, configured bool) {
 // loads. Caddy gives each configuration one file system map, made before
 // any module is provisioned, and FileSystems returns it; a context with
 // no configuration gets a new, empty map on every call. Caddy exports no
-// other way to tell.
+// other way to tell (FileSystems is marked experimental: the package's
+// tests fail if it stops telling the two apart).
 func inConfiguration(ctx caddy.Context) bool {
 	return ctx.FileSystems() == ctx.FileSystems()
 }
