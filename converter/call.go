@@ -175,7 +175,11 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 		return method + " " + path
 	}
 
-	a, err := r.x.Call(ctx, req)
+	var a *Answer
+	if err = r.j.before(req, cl.body); err == nil {
+		a, err = r.x.Call(ctx, req)
+		r.j.after(cl.step, a, err)
+	}
 	if cl.maxAnswer > 0 && (errors.Is(err, ErrAnswerTooLarge) || err == nil && a != nil && int64(len(a.Body)) > cl.maxAnswer) {
 		return &failure{step: cl.step, code: legacy.CodeDocumentTooLarge,
 			what: what() + " answered more than " + strconv.FormatInt(cl.maxAnswer, 10) + " bytes"}
@@ -191,9 +195,7 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 			return nil
 		}
 		err := decodeAnswer(a.Body, cl.out)
-		if rd, ok := r.x.(answerReader); ok {
-			rd.answerRead(cl.step, cl.out, err)
-		}
+		r.j.read(cl.step, cl.out, a.Body, err)
 		if err != nil {
 			return &failure{step: cl.step, code: legacy.CodePartnerUnavailable, status: a.Status, uncertain: true,
 				what: what() + " answered " + strconv.Itoa(a.Status) + " with a body that is not the JSON OSDM defines (" + plain(err.Error(), 120) + ")"}

@@ -77,9 +77,7 @@ func (r *run) cancel(ctx context.Context, m *legacy.CancelRequest) *Result {
 // refund refunds what req asks of booking id: POST a refund offer, then
 // PATCH it to CONFIRMED. The CancelReply has status and lists places.
 func (r *run) refund(ctx context.Context, id string, req *osdm.RefundOfferRequest, status string, places []legacy.Place) *Result {
-	if n, ok := r.x.(refundNoter); ok {
-		n.noteRefund(id, status, places)
-	}
+	r.j.refunding(id, status, places)
 	params := map[string]string{osdm.ParamBookingID: id}
 	ro := new(osdm.RefundOfferCollectionResponse)
 	f := r.do(ctx, call{step: StepRefundOffers, params: params, out: ro, body: req})

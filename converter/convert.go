@@ -18,17 +18,22 @@ import (
 //
 // What each message kind calls is in the package documentation.
 func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Caller) *Result {
+	return c.convert(ctx, req, x, noLedger{})
+}
+
+// convert is Convert telling j what the exchange does.
+func (c *Converter) convert(ctx context.Context, req legacy.Request, x Caller, j ledger) *Result {
 	switch m := req.(type) {
 	case *legacy.AvailabilityRequest:
 		if m != nil && m.ExchangeOf != "" {
-			return c.newRun(m, x).exchangeAvailability(ctx, m)
+			return c.newRun(m, x, j).exchangeAvailability(ctx, m)
 		}
 		if m != nil {
-			return c.newRun(m, x).availability(ctx, m.Journey, m.Places)
+			return c.newRun(m, x, j).availability(ctx, m.Journey, m.Places)
 		}
 	case *legacy.BookingRequest:
 		if m != nil {
-			r := c.newRun(m, x)
+			r := c.newRun(m, x, j)
 			switch {
 			case m.InformationOnly && m.ExchangeOf == "":
 				return r.availability(ctx, m.Journey, m.Places)
@@ -41,21 +46,21 @@ func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Caller) *
 		}
 	case *legacy.CancelRequest:
 		if m != nil {
-			return c.newRun(m, x).cancel(ctx, m)
+			return c.newRun(m, x, j).cancel(ctx, m)
 		}
 	case *legacy.SynchroRequest:
 		if m != nil {
-			return c.newRun(m, x).synchro(ctx, m)
+			return j.rollback(ctx, c.newRun(m, x, j), m)
 		}
 	case *legacy.PassengerDataRequest:
 		if m != nil {
-			return c.newRun(m, x).passengerData(ctx, m)
+			return c.newRun(m, x, j).passengerData(ctx, m)
 		}
 	case *legacy.TicketRequest:
 		if m != nil {
 			// Read-only and possibly large: neither journaled nor kept
 			// for resends (Journal, ReplyCache).
-			return transient(c.newRun(m, x).ticket(ctx, m))
+			return transient(c.newRun(m, x, j).ticket(ctx, m))
 		}
 	}
 	return negative(legacy.NewNegativeReply(legacy.ReplyHeader{SentAt: c.now()}, legacy.CodeUnsupportedMessage,
@@ -66,12 +71,13 @@ func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Caller) *
 type run struct {
 	c         *Converter
 	x         Caller
+	j         ledger
 	messageID string
 	h         legacy.ReplyHeader
 }
 
-func (c *Converter) newRun(req legacy.Request, x Caller) *run {
-	return &run{c: c, x: x, messageID: req.MessageID(), h: legacy.ReplyTo(req, c.now())}
+func (c *Converter) newRun(req legacy.Request, x Caller, j ledger) *run {
+	return &run{c: c, x: x, j: j, messageID: req.MessageID(), h: legacy.ReplyTo(req, c.now())}
 }
 
 // availability answers an AvailabilityRequest or an informationOnly

@@ -214,12 +214,6 @@ func (r *run) exchangeAvailability(ctx context.Context, m *legacy.AvailabilityRe
 	return ok(&legacy.AvailabilityReply{Header: r.h, Journey: legacy.EchoJourney(m.Journey, dep, arr), Offers: offers})
 }
 
-// exchangeNoter is told, before the exchange operation is asked for,
-// which booking is exchanged; the journal keeps it.
-type exchangeNoter interface {
-	noteExchange(bookingID string)
-}
-
 // exchange answers a BookingRequest with ExchangeOf: exchange offers when
 // there is no OfferRef (and the cheapest matching one picked), POST
 // .../exchange-operations, then POST .../fulfillments to confirm. A failure
@@ -246,9 +240,7 @@ func (r *run) exchange(ctx context.Context, m *legacy.BookingRequest) *Result {
 		}
 		offerID, chosen = best.offer.OfferID, best.legacy.Exchange
 	}
-	if n, ok := r.x.(exchangeNoter); ok {
-		n.noteExchange(id)
-	}
+	r.j.exchanging(id)
 	refs := x.refs()
 	params := map[string]string{osdm.ParamBookingID: id}
 	opr := new(osdm.ExchangeOperationResponse)

@@ -66,14 +66,9 @@ type rolledBack struct {
 	Fee          *legacy.Price `json:"fee,omitempty"`
 }
 
-// refundNoter is told, before the refund offer is asked for, what the
-// refund will answer; the journal keeps it for a resend or settlement.
-type refundNoter interface {
-	noteRefund(bookingID, status string, places []legacy.Place)
-}
-
-// noteRefund implements refundNoter.
-func (jx *journalCaller) noteRefund(bookingID, status string, places []legacy.Place) {
+// refunding implements ledger: the journal keeps what the refund will
+// answer, for a resend or settlement.
+func (jx *journalRun) refunding(bookingID, status string, places []legacy.Place) {
 	rec := jx.rec
 	if rec.After == nil {
 		rec.After = &afterSales{}
@@ -82,7 +77,7 @@ func (jx *journalCaller) noteRefund(bookingID, status string, places []legacy.Pl
 }
 
 // refundOfferRead records the refund offer the partner made.
-func (jx *journalCaller) refundOfferRead(out any, err error) {
+func (jx *journalRun) refundOfferRead(out any, err error) {
 	ro, ok := out.(*osdm.RefundOfferCollectionResponse)
 	if !ok || err != nil || len(ro.RefundOffers) == 0 || ro.RefundOffers[0].ID == "" {
 		return
@@ -99,7 +94,7 @@ func (jx *journalCaller) refundOfferRead(out any, err error) {
 
 // beforeConfirm records that PATCH CONFIRMED is about to be sent; the call
 // is not made when that cannot be recorded.
-func (jx *journalCaller) beforeConfirm() error {
+func (jx *journalRun) beforeConfirm() error {
 	rec := jx.rec
 	rec.State, rec.Updated = stateRefundConfirming, jx.j.c.now().UTC()
 	if err := jx.j.save(rec, jx.j.cfg.UnsettledTTL); err != nil {
@@ -109,8 +104,8 @@ func (jx *journalCaller) beforeConfirm() error {
 	return nil
 }
 
-// noteExchange implements exchangeNoter.
-func (jx *journalCaller) noteExchange(bookingID string) {
+// exchanging implements ledger: the journal keeps the booking exchanged.
+func (jx *journalRun) exchanging(bookingID string) {
 	rec := jx.rec
 	if rec.After == nil {
 		rec.After = &afterSales{}
@@ -119,7 +114,7 @@ func (jx *journalCaller) noteExchange(bookingID string) {
 }
 
 // exchangeOperationRead records the exchange operation the partner made.
-func (jx *journalCaller) exchangeOperationRead(out any, err error) {
+func (jx *journalRun) exchangeOperationRead(out any, err error) {
 	opr, ok := out.(*osdm.ExchangeOperationResponse)
 	if !ok || err != nil || opr.ExchangeOperation == nil || opr.ExchangeOperation.ID == "" {
 		return
@@ -138,7 +133,7 @@ func (jx *journalCaller) exchangeOperationRead(out any, err error) {
 // beforeExchangeConfirm records that the fulfilment confirming the
 // exchange is about to be sent; it is not sent when that cannot be
 // recorded.
-func (jx *journalCaller) beforeExchangeConfirm() error {
+func (jx *journalRun) beforeExchangeConfirm() error {
 	rec := jx.rec
 	rec.State, rec.Updated = stateExchangeConfirming, jx.j.c.now().UTC()
 	if err := jx.j.save(rec, jx.j.cfg.UnsettledTTL); err != nil {
@@ -152,14 +147,14 @@ func (jx *journalCaller) beforeExchangeConfirm() error {
 // back at the partner; confirmed, the reply is the new booking; still
 // pre-booked, it is confirmed when a client resent the message (what it
 // asked for), else deleted; gone, the old booking stands.
-func (c *Converter) resumeExchange(ctx context.Context, req legacy.Request, h legacy.ReplyHeader, jx *journalCaller) (*Result, bool) {
+func (c *Converter) resumeExchange(ctx context.Context, req legacy.Request, h legacy.ReplyHeader, x Caller, jx *journalRun) (*Result, bool) {
 	rec := jx.rec
 	a := rec.After
-	r := &run{c: c, x: jx, messageID: rec.MessageID, h: h}
+	r := &run{c: c, x: x, j: jx, messageID: rec.MessageID, h: h}
 	id := a.ExchangeOf
 	if a.ExchangeOperationID == "" {
 		if req != nil {
-			res := c.Convert(ctx, req, jx)
+			res := c.convert(ctx, req, x, jx)
 			return res, jx.settled(res)
 		}
 		return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerUnavailable, BookingRef: id, Retryable: true,
@@ -199,18 +194,18 @@ func (c *Converter) resumeExchange(ctx context.Context, req legacy.Request, h le
 // (nil when settling): a client waiting is answered as the first run
 // would have been; without one, a refund offer never confirmed is
 // withdrawn and the message answered as not carried out.
-func (c *Converter) resumeAfterSales(ctx context.Context, req legacy.Request, h legacy.ReplyHeader, jx *journalCaller) (*Result, bool) {
+func (c *Converter) resumeAfterSales(ctx context.Context, req legacy.Request, h legacy.ReplyHeader, x Caller, jx *journalRun) (*Result, bool) {
 	rec := jx.rec
-	r := &run{c: c, x: jx, messageID: rec.MessageID, h: h}
+	r := &run{c: c, x: x, j: jx, messageID: rec.MessageID, h: h}
 	a := rec.After
 	if a != nil && a.ExchangeOf != "" {
-		return c.resumeExchange(ctx, req, h, jx)
+		return c.resumeExchange(ctx, req, h, x, jx)
 	}
 	if a == nil || a.RefundOfferID == "" {
 		// Nothing was confirmed: run it again if someone asks, with the
 		// same Idempotency-Keys.
 		if req != nil {
-			res := c.Convert(ctx, req, jx)
+			res := c.convert(ctx, req, x, jx)
 			return res, jx.settled(res)
 		}
 		return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerUnavailable, BookingRef: rec.BookingID, Retryable: true,

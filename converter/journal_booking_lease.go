@@ -55,7 +55,7 @@ var errBookingBusy = errors.New("another message on the booking is being carried
 // while another message holds it (until ctx ends: errBookingBusy); the
 // message keeps it until freeBooking. A booking jx holds already is not
 // taken again.
-func (jx *journalCaller) holdBooking(ctx context.Context, id string) error {
+func (jx *journalRun) holdBooking(ctx context.Context, id string) error {
 	if jx.booking == id {
 		return nil
 	}
@@ -78,7 +78,7 @@ func (jx *journalCaller) holdBooking(ctx context.Context, id string) error {
 
 // tryBooking takes the lease of booking id for jx's message if no other
 // message holds it, and reports whether it did.
-func (jx *journalCaller) tryBooking(ctx context.Context, id string) (bool, error) {
+func (jx *journalRun) tryBooking(ctx context.Context, id string) (bool, error) {
 	token, got, err := jx.j.acquireKey(ctx, jx.j.bookingLeaseKey(id))
 	if err != nil || !got {
 		return false, err
@@ -90,7 +90,7 @@ func (jx *journalCaller) tryBooking(ctx context.Context, id string) (bool, error
 
 // freeBooking frees the booking lease jx holds, if any: once the
 // message's outcome is recorded.
-func (jx *journalCaller) freeBooking() {
+func (jx *journalRun) freeBooking() {
 	if jx.booking == "" {
 		return
 	}

@@ -85,7 +85,7 @@ func (j *Journal) settleOne(ctx context.Context, id string, x Caller) bool {
 		return false
 	}
 	before := rec.Reply
-	jx := &journalCaller{x: x, j: j, rec: rec}
+	jx := &journalRun{j: j, rec: rec}
 	defer jx.freeBooking()
 	if rec.After != nil && rec.BookingID != "" {
 		// An after-sales message holds its booking; one that another
@@ -99,9 +99,9 @@ func (j *Journal) settleOne(ctx context.Context, id string, x Caller) bool {
 	var res *Result
 	var settled bool
 	if rec.Kind == string(legacy.KindBookingRequest) && (rec.After == nil || rec.After.ExchangeOperationID == "" && rec.After.ExchangeOf == "") {
-		res, settled = j.c.resume(cctx, nil, h, jx, false)
+		res, settled = j.c.resume(cctx, nil, h, x, jx, false)
 	} else {
-		res, settled = j.c.resumeAfterSales(cctx, nil, h, jx)
+		res, settled = j.c.resumeAfterSales(cctx, nil, h, x, jx)
 	}
 	cancel()
 	if !settled {
@@ -128,20 +128,20 @@ func negativeTextOf(res *Result) string {
 	return ""
 }
 
-// resume continues the exchange recorded in jx.rec, through jx. confirm
+// resume continues the exchange recorded in jx.rec, through x. confirm
 // says a legacy client is waiting and was told nothing yet: a provisional
 // booking is then confirmed, as its first exchange would have done;
 // otherwise it is deleted. m is the resent request, nil when settling in
 // the background. settled reports whether the partner's state now
 // matches the reply.
-func (c *Converter) resume(ctx context.Context, m *legacy.BookingRequest, h legacy.ReplyHeader, jx *journalCaller, confirm bool) (*Result, bool) {
+func (c *Converter) resume(ctx context.Context, m *legacy.BookingRequest, h legacy.ReplyHeader, x Caller, jx *journalRun, confirm bool) (*Result, bool) {
 	rec := jx.rec
-	r := &run{c: c, x: jx, messageID: rec.MessageID, h: h}
+	r := &run{c: c, x: x, j: jx, messageID: rec.MessageID, h: h}
 	if rec.BookingID == "" {
 		if len(rec.BookingBody) == 0 {
 			// Nothing was sent to book: start again, if there is a client.
 			if m != nil && confirm {
-				res := c.Convert(ctx, m, jx)
+				res := c.convert(ctx, m, x, jx)
 				return res, jx.settled(res)
 			}
 			return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerUnavailable, Retryable: true,
