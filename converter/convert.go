@@ -2,8 +2,12 @@ package converter
 
 import (
 	"context"
+	"net/http"
 	"strconv"
 	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -173,4 +177,116 @@ func (r *run) describeCall(step Step, bookingID string) string {
 		tmpl = strings.Replace(tmpl, "{"+osdm.ParamBookingID+"}", bookingID, 1)
 	}
 	return stepMethods[step] + " " + tmpl
+}
+
+// Result is the outcome of one legacy exchange.
+type Result struct {
+	// Reply is the legacy reply, never nil.
+	Reply legacy.Reply
+	// Status is the HTTP status to answer the legacy client with: 200 for
+	// every reply but a NegativeReply, whose status follows its code.
+	Status int
+	// Outcome labels the exchange in logs and metrics: "ok",
+	// "replacement_proposal", or the NegativeReply code in lower case.
+	Outcome string
+	// RequestKind is, for a Refusal, the kind of the request refused when
+	// it could be read ("" when not); "" for other Results.
+	RequestKind legacy.Kind
+	// unsettled: the reply is not the exchange's outcome for good (the
+	// partner's state is not known yet, another instance still runs the
+	// exchange, or the journal's store failed; journal.go): it may still
+	// change, so a ReplyCache does not keep it.
+	unsettled bool
+	// transient: the reply tells the partner's state as it was read,
+	// which may change (a ticket issued since) and may be large (a
+	// TicketReply's documents): a ReplyCache does not keep it, a resend
+	// reads the partner again.
+	transient bool
+}
+
+// Outcome labels of a Result other than a NegativeReply code.
+const (
+	OutcomeOK                  = "ok"
+	OutcomeReplacementProposal = "replacement_proposal"
+)
+
+// Refusal is the Result of a request that could not be decoded (the glue's
+// answer to a legacy.Decode or legacy.FormatOf error): its NegativeReply,
+// with the status err asks for (400, 413, 415 or 422).
+func Refusal(err *legacy.Error, now time.Time) *Result {
+	return &Result{Reply: err.NegativeReply(now), Status: err.HTTPStatus(), Outcome: outcomeOf(err.Code), RequestKind: err.Kind}
+}
+
+// transient marks res as not kept for resends (Result.transient).
+func transient(res *Result) *Result {
+	res.transient = true
+	return res
+}
+
+// ok wraps a successful reply.
+func ok(reply legacy.Reply) *Result {
+	return &Result{Reply: reply, Status: http.StatusOK, Outcome: OutcomeOK}
+}
+
+// negative wraps a NegativeReply with the status of its code.
+func negative(n *legacy.NegativeReply) *Result {
+	return &Result{Reply: n, Status: n.Code.HTTPStatus(), Outcome: outcomeOf(n.Code)}
+}
+
+func outcomeOf(code legacy.Code) string { return strings.ToLower(string(code)) }
+
+// plain makes partner-supplied text fit a legacy reply: valid UTF-8, no
+// control characters (XML cannot carry most of them, and a line break
+// could forge log lines), runs of space folded to one, at most max
+// characters (cut text ends in "...").
+func plain(s string, max int) string {
+	if isPlain(s, max) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(min(len(s), 4*max))
+	n, cut := 0, 0 // characters written; byte length at max-3 characters
+	space := false
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) || unicode.IsSpace(r) || r == 0xFFFE || r == 0xFFFF {
+			space = n > 0
+			continue
+		}
+		need := 1
+		if space {
+			need = 2
+		}
+		if n+need > max {
+			return strings.TrimRight(b.String()[:cut], " ") + "..."
+		}
+		if space {
+			b.WriteByte(' ')
+			n++
+			space = false
+			if n <= max-3 {
+				cut = b.Len()
+			}
+		}
+		b.WriteRune(r)
+		n++
+		if n <= max-3 {
+			cut = b.Len()
+		}
+	}
+	return b.String()
+}
+
+// isPlain reports whether s is printable ASCII of at most max bytes with
+// no leading, trailing or double space: plain leaves such text as it is.
+func isPlain(s string, max int) bool {
+	if len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < ' ' || c > '~' || (c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' ')) {
+			return false
+		}
+	}
+	return true
 }

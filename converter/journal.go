@@ -30,7 +30,7 @@ import (
 //     many instances share the store, one runs a message's OSDM sequence
 //     at a time and the others wait for its reply;
 //   - for the after-sales messages, each step that commits the partner
-//     (journal_aftersales.go): the refund offer or exchange operation
+//     (journal_run.go): the refund offer or exchange operation
 //     made, then its confirmation about to be sent. A SynchroRequest is
 //     answered from these records.
 //
@@ -266,7 +266,7 @@ func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h le
 			Namespaced: h.Namespaced, Created: j.c.now().UTC(), State: stateRunning}
 	}
 	jx := &journalRun{j: j, rec: rec}
-	// An after-sales message holds its booking (journal_booking_lease.go);
+	// An after-sales message holds its booking (journal_run.go);
 	// a rollback, once it knows the booking (synchro), or resumed, its
 	// record's.
 	bid := afterSalesBooking(req)

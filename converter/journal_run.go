@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -170,13 +171,6 @@ func (jx *journalRun) exchangePrebooked() bool {
 	return jx.rec.After != nil && jx.rec.After.ExchangeOperationID != ""
 }
 
-// unclear reports an answer (or none) that does not say whether the
-// partner acted: no answer, 5xx, 408, 429, or not a 4xx.
-func unclear(a *Answer, err error) bool {
-	return err != nil || a == nil || a.Status >= 500 || a.Status < 400 ||
-		a.Status == http.StatusRequestTimeout || a.Status == http.StatusTooManyRequests
-}
-
 // after implements ledger: what became of the booking, the refund or the
 // exchange.
 func (jx *journalRun) after(step Step, a *Answer, err error) {
@@ -266,4 +260,183 @@ func bookingOf(body []byte) (string, *time.Time, bool) {
 		return "", nil, len(b.Problems) > 0
 	}
 	return b.Booking.ID, b.Booking.ConfirmationTimeLimit, len(b.Problems) > 0
+}
+
+// An after-sales message reads the booking, then acts on what it read: a
+// partial cancellation refunds the places it found held and answers
+// PARTIALLY_REFUNDED when others were left; a cancellation of the rest
+// lists the places it found; an exchange moves the passengers it found.
+// Two such messages on one booking at once would each act on a booking
+// the other is changing (the second of two partial cancellations that
+// cover every place answers PARTIALLY_REFUNDED for a booking now fully
+// refunded; a place refunded while an exchange is pre-booked can be moved
+// to the new train as well). So the journal runs the after-sales messages
+// of one booking one at a time, on every instance sharing the store: each
+// holds the booking's lease, as a message holds its messageId's, from
+// before it reads the booking until its outcome is recorded; another
+// message on the booking waits for it.
+
+// bookingLeaseKey is the store key of the lease of booking id.
+func (j *Journal) bookingLeaseKey(id string) string {
+	return "convert/" + j.c.partner + "/booking/" + id
+}
+
+// afterSalesBooking names the booking an after-sales message changes: a
+// CancelRequest's or a PassengerDataRequest's BookingRef, an exchange's
+// ExchangeOf; "" for any other message, and for a reference the
+// converter refuses anyway.
+func afterSalesBooking(req legacy.Request) string {
+	var id string
+	switch m := req.(type) {
+	case *legacy.CancelRequest:
+		id = m.BookingRef
+	case *legacy.PassengerDataRequest:
+		id = m.BookingRef
+	case *legacy.BookingRequest:
+		id = m.ExchangeOf
+	}
+	if id == "" || unsafeSegment(id) != "" {
+		return ""
+	}
+	return id
+}
+
+// errBookingBusy: another message held the booking until the message's
+// context ended.
+var errBookingBusy = errors.New("another message on the booking is being carried out")
+
+// holdBooking takes the lease of booking id for jx's message, waiting
+// while another message holds it (until ctx ends: errBookingBusy); the
+// message keeps it until freeBooking. A booking jx holds already is not
+// taken again.
+func (jx *journalRun) holdBooking(ctx context.Context, id string) error {
+	if jx.booking == id {
+		return nil
+	}
+	wait := jx.j.cfg.Poll
+	for {
+		got, err := jx.tryBooking(ctx, id)
+		if err != nil || got {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return errBookingBusy
+		case <-t.C:
+		}
+		wait = min(2*wait, 4*jx.j.cfg.Poll)
+	}
+}
+
+// tryBooking takes the lease of booking id for jx's message if no other
+// message holds it, and reports whether it did.
+func (jx *journalRun) tryBooking(ctx context.Context, id string) (bool, error) {
+	token, got, err := jx.j.acquireKey(ctx, jx.j.bookingLeaseKey(id))
+	if err != nil || !got {
+		return false, err
+	}
+	jx.freeBooking()
+	jx.booking, jx.bookingToken = id, token
+	return true, nil
+}
+
+// freeBooking frees the booking lease jx holds, if any: once the
+// message's outcome is recorded.
+func (jx *journalRun) freeBooking() {
+	if jx.booking == "" {
+		return
+	}
+	jx.j.releaseKey(jx.j.bookingLeaseKey(jx.booking), jx.bookingToken)
+	jx.booking, jx.bookingToken = "", ""
+}
+
+// bookingHeld is the reply when booking id could not be held (err): the
+// store failed, or another message on the booking ran until this one's
+// time was up. Nothing was sent to the partner, and nothing is recorded:
+// the resend runs the message.
+func (j *Journal) bookingHeld(h legacy.ReplyHeader, id string, err error) *Result {
+	if !errors.Is(err, errBookingBusy) {
+		return j.storeFailed(h, err)
+	}
+	return markUnsettled(negative(&legacy.NegativeReply{Header: h, Code: legacy.CodePartnerTimeout, BookingRef: id, Retryable: true,
+		Text: "Another message on booking " + plain(id, 128) + " at partner " + j.c.partner + " was being carried out until this one's time was up; this one was not started and nothing was changed. Send it again later."}))
+}
+
+// refunding implements ledger: the journal keeps what the refund will
+// answer, for a resend or settlement.
+func (jx *journalRun) refunding(bookingID, status string, places []legacy.Place) {
+	rec := jx.rec
+	if rec.After == nil {
+		rec.After = &afterSales{}
+	}
+	rec.BookingID, rec.After.Status, rec.After.Places = bookingID, status, places
+}
+
+// refundOfferRead records the refund offer the partner made.
+func (jx *journalRun) refundOfferRead(out any, err error) {
+	ro, ok := out.(*osdm.RefundOfferCollectionResponse)
+	if !ok || err != nil || len(ro.RefundOffers) == 0 || ro.RefundOffers[0].ID == "" {
+		return
+	}
+	rec := jx.rec
+	if rec.After == nil {
+		rec.After = &afterSales{}
+	}
+	rec.After.RefundOfferID, rec.State, rec.Updated = ro.RefundOffers[0].ID, stateRefundOffered, jx.j.c.now().UTC()
+	// Best effort: without it a resend asks for the offer again (same
+	// Idempotency-Key) and nothing was confirmed yet.
+	_ = jx.j.save(rec, jx.j.cfg.UnsettledTTL)
+}
+
+// beforeConfirm records that PATCH CONFIRMED is about to be sent; the call
+// is not made when that cannot be recorded.
+func (jx *journalRun) beforeConfirm() error {
+	rec := jx.rec
+	rec.State, rec.Updated = stateRefundConfirming, jx.j.c.now().UTC()
+	if err := jx.j.save(rec, jx.j.cfg.UnsettledTTL); err != nil {
+		jx.intentErr = err
+		return err
+	}
+	return nil
+}
+
+// exchanging implements ledger: the journal keeps the booking exchanged.
+func (jx *journalRun) exchanging(bookingID string) {
+	rec := jx.rec
+	if rec.After == nil {
+		rec.After = &afterSales{}
+	}
+	rec.BookingID, rec.After.ExchangeOf = bookingID, bookingID
+}
+
+// exchangeOperationRead records the exchange operation the partner made.
+func (jx *journalRun) exchangeOperationRead(out any, err error) {
+	opr, ok := out.(*osdm.ExchangeOperationResponse)
+	if !ok || err != nil || opr.ExchangeOperation == nil || opr.ExchangeOperation.ID == "" {
+		return
+	}
+	rec, op := jx.rec, opr.ExchangeOperation
+	jx.opMade = true
+	rec.After.ExchangeOperationID, rec.State, rec.Updated = op.ID, stateExchangePrebooked, jx.j.c.now().UTC()
+	if len(op.ExchangeOffers) > 0 {
+		rec.After.Exchange = legacyExchange(&op.ExchangeOffers[0])
+	}
+	// Best effort: without it a resend asks for the operation again
+	// (same Idempotency-Key), and an operation never confirmed lapses.
+	_ = jx.j.save(rec, jx.j.cfg.UnsettledTTL)
+}
+
+// beforeExchangeConfirm records that the fulfilment confirming the
+// exchange is about to be sent; it is not sent when that cannot be
+// recorded.
+func (jx *journalRun) beforeExchangeConfirm() error {
+	rec := jx.rec
+	rec.State, rec.Updated = stateExchangeConfirming, jx.j.c.now().UTC()
+	if err := jx.j.save(rec, jx.j.cfg.UnsettledTTL); err != nil {
+		jx.intentErr = err
+		return err
+	}
+	return nil
 }
