@@ -389,4 +389,13 @@ func unsafeSegment(s string) string {
 	return ""
 }
 
+// unsafeRef refuses the legacy booking reference id, the message's field
+// name, when it cannot be one OSDM path segment; nil when it can.
+func (r *run) unsafeRef(name, id string) *Result {
+	if why := unsafeSegment(id); why != "" {
+		return r.invalid(name + " " + strconv.Quote(plain(id, 128)) + " " + why + "; it cannot name a booking at partner " + r.c.partner)
+	}
+	return nil
+}
+
 func isDotSegment(s string) bool { return s == "." || s == ".." }

@@ -14,8 +14,8 @@ import (
 // ALREADY_CANCELLED when everything in it is cancelled or refunded; DELETE
 // it when it was never confirmed.
 func (r *run) cancel(ctx context.Context, m *legacy.CancelRequest) *Result {
-	if why := unsafeSegment(m.BookingRef); why != "" {
-		return r.invalid("BookingRef " + strconv.Quote(plain(m.BookingRef, 128)) + " " + why + "; it cannot name a booking at partner " + r.c.partner)
+	if res := r.unsafeRef("BookingRef", m.BookingRef); res != nil {
+		return res
 	}
 	var overrule osdm.OverruleCode
 	if m.ReasonCode != nil {
@@ -32,12 +32,7 @@ func (r *run) cancel(ctx context.Context, m *legacy.CancelRequest) *Result {
 		return r.failBooking(f, id)
 	}
 	if br.Booking == nil {
-		f := &failure{step: StepReadBooking, code: legacy.CodePartnerUnavailable, status: 200, uncertain: true,
-			what: r.describeCall(StepReadBooking, id) + " answered without a booking"}
-		if prob, code := firstProblem(StepReadBooking, br.Problems); prob != nil && code != "" {
-			f.code, f.problem, f.what = code, prob, f.what+describeProblem(prob)
-		}
-		return r.failBooking(f, id)
+		return r.noBooking(id, br.Problems)
 	}
 	b := br.Booking
 
@@ -134,6 +129,17 @@ func (r *run) confirmRefund(ctx context.Context, id string, offer osdm.RefundOff
 	}
 	return ok(&legacy.CancelReply{Header: r.h, BookingRef: id, Status: status,
 		RefundAmount: legacyPrice(&offer.RefundableAmount), Fee: legacyPrice(&offer.RefundFee), Places: places})
+}
+
+// noBooking answers a 2xx to GET /bookings/{id} without the booking: the
+// partner's problem when it names a known one, else PARTNER_UNAVAILABLE.
+func (r *run) noBooking(id string, problems []osdm.Problem) *Result {
+	f := &failure{step: StepReadBooking, code: legacy.CodePartnerUnavailable, status: 200, uncertain: true,
+		what: r.describeCall(StepReadBooking, id) + " answered without a booking"}
+	if prob, code := firstProblem(StepReadBooking, problems); prob != nil && code != "" {
+		f.code, f.problem, f.what = code, prob, f.what+describeProblem(prob)
+	}
+	return r.failBooking(f, id)
 }
 
 // failBooking answers a failed call about an existing booking id, naming

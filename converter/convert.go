@@ -146,28 +146,26 @@ func (r *run) fail(f *failure) *Result {
 // lead is the first sentence of a NegativeReply text: what happened, in
 // terms a person at the legacy side can act on.
 func (r *run) lead(code legacy.Code) string {
-	p := r.c.partner
-	switch code {
-	case legacy.CodeTrainNotFound:
-		return "Partner " + p + " knows no such train run."
-	case legacy.CodeNoAvailability:
-		return "Partner " + p + " has no place left that matches the request."
-	case legacy.CodeOfferExpired:
-		return "The offer is no longer valid at partner " + p + "; ask for availability again."
-	case legacy.CodeBookingNotFound:
-		return "Partner " + p + " knows no such booking."
-	case legacy.CodeAlreadyCancelled:
-		return "The booking was already cancelled or refunded at partner " + p + "."
-	case legacy.CodeAuthenticationFailed:
-		return "Authentication at partner " + p + " failed; check the route's osdm_token settings."
-	case legacy.CodePartnerTimeout:
-		return "Partner " + p + " did not answer in time; try again later."
-	case legacy.CodePartnerUnavailable:
-		return "Partner " + p + " could not be reached or failed; try again later."
-	case legacy.CodeDocumentTooLarge:
-		return "A ticket document of partner " + p + " is larger than this route takes (max_document " + strconv.FormatInt(r.c.maxDocument, 10) + " bytes); nothing of it is passed on."
+	l, known := leads[code]
+	if !known {
+		l = "Partner {partner} refused the request."
 	}
-	return "Partner " + p + " refused the request."
+	l = strings.Replace(l, "{maxDocument}", strconv.FormatInt(r.c.maxDocument, 10), 1)
+	return strings.Replace(l, "{partner}", r.c.partner, 1)
+}
+
+// leads are the lead sentences by code; {partner} stands for the
+// partner's name, {maxDocument} for the route's max_document.
+var leads = map[legacy.Code]string{
+	legacy.CodeTrainNotFound:        "Partner {partner} knows no such train run.",
+	legacy.CodeNoAvailability:       "Partner {partner} has no place left that matches the request.",
+	legacy.CodeOfferExpired:         "The offer is no longer valid at partner {partner}; ask for availability again.",
+	legacy.CodeBookingNotFound:      "Partner {partner} knows no such booking.",
+	legacy.CodeAlreadyCancelled:     "The booking was already cancelled or refunded at partner {partner}.",
+	legacy.CodeAuthenticationFailed: "Authentication at partner {partner} failed; check the route's osdm_token settings.",
+	legacy.CodePartnerTimeout:       "Partner {partner} did not answer in time; try again later.",
+	legacy.CodePartnerUnavailable:   "Partner {partner} could not be reached or failed; try again later.",
+	legacy.CodeDocumentTooLarge:     "A ticket document of partner {partner} is larger than this route takes (max_document {maxDocument} bytes); nothing of it is passed on.",
 }
 
 // describeCall is "POST /bookings" for a reply text.

@@ -33,8 +33,8 @@ func (r *run) readExchanged(ctx context.Context, j legacy.Journey, id string, p 
 	if err != nil {
 		return nil, r.invalid(err.Error())
 	}
-	if why := unsafeSegment(id); why != "" {
-		return nil, r.invalid("ExchangeOf " + strconv.Quote(plain(id, 128)) + " " + why + "; it cannot name a booking at partner " + r.c.partner)
+	if res := r.unsafeRef("ExchangeOf", id); res != nil {
+		return nil, res
 	}
 	br := new(osdm.BookingResponse)
 	if f := r.do(ctx, call{step: StepReadBooking, params: map[string]string{osdm.ParamBookingID: id}, out: br}); f != nil {
