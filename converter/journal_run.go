@@ -154,12 +154,12 @@ func (jx *journalRun) before(call *Call, body any) error {
 		}
 	}
 	if call.Step == StepFulfillments && jx.exchangePrebooked() {
-		if err := jx.beforeExchangeConfirm(); err != nil {
+		if err := jx.beforeConfirm(stateExchangeConfirming); err != nil {
 			return fmt.Errorf("the converter's journal store failed: recording the exchange's confirmation: %w; the fulfilment was not sent", err)
 		}
 	}
 	if call.Step == StepRefundOffer && jx.rec.After != nil {
-		if err := jx.beforeConfirm(); err != nil {
+		if err := jx.beforeConfirm(stateRefundConfirming); err != nil {
 			return fmt.Errorf("the converter's journal store failed: recording the refund's confirmation: %w; PATCH CONFIRMED was not sent", err)
 		}
 	}
@@ -286,16 +286,20 @@ func (j *Journal) bookingLeaseKey(id string) string {
 // ExchangeOf; "" for any other message, and for a reference the
 // converter refuses anyway.
 func afterSalesBooking(req legacy.Request) string {
-	var id string
 	switch m := req.(type) {
 	case *legacy.CancelRequest:
-		id = m.BookingRef
+		return usableRef(m.BookingRef)
 	case *legacy.PassengerDataRequest:
-		id = m.BookingRef
+		return usableRef(m.BookingRef)
 	case *legacy.BookingRequest:
-		id = m.ExchangeOf
+		return usableRef(m.ExchangeOf)
 	}
-	if id == "" || unsafeSegment(id) != "" {
+	return ""
+}
+
+// usableRef is id when it can name a booking in an OSDM path, else "".
+func usableRef(id string) string {
+	if unsafeSegment(id) != "" {
 		return ""
 	}
 	return id
@@ -364,14 +368,27 @@ func (j *Journal) bookingHeld(h legacy.ReplyHeader, id string, err error) *Resul
 		Text: "Another message on booking " + plain(id, 128) + " at partner " + j.c.partner + " was being carried out until this one's time was up; this one was not started and nothing was changed. Send it again later."}))
 }
 
+// afterSales is the record's after-sales progress, made on first use.
+func (jx *journalRun) afterSales() *afterSales {
+	if jx.rec.After == nil {
+		jx.rec.After = &afterSales{}
+	}
+	return jx.rec.After
+}
+
+// reached records that the exchange reached state, kept as long as an
+// exchange not settled is.
+func (jx *journalRun) reached(state string) error {
+	rec := jx.rec
+	rec.State, rec.Updated = state, jx.j.c.now().UTC()
+	return jx.j.save(rec, jx.j.cfg.UnsettledTTL)
+}
+
 // refunding implements ledger: the journal keeps what the refund will
 // answer, for a resend or settlement.
 func (jx *journalRun) refunding(bookingID, status string, places []legacy.Place) {
-	rec := jx.rec
-	if rec.After == nil {
-		rec.After = &afterSales{}
-	}
-	rec.BookingID, rec.After.Status, rec.After.Places = bookingID, status, places
+	a := jx.afterSales()
+	jx.rec.BookingID, a.Status, a.Places = bookingID, status, places
 }
 
 // refundOfferRead records the refund offer the partner made.
@@ -380,35 +397,15 @@ func (jx *journalRun) refundOfferRead(out any, err error) {
 	if !ok || err != nil || len(ro.RefundOffers) == 0 || ro.RefundOffers[0].ID == "" {
 		return
 	}
-	rec := jx.rec
-	if rec.After == nil {
-		rec.After = &afterSales{}
-	}
-	rec.After.RefundOfferID, rec.State, rec.Updated = ro.RefundOffers[0].ID, stateRefundOffered, jx.j.c.now().UTC()
+	jx.afterSales().RefundOfferID = ro.RefundOffers[0].ID
 	// Best effort: without it a resend asks for the offer again (same
 	// Idempotency-Key) and nothing was confirmed yet.
-	_ = jx.j.save(rec, jx.j.cfg.UnsettledTTL)
-}
-
-// beforeConfirm records that PATCH CONFIRMED is about to be sent; the call
-// is not made when that cannot be recorded.
-func (jx *journalRun) beforeConfirm() error {
-	rec := jx.rec
-	rec.State, rec.Updated = stateRefundConfirming, jx.j.c.now().UTC()
-	if err := jx.j.save(rec, jx.j.cfg.UnsettledTTL); err != nil {
-		jx.intentErr = err
-		return err
-	}
-	return nil
+	_ = jx.reached(stateRefundOffered)
 }
 
 // exchanging implements ledger: the journal keeps the booking exchanged.
 func (jx *journalRun) exchanging(bookingID string) {
-	rec := jx.rec
-	if rec.After == nil {
-		rec.After = &afterSales{}
-	}
-	rec.BookingID, rec.After.ExchangeOf = bookingID, bookingID
+	jx.rec.BookingID, jx.afterSales().ExchangeOf = bookingID, bookingID
 }
 
 // exchangeOperationRead records the exchange operation the partner made.
@@ -417,24 +414,22 @@ func (jx *journalRun) exchangeOperationRead(out any, err error) {
 	if !ok || err != nil || opr.ExchangeOperation == nil || opr.ExchangeOperation.ID == "" {
 		return
 	}
-	rec, op := jx.rec, opr.ExchangeOperation
+	op, a := opr.ExchangeOperation, jx.afterSales()
 	jx.opMade = true
-	rec.After.ExchangeOperationID, rec.State, rec.Updated = op.ID, stateExchangePrebooked, jx.j.c.now().UTC()
+	a.ExchangeOperationID = op.ID
 	if len(op.ExchangeOffers) > 0 {
-		rec.After.Exchange = legacyExchange(&op.ExchangeOffers[0])
+		a.Exchange = legacyExchange(&op.ExchangeOffers[0])
 	}
 	// Best effort: without it a resend asks for the operation again
 	// (same Idempotency-Key), and an operation never confirmed lapses.
-	_ = jx.j.save(rec, jx.j.cfg.UnsettledTTL)
+	_ = jx.reached(stateExchangePrebooked)
 }
 
-// beforeExchangeConfirm records that the fulfilment confirming the
-// exchange is about to be sent; it is not sent when that cannot be
-// recorded.
-func (jx *journalRun) beforeExchangeConfirm() error {
-	rec := jx.rec
-	rec.State, rec.Updated = stateExchangeConfirming, jx.j.c.now().UTC()
-	if err := jx.j.save(rec, jx.j.cfg.UnsettledTTL); err != nil {
+// beforeConfirm records that a confirmation is about to be sent (state:
+// PATCH CONFIRMED of a refund offer, or the fulfilment confirming an
+// exchange); the call is not made when that cannot be recorded.
+func (jx *journalRun) beforeConfirm(state string) error {
+	if err := jx.reached(state); err != nil {
 		jx.intentErr = err
 		return err
 	}
