@@ -32,11 +32,20 @@ const documentCacheSize = 64
 // documentID is the id of a fulfilment's ticket document.
 func documentID(fulfillmentID string) string { return fulfillmentID + "-ticket" }
 
+// documentRefs are the fulfillmentDocumentRefs of a new fulfilment: its
+// ticket, none with cfg.NoDocuments.
+func documentRefs(cfg Config, fulfillmentID string) []string {
+	if cfg.NoDocuments {
+		return nil
+	}
+	return []string{documentID(fulfillmentID)}
+}
+
 // documents are the fulfillmentDocuments of b's fulfilment f: its ticket
 // while f is FULFILLED, none otherwise. The content is a placeholder,
-// which ServeHTTP fills with the PDF.
+// which ServeHTTP fills with the PDF. With Config.NoDocuments, none ever.
 func (dd *documentDesk) documents(b *booking, f *osdm.Fulfillment) ([]osdm.FulfillmentDocument, []ticketpdf.Placeholder) {
-	if f == nil || f.Status != osdm.FulfillmentFulfilled || b.fulfillment == nil || f.ID != b.fulfillment.ID {
+	if dd.cfg.NoDocuments || f == nil || f.Status != osdm.FulfillmentFulfilled || b.fulfillment == nil || f.ID != b.fulfillment.ID {
 		return nil, nil
 	}
 	id := documentID(f.ID)

@@ -402,7 +402,7 @@ func (xd *exchangeDesk) confirmExchange(now time.Time, b *booking, op *exchangeO
 		ControlNumber: "CN" + shortCode(b.id+"/"+op.id, 10),
 		BookingParts:  refs,
 	}
-	f.FulfillmentDocumentRefs = []string{documentID(f.ID)}
+	f.FulfillmentDocumentRefs = documentRefs(xd.led.cfg, f.ID)
 	b.fulfillment = f
 	op.status, op.fulfillment = osdm.ExchangeFulfilled, f
 	end := b.lastArrival()

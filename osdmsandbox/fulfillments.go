@@ -41,7 +41,7 @@ func (bd *bookingDesk) fulfil(now time.Time, rq *request) *response {
 			CreatedOn:     now,
 			ControlNumber: "CN" + shortCode(b.id+"/ticket", 10),
 		}
-		f.FulfillmentDocumentRefs = []string{documentID(f.ID)}
+		f.FulfillmentDocumentRefs = documentRefs(bd.led.cfg, f.ID)
 		for _, part := range b.parts {
 			part.confirmedOn = &now
 			f.BookingParts = append(f.BookingParts, osdm.BookingPartReference{ID: part.id})
