@@ -29,6 +29,7 @@ func init() {
 //		max_changes        <0..2>
 //		min_transfer       <duration>
 //		max_trips          <n>
+//		documents          pdf|none
 //	}
 //
 // Every subdirective is optional:
@@ -58,6 +59,9 @@ func init() {
 //     says nothing; default 10m, at most 6h.
 //   - max_trips: the most trips a search of the timetable answers;
 //     default 6, at most 50.
+//   - documents: pdf (default) gives every FULFILLED fulfilment its ticket
+//     as a PDF; none issues fulfilments with their control number only and
+//     renders nothing (load tests of the gateway in front).
 func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	_, err := s.caddyfileTable().Directive(d)
 	return err
@@ -105,6 +109,7 @@ func (s *Sandbox) caddyfileTable() glue.Table {
 			return err
 		}),
 		glue.Duration("min_transfer", &s.MinTransfer), glue.Int("max_trips", &s.MaxTrips, 1, osdmsandbox.MaxMaxTrips),
+		glue.OneOf("documents", &s.Documents, "pdf", "none"),
 	}}
 }
 
