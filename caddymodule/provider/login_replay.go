@@ -46,7 +46,10 @@ func (r LoginReplayStore) engine() (string, error) {
 	case engine == "":
 		engine = r.Type
 	}
-	if engine == "store" { // the name a store of the app once took
+	if engine == "store" { // the engine a store of the app once took
+		if r.Name == "" {
+			return "", errors.New("replay_store store takes a name: a store of the osdm app")
+		}
 		engine = ""
 	}
 	if engine == "" && r.Name == "" {

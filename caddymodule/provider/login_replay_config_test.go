@@ -32,9 +32,11 @@ func TestLoginReplayStoreJSON(t *testing.T) {
 			t.Errorf("%s: %+v engine %q (%v), want %+v engine %q", in, r.Config, engine, err, want.cfg, want.engine)
 		}
 	}
-	var r LoginReplayStore
-	_ = json.Unmarshal([]byte(`{"engine":"bolt","type":"redis"}`), &r)
-	if _, err := r.engine(); err == nil {
-		t.Error("engine and type that disagree were accepted")
+	for _, in := range []string{`{"engine":"bolt","type":"redis"}`, `{"engine":"store"}`} {
+		var r LoginReplayStore
+		_ = json.Unmarshal([]byte(in), &r)
+		if _, err := r.engine(); err == nil {
+			t.Errorf("%s accepted", in)
+		}
 	}
 }
