@@ -3,6 +3,8 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 
@@ -54,6 +56,9 @@ func (r LoginReplayStore) engine() (string, error) {
 	}
 	if engine == "" && r.Name == "" {
 		engine = ReplayMemory
+	}
+	if engine != "" && engine != ReplayMemory && !slices.Contains(stores.Engines, engine) {
+		return "", fmt.Errorf("replay_store engine %q is unknown (want %s, %s, or a store's name)", engine, ReplayMemory, strings.Join(stores.Engines, ", "))
 	}
 	return engine, nil
 }

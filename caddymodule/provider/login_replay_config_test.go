@@ -32,7 +32,7 @@ func TestLoginReplayStoreJSON(t *testing.T) {
 			t.Errorf("%s: %+v engine %q (%v), want %+v engine %q", in, r.Config, engine, err, want.cfg, want.engine)
 		}
 	}
-	for _, in := range []string{`{"engine":"bolt","type":"redis"}`, `{"engine":"store"}`} {
+	for _, in := range []string{`{"engine":"bolt","type":"redis"}`, `{"engine":"store"}`, `{"engine":"disk"}`} {
 		var r LoginReplayStore
 		_ = json.Unmarshal([]byte(in), &r)
 		if _, err := r.engine(); err == nil {
