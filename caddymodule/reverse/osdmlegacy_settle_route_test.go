@@ -260,9 +260,9 @@ func countKind(seen []bkSeen, kind legacy.Kind) int {
 // credential to the legacy system as the booking's messages do; the
 // access log has one line per client request and none for the release
 // (nor for the legacy messages of the client's calls); the handler logs
-// what the release did ("settlement", released); and no line of either
-// log holds the legacy credential or the client's access token; on bolt
-// and on Redis.
+// what the release did ("settlement", released); no line of either log
+// holds the legacy credential or the client's access token, and no
+// legacy message carries the token; on bolt and on Redis.
 func TestOSDMLegacyHoldReleasedOutOfAccessLog(t *testing.T) {
 	onBoltAndRedis(t, func(t *testing.T, engine string) {
 		l := startBKLegacy(t)
@@ -291,6 +291,9 @@ http://127.0.0.1:%d {
 		for _, m := range l.messages() {
 			if m.kind == legacy.KindCancelRequest && m.header.Get("X-Hermes-Key") != hermesKey {
 				t.Errorf("the release reached the legacy system without reverse_proxy's header_up: %v", m.header)
+			}
+			if strings.Contains(fmt.Sprint(m.header), bkAccessToken) {
+				t.Errorf("the client's access token reached the legacy system with a %s", m.kind)
 			}
 		}
 
