@@ -27,32 +27,40 @@ func Shared(tb testing.TB) string {
 	return ownServer(tb)
 }
 
-// own are the servers Shared started, by top-level test name: a test
-// and its subtests share one, for as long as the test that started it
-// runs.
+// own are the servers Shared started, by the name of the test that
+// started each: that test and its subtests share it, for as long as that
+// test runs (a sibling, which may run in parallel and outlive it, starts
+// its own).
 var (
 	ownMu sync.Mutex
 	own   = map[string]string{}
 )
 
-// ownServer returns the Redis of tb's top-level test, starting one for
-// tb if there is none.
+// ownServer returns the Redis of tb or of the closest of its parent tests
+// that has one, starting one for tb if none has.
 func ownServer(tb testing.TB) string {
 	tb.Helper()
-	root, _, _ := strings.Cut(tb.Name(), "/")
+	name := tb.Name()
 	ownMu.Lock()
 	defer ownMu.Unlock()
-	if addr, ok := own[root]; ok {
-		return addr
+	for n := name; ; {
+		if addr, ok := own[n]; ok {
+			return addr
+		}
+		i := strings.LastIndexByte(n, '/')
+		if i < 0 {
+			break
+		}
+		n = n[:i]
 	}
 	addr := Server(tb)
-	own[root] = addr
+	own[name] = addr
 	// Registered after Server's own cleanup, so it runs before the
-	// server is killed: no later subtest gets a dead address.
+	// server is killed.
 	tb.Cleanup(func() {
 		ownMu.Lock()
 		defer ownMu.Unlock()
-		delete(own, root)
+		delete(own, name)
 	})
 	return addr
 }

@@ -12,7 +12,8 @@ import (
 // TestSharedWithoutEnvStartsRedis: without OSDM_TEST_REDIS, a test that
 // asks for the shared Redis runs (go test does not show a passing
 // package's skips), on a Redis of its own that keeps what it is given
-// (the app refuses one that does not), shared with its subtests.
+// (the app refuses one that does not), shared with its subtests and
+// with no other test.
 func TestSharedWithoutEnvStartsRedis(t *testing.T) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server is not installed: test skipped")
@@ -29,8 +30,13 @@ func TestSharedWithoutEnvStartsRedis(t *testing.T) {
 	if again != addr {
 		t.Errorf("a subtest got Redis %s, its test %s", again, addr)
 	}
-	// The server lives as long as the test that started it: this one
-	// gets a new one.
+	// The server lives as long as the test that started it: a sibling
+	// (which may run in parallel) and the parent get their own.
+	var sibling string
+	t.Run("sibling", func(t *testing.T) { sibling = Shared(t) })
+	if sibling == "" || sibling == addr {
+		t.Errorf("a sibling test got Redis %q, the first %s", sibling, addr)
+	}
 	other := Shared(t)
 	c := redis.NewClient(&redis.Options{Addr: other})
 	defer c.Close()
