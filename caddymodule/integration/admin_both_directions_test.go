@@ -548,7 +548,7 @@ func (rig *adminRig) runBothDirections(workers, perWorker int) {
 					select {
 					case <-stop:
 						return
-					default:
+					case <-time.After(5 * time.Millisecond): // a breath for the machine
 					}
 				}
 			}()
