@@ -64,11 +64,16 @@ type adminFront struct {
 	legacyPort, hermesPort, adminPort int
 }
 
+// legacyURL is the instance's route to partner, for legacy messages.
 func (f adminFront) legacyURL(partner string) string {
 	return fmt.Sprintf("http://127.0.0.1:%d/partners/%s", f.legacyPort, partner)
 }
+
+// hermesBase is the instance's OSDM provider site (login, /osdm/...).
 func (f adminFront) hermesBase() string { return fmt.Sprintf("http://127.0.0.1:%d", f.hermesPort) }
-func (f adminFront) admin() string      { return fmt.Sprintf("http://127.0.0.1:%d", f.adminPort) }
+
+// admin is the instance's admin endpoint.
+func (f adminFront) admin() string { return fmt.Sprintf("http://127.0.0.1:%d", f.adminPort) }
 
 // adminBackendCaddyfile is the partner alpine (login, access check,
 // sandbox) and the legacy system.
