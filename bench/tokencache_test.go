@@ -2,12 +2,14 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"golang.org/x/oauth2"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/benchcpu"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
@@ -48,18 +50,12 @@ func BenchmarkTokenCacheHit(b *testing.B) {
 	})
 	b.Run("oauth2_ReuseTokenSource", func(b *testing.B) {
 		ts := oauth2.ReuseTokenSource(nil, oauth2Source{})
-		if _, err := ts.Token(); err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if tok, err := ts.Token(); err != nil || tok.AccessToken == "" {
-					b.Error("no token", err)
-					return
-				}
+		benchcpu.Parallel(b, func() error {
+			tok, err := ts.Token()
+			if err != nil {
+				return err
 			}
+			return noToken(tok.AccessToken)
 		})
 	})
 }
@@ -69,17 +65,19 @@ func BenchmarkTokenCacheHit(b *testing.B) {
 func benchCacheHits(b *testing.B, c *tokenauth.TokenCache) {
 	defer c.Close()
 	ctx := context.Background()
-	if _, err := c.Token(ctx); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if tok, err := c.Token(ctx); err != nil || tok.AccessToken == "" {
-				b.Error("no token", err)
-				return
-			}
+	benchcpu.Parallel(b, func() error {
+		tok, err := c.Token(ctx)
+		if err != nil {
+			return err
 		}
+		return noToken(tok.AccessToken)
 	})
+}
+
+// noToken is an error when a source answered no access token.
+func noToken(accessToken string) error {
+	if accessToken == "" {
+		return errors.New("no token")
+	}
+	return nil
 }

@@ -474,7 +474,7 @@ func TestSynchroRollbackProvisional(t *testing.T) {
 func sbProvisional(t *testing.T, x *sandboxCaller) string {
 	t.Helper()
 	c := testConverter(t, Config{})
-	r := &run{c: c, x: x, messageID: "prov", h: legacy.ReplyHeader{}}
+	r := &run{c: c, x: x, j: noLedger{}, messageID: "prov", h: legacy.ReplyHeader{}}
 	ts, _ := c.travellers(testPlaces())
 	resp, end := r.search(context.Background(), testJourney(), testPlaces(), ts)
 	if end != nil {

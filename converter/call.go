@@ -3,10 +3,15 @@ package converter
 import (
 	"bytes"
 	"context"
+	"crypto/sha1"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -175,7 +180,11 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 		return method + " " + path
 	}
 
-	a, err := r.x.Call(ctx, req)
+	var a *Answer
+	if err = r.j.before(req, cl.body); err == nil {
+		a, err = r.x.Call(ctx, req)
+		r.j.after(cl.step, a, err)
+	}
 	if cl.maxAnswer > 0 && (errors.Is(err, ErrAnswerTooLarge) || err == nil && a != nil && int64(len(a.Body)) > cl.maxAnswer) {
 		return &failure{step: cl.step, code: legacy.CodeDocumentTooLarge,
 			what: what() + " answered more than " + strconv.FormatInt(cl.maxAnswer, 10) + " bytes"}
@@ -191,9 +200,7 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 			return nil
 		}
 		err := decodeAnswer(a.Body, cl.out)
-		if rd, ok := r.x.(answerReader); ok {
-			rd.answerRead(cl.step, cl.out, err)
-		}
+		r.j.read(cl.step, cl.out, a.Body, err)
 		if err != nil {
 			return &failure{step: cl.step, code: legacy.CodePartnerUnavailable, status: a.Status, uncertain: true,
 				what: what() + " answered " + strconv.Itoa(a.Status) + " with a body that is not the JSON OSDM defines (" + plain(err.Error(), 120) + ")"}
@@ -202,9 +209,17 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 	}
 	f := &failure{step: cl.step, status: a.Status, problem: readProblem(a.Body)}
 	f.code = classify(cl.step, a.Status, f.problem)
-	f.uncertain = a.Status >= 500 || a.Status < 400 || a.Status == http.StatusRequestTimeout || a.Status == http.StatusTooManyRequests
+	f.uncertain = unclear(a, nil)
 	f.what = what() + " answered " + strconv.Itoa(a.Status) + describeProblem(f.problem)
 	return f
+}
+
+// unclear reports an answer (or none) that does not say whether the
+// partner acted: no answer, or any status but a clear 4xx refusal
+// (5xx, 1xx-3xx, 408, 429).
+func unclear(a *Answer, err error) bool {
+	return err != nil || a == nil || a.Status >= 500 || a.Status < 400 ||
+		a.Status == http.StatusRequestTimeout || a.Status == http.StatusTooManyRequests
 }
 
 // marshal is json.Marshal without HTML escaping: names such as
@@ -304,3 +319,83 @@ func firstProblem(step Step, problems []osdm.Problem) (*osdm.Problem, legacy.Cod
 	}
 	return nil, ""
 }
+
+// idempotencyNamespace is the UUID v5 namespace of our Idempotency-Keys,
+// itself a name-based UUID so that it is documented by its name rather than
+// a magic constant.
+var idempotencyNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://github.com/caddy-osdm/caddy-osdm/idempotency-key"))
+
+// IdempotencyKey is the Idempotency-Key of the OSDM call step made for the
+// legacy message messageID on partner's route: a name-based UUID (version 5,
+// SHA-1, RFC 9562) of the three, as the spec wants a UUID. The same message
+// resent, retried or served by another Caddy instance yields the same key,
+// so the partner recognises the call; another message, step or partner
+// yields another. The NUL separators keep ("a", "b:c") and ("a:b", "c")
+// apart.
+//
+// It computes what uuid.NewSHA1(idempotencyNamespace, name) does, without
+// its allocations: it runs on every state-changing call.
+func IdempotencyKey(partner, messageID string, step Step) string {
+	var buf [256]byte
+	name := append(buf[:0], idempotencyNamespace[:]...)
+	name = append(name, partner...)
+	name = append(name, 0)
+	name = append(name, messageID...)
+	name = append(name, 0)
+	name = append(name, step...)
+	sum := sha1.Sum(name)
+	var u uuid.UUID
+	copy(u[:], sum[:])
+	u[6] = (u[6] & 0x0f) | 0x50 // version 5
+	u[8] = (u[8] & 0x3f) | 0x80 // RFC 9562 variant
+	return u.String()
+}
+
+// Every value the converter puts into an OSDM path is one path segment:
+// the legacy BookingRef of a CancelRequest, and the booking and refund
+// offer ids the partner answered. url.PathEscape (osdm.ExpandPath) keeps
+// "." and ".." as they are, and a partner, or a proxy in front of it, that
+// normalises paths (RFC 3986 section 5.2.4) or decodes %2F or %2E before
+// routing would turn GET /bookings/.. into GET / and POST
+// /bookings/../refund-offers into POST /refund-offers. Such a value is
+// refused before any OSDM call: a legacy one as INVALID_MESSAGE, a
+// partner's one as a failed call that is never made.
+
+// maxUnescapes is how many rounds of percent-decoding unsafeSegment
+// undoes: a chain of proxies may decode more than once.
+const maxUnescapes = 3
+
+// unsafeSegment says why s cannot be one segment of an OSDM path, or ""
+// when it can: a dot segment ("." or ".."), or a "/" or "\" that would
+// split it, as written or percent-encoded (%2e%2E, %2F, %252F, ...).
+func unsafeSegment(s string) string {
+	d := s
+	for i := 0; i < maxUnescapes && strings.IndexByte(d, '%') >= 0; i++ {
+		u, err := url.PathUnescape(d)
+		if err != nil || u == d {
+			break
+		}
+		d = u
+		if isDotSegment(d) || strings.ContainsAny(d, `/\`) {
+			break
+		}
+	}
+	switch {
+	case isDotSegment(s) || isDotSegment(d):
+		return "is a dot segment (. or ..), which a partner or proxy that normalises paths resolves to another resource"
+	case strings.ContainsAny(s, `/\`) || strings.ContainsAny(d, `/\`):
+		return `holds a / or \ (as written or percent-encoded), which would make it more than one path segment`
+	}
+	return ""
+}
+
+// unsafeRef refuses the legacy booking reference id, the message's field
+// name, when it cannot be one OSDM path segment; nil when it can.
+func (r *run) unsafeRef(name, id string) *Result {
+	if why := unsafeSegment(id); why != "" {
+		return r.invalid(name + " " + strconv.Quote(plain(id, 128)) + " " + why + "; it cannot name a booking at partner " + r.c.partner)
+	}
+	return nil
+}
+
+func isDotSegment(s string) bool { return s == "." || s == ".." }

@@ -2,8 +2,12 @@ package converter
 
 import (
 	"context"
+	"net/http"
 	"strconv"
 	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -18,17 +22,22 @@ import (
 //
 // What each message kind calls is in the package documentation.
 func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Caller) *Result {
+	return c.convert(ctx, req, x, noLedger{})
+}
+
+// convert is Convert telling j what the exchange does.
+func (c *Converter) convert(ctx context.Context, req legacy.Request, x Caller, j ledger) *Result {
 	switch m := req.(type) {
 	case *legacy.AvailabilityRequest:
 		if m != nil && m.ExchangeOf != "" {
-			return c.newRun(m, x).exchangeAvailability(ctx, m)
+			return c.newRun(m, x, j).exchangeAvailability(ctx, m)
 		}
 		if m != nil {
-			return c.newRun(m, x).availability(ctx, m.Journey, m.Places)
+			return c.newRun(m, x, j).availability(ctx, m.Journey, m.Places)
 		}
 	case *legacy.BookingRequest:
 		if m != nil {
-			r := c.newRun(m, x)
+			r := c.newRun(m, x, j)
 			switch {
 			case m.InformationOnly && m.ExchangeOf == "":
 				return r.availability(ctx, m.Journey, m.Places)
@@ -41,21 +50,21 @@ func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Caller) *
 		}
 	case *legacy.CancelRequest:
 		if m != nil {
-			return c.newRun(m, x).cancel(ctx, m)
+			return c.newRun(m, x, j).cancel(ctx, m)
 		}
 	case *legacy.SynchroRequest:
 		if m != nil {
-			return c.newRun(m, x).synchro(ctx, m)
+			return j.rollback(ctx, c.newRun(m, x, j), m)
 		}
 	case *legacy.PassengerDataRequest:
 		if m != nil {
-			return c.newRun(m, x).passengerData(ctx, m)
+			return c.newRun(m, x, j).passengerData(ctx, m)
 		}
 	case *legacy.TicketRequest:
 		if m != nil {
 			// Read-only and possibly large: neither journaled nor kept
 			// for resends (Journal, ReplyCache).
-			return transient(c.newRun(m, x).ticket(ctx, m))
+			return transient(c.newRun(m, x, j).ticket(ctx, m))
 		}
 	}
 	return negative(legacy.NewNegativeReply(legacy.ReplyHeader{SentAt: c.now()}, legacy.CodeUnsupportedMessage,
@@ -66,12 +75,13 @@ func (c *Converter) Convert(ctx context.Context, req legacy.Request, x Caller) *
 type run struct {
 	c         *Converter
 	x         Caller
+	j         ledger
 	messageID string
 	h         legacy.ReplyHeader
 }
 
-func (c *Converter) newRun(req legacy.Request, x Caller) *run {
-	return &run{c: c, x: x, messageID: req.MessageID(), h: legacy.ReplyTo(req, c.now())}
+func (c *Converter) newRun(req legacy.Request, x Caller, j ledger) *run {
+	return &run{c: c, x: x, j: j, messageID: req.MessageID(), h: legacy.ReplyTo(req, c.now())}
 }
 
 // availability answers an AvailabilityRequest or an informationOnly
@@ -136,28 +146,26 @@ func (r *run) fail(f *failure) *Result {
 // lead is the first sentence of a NegativeReply text: what happened, in
 // terms a person at the legacy side can act on.
 func (r *run) lead(code legacy.Code) string {
-	p := r.c.partner
-	switch code {
-	case legacy.CodeTrainNotFound:
-		return "Partner " + p + " knows no such train run."
-	case legacy.CodeNoAvailability:
-		return "Partner " + p + " has no place left that matches the request."
-	case legacy.CodeOfferExpired:
-		return "The offer is no longer valid at partner " + p + "; ask for availability again."
-	case legacy.CodeBookingNotFound:
-		return "Partner " + p + " knows no such booking."
-	case legacy.CodeAlreadyCancelled:
-		return "The booking was already cancelled or refunded at partner " + p + "."
-	case legacy.CodeAuthenticationFailed:
-		return "Authentication at partner " + p + " failed; check the route's osdm_token settings."
-	case legacy.CodePartnerTimeout:
-		return "Partner " + p + " did not answer in time; try again later."
-	case legacy.CodePartnerUnavailable:
-		return "Partner " + p + " could not be reached or failed; try again later."
-	case legacy.CodeDocumentTooLarge:
-		return "A ticket document of partner " + p + " is larger than this route takes (max_document " + strconv.FormatInt(r.c.maxDocument, 10) + " bytes); nothing of it is passed on."
+	l, known := leads[code]
+	if !known {
+		l = "Partner {partner} refused the request."
 	}
-	return "Partner " + p + " refused the request."
+	l = strings.Replace(l, "{maxDocument}", strconv.FormatInt(r.c.maxDocument, 10), 1)
+	return strings.Replace(l, "{partner}", r.c.partner, 1)
+}
+
+// leads are the lead sentences by code; {partner} stands for the
+// partner's name, {maxDocument} for the route's max_document.
+var leads = map[legacy.Code]string{
+	legacy.CodeTrainNotFound:        "Partner {partner} knows no such train run.",
+	legacy.CodeNoAvailability:       "Partner {partner} has no place left that matches the request.",
+	legacy.CodeOfferExpired:         "The offer is no longer valid at partner {partner}; ask for availability again.",
+	legacy.CodeBookingNotFound:      "Partner {partner} knows no such booking.",
+	legacy.CodeAlreadyCancelled:     "The booking was already cancelled or refunded at partner {partner}.",
+	legacy.CodeAuthenticationFailed: "Authentication at partner {partner} failed; check the route's osdm_token settings.",
+	legacy.CodePartnerTimeout:       "Partner {partner} did not answer in time; try again later.",
+	legacy.CodePartnerUnavailable:   "Partner {partner} could not be reached or failed; try again later.",
+	legacy.CodeDocumentTooLarge:     "A ticket document of partner {partner} is larger than this route takes (max_document {maxDocument} bytes); nothing of it is passed on.",
 }
 
 // describeCall is "POST /bookings" for a reply text.
@@ -167,4 +175,116 @@ func (r *run) describeCall(step Step, bookingID string) string {
 		tmpl = strings.Replace(tmpl, "{"+osdm.ParamBookingID+"}", bookingID, 1)
 	}
 	return stepMethods[step] + " " + tmpl
+}
+
+// Result is the outcome of one legacy exchange.
+type Result struct {
+	// Reply is the legacy reply, never nil.
+	Reply legacy.Reply
+	// Status is the HTTP status to answer the legacy client with: 200 for
+	// every reply but a NegativeReply, whose status follows its code.
+	Status int
+	// Outcome labels the exchange in logs and metrics: "ok",
+	// "replacement_proposal", or the NegativeReply code in lower case.
+	Outcome string
+	// RequestKind is, for a Refusal, the kind of the request refused when
+	// it could be read ("" when not); "" for other Results.
+	RequestKind legacy.Kind
+	// unsettled: the reply is not the exchange's outcome for good (the
+	// partner's state is not known yet, another instance still runs the
+	// exchange, or the journal's store failed; journal.go): it may still
+	// change, so a ReplyCache does not keep it.
+	unsettled bool
+	// transient: the reply tells the partner's state as it was read,
+	// which may change (a ticket issued since) and may be large (a
+	// TicketReply's documents): a ReplyCache does not keep it, a resend
+	// reads the partner again.
+	transient bool
+}
+
+// Outcome labels of a Result other than a NegativeReply code.
+const (
+	OutcomeOK                  = "ok"
+	OutcomeReplacementProposal = "replacement_proposal"
+)
+
+// Refusal is the Result of a request that could not be decoded (the glue's
+// answer to a legacy.Decode or legacy.FormatOf error): its NegativeReply,
+// with the status err asks for (400, 413, 415 or 422).
+func Refusal(err *legacy.Error, now time.Time) *Result {
+	return &Result{Reply: err.NegativeReply(now), Status: err.HTTPStatus(), Outcome: outcomeOf(err.Code), RequestKind: err.Kind}
+}
+
+// transient marks res as not kept for resends (Result.transient).
+func transient(res *Result) *Result {
+	res.transient = true
+	return res
+}
+
+// ok wraps a successful reply.
+func ok(reply legacy.Reply) *Result {
+	return &Result{Reply: reply, Status: http.StatusOK, Outcome: OutcomeOK}
+}
+
+// negative wraps a NegativeReply with the status of its code.
+func negative(n *legacy.NegativeReply) *Result {
+	return &Result{Reply: n, Status: n.Code.HTTPStatus(), Outcome: outcomeOf(n.Code)}
+}
+
+func outcomeOf(code legacy.Code) string { return strings.ToLower(string(code)) }
+
+// plain makes partner-supplied text fit a legacy reply: valid UTF-8, no
+// control characters (XML cannot carry most of them, and a line break
+// could forge log lines), runs of space folded to one, at most max
+// characters (cut text ends in "...").
+func plain(s string, max int) string {
+	if isPlain(s, max) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(min(len(s), 4*max))
+	n, cut := 0, 0 // characters written; byte length at max-3 characters
+	space := false
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) || unicode.IsSpace(r) || r == 0xFFFE || r == 0xFFFF {
+			space = n > 0
+			continue
+		}
+		need := 1
+		if space {
+			need = 2
+		}
+		if n+need > max {
+			return strings.TrimRight(b.String()[:cut], " ") + "..."
+		}
+		if space {
+			b.WriteByte(' ')
+			n++
+			space = false
+			if n <= max-3 {
+				cut = b.Len()
+			}
+		}
+		b.WriteRune(r)
+		n++
+		if n <= max-3 {
+			cut = b.Len()
+		}
+	}
+	return b.String()
+}
+
+// isPlain reports whether s is printable ASCII of at most max bytes with
+// no leading, trailing or double space: plain leaves such text as it is.
+func isPlain(s string, max int) bool {
+	if len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < ' ' || c > '~' || (c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' ')) {
+			return false
+		}
+	}
+	return true
 }

@@ -278,7 +278,7 @@ func TestReplacementProposalMapping(t *testing.T) {
 		{SystemOperatorCode: "urn:uic:rics:SBB"},
 		{SystemOperatorCode: "urn:uic:rics:1187"},
 	}}
-	r := testConverter(t, Config{}).newRun(availabilityRequest("R-1"), nil)
+	r := testConverter(t, Config{}).newRun(availabilityRequest("R-1"), nil, noLedger{})
 	res := r.replacement(p)
 	checkReply(t, res)
 	got := res.Reply.(*legacy.ReplacementProposal).Alternatives

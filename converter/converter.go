@@ -98,11 +98,10 @@ func New(cfg Config) (*Converter, error) {
 	if strings.TrimSpace(c.partner) == "" {
 		return nil, fmt.Errorf("partner: must not be empty")
 	}
-	switch c.offerSearch {
-	case "":
+	if c.offerSearch == "" {
 		c.offerSearch = OfferSearchOffers
-	case OfferSearchOffers, OfferSearchTripOffers:
-	default:
+	}
+	if c.offerSearch != OfferSearchOffers && c.offerSearch != OfferSearchTripOffers {
 		return nil, fmt.Errorf("offer_search: %q is neither %q nor %q", c.offerSearch, OfferSearchOffers, OfferSearchTripOffers)
 	}
 	if c.tariffs == nil {

@@ -12,6 +12,12 @@
 //     It is never one HTTP request.
 //   - A call is one OSDM HTTP request and its answer (Call, Answer),
 //     made by a Caller; an exchange makes zero or more calls.
+//   - A journaled exchange (Journal) runs with the journal as its ledger
+//     (journal_run.go): the run tells it, at each call that commits the
+//     partner, what it sends and what it decoded from the answer, and the
+//     journal records that (the booking's intent, its id, the refund offer
+//     or exchange operation made, each confirmation about to be sent). A
+//     Caller only makes calls; a run without a journal tells no one.
 //   - A ticket exchange (ExchangeOf on an AvailabilityRequest or
 //     BookingRequest; exchange.go, OSDM's exchange offers and operations)
 //     moves a booking to another journey; code and docs say "ticket
@@ -99,7 +105,7 @@
 //
 // A legacy DepartureTime is local time at the departure station (00:00
 // when absent). The zone is the railway's of the station's UIC country
-// (the first two digits of its code, table in osdm/stationzone.go), or
+// (the first two digits of its code, table in osdm/station_zone.go), or
 // Config.Location (default Europe/Paris) for a country not in the table.
 // Times in replies are written back in the zone of their station.
 package converter

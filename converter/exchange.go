@@ -33,8 +33,8 @@ func (r *run) readExchanged(ctx context.Context, j legacy.Journey, id string, p 
 	if err != nil {
 		return nil, r.invalid(err.Error())
 	}
-	if why := unsafeSegment(id); why != "" {
-		return nil, r.invalid("ExchangeOf " + strconv.Quote(plain(id, 128)) + " " + why + "; it cannot name a booking at partner " + r.c.partner)
+	if res := r.unsafeRef("ExchangeOf", id); res != nil {
+		return nil, res
 	}
 	br := new(osdm.BookingResponse)
 	if f := r.do(ctx, call{step: StepReadBooking, params: map[string]string{osdm.ParamBookingID: id}, out: br}); f != nil {
@@ -214,12 +214,6 @@ func (r *run) exchangeAvailability(ctx context.Context, m *legacy.AvailabilityRe
 	return ok(&legacy.AvailabilityReply{Header: r.h, Journey: legacy.EchoJourney(m.Journey, dep, arr), Offers: offers})
 }
 
-// exchangeNoter is told, before the exchange operation is asked for,
-// which booking is exchanged; the journal keeps it.
-type exchangeNoter interface {
-	noteExchange(bookingID string)
-}
-
 // exchange answers a BookingRequest with ExchangeOf: exchange offers when
 // there is no OfferRef (and the cheapest matching one picked), POST
 // .../exchange-operations, then POST .../fulfillments to confirm. A failure
@@ -246,9 +240,7 @@ func (r *run) exchange(ctx context.Context, m *legacy.BookingRequest) *Result {
 		}
 		offerID, chosen = best.offer.OfferID, best.legacy.Exchange
 	}
-	if n, ok := r.x.(exchangeNoter); ok {
-		n.noteExchange(id)
-	}
+	r.j.exchanging(id)
 	refs := x.refs()
 	params := map[string]string{osdm.ParamBookingID: id}
 	opr := new(osdm.ExchangeOperationResponse)

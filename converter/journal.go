@@ -30,7 +30,7 @@ import (
 //     many instances share the store, one runs a message's OSDM sequence
 //     at a time and the others wait for its reply;
 //   - for the after-sales messages, each step that commits the partner
-//     (journal_aftersales.go): the refund offer or exchange operation
+//     (journal_run.go): the refund offer or exchange operation
 //     made, then its confirmation about to be sent. A SynchroRequest is
 //     answered from these records.
 //
@@ -265,8 +265,8 @@ func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h le
 		rec = &exchangeRecord{V: 1, Partner: j.c.partner, MessageID: id, Kind: string(req.Kind()), BodyHash: hash,
 			Namespaced: h.Namespaced, Created: j.c.now().UTC(), State: stateRunning}
 	}
-	jx := &journalCaller{x: x, j: j, rec: rec}
-	// An after-sales message holds its booking (journal_booking_lease.go);
+	jx := &journalRun{j: j, rec: rec}
+	// An after-sales message holds its booking (journal_run.go);
 	// a rollback, once it knows the booking (synchro), or resumed, its
 	// record's.
 	bid := afterSalesBooking(req)
@@ -282,7 +282,7 @@ func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h le
 	var res *Result
 	var settled bool
 	if fresh {
-		res = j.c.Convert(ctx, req, jx)
+		res = j.c.convert(ctx, req, x, jx)
 		if jx.notStarted {
 			// Its resend runs it.
 			return res, false
@@ -302,9 +302,9 @@ func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h le
 		m, _ := req.(*legacy.BookingRequest)
 		before := rec.Reply
 		if m != nil && m.ExchangeOf == "" {
-			res, settled = j.c.resume(ctx, m, h, jx, rec.State != stateUnsettled)
+			res, settled = j.c.resume(ctx, m, h, x, jx, rec.State != stateUnsettled)
 		} else {
-			res, settled = j.c.resumeAfterSales(ctx, req, h, jx)
+			res, settled = j.c.resumeAfterSales(ctx, req, h, x, jx)
 		}
 		if !settled && before != nil {
 			rec.Reply = before
@@ -327,7 +327,7 @@ func (j *Journal) run(ctx context.Context, req legacy.Request, hash string, h le
 
 // finish records the exchange's outcome: done with its reply for ReplyTTL,
 // or unsettled (kept for settlement) with the reply given so far.
-func (j *Journal) finish(jx *journalCaller, res *Result, settled bool) {
+func (j *Journal) finish(jx *journalRun, res *Result, settled bool) {
 	rec := jx.rec
 	if err := rec.setReply(res); err != nil {
 		return

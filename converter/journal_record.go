@@ -268,3 +268,62 @@ func setNamespaced(r legacy.Reply, ns bool) {
 		r.Header.Namespaced = ns
 	}
 }
+
+// States of an after-sales record (a CancelRequest, a SynchroRequest with
+// rollback) between its steps.
+const (
+	// stateRefundOffered: the partner made the refund offer
+	// afterSales.RefundOfferID; PATCH CONFIRMED was not sent.
+	stateRefundOffered = "refund_offered"
+	// stateRefundConfirming: PATCH CONFIRMED is about to be sent, or was
+	// sent without a clear answer.
+	stateRefundConfirming = "refund_confirming"
+	// stateExchangePrebooked: the partner made the exchange operation
+	// afterSales.ExchangeOperationID; the confirming fulfilment was not
+	// sent.
+	stateExchangePrebooked = "exchange_prebooked"
+	// stateExchangeConfirming: the confirming fulfilment is about to be
+	// sent, or was sent without a clear answer.
+	stateExchangeConfirming = "exchange_confirming"
+)
+
+// pendingState reports the states settlement looks at.
+func pendingState(st string) bool {
+	switch st {
+	case stateIntent, stateBooked, stateUnsettled, stateRefundOffered, stateRefundConfirming, stateExchangePrebooked, stateExchangeConfirming:
+		return true
+	}
+	return false
+}
+
+// afterSales is the progress of an after-sales message, kept in its
+// record so that a resend or settlement continues where it stopped, and
+// on a booking's record what undid it.
+type afterSales struct {
+	// RefundOfferID is the refund offer made for the cancellation.
+	RefundOfferID string `json:"refundOfferId,omitempty"`
+	// Status is the CancelReply status the refund answers.
+	Status string `json:"status,omitempty"`
+	// Places are the places the refund cancels, for the reply.
+	Places []legacy.Place `json:"places,omitempty"`
+	// Original is, on a rollback's record, the messageId of the booking
+	// rolled back.
+	Original string `json:"original,omitempty"`
+	// RolledBack is set, on a booking's record, once a SynchroRequest
+	// undid the booking.
+	RolledBack *rolledBack `json:"rolledBack,omitempty"`
+	// ExchangeOf is the booking an exchange replaces (a BookingRequest
+	// with ExchangeOf), ExchangeOperationID its operation once made, and
+	// Exchange what it costs, for the reply.
+	ExchangeOf          string           `json:"exchangeOf,omitempty"`
+	ExchangeOperationID string           `json:"exchangeOperationId,omitempty"`
+	Exchange            *legacy.Exchange `json:"exchange,omitempty"`
+}
+
+// rolledBack says which SynchroRequest undid a booking and what it
+// refunded (nothing when the booking was only provisional).
+type rolledBack struct {
+	By           string        `json:"by"`
+	RefundAmount *legacy.Price `json:"refundAmount,omitempty"`
+	Fee          *legacy.Price `json:"fee,omitempty"`
+}

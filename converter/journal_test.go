@@ -5,13 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/caddy-osdm/caddy-osdm/store/storetest"
 	"reflect"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/store/storetest"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -151,7 +152,7 @@ func cutOff(t *testing.T, j *Journal, req legacy.Request, body []byte, x Caller,
 		}
 		_ = token
 		rec := &exchangeRecord{V: 1, Partner: j.c.partner, MessageID: id, Kind: string(req.Kind()), BodyHash: hashOf(body), State: stateRunning, Created: testNow}
-		j.c.Convert(context.Background(), req, &journalCaller{x: dying, j: j, rec: rec})
+		j.c.convert(context.Background(), req, dying, &journalRun{j: j, rec: rec})
 		t.Error("the exchange was not cut off")
 	}()
 	wg.Wait()

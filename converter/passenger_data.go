@@ -18,8 +18,8 @@ import (
 // whole or not at all.
 func (r *run) passengerData(ctx context.Context, m *legacy.PassengerDataRequest) *Result {
 	id := m.BookingRef
-	if why := unsafeSegment(id); why != "" {
-		return r.invalid("BookingRef " + strconv.Quote(plain(id, 128)) + " " + why + "; it cannot name a booking at partner " + r.c.partner)
+	if res := r.unsafeRef("BookingRef", id); res != nil {
+		return res
 	}
 	br := new(osdm.BookingResponse)
 	if f := r.do(ctx, call{step: StepReadBooking, params: map[string]string{osdm.ParamBookingID: id}, out: br}); f != nil {

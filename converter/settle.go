@@ -85,7 +85,7 @@ func (j *Journal) settleOne(ctx context.Context, id string, x Caller) bool {
 		return false
 	}
 	before := rec.Reply
-	jx := &journalCaller{x: x, j: j, rec: rec}
+	jx := &journalRun{j: j, rec: rec}
 	defer jx.freeBooking()
 	if rec.After != nil && rec.BookingID != "" {
 		// An after-sales message holds its booking; one that another
@@ -99,9 +99,9 @@ func (j *Journal) settleOne(ctx context.Context, id string, x Caller) bool {
 	var res *Result
 	var settled bool
 	if rec.Kind == string(legacy.KindBookingRequest) && (rec.After == nil || rec.After.ExchangeOperationID == "" && rec.After.ExchangeOf == "") {
-		res, settled = j.c.resume(cctx, nil, h, jx, false)
+		res, settled = j.c.resume(cctx, nil, h, x, jx, false)
 	} else {
-		res, settled = j.c.resumeAfterSales(cctx, nil, h, jx)
+		res, settled = j.c.resumeAfterSales(cctx, nil, h, x, jx)
 	}
 	cancel()
 	if !settled {
@@ -128,20 +128,20 @@ func negativeTextOf(res *Result) string {
 	return ""
 }
 
-// resume continues the exchange recorded in jx.rec, through jx. confirm
+// resume continues the exchange recorded in jx.rec, through x. confirm
 // says a legacy client is waiting and was told nothing yet: a provisional
 // booking is then confirmed, as its first exchange would have done;
 // otherwise it is deleted. m is the resent request, nil when settling in
 // the background. settled reports whether the partner's state now
 // matches the reply.
-func (c *Converter) resume(ctx context.Context, m *legacy.BookingRequest, h legacy.ReplyHeader, jx *journalCaller, confirm bool) (*Result, bool) {
+func (c *Converter) resume(ctx context.Context, m *legacy.BookingRequest, h legacy.ReplyHeader, x Caller, jx *journalRun, confirm bool) (*Result, bool) {
 	rec := jx.rec
-	r := &run{c: c, x: jx, messageID: rec.MessageID, h: h}
+	r := &run{c: c, x: x, j: jx, messageID: rec.MessageID, h: h}
 	if rec.BookingID == "" {
 		if len(rec.BookingBody) == 0 {
 			// Nothing was sent to book: start again, if there is a client.
 			if m != nil && confirm {
-				res := c.Convert(ctx, m, jx)
+				res := c.convert(ctx, m, x, jx)
 				return res, jx.settled(res)
 			}
 			return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerUnavailable, Retryable: true,
@@ -233,4 +233,92 @@ func bookingState(b *osdm.Booking) int {
 		return bookingClosed
 	}
 	return bookingProvisional
+}
+
+// resumeExchange continues the exchange of jx.rec: the operation is read
+// back at the partner; confirmed, the reply is the new booking; still
+// pre-booked, it is confirmed when a client resent the message (what it
+// asked for), else deleted; gone, the old booking stands.
+func (c *Converter) resumeExchange(ctx context.Context, req legacy.Request, h legacy.ReplyHeader, x Caller, jx *journalRun) (*Result, bool) {
+	rec := jx.rec
+	a := rec.After
+	r := &run{c: c, x: x, j: jx, messageID: rec.MessageID, h: h}
+	id := a.ExchangeOf
+	if a.ExchangeOperationID == "" {
+		if req != nil {
+			res := c.convert(ctx, req, x, jx)
+			return res, jx.settled(res)
+		}
+		return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerUnavailable, BookingRef: id, Retryable: true,
+			Text: "The exchange of message " + rec.MessageID + " was cut off before partner " + c.partner + " pre-booked anything; booking " + id + " stands unchanged. Send the exchange again as a new message."}), true
+	}
+	jx.opMade = true
+	params := map[string]string{osdm.ParamBookingID: id, osdm.ParamExchangeOperationID: a.ExchangeOperationID}
+	opr := new(osdm.ExchangeOperationResponse)
+	f := r.do(ctx, call{step: StepReadExchangeOperation, params: params, out: opr})
+	switch {
+	case f != nil && f.status == 404:
+		jx.exchangeDone = true
+		return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerUnavailable, BookingRef: id, Retryable: true,
+			Text: "The exchange of message " + rec.MessageID + " was cut off; its exchange operation " + plain(a.ExchangeOperationID, 128) + " at partner " + c.partner +
+				" was never confirmed and is gone, so booking " + id + " stands unchanged. Send the exchange again as a new message."}), true
+	case f != nil || opr.ExchangeOperation == nil:
+		return r.unknown(id), false
+	}
+	if opr.ExchangeOperation.Status == osdm.ExchangePrebooked && req == nil {
+		// No one is waiting to be told it is exchanged: withdraw it.
+		df := r.do(ctx, call{step: StepDeleteExchangeOperation, params: params})
+		if df != nil && df.status != 404 {
+			return r.unknown(id), false
+		}
+		return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerUnavailable, BookingRef: id, Retryable: true,
+			Text: "The exchange of message " + rec.MessageID + " was cut off before partner " + c.partner + " confirmed it; the exchange was withdrawn and booking " + id +
+				" stands unchanged. Send the exchange again as a new message."}), true
+	}
+	// Confirmed already (the same fulfilment, same Idempotency-Key, answers
+	// again) or to be confirmed for the client waiting.
+	res := r.confirmExchange(ctx, id, id, a.ExchangeOperationID, a.Exchange)
+	return res, jx.settled(res)
+}
+
+// resumeAfterSales continues the after-sales message of jx.rec that a
+// dead process left or that ended unsettled. req is the resent message
+// (nil when settling): a client waiting is answered as the first run
+// would have been; without one, a refund offer never confirmed is
+// withdrawn and the message answered as not carried out.
+func (c *Converter) resumeAfterSales(ctx context.Context, req legacy.Request, h legacy.ReplyHeader, x Caller, jx *journalRun) (*Result, bool) {
+	rec := jx.rec
+	r := &run{c: c, x: x, j: jx, messageID: rec.MessageID, h: h}
+	a := rec.After
+	if a != nil && a.ExchangeOf != "" {
+		return c.resumeExchange(ctx, req, h, x, jx)
+	}
+	if a == nil || a.RefundOfferID == "" {
+		// Nothing was confirmed: run it again if someone asks, with the
+		// same Idempotency-Keys.
+		if req != nil {
+			res := c.convert(ctx, req, x, jx)
+			return res, jx.settled(res)
+		}
+		return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerUnavailable, BookingRef: rec.BookingID, Retryable: true,
+			Text: "Message " + rec.MessageID + " for partner " + c.partner + " was cut off before anything was changed; send it again as a new message."}), true
+	}
+	id := rec.BookingID
+	if rec.State == stateRefundOffered && req == nil {
+		// Never confirmed and no one waiting: withdraw the offer.
+		f := r.do(ctx, call{step: StepDeleteRefundOffer, params: map[string]string{osdm.ParamBookingID: id, osdm.ParamRefundOfferID: a.RefundOfferID}})
+		if f != nil && f.status != 404 {
+			return r.unknown(id), false
+		}
+		return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerUnavailable, BookingRef: id, Retryable: true,
+			Text: "Message " + rec.MessageID + " was cut off before partner " + c.partner + " confirmed refund offer " + plain(a.RefundOfferID, 128) +
+				" for booking " + id + "; the offer was withdrawn and nothing was cancelled. Send the message again as a new message."}), true
+	}
+	// Confirm (again: same Idempotency-Key, so the partner answers what it
+	// did the first time).
+	res := r.confirmRefund(ctx, id, osdm.RefundOffer{ID: a.RefundOfferID}, a.Status, a.Places)
+	if a.Original != "" {
+		res = jx.j.rolledBackReply(ctx, r, a.Original, res)
+	}
+	return res, jx.settled(res)
 }

@@ -62,15 +62,9 @@ func synchroReplyOf(h legacy.ReplyHeader, id string, rec *exchangeRecord) *legac
 	return out
 }
 
-// synchro answers a SynchroRequest inside a journaled run: with rollback
-// (the only kind journaled) the booking its original message made is
-// undone. Without a journal there are no records to answer from.
-func (r *run) synchro(ctx context.Context, m *legacy.SynchroRequest) *Result {
-	jx, journaledRun := r.x.(*journalCaller)
-	if !journaledRun {
-		return r.negative(&legacy.NegativeReply{Code: legacy.CodeUnsupportedMessage,
-			Text: "SynchroRequest is answered from the converter's journal, which this route does not have."})
-	}
+// rollback implements ledger: a SynchroRequest with rollback (the only
+// kind journaled) undoes the booking its original message made.
+func (jx *journalRun) rollback(ctx context.Context, r *run, m *legacy.SynchroRequest) *Result {
 	j := jx.j
 	orig, err := j.load(ctx, m.OriginalMessageID)
 	if err != nil {

@@ -23,8 +23,8 @@ import (
 // too large, broken or not had in time is never answered in part.
 func (r *run) ticket(ctx context.Context, m *legacy.TicketRequest) *Result {
 	id := m.BookingRef
-	if why := unsafeSegment(id); why != "" {
-		return r.invalid("BookingRef " + strconv.Quote(plain(id, 128)) + " " + why + "; it cannot name a booking at partner " + r.c.partner)
+	if res := r.unsafeRef("BookingRef", id); res != nil {
+		return res
 	}
 	var body []byte
 	params := map[string]string{osdm.ParamBookingID: id}
@@ -36,12 +36,7 @@ func (r *run) ticket(ctx context.Context, m *legacy.TicketRequest) *Result {
 		return res
 	}
 	if br.Booking == nil {
-		f := &failure{step: StepReadBooking, code: legacy.CodePartnerUnavailable, status: 200, uncertain: true,
-			what: r.describeCall(StepReadBooking, id) + " answered without a booking"}
-		if prob, code := firstProblem(StepReadBooking, br.Problems); prob != nil && code != "" {
-			f.code, f.problem, f.what = code, prob, f.what+describeProblem(prob)
-		}
-		return r.failBooking(f, id)
+		return r.noBooking(id, br.Problems)
 	}
 	b := br.Booking
 	for _, fu := range b.Fulfillments {

@@ -114,19 +114,7 @@ func TestAfterSalesReplyRules(t *testing.T) {
 			[]string{`"index":3`, `"index":0`}, "passengers[2].index", ruleIndex},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			orig, err := Encode(c.f, c.base)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body := strings.NewReplacer(c.pairs...).Replace(string(orig))
-			if body == string(orig) {
-				t.Fatalf("the edit %q changed nothing in\n%s", c.pairs, orig)
-			}
-			m, err := DecodeReply(c.f, []byte(body))
-			var e *Error
-			if !errors.As(err, &e) {
-				t.Fatalf("DecodeReply = %+v, %v; want an *Error\n%s", m, err, body)
-			}
+			e, body := refusedEdit(t, c.f, c.base, c.pairs, decodeReply)
 			if e.Code != CodeInvalidMessage || e.Field != c.field || e.Rule != c.rule {
 				t.Errorf("got %s %q %q, want field %q rule %q\n%s", e.Code, e.Field, e.Rule, c.field, c.rule, body)
 			}

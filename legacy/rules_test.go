@@ -254,19 +254,7 @@ func TestRules(t *testing.T) {
 				continue
 			}
 			t.Run(c.name+"/"+f.String(), func(t *testing.T) {
-				orig, err := Encode(f, c.base)
-				if err != nil {
-					t.Fatal(err)
-				}
-				body := strings.NewReplacer(pairs...).Replace(string(orig))
-				if body == string(orig) {
-					t.Fatalf("the edit %q changed nothing in\n%s", pairs, orig)
-				}
-				m, err := Decode(f, []byte(body))
-				var e *Error
-				if !errors.As(err, &e) {
-					t.Fatalf("Decode = %+v, %v; want an *Error\n%s", m, err, body)
-				}
+				e, body := refusedEdit(t, f, c.base, pairs, decodeRequest)
 				code := c.code
 				if code == "" {
 					code = CodeInvalidMessage

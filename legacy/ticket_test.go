@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -52,19 +51,7 @@ func TestTicketReplyRules(t *testing.T) {
 		{"ticket with text", XML, []string{"<Status>REFUNDED</Status>", "<Status>REFUNDED</Status>pdf"}, "Ticket[2]", "must hold elements, not text"},
 	} {
 		t.Run(c.name+"/"+c.f.String(), func(t *testing.T) {
-			orig, err := Encode(c.f, sampleTicketReply())
-			if err != nil {
-				t.Fatal(err)
-			}
-			body := strings.NewReplacer(c.pairs...).Replace(string(orig))
-			if body == string(orig) {
-				t.Fatalf("the edit %q changed nothing in\n%s", c.pairs, orig)
-			}
-			m, err := DecodeReply(c.f, []byte(body))
-			var e *Error
-			if !errors.As(err, &e) {
-				t.Fatalf("DecodeReply = %+v, %v; want an *Error\n%s", m, err, body)
-			}
+			e, body := refusedEdit(t, c.f, sampleTicketReply(), c.pairs, decodeReply)
 			if e.Code != CodeInvalidMessage || e.Field != c.field || e.Rule != c.rule {
 				t.Errorf("got %s %q %q, want field %q rule %q\n%s", e.Code, e.Field, e.Rule, c.field, c.rule, body)
 			}

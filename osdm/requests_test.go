@@ -1,7 +1,6 @@
 package osdm
 
 import (
-	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -46,15 +45,6 @@ func exampleBooking() BookingRequest {
 	}
 }
 
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // osdmHeaders are the headers the converter sends on a state-changing call.
 func osdmHeaders() http.Header {
 	return http.Header{
@@ -92,7 +82,7 @@ func TestRequestsValidateAgainstSpec(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			body := mustJSON(t, tc.body)
+			body := osdmspec.Marshal(t, tc.body)
 			for _, v := range []osdmspec.Version{osdmspec.V39, osdmspec.V310} {
 				osdmspec.ValidateRequest(t, v, tc.method, tc.path, tc.header, body)
 			}
@@ -102,7 +92,7 @@ func TestRequestsValidateAgainstSpec(t *testing.T) {
 
 func TestRequestShapes(t *testing.T) {
 	// The exact JSON the mapping and sandbox authors rely on.
-	got := string(mustJSON(t, exampleOfferSearch()))
+	got := string(osdmspec.Marshal(t, exampleOfferSearch()))
 	want := `{"tripSearchCriteria":{"departureTime":"2026-05-04T08:30:00+02:00",` +
 		`"origin":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:8500010"},` +
 		`"destination":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:8503000"},` +
@@ -113,10 +103,10 @@ func TestRequestShapes(t *testing.T) {
 	if got != want {
 		t.Errorf("offer search JSON\n got %s\nwant %s", got, want)
 	}
-	if got := string(mustJSON(t, FulfillmentPostRequest{})); got != `{}` {
+	if got := string(osdmspec.Marshal(t, FulfillmentPostRequest{})); got != `{}` {
 		t.Errorf("fulfilment body = %s, want {}", got)
 	}
-	if got := string(mustJSON(t, RefundOfferPatchRequest{Status: RefundConfirmed})); got != `{"status":"CONFIRMED"}` {
+	if got := string(osdmspec.Marshal(t, RefundOfferPatchRequest{Status: RefundConfirmed})); got != `{"status":"CONFIRMED"}` {
 		t.Errorf("refund patch body = %s", got)
 	}
 }
@@ -129,9 +119,9 @@ func TestSpecRejectsWhatWeMustNotSend(t *testing.T) {
 	halfName := exampleBooking()
 	halfName.PassengerSpecifications[0].Detail = nil
 	for name, body := range map[string][]byte{
-		"place without objectType":        mustJSON(t, noObjectType),
-		"offer search without passengers": mustJSON(t, OfferCollectionRequest{}),
-		"booking without offers":          mustJSON(t, BookingRequest{PassengerSpecifications: halfName.PassengerSpecifications}),
+		"place without objectType":        osdmspec.Marshal(t, noObjectType),
+		"offer search without passengers": osdmspec.Marshal(t, OfferCollectionRequest{}),
+		"booking without offers":          osdmspec.Marshal(t, BookingRequest{PassengerSpecifications: halfName.PassengerSpecifications}),
 	} {
 		path := PathOffers
 		if name == "booking without offers" {

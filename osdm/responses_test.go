@@ -34,7 +34,7 @@ func parseValid(t *testing.T, version osdmspec.Version, method, path string, sta
 	if err := json.Unmarshal(raw, v); err != nil {
 		t.Fatalf("unmarshal: %v", err)
 	}
-	osdmspec.ValidateResponse(t, version, method, path, status, nil, mustJSON(t, v))
+	osdmspec.ValidateResponse(t, version, method, path, status, nil, osdmspec.Marshal(t, v))
 }
 
 func TestParseOfferCollectionResponse(t *testing.T) {
@@ -145,9 +145,9 @@ func TestParseProblems(t *testing.T) {
 		prop.Scope[0].VehicleNumber != "462" || prop.Scope[0].TravelClass != TravelClassFirst || *prop.Priority != 1 {
 		t.Errorf("proposal: %+v", prop)
 	}
-	osdmspec.ValidateSchema(t, osdmspec.V310, "Problem", mustJSON(t, asp))
+	osdmspec.ValidateSchema(t, osdmspec.V310, "Problem", osdmspec.Marshal(t, asp))
 	// The same problem as a 4xx problem+json body.
-	osdmspec.ValidateResponse(t, osdmspec.V310, http.MethodPost, PathOffers, http.StatusConflict, nil, mustJSON(t, asp))
+	osdmspec.ValidateResponse(t, osdmspec.V310, http.MethodPost, PathOffers, http.StatusConflict, nil, osdmspec.Marshal(t, asp))
 }
 
 func TestTolerantReader(t *testing.T) {
@@ -184,7 +184,7 @@ func TestTolerantReader(t *testing.T) {
 		}
 	}
 	// A kept unknown value is written back unchanged.
-	out := string(mustJSON(t, r.PlaceAllocation))
+	out := string(osdmspec.Marshal(t, r.PlaceAllocation))
 	if want := `{"accommodationType":"HAMMOCK","accommodationSubType":"DECK",`; out[:len(want)] != want {
 		t.Errorf("re-marshal: %s", out)
 	}

@@ -18,32 +18,40 @@ type demand struct {
 	group group
 }
 
+// bookingDesk books offers, answers and deletes bookings, fulfils them
+// (confirming a pending exchange) and lists them.
+type bookingDesk struct {
+	led       *ledger
+	docs      *documentDesk
+	exchanges *exchangeDesk
+}
+
 // createBooking serves POST /bookings: the offers become a provisional
 // (PREBOOKED) booking holding its places until confirmationTimeLimit.
-func (s *Sandbox) createBooking(now time.Time, rq *request) *response {
+func (bd *bookingDesk) createBooking(now time.Time, rq *request) *response {
 	var req osdm.BookingRequest
 	if p := decode(rq.body, &req, false); p != nil {
 		return problemResponse(p)
 	}
-	offers, p := s.checkBookingRequest(now, rq.client, &req)
+	offers, p := bd.checkBookingRequest(now, rq.client, &req)
 	if p != nil {
 		return problemResponse(p)
 	}
-	if p := s.checkPlaces(now, &req, offers); p != nil {
+	if p := bd.checkPlaces(now, &req, offers); p != nil {
 		return problemResponse(p)
 	}
 
-	id := s.newID("b")
+	id := bd.led.newID("b")
 	b := &booking{
 		id:          id,
 		code:        shortCode(id, 6),
 		externalRef: req.ExternalRef,
 		createdOn:   now,
-		limit:       now.Add(s.cfg.BookingTTL),
+		limit:       now.Add(bd.led.cfg.BookingTTL),
 		state:       statePrebooked,
 		client:      rq.client,
 	}
-	b.dropAt = b.limit.Add(s.cfg.Retention)
+	b.dropAt = b.limit.Add(bd.led.cfg.Retention)
 	paxID := map[string]string{}
 	for i, spec := range req.PassengerSpecifications {
 		pid := "pax-" + strconv.Itoa(i+1)
@@ -65,7 +73,7 @@ func (s *Sandbox) createBooking(now time.Time, rq *request) *response {
 				leg:     k,
 				journey: j,
 				group:   g,
-				places:  s.inventory.take(j.runKey(), g, len(sel.PassengerRefs)),
+				places:  bd.led.inventory.take(j.runKey(), g, len(sel.PassengerRefs)),
 				held:    true,
 			}
 			for _, ref := range sel.PassengerRefs {
@@ -79,13 +87,13 @@ func (s *Sandbox) createBooking(now time.Time, rq *request) *response {
 		o.bookedBy = id
 	}
 	b.noteKey(rq.idempotency)
-	s.addBooking(b)
-	return jsonResponse(http.StatusOK, &osdm.BookingResponse{Booking: b.osdm(s.cfg.Operator, s.cfg.Capacity)})
+	bd.led.addBooking(b)
+	return jsonResponse(http.StatusOK, &osdm.BookingResponse{Booking: b.osdm(bd.led.cfg.Operator, bd.led.cfg.Capacity)})
 }
 
 // checkBookingRequest checks the request against the offers it books and
 // returns those offers, in request order: offers client searched.
-func (s *Sandbox) checkBookingRequest(now time.Time, client string, req *osdm.BookingRequest) ([]*offer, *osdm.ProblemError) {
+func (bd *bookingDesk) checkBookingRequest(now time.Time, client string, req *osdm.BookingRequest) ([]*offer, *osdm.ProblemError) {
 	if len(req.Offers) == 0 || len(req.Offers) > maxOffersPerBooking {
 		return nil, osdm.Invalid(osdm.CodeValidationError, "#/offers", fmt.Sprintf("1..%d offers are required", maxOffersPerBooking))
 	}
@@ -106,7 +114,7 @@ func (s *Sandbox) checkBookingRequest(now time.Time, client string, req *osdm.Bo
 	offers := make([]*offer, len(req.Offers))
 	for i, sel := range req.Offers {
 		at := "#/offers/" + strconv.Itoa(i)
-		o, p := s.bookableOffer(now, client, sel.OfferID, at+"/offerId")
+		o, p := bd.led.bookableOffer(now, client, sel.OfferID, at+"/offerId")
 		if p != nil {
 			return nil, p
 		}
@@ -143,24 +151,9 @@ func (s *Sandbox) checkBookingRequest(now time.Time, client string, req *osdm.Bo
 	return offers, nil
 }
 
-// bookableOffer finds an offer that client can still book: another
-// client's offer is unknown.
-func (s *Sandbox) bookableOffer(now time.Time, client, id, pointer string) (*offer, *osdm.ProblemError) {
-	o, ok := s.offers.get(id)
-	switch {
-	case !ok || o.client != client:
-		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+strconv.Quote(id)+" is unknown or expired; search again").WithPointer(pointer)
-	case !now.Before(o.expires):
-		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+id+" expired at "+o.expires.Format(time.RFC3339)+"; search again").WithPointer(pointer)
-	case o.bookedBy != "":
-		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+id+" was booked already (booking "+o.bookedBy+"); search again").WithPointer(pointer)
-	}
-	return o, nil
-}
-
 // checkPlaces makes sure every group has the places the request needs,
 // all of them or none.
-func (s *Sandbox) checkPlaces(now time.Time, req *osdm.BookingRequest, offers []*offer) *osdm.ProblemError {
+func (bd *bookingDesk) checkPlaces(now time.Time, req *osdm.BookingRequest, offers []*offer) *osdm.ProblemError {
 	need := map[demand]int{}
 	for i, sel := range req.Offers {
 		o := offers[i]
@@ -171,7 +164,7 @@ func (s *Sandbox) checkPlaces(now time.Time, req *osdm.BookingRequest, offers []
 	for swept := false; ; swept = true {
 		short := ""
 		for d, n := range need {
-			if free := s.inventory.free(d.run, d.group); free < n {
+			if free := bd.led.inventory.free(d.run, d.group); free < n {
 				short = fmt.Sprintf("%d places asked, %d left in %s class %s of train %s on %s",
 					n, free, d.group.class, d.group.acc, d.run.train, d.run.date)
 				break
@@ -184,35 +177,18 @@ func (s *Sandbox) checkPlaces(now time.Time, req *osdm.BookingRequest, offers []
 			return osdm.NewProblem(http.StatusConflict, osdm.CodeInsufficientAvailability, short)
 		}
 		// Provisional bookings past their limit may still hold places.
-		s.sweep(now, true)
+		bd.led.sweep(now, true)
 	}
-}
-
-// liveBooking finds the booking of rq's path that OSDM can see, applying
-// its expiry first. Another client's booking, with all that hangs off it,
-// is an unknown id to rq's client.
-func (s *Sandbox) liveBooking(now time.Time, rq *request) (*booking, *osdm.ProblemError) {
-	id := rq.bookingID
-	b, ok := s.bookings.get(id)
-	switch {
-	case !ok || b.client != rq.client:
-		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no booking "+strconv.Quote(id))
-	case b.state == stateDeleted:
-		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeBookingAlreadyCancelled, "booking "+id+" was deleted")
-	}
-	s.expireIfDue(b, now)
-	s.expireExchange(b, now)
-	return b, nil
 }
 
 // getBooking serves GET /bookings/{bookingId}.
-func (s *Sandbox) getBooking(now time.Time, rq *request) *response {
-	b, p := s.liveBooking(now, rq)
+func (bd *bookingDesk) getBooking(now time.Time, rq *request) *response {
+	b, p := bd.led.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
-	out := b.osdm(s.cfg.Operator, s.cfg.Capacity)
-	docs, pending := s.documents(b, b.fulfillment)
+	out := b.osdm(bd.led.cfg.Operator, bd.led.cfg.Capacity)
+	docs, pending := bd.docs.documents(b, b.fulfillment)
 	out.FulfillmentDocuments = docs
 	return withDocuments(jsonResponse(http.StatusOK, &osdm.BookingResponse{Booking: out}), pending)
 }
@@ -220,8 +196,8 @@ func (s *Sandbox) getBooking(now time.Time, rq *request) *response {
 // deleteBooking serves DELETE /bookings/{bookingId}: a provisional (or
 // released) booking is deleted and frees its places; a fulfilled one must
 // be refunded instead.
-func (s *Sandbox) deleteBooking(now time.Time, rq *request) *response {
-	b, p := s.liveBooking(now, rq)
+func (bd *bookingDesk) deleteBooking(now time.Time, rq *request) *response {
+	b, p := bd.led.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -232,8 +208,8 @@ func (s *Sandbox) deleteBooking(now time.Time, rq *request) *response {
 	case stateRefunded:
 		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled, "booking "+b.id+" was refunded"))
 	}
-	s.releasePlaces(b)
+	bd.led.releasePlaces(b)
 	b.state = stateDeleted
-	b.dropAt = now.Add(s.cfg.Retention)
+	b.dropAt = now.Add(bd.led.cfg.Retention)
 	return &response{status: http.StatusNoContent}
 }

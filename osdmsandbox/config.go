@@ -95,6 +95,11 @@ type Config struct {
 	// UnknownTrains are train numbers searched in vain (404 NO_RESULTS),
 	// besides those made only of zeros ("0", "000").
 	UnknownTrains []string
+	// NoDocuments issues fulfilments without a ticket document (the
+	// control number is the ticket), rendering no PDF: for load tests of
+	// what sits in front of the sandbox. Default false: every FULFILLED
+	// fulfilment has its PDF_A4 ticket.
+	NoDocuments bool
 	// Now is the clock; nil means time.Now. Tests inject a fake one.
 	Now func() time.Time
 }

@@ -38,14 +38,14 @@ func (s *Sandbox) Bookings() []BookingInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	s.sweep(now, true)
-	return s.bookingInfos(now, nil)
+	s.led.sweep(now, true)
+	return s.led.bookingInfos(now, nil)
 }
 
 // bookingInfos describes the bookings of client, every booking when nil.
-func (s *Sandbox) bookingInfos(now time.Time, client *string) []BookingInfo {
-	out := make([]BookingInfo, 0, s.bookings.len())
-	s.bookings.each(func(_ string, b *booking) bool {
+func (l *ledger) bookingInfos(now time.Time, client *string) []BookingInfo {
+	out := make([]BookingInfo, 0, l.bookings.len())
+	l.bookings.each(func(_ string, b *booking) bool {
 		if client != nil && b.client != *client {
 			return true
 		}
@@ -75,7 +75,7 @@ func (s *Sandbox) bookingInfos(now time.Time, client *string) []BookingInfo {
 
 // listBookings serves GET /_sandbox/bookings: a JSON array of BookingInfo
 // of the client's bookings.
-func (s *Sandbox) listBookings(now time.Time, rq *request) *response {
-	s.sweep(now, true)
-	return jsonResponse(http.StatusOK, s.bookingInfos(now, &rq.client))
+func (bd *bookingDesk) listBookings(now time.Time, rq *request) *response {
+	bd.led.sweep(now, true)
+	return jsonResponse(http.StatusOK, bd.led.bookingInfos(now, &rq.client))
 }

@@ -55,9 +55,12 @@
 // same bytes every time; a refunded or exchanged fulfilment no longer
 // offers it.
 //
-// State lives in memory behind one mutex and is bounded: offers, bookings
-// and idempotency keys each hold at most Config.MaxEntries entries, expire
-// on their own clocks and are dropped after Config.Retention.
+// State lives in memory behind one mutex, in one ledger that the desk of
+// each concern (offers, bookings and their fulfilment, exchanges, refunds,
+// passengers, documents) is handed when the Sandbox is made, and is
+// bounded: offers, bookings and idempotency keys each hold at most
+// Config.MaxEntries entries, expire on their own clocks and are dropped
+// after Config.Retention.
 //
 // Pure Go: no Caddy import; caddymodule wraps it as osdm_sandbox.
 package osdmsandbox

@@ -19,21 +19,37 @@ import (
 // Idempotency-Key keeps the placeholder and the ticket, not the PDF, and
 // a replay renders the same bytes again.
 
+// documentDesk makes a fulfilment's documents and keeps those rendered
+// last.
+type documentDesk struct {
+	cfg   Config
+	cache *ticketpdf.Cache
+}
+
 // documentCacheSize is how many rendered documents a sandbox keeps.
 const documentCacheSize = 64
 
 // documentID is the id of a fulfilment's ticket document.
 func documentID(fulfillmentID string) string { return fulfillmentID + "-ticket" }
 
+// documentRefs are the fulfillmentDocumentRefs of a new fulfilment: its
+// ticket, none with cfg.NoDocuments.
+func documentRefs(cfg Config, fulfillmentID string) []string {
+	if cfg.NoDocuments {
+		return nil
+	}
+	return []string{documentID(fulfillmentID)}
+}
+
 // documents are the fulfillmentDocuments of b's fulfilment f: its ticket
 // while f is FULFILLED, none otherwise. The content is a placeholder,
-// which ServeHTTP fills with the PDF.
-func (s *Sandbox) documents(b *booking, f *osdm.Fulfillment) ([]osdm.FulfillmentDocument, []ticketpdf.Placeholder) {
-	if f == nil || f.Status != osdm.FulfillmentFulfilled || b.fulfillment == nil || f.ID != b.fulfillment.ID {
+// which ServeHTTP fills with the PDF. With Config.NoDocuments, none ever.
+func (dd *documentDesk) documents(b *booking, f *osdm.Fulfillment) ([]osdm.FulfillmentDocument, []ticketpdf.Placeholder) {
+	if dd.cfg.NoDocuments || f == nil || f.Status != osdm.FulfillmentFulfilled || b.fulfillment == nil || f.ID != b.fulfillment.ID {
 		return nil, nil
 	}
 	id := documentID(f.ID)
-	ph := ticketpdf.NewPlaceholder(s.ticketOf(b, f))
+	ph := ticketpdf.NewPlaceholder(dd.ticketOf(b, f))
 	doc := osdm.FulfillmentDocument{
 		ID:            id,
 		Medium:        osdm.FulfillmentMediaPDFA4,
@@ -54,7 +70,7 @@ func withDocuments(resp *response, docs []ticketpdf.Placeholder) *response {
 // ticketOf is the ticket of b's fulfilment f: the trains of the parts it
 // covers, the passengers still booked with their places, the booking's
 // code and price.
-func (s *Sandbox) ticketOf(b *booking, f *osdm.Fulfillment) ticketpdf.Ticket {
+func (dd *documentDesk) ticketOf(b *booking, f *osdm.Fulfillment) ticketpdf.Ticket {
 	covered := map[string]bool{}
 	for _, ref := range f.BookingParts {
 		covered[ref.ID] = true
@@ -85,7 +101,7 @@ func (s *Sandbox) ticketOf(b *booking, f *osdm.Fulfillment) ticketpdf.Ticket {
 		}
 		j := part.journey
 		if t.Operator == "" {
-			c := j.carrierOr(s.cfg.Operator)
+			c := j.carrierOr(dd.cfg.Operator)
 			t.Operator = c.Name + " (RICS " + strings.TrimPrefix(c.Ref, ricsPrefix) + ")"
 		}
 		leg := ticketpdf.Leg{
@@ -102,7 +118,7 @@ func (s *Sandbox) ticketOf(b *booking, f *osdm.Fulfillment) ticketpdf.Ticket {
 				continue
 			}
 			if i := slices.Index(paxIDs, part.passengerIDs[k]); i >= 0 {
-				coach, number := place(j.train, part.group, idx, s.cfg.Capacity)
+				coach, number := place(j.train, part.group, idx, dd.cfg.Capacity)
 				leg.Places[i] = ticketpdf.Place{Coach: coach, Number: number}
 			}
 		}

@@ -45,6 +45,24 @@ func ticketOf(t *testing.T, f osdm.Fulfillment, docs []osdm.FulfillmentDocument)
 	return d.Content
 }
 
+func TestNoDocumentsFulfilsWithTheControlNumberOnly(t *testing.T) {
+	h := newHarness(t, osdmsandbox.Config{NoDocuments: true})
+	b := h.bookNamed()
+	var fr osdm.FulfillmentCollectionResponse
+	h.call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", "", osdm.FulfillmentPostRequest{}).decode(t, &fr)
+	f := fr.Fulfillments[0]
+	if f.Status != osdm.FulfillmentFulfilled || f.ControlNumber == "" {
+		t.Fatalf("fulfilment %s: status %s, control number %q", f.ID, f.Status, f.ControlNumber)
+	}
+	if len(fr.FulfillmentDocuments) != 0 || len(f.FulfillmentDocumentRefs) != 0 {
+		t.Fatalf("documents %d, refs %v: want none", len(fr.FulfillmentDocuments), f.FulfillmentDocumentRefs)
+	}
+	got := h.getBooking(b.ID)
+	if len(got.FulfillmentDocuments) != 0 || len(got.Fulfillments) != 1 || len(got.Fulfillments[0].FulfillmentDocumentRefs) != 0 {
+		t.Fatalf("GET /bookings: documents %d, fulfilments %+v", len(got.FulfillmentDocuments), got.Fulfillments)
+	}
+}
+
 func TestFulfilmentCarriesItsTicket(t *testing.T) {
 	h := newHarness(t, osdmsandbox.Config{})
 	b := h.bookNamed()

@@ -91,11 +91,18 @@ func (b *booking) liveCount() int {
 	return len(ids)
 }
 
+// exchangeDesk makes exchange offers (searching as the offer desk does)
+// and runs exchange operations on bookings.
+type exchangeDesk struct {
+	led    *ledger
+	search *offerDesk
+}
+
 // createExchangeOffers serves POST /bookings/{bookingId}/exchange-offers:
 // the offer search of the body, each offer priced as an exchange of the
 // booking's passengers still booked: the new price, the fee (10 %, none
 // with an overruleCode), and what is to pay or refund.
-func (s *Sandbox) createExchangeOffers(now time.Time, rq *request) *response {
+func (xd *exchangeDesk) createExchangeOffers(now time.Time, rq *request) *response {
 	embed, p := osdm.ReadExchangeEmbed(rq.query)
 	if p != nil {
 		return problemResponse(p)
@@ -104,7 +111,7 @@ func (s *Sandbox) createExchangeOffers(now time.Time, rq *request) *response {
 	if p := decode(rq.body, &req, false); p != nil {
 		return problemResponse(p)
 	}
-	b, p := s.liveBooking(now, rq)
+	b, p := xd.led.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -124,7 +131,7 @@ func (s *Sandbox) createExchangeOffers(now time.Time, rq *request) *response {
 		return problemResponse(p)
 	}
 	sr.client = rq.client
-	found := s.answerSearch(now, sr)
+	found := xd.search.answerSearch(now, sr)
 	if found.status != http.StatusOK || found.problem {
 		return found
 	}
@@ -136,7 +143,7 @@ func (s *Sandbox) createExchangeOffers(now time.Time, rq *request) *response {
 		fee: exchangeFee(credit, req.OverruleCode)}
 	out := &osdm.ExchangeOfferCollectionResponse{Problems: offers.Problems}
 	for _, offer := range offers.Offers {
-		o, ok := s.offers.get(offer.OfferID)
+		o, ok := xd.led.offers.get(offer.OfferID)
 		if !ok {
 			continue
 		}
@@ -209,34 +216,11 @@ func (b *booking) exchangeOf(id string) *exchangeOp {
 	return nil
 }
 
-// expireExchange frees the places of a pre-booked exchange past its
-// ticketTimeLimit: the operation lapses and the old booking stands.
-func (s *Sandbox) expireExchange(b *booking, now time.Time) {
-	op := b.pendingExchange()
-	if op == nil || now.Before(op.limit) {
-		return
-	}
-	s.dropExchange(b, op)
-}
-
-// dropExchange forgets a pre-booked exchange operation, freeing its places.
-func (s *Sandbox) dropExchange(b *booking, op *exchangeOp) {
-	for _, part := range op.parts {
-		s.releasePart(part)
-	}
-	for i, o := range b.exchanges {
-		if o == op {
-			b.exchanges = append(b.exchanges[:i], b.exchanges[i+1:]...)
-			break
-		}
-	}
-}
-
 // createExchangeOperation serves POST /bookings/{bookingId}/exchange-operations:
 // the exchange offer chosen is pre-booked: its places are held until the
 // operation's ticketTimeLimit; the old booking stands until a fulfilment
 // confirms the exchange.
-func (s *Sandbox) createExchangeOperation(now time.Time, rq *request) *response {
+func (xd *exchangeDesk) createExchangeOperation(now time.Time, rq *request) *response {
 	var req osdm.ExchangeOperationRequest
 	if p := decode(rq.body, &req, false); p != nil {
 		return problemResponse(p)
@@ -245,7 +229,7 @@ func (s *Sandbox) createExchangeOperation(now time.Time, rq *request) *response 
 		return problemResponse(osdm.Invalid(osdm.CodeValidationError, "#/exchangeOffers", "exactly one exchange offer is pre-booked at a time"))
 	}
 	sel := req.ExchangeOffers[0]
-	b, p := s.liveBooking(now, rq)
+	b, p := xd.led.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -256,7 +240,7 @@ func (s *Sandbox) createExchangeOperation(now time.Time, rq *request) *response 
 		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 			"booking "+b.id+" has exchange operation "+op.id+" pre-booked; confirm it (POST .../fulfillments) or delete it first"))
 	}
-	o, p := s.bookableOffer(now, rq.client, sel.OfferID, "#/exchangeOffers/0/offerId")
+	o, p := xd.led.bookableOffer(now, rq.client, sel.OfferID, "#/exchangeOffers/0/offerId")
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -274,17 +258,17 @@ func (s *Sandbox) createExchangeOperation(now time.Time, rq *request) *response 
 	}
 	for k, g := range o.groups {
 		j := o.route[k]
-		if free := s.inventory.free(j.runKey(), g); free < len(ids) {
-			s.sweep(now, true)
-			if free = s.inventory.free(j.runKey(), g); free < len(ids) {
+		if free := xd.led.inventory.free(j.runKey(), g); free < len(ids) {
+			xd.led.sweep(now, true)
+			if free = xd.led.inventory.free(j.runKey(), g); free < len(ids) {
 				return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeInsufficientAvailability,
 					fmt.Sprintf("%d places asked, %d left in %s class %s of train %s", len(ids), free, g.class, g.acc, j.train)))
 			}
 		}
 	}
 	op := &exchangeOp{
-		id:     s.newID("xo"),
-		limit:  now.Add(s.cfg.BookingTTL),
+		id:     xd.led.newID("xo"),
+		limit:  now.Add(xd.led.cfg.BookingTTL),
 		status: osdm.ExchangePrebooked,
 		offer:  o.exchange.offer,
 	}
@@ -299,7 +283,7 @@ func (s *Sandbox) createExchangeOperation(now time.Time, rq *request) *response 
 			journey:      j,
 			group:        g,
 			passengerIDs: ids,
-			places:       s.inventory.take(j.runKey(), g, len(ids)),
+			places:       xd.led.inventory.take(j.runKey(), g, len(ids)),
 			held:         true,
 		}
 		for _, p := range o.passengers {
@@ -314,7 +298,7 @@ func (s *Sandbox) createExchangeOperation(now time.Time, rq *request) *response 
 	}
 	b.exchanges = append(b.exchanges, op)
 	b.noteKey(rq.idempotency)
-	return jsonResponse(http.StatusOK, &osdm.ExchangeOperationResponse{ExchangeOperation: op.osdm(s.cfg.Operator)})
+	return jsonResponse(http.StatusOK, &osdm.ExchangeOperationResponse{ExchangeOperation: op.osdm(xd.led.cfg.Operator)})
 }
 
 // osdm renders the operation.
@@ -331,8 +315,8 @@ func (op *exchangeOp) osdm(operator string) *osdm.ExchangeOperation {
 }
 
 // liveExchange finds the booking and exchange operation of rq.
-func (s *Sandbox) liveExchange(now time.Time, rq *request) (*booking, *exchangeOp, *osdm.ProblemError) {
-	b, p := s.liveBooking(now, rq)
+func (xd *exchangeDesk) liveExchange(now time.Time, rq *request) (*booking, *exchangeOp, *osdm.ProblemError) {
+	b, p := xd.led.liveBooking(now, rq)
 	if p != nil {
 		return nil, nil, p
 	}
@@ -345,27 +329,27 @@ func (s *Sandbox) liveExchange(now time.Time, rq *request) (*booking, *exchangeO
 }
 
 // getExchangeOperation serves GET of an exchange operation.
-func (s *Sandbox) getExchangeOperation(now time.Time, rq *request) *response {
-	_, op, p := s.liveExchange(now, rq)
+func (xd *exchangeDesk) getExchangeOperation(now time.Time, rq *request) *response {
+	_, op, p := xd.liveExchange(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
-	return jsonResponse(http.StatusOK, &osdm.ExchangeOperationResponse{ExchangeOperation: op.osdm(s.cfg.Operator)})
+	return jsonResponse(http.StatusOK, &osdm.ExchangeOperationResponse{ExchangeOperation: op.osdm(xd.led.cfg.Operator)})
 }
 
 // patchExchangeOperation serves PATCH of an exchange operation: the
 // fulfilment settings are valid OSDM the sandbox does not keep (it issues
 // e-tickets), named in the answer's problems; the operation is answered.
-func (s *Sandbox) patchExchangeOperation(now time.Time, rq *request) *response {
+func (xd *exchangeDesk) patchExchangeOperation(now time.Time, rq *request) *response {
 	var req osdm.ExchangeOperationPatchRequest
 	if p := decode(rq.body, &req, false); p != nil {
 		return problemResponse(p)
 	}
-	_, op, p := s.liveExchange(now, rq)
+	_, op, p := xd.liveExchange(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
-	out := &osdm.ExchangeOperationResponse{ExchangeOperation: op.osdm(s.cfg.Operator)}
+	out := &osdm.ExchangeOperationResponse{ExchangeOperation: op.osdm(xd.led.cfg.Operator)}
 	if req.RequestedFulfillmentType != "" {
 		out.Problems = append(out.Problems, ignoredProblem("#/requestedFulfillmentType"))
 	}
@@ -375,8 +359,8 @@ func (s *Sandbox) patchExchangeOperation(now time.Time, rq *request) *response {
 // deleteExchangeOperation serves DELETE of an exchange operation: a
 // pre-booked one is dropped and its places freed (the old booking stands);
 // a confirmed one cannot be (409).
-func (s *Sandbox) deleteExchangeOperation(now time.Time, rq *request) *response {
-	b, op, p := s.liveExchange(now, rq)
+func (xd *exchangeDesk) deleteExchangeOperation(now time.Time, rq *request) *response {
+	b, op, p := xd.liveExchange(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -384,19 +368,19 @@ func (s *Sandbox) deleteExchangeOperation(now time.Time, rq *request) *response 
 		return problemResponse(osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 			"exchange operation "+op.id+" was confirmed; the booking holds the new journey now (refund it to undo)"))
 	}
-	s.dropExchange(b, op)
+	xd.led.dropExchange(b, op)
 	return &response{status: http.StatusNoContent}
 }
 
 // confirmExchange carries out the pre-booked exchange op of booking b: a
 // new fulfilment for the new part, the old parts and fulfilment
 // EXCHANGED and their places freed.
-func (s *Sandbox) confirmExchange(now time.Time, b *booking, op *exchangeOp) {
+func (xd *exchangeDesk) confirmExchange(now time.Time, b *booking, op *exchangeOp) {
 	for _, part := range b.parts {
 		if part.exchanged {
 			continue
 		}
-		s.releasePart(part)
+		xd.led.releasePart(part)
 		part.exchanged = true
 	}
 	old := *b.fulfillment
@@ -410,7 +394,7 @@ func (s *Sandbox) confirmExchange(now time.Time, b *booking, op *exchangeOp) {
 		refs = append(refs, osdm.BookingPartReference{ID: part.id})
 	}
 	f := &osdm.Fulfillment{
-		ID:            s.newID("f"),
+		ID:            xd.led.newID("f"),
 		Status:        osdm.FulfillmentFulfilled,
 		BookingRef:    b.id,
 		Summary:       "E-ticket " + b.code + " (exchanged)",
@@ -418,12 +402,12 @@ func (s *Sandbox) confirmExchange(now time.Time, b *booking, op *exchangeOp) {
 		ControlNumber: "CN" + shortCode(b.id+"/"+op.id, 10),
 		BookingParts:  refs,
 	}
-	f.FulfillmentDocumentRefs = []string{documentID(f.ID)}
+	f.FulfillmentDocumentRefs = documentRefs(xd.led.cfg, f.ID)
 	b.fulfillment = f
 	op.status, op.fulfillment = osdm.ExchangeFulfilled, f
 	end := b.lastArrival()
 	if end.Before(now) {
 		end = now
 	}
-	b.dropAt = end.Add(s.cfg.Retention)
+	b.dropAt = end.Add(xd.led.cfg.Retention)
 }

@@ -10,91 +10,91 @@ const sweepInterval = time.Second
 // sweep drops expired offers and idempotency keys, releases provisional
 // bookings past their confirmationTimeLimit and drops bookings past their
 // retention; without force, at most once per sweepInterval. Callers hold
-// s.mu.
-func (s *Sandbox) sweep(now time.Time, force bool) {
-	if !force && now.Before(s.nextSweep) {
+// the Sandbox's lock.
+func (l *ledger) sweep(now time.Time, force bool) {
+	if !force && now.Before(l.nextSweep) {
 		return
 	}
-	s.nextSweep = now.Add(sweepInterval)
+	l.nextSweep = now.Add(sweepInterval)
 	// Offers and keys have one lifetime each, so they expire in the order
 	// they were stored: the sweep stops at the first live one.
-	s.offers.each(func(id string, o *offer) bool {
+	l.offers.each(func(id string, o *offer) bool {
 		if now.Before(o.expires) {
 			return false
 		}
-		s.offers.remove(id)
+		l.offers.remove(id)
 		return true
 	})
-	s.keys.each(func(id string, k *storedResponse) bool {
+	l.keys.each(func(id string, k *storedResponse) bool {
 		if now.Before(k.expires) {
 			return false
 		}
-		s.keys.remove(id)
+		l.keys.remove(id)
 		return true
 	})
-	s.bookings.each(func(_ string, b *booking) bool {
-		s.expireIfDue(b, now)
+	l.bookings.each(func(_ string, b *booking) bool {
+		l.expireIfDue(b, now)
 		if !now.Before(b.dropAt) {
-			s.dropBooking(b)
+			l.dropBooking(b)
 		}
 		return true
 	})
 }
 
 // addOffer stores o; when the store is full, the oldest offer goes.
-// Callers hold s.mu.
-func (s *Sandbox) addOffer(o *offer) {
-	if s.offers.len() >= s.cfg.MaxEntries {
-		s.sweep(o.createdOn, true)
-		if s.offers.len() >= s.cfg.MaxEntries {
-			id, _, _ := s.offers.oldest()
-			s.offers.remove(id)
+// Callers hold the Sandbox's lock.
+func (l *ledger) addOffer(o *offer) {
+	if l.offers.len() >= l.cfg.MaxEntries {
+		l.sweep(o.createdOn, true)
+		if l.offers.len() >= l.cfg.MaxEntries {
+			id, _, _ := l.offers.oldest()
+			l.offers.remove(id)
 		}
 	}
-	s.offers.put(o.id, o)
+	l.offers.put(o.id, o)
 }
 
 // addBooking stores b; when the store is full, the oldest booking goes
-// and frees its places. Callers hold s.mu.
-func (s *Sandbox) addBooking(b *booking) {
-	if s.bookings.len() >= s.cfg.MaxEntries {
-		s.sweep(b.createdOn, true)
-		if s.bookings.len() >= s.cfg.MaxEntries {
-			_, oldest, _ := s.bookings.oldest()
-			s.dropBooking(oldest)
+// and frees its places. Callers hold the Sandbox's lock.
+func (l *ledger) addBooking(b *booking) {
+	if l.bookings.len() >= l.cfg.MaxEntries {
+		l.sweep(b.createdOn, true)
+		if l.bookings.len() >= l.cfg.MaxEntries {
+			_, oldest, _ := l.bookings.oldest()
+			l.dropBooking(oldest)
 		}
 	}
-	s.bookings.put(b.id, b)
+	l.bookings.put(b.id, b)
 }
 
 // expireIfDue releases a provisional booking past its
-// confirmationTimeLimit. Callers hold s.mu.
-func (s *Sandbox) expireIfDue(b *booking, now time.Time) {
+// confirmationTimeLimit. Callers hold the Sandbox's lock.
+func (l *ledger) expireIfDue(b *booking, now time.Time) {
 	if b.state == statePrebooked && !now.Before(b.limit) {
-		s.releasePlaces(b)
+		l.releasePlaces(b)
 		b.state = stateReleased
-		b.dropAt = b.limit.Add(s.cfg.Retention)
+		b.dropAt = b.limit.Add(l.cfg.Retention)
 	}
 }
 
-// dropBooking forgets b, freeing any places it still holds. Callers hold s.mu.
-func (s *Sandbox) dropBooking(b *booking) {
-	s.releasePlaces(b)
-	s.bookings.remove(b.id)
+// dropBooking forgets b, freeing any places it still holds. Callers hold the Sandbox's lock.
+func (l *ledger) dropBooking(b *booking) {
+	l.releasePlaces(b)
+	l.bookings.remove(b.id)
 }
 
-// releasePlaces frees the places of b's parts. Callers hold s.mu.
-func (s *Sandbox) releasePlaces(b *booking) {
+// releasePlaces frees the places of b's parts. Callers hold the Sandbox's lock.
+func (l *ledger) releasePlaces(b *booking) {
 	if op := b.pendingExchange(); op != nil {
-		s.dropExchange(b, op)
+		l.dropExchange(b, op)
 	}
 	for _, part := range b.parts {
-		s.releasePart(part)
+		l.releasePart(part)
 	}
 }
 
-// releasePart frees the places part still holds. Callers hold s.mu.
-func (s *Sandbox) releasePart(part *bookedPart) {
+// releasePart frees the places part still holds. Callers hold the Sandbox's lock.
+func (l *ledger) releasePart(part *bookedPart) {
 	if !part.held {
 		return
 	}
@@ -109,6 +109,29 @@ func (s *Sandbox) releasePart(part *bookedPart) {
 			}
 		}
 	}
-	s.inventory.release(part.journey.runKey(), part.group, places)
+	l.inventory.release(part.journey.runKey(), part.group, places)
 	part.held = false
+}
+
+// expireExchange frees the places of a pre-booked exchange past its
+// ticketTimeLimit: the operation lapses and the old booking stands.
+func (l *ledger) expireExchange(b *booking, now time.Time) {
+	op := b.pendingExchange()
+	if op == nil || now.Before(op.limit) {
+		return
+	}
+	l.dropExchange(b, op)
+}
+
+// dropExchange forgets a pre-booked exchange operation, freeing its places.
+func (l *ledger) dropExchange(b *booking, op *exchangeOp) {
+	for _, part := range op.parts {
+		l.releasePart(part)
+	}
+	for i, o := range b.exchanges {
+		if o == op {
+			b.exchanges = append(b.exchanges[:i], b.exchanges[i+1:]...)
+			break
+		}
+	}
 }

@@ -12,12 +12,12 @@ import (
 // booking is confirmed and gets its ticket (one fulfilment with a control
 // number and its PDF document). Fulfilling a fulfilled booking answers
 // its fulfilment again.
-func (s *Sandbox) fulfil(now time.Time, rq *request) *response {
+func (bd *bookingDesk) fulfil(now time.Time, rq *request) *response {
 	var req osdm.FulfillmentPostRequest
 	if p := decode(rq.body, &req, true); p != nil {
 		return problemResponse(p)
 	}
-	b, p := s.liveBooking(now, rq)
+	b, p := bd.led.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -30,18 +30,18 @@ func (s *Sandbox) fulfil(now time.Time, rq *request) *response {
 	case stateFulfilled:
 		if op := b.pendingExchange(); op != nil {
 			// The fulfilment confirms the exchange.
-			s.confirmExchange(now, b, op)
+			bd.exchanges.confirmExchange(now, b, op)
 		}
 	case statePrebooked:
 		f := &osdm.Fulfillment{
-			ID:            s.newID("f"),
+			ID:            bd.led.newID("f"),
 			Status:        osdm.FulfillmentFulfilled,
 			BookingRef:    b.id,
 			Summary:       "E-ticket " + b.code,
 			CreatedOn:     now,
 			ControlNumber: "CN" + shortCode(b.id+"/ticket", 10),
 		}
-		f.FulfillmentDocumentRefs = []string{documentID(f.ID)}
+		f.FulfillmentDocumentRefs = documentRefs(bd.led.cfg, f.ID)
 		for _, part := range b.parts {
 			part.confirmedOn = &now
 			f.BookingParts = append(f.BookingParts, osdm.BookingPartReference{ID: part.id})
@@ -53,10 +53,10 @@ func (s *Sandbox) fulfil(now time.Time, rq *request) *response {
 		if end.Before(now) {
 			end = now
 		}
-		b.dropAt = end.Add(s.cfg.Retention)
+		b.dropAt = end.Add(bd.led.cfg.Retention)
 	}
 	b.noteKey(rq.idempotency)
-	docs, pending := s.documents(b, b.fulfillment)
+	docs, pending := bd.docs.documents(b, b.fulfillment)
 	return withDocuments(jsonResponse(http.StatusOK, &osdm.FulfillmentCollectionResponse{
 		Fulfillments:         []osdm.Fulfillment{*b.fulfillment},
 		FulfillmentDocuments: docs,
@@ -66,11 +66,11 @@ func (s *Sandbox) fulfil(now time.Time, rq *request) *response {
 // getFulfillment serves GET /fulfillments/{fulfillmentId}: the fulfilment,
 // current or replaced by an exchange, with its document while it is
 // FULFILLED.
-func (s *Sandbox) getFulfillment(now time.Time, rq *request) *response {
+func (bd *bookingDesk) getFulfillment(now time.Time, rq *request) *response {
 	id := rq.fulfillmentID
 	var found *booking
 	var f *osdm.Fulfillment
-	s.bookings.each(func(_ string, b *booking) bool {
+	bd.led.bookings.each(func(_ string, b *booking) bool {
 		if b.state == stateDeleted {
 			return true
 		}
@@ -94,10 +94,10 @@ func (s *Sandbox) getFulfillment(now time.Time, rq *request) *response {
 	// past its limit is dropped), as for GET /bookings/{bookingId}.
 	brq := *rq
 	brq.bookingID = found.id
-	if _, p := s.liveBooking(now, &brq); p != nil {
+	if _, p := bd.led.liveBooking(now, &brq); p != nil {
 		return problemResponse(p)
 	}
 	out := *f
-	docs, pending := s.documents(found, &out)
+	docs, pending := bd.docs.documents(found, &out)
 	return withDocuments(jsonResponse(http.StatusOK, &osdm.FulfillmentResponse{Fulfillment: &out, FulfillmentDocuments: docs}), pending)
 }

@@ -56,6 +56,19 @@ type request struct {
 // handlerFunc serves one operation; it runs with s.mu held.
 type handlerFunc func(s *Sandbox, now time.Time, rq *request) *response
 
+// on is the handlerFunc of desk method h, on the desk of the Sandbox
+// that deskOf returns.
+func on[D any](deskOf func(*Sandbox) D, h func(D, time.Time, *request) *response) handlerFunc {
+	return func(s *Sandbox, now time.Time, rq *request) *response { return h(deskOf(s), now, rq) }
+}
+
+// The desks of a Sandbox, for the routes.
+func offersOf(s *Sandbox) *offerDesk         { return s.offers }
+func bookingsOf(s *Sandbox) *bookingDesk     { return s.bookings }
+func refundsOf(s *Sandbox) *refundDesk       { return s.refunds }
+func passengersOf(s *Sandbox) *passengerDesk { return s.passengers }
+func exchangesOf(s *Sandbox) *exchangeDesk   { return s.exchanges }
+
 // The sandbox's own operations, outside the spec.
 var (
 	// opTripOffers is GET /trip-offers of older partners.
@@ -69,25 +82,25 @@ var (
 // (osdm.Operation). Every other operation of the spec is answered 501 by
 // the router.
 var routes = []osdm.Route[handlerFunc]{
-	{Op: osdm.OpCreateOffers, Handle: (*Sandbox).searchOffers},
-	{Op: opTripOffers, Handle: (*Sandbox).searchTripOffers},
-	{Op: opListBookings, Handle: (*Sandbox).listBookings},
-	{Op: osdm.OpCreateBooking, Handle: (*Sandbox).createBooking},
-	{Op: osdm.OpGetBooking, Handle: (*Sandbox).getBooking},
-	{Op: osdm.OpDeleteBooking, Handle: (*Sandbox).deleteBooking},
-	{Op: osdm.OpCreateFulfillments, Handle: (*Sandbox).fulfil},
-	{Op: osdm.OpGetFulfillment, Handle: (*Sandbox).getFulfillment},
-	{Op: osdm.OpCreateRefundOffers, Handle: (*Sandbox).createRefundOffer},
-	{Op: osdm.OpGetRefundOffer, Handle: (*Sandbox).getRefundOffer},
-	{Op: osdm.OpPatchRefundOffer, Handle: (*Sandbox).confirmRefundOffer},
-	{Op: osdm.OpDeleteRefundOffer, Handle: (*Sandbox).deleteRefundOffer},
-	{Op: osdm.OpGetPassenger, Handle: (*Sandbox).getPassenger},
-	{Op: osdm.OpPatchPassenger, Handle: (*Sandbox).patchPassenger},
-	{Op: osdm.OpCreateExchangeOffers, Handle: (*Sandbox).createExchangeOffers},
-	{Op: osdm.OpCreateExchangeOperation, Handle: (*Sandbox).createExchangeOperation},
-	{Op: osdm.OpGetExchangeOperation, Handle: (*Sandbox).getExchangeOperation},
-	{Op: osdm.OpPatchExchangeOperation, Handle: (*Sandbox).patchExchangeOperation},
-	{Op: osdm.OpDeleteExchangeOperation, Handle: (*Sandbox).deleteExchangeOperation},
+	{Op: osdm.OpCreateOffers, Handle: on(offersOf, (*offerDesk).searchOffers)},
+	{Op: opTripOffers, Handle: on(offersOf, (*offerDesk).searchTripOffers)},
+	{Op: opListBookings, Handle: on(bookingsOf, (*bookingDesk).listBookings)},
+	{Op: osdm.OpCreateBooking, Handle: on(bookingsOf, (*bookingDesk).createBooking)},
+	{Op: osdm.OpGetBooking, Handle: on(bookingsOf, (*bookingDesk).getBooking)},
+	{Op: osdm.OpDeleteBooking, Handle: on(bookingsOf, (*bookingDesk).deleteBooking)},
+	{Op: osdm.OpCreateFulfillments, Handle: on(bookingsOf, (*bookingDesk).fulfil)},
+	{Op: osdm.OpGetFulfillment, Handle: on(bookingsOf, (*bookingDesk).getFulfillment)},
+	{Op: osdm.OpCreateRefundOffers, Handle: on(refundsOf, (*refundDesk).createRefundOffer)},
+	{Op: osdm.OpGetRefundOffer, Handle: on(refundsOf, (*refundDesk).getRefundOffer)},
+	{Op: osdm.OpPatchRefundOffer, Handle: on(refundsOf, (*refundDesk).confirmRefundOffer)},
+	{Op: osdm.OpDeleteRefundOffer, Handle: on(refundsOf, (*refundDesk).deleteRefundOffer)},
+	{Op: osdm.OpGetPassenger, Handle: on(passengersOf, (*passengerDesk).getPassenger)},
+	{Op: osdm.OpPatchPassenger, Handle: on(passengersOf, (*passengerDesk).patchPassenger)},
+	{Op: osdm.OpCreateExchangeOffers, Handle: on(exchangesOf, (*exchangeDesk).createExchangeOffers)},
+	{Op: osdm.OpCreateExchangeOperation, Handle: on(exchangesOf, (*exchangeDesk).createExchangeOperation)},
+	{Op: osdm.OpGetExchangeOperation, Handle: on(exchangesOf, (*exchangeDesk).getExchangeOperation)},
+	{Op: osdm.OpPatchExchangeOperation, Handle: on(exchangesOf, (*exchangeDesk).patchExchangeOperation)},
+	{Op: osdm.OpDeleteExchangeOperation, Handle: on(exchangesOf, (*exchangeDesk).deleteExchangeOperation)},
 }
 
 // router routes the sandbox's requests. Anything before the first segment
@@ -117,7 +130,7 @@ func (s *Sandbox) ServeClient(w http.ResponseWriter, r *http.Request, client str
 	body := resp.body
 	if len(resp.documents) > 0 {
 		var err error
-		if body, err = s.docCache.Fill(body, resp.documents); err != nil {
+		if body, err = s.docs.cache.Fill(body, resp.documents); err != nil {
 			resp = documentProblem(err)
 			body = resp.body
 		}
@@ -178,16 +191,16 @@ func (s *Sandbox) serve(r *http.Request, client string) *response {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	s.sweep(now, false)
+	s.led.sweep(now, false)
 	scope := idempotencyScope(client, r.Method+" "+r.URL.Path)
 	if rq.idempotency != "" {
-		if resp := s.replay(now, scope, rq.idempotency, rq.body); resp != nil {
+		if resp := s.led.replay(now, scope, rq.idempotency, rq.body); resp != nil {
 			return resp
 		}
 	}
 	resp := m.Route.Handle(s, now, rq)
 	if rq.idempotency != "" {
-		s.remember(now, scope, rq.idempotency, rq.body, resp)
+		s.led.remember(now, scope, rq.idempotency, rq.body, resp)
 	}
 	return resp
 }

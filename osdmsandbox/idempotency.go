@@ -34,15 +34,15 @@ func idempotencyID(scope, key string) string { return scope + "\x00" + key }
 
 // replay returns the stored answer of an earlier request with the same
 // key, scope and body; a 422 problem when the body differs; nil when the
-// key is new (or expired). Callers hold s.mu.
-func (s *Sandbox) replay(now time.Time, scope, key string, body []byte) *response {
+// key is new (or expired). Callers hold the Sandbox's lock.
+func (l *ledger) replay(now time.Time, scope, key string, body []byte) *response {
 	id := idempotencyID(scope, key)
-	stored, ok := s.keys.get(id)
+	stored, ok := l.keys.get(id)
 	if !ok {
 		return nil
 	}
 	if !now.Before(stored.expires) {
-		s.keys.remove(id)
+		l.keys.remove(id)
 		return nil
 	}
 	if stored.bodyHash != sha256.Sum256(body) {
@@ -55,15 +55,15 @@ func (s *Sandbox) replay(now time.Time, scope, key string, body []byte) *respons
 }
 
 // remember stores the answer to a request with an Idempotency-Key; when
-// the store is full, the oldest key is forgotten. Callers hold s.mu.
-func (s *Sandbox) remember(now time.Time, scope, key string, body []byte, resp *response) {
+// the store is full, the oldest key is forgotten. Callers hold the Sandbox's lock.
+func (l *ledger) remember(now time.Time, scope, key string, body []byte, resp *response) {
 	id := idempotencyID(scope, key)
-	if s.keys.len() >= s.cfg.MaxEntries {
-		s.sweep(now, true)
-		if s.keys.len() >= s.cfg.MaxEntries {
-			oldest, _, _ := s.keys.oldest()
-			s.keys.remove(oldest)
+	if l.keys.len() >= l.cfg.MaxEntries {
+		l.sweep(now, true)
+		if l.keys.len() >= l.cfg.MaxEntries {
+			oldest, _, _ := l.keys.oldest()
+			l.keys.remove(oldest)
 		}
 	}
-	s.keys.put(id, &storedResponse{bodyHash: sha256.Sum256(body), resp: resp, expires: now.Add(s.cfg.Retention)})
+	l.keys.put(id, &storedResponse{bodyHash: sha256.Sum256(body), resp: resp, expires: now.Add(l.cfg.Retention)})
 }

@@ -66,8 +66,16 @@ func (o *offer) passenger(ref string) (osdm.AnonymousPassengerSpecification, boo
 	return osdm.AnonymousPassengerSpecification{}, false
 }
 
+// offerDesk answers searches for offers (POST /offers and the older
+// GET /trip-offers): it plans the trips on the trains it knows and holds
+// the offers it makes in the ledger.
+type offerDesk struct {
+	led    *ledger
+	trains *trains
+}
+
 // searchOffers serves POST /offers.
-func (s *Sandbox) searchOffers(now time.Time, rq *request) *response {
+func (od *offerDesk) searchOffers(now time.Time, rq *request) *response {
 	var req offerRequest
 	if p := decode(rq.body, &req, false); p != nil {
 		return problemResponse(p)
@@ -77,7 +85,7 @@ func (s *Sandbox) searchOffers(now time.Time, rq *request) *response {
 		return problemResponse(p)
 	}
 	sr.client = rq.client
-	return s.answerSearch(now, sr)
+	return od.answerSearch(now, sr)
 }
 
 // notSupported is the 400 of a required part of the request the sandbox
@@ -290,7 +298,7 @@ type leg struct {
 // a name those planned on the GTFS timetable (journeys with changes) or
 // the made-up train of the sandbox's own timetable. none says why a
 // search of the GTFS timetable found nothing.
-func (s *Sandbox) trips(sr *search) (out [][]leg, none string) {
+func (od *offerDesk) trips(sr *search) (out [][]leg, none string) {
 	for _, st := range sr.specified {
 		trip := make([]leg, len(st.legs))
 		for i := range st.legs {
@@ -300,7 +308,7 @@ func (s *Sandbox) trips(sr *search) (out [][]leg, none string) {
 		trip[0].tripRef = st.externalRef
 		out = append(out, trip)
 	}
-	feed := s.cfg.Feed
+	feed := od.led.cfg.Feed
 	switch {
 	case sr.specified != nil:
 		return out, ""
@@ -321,7 +329,7 @@ func (s *Sandbox) trips(sr *search) (out [][]leg, none string) {
 	}
 	js, err := feed.Plan(timetable.Query{
 		Origin: sr.origin, Destination: sr.dest, Time: sr.asked, ArriveBy: sr.byArrival,
-		MaxChanges: *s.cfg.MaxChanges, MinTransfer: s.cfg.MinTransfer, MaxTrips: s.cfg.MaxTrips,
+		MaxChanges: *od.led.cfg.MaxChanges, MinTransfer: od.led.cfg.MinTransfer, MaxTrips: od.led.cfg.MaxTrips,
 	})
 	if err != nil {
 		return nil, err.Error() // the configuration is checked: not seen
@@ -343,7 +351,7 @@ journeys:
 		if sr.byArrival {
 			how = "arriving within " + timetable.DefaultWindow.String() + " before " + sr.asked.Format(time.RFC3339)
 		}
-		none = fmt.Sprintf("the timetable has no journey from %s to %s %s with at most %d changes", stationPrefix+sr.origin, stationPrefix+sr.dest, how, *s.cfg.MaxChanges)
+		none = fmt.Sprintf("the timetable has no journey from %s to %s %s with at most %d changes", stationPrefix+sr.origin, stationPrefix+sr.dest, how, *od.led.cfg.MaxChanges)
 	}
 	return out, none
 }
@@ -351,23 +359,23 @@ journeys:
 // answerSearch finds the trains of a search and offers their places: per
 // trip, an offer of each group asked for (one train), or of each class
 // asked for with a reservation on every train (several trains). Callers
-// hold s.mu.
-func (s *Sandbox) answerSearch(now time.Time, sr *search) *response {
+// hold the Sandbox's lock.
+func (od *offerDesk) answerSearch(now time.Time, sr *search) *response {
 	var out osdm.OfferCollectionResponse
 	out.AnonymousPassengerSpecifications = sr.passengers
-	trips, none := s.trips(sr)
+	trips, none := od.trips(sr)
 	if none != "" {
 		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeNoResults, none))
 	}
 	short, swept := 0, false
 	var past, notFound []string
 	freeIn := func(j journey, g group) int {
-		free := s.inventory.free(j.runKey(), g)
+		free := od.led.inventory.free(j.runKey(), g)
 		if free < len(sr.passengers) && !swept {
 			// Provisional bookings past their limit may still hold places.
-			s.sweep(now, true)
+			od.led.sweep(now, true)
 			swept = true
-			free = s.inventory.free(j.runKey(), g)
+			free = od.led.inventory.free(j.runKey(), g)
 		}
 		return free
 	}
@@ -377,11 +385,11 @@ trips:
 		var prev *timetable.Leg // the ride of the train before, in the GTFS timetable
 		for i, lg := range trip {
 			train := lg.train
-			if s.unknownTrain(train) || s.cfg.Feed != nil && lg.ride == nil && lg.specified == nil {
+			if od.trains.unknownTrain(train) || od.led.cfg.Feed != nil && lg.ride == nil && lg.specified == nil {
 				notFound = append(notFound, fmt.Sprintf("%s from %s to %s", train, lg.origin, lg.dest))
 				continue trips
 			}
-			if ext, ok := s.external[train]; ok {
+			if ext, ok := od.trains.external[train]; ok {
 				asp := alternativeSystemProposal(ext)
 				if ext.Status != 0 {
 					asp.Status = &ext.Status
@@ -393,24 +401,24 @@ trips:
 			var dep, arr time.Time
 			ride := lg.ride
 			if sl := lg.specified; sl != nil {
-				if i > *s.cfg.MaxChanges {
+				if i > *od.led.cfg.MaxChanges {
 					return problemResponse(osdm.NewProblem(http.StatusBadRequest, osdm.CodeOfferOutOfBounds,
-						fmt.Sprintf("a journey has at most %d changes of train here (max_changes)", *s.cfg.MaxChanges)).WithPointer(sl.at))
+						fmt.Sprintf("a journey has at most %d changes of train here (max_changes)", *od.led.cfg.MaxChanges)).WithPointer(sl.at))
 				}
 				dep, arr = sl.dep, sl.arr
 				var p *osdm.ProblemError
-				if ride, p = s.scheduleMismatch(sl); p != nil {
+				if ride, p = od.scheduleMismatch(sl); p != nil {
 					return problemResponse(p)
 				}
 				if i > 0 {
-					if p := s.changeTooShort(&r[i-1], prev, sl, ride); p != nil {
+					if p := od.changeTooShort(&r[i-1], prev, sl, ride); p != nil {
 						return problemResponse(p)
 					}
 				}
 			} else if ride != nil {
 				dep, arr = ride.From.Departure, ride.To.Arrival
 			} else {
-				dep, arr = s.timetable(train, sr.asked, sr.byArrival)
+				dep, arr = od.trains.timetable(train, sr.asked, sr.byArrival)
 			}
 			if now.Sub(dep) > DepartureTolerance {
 				// Gone: a real partner sells no seat on a train that left.
@@ -423,7 +431,7 @@ trips:
 				j.serviceDate = ride.ServiceDate.Format(time.DateOnly)
 			}
 			if i > 0 {
-				j.change = transfer{duration: min(s.minTransfer(lg.origin), dep.Sub(r[i-1].arrival)), shown: true}
+				j.change = transfer{duration: min(od.minTransfer(lg.origin), dep.Sub(r[i-1].arrival)), shown: true}
 			}
 			if sl := lg.specified; sl != nil {
 				j.carrier, j.externalRef = sl.carrier, sl.externalRef
@@ -439,7 +447,7 @@ trips:
 			r = append(r, j)
 			prev = ride
 		}
-		out.Trips = append(out.Trips, r.trip(s.cfg.Operator))
+		out.Trips = append(out.Trips, r.trip(od.led.cfg.Operator))
 		if !sr.reservations {
 			continue
 		}
@@ -453,7 +461,7 @@ trips:
 					short++
 					continue
 				}
-				out.Offers = append(out.Offers, s.newOffer(now, sr.client, r, []group{g}, sr.passengers, []int{free}))
+				out.Offers = append(out.Offers, od.newOffer(now, sr.client, r, []group{g}, sr.passengers, []int{free}))
 			}
 			continue
 		}
@@ -477,7 +485,7 @@ trips:
 					continue classes
 				}
 			}
-			out.Offers = append(out.Offers, s.newOffer(now, sr.client, r, groups, sr.passengers, free))
+			out.Offers = append(out.Offers, od.newOffer(now, sr.client, r, groups, sr.passengers, free))
 		}
 	}
 	switch {
@@ -500,8 +508,8 @@ trips:
 // (Config.Feed), and returns the train's ride there, or with the train's
 // configured schedule, if it has one: a consumer naming other times has
 // another timetable than the partner.
-func (s *Sandbox) scheduleMismatch(sl *specifiedLeg) (*timetable.Leg, *osdm.ProblemError) {
-	if feed := s.cfg.Feed; feed != nil {
+func (od *offerDesk) scheduleMismatch(sl *specifiedLeg) (*timetable.Leg, *osdm.ProblemError) {
+	if feed := od.led.cfg.Feed; feed != nil {
 		r, ok := feed.Ride(sl.train, sl.origin, sl.dest, sl.dep.In(feed.Location()))
 		if !ok {
 			return nil, osdm.NewProblem(http.StatusBadRequest, osdm.CodeScheduleMismatch, fmt.Sprintf("train %s does not run from %s to %s on %s in the timetable", sl.train, stationPrefix+sl.origin, stationPrefix+sl.dest, sl.dep.In(feed.Location()).Format(time.DateOnly))).WithPointer(sl.at)
@@ -511,10 +519,10 @@ func (s *Sandbox) scheduleMismatch(sl *specifiedLeg) (*timetable.Leg, *osdm.Prob
 		}
 		return &r, nil
 	}
-	if _, ok := s.schedules[sl.train]; !ok {
+	if _, ok := od.trains.schedules[sl.train]; !ok {
 		return nil, nil
 	}
-	dep, arr := s.timetable(sl.train, sl.dep, false)
+	dep, arr := od.trains.timetable(sl.train, sl.dep, false)
 	if dep.Equal(sl.dep) && arr.Equal(sl.arr) {
 		return nil, nil
 	}
@@ -523,24 +531,24 @@ func (s *Sandbox) scheduleMismatch(sl *specifiedLeg) (*timetable.Leg, *osdm.Prob
 
 // minTransfer is the shortest change of train at station: the GTFS
 // timetable's (transfers.txt) or min_transfer.
-func (s *Sandbox) minTransfer(station string) time.Duration {
-	if s.cfg.Feed != nil {
-		if d, ok := s.cfg.Feed.MinTransfer(station, s.cfg.MinTransfer); ok {
+func (od *offerDesk) minTransfer(station string) time.Duration {
+	if od.led.cfg.Feed != nil {
+		if d, ok := od.led.cfg.Feed.MinTransfer(station, od.led.cfg.MinTransfer); ok {
 			return d
 		}
 	}
-	return s.cfg.MinTransfer
+	return od.led.cfg.MinTransfer
 }
 
 // changeTooShort checks the change from the train before (before; its
 // ride in the GTFS timetable, when there is one) to the specified leg
 // sl (ride, likewise): no shorter than the station's minimum transfer
 // time, and allowed there.
-func (s *Sandbox) changeTooShort(before *journey, beforeRide *timetable.Leg, sl *specifiedLeg, ride *timetable.Leg) *osdm.ProblemError {
+func (od *offerDesk) changeTooShort(before *journey, beforeRide *timetable.Leg, sl *specifiedLeg, ride *timetable.Leg) *osdm.ProblemError {
 	at := sl.at + "/start/serviceDeparture/timetabledTime"
 	station := stationPrefix + sl.origin
 	if beforeRide != nil && ride != nil {
-		need, ok := s.cfg.Feed.Change(*beforeRide, *ride, s.cfg.MinTransfer)
+		need, ok := od.led.cfg.Feed.Change(*beforeRide, *ride, od.led.cfg.MinTransfer)
 		switch {
 		case !ok:
 			return osdm.NewProblem(http.StatusBadRequest, osdm.CodeScheduleMismatch, fmt.Sprintf("the timetable allows no change at %s from train %s to train %s (transfers.txt)", station, before.train, sl.train)).WithPointer(at)
@@ -550,7 +558,7 @@ func (s *Sandbox) changeTooShort(before *journey, beforeRide *timetable.Leg, sl 
 		}
 		return nil
 	}
-	if need := s.cfg.MinTransfer; sl.dep.Sub(before.arrival) < need {
+	if need := od.led.cfg.MinTransfer; sl.dep.Sub(before.arrival) < need {
 		return osdm.NewProblem(http.StatusBadRequest, osdm.CodeScheduleMismatch, fmt.Sprintf("the change at %s from train %s (arriving %s) to train %s (leaving %s) takes at least %s (min_transfer)",
 			station, before.train, before.arrival.Format(time.RFC3339), sl.train, sl.dep.Format(time.RFC3339), need)).WithPointer(at)
 	}
@@ -584,18 +592,18 @@ func problemBody(status int, p osdm.Problem) *response {
 
 // newOffer makes and stores the offer of groups[i] on each train r[i] of
 // a trip for the passengers; free[i] is the number of places left there.
-// The offer is client's. Callers hold s.mu.
-func (s *Sandbox) newOffer(now time.Time, client string, r route, groups []group, pax []osdm.AnonymousPassengerSpecification, free []int) osdm.Offer {
+// The offer is client's. Callers hold the Sandbox's lock.
+func (od *offerDesk) newOffer(now time.Time, client string, r route, groups []group, pax []osdm.AnonymousPassengerSpecification, free []int) osdm.Offer {
 	o := &offer{
-		id:         s.newID("o"),
+		id:         od.led.newID("o"),
 		createdOn:  now,
-		expires:    minTime(now.Add(s.cfg.OfferTTL), r[0].departure.Add(DepartureTolerance)),
+		expires:    minTime(now.Add(od.led.cfg.OfferTTL), r[0].departure.Add(DepartureTolerance)),
 		route:      r,
 		groups:     groups,
 		passengers: pax,
 		client:     client,
 	}
-	s.addOffer(o)
+	od.led.addOffer(o)
 
 	refs := make([]string, len(pax))
 	for i, p := range pax {
@@ -619,7 +627,7 @@ func (s *Sandbox) newOffer(now time.Time, client string, r route, groups []group
 			legTotal += passengerPrice(g, p, j.departure)
 		}
 		total += legTotal
-		prod := product(g, s.cfg.Operator)
+		prod := product(g, od.led.cfg.Operator)
 		if !slices.ContainsFunc(out.Products, func(p osdm.Product) bool { return p.ID == prod.ID }) {
 			out.Products = append(out.Products, prod)
 		}

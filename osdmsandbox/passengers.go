@@ -57,9 +57,14 @@ func (b *booking) passengerOf(id string) *osdm.Passenger {
 	return nil
 }
 
+// passengerDesk answers and changes a booking's passengers.
+type passengerDesk struct {
+	led *ledger
+}
+
 // livePassenger finds the booking and passenger of rq.
-func (s *Sandbox) livePassenger(now time.Time, rq *request) (*booking, *osdm.Passenger, *osdm.ProblemError) {
-	b, p := s.liveBooking(now, rq)
+func (pd *passengerDesk) livePassenger(now time.Time, rq *request) (*booking, *osdm.Passenger, *osdm.ProblemError) {
+	b, p := pd.led.liveBooking(now, rq)
 	if p != nil {
 		return nil, nil, p
 	}
@@ -76,8 +81,8 @@ func (s *Sandbox) livePassenger(now time.Time, rq *request) (*booking, *osdm.Pas
 }
 
 // getPassenger serves GET /bookings/{bookingId}/passengers/{passengerId}.
-func (s *Sandbox) getPassenger(now time.Time, rq *request) *response {
-	_, pax, p := s.livePassenger(now, rq)
+func (pd *passengerDesk) getPassenger(now time.Time, rq *request) *response {
+	_, pax, p := pd.livePassenger(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -89,7 +94,7 @@ func (s *Sandbox) getPassenger(now time.Time, rq *request) *response {
 // change to those sent (a member left out stays); id, externalRef and
 // type cannot change. Members the sandbox does not keep are named in the
 // answer's problems as ignored.
-func (s *Sandbox) patchPassenger(now time.Time, rq *request) *response {
+func (pd *passengerDesk) patchPassenger(now time.Time, rq *request) *response {
 	var members map[string]json.RawMessage
 	if p := decode(rq.body, &members, false); p != nil {
 		return problemResponse(p)
@@ -98,7 +103,7 @@ func (s *Sandbox) patchPassenger(now time.Time, rq *request) *response {
 	if p := decode(rq.body, &patch, false); p != nil {
 		return problemResponse(p)
 	}
-	b, pax, p := s.livePassenger(now, rq)
+	b, pax, p := pd.livePassenger(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}

@@ -60,10 +60,15 @@ func (ro *refundOffer) osdm(b *booking) osdm.RefundOffer {
 	}
 }
 
+// refundDesk makes, confirms, answers and deletes refund offers.
+type refundDesk struct {
+	led *ledger
+}
+
 // createRefundOffer serves POST /bookings/{bookingId}/refund-offers: a
 // PROPOSED refund of a fulfilled booking, free with an overruleCode,
 // otherwise with a fee of 10 %.
-func (s *Sandbox) createRefundOffer(now time.Time, rq *request) *response {
+func (rd *refundDesk) createRefundOffer(now time.Time, rq *request) *response {
 	var req osdm.RefundOfferRequest
 	if p := decode(rq.body, &req, false); p != nil {
 		return problemResponse(p)
@@ -71,7 +76,7 @@ func (s *Sandbox) createRefundOffer(now time.Time, rq *request) *response {
 	if len(req.FulfillmentIDs) == 0 {
 		return problemResponse(osdm.Invalid(osdm.CodeValidationError, "#/fulfillmentIds", "at least one fulfillmentId is required"))
 	}
-	b, p := s.liveBooking(now, rq)
+	b, p := rd.led.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -93,9 +98,9 @@ func (s *Sandbox) createRefundOffer(now time.Time, rq *request) *response {
 	}
 	fee := refundFee(total, req.OverruleCode)
 	ro := &refundOffer{
-		id:         s.newID("ro"),
+		id:         rd.led.newID("ro"),
 		createdOn:  now,
-		validUntil: now.Add(s.cfg.OfferTTL),
+		validUntil: now.Add(rd.led.cfg.OfferTTL),
 		overrule:   req.OverruleCode,
 		fee:        fee,
 		refundable: total - fee,
@@ -206,7 +211,7 @@ func refundRefusal(b *booking) *osdm.ProblemError {
 // confirmRefundOffer serves PATCH /bookings/{bookingId}/refund-offers/{refundOfferId}
 // with {"status":"CONFIRMED"}: the booking is refunded and its places are
 // freed. Confirming a confirmed offer again answers it unchanged.
-func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
+func (rd *refundDesk) confirmRefundOffer(now time.Time, rq *request) *response {
 	var req osdm.RefundOfferPatchRequest
 	if p := decode(rq.body, &req, false); p != nil {
 		return problemResponse(p)
@@ -214,7 +219,7 @@ func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
 	if req.Status != osdm.RefundConfirmed {
 		return problemResponse(osdm.Invalid(osdm.CodeValidationError, "#/status", "status must be CONFIRMED (a refund offer can only be confirmed), not "+strconv.Quote(string(req.Status))))
 	}
-	b, p := s.liveBooking(now, rq)
+	b, p := rd.led.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -277,7 +282,7 @@ func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
 		}
 		part.gone[r.k] = true
 		if part.held {
-			s.inventory.release(part.journey.runKey(), part.group, part.places[r.k:r.k+1])
+			rd.led.inventory.release(part.journey.runKey(), part.group, part.places[r.k:r.k+1])
 		}
 	}
 	left = 0
@@ -294,7 +299,7 @@ func (s *Sandbox) confirmRefundOffer(now time.Time, rq *request) *response {
 		b.state = stateRefunded
 		b.fulfillment.Status = osdm.FulfillmentRefunded
 		b.fulfillment.FulfillmentDocumentRefs = nil // a refunded ticket is no longer offered
-		b.dropAt = now.Add(s.cfg.Retention)
+		b.dropAt = now.Add(rd.led.cfg.Retention)
 	}
 	b.noteKey(rq.idempotency)
 	return jsonResponse(http.StatusOK, &osdm.RefundOfferResponse{RefundOffer: ptr(ro.osdm(b))})
@@ -311,8 +316,8 @@ func (b *booking) refundOfferOf(id string) *refundOffer {
 }
 
 // getRefundOffer serves GET /bookings/{bookingId}/refund-offers/{refundOfferId}.
-func (s *Sandbox) getRefundOffer(now time.Time, rq *request) *response {
-	b, p := s.liveBooking(now, rq)
+func (rd *refundDesk) getRefundOffer(now time.Time, rq *request) *response {
+	b, p := rd.led.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}
@@ -328,8 +333,8 @@ func (s *Sandbox) getRefundOffer(now time.Time, rq *request) *response {
 // /bookings/{bookingId}/refund-offers/{refundOfferId}: a proposed refund
 // offer is dropped (204), as is one the booking does not hold (204, as the
 // spec says); a confirmed one cannot be (409).
-func (s *Sandbox) deleteRefundOffer(now time.Time, rq *request) *response {
-	b, p := s.liveBooking(now, rq)
+func (rd *refundDesk) deleteRefundOffer(now time.Time, rq *request) *response {
+	b, p := rd.led.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)
 	}

@@ -59,10 +59,18 @@ func trainHash(train string) uint32 {
 	return h.Sum32()
 }
 
+// trains are the trains the configuration names: those of another
+// reservation system, those scheduled, those unknown to the partner.
+type trains struct {
+	external  map[string]ExternalInventory
+	schedules map[string]schedule
+	unknown   map[string]bool
+}
+
 // unknownTrain reports whether a search for train finds nothing: numbers
 // made only of zeros, and the configured UnknownTrains.
-func (s *Sandbox) unknownTrain(train string) bool {
-	return strings.Trim(train, "0") == "" || s.unknown[train]
+func (tr *trains) unknownTrain(train string) bool {
+	return strings.Trim(train, "0") == "" || tr.unknown[train]
 }
 
 // timetable gives the departure and arrival of train for a search at
@@ -74,9 +82,9 @@ func (s *Sandbox) unknownTrain(train string) bool {
 // 6 h; night trains 8 to 12 h); a departure asked at exactly midnight
 // means "that day" and gets a time of day derived from the number too
 // (night trains leave in the evening).
-func (s *Sandbox) timetable(train string, asked time.Time, byArrival bool) (dep, arr time.Time) {
+func (tr *trains) timetable(train string, asked time.Time, byArrival bool) (dep, arr time.Time) {
 	day := time.Date(asked.Year(), asked.Month(), asked.Day(), 0, 0, 0, 0, asked.Location())
-	if sc, ok := s.schedules[train]; ok {
+	if sc, ok := tr.schedules[train]; ok {
 		dep = day.Add(time.Duration(sc.departure) * time.Minute)
 		arr = day.Add(time.Duration(sc.arrival) * time.Minute)
 		return dep, arr

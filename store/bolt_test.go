@@ -17,14 +17,13 @@ import (
 )
 
 func TestBoltSuite(t *testing.T) {
-	clock := testclock.New(time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC))
-	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := store.OpenBolt(filepath.Join(t.TempDir(), "s.db"), store.WithClock(clock.Now))
+	storetest.RunOnTestClock(t, func(t *testing.T, now func() time.Time) store.Store {
+		s, err := store.OpenBolt(filepath.Join(t.TempDir(), "s.db"), store.WithClock(now))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s
-	}, storetest.Clock{TTL: time.Hour, Advance: clock.Advance})
+	})
 }
 
 func TestBoltSurvivesReopen(t *testing.T) {

@@ -1,12 +1,10 @@
 package store_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/testrig"
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
 
@@ -50,8 +49,10 @@ func TestHelperProcess(t *testing.T) {
 		s.Close()
 		os.Exit(0)
 	case "write":
+		fmt.Println("ready")
 		writeKeys(ctx, s, 0, 1, &sync.Mutex{})
 	case "write8":
+		fmt.Println("ready")
 		var out sync.Mutex
 		for g := range 8 {
 			go writeKeys(ctx, s, g, 8, &out)
@@ -102,40 +103,33 @@ func writeValue(i int) string {
 	return fmt.Sprintf("value %d %s", i, strings.Repeat("x", i%512))
 }
 
-func helper(t *testing.T, role, path string) *exec.Cmd {
+// startHelper starts TestHelperProcess in role on the bolt file at path
+// and waits for its "ready"; the lines it writes after are given to onLine
+// (nil: kept in its output).
+func startHelper(t *testing.T, role, path string, onLine func(string)) *testrig.Child {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(os.Environ(), roleEnv+"="+role, "OSDM_STORE_HELPER_FILE="+path)
-	cmd.Stderr = os.Stderr
-	return cmd
+	c, err := testrig.StartChild(t, testrig.ChildSpec{
+		Name:   role + " " + filepath.Base(path),
+		Test:   "TestHelperProcess",
+		Env:    []string{roleEnv + "=" + role, "OSDM_STORE_HELPER_FILE=" + path},
+		Ready:  "ready",
+		OnLine: onLine,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // startHolder starts a child process that holds the bolt file at path
 // open (and locked); the returned function ends it.
 func startHolder(t *testing.T, path string) func() {
 	t.Helper()
-	cmd := helper(t, "hold", path)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || line != "ready\n" {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("holder process: %q, %v", line, err)
-	}
+	c := startHelper(t, "hold", path, nil)
 	return func() {
-		stdin.Close()
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("holder process: %v", err)
+		c.Stop()
+		if err := c.Err(); err != nil {
+			t.Errorf("holder process: %v\n%s", err, c.Output())
 		}
 	}
 }
@@ -157,38 +151,42 @@ func TestBoltSIGKILLKeepsAcknowledgedWrites(t *testing.T) {
 func sigkillWriter(t *testing.T, role string) {
 	path := filepath.Join(t.TempDir(), "killed.db")
 	for round := range 3 {
-		cmd := helper(t, role, path)
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		lines := make(chan string)
+		stop := make(chan struct{})
+		c := startHelper(t, role, path, func(line string) {
+			select {
+			case lines <- line:
+			case <-stop:
+			}
+		})
+		t.Cleanup(func() { close(stop) })
 		// Kill after a number of acks that differs per round, so the
 		// kill lands at different points of a write.
 		killAt := 150 + 37*round
 		acked := map[int]bool{}
 		last := -1
-		sc := bufio.NewScanner(stdout)
 		killed := false
-		for sc.Scan() {
-			var i int
-			if _, err := fmt.Sscanf(sc.Text(), "ack %d", &i); err != nil || acked[i] || (role == "write" && i != last+1) {
-				t.Fatalf("child said %q after %d acks", sc.Text(), len(acked))
-			}
-			acked[i], last = true, i
-			if !killed && len(acked) > killAt {
-				if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-					t.Fatal(err)
+		for ended := false; !ended; {
+			select {
+			case line := <-lines:
+				var i int
+				if _, err := fmt.Sscanf(line, "ack %d", &i); err != nil || acked[i] || (role == "write" && i != last+1) {
+					t.Fatalf("child said %q after %d acks", line, len(acked))
 				}
-				killed = true
+				acked[i], last = true, i
+				if !killed && len(acked) > killAt {
+					if err := c.Signal(syscall.SIGKILL); err != nil {
+						t.Fatal(err)
+					}
+					killed = true
+				}
+			case <-c.Done():
+				ended = true
 			}
 		}
-		err = cmd.Wait()
-		ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		ws, ok := c.State().Sys().(syscall.WaitStatus)
 		if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-			t.Fatalf("child ended with %v, want killed by SIGKILL", err)
+			t.Fatalf("child ended with %v, want killed by SIGKILL\n%s", c.Err(), c.Output())
 		}
 		s, err := store.OpenBolt(path, store.WithTimeout(time.Second))
 		if err != nil {

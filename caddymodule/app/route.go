@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"net"
@@ -24,25 +25,33 @@ import (
 // builds it: the handlers after it in its route, then (unless the route
 // is terminal) the routes after its route, compiled with
 // RouteList.Compile, then the same at every enclosing subroute, down to
-// the server's end of chain. A request through it is prepared as the
-// server prepares a client's (caddyhttp.PrepareRequest with the server).
+// the server's end of chain. Caddy skips a route of a group (the
+// Caddyfile's handle siblings) once a route of that group matched: the
+// routes on the way to the handler did, so the routes of their groups
+// are left out. A request through it is prepared as the server prepares
+// a client's (caddyhttp.PrepareRequest with the server), coming from the
+// server's own listener.
 
 // routeAfter finds h in the routes of app's servers and returns the
 // route after it.
 func routeAfter(app *caddyhttp.App, h caddyhttp.MiddlewareHandler) (*osdmapp.Route, error) {
 	for _, name := range slices.Sorted(maps.Keys(app.Servers)) {
 		srv := app.Servers[name]
-		next, host, ok := findAfter(srv.Routes, h, endOfChain, "")
+		path, ok := pathTo(srv.Routes, h)
 		if !ok {
 			continue
 		}
-		r := &osdmapp.Route{Next: next, Server: srv, Scheme: "http", Host: host}
+		r := &osdmapp.Route{Next: chainAfter(path), Server: srv, Scheme: "http"}
 		if len(srv.TLSConnPolicies) > 0 {
 			r.Scheme = "https"
 		}
-		if r.Host == "" {
-			r.Host = listenHost(srv)
+		for _, st := range path {
+			r.Host = hostOf(st.routes[st.route], r.Host)
 		}
+		if r.Host == "" {
+			r.Host = cmp.Or(listenAddr(srv, "localhost"), "localhost")
+		}
+		r.RemoteAddr = cmp.Or(listenAddr(srv, "127.0.0.1"), "127.0.0.1:0")
 		return r, nil
 	}
 	return nil, fmt.Errorf("handler %T is in no route of the http app's servers (a named route is only reached through invoke, with a request)", h)
@@ -51,39 +60,60 @@ func routeAfter(app *caddyhttp.App, h caddyhttp.MiddlewareHandler) (*osdmapp.Rou
 // endOfChain is the end of a server's chain: Caddy's empty handler.
 var endOfChain caddyhttp.Handler = caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
 
-// findAfter looks for h in routes, whose chain ends in next, and returns
-// the chain after h and the host of the innermost host matcher on the
-// way to it.
-func findAfter(routes caddyhttp.RouteList, h caddyhttp.MiddlewareHandler, next caddyhttp.Handler, host string) (caddyhttp.Handler, string, bool) {
+// routeStep is one level on the way to a handler: handler handler of route
+// route of routes (a subroute's, or the server's).
+type routeStep struct {
+	routes         caddyhttp.RouteList
+	route, handler int
+}
+
+// pathTo is the way from routes to h, outermost level first.
+func pathTo(routes caddyhttp.RouteList, h caddyhttp.MiddlewareHandler) ([]routeStep, bool) {
 	for i, rt := range routes {
-		routeHost := hostOf(rt, host)
 		for j, mh := range rt.Handlers {
-			sub, isSub := mh.(*caddyhttp.Subroute)
-			if mh != h && !isSub {
-				continue
-			}
-			after := afterHandler(routes, i, j, next)
 			if mh == h {
-				return after, routeHost, true
+				return []routeStep{{routes, i, j}}, true
 			}
-			if n, found, ok := findAfter(sub.Routes, h, after, routeHost); ok {
-				return n, found, true
+			if sub, ok := mh.(*caddyhttp.Subroute); ok {
+				if inner, ok := pathTo(sub.Routes, h); ok {
+					return append([]routeStep{{routes, i, j}}, inner...), true
+				}
 			}
 		}
 	}
-	return nil, "", false
+	return nil, false
 }
 
-// afterHandler is the chain after handler j of route i of routes, whose
-// chain ends in next.
-func afterHandler(routes caddyhttp.RouteList, i, j int, next caddyhttp.Handler) caddyhttp.Handler {
-	rest := next
-	if !routes[i].Terminal {
-		rest = routes[i+1:].Compile(next)
-	} else {
-		rest = endOfChain
+// chainAfter is the chain after the handler path leads to: at each
+// level, outermost first, the rest of that level in front of the rest of
+// the level around it. The groups of the routes on the path have
+// matched: routes of those groups are skipped, as Caddy skips them.
+func chainAfter(path []routeStep) caddyhttp.Handler {
+	matched := map[string]bool{}
+	for _, st := range path {
+		if g := st.routes[st.route].Group; g != "" {
+			matched[g] = true
+		}
 	}
-	for _, mh := range slices.Backward(routes[i].Handlers[j+1:]) {
+	next := endOfChain
+	for _, st := range path {
+		next = afterHandler(st, matched, next)
+	}
+	return next
+}
+
+// afterHandler is the chain after st's handler, at a level whose chain
+// ends in next, without the routes of the matched groups.
+func afterHandler(st routeStep, matched map[string]bool, next caddyhttp.Handler) caddyhttp.Handler {
+	rt := st.routes[st.route]
+	rest := endOfChain
+	if !rt.Terminal {
+		later := slices.DeleteFunc(slices.Clone(st.routes[st.route+1:]), func(r caddyhttp.Route) bool {
+			return r.Group != "" && matched[r.Group]
+		})
+		rest = later.Compile(next)
+	}
+	for _, mh := range slices.Backward(rt.Handlers[st.handler+1:]) {
 		rest = middleware(mh, rest)
 	}
 	return rest
@@ -118,9 +148,11 @@ func hostOf(rt caddyhttp.Route, outer string) string {
 	return outer
 }
 
-// listenHost is a host:port the server listens on, for the Host of a
-// request no host matcher names.
-func listenHost(srv *caddyhttp.Server) string {
+// listenAddr is a host:port the server listens on (wildcard for the
+// host of a listener on every interface; "" for a server on Unix sockets
+// alone): the Host of a request no host matcher names, and the address
+// background requests come from (Caddy itself, at its own listener).
+func listenAddr(srv *caddyhttp.Server, wildcard string) string {
 	for _, l := range srv.Listen {
 		na, err := caddy.ParseNetworkAddress(l)
 		if err != nil || na.IsUnixNetwork() || na.IsFdNetwork() {
@@ -128,9 +160,9 @@ func listenHost(srv *caddyhttp.Server) string {
 		}
 		host := na.Host
 		if host == "" {
-			host = "localhost"
+			host = wildcard
 		}
 		return net.JoinHostPort(host, fmt.Sprint(na.StartPort))
 	}
-	return "localhost"
+	return ""
 }

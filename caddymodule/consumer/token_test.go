@@ -21,6 +21,7 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/internal/benchcpu"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
@@ -261,18 +262,9 @@ func BenchmarkTokenCacheHitWithMetrics(b *testing.B) {
 	defer c.Close()
 	c.SetObserver(m.observer("bench"))
 	ctx := context.Background()
-	if _, err := c.Token(ctx); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if _, err := c.Token(ctx); err != nil {
-				b.Error(err)
-				return
-			}
-		}
+	benchcpu.Parallel(b, func() error {
+		_, err := c.Token(ctx)
+		return err
 	})
 }
 

@@ -39,14 +39,24 @@ func journalCaddyfile(role string, port int, store, extra, upstream string) stri
 	if role == "partner" {
 		return fmt.Sprintf("{\n\tadmin off\n\tpersist_config off\n}\n\nhttp://127.0.0.1:%d {\n\troute {\n\t\tosdm_sandbox {\n\t\t\tcapacity 1000\n\t\t}\n\t}\n}\n", port)
 	}
+	return journalFrontCaddyfile(store, extra, func(convert string) string {
+		return fmt.Sprintf("http://127.0.0.1:%d {\n\troute {\n%s\t\treverse_proxy %s\n\t}\n}\n", port, convert, upstream)
+	})
+}
+
+// journalFrontCaddyfile is the Caddyfile of a front whose site is
+// site(convert), convert being its osdm_convert block (indented for a
+// route) on the store subdirective arguments store, with the
+// subdirectives extra.
+func journalFrontCaddyfile(store, extra string, site func(convert string) string) string {
 	app := ""
 	if f := strings.Fields(store); len(f) == 3 && f[0] == "redis" {
 		// A named store of the osdm app: the test Redis need not persist.
 		app = fmt.Sprintf("\tosdm {\n\t\tstore j redis %s {\n\t\t\tprefix %s\n\t\t\taccept_volatile\n\t\t}\n\t}\n", f[1], f[2])
 		store = "j"
 	}
-	return fmt.Sprintf("{\n\tadmin off\n\tpersist_config off\n%s}\n\nhttp://127.0.0.1:%d {\n\troute {\n\t\tosdm_convert {\n\t\t\tpartner %s\n\t\t\tstore %s\n%s\t\t}\n\t\treverse_proxy %s\n\t}\n}\n",
-		app, port, journalPartner, store, extra, upstream)
+	convert := fmt.Sprintf("\t\tosdm_convert {\n\t\t\tpartner %s\n\t\t\tstore %s\n%s\t\t}\n", journalPartner, store, extra)
+	return fmt.Sprintf("{\n\tadmin off\n\tpersist_config off\n%s}\n\n%s", app, site(convert))
 }
 
 // journalProc is a Caddy child process and its port.

@@ -77,6 +77,10 @@ type Sandbox struct {
 	// MaxTrips is the most trips a search of the Timetable answers.
 	// Default 6, at most 50.
 	MaxTrips int `json:"max_trips,omitempty"`
+	// Documents is pdf (the default: every FULFILLED fulfilment has its
+	// ticket as a PDF_A4 document) or none (fulfilments carry their
+	// control number only, and no PDF is rendered: for load tests).
+	Documents string `json:"documents,omitempty"`
 
 	sandboxHold[*osdmsandbox.Sandbox]
 }
@@ -136,6 +140,7 @@ func (s *Sandbox) config() osdmsandbox.Config {
 		MaxChanges:        s.MaxChanges,
 		MinTransfer:       time.Duration(s.MinTransfer),
 		MaxTrips:          s.MaxTrips,
+		NoDocuments:       s.Documents == "none",
 	}
 }
 
@@ -154,6 +159,8 @@ func (s *Sandbox) Validate() error {
 		return fmt.Errorf("timetable_station_code %q needs a timetable", s.TimetableStationCode)
 	case s.TimetableStationCode != "" && s.TimetableStationCode != "stop_code" && s.TimetableStationCode != "stop_id":
 		return fmt.Errorf("timetable_station_code %q: want stop_code or stop_id", s.TimetableStationCode)
+	case s.Documents != "" && s.Documents != "pdf" && s.Documents != "none":
+		return fmt.Errorf("documents %q: want pdf or none", s.Documents)
 	case s.Timetable != "" && len(s.Trains) > 0:
 		return fmt.Errorf("train %s: with a timetable, the trains' times are the timetable's", s.Trains[0].Train)
 	}

@@ -17,7 +17,7 @@ func init() {
 // sandboxSubdirectives are the subdirectives of osdm_sandbox, offered when a
 // name is mistyped.
 var sandboxSubdirectives = []string{"capacity", "max_entries", "offer_ttl", "booking_ttl", "retention", "operator", "external_inventory", "train", "unknown_train",
-	"timetable", "max_changes", "min_transfer", "max_trips"}
+	"timetable", "max_changes", "min_transfer", "max_trips", "documents"}
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
@@ -35,6 +35,7 @@ var sandboxSubdirectives = []string{"capacity", "max_entries", "offer_ttl", "boo
 //		max_changes        <0..2>
 //		min_transfer       <duration>
 //		max_trips          <n>
+//		documents          pdf|none
 //	}
 //
 // Every subdirective is optional:
@@ -64,6 +65,9 @@ var sandboxSubdirectives = []string{"capacity", "max_entries", "offer_ttl", "boo
 //     says nothing; default 10m, at most 6h.
 //   - max_trips: the most trips a search of the timetable answers;
 //     default 6, at most 50.
+//   - documents: pdf (default) gives every FULFILLED fulfilment its ticket
+//     as a PDF; none issues fulfilments with their control number only and
+//     renders nothing (load tests of the gateway in front).
 func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	external := map[string]bool{}
 	scheduled := map[string]bool{}
@@ -96,6 +100,10 @@ func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 					return d.Errf("timetable: station code %q: want stop_code or stop_id", args[1])
 				}
 				s.TimetableStationCode = args[1]
+			}
+		case "documents":
+			if err = glue.OneArg(d, &s.Documents); err == nil && s.Documents != "pdf" && s.Documents != "none" {
+				return d.Errf("documents %q: want pdf or none", s.Documents)
 			}
 		case "operator":
 			if err = glue.OneArg(d, &s.Operator); err == nil {

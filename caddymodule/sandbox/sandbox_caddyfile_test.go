@@ -44,8 +44,9 @@ func TestSandboxUnmarshalCaddyfile(t *testing.T) {
 		max_changes  0
 		min_transfer 7m
 		max_trips    9
+		documents    none
 	}`, new(Sandbox), &Sandbox{Timetable: "/etc/osdm/timetable.zip", TimetableStationCode: "stop_id", MaxChanges: &one,
-		MinTransfer: caddy.Duration(7 * time.Minute), MaxTrips: 9})
+		MinTransfer: caddy.Duration(7 * time.Minute), MaxTrips: 9, Documents: "none"})
 
 	checkBareDirective[Sandbox](t, "osdm_sandbox")
 }
@@ -57,6 +58,8 @@ func TestSandboxUnmarshalCaddyfileErrors(t *testing.T) {
 		{"capacity many", `capacity "many" must be a number 1..10000`},
 		{"capacity 0", "must be a number 1..10000"},
 		{"capacity", "wrong argument count"},
+		{"documents html", `documents "html": want pdf or none`},
+		{"documents", "wrong argument count"},
 		{"offer_ttl soon", "offer_ttl"},
 		{"booking_ttl -1m", "must be positive"},
 		{"max_entries 0", "max_entries"},

@@ -2,7 +2,8 @@
 // operation, garbage collection included. On a machine shared with other
 // work, a benchmark's ns/op is wall-clock time and grows with the load;
 // the CPU time the process itself used moves much less, and it is what
-// bench/run.sh compares between scenarios.
+// bench/run.sh compares between scenarios. Parallel is the hot-path
+// benchmark loop the packages share.
 package benchcpu
 
 import "testing"

@@ -69,21 +69,21 @@ func CheckDocOperations(tb testing.TB, file, column string, served func(method, 
 	if col < 0 {
 		tb.Fatalf("%s: no column %s in %v", file, column, header)
 	}
-	ops := Operations(tb, V39)
-	for _, o := range Operations(tb, V310) {
-		if o.Method == "POST" && o.Path == "/trips-collections" {
+	ops := readOperations(tb, V39)
+	for _, o := range readOperations(tb, V310) {
+		if o.method == "POST" && o.path == "/trips-collections" {
 			ops = append(ops, o)
 		}
 	}
 	for _, op := range ops {
-		key := op.Method + " " + op.Path
+		key := op.method + " " + op.path
 		cells, ok := rows[key]
 		if !ok {
 			tb.Errorf("%s does not list %s", file, key)
 			continue
 		}
 		delete(rows, key)
-		if says501, isServed := strings.HasPrefix(cells[col], "501"), served(op.Method, op.Path); says501 == isServed {
+		if says501, isServed := strings.HasPrefix(cells[col], "501"), served(op.method, op.path); says501 == isServed {
 			tb.Errorf("%s: %s: %s says %q, served: %v", file, key, column, cells[col], isServed)
 		}
 	}

@@ -9,55 +9,60 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// Operation is one operation of a specification, as a test compares a
-// table of operations with it.
-type Operation struct {
-	// ID is the operationId.
-	ID string
-	// Method is the HTTP method, upper case.
-	Method string
-	// Path is the path template.
-	Path string
-	// Success are the 2xx statuses, sorted.
-	Success []int
-	// Body: the operation has a request body.
-	Body bool
-	// Idempotent: the operation (or its path) declares an Idempotency-Key header.
-	Idempotent bool
+// operation is one operation of a specification, as Operations reads it.
+type operation struct {
+	id, method, path string
+	success          []int
+	body, idempotent bool
 }
 
 // Operations returns every operation of the specification of version,
+// sorted by path and method, each as op makes it from its operationId,
+// upper-case method, path template, sorted 2xx statuses, whether it has a
+// request body and whether it (or its path) declares an Idempotency-Key
+// header: a test compares its own table of operations with them.
+func Operations[O any](tb testing.TB, version Version, op func(id, method, path string, success []int, body, idempotent bool) O) []O {
+	tb.Helper()
+	read := readOperations(tb, version)
+	out := make([]O, len(read))
+	for i, r := range read {
+		out[i] = op(r.id, r.method, r.path, r.success, r.body, r.idempotent)
+	}
+	return out
+}
+
+// readOperations reads every operation of the specification of version,
 // sorted by path and method.
-func Operations(tb testing.TB, version Version) []Operation {
+func readOperations(tb testing.TB, version Version) []operation {
 	tb.Helper()
 	s, err := load(version)
 	if err != nil {
 		tb.Fatal(err)
 		return nil
 	}
-	var out []Operation
+	var read []operation
 	for path, item := range s.doc.Paths.Map() {
-		for method, op := range item.Operations() {
-			o := Operation{ID: op.OperationID, Method: strings.ToUpper(method), Path: path, Body: op.RequestBody != nil}
-			for _, p := range append(append(openapi3.Parameters(nil), item.Parameters...), op.Parameters...) {
+		for method, o := range item.Operations() {
+			r := operation{id: o.OperationID, method: strings.ToUpper(method), path: path, body: o.RequestBody != nil}
+			for _, p := range append(append(openapi3.Parameters(nil), item.Parameters...), o.Parameters...) {
 				if p.Value != nil && p.Value.Name == "Idempotency-Key" && p.Value.In == openapi3.ParameterInHeader {
-					o.Idempotent = true
+					r.idempotent = true
 				}
 			}
-			for code := range op.Responses.Map() {
+			for code := range o.Responses.Map() {
 				if n, convErr := strconv.Atoi(code); convErr == nil && n >= 200 && n < 300 {
-					o.Success = append(o.Success, n)
+					r.success = append(r.success, n)
 				}
 			}
-			sort.Ints(o.Success)
-			out = append(out, o)
+			sort.Ints(r.success)
+			read = append(read, r)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Path != out[j].Path {
-			return out[i].Path < out[j].Path
+	sort.Slice(read, func(i, j int) bool {
+		if read[i].path != read[j].path {
+			return read[i].path < read[j].path
 		}
-		return out[i].Method < out[j].Method
+		return read[i].method < read[j].method
 	})
-	return out
+	return read
 }

@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -17,11 +16,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/testrig"
 )
 
 // Durable are the settings of a Redis that keeps what it is given: an
@@ -46,11 +46,6 @@ func need(t testing.TB, cli bool) {
 	}
 }
 
-var (
-	portsMu    sync.Mutex
-	portsGiven = map[int]bool{}
-)
-
 // clusterPortOffset is where a Cluster node's bus port is, from its
 // port (set with cluster-port: Redis's default, port+10000, would fall in
 // the range other test helpers hand out).
@@ -63,28 +58,7 @@ const clusterPortOffset = 4000
 // tests' ports, never the same twice in one test binary.
 func freePort(t testing.TB) int {
 	t.Helper()
-	portsMu.Lock()
-	defer portsMu.Unlock()
-	for range 1000 {
-		p := 12000 + rand.IntN(4000)
-		if portsGiven[p] {
-			continue
-		}
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-		if err != nil {
-			continue
-		}
-		l2, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p+clusterPortOffset))
-		l.Close()
-		if err != nil {
-			continue
-		}
-		l2.Close()
-		portsGiven[p] = true
-		return p
-	}
-	t.Fatal("no free port in 12000-15999")
-	return 0
+	return testrig.FreePort(t, 12000, 16000, clusterPortOffset)
 }
 
 // start runs redis-server with args on a free port in a directory of its

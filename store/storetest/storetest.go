@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/testclock"
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
 
@@ -27,6 +28,16 @@ type Clock struct {
 	// Advance moves the store's time by d (a test clock is moved; Redis's
 	// clock cannot be, so it sleeps).
 	Advance func(d time.Duration)
+}
+
+// RunOnTestClock runs the suite on a store that measures expiry on a test
+// clock the suite moves: newStore returns an empty store whose time is
+// now.
+func RunOnTestClock(t *testing.T, newStore func(t *testing.T, now func() time.Time) store.Store) {
+	t.Helper()
+	clock := testclock.New(time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC))
+	Run(t, func(t *testing.T) store.Store { return newStore(t, clock.Now) },
+		Clock{TTL: time.Hour, Advance: clock.Advance})
 }
 
 // Run runs the suite. newStore returns an empty store (the suite closes

@@ -61,8 +61,13 @@ type record struct {
 	// FrontLoginFailures counts its failed logins.
 	FrontLoginFailures float64 `json:"front_login_failures"`
 	// PartnerLogins is how many tokens the partner's login service granted
-	// to the front's own client (bench-<scenario>) during the run.
+	// to the front's own client (bench-<scenario>) during the run, less
+	// DriverLogins: the front's logins as the partner saw them.
 	PartnerLogins float64 `json:"partner_logins"`
+	// DriverLogins is how many tokens the partner granted the driver as
+	// the front's client, to make the front's offers and bookings ahead
+	// (a converter front of a D, E or P scenario): not the front's.
+	DriverLogins float64 `json:"driver_logins,omitempty"`
 	// Offers is how many fresh offers were made for a D scenario.
 	Offers int `json:"offers,omitempty"`
 	// Bookings is how many fresh bookings were made for an after-sales
@@ -175,6 +180,9 @@ type running struct {
 	client *http.Client
 	rec    *record
 	before float64 // partner's grants to the front's client at the start
+	// driverLogins counts the driver's own logins as the front's client
+	// (its preparation); nil when it makes none.
+	driverLogins *countedLogins
 }
 
 // targeter returns the requests of r's attack of p (with the driver's
@@ -202,12 +210,20 @@ func (r *running) targeter(ctx context.Context, p phase) (vegeta.Targeter, func(
 	return tr, after, nil
 }
 
+// countLogins sets the front's logins at the partner from the partner's
+// count of grants to the front's client, after the rounds: those since
+// the start, less the driver's own as that client.
+func (r *running) countLogins(after float64) {
+	r.rec.DriverLogins = r.driverLogins.count()
+	r.rec.PartnerLogins = after - r.before - r.rec.DriverLogins
+}
+
 func bench(ctx context.Context, f benchFlags) (*results, error) {
 	out := &results{Machine: machine(), Settings: settings{
 		Concurrency: f.concurrency, Rounds: f.rounds, ClosedSecs: f.duration.Seconds(), WarmupSecs: f.warmup.Seconds(),
 		Rate: f.rate, OpenSecs: f.openDuration.Seconds(), TokenSeconds: f.tokenLifetime.Seconds(), DataFS: f.dataFS,
 	}}
-	tokens, err := directTokens(ctx, f.partner, f.keys, directSubject)
+	tokens, _, err := directTokens(ctx, f.partner, f.keys, directSubject)
 	if err != nil {
 		return nil, fmt.Errorf("logging in as bench-direct: %w", err)
 	}
@@ -235,12 +251,12 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 			// it, so the driver makes it as the front's own client.
 			prep := tokenauth.TokenSource(tokens)
 			if r.s.front != "bare" {
-				own, err := directTokens(ctx, f.partner, f.keys, frontSubject(r.s.name))
+				own, logins, err := directTokens(ctx, f.partner, f.keys, frontSubject(r.s.name))
 				if err != nil {
 					return nil, fmt.Errorf("%s: logging in as %s: %w", r.s.name, frontSubject(r.s.name), err)
 				}
 				defer own.Close()
-				prep = own
+				prep, r.driverLogins = own, logins
 			}
 			r.sup = newSupply(r.s, r.env, f.partner, prep)
 			r.sup.guess = r.sup.share * floor
@@ -330,7 +346,7 @@ func bench(ctx context.Context, f benchFlags) (*results, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.rec.PartnerLogins = after - r.before
+		r.countLogins(after)
 		if r.sup != nil {
 			if r.s.needsOffers {
 				r.rec.Offers = r.sup.made

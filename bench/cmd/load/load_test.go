@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
 func TestMetricSumAddsMatchingSamplesOnly(t *testing.T) {
@@ -234,4 +238,38 @@ func TestDirectTransportSendsTheConvertersCalls(t *testing.T) {
 				r.Method, r.URL.Path, r.Header.Get("Authorization"), headerDirect, r.Header.Get(headerDirect))
 		}
 	}
+}
+
+// okSource grants a token, then refuses.
+type okSource struct{ calls int }
+
+func (s *okSource) Token(context.Context) (*tokenauth.Token, error) {
+	s.calls++
+	if s.calls > 1 {
+		return nil, errors.New("refused")
+	}
+	return &tokenauth.Token{AccessToken: "t"}, nil
+}
+
+func TestDriversPreparationLoginIsNotTheFronts(t *testing.T) {
+	logins := &countedLogins{src: &okSource{}}
+	for range 2 {
+		_, _ = logins.Token(context.Background())
+	}
+	// The partner granted bench-Dconv 3 tokens before the run and 2 during
+	// it: one to the front, one to the driver making the front's offers.
+	r := &running{rec: &record{Scenario: "Dconv", FrontLogins: 1, Closed: &phaseResult{Throughput: 100}}, before: 3, driverLogins: logins}
+	r.countLogins(5)
+	if r.rec.PartnerLogins != 1 || r.rec.DriverLogins != 1 {
+		t.Fatalf("partner %v, driver %v logins; want 1 and 1 (a refused login is not a grant)", r.rec.PartnerLogins, r.rec.DriverLogins)
+	}
+	for _, v := range verdicts(map[string]*record{"Dconv": r.rec}, nil, settings{TokenSeconds: 900, Concurrency: 8}) {
+		if strings.HasPrefix(v.target, "one login per token lifetime") {
+			if v.holds != "yes" || !strings.Contains(v.measured, "Dconv 1/1 (the partner's count less the driver's 1") {
+				t.Fatalf("%+v; want yes, naming the driver's login", v)
+			}
+			return
+		}
+	}
+	t.Fatal("no login verdict")
 }

@@ -110,6 +110,9 @@ func writeReport(b *strings.Builder, res *results, micro map[string]benchLine) {
 		logins := "-"
 		if r.FrontLogins >= 0 {
 			logins = fmt.Sprintf("%.0f / %.0f", r.FrontLogins, r.PartnerLogins)
+			if r.DriverLogins > 0 {
+				logins += fmt.Sprintf(" (+%.0f the driver's)", r.DriverLogins)
+			}
 		}
 		ranOut := ""
 		if c.RanOut || (r.Open != nil && r.Open.RanOut) {
@@ -235,7 +238,11 @@ func verdicts(recs map[string]*record, micro map[string]benchLine, st settings) 
 	one := true
 	for _, s := range scenarios {
 		if r := recs[s.name]; r != nil && r.FrontLogins >= 0 {
-			logins = append(logins, fmt.Sprintf("%s %.0f/%.0f", s.name, r.FrontLogins, r.PartnerLogins))
+			l := fmt.Sprintf("%s %.0f/%.0f", s.name, r.FrontLogins, r.PartnerLogins)
+			if r.DriverLogins > 0 {
+				l += fmt.Sprintf(" (the partner's count less the driver's %.0f for its preparation)", r.DriverLogins)
+			}
+			logins = append(logins, l)
 			one = one && r.FrontLogins == 1 && r.PartnerLogins == 1 && r.FrontLoginFailures == 0
 		}
 	}

@@ -1,8 +1,9 @@
 // Package harness is the one harness of the glue's integration tests,
 // for every package under caddymodule:
 //
-//   - ports: FreePort, the only port allocator (ports below the
-//     ephemeral range, each handed out once per process);
+//   - ports: FreePort, ports below the ephemeral range, each handed out
+//     once per process (internal/testrig's allocator, which
+//     internal/redistest shares);
 //   - a package's TestMain: Main, a data directory of the test
 //     process's own;
 //   - test Caddyfiles: Options (with LogOption, DebugOption) and Site,
@@ -18,7 +19,8 @@
 //     CheckUnmarshal, CheckRefusals, CheckAdaptRefused, CheckAdaptedJSON;
 //   - Caddy in a child process (this test binary run again as its
 //     TestChildProcess, which calls ChildProcess): StartCaddy,
-//     TryStartCaddy, HoldBoltFile, and Child's Kill (SIGKILL) and Stop;
+//     TryStartCaddy, HoldBoltFile, and Child's Kill (SIGKILL) and Stop
+//     (internal/testrig's runner, which store's tests share);
 //   - LegacyClient, the legacy reservation system's client: Post, Try,
 //     Send;
 //   - OSDMClient, a partner's OSDM client whose requests and answers

@@ -7,7 +7,6 @@ package osdmapp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -93,20 +92,25 @@ func For(ctx caddy.Context) (Provider, error) {
 var Standalone func(ctx caddy.Context) (Provider, error)
 
 // appOf is ctx.App(Name); configured is false for a context that belongs
-// to no configuration, on which Caddy's App dereferences the missing
-// configuration (Caddy offers no other way to tell).
+// to no configuration (on which Caddy's App would dereference the missing
+// configuration). A panic while the app loads is the caller's, as any
+// other module's: it is never taken for "no configuration".
 func appOf(ctx caddy.Context) (a any, err error, configured bool) {
-	if _, err := ctx.AppIfConfigured(Name); err == nil || !errors.Is(err, caddy.ErrNotConfigured) {
-		a, err := ctx.App(Name)
-		return a, err, true
+	if !inConfiguration(ctx) {
+		return nil, nil, false
 	}
-	defer func() {
-		if recover() != nil {
-			a, err, configured = nil, nil, false
-		}
-	}()
 	a, err = ctx.App(Name)
 	return a, err, true
+}
+
+// inConfiguration reports whether ctx belongs to a configuration Caddy
+// loads. Caddy gives each configuration one file system map, made before
+// any module is provisioned, and FileSystems returns it; a context with
+// no configuration gets a new, empty map on every call. Caddy exports no
+// other way to tell (FileSystems is marked experimental: the package's
+// tests fail if it stops telling the two apart).
+func inConfiguration(ctx caddy.Context) bool {
+	return ctx.FileSystems() == ctx.FileSystems()
 }
 
 // Route is the rest of a route after one handler, as Caddy passes it to
@@ -121,6 +125,11 @@ type Route struct {
 	// Host and Scheme are those a request to the handler's route would
 	// have: the route's host matcher, or the server's listen address.
 	Host, Scheme string
+	// RemoteAddr is where a background request comes from: Caddy
+	// itself, at the server's listen address (127.0.0.1 and the port for
+	// a listener on every interface), what remote_ip matchers and the
+	// {http.request.remote} placeholders after the handler see.
+	RemoteAddr string
 }
 
 // NewRequest returns a request on ctx to send through Next, prepared as
@@ -133,7 +142,7 @@ func (r *Route) NewRequest(ctx context.Context, method, path string) (*http.Requ
 	}
 	// As a server reads a request: the URL holds the path, Host the host.
 	req.Host = r.Host
-	req.RemoteAddr = "127.0.0.1:0"
+	req.RemoteAddr = r.RemoteAddr
 	req.RequestURI = req.URL.RequestURI()
 	return caddyhttp.PrepareRequest(req, caddy.NewReplacer(), nil, r.Server), nil
 }

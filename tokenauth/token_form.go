@@ -40,11 +40,7 @@ func (e *TokenFormError) Error() string { return e.Rule }
 // without a JSON decode; a token that is not three base64url parts passes
 // here and golang-jwt refuses it.
 func checkTokenForm(token string) *TokenFormError {
-	header, rest, ok := strings.Cut(token, ".")
-	if !ok {
-		return nil
-	}
-	payload, _, ok := strings.Cut(rest, ".")
+	header, payload, ok := jwsSegments(token)
 	if !ok {
 		return nil
 	}
@@ -78,6 +74,17 @@ func checkTokenForm(token string) *TokenFormError {
 			}
 		}
 	}
+}
+
+// jwsSegments are the header and payload segments of a JWS in compact
+// form, still base64url; !ok when token has fewer than three parts.
+func jwsSegments(token string) (header, payload string, ok bool) {
+	header, rest, ok := strings.Cut(token, ".")
+	if !ok {
+		return "", "", false
+	}
+	payload, _, ok = strings.Cut(rest, ".")
+	return header, payload, ok
 }
 
 // decodeJWSSegment decodes a base64url segment into buf (or a larger

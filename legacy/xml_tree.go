@@ -36,10 +36,18 @@ type xmlHead struct {
 // It reads raw tokens and resolves namespaces and matches end tags itself:
 // Token does the same at about twice the allocations.
 func parseXML(body []byte) (*xnode, xmlHead, *Error) {
-	p := xmlParser{d: xml.NewDecoder(bytes.NewReader(body))}
+	var p xmlParser
+	p.d = xml.NewDecoder(bytes.NewReader(body))
 	p.d.Strict = true
 	p.d.CharsetReader = charsetReader
-	p.open = p.openBuf[:0]
+	// Every element has a start tag, so the "<" that start no end tag
+	// bound the elements (declarations, comments and CDATA sections count
+	// too): a usual message gets its nodes and child slots in two
+	// allocations of the size it needs.
+	n := min(max(bytes.Count(body, []byte("<"))-bytes.Count(body, []byte("</")), 1), firstSlab)
+	p.slab = make([]xnode, n)
+	slots := make([]*xnode, 2*n)
+	p.pending, p.kidSlab = slots[:0:n], slots[n:]
 	root := p.document()
 	if p.err != nil {
 		return nil, p.head, p.err
@@ -47,20 +55,25 @@ func parseXML(body []byte) (*xnode, xmlHead, *Error) {
 	return root, p.head, nil
 }
 
-// xmlParser holds the state of one parseXML.
+// firstSlab bounds the nodes (and child slots) parseXML allocates before
+// reading: a body of many "<" that are not elements costs no more.
+const firstSlab = 64
+
+// xmlParser holds the state of one parseXML. It lives on parseXML's
+// stack: the open elements are an array, not a slice of its own memory.
 type xmlParser struct {
 	d       *xml.Decoder
 	head    xmlHead
 	err     *Error
 	root    *xnode
-	open    []xopen  // the elements not yet closed
+	open    [MaxDepth]xopen // the elements not yet closed: open[:depth]
+	depth   int
 	pending []*xnode // children of the open elements, in document order
 	kidSlab []*xnode // finished child lists are carved from here
 	decls   []nsDecl // namespace declarations in scope
 	slab    []xnode  // nodes are carved from here: a few allocations for all
 	count   int
 	done    bool // the root element is closed
-	openBuf [MaxDepth]xopen
 }
 
 // xopen is an element parseXML has not seen the end of.
@@ -75,6 +88,9 @@ type xopen struct {
 	// body of a million one-byte pieces.
 	more []byte
 }
+
+// below is the open elements under the root, outermost first.
+func (p *xmlParser) below() []xopen { return p.open[1:p.depth] }
 
 // nsDecl is a namespace declaration in scope.
 type nsDecl struct {
@@ -147,7 +163,7 @@ func (p *xmlParser) startElement(t xml.StartElement) {
 		p.fail("", "has more than 1024 elements", nil)
 		return
 	}
-	if len(p.open) >= MaxDepth {
+	if p.depth >= MaxDepth {
 		p.fail("", "nests elements deeper than 8", nil)
 		return
 	}
@@ -185,11 +201,11 @@ func (p *xmlParser) startElement(t xml.StartElement) {
 		p.pending = append(p.pending, n)
 	}
 	if want := nsOf(p.head.namespaced); space != want {
-		if len(p.open) == 0 {
+		if p.depth == 0 {
 			p.fail(shortName(n.name), "must be in namespace "+Namespace+" or in none, not in "+quoteShort(space), nil)
 			return
 		}
-		p.fail(xmlElementPath(p.open[1:], n), "must be in the namespace of the root element ("+quoteShort(want)+"), not in "+quoteShort(space), nil)
+		p.fail(xmlElementPath(p.below(), n), "must be in the namespace of the root element ("+quoteShort(want)+"), not in "+quoteShort(space), nil)
 		return
 	}
 	if a := repeated; isRepeated {
@@ -198,23 +214,24 @@ func (p *xmlParser) startElement(t xml.StartElement) {
 			name = a.Name.Space + ":" + name
 		}
 		field := "@" + shortName(name)
-		if len(p.open) > 0 {
-			field = xmlElementPath(p.open[1:], n) + "/" + field
+		if p.depth > 0 {
+			field = xmlElementPath(p.below(), n) + "/" + field
 		}
 		p.fail(field, ruleOnce, nil)
 		return
 	}
-	p.open = append(p.open, xopen{node: n, raw: t.Name, decls: scope, kids: len(p.pending)})
+	p.open[p.depth] = xopen{node: n, raw: t.Name, decls: scope, kids: len(p.pending)}
+	p.depth++
 }
 
 // endElement takes an end tag named raw (as written): it must close the
 // innermost open element, named the same way.
 func (p *xmlParser) endElement(raw xml.Name) {
-	if len(p.open) == 0 {
+	if p.depth == 0 {
 		p.syntax("unexpected end element </" + shortName(raw.Local) + ">")
 		return
 	}
-	top := p.open[len(p.open)-1]
+	top := p.open[p.depth-1]
 	if raw != top.raw {
 		p.syntax("element <" + shortName(top.raw.Local) + "> closed by </" + shortName(raw.Local) + ">")
 		return
@@ -233,8 +250,9 @@ func (p *xmlParser) endElement(raw xml.Name) {
 		p.pending = p.pending[:top.kids]
 	}
 	p.decls = p.decls[:top.decls]
-	p.open = p.open[:len(p.open)-1]
-	if len(p.open) == 0 {
+	p.open[p.depth-1] = xopen{}
+	p.depth--
+	if p.depth == 0 {
 		p.done = true
 	}
 }
@@ -242,7 +260,7 @@ func (p *xmlParser) endElement(raw xml.Name) {
 // charData takes character data: outside the root only white space is
 // allowed; inside, it is added to the innermost open element.
 func (p *xmlParser) charData(t xml.CharData) {
-	if len(p.open) == 0 {
+	if p.depth == 0 {
 		if len(bytes.TrimSpace(t)) != 0 {
 			p.fail("", "text outside the root element is not allowed", nil)
 		}
@@ -250,7 +268,7 @@ func (p *xmlParser) charData(t xml.CharData) {
 	}
 	// Leading white space is dropped here, the rest trimmed at the end
 	// tag: the indentation between elements is never copied.
-	top := &p.open[len(p.open)-1]
+	top := &p.open[p.depth-1]
 	switch n := top.node; {
 	case top.more != nil:
 		top.more = append(top.more, t...)

@@ -24,13 +24,13 @@ var tripOffersParams = map[string]bool{
 }
 
 // searchTripOffers serves GET /trip-offers with the same answer as POST /offers.
-func (s *Sandbox) searchTripOffers(now time.Time, rq *request) *response {
+func (od *offerDesk) searchTripOffers(now time.Time, rq *request) *response {
 	sr, p := parseTripOffersQuery(rq.query)
 	if p != nil {
 		return problemResponse(p)
 	}
 	sr.client = rq.client
-	return s.answerSearch(now, sr)
+	return od.answerSearch(now, sr)
 }
 
 // parseTripOffersQuery makes a search of GET /trip-offers parameters. An

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/benchcpu"
 	"github.com/caddy-osdm/caddy-osdm/internal/testclock"
 )
 
@@ -327,17 +328,8 @@ func BenchmarkCacheHitParallel(b *testing.B) {
 	src := &fakeSource{clock: testclock.New(time.Now()), lifetime: 24 * time.Hour}
 	c := NewTokenCache(src, CacheConfig{})
 	ctx := context.Background()
-	if _, err := c.Token(ctx); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if _, err := c.Token(ctx); err != nil {
-				b.Error(err)
-				return
-			}
-		}
+	benchcpu.Parallel(b, func() error {
+		_, err := c.Token(ctx)
+		return err
 	})
 }
