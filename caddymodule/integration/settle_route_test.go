@@ -1,9 +1,7 @@
 package integration
 
 import (
-	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -162,7 +160,7 @@ func settleOnShape(t *testing.T, partner *journalRig, store string, shape settle
 		rig.tap.mu.Unlock()
 	})
 
-	client := harness.LegacyClient{URL: fmt.Sprintf("http://%s:%d/", shape.host, port), HTTP: clientFrom(shape.source)}
+	client := harness.LegacyClient{URL: fmt.Sprintf("http://%s:%d/", shape.host, port), HTTP: harness.ClientFrom(shape.source)}
 	a, err := client.Try(searchBooking(id))
 	if err != nil {
 		t.Fatal(err)
@@ -212,17 +210,4 @@ func settleOnShape(t *testing.T, partner *journalRig, store string, shape settle
 // nested puts a tab more in front of every line of block.
 func nested(block string) string {
 	return "\t" + strings.ReplaceAll(strings.TrimSuffix(block, "\n"), "\n", "\n\t") + "\n"
-}
-
-// clientFrom is an HTTP client whose connections come from source ("":
-// the system's choice).
-func clientFrom(source string) *http.Client {
-	d := &net.Dialer{Timeout: 5 * time.Second}
-	if source != "" {
-		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(source)}
-	}
-	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		return d.DialContext(ctx, network, addr)
-	}}
-	return &http.Client{Timeout: 60 * time.Second, Transport: tr}
 }

@@ -47,6 +47,10 @@ type bkLegacy struct {
 	// ReplacementProposal (another system sells it), as if it had become
 	// another system's after the search.
 	propose string
+	// drop, when set, is a kind of message that is recorded, not carried
+	// out, and whose connection is closed unanswered: the legacy system
+	// cannot be reached for it.
+	drop legacy.Kind
 }
 
 type bkSeen struct {
@@ -93,8 +97,14 @@ func (l *bkLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else if kind == holdKind {
 		l.hold = nil
 	}
-	propose := l.propose
+	propose, drop := l.propose, l.drop
 	l.mu.Unlock()
+	if drop != "" && kind == drop {
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			_ = conn.Close()
+		}
+		return
+	}
 	if propose != "" && kind == legacy.KindBookingRequest {
 		if req, err := legacy.Decode(legacy.XML, body); err == nil && req.(*legacy.BookingRequest).Journey.TrainNumber == propose {
 			rp := &legacy.ReplacementProposal{Header: legacy.ReplyTo(req, time.Now()),
@@ -147,11 +157,16 @@ func bkCaddyfile(port int, legacyAddr, storeLine, extra string) string {
 		"partner hermes-test", "refund_fee 10%", "timeout 2s", "settle_interval 200ms", storeLine+extra))
 }
 
+// bkAccessToken is the bearer bkClient's calls carry.
+const bkAccessToken = "secret-access-token-xyz"
+
 // bkClient calls one Caddy's OSDM routes and checks every answer against
 // the spec.
 type bkClient struct {
 	t    *testing.T
 	base string
+	// http sends the calls (nil: http.DefaultClient).
+	http *http.Client
 }
 
 func (c *bkClient) do(method, path, body, key string) (int, http.Header, []byte) {
@@ -161,7 +176,7 @@ func (c *bkClient) do(method, path, body, key string) (int, http.Header, []byte)
 		h = http.Header{"Idempotency-Key": {key}}
 	}
 	client := harness.OSDMClient{Base: c.base + "/osdm", Version: osdmspec.V39,
-		Header: http.Header{"Authorization": {"Bearer secret-access-token-xyz"}}}
+		Header: http.Header{"Authorization": {"Bearer " + bkAccessToken}}, HTTP: c.http}
 	a := client.Send(c.t, method, path, body, h)
 	if a.Status != http.StatusNoContent {
 		specPath := path
@@ -203,19 +218,24 @@ func (c *bkClient) problem(method, path, body string, want int) osdm.Problem {
 // second class offer.
 func (c *bkClient) offer(train string) osdm.Offer {
 	c.t.Helper()
+	var resp osdm.OfferCollectionResponse
+	c.ok("POST", "/offers", offerSearch(train), "", 200, &resp)
+	if len(resp.Offers) != 1 {
+		c.t.Fatalf("search for train %s: %d offers", train, len(resp.Offers))
+	}
+	return resp.Offers[0]
+}
+
+// offerSearch is the body of a search for train tomorrow, second class,
+// two passengers.
+func offerSearch(train string) string {
 	day := time.Now().AddDate(0, 0, 1).Format(time.DateOnly)
-	body := `{"tripSearchCriteria": {"origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"},
+	return `{"tripSearchCriteria": {"origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8500010"},
 	  "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8503000"},
 	  "departureTime": "` + day + `T00:00:00+01:00",
 	  "parameters": {"dataFilter": {"vehicleFilter": {"exclude": false, "vehicleNumbers": ["` + train + `"]}}}},
 	 "offerSearchCriteria": {"travelClasses": ["SECOND"]},
 	 "anonymousPassengerSpecifications": [{"externalRef": "p1", "type": "ADULT", "age": 40}, {"externalRef": "p2", "type": "CHILD", "age": 7}]}`
-	var resp osdm.OfferCollectionResponse
-	c.ok("POST", "/offers", body, "", 200, &resp)
-	if len(resp.Offers) != 1 {
-		c.t.Fatalf("search for train %s: %d offers", train, len(resp.Offers))
-	}
-	return resp.Offers[0]
 }
 
 func bookingOf(offerID string) string {

@@ -25,6 +25,8 @@ type OSDMClient struct {
 	// CheckRequests checks every request against the spec before it is
 	// sent.
 	CheckRequests bool
+	// HTTP sends the requests (nil: http.DefaultClient).
+	HTTP *http.Client
 }
 
 // OSDMAnswer is the HTTP answer to an OSDM call.
@@ -60,7 +62,11 @@ func (c *OSDMClient) Send(t testing.TB, method, path, body string, header http.H
 		t.Fatal(err)
 	}
 	req.Header = h
-	resp, err := http.DefaultClient.Do(req)
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}

@@ -1,0 +1,22 @@
+package harness
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"time"
+)
+
+// ClientFrom is an HTTP client whose connections come from the address
+// source ("": the system's choice), for a front whose remote_ip matcher
+// admits only certain sources (127.0.0.2 is the loopback's too).
+func ClientFrom(source string) *http.Client {
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	if source != "" {
+		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(source)}
+	}
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return d.DialContext(ctx, network, addr)
+	}}
+	return &http.Client{Timeout: 60 * time.Second, Transport: tr}
+}
