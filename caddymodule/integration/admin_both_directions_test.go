@@ -143,7 +143,7 @@ http://127.0.0.1:%[3]d {
 		osdm_convert {
 			partner alpine
 			store shared
-			settle_every 1h
+			settle_interval 1h
 		}
 		osdm_token {
 			token_url http://127.0.0.1:%[4]d/oauth/token
@@ -163,7 +163,7 @@ http://127.0.0.1:%[3]d {
 			partner hermes
 			path_prefix /osdm
 			store shared
-			settle_every 1h
+			settle_interval 1h
 		}
 		osdm_token {
 			token_url http://127.0.0.1:%[6]d/oauth/token
