@@ -83,7 +83,7 @@ func BenchmarkBooking(b *testing.B) {
 					Passengers: []OfferPassenger{{Ref: "p1", Type: "ADULT", Age: &age, Tariff: 1}},
 					TripID:     "t", LegID: "l", PartID: "p", ProductID: "pr", CreatedOn: now, ExpiresAt: now.Add(time.Hour),
 				}
-				if err := f.SealOffer(context.Background(), o); err != nil {
+				if err := f.offers.SealOffer(context.Background(), o); err != nil {
 					b.Fatal(err)
 				}
 				body := mustJSONb(b, bookingBodyOf(o))

@@ -297,7 +297,7 @@ func (e *bookEnv) offer(train string, pax ...offerPax) *OfferRecord {
 	dep, _ := time.Parse("2006-01-02 15:04", rec.ServiceDate+" "+ar.Journey.DepartureTime)
 	arr, _ := time.Parse("2006-01-02 15:04", rec.ServiceDate+" "+ar.Journey.ArrivalTime)
 	rec.Departure, rec.Arrival, rec.DepartureClock = dep, arr, ar.Journey.DepartureTime
-	if err := e.f.SealOffer(context.Background(), rec); err != nil {
+	if err := e.f.offers.SealOffer(context.Background(), rec); err != nil {
 		e.t.Fatal(err)
 	}
 	return rec

@@ -307,18 +307,18 @@ var errConflict = errors.New("booking record changed under too many concurrent w
 var errBookingMissing = errors.New("no such booking")
 
 // bookingKey is the store key of booking id.
-func (f *Facade) bookingKey(id string) string { return Key(f.cfg.Partner, KindBooking, id) }
+func (b *bookings) bookingKey(id string) string { return Key(b.cfg.Partner, KindBooking, id) }
 
 // loadBooking returns booking id and its stored bytes (for a
 // compare-and-set), or errBookingMissing, also when the booking is another
 // client's than the call's in ctx (see visibleTo): every read and change of
 // a booking goes through here, so another client's booking is, for a call,
 // an id that does not exist.
-func (f *Facade) loadBooking(ctx context.Context, id string) (*BookingRecord, []byte, error) {
+func (bk *bookings) loadBooking(ctx context.Context, id string) (*BookingRecord, []byte, error) {
 	if !validID(id, BookingIDPrefix) {
 		return nil, nil, errBookingMissing
 	}
-	b, err := f.store.Get(ctx, f.bookingKey(id))
+	b, err := bk.store.Get(ctx, bk.bookingKey(id))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil, errBookingMissing
 	}
@@ -329,7 +329,7 @@ func (f *Facade) loadBooking(ctx context.Context, id string) (*BookingRecord, []
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return nil, nil, fmt.Errorf("booking %s: stored record unreadable: %w", id, err)
 	}
-	if rec.ID != id || rec.Partner != f.cfg.Partner || !visibleTo(ctx, &rec) {
+	if rec.ID != id || rec.Partner != bk.cfg.Partner || !visibleTo(ctx, &rec) {
 		return nil, nil, errBookingMissing
 	}
 	return &rec, b, nil
@@ -342,9 +342,9 @@ var errNoChange = errors.New("no change")
 // updateBooking applies fn to booking id with compare-and-set, rereading
 // and reapplying on a concurrent change. fn returns errNoChange to write
 // nothing, or any other error to stop. It returns the record as stored.
-func (f *Facade) updateBooking(ctx context.Context, id string, fn func(*BookingRecord) error) (*BookingRecord, error) {
+func (bk *bookings) updateBooking(ctx context.Context, id string, fn func(*BookingRecord) error) (*BookingRecord, error) {
 	for range 16 {
-		rec, old, err := f.loadBooking(ctx, id)
+		rec, old, err := bk.loadBooking(ctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -360,7 +360,7 @@ func (f *Facade) updateBooking(ctx context.Context, id string, fn func(*BookingR
 		if bytes.Equal(b, old) {
 			return rec, nil
 		}
-		ok, err := f.store.CompareAndSet(ctx, f.bookingKey(id), old, b, f.retention(rec))
+		ok, err := bk.store.CompareAndSet(ctx, bk.bookingKey(id), old, b, bk.retention(rec))
 		if err != nil {
 			return nil, err
 		}
@@ -373,12 +373,12 @@ func (f *Facade) updateBooking(ctx context.Context, id string, fn func(*BookingR
 
 // putNewBooking stores rec if no booking has its id, and reports whether
 // it did.
-func (f *Facade) putNewBooking(ctx context.Context, rec *BookingRecord) (bool, error) {
+func (bk *bookings) putNewBooking(ctx context.Context, rec *BookingRecord) (bool, error) {
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return false, err
 	}
-	return f.store.PutIfAbsent(ctx, f.bookingKey(rec.ID), b, f.retention(rec))
+	return bk.store.PutIfAbsent(ctx, bk.bookingKey(rec.ID), b, bk.retention(rec))
 }
 
 // BookingRetention is how long a booking is kept after its train arrived
@@ -389,7 +389,7 @@ const BookingRetention = 90 * 24 * time.Hour
 // open (it must be settled first), else until BookingRetention after the
 // train's arrival (departure, when the arrival is unknown; from now when
 // neither is known), at least an hour.
-func (f *Facade) retention(rec *BookingRecord) time.Duration {
+func (b *bookings) retention(rec *BookingRecord) time.Duration {
 	if rec.Pending != nil {
 		return 0
 	}
@@ -400,5 +400,5 @@ func (f *Facade) retention(rec *BookingRecord) time.Duration {
 	if end.IsZero() {
 		return BookingRetention
 	}
-	return max(end.Add(BookingRetention).Sub(f.now()), time.Hour)
+	return max(end.Add(BookingRetention).Sub(b.now()), time.Hour)
 }

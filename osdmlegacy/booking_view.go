@@ -10,12 +10,12 @@ import (
 
 // bookingView is the OSDM booking of a record: every answer about a
 // booking is built here, from the store alone.
-func (f *Facade) bookingView(rec *BookingRecord) *osdm.Booking {
+func (bk *bookings) bookingView(rec *BookingRecord) *osdm.Booking {
 	b := &osdm.Booking{
 		ID:          rec.ID,
 		ExternalRef: rec.ExternalRef,
 		CreatedOn:   rec.CreatedOn,
-		Summary:     fmt.Sprintf("Reservation on train %s on %s, %s", rec.Offer.Train, rec.Offer.ServiceDate, f.cfg.Partner),
+		Summary:     fmt.Sprintf("Reservation on train %s on %s, %s", rec.Offer.Train, rec.Offer.ServiceDate, bk.cfg.Partner),
 	}
 	for i := range rec.Passengers {
 		b.Passengers = append(b.Passengers, passengerView(&rec.Passengers[i]))
@@ -43,7 +43,7 @@ func (f *Facade) bookingView(rec *BookingRecord) *osdm.Booking {
 		}
 		b.ConfirmedPrice = &kept
 	}
-	b.BookedOffers = []osdm.BookedOffer{f.bookedOffer(rec, status, price)}
+	b.BookedOffers = []osdm.BookedOffer{bk.bookedOffer(rec, status, price)}
 	b.Trips = []osdm.Trip{tripView(&rec.Offer)}
 	b.Fulfillments = fulfillmentsView(rec)
 	for i := range rec.RefundOffers {
@@ -85,10 +85,10 @@ func reservationID(rec *BookingRecord) string {
 
 // bookedOffer is the booking's one booked offer: one reservation for all
 // passengers, with the places the BookingReply gave.
-func (f *Facade) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, price osdm.Price) osdm.BookedOffer {
+func (b *bookings) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, price osdm.Price) osdm.BookedOffer {
 	o := &rec.Offer
 	// The conditions the offer stated (osdmOffer), the same in the booking.
-	_, refundable := f.flexibility()
+	_, refundable := b.offers.flexibility()
 	var paxIDs []string
 	for _, p := range rec.Passengers {
 		paxIDs = append(paxIDs, p.ID)
@@ -105,7 +105,7 @@ func (f *Facade) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, 
 		OfferMode:    osdm.OfferModeCollective,
 		PassengerIDs: paxIDs,
 		Refundable:   refundable,
-		Exchangeable: f.exchangeability(),
+		Exchangeable: b.offers.exchangeability(),
 		Products:     []osdm.ProductLegAssociation{{ProductID: o.ProductID, LegIDs: []string{o.LegID}}},
 	}}
 	if !o.Departure.IsZero() {
@@ -135,7 +135,7 @@ func (f *Facade) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, 
 		Summary:      part.Summary,
 		Reservations: []osdm.Reservation{part},
 		TripCoverage: part.TripCoverage,
-		Products:     []osdm.Product{f.offerProduct(o)},
+		Products:     []osdm.Product{b.offers.offerProduct(o)},
 	}
 }
 

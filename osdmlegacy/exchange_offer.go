@@ -68,65 +68,65 @@ func readExchangeOfferRequest(body []byte) (*exchangeOfferAsk, *osdm.ProblemErro
 
 // createExchangeOffers quotes the exchange of a fulfilled booking to the
 // trips its search finds.
-func (f *Facade) createExchangeOffers(ctx context.Context, c *call) *Answer {
+func (x *exchanges) createExchangeOffers(ctx context.Context, c *call) *Answer {
 	ask, p := readExchangeOfferRequest(c.body)
 	if p != nil {
-		return f.problem(c, p)
+		return x.problem(c, p)
 	}
 	embed, p := osdm.ReadExchangeEmbed(c.query)
 	if p != nil {
-		return f.problem(c, p)
+		return x.problem(c, p)
 	}
-	return f.idempotent(ctx, c, func() string { return NewID("xq-") }, func(string) (*Answer, bool) {
-		rec, a := f.bookingOf(ctx, c)
+	return x.idempotent(ctx, c, func() string { return NewID("xq-") }, func(string) (*Answer, bool) {
+		rec, a := x.bookings.bookingOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
-		if p := f.exchangeable(rec, ask); p != nil {
-			return f.problem(c, p), finalProblem(p)
+		if p := x.exchangeable(rec, ask); p != nil {
+			return x.problem(c, p), finalProblem(p)
 		}
 		q := ask.search
 		if q.legs != nil {
 			p := Restricted(RestrictAfterSales, osdm.CodeOfferOutOfBounds, "#/tripSpecifications/0/legs",
 				"a booking of one train is exchanged for another train, not a journey with changes")
-			return f.problem(c, p), true
+			return x.problem(c, p), true
 		}
-		cands, p := f.candidates(q)
+		cands, p := x.offers.candidates(q)
 		if p != nil {
-			return f.problem(c, p), true
+			return x.problem(c, p), true
 		}
 		day, _ := time.Parse(time.DateOnly, cands[0].run.ServiceDate)
 		pax := make([]OfferPassenger, 0, len(q.passengers))
 		for _, pa := range q.passengers {
-			op, p := f.tariffOf(pa, day)
+			op, p := x.offers.tariffOf(pa, day)
 			if p != nil {
-				return f.problem(c, p), true
+				return x.problem(c, p), true
 			}
 			if booked := rec.Offer.passenger(pa.ref); booked != nil && booked.Tariff != op.Tariff {
 				// Restriction 5 after the sale: a change of tariff is a
 				// new booking, not an exchange.
-				return f.problem(c, Restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr,
+				return x.problem(c, Restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr,
 					"passenger "+quoteShort(pa.ref)+" was booked at legacy tariff "+strconv.Itoa(booked.Tariff)+
 						"; as given here it would travel at tariff "+strconv.Itoa(op.Tariff)+": an exchange keeps the tariffs booked")), true
 			}
 			pax = append(pax, op)
 		}
-		probes := f.plan(cands, q.classes, f.cfg.ServiceCodes, tariffCounts(pax), c.now)
+		probes := x.offers.plan(cands, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
 		c.answer.FanOut = len(probes)
-		signer, err := f.offerSigner(ctx)
+		signer, err := x.offers.offerSigner(ctx)
 		if err != nil {
-			return f.offerKeyFailed(c), false
+			return x.offers.offerKeyFailed(c), false
 		}
-		f.fanOut(ctx, c.send, probes)
-		sa, p := f.collect(c, q, probes, pax, signer, nil, nil)
+		x.offers.fanOut(ctx, c.send, probes)
+		sa, p := x.offers.collect(c, q, probes, pax, signer, nil, nil)
 		if p != nil {
-			return f.problem(c, p), finalProblem(p)
+			return x.problem(c, p), finalProblem(p)
 		}
 		old := rec.Offer.OSDMPrice
 		if rec.Legacy != nil && rec.Legacy.Price.Currency != "" {
 			old = rec.Legacy.Price
 		}
-		now := f.now().UTC()
+		now := x.now().UTC()
 		resp := osdm.ExchangeOfferCollectionResponse{Problems: sa.resp.Problems}
 		var quotes []ExchangeQuote
 		var offers []osdm.Offer
@@ -134,19 +134,19 @@ func (f *Facade) createExchangeOffers(ctx context.Context, c *call) *Answer {
 			if len(o.ReservationOfferParts) == 0 {
 				continue
 			}
-			quote, err := exchangeQuoteOf(f.cfg.ExchangeFee, old, o.ReservationOfferParts[0].Price, ask.overrule, now, o.PreBookableUntil)
+			quote, err := exchangeQuoteOf(x.cfg.ExchangeFee, old, o.ReservationOfferParts[0].Price, ask.overrule, now, o.PreBookableUntil)
 			if err != nil {
-				return f.problem(c, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the exchange cannot be quoted: "+err.Error())), true
+				return x.problem(c, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the exchange cannot be quoted: "+err.Error())), true
 			}
 			quote.OfferKey = exchangeOfferKey(o.OfferID)
 			quotes = append(quotes, quote)
 			offers = append(offers, o)
 		}
 		if len(quotes) == 0 {
-			return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
+			return x.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
 				"the search found no offer the booking can be exchanged to (a train of another reservation system is not exchanged to)")), true
 		}
-		rec, err = f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+		rec, err = x.bookings.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
 			kept := r.ExchangeQuotes[:0]
 			for _, xq := range r.ExchangeQuotes { // expired quotes make room
 				if now.Before(xq.ValidUntil) {
@@ -160,14 +160,14 @@ func (f *Facade) createExchangeOffers(ctx context.Context, c *call) *Answer {
 			return nil
 		})
 		if err != nil {
-			return f.storeFailed(c, err), false
+			return x.storeFailed(c, err), false
 		}
 		// An exchange offer is the booking's: claimed for it, so that it
 		// is booked by an exchange operation, never as a new booking.
 		for i, o := range offers {
 			claim := &OfferRecord{ID: o.OfferID, ExpiresAt: quotes[i].ValidUntil}
-			if _, err := f.claimOffer(ctx, claim, rec.ID, now); err != nil {
-				return f.storeFailed(c, err), false
+			if _, err := x.bookings.claimOffer(ctx, claim, rec.ID, now); err != nil {
+				return x.storeFailed(c, err), false
 			}
 		}
 		if embed.Offers {
@@ -183,7 +183,7 @@ func (f *Facade) createExchangeOffers(ctx context.Context, c *call) *Answer {
 				resp.Passengers = append(resp.Passengers, passengerView(&rec.Passengers[i]))
 			}
 		}
-		return f.json(c, http.StatusOK, resp), true
+		return x.json(c, http.StatusOK, resp), true
 	})
 }
 
@@ -191,7 +191,7 @@ func (f *Facade) createExchangeOffers(ctx context.Context, c *call) *Answer {
 // when it can: it is fulfilled, wholly booked (an exchange covers every
 // passenger), has no exchange under way, and the search names its
 // passengers (by the externalRefs the booking has).
-func (f *Facade) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osdm.ProblemError {
+func (x *exchanges) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osdm.ProblemError {
 	if rec.State != StateFulfilled || rec.Fulfillment == nil {
 		if rec.State == StatePrebooked {
 			return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingNotFulfilled, "booking "+rec.ID+" is not fulfilled: delete it and book the new journey instead of exchanging it")
@@ -204,9 +204,9 @@ func (f *Facade) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osdm.P
 		}
 	}
 	if rec.Exchange.holds() {
-		return exchangeUnderWay(rec, f.now())
+		return exchangeUnderWay(rec, x.now())
 	}
-	if p := exchangeDeparted(rec, f.now()); p != nil {
+	if p := exchangeDeparted(rec, x.now()); p != nil {
 		return p
 	}
 	if len(rec.unrefunded()) != len(rec.Passengers) {
@@ -214,9 +214,9 @@ func (f *Facade) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osdm.P
 			"an exchange covers every passenger of the booking, and some were refunded")
 	}
 	if ask.overrule != "" {
-		if _, ok := f.cfg.Reasons[ask.overrule]; !ok {
+		if _, ok := x.cfg.Reasons[ask.overrule]; !ok {
 			return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/overruleCode",
-				"overrule code "+quoteShort(string(ask.overrule))+" is not taken (the reason table maps "+f.reasonList()+")")
+				"overrule code "+quoteShort(string(ask.overrule))+" is not taken (the reason table maps "+x.refunds.reasonList()+")")
 		}
 	}
 	pax := ask.search.passengers

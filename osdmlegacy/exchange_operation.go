@@ -55,44 +55,44 @@ func readExchangeOperationRequest(body []byte) (*osdm.OfferSelection, *osdm.Prob
 // createExchangeOperation books the new places of an exchange offer: the
 // BookingRequest is recorded as the booking's intent and sent; the
 // operation is PREBOOKED once the legacy system holds them.
-func (f *Facade) createExchangeOperation(ctx context.Context, c *call) *Answer {
+func (xs *exchanges) createExchangeOperation(ctx context.Context, c *call) *Answer {
 	sel, p := readExchangeOperationRequest(c.body)
 	if p != nil {
-		return f.problem(c, p)
+		return xs.problem(c, p)
 	}
-	return f.idempotent(ctx, c, func() string { return NewID(ExchangeOperationIDPrefix) }, func(xid string) (*Answer, bool) {
-		rec, a := f.bookingOf(ctx, c)
+	return xs.idempotent(ctx, c, func() string { return NewID(ExchangeOperationIDPrefix) }, func(xid string) (*Answer, bool) {
+		rec, a := xs.bookings.bookingOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
 		if x := rec.Exchange; x != nil && x.ID == xid {
-			return f.resumeExchange(ctx, c, rec) // a retry of this request
+			return xs.resumeExchange(ctx, c, rec) // a retry of this request
 		}
-		now := f.now()
-		offer, err := f.OpenOffer(ctx, sel.OfferID, now)
+		now := xs.now()
+		offer, err := xs.offers.OpenOffer(ctx, sel.OfferID, now)
 		if err != nil && !errors.Is(err, ErrOfferNotFound) {
-			return f.offerKeyFailed(c), false
+			return xs.offers.offerKeyFailed(c), false
 		}
 		if offer == nil || rec.exchangeQuote(sel.OfferID) == nil {
 			p := osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 				"no exchange offer of booking "+rec.ID+" has this id, or it expired; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")
-			return f.problem(c, p), true
+			return xs.problem(c, p), true
 		}
 		if p := exchangePassengers(sel, offer); p != nil {
-			return f.problem(c, p), true
+			return xs.problem(c, p), true
 		}
 		// An offer books once, as a booking or an exchange.
-		claimed, err := f.claimOffer(ctx, offer, rec.ID, now)
+		claimed, err := xs.bookings.claimOffer(ctx, offer, rec.ID, now)
 		if err != nil {
-			return f.storeFailed(c, err), false
+			return xs.storeFailed(c, err), false
 		}
 		if !claimed {
-			return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
+			return xs.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 				"the exchange offer is booked already; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")), true
 		}
-		rec, err = f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+		rec, err = xs.bookings.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
 			if r.State != StateFulfilled || r.Exchange.holds() {
-				return &errRefused{f.exchangeable(r, &exchangeOfferAsk{fulfillmentIDs: []string{fulfillmentID(r.ID)}, search: &offerRequest{}})}
+				return &errRefused{xs.exchangeable(r, &exchangeOfferAsk{fulfillmentIDs: []string{fulfillmentID(r.ID)}, search: &offerRequest{}})}
 			}
 			if len(r.unrefunded()) != len(r.Passengers) {
 				// Quoted for every passenger, some refunded since: the new
@@ -120,35 +120,35 @@ func (f *Facade) createExchangeOperation(ctx context.Context, c *call) *Answer {
 				OfferRef:   offer.LegacyOfferRef,
 				Passengers: names,
 			}
-			pending, err := f.newPending(StepExchangeBook, req, now)
+			pending, err := xs.settlement.newPending(StepExchangeBook, req, now)
 			if err != nil {
 				return err
 			}
 			pending.Revert = r.State
 			// The sweeper's mark for the new places' hold, then the
 			// intent's: a crash leaves at worst stale marks.
-			if err := f.markHold(ctx, r.ID, now); err != nil {
+			if err := xs.settlement.markHold(ctx, r.ID, now); err != nil {
 				return err
 			}
-			if err := f.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
+			if err := xs.settlement.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
 				return err
 			}
 			r.Exchange = &ExchangeRecord{
 				ID: xid, N: n, State: ExchangeBooking, CreatedOn: now.UTC(),
-				HoldUntil: now.Add(f.cfg.Hold).UTC().Truncate(time.Second),
+				HoldUntil: now.Add(xs.cfg.Hold).UTC().Truncate(time.Second),
 				OfferID:   sel.OfferID, Quote: *q, Offer: *offer,
 			}
 			r.State, r.Pending = StateExchanging, pending
 			return nil
 		})
 		if p := refusedBy(err); p != nil {
-			return f.problem(c, p), finalProblem(p)
+			return xs.problem(c, p), finalProblem(p)
 		}
 		if err != nil {
-			return f.storeFailed(c, err), false
+			return xs.storeFailed(c, err), false
 		}
-		after, d := f.deliver(ctx, c.send, rec)
-		return f.exchangeResult(c, after, d, "booking the new places of booking "+rec.ID)
+		after, d := xs.settlement.deliver(ctx, c.send, rec)
+		return xs.exchangeResult(c, after, d, "booking the new places of booking "+rec.ID)
 	})
 }
 
@@ -174,36 +174,36 @@ func exchangePassengers(sel *osdm.OfferSelection, offer *OfferRecord) *osdm.Prob
 // resumeExchange answers a repeated exchange call from the exchange as it
 // stands; a message whose answer was lost is settled first (asked, and
 // sent again only if the legacy system never got it).
-func (f *Facade) resumeExchange(ctx context.Context, c *call, rec *BookingRecord) (*Answer, bool) {
+func (x *exchanges) resumeExchange(ctx context.Context, c *call, rec *BookingRecord) (*Answer, bool) {
 	if rec.State == StateExchanging && rec.Pending != nil {
-		if f.now().Before(rec.Pending.LeaseUntil) {
-			return f.inProgress(c, rec), false
+		if x.now().Before(rec.Pending.LeaseUntil) {
+			return x.bookings.inProgress(c, rec), false
 		}
-		after, d := f.redeliver(ctx, c.send, rec)
-		return f.exchangeResult(c, after, d, "the exchange of booking "+rec.ID)
+		after, d := x.settlement.redeliver(ctx, c.send, rec)
+		return x.exchangeResult(c, after, d, "the exchange of booking "+rec.ID)
 	}
-	return f.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
+	return x.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
 }
 
 // exchangeResult is the answer of an exchange call once its message was
 // sent (d) or found answered: the operation, or why not.
-func (f *Facade) exchangeResult(c *call, rec *BookingRecord, d *delivery, subject string) (*Answer, bool) {
-	if a := f.unsettled(c, d, subject, "the exchange is being settled: retry with the same Idempotency-Key to get its outcome (the old booking stands until it is confirmed)"); a != nil {
+func (xs *exchanges) exchangeResult(c *call, rec *BookingRecord, d *delivery, subject string) (*Answer, bool) {
+	if a := xs.settlement.unsettled(c, d, subject, "the exchange is being settled: retry with the same Idempotency-Key to get its outcome (the old booking stands until it is confirmed)"); a != nil {
 		return a, false
 	}
 	if rec.State == StateExchanging {
-		return f.inProgress(c, rec), false
+		return xs.bookings.inProgress(c, rec), false
 	}
 	x := rec.Exchange
 	switch x.State {
 	case ExchangeFailed:
 		p := exchangeFailure(rec)
-		return f.problem(c, p), finalProblem(p)
+		return xs.problem(c, p), finalProblem(p)
 	case ExchangeDropped:
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was")
-		return f.problem(c, p), true
+		return xs.problem(c, p), true
 	}
-	return f.json(c, http.StatusOK, osdm.ExchangeOperationResponse{ExchangeOperation: f.exchangeOperationOf(rec)}), true
+	return xs.json(c, http.StatusOK, osdm.ExchangeOperationResponse{ExchangeOperation: xs.exchangeOperationOf(rec)}), true
 }
 
 // exchangeFailure is the problem of rec's exchange, which the legacy
@@ -227,34 +227,34 @@ func droppedWhy(x *ExchangeRecord) string {
 }
 
 // exchangeOf loads the booking and exchange operation of the call's path.
-func (f *Facade) exchangeOf(ctx context.Context, c *call) (*BookingRecord, *Answer) {
-	rec, a := f.bookingOf(ctx, c)
+func (x *exchanges) exchangeOf(ctx context.Context, c *call) (*BookingRecord, *Answer) {
+	rec, a := x.bookings.bookingOf(ctx, c)
 	if a != nil {
 		return nil, a
 	}
 	xid := c.params[osdm.ParamExchangeOperationID]
 	if rec.Exchange == nil || rec.Exchange.ID != xid {
-		return nil, f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+rec.ID+" has no exchange operation "+quoteShort(xid)))
+		return nil, x.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+rec.ID+" has no exchange operation "+quoteShort(xid)))
 	}
 	return rec, nil
 }
 
 // getExchangeOperation answers GET .../exchange-operations/{id} from the store.
-func (f *Facade) getExchangeOperation(ctx context.Context, c *call) *Answer {
-	rec, a := f.exchangeOf(ctx, c)
+func (xs *exchanges) getExchangeOperation(ctx context.Context, c *call) *Answer {
+	rec, a := xs.exchangeOf(ctx, c)
 	if a != nil {
 		return a
 	}
 	if x := rec.Exchange; x.State == ExchangeDropped {
-		return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was"))
+		return xs.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was"))
 	}
 	if rec.Exchange.State == ExchangeFailed {
 		// What the operation is now, not a retry of its refusal: ERROR,
 		// with the refusal as its problem.
-		return f.json(c, http.StatusOK, osdm.ExchangeOperationResponse{
-			ExchangeOperation: f.exchangeOperationOf(rec), Problems: []osdm.Problem{exchangeFailure(rec).Inline()}})
+		return xs.json(c, http.StatusOK, osdm.ExchangeOperationResponse{
+			ExchangeOperation: xs.exchangeOperationOf(rec), Problems: []osdm.Problem{exchangeFailure(rec).Inline()}})
 	}
-	a, _ = f.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
+	a, _ = xs.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
 	return a
 }
 
@@ -269,91 +269,91 @@ type exchangePatchBody struct {
 // PATCH: the one fulfilment offered is an e-ticket (PDF), so any other is
 // refused; the operation is answered as it stands. It is confirmed by POST
 // /bookings/{id}/fulfillments.
-func (f *Facade) patchExchangeOperation(ctx context.Context, c *call) *Answer {
+func (x *exchanges) patchExchangeOperation(ctx context.Context, c *call) *Answer {
 	var b exchangePatchBody
 	if p := decodeBody(c.body, &b); p != nil {
-		return f.problem(c, p)
+		return x.problem(c, p)
 	}
 	if b.RequestedFulfillmentType != "" && b.RequestedFulfillmentType != string(osdm.FulfillmentETicket) {
-		return f.problem(c, Restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/requestedFulfillmentType", "the fulfilment is an e-ticket (ETICKET)"))
+		return x.problem(c, Restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/requestedFulfillmentType", "the fulfilment is an e-ticket (ETICKET)"))
 	}
 	if b.PreferredFulfillmentMedia != "" && b.PreferredFulfillmentMedia != string(osdm.FulfillmentMediaPDFA4) {
-		return f.problem(c, Restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/preferredFulfillmentMedia", "the fulfilment is a PDF (PDF_A4)"))
+		return x.problem(c, Restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/preferredFulfillmentMedia", "the fulfilment is a PDF (PDF_A4)"))
 	}
-	return either((*Facade).getJourneyExchangeOperation, (*Facade).getExchangeOperation)(f, ctx, c)
+	return either(x.getJourneyExchangeOperation, x.getExchangeOperation)(ctx, c)
 }
 
 // deleteExchangeOperation cancels the new places of an exchange that is
 // not confirmed: 204 once the legacy system freed them; the booking stands
 // as it was.
-func (f *Facade) deleteExchangeOperation(ctx context.Context, c *call) *Answer {
+func (xs *exchanges) deleteExchangeOperation(ctx context.Context, c *call) *Answer {
 	xid := c.params[osdm.ParamExchangeOperationID]
-	return f.idempotent(ctx, c, func() string { return xid }, func(string) (*Answer, bool) {
-		rec, a := f.exchangeOf(ctx, c)
+	return xs.idempotent(ctx, c, func() string { return xid }, func(string) (*Answer, bool) {
+		rec, a := xs.exchangeOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
 		x := rec.Exchange
 		switch {
 		case x.State == ExchangeDropped, x.State == ExchangeFailed:
-			return f.noContent(c), true // nothing is held for it
+			return xs.noContent(c), true // nothing is held for it
 		case x.State == ExchangeConfirmed:
 			p := osdm.NewProblem(http.StatusConflict, osdm.CodeBookingFulfilled, "exchange operation "+x.ID+" is confirmed; refund or exchange the booking instead")
-			return f.problem(c, p), true
+			return xs.problem(c, p), true
 		}
-		rec, d, p := f.dropExchange(ctx, c.send, rec, CancelDelete)
+		rec, d, p := xs.dropExchange(ctx, c.send, rec, CancelDelete)
 		if p != nil {
-			return f.problem(c, p), finalProblem(p)
+			return xs.problem(c, p), finalProblem(p)
 		}
-		if a, final := f.exchangeFailed(c, rec, d); a != nil {
+		if a, final := xs.exchangeFailed(c, rec, d); a != nil {
 			return a, final
 		}
-		return f.noContent(c), true
+		return xs.noContent(c), true
 	})
 }
 
 // exchangeFailed is the answer when an exchange's CancelRequest did not
 // reach its end, nil when it did.
-func (f *Facade) exchangeFailed(c *call, rec *BookingRecord, d *delivery) (*Answer, bool) {
+func (x *exchanges) exchangeFailed(c *call, rec *BookingRecord, d *delivery) (*Answer, bool) {
 	subject := "the exchange of booking " + rec.ID
-	if a := f.unsettled(c, d, subject, "it is being settled: retry to learn its outcome"); a != nil {
+	if a := x.settlement.unsettled(c, d, subject, "it is being settled: retry to learn its outcome"); a != nil {
 		return a, false
 	}
 	switch {
 	case d.refusal != nil:
 		p := NegativeProblem(d.refusal, subject)
-		return f.problem(c, p), finalProblem(p)
+		return x.problem(c, p), finalProblem(p)
 	case rec.State == StateExchanging:
-		return f.inProgress(c, rec), false
+		return x.bookings.inProgress(c, rec), false
 	}
 	return nil, true
 }
 
 // dropExchange cancels the new places of rec's exchange (why: CancelDelete
 // or CancelRelease), or settles the CancelRequest under way.
-func (f *Facade) dropExchange(ctx context.Context, send Sender, rec *BookingRecord, why string) (*BookingRecord, *delivery, *osdm.ProblemError) {
-	return f.exchangeCancel(ctx, send, rec, CancelExchangeDrop, why)
+func (x *exchanges) dropExchange(ctx context.Context, send Sender, rec *BookingRecord, why string) (*BookingRecord, *delivery, *osdm.ProblemError) {
+	return x.exchangeCancel(ctx, send, rec, CancelExchangeDrop, why)
 }
 
 // confirmExchange cancels the old places of rec's PREBOOKED exchange (the
 // fulfilment that confirms it), or settles the CancelRequest under way.
-func (f *Facade) confirmExchange(ctx context.Context, send Sender, rec *BookingRecord) (*BookingRecord, *delivery, *osdm.ProblemError) {
-	return f.exchangeCancel(ctx, send, rec, CancelExchange, "")
+func (x *exchanges) confirmExchange(ctx context.Context, send Sender, rec *BookingRecord) (*BookingRecord, *delivery, *osdm.ProblemError) {
+	return x.exchangeCancel(ctx, send, rec, CancelExchange, "")
 }
 
 // exchangeCancel records and sends the CancelRequest of an exchange: of
 // the old places (kind CancelExchange) or of the new (CancelExchangeDrop,
 // why CancelDelete or CancelRelease).
-func (f *Facade) exchangeCancel(ctx context.Context, send Sender, rec *BookingRecord, kind, why string) (*BookingRecord, *delivery, *osdm.ProblemError) {
-	now := f.now()
+func (xs *exchanges) exchangeCancel(ctx context.Context, send Sender, rec *BookingRecord, kind, why string) (*BookingRecord, *delivery, *osdm.ProblemError) {
+	now := xs.now()
 	if rec.State == StateExchanging && rec.Pending != nil {
 		if rec.Pending.Cancel != kind || now.Before(rec.Pending.LeaseUntil) {
 			return nil, nil, stateProblem(rec, "changed")
 		}
-		after, d := f.redeliver(ctx, send, rec)
+		after, d := xs.settlement.redeliver(ctx, send, rec)
 		return after, d, nil
 	}
-	rec, err := f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+	rec, err := xs.bookings.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
 		x := r.Exchange
 		if r.State != StateFulfilled || x == nil || x.State != ExchangePrebooked || x.Legacy == nil || r.Legacy == nil {
 			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+r.ID+" has no exchange holding new places")}
@@ -372,8 +372,8 @@ func (f *Facade) exchangeCancel(ctx context.Context, send Sender, rec *BookingRe
 		req := &legacy.CancelRequest{BookingRef: r.Legacy.BookingRef}
 		if kind == CancelExchangeDrop {
 			// The new places were never sold: released without a fee.
-			req.BookingRef, req.ReasonCode = x.Legacy.BookingRef, f.releaseReason()
-		} else if code, ok := f.cfg.Reasons[x.Quote.OverruleCode]; ok && x.Quote.OverruleCode != "" {
+			req.BookingRef, req.ReasonCode = x.Legacy.BookingRef, xs.bookings.releaseReason()
+		} else if code, ok := xs.cfg.Reasons[x.Quote.OverruleCode]; ok && x.Quote.OverruleCode != "" {
 			// An exchange quoted without a fee (an overrule code) cancels
 			// the old places with its reason code, so the legacy system
 			// keeps no cancellation fee either, as a refund's does.
@@ -382,22 +382,22 @@ func (f *Facade) exchangeCancel(ctx context.Context, send Sender, rec *BookingRe
 			// Quoted without a fee (no exchange_fee): the old places
 			// are cancelled without one. Else the legacy system keeps
 			// its cancellation fee, the exchange_fee quoted (Config).
-			req.ReasonCode = f.releaseReason()
+			req.ReasonCode = xs.bookings.releaseReason()
 		}
-		return f.pendCancel(ctx, r, req, kind, why, StateExchanging, now)
+		return xs.bookings.pendCancel(ctx, r, req, kind, why, StateExchanging, now)
 	})
-	return f.deliverCancel(ctx, send, rec, err)
+	return xs.bookings.deliverCancel(ctx, send, rec, err)
 }
 
 // recordExchangeBookResult records the reply to an exchange's
 // BookingRequest: the new places held (PREBOOKED) or refused (FAILED);
 // the booking is FULFILLED as before either way.
-func (f *Facade) recordExchangeBookResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
+func (xs *exchanges) recordExchangeBookResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
 	booked, err := d.booked(reply, now)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+	rec, err := xs.bookings.updateBooking(ctx, id, func(r *BookingRecord) error {
 		p := r.Pending
 		if p == nil || p.MessageID != msgID || r.Exchange == nil {
 			return errNoChange
@@ -417,7 +417,7 @@ func (f *Facade) recordExchangeBookResult(ctx context.Context, id, msgID string,
 	if err != nil {
 		return nil, err
 	}
-	f.afterResult(ctx, rec, msgID)
+	xs.settlement.afterResult(ctx, rec, msgID)
 	return rec, nil
 }
 
@@ -426,13 +426,13 @@ func (f *Facade) recordExchangeBookResult(ctx context.Context, id, msgID string,
 // system holds them no more, the booking is the new journey. Of the new
 // places (delete, release): once freed, the operation is dropped. A
 // refusal that leaves the places held changes nothing.
-func (f *Facade) recordExchangeCancelResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
+func (xs *exchanges) recordExchangeCancelResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
 	done := true
 	if nr, ok := reply.(*legacy.NegativeReply); ok {
 		d.refusal = nr
 		done = nr.Code == legacy.CodeAlreadyCancelled || nr.Code == legacy.CodeBookingNotFound
 	}
-	rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+	rec, err := xs.bookings.updateBooking(ctx, id, func(r *BookingRecord) error {
 		p := r.Pending
 		if p == nil || p.MessageID != msgID || r.Exchange == nil {
 			return errNoChange
@@ -484,6 +484,6 @@ func (f *Facade) recordExchangeCancelResult(ctx context.Context, id, msgID strin
 	if err != nil {
 		return nil, err
 	}
-	f.afterResult(ctx, rec, msgID)
+	xs.settlement.afterResult(ctx, rec, msgID)
 	return rec, nil
 }

@@ -37,10 +37,10 @@ func exchangeStatus(x *ExchangeRecord) osdm.ExchangeStatus {
 }
 
 // exchangeOperationOf is the ExchangeOperation of rec's exchange.
-func (f *Facade) exchangeOperationOf(rec *BookingRecord) *osdm.ExchangeOperation {
+func (xs *exchanges) exchangeOperationOf(rec *BookingRecord) *osdm.ExchangeOperation {
 	x := rec.Exchange
 	v := &osdm.ExchangeOperation{ID: x.ID, Status: exchangeStatus(x)}
-	o := f.osdmOffer(&x.Offer)
+	o := xs.offers.osdmOffer(&x.Offer)
 	o.OfferID = x.OfferID
 	v.ExchangeOffers = []osdm.ExchangeOffer{exchangeOfferOf(rec, o, &x.Quote)}
 	v.Trips = []osdm.Trip{tripView(&x.Offer)}

@@ -2,7 +2,6 @@ package osdmlegacy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"mime"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -35,23 +33,22 @@ type Deps struct {
 	Now func() time.Time
 }
 
-// Facade serves OSDM calls by sending legacy messages. It is safe for
-// concurrent use.
+// Facade serves OSDM calls by sending legacy messages: it routes each
+// call to the part that serves it (offers, bookings, journeys, exchanges,
+// refunds, passengers, documents) and holds what they share. It is safe
+// for concurrent use.
 type Facade struct {
-	cfg   Config
-	store store.Store
-	tt    Timetable
-	now   func() time.Time
-
-	// signer signs the offer ids under the last offer key read
-	// (offer_key.go), nil until the key is first read.
-	signer atomic.Pointer[offerSigner]
-
-	mu     sync.Mutex
-	sender Sender // background sender, see Deps.Sender
-
-	// tickets keeps the ticket documents rendered last (ticket_document.go).
-	tickets *ticketpdf.Cache
+	*core
+	offers     *offers
+	bookings   *bookings
+	journeys   *journeys
+	exchanges  *exchanges
+	refunds    *refunds
+	passengers *passengers
+	documents  *documents
+	settlement *settlement
+	// router routes the calls to the parts (routes.go).
+	router *osdm.Router[handler]
 }
 
 // New returns a façade for cfg (defaults filled in by Config.Normalize).
@@ -63,16 +60,56 @@ func New(cfg Config, deps Deps) (*Facade, error) {
 	if deps.Store == nil {
 		return nil, errors.New("a store is required")
 	}
-	f := &Facade{cfg: cfg, store: deps.Store, tt: deps.Timetable, now: deps.Now, sender: deps.Sender,
-		tickets: ticketpdf.NewCache(ticketCacheSize)}
-	if f.now == nil {
-		f.now = time.Now
+	k := &core{cfg: cfg, store: deps.Store, now: deps.Now, sender: deps.Sender}
+	if k.now == nil {
+		k.now = time.Now
 	}
+	f := &Facade{
+		core:       k,
+		offers:     &offers{core: k, tt: deps.Timetable},
+		bookings:   &bookings{core: k},
+		journeys:   &journeys{core: k},
+		exchanges:  &exchanges{core: k},
+		refunds:    &refunds{core: k},
+		passengers: &passengers{core: k},
+		documents:  &documents{core: k, tickets: ticketpdf.NewCache(ticketCacheSize)},
+		settlement: &settlement{core: k},
+	}
+	f.wire()
+	f.router = osdm.MustRouter(f.routes(), osdm.RouterOptions{})
 	return f, nil
+}
+
+// wire gives each part the parts it calls.
+func (f *Facade) wire() {
+	o, b, j, x, r, p, d, s := f.offers, f.bookings, f.journeys, f.exchanges, f.refunds, f.passengers, f.documents, f.settlement
+	b.documents, b.journeys, b.offers, b.settlement = d, j, o, s
+	j.bookings, j.exchanges, j.offers, j.passengers, j.refunds, j.settlement = b, x, o, p, r, s
+	x.bookings, x.journeys, x.offers, x.passengers, x.refunds, x.settlement = b, j, o, p, r, s
+	r.bookings, r.journeys = b, j
+	p.bookings, p.settlement = b, s
+	d.bookings, d.exchanges, d.passengers = b, x, p
+	s.bookings, s.exchanges, s.journeys, s.passengers = b, x, j, p
 }
 
 // Config returns the façade's configuration with its defaults.
 func (f *Facade) Config() Config { return f.cfg }
+
+// Settle finishes what a crash, a lost answer or a store failure left
+// undone, from the store alone: for every intent (a legacy message
+// recorded but not answered) whose lease is over the legacy system is asked
+// with a SynchroRequest what became of it, and the answer recorded; only a
+// message it never got is sent again, as the same message (redeliver); a
+// booking the legacy system made whose
+// hold is over is then released; and every PREBOOKED booking past its
+// confirmationTimeLimit is released with a CancelRequest (the sweeper).
+// The caller runs it on start and periodically; several instances may run
+// it on one store at once (compare-and-set orders their writes, and the
+// lease lets one of them ask). It sends through the background sender (Deps.Sender);
+// with none it does nothing and says so.
+func (f *Facade) Settle(ctx context.Context) (SettleReport, error) {
+	return f.settlement.settle(ctx)
+}
 
 // Answer is the HTTP answer to one OSDM call, with what the caller logs
 // and counts.
@@ -156,7 +193,7 @@ func (f *Facade) ServeClient(ctx context.Context, client string, send Sender, me
 		method: method, path: path, query: query, header: header, body: body, client: client,
 		now: f.now(), send: rec, rec: rec, answer: &Answer{},
 	}
-	m := router.Match(method, path)
+	m := f.router.Match(method, path)
 	var a *Answer
 	if m.Route == nil {
 		c.op = "unknown"
@@ -167,10 +204,10 @@ func (f *Facade) ServeClient(ctx context.Context, client string, send Sender, me
 		if p := f.checkBody(c); p != nil {
 			a = f.problem(c, p)
 		} else {
-			a = m.Route.Handle(f, ctx, c)
+			a = m.Route.Handle(ctx, c)
 		}
 	}
-	a = f.renderTickets(c, a)
+	a = f.documents.renderTickets(c, a)
 	a.Operation = c.op
 	a.Messages = rec.records()
 	a.FanOut = c.answer.FanOut
@@ -209,34 +246,6 @@ func (f *Facade) checkBody(c *call) *osdm.ProblemError {
 		return osdm.NewProblem(http.StatusUnsupportedMediaType, osdm.CodeUnsupportedMediaType, "the body must be UTF-8")
 	}
 	return nil
-}
-
-// problem is the answer of p.
-func (f *Facade) problem(_ *call, p *osdm.ProblemError) *Answer {
-	b, err := json.Marshal(p.Body())
-	if err != nil {
-		b = []byte(`{"code":"` + osdm.CodeInternalError + `"}`)
-	}
-	h := http.Header{"Content-Type": {osdm.ContentTypeProblem}, "Cache-Control": {"no-store"}}
-	if p.Allow != "" {
-		h.Set("Allow", p.Allow)
-	}
-	return &Answer{Status: p.Status, Header: h, Body: b, Problem: p}
-}
-
-// json answers status with v as its JSON body.
-func (f *Facade) json(c *call, status int, v any) *Answer {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return f.problem(c, AsProblem(err))
-	}
-	h := http.Header{"Content-Type": {osdm.ContentTypeJSON}, "Cache-Control": {"no-store"}}
-	return &Answer{Status: status, Header: h, Body: b}
-}
-
-// noContent is a 204.
-func (f *Facade) noContent(_ *call) *Answer {
-	return &Answer{Status: http.StatusNoContent, Header: http.Header{"Cache-Control": {"no-store"}}}
 }
 
 func trimProblemPrefix(code string) string {
@@ -302,20 +311,4 @@ func (r *recorder) records() []MessageRecord {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]MessageRecord(nil), r.list...)
-}
-
-// BackgroundSender returns the sender of background work, nil until one
-// is set.
-func (f *Facade) BackgroundSender() Sender {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.sender
-}
-
-// SetBackgroundSender sets the sender of background work (the caller may
-// have one only after start-up).
-func (f *Facade) SetBackgroundSender(s Sender) {
-	f.mu.Lock()
-	f.sender = s
-	f.mu.Unlock()
 }

@@ -78,26 +78,26 @@ func refusedBy(err error) *osdm.ProblemError {
 // createFulfillments confirms a PREBOOKED booking within its hold; then
 // the passengers' data its BookingRequest could not carry follow
 // (sendUnsentData).
-func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
+func (d *documents) createFulfillments(ctx context.Context, c *call) *Answer {
 	if len(c.body) > 0 {
 		var body osdm.FulfillmentPostRequest
 		if p := decodeBody(c.body, &body); p != nil {
-			return f.problem(c, p)
+			return d.problem(c, p)
 		}
 	}
 	id := c.params[osdm.ParamBookingID]
 	c.answer.BookingID = id
-	return f.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
-		cur, a := f.bookingOf(ctx, c)
+	return d.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
+		cur, a := d.bookings.bookingOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
 		if cur.Exchange.holds() || cur.State == StateExchanging && cur.Pending != nil && cur.Pending.Cancel == CancelExchange {
-			return f.fulfilExchange(ctx, c, cur)
+			return d.fulfilExchange(ctx, c, cur)
 		}
 		fulfilled := false
-		rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
-			now := f.now()
+		rec, err := d.bookings.updateBooking(ctx, id, func(r *BookingRecord) error {
+			now := d.now()
 			fulfilled = false
 			switch {
 			case r.State == StateFulfilled || r.Fulfillment != nil:
@@ -112,20 +112,20 @@ func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
 			return nil
 		})
 		if p := refusedBy(err); p != nil {
-			return f.problem(c, p), finalProblem(p)
+			return d.problem(c, p), finalProblem(p)
 		}
 		if err != nil {
-			return f.storeFailed(c, err), false
+			return d.storeFailed(c, err), false
 		}
 		if rec.Fulfillment == nil {
 			p := stateProblem(rec, "fulfilled")
-			return f.problem(c, p), finalProblem(p)
+			return d.problem(c, p), finalProblem(p)
 		}
-		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
+		_ = d.store.Delete(ctx, Key(d.cfg.Partner, KindHold, rec.ID))
 		if fulfilled {
-			rec = f.sendUnsentData(ctx, c.send, rec)
+			rec = d.passengers.sendUnsentData(ctx, c.send, rec)
 		}
-		return f.fulfillmentAnswer(c, rec), true
+		return d.fulfillmentAnswer(c, rec), true
 	})
 }
 
@@ -133,24 +133,24 @@ func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
 // cancelled (a CancelRequest) and the booking is the new journey; then
 // the passengers' data its BookingRequest could not carry follow
 // (sendUnsentData).
-func (f *Facade) fulfilExchange(ctx context.Context, c *call, rec *BookingRecord) (*Answer, bool) {
+func (ds *documents) fulfilExchange(ctx context.Context, c *call, rec *BookingRecord) (*Answer, bool) {
 	if rec.Exchange.State == ExchangeBooking {
-		return f.inProgress(c, rec), false
+		return ds.bookings.inProgress(c, rec), false
 	}
-	rec, d, p := f.confirmExchange(ctx, c.send, rec)
+	rec, d, p := ds.exchanges.confirmExchange(ctx, c.send, rec)
 	if p != nil {
-		return f.problem(c, p), finalProblem(p)
+		return ds.problem(c, p), finalProblem(p)
 	}
-	if a, final := f.exchangeFailed(c, rec, d); a != nil {
+	if a, final := ds.exchanges.exchangeFailed(c, rec, d); a != nil {
 		return a, final
 	}
 	if rec.Exchange.State != ExchangeConfirmed || rec.Fulfillment == nil {
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+rec.ID+" was not confirmed; the booking stands as it was")
-		return f.problem(c, p), true
+		return ds.problem(c, p), true
 	}
-	_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
-	rec = f.sendUnsentData(ctx, c.send, rec)
-	return f.fulfillmentAnswer(c, rec), true
+	_ = ds.store.Delete(ctx, Key(ds.cfg.Partner, KindHold, rec.ID))
+	rec = ds.passengers.sendUnsentData(ctx, c.send, rec)
+	return ds.fulfillmentAnswer(c, rec), true
 }
 
 // controlNumber is the fulfilment's control number: the BookingReply's
@@ -210,19 +210,19 @@ func exchangedView(rec *BookingRecord, fr *FulfillmentRecord) osdm.Fulfillment {
 
 // getFulfillment answers GET /fulfillments/{fulfillmentId} (and the nested
 // form under its booking) from the store.
-func (f *Facade) getFulfillment(ctx context.Context, c *call) *Answer {
+func (d *documents) getFulfillment(ctx context.Context, c *call) *Answer {
 	fid := c.params[osdm.ParamFulfillmentID]
-	notFound := f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no fulfilment "+quoteShort(fid)+" is known"))
+	notFound := d.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no fulfilment "+quoteShort(fid)+" is known"))
 	id, ok := bookingOfFulfillment(fid)
 	if !ok {
 		return notFound
 	}
-	rec, _, err := f.loadBooking(ctx, id)
+	rec, _, err := d.bookings.loadBooking(ctx, id)
 	if errors.Is(err, errBookingMissing) {
 		return notFound
 	}
 	if err != nil {
-		return f.storeFailed(c, err)
+		return d.storeFailed(c, err)
 	}
 	// A leg's fulfilment is its journey's: the journey is its booking.
 	owner := id
@@ -236,8 +236,8 @@ func (f *Facade) getFulfillment(ctx context.Context, c *call) *Answer {
 	for _, v := range fulfillmentsView(rec) {
 		if v.ID == fid {
 			v.BookingRef = owner
-			docs, problems := f.ticketDocuments(c, rec, &v)
-			return f.json(c, http.StatusOK, osdm.FulfillmentResponse{Problems: problems, Fulfillment: &v, FulfillmentDocuments: docs})
+			docs, problems := d.ticketDocuments(c, rec, &v)
+			return d.json(c, http.StatusOK, osdm.FulfillmentResponse{Problems: problems, Fulfillment: &v, FulfillmentDocuments: docs})
 		}
 	}
 	return notFound

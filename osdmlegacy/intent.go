@@ -43,19 +43,19 @@ func messageID(bookingID, step string, attempt int) string {
 }
 
 // markIntent lists messageID for settlement.
-func (f *Facade) markIntent(ctx context.Context, msgID, bookingID string, now time.Time) error {
+func (s *settlement) markIntent(ctx context.Context, msgID, bookingID string, now time.Time) error {
 	b, _ := json.Marshal(intentMark{BookingID: bookingID, At: now})
-	return f.store.Put(ctx, Key(f.cfg.Partner, KindIntent, msgID), b, 0)
+	return s.store.Put(ctx, Key(s.cfg.Partner, KindIntent, msgID), b, 0)
 }
 
 // markHold lists a booking for the sweeper.
-func (f *Facade) markHold(ctx context.Context, bookingID string, now time.Time) error {
+func (s *settlement) markHold(ctx context.Context, bookingID string, now time.Time) error {
 	b, _ := json.Marshal(intentMark{BookingID: bookingID, At: now})
-	return f.store.Put(ctx, Key(f.cfg.Partner, KindHold, bookingID), b, 0)
+	return s.store.Put(ctx, Key(s.cfg.Partner, KindHold, bookingID), b, 0)
 }
 
 // newPending returns the intent of req for step, leased until now + timeout.
-func (f *Facade) newPending(step string, req legacy.Request, now time.Time) (*PendingMessage, error) {
+func (s *settlement) newPending(step string, req legacy.Request, now time.Time) (*PendingMessage, error) {
 	b, err := legacy.Encode(legacy.JSON, req)
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func (f *Facade) newPending(step string, req legacy.Request, now time.Time) (*Pe
 	}
 	return &PendingMessage{
 		Step: step, MessageID: req.MessageID(), Message: b,
-		SentAt: now, LeaseUntil: now.Add(f.cfg.Timeout),
+		SentAt: now, LeaseUntil: now.Add(s.cfg.Timeout),
 	}, nil
 }
 
@@ -101,14 +101,14 @@ func (d *delivery) settled() bool { return d.lost == nil && d.storeErr == nil }
 // when it did: a lost answer is the SendProblem about subject with
 // settling (what the caller can do meanwhile) added; a failure to record
 // the answer is storeFailed.
-func (f *Facade) unsettled(c *call, d *delivery, subject, settling string) *Answer {
+func (s *settlement) unsettled(c *call, d *delivery, subject, settling string) *Answer {
 	switch {
 	case d.lost != nil:
-		p := SendProblem(f.cfg.Partner, d.lost, subject)
+		p := SendProblem(s.cfg.Partner, d.lost, subject)
 		p.Detail += "; " + settling
-		return f.problem(c, p)
+		return s.problem(c, p)
 	case d.storeErr != nil:
-		return f.storeFailed(c, d.storeErr)
+		return s.storeFailed(c, d.storeErr)
 	}
 	return nil
 }
@@ -116,7 +116,7 @@ func (f *Facade) unsettled(c *call, d *delivery, subject, settling string) *Answ
 // deliver sends the pending message of rec (step and messageId given, so
 // a record changed meanwhile is not mistaken for it) and records its
 // result. It returns the record as stored afterwards.
-func (f *Facade) deliver(ctx context.Context, send Sender, rec *BookingRecord) (*BookingRecord, *delivery) {
+func (s *settlement) deliver(ctx context.Context, send Sender, rec *BookingRecord) (*BookingRecord, *delivery) {
 	p := rec.Pending
 	d := &delivery{}
 	req, err := pendingRequest(p)
@@ -125,12 +125,12 @@ func (f *Facade) deliver(ctx context.Context, send Sender, rec *BookingRecord) (
 		return rec, d
 	}
 	reply, err := send.Send(ctx, req)
-	return f.recordReply(ctx, rec, reply, err, d)
+	return s.recordReply(ctx, rec, reply, err, d)
 }
 
 // recordReply records reply (or the send failure err) as the result of
 // rec's pending message.
-func (f *Facade) recordReply(ctx context.Context, rec *BookingRecord, reply legacy.Reply, err error, d *delivery) (*BookingRecord, *delivery) {
+func (s *settlement) recordReply(ctx context.Context, rec *BookingRecord, reply legacy.Reply, err error, d *delivery) (*BookingRecord, *delivery) {
 	p := rec.Pending
 	if err == nil {
 		err = checkReply(p, reply)
@@ -139,28 +139,28 @@ func (f *Facade) recordReply(ctx context.Context, rec *BookingRecord, reply lega
 		// The message may have taken effect: the intent stays, and its
 		// lease ends now so a retry or settlement asks again at once.
 		d.lost = err
-		f.dropLease(ctx, rec.ID, p.MessageID)
+		s.dropLease(ctx, rec.ID, p.MessageID)
 		return rec, d
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
-	now := f.now()
+	now := s.now()
 	var after *BookingRecord
 	switch p.Step {
 	case StepBook:
-		after, err = f.recordBookResult(rctx, rec.ID, p.MessageID, reply, now, d)
+		after, err = s.recordBookResult(rctx, rec.ID, p.MessageID, reply, now, d)
 	case StepPassengers:
-		after, err = f.recordPassengerResult(rctx, rec.ID, p.MessageID, reply, now, d)
+		after, err = s.passengers.recordPassengerResult(rctx, rec.ID, p.MessageID, reply, now, d)
 	case StepExchangeBook:
-		after, err = f.recordExchangeBookResult(rctx, rec.ID, p.MessageID, reply, now, d)
+		after, err = s.exchanges.recordExchangeBookResult(rctx, rec.ID, p.MessageID, reply, now, d)
 	case StepCancel:
 		if p.Cancel == CancelExchange || p.Cancel == CancelExchangeDrop {
-			after, err = f.recordExchangeCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
+			after, err = s.exchanges.recordExchangeCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
 			break
 		}
-		after, err = f.recordCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
+		after, err = s.recordCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
 	default:
-		after, err = f.recordCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
+		after, err = s.recordCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
 	}
 	if err != nil {
 		d.storeErr = err
@@ -203,12 +203,12 @@ func checkReply(p *PendingMessage, reply legacy.Reply) error {
 
 // recordBookResult records the reply to the BookingRequest msgID:
 // PREBOOKED with the reply's places, or FAILED with the refusal.
-func (f *Facade) recordBookResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
+func (s *settlement) recordBookResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
 	booked, err := d.booked(reply, now)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+	rec, err := s.bookings.updateBooking(ctx, id, func(r *BookingRecord) error {
 		if r.Pending == nil || r.Pending.MessageID != msgID {
 			return errNoChange // recorded by another (settlement, a retry)
 		}
@@ -226,7 +226,7 @@ func (f *Facade) recordBookResult(ctx context.Context, id, msgID string, reply l
 	if err != nil {
 		return nil, err
 	}
-	f.afterResult(ctx, rec, msgID)
+	s.afterResult(ctx, rec, msgID)
 	return rec, nil
 }
 
@@ -282,7 +282,7 @@ func (d *delivery) failure(now time.Time) *LegacyRefusal {
 // booking no longer holds places (CancelReply, or a refusal saying the
 // legacy system holds none: ALREADY_CANCELLED, BOOKING_NOT_FOUND), or it
 // goes back to where it was (any other refusal).
-func (f *Facade) recordCancelResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
+func (s *settlement) recordCancelResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
 	out := &CancelOutcome{At: now}
 	switch r := reply.(type) {
 	case *legacy.CancelReply:
@@ -313,7 +313,7 @@ func (f *Facade) recordCancelResult(ctx context.Context, id, msgID string, reply
 			out = nil
 		}
 	}
-	rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+	rec, err := s.bookings.updateBooking(ctx, id, func(r *BookingRecord) error {
 		p := r.Pending
 		if p == nil || p.MessageID != msgID {
 			return errNoChange
@@ -369,7 +369,7 @@ func (f *Facade) recordCancelResult(ctx context.Context, id, msgID string, reply
 	if err != nil {
 		return nil, err
 	}
-	f.afterResult(ctx, rec, msgID)
+	s.afterResult(ctx, rec, msgID)
 	return rec, nil
 }
 
@@ -377,18 +377,18 @@ func (f *Facade) recordCancelResult(ctx context.Context, id, msgID string, reply
 // mark goes, and so do the hold mark and offer claim of a booking that
 // holds nothing any more. A failure here leaves a stale mark, which the
 // sweeper and settlement delete.
-func (f *Facade) afterResult(ctx context.Context, rec *BookingRecord, msgID string) {
+func (s *settlement) afterResult(ctx context.Context, rec *BookingRecord, msgID string) {
 	if !strings.HasSuffix(msgID, "."+StepBook) { // a BookingRequest's intent is listed by the hold mark
-		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindIntent, msgID))
+		_ = s.store.Delete(ctx, Key(s.cfg.Partner, KindIntent, msgID))
 	}
 	if rec.Pending != nil {
 		return
 	}
 	if !rec.State.holdsPlaces() || rec.State == StateFulfilled && !rec.Exchange.holds() {
-		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
+		_ = s.store.Delete(ctx, Key(s.cfg.Partner, KindHold, rec.ID))
 	}
 	if rec.State == StateFailed {
-		_ = f.store.Delete(ctx, f.offerClaimKey(rec.Offer.ID))
+		_ = s.store.Delete(ctx, s.bookings.offerClaimKey(rec.Offer.ID))
 	}
 }
 

@@ -269,16 +269,16 @@ func TestSettlementWaitsForLease(t *testing.T) {
 	// A fresh intent (as if its call were still waiting) is left alone.
 	rec := e.records()
 	for id := range rec {
-		_, _ = e.f.updateBooking(context.Background(), id, func(r *BookingRecord) error {
+		_, _ = e.f.bookings.updateBooking(context.Background(), id, func(r *BookingRecord) error {
 			r.State, r.Pending = StateCancelling, &PendingMessage{Step: StepCancel, MessageID: id + ".cancel.9", LeaseUntil: e.clock.Now().Add(time.Minute), Revert: StatePrebooked}
-			return e.f.markIntent(context.Background(), id+".cancel.9", id, e.clock.Now())
+			return e.f.settlement.markIntent(context.Background(), id+".cancel.9", id, e.clock.Now())
 		})
 	}
 	rep, _ = e.f.Settle(context.Background())
 	if rep.Waiting != 1 || rep.Settled != 0 {
 		t.Errorf("settlement during a lease: %+v", rep)
 	}
-	e.f.SetBackgroundSender(nil)
+	e.f.sender = nil // as a façade built without a Deps.Sender
 	if _, err := e.f.Settle(context.Background()); err == nil {
 		t.Error("settlement without a sender said nothing")
 	}

@@ -124,7 +124,7 @@ type JourneyRefundOffer struct {
 }
 
 // journeyKey is the store key of journey id.
-func (f *Facade) journeyKey(id string) string { return Key(f.cfg.Partner, KindJourney, id) }
+func (j *journeys) journeyKey(id string) string { return Key(j.cfg.Partner, KindJourney, id) }
 
 // errJourneyMissing is a journey id that names no record.
 var errJourneyMissing = errors.New("no such journey")
@@ -132,11 +132,11 @@ var errJourneyMissing = errors.New("no such journey")
 // loadJourney returns journey id and its stored bytes, or
 // errJourneyMissing (another client's journey included: a call sees its
 // own client's, background work every one).
-func (f *Facade) loadJourney(ctx context.Context, id string) (*JourneyRecord, []byte, error) {
+func (j *journeys) loadJourney(ctx context.Context, id string) (*JourneyRecord, []byte, error) {
 	if !validID(id, JourneyIDPrefix) {
 		return nil, nil, errJourneyMissing
 	}
-	b, err := f.store.Get(ctx, f.journeyKey(id))
+	b, err := j.store.Get(ctx, j.journeyKey(id))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil, errJourneyMissing
 	}
@@ -147,7 +147,7 @@ func (f *Facade) loadJourney(ctx context.Context, id string) (*JourneyRecord, []
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return nil, nil, fmt.Errorf("journey %s: stored record unreadable: %w", id, err)
 	}
-	if client, ok := callerOf(ctx); rec.ID != id || rec.Partner != f.cfg.Partner || ok && rec.Client != client {
+	if client, ok := callerOf(ctx); rec.ID != id || rec.Partner != j.cfg.Partner || ok && rec.Client != client {
 		return nil, nil, errJourneyMissing
 	}
 	return &rec, b, nil
@@ -155,19 +155,19 @@ func (f *Facade) loadJourney(ctx context.Context, id string) (*JourneyRecord, []
 
 // putNewJourney stores rec if no journey has its id, and reports whether
 // it did.
-func (f *Facade) putNewJourney(ctx context.Context, rec *JourneyRecord) (bool, error) {
+func (j *journeys) putNewJourney(ctx context.Context, rec *JourneyRecord) (bool, error) {
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return false, err
 	}
-	return f.store.PutIfAbsent(ctx, f.journeyKey(rec.ID), b, 0)
+	return j.store.PutIfAbsent(ctx, j.journeyKey(rec.ID), b, 0)
 }
 
 // updateJourney applies fn to journey id with compare-and-set, as
 // updateBooking does for a booking.
-func (f *Facade) updateJourney(ctx context.Context, id string, fn func(*JourneyRecord) error) (*JourneyRecord, error) {
+func (j *journeys) updateJourney(ctx context.Context, id string, fn func(*JourneyRecord) error) (*JourneyRecord, error) {
 	for range 16 {
-		rec, old, err := f.loadJourney(ctx, id)
+		rec, old, err := j.loadJourney(ctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -183,7 +183,7 @@ func (f *Facade) updateJourney(ctx context.Context, id string, fn func(*JourneyR
 		if bytes.Equal(b, old) {
 			return rec, nil
 		}
-		ok, err := f.store.CompareAndSet(ctx, f.journeyKey(id), old, b, f.journeyRetention(rec))
+		ok, err := j.store.CompareAndSet(ctx, j.journeyKey(id), old, b, j.journeyRetention(rec))
 		if err != nil {
 			return nil, err
 		}
@@ -197,19 +197,19 @@ func (f *Facade) updateJourney(ctx context.Context, id string, fn func(*JourneyR
 // journeyRetention is the store ttl of a journey: none while its booking
 // is open, else as its legs' (BookingRetention after the last train
 // arrives, at least an hour).
-func (f *Facade) journeyRetention(rec *JourneyRecord) time.Duration {
+func (j *journeys) journeyRetention(rec *JourneyRecord) time.Duration {
 	if rec.State == JourneyBooking || rec.State == JourneyRollingBack || rec.End.IsZero() {
 		return 0
 	}
-	return max(rec.End.Add(BookingRetention).Sub(f.now()), time.Hour)
+	return max(rec.End.Add(BookingRetention).Sub(j.now()), time.Hour)
 }
 
 // loadLegs returns the leg bookings of j in order; a leg never recorded
 // (the call stopped before it) is nil.
-func (f *Facade) loadLegs(ctx context.Context, j *JourneyRecord) ([]*BookingRecord, error) {
+func (js *journeys) loadLegs(ctx context.Context, j *JourneyRecord) ([]*BookingRecord, error) {
 	out := make([]*BookingRecord, len(j.Legs))
 	for i, id := range j.Legs {
-		rec, _, err := f.loadBooking(ctx, id)
+		rec, _, err := js.bookings.loadBooking(ctx, id)
 		switch {
 		case errors.Is(err, errBookingMissing):
 		case err != nil:

@@ -30,22 +30,22 @@ func (j *JourneyRecord) refundOffer(id string) *JourneyRefundOffer {
 
 // createJourneyRefundOffers quotes the refund of fulfilled legs of a
 // journey.
-func (f *Facade) createJourneyRefundOffers(ctx context.Context, c *call) *Answer {
+func (rf *refunds) createJourneyRefundOffers(ctx context.Context, c *call) *Answer {
 	req, p := readRefundOfferRequest(c.body)
 	if p != nil {
-		return f.problem(c, p)
+		return rf.problem(c, p)
 	}
-	return f.idempotent(ctx, c, func() string { return NewID(RefundOfferIDPrefix) }, func(rid string) (*Answer, bool) {
-		j, legs, a := f.journeyOf(ctx, c)
+	return rf.idempotent(ctx, c, func() string { return NewID(RefundOfferIDPrefix) }, func(rid string) (*Answer, bool) {
+		j, legs, a := rf.journeys.journeyOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
 		if jr := j.refundOffer(rid); jr != nil { // made by an earlier run of this request
-			return f.json(c, http.StatusOK, osdm.RefundOfferCollectionResponse{RefundOffers: []osdm.RefundOffer{f.journeyRefundView(j, legs, jr)}}), true
+			return rf.json(c, http.StatusOK, osdm.RefundOfferCollectionResponse{RefundOffers: []osdm.RefundOffer{rf.journeyRefundView(j, legs, jr)}}), true
 		}
 		named, p := journeyLegsNamed(j, legs, &req.RefundOfferRequest)
 		if p != nil {
-			return f.problem(c, p), true
+			return rf.problem(c, p), true
 		}
 		// Every train named must take the refund before any records it.
 		for _, i := range named {
@@ -57,17 +57,17 @@ func (f *Facade) createJourneyRefundOffers(ctx context.Context, c *call) *Answer
 			case dry.State != StateFulfilled || dry.Fulfillment == nil:
 				p = stateProblem(&dry, "refunded")
 			case dry.Exchange.holds():
-				p = exchangeUnderWay(&dry, f.now())
+				p = exchangeUnderWay(&dry, rf.now())
 			default:
-				p = refusedBy(f.addRefundOffer(&dry, rid, req.PassengerIDs, req.OverruleCode))
+				p = refusedBy(rf.addRefundOffer(&dry, rid, req.PassengerIDs, req.OverruleCode))
 			}
 			if p != nil {
 				p.Detail = journeyDetail(p.Detail, j, legs[i])
-				return f.problem(c, p), finalProblem(p)
+				return rf.problem(c, p), finalProblem(p)
 			}
 		}
 		for _, i := range named {
-			rec, err := f.updateBooking(ctx, legs[i].ID, func(r *BookingRecord) error {
+			rec, err := rf.bookings.updateBooking(ctx, legs[i].ID, func(r *BookingRecord) error {
 				if r.refundOffer(rid) != nil {
 					return errNoChange
 				}
@@ -75,20 +75,20 @@ func (f *Facade) createJourneyRefundOffers(ctx context.Context, c *call) *Answer
 					return &errRefused{stateProblem(r, "refunded")}
 				}
 				if r.Exchange.holds() {
-					return &errRefused{exchangeUnderWay(r, f.now())}
+					return &errRefused{exchangeUnderWay(r, rf.now())}
 				}
-				return f.addRefundOffer(r, rid, req.PassengerIDs, req.OverruleCode)
+				return rf.addRefundOffer(r, rid, req.PassengerIDs, req.OverruleCode)
 			})
 			if p := refusedBy(err); p != nil {
 				p.Detail = journeyDetail(p.Detail, j, legs[i])
-				return f.problem(c, p), finalProblem(p)
+				return rf.problem(c, p), finalProblem(p)
 			}
 			if err != nil {
-				return f.storeFailed(c, err), false
+				return rf.storeFailed(c, err), false
 			}
 			legs[i] = rec
 		}
-		j, err := f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+		j, err := rf.journeys.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
 			if r.refundOffer(rid) != nil {
 				return errNoChange
 			}
@@ -96,10 +96,10 @@ func (f *Facade) createJourneyRefundOffers(ctx context.Context, c *call) *Answer
 			return nil
 		})
 		if err != nil {
-			return f.storeFailed(c, err), false
+			return rf.storeFailed(c, err), false
 		}
-		return f.json(c, http.StatusOK, osdm.RefundOfferCollectionResponse{
-			RefundOffers: []osdm.RefundOffer{f.journeyRefundView(j, legs, j.refundOffer(rid))},
+		return rf.json(c, http.StatusOK, osdm.RefundOfferCollectionResponse{
+			RefundOffers: []osdm.RefundOffer{rf.journeyRefundView(j, legs, j.refundOffer(rid))},
 		}), true
 	})
 }
@@ -150,20 +150,20 @@ func journeyLegsNamed(j *JourneyRecord, legs []*BookingRecord, req *osdm.RefundO
 
 // journeyRefundOfferOf loads the journey, its legs and the refund offer
 // of the call's path.
-func (f *Facade) journeyRefundOfferOf(ctx context.Context, c *call) (*JourneyRecord, []*BookingRecord, *JourneyRefundOffer, *Answer) {
-	j, legs, a := f.journeyOf(ctx, c)
+func (r *refunds) journeyRefundOfferOf(ctx context.Context, c *call) (*JourneyRecord, []*BookingRecord, *JourneyRefundOffer, *Answer) {
+	j, legs, a := r.journeys.journeyOf(ctx, c)
 	if a != nil {
 		return nil, nil, nil, a
 	}
 	rid := c.params[osdm.ParamRefundOfferID]
 	jr := j.refundOffer(rid)
 	if jr == nil {
-		return nil, nil, nil, f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
+		return nil, nil, nil, r.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
 			"booking "+j.ID+" has no refund offer "+quoteShort(rid)))
 	}
 	for _, i := range jr.Legs {
 		if legs[i].refundOffer(rid) == nil {
-			return nil, nil, nil, f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
+			return nil, nil, nil, r.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
 				"refund offer "+quoteShort(rid)+" of booking "+j.ID+" was deleted"))
 		}
 	}
@@ -171,23 +171,23 @@ func (f *Facade) journeyRefundOfferOf(ctx context.Context, c *call) (*JourneyRec
 }
 
 // getJourneyRefundOffer answers GET .../refund-offers/{rid} of a journey.
-func (f *Facade) getJourneyRefundOffer(ctx context.Context, c *call) *Answer {
-	j, legs, jr, a := f.journeyRefundOfferOf(ctx, c)
+func (r *refunds) getJourneyRefundOffer(ctx context.Context, c *call) *Answer {
+	j, legs, jr, a := r.journeyRefundOfferOf(ctx, c)
 	if a != nil {
 		return a
 	}
-	v := f.journeyRefundView(j, legs, jr)
-	return f.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
+	v := r.journeyRefundView(j, legs, jr)
+	return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
 }
 
 // patchJourneyRefundOffer confirms a journey's refund offer, leg by leg.
-func (f *Facade) patchJourneyRefundOffer(ctx context.Context, c *call) *Answer {
+func (r *refunds) patchJourneyRefundOffer(ctx context.Context, c *call) *Answer {
 	if _, p := readRefundOfferPatch(c.body); p != nil {
-		return f.problem(c, p)
+		return r.problem(c, p)
 	}
 	rid := c.params[osdm.ParamRefundOfferID]
-	return f.idempotent(ctx, c, func() string { return rid }, func(string) (*Answer, bool) {
-		j, legs, jr, a := f.journeyRefundOfferOf(ctx, c)
+	return r.idempotent(ctx, c, func() string { return rid }, func(string) (*Answer, bool) {
+		j, legs, jr, a := r.journeyRefundOfferOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
@@ -204,50 +204,50 @@ func (f *Facade) patchJourneyRefundOffer(ctx context.Context, c *call) *Answer {
 			}
 			// Once a leg is refunded the others follow, even past the
 			// offer's validity: a journey is not left half refunded.
-			if !started && !f.now().Before(ro.ValidUntil) {
-				return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
+			if !started && !r.now().Before(ro.ValidUntil) {
+				return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
 					"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
 			}
-			after, d, p := f.cancel(ctx, c.send, leg, CancelRefund, rid, ro.ReasonCode)
+			after, d, p := r.bookings.cancel(ctx, c.send, leg, CancelRefund, rid, ro.ReasonCode)
 			if p != nil {
 				p.Detail = journeyDetail(p.Detail, j, leg)
-				return f.problem(c, p), finalProblem(p)
+				return r.problem(c, p), finalProblem(p)
 			}
 			started = true
 			if ro := after.refundOffer(rid); d.settled() && ro != nil && ro.Status == osdm.RefundConfirmed {
 				legs[i] = after
 				continue
 			}
-			if a, final := f.cancelFailed(c, after, d); a != nil {
+			if a, final := r.bookings.cancelFailed(c, after, d); a != nil {
 				return a, final
 			}
 			if ro := after.refundOffer(rid); ro == nil || ro.Status != osdm.RefundConfirmed {
-				return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
+				return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
 					"train "+leg.Offer.Train+" of booking "+j.ID+" was cancelled at the reservation system before; it is not refunded")), true
 			}
 			legs[i] = after
 		}
-		v := f.journeyRefundView(j, legs, jr)
-		return f.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v}), true
+		v := r.journeyRefundView(j, legs, jr)
+		return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v}), true
 	})
 }
 
 // deleteJourneyRefundOffer drops a proposed refund offer of a journey
 // from every leg (204 also when there is none, as for one train).
-func (f *Facade) deleteJourneyRefundOffer(ctx context.Context, c *call) *Answer {
-	j, legs, a := f.journeyOf(ctx, c)
+func (rf *refunds) deleteJourneyRefundOffer(ctx context.Context, c *call) *Answer {
+	j, legs, a := rf.journeys.journeyOf(ctx, c)
 	if a != nil {
 		return a
 	}
 	rid := c.params[osdm.ParamRefundOfferID]
 	for _, leg := range legs {
 		if ro := leg.refundOffer(rid); ro != nil && (ro.Status == osdm.RefundConfirmed || leg.Pending != nil && leg.Pending.RefundOfferID == rid) {
-			return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
+			return rf.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 				"refund offer "+rid+" is confirmed, or being confirmed, on train "+leg.Offer.Train+"; it cannot be deleted"))
 		}
 	}
 	for _, leg := range legs {
-		_, err := f.updateBooking(ctx, leg.ID, func(r *BookingRecord) error {
+		_, err := rf.bookings.updateBooking(ctx, leg.ID, func(r *BookingRecord) error {
 			for i, ro := range r.RefundOffers {
 				if ro.ID == rid && ro.Status != osdm.RefundConfirmed && (r.Pending == nil || r.Pending.RefundOfferID != rid) {
 					r.RefundOffers = append(r.RefundOffers[:i:i], r.RefundOffers[i+1:]...)
@@ -257,10 +257,10 @@ func (f *Facade) deleteJourneyRefundOffer(ctx context.Context, c *call) *Answer 
 			return errNoChange
 		})
 		if err != nil {
-			return f.storeFailed(c, err)
+			return rf.storeFailed(c, err)
 		}
 	}
-	if _, err := f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+	if _, err := rf.journeys.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
 		for i := range r.RefundOffers {
 			if r.RefundOffers[i].ID == rid {
 				r.RefundOffers = append(r.RefundOffers[:i:i], r.RefundOffers[i+1:]...)
@@ -269,14 +269,14 @@ func (f *Facade) deleteJourneyRefundOffer(ctx context.Context, c *call) *Answer 
 		}
 		return errNoChange
 	}); err != nil {
-		return f.storeFailed(c, err)
+		return rf.storeFailed(c, err)
 	}
-	return f.noContent(c)
+	return rf.noContent(c)
 }
 
 // journeyRefundView is the OSDM refund offer of a journey: the amounts
 // summed over its legs, their fulfilments, CONFIRMED once every leg is.
-func (f *Facade) journeyRefundView(j *JourneyRecord, legs []*BookingRecord, jr *JourneyRefundOffer) osdm.RefundOffer {
+func (r *refunds) journeyRefundView(j *JourneyRecord, legs []*BookingRecord, jr *JourneyRefundOffer) osdm.RefundOffer {
 	var fees, refunds []osdm.Price
 	var v osdm.RefundOffer
 	status := osdm.RefundConfirmed

@@ -12,13 +12,13 @@ import (
 // exchange settlement has not finished (their KindJourneyOpen marks).
 func (s Status) journeysPending(ctx context.Context) ([]opstatus.Pending, error) {
 	f := s.f
-	marks, err := f.listMarks(ctx, KindJourneyOpen)
+	marks, err := f.settlement.listMarks(ctx, KindJourneyOpen)
 	var out []opstatus.Pending
 	for id, v := range marks {
 		var m intentMark
 		_ = json.Unmarshal(v, &m)
 		p := opstatus.Pending{Direction: opstatus.OSDMToLegacy, Partner: f.cfg.Partner, Kind: "journey", Ref: id, Since: m.At, Detail: "journey " + id}
-		if j, _, err := f.loadJourney(ctx, id); err == nil {
+		if j, _, err := f.journeys.loadJourney(ctx, id); err == nil {
 			p.NextAttempt, p.Detail = j.LeaseUntil, "journey "+id+" "+string(j.State)
 			if x := j.Exchange; x != nil && (x.open() || x.Confirming) {
 				p.NextAttempt, p.Detail = x.LeaseUntil, "exchange "+x.ID+" of journey "+id+" "+string(x.State)
@@ -33,7 +33,7 @@ func (s Status) journeysPending(ctx context.Context) ([]opstatus.Pending, error)
 // nil when there is none.
 func (s Status) findJourney(ctx context.Context, id string) ([]opstatus.Record, error) {
 	f := s.f
-	j, _, err := f.loadJourney(ctx, id)
+	j, _, err := f.journeys.loadJourney(ctx, id)
 	if errors.Is(err, errJourneyMissing) {
 		return nil, nil
 	}
@@ -60,7 +60,7 @@ func (s Status) findJourney(ctx context.Context, id string) ([]opstatus.Record, 
 	out := []opstatus.Record{rec}
 	ids := append(append([]string(nil), j.Legs...), legsOf(j.Exchange)...)
 	for _, lid := range ids {
-		leg, _, err := f.loadBooking(ctx, lid)
+		leg, _, err := f.bookings.loadBooking(ctx, lid)
 		if err != nil {
 			continue
 		}

@@ -23,7 +23,7 @@ func (e *bookEnv) journeyOffer(trains ...string) *JourneyOffer {
 		rec.Partner, rec.ID = "", ""
 		jo.Legs = append(jo.Legs, rec)
 	}
-	s, err := e.f.offerSigner(context.Background())
+	s, err := e.f.offers.offerSigner(context.Background())
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestJourneyOwner(t *testing.T) {
 		return f.ServeClient(ctx, client, e.legacy, method, path, h, b)
 	}
 	jo := e.journeyOffer("708", "709")
-	s, _ := e.f.offerSigner(ctx)
+	s, _ := e.f.offers.offerSigner(ctx)
 	jo.ID = s.sealJourney(jo, "alpine")
 	body := journeyBody(jo)
 	if a := serve(e.f, "coastal", "POST", "/bookings", body); a.Status != http.StatusNotFound || a.Problem.Code != osdm.CodeOfferNotFound {

@@ -240,7 +240,7 @@ func TestOfferIDTamperingSendsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec2 := *o
-	if err := f2.SealOffer(context.Background(), &rec2); err != nil {
+	if err := f2.offers.SealOffer(context.Background(), &rec2); err != nil {
 		t.Fatal(err)
 	}
 	flip := func(i int) string { r := bytes.Clone(raw); r[i] ^= 4; return idOf(r) }
@@ -278,7 +278,7 @@ func TestOfferIDTamperingSendsNothing(t *testing.T) {
 
 func mustKey(t *testing.T, f *Facade) []byte {
 	t.Helper()
-	if _, err := f.offerSigner(context.Background()); err != nil {
+	if _, err := f.offers.offerSigner(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	k, err := LoadOfferKey(context.Background(), f.store, f.cfg.Partner)
@@ -352,8 +352,8 @@ func TestSearchWritesNothing(t *testing.T) {
 	}
 	// The offers of one open on the other, the same.
 	for _, o := range append(first.Offers, last.Offers...) {
-		r1, err1 := f1.OpenOffer(context.Background(), o.OfferID, testNow)
-		r2, err2 := f2.OpenOffer(context.Background(), o.OfferID, testNow)
+		r1, err1 := f1.offers.OpenOffer(context.Background(), o.OfferID, testNow)
+		r2, err2 := f2.offers.OpenOffer(context.Background(), o.OfferID, testNow)
 		if err1 != nil || err2 != nil || recordJSON(t, r1) != recordJSON(t, r2) || r1.Train != "9203" {
 			t.Errorf("offer %s: %v %v", shorten(o.OfferID, 20), err1, err2)
 		}
@@ -482,7 +482,7 @@ func TestOfferKeyDeletedEverywhere(t *testing.T) {
 	}
 	for _, f := range []*Facade{f1, f2} {
 		for _, id := range []string{old1, old2} {
-			if _, err := f.OpenOffer(context.Background(), id, testNow); !errors.Is(err, ErrOfferNotFound) {
+			if _, err := f.offers.OpenOffer(context.Background(), id, testNow); !errors.Is(err, ErrOfferNotFound) {
 				t.Fatalf("an offer made under the deleted key opens: %v", err)
 			}
 		}
@@ -492,7 +492,7 @@ func TestOfferKeyDeletedEverywhere(t *testing.T) {
 	for _, maker := range []*Facade{f3, f1, f2} {
 		id := validOffers(t, search(maker, ss.sender(), namedTrainSearch)).Offers[0].OfferID
 		for _, f := range all {
-			if _, err := f.OpenOffer(context.Background(), id, testNow); err != nil {
+			if _, err := f.offers.OpenOffer(context.Background(), id, testNow); err != nil {
 				t.Fatalf("an offer made after the deletion does not open on every façade: %v", err)
 			}
 		}

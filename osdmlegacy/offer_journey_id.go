@@ -150,11 +150,11 @@ func isJourneyOfferID(id string) bool {
 // OpenJourneyOffer returns the journey offer of id, signed under the
 // façade's offer key for the client of the call in ctx, or
 // ErrOfferNotFound (another client's journey offer included).
-func (f *Facade) OpenJourneyOffer(ctx context.Context, id string, now time.Time) (*JourneyOffer, error) {
+func (o *offers) OpenJourneyOffer(ctx context.Context, id string, now time.Time) (*JourneyOffer, error) {
 	if !isJourneyOfferID(id) {
 		return nil, ErrOfferNotFound
 	}
-	s, err := f.offerSigner(ctx)
+	s, err := o.offerSigner(ctx)
 	if err != nil {
 		return nil, err
 	}

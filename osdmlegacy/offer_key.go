@@ -59,34 +59,34 @@ func LoadOfferKey(ctx context.Context, st store.Store, partner string) ([]byte, 
 // is kept, for as long as the key it was made with is the store's. A
 // store error fails this call only: nothing is accepted (a search may
 // still sign under the key read last, searchOffers).
-func (f *Facade) offerSigner(ctx context.Context) (*offerSigner, error) {
-	k, err := LoadOfferKey(ctx, f.store, f.cfg.Partner)
+func (o *offers) offerSigner(ctx context.Context) (*offerSigner, error) {
+	k, err := LoadOfferKey(ctx, o.store, o.cfg.Partner)
 	if err != nil {
 		return nil, err
 	}
-	if s := f.signer.Load(); s != nil && s.keyIs(k) {
+	if s := o.signer.Load(); s != nil && s.keyIs(k) {
 		return s, nil
 	}
-	s := newOfferSigner(k, f.cfg.Partner)
-	f.signer.Store(s)
+	s := newOfferSigner(k, o.cfg.Partner)
+	o.signer.Store(s)
 	return s, nil
 }
 
 // offerKeyFailed is the answer of a call that needs the offer key while
 // the store cannot give it: the service is unavailable for now.
-func (f *Facade) offerKeyFailed(c *call) *Answer {
-	return f.storeUnavailable(c, "the OSDM provider cannot reach its store; try again later")
+func (o *offers) offerKeyFailed(c *call) *Answer {
+	return o.storeUnavailable(c, "the OSDM provider cannot reach its store; try again later")
 }
 
 // SealOffer sets rec.ID (and its Partner) to its self-verifying offer id
 // (offer_id.go) under the façade's key, for the client of the call in ctx
 // (AnonymousClient outside a call).
-func (f *Facade) SealOffer(ctx context.Context, rec *OfferRecord) error {
-	s, err := f.offerSigner(ctx)
+func (o *offers) SealOffer(ctx context.Context, rec *OfferRecord) error {
+	s, err := o.offerSigner(ctx)
 	if err != nil {
 		return err
 	}
-	rec.Partner = f.cfg.Partner
+	rec.Partner = o.cfg.Partner
 	client, _ := callerOf(ctx)
 	rec.ID = s.seal(rec, client)
 	return nil
@@ -96,11 +96,11 @@ func (f *Facade) SealOffer(ctx context.Context, rec *OfferRecord) error {
 // façade did not sign or that expired at now, or the store's error when
 // the key cannot be read. In a call, an offer another client searched is
 // not found.
-func (f *Facade) OpenOffer(ctx context.Context, id string, now time.Time) (*OfferRecord, error) {
+func (o *offers) OpenOffer(ctx context.Context, id string, now time.Time) (*OfferRecord, error) {
 	if len(id) <= len(OfferIDPrefix) || len(id) > maxOfferIDLen || id[:len(OfferIDPrefix)] != OfferIDPrefix {
 		return nil, ErrOfferNotFound // not even an id's form: no key needed to say so
 	}
-	s, err := f.offerSigner(ctx)
+	s, err := o.offerSigner(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -3,12 +3,13 @@ package osdmlegacy
 import (
 	"context"
 	"errors"
-	"github.com/caddy-osdm/caddy-osdm/store/storetest"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/store/storetest"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
@@ -83,7 +84,7 @@ func TestSearchNamedTrain(t *testing.T) {
 				if !o.PreBookableUntil.Equal(testNow.Add(10*time.Minute)) || len(o.PassengerRefs) != 2 {
 					t.Errorf("preBookableUntil %s, passengerRefs %v", o.PreBookableUntil, o.PassengerRefs)
 				}
-				rec, err := f.OpenOffer(context.Background(), o.OfferID, testNow)
+				rec, err := f.offers.OpenOffer(context.Background(), o.OfferID, testNow)
 				if err != nil {
 					t.Fatalf("offer %s does not open: %v", o.OfferID, err)
 				}

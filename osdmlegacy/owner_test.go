@@ -30,7 +30,7 @@ func TestOwnerSurvivesRestart(t *testing.T) {
 				return f.ServeClient(ctx, client, e.legacy, method, path, h, b)
 			}
 			o := e.offer("708")
-			if err := e.f.SealOffer(withClient(ctx, "alpine"), o); err != nil {
+			if err := e.f.offers.SealOffer(withClient(ctx, "alpine"), o); err != nil {
 				t.Fatal(err)
 			}
 			if a := serve(e.f, "coastal", "POST", "/bookings", bookingBodyOf(o)); a.Status != http.StatusNotFound || a.Problem.Code != osdm.CodeOfferNotFound {

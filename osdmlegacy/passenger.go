@@ -45,25 +45,25 @@ func readPassengerPatch(body []byte) (*passengerBody, *osdm.ProblemError) {
 
 // patchPassenger changes a passenger: at the legacy system first when the
 // name or date of birth changes, then in the booking.
-func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
+func (ps *passengers) patchPassenger(ctx context.Context, c *call) *Answer {
 	body, p := readPassengerPatch(c.body)
 	if p != nil {
-		return f.problem(c, p)
+		return ps.problem(c, p)
 	}
 	pid := c.params[osdm.ParamPassengerID]
-	return f.idempotent(ctx, c, func() string { return pid }, func(string) (*Answer, bool) {
-		rec, a := f.bookingOf(ctx, c)
+	return ps.idempotent(ctx, c, func() string { return pid }, func(string) (*Answer, bool) {
+		rec, a := ps.bookings.bookingOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
-		return f.patchBookingPassenger(ctx, c, rec, pid, body)
+		return ps.patchBookingPassenger(ctx, c, rec, pid, body)
 	})
 }
 
 // checkPassengerPatch refuses a change the booking cannot take: another
 // id, externalRef, type or age, or a date of birth that gives another
 // legacy tariff on the day of travel than the one booked.
-func (f *Facade) checkPassengerPatch(r *BookingRecord, pr *PassengerRecord, body *passengerBody, now time.Time) *osdm.ProblemError {
+func (p *passengers) checkPassengerPatch(r *BookingRecord, pr *PassengerRecord, body *passengerBody, now time.Time) *osdm.ProblemError {
 	switch {
 	case body.ID != "" && body.ID != pr.ID:
 		return osdm.Invalid(osdm.CodeInvalidRequest, "#/id", "id must be the passenger's id "+quoteShort(pr.ID))
@@ -81,7 +81,7 @@ func (f *Facade) checkPassengerPatch(r *BookingRecord, pr *PassengerRecord, body
 	// The booked tariff's age range on the day of travel, the rule a
 	// booking's date of birth is held to.
 	if op := r.Offer.passenger(pr.ExternalRef); op != nil {
-		return birthDateFits("#", body.DateOfBirth, *op, r.Offer.ServiceDate, f.cfg.Tariffs)
+		return birthDateFits("#", body.DateOfBirth, *op, r.Offer.ServiceDate, p.cfg.Tariffs)
 	}
 	return nil
 }
@@ -161,18 +161,18 @@ func nameOf(d *osdm.PersonDetail) string {
 // passengerResult is the answer to a passenger PATCH once its
 // patchBookingPassenger changes passenger pid of booking rec as body
 // says: a PassengerDataRequest when the legacy system must hear of it.
-func (f *Facade) patchBookingPassenger(ctx context.Context, c *call, rec *BookingRecord, pid string, body *passengerBody) (*Answer, bool) {
+func (ps *passengers) patchBookingPassenger(ctx context.Context, c *call, rec *BookingRecord, pid string, body *passengerBody) (*Answer, bool) {
 	if rec.State == StateUpdating && rec.Pending != nil && rec.Pending.Passenger != nil && rec.Pending.Passenger.ID == pid {
 		// A change of this passenger under way: settle it first.
-		if f.now().Before(rec.Pending.LeaseUntil) {
-			return f.inProgress(c, rec), false
+		if ps.now().Before(rec.Pending.LeaseUntil) {
+			return ps.bookings.inProgress(c, rec), false
 		}
-		after, d := f.redeliver(ctx, c.send, rec)
-		return f.passengerResult(c, after, pid, d)
+		after, d := ps.settlement.redeliver(ctx, c.send, rec)
+		return ps.passengerResult(c, after, pid, d)
 	}
-	now := f.now()
+	now := ps.now()
 	sent := false
-	rec, err := f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+	rec, err := ps.bookings.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
 		sent = false
 		pr := r.passenger(pid)
 		if pr == nil {
@@ -184,7 +184,7 @@ func (f *Facade) patchBookingPassenger(ctx context.Context, c *call, rec *Bookin
 		if r.Exchange.holds() {
 			return &errRefused{exchangeUnderWay(r, now)}
 		}
-		if p := f.checkPassengerPatch(r, pr, body, now); p != nil {
+		if p := ps.checkPassengerPatch(r, pr, body, now); p != nil {
 			return &errRefused{p}
 		}
 		if pr.RefundedBy != "" {
@@ -206,50 +206,50 @@ func (f *Facade) patchBookingPassenger(ctx context.Context, c *call, rec *Bookin
 		if name := nameOf(next.Detail); name != "" {
 			next.NameSent = name
 		}
-		if err := f.pendPassengerData(ctx, r, data, now, func(p *PendingMessage) { p.Passenger = &next }); err != nil {
+		if err := ps.pendPassengerData(ctx, r, data, now, func(p *PendingMessage) { p.Passenger = &next }); err != nil {
 			return err
 		}
 		sent = true
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
-		return f.problem(c, p), finalProblem(p)
+		return ps.problem(c, p), finalProblem(p)
 	}
 	if err != nil {
-		return f.storeFailed(c, err), false
+		return ps.storeFailed(c, err), false
 	}
 	if !sent {
 		v := passengerView(rec.passenger(pid))
-		return f.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v}), true
+		return ps.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v}), true
 	}
-	after, d := f.deliver(ctx, c.send, rec)
-	return f.passengerResult(c, after, pid, d)
+	after, d := ps.settlement.deliver(ctx, c.send, rec)
+	return ps.passengerResult(c, after, pid, d)
 }
 
 // PassengerDataRequest was sent (d).
-func (f *Facade) passengerResult(c *call, rec *BookingRecord, pid string, d *delivery) (*Answer, bool) {
+func (ps *passengers) passengerResult(c *call, rec *BookingRecord, pid string, d *delivery) (*Answer, bool) {
 	subject := "changing passenger " + pid + " of booking " + rec.ID
-	if a := f.unsettled(c, d, subject, "the change is being settled: retry to learn its outcome"); a != nil {
+	if a := ps.settlement.unsettled(c, d, subject, "the change is being settled: retry to learn its outcome"); a != nil {
 		return a, false
 	}
 	switch {
 	case d.refusal != nil:
 		p := NegativeProblem(d.refusal, subject)
-		return f.problem(c, p), finalProblem(p)
+		return ps.problem(c, p), finalProblem(p)
 	case rec.State == StateUpdating:
-		return f.inProgress(c, rec), false
+		return ps.bookings.inProgress(c, rec), false
 	}
 	v := passengerView(rec.passenger(pid))
-	return f.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v}), true
+	return ps.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v}), true
 }
 
 // recordPassengerResult records the reply to the PassengerDataRequest
 // msgID: the change is kept (PassengerDataReply) or dropped (a refusal);
 // the booking goes back to the state it was in.
-func (f *Facade) recordPassengerResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
+func (ps *passengers) recordPassengerResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
 	nr, _ := reply.(*legacy.NegativeReply)
 	d.refusal = nr
-	rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+	rec, err := ps.bookings.updateBooking(ctx, id, func(r *BookingRecord) error {
 		p := r.Pending
 		if p == nil || p.MessageID != msgID {
 			return errNoChange
@@ -279,23 +279,23 @@ func (f *Facade) recordPassengerResult(ctx context.Context, id, msgID string, re
 	if err != nil {
 		return nil, err
 	}
-	f.afterResult(ctx, rec, msgID)
+	ps.settlement.afterResult(ctx, rec, msgID)
 	return rec, nil
 }
 
 // getPassenger answers GET .../passengers/{pid} from the store.
-func (f *Facade) getPassenger(ctx context.Context, c *call) *Answer {
-	rec, a := f.bookingOf(ctx, c)
+func (p *passengers) getPassenger(ctx context.Context, c *call) *Answer {
+	rec, a := p.bookings.bookingOf(ctx, c)
 	if a != nil {
 		return a
 	}
 	pid := c.params[osdm.ParamPassengerID]
 	pr := rec.passenger(pid)
 	if pr == nil {
-		return f.problem(c, passengerNotFound(rec.ID, pid))
+		return p.problem(c, passengerNotFound(rec.ID, pid))
 	}
 	v := passengerView(pr)
-	return f.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v})
+	return p.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v})
 }
 
 func passengerNotFound(bookingID, pid string) *osdm.ProblemError {

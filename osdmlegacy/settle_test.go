@@ -18,10 +18,10 @@ func TestSettlementDropsStaleMarks(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
 	ctx := context.Background()
 	old := e.clock.Now()
-	if err := e.f.markIntent(ctx, "bk-AAAAAAAAAAAAAAAAAAAAAA.book", "bk-AAAAAAAAAAAAAAAAAAAAAA", old); err != nil {
+	if err := e.f.settlement.markIntent(ctx, "bk-AAAAAAAAAAAAAAAAAAAAAA.book", "bk-AAAAAAAAAAAAAAAAAAAAAA", old); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.f.markHold(ctx, "bk-AAAAAAAAAAAAAAAAAAAAAA", old); err != nil {
+	if err := e.f.settlement.markHold(ctx, "bk-AAAAAAAAAAAAAAAAAAAAAA", old); err != nil {
 		t.Fatal(err)
 	}
 	if rep, _ := e.f.Settle(ctx); rep.Stale != 0 {
@@ -32,7 +32,7 @@ func TestSettlementDropsStaleMarks(t *testing.T) {
 		t.Errorf("stale marks: %+v", rep)
 	}
 	for _, kind := range []string{KindIntent, KindHold} {
-		if m, _ := e.f.listMarks(ctx, kind); len(m) != 0 {
+		if m, _ := e.f.settlement.listMarks(ctx, kind); len(m) != 0 {
 			t.Errorf("%s marks left: %v", kind, m)
 		}
 	}

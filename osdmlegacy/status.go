@@ -24,23 +24,23 @@ func (s Status) Pending(ctx context.Context) ([]opstatus.Pending, error) {
 	f := s.f
 	var out []opstatus.Pending
 	var errs []error
-	intents, err := f.listMarks(ctx, KindIntent)
+	intents, err := f.settlement.listMarks(ctx, KindIntent)
 	errs = append(errs, err)
 	for msgID, v := range intents {
 		var m intentMark
 		_ = json.Unmarshal(v, &m)
 		p := opstatus.Pending{Direction: opstatus.OSDMToLegacy, Partner: f.cfg.Partner, Kind: "intent", Ref: msgID, Since: m.At, Detail: "booking " + m.BookingID}
-		if rec, _, err := f.loadBooking(ctx, m.BookingID); err == nil && rec.Pending != nil && rec.Pending.MessageID == msgID {
+		if rec, _, err := f.bookings.loadBooking(ctx, m.BookingID); err == nil && rec.Pending != nil && rec.Pending.MessageID == msgID {
 			p.NextAttempt, p.Detail = rec.Pending.LeaseUntil, rec.Pending.Step+" of booking "+m.BookingID
 		}
 		out = append(out, p)
 	}
-	holds, err := f.listMarks(ctx, KindHold)
+	holds, err := f.settlement.listMarks(ctx, KindHold)
 	errs = append(errs, err)
 	for id, v := range holds {
 		var m intentMark
 		_ = json.Unmarshal(v, &m)
-		rec, _, err := f.loadBooking(ctx, id)
+		rec, _, err := f.bookings.loadBooking(ctx, id)
 		if err != nil {
 			if !errors.Is(err, errBookingMissing) {
 				errs = append(errs, err)
@@ -77,7 +77,7 @@ func (s Status) Find(ctx context.Context, ref string) ([]opstatus.Record, error)
 	if i := strings.IndexByte(ref, '.'); i > 0 && strings.HasPrefix(ref, BookingIDPrefix) {
 		id = ref[:i] // a messageId: "<booking id>.<step>[.<attempt>]"
 	}
-	rec, _, err := f.loadBooking(ctx, id)
+	rec, _, err := f.bookings.loadBooking(ctx, id)
 	if errors.Is(err, errBookingMissing) {
 		rec, err = s.byLegacyRef(ctx, ref)
 	}

@@ -53,7 +53,7 @@ func TestSweeperReleasesExpiredHolds(t *testing.T) {
 		t.Errorf("legacy holds %d, want the fulfilled one", e.heldCount())
 	}
 	// The work list is empty now.
-	marks, _ := e.f.listMarks(t.Context(), KindHold)
+	marks, _ := e.f.settlement.listMarks(t.Context(), KindHold)
 	if len(marks) != 0 {
 		t.Errorf("hold marks left: %v", marks)
 	}
@@ -149,16 +149,16 @@ func TestSweeperKeepsAFreshHoldMark(t *testing.T) {
 	id, _ := e.fulfilled(e.offer("9203", adult, child))
 	e.clock.Advance(time.Hour)
 	e.settle(e.f) // the booking's own mark is stale: dropped
-	if err := e.f.markHold(t.Context(), id, e.clock.Now()); err != nil {
+	if err := e.f.settlement.markHold(t.Context(), id, e.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	e.settle(e.f)
-	if marks, _ := e.f.listMarks(t.Context(), KindHold); len(marks) != 1 {
+	if marks, _ := e.f.settlement.listMarks(t.Context(), KindHold); len(marks) != 1 {
 		t.Fatalf("a fresh hold mark of a fulfilled booking was dropped: %v", marks)
 	}
 	e.clock.Advance(time.Minute)
 	e.settle(e.f)
-	if marks, _ := e.f.listMarks(t.Context(), KindHold); len(marks) != 0 {
+	if marks, _ := e.f.settlement.listMarks(t.Context(), KindHold); len(marks) != 0 {
 		t.Errorf("a stale hold mark kept: %v", marks)
 	}
 }

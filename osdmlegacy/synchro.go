@@ -27,17 +27,17 @@ func synchroID(msgID string, now time.Time) string {
 // message itself is sent again only when the legacy system says it never
 // got it (UNKNOWN), or takes no SynchroRequest (UNSUPPORTED_MESSAGE: a
 // version 1 system, which de-duplicates a resend by its messageId).
-func (f *Facade) redeliver(ctx context.Context, send Sender, rec *BookingRecord) (*BookingRecord, *delivery) {
+func (s *settlement) redeliver(ctx context.Context, send Sender, rec *BookingRecord) (*BookingRecord, *delivery) {
 	p := rec.Pending
 	d := &delivery{}
-	now := f.now()
+	now := s.now()
 	ask := &legacy.SynchroRequest{
 		Header:            legacy.Header{MessageID: synchroID(p.MessageID, now), SentAt: now.UTC().Truncate(time.Second)},
 		OriginalMessageID: p.MessageID,
 	}
 	lost := func(err error) (*BookingRecord, *delivery) {
 		d.lost = err
-		f.dropLease(ctx, rec.ID, p.MessageID)
+		s.dropLease(ctx, rec.ID, p.MessageID)
 		return rec, d
 	}
 	garbage := func(why string) (*BookingRecord, *delivery) {
@@ -57,21 +57,21 @@ func (f *Facade) redeliver(ctx context.Context, send Sender, rec *BookingRecord)
 		}
 		switch r.State {
 		case legacy.StateUnknown:
-			return f.deliver(ctx, send, rec)
+			return s.deliver(ctx, send, rec)
 		case legacy.StateDone:
 			if r.Reply == nil {
 				return garbage("SynchroReply DONE without the reply")
 			}
-			return f.recordReply(ctx, rec, r.Reply, nil, d)
+			return s.recordReply(ctx, rec, r.Reply, nil, d)
 		case legacy.StateRolledBack:
-			return f.recordReply(ctx, rec, rolledBack(p, r), nil, d)
+			return s.recordReply(ctx, rec, rolledBack(p, r), nil, d)
 		case legacy.StateInProgress:
 			return lost(&SendError{Kind: ErrLegacySlow, Err: errors.New("the legacy system is still carrying out message " + p.MessageID)})
 		}
 		return garbage("SynchroReply state " + strconv.Quote(shorten(r.State, 20)))
 	case *legacy.NegativeReply:
 		if r.Code == legacy.CodeUnsupportedMessage {
-			return f.deliver(ctx, send, rec)
+			return s.deliver(ctx, send, rec)
 		}
 		return lost(&SendError{Kind: ErrLegacyGarbage, Err: errors.New("the SynchroRequest was refused: " + string(r.Code))})
 	}

@@ -43,7 +43,7 @@ func birthDateFault(age int, serviceDate string) string {
 // first rule of its type whose age range holds its age (given, or from its
 // date of birth on travel day). Without an age, the type's rules must all
 // give one code.
-func (f *Facade) tariffOf(pa passengerArg, travel time.Time) (OfferPassenger, *osdm.ProblemError) {
+func (o *offers) tariffOf(pa passengerArg, travel time.Time) (OfferPassenger, *osdm.ProblemError) {
 	out := OfferPassenger{Ref: pa.ref, Type: pa.typ, DateOfBirth: pa.dob}
 	age := pa.age
 	agePtr := pa.ptr + "/age"
@@ -56,7 +56,7 @@ func (f *Facade) tariffOf(pa passengerArg, travel time.Time) (OfferPassenger, *o
 	}
 	out.Age = age
 	var ofType []TariffRule
-	for _, t := range f.cfg.Tariffs {
+	for _, t := range o.cfg.Tariffs {
 		if t.Type == pa.typ {
 			ofType = append(ofType, t)
 		}

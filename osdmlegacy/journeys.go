@@ -1,0 +1,12 @@
+package osdmlegacy
+
+// journeys serves a booking of a journey with changes: one legacy booking per leg, booked, read, fulfilled and rolled back together.
+type journeys struct {
+	*core
+	bookings   *bookings
+	exchanges  *exchanges
+	offers     *offers
+	passengers *passengers
+	refunds    *refunds
+	settlement *settlement
+}
