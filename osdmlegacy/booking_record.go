@@ -1,16 +1,12 @@
 package osdmlegacy
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
-	"github.com/caddy-osdm/caddy-osdm/store"
 )
 
 // Store kinds of the booking side (see Key). Everything a booking is lives
@@ -318,21 +314,14 @@ func (bk *bookings) loadBooking(ctx context.Context, id string) (*BookingRecord,
 	if !validID(id, BookingIDPrefix) {
 		return nil, nil, errBookingMissing
 	}
-	b, err := bk.store.Get(ctx, bk.bookingKey(id))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, errBookingMissing
-	}
+	rec, b, err := getRecord[BookingRecord](ctx, bk.store, bk.bookingKey(id), "booking", id, errBookingMissing)
 	if err != nil {
 		return nil, nil, err
 	}
-	var rec BookingRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, nil, fmt.Errorf("booking %s: stored record unreadable: %w", id, err)
-	}
-	if rec.ID != id || rec.Partner != bk.cfg.Partner || !visibleTo(ctx, &rec) {
+	if rec.ID != id || rec.Partner != bk.cfg.Partner || !visibleTo(ctx, rec) {
 		return nil, nil, errBookingMissing
 	}
-	return &rec, b, nil
+	return rec, b, nil
 }
 
 // errNoChange tells updateBooking that fn left the record as it was: no
@@ -342,43 +331,15 @@ var errNoChange = errors.New("no change")
 // updateBooking applies fn to booking id with compare-and-set, rereading
 // and reapplying on a concurrent change. fn returns errNoChange to write
 // nothing, or any other error to stop. It returns the record as stored.
-func (bk *bookings) updateBooking(ctx context.Context, id string, fn func(*BookingRecord) error) (*BookingRecord, error) {
-	for range 16 {
-		rec, old, err := bk.loadBooking(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		if err := fn(rec); errors.Is(err, errNoChange) {
-			return rec, nil
-		} else if err != nil {
-			return rec, err
-		}
-		b, err := json.Marshal(rec)
-		if err != nil {
-			return nil, err
-		}
-		if bytes.Equal(b, old) {
-			return rec, nil
-		}
-		ok, err := bk.store.CompareAndSet(ctx, bk.bookingKey(id), old, b, bk.retention(rec))
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			return rec, nil
-		}
-	}
-	return nil, errConflict
+func (b *bookings) updateBooking(ctx context.Context, id string, fn func(*BookingRecord) error) (*BookingRecord, error) {
+	load := func() (*BookingRecord, []byte, error) { return b.loadBooking(ctx, id) }
+	return updateRecord(ctx, b.store, b.bookingKey(id), load, b.retention, fn)
 }
 
 // putNewBooking stores rec if no booking has its id, and reports whether
 // it did.
-func (bk *bookings) putNewBooking(ctx context.Context, rec *BookingRecord) (bool, error) {
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return false, err
-	}
-	return bk.store.PutIfAbsent(ctx, bk.bookingKey(rec.ID), b, bk.retention(rec))
+func (b *bookings) putNewBooking(ctx context.Context, rec *BookingRecord) (bool, error) {
+	return putNewRecord(ctx, b.store, b.bookingKey(rec.ID), rec, b.retention(rec))
 }
 
 // BookingRetention is how long a booking is kept after its train arrived

@@ -1,14 +1,10 @@
 package osdmlegacy
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/caddy-osdm/caddy-osdm/store"
 )
 
 // A journey with changes is booked at the legacy system train by train:
@@ -136,62 +132,27 @@ func (j *journeys) loadJourney(ctx context.Context, id string) (*JourneyRecord, 
 	if !validID(id, JourneyIDPrefix) {
 		return nil, nil, errJourneyMissing
 	}
-	b, err := j.store.Get(ctx, j.journeyKey(id))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, errJourneyMissing
-	}
+	rec, b, err := getRecord[JourneyRecord](ctx, j.store, j.journeyKey(id), "journey", id, errJourneyMissing)
 	if err != nil {
 		return nil, nil, err
-	}
-	var rec JourneyRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, nil, fmt.Errorf("journey %s: stored record unreadable: %w", id, err)
 	}
 	if client, ok := callerOf(ctx); rec.ID != id || rec.Partner != j.cfg.Partner || ok && rec.Client != client {
 		return nil, nil, errJourneyMissing
 	}
-	return &rec, b, nil
+	return rec, b, nil
 }
 
 // putNewJourney stores rec if no journey has its id, and reports whether
 // it did.
 func (j *journeys) putNewJourney(ctx context.Context, rec *JourneyRecord) (bool, error) {
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return false, err
-	}
-	return j.store.PutIfAbsent(ctx, j.journeyKey(rec.ID), b, 0)
+	return putNewRecord(ctx, j.store, j.journeyKey(rec.ID), rec, 0)
 }
 
 // updateJourney applies fn to journey id with compare-and-set, as
 // updateBooking does for a booking.
 func (j *journeys) updateJourney(ctx context.Context, id string, fn func(*JourneyRecord) error) (*JourneyRecord, error) {
-	for range 16 {
-		rec, old, err := j.loadJourney(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		if err := fn(rec); errors.Is(err, errNoChange) {
-			return rec, nil
-		} else if err != nil {
-			return rec, err
-		}
-		b, err := json.Marshal(rec)
-		if err != nil {
-			return nil, err
-		}
-		if bytes.Equal(b, old) {
-			return rec, nil
-		}
-		ok, err := j.store.CompareAndSet(ctx, j.journeyKey(id), old, b, j.journeyRetention(rec))
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			return rec, nil
-		}
-	}
-	return nil, errConflict
+	load := func() (*JourneyRecord, []byte, error) { return j.loadJourney(ctx, id) }
+	return updateRecord(ctx, j.store, j.journeyKey(id), load, j.journeyRetention, fn)
 }
 
 // journeyRetention is the store ttl of a journey: none while its booking
