@@ -26,7 +26,7 @@ func (b *bookings) createBooking(ctx context.Context, c *call) *Answer {
 	if isJourneyOfferID(req.Offers[0].OfferID) {
 		return b.journeys.createJourneyBooking(ctx, c, req)
 	}
-	return b.idempotent(ctx, c, func() string { return NewID(BookingIDPrefix) }, func(id string) (*Answer, bool) {
+	return b.idempotent(ctx, c, func() string { return newID(bookingIDPrefix) }, func(id string) (*Answer, bool) {
 		c.answer.BookingID = id
 		rec, _, err := b.loadBooking(ctx, id)
 		switch {
@@ -43,8 +43,8 @@ func (b *bookings) createBooking(ctx context.Context, c *call) *Answer {
 // sends the BookingRequest.
 func (b *bookings) newBooking(ctx context.Context, c *call, id string, req *osdm.BookingRequest) (*Answer, bool) {
 	now := b.now()
-	offer, err := b.offers.OpenOffer(ctx, req.Offers[0].OfferID, now)
-	if errors.Is(err, ErrOfferNotFound) {
+	offer, err := b.offers.openOffer(ctx, req.Offers[0].OfferID, now)
+	if errors.Is(err, errOfferNotFound) {
 		return b.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 			"the offer is unknown or no longer bookable (offers are bookable until their preBookableUntil); search again").
 			WithPointer("#/offers/0/offerId")), true
@@ -73,18 +73,18 @@ func (b *bookings) newBooking(ctx context.Context, c *call, id string, req *osdm
 			WithPointer("#/offers/0/offerId")), true
 	}
 	breq := &legacy.BookingRequest{
-		Header:     legacy.Header{MessageID: messageID(id, StepBook, 0), SentAt: now.UTC().Truncate(time.Second)},
+		Header:     legacy.Header{MessageID: messageID(id, stepBook, 0), SentAt: now.UTC().Truncate(time.Second)},
 		Journey:    offer.Journey(),
 		Places:     offer.PlaceRequest(),
 		OfferRef:   offer.LegacyOfferRef,
 		Passengers: names,
 	}
-	pending, err := b.settlement.newPending(StepBook, breq, now)
+	pending, err := b.settlement.newPending(stepBook, breq, now)
 	if err != nil {
 		return b.storeFailed(c, err), false
 	}
-	rec := &BookingRecord{
-		ID: id, Partner: b.cfg.Partner, Client: c.client, State: StateBooking,
+	rec := &bookingRecord{
+		ID: id, Partner: b.cfg.Partner, Client: c.client, State: stateBooking,
 		CreatedOn: now.UTC(), HoldUntil: now.Add(b.cfg.Hold).UTC().Truncate(time.Second),
 		ExternalRef: req.ExternalRef, Offer: *offer, Passengers: pax, Pending: pending,
 	}
@@ -112,8 +112,8 @@ func (b *bookings) newBooking(ctx context.Context, c *call, id string, req *osdm
 // resumeBooking answers a repeated POST /bookings (same Idempotency-Key)
 // from the booking as it stands; a BookingRequest whose answer was lost is
 // resent (the same message: the legacy system answers it as the first).
-func (b *bookings) resumeBooking(ctx context.Context, c *call, rec *BookingRecord) (*Answer, bool) {
-	if rec.State == StateBooking && rec.Pending != nil {
+func (b *bookings) resumeBooking(ctx context.Context, c *call, rec *bookingRecord) (*Answer, bool) {
+	if rec.State == stateBooking && rec.Pending != nil {
 		if b.now().Before(rec.Pending.LeaseUntil) {
 			return b.inProgress(c, rec), false
 		}
@@ -125,21 +125,21 @@ func (b *bookings) resumeBooking(ctx context.Context, c *call, rec *BookingRecor
 
 // bookingResult is the answer to POST /bookings once the BookingRequest
 // was sent (d) or found answered.
-func (b *bookings) bookingResult(c *call, rec *BookingRecord, d *delivery) (*Answer, bool) {
+func (b *bookings) bookingResult(c *call, rec *bookingRecord, d *delivery) (*Answer, bool) {
 	if a := b.settlement.unsettled(c, d, "booking "+rec.ID, "the booking's outcome is being settled: retry with the same Idempotency-Key to get it"); a != nil {
 		return a, false
 	}
 	switch rec.State {
-	case StateBooking:
+	case stateBooking:
 		return b.inProgress(c, rec), false
-	case StateFailed:
+	case stateFailed:
 		return b.problem(c, b.refusalProblem(rec)), true
 	}
 	return b.documents.bookingAnswer(c, rec), true
 }
 
 // refusalProblem is the problem of a booking the legacy system refused.
-func (b *bookings) refusalProblem(rec *BookingRecord) *osdm.ProblemError {
+func (b *bookings) refusalProblem(rec *bookingRecord) *osdm.ProblemError {
 	subject := "train " + rec.Offer.Train + " on " + rec.Offer.ServiceDate
 	if rec.Failure == nil {
 		return osdm.NewProblem(http.StatusBadGateway, osdm.CodeBadGateway, subject+": the reservation system refused the booking")
@@ -152,7 +152,7 @@ func (b *bookings) refusalProblem(rec *BookingRecord) *osdm.ProblemError {
 
 // inProgress is the answer while a legacy message of the booking is under
 // way and its lease runs.
-func (b *bookings) inProgress(c *call, rec *BookingRecord) *Answer {
+func (b *bookings) inProgress(c *call, rec *bookingRecord) *Answer {
 	p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
 		"booking "+rec.ID+" has a message to the reservation system under way; retry in a few seconds")
 	p.Retryable = true
@@ -162,12 +162,12 @@ func (b *bookings) inProgress(c *call, rec *BookingRecord) *Answer {
 // offerClaimKey is the store key that claims an offer for one booking.
 func (b *bookings) offerClaimKey(offerID string) string {
 	sum := sha256.Sum256([]byte(offerID))
-	return Key(b.cfg.Partner, KindOfferBooked, hex.EncodeToString(sum[:16]))
+	return storeKey(b.cfg.Partner, kindOfferBooked, hex.EncodeToString(sum[:16]))
 }
 
 // claimOffer claims offer for booking id until the offer and a hold after
 // it are over; it reports false when another booking holds the claim.
-func (b *bookings) claimOffer(ctx context.Context, offer *OfferRecord, id string, now time.Time) (bool, error) {
+func (b *bookings) claimOffer(ctx context.Context, offer *offerRecord, id string, now time.Time) (bool, error) {
 	ttl := offer.ExpiresAt.Sub(now) + b.cfg.Hold
 	if ttl < time.Second {
 		ttl = time.Second
@@ -190,7 +190,7 @@ func (b *bookings) getBooking(ctx context.Context, c *call) *Answer {
 	if a != nil {
 		return a
 	}
-	if rec.State == StateBooking {
+	if rec.State == stateBooking {
 		return b.inProgress(c, rec)
 	}
 	return b.documents.bookingAnswer(c, rec)
@@ -198,11 +198,11 @@ func (b *bookings) getBooking(ctx context.Context, c *call) *Answer {
 
 // bookingOf loads the booking of the call's path, or answers why not: a
 // booking the legacy system refused is not found.
-func (b *bookings) bookingOf(ctx context.Context, c *call) (*BookingRecord, *Answer) {
+func (b *bookings) bookingOf(ctx context.Context, c *call) (*bookingRecord, *Answer) {
 	id := c.params[osdm.ParamBookingID]
 	c.answer.BookingID = id
 	rec, _, err := b.loadBooking(ctx, id)
-	if errors.Is(err, errBookingMissing) || err == nil && (rec.State == StateFailed || rec.JourneyID != "") {
+	if errors.Is(err, errBookingMissing) || err == nil && (rec.State == stateFailed || rec.JourneyID != "") {
 		return nil, b.problem(c, bookingNotFound(id))
 	}
 	if err != nil {

@@ -36,7 +36,7 @@ func (k *core) problem(_ *call, p *osdm.ProblemError) *Answer {
 func (k *core) json(c *call, status int, v any) *Answer {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return k.problem(c, AsProblem(err))
+		return k.problem(c, asProblem(err))
 	}
 	h := http.Header{"Content-Type": {osdm.ContentTypeJSON}, "Cache-Control": {"no-store"}}
 	return &Answer{Status: status, Header: h, Body: b}

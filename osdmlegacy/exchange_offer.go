@@ -51,7 +51,7 @@ func readExchangeOfferRequest(body []byte) (*exchangeOfferAsk, *osdm.ProblemErro
 		}
 	}
 	if raw, ok := members["exchangeFee"]; ok && string(raw) != "null" {
-		return nil, Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeFee",
+		return nil, restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeFee",
 			"the exchange fee is this provider's (exchange_fee); it is quoted, not asked")
 	}
 	delete(members, "fulfillmentIds")
@@ -77,7 +77,7 @@ func (x *exchanges) createExchangeOffers(ctx context.Context, c *call) *Answer {
 	if p != nil {
 		return x.problem(c, p)
 	}
-	return x.idempotent(ctx, c, func() string { return NewID("xq-") }, func(string) (*Answer, bool) {
+	return x.idempotent(ctx, c, func() string { return newID("xq-") }, func(string) (*Answer, bool) {
 		rec, a := x.bookings.bookingOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
@@ -87,7 +87,7 @@ func (x *exchanges) createExchangeOffers(ctx context.Context, c *call) *Answer {
 		}
 		q := ask.search
 		if q.legs != nil {
-			p := Restricted(RestrictAfterSales, osdm.CodeOfferOutOfBounds, "#/tripSpecifications/0/legs",
+			p := restricted(restrictAfterSales, osdm.CodeOfferOutOfBounds, "#/tripSpecifications/0/legs",
 				"a booking of one train is exchanged for another train, not a journey with changes")
 			return x.problem(c, p), true
 		}
@@ -96,7 +96,7 @@ func (x *exchanges) createExchangeOffers(ctx context.Context, c *call) *Answer {
 			return x.problem(c, p), true
 		}
 		day, _ := time.Parse(time.DateOnly, cands[0].run.ServiceDate)
-		pax := make([]OfferPassenger, 0, len(q.passengers))
+		pax := make([]offerPassenger, 0, len(q.passengers))
 		for _, pa := range q.passengers {
 			op, p := x.offers.tariffOf(pa, day)
 			if p != nil {
@@ -105,7 +105,7 @@ func (x *exchanges) createExchangeOffers(ctx context.Context, c *call) *Answer {
 			if booked := rec.Offer.passenger(pa.ref); booked != nil && booked.Tariff != op.Tariff {
 				// Restriction 5 after the sale: a change of tariff is a
 				// new booking, not an exchange.
-				return x.problem(c, Restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr,
+				return x.problem(c, restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr,
 					"passenger "+quoteShort(pa.ref)+" was booked at legacy tariff "+strconv.Itoa(booked.Tariff)+
 						"; as given here it would travel at tariff "+strconv.Itoa(op.Tariff)+": an exchange keeps the tariffs booked")), true
 			}
@@ -128,7 +128,7 @@ func (x *exchanges) createExchangeOffers(ctx context.Context, c *call) *Answer {
 		}
 		now := x.now().UTC()
 		resp := osdm.ExchangeOfferCollectionResponse{Problems: sa.resp.Problems}
-		var quotes []ExchangeQuote
+		var quotes []exchangeQuote
 		var offers []osdm.Offer
 		for _, o := range sa.resp.Offers {
 			if len(o.ReservationOfferParts) == 0 {
@@ -146,7 +146,7 @@ func (x *exchanges) createExchangeOffers(ctx context.Context, c *call) *Answer {
 			return x.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
 				"the search found no offer the booking can be exchanged to (a train of another reservation system is not exchanged to)")), true
 		}
-		rec, err = x.bookings.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+		rec, err = x.bookings.updateBooking(ctx, rec.ID, func(r *bookingRecord) error {
 			kept := r.ExchangeQuotes[:0]
 			for _, xq := range r.ExchangeQuotes { // expired quotes make room
 				if now.Before(xq.ValidUntil) {
@@ -165,7 +165,7 @@ func (x *exchanges) createExchangeOffers(ctx context.Context, c *call) *Answer {
 		// An exchange offer is the booking's: claimed for it, so that it
 		// is booked by an exchange operation, never as a new booking.
 		for i, o := range offers {
-			claim := &OfferRecord{ID: o.OfferID, ExpiresAt: quotes[i].ValidUntil}
+			claim := &offerRecord{ID: o.OfferID, ExpiresAt: quotes[i].ValidUntil}
 			if _, err := x.bookings.claimOffer(ctx, claim, rec.ID, now); err != nil {
 				return x.storeFailed(c, err), false
 			}
@@ -191,9 +191,9 @@ func (x *exchanges) createExchangeOffers(ctx context.Context, c *call) *Answer {
 // when it can: it is fulfilled, wholly booked (an exchange covers every
 // passenger), has no exchange under way, and the search names its
 // passengers (by the externalRefs the booking has).
-func (x *exchanges) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osdm.ProblemError {
-	if rec.State != StateFulfilled || rec.Fulfillment == nil {
-		if rec.State == StatePrebooked {
+func (x *exchanges) exchangeable(rec *bookingRecord, ask *exchangeOfferAsk) *osdm.ProblemError {
+	if rec.State != stateFulfilled || rec.Fulfillment == nil {
+		if rec.State == statePrebooked {
 			return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingNotFulfilled, "booking "+rec.ID+" is not fulfilled: delete it and book the new journey instead of exchanging it")
 		}
 		return stateProblem(rec, "exchanged")
@@ -210,18 +210,18 @@ func (x *exchanges) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osd
 		return p
 	}
 	if len(rec.unrefunded()) != len(rec.Passengers) {
-		return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/fulfillmentIds",
+		return restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/fulfillmentIds",
 			"an exchange covers every passenger of the booking, and some were refunded")
 	}
 	if ask.overrule != "" {
 		if _, ok := x.cfg.Reasons[ask.overrule]; !ok {
-			return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/overruleCode",
+			return restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/overruleCode",
 				"overrule code "+quoteShort(string(ask.overrule))+" is not taken (the reason table maps "+x.refunds.reasonList()+")")
 		}
 	}
 	pax := ask.search.passengers
 	if len(pax) != len(rec.Passengers) {
-		return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/anonymousPassengerSpecifications",
+		return restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/anonymousPassengerSpecifications",
 			"an exchange covers every passenger of the booking: name its "+strconv.Itoa(len(rec.Passengers))+" passengers by their externalRef")
 	}
 	for _, pa := range pax {
@@ -230,16 +230,16 @@ func (x *exchanges) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osd
 			if pr.ExternalRef == pa.ref {
 				found = true
 				if pa.typ != pr.Type {
-					return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.tPtr, "passenger "+quoteShort(pa.ref)+" was booked as "+string(pr.Type))
+					return restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.tPtr, "passenger "+quoteShort(pa.ref)+" was booked as "+string(pr.Type))
 				}
 				if pa.age != nil && pr.Age != nil && *pa.age != *pr.Age {
-					return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr+"/age",
+					return restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr+"/age",
 						"passenger "+quoteShort(pa.ref)+" was booked aged "+strconv.Itoa(*pr.Age)+": the age cannot change")
 				}
 			}
 		}
 		if !found {
-			return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, pa.ptr+"/externalRef",
+			return restricted(restrictAfterSales, osdm.CodeOutOfBounds, pa.ptr+"/externalRef",
 				"passenger "+quoteShort(pa.ref)+" is not a passenger of booking "+rec.ID+" (name them by the externalRef they were booked with)")
 		}
 	}
@@ -249,8 +249,8 @@ func (x *exchanges) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osd
 // exchangeQuoteOf quotes the exchange of a booking priced old to a new
 // journey priced price: the fee (exchange_fee of the old price, none with
 // an overrule code) and what is paid on top or refunded.
-func exchangeQuoteOf(fee Fee, old, price osdm.Price, overrule osdm.OverruleCode, now, until time.Time) (ExchangeQuote, error) {
-	q := ExchangeQuote{ExchangePrice: price, OverruleCode: overrule, CreatedOn: now, ValidUntil: until}
+func exchangeQuoteOf(fee Fee, old, price osdm.Price, overrule osdm.OverruleCode, now, until time.Time) (exchangeQuote, error) {
+	q := exchangeQuote{ExchangePrice: price, OverruleCode: overrule, CreatedOn: now, ValidUntil: until}
 	if price.Currency != old.Currency {
 		return q, fmt.Errorf("the new journey is priced in %s, the booking in %s", price.Currency, old.Currency)
 	}

@@ -38,7 +38,7 @@ func readExchangeOperationRequest(body []byte) (*osdm.OfferSelection, *osdm.Prob
 	case len(b.ExchangeOffers) == 0:
 		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/exchangeOffers", "exchangeOffers must name the exchange offer to book")
 	case len(b.ExchangeOffers) > 1:
-		return nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/exchangeOffers", "an exchange books one exchange offer, for every passenger")
+		return nil, restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/exchangeOffers", "an exchange books one exchange offer, for every passenger")
 	}
 	sel := b.ExchangeOffers[0]
 	if sel.OfferID == "" || len(sel.OfferID) > maxOfferIDLen {
@@ -46,7 +46,7 @@ func readExchangeOperationRequest(body []byte) (*osdm.OfferSelection, *osdm.Prob
 	}
 	for _, raw := range []json.RawMessage{sel.PlaceSelections, sel.OptionalReservationSelections, sel.OptionalAncillarySelections} {
 		if s := string(raw); s != "" && s != "null" && s != "[]" {
-			return nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/exchangeOffers/0", "no place, reservation or ancillary selection")
+			return nil, restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/exchangeOffers/0", "no place, reservation or ancillary selection")
 		}
 	}
 	return &sel.OfferSelection, nil
@@ -60,7 +60,7 @@ func (xs *exchanges) createExchangeOperation(ctx context.Context, c *call) *Answ
 	if p != nil {
 		return xs.problem(c, p)
 	}
-	return xs.idempotent(ctx, c, func() string { return NewID(ExchangeOperationIDPrefix) }, func(xid string) (*Answer, bool) {
+	return xs.idempotent(ctx, c, func() string { return newID(exchangeOperationIDPrefix) }, func(xid string) (*Answer, bool) {
 		rec, a := xs.bookings.bookingOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
@@ -69,8 +69,8 @@ func (xs *exchanges) createExchangeOperation(ctx context.Context, c *call) *Answ
 			return xs.resumeExchange(ctx, c, rec) // a retry of this request
 		}
 		now := xs.now()
-		offer, err := xs.offers.OpenOffer(ctx, sel.OfferID, now)
-		if err != nil && !errors.Is(err, ErrOfferNotFound) {
+		offer, err := xs.offers.openOffer(ctx, sel.OfferID, now)
+		if err != nil && !errors.Is(err, errOfferNotFound) {
 			return xs.offers.offerKeyFailed(c), false
 		}
 		if offer == nil || rec.exchangeQuote(sel.OfferID) == nil {
@@ -90,15 +90,15 @@ func (xs *exchanges) createExchangeOperation(ctx context.Context, c *call) *Answ
 			return xs.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 				"the exchange offer is booked already; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")), true
 		}
-		rec, err = xs.bookings.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
-			if r.State != StateFulfilled || r.Exchange.holds() {
+		rec, err = xs.bookings.updateBooking(ctx, rec.ID, func(r *bookingRecord) error {
+			if r.State != stateFulfilled || r.Exchange.holds() {
 				return &errRefused{xs.exchangeable(r, &exchangeOfferAsk{fulfillmentIDs: []string{fulfillmentID(r.ID)}, search: &offerRequest{}})}
 			}
 			if len(r.unrefunded()) != len(r.Passengers) {
 				// Quoted for every passenger, some refunded since: the new
 				// places would go to them too, and their fare counts
 				// twice (refunded, and credited to the exchange).
-				return &errRefused{Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/offerId",
+				return &errRefused{restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/offerId",
 					"an exchange covers every passenger of the booking, and some were refunded since this exchange offer was made")}
 			}
 			if p := exchangeDeparted(r, now); p != nil {
@@ -114,13 +114,13 @@ func (xs *exchanges) createExchangeOperation(ctx context.Context, c *call) *Answ
 			}
 			names, _ := legacyNames(offer, inOfferOrder(offer, r.Passengers))
 			req := &legacy.BookingRequest{
-				Header:     legacy.Header{MessageID: messageID(r.ID, StepExchangeBook, n), SentAt: now.UTC().Truncate(time.Second)},
+				Header:     legacy.Header{MessageID: messageID(r.ID, stepExchangeBook, n), SentAt: now.UTC().Truncate(time.Second)},
 				Journey:    offer.Journey(),
 				Places:     offer.PlaceRequest(),
 				OfferRef:   offer.LegacyOfferRef,
 				Passengers: names,
 			}
-			pending, err := xs.settlement.newPending(StepExchangeBook, req, now)
+			pending, err := xs.settlement.newPending(stepExchangeBook, req, now)
 			if err != nil {
 				return err
 			}
@@ -133,12 +133,12 @@ func (xs *exchanges) createExchangeOperation(ctx context.Context, c *call) *Answ
 			if err := xs.settlement.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
 				return err
 			}
-			r.Exchange = &ExchangeRecord{
-				ID: xid, N: n, State: ExchangeBooking, CreatedOn: now.UTC(),
+			r.Exchange = &exchangeRecord{
+				ID: xid, N: n, State: exchangeBooking, CreatedOn: now.UTC(),
 				HoldUntil: now.Add(xs.cfg.Hold).UTC().Truncate(time.Second),
 				OfferID:   sel.OfferID, Quote: *q, Offer: *offer,
 			}
-			r.State, r.Pending = StateExchanging, pending
+			r.State, r.Pending = stateExchanging, pending
 			return nil
 		})
 		if p := refusedBy(err); p != nil {
@@ -154,9 +154,9 @@ func (xs *exchanges) createExchangeOperation(ctx context.Context, c *call) *Answ
 
 // exchangePassengers checks that an exchange operation books the offer for
 // all its passengers.
-func exchangePassengers(sel *osdm.OfferSelection, offer *OfferRecord) *osdm.ProblemError {
+func exchangePassengers(sel *osdm.OfferSelection, offer *offerRecord) *osdm.ProblemError {
 	if len(sel.PassengerRefs) != len(offer.Passengers) {
-		return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/passengerRefs", "an exchange covers every passenger of the exchange offer")
+		return restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/passengerRefs", "an exchange covers every passenger of the exchange offer")
 	}
 	for i, ref := range sel.PassengerRefs {
 		found := false
@@ -164,7 +164,7 @@ func exchangePassengers(sel *osdm.OfferSelection, offer *OfferRecord) *osdm.Prob
 			found = found || op.Ref == ref
 		}
 		if !found {
-			return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/passengerRefs/"+strconv.Itoa(i),
+			return restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/passengerRefs/"+strconv.Itoa(i),
 				"passenger "+quoteShort(ref)+" is not a passenger of the exchange offer")
 		}
 	}
@@ -174,8 +174,8 @@ func exchangePassengers(sel *osdm.OfferSelection, offer *OfferRecord) *osdm.Prob
 // resumeExchange answers a repeated exchange call from the exchange as it
 // stands; a message whose answer was lost is settled first (asked, and
 // sent again only if the legacy system never got it).
-func (x *exchanges) resumeExchange(ctx context.Context, c *call, rec *BookingRecord) (*Answer, bool) {
-	if rec.State == StateExchanging && rec.Pending != nil {
+func (x *exchanges) resumeExchange(ctx context.Context, c *call, rec *bookingRecord) (*Answer, bool) {
+	if rec.State == stateExchanging && rec.Pending != nil {
 		if x.now().Before(rec.Pending.LeaseUntil) {
 			return x.bookings.inProgress(c, rec), false
 		}
@@ -187,19 +187,19 @@ func (x *exchanges) resumeExchange(ctx context.Context, c *call, rec *BookingRec
 
 // exchangeResult is the answer of an exchange call once its message was
 // sent (d) or found answered: the operation, or why not.
-func (xs *exchanges) exchangeResult(c *call, rec *BookingRecord, d *delivery, subject string) (*Answer, bool) {
+func (xs *exchanges) exchangeResult(c *call, rec *bookingRecord, d *delivery, subject string) (*Answer, bool) {
 	if a := xs.settlement.unsettled(c, d, subject, "the exchange is being settled: retry with the same Idempotency-Key to get its outcome (the old booking stands until it is confirmed)"); a != nil {
 		return a, false
 	}
-	if rec.State == StateExchanging {
+	if rec.State == stateExchanging {
 		return xs.bookings.inProgress(c, rec), false
 	}
 	x := rec.Exchange
 	switch x.State {
-	case ExchangeFailed:
+	case exchangeFailed:
 		p := exchangeFailure(rec)
 		return xs.problem(c, p), finalProblem(p)
-	case ExchangeDropped:
+	case exchangeDropped:
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was")
 		return xs.problem(c, p), true
 	}
@@ -207,8 +207,8 @@ func (xs *exchanges) exchangeResult(c *call, rec *BookingRecord, d *delivery, su
 }
 
 // exchangeFailure is the problem of rec's exchange, which the legacy
-// system refused (ExchangeFailed).
-func exchangeFailure(rec *BookingRecord) *osdm.ProblemError {
+// system refused (exchangeFailed).
+func exchangeFailure(rec *bookingRecord) *osdm.ProblemError {
 	x := rec.Exchange
 	nr := &legacy.NegativeReply{Code: legacy.CodeExchangeNotPossible}
 	if x.Failure != nil && x.Failure.Code != codeReplacementProposal {
@@ -219,15 +219,15 @@ func exchangeFailure(rec *BookingRecord) *osdm.ProblemError {
 	return p
 }
 
-func droppedWhy(x *ExchangeRecord) string {
-	if x.Dropped == CancelRelease {
+func droppedWhy(x *exchangeRecord) string {
+	if x.Dropped == cancelRelease {
 		return "released: it was not confirmed by its ticketTimeLimit"
 	}
 	return "deleted"
 }
 
 // exchangeOf loads the booking and exchange operation of the call's path.
-func (x *exchanges) exchangeOf(ctx context.Context, c *call) (*BookingRecord, *Answer) {
+func (x *exchanges) exchangeOf(ctx context.Context, c *call) (*bookingRecord, *Answer) {
 	rec, a := x.bookings.bookingOf(ctx, c)
 	if a != nil {
 		return nil, a
@@ -245,10 +245,10 @@ func (xs *exchanges) getExchangeOperation(ctx context.Context, c *call) *Answer 
 	if a != nil {
 		return a
 	}
-	if x := rec.Exchange; x.State == ExchangeDropped {
+	if x := rec.Exchange; x.State == exchangeDropped {
 		return xs.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was"))
 	}
-	if rec.Exchange.State == ExchangeFailed {
+	if rec.Exchange.State == exchangeFailed {
 		// What the operation is now, not a retry of its refusal: ERROR,
 		// with the refusal as its problem.
 		return xs.json(c, http.StatusOK, osdm.ExchangeOperationResponse{
@@ -275,10 +275,10 @@ func (x *exchanges) patchExchangeOperation(ctx context.Context, c *call) *Answer
 		return x.problem(c, p)
 	}
 	if b.RequestedFulfillmentType != "" && b.RequestedFulfillmentType != string(osdm.FulfillmentETicket) {
-		return x.problem(c, Restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/requestedFulfillmentType", "the fulfilment is an e-ticket (ETICKET)"))
+		return x.problem(c, restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/requestedFulfillmentType", "the fulfilment is an e-ticket (ETICKET)"))
 	}
 	if b.PreferredFulfillmentMedia != "" && b.PreferredFulfillmentMedia != string(osdm.FulfillmentMediaPDFA4) {
-		return x.problem(c, Restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/preferredFulfillmentMedia", "the fulfilment is a PDF (PDF_A4)"))
+		return x.problem(c, restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/preferredFulfillmentMedia", "the fulfilment is a PDF (PDF_A4)"))
 	}
 	return either(x.getJourneyExchangeOperation, x.getExchangeOperation)(ctx, c)
 }
@@ -295,13 +295,13 @@ func (xs *exchanges) deleteExchangeOperation(ctx context.Context, c *call) *Answ
 		}
 		x := rec.Exchange
 		switch {
-		case x.State == ExchangeDropped, x.State == ExchangeFailed:
+		case x.State == exchangeDropped, x.State == exchangeFailed:
 			return xs.noContent(c), true // nothing is held for it
-		case x.State == ExchangeConfirmed:
+		case x.State == exchangeConfirmed:
 			p := osdm.NewProblem(http.StatusConflict, osdm.CodeBookingFulfilled, "exchange operation "+x.ID+" is confirmed; refund or exchange the booking instead")
 			return xs.problem(c, p), true
 		}
-		rec, d, p := xs.dropExchange(ctx, c.send, rec, CancelDelete)
+		rec, d, p := xs.dropExchange(ctx, c.send, rec, cancelDelete)
 		if p != nil {
 			return xs.problem(c, p), finalProblem(p)
 		}
@@ -314,7 +314,7 @@ func (xs *exchanges) deleteExchangeOperation(ctx context.Context, c *call) *Answ
 
 // exchangeFailed is the answer when an exchange's CancelRequest did not
 // reach its end, nil when it did.
-func (x *exchanges) exchangeFailed(c *call, rec *BookingRecord, d *delivery) (*Answer, bool) {
+func (x *exchanges) exchangeFailed(c *call, rec *bookingRecord, d *delivery) (*Answer, bool) {
 	subject := "the exchange of booking " + rec.ID
 	if a := x.settlement.unsettled(c, d, subject, "it is being settled: retry to learn its outcome"); a != nil {
 		return a, false
@@ -323,54 +323,54 @@ func (x *exchanges) exchangeFailed(c *call, rec *BookingRecord, d *delivery) (*A
 	case d.refusal != nil:
 		p := NegativeProblem(d.refusal, subject)
 		return x.problem(c, p), finalProblem(p)
-	case rec.State == StateExchanging:
+	case rec.State == stateExchanging:
 		return x.bookings.inProgress(c, rec), false
 	}
 	return nil, true
 }
 
-// dropExchange cancels the new places of rec's exchange (why: CancelDelete
-// or CancelRelease), or settles the CancelRequest under way.
-func (x *exchanges) dropExchange(ctx context.Context, send Sender, rec *BookingRecord, why string) (*BookingRecord, *delivery, *osdm.ProblemError) {
-	return x.exchangeCancel(ctx, send, rec, CancelExchangeDrop, why)
+// dropExchange cancels the new places of rec's exchange (why: cancelDelete
+// or cancelRelease), or settles the CancelRequest under way.
+func (x *exchanges) dropExchange(ctx context.Context, send Sender, rec *bookingRecord, why string) (*bookingRecord, *delivery, *osdm.ProblemError) {
+	return x.exchangeCancel(ctx, send, rec, cancelExchangeDrop, why)
 }
 
 // confirmExchange cancels the old places of rec's PREBOOKED exchange (the
 // fulfilment that confirms it), or settles the CancelRequest under way.
-func (x *exchanges) confirmExchange(ctx context.Context, send Sender, rec *BookingRecord) (*BookingRecord, *delivery, *osdm.ProblemError) {
-	return x.exchangeCancel(ctx, send, rec, CancelExchange, "")
+func (x *exchanges) confirmExchange(ctx context.Context, send Sender, rec *bookingRecord) (*bookingRecord, *delivery, *osdm.ProblemError) {
+	return x.exchangeCancel(ctx, send, rec, cancelExchange, "")
 }
 
 // exchangeCancel records and sends the CancelRequest of an exchange: of
-// the old places (kind CancelExchange) or of the new (CancelExchangeDrop,
-// why CancelDelete or CancelRelease).
-func (xs *exchanges) exchangeCancel(ctx context.Context, send Sender, rec *BookingRecord, kind, why string) (*BookingRecord, *delivery, *osdm.ProblemError) {
+// the old places (kind cancelExchange) or of the new (cancelExchangeDrop,
+// why cancelDelete or cancelRelease).
+func (xs *exchanges) exchangeCancel(ctx context.Context, send Sender, rec *bookingRecord, kind, why string) (*bookingRecord, *delivery, *osdm.ProblemError) {
 	now := xs.now()
-	if rec.State == StateExchanging && rec.Pending != nil {
+	if rec.State == stateExchanging && rec.Pending != nil {
 		if rec.Pending.Cancel != kind || now.Before(rec.Pending.LeaseUntil) {
 			return nil, nil, stateProblem(rec, "changed")
 		}
 		after, d := xs.settlement.redeliver(ctx, send, rec)
 		return after, d, nil
 	}
-	rec, err := xs.bookings.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+	rec, err := xs.bookings.updateBooking(ctx, rec.ID, func(r *bookingRecord) error {
 		x := r.Exchange
-		if r.State != StateFulfilled || x == nil || x.State != ExchangePrebooked || x.Legacy == nil || r.Legacy == nil {
+		if r.State != stateFulfilled || x == nil || x.State != exchangePrebooked || x.Legacy == nil || r.Legacy == nil {
 			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+r.ID+" has no exchange holding new places")}
 		}
-		if why == CancelRelease && now.Before(x.HoldUntil) {
+		if why == cancelRelease && now.Before(x.HoldUntil) {
 			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange's hold runs until "+x.HoldUntil.Format(time.RFC3339))}
 		}
-		if kind == CancelExchange && !now.Before(x.HoldUntil) {
+		if kind == cancelExchange && !now.Before(x.HoldUntil) {
 			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeBookingExpired,
 				"exchange operation "+x.ID+" passed its ticketTimeLimit "+x.HoldUntil.Format(time.RFC3339)+" and is released; the booking stands as it was")}
 		}
-		if p := exchangeDeparted(r, now); p != nil && kind == CancelExchange {
+		if p := exchangeDeparted(r, now); p != nil && kind == cancelExchange {
 			p.Detail += "; exchange operation " + x.ID + " is released when its ticketTimeLimit runs out, or deleted (DELETE /bookings/" + r.ID + "/exchange-operations/" + x.ID + ")"
 			return &errRefused{p}
 		}
 		req := &legacy.CancelRequest{BookingRef: r.Legacy.BookingRef}
-		if kind == CancelExchangeDrop {
+		if kind == cancelExchangeDrop {
 			// The new places were never sold: released without a fee.
 			req.BookingRef, req.ReasonCode = x.Legacy.BookingRef, xs.bookings.releaseReason()
 		} else if code, ok := xs.cfg.Reasons[x.Quote.OverruleCode]; ok && x.Quote.OverruleCode != "" {
@@ -384,7 +384,7 @@ func (xs *exchanges) exchangeCancel(ctx context.Context, send Sender, rec *Booki
 			// its cancellation fee, the exchange_fee quoted (Config).
 			req.ReasonCode = xs.bookings.releaseReason()
 		}
-		return xs.bookings.pendCancel(ctx, r, req, kind, why, StateExchanging, now)
+		return xs.bookings.pendCancel(ctx, r, req, kind, why, stateExchanging, now)
 	})
 	return xs.bookings.deliverCancel(ctx, send, rec, err)
 }
@@ -392,12 +392,12 @@ func (xs *exchanges) exchangeCancel(ctx context.Context, send Sender, rec *Booki
 // recordExchangeBookResult records the reply to an exchange's
 // BookingRequest: the new places held (PREBOOKED) or refused (FAILED);
 // the booking is FULFILLED as before either way.
-func (xs *exchanges) recordExchangeBookResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
+func (xs *exchanges) recordExchangeBookResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*bookingRecord, error) {
 	booked, err := d.booked(reply, now)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := xs.bookings.updateBooking(ctx, id, func(r *BookingRecord) error {
+	rec, err := xs.bookings.updateBooking(ctx, id, func(r *bookingRecord) error {
 		p := r.Pending
 		if p == nil || p.MessageID != msgID || r.Exchange == nil {
 			return errNoChange
@@ -408,10 +408,10 @@ func (xs *exchanges) recordExchangeBookResult(ctx context.Context, id, msgID str
 			if booked.Price.Currency == "" {
 				booked.Price = x.Offer.OSDMPrice
 			}
-			x.State, x.Legacy = ExchangePrebooked, booked
+			x.State, x.Legacy = exchangePrebooked, booked
 			return nil
 		}
-		x.State, x.Failure = ExchangeFailed, d.failure(now)
+		x.State, x.Failure = exchangeFailed, d.failure(now)
 		return nil
 	})
 	if err != nil {
@@ -426,13 +426,13 @@ func (xs *exchanges) recordExchangeBookResult(ctx context.Context, id, msgID str
 // system holds them no more, the booking is the new journey. Of the new
 // places (delete, release): once freed, the operation is dropped. A
 // refusal that leaves the places held changes nothing.
-func (xs *exchanges) recordExchangeCancelResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
+func (xs *exchanges) recordExchangeCancelResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*bookingRecord, error) {
 	done := true
 	if nr, ok := reply.(*legacy.NegativeReply); ok {
 		d.refusal = nr
 		done = nr.Code == legacy.CodeAlreadyCancelled || nr.Code == legacy.CodeBookingNotFound
 	}
-	rec, err := xs.bookings.updateBooking(ctx, id, func(r *BookingRecord) error {
+	rec, err := xs.bookings.updateBooking(ctx, id, func(r *bookingRecord) error {
 		p := r.Pending
 		if p == nil || p.MessageID != msgID || r.Exchange == nil {
 			return errNoChange
@@ -440,11 +440,11 @@ func (xs *exchanges) recordExchangeCancelResult(ctx context.Context, id, msgID s
 		r.Pending, r.State = nil, p.Revert
 		x := r.Exchange
 		if !done {
-			r.LastRefusal = &LegacyRefusal{Code: d.refusal.Code, Text: d.refusal.Text, Retryable: d.refusal.Retryable, At: now}
+			r.LastRefusal = &legacyRefusal{Code: d.refusal.Code, Text: d.refusal.Text, Retryable: d.refusal.Retryable, At: now}
 			return nil
 		}
-		if p.Cancel == CancelExchangeDrop {
-			x.State, x.Dropped = ExchangeDropped, p.RefundOfferID
+		if p.Cancel == cancelExchangeDrop {
+			x.State, x.Dropped = exchangeDropped, p.RefundOfferID
 			return nil
 		}
 		// Confirmed: the booking is the new journey, its passengers in the
@@ -452,14 +452,14 @@ func (xs *exchanges) recordExchangeCancelResult(ctx context.Context, id, msgID s
 		// the new legacy booking holds.
 		d.refusal = nil
 		confirmed := now.UTC()
-		x.State, x.ConfirmedOn, x.Old = ExchangeConfirmed, &confirmed, r.Legacy
+		x.State, x.ConfirmedOn, x.Old = exchangeConfirmed, &confirmed, r.Legacy
 		if r.Fulfillment != nil {
 			// The old travel document is void; the new journey gets its
 			// own, with the new booking's control number (below).
 			old := *r.Fulfillment
 			old.Summary = journeySummary(&r.Offer)
 			r.Exchanged = append(r.Exchanged, old)
-			r.Fulfillment = &FulfillmentRecord{ID: exchangeFulfillmentID(r.ID, x.N)}
+			r.Fulfillment = &fulfillmentRecord{ID: exchangeFulfillmentID(r.ID, x.N)}
 		}
 		r.Offer, r.Legacy = x.Offer, x.Legacy
 		if pax := inOfferOrder(&r.Offer, r.Passengers); pax != nil {

@@ -142,7 +142,7 @@ type Answer struct {
 
 // call is one OSDM call on its way through the façade.
 type call struct {
-	// client is the client the call is made by (AnonymousClient when none).
+	// client is the client the call is made by (anonymousClient when none).
 	client string
 	method string
 	path   string
@@ -156,29 +156,25 @@ type call struct {
 	rec    *recorder
 	answer *Answer
 	// tickets are the documents of the answer, rendered in place of their
-	// placeholders when it leaves Serve (ticket_document.go).
+	// placeholders when it leaves ServeClient (ticket_document.go).
 	tickets []ticketpdf.Placeholder
 }
 
-// Serve answers one OSDM call: method and path (relative to the façade's
-// base, as sent: URL.EscapedPath, e.g. "/offers"; the router decodes each
-// segment after splitting), the request's header and body (at most
-// Config.MaxBody bytes: the caller reads one byte more and passes it on,
-// so an oversized body is answered 413 here); a query (after "?") is
-// read where an operation takes one (embed). send carries this call's
+// ServeClient answers one OSDM call made by client (the access token's
+// subject; anonymousClient when none): method and path (relative to the
+// façade's base, as sent: URL.EscapedPath, e.g. "/offers"; the router
+// decodes each segment after splitting), the request's header and body
+// (at most Config.MaxBody bytes: the caller reads one byte more and passes
+// it on, so an oversized body is answered 413 here); a query (after "?")
+// is read where an operation takes one (embed). send carries this call's
 // legacy messages. The call runs under Config.Timeout, detached from ctx's
-// cancellation so a state change runs to a consistent end. The call is
-// AnonymousClient's: see ServeClient.
-func (f *Facade) Serve(ctx context.Context, send Sender, method, path string, header http.Header, body []byte) *Answer {
-	return f.ServeClient(ctx, AnonymousClient, send, method, path, header, body)
-}
-
-// ServeClient is Serve for a call made by client (the access token's
-// subject): a booking it makes is client's, and a booking of another
-// client, with everything that hangs off it (passengers, fulfilment,
-// refund and exchange offers, exchange operations), is answered as an
-// unknown id, nothing sent; its Idempotency-Keys are client's own; an
-// offer it searched is bookable by client alone.
+// cancellation so a state change runs to a consistent end.
+//
+// A booking client makes is client's, and a booking of another client,
+// with everything that hangs off it (passengers, fulfilment, refund and
+// exchange offers, exchange operations), is answered as an unknown id,
+// nothing sent; its Idempotency-Keys are client's own; an offer it
+// searched is bookable by client alone.
 func (f *Facade) ServeClient(ctx context.Context, client string, send Sender, method, path string, header http.Header, body []byte) *Answer {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.cfg.Timeout)
 	defer cancel()
@@ -284,7 +280,7 @@ func (r *recorder) Send(ctx context.Context, req legacy.Request) (legacy.Reply, 
 	m := MessageRecord{Kind: req.Kind(), MessageID: req.MessageID(), Duration: time.Since(start)}
 	switch {
 	case err != nil:
-		switch KindOf(err) {
+		switch kindOf(err) {
 		case ErrLegacySlow:
 			m.Outcome = "slow"
 		case ErrLegacyGarbage:

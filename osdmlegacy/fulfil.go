@@ -16,12 +16,12 @@ import (
 // the exchange: the old places are cancelled, and the fulfilment is the
 // new journey's.
 
-// FulfillmentIDPrefix starts every fulfilment id; the rest is the booking
+// fulfillmentIDPrefix starts every fulfilment id; the rest is the booking
 // id's, so GET /fulfillments/{id} finds its booking without an index.
-const FulfillmentIDPrefix = "fu-"
+const fulfillmentIDPrefix = "fu-"
 
 func fulfillmentID(bookingID string) string {
-	return FulfillmentIDPrefix + strings.TrimPrefix(bookingID, BookingIDPrefix)
+	return fulfillmentIDPrefix + strings.TrimPrefix(bookingID, bookingIDPrefix)
 }
 
 // exchangeFulfillmentID is the id of the fulfilment the booking's n-th
@@ -34,18 +34,18 @@ func exchangeFulfillmentID(bookingID string, n int) string {
 // bookingOfFulfillment is the booking id of fulfilment id fid, false when
 // fid is no fulfilment id of this façade's.
 func bookingOfFulfillment(fid string) (string, bool) {
-	rest, ok := strings.CutPrefix(fid, FulfillmentIDPrefix)
+	rest, ok := strings.CutPrefix(fid, fulfillmentIDPrefix)
 	if !ok {
 		return "", false
 	}
 	rest, _, _ = strings.Cut(rest, ".")
-	return BookingIDPrefix + rest, true
+	return bookingIDPrefix + rest, true
 }
 
 // fulfillmentNotOf is the problem of fid named at ptr for an operation on
 // booking rec, whose fulfilment it is not: one an exchange replaced says so
 // and names the fulfilment to use.
-func fulfillmentNotOf(rec *BookingRecord, fid, ptr string) *osdm.ProblemError {
+func fulfillmentNotOf(rec *bookingRecord, fid, ptr string) *osdm.ProblemError {
 	for _, x := range rec.Exchanged {
 		if x.ID == fid && rec.Fulfillment != nil {
 			return osdm.NewProblem(http.StatusNotFound, osdm.CodeFulfillmentNotFound,
@@ -57,7 +57,7 @@ func fulfillmentNotOf(rec *BookingRecord, fid, ptr string) *osdm.ProblemError {
 }
 
 // journeySummary names the journey of offer o.
-func journeySummary(o *OfferRecord) string {
+func journeySummary(o *offerRecord) string {
 	return "Reservation on train " + o.Train + " on " + o.ServiceDate
 }
 
@@ -92,23 +92,23 @@ func (d *documents) createFulfillments(ctx context.Context, c *call) *Answer {
 		if a != nil {
 			return a, finalAnswer(a)
 		}
-		if cur.Exchange.holds() || cur.State == StateExchanging && cur.Pending != nil && cur.Pending.Cancel == CancelExchange {
+		if cur.Exchange.holds() || cur.State == stateExchanging && cur.Pending != nil && cur.Pending.Cancel == cancelExchange {
 			return d.fulfilExchange(ctx, c, cur)
 		}
 		fulfilled := false
-		rec, err := d.bookings.updateBooking(ctx, id, func(r *BookingRecord) error {
+		rec, err := d.bookings.updateBooking(ctx, id, func(r *bookingRecord) error {
 			now := d.now()
 			fulfilled = false
 			switch {
-			case r.State == StateFulfilled || r.Fulfillment != nil:
+			case r.State == stateFulfilled || r.Fulfillment != nil:
 				return errNoChange // fulfilled before: the same fulfilment
-			case r.State == StatePrebooked && now.Before(r.HoldUntil):
+			case r.State == statePrebooked && now.Before(r.HoldUntil):
 			default:
 				return &errRefused{stateProblem(r, "fulfilled")}
 			}
 			fulfilled = true
-			r.State = StateFulfilled
-			r.Fulfillment = &FulfillmentRecord{ID: fulfillmentID(r.ID), CreatedOn: now.UTC(), ControlNumber: controlNumber(r)}
+			r.State = stateFulfilled
+			r.Fulfillment = &fulfillmentRecord{ID: fulfillmentID(r.ID), CreatedOn: now.UTC(), ControlNumber: controlNumber(r)}
 			return nil
 		})
 		if p := refusedBy(err); p != nil {
@@ -121,7 +121,7 @@ func (d *documents) createFulfillments(ctx context.Context, c *call) *Answer {
 			p := stateProblem(rec, "fulfilled")
 			return d.problem(c, p), finalProblem(p)
 		}
-		_ = d.store.Delete(ctx, Key(d.cfg.Partner, KindHold, rec.ID))
+		_ = d.store.Delete(ctx, storeKey(d.cfg.Partner, kindHold, rec.ID))
 		if fulfilled {
 			rec = d.passengers.sendUnsentData(ctx, c.send, rec)
 		}
@@ -133,8 +133,8 @@ func (d *documents) createFulfillments(ctx context.Context, c *call) *Answer {
 // cancelled (a CancelRequest) and the booking is the new journey; then
 // the passengers' data its BookingRequest could not carry follow
 // (sendUnsentData).
-func (ds *documents) fulfilExchange(ctx context.Context, c *call, rec *BookingRecord) (*Answer, bool) {
-	if rec.Exchange.State == ExchangeBooking {
+func (ds *documents) fulfilExchange(ctx context.Context, c *call, rec *bookingRecord) (*Answer, bool) {
+	if rec.Exchange.State == exchangeBooking {
 		return ds.bookings.inProgress(c, rec), false
 	}
 	rec, d, p := ds.exchanges.confirmExchange(ctx, c.send, rec)
@@ -144,18 +144,18 @@ func (ds *documents) fulfilExchange(ctx context.Context, c *call, rec *BookingRe
 	if a, final := ds.exchanges.exchangeFailed(c, rec, d); a != nil {
 		return a, final
 	}
-	if rec.Exchange.State != ExchangeConfirmed || rec.Fulfillment == nil {
+	if rec.Exchange.State != exchangeConfirmed || rec.Fulfillment == nil {
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+rec.ID+" was not confirmed; the booking stands as it was")
 		return ds.problem(c, p), true
 	}
-	_ = ds.store.Delete(ctx, Key(ds.cfg.Partner, KindHold, rec.ID))
+	_ = ds.store.Delete(ctx, storeKey(ds.cfg.Partner, kindHold, rec.ID))
 	rec = ds.passengers.sendUnsentData(ctx, c.send, rec)
 	return ds.fulfillmentAnswer(c, rec), true
 }
 
 // controlNumber is the fulfilment's control number: the BookingReply's
 // ticket control number, else its reservation reference.
-func controlNumber(r *BookingRecord) string {
+func controlNumber(r *bookingRecord) string {
 	if r.Legacy == nil {
 		return ""
 	}
@@ -166,7 +166,7 @@ func controlNumber(r *BookingRecord) string {
 }
 
 // fulfillmentView is the OSDM fulfilment of a fulfilled booking.
-func fulfillmentView(rec *BookingRecord) osdm.Fulfillment {
+func fulfillmentView(rec *bookingRecord) osdm.Fulfillment {
 	fr := rec.Fulfillment
 	status := osdm.FulfillmentFulfilled
 	switch partStatus(rec) {
@@ -175,7 +175,7 @@ func fulfillmentView(rec *BookingRecord) osdm.Fulfillment {
 	case osdm.BookingPartCancelled:
 		status = osdm.FulfillmentCancelled
 	}
-	if rec.Cancel != nil && rec.Cancel.Why == CancelReplaced {
+	if rec.Cancel != nil && rec.Cancel.Why == cancelReplaced {
 		status = osdm.FulfillmentExchanged // a leg of a journey an exchange replaced
 	}
 	return osdm.Fulfillment{
@@ -188,7 +188,7 @@ func fulfillmentView(rec *BookingRecord) osdm.Fulfillment {
 
 // fulfillmentsView is every fulfilment of rec: those exchanges replaced
 // (EXCHANGED), then the current one.
-func fulfillmentsView(rec *BookingRecord) []osdm.Fulfillment {
+func fulfillmentsView(rec *bookingRecord) []osdm.Fulfillment {
 	var out []osdm.Fulfillment
 	for i := range rec.Exchanged {
 		out = append(out, exchangedView(rec, &rec.Exchanged[i]))
@@ -200,7 +200,7 @@ func fulfillmentsView(rec *BookingRecord) []osdm.Fulfillment {
 }
 
 // exchangedView is the OSDM fulfilment of fr, which an exchange replaced.
-func exchangedView(rec *BookingRecord, fr *FulfillmentRecord) osdm.Fulfillment {
+func exchangedView(rec *bookingRecord, fr *fulfillmentRecord) osdm.Fulfillment {
 	return osdm.Fulfillment{
 		ID: fr.ID, Status: osdm.FulfillmentExchanged, BookingRef: rec.ID, CreatedOn: fr.CreatedOn,
 		ControlNumber: fr.ControlNumber, Summary: fr.Summary,

@@ -15,17 +15,17 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/ticketpdf"
 )
 
-// IdempotencyTTL is how long an Idempotency-Key and its answer are kept:
+// idempotencyTTL is how long an Idempotency-Key and its answer are kept:
 // a client retries within minutes; a day covers any retry policy.
-const IdempotencyTTL = 24 * time.Hour
+const idempotencyTTL = 24 * time.Hour
 
-// HeaderReplayed marks an answer replayed for a repeated Idempotency-Key.
-const HeaderReplayed = "Idempotent-Replayed"
+// headerReplayed marks an answer replayed for a repeated Idempotency-Key.
+const headerReplayed = "Idempotent-Replayed"
 
-// IdempotencyRecord is what the store keeps under an Idempotency-Key: the
+// idempotencyRecord is what the store keeps under an Idempotency-Key: the
 // request it was first used with (a hash of method, path and body), the
 // resource that request created or acted on, and, once final, its answer.
-type IdempotencyRecord struct {
+type idempotencyRecord struct {
 	// Hash is the SHA-256 of method, path and body, hex.
 	Hash string `json:"hash"`
 	// Resource is the id the first call chose (a booking or refund offer
@@ -66,11 +66,11 @@ func idempotencyKey(h http.Header) (string, *osdm.ProblemError) {
 
 // idempotencyHash is the store id of client's Idempotency-Key key: each
 // client has keys of its own, so that one reusing another's key never gets
-// the other's answer nor acts on its resource. AnonymousClient's keys hash
+// the other's answer nor acts on its resource. anonymousClient's keys hash
 // as they did before keys had owners.
 func idempotencyHash(client, key string) string {
 	h := sha256.New()
-	if client != AnonymousClient {
+	if client != anonymousClient {
 		h.Write([]byte("client\x00"))
 		h.Write([]byte(strconv.Itoa(len(client))))
 		h.Write([]byte{0})
@@ -109,17 +109,17 @@ func (k *core) idempotent(ctx context.Context, c *call, newResource func() strin
 		a, _ := op(newResource())
 		return a
 	}
-	skey := Key(k.cfg.Partner, KindIdempotency, idempotencyHash(c.client, key))
+	skey := storeKey(k.cfg.Partner, kindIdempotency, idempotencyHash(c.client, key))
 	hash := requestHash(c)
-	var rec IdempotencyRecord
+	var rec idempotencyRecord
 	for attempt := 0; ; attempt++ {
 		if attempt == 8 {
 			return k.storeFailed(c, errConflict)
 		}
 		now := k.now()
-		fresh := IdempotencyRecord{Hash: hash, Resource: newResource(), LeaseUntil: now.Add(k.cfg.Timeout)}
+		fresh := idempotencyRecord{Hash: hash, Resource: newResource(), LeaseUntil: now.Add(k.cfg.Timeout)}
 		b, _ := json.Marshal(fresh)
-		ok, err := k.store.PutIfAbsent(ctx, skey, b, IdempotencyTTL)
+		ok, err := k.store.PutIfAbsent(ctx, skey, b, idempotencyTTL)
 		if err != nil {
 			return k.storeFailed(c, err)
 		}
@@ -155,7 +155,7 @@ func (k *core) idempotent(ctx context.Context, c *call, newResource func() strin
 		taken := rec
 		taken.LeaseUntil = now.Add(k.cfg.Timeout)
 		nb, _ := json.Marshal(taken)
-		ok, err = k.store.CompareAndSet(ctx, skey, old, nb, IdempotencyTTL)
+		ok, err = k.store.CompareAndSet(ctx, skey, old, nb, idempotencyTTL)
 		if err != nil {
 			return k.storeFailed(c, err)
 		}
@@ -172,7 +172,7 @@ func (k *core) idempotent(ctx context.Context, c *call, newResource func() strin
 		b, _ := json.Marshal(rec)
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 		defer cancel()
-		_ = k.store.Put(rctx, skey, b, IdempotencyTTL)
+		_ = k.store.Put(rctx, skey, b, idempotencyTTL)
 		return a
 	}
 	rec.Done, rec.Status, rec.Body, rec.Tickets = true, a.Status, a.Body, c.tickets
@@ -180,15 +180,15 @@ func (k *core) idempotent(ctx context.Context, c *call, newResource func() strin
 	b, _ := json.Marshal(rec)
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
-	if err := k.store.Put(rctx, skey, b, IdempotencyTTL); err != nil {
+	if err := k.store.Put(rctx, skey, b, idempotencyTTL); err != nil {
 		a.StoreErrors++
 	}
 	return a
 }
 
 // replay answers a stored final answer again.
-func (k *core) replay(rec *IdempotencyRecord) *Answer {
-	h := http.Header{"Cache-Control": {"no-store"}, HeaderReplayed: {"true"}}
+func (k *core) replay(rec *idempotencyRecord) *Answer {
+	h := http.Header{"Cache-Control": {"no-store"}, headerReplayed: {"true"}}
 	if rec.ContentType != "" {
 		h.Set("Content-Type", rec.ContentType)
 	}

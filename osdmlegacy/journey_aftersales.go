@@ -15,17 +15,17 @@ import (
 // journey as a whole.
 
 // isJourneyID reports whether a booking id names a journey with changes.
-func isJourneyID(id string) bool { return strings.HasPrefix(id, JourneyIDPrefix) }
+func isJourneyID(id string) bool { return strings.HasPrefix(id, journeyIDPrefix) }
 
 // journeyOf loads the journey of the call's path with its legs, or
 // answers why not: a journey whose booking did not end booked is not
 // found, as a single booking the legacy system refused.
-func (js *journeys) journeyOf(ctx context.Context, c *call) (*JourneyRecord, []*BookingRecord, *Answer) {
+func (js *journeys) journeyOf(ctx context.Context, c *call) (*journeyRecord, []*bookingRecord, *Answer) {
 	id := c.params[osdm.ParamBookingID]
 	c.answer.BookingID = id
 	j, _, err := js.loadJourney(ctx, id)
-	if errors.Is(err, errJourneyMissing) || err == nil && j.State != JourneyBooked {
-		if err == nil && j.State == JourneyBooking {
+	if errors.Is(err, errJourneyMissing) || err == nil && j.State != journeyBooked {
+		if err == nil && j.State == journeyBooking {
 			p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+id+" has messages to the reservation system under way; retry in a few seconds")
 			p.Retryable = true
 			return nil, nil, js.problem(c, p)
@@ -67,7 +67,7 @@ func (j *journeys) deleteJourney(ctx context.Context, c *call) *Answer {
 		}
 		all := true
 		for _, leg := range legs {
-			all = all && leg.State == StateCancelled && leg.Cancel != nil && leg.Cancel.Why == CancelDelete
+			all = all && leg.State == stateCancelled && leg.Cancel != nil && leg.Cancel.Why == cancelDelete
 		}
 		if all {
 			return j.noContent(c), true
@@ -75,19 +75,19 @@ func (j *journeys) deleteJourney(ctx context.Context, c *call) *Answer {
 		// Every train must be deletable before any is cancelled: a journey
 		// is not left half deleted.
 		for _, leg := range legs {
-			deleted := leg.State == StateCancelled && leg.Cancel != nil && leg.Cancel.Why == CancelDelete
-			resending := leg.State == StateCancelling && leg.Pending != nil && leg.Pending.Cancel == CancelDelete
-			if !deleted && !resending && leg.State != StatePrebooked {
+			deleted := leg.State == stateCancelled && leg.Cancel != nil && leg.Cancel.Why == cancelDelete
+			resending := leg.State == stateCancelling && leg.Pending != nil && leg.Pending.Cancel == cancelDelete
+			if !deleted && !resending && leg.State != statePrebooked {
 				p := stateProblem(leg, "deleted")
-				p.Detail = journeyDetail(p.Detail, &JourneyRecord{ID: id}, leg)
+				p.Detail = journeyDetail(p.Detail, &journeyRecord{ID: id}, leg)
 				return j.problem(c, p), finalProblem(p)
 			}
 		}
 		for _, leg := range legs {
-			if leg.State == StateCancelled && leg.Cancel != nil && leg.Cancel.Why == CancelDelete {
+			if leg.State == stateCancelled && leg.Cancel != nil && leg.Cancel.Why == cancelDelete {
 				continue
 			}
-			after, d, p := j.bookings.cancel(ctx, c.send, leg, CancelDelete, "", nil)
+			after, d, p := j.bookings.cancel(ctx, c.send, leg, cancelDelete, "", nil)
 			if p != nil {
 				p.Detail = strings.Replace(p.Detail, "booking "+leg.ID, "booking "+id+" (train "+leg.Offer.Train+")", 1)
 				return j.problem(c, p), finalProblem(p)
@@ -116,7 +116,7 @@ func (js *journeys) fulfilJourney(ctx context.Context, c *call) *Answer {
 		// is fulfilled as a whole.
 		now := js.now()
 		for _, leg := range legs {
-			if leg.Fulfillment == nil && !(leg.State == StatePrebooked && now.Before(leg.HoldUntil)) {
+			if leg.Fulfillment == nil && !(leg.State == statePrebooked && now.Before(leg.HoldUntil)) {
 				p := stateProblem(leg, "fulfilled")
 				p.Detail = strings.Replace(p.Detail, "booking "+leg.ID, "booking "+id+" (train "+leg.Offer.Train+")", 1)
 				return js.problem(c, p), finalProblem(p)
@@ -125,19 +125,19 @@ func (js *journeys) fulfilJourney(ctx context.Context, c *call) *Answer {
 		out := osdm.FulfillmentCollectionResponse{}
 		for i, leg := range legs {
 			fulfilled := false
-			rec, err := js.bookings.updateBooking(ctx, leg.ID, func(r *BookingRecord) error {
+			rec, err := js.bookings.updateBooking(ctx, leg.ID, func(r *bookingRecord) error {
 				now := js.now()
 				fulfilled = false
 				switch {
-				case r.State == StateFulfilled || r.Fulfillment != nil:
+				case r.State == stateFulfilled || r.Fulfillment != nil:
 					return errNoChange
-				case r.State == StatePrebooked && now.Before(r.HoldUntil):
+				case r.State == statePrebooked && now.Before(r.HoldUntil):
 				default:
 					return &errRefused{stateProblem(r, "fulfilled")}
 				}
 				fulfilled = true
-				r.State = StateFulfilled
-				r.Fulfillment = &FulfillmentRecord{ID: fulfillmentID(r.ID), CreatedOn: now.UTC(), ControlNumber: controlNumber(r)}
+				r.State = stateFulfilled
+				r.Fulfillment = &fulfillmentRecord{ID: fulfillmentID(r.ID), CreatedOn: now.UTC(), ControlNumber: controlNumber(r)}
 				return nil
 			})
 			if p := refusedBy(err); p != nil {
@@ -146,7 +146,7 @@ func (js *journeys) fulfilJourney(ctx context.Context, c *call) *Answer {
 			if err != nil {
 				return js.storeFailed(c, err), false
 			}
-			_ = js.store.Delete(ctx, Key(js.cfg.Partner, KindHold, rec.ID))
+			_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindHold, rec.ID))
 			if fulfilled {
 				rec = js.passengers.sendUnsentData(ctx, c.send, rec)
 			}

@@ -19,7 +19,7 @@ import (
 // createJourneyBooking books the journey offer of req for all its
 // passengers, all or nothing.
 func (js *journeys) createJourneyBooking(ctx context.Context, c *call, req *osdm.BookingRequest) *Answer {
-	return js.idempotent(ctx, c, func() string { return NewID(JourneyIDPrefix) }, func(id string) (*Answer, bool) {
+	return js.idempotent(ctx, c, func() string { return newID(journeyIDPrefix) }, func(id string) (*Answer, bool) {
 		c.answer.BookingID = id
 		j, _, err := js.loadJourney(ctx, id)
 		switch {
@@ -36,8 +36,8 @@ func (js *journeys) createJourneyBooking(ctx context.Context, c *call, req *osdm
 // the journey and books its legs.
 func (js *journeys) newJourneyBooking(ctx context.Context, c *call, id string, req *osdm.BookingRequest) (*Answer, bool) {
 	now := js.now()
-	jo, err := js.offers.OpenJourneyOffer(ctx, req.Offers[0].OfferID, now)
-	if errors.Is(err, ErrOfferNotFound) {
+	jo, err := js.offers.openJourneyOffer(ctx, req.Offers[0].OfferID, now)
+	if errors.Is(err, errOfferNotFound) {
 		return js.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 			"the offer is unknown or no longer bookable (offers are bookable until their preBookableUntil); search again").
 			WithPointer("#/offers/0/offerId")), true
@@ -57,14 +57,14 @@ func (js *journeys) newJourneyBooking(ctx context.Context, c *call, id string, r
 		return js.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 			"the offer is booked already; an offer books once (search again for another)").WithPointer("#/offers/0/offerId")), true
 	}
-	j := &JourneyRecord{
-		ID: id, Partner: js.cfg.Partner, Client: c.client, State: JourneyBooking,
+	j := &journeyRecord{
+		ID: id, Partner: js.cfg.Partner, Client: c.client, State: journeyBooking,
 		CreatedOn: now.UTC(), HoldUntil: now.Add(js.cfg.Hold).UTC().Truncate(time.Second),
 		LeaseUntil: now.Add(js.cfg.Timeout), ExternalRef: req.ExternalRef, OfferID: jo.ID,
 		Offers: jo.Legs, End: jo.Legs[len(jo.Legs)-1].Arrival,
 	}
 	for range jo.Legs {
-		j.Legs = append(j.Legs, NewID(BookingIDPrefix))
+		j.Legs = append(j.Legs, newID(bookingIDPrefix))
 	}
 	// The work list first, then the record: a crash in between leaves a
 	// stale mark, never a journey nobody settles.
@@ -89,7 +89,7 @@ func (js *journeys) newJourneyBooking(ctx context.Context, c *call, id string, r
 // settled.
 func (j *journeys) markJourneyOpen(ctx context.Context, id string, now time.Time) error {
 	b, _ := json.Marshal(intentMark{BookingID: id, At: now})
-	return j.store.Put(ctx, Key(j.cfg.Partner, KindJourneyOpen, id), b, 0)
+	return j.store.Put(ctx, storeKey(j.cfg.Partner, kindJourneyOpen, id), b, 0)
 }
 
 // legSet is leg bookings booked together, in order of travel: a
@@ -98,18 +98,18 @@ type legSet struct {
 	journeyID   string
 	client      string
 	ids         []string
-	offers      []OfferRecord
+	offers      []offerRecord
 	holdUntil   time.Time
 	externalRef string
 	// passengers returns the passengers of a leg's offer and the names
 	// its BookingRequest carries.
-	passengers func(offer *OfferRecord) ([]PassengerRecord, []legacy.Passenger, *osdm.ProblemError)
+	passengers func(offer *offerRecord) ([]passengerRecord, []legacy.Passenger, *osdm.ProblemError)
 }
 
 // legsResult is what became of booking a legSet.
 type legsResult struct {
 	// legs are the leg bookings, nil from the first not recorded.
-	legs []*BookingRecord
+	legs []*bookingRecord
 	// at is the leg that stopped the booking, -1 when every leg is held;
 	// d its delivery: unsettled (the outcome is unknown), or settled with
 	// the leg refused (d.proposal for a ReplacementProposal).
@@ -123,7 +123,7 @@ type legsResult struct {
 // recorded (startLeg) before it leaves, carrying on after a leg already
 // booked or whose outcome a retry learns (redeliver asks first).
 func (j *journeys) bookLegs(ctx context.Context, send Sender, ls *legSet) (*legsResult, error) {
-	res := &legsResult{legs: make([]*BookingRecord, len(ls.ids)), at: -1}
+	res := &legsResult{legs: make([]*bookingRecord, len(ls.ids)), at: -1}
 	for i, id := range ls.ids {
 		leg, _, err := j.bookings.loadBooking(ctx, id)
 		resumed := err == nil
@@ -142,11 +142,11 @@ func (j *journeys) bookLegs(ctx context.Context, send Sender, ls *legSet) (*legs
 			return res, err
 		}
 		d := &delivery{}
-		if leg.State == StateBooking && leg.Pending != nil {
+		if leg.State == stateBooking && leg.Pending != nil {
 			leg, d = j.redeliverOrDeliver(ctx, send, leg, resumed)
 		}
 		res.legs[i] = leg
-		if !d.settled() || leg.State != StatePrebooked {
+		if !d.settled() || leg.State != statePrebooked {
 			res.at, res.d = i, d
 			return res, nil
 		}
@@ -158,10 +158,10 @@ func (j *journeys) bookLegs(ctx context.Context, send Sender, ls *legSet) (*legs
 // booking once every leg is held; a leg refused rolls the journey back;
 // a leg whose answer was lost leaves the journey to its retry or to
 // settlement (which rolls it back once the call's lease is over).
-func (js *journeys) bookJourney(ctx context.Context, c *call, j *JourneyRecord, req *osdm.BookingRequest) (*Answer, bool) {
+func (js *journeys) bookJourney(ctx context.Context, c *call, j *journeyRecord, req *osdm.BookingRequest) (*Answer, bool) {
 	res, err := js.bookLegs(ctx, c.send, &legSet{
 		journeyID: j.ID, client: j.Client, ids: j.Legs, offers: j.Offers, holdUntil: j.HoldUntil, externalRef: j.ExternalRef,
-		passengers: func(offer *OfferRecord) ([]PassengerRecord, []legacy.Passenger, *osdm.ProblemError) {
+		passengers: func(offer *offerRecord) ([]passengerRecord, []legacy.Passenger, *osdm.ProblemError) {
 			return bookingPassengers(req, offer, js.cfg.Tariffs)
 		},
 	})
@@ -179,11 +179,11 @@ func (js *journeys) bookJourney(ctx context.Context, c *call, j *JourneyRecord, 
 		}
 		return js.failJourney(ctx, c, j, res.at, leg, res.d.proposal)
 	}
-	j, err = js.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
-		if r.State != JourneyBooking {
+	j, err = js.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
+		if r.State != journeyBooking {
 			return &errRefused{journeyUnbooked(r)}
 		}
-		r.State = JourneyBooked
+		r.State = journeyBooked
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
@@ -192,13 +192,13 @@ func (js *journeys) bookJourney(ctx context.Context, c *call, j *JourneyRecord, 
 	if err != nil {
 		return js.storeFailed(c, err), false
 	}
-	_ = js.store.Delete(ctx, Key(js.cfg.Partner, KindJourneyOpen, j.ID))
+	_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindJourneyOpen, j.ID))
 	return js.json(c, http.StatusOK, osdm.BookingResponse{Booking: js.journeyView(j, res.legs)}), true
 }
 
 // redeliverOrDeliver sends the pending BookingRequest of a leg: the first
 // time as it is, after that through redeliver (which asks first).
-func (j *journeys) redeliverOrDeliver(ctx context.Context, send Sender, leg *BookingRecord, resumed bool) (*BookingRecord, *delivery) {
+func (j *journeys) redeliverOrDeliver(ctx context.Context, send Sender, leg *bookingRecord, resumed bool) (*bookingRecord, *delivery) {
 	if resumed {
 		return j.settlement.redeliver(ctx, send, leg)
 	}
@@ -207,22 +207,22 @@ func (j *journeys) redeliverOrDeliver(ctx context.Context, send Sender, leg *Boo
 
 // startLeg records leg i of ls and its BookingRequest's intent, not yet
 // sent.
-func (j *journeys) startLeg(ctx context.Context, ls *legSet, i int, offer *OfferRecord, pax []PassengerRecord, names []legacy.Passenger) (*BookingRecord, error) {
+func (j *journeys) startLeg(ctx context.Context, ls *legSet, i int, offer *offerRecord, pax []passengerRecord, names []legacy.Passenger) (*bookingRecord, error) {
 	now := j.now()
 	id := ls.ids[i]
 	breq := &legacy.BookingRequest{
-		Header:     legacy.Header{MessageID: messageID(id, StepBook, 0), SentAt: now.UTC().Truncate(time.Second)},
+		Header:     legacy.Header{MessageID: messageID(id, stepBook, 0), SentAt: now.UTC().Truncate(time.Second)},
 		Journey:    offer.Journey(),
 		Places:     offer.PlaceRequest(),
 		OfferRef:   offer.LegacyOfferRef,
 		Passengers: names,
 	}
-	pending, err := j.settlement.newPending(StepBook, breq, now)
+	pending, err := j.settlement.newPending(stepBook, breq, now)
 	if err != nil {
 		return nil, err
 	}
-	rec := &BookingRecord{
-		ID: id, Partner: j.cfg.Partner, Client: ls.client, State: StateBooking, JourneyID: ls.journeyID,
+	rec := &bookingRecord{
+		ID: id, Partner: j.cfg.Partner, Client: ls.client, State: stateBooking, JourneyID: ls.journeyID,
 		CreatedOn: now.UTC(), HoldUntil: ls.holdUntil,
 		ExternalRef: ls.externalRef, Offer: *offer, Passengers: pax, Pending: pending,
 	}
@@ -241,22 +241,22 @@ func (j *journeys) startLeg(ctx context.Context, ls *legSet, i int, offer *Offer
 
 // failJourney rolls back journey j after leg i was refused (leg holds
 // nothing) and answers the refusal: the leg's train and legacy reason.
-func (js *journeys) failJourney(ctx context.Context, c *call, j *JourneyRecord, i int, leg *BookingRecord, proposal *legacy.ReplacementProposal) (*Answer, bool) {
-	failure := &JourneyFailure{Leg: i, Train: leg.Offer.Train, Refusal: leg.Failure}
+func (js *journeys) failJourney(ctx context.Context, c *call, j *journeyRecord, i int, leg *bookingRecord, proposal *legacy.ReplacementProposal) (*Answer, bool) {
+	failure := &journeyFailure{Leg: i, Train: leg.Offer.Train, Refusal: leg.Failure}
 	if proposal != nil {
 		for _, a := range proposal.Alternatives {
 			if a.TrainNumber == "" {
 				a.TrainNumber = leg.Offer.Train
 			}
-			failure.Alternatives = append(failure.Alternatives, AlternativeRecord{TrainNumber: a.TrainNumber, TravelClass: a.TravelClass,
+			failure.Alternatives = append(failure.Alternatives, alternativeRecord{TrainNumber: a.TrainNumber, TravelClass: a.TravelClass,
 				ReservationSystem: a.ReservationSystem, Operator: a.Operator, Priority: a.Priority})
 		}
 	}
-	j, err := js.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
-		if r.State != JourneyBooking {
+	j, err := js.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
+		if r.State != journeyBooking {
 			return errNoChange
 		}
-		r.State, r.Failure = JourneyRollingBack, failure
+		r.State, r.Failure = journeyRollingBack, failure
 		return nil
 	})
 	if err != nil {
@@ -277,7 +277,7 @@ func (js *journeys) failJourney(ctx context.Context, c *call, j *JourneyRecord, 
 // leg's train and the legacy reason (no places left: 409), or, for a
 // train another system sells, ALTERNATIVE_SYSTEM_PROPOSAL with its
 // proposals.
-func (js *journeys) journeyRefusal(j *JourneyRecord, leg *BookingRecord) *osdm.ProblemError {
+func (js *journeys) journeyRefusal(j *journeyRecord, leg *bookingRecord) *osdm.ProblemError {
 	subject := "journey leg " + strconv.Itoa(indexOf(j.Legs, leg.ID)+1) + ", train " + leg.Offer.Train + " on " + leg.Offer.ServiceDate
 	fl := leg.Failure
 	switch {
@@ -314,7 +314,7 @@ func indexOf(list []string, s string) int {
 
 // journeyUnbooked is the problem of a journey whose booking did not end
 // booked (rolled back by settlement meanwhile).
-func journeyUnbooked(j *JourneyRecord) *osdm.ProblemError {
+func journeyUnbooked(j *journeyRecord) *osdm.ProblemError {
 	p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the booking of journey "+j.ID+" was not completed in time and was rolled back; nothing of it is booked")
 	if j.Failure != nil {
 		p.Detail = "journey leg " + strconv.Itoa(j.Failure.Leg+1) + ", train " + j.Failure.Train + ": the booking was refused; nothing of the journey is booked"
@@ -325,21 +325,21 @@ func journeyUnbooked(j *JourneyRecord) *osdm.ProblemError {
 // resumeJourney answers a repeated POST /bookings (same Idempotency-Key)
 // of a journey: from the journey as it stands, carrying on with its legs
 // once the first call's lease is over.
-func (js *journeys) resumeJourney(ctx context.Context, c *call, j *JourneyRecord) (*Answer, bool) {
+func (js *journeys) resumeJourney(ctx context.Context, c *call, j *journeyRecord) (*Answer, bool) {
 	legs, err := js.loadLegs(ctx, j)
 	if err != nil {
 		return js.storeFailed(c, err), false
 	}
 	switch j.State {
-	case JourneyBooked:
+	case journeyBooked:
 		return js.json(c, http.StatusOK, osdm.BookingResponse{Booking: js.journeyView(j, legs)}), true
-	case JourneyRollingBack, JourneyFailed:
+	case journeyRollingBack, journeyFailed:
 		for _, leg := range legs {
 			if leg != nil && j.Failure != nil && leg.ID == j.Legs[j.Failure.Leg] && leg.Failure != nil {
-				return js.problem(c, js.journeyRefusal(j, leg)), j.State == JourneyFailed
+				return js.problem(c, js.journeyRefusal(j, leg)), j.State == journeyFailed
 			}
 		}
-		return js.problem(c, journeyUnbooked(j)), j.State == JourneyFailed
+		return js.problem(c, journeyUnbooked(j)), j.State == journeyFailed
 	}
 	now := js.now()
 	if now.Before(j.LeaseUntil) {
@@ -347,8 +347,8 @@ func (js *journeys) resumeJourney(ctx context.Context, c *call, j *JourneyRecord
 		p.Retryable = true
 		return js.problem(c, p), false
 	}
-	j, err = js.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
-		if r.State != JourneyBooking || now.Before(r.LeaseUntil) {
+	j, err = js.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
+		if r.State != journeyBooking || now.Before(r.LeaseUntil) {
 			return &errRefused{journeyUnbooked(r)}
 		}
 		r.LeaseUntil = now.Add(js.cfg.Timeout)

@@ -23,12 +23,12 @@ import (
 // finishes what a crash left: new legs never answered are rolled back, a
 // confirmation begun is carried on.
 
-// JourneyExchange is the exchange operation of a journey (the latest).
-type JourneyExchange struct {
+// journeyExchange is the exchange operation of a journey (the latest).
+type journeyExchange struct {
 	// ID is the exchange operation id.
 	ID string `json:"id"`
-	// State is where it is (the ExchangeState of a booking's exchange).
-	State ExchangeState `json:"state"`
+	// State is where it is (the exchangeState of a booking's exchange).
+	State exchangeState `json:"state"`
 	// CreatedOn is when it was asked; HoldUntil when its new legs are
 	// released unless confirmed; LeaseUntil when the call booking or
 	// confirming it is presumed dead.
@@ -38,11 +38,11 @@ type JourneyExchange struct {
 	// OfferID is the exchange offer booked, Quote its terms, Offers its
 	// legs and Legs the new leg bookings' ids.
 	OfferID string        `json:"offerId"`
-	Quote   ExchangeQuote `json:"quote"`
-	Offers  []OfferRecord `json:"offers"`
+	Quote   exchangeQuote `json:"quote"`
+	Offers  []offerRecord `json:"offers"`
 	Legs    []string      `json:"legs"`
-	// Failure is the refusal of a new leg (ExchangeFailed).
-	Failure *JourneyFailure `json:"failure,omitempty"`
+	// Failure is the refusal of a new leg (exchangeFailed).
+	Failure *journeyFailure `json:"failure,omitempty"`
 	// Confirming is set once the fulfilment began giving back the old
 	// legs: settlement then carries the confirmation on.
 	Confirming bool `json:"confirming,omitempty"`
@@ -57,13 +57,13 @@ type JourneyExchange struct {
 
 // open reports whether the exchange holds, or may hold, new legs the
 // journey does not show yet.
-func (x *JourneyExchange) open() bool {
-	return x != nil && (x.State == ExchangeBooking || x.State == ExchangePrebooked)
+func (x *journeyExchange) open() bool {
+	return x != nil && (x.State == exchangeBooking || x.State == exchangePrebooked)
 }
 
 // exchangeQuote returns the journey's quote of exchange offer id, nil
 // when none.
-func (j *JourneyRecord) exchangeQuote(offerID string) *ExchangeQuote {
+func (j *journeyRecord) exchangeQuote(offerID string) *exchangeQuote {
 	k := exchangeOfferKey(offerID)
 	for i := range j.ExchangeQuotes {
 		if j.ExchangeQuotes[i].OfferKey == k {
@@ -74,7 +74,7 @@ func (j *JourneyRecord) exchangeQuote(offerID string) *ExchangeQuote {
 }
 
 // journeyPrice is what the journey's legs were booked at, summed.
-func journeyPrice(legs []*BookingRecord) osdm.Price {
+func journeyPrice(legs []*bookingRecord) osdm.Price {
 	prices := make([]osdm.Price, 0, len(legs))
 	for _, leg := range legs {
 		p := leg.Offer.OSDMPrice
@@ -91,7 +91,7 @@ func journeyPrice(legs []*BookingRecord) osdm.Price {
 // fulfilment named (an exchange replaces the whole journey), no exchange
 // under way, the first train not left, and the search naming the
 // booking's passengers as they were booked.
-func (x *exchanges) journeyExchangeable(j *JourneyRecord, legs []*BookingRecord, ask *exchangeOfferAsk) *osdm.ProblemError {
+func (x *exchanges) journeyExchangeable(j *journeyRecord, legs []*bookingRecord, ask *exchangeOfferAsk) *osdm.ProblemError {
 	if j.Exchange.open() {
 		return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+j.ID+" has exchange operation "+j.Exchange.ID+
 			" under way: confirm it (POST /bookings/"+j.ID+"/fulfillments) or delete it first")
@@ -106,7 +106,7 @@ func (x *exchanges) journeyExchangeable(j *JourneyRecord, legs []*BookingRecord,
 			return p
 		}
 		if !contains(ask.fulfillmentIDs, leg.Fulfillment.ID) {
-			return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/fulfillmentIds",
+			return restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/fulfillmentIds",
 				"an exchange replaces the whole journey: name the fulfilment of every train ("+leg.Offer.Train+"'s is missing)")
 		}
 	}
@@ -134,7 +134,7 @@ func (x *exchanges) createJourneyExchangeOffers(ctx context.Context, c *call) *A
 	if p != nil {
 		return x.problem(c, p)
 	}
-	return x.idempotent(ctx, c, func() string { return NewID("xq-") }, func(string) (*Answer, bool) {
+	return x.idempotent(ctx, c, func() string { return newID("xq-") }, func(string) (*Answer, bool) {
 		j, legs, a := x.journeys.journeyOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
@@ -151,14 +151,14 @@ func (x *exchanges) createJourneyExchangeOffers(ctx context.Context, c *call) *A
 			return x.problem(c, p), true
 		}
 		day, _ := time.Parse(time.DateOnly, ts.first().run.ServiceDate)
-		pax := make([]OfferPassenger, 0, len(q.passengers))
+		pax := make([]offerPassenger, 0, len(q.passengers))
 		for _, pa := range q.passengers {
 			op, p := x.offers.tariffOf(pa, day)
 			if p != nil {
 				return x.problem(c, p), true
 			}
 			if booked := legs[0].Offer.passenger(pa.ref); booked != nil && booked.Tariff != op.Tariff {
-				return x.problem(c, Restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr,
+				return x.problem(c, restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr,
 					"passenger "+quoteShort(pa.ref)+" was booked at legacy tariff "+strconv.Itoa(booked.Tariff)+
 						"; as given here it would travel at tariff "+strconv.Itoa(op.Tariff)+": an exchange keeps the tariffs booked")), true
 			}
@@ -179,7 +179,7 @@ func (x *exchanges) createJourneyExchangeOffers(ctx context.Context, c *call) *A
 		old := journeyPrice(legs)
 		now := x.now().UTC()
 		resp := osdm.ExchangeOfferCollectionResponse{Problems: sa.resp.Problems}
-		var quotes []ExchangeQuote
+		var quotes []exchangeQuote
 		var offers []osdm.Offer
 		for _, o := range sa.resp.Offers {
 			if len(o.ReservationOfferParts) == 0 || o.OfferSummary == nil {
@@ -197,7 +197,7 @@ func (x *exchanges) createJourneyExchangeOffers(ctx context.Context, c *call) *A
 			return x.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
 				"the search found no offer the journey can be exchanged to (a train of another reservation system is not exchanged to)")), true
 		}
-		j, err = x.journeys.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+		j, err = x.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 			kept := r.ExchangeQuotes[:0]
 			for _, xq := range r.ExchangeQuotes {
 				if now.Before(xq.ValidUntil) {
@@ -214,7 +214,7 @@ func (x *exchanges) createJourneyExchangeOffers(ctx context.Context, c *call) *A
 			return x.storeFailed(c, err), false
 		}
 		for i, o := range offers {
-			claim := &OfferRecord{ID: o.OfferID, ExpiresAt: quotes[i].ValidUntil}
+			claim := &offerRecord{ID: o.OfferID, ExpiresAt: quotes[i].ValidUntil}
 			if _, err := x.bookings.claimOffer(ctx, claim, j.ID, now); err != nil {
 				return x.storeFailed(c, err), false
 			}
@@ -238,7 +238,7 @@ func (x *exchanges) createJourneyExchangeOffers(ctx context.Context, c *call) *A
 
 // journeyExchangeOffer is the ExchangeOffer of o quoted as q, replacing
 // every fulfilment of the journey.
-func (x *exchanges) journeyExchangeOffer(j *JourneyRecord, legs []*BookingRecord, o osdm.Offer, q *ExchangeQuote) osdm.ExchangeOffer {
+func (x *exchanges) journeyExchangeOffer(j *journeyRecord, legs []*bookingRecord, o osdm.Offer, q *exchangeQuote) osdm.ExchangeOffer {
 	v := exchangeOfferOf(legs[0], o, q)
 	v.Fulfillments = []osdm.Fulfillment{}
 	for _, leg := range legs {
@@ -253,19 +253,19 @@ func (x *exchanges) journeyExchangeOffer(j *JourneyRecord, legs []*BookingRecord
 
 // openExchangeOffer returns the legs of an exchange offer id: a journey's
 // or a single train's.
-func (x *exchanges) openExchangeOffer(ctx context.Context, id string, now time.Time) ([]OfferRecord, error) {
+func (x *exchanges) openExchangeOffer(ctx context.Context, id string, now time.Time) ([]offerRecord, error) {
 	if isJourneyOfferID(id) {
-		jo, err := x.offers.OpenJourneyOffer(ctx, id, now)
+		jo, err := x.offers.openJourneyOffer(ctx, id, now)
 		if err != nil {
 			return nil, err
 		}
 		return jo.Legs, nil
 	}
-	o, err := x.offers.OpenOffer(ctx, id, now)
+	o, err := x.offers.openOffer(ctx, id, now)
 	if err != nil {
 		return nil, err
 	}
-	return []OfferRecord{*o}, nil
+	return []offerRecord{*o}, nil
 }
 
 // createJourneyExchangeOperation books the new legs of an exchange offer
@@ -275,7 +275,7 @@ func (xs *exchanges) createJourneyExchangeOperation(ctx context.Context, c *call
 	if p != nil {
 		return xs.problem(c, p)
 	}
-	return xs.idempotent(ctx, c, func() string { return NewID(ExchangeOperationIDPrefix) }, func(xid string) (*Answer, bool) {
+	return xs.idempotent(ctx, c, func() string { return newID(exchangeOperationIDPrefix) }, func(xid string) (*Answer, bool) {
 		j, legs, a := xs.journeys.journeyOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
@@ -287,7 +287,7 @@ func (xs *exchanges) createJourneyExchangeOperation(ctx context.Context, c *call
 		notFound := osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 			"no exchange offer of booking "+j.ID+" has this id, or it expired; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")
 		offers, err := xs.openExchangeOffer(ctx, sel.OfferID, now)
-		if err != nil && !errors.Is(err, ErrOfferNotFound) {
+		if err != nil && !errors.Is(err, errOfferNotFound) {
 			return xs.offers.offerKeyFailed(c), false
 		}
 		q := j.exchangeQuote(sel.OfferID)
@@ -310,17 +310,17 @@ func (xs *exchanges) createJourneyExchangeOperation(ctx context.Context, c *call
 		if err := xs.journeys.markJourneyOpen(ctx, j.ID, now); err != nil {
 			return xs.storeFailed(c, err), false
 		}
-		j, err = xs.journeys.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+		j, err = xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 			if r.Exchange.open() {
 				return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+r.ID+" has exchange operation "+r.Exchange.ID+" under way")}
 			}
-			x := &JourneyExchange{
-				ID: xid, State: ExchangeBooking, CreatedOn: now.UTC(),
+			x := &journeyExchange{
+				ID: xid, State: exchangeBooking, CreatedOn: now.UTC(),
 				HoldUntil:  now.Add(xs.cfg.Hold).UTC().Truncate(time.Second),
 				LeaseUntil: now.Add(xs.cfg.Timeout), OfferID: sel.OfferID, Quote: *q, Offers: offers,
 			}
 			for range offers {
-				x.Legs = append(x.Legs, NewID(BookingIDPrefix))
+				x.Legs = append(x.Legs, newID(bookingIDPrefix))
 			}
 			r.Exchange = x
 			return nil
@@ -337,14 +337,14 @@ func (xs *exchanges) createJourneyExchangeOperation(ctx context.Context, c *call
 
 // exchangeLegSet is the legSet of j's exchange: the new legs, for the
 // passengers of the journey as booked (names as they stand).
-func (xs *exchanges) exchangeLegSet(j *JourneyRecord, legs []*BookingRecord) *legSet {
+func (xs *exchanges) exchangeLegSet(j *journeyRecord, legs []*bookingRecord) *legSet {
 	x := j.Exchange
 	return &legSet{
 		journeyID: j.ID, client: j.Client, ids: x.Legs, offers: x.Offers, holdUntil: x.HoldUntil, externalRef: j.ExternalRef,
-		passengers: func(offer *OfferRecord) ([]PassengerRecord, []legacy.Passenger, *osdm.ProblemError) {
-			pax := inOfferOrder(offer, append([]PassengerRecord(nil), legs[0].Passengers...))
+		passengers: func(offer *offerRecord) ([]passengerRecord, []legacy.Passenger, *osdm.ProblemError) {
+			pax := inOfferOrder(offer, append([]passengerRecord(nil), legs[0].Passengers...))
 			if pax == nil {
-				return nil, nil, Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/offerId",
+				return nil, nil, restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/offerId",
 					"the exchange offer's passengers are not the booking's")
 			}
 			names := markNamesSent(offer, pax)
@@ -356,7 +356,7 @@ func (xs *exchanges) exchangeLegSet(j *JourneyRecord, legs []*BookingRecord) *le
 // bookJourneyExchange books the new legs of j's exchange and answers the
 // exchange operation: PREBOOKED once every new leg is held; a leg refused
 // rolls the new legs back (FAILED, the journey stands).
-func (x *exchanges) bookJourneyExchange(ctx context.Context, c *call, j *JourneyRecord, legs []*BookingRecord) (*Answer, bool) {
+func (x *exchanges) bookJourneyExchange(ctx context.Context, c *call, j *journeyRecord, legs []*bookingRecord) (*Answer, bool) {
 	res, err := x.journeys.bookLegs(ctx, c.send, x.exchangeLegSet(j, legs))
 	switch {
 	case err != nil:
@@ -371,7 +371,7 @@ func (x *exchanges) bookJourneyExchange(ctx context.Context, c *call, j *Journey
 			"the exchange is being settled: retry with the same Idempotency-Key to get it; new legs not booked in full are given back"); a != nil {
 			return a, false
 		}
-		failure := &JourneyFailure{Leg: res.at, Train: leg.Offer.Train, Refusal: leg.Failure}
+		failure := &journeyFailure{Leg: res.at, Train: leg.Offer.Train, Refusal: leg.Failure}
 		if res.d.proposal != nil {
 			failure.Alternatives = alternativesOf(res.d.proposal, leg.Offer.Train)
 		}
@@ -379,15 +379,15 @@ func (x *exchanges) bookJourneyExchange(ctx context.Context, c *call, j *Journey
 		if err != nil {
 			return x.storeFailed(c, err), false
 		}
-		p := x.journeys.journeyRefusal(&JourneyRecord{ID: j.ID, Legs: j.Exchange.Legs, Failure: failure}, leg)
+		p := x.journeys.journeyRefusal(&journeyRecord{ID: j.ID, Legs: j.Exchange.Legs, Failure: failure}, leg)
 		p.Detail = strings.Replace(p.Detail, "nothing of the journey is booked", "the journey stands as it was", 1)
 		return x.problem(c, p), true
 	}
-	j, err = x.journeys.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
-		if r.Exchange == nil || r.Exchange.State != ExchangeBooking {
+	j, err = x.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
+		if r.Exchange == nil || r.Exchange.State != exchangeBooking {
 			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+r.ID+" was not completed in time and was given back; the journey stands as it was")}
 		}
-		r.Exchange.State = ExchangePrebooked
+		r.Exchange.State = exchangePrebooked
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
@@ -400,13 +400,13 @@ func (x *exchanges) bookJourneyExchange(ctx context.Context, c *call, j *Journey
 }
 
 // alternativesOf keeps a ReplacementProposal's alternatives for train.
-func alternativesOf(rp *legacy.ReplacementProposal, train string) []AlternativeRecord {
-	var out []AlternativeRecord
+func alternativesOf(rp *legacy.ReplacementProposal, train string) []alternativeRecord {
+	var out []alternativeRecord
 	for _, a := range rp.Alternatives {
 		if a.TrainNumber == "" {
 			a.TrainNumber = train
 		}
-		out = append(out, AlternativeRecord{TrainNumber: a.TrainNumber, TravelClass: a.TravelClass,
+		out = append(out, alternativeRecord{TrainNumber: a.TrainNumber, TravelClass: a.TravelClass,
 			ReservationSystem: a.ReservationSystem, Operator: a.Operator, Priority: a.Priority})
 	}
 	return out
@@ -414,23 +414,23 @@ func alternativesOf(rp *legacy.ReplacementProposal, train string) []AlternativeR
 
 // failJourneyExchange gives back the new legs of j's exchange and records
 // it FAILED (failure set) or DROPPED; the journey stands as it was.
-func (x *exchanges) failJourneyExchange(ctx context.Context, send Sender, j *JourneyRecord, failure *JourneyFailure) (*JourneyRecord, error) {
+func (x *exchanges) failJourneyExchange(ctx context.Context, send Sender, j *journeyRecord, failure *journeyFailure) (*journeyRecord, error) {
 	done, err := x.journeys.rollBackLegs(ctx, send, j.ID, j.Exchange.Legs)
 	if err != nil || !done {
 		return j, err
 	}
-	j, err = x.journeys.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+	j, err = x.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		if !r.Exchange.open() {
 			return errNoChange
 		}
-		r.Exchange.State = ExchangeDropped
+		r.Exchange.State = exchangeDropped
 		if failure != nil {
-			r.Exchange.State, r.Exchange.Failure = ExchangeFailed, failure
+			r.Exchange.State, r.Exchange.Failure = exchangeFailed, failure
 		}
 		return nil
 	})
 	if err == nil {
-		_ = x.store.Delete(ctx, Key(x.cfg.Partner, KindJourneyOpen, j.ID))
+		_ = x.store.Delete(ctx, storeKey(x.cfg.Partner, kindJourneyOpen, j.ID))
 	}
 	return j, err
 }
@@ -438,9 +438,9 @@ func (x *exchanges) failJourneyExchange(ctx context.Context, send Sender, j *Jou
 // resumeJourneyExchange answers a repeated POST .../exchange-operations
 // from the exchange as it stands, carrying on with its new legs once the
 // first call's lease is over.
-func (xs *exchanges) resumeJourneyExchange(ctx context.Context, c *call, j *JourneyRecord, legs []*BookingRecord) (*Answer, bool) {
+func (xs *exchanges) resumeJourneyExchange(ctx context.Context, c *call, j *journeyRecord, legs []*bookingRecord) (*Answer, bool) {
 	x := j.Exchange
-	if x.State != ExchangeBooking {
+	if x.State != exchangeBooking {
 		return xs.journeyExchangeAnswer(ctx, c, j, legs)
 	}
 	now := xs.now()
@@ -449,8 +449,8 @@ func (xs *exchanges) resumeJourneyExchange(ctx context.Context, c *call, j *Jour
 		p.Retryable = true
 		return xs.problem(c, p), false
 	}
-	j, err := xs.journeys.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
-		if r.Exchange == nil || r.Exchange.ID != x.ID || r.Exchange.State != ExchangeBooking || r.Exchange.RollingBack || now.Before(r.Exchange.LeaseUntil) {
+	j, err := xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
+		if r.Exchange == nil || r.Exchange.ID != x.ID || r.Exchange.State != exchangeBooking || r.Exchange.RollingBack || now.Before(r.Exchange.LeaseUntil) {
 			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+r.ID+" is being settled; retry in a few seconds")}
 		}
 		r.Exchange.LeaseUntil = now.Add(xs.cfg.Timeout)
@@ -466,25 +466,25 @@ func (xs *exchanges) resumeJourneyExchange(ctx context.Context, c *call, j *Jour
 }
 
 // journeyExchangeAnswer answers the exchange operation of j as it stands.
-func (xs *exchanges) journeyExchangeAnswer(ctx context.Context, c *call, j *JourneyRecord, legs []*BookingRecord) (*Answer, bool) {
+func (xs *exchanges) journeyExchangeAnswer(ctx context.Context, c *call, j *journeyRecord, legs []*bookingRecord) (*Answer, bool) {
 	x := j.Exchange
 	switch x.State {
-	case ExchangeDropped:
+	case exchangeDropped:
 		return xs.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was deleted or released; the journey stands as it was")), true
-	case ExchangeBooking:
+	case exchangeBooking:
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" has messages to the reservation system under way; retry in a few seconds")
 		p.Retryable = true
 		return xs.problem(c, p), false
 	}
-	newLegs, err := xs.journeys.loadLegs(ctx, &JourneyRecord{ID: j.ID, Legs: x.Legs})
+	newLegs, err := xs.journeys.loadLegs(ctx, &journeyRecord{ID: j.ID, Legs: x.Legs})
 	if err != nil {
 		return xs.storeFailed(c, err), false
 	}
 	v := osdm.ExchangeOperationResponse{ExchangeOperation: xs.journeyExchangeView(j, legs, newLegs)}
-	if x.State == ExchangeFailed && x.Failure != nil {
+	if x.State == exchangeFailed && x.Failure != nil {
 		for _, leg := range newLegs {
 			if leg != nil && leg.Offer.Train == x.Failure.Train && leg.Failure != nil {
-				v.Problems = []osdm.Problem{xs.journeys.journeyRefusal(&JourneyRecord{ID: j.ID, Legs: x.Legs, Failure: x.Failure}, leg).Inline()}
+				v.Problems = []osdm.Problem{xs.journeys.journeyRefusal(&journeyRecord{ID: j.ID, Legs: x.Legs, Failure: x.Failure}, leg).Inline()}
 				break
 			}
 		}
@@ -495,13 +495,13 @@ func (xs *exchanges) journeyExchangeAnswer(ctx context.Context, c *call, j *Jour
 // journeyExchangeView is the ExchangeOperation of j's exchange; legs are
 // the journey's legs before it (for the fulfilments it replaces), newLegs
 // the new ones.
-func (xs *exchanges) journeyExchangeView(j *JourneyRecord, legs, newLegs []*BookingRecord) *osdm.ExchangeOperation {
+func (xs *exchanges) journeyExchangeView(j *journeyRecord, legs, newLegs []*bookingRecord) *osdm.ExchangeOperation {
 	x := j.Exchange
 	status := osdm.ExchangePrebooked
 	switch x.State {
-	case ExchangeConfirmed:
+	case exchangeConfirmed:
 		status = osdm.ExchangeFulfilled
-	case ExchangeFailed:
+	case exchangeFailed:
 		status = osdm.ExchangeError
 	}
 	v := &osdm.ExchangeOperation{ID: x.ID, Status: status}
@@ -510,7 +510,7 @@ func (xs *exchanges) journeyExchangeView(j *JourneyRecord, legs, newLegs []*Book
 		o = xs.offers.osdmOffer(&x.Offers[0])
 		v.Trips = []osdm.Trip{tripView(&x.Offers[0])}
 	} else {
-		o = xs.offers.journeyOffer(&JourneyOffer{ID: x.OfferID, Partner: xs.cfg.Partner, Legs: x.Offers})
+		o = xs.offers.journeyOffer(&journeyOffer{ID: x.OfferID, Partner: xs.cfg.Partner, Legs: x.Offers})
 		runs := make([]TrainRun, len(x.Offers))
 		for i, r := range x.Offers {
 			runs[i] = TrainRun{Train: r.Train, ServiceDate: r.ServiceDate, Origin: r.Origin, Destination: r.Destination,
@@ -520,11 +520,11 @@ func (xs *exchanges) journeyExchangeView(j *JourneyRecord, legs, newLegs []*Book
 	}
 	o.OfferID = x.OfferID
 	v.ExchangeOffers = []osdm.ExchangeOffer{xs.journeyExchangeOffer(j, legs, o, &x.Quote)}
-	if x.State == ExchangePrebooked {
+	if x.State == exchangePrebooked {
 		limit := x.HoldUntil
 		v.TicketTimeLimit = &limit
 	}
-	if x.State == ExchangeConfirmed {
+	if x.State == exchangeConfirmed {
 		for _, leg := range newLegs {
 			if leg != nil && leg.Fulfillment != nil {
 				fv := fulfillmentView(leg)
@@ -538,7 +538,7 @@ func (xs *exchanges) journeyExchangeView(j *JourneyRecord, legs, newLegs []*Book
 
 // journeyExchangeOf loads the journey of the call's path with the
 // exchange operation it names.
-func (x *exchanges) journeyExchangeOf(ctx context.Context, c *call) (*JourneyRecord, []*BookingRecord, *Answer) {
+func (x *exchanges) journeyExchangeOf(ctx context.Context, c *call) (*journeyRecord, []*bookingRecord, *Answer) {
 	j, legs, a := x.journeys.journeyOf(ctx, c)
 	if a != nil {
 		return nil, nil, a
@@ -547,9 +547,9 @@ func (x *exchanges) journeyExchangeOf(ctx context.Context, c *call) (*JourneyRec
 	if j.Exchange == nil || j.Exchange.ID != xid {
 		return nil, nil, x.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+j.ID+" has no exchange operation "+quoteShort(xid)))
 	}
-	if j.Exchange.State == ExchangeConfirmed {
+	if j.Exchange.State == exchangeConfirmed {
 		// The legs before the exchange are the ones its offer replaced.
-		old, err := x.journeys.loadLegs(ctx, &JourneyRecord{ID: j.ID, Legs: j.Exchange.Old})
+		old, err := x.journeys.loadLegs(ctx, &journeyRecord{ID: j.ID, Legs: j.Exchange.Old})
 		if err != nil {
 			return nil, nil, x.storeFailed(c, err)
 		}
@@ -580,11 +580,11 @@ func (xs *exchanges) deleteJourneyExchangeOperation(ctx context.Context, c *call
 		}
 		x := j.Exchange
 		switch {
-		case x.State == ExchangeDropped, x.State == ExchangeFailed:
+		case x.State == exchangeDropped, x.State == exchangeFailed:
 			return xs.noContent(c), true
-		case x.State == ExchangeConfirmed || x.Confirming:
+		case x.State == exchangeConfirmed || x.Confirming:
 			return xs.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingFulfilled, "exchange operation "+x.ID+" is confirmed; refund or exchange the booking instead")), true
-		case x.State == ExchangeBooking && xs.now().Before(x.LeaseUntil):
+		case x.State == exchangeBooking && xs.now().Before(x.LeaseUntil):
 			p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" has messages to the reservation system under way; retry in a few seconds")
 			p.Retryable = true
 			return xs.problem(c, p), false
@@ -608,16 +608,16 @@ func (xs *exchanges) deleteJourneyExchangeOperation(ctx context.Context, c *call
 // journey. It returns the journey as stored and the new legs, or a
 // problem; an unanswered message leaves Confirming set for the retry or
 // settlement.
-func (xs *exchanges) confirmJourneyExchange(ctx context.Context, send Sender, j *JourneyRecord) (*JourneyRecord, []*BookingRecord, *osdm.ProblemError, *delivery, error) {
+func (xs *exchanges) confirmJourneyExchange(ctx context.Context, send Sender, j *journeyRecord) (*journeyRecord, []*bookingRecord, *osdm.ProblemError, *delivery, error) {
 	now := xs.now()
 	x := j.Exchange
-	newLegs, err := xs.journeys.loadLegs(ctx, &JourneyRecord{ID: j.ID, Legs: x.Legs})
+	newLegs, err := xs.journeys.loadLegs(ctx, &journeyRecord{ID: j.ID, Legs: x.Legs})
 	if err != nil {
 		return j, nil, nil, nil, err
 	}
 	if !x.Confirming {
 		for _, leg := range newLegs {
-			if leg == nil || leg.State != StatePrebooked || !now.Before(x.HoldUntil) {
+			if leg == nil || leg.State != statePrebooked || !now.Before(x.HoldUntil) {
 				return j, nil, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingExpired,
 					"exchange operation "+x.ID+" passed its ticketTimeLimit "+x.HoldUntil.Format(time.RFC3339)+" and is released; the journey stands as it was"), nil, nil
 			}
@@ -629,8 +629,8 @@ func (xs *exchanges) confirmJourneyExchange(ctx context.Context, send Sender, j 
 		if err := xs.journeys.markJourneyOpen(ctx, j.ID, now); err != nil {
 			return j, nil, nil, nil, err
 		}
-		j, err = xs.journeys.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
-			if r.Exchange == nil || r.Exchange.ID != x.ID || r.Exchange.State != ExchangePrebooked {
+		j, err = xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
+			if r.Exchange == nil || r.Exchange.ID != x.ID || r.Exchange.State != exchangePrebooked {
 				return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+r.ID+" changed meanwhile; retry")}
 			}
 			r.Exchange.Confirming, r.Exchange.LeaseUntil = true, now.Add(xs.cfg.Timeout)
@@ -656,7 +656,7 @@ func (xs *exchanges) confirmJourneyExchange(ctx context.Context, send Sender, j 
 		if leg == nil || !leg.State.holdsPlaces() {
 			continue
 		}
-		after, d, p := xs.bookings.cancel(ctx, send, leg, CancelReplaced, "", reason)
+		after, d, p := xs.bookings.cancel(ctx, send, leg, cancelReplaced, "", reason)
 		if p != nil {
 			p.Detail = journeyDetail(p.Detail, j, leg)
 			return j, nil, p, nil, nil
@@ -673,15 +673,15 @@ func (xs *exchanges) confirmJourneyExchange(ctx context.Context, send Sender, j 
 		}
 	}
 	for i, leg := range newLegs {
-		rec, err := xs.bookings.updateBooking(ctx, leg.ID, func(r *BookingRecord) error {
+		rec, err := xs.bookings.updateBooking(ctx, leg.ID, func(r *bookingRecord) error {
 			if r.Fulfillment != nil {
 				return errNoChange
 			}
-			if r.State != StatePrebooked {
+			if r.State != statePrebooked {
 				return &errRefused{stateProblem(r, "fulfilled")}
 			}
-			r.State = StateFulfilled
-			r.Fulfillment = &FulfillmentRecord{ID: fulfillmentID(r.ID), CreatedOn: xs.now().UTC(), ControlNumber: controlNumber(r)}
+			r.State = stateFulfilled
+			r.Fulfillment = &fulfillmentRecord{ID: fulfillmentID(r.ID), CreatedOn: xs.now().UTC(), ControlNumber: controlNumber(r)}
 			return nil
 		})
 		if p := refusedBy(err); p != nil {
@@ -690,16 +690,16 @@ func (xs *exchanges) confirmJourneyExchange(ctx context.Context, send Sender, j 
 		if err != nil {
 			return j, nil, nil, nil, err
 		}
-		_ = xs.store.Delete(ctx, Key(xs.cfg.Partner, KindHold, rec.ID))
+		_ = xs.store.Delete(ctx, storeKey(xs.cfg.Partner, kindHold, rec.ID))
 		newLegs[i] = xs.passengers.sendUnsentData(ctx, send, rec)
 	}
-	j, err = xs.journeys.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+	j, err = xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		rx := r.Exchange
-		if rx == nil || rx.ID != x.ID || rx.State == ExchangeConfirmed {
+		if rx == nil || rx.ID != x.ID || rx.State == exchangeConfirmed {
 			return errNoChange
 		}
 		confirmed := xs.now().UTC()
-		rx.State, rx.Confirming, rx.ConfirmedOn, rx.Old = ExchangeConfirmed, false, &confirmed, r.Legs
+		rx.State, rx.Confirming, rx.ConfirmedOn, rx.Old = exchangeConfirmed, false, &confirmed, r.Legs
 		r.Legs, r.Offers, r.OfferID = rx.Legs, rx.Offers, rx.OfferID
 		r.End = rx.Offers[len(rx.Offers)-1].Arrival
 		r.HoldUntil = rx.HoldUntil
@@ -710,13 +710,13 @@ func (xs *exchanges) confirmJourneyExchange(ctx context.Context, send Sender, j 
 	if err != nil {
 		return j, nil, nil, nil, err
 	}
-	_ = xs.store.Delete(ctx, Key(xs.cfg.Partner, KindJourneyOpen, j.ID))
+	_ = xs.store.Delete(ctx, storeKey(xs.cfg.Partner, kindJourneyOpen, j.ID))
 	return j, newLegs, nil, nil, nil
 }
 
 // fulfilJourneyExchange answers the fulfilment that confirms j's exchange.
-func (x *exchanges) fulfilJourneyExchange(ctx context.Context, c *call, j *JourneyRecord) (*Answer, bool) {
-	if j.Exchange.State == ExchangeBooking {
+func (x *exchanges) fulfilJourneyExchange(ctx context.Context, c *call, j *journeyRecord) (*Answer, bool) {
+	if j.Exchange.State == exchangeBooking {
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" has messages to the reservation system under way; retry in a few seconds")
 		p.Retryable = true
 		return x.problem(c, p), false
@@ -749,7 +749,7 @@ func (x *exchanges) fulfilJourneyExchange(ctx context.Context, c *call, j *Journ
 // over: new legs never answered are given back, a confirmation begun is
 // carried on, new legs past their hold are released. It reports whether
 // nothing is left to do.
-func (xs *exchanges) settleJourneyExchange(ctx context.Context, send Sender, j *JourneyRecord) (bool, error) {
+func (xs *exchanges) settleJourneyExchange(ctx context.Context, send Sender, j *journeyRecord) (bool, error) {
 	x := j.Exchange
 	now := xs.now()
 	switch {
@@ -759,7 +759,7 @@ func (xs *exchanges) settleJourneyExchange(ctx context.Context, send Sender, j *
 		if now.Before(x.LeaseUntil) {
 			return false, nil
 		}
-		j, err := xs.journeys.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+		j, err := xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 			if r.Exchange == nil || !r.Exchange.Confirming || now.Before(r.Exchange.LeaseUntil) {
 				return &errRefused{}
 			}
@@ -775,11 +775,11 @@ func (xs *exchanges) settleJourneyExchange(ctx context.Context, send Sender, j *
 		}
 		_, _, p, d, err := xs.confirmJourneyExchange(ctx, send, j)
 		return err == nil && p == nil && d == nil, err
-	case x.State == ExchangeBooking && !now.Before(x.LeaseUntil),
-		x.State == ExchangePrebooked && !now.Before(x.HoldUntil):
-		j, err := xs.journeys.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+	case x.State == exchangeBooking && !now.Before(x.LeaseUntil),
+		x.State == exchangePrebooked && !now.Before(x.HoldUntil):
+		j, err := xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 			rx := r.Exchange
-			if rx == nil || rx.ID != x.ID || !rx.open() || rx.State == ExchangeBooking && now.Before(rx.LeaseUntil) {
+			if rx == nil || rx.ID != x.ID || !rx.open() || rx.State == exchangeBooking && now.Before(rx.LeaseUntil) {
 				return &errRefused{}
 			}
 			rx.RollingBack, rx.LeaseUntil = true, now.Add(xs.cfg.Timeout)

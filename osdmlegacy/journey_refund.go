@@ -19,7 +19,7 @@ import (
 // with the legs not confirmed yet.
 
 // refundOffer returns the journey's refund offer id, nil when none.
-func (j *JourneyRecord) refundOffer(id string) *JourneyRefundOffer {
+func (j *journeyRecord) refundOffer(id string) *journeyRefundOffer {
 	for i := range j.RefundOffers {
 		if j.RefundOffers[i].ID == id {
 			return &j.RefundOffers[i]
@@ -35,7 +35,7 @@ func (rf *refunds) createJourneyRefundOffers(ctx context.Context, c *call) *Answ
 	if p != nil {
 		return rf.problem(c, p)
 	}
-	return rf.idempotent(ctx, c, func() string { return NewID(RefundOfferIDPrefix) }, func(rid string) (*Answer, bool) {
+	return rf.idempotent(ctx, c, func() string { return newID(refundOfferIDPrefix) }, func(rid string) (*Answer, bool) {
 		j, legs, a := rf.journeys.journeyOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
@@ -50,11 +50,11 @@ func (rf *refunds) createJourneyRefundOffers(ctx context.Context, c *call) *Answ
 		// Every train named must take the refund before any records it.
 		for _, i := range named {
 			dry := *legs[i]
-			dry.RefundOffers = append([]RefundOfferRecord(nil), legs[i].RefundOffers...)
+			dry.RefundOffers = append([]refundOfferRecord(nil), legs[i].RefundOffers...)
 			var p *osdm.ProblemError
 			switch {
 			case dry.refundOffer(rid) != nil:
-			case dry.State != StateFulfilled || dry.Fulfillment == nil:
+			case dry.State != stateFulfilled || dry.Fulfillment == nil:
 				p = stateProblem(&dry, "refunded")
 			case dry.Exchange.holds():
 				p = exchangeUnderWay(&dry, rf.now())
@@ -67,11 +67,11 @@ func (rf *refunds) createJourneyRefundOffers(ctx context.Context, c *call) *Answ
 			}
 		}
 		for _, i := range named {
-			rec, err := rf.bookings.updateBooking(ctx, legs[i].ID, func(r *BookingRecord) error {
+			rec, err := rf.bookings.updateBooking(ctx, legs[i].ID, func(r *bookingRecord) error {
 				if r.refundOffer(rid) != nil {
 					return errNoChange
 				}
-				if r.State != StateFulfilled || r.Fulfillment == nil {
+				if r.State != stateFulfilled || r.Fulfillment == nil {
 					return &errRefused{stateProblem(r, "refunded")}
 				}
 				if r.Exchange.holds() {
@@ -88,11 +88,11 @@ func (rf *refunds) createJourneyRefundOffers(ctx context.Context, c *call) *Answ
 			}
 			legs[i] = rec
 		}
-		j, err := rf.journeys.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+		j, err := rf.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 			if r.refundOffer(rid) != nil {
 				return errNoChange
 			}
-			r.RefundOffers = append(r.RefundOffers, JourneyRefundOffer{ID: rid, Legs: named})
+			r.RefundOffers = append(r.RefundOffers, journeyRefundOffer{ID: rid, Legs: named})
 			return nil
 		})
 		if err != nil {
@@ -106,14 +106,14 @@ func (rf *refunds) createJourneyRefundOffers(ctx context.Context, c *call) *Answ
 
 // journeyDetail names the journey and the leg's train in a problem text
 // about a leg booking.
-func journeyDetail(detail string, j *JourneyRecord, leg *BookingRecord) string {
+func journeyDetail(detail string, j *journeyRecord, leg *bookingRecord) string {
 	return strings.ReplaceAll(detail, "booking "+leg.ID, "booking "+j.ID+" (train "+leg.Offer.Train+")")
 }
 
 // journeyLegsNamed returns the indexes of the legs whose fulfilments a
 // refund offer request names (fulfillmentIds and refundSpecifications),
 // in order of travel, or the problem of a fulfilment not the journey's.
-func journeyLegsNamed(j *JourneyRecord, legs []*BookingRecord, req *osdm.RefundOfferRequest) ([]int, *osdm.ProblemError) {
+func journeyLegsNamed(j *journeyRecord, legs []*bookingRecord, req *osdm.RefundOfferRequest) ([]int, *osdm.ProblemError) {
 	byID := map[string]int{}
 	for i, leg := range legs {
 		if leg.Fulfillment != nil {
@@ -150,7 +150,7 @@ func journeyLegsNamed(j *JourneyRecord, legs []*BookingRecord, req *osdm.RefundO
 
 // journeyRefundOfferOf loads the journey, its legs and the refund offer
 // of the call's path.
-func (r *refunds) journeyRefundOfferOf(ctx context.Context, c *call) (*JourneyRecord, []*BookingRecord, *JourneyRefundOffer, *Answer) {
+func (r *refunds) journeyRefundOfferOf(ctx context.Context, c *call) (*journeyRecord, []*bookingRecord, *journeyRefundOffer, *Answer) {
 	j, legs, a := r.journeys.journeyOf(ctx, c)
 	if a != nil {
 		return nil, nil, nil, a
@@ -208,7 +208,7 @@ func (r *refunds) patchJourneyRefundOffer(ctx context.Context, c *call) *Answer 
 				return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
 					"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
 			}
-			after, d, p := r.bookings.cancel(ctx, c.send, leg, CancelRefund, rid, ro.ReasonCode)
+			after, d, p := r.bookings.cancel(ctx, c.send, leg, cancelRefund, rid, ro.ReasonCode)
 			if p != nil {
 				p.Detail = journeyDetail(p.Detail, j, leg)
 				return r.problem(c, p), finalProblem(p)
@@ -247,7 +247,7 @@ func (rf *refunds) deleteJourneyRefundOffer(ctx context.Context, c *call) *Answe
 		}
 	}
 	for _, leg := range legs {
-		_, err := rf.bookings.updateBooking(ctx, leg.ID, func(r *BookingRecord) error {
+		_, err := rf.bookings.updateBooking(ctx, leg.ID, func(r *bookingRecord) error {
 			for i, ro := range r.RefundOffers {
 				if ro.ID == rid && ro.Status != osdm.RefundConfirmed && (r.Pending == nil || r.Pending.RefundOfferID != rid) {
 					r.RefundOffers = append(r.RefundOffers[:i:i], r.RefundOffers[i+1:]...)
@@ -260,7 +260,7 @@ func (rf *refunds) deleteJourneyRefundOffer(ctx context.Context, c *call) *Answe
 			return rf.storeFailed(c, err)
 		}
 	}
-	if _, err := rf.journeys.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+	if _, err := rf.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		for i := range r.RefundOffers {
 			if r.RefundOffers[i].ID == rid {
 				r.RefundOffers = append(r.RefundOffers[:i:i], r.RefundOffers[i+1:]...)
@@ -276,7 +276,7 @@ func (rf *refunds) deleteJourneyRefundOffer(ctx context.Context, c *call) *Answe
 
 // journeyRefundView is the OSDM refund offer of a journey: the amounts
 // summed over its legs, their fulfilments, CONFIRMED once every leg is.
-func (r *refunds) journeyRefundView(j *JourneyRecord, legs []*BookingRecord, jr *JourneyRefundOffer) osdm.RefundOffer {
+func (r *refunds) journeyRefundView(j *journeyRecord, legs []*bookingRecord, jr *journeyRefundOffer) osdm.RefundOffer {
 	var fees, refunds []osdm.Price
 	var v osdm.RefundOffer
 	status := osdm.RefundConfirmed

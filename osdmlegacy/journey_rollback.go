@@ -11,22 +11,22 @@ import (
 // rollBackJourney undoes every leg of journey j that holds places
 // (rollBackLegs); once none does, the journey is JOURNEY_FAILED and off
 // settlement's list.
-func (js *journeys) rollBackJourney(ctx context.Context, send Sender, j *JourneyRecord) (bool, error) {
+func (js *journeys) rollBackJourney(ctx context.Context, send Sender, j *journeyRecord) (bool, error) {
 	done, err := js.rollBackLegs(ctx, send, j.ID, j.Legs)
 	if !done || err != nil {
 		return false, err
 	}
-	_, err = js.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
-		if r.State == JourneyFailed {
+	_, err = js.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
+		if r.State == journeyFailed {
 			return errNoChange
 		}
-		r.State = JourneyFailed
+		r.State = journeyFailed
 		return nil
 	})
 	if err != nil {
 		return false, err
 	}
-	_ = js.store.Delete(ctx, Key(js.cfg.Partner, KindJourneyOpen, j.ID))
+	_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindJourneyOpen, j.ID))
 	_ = js.store.Delete(ctx, js.bookings.offerClaimKey(j.OfferID))
 	return true, nil
 }
@@ -37,7 +37,7 @@ func (js *journeys) rollBackJourney(ctx context.Context, send Sender, j *Journey
 // with the technical reason code (no fee). It reports whether no leg
 // holds places any more.
 func (j *journeys) rollBackLegs(ctx context.Context, send Sender, jid string, ids []string) (bool, error) {
-	legs, err := j.loadLegs(ctx, &JourneyRecord{ID: jid, Legs: ids})
+	legs, err := j.loadLegs(ctx, &journeyRecord{ID: jid, Legs: ids})
 	if err != nil {
 		return false, err
 	}
@@ -51,7 +51,7 @@ func (j *journeys) rollBackLegs(ctx context.Context, send Sender, jid string, id
 		if leg == nil {
 			continue // never recorded, so never sent
 		}
-		if leg.State == StateBooking && leg.Pending != nil {
+		if leg.State == stateBooking && leg.Pending != nil {
 			var rep SettleReport
 			j.settlement.settleOne(ctx, send, leg, &rep)
 			if leg, _, err = j.bookings.loadBooking(ctx, leg.ID); err != nil {
@@ -59,9 +59,9 @@ func (j *journeys) rollBackLegs(ctx context.Context, send Sender, jid string, id
 			}
 		}
 		switch {
-		case leg.State == StatePrebooked,
-			leg.State == StateCancelling && leg.Pending != nil && leg.Pending.Cancel == CancelRollback:
-			after, d, p := j.bookings.cancel(ctx, send, leg, CancelRollback, "", &reason)
+		case leg.State == statePrebooked,
+			leg.State == stateCancelling && leg.Pending != nil && leg.Pending.Cancel == cancelRollback:
+			after, d, p := j.bookings.cancel(ctx, send, leg, cancelRollback, "", &reason)
 			if p != nil || d == nil || !d.settled() || after.State.holdsPlaces() {
 				done = false
 			}
@@ -76,7 +76,7 @@ func (j *journeys) rollBackLegs(ctx context.Context, send Sender, jid string, id
 // call's lease is over: never answered booked, it is rolled back (a
 // crash between legs leaves no journey half booked).
 func (js *journeys) settleJourneys(ctx context.Context, send Sender, rep *SettleReport) {
-	marks, err := js.settlement.listMarks(ctx, KindJourneyOpen)
+	marks, err := js.settlement.listMarks(ctx, kindJourneyOpen)
 	if err != nil {
 		rep.Errors++
 		return
@@ -91,14 +91,14 @@ func (js *journeys) settleJourneys(ctx context.Context, send Sender, rep *Settle
 		j, _, err := js.loadJourney(ctx, id)
 		switch {
 		case errors.Is(err, errJourneyMissing):
-			js.settlement.dropStaleMark(ctx, KindJourneyOpen, id, now.Sub(m.At), rep)
+			js.settlement.dropStaleMark(ctx, kindJourneyOpen, id, now.Sub(m.At), rep)
 			continue
 		case err != nil:
 			rep.Errors++
 			continue
 		}
 		switch j.State {
-		case JourneyBooked:
+		case journeyBooked:
 			if x := j.Exchange; x.open() || x != nil && x.Confirming {
 				switch done, err := js.exchanges.settleJourneyExchange(ctx, send, j); {
 				case err != nil:
@@ -110,11 +110,11 @@ func (js *journeys) settleJourneys(ctx context.Context, send Sender, rep *Settle
 				}
 				continue
 			}
-			_ = js.store.Delete(ctx, Key(js.cfg.Partner, KindJourneyOpen, id))
+			_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindJourneyOpen, id))
 			rep.Stale++
 			continue
-		case JourneyFailed:
-			_ = js.store.Delete(ctx, Key(js.cfg.Partner, KindJourneyOpen, id))
+		case journeyFailed:
+			_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindJourneyOpen, id))
 			rep.Stale++
 			continue
 		}
@@ -122,11 +122,11 @@ func (js *journeys) settleJourneys(ctx context.Context, send Sender, rep *Settle
 			rep.Waiting++
 			continue
 		}
-		j, err = js.updateJourney(ctx, id, func(r *JourneyRecord) error {
-			if r.State != JourneyBooking && r.State != JourneyRollingBack || now.Before(r.LeaseUntil) {
+		j, err = js.updateJourney(ctx, id, func(r *journeyRecord) error {
+			if r.State != journeyBooking && r.State != journeyRollingBack || now.Before(r.LeaseUntil) {
 				return &errRefused{}
 			}
-			r.State, r.LeaseUntil = JourneyRollingBack, now.Add(js.cfg.Timeout)
+			r.State, r.LeaseUntil = journeyRollingBack, now.Add(js.cfg.Timeout)
 			return nil
 		})
 		var taken *errRefused

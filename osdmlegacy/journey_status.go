@@ -9,10 +9,10 @@ import (
 )
 
 // journeysPending lists, for the operator, the journeys whose booking or
-// exchange settlement has not finished (their KindJourneyOpen marks).
+// exchange settlement has not finished (their kindJourneyOpen marks).
 func (s Status) journeysPending(ctx context.Context) ([]opstatus.Pending, error) {
 	f := s.f
-	marks, err := f.settlement.listMarks(ctx, KindJourneyOpen)
+	marks, err := f.settlement.listMarks(ctx, kindJourneyOpen)
 	var out []opstatus.Pending
 	for id, v := range marks {
 		var m intentMark
@@ -71,11 +71,11 @@ func (s Status) findJourney(ctx context.Context, id string) ([]opstatus.Record, 
 
 // legsOf is the legs an exchange holds or held that the journey does not
 // show.
-func legsOf(x *JourneyExchange) []string {
+func legsOf(x *journeyExchange) []string {
 	if x == nil {
 		return nil
 	}
-	if x.State == ExchangeConfirmed {
+	if x.State == exchangeConfirmed {
 		return x.Old
 	}
 	return x.Legs

@@ -9,7 +9,7 @@ import (
 // journeyView is the OSDM booking of a journey with changes, built from
 // its leg bookings: one booked offer with one reservation per train, the
 // journey's trip, one fulfilment per leg, the prices their sums.
-func (js *journeys) journeyView(j *JourneyRecord, legs []*BookingRecord) *osdm.Booking {
+func (js *journeys) journeyView(j *journeyRecord, legs []*bookingRecord) *osdm.Booking {
 	b := &osdm.Booking{ID: j.ID, ExternalRef: j.ExternalRef, CreatedOn: j.CreatedOn}
 	var trains []string
 	runs := make([]TrainRun, 0, len(j.Offers))
@@ -22,7 +22,7 @@ func (js *journeys) journeyView(j *JourneyRecord, legs []*BookingRecord) *osdm.B
 	}
 	b.Summary = "Reservations on trains " + strings.Join(trains, ", ") + " on " + j.Offers[0].ServiceDate + ", " + js.cfg.Partner
 	b.Trips = []osdm.Trip{journeyTripView(j.Offers[0].TripID, runs)}
-	var first *BookingRecord
+	var first *bookingRecord
 	for _, leg := range legs {
 		if leg != nil {
 			first = leg

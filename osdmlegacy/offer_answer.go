@@ -47,7 +47,7 @@ func probeSubject(p *probe) string {
 func (os *offers) read(p *probe, passengers int, currency string) probeResult {
 	subject := probeSubject(p)
 	if p.err != nil {
-		return probeResult{problem: SendProblem(os.cfg.Partner, p.err, subject)}
+		return probeResult{problem: sendProblem(os.cfg.Partner, p.err, subject)}
 	}
 	switch r := p.reply.(type) {
 	case *legacy.AvailabilityReply:
@@ -69,11 +69,11 @@ func (os *offers) read(p *probe, passengers int, currency string) probeResult {
 			return probeResult{soldOut: true}
 		}
 		if currency != "" && best.Price.Currency != currency {
-			return probeResult{problem: Restricted(RestrictReservations, osdm.CodeOfferOutOfBounds, "#/offerSearchCriteria/currency",
+			return probeResult{problem: restricted(RestrictReservations, osdm.CodeOfferOutOfBounds, "#/offerSearchCriteria/currency",
 				subject+": prices are in "+best.Price.Currency+", not "+currency)}
 		}
 		if _, err := osdmPrice(*best.Price); err != nil {
-			return probeResult{problem: SendProblem(os.cfg.Partner, &SendError{Kind: ErrLegacyGarbage, Err: err}, subject)}
+			return probeResult{problem: sendProblem(os.cfg.Partner, &SendError{Kind: ErrLegacyGarbage, Err: err}, subject)}
 		}
 		return probeResult{offer: best}
 	case *legacy.ReplacementProposal:
@@ -87,7 +87,7 @@ func (os *offers) read(p *probe, passengers int, currency string) probeResult {
 		}
 		return probeResult{problem: NegativeProblem(r, subject)}
 	}
-	return probeResult{problem: SendProblem(os.cfg.Partner, &SendError{Kind: ErrLegacyGarbage,
+	return probeResult{problem: sendProblem(os.cfg.Partner, &SendError{Kind: ErrLegacyGarbage,
 		Err: errors.New("an unusable " + string(p.reply.Kind()) + " to an offer search")}, subject)}
 }
 
@@ -168,12 +168,12 @@ func osdmPrice(p legacy.Price) (osdm.Price, error) {
 }
 
 // searchAnswer assembles the OSDM answer of an offer search from its
-// probes: an OfferRecord per offer, sealed into its offer id.
+// probes: an offerRecord per offer, sealed into its offer id.
 type searchAnswer struct {
 	f      *offers
 	c      *call
 	now    time.Time
-	pax    []OfferPassenger
+	pax    []offerPassenger
 	refs   []string
 	resp   osdm.OfferCollectionResponse
 	tripOf map[*candidate]int
@@ -195,7 +195,7 @@ type searchAnswer struct {
 
 // answer builds the answer to q from probes, its offer ids signed by
 // signer.
-func (o *offers) answer(c *call, q *offerRequest, probes []*probe, pax []OfferPassenger, signer *offerSigner, ts *tripSet, legProbes []*probe) *Answer {
+func (o *offers) answer(c *call, q *offerRequest, probes []*probe, pax []offerPassenger, signer *offerSigner, ts *tripSet, legProbes []*probe) *Answer {
 	sa, p := o.collect(c, q, probes, pax, signer, ts, legProbes)
 	if p != nil {
 		return o.problem(c, p)
@@ -207,7 +207,7 @@ func (o *offers) answer(c *call, q *offerRequest, probes []*probe, pax []OfferPa
 // direct trains) and legProbes (of the trains of ts's journeys with
 // changes; ts may be nil when there are none), or the problem that no
 // train gave an offer or a proposal.
-func (o *offers) collect(c *call, q *offerRequest, probes []*probe, pax []OfferPassenger, signer *offerSigner, ts *tripSet, legProbes []*probe) (*searchAnswer, *osdm.ProblemError) {
+func (o *offers) collect(c *call, q *offerRequest, probes []*probe, pax []offerPassenger, signer *offerSigner, ts *tripSet, legProbes []*probe) (*searchAnswer, *osdm.ProblemError) {
 	sa := &searchAnswer{f: o, c: c, now: c.now, pax: pax, tripOf: map[*candidate]int{}, signer: signer}
 	for _, p := range pax {
 		sa.refs = append(sa.refs, p.Ref)
@@ -361,7 +361,7 @@ func (sa *searchAnswer) trip(c *candidate) int {
 func (sa *searchAnswer) addOffer(p *probe, lo *legacy.Offer) {
 	f, c := sa.f, p.cand
 	if c.run.Departure.IsZero() || c.run.Arrival.IsZero() {
-		sa.failures = append(sa.failures, SendProblem(f.cfg.Partner, &SendError{Kind: ErrLegacyGarbage}, probeSubject(p)))
+		sa.failures = append(sa.failures, sendProblem(f.cfg.Partner, &SendError{Kind: ErrLegacyGarbage}, probeSubject(p)))
 		sa.note(p, osdm.CodeBadGateway, "the reservation system gave no departure or arrival time")
 		return
 	}
@@ -385,7 +385,7 @@ func (sa *searchAnswer) addOffer(p *probe, lo *legacy.Offer) {
 	ti := sa.trip(c)
 	trip := &sa.resp.Trips[ti]
 	legID := trip.Legs[0].ID
-	rec := &OfferRecord{
+	rec := &offerRecord{
 		Partner: f.cfg.Partner,
 		Train:   c.run.Train, ServiceDate: c.run.ServiceDate, Origin: c.run.Origin, Destination: c.run.Destination,
 		OriginName: c.run.OriginName, DestinationName: c.run.DestinationName,
@@ -412,7 +412,7 @@ func (o *offers) exchangeability() osdm.RefundType {
 
 // offerProduct is the product of an offer, listed the same in the offer
 // and in the booking of it.
-func (o *offers) offerProduct(rec *OfferRecord) osdm.Product {
+func (o *offers) offerProduct(rec *offerRecord) osdm.Product {
 	flex, _ := o.flexibility()
 	sc, tc := serviceClass(rec.TravelClass)
 	return osdm.Product{
@@ -441,7 +441,7 @@ func serviceClass(class int) (osdm.ServiceClass, osdm.TravelClass) {
 
 // osdmOffer is the OSDM offer of a record: one reservation offer part for
 // all passengers. The booking side shows the same offer from the record.
-func (o *offers) osdmOffer(rec *OfferRecord) osdm.Offer {
+func (o *offers) osdmOffer(rec *offerRecord) osdm.Offer {
 	flex, refundable := o.flexibility()
 	sc, tc := serviceClass(rec.TravelClass)
 	acc := accommodation(rec.ServiceCode)

@@ -84,7 +84,7 @@ func (o *offers) trips(q *offerRequest) (*tripSet, *osdm.ProblemError) {
 // for q, best first, as long as the trips stay within max_trips and the
 // trains asked within max_trains (each train counted once).
 func (o *offers) plannedJourneys(q *offerRequest, ts *tripSet) {
-	pl, ok := o.tt.(Planner)
+	pl, ok := o.tt.(planner)
 	if !ok {
 		return
 	}
@@ -92,7 +92,7 @@ func (o *offers) plannedJourneys(q *offerRequest, ts *tripSet) {
 	if q.arrival {
 		loc = stationLocation(o.tt, q.destination, o.cfg.Location)
 	}
-	found := pl.Journeys(JourneyQuery{
+	found := pl.Journeys(journeyQuery{
 		Origin: q.origin, Destination: q.destination, At: q.at.in(loc), Arrival: q.arrival,
 		Window: o.cfg.Window, MaxChanges: o.cfg.maxChanges(), MinTransfer: o.cfg.MinTransfer, MaxTrips: o.cfg.MaxTrips,
 	})
@@ -127,7 +127,7 @@ func (o *offers) plannedJourneys(q *offerRequest, ts *tripSet) {
 
 // usable reports whether every train of j can be asked about: a train
 // number the legacy protocol carries, none a vehicle filter excludes.
-func usable(j Journey, excluded map[string]bool) bool {
+func usable(j timetableJourney, excluded map[string]bool) bool {
 	for _, r := range j {
 		if excluded[r.Train] || !legacy.ValidTrainNumber(r.Train) {
 			return false
@@ -143,7 +143,7 @@ func usable(j Journey, excluded map[string]bool) bool {
 // every arrival, and changes are checked against min_transfer.
 func (o *offers) specJourney(q *offerRequest) (*tripSet, *osdm.ProblemError) {
 	if n := len(q.legs) - 1; n > o.cfg.maxChanges() {
-		return nil, Restricted(RestrictDirect, osdm.CodeOfferOutOfBounds, q.legs[n].ptr[:len(q.legs[n].ptr)-len("/timedLeg/start")],
+		return nil, restricted(RestrictDirect, osdm.CodeOfferOutOfBounds, q.legs[n].ptr[:len(q.legs[n].ptr)-len("/timedLeg/start")],
 			"a journey has at most "+strconv.Itoa(o.cfg.maxChanges())+" changes (max_changes), not "+strconv.Itoa(n))
 	}
 	ts := &tripSet{}
@@ -162,7 +162,7 @@ func (o *offers) specJourney(q *offerRequest) (*tripSet, *osdm.ProblemError) {
 		if o.tt != nil {
 			tr, ok := o.tt.Run(run.Train, run.ServiceDate, run.Origin, run.Destination)
 			if !ok || !tr.Departure.Equal(run.Departure) || !run.Arrival.IsZero() && !tr.Arrival.Equal(run.Arrival) {
-				return nil, Restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, l.train.ptr,
+				return nil, restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, l.train.ptr,
 					"the timetable has no "+subject+(map[bool]string{true: " arriving at " + l.train.arrival.text}[l.train.arrival != nil]))
 			}
 			run.OriginName, run.DestinationName, run.Arrival = tr.OriginName, tr.DestinationName, tr.Arrival
@@ -190,14 +190,14 @@ func (o *offers) specJourney(q *offerRequest) (*tripSet, *osdm.ProblemError) {
 func (o *offers) checkChange(a, b *TrainRun, ptr string) *osdm.ProblemError {
 	at := b.Origin
 	min, ok := o.cfg.MinTransfer, true
-	if pl, is := o.tt.(Planner); is {
+	if pl, is := o.tt.(planner); is {
 		min, ok = pl.Transfer(at, o.cfg.MinTransfer)
 	}
 	if !ok {
-		return Restricted(RestrictDirect, osdm.CodeOfferOutOfBounds, ptr, "the timetable allows no change of trains at "+at)
+		return restricted(RestrictDirect, osdm.CodeOfferOutOfBounds, ptr, "the timetable allows no change of trains at "+at)
 	}
 	if gap := b.Departure.Sub(a.Arrival); gap < min {
-		return Restricted(RestrictDirect, osdm.CodeOfferOutOfBounds, ptr,
+		return restricted(RestrictDirect, osdm.CodeOfferOutOfBounds, ptr,
 			"the change at "+at+" from train "+a.Train+" to train "+b.Train+" leaves "+minutes(gap)+", less than the "+minutes(min)+" it needs")
 	}
 	return nil
@@ -434,7 +434,7 @@ func (sa *searchAnswer) addJourneyOffer(ti int, legs []*candidate, offers []*leg
 			Detail: "journey " + trip.ID + ": the first train has left or an offer expired"})
 		return
 	}
-	jo := &JourneyOffer{Partner: f.cfg.Partner}
+	jo := &journeyOffer{Partner: f.cfg.Partner}
 	for i, c := range legs {
 		lo := offers[i]
 		price, _ := osdmPrice(*lo.Price)
@@ -444,7 +444,7 @@ func (sa *searchAnswer) addJourneyOffer(ti int, legs []*candidate, offers []*leg
 			return
 		}
 		n := i + 1
-		rec := OfferRecord{
+		rec := offerRecord{
 			Train: c.run.Train, ServiceDate: c.run.ServiceDate, Origin: c.run.Origin, Destination: c.run.Destination,
 			OriginName: c.run.OriginName, DestinationName: c.run.DestinationName,
 			Departure: c.run.Departure, Arrival: c.run.Arrival,
@@ -465,7 +465,7 @@ func (sa *searchAnswer) addJourneyOffer(ti int, legs []*candidate, offers []*leg
 // journeyOffer is the OSDM offer of a journey: a reservation offer part
 // per leg (the leg's alone in its trip coverage), its minimal price their
 // sum.
-func (os *offers) journeyOffer(jo *JourneyOffer) osdm.Offer {
+func (os *offers) journeyOffer(jo *journeyOffer) osdm.Offer {
 	var parts []osdm.ReservationOfferPart
 	var products []osdm.Product
 	for i := range jo.Legs {
@@ -487,7 +487,7 @@ func (os *offers) journeyOffer(jo *JourneyOffer) osdm.Offer {
 
 // summary describes a journey offer: "Reservations, trains 9203 and 456,
 // 2nd class seat".
-func (jo *JourneyOffer) summary() string {
+func (jo *journeyOffer) summary() string {
 	trains := ""
 	for i, l := range jo.Legs {
 		switch {

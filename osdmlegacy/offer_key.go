@@ -24,9 +24,9 @@ func OfferKeyKey(partner string) string {
 	return "osdm_legacy/" + partner + "/offer-key"
 }
 
-// LoadOfferKey returns partner's offer key from st, creating it when
+// loadOfferKey returns partner's offer key from st, creating it when
 // there is none. The key never appears in an error.
-func LoadOfferKey(ctx context.Context, st store.Store, partner string) ([]byte, error) {
+func loadOfferKey(ctx context.Context, st store.Store, partner string) ([]byte, error) {
 	key := OfferKeyKey(partner)
 	b, err := st.Get(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
@@ -60,7 +60,7 @@ func LoadOfferKey(ctx context.Context, st store.Store, partner string) ([]byte, 
 // store error fails this call only: nothing is accepted (a search may
 // still sign under the key read last, searchOffers).
 func (o *offers) offerSigner(ctx context.Context) (*offerSigner, error) {
-	k, err := LoadOfferKey(ctx, o.store, o.cfg.Partner)
+	k, err := loadOfferKey(ctx, o.store, o.cfg.Partner)
 	if err != nil {
 		return nil, err
 	}
@@ -78,10 +78,10 @@ func (o *offers) offerKeyFailed(c *call) *Answer {
 	return o.storeUnavailable(c, "the OSDM provider cannot reach its store; try again later")
 }
 
-// SealOffer sets rec.ID (and its Partner) to its self-verifying offer id
+// sealOffer sets rec.ID (and its Partner) to its self-verifying offer id
 // (offer_id.go) under the façade's key, for the client of the call in ctx
-// (AnonymousClient outside a call).
-func (o *offers) SealOffer(ctx context.Context, rec *OfferRecord) error {
+// (anonymousClient outside a call).
+func (o *offers) sealOffer(ctx context.Context, rec *offerRecord) error {
 	s, err := o.offerSigner(ctx)
 	if err != nil {
 		return err
@@ -92,13 +92,13 @@ func (o *offers) SealOffer(ctx context.Context, rec *OfferRecord) error {
 	return nil
 }
 
-// OpenOffer returns the live offer of id, ErrOfferNotFound for an id this
+// openOffer returns the live offer of id, errOfferNotFound for an id this
 // façade did not sign or that expired at now, or the store's error when
 // the key cannot be read. In a call, an offer another client searched is
 // not found.
-func (o *offers) OpenOffer(ctx context.Context, id string, now time.Time) (*OfferRecord, error) {
-	if len(id) <= len(OfferIDPrefix) || len(id) > maxOfferIDLen || id[:len(OfferIDPrefix)] != OfferIDPrefix {
-		return nil, ErrOfferNotFound // not even an id's form: no key needed to say so
+func (o *offers) openOffer(ctx context.Context, id string, now time.Time) (*offerRecord, error) {
+	if len(id) <= len(offerIDPrefix) || len(id) > maxOfferIDLen || id[:len(offerIDPrefix)] != offerIDPrefix {
+		return nil, errOfferNotFound // not even an id's form: no key needed to say so
 	}
 	s, err := o.offerSigner(ctx)
 	if err != nil {

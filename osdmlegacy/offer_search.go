@@ -25,7 +25,7 @@ func (o *offers) searchOffers(ctx context.Context, c *call) *Answer {
 	}
 	travel := ts.first().run.ServiceDate
 	day, _ := time.Parse(time.DateOnly, travel)
-	pax := make([]OfferPassenger, 0, len(q.passengers))
+	pax := make([]offerPassenger, 0, len(q.passengers))
 	for _, pa := range q.passengers {
 		op, p := o.tariffOf(pa, day)
 		if p != nil {

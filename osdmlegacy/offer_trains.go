@@ -64,7 +64,7 @@ func (o *offers) candidates(q *offerRequest) ([]candidate, *osdm.ProblemError) {
 	}
 	if len(q.named) > 0 {
 		if len(q.named) > o.cfg.MaxTrains {
-			return nil, Restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, q.named[o.cfg.MaxTrains].ptr,
+			return nil, restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, q.named[o.cfg.MaxTrains].ptr,
 				"at most "+strconv.Itoa(o.cfg.MaxTrains)+" trains are asked per search, not "+strconv.Itoa(len(q.named)))
 		}
 		// The day asked: the departure's at the origin, or the arrival's at
@@ -88,11 +88,11 @@ func (o *offers) candidates(q *offerRequest) ([]candidate, *osdm.ProblemError) {
 		return out, nil
 	}
 	if o.tt == nil {
-		return nil, Restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter",
+		return nil, restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter",
 			"no timetable is configured: name the train in a vehicle filter (exclude: false) or a trip specification")
 	}
 	if q.after+q.before == 0 {
-		return nil, Restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, "#/tripSearchCriteria/parameters",
+		return nil, restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, "#/tripSearchCriteria/parameters",
 			"numberOfResultsAfter and numberOfResultsBefore ask for no train")
 	}
 	var runs []TrainRun

@@ -63,17 +63,17 @@ func (ps *passengers) patchPassenger(ctx context.Context, c *call) *Answer {
 // checkPassengerPatch refuses a change the booking cannot take: another
 // id, externalRef, type or age, or a date of birth that gives another
 // legacy tariff on the day of travel than the one booked.
-func (p *passengers) checkPassengerPatch(r *BookingRecord, pr *PassengerRecord, body *passengerBody, now time.Time) *osdm.ProblemError {
+func (p *passengers) checkPassengerPatch(r *bookingRecord, pr *passengerRecord, body *passengerBody, now time.Time) *osdm.ProblemError {
 	switch {
 	case body.ID != "" && body.ID != pr.ID:
 		return osdm.Invalid(osdm.CodeInvalidRequest, "#/id", "id must be the passenger's id "+quoteShort(pr.ID))
 	case body.ExternalRef != "" && body.ExternalRef != pr.ExternalRef:
 		return osdm.Invalid(osdm.CodeInvalidRequest, "#/externalRef", "externalRef cannot change")
 	case body.Type != "" && body.Type != pr.Type:
-		return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/type",
+		return restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/type",
 			"the passenger type cannot change: the tariff was booked for "+string(pr.Type))
 	case body.Age != nil && pr.Age != nil && *body.Age != *pr.Age:
-		return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/age",
+		return restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/age",
 			"the age cannot change: the tariff was booked for it")
 	case !r.Offer.Departure.IsZero() && !now.Before(r.Offer.Departure):
 		return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the train of booking "+r.ID+" has left: passengers are changed before departure")
@@ -90,7 +90,7 @@ func (p *passengers) checkPassengerPatch(r *BookingRecord, pr *PassengerRecord, 
 // next, and whether there is a change the legacy system holds (name or
 // date of birth). The index is the passenger's first place in booking
 // order (placeOwners), 1-based.
-func (r *BookingRecord) passengerData(pr, next *PassengerRecord) ([]legacy.PassengerData, bool) {
+func (r *bookingRecord) passengerData(pr, next *passengerRecord) ([]legacy.PassengerData, bool) {
 	// A name left out (no lastName) stays as the legacy system holds it.
 	name := nameOf(next.Detail)
 	if (name == "" || name == pr.NameSent) && next.DateOfBirth == pr.DateOfBirth {
@@ -161,8 +161,8 @@ func nameOf(d *osdm.PersonDetail) string {
 // passengerResult is the answer to a passenger PATCH once its
 // patchBookingPassenger changes passenger pid of booking rec as body
 // says: a PassengerDataRequest when the legacy system must hear of it.
-func (ps *passengers) patchBookingPassenger(ctx context.Context, c *call, rec *BookingRecord, pid string, body *passengerBody) (*Answer, bool) {
-	if rec.State == StateUpdating && rec.Pending != nil && rec.Pending.Passenger != nil && rec.Pending.Passenger.ID == pid {
+func (ps *passengers) patchBookingPassenger(ctx context.Context, c *call, rec *bookingRecord, pid string, body *passengerBody) (*Answer, bool) {
+	if rec.State == stateUpdating && rec.Pending != nil && rec.Pending.Passenger != nil && rec.Pending.Passenger.ID == pid {
 		// A change of this passenger under way: settle it first.
 		if ps.now().Before(rec.Pending.LeaseUntil) {
 			return ps.bookings.inProgress(c, rec), false
@@ -172,13 +172,13 @@ func (ps *passengers) patchBookingPassenger(ctx context.Context, c *call, rec *B
 	}
 	now := ps.now()
 	sent := false
-	rec, err := ps.bookings.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+	rec, err := ps.bookings.updateBooking(ctx, rec.ID, func(r *bookingRecord) error {
 		sent = false
 		pr := r.passenger(pid)
 		if pr == nil {
 			return &errRefused{passengerNotFound(r.ID, pid)}
 		}
-		if r.State != StatePrebooked && r.State != StateFulfilled {
+		if r.State != statePrebooked && r.State != stateFulfilled {
 			return &errRefused{stateProblem(r, "changed")}
 		}
 		if r.Exchange.holds() {
@@ -206,7 +206,7 @@ func (ps *passengers) patchBookingPassenger(ctx context.Context, c *call, rec *B
 		if name := nameOf(next.Detail); name != "" {
 			next.NameSent = name
 		}
-		if err := ps.pendPassengerData(ctx, r, data, now, func(p *PendingMessage) { p.Passenger = &next }); err != nil {
+		if err := ps.pendPassengerData(ctx, r, data, now, func(p *pendingMessage) { p.Passenger = &next }); err != nil {
 			return err
 		}
 		sent = true
@@ -227,7 +227,7 @@ func (ps *passengers) patchBookingPassenger(ctx context.Context, c *call, rec *B
 }
 
 // PassengerDataRequest was sent (d).
-func (ps *passengers) passengerResult(c *call, rec *BookingRecord, pid string, d *delivery) (*Answer, bool) {
+func (ps *passengers) passengerResult(c *call, rec *bookingRecord, pid string, d *delivery) (*Answer, bool) {
 	subject := "changing passenger " + pid + " of booking " + rec.ID
 	if a := ps.settlement.unsettled(c, d, subject, "the change is being settled: retry to learn its outcome"); a != nil {
 		return a, false
@@ -236,7 +236,7 @@ func (ps *passengers) passengerResult(c *call, rec *BookingRecord, pid string, d
 	case d.refusal != nil:
 		p := NegativeProblem(d.refusal, subject)
 		return ps.problem(c, p), finalProblem(p)
-	case rec.State == StateUpdating:
+	case rec.State == stateUpdating:
 		return ps.bookings.inProgress(c, rec), false
 	}
 	v := passengerView(rec.passenger(pid))
@@ -246,21 +246,21 @@ func (ps *passengers) passengerResult(c *call, rec *BookingRecord, pid string, d
 // recordPassengerResult records the reply to the PassengerDataRequest
 // msgID: the change is kept (PassengerDataReply) or dropped (a refusal);
 // the booking goes back to the state it was in.
-func (ps *passengers) recordPassengerResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
+func (ps *passengers) recordPassengerResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*bookingRecord, error) {
 	nr, _ := reply.(*legacy.NegativeReply)
 	d.refusal = nr
-	rec, err := ps.bookings.updateBooking(ctx, id, func(r *BookingRecord) error {
+	rec, err := ps.bookings.updateBooking(ctx, id, func(r *bookingRecord) error {
 		p := r.Pending
 		if p == nil || p.MessageID != msgID {
 			return errNoChange
 		}
 		r.Pending, r.State = nil, p.Revert
 		if nr != nil {
-			r.LastRefusal = &LegacyRefusal{Code: nr.Code, Text: nr.Text, Retryable: nr.Retryable, At: now}
+			r.LastRefusal = &legacyRefusal{Code: nr.Code, Text: nr.Text, Retryable: nr.Retryable, At: now}
 			if nr.Code == legacy.CodeAlreadyCancelled || nr.Code == legacy.CodeBookingNotFound {
 				// The legacy system holds nothing: the booking is over there.
-				r.State = StateCancelled
-				r.Cancel = &CancelOutcome{Why: CancelDelete, At: now, Status: string(nr.Code)}
+				r.State = stateCancelled
+				r.Cancel = &cancelOutcome{Why: cancelDelete, At: now, Status: string(nr.Code)}
 			}
 			return nil
 		}
@@ -303,7 +303,7 @@ func passengerNotFound(bookingID, pid string) *osdm.ProblemError {
 }
 
 // passenger returns the booking's passenger id, nil when none.
-func (rec *BookingRecord) passenger(id string) *PassengerRecord {
+func (rec *bookingRecord) passenger(id string) *passengerRecord {
 	for i := range rec.Passengers {
 		if rec.Passengers[i].ID == id {
 			return &rec.Passengers[i]
@@ -313,7 +313,7 @@ func (rec *BookingRecord) passenger(id string) *PassengerRecord {
 }
 
 // passengerView is the OSDM passenger of a record.
-func passengerView(p *PassengerRecord) osdm.Passenger {
+func passengerView(p *passengerRecord) osdm.Passenger {
 	v := osdm.Passenger{ID: p.ID, ExternalRef: p.ExternalRef, Type: p.Type, Age: p.Age, DateOfBirth: p.DateOfBirth}
 	if p.Detail != nil {
 		d := *p.Detail

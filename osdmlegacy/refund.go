@@ -17,8 +17,8 @@ import (
 // places for a partial refund) and confirms with the CancelReply's
 // amounts. A passenger's place is refunded once.
 
-// RefundOfferIDPrefix starts every refund offer id.
-const RefundOfferIDPrefix = "ro-"
+// refundOfferIDPrefix starts every refund offer id.
+const refundOfferIDPrefix = "ro-"
 
 // maxRefundOffers bounds the refund offers one booking keeps.
 const maxRefundOffers = 16
@@ -58,8 +58,8 @@ func readRefundOfferRequest(body []byte) (*refundOfferAsk, *osdm.ProblemError) {
 	ask := &refundOfferAsk{RefundOfferRequest: osdm.RefundOfferRequest{
 		FulfillmentIDs: b.FulfillmentIDs, RefundSpecifications: b.RefundSpecifications, OverruleCode: b.OverruleCode,
 	}}
-	if len(b.RefundSpecifications) > MaxPassengers {
-		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/refundSpecifications", "at most "+strconv.Itoa(MaxPassengers)+" refund specifications")
+	if len(b.RefundSpecifications) > maxPassengers {
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/refundSpecifications", "at most "+strconv.Itoa(maxPassengers)+" refund specifications")
 	}
 	for i, rs := range b.RefundSpecifications {
 		at := "#/refundSpecifications/" + strconv.Itoa(i)
@@ -67,15 +67,15 @@ func readRefundOfferRequest(body []byte) (*refundOfferAsk, *osdm.ProblemError) {
 			return nil, osdm.Invalid(osdm.CodeInvalidRequest, at+"/fulfillmentId", "a refund specification names the fulfilment (1.."+strconv.Itoa(maxRefBytes)+" bytes)")
 		}
 		if len(rs.BookingPartIDs) > 0 {
-			return nil, Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, at+"/bookingPartIds",
+			return nil, restricted(restrictAfterSales, osdm.CodeOutOfBounds, at+"/bookingPartIds",
 				"a partial refund names passengers (passengerIds), not booking parts: the booking has one reservation for all its passengers")
 		}
 		if len(rs.PassengerIDs) == 0 {
 			return nil, osdm.Invalid(osdm.CodeInvalidRequest, at+"/passengerIds", "a refund specification names the passengers whose places are refunded")
 		}
 		for j, pid := range rs.PassengerIDs {
-			if pid == "" || len(pid) > maxRefBytes || len(ask.PassengerIDs) >= MaxPassengers {
-				return nil, osdm.Invalid(osdm.CodeInvalidRequest, at+"/passengerIds/"+strconv.Itoa(j), "a passenger id is 1.."+strconv.Itoa(maxRefBytes)+" bytes, at most "+strconv.Itoa(MaxPassengers)+" of them")
+			if pid == "" || len(pid) > maxRefBytes || len(ask.PassengerIDs) >= maxPassengers {
+				return nil, osdm.Invalid(osdm.CodeInvalidRequest, at+"/passengerIds/"+strconv.Itoa(j), "a passenger id is 1.."+strconv.Itoa(maxRefBytes)+" bytes, at most "+strconv.Itoa(maxPassengers)+" of them")
 			}
 			if !contains(ask.PassengerIDs, pid) {
 				ask.PassengerIDs = append(ask.PassengerIDs, pid)
@@ -106,16 +106,16 @@ func (rf *refunds) createRefundOffers(ctx context.Context, c *call) *Answer {
 	if p != nil {
 		return rf.problem(c, p)
 	}
-	return rf.idempotent(ctx, c, func() string { return NewID(RefundOfferIDPrefix) }, func(rid string) (*Answer, bool) {
+	return rf.idempotent(ctx, c, func() string { return newID(refundOfferIDPrefix) }, func(rid string) (*Answer, bool) {
 		if _, a := rf.bookings.bookingOf(ctx, c); a != nil {
 			return a, finalAnswer(a)
 		}
 		id := c.params[osdm.ParamBookingID]
-		rec, err := rf.bookings.updateBooking(ctx, id, func(r *BookingRecord) error {
+		rec, err := rf.bookings.updateBooking(ctx, id, func(r *bookingRecord) error {
 			if r.refundOffer(rid) != nil {
 				return errNoChange // made by an earlier run of this request
 			}
-			if r.State != StateFulfilled || r.Fulfillment == nil {
+			if r.State != stateFulfilled || r.Fulfillment == nil {
 				return &errRefused{stateProblem(r, "refunded")}
 			}
 			if r.Exchange.holds() {
@@ -154,7 +154,7 @@ func (rf *refunds) createRefundOffers(ctx context.Context, c *call) *Answer {
 // passengers (nil: every passenger not refunded yet) quoted from r's
 // price and refund_fee, none with an overrule code; a refusal is an
 // *errRefused.
-func (rf *refunds) addRefundOffer(r *BookingRecord, rid string, passengers []string, overrule osdm.OverruleCode) error {
+func (rf *refunds) addRefundOffer(r *bookingRecord, rid string, passengers []string, overrule osdm.OverruleCode) error {
 	pax := r.unrefunded()
 	if passengers != nil {
 		pax = passengers
@@ -173,7 +173,7 @@ func (rf *refunds) addRefundOffer(r *BookingRecord, rid string, passengers []str
 	if overrule != "" {
 		code, ok := rf.cfg.Reasons[overrule]
 		if !ok {
-			return &errRefused{Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/overruleCode",
+			return &errRefused{restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/overruleCode",
 				"overrule code "+quoteShort(string(overrule))+" has no legacy reason code in the reason table (subdirective reason <overruleCode> <code>), which maps "+rf.reasonList())}
 		}
 		reason = &code
@@ -202,7 +202,7 @@ func (rf *refunds) addRefundOffer(r *BookingRecord, rid string, passengers []str
 		return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
 			"booking "+r.ID+" has "+strconv.Itoa(maxRefundOffers)+" refund offers open; confirm one or wait until they expire")}
 	}
-	r.RefundOffers = append(r.RefundOffers, RefundOfferRecord{
+	r.RefundOffers = append(r.RefundOffers, refundOfferRecord{
 		ID: rid, CreatedOn: now, ValidUntil: now.Add(rf.cfg.OfferTTL),
 		Status: osdm.RefundProposed, OverruleCode: overrule, ReasonCode: reason,
 		Fee: fee, Refundable: refundable, PassengerIDs: append([]string(nil), pax...),
@@ -225,7 +225,7 @@ func (r *refunds) reasonList() string {
 }
 
 // refundOfferOf loads the booking and refund offer of the call's path.
-func (r *refunds) refundOfferOf(ctx context.Context, c *call) (*BookingRecord, *RefundOfferRecord, *Answer) {
+func (r *refunds) refundOfferOf(ctx context.Context, c *call) (*bookingRecord, *refundOfferRecord, *Answer) {
 	rec, a := r.bookings.bookingOf(ctx, c)
 	if a != nil {
 		return nil, nil, a
@@ -262,19 +262,19 @@ func (r *refunds) patchRefundOffer(ctx context.Context, c *call) *Answer {
 		if a != nil {
 			return a, finalAnswer(a)
 		}
-		confirmed := func(rec *BookingRecord) *Answer {
+		confirmed := func(rec *bookingRecord) *Answer {
 			v := refundOfferView(rec, rec.refundOffer(rid))
 			return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
 		}
 		if ro.Status == osdm.RefundConfirmed {
 			return confirmed(rec), true // confirmed before: the same answer
 		}
-		resending := rec.State == StateCancelling && rec.Pending != nil && rec.Pending.RefundOfferID == rid
+		resending := rec.State == stateCancelling && rec.Pending != nil && rec.Pending.RefundOfferID == rid
 		if !resending && !r.now().Before(ro.ValidUntil) {
 			return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
 				"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
 		}
-		rec, d, p := r.bookings.cancel(ctx, c.send, rec, CancelRefund, rid, ro.ReasonCode)
+		rec, d, p := r.bookings.cancel(ctx, c.send, rec, cancelRefund, rid, ro.ReasonCode)
 		if p != nil {
 			return r.problem(c, p), finalProblem(p)
 		}
@@ -294,7 +294,7 @@ func (r *refunds) patchRefundOffer(ctx context.Context, c *call) *Answer {
 }
 
 // refundOfferView is the OSDM refund offer of a record.
-func refundOfferView(rec *BookingRecord, ro *RefundOfferRecord) osdm.RefundOffer {
+func refundOfferView(rec *bookingRecord, ro *refundOfferRecord) osdm.RefundOffer {
 	v := osdm.RefundOffer{
 		ID: ro.ID, CreatedOn: ro.CreatedOn, ValidFrom: ro.CreatedOn, ValidUntil: ro.ValidUntil,
 		ConfirmedOn: ro.ConfirmedOn, Status: ro.Status, AppliedOverruleCode: ro.OverruleCode,

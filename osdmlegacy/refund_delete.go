@@ -16,7 +16,7 @@ func (rf *refunds) deleteRefundOffer(ctx context.Context, c *call) *Answer {
 		return a
 	}
 	rid := c.params[osdm.ParamRefundOfferID]
-	_, err := rf.bookings.updateBooking(ctx, c.params[osdm.ParamBookingID], func(r *BookingRecord) error {
+	_, err := rf.bookings.updateBooking(ctx, c.params[osdm.ParamBookingID], func(r *bookingRecord) error {
 		for i, ro := range r.RefundOffers {
 			if ro.ID != rid {
 				continue

@@ -44,7 +44,7 @@ func (f *Facade) routes() []osdm.Route[handler] {
 }
 
 // either serves a call about a journey with changes (a booking id with
-// JourneyIDPrefix) with journey, any other with single.
+// journeyIDPrefix) with journey, any other with single.
 func either(journey, single handler) handler {
 	return func(ctx context.Context, c *call) *Answer {
 		if isJourneyID(c.params[osdm.ParamBookingID]) {

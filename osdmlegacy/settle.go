@@ -45,7 +45,7 @@ func (s *settlement) settle(ctx context.Context) (SettleReport, error) {
 // listMarks returns the marks of kind (id -> value); the store is not
 // written while a scan runs.
 func (s *settlement) listMarks(ctx context.Context, kind string) (map[string][]byte, error) {
-	prefix := Key(s.cfg.Partner, kind, "")
+	prefix := storeKey(s.cfg.Partner, kind, "")
 	marks := map[string][]byte{}
 	err := s.store.Scan(ctx, prefix, func(key string, value []byte) error {
 		marks[strings.TrimPrefix(key, prefix)] = append([]byte(nil), value...)
@@ -54,10 +54,10 @@ func (s *settlement) listMarks(ctx context.Context, kind string) (map[string][]b
 	return marks, err
 }
 
-// settleIntents settles every intent listed by a KindIntent mark whose lease is over
+// settleIntents settles every intent listed by a kindIntent mark whose lease is over
 // (a BookingRequest's intent is listed by its hold mark: sweepHolds).
 func (s *settlement) settleIntents(ctx context.Context, send Sender, rep *SettleReport) {
-	marks, err := s.listMarks(ctx, KindIntent)
+	marks, err := s.listMarks(ctx, kindIntent)
 	if err != nil {
 		rep.Errors++
 		return
@@ -74,7 +74,7 @@ func (s *settlement) settleIntents(ctx context.Context, send Sender, rep *Settle
 		case errors.Is(err, errBookingMissing):
 			// The mark is written before the record: a crash in between
 			// left it, and nothing was sent.
-			s.dropStaleMark(ctx, KindIntent, msgID, now.Sub(m.At), rep)
+			s.dropStaleMark(ctx, kindIntent, msgID, now.Sub(m.At), rep)
 			continue
 		case err != nil:
 			rep.Errors++
@@ -82,7 +82,7 @@ func (s *settlement) settleIntents(ctx context.Context, send Sender, rep *Settle
 		}
 		p := rec.Pending
 		if p == nil || p.MessageID != msgID {
-			s.dropStaleMark(ctx, KindIntent, msgID, now.Sub(m.At), rep)
+			s.dropStaleMark(ctx, kindIntent, msgID, now.Sub(m.At), rep)
 			continue
 		}
 		s.settleOne(ctx, send, rec, rep)
@@ -94,14 +94,14 @@ func (s *settlement) settleIntents(ctx context.Context, send Sender, rep *Settle
 // to write the record the mark lists.
 func (s *settlement) dropStaleMark(ctx context.Context, kind, id string, age time.Duration, rep *SettleReport) {
 	if age > 2*s.cfg.Timeout {
-		_ = s.store.Delete(ctx, Key(s.cfg.Partner, kind, id))
+		_ = s.store.Delete(ctx, storeKey(s.cfg.Partner, kind, id))
 		rep.Stale++
 	}
 }
 
 // settleOne settles the pending message of rec once its lease is over,
 // records the result, and releases a booking whose hold ran out meanwhile.
-func (s *settlement) settleOne(ctx context.Context, send Sender, rec *BookingRecord, rep *SettleReport) {
+func (s *settlement) settleOne(ctx context.Context, send Sender, rec *bookingRecord, rep *SettleReport) {
 	now := s.now()
 	msgID := rec.Pending.MessageID
 	if now.Before(rec.Pending.LeaseUntil) {
@@ -110,7 +110,7 @@ func (s *settlement) settleOne(ctx context.Context, send Sender, rec *BookingRec
 	}
 	// Take the lease, so that other instances settling at the same time
 	// leave this one alone.
-	rec, err := s.bookings.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+	rec, err := s.bookings.updateBooking(ctx, rec.ID, func(r *bookingRecord) error {
 		if r.Pending == nil || r.Pending.MessageID != msgID || now.Before(r.Pending.LeaseUntil) {
 			return &errRefused{}
 		}
@@ -125,7 +125,7 @@ func (s *settlement) settleOne(ctx context.Context, send Sender, rec *BookingRec
 		rep.Errors++
 		return
 	}
-	confirming := rec.Pending.Cancel == CancelExchange
+	confirming := rec.Pending.Cancel == cancelExchange
 	sctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	after, d := s.redeliver(sctx, send, rec)
 	cancel()
@@ -134,7 +134,7 @@ func (s *settlement) settleOne(ctx context.Context, send Sender, rec *BookingRec
 		return
 	}
 	rep.Settled++
-	if confirming && after.Exchange != nil && after.Exchange.State == ExchangeConfirmed {
+	if confirming && after.Exchange != nil && after.Exchange.State == exchangeConfirmed {
 		// An exchange confirmed here, not by the client's fulfilment:
 		// the new places get the data their BookingRequest could not
 		// carry, as the fulfilment would have sent it.
@@ -142,7 +142,7 @@ func (s *settlement) settleOne(ctx context.Context, send Sender, rec *BookingRec
 		after = s.passengers.sendUnsentData(sctx, send, after)
 		cancel()
 	}
-	if after.State == StatePrebooked && !s.now().Before(after.HoldUntil) {
+	if after.State == statePrebooked && !s.now().Before(after.HoldUntil) {
 		if s.release(ctx, send, after) {
 			rep.Released++
 		}
@@ -154,7 +154,7 @@ func (s *settlement) settleOne(ctx context.Context, send Sender, rec *BookingRec
 func (s *settlement) dropLease(ctx context.Context, id, msgID string) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
-	_, _ = s.bookings.updateBooking(rctx, id, func(r *BookingRecord) error {
+	_, _ = s.bookings.updateBooking(rctx, id, func(r *bookingRecord) error {
 		if r.Pending == nil || r.Pending.MessageID != msgID {
 			return errNoChange
 		}

@@ -24,7 +24,7 @@ func (s Status) Pending(ctx context.Context) ([]opstatus.Pending, error) {
 	f := s.f
 	var out []opstatus.Pending
 	var errs []error
-	intents, err := f.settlement.listMarks(ctx, KindIntent)
+	intents, err := f.settlement.listMarks(ctx, kindIntent)
 	errs = append(errs, err)
 	for msgID, v := range intents {
 		var m intentMark
@@ -35,7 +35,7 @@ func (s Status) Pending(ctx context.Context) ([]opstatus.Pending, error) {
 		}
 		out = append(out, p)
 	}
-	holds, err := f.settlement.listMarks(ctx, KindHold)
+	holds, err := f.settlement.listMarks(ctx, kindHold)
 	errs = append(errs, err)
 	for id, v := range holds {
 		var m intentMark
@@ -48,14 +48,14 @@ func (s Status) Pending(ctx context.Context) ([]opstatus.Pending, error) {
 			continue
 		}
 		switch {
-		case rec.State == StateBooking && rec.Pending != nil:
+		case rec.State == stateBooking && rec.Pending != nil:
 			out = append(out, opstatus.Pending{Direction: opstatus.OSDMToLegacy, Partner: f.cfg.Partner, Kind: "intent",
 				Ref: rec.Pending.MessageID, Since: m.At, NextAttempt: rec.Pending.LeaseUntil, Detail: "BookingRequest of booking " + id})
-		case rec.State == StatePrebooked:
+		case rec.State == statePrebooked:
 			out = append(out, opstatus.Pending{Direction: opstatus.OSDMToLegacy, Partner: f.cfg.Partner, Kind: "hold",
 				Ref: id, Since: rec.CreatedOn, NextAttempt: rec.HoldUntil, Detail: "places held until confirmed or released"})
 		}
-		if x := rec.Exchange; x != nil && x.holds() && x.State != ExchangeConfirmed {
+		if x := rec.Exchange; x != nil && x.holds() && x.State != exchangeConfirmed {
 			out = append(out, opstatus.Pending{Direction: opstatus.OSDMToLegacy, Partner: f.cfg.Partner, Kind: "exchange",
 				Ref: x.ID, Since: x.CreatedOn, NextAttempt: x.HoldUntil, Detail: "exchange of booking " + id + " " + string(x.State)})
 		}
@@ -74,7 +74,7 @@ func (s Status) Find(ctx context.Context, ref string) ([]opstatus.Record, error)
 		return s.findJourney(ctx, ref)
 	}
 	id := ref
-	if i := strings.IndexByte(ref, '.'); i > 0 && strings.HasPrefix(ref, BookingIDPrefix) {
+	if i := strings.IndexByte(ref, '.'); i > 0 && strings.HasPrefix(ref, bookingIDPrefix) {
 		id = ref[:i] // a messageId: "<booking id>.<step>[.<attempt>]"
 	}
 	rec, _, err := f.bookings.loadBooking(ctx, id)
@@ -89,14 +89,14 @@ func (s Status) Find(ctx context.Context, ref string) ([]opstatus.Record, error)
 
 // byLegacyRef finds the booking whose legacy booking is ref (nil if
 // none), reading every booking of the provider.
-func (s Status) byLegacyRef(ctx context.Context, ref string) (*BookingRecord, error) {
+func (s Status) byLegacyRef(ctx context.Context, ref string) (*bookingRecord, error) {
 	f := s.f
-	var found *BookingRecord
-	err := f.store.Scan(ctx, Key(f.cfg.Partner, KindBooking, ""), func(_ string, v []byte) error {
+	var found *bookingRecord
+	err := f.store.Scan(ctx, storeKey(f.cfg.Partner, kindBooking, ""), func(_ string, v []byte) error {
 		if found != nil || !strings.Contains(string(v), ref) {
 			return nil
 		}
-		var rec BookingRecord
+		var rec bookingRecord
 		if json.Unmarshal(v, &rec) == nil && rec.Partner == f.cfg.Partner && rec.Legacy != nil && rec.Legacy.BookingRef == ref {
 			found = &rec
 		}
@@ -106,7 +106,7 @@ func (s Status) byLegacyRef(ctx context.Context, ref string) (*BookingRecord, er
 }
 
 // recordOf is rec as an operator sees it.
-func recordOf(rec *BookingRecord) opstatus.Record {
+func recordOf(rec *bookingRecord) opstatus.Record {
 	out := opstatus.Record{Direction: opstatus.OSDMToLegacy, Partner: rec.Partner, State: string(rec.State),
 		Refs: map[string][]string{"booking": {rec.ID}}}
 	if rec.JourneyID != "" {
@@ -117,7 +117,7 @@ func recordOf(rec *BookingRecord) opstatus.Record {
 			out.Passengers = append(out.Passengers, opstatus.MaskName(p.Detail.FirstName+" "+p.Detail.LastName))
 		}
 	}
-	out.Steps = append(out.Steps, opstatus.Step{At: rec.CreatedOn, What: "booking created", Outcome: string(StateBooking)})
+	out.Steps = append(out.Steps, opstatus.Step{At: rec.CreatedOn, What: "booking created", Outcome: string(stateBooking)})
 	if l := rec.Legacy; l != nil {
 		out.Refs["booking_ref"] = []string{l.BookingRef}
 		out.Steps = append(out.Steps, opstatus.Step{At: l.RepliedAt, What: "BookingRequest", Outcome: "booked " + l.BookingRef})

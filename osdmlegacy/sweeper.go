@@ -8,7 +8,7 @@ import (
 )
 
 // The sweeper releases PREBOOKED bookings not fulfilled within hold. Its
-// work list is in the store (KindHold marks, written before the
+// work list is in the store (kindHold marks, written before the
 // BookingRequest leaves, so they list its intent too), and the deadline is the booking's HoldUntil,
 // read against the injected clock: no timer, so a restart or another
 // instance carries on where this one stopped.
@@ -16,7 +16,7 @@ import (
 // sweepHolds releases every booking past its hold and deletes the marks
 // of bookings that hold nothing unfulfilled any more.
 func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleReport) {
-	marks, err := s.listMarks(ctx, KindHold)
+	marks, err := s.listMarks(ctx, kindHold)
 	if err != nil {
 		rep.Errors++
 		return
@@ -32,7 +32,7 @@ func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleRep
 			// recorded, or one whose recording failed (nothing was sent).
 			var m intentMark
 			if json.Unmarshal(v, &m) == nil {
-				s.dropStaleMark(ctx, KindHold, id, s.now().Sub(m.At), rep)
+				s.dropStaleMark(ctx, kindHold, id, s.now().Sub(m.At), rep)
 			}
 			continue
 		case err != nil:
@@ -40,28 +40,28 @@ func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleRep
 			continue
 		}
 		switch rec.State {
-		case StatePrebooked:
+		case statePrebooked:
 			if !s.now().Before(rec.HoldUntil) && s.release(ctx, send, rec) {
 				rep.Released++
 			}
-		case StateBooking:
+		case stateBooking:
 			// The BookingRequest's intent, listed by this mark.
 			if rec.Pending != nil {
 				s.settleOne(ctx, send, rec, rep)
 			}
-		case StateFulfilled:
+		case stateFulfilled:
 			// An exchange's new places, held until its hold runs out.
 			if !rec.Exchange.holds() {
 				s.dropStaleHold(ctx, id, v, rep)
-			} else if rec.Exchange.State == ExchangePrebooked && !s.now().Before(rec.Exchange.HoldUntil) {
+			} else if rec.Exchange.State == exchangePrebooked && !s.now().Before(rec.Exchange.HoldUntil) {
 				sctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-				after, d, p := s.exchanges.dropExchange(sctx, send, rec, CancelRelease)
+				after, d, p := s.exchanges.dropExchange(sctx, send, rec, cancelRelease)
 				cancel()
-				if p == nil && d != nil && d.settled() && after.Exchange.State == ExchangeDropped {
+				if p == nil && d != nil && d.settled() && after.Exchange.State == exchangeDropped {
 					rep.Released++
 				}
 			}
-		case StateCancelling, StateUpdating, StateExchanging:
+		case stateCancelling, stateUpdating, stateExchanging:
 			// a CancelRequest's or PassengerDataRequest's intent, listed
 			// by its own mark; the hold stays listed
 		default:
@@ -81,7 +81,7 @@ func (s *settlement) dropStaleHold(ctx context.Context, id string, v []byte, rep
 	if json.Unmarshal(v, &m) == nil && s.now().Sub(m.At) <= 2*s.cfg.Timeout {
 		return
 	}
-	key := Key(s.cfg.Partner, KindHold, id)
+	key := storeKey(s.cfg.Partner, kindHold, id)
 	if now, err := s.store.Get(ctx, key); err != nil || !bytes.Equal(now, v) {
 		return // rewritten since it was listed: the next sweep decides
 	}
@@ -91,12 +91,12 @@ func (s *settlement) dropStaleHold(ctx context.Context, id string, v []byte, rep
 
 // release cancels a PREBOOKED booking whose hold is over and reports
 // whether the legacy system no longer holds its places.
-func (s *settlement) release(ctx context.Context, send Sender, rec *BookingRecord) bool {
+func (s *settlement) release(ctx context.Context, send Sender, rec *bookingRecord) bool {
 	sctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	after, d, p := s.bookings.cancel(sctx, send, rec, CancelRelease, "", nil)
+	after, d, p := s.bookings.cancel(sctx, send, rec, cancelRelease, "", nil)
 	if p != nil || d == nil || !d.settled() {
 		return false
 	}
-	return after.State == StateReleased
+	return after.State == stateReleased
 }

@@ -27,7 +27,7 @@ func synchroID(msgID string, now time.Time) string {
 // message itself is sent again only when the legacy system says it never
 // got it (UNKNOWN), or takes no SynchroRequest (UNSUPPORTED_MESSAGE: a
 // version 1 system, which de-duplicates a resend by its messageId).
-func (s *settlement) redeliver(ctx context.Context, send Sender, rec *BookingRecord) (*BookingRecord, *delivery) {
+func (s *settlement) redeliver(ctx context.Context, send Sender, rec *bookingRecord) (*bookingRecord, *delivery) {
 	p := rec.Pending
 	d := &delivery{}
 	now := s.now()
@@ -35,12 +35,12 @@ func (s *settlement) redeliver(ctx context.Context, send Sender, rec *BookingRec
 		Header:            legacy.Header{MessageID: synchroID(p.MessageID, now), SentAt: now.UTC().Truncate(time.Second)},
 		OriginalMessageID: p.MessageID,
 	}
-	lost := func(err error) (*BookingRecord, *delivery) {
+	lost := func(err error) (*bookingRecord, *delivery) {
 		d.lost = err
 		s.dropLease(ctx, rec.ID, p.MessageID)
 		return rec, d
 	}
-	garbage := func(why string) (*BookingRecord, *delivery) {
+	garbage := func(why string) (*bookingRecord, *delivery) {
 		return lost(&SendError{Kind: ErrLegacyGarbage, Err: errors.New(why)})
 	}
 	reply, err := send.Send(ctx, ask)
@@ -83,9 +83,9 @@ func (s *settlement) redeliver(ctx context.Context, send Sender, rec *BookingRec
 // BookingRequest (a booking's, or an exchange's of its new places, which
 // leaves the booking as it was) is then refused (BOOKING_ROLLED_BACK); any
 // later message of the booking finds it cancelled (ALREADY_CANCELLED).
-func rolledBack(p *PendingMessage, r *legacy.SynchroReply) legacy.Reply {
+func rolledBack(p *pendingMessage, r *legacy.SynchroReply) legacy.Reply {
 	h := legacy.ReplyHeader{CorrelationID: p.MessageID, SentAt: r.Header.SentAt}
-	if p.Step == StepBook || p.Step == StepExchangeBook {
+	if p.Step == stepBook || p.Step == stepExchangeBook {
 		return legacy.NewNegativeReply(h, legacy.CodeBookingRolledBack, "the booking was rolled back at the reservation system")
 	}
 	return legacy.NewNegativeReply(h, legacy.CodeAlreadyCancelled, "the booking was rolled back at the reservation system")

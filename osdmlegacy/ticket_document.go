@@ -18,7 +18,7 @@ import (
 //
 // The PDF is never stored. An answer carries a placeholder per document,
 // rendered (through a small cache: the same booking gives the same bytes)
-// and put in place as the answer leaves Serve; the answer kept for an
+// and put in place as the answer leaves ServeClient; the answer kept for an
 // Idempotency-Key keeps the placeholder and the ticket's data, and a
 // replay renders the same bytes again, on any instance.
 
@@ -36,7 +36,7 @@ func documentID(fulfillmentID string) string { return fulfillmentID + "-ticket" 
 // drawn (a control number and reservation reference longer than an Aztec
 // code holds) is left out and a problem of the answer says why; the
 // fulfilment stands.
-func (d *documents) ticketDocuments(c *call, rec *BookingRecord, fv *osdm.Fulfillment) ([]osdm.FulfillmentDocument, []osdm.Problem) {
+func (d *documents) ticketDocuments(c *call, rec *bookingRecord, fv *osdm.Fulfillment) ([]osdm.FulfillmentDocument, []osdm.Problem) {
 	if d.cfg.Documents == DocumentsNone || fv.Status != osdm.FulfillmentFulfilled || rec.Legacy == nil ||
 		rec.Fulfillment == nil || fv.ID != rec.Fulfillment.ID {
 		return nil, nil
@@ -65,7 +65,7 @@ func (d *documents) ticketDocuments(c *call, rec *BookingRecord, fv *osdm.Fulfil
 
 // fulfillmentAnswer is the FulfillmentCollectionResponse of rec's
 // fulfilment, with its ticket.
-func (d *documents) fulfillmentAnswer(c *call, rec *BookingRecord) *Answer {
+func (d *documents) fulfillmentAnswer(c *call, rec *bookingRecord) *Answer {
 	fv := fulfillmentView(rec)
 	docs, problems := d.ticketDocuments(c, rec, &fv)
 	return d.json(c, http.StatusOK, osdm.FulfillmentCollectionResponse{
@@ -75,7 +75,7 @@ func (d *documents) fulfillmentAnswer(c *call, rec *BookingRecord) *Answer {
 
 // bookingAnswer is the BookingResponse of rec, with its fulfilment's
 // ticket.
-func (d *documents) bookingAnswer(c *call, rec *BookingRecord) *Answer {
+func (d *documents) bookingAnswer(c *call, rec *bookingRecord) *Answer {
 	b := d.bookings.bookingView(rec)
 	var problems []osdm.Problem
 	for i := range b.Fulfillments {
@@ -106,7 +106,7 @@ func (d *documents) renderTickets(c *call, a *Answer) *Answer {
 // stations and times of the offer booked, the class, the passengers still
 // booked with their places from the BookingReply, its reservation
 // reference, the control number and the price the booking confirms.
-func (d *documents) ticketOf(rec *BookingRecord, fv *osdm.Fulfillment) ticketpdf.Ticket {
+func (d *documents) ticketOf(rec *bookingRecord, fv *osdm.Fulfillment) ticketpdf.Ticket {
 	o := &rec.Offer
 	operator := d.cfg.Partner
 	if o.Carrier != "" {
@@ -155,7 +155,7 @@ func (d *documents) ticketOf(rec *BookingRecord, fv *osdm.Fulfillment) ticketpdf
 
 // ticketName is the passenger's full name as the booking holds it, else
 // the name the legacy system was sent.
-func ticketName(p *PassengerRecord) string {
+func ticketName(p *passengerRecord) string {
 	if p.Detail != nil {
 		if n := strings.TrimSpace(p.Detail.FirstName + " " + p.Detail.LastName); n != "" {
 			return n

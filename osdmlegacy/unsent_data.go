@@ -20,7 +20,7 @@ import (
 // booking what its BookingRequest did not carry (the passengers it did not
 // name: NameSent "", not refunded), each at its passenger's place, and the
 // names they send by passenger id.
-func (r *BookingRecord) unsentData() ([]legacy.PassengerData, map[string]string) {
+func (r *bookingRecord) unsentData() ([]legacy.PassengerData, map[string]string) {
 	var items []legacy.PassengerData
 	sent := map[string]string{}
 	for i, owner := range r.placeOwners() {
@@ -45,22 +45,22 @@ func (r *BookingRecord) unsentData() ([]legacy.PassengerData, map[string]string)
 // the booking as stored after. The fulfilment or exchange stands whatever
 // comes of it: a refusal leaves the passengers' NameSent "" (a PATCH sends
 // the name again), a lost answer is settled as a passenger change is.
-func (ps *passengers) sendUnsentData(ctx context.Context, send Sender, rec *BookingRecord) *BookingRecord {
+func (ps *passengers) sendUnsentData(ctx context.Context, send Sender, rec *bookingRecord) *bookingRecord {
 	if items, _ := rec.unsentData(); len(items) == 0 {
 		return rec
 	}
 	now := ps.now()
 	sent := false
-	after, err := ps.bookings.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+	after, err := ps.bookings.updateBooking(ctx, rec.ID, func(r *bookingRecord) error {
 		sent = false
-		if r.State != StateFulfilled || r.Legacy == nil || r.Exchange.holds() {
+		if r.State != stateFulfilled || r.Legacy == nil || r.Exchange.holds() {
 			return errNoChange
 		}
 		items, names := r.unsentData()
 		if len(items) == 0 {
 			return errNoChange
 		}
-		if err := ps.pendPassengerData(ctx, r, items, now, func(p *PendingMessage) { p.NamesSent = names }); err != nil {
+		if err := ps.pendPassengerData(ctx, r, items, now, func(p *pendingMessage) { p.NamesSent = names }); err != nil {
 			return err
 		}
 		sent = true
@@ -80,14 +80,14 @@ func (ps *passengers) sendUnsentData(ctx context.Context, send Sender, rec *Book
 // r's legacy booking r's pending message (complete says what its result
 // changes), with its intent mark, inside an updateBooking of r: the
 // booking is UPDATING until the answer is recorded.
-func (p *passengers) pendPassengerData(ctx context.Context, r *BookingRecord, items []legacy.PassengerData, now time.Time, complete func(*PendingMessage)) error {
+func (p *passengers) pendPassengerData(ctx context.Context, r *bookingRecord, items []legacy.PassengerData, now time.Time, complete func(*pendingMessage)) error {
 	attempt := r.PassengerAttempts + 1
 	req := &legacy.PassengerDataRequest{
-		Header:     legacy.Header{MessageID: messageID(r.ID, StepPassengers, attempt), SentAt: now.UTC().Truncate(time.Second)},
+		Header:     legacy.Header{MessageID: messageID(r.ID, stepPassengers, attempt), SentAt: now.UTC().Truncate(time.Second)},
 		BookingRef: r.Legacy.BookingRef,
 		Passengers: items,
 	}
-	pending, err := p.settlement.newPending(StepPassengers, req, now)
+	pending, err := p.settlement.newPending(stepPassengers, req, now)
 	if err != nil {
 		return err
 	}
@@ -97,6 +97,6 @@ func (p *passengers) pendPassengerData(ctx context.Context, r *BookingRecord, it
 		return err
 	}
 	r.PassengerAttempts = attempt
-	r.State, r.Pending = StateUpdating, pending
+	r.State, r.Pending = stateUpdating, pending
 	return nil
 }
