@@ -26,16 +26,39 @@ func (b *bookings) createBooking(ctx context.Context, c *call) *Answer {
 	if isJourneyOfferID(req.Offers[0].OfferID) {
 		return b.journeys.createJourneyBooking(ctx, c, req)
 	}
-	return b.idempotent(ctx, c, func() string { return newID(bookingIDPrefix) }, func(id string) (*Answer, bool) {
+	return bookOnce(ctx, b.core, c, bookingIDPrefix, b.loadBooking, errBookingMissing,
+		func(id string) (*Answer, bool) { return b.newBooking(ctx, c, id, req) },
+		func(rec *bookingRecord) (*Answer, bool) { return b.resumeBooking(ctx, c, rec) })
+}
+
+// bookingRequestOf is the BookingRequest of booking id: offer's places
+// for the passengers named, first sent at now.
+func bookingRequestOf(id string, offer *offerRecord, names []legacy.Passenger, now time.Time) *legacy.BookingRequest {
+	return &legacy.BookingRequest{
+		Header:     legacy.Header{MessageID: messageID(id, stepBook, 0), SentAt: now.UTC().Truncate(time.Second)},
+		Journey:    offer.Journey(),
+		Places:     offer.PlaceRequest(),
+		OfferRef:   offer.LegacyOfferRef,
+		Passengers: names,
+	}
+}
+
+// bookOnce makes a booking (of one train, or a journey's) under the call's
+// Idempotency-Key: the key names the booking's id (prefix and a new id);
+// start makes the booking when none of that id is stored (missing), and
+// resume carries on with the one stored, as a retry of the call finds it.
+func bookOnce[R any](ctx context.Context, k *core, c *call, prefix string, load func(context.Context, string) (*R, []byte, error),
+	missing error, start func(id string) (*Answer, bool), resume func(*R) (*Answer, bool)) *Answer {
+	return k.idempotent(ctx, c, func() string { return newID(prefix) }, func(id string) (*Answer, bool) {
 		c.answer.BookingID = id
-		rec, _, err := b.loadBooking(ctx, id)
+		rec, _, err := load(ctx, id)
 		switch {
-		case errors.Is(err, errBookingMissing):
-			return b.newBooking(ctx, c, id, req)
+		case errors.Is(err, missing):
+			return start(id)
 		case err != nil:
-			return b.storeFailed(c, err), false
+			return k.storeFailed(c, err), false
 		}
-		return b.resumeBooking(ctx, c, rec)
+		return resume(rec)
 	})
 }
 
@@ -44,13 +67,8 @@ func (b *bookings) createBooking(ctx context.Context, c *call) *Answer {
 func (b *bookings) newBooking(ctx context.Context, c *call, id string, req *osdm.BookingRequest) (*Answer, bool) {
 	now := b.now()
 	offer, err := b.offers.openOffer(ctx, req.Offers[0].OfferID, now)
-	if errors.Is(err, errOfferNotFound) {
-		return b.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
-			"the offer is unknown or no longer bookable (offers are bookable until their preBookableUntil); search again").
-			WithPointer("#/offers/0/offerId")), true
-	}
-	if err != nil { // the offer key could not be read
-		return b.offers.offerKeyFailed(c), false
+	if err != nil {
+		return b.offers.openFailed(c, err)
 	}
 	pax, names, p := bookingPassengers(req, offer, b.cfg.Tariffs)
 	if p != nil {
@@ -63,7 +81,7 @@ func (b *bookings) newBooking(ctx context.Context, c *call, id string, req *osdm
 		return b.storeFailed(c, err), false
 	}
 	if !claimed {
-		why := "the offer is booked already; an offer books once (search again for another)"
+		why := offerBookedAlready
 		if holder, err := b.store.Get(ctx, b.offerClaimKey(offer.ID)); err == nil {
 			if hr, _, err := b.loadBooking(ctx, string(holder)); err == nil && hr.exchangeQuote(offer.ID) != nil {
 				why = "the offer is an exchange offer of booking " + hr.ID + ": it is booked by POST /bookings/" + hr.ID + "/exchange-operations"
@@ -72,14 +90,7 @@ func (b *bookings) newBooking(ctx context.Context, c *call, id string, req *osdm
 		return b.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, why).
 			WithPointer("#/offers/0/offerId")), true
 	}
-	breq := &legacy.BookingRequest{
-		Header:     legacy.Header{MessageID: messageID(id, stepBook, 0), SentAt: now.UTC().Truncate(time.Second)},
-		Journey:    offer.Journey(),
-		Places:     offer.PlaceRequest(),
-		OfferRef:   offer.LegacyOfferRef,
-		Passengers: names,
-	}
-	pending, err := b.settlement.newPending(stepBook, breq, now)
+	pending, err := b.settlement.newPending(stepBook, bookingRequestOf(id, offer, names, now), now)
 	if err != nil {
 		return b.storeFailed(c, err), false
 	}

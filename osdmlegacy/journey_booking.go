@@ -19,17 +19,9 @@ import (
 // createJourneyBooking books the journey offer of req for all its
 // passengers, all or nothing.
 func (js *journeys) createJourneyBooking(ctx context.Context, c *call, req *osdm.BookingRequest) *Answer {
-	return js.idempotent(ctx, c, func() string { return newID(journeyIDPrefix) }, func(id string) (*Answer, bool) {
-		c.answer.BookingID = id
-		j, _, err := js.loadJourney(ctx, id)
-		switch {
-		case errors.Is(err, errJourneyMissing):
-			return js.newJourneyBooking(ctx, c, id, req)
-		case err != nil:
-			return js.storeFailed(c, err), false
-		}
-		return js.resumeJourney(ctx, c, j)
-	})
+	return bookOnce(ctx, js.core, c, journeyIDPrefix, js.loadJourney, errJourneyMissing,
+		func(id string) (*Answer, bool) { return js.newJourneyBooking(ctx, c, id, req) },
+		func(j *journeyRecord) (*Answer, bool) { return js.resumeJourney(ctx, c, j) })
 }
 
 // newJourneyBooking checks the request against its journey offer, records
@@ -37,13 +29,8 @@ func (js *journeys) createJourneyBooking(ctx context.Context, c *call, req *osdm
 func (js *journeys) newJourneyBooking(ctx context.Context, c *call, id string, req *osdm.BookingRequest) (*Answer, bool) {
 	now := js.now()
 	jo, err := js.offers.openJourneyOffer(ctx, req.Offers[0].OfferID, now)
-	if errors.Is(err, errOfferNotFound) {
-		return js.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
-			"the offer is unknown or no longer bookable (offers are bookable until their preBookableUntil); search again").
-			WithPointer("#/offers/0/offerId")), true
-	}
 	if err != nil {
-		return js.offers.offerKeyFailed(c), false
+		return js.offers.openFailed(c, err)
 	}
 	first := &jo.Legs[0]
 	if _, _, p := bookingPassengers(req, first, js.cfg.Tariffs); p != nil {
@@ -54,8 +41,8 @@ func (js *journeys) newJourneyBooking(ctx context.Context, c *call, id string, r
 		return js.storeFailed(c, err), false
 	}
 	if !claimed {
-		return js.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
-			"the offer is booked already; an offer books once (search again for another)").WithPointer("#/offers/0/offerId")), true
+		return js.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, offerBookedAlready).
+			WithPointer("#/offers/0/offerId")), true
 	}
 	j := &journeyRecord{
 		ID: id, Partner: js.cfg.Partner, Client: c.client, State: journeyBooking,
@@ -210,14 +197,7 @@ func (j *journeys) redeliverOrDeliver(ctx context.Context, send Sender, leg *boo
 func (j *journeys) startLeg(ctx context.Context, ls *legSet, i int, offer *offerRecord, pax []passengerRecord, names []legacy.Passenger) (*bookingRecord, error) {
 	now := j.now()
 	id := ls.ids[i]
-	breq := &legacy.BookingRequest{
-		Header:     legacy.Header{MessageID: messageID(id, stepBook, 0), SentAt: now.UTC().Truncate(time.Second)},
-		Journey:    offer.Journey(),
-		Places:     offer.PlaceRequest(),
-		OfferRef:   offer.LegacyOfferRef,
-		Passengers: names,
-	}
-	pending, err := j.settlement.newPending(stepBook, breq, now)
+	pending, err := j.settlement.newPending(stepBook, bookingRequestOf(id, offer, names, now), now)
 	if err != nil {
 		return nil, err
 	}

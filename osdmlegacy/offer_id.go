@@ -176,21 +176,7 @@ func openOfferID(key []byte, partner, id string, now time.Time) (*offerRecord, e
 // open is openOfferID with the signer's key and partner, for client: the
 // id of an offer another client searched is not found.
 func (s *offerSigner) open(id string, now time.Time, client string) (*offerRecord, error) {
-	if len(id) <= len(offerIDPrefix) || len(id) > maxOfferIDLen || id[:len(offerIDPrefix)] != offerIDPrefix {
-		return nil, errOfferNotFound
-	}
-	text := id[len(offerIDPrefix):]
-	// Room for the tag computed after the id's bytes.
-	raw := make([]byte, base64.RawURLEncoding.DecodedLen(len(text)), base64.RawURLEncoding.DecodedLen(len(text))+sha256.Size)
-	n, err := base64.RawURLEncoding.Strict().Decode(raw, []byte(text))
-	raw = raw[:n]
-	// The decoder skips line breaks: an id is only the characters it
-	// encodes to.
-	if err != nil || base64.RawURLEncoding.EncodedLen(n) != len(text) ||
-		n < 1+offerNonceLen+offerTagLen || raw[0] != offerIDVersion {
-		return nil, errOfferNotFound
-	}
-	body, ok := s.verified(raw, client)
+	body, ok := s.openID(id, offerIDVersion, client)
 	if !ok {
 		return nil, errOfferNotFound
 	}
@@ -200,6 +186,27 @@ func (s *offerSigner) open(id string, now time.Time, client string) (*offerRecor
 	}
 	rec.ID, rec.Partner = id, s.partner()
 	return rec, nil
+}
+
+// openID returns the payload of id (its version byte first) when id is an
+// offer id of version signed by s for client; the tag is compared in
+// constant time, before the payload is decoded.
+func (s *offerSigner) openID(id string, version byte, client string) ([]byte, bool) {
+	if len(id) <= len(offerIDPrefix) || len(id) > maxOfferIDLen || id[:len(offerIDPrefix)] != offerIDPrefix {
+		return nil, false
+	}
+	text := id[len(offerIDPrefix):]
+	// Room for the tag computed after the id's bytes.
+	raw := make([]byte, base64.RawURLEncoding.DecodedLen(len(text)), base64.RawURLEncoding.DecodedLen(len(text))+sha256.Size)
+	n, err := base64.RawURLEncoding.Strict().Decode(raw, []byte(text))
+	raw = raw[:n]
+	// The decoder skips line breaks: an id is only the characters it
+	// encodes to.
+	if err != nil || base64.RawURLEncoding.EncodedLen(n) != len(text) ||
+		n < 1+offerNonceLen+offerTagLen || raw[0] != version {
+		return nil, false
+	}
+	return s.verified(raw, client)
 }
 
 // verified returns the version and payload of raw (an id's bytes, with

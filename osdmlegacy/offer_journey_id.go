@@ -3,7 +3,6 @@ package osdmlegacy
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"time"
@@ -88,18 +87,7 @@ func (s *offerSigner) sealJourneyWith(jo *journeyOffer, nonce [offerNonceLen]byt
 // the id is malformed, not signed by s for client, not a journey's, or
 // expired at now.
 func (s *offerSigner) openJourney(id string, now time.Time, client string) (*journeyOffer, error) {
-	if len(id) <= len(offerIDPrefix) || len(id) > maxOfferIDLen || id[:len(offerIDPrefix)] != offerIDPrefix {
-		return nil, errOfferNotFound
-	}
-	text := id[len(offerIDPrefix):]
-	raw := make([]byte, base64.RawURLEncoding.DecodedLen(len(text)), base64.RawURLEncoding.DecodedLen(len(text))+sha256.Size)
-	n, err := base64.RawURLEncoding.Strict().Decode(raw, []byte(text))
-	raw = raw[:n]
-	if err != nil || base64.RawURLEncoding.EncodedLen(n) != len(text) ||
-		n < 1+offerNonceLen+offerTagLen || raw[0] != journeyOfferIDVersion {
-		return nil, errOfferNotFound
-	}
-	body, ok := s.verified(raw, client)
+	body, ok := s.openID(id, journeyOfferIDVersion, client)
 	if !ok {
 		return nil, errOfferNotFound
 	}

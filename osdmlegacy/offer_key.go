@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
 
@@ -106,4 +108,20 @@ func (o *offers) openOffer(ctx context.Context, id string, now time.Time) (*offe
 	}
 	client, _ := callerOf(ctx)
 	return s.open(id, now, client)
+}
+
+// offerBookedAlready says why an offer booked before is not booked again.
+const offerBookedAlready = "the offer is booked already; an offer books once (search again for another)"
+
+// openFailed answers a booking whose offer id did not open (err from
+// openOffer or openJourneyOffer): 404 when the offer is unknown or expired,
+// a final answer; else the offer key could not be read, which a retry
+// may get past.
+func (o *offers) openFailed(c *call, err error) (*Answer, bool) {
+	if errors.Is(err, errOfferNotFound) {
+		return o.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
+			"the offer is unknown or no longer bookable (offers are bookable until their preBookableUntil); search again").
+			WithPointer("#/offers/0/offerId")), true
+	}
+	return o.offerKeyFailed(c), false
 }
