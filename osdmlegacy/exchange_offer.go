@@ -96,20 +96,9 @@ func (x *exchanges) createExchangeOffers(ctx context.Context, c *call) *Answer {
 			return x.problem(c, p), true
 		}
 		day, _ := time.Parse(time.DateOnly, cands[0].run.ServiceDate)
-		pax := make([]offerPassenger, 0, len(q.passengers))
-		for _, pa := range q.passengers {
-			op, p := x.offers.tariffOf(pa, day)
-			if p != nil {
-				return x.problem(c, p), true
-			}
-			if booked := rec.Offer.passenger(pa.ref); booked != nil && booked.Tariff != op.Tariff {
-				// Restriction 5 after the sale: a change of tariff is a
-				// new booking, not an exchange.
-				return x.problem(c, restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr,
-					"passenger "+quoteShort(pa.ref)+" was booked at legacy tariff "+strconv.Itoa(booked.Tariff)+
-						"; as given here it would travel at tariff "+strconv.Itoa(op.Tariff)+": an exchange keeps the tariffs booked")), true
-			}
-			pax = append(pax, op)
+		pax, p := x.exchangePassengers(q, day, &rec.Offer)
+		if p != nil {
+			return x.problem(c, p), true
 		}
 		probes := x.offers.plan(cands, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
 		c.answer.FanOut = len(probes)
@@ -127,64 +116,128 @@ func (x *exchanges) createExchangeOffers(ctx context.Context, c *call) *Answer {
 			old = rec.Legacy.Price
 		}
 		now := x.now().UTC()
-		resp := osdm.ExchangeOfferCollectionResponse{Problems: sa.resp.Problems}
-		var quotes []exchangeQuote
-		var offers []osdm.Offer
-		for _, o := range sa.resp.Offers {
+		quotes, offers, p := x.quoteExchanges(sa.resp.Offers, old, ask.overrule, now, "booking", func(o osdm.Offer) (osdm.Price, bool) {
 			if len(o.ReservationOfferParts) == 0 {
-				continue
+				return osdm.Price{}, false
 			}
-			quote, err := exchangeQuoteOf(x.cfg.ExchangeFee, old, o.ReservationOfferParts[0].Price, ask.overrule, now, o.PreBookableUntil)
-			if err != nil {
-				return x.problem(c, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the exchange cannot be quoted: "+err.Error())), true
-			}
-			quote.OfferKey = exchangeOfferKey(o.OfferID)
-			quotes = append(quotes, quote)
-			offers = append(offers, o)
-		}
-		if len(quotes) == 0 {
-			return x.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
-				"the search found no offer the booking can be exchanged to (a train of another reservation system is not exchanged to)")), true
+			return o.ReservationOfferParts[0].Price, true
+		})
+		if p != nil {
+			return x.problem(c, p), true
 		}
 		rec, err = x.bookings.updateBooking(ctx, rec.ID, func(r *bookingRecord) error {
-			kept := r.ExchangeQuotes[:0]
-			for _, xq := range r.ExchangeQuotes { // expired quotes make room
-				if now.Before(xq.ValidUntil) {
-					kept = append(kept, xq)
-				}
-			}
-			r.ExchangeQuotes = append(kept, quotes...)
-			if over := len(r.ExchangeQuotes) - maxExchangeQuotes; over > 0 {
-				r.ExchangeQuotes = append(r.ExchangeQuotes[:0], r.ExchangeQuotes[over:]...)
-			}
+			r.ExchangeQuotes = keepQuotes(r.ExchangeQuotes, quotes, now)
 			return nil
 		})
 		if err != nil {
 			return x.storeFailed(c, err), false
 		}
-		// An exchange offer is the booking's: claimed for it, so that it
-		// is booked by an exchange operation, never as a new booking.
-		for i, o := range offers {
-			claim := &offerRecord{ID: o.OfferID, ExpiresAt: quotes[i].ValidUntil}
-			if _, err := x.bookings.claimOffer(ctx, claim, rec.ID, now); err != nil {
-				return x.storeFailed(c, err), false
-			}
+		if err := x.claimExchangeOffers(ctx, offers, quotes, rec.ID, now); err != nil {
+			return x.storeFailed(c, err), false
 		}
-		if embed.Offers {
-			for i, o := range offers {
-				resp.ExchangeOffers = append(resp.ExchangeOffers, exchangeOfferOf(rec, o, &quotes[i]))
-			}
-		}
-		if embed.Trips {
-			resp.Trips = sa.resp.Trips
-		}
-		if embed.Passengers {
-			for i := range rec.Passengers {
-				resp.Passengers = append(resp.Passengers, passengerView(&rec.Passengers[i]))
-			}
-		}
-		return x.json(c, http.StatusOK, resp), true
+		view := func(o osdm.Offer, q *exchangeQuote) osdm.ExchangeOffer { return exchangeOfferOf(rec, o, q) }
+		return x.exchangeOffersAnswer(c, embed, &sa.resp, offers, quotes, view, rec.Passengers), true
 	})
+}
+
+// exchangePassengers are the passengers of the exchange search q for a
+// travel day, at the tariffs booked: restriction 5 after the sale, a
+// change of tariff is a new booking, not an exchange. booked is the
+// booking's offer (a journey's first leg).
+func (x *exchanges) exchangePassengers(q *offerRequest, day time.Time, booked *offerRecord) ([]offerPassenger, *osdm.ProblemError) {
+	pax := make([]offerPassenger, 0, len(q.passengers))
+	for _, pa := range q.passengers {
+		op, p := x.offers.tariffOf(pa, day)
+		if p != nil {
+			return nil, p
+		}
+		if was := booked.passenger(pa.ref); was != nil && was.Tariff != op.Tariff {
+			return nil, restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr,
+				"passenger "+quoteShort(pa.ref)+" was booked at legacy tariff "+strconv.Itoa(was.Tariff)+
+					"; as given here it would travel at tariff "+strconv.Itoa(op.Tariff)+": an exchange keeps the tariffs booked")
+		}
+		pax = append(pax, op)
+	}
+	return pax, nil
+}
+
+// quoteExchanges quotes the exchange from a booking (what: "booking" or
+// "journey") priced old to each offer found that priceOf prices (the
+// others are not exchanged to), and returns the quotes with their offers;
+// a 409 when there is none.
+func (x *exchanges) quoteExchanges(found []osdm.Offer, old osdm.Price, overrule osdm.OverruleCode, now time.Time,
+	what string, priceOf func(osdm.Offer) (osdm.Price, bool)) ([]exchangeQuote, []osdm.Offer, *osdm.ProblemError) {
+	var quotes []exchangeQuote
+	var offers []osdm.Offer
+	for _, o := range found {
+		price, ok := priceOf(o)
+		if !ok {
+			continue
+		}
+		quote, err := exchangeQuoteOf(x.cfg.ExchangeFee, old, price, overrule, now, o.PreBookableUntil)
+		if err != nil {
+			return nil, nil, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the exchange cannot be quoted: "+err.Error())
+		}
+		quote.OfferKey = exchangeOfferKey(o.OfferID)
+		quotes = append(quotes, quote)
+		offers = append(offers, o)
+	}
+	if len(quotes) == 0 {
+		return nil, nil, osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
+			"the search found no offer the "+what+" can be exchanged to (a train of another reservation system is not exchanged to)")
+	}
+	return quotes, offers, nil
+}
+
+// exchangeOffersAnswer is the 200 of POST .../exchange-offers: the
+// offers quoted (each as view makes it), the trips found and the
+// booking's passengers, as embed asks, with the search's problems.
+func (x *exchanges) exchangeOffersAnswer(c *call, embed osdm.ExchangeEmbed, found *osdm.OfferCollectionResponse, offers []osdm.Offer,
+	quotes []exchangeQuote, view func(osdm.Offer, *exchangeQuote) osdm.ExchangeOffer, pax []passengerRecord) *Answer {
+	resp := osdm.ExchangeOfferCollectionResponse{Problems: found.Problems}
+	if embed.Offers {
+		for i, o := range offers {
+			resp.ExchangeOffers = append(resp.ExchangeOffers, view(o, &quotes[i]))
+		}
+	}
+	if embed.Trips {
+		resp.Trips = found.Trips
+	}
+	if embed.Passengers {
+		for i := range pax {
+			resp.Passengers = append(resp.Passengers, passengerView(&pax[i]))
+		}
+	}
+	return x.json(c, http.StatusOK, resp)
+}
+
+// keepQuotes adds quotes to the ones held, the expired ones making room,
+// and keeps the last maxExchangeQuotes.
+func keepQuotes(held, quotes []exchangeQuote, now time.Time) []exchangeQuote {
+	kept := held[:0]
+	for _, xq := range held {
+		if now.Before(xq.ValidUntil) {
+			kept = append(kept, xq)
+		}
+	}
+	kept = append(kept, quotes...)
+	if over := len(kept) - maxExchangeQuotes; over > 0 {
+		kept = append(kept[:0], kept[over:]...)
+	}
+	return kept
+}
+
+// claimExchangeOffers claims the offers quoted for the booking owner (of
+// one train or a journey), so that each is booked by an exchange
+// operation, never as a new booking.
+func (x *exchanges) claimExchangeOffers(ctx context.Context, offers []osdm.Offer, quotes []exchangeQuote, owner string, now time.Time) error {
+	for i, o := range offers {
+		claim := &offerRecord{ID: o.OfferID, ExpiresAt: quotes[i].ValidUntil}
+		if _, err := x.bookings.claimOffer(ctx, claim, owner, now); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // exchangeable says why booking rec cannot be exchanged as ask asks, nil

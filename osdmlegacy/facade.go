@@ -84,7 +84,7 @@ func New(cfg Config, deps Deps) (*Facade, error) {
 func (f *Facade) wire() {
 	o, b, j, x, r, p, d, s := f.offers, f.bookings, f.journeys, f.exchanges, f.refunds, f.passengers, f.documents, f.settlement
 	b.documents, b.journeys, b.offers, b.settlement = d, j, o, s
-	j.bookings, j.exchanges, j.offers, j.passengers, j.refunds, j.settlement = b, x, o, p, r, s
+	j.bookings, j.documents, j.exchanges, j.offers, j.passengers, j.refunds, j.settlement = b, d, x, o, p, r, s
 	x.bookings, x.journeys, x.offers, x.passengers, x.refunds, x.settlement = b, j, o, p, r, s
 	r.bookings, r.journeys = b, j
 	p.bookings, p.settlement = b, s

@@ -95,27 +95,9 @@ func (d *documents) createFulfillments(ctx context.Context, c *call) *Answer {
 		if cur.Exchange.holds() || cur.State == stateExchanging && cur.Pending != nil && cur.Pending.Cancel == cancelExchange {
 			return d.fulfilExchange(ctx, c, cur)
 		}
-		fulfilled := false
-		rec, err := d.bookings.updateBooking(ctx, id, func(r *bookingRecord) error {
-			now := d.now()
-			fulfilled = false
-			switch {
-			case r.State == stateFulfilled || r.Fulfillment != nil:
-				return errNoChange // fulfilled before: the same fulfilment
-			case r.State == statePrebooked && now.Before(r.HoldUntil):
-			default:
-				return &errRefused{stateProblem(r, "fulfilled")}
-			}
-			fulfilled = true
-			r.State = stateFulfilled
-			r.Fulfillment = &fulfillmentRecord{ID: fulfillmentID(r.ID), CreatedOn: now.UTC(), ControlNumber: controlNumber(r)}
-			return nil
-		})
-		if p := refusedBy(err); p != nil {
-			return d.problem(c, p), finalProblem(p)
-		}
-		if err != nil {
-			return d.storeFailed(c, err), false
+		rec, fulfilled, a := d.fulfilBooking(ctx, c, id)
+		if a != nil {
+			return a, finalAnswer(a)
 		}
 		if rec.Fulfillment == nil {
 			p := stateProblem(rec, "fulfilled")
@@ -127,6 +109,35 @@ func (d *documents) createFulfillments(ctx context.Context, c *call) *Answer {
 		}
 		return d.fulfillmentAnswer(c, rec), true
 	})
+}
+
+// fulfilBooking fulfils booking id (of one train, or a journey's leg)
+// while its hold runs, and says whether this call did (false: fulfilled
+// before); else it returns the answer that refuses it.
+func (d *documents) fulfilBooking(ctx context.Context, c *call, id string) (*bookingRecord, bool, *Answer) {
+	fulfilled := false
+	rec, err := d.bookings.updateBooking(ctx, id, func(r *bookingRecord) error {
+		now := d.now()
+		fulfilled = false
+		switch {
+		case r.State == stateFulfilled || r.Fulfillment != nil:
+			return errNoChange // fulfilled before: the same fulfilment
+		case r.State == statePrebooked && now.Before(r.HoldUntil):
+		default:
+			return &errRefused{stateProblem(r, "fulfilled")}
+		}
+		fulfilled = true
+		r.State = stateFulfilled
+		r.Fulfillment = &fulfillmentRecord{ID: fulfillmentID(r.ID), CreatedOn: now.UTC(), ControlNumber: controlNumber(r)}
+		return nil
+	})
+	if p := refusedBy(err); p != nil {
+		return nil, false, d.problem(c, p)
+	}
+	if err != nil {
+		return nil, false, d.storeFailed(c, err)
+	}
+	return rec, fulfilled, nil
 }
 
 // fulfilExchange confirms the exchange of rec: its old places are

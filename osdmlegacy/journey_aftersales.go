@@ -124,27 +124,9 @@ func (js *journeys) fulfilJourney(ctx context.Context, c *call) *Answer {
 		}
 		out := osdm.FulfillmentCollectionResponse{}
 		for i, leg := range legs {
-			fulfilled := false
-			rec, err := js.bookings.updateBooking(ctx, leg.ID, func(r *bookingRecord) error {
-				now := js.now()
-				fulfilled = false
-				switch {
-				case r.State == stateFulfilled || r.Fulfillment != nil:
-					return errNoChange
-				case r.State == statePrebooked && now.Before(r.HoldUntil):
-				default:
-					return &errRefused{stateProblem(r, "fulfilled")}
-				}
-				fulfilled = true
-				r.State = stateFulfilled
-				r.Fulfillment = &fulfillmentRecord{ID: fulfillmentID(r.ID), CreatedOn: now.UTC(), ControlNumber: controlNumber(r)}
-				return nil
-			})
-			if p := refusedBy(err); p != nil {
-				return js.problem(c, p), finalProblem(p)
-			}
-			if err != nil {
-				return js.storeFailed(c, err), false
+			rec, fulfilled, a := js.documents.fulfilBooking(ctx, c, leg.ID)
+			if a != nil {
+				return a, finalAnswer(a)
 			}
 			_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindHold, rec.ID))
 			if fulfilled {

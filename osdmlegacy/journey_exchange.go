@@ -151,18 +151,9 @@ func (x *exchanges) createJourneyExchangeOffers(ctx context.Context, c *call) *A
 			return x.problem(c, p), true
 		}
 		day, _ := time.Parse(time.DateOnly, ts.first().run.ServiceDate)
-		pax := make([]offerPassenger, 0, len(q.passengers))
-		for _, pa := range q.passengers {
-			op, p := x.offers.tariffOf(pa, day)
-			if p != nil {
-				return x.problem(c, p), true
-			}
-			if booked := legs[0].Offer.passenger(pa.ref); booked != nil && booked.Tariff != op.Tariff {
-				return x.problem(c, restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr,
-					"passenger "+quoteShort(pa.ref)+" was booked at legacy tariff "+strconv.Itoa(booked.Tariff)+
-						"; as given here it would travel at tariff "+strconv.Itoa(op.Tariff)+": an exchange keeps the tariffs booked")), true
-			}
-			pax = append(pax, op)
+		pax, p := x.exchangePassengers(q, day, &legs[0].Offer)
+		if p != nil {
+			return x.problem(c, p), true
 		}
 		probes := x.offers.plan(ts.direct, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
 		legProbes := x.offers.plan(ts.legs, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
@@ -178,61 +169,27 @@ func (x *exchanges) createJourneyExchangeOffers(ctx context.Context, c *call) *A
 		}
 		old := journeyPrice(legs)
 		now := x.now().UTC()
-		resp := osdm.ExchangeOfferCollectionResponse{Problems: sa.resp.Problems}
-		var quotes []exchangeQuote
-		var offers []osdm.Offer
-		for _, o := range sa.resp.Offers {
+		quotes, offers, p := x.quoteExchanges(sa.resp.Offers, old, ask.overrule, now, "journey", func(o osdm.Offer) (osdm.Price, bool) {
 			if len(o.ReservationOfferParts) == 0 || o.OfferSummary == nil {
-				continue
+				return osdm.Price{}, false
 			}
-			quote, err := exchangeQuoteOf(x.cfg.ExchangeFee, old, o.OfferSummary.MinimalPrice, ask.overrule, now, o.PreBookableUntil)
-			if err != nil {
-				return x.problem(c, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the exchange cannot be quoted: "+err.Error())), true
-			}
-			quote.OfferKey = exchangeOfferKey(o.OfferID)
-			quotes = append(quotes, quote)
-			offers = append(offers, o)
-		}
-		if len(quotes) == 0 {
-			return x.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
-				"the search found no offer the journey can be exchanged to (a train of another reservation system is not exchanged to)")), true
+			return o.OfferSummary.MinimalPrice, true
+		})
+		if p != nil {
+			return x.problem(c, p), true
 		}
 		j, err = x.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
-			kept := r.ExchangeQuotes[:0]
-			for _, xq := range r.ExchangeQuotes {
-				if now.Before(xq.ValidUntil) {
-					kept = append(kept, xq)
-				}
-			}
-			r.ExchangeQuotes = append(kept, quotes...)
-			if over := len(r.ExchangeQuotes) - maxExchangeQuotes; over > 0 {
-				r.ExchangeQuotes = append(r.ExchangeQuotes[:0], r.ExchangeQuotes[over:]...)
-			}
+			r.ExchangeQuotes = keepQuotes(r.ExchangeQuotes, quotes, now)
 			return nil
 		})
 		if err != nil {
 			return x.storeFailed(c, err), false
 		}
-		for i, o := range offers {
-			claim := &offerRecord{ID: o.OfferID, ExpiresAt: quotes[i].ValidUntil}
-			if _, err := x.bookings.claimOffer(ctx, claim, j.ID, now); err != nil {
-				return x.storeFailed(c, err), false
-			}
+		if err := x.claimExchangeOffers(ctx, offers, quotes, j.ID, now); err != nil {
+			return x.storeFailed(c, err), false
 		}
-		if embed.Offers {
-			for i, o := range offers {
-				resp.ExchangeOffers = append(resp.ExchangeOffers, x.journeyExchangeOffer(j, legs, o, &quotes[i]))
-			}
-		}
-		if embed.Trips {
-			resp.Trips = sa.resp.Trips
-		}
-		if embed.Passengers {
-			for i := range legs[0].Passengers {
-				resp.Passengers = append(resp.Passengers, passengerView(&legs[0].Passengers[i]))
-			}
-		}
-		return x.json(c, http.StatusOK, resp), true
+		view := func(o osdm.Offer, q *exchangeQuote) osdm.ExchangeOffer { return x.journeyExchangeOffer(j, legs, o, q) }
+		return x.exchangeOffersAnswer(c, embed, &sa.resp, offers, quotes, view, legs[0].Passengers), true
 	})
 }
 

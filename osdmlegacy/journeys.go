@@ -4,6 +4,7 @@ package osdmlegacy
 type journeys struct {
 	*core
 	bookings   *bookings
+	documents  *documents
 	exchanges  *exchanges
 	offers     *offers
 	passengers *passengers
