@@ -8,10 +8,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/store"
 	"github.com/caddy-osdm/caddy-osdm/ticketpdf"
@@ -111,55 +109,6 @@ func (f *Facade) Settle(ctx context.Context) (SettleReport, error) {
 	return f.settlement.settle(ctx)
 }
 
-// Answer is the HTTP answer to one OSDM call, with what the caller logs
-// and counts.
-type Answer struct {
-	// Status, Header and Body are the HTTP answer. Header holds at least
-	// Content-Type when there is a body.
-	Status int
-	Header http.Header
-	Body   []byte
-	// Operation names the OSDM operation ("POST /offers",
-	// "GET /bookings/{bookingId}", "unknown"), for logs and metrics.
-	Operation string
-	// Outcome is "ok" for a 2xx, else the problem code without its
-	// urn:uic:problem: prefix.
-	Outcome string
-	// Problem is the problem answered, nil for a 2xx.
-	Problem *osdm.ProblemError
-	// Messages are the legacy messages the call sent, in the order they
-	// were answered.
-	Messages []MessageRecord
-	// FanOut is the number of legacy messages an offer search planned
-	// (trains x classes x service codes); 0 for other calls.
-	FanOut int
-	// StoreErrors counts the store operations that failed during the call.
-	StoreErrors int
-	// BookingID names the booking the call was about, for the log line; ""
-	// when none.
-	BookingID string
-}
-
-// call is one OSDM call on its way through the façade.
-type call struct {
-	// client is the client the call is made by (anonymousClient when none).
-	client string
-	method string
-	path   string
-	op     string
-	params map[string]string
-	query  url.Values
-	header http.Header
-	body   []byte
-	now    time.Time
-	send   Sender // records every message into rec
-	rec    *recorder
-	answer *Answer
-	// tickets are the documents of the answer, rendered in place of their
-	// placeholders when it leaves ServeClient (ticket_document.go).
-	tickets []ticketpdf.Placeholder
-}
-
 // ServeClient answers one OSDM call made by client (the access token's
 // subject; anonymousClient when none): method and path (relative to the
 // façade's base, as sent: URL.EscapedPath, e.g. "/offers"; the router
@@ -244,67 +193,10 @@ func (f *Facade) checkBody(c *call) *osdm.ProblemError {
 	return nil
 }
 
-func trimProblemPrefix(code string) string {
-	if name, ok := strings.CutPrefix(code, osdm.ProblemCodePrefix); ok && name != "" {
-		return name
-	}
-	return code
-}
-
 // shorten cuts s to n bytes for a problem text.
 func shorten(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
 	return s[:n] + "..."
-}
-
-// recorder is the Sender of one OSDM call: it passes each message on and
-// records its kind, outcome and duration.
-type recorder struct {
-	next Sender
-	mu   sync.Mutex
-	list []MessageRecord
-}
-
-// Send implements Sender.
-func (r *recorder) Send(ctx context.Context, req legacy.Request) (legacy.Reply, error) {
-	start := time.Now()
-	var reply legacy.Reply
-	var err error
-	if r.next == nil {
-		err = &SendError{Kind: ErrLegacyDown, Err: errors.New("no sender")}
-	} else {
-		reply, err = r.next.Send(ctx, req)
-	}
-	m := MessageRecord{Kind: req.Kind(), MessageID: req.MessageID(), Duration: time.Since(start)}
-	switch {
-	case err != nil:
-		switch kindOf(err) {
-		case ErrLegacySlow:
-			m.Outcome = "slow"
-		case ErrLegacyGarbage:
-			m.Outcome = "garbage"
-		default:
-			m.Outcome = "down"
-		}
-	case reply == nil:
-		m.Outcome = "garbage"
-		err = &SendError{Kind: ErrLegacyGarbage, Err: errors.New("no reply")}
-	default:
-		m.Outcome = string(reply.Kind())
-		if nr, ok := reply.(*legacy.NegativeReply); ok {
-			m.Outcome += ":" + string(nr.Code)
-		}
-	}
-	r.mu.Lock()
-	r.list = append(r.list, m)
-	r.mu.Unlock()
-	return reply, err
-}
-
-func (r *recorder) records() []MessageRecord {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]MessageRecord(nil), r.list...)
 }
