@@ -20,9 +20,6 @@ import (
 // exchangeOperationIDPrefix starts every exchange operation id.
 const exchangeOperationIDPrefix = "xo-"
 
-// maxExchangeQuotes bounds the exchange offers one booking keeps.
-const maxExchangeQuotes = 16
-
 // stepExchangeBook is the step of an exchange's BookingRequest (its
 // messageId "<booking id>.xbook.<exchange number>").
 const stepExchangeBook = "xbook"
@@ -43,26 +40,29 @@ const (
 	cancelExchangeDrop = "exchange-drop"
 )
 
-// exchangeState is where an exchange operation is.
+// exchangeState is where an exchange operation is:
+//   - BOOKING: the BookingRequest of the new places is under way;
+//   - PREBOOKED: the new places are held until HoldUntil; the old booking
+//     stands;
+//   - CONFIRMED: the old places are cancelled; the booking is the new
+//     journey;
+//   - FAILED: the legacy system refused the new places; the old booking
+//     stands;
+//   - DROPPED: deleted, or released when its hold ran out; the new places
+//     are free again, the old booking stands.
 type exchangeState string
 
 // The exchange states.
 const (
-	// exchangeBooking: the BookingRequest of the new places is under way.
-	exchangeBooking exchangeState = "BOOKING"
-	// exchangePrebooked: the new places are held until HoldUntil; the old
-	// booking stands.
+	exchangeBooking   exchangeState = "BOOKING"
 	exchangePrebooked exchangeState = "PREBOOKED"
-	// exchangeConfirmed: the old places are cancelled; the booking is the
-	// new journey.
 	exchangeConfirmed exchangeState = "CONFIRMED"
-	// exchangeFailed: the legacy system refused the new places; the old
-	// booking stands.
-	exchangeFailed exchangeState = "FAILED"
-	// exchangeDropped: deleted, or released when its hold ran out; the new
-	// places are free again, the old booking stands.
-	exchangeDropped exchangeState = "DROPPED"
+	exchangeFailed    exchangeState = "FAILED"
+	exchangeDropped   exchangeState = "DROPPED"
 )
+
+// maxExchangeQuotes bounds the exchange offers one booking keeps.
+const maxExchangeQuotes = 16
 
 // exchangeQuote is an exchange offer made for a booking.
 type exchangeQuote struct {
