@@ -66,8 +66,9 @@ func readExchangeOfferRequest(body []byte) (*exchangeOfferAsk, *osdm.ProblemErro
 	return ask, nil
 }
 
-// createExchangeOffers quotes the exchange of a fulfilled booking to the
-// trips its search finds.
+// createExchangeOffers answers POST /bookings/{id}/exchange-offers: the
+// exchange of a fulfilled booking (of one train or a journey) quoted to
+// the trips its search finds.
 func (x *exchanges) createExchangeOffers(ctx context.Context, c *call) *Answer {
 	ask, p := readExchangeOfferRequest(c.body)
 	if p != nil {
@@ -77,67 +78,71 @@ func (x *exchanges) createExchangeOffers(ctx context.Context, c *call) *Answer {
 	if p != nil {
 		return x.problem(c, p)
 	}
+	quote := x.quoteBookingExchange
+	if isJourneyID(c.params[osdm.ParamBookingID]) {
+		quote = x.quoteJourneyExchange
+	}
 	return x.idempotent(ctx, c, func() string { return newID("xq-") }, func(string) (*Answer, bool) {
-		rec, a := x.bookings.bookingOf(ctx, c)
-		if a != nil {
-			return a, finalAnswer(a)
-		}
-		if p := x.exchangeable(rec, ask); p != nil {
-			return x.problem(c, p), finalProblem(p)
-		}
-		q := ask.search
-		if q.legs != nil {
-			p := restricted(restrictAfterSales, osdm.CodeOfferOutOfBounds, "#/tripSpecifications/0/legs",
-				"a booking of one train is exchanged for another train, not a journey with changes")
-			return x.problem(c, p), true
-		}
-		cands, p := x.offers.candidates(q)
-		if p != nil {
-			return x.problem(c, p), true
-		}
-		day, _ := time.Parse(time.DateOnly, cands[0].run.ServiceDate)
-		pax, p := x.exchangePassengers(q, day, &rec.Offer)
-		if p != nil {
-			return x.problem(c, p), true
-		}
-		probes := x.offers.plan(cands, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
-		c.answer.FanOut = len(probes)
-		signer, err := x.offers.offerSigner(ctx)
-		if err != nil {
-			return x.offers.offerKeyFailed(c), false
-		}
-		x.offers.fanOut(ctx, c.send, probes)
-		sa, p := x.offers.collect(c, q, probes, pax, signer, nil, nil)
-		if p != nil {
-			return x.problem(c, p), finalProblem(p)
-		}
-		old := rec.Offer.OSDMPrice
-		if rec.Legacy != nil && rec.Legacy.Price.Currency != "" {
-			old = rec.Legacy.Price
-		}
-		now := x.now().UTC()
-		quotes, offers, p := x.quoteExchanges(sa.resp.Offers, old, ask.overrule, now, "booking", func(o osdm.Offer) (osdm.Price, bool) {
-			if len(o.ReservationOfferParts) == 0 {
-				return osdm.Price{}, false
-			}
-			return o.ReservationOfferParts[0].Price, true
-		})
-		if p != nil {
-			return x.problem(c, p), true
-		}
-		rec, err = x.bookings.updateBooking(ctx, rec.ID, func(r *bookingRecord) error {
-			r.ExchangeQuotes = keepQuotes(r.ExchangeQuotes, quotes, now)
-			return nil
-		})
-		if err != nil {
-			return x.storeFailed(c, err), false
-		}
-		if err := x.claimExchangeOffers(ctx, offers, quotes, rec.ID, now); err != nil {
-			return x.storeFailed(c, err), false
-		}
-		view := func(o osdm.Offer, q *exchangeQuote) osdm.ExchangeOffer { return exchangeOfferOf(rec, o, q) }
-		return x.exchangeOffersAnswer(c, embed, &sa.resp, offers, quotes, view, rec.Passengers), true
+		return quote(ctx, c, ask, embed)
 	})
+}
+
+// quoteBookingExchange quotes the exchange of a fulfilled booking of one
+// train to the trains its search finds.
+func (x *exchanges) quoteBookingExchange(ctx context.Context, c *call, ask *exchangeOfferAsk, embed osdm.ExchangeEmbed) (*Answer, bool) {
+	rec, a := x.bookings.bookingOf(ctx, c)
+	if a != nil {
+		return a, finalAnswer(a)
+	}
+	if p := x.exchangeable(rec, ask); p != nil {
+		return x.problem(c, p), finalProblem(p)
+	}
+	q := ask.search
+	if q.legs != nil {
+		p := restricted(restrictAfterSales, osdm.CodeOfferOutOfBounds, "#/tripSpecifications/0/legs",
+			"a booking of one train is exchanged for another train, not a journey with changes")
+		return x.problem(c, p), true
+	}
+	cands, p := x.offers.candidates(q)
+	if p != nil {
+		return x.problem(c, p), true
+	}
+	day, _ := time.Parse(time.DateOnly, cands[0].run.ServiceDate)
+	pax, p := x.exchangePassengers(q, day, &rec.Offer)
+	if p != nil {
+		return x.problem(c, p), true
+	}
+	probes := x.offers.plan(cands, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
+	c.answer.FanOut = len(probes)
+	signer, err := x.offers.offerSigner(ctx)
+	if err != nil {
+		return x.offers.offerKeyFailed(c), false
+	}
+	x.offers.fanOut(ctx, c.send, probes)
+	sa, p := x.offers.collect(c, q, probes, pax, signer, nil, nil)
+	if p != nil {
+		return x.problem(c, p), finalProblem(p)
+	}
+	old := rec.Offer.OSDMPrice
+	if rec.Legacy != nil && rec.Legacy.Price.Currency != "" {
+		old = rec.Legacy.Price
+	}
+	now := x.now().UTC()
+	quotes, offers, p := x.quoteExchanges(sa.resp.Offers, old, ask.overrule, now, "booking", func(o osdm.Offer) (osdm.Price, bool) {
+		if len(o.ReservationOfferParts) == 0 {
+			return osdm.Price{}, false
+		}
+		return o.ReservationOfferParts[0].Price, true
+	})
+	if p != nil {
+		return x.problem(c, p), true
+	}
+	quotesOf := func(r *bookingRecord) *[]exchangeQuote { return &r.ExchangeQuotes }
+	if rec, err = holdQuotes(ctx, x, rec.ID, x.bookings.updateBooking, quotesOf, offers, quotes, now); err != nil {
+		return x.storeFailed(c, err), false
+	}
+	view := func(o osdm.Offer, q *exchangeQuote) osdm.ExchangeOffer { return exchangeOfferOf(rec, o, q) }
+	return x.exchangeOffersAnswer(c, embed, &sa.resp, offers, quotes, view, rec.Passengers), true
 }
 
 // exchangePassengers are the passengers of the exchange search q for a
@@ -227,17 +232,27 @@ func keepQuotes(held, quotes []exchangeQuote, now time.Time) []exchangeQuote {
 	return kept
 }
 
-// claimExchangeOffers claims the offers quoted for the booking owner (of
-// one train or a journey), so that each is booked by an exchange
-// operation, never as a new booking.
-func (x *exchanges) claimExchangeOffers(ctx context.Context, offers []osdm.Offer, quotes []exchangeQuote, owner string, now time.Time) error {
+// holdQuotes keeps the quotes of offers with booking id (of one train or
+// a journey: update changes its record, whose quotes quotesOf finds) and
+// claims the offers for it, so that each is booked by an exchange
+// operation, never as a new booking. It returns the record as stored.
+func holdQuotes[R any](ctx context.Context, x *exchanges, id string, update func(context.Context, string, func(*R) error) (*R, error),
+	quotesOf func(*R) *[]exchangeQuote, offers []osdm.Offer, quotes []exchangeQuote, now time.Time) (*R, error) {
+	rec, err := update(ctx, id, func(r *R) error {
+		held := quotesOf(r)
+		*held = keepQuotes(*held, quotes, now)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	for i, o := range offers {
 		claim := &offerRecord{ID: o.OfferID, ExpiresAt: quotes[i].ValidUntil}
-		if _, err := x.bookings.claimOffer(ctx, claim, owner, now); err != nil {
-			return err
+		if _, err := x.bookings.claimOffer(ctx, claim, id, now); err != nil {
+			return rec, err
 		}
 	}
-	return nil
+	return rec, nil
 }
 
 // exchangeable says why booking rec cannot be exchanged as ask asks, nil

@@ -123,74 +123,58 @@ func (x *exchanges) journeyExchangeable(j *journeyRecord, legs []*bookingRecord,
 	return nil
 }
 
-// createJourneyExchangeOffers quotes the exchange of a fulfilled journey
-// to the trips (direct or with changes) its search finds.
-func (x *exchanges) createJourneyExchangeOffers(ctx context.Context, c *call) *Answer {
-	ask, p := readExchangeOfferRequest(c.body)
-	if p != nil {
-		return x.problem(c, p)
+// quoteJourneyExchange quotes the exchange of a fulfilled journey to the
+// trips (direct or with changes) its search finds.
+func (x *exchanges) quoteJourneyExchange(ctx context.Context, c *call, ask *exchangeOfferAsk, embed osdm.ExchangeEmbed) (*Answer, bool) {
+	j, legs, a := x.journeys.journeyOf(ctx, c)
+	if a != nil {
+		return a, finalAnswer(a)
 	}
-	embed, p := osdm.ReadExchangeEmbed(c.query)
-	if p != nil {
-		return x.problem(c, p)
+	if p := x.journeyExchangeable(j, legs, ask); p != nil {
+		return x.problem(c, p), finalProblem(p)
 	}
-	return x.idempotent(ctx, c, func() string { return newID("xq-") }, func(string) (*Answer, bool) {
-		j, legs, a := x.journeys.journeyOf(ctx, c)
-		if a != nil {
-			return a, finalAnswer(a)
+	q := ask.search
+	ts, p := x.offers.trips(q)
+	if p != nil {
+		return x.problem(c, p), true
+	}
+	if p := x.offers.inSaleWindowSet(q, ts, c.now); p != nil {
+		return x.problem(c, p), true
+	}
+	day, _ := time.Parse(time.DateOnly, ts.first().run.ServiceDate)
+	pax, p := x.exchangePassengers(q, day, &legs[0].Offer)
+	if p != nil {
+		return x.problem(c, p), true
+	}
+	probes := x.offers.plan(ts.direct, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
+	legProbes := x.offers.plan(ts.legs, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
+	c.answer.FanOut = len(probes) + len(legProbes)
+	signer, err := x.offers.offerSigner(ctx)
+	if err != nil {
+		return x.offers.offerKeyFailed(c), false
+	}
+	x.offers.fanOut(ctx, c.send, append(probes[:len(probes):len(probes)], legProbes...))
+	sa, p := x.offers.collect(c, q, probes, pax, signer, ts, legProbes)
+	if p != nil {
+		return x.problem(c, p), finalProblem(p)
+	}
+	old := journeyPrice(legs)
+	now := x.now().UTC()
+	quotes, offers, p := x.quoteExchanges(sa.resp.Offers, old, ask.overrule, now, "journey", func(o osdm.Offer) (osdm.Price, bool) {
+		if len(o.ReservationOfferParts) == 0 || o.OfferSummary == nil {
+			return osdm.Price{}, false
 		}
-		if p := x.journeyExchangeable(j, legs, ask); p != nil {
-			return x.problem(c, p), finalProblem(p)
-		}
-		q := ask.search
-		ts, p := x.offers.trips(q)
-		if p != nil {
-			return x.problem(c, p), true
-		}
-		if p := x.offers.inSaleWindowSet(q, ts, c.now); p != nil {
-			return x.problem(c, p), true
-		}
-		day, _ := time.Parse(time.DateOnly, ts.first().run.ServiceDate)
-		pax, p := x.exchangePassengers(q, day, &legs[0].Offer)
-		if p != nil {
-			return x.problem(c, p), true
-		}
-		probes := x.offers.plan(ts.direct, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
-		legProbes := x.offers.plan(ts.legs, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
-		c.answer.FanOut = len(probes) + len(legProbes)
-		signer, err := x.offers.offerSigner(ctx)
-		if err != nil {
-			return x.offers.offerKeyFailed(c), false
-		}
-		x.offers.fanOut(ctx, c.send, append(probes[:len(probes):len(probes)], legProbes...))
-		sa, p := x.offers.collect(c, q, probes, pax, signer, ts, legProbes)
-		if p != nil {
-			return x.problem(c, p), finalProblem(p)
-		}
-		old := journeyPrice(legs)
-		now := x.now().UTC()
-		quotes, offers, p := x.quoteExchanges(sa.resp.Offers, old, ask.overrule, now, "journey", func(o osdm.Offer) (osdm.Price, bool) {
-			if len(o.ReservationOfferParts) == 0 || o.OfferSummary == nil {
-				return osdm.Price{}, false
-			}
-			return o.OfferSummary.MinimalPrice, true
-		})
-		if p != nil {
-			return x.problem(c, p), true
-		}
-		j, err = x.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
-			r.ExchangeQuotes = keepQuotes(r.ExchangeQuotes, quotes, now)
-			return nil
-		})
-		if err != nil {
-			return x.storeFailed(c, err), false
-		}
-		if err := x.claimExchangeOffers(ctx, offers, quotes, j.ID, now); err != nil {
-			return x.storeFailed(c, err), false
-		}
-		view := func(o osdm.Offer, q *exchangeQuote) osdm.ExchangeOffer { return x.journeyExchangeOffer(j, legs, o, q) }
-		return x.exchangeOffersAnswer(c, embed, &sa.resp, offers, quotes, view, legs[0].Passengers), true
+		return o.OfferSummary.MinimalPrice, true
 	})
+	if p != nil {
+		return x.problem(c, p), true
+	}
+	quotesOf := func(r *journeyRecord) *[]exchangeQuote { return &r.ExchangeQuotes }
+	if j, err = holdQuotes(ctx, x, j.ID, x.journeys.updateJourney, quotesOf, offers, quotes, now); err != nil {
+		return x.storeFailed(c, err), false
+	}
+	view := func(o osdm.Offer, q *exchangeQuote) osdm.ExchangeOffer { return x.journeyExchangeOffer(j, legs, o, q) }
+	return x.exchangeOffersAnswer(c, embed, &sa.resp, offers, quotes, view, legs[0].Passengers), true
 }
 
 // journeyExchangeOffer is the ExchangeOffer of o quoted as q, replacing

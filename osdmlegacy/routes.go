@@ -35,7 +35,7 @@ func (f *Facade) routes() []osdm.Route[handler] {
 		{Op: osdm.OpDeleteRefundOffer, Handle: either(f.refunds.deleteJourneyRefundOffer, f.refunds.deleteRefundOffer)},
 		{Op: osdm.OpGetPassenger, Handle: either(f.journeys.getJourneyPassenger, f.passengers.getPassenger)},
 		{Op: osdm.OpPatchPassenger, Handle: either(f.journeys.patchJourneyPassenger, f.passengers.patchPassenger)},
-		{Op: osdm.OpCreateExchangeOffers, Handle: either(f.exchanges.createJourneyExchangeOffers, f.exchanges.createExchangeOffers)},
+		{Op: osdm.OpCreateExchangeOffers, Handle: f.exchanges.createExchangeOffers},
 		{Op: osdm.OpCreateExchangeOperation, Handle: either(f.exchanges.createJourneyExchangeOperation, f.exchanges.createExchangeOperation)},
 		{Op: osdm.OpGetExchangeOperation, Handle: either(f.exchanges.getJourneyExchangeOperation, f.exchanges.getExchangeOperation)},
 		{Op: osdm.OpPatchExchangeOperation, Handle: f.exchanges.patchExchangeOperation},
