@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -220,9 +219,4 @@ func (b *bookings) bookingOf(ctx context.Context, c *call) (*bookingRecord, *Ans
 		return nil, b.storeFailed(c, err)
 	}
 	return rec, nil
-}
-
-// bookingNotFound is the 404 of an unknown booking id.
-func bookingNotFound(id string) *osdm.ProblemError {
-	return osdm.NewProblem(http.StatusNotFound, osdm.CodeBookingNotFound, "no booking "+strconv.Quote(shorten(id, 40))+" is known")
 }

@@ -192,11 +192,3 @@ func (f *Facade) checkBody(c *call) *osdm.ProblemError {
 	}
 	return nil
 }
-
-// shorten cuts s to n bytes for a problem text.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}

@@ -118,3 +118,16 @@ func asProblem(err error) *osdm.ProblemError {
 	}
 	return osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the OSDM provider failed; try again later")
 }
+
+// bookingNotFound is the 404 of an unknown booking id.
+func bookingNotFound(id string) *osdm.ProblemError {
+	return osdm.NewProblem(http.StatusNotFound, osdm.CodeBookingNotFound, "no booking "+strconv.Quote(shorten(id, 40))+" is known")
+}
+
+// shorten cuts s to n bytes for a problem text.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
