@@ -180,56 +180,50 @@ func (r *refunds) getJourneyRefundOffer(ctx context.Context, c *call) *Answer {
 	return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
 }
 
-// patchJourneyRefundOffer confirms a journey's refund offer, leg by leg.
-func (r *refunds) patchJourneyRefundOffer(ctx context.Context, c *call) *Answer {
-	if _, p := readRefundOfferPatch(c.body); p != nil {
-		return r.problem(c, p)
+// confirmJourneyRefund confirms refund offer rid of a journey, leg by leg.
+func (r *refunds) confirmJourneyRefund(ctx context.Context, c *call, rid string) (*Answer, bool) {
+	j, legs, jr, a := r.journeyRefundOfferOf(ctx, c)
+	if a != nil {
+		return a, finalAnswer(a)
 	}
-	rid := c.params[osdm.ParamRefundOfferID]
-	return r.idempotent(ctx, c, func() string { return rid }, func(string) (*Answer, bool) {
-		j, legs, jr, a := r.journeyRefundOfferOf(ctx, c)
-		if a != nil {
-			return a, finalAnswer(a)
+	started := false
+	for _, i := range jr.Legs {
+		ro := legs[i].refundOffer(rid)
+		started = started || ro.Status == osdm.RefundConfirmed || legs[i].Pending != nil && legs[i].Pending.RefundOfferID == rid
+	}
+	for _, i := range jr.Legs {
+		leg := legs[i]
+		ro := leg.refundOffer(rid)
+		if ro.Status == osdm.RefundConfirmed {
+			continue
 		}
-		started := false
-		for _, i := range jr.Legs {
-			ro := legs[i].refundOffer(rid)
-			started = started || ro.Status == osdm.RefundConfirmed || legs[i].Pending != nil && legs[i].Pending.RefundOfferID == rid
+		// Once a leg is refunded the others follow, even past the
+		// offer's validity: a journey is not left half refunded.
+		if !started && !r.now().Before(ro.ValidUntil) {
+			return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
+				"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
 		}
-		for _, i := range jr.Legs {
-			leg := legs[i]
-			ro := leg.refundOffer(rid)
-			if ro.Status == osdm.RefundConfirmed {
-				continue
-			}
-			// Once a leg is refunded the others follow, even past the
-			// offer's validity: a journey is not left half refunded.
-			if !started && !r.now().Before(ro.ValidUntil) {
-				return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
-					"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
-			}
-			after, d, p := r.bookings.cancel(ctx, c.send, leg, cancelRefund, rid, ro.ReasonCode)
-			if p != nil {
-				p.Detail = journeyDetail(p.Detail, j, leg)
-				return r.problem(c, p), finalProblem(p)
-			}
-			started = true
-			if ro := after.refundOffer(rid); d.settled() && ro != nil && ro.Status == osdm.RefundConfirmed {
-				legs[i] = after
-				continue
-			}
-			if a, final := r.bookings.cancelFailed(c, after, d); a != nil {
-				return a, final
-			}
-			if ro := after.refundOffer(rid); ro == nil || ro.Status != osdm.RefundConfirmed {
-				return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
-					"train "+leg.Offer.Train+" of booking "+j.ID+" was cancelled at the reservation system before; it is not refunded")), true
-			}
+		after, d, p := r.bookings.cancel(ctx, c.send, leg, cancelRefund, rid, ro.ReasonCode)
+		if p != nil {
+			p.Detail = journeyDetail(p.Detail, j, leg)
+			return r.problem(c, p), finalProblem(p)
+		}
+		started = true
+		if ro := after.refundOffer(rid); d.settled() && ro != nil && ro.Status == osdm.RefundConfirmed {
 			legs[i] = after
+			continue
 		}
-		v := r.journeyRefundView(j, legs, jr)
-		return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v}), true
-	})
+		if a, final := r.bookings.cancelFailed(c, after, d); a != nil {
+			return a, final
+		}
+		if ro := after.refundOffer(rid); ro == nil || ro.Status != osdm.RefundConfirmed {
+			return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
+				"train "+leg.Offer.Train+" of booking "+j.ID+" was cancelled at the reservation system before; it is not refunded")), true
+		}
+		legs[i] = after
+	}
+	v := r.journeyRefundView(j, legs, jr)
+	return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v}), true
 }
 
 // deleteJourneyRefundOffer drops a proposed refund offer of a journey

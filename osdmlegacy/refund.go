@@ -249,48 +249,58 @@ func (r *refunds) getRefundOffer(ctx context.Context, c *call) *Answer {
 	return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
 }
 
-// patchRefundOffer confirms a refund offer: the CancelRequest (with the
-// reason code of its overrule code) frees the places, and the offer is
-// CONFIRMED with the amounts of the CancelReply.
+// patchRefundOffer answers PATCH .../refund-offers/{rid}: it confirms the
+// refund offer of a booking of one train or of a journey.
 func (r *refunds) patchRefundOffer(ctx context.Context, c *call) *Answer {
 	if _, p := readRefundOfferPatch(c.body); p != nil {
 		return r.problem(c, p)
 	}
 	rid := c.params[osdm.ParamRefundOfferID]
+	confirm := r.confirmRefund
+	if isJourneyID(c.params[osdm.ParamBookingID]) {
+		confirm = r.confirmJourneyRefund
+	}
 	return r.idempotent(ctx, c, func() string { return rid }, func(string) (*Answer, bool) {
-		rec, ro, a := r.refundOfferOf(ctx, c)
-		if a != nil {
-			return a, finalAnswer(a)
-		}
-		confirmed := func(rec *bookingRecord) *Answer {
-			v := refundOfferView(rec, rec.refundOffer(rid))
-			return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
-		}
-		if ro.Status == osdm.RefundConfirmed {
-			return confirmed(rec), true // confirmed before: the same answer
-		}
-		resending := rec.State == stateCancelling && rec.Pending != nil && rec.Pending.RefundOfferID == rid
-		if !resending && !r.now().Before(ro.ValidUntil) {
-			return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
-				"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
-		}
-		rec, d, p := r.bookings.cancel(ctx, c.send, rec, cancelRefund, rid, ro.ReasonCode)
-		if p != nil {
-			return r.problem(c, p), finalProblem(p)
-		}
-		if ro := rec.refundOffer(rid); d.settled() && ro != nil && ro.Status == osdm.RefundConfirmed {
-			return confirmed(rec), true // a partial refund: the booking holds the other places
-		}
-		if a, final := r.bookings.cancelFailed(c, rec, d); a != nil {
-			return a, final
-		}
-		if ro := rec.refundOffer(rid); ro == nil || ro.Status != osdm.RefundConfirmed {
-			// The legacy system held nothing to refund (cancelled there before).
-			return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
-				"booking "+rec.ID+" was cancelled at the reservation system before; nothing is refunded")), true
-		}
-		return confirmed(rec), true
+		return confirm(ctx, c, rid)
 	})
+}
+
+// confirmRefund confirms refund offer rid of a booking of one train: the
+// CancelRequest (with the reason code of its overrule code) frees the
+// places, and the offer is CONFIRMED with the amounts of the CancelReply.
+func (r *refunds) confirmRefund(ctx context.Context, c *call, rid string) (*Answer, bool) {
+	rec, ro, a := r.refundOfferOf(ctx, c)
+	if a != nil {
+		return a, finalAnswer(a)
+	}
+	confirmed := func(rec *bookingRecord) *Answer {
+		v := refundOfferView(rec, rec.refundOffer(rid))
+		return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
+	}
+	if ro.Status == osdm.RefundConfirmed {
+		return confirmed(rec), true // confirmed before: the same answer
+	}
+	resending := rec.State == stateCancelling && rec.Pending != nil && rec.Pending.RefundOfferID == rid
+	if !resending && !r.now().Before(ro.ValidUntil) {
+		return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
+			"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
+	}
+	rec, d, p := r.bookings.cancel(ctx, c.send, rec, cancelRefund, rid, ro.ReasonCode)
+	if p != nil {
+		return r.problem(c, p), finalProblem(p)
+	}
+	if ro := rec.refundOffer(rid); d.settled() && ro != nil && ro.Status == osdm.RefundConfirmed {
+		return confirmed(rec), true // a partial refund: the booking holds the other places
+	}
+	if a, final := r.bookings.cancelFailed(c, rec, d); a != nil {
+		return a, final
+	}
+	if ro := rec.refundOffer(rid); ro == nil || ro.Status != osdm.RefundConfirmed {
+		// The legacy system held nothing to refund (cancelled there before).
+		return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
+			"booking "+rec.ID+" was cancelled at the reservation system before; nothing is refunded")), true
+	}
+	return confirmed(rec), true
 }
 
 // refundOfferView is the OSDM refund offer of a record.

@@ -31,7 +31,7 @@ func (f *Facade) routes() []osdm.Route[handler] {
 		{Op: opGetBookingFulfillment, Handle: f.documents.getFulfillment},
 		{Op: osdm.OpCreateRefundOffers, Handle: either(f.refunds.createJourneyRefundOffers, f.refunds.createRefundOffers)},
 		{Op: osdm.OpGetRefundOffer, Handle: either(f.refunds.getJourneyRefundOffer, f.refunds.getRefundOffer)},
-		{Op: osdm.OpPatchRefundOffer, Handle: either(f.refunds.patchJourneyRefundOffer, f.refunds.patchRefundOffer)},
+		{Op: osdm.OpPatchRefundOffer, Handle: f.refunds.patchRefundOffer},
 		{Op: osdm.OpDeleteRefundOffer, Handle: either(f.refunds.deleteJourneyRefundOffer, f.refunds.deleteRefundOffer)},
 		{Op: osdm.OpGetPassenger, Handle: either(f.journeys.getJourneyPassenger, f.passengers.getPassenger)},
 		{Op: osdm.OpPatchPassenger, Handle: either(f.journeys.patchJourneyPassenger, f.passengers.patchPassenger)},
