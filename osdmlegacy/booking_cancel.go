@@ -157,7 +157,7 @@ func (b *bookings) cancelFailed(c *call, rec *bookingRecord, d *delivery) (*Answ
 }
 
 // errNoSender is background work without a sender to send through.
-var errNoSender = errors.New("no background sender: settlement waits for one")
+var errNoSender = errors.New("no background sender: settlement sends nothing")
 
 // refundPlaces returns the places a CancelRequest confirming refund offer
 // rid lists: none when it refunds every place still booked (a whole

@@ -23,9 +23,8 @@ type Deps struct {
 	// `timetable` is configured (a search must then name its train).
 	Timetable Timetable
 	// Sender is the sender of background work (settling intents, releasing
-	// expired holds), which has no OSDM call to send through; nil when the
-	// caller gives none (background work then waits for one: see the
-	// booking side).
+	// expired holds), which has no OSDM call to send through; with none,
+	// Settle sends nothing and says so.
 	Sender Sender
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
