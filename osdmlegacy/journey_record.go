@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // A journey with changes is booked at the legacy system train by train:
@@ -183,4 +187,37 @@ func (js *journeys) loadLegs(ctx context.Context, j *journeyRecord) ([]*bookingR
 		}
 	}
 	return out, nil
+}
+
+// isJourneyID reports whether a booking id names a journey with changes.
+func isJourneyID(id string) bool { return strings.HasPrefix(id, journeyIDPrefix) }
+
+// journeyOf loads the journey of the call's path with its legs, or
+// answers why not: a journey whose booking did not end booked is not
+// found, as a single booking the legacy system refused.
+func (js *journeys) journeyOf(ctx context.Context, c *call) (*journeyRecord, []*bookingRecord, *Answer) {
+	id := c.params[osdm.ParamBookingID]
+	c.answer.BookingID = id
+	j, _, err := js.loadJourney(ctx, id)
+	if errors.Is(err, errJourneyMissing) || err == nil && j.State != journeyBooked {
+		if err == nil && j.State == journeyBooking {
+			p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+id+" has messages to the reservation system under way; retry in a few seconds")
+			p.Retryable = true
+			return nil, nil, js.problem(c, p)
+		}
+		return nil, nil, js.problem(c, bookingNotFound(id))
+	}
+	if err != nil {
+		return nil, nil, js.storeFailed(c, err)
+	}
+	legs, err := js.loadLegs(ctx, j)
+	if err != nil {
+		return nil, nil, js.storeFailed(c, err)
+	}
+	for _, leg := range legs {
+		if leg == nil {
+			return nil, nil, js.storeFailed(c, errors.New("journey "+j.ID+" is booked but a leg is missing"))
+		}
+	}
+	return j, legs, nil
 }
