@@ -9,7 +9,7 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
-// Store kinds of the booking side (see Key). Everything a booking is lives
+// Store kinds of the booking side (see storeKey). Everything a booking is lives
 // in the store, never in process memory, so that any instance sharing the
 // store (and this one after a restart) carries on where another stopped.
 const (
