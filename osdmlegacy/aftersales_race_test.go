@@ -31,7 +31,7 @@ func TestExchangeOperationRacingAPartialRefund(t *testing.T) {
 			// The refund's CancelRequest is held at the legacy system until
 			// the exchange operation has been asked once.
 			arrived, release := make(chan struct{}), make(chan struct{})
-			held := SendFunc(func(ctx context.Context, req legacy.Request) (legacy.Reply, error) {
+			held := sendFunc(func(ctx context.Context, req legacy.Request) (legacy.Reply, error) {
 				if _, ok := req.(*legacy.CancelRequest); ok {
 					close(arrived)
 					<-release
@@ -40,7 +40,7 @@ func TestExchangeOperationRacingAPartialRefund(t *testing.T) {
 			})
 			confirmed := make(chan *Answer)
 			go func() {
-				confirmed <- e.f.Serve(context.Background(), held, "PATCH", path+"/refund-offers/"+ro.ID,
+				confirmed <- e.f.serve(context.Background(), held, "PATCH", path+"/refund-offers/"+ro.ID,
 					http.Header{"Content-Type": {"application/json"}}, []byte(`{"status":"CONFIRMED"}`))
 			}()
 			<-arrived
@@ -64,7 +64,7 @@ func TestExchangeOperationRacingAPartialRefund(t *testing.T) {
 			if sent := e.legacy.delivered()[n:]; len(sent) != 0 || e.freeSeats("708") != free708 {
 				t.Errorf("after the refund the exchange sent %d message(s); train 708 has %d seats taken", len(sent), free708-e.freeSeats("708"))
 			}
-			if r := e.records()[id]; r.Exchange != nil || r.State != StateFulfilled || len(r.unrefunded()) != 1 {
+			if r := e.records()[id]; r.Exchange != nil || r.State != stateFulfilled || len(r.unrefunded()) != 1 {
 				t.Errorf("booking %s, exchange %+v, %d passenger(s) left", r.State, r.Exchange, len(r.unrefunded()))
 			}
 		})

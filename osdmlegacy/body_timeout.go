@@ -14,7 +14,7 @@ import (
 func (f *Facade) BodyTimeout(method, path string) *Answer {
 	c := &call{method: method, path: path, header: http.Header{}, now: f.now(), answer: &Answer{}}
 	c.op = "unknown"
-	if m := router.Match(method, path); m.Route != nil {
+	if m := f.router.Match(method, path); m.Route != nil {
 		c.op = m.Route.Op.String()
 	}
 	a := f.problem(c, osdm.NewProblem(http.StatusRequestTimeout, osdm.CodeRequestTimeout,

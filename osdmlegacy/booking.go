@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -18,128 +17,139 @@ import (
 // BookingRequest -> booking PREBOOKED until confirmationTimeLimit (hold).
 
 // createBooking books the one offer of the request for all its passengers.
-func (f *Facade) createBooking(ctx context.Context, c *call) *Answer {
+func (b *bookings) createBooking(ctx context.Context, c *call) *Answer {
 	req, p := readBookingRequest(c.body)
 	if p != nil {
-		return f.problem(c, p)
+		return b.problem(c, p)
 	}
 	if isJourneyOfferID(req.Offers[0].OfferID) {
-		return f.createJourneyBooking(ctx, c, req)
+		return b.journeys.createJourneyBooking(ctx, c, req)
 	}
-	return f.idempotent(ctx, c, func() string { return NewID(BookingIDPrefix) }, func(id string) (*Answer, bool) {
-		c.answer.BookingID = id
-		rec, _, err := f.loadBooking(ctx, id)
-		switch {
-		case errors.Is(err, errBookingMissing):
-			return f.newBooking(ctx, c, id, req)
-		case err != nil:
-			return f.storeFailed(c, err), false
-		}
-		return f.resumeBooking(ctx, c, rec)
-	})
+	return bookOnce(ctx, b.core, c, bookingIDPrefix, b.loadBooking, errBookingMissing,
+		func(id string) (*Answer, bool) { return b.newBooking(ctx, c, id, req) },
+		func(rec *bookingRecord) (*Answer, bool) { return b.resumeBooking(ctx, c, rec) })
 }
 
-// newBooking checks the request against its offer, records the intent and
-// sends the BookingRequest.
-func (f *Facade) newBooking(ctx context.Context, c *call, id string, req *osdm.BookingRequest) (*Answer, bool) {
-	now := f.now()
-	offer, err := f.OpenOffer(ctx, req.Offers[0].OfferID, now)
-	if errors.Is(err, ErrOfferNotFound) {
-		return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
-			"the offer is unknown or no longer bookable (offers are bookable until their preBookableUntil); search again").
-			WithPointer("#/offers/0/offerId")), true
-	}
-	if err != nil { // the offer key could not be read
-		return f.offerKeyFailed(c), false
-	}
-	pax, names, p := bookingPassengers(req, offer, f.cfg.Tariffs)
-	if p != nil {
-		return f.problem(c, p), true
-	}
-	// One booking per offer: a second POST of the same offer (without the
-	// same Idempotency-Key) must not book the places twice.
-	claimed, err := f.claimOffer(ctx, offer, id, now)
-	if err != nil {
-		return f.storeFailed(c, err), false
-	}
-	if !claimed {
-		why := "the offer is booked already; an offer books once (search again for another)"
-		if holder, err := f.store.Get(ctx, f.offerClaimKey(offer.ID)); err == nil {
-			if hr, _, err := f.loadBooking(ctx, string(holder)); err == nil && hr.exchangeQuote(offer.ID) != nil {
-				why = "the offer is an exchange offer of booking " + hr.ID + ": it is booked by POST /bookings/" + hr.ID + "/exchange-operations"
-			}
-		}
-		return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, why).
-			WithPointer("#/offers/0/offerId")), true
-	}
-	breq := &legacy.BookingRequest{
-		Header:     legacy.Header{MessageID: messageID(id, StepBook, 0), SentAt: now.UTC().Truncate(time.Second)},
+// bookingRequestOf is the BookingRequest of booking id: offer's places
+// for the passengers named, first sent at now.
+func bookingRequestOf(id string, offer *offerRecord, names []legacy.Passenger, now time.Time) *legacy.BookingRequest {
+	return &legacy.BookingRequest{
+		Header:     legacy.Header{MessageID: messageID(id, stepBook, 0), SentAt: now.UTC().Truncate(time.Second)},
 		Journey:    offer.Journey(),
 		Places:     offer.PlaceRequest(),
 		OfferRef:   offer.LegacyOfferRef,
 		Passengers: names,
 	}
-	pending, err := f.newPending(StepBook, breq, now)
+}
+
+// bookOnce makes a booking (of one train, or a journey's) under the call's
+// Idempotency-Key: the key names the booking's id (prefix and a new id);
+// start makes the booking when none of that id is stored (missing), and
+// resume carries on with the one stored, as a retry of the call finds it.
+func bookOnce[R any](ctx context.Context, k *core, c *call, prefix string, load func(context.Context, string) (*R, []byte, error),
+	missing error, start func(id string) (*Answer, bool), resume func(*R) (*Answer, bool)) *Answer {
+	return k.idempotent(ctx, c, func() string { return newID(prefix) }, func(id string) (*Answer, bool) {
+		c.answer.BookingID = id
+		rec, _, err := load(ctx, id)
+		switch {
+		case errors.Is(err, missing):
+			return start(id)
+		case err != nil:
+			return k.storeFailed(c, err), false
+		}
+		return resume(rec)
+	})
+}
+
+// newBooking checks the request against its offer, records the intent and
+// sends the BookingRequest.
+func (b *bookings) newBooking(ctx context.Context, c *call, id string, req *osdm.BookingRequest) (*Answer, bool) {
+	now := b.now()
+	offer, err := b.offers.openOffer(ctx, req.Offers[0].OfferID, now)
 	if err != nil {
-		return f.storeFailed(c, err), false
+		return b.offers.openFailed(c, err)
 	}
-	rec := &BookingRecord{
-		ID: id, Partner: f.cfg.Partner, Client: c.client, State: StateBooking,
-		CreatedOn: now.UTC(), HoldUntil: now.Add(f.cfg.Hold).UTC().Truncate(time.Second),
+	pax, names, p := bookingPassengers(req, offer, b.cfg.Tariffs)
+	if p != nil {
+		return b.problem(c, p), true
+	}
+	// One booking per offer: a second POST of the same offer (without the
+	// same Idempotency-Key) must not book the places twice.
+	claimed, err := b.claimOffer(ctx, offer, id, now)
+	if err != nil {
+		return b.storeFailed(c, err), false
+	}
+	if !claimed {
+		why := offerBookedAlready
+		if holder, err := b.store.Get(ctx, b.offerClaimKey(offer.ID)); err == nil {
+			if hr, _, err := b.loadBooking(ctx, string(holder)); err == nil && hr.exchangeQuote(offer.ID) != nil {
+				why = "the offer is an exchange offer of booking " + hr.ID + ": it is booked by POST /bookings/" + hr.ID + "/exchange-operations"
+			}
+		}
+		return b.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, why).
+			WithPointer("#/offers/0/offerId")), true
+	}
+	pending, err := b.settlement.newPending(stepBook, bookingRequestOf(id, offer, names, now), now)
+	if err != nil {
+		return b.storeFailed(c, err), false
+	}
+	rec := &bookingRecord{
+		ID: id, Partner: b.cfg.Partner, Client: c.client, State: stateBooking,
+		CreatedOn: now.UTC(), HoldUntil: now.Add(b.cfg.Hold).UTC().Truncate(time.Second),
 		ExternalRef: req.ExternalRef, Offer: *offer, Passengers: pax, Pending: pending,
 	}
 	// The work list first, then the record: a crash in between leaves a
 	// stale mark, never an intent nobody settles. The hold mark lists
 	// the BookingRequest's intent and then the hold: one write for both.
-	if err := f.markHold(ctx, id, now); err != nil {
-		return f.storeFailed(c, err), false
+	if err := b.settlement.markHold(ctx, id, now); err != nil {
+		return b.storeFailed(c, err), false
 	}
-	ok, err := f.putNewBooking(ctx, rec)
+	ok, err := b.putNewBooking(ctx, rec)
 	if err != nil {
-		return f.storeFailed(c, err), false
+		return b.storeFailed(c, err), false
 	}
 	if !ok { // a retry of the same key got here first
-		rec, _, err = f.loadBooking(ctx, id)
+		rec, _, err = b.loadBooking(ctx, id)
 		if err != nil {
-			return f.storeFailed(c, err), false
+			return b.storeFailed(c, err), false
 		}
-		return f.resumeBooking(ctx, c, rec)
+		return b.resumeBooking(ctx, c, rec)
 	}
-	rec, d := f.deliver(ctx, c.send, rec)
-	return f.bookingResult(c, rec, d)
+	rec, d := b.settlement.deliver(ctx, c.send, rec)
+	return b.bookingResult(c, rec, d)
 }
 
 // resumeBooking answers a repeated POST /bookings (same Idempotency-Key)
 // from the booking as it stands; a BookingRequest whose answer was lost is
 // resent (the same message: the legacy system answers it as the first).
-func (f *Facade) resumeBooking(ctx context.Context, c *call, rec *BookingRecord) (*Answer, bool) {
-	if rec.State == StateBooking && rec.Pending != nil {
-		if f.now().Before(rec.Pending.LeaseUntil) {
-			return f.inProgress(c, rec), false
+func (b *bookings) resumeBooking(ctx context.Context, c *call, rec *bookingRecord) (*Answer, bool) {
+	if rec.State == stateBooking && rec.Pending != nil {
+		if b.now().Before(rec.Pending.LeaseUntil) {
+			return b.inProgress(c, rec), false
 		}
-		rec, d := f.redeliver(ctx, c.send, rec)
-		return f.bookingResult(c, rec, d)
+		rec, d := b.settlement.redeliver(ctx, c.send, rec)
+		return b.bookingResult(c, rec, d)
 	}
-	return f.bookingResult(c, rec, &delivery{})
+	return b.bookingResult(c, rec, &delivery{})
 }
 
 // bookingResult is the answer to POST /bookings once the BookingRequest
 // was sent (d) or found answered.
-func (f *Facade) bookingResult(c *call, rec *BookingRecord, d *delivery) (*Answer, bool) {
-	if a := f.unsettled(c, d, "booking "+rec.ID, "the booking's outcome is being settled: retry with the same Idempotency-Key to get it"); a != nil {
+func (b *bookings) bookingResult(c *call, rec *bookingRecord, d *delivery) (*Answer, bool) {
+	if a := b.settlement.unsettled(c, d, "booking "+rec.ID, "the booking's outcome is being settled: retry with the same Idempotency-Key to get it"); a != nil {
 		return a, false
 	}
 	switch rec.State {
-	case StateBooking:
-		return f.inProgress(c, rec), false
-	case StateFailed:
-		return f.problem(c, f.refusalProblem(rec)), true
+	case stateBooking:
+		return b.inProgress(c, rec), false
+	case stateFailed:
+		return b.problem(c, b.refusalProblem(rec)), true
 	}
-	return f.bookingAnswer(c, rec), true
+	return b.documents.bookingAnswer(c, rec), true
 }
 
 // refusalProblem is the problem of a booking the legacy system refused.
-func (f *Facade) refusalProblem(rec *BookingRecord) *osdm.ProblemError {
+func (b *bookings) refusalProblem(rec *bookingRecord) *osdm.ProblemError {
 	subject := "train " + rec.Offer.Train + " on " + rec.Offer.ServiceDate
 	if rec.Failure == nil {
 		return osdm.NewProblem(http.StatusBadGateway, osdm.CodeBadGateway, subject+": the reservation system refused the booking")
@@ -152,66 +162,61 @@ func (f *Facade) refusalProblem(rec *BookingRecord) *osdm.ProblemError {
 
 // inProgress is the answer while a legacy message of the booking is under
 // way and its lease runs.
-func (f *Facade) inProgress(c *call, rec *BookingRecord) *Answer {
+func (b *bookings) inProgress(c *call, rec *bookingRecord) *Answer {
 	p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
 		"booking "+rec.ID+" has a message to the reservation system under way; retry in a few seconds")
 	p.Retryable = true
-	return f.problem(c, p)
+	return b.problem(c, p)
 }
 
 // offerClaimKey is the store key that claims an offer for one booking.
-func (f *Facade) offerClaimKey(offerID string) string {
+func (b *bookings) offerClaimKey(offerID string) string {
 	sum := sha256.Sum256([]byte(offerID))
-	return Key(f.cfg.Partner, KindOfferBooked, hex.EncodeToString(sum[:16]))
+	return storeKey(b.cfg.Partner, kindOfferBooked, hex.EncodeToString(sum[:16]))
 }
 
 // claimOffer claims offer for booking id until the offer and a hold after
 // it are over; it reports false when another booking holds the claim.
-func (f *Facade) claimOffer(ctx context.Context, offer *OfferRecord, id string, now time.Time) (bool, error) {
-	ttl := offer.ExpiresAt.Sub(now) + f.cfg.Hold
+func (b *bookings) claimOffer(ctx context.Context, offer *offerRecord, id string, now time.Time) (bool, error) {
+	ttl := offer.ExpiresAt.Sub(now) + b.cfg.Hold
 	if ttl < time.Second {
 		ttl = time.Second
 	}
-	key := f.offerClaimKey(offer.ID)
-	ok, err := f.store.PutIfAbsent(ctx, key, []byte(id), ttl)
+	key := b.offerClaimKey(offer.ID)
+	ok, err := b.store.PutIfAbsent(ctx, key, []byte(id), ttl)
 	if err != nil || ok {
 		return ok, err
 	}
-	held, err := f.store.Get(ctx, key)
+	held, err := b.store.Get(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
-		return f.store.PutIfAbsent(ctx, key, []byte(id), ttl)
+		return b.store.PutIfAbsent(ctx, key, []byte(id), ttl)
 	}
 	return err == nil && string(held) == id, err
 }
 
 // getBooking answers GET /bookings/{bookingId} from the store.
-func (f *Facade) getBooking(ctx context.Context, c *call) *Answer {
-	rec, a := f.bookingOf(ctx, c)
+func (b *bookings) getBooking(ctx context.Context, c *call) *Answer {
+	rec, a := b.bookingOf(ctx, c)
 	if a != nil {
 		return a
 	}
-	if rec.State == StateBooking {
-		return f.inProgress(c, rec)
+	if rec.State == stateBooking {
+		return b.inProgress(c, rec)
 	}
-	return f.bookingAnswer(c, rec)
+	return b.documents.bookingAnswer(c, rec)
 }
 
 // bookingOf loads the booking of the call's path, or answers why not: a
 // booking the legacy system refused is not found.
-func (f *Facade) bookingOf(ctx context.Context, c *call) (*BookingRecord, *Answer) {
+func (b *bookings) bookingOf(ctx context.Context, c *call) (*bookingRecord, *Answer) {
 	id := c.params[osdm.ParamBookingID]
 	c.answer.BookingID = id
-	rec, _, err := f.loadBooking(ctx, id)
-	if errors.Is(err, errBookingMissing) || err == nil && (rec.State == StateFailed || rec.JourneyID != "") {
-		return nil, f.problem(c, bookingNotFound(id))
+	rec, _, err := b.loadBooking(ctx, id)
+	if errors.Is(err, errBookingMissing) || err == nil && (rec.State == stateFailed || rec.JourneyID != "") {
+		return nil, b.problem(c, bookingNotFound(id))
 	}
 	if err != nil {
-		return nil, f.storeFailed(c, err)
+		return nil, b.storeFailed(c, err)
 	}
 	return rec, nil
-}
-
-// bookingNotFound is the 404 of an unknown booking id.
-func bookingNotFound(id string) *osdm.ProblemError {
-	return osdm.NewProblem(http.StatusNotFound, osdm.CodeBookingNotFound, "no booking "+strconv.Quote(shorten(id, 40))+" is known")
 }

@@ -77,18 +77,18 @@ func BenchmarkBooking(b *testing.B) {
 				b.StopTimer()
 				now := time.Now()
 				age := 30
-				o := &OfferRecord{
+				o := &offerRecord{
 					Partner: "bench", Train: strconv.Itoa(1 + i%99999), ServiceDate: day,
 					Origin: "8500010", Destination: "8503000", TravelClass: 2, ServiceCode: 1,
-					Passengers: []OfferPassenger{{Ref: "p1", Type: "ADULT", Age: &age, Tariff: 1}},
+					Passengers: []offerPassenger{{Ref: "p1", Type: "ADULT", Age: &age, Tariff: 1}},
 					TripID:     "t", LegID: "l", PartID: "p", ProductID: "pr", CreatedOn: now, ExpiresAt: now.Add(time.Hour),
 				}
-				if err := f.SealOffer(context.Background(), o); err != nil {
+				if err := f.offers.sealOffer(context.Background(), o); err != nil {
 					b.Fatal(err)
 				}
 				body := mustJSONb(b, bookingBodyOf(o))
 				b.StartTimer()
-				if a := f.Serve(context.Background(), l, "POST", "/bookings", h, body); a.Status != 200 {
+				if a := f.serve(context.Background(), l, "POST", "/bookings", h, body); a.Status != 200 {
 					b.Fatalf("%d %s", a.Status, a.Body)
 				}
 			}

@@ -16,77 +16,77 @@ import (
 
 // deleteBooking cancels a booking that is not fulfilled: 204 once the
 // legacy system has freed its places.
-func (f *Facade) deleteBooking(ctx context.Context, c *call) *Answer {
+func (b *bookings) deleteBooking(ctx context.Context, c *call) *Answer {
 	id := c.params[osdm.ParamBookingID]
 	c.answer.BookingID = id
-	return f.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
-		rec, a := f.bookingOf(ctx, c)
+	return b.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
+		rec, a := b.bookingOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
-		if rec.State == StateCancelled && rec.Cancel != nil && rec.Cancel.Why == CancelDelete {
-			return f.noContent(c), true // deleted before: DELETE is idempotent
+		if rec.State == stateCancelled && rec.Cancel != nil && rec.Cancel.Why == cancelDelete {
+			return b.noContent(c), true // deleted before: DELETE is idempotent
 		}
-		rec, d, p := f.cancel(ctx, c.send, rec, CancelDelete, "", nil)
+		rec, d, p := b.cancel(ctx, c.send, rec, cancelDelete, "", nil)
 		if p != nil {
-			return f.problem(c, p), finalProblem(p)
+			return b.problem(c, p), finalProblem(p)
 		}
-		if a, final := f.cancelFailed(c, rec, d); a != nil {
+		if a, final := b.cancelFailed(c, rec, d); a != nil {
 			return a, final
 		}
-		return f.noContent(c), true
+		return b.noContent(c), true
 	})
 }
 
-// cancel records the intent of a CancelRequest for rec (why: CancelDelete,
-// CancelRelease or CancelRefund with the refund offer rid and reason code)
+// cancel records the intent of a CancelRequest for rec (why: cancelDelete,
+// cancelRelease or cancelRefund with the refund offer rid and reason code)
 // and sends it, or resends the one under way once its lease is over. A
 // problem means the booking is not in a state to be cancelled so (nothing
 // sent).
-func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, why, rid string, reason *int) (*BookingRecord, *delivery, *osdm.ProblemError) {
-	now := f.now()
-	if rec.State == StateCancelling && rec.Pending != nil && rec.Pending.Cancel == why && rec.Pending.RefundOfferID == rid {
+func (b *bookings) cancel(ctx context.Context, send Sender, rec *bookingRecord, why, rid string, reason *int) (*bookingRecord, *delivery, *osdm.ProblemError) {
+	now := b.now()
+	if rec.State == stateCancelling && rec.Pending != nil && rec.Pending.Cancel == why && rec.Pending.RefundOfferID == rid {
 		if now.Before(rec.Pending.LeaseUntil) {
 			return nil, nil, stateProblem(rec, "cancelled")
 		}
-		after, d := f.redeliver(ctx, send, rec)
+		after, d := b.settlement.redeliver(ctx, send, rec)
 		return after, d, nil
 	}
-	from := StatePrebooked
+	from := statePrebooked
 	verb := "deleted"
 	switch why {
-	case CancelRefund:
-		from, verb = StateFulfilled, "refunded"
-	case CancelReplaced:
-		from, verb = StateFulfilled, "exchanged"
-	case CancelRelease:
+	case cancelRefund:
+		from, verb = stateFulfilled, "refunded"
+	case cancelReplaced:
+		from, verb = stateFulfilled, "exchanged"
+	case cancelRelease:
 		verb = "released"
 	}
-	rec, err := f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+	rec, err := b.updateBooking(ctx, rec.ID, func(r *bookingRecord) error {
 		if r.State != from || r.Legacy == nil {
 			return &errRefused{stateProblem(r, verb)}
 		}
 		if r.Exchange.holds() {
 			return &errRefused{exchangeUnderWay(r, now)}
 		}
-		if why == CancelRelease && now.Before(r.HoldUntil) {
+		if why == cancelRelease && now.Before(r.HoldUntil) {
 			return &errRefused{stateProblem(r, verb)}
 		}
 		req := &legacy.CancelRequest{BookingRef: r.Legacy.BookingRef, ReasonCode: reason}
-		if why != CancelRefund {
+		if why != cancelRefund {
 			// Places never sold are released without a fee.
-			req.ReasonCode = f.releaseReason()
+			req.ReasonCode = b.releaseReason()
 		}
-		if why == CancelRefund {
+		if why == cancelRefund {
 			places, p := r.refundPlaces(rid)
 			if p != nil {
 				return &errRefused{p}
 			}
 			req.Places = places
 		}
-		return f.pendCancel(ctx, r, req, why, rid, StateCancelling, now)
+		return b.pendCancel(ctx, r, req, why, rid, stateCancelling, now)
 	})
-	return f.deliverCancel(ctx, send, rec, err)
+	return b.deliverCancel(ctx, send, rec, err)
 }
 
 // releaseReason is the reason code of a CancelRequest that releases places
@@ -94,8 +94,8 @@ func (f *Facade) cancel(ctx context.Context, send Sender, rec *BookingRecord, wh
 // new places dropped): the reason table's TECHNICAL_FAILURE code, so the
 // legacy system keeps no cancellation fee on them. A table without one
 // takes DefaultReasons' (1).
-func (f *Facade) releaseReason() *int {
-	code, ok := f.cfg.Reasons[osdm.OverruleTechnicalFailure]
+func (b *bookings) releaseReason() *int {
+	code, ok := b.cfg.Reasons[osdm.OverruleTechnicalFailure]
 	if !ok {
 		code = DefaultReasons()[osdm.OverruleTechnicalFailure]
 	}
@@ -105,15 +105,15 @@ func (f *Facade) releaseReason() *int {
 // pendCancel records on r the CancelRequest req as the message under way
 // (its next attempt's messageId, its intent marked): kind and rid say what
 // it cancels, r goes to state, and back to its state now on a refusal.
-func (f *Facade) pendCancel(ctx context.Context, r *BookingRecord, req *legacy.CancelRequest, kind, rid string, state BookingState, now time.Time) error {
+func (b *bookings) pendCancel(ctx context.Context, r *bookingRecord, req *legacy.CancelRequest, kind, rid string, state bookingState, now time.Time) error {
 	attempt := r.CancelAttempts + 1
-	req.Header = legacy.Header{MessageID: messageID(r.ID, StepCancel, attempt), SentAt: now.UTC().Truncate(time.Second)}
-	pending, err := f.newPending(StepCancel, req, now)
+	req.Header = legacy.Header{MessageID: messageID(r.ID, stepCancel, attempt), SentAt: now.UTC().Truncate(time.Second)}
+	pending, err := b.settlement.newPending(stepCancel, req, now)
 	if err != nil {
 		return err
 	}
 	pending.Cancel, pending.RefundOfferID, pending.Revert = kind, rid, r.State
-	if err := f.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
+	if err := b.settlement.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
 		return err
 	}
 	r.CancelAttempts = attempt
@@ -123,47 +123,47 @@ func (f *Facade) pendCancel(ctx context.Context, r *BookingRecord, req *legacy.C
 
 // deliverCancel sends the CancelRequest that pendCancel recorded in rec,
 // or answers why none was: the refusal, or the store's failure.
-func (f *Facade) deliverCancel(ctx context.Context, send Sender, rec *BookingRecord, err error) (*BookingRecord, *delivery, *osdm.ProblemError) {
+func (b *bookings) deliverCancel(ctx context.Context, send Sender, rec *bookingRecord, err error) (*bookingRecord, *delivery, *osdm.ProblemError) {
 	if p := refusedBy(err); p != nil {
 		return rec, nil, p
 	}
 	if err != nil {
 		return nil, &delivery{storeErr: err}, nil
 	}
-	after, d := f.deliver(ctx, send, rec)
+	after, d := b.settlement.deliver(ctx, send, rec)
 	return after, d, nil
 }
 
 // cancelFailed is the answer when a CancelRequest did not end in the
 // booking holding nothing, nil when it did. final says whether the answer
 // is the last word (not a lost answer being settled).
-func (f *Facade) cancelFailed(c *call, rec *BookingRecord, d *delivery) (*Answer, bool) {
+func (b *bookings) cancelFailed(c *call, rec *bookingRecord, d *delivery) (*Answer, bool) {
 	subject := "cancelling booking "
 	if rec != nil {
 		subject += rec.ID
 	}
-	if a := f.unsettled(c, d, subject, "the cancellation is being settled: retry to learn its outcome"); a != nil {
+	if a := b.settlement.unsettled(c, d, subject, "the cancellation is being settled: retry to learn its outcome"); a != nil {
 		return a, false
 	}
 	switch {
 	case rec.State.holdsPlaces() && d.refusal != nil:
 		p := NegativeProblem(d.refusal, subject)
-		return f.problem(c, p), finalProblem(p)
+		return b.problem(c, p), finalProblem(p)
 	case rec.State.holdsPlaces():
 		p := stateProblem(rec, "cancelled")
-		return f.problem(c, p), finalProblem(p)
+		return b.problem(c, p), finalProblem(p)
 	}
 	return nil, true
 }
 
 // errNoSender is background work without a sender to send through.
-var errNoSender = errors.New("no background sender: settlement waits for one")
+var errNoSender = errors.New("no background sender: settlement sends nothing")
 
 // refundPlaces returns the places a CancelRequest confirming refund offer
 // rid lists: none when it refunds every place still booked (a whole
 // cancellation of what is left), else its passengers' places. A passenger
 // refunded since the offer was made is refused: a place is refunded once.
-func (rec *BookingRecord) refundPlaces(rid string) ([]legacy.Place, *osdm.ProblemError) {
+func (rec *bookingRecord) refundPlaces(rid string) ([]legacy.Place, *osdm.ProblemError) {
 	ro := rec.refundOffer(rid)
 	if ro == nil {
 		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound, "booking "+rec.ID+" has no refund offer "+quoteShort(rid))

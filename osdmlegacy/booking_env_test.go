@@ -264,12 +264,12 @@ var (
 // offer asks the sandbox for train's availability (2nd class seats, as
 // the offer search would) and seals the offer record it would make into
 // its id.
-func (e *bookEnv) offer(train string, pax ...offerPax) *OfferRecord {
+func (e *bookEnv) offer(train string, pax ...offerPax) *offerRecord {
 	e.t.Helper()
 	if len(pax) == 0 {
 		pax = []offerPax{adult}
 	}
-	rec := &OfferRecord{
+	rec := &offerRecord{
 		Partner: e.cfg.Partner, Train: train, ServiceDate: tomorrow(),
 		Origin: "8500010", Destination: "8503000", OriginName: "Basel SBB", DestinationName: "Zürich HB",
 		TravelClass: legacy.SecondClass, ServiceCode: legacy.ServiceSeat,
@@ -278,10 +278,10 @@ func (e *bookEnv) offer(train string, pax ...offerPax) *OfferRecord {
 	}
 	for _, p := range pax {
 		age := p.age
-		rec.Passengers = append(rec.Passengers, OfferPassenger{Ref: p.ref, Type: p.typ, Age: &age, Tariff: p.tariff})
+		rec.Passengers = append(rec.Passengers, offerPassenger{Ref: p.ref, Type: p.typ, Age: &age, Tariff: p.tariff})
 	}
 	reply := e.sb.Handle(context.Background(), &legacy.AvailabilityRequest{
-		Header: legacy.Header{MessageID: NewID("avail-")}, Journey: rec.Journey(), Places: rec.PlaceRequest(),
+		Header: legacy.Header{MessageID: newID("avail-")}, Journey: rec.Journey(), Places: rec.PlaceRequest(),
 	})
 	ar, ok := reply.(*legacy.AvailabilityReply)
 	if !ok || len(ar.Offers) != 1 {
@@ -297,7 +297,7 @@ func (e *bookEnv) offer(train string, pax ...offerPax) *OfferRecord {
 	dep, _ := time.Parse("2006-01-02 15:04", rec.ServiceDate+" "+ar.Journey.DepartureTime)
 	arr, _ := time.Parse("2006-01-02 15:04", rec.ServiceDate+" "+ar.Journey.ArrivalTime)
 	rec.Departure, rec.Arrival, rec.DepartureClock = dep, arr, ar.Journey.DepartureTime
-	if err := e.f.SealOffer(context.Background(), rec); err != nil {
+	if err := e.f.offers.sealOffer(context.Background(), rec); err != nil {
 		e.t.Fatal(err)
 	}
 	return rec
@@ -305,7 +305,7 @@ func (e *bookEnv) offer(train string, pax ...offerPax) *OfferRecord {
 
 // bookingBody is the POST /bookings of offer for all its passengers, with
 // names.
-func bookingBodyOf(o *OfferRecord) map[string]any {
+func bookingBodyOf(o *offerRecord) map[string]any {
 	var refs []string
 	var specs []map[string]any
 	for i, p := range o.Passengers {
@@ -350,7 +350,7 @@ func (e *bookEnv) call(f *Facade, method, path string, body any, opts ...callOpt
 	for _, o := range opts {
 		o(h)
 	}
-	a := f.Serve(context.Background(), e.legacy, method, path, h, b)
+	a := f.serve(context.Background(), e.legacy, method, path, h, b)
 	if a.Status != http.StatusNoContent {
 		osdmspec.ValidateResponse(e.t, osdmspec.V39, method, path, a.Status, a.Header, a.Body)
 		osdmspec.ValidateResponse(e.t, osdmspec.V310, method, path, a.Status, a.Header, a.Body)
@@ -372,7 +372,7 @@ func decodeOK[T any](t testing.TB, a *Answer, want int) T {
 }
 
 // book books offer and returns the booking.
-func (e *bookEnv) book(o *OfferRecord, opts ...callOpt) *osdm.Booking {
+func (e *bookEnv) book(o *offerRecord, opts ...callOpt) *osdm.Booking {
 	e.t.Helper()
 	a := e.call(e.f, "POST", "/bookings", bookingBodyOf(o), opts...)
 	r := decodeOK[osdm.BookingResponse](e.t, a, 200)
@@ -380,11 +380,11 @@ func (e *bookEnv) book(o *OfferRecord, opts ...callOpt) *osdm.Booking {
 }
 
 // records lists the booking records of the store.
-func (e *bookEnv) records() map[string]*BookingRecord {
+func (e *bookEnv) records() map[string]*bookingRecord {
 	e.t.Helper()
-	out := map[string]*BookingRecord{}
-	err := e.st.Scan(context.Background(), Key(e.cfg.Partner, KindBooking, ""), func(_ string, v []byte) error {
-		var r BookingRecord
+	out := map[string]*bookingRecord{}
+	err := e.st.Scan(context.Background(), storeKey(e.cfg.Partner, kindBooking, ""), func(_ string, v []byte) error {
+		var r bookingRecord
 		if err := json.Unmarshal(v, &r); err != nil {
 			return err
 		}
@@ -428,7 +428,7 @@ func (e *bookEnv) assertAgree(settled bool) {
 			e.t.Errorf("legacy booking %s (message %s) has no record in the store", b.BookingRef, b.MessageIDs[0])
 		case !r.State.holdsPlaces():
 			e.t.Errorf("legacy booking %s is held, but record %s says %s", b.BookingRef, id, r.State)
-		case r.Exchange.holds() && strings.Contains(b.MessageIDs[0], "."+StepExchangeBook+".") &&
+		case r.Exchange.holds() && strings.Contains(b.MessageIDs[0], "."+stepExchangeBook+".") &&
 			(r.Exchange.Legacy == nil || r.Exchange.Legacy.BookingRef == b.BookingRef):
 			// the new places of an exchange under way (its BookingRequest
 			// an intent while Legacy is nil)
@@ -438,17 +438,17 @@ func (e *bookEnv) assertAgree(settled bool) {
 	}
 	for id, r := range recs {
 		switch r.State {
-		case StateBooking, StateCancelling, StateUpdating, StateExchanging:
+		case stateBooking, stateCancelling, stateUpdating, stateExchanging:
 			if settled {
 				e.t.Errorf("record %s still has an intent (%s %s) after settlement", id, r.State, r.Pending.MessageID)
 			}
-		case StatePrebooked, StateFulfilled:
+		case statePrebooked, stateFulfilled:
 			if r.Legacy == nil {
 				e.t.Errorf("record %s is %s without a legacy booking", id, r.State)
 			} else if _, ok := held[r.Legacy.BookingRef]; !ok {
 				e.t.Errorf("record %s is %s, but the legacy system holds no booking %s", id, r.State, r.Legacy.BookingRef)
 			}
-			if x := r.Exchange; x != nil && x.State == ExchangePrebooked {
+			if x := r.Exchange; x != nil && x.State == exchangePrebooked {
 				if _, ok := held[x.Legacy.BookingRef]; !ok {
 					e.t.Errorf("record %s has exchange %s PREBOOKED, but the legacy system holds no booking %s", id, x.ID, x.Legacy.BookingRef)
 				}

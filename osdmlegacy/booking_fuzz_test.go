@@ -64,7 +64,7 @@ func FuzzBookingRequestReaders(f *testing.F) {
 			if len(req.Offers) != 1 || req.Offers[0].OfferID == "" || len(req.Offers[0].PassengerRefs) == 0 {
 				t.Fatalf("accepted offers %+v", req.Offers)
 			}
-			if n := len(req.PassengerSpecifications); n < 1 || n > MaxPassengers {
+			if n := len(req.PassengerSpecifications); n < 1 || n > maxPassengers {
 				t.Fatalf("accepted %d passengers", n)
 			}
 			for _, ps := range req.PassengerSpecifications {
@@ -137,7 +137,7 @@ func FuzzBookingCalls(f *testing.F) {
 		b := []byte(strings.ReplaceAll(string(body), "$OFFER", o.ID))
 		h := http.Header{"Content-Type": {"application/json"}}
 		serve := func(method, path string, body []byte) *Answer {
-			a := e.f.Serve(context.Background(), e.legacy, method, path, h, body)
+			a := e.f.serve(context.Background(), e.legacy, method, path, h, body)
 			if a.Status >= 500 {
 				t.Fatalf("%s %s: %d %s", method, path, a.Status, a.Body)
 			}
@@ -152,7 +152,7 @@ func FuzzBookingCalls(f *testing.F) {
 			id := br.Booking.ID
 			serve("PATCH", "/bookings/"+id+"/passengers/p1", b)
 			serve("POST", "/bookings/"+id+"/fulfillments", nil)
-			serve("POST", "/bookings/"+id+"/refund-offers", []byte(strings.ReplaceAll(string(body), "x", "fu-"+strings.TrimPrefix(id, BookingIDPrefix))))
+			serve("POST", "/bookings/"+id+"/refund-offers", []byte(strings.ReplaceAll(string(body), "x", "fu-"+strings.TrimPrefix(id, bookingIDPrefix))))
 			serve("PATCH", "/bookings/"+id+"/refund-offers/ro-x", b)
 			serve("DELETE", "/bookings/"+id, nil)
 		}

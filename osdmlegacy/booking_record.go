@@ -1,76 +1,72 @@
 package osdmlegacy
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
-	"github.com/caddy-osdm/caddy-osdm/store"
 )
 
-// Store kinds of the booking side (see Key). Everything a booking is lives
+// Store kinds of the booking side (see storeKey). Everything a booking is lives
 // in the store, never in process memory, so that any instance sharing the
 // store (and this one after a restart) carries on where another stopped.
 const (
-	// KindBooking holds a BookingRecord under its booking id.
-	KindBooking = "booking"
-	// KindHold marks a booking that may hold places at the legacy system
+	// kindBooking holds a bookingRecord under its booking id.
+	kindBooking = "booking"
+	// kindHold marks a booking that may hold places at the legacy system
 	// without being fulfilled: the sweeper's work list (value: booking id).
-	KindHold = "hold"
-	// KindIntent marks a legacy message that may have left without its
+	kindHold = "hold"
+	// kindIntent marks a legacy message that may have left without its
 	// result being recorded: settlement's work list (key: the messageId).
-	KindIntent = "intent"
-	// KindIdempotency holds an IdempotencyRecord under the key's hash.
-	KindIdempotency = "idempotency"
-	// KindOfferBooked claims an offer for the one booking that books it.
-	KindOfferBooked = "offer-booked"
+	kindIntent = "intent"
+	// kindIdempotency holds an idempotencyRecord under the key's hash.
+	kindIdempotency = "idempotency"
+	// kindOfferBooked claims an offer for the one booking that books it.
+	kindOfferBooked = "offer-booked"
 )
 
-// BookingIDPrefix starts every booking id.
-const BookingIDPrefix = "bk-"
+// bookingIDPrefix starts every booking id.
+const bookingIDPrefix = "bk-"
 
-// BookingState is where a booking is in its lifecycle. Two of them are
+// bookingState is where a booking is in its lifecycle. Two of them are
 // intents: a legacy message may have left and its result is not recorded.
-type BookingState string
+type bookingState string
 
 // The booking states.
 const (
-	// StateBooking: the BookingRequest is recorded and may have left; its
+	// stateBooking: the BookingRequest is recorded and may have left; its
 	// result is not recorded yet (an intent).
-	StateBooking BookingState = "BOOKING"
-	// StatePrebooked: the legacy system holds the places until HoldUntil.
-	StatePrebooked BookingState = "PREBOOKED"
-	// StateFulfilled: confirmed; the places are the passengers'.
-	StateFulfilled BookingState = "FULFILLED"
-	// StateCancelling: a CancelRequest is recorded and may have left; its
+	stateBooking bookingState = "BOOKING"
+	// statePrebooked: the legacy system holds the places until HoldUntil.
+	statePrebooked bookingState = "PREBOOKED"
+	// stateFulfilled: confirmed; the places are the passengers'.
+	stateFulfilled bookingState = "FULFILLED"
+	// stateCancelling: a CancelRequest is recorded and may have left; its
 	// result is not recorded yet (an intent). Pending.Revert is the state
 	// it came from.
-	StateCancelling BookingState = "CANCELLING"
-	// StateUpdating: a PassengerDataRequest is recorded and may have left;
+	stateCancelling bookingState = "CANCELLING"
+	// stateUpdating: a PassengerDataRequest is recorded and may have left;
 	// its result is not recorded yet (an intent). Pending.Revert is the
 	// state it came from and goes back to.
-	StateUpdating BookingState = "UPDATING"
-	// StateFailed: the legacy system refused the BookingRequest; nothing
+	stateUpdating bookingState = "UPDATING"
+	// stateFailed: the legacy system refused the BookingRequest; nothing
 	// is held. Answered as not found after the refusal was told.
-	StateFailed BookingState = "FAILED"
-	// StateCancelled: deleted before fulfilment; nothing is held.
-	StateCancelled BookingState = "CANCELLED"
-	// StateReleased: not fulfilled within hold and released; nothing is held.
-	StateReleased BookingState = "RELEASED"
-	// StateRefunded: refunded after fulfilment; nothing is held.
-	StateRefunded BookingState = "REFUNDED"
+	stateFailed bookingState = "FAILED"
+	// stateCancelled: deleted before fulfilment; nothing is held.
+	stateCancelled bookingState = "CANCELLED"
+	// stateReleased: not fulfilled within hold and released; nothing is held.
+	stateReleased bookingState = "RELEASED"
+	// stateRefunded: refunded after fulfilment; nothing is held.
+	stateRefunded bookingState = "REFUNDED"
 )
 
 // holdsPlaces reports whether the legacy system holds (or may hold) places
 // for a booking in state s.
-func (s BookingState) holdsPlaces() bool {
+func (s bookingState) holdsPlaces() bool {
 	switch s {
-	case StateBooking, StatePrebooked, StateFulfilled, StateCancelling, StateUpdating, StateExchanging:
+	case stateBooking, statePrebooked, stateFulfilled, stateCancelling, stateUpdating, stateExchanging:
 		return true
 	}
 	return false
@@ -81,38 +77,38 @@ func (s BookingState) holdsPlaces() bool {
 // of the same step is de-duplicated by the legacy system and a new attempt
 // after a refusal is a new message.
 const (
-	StepBook       = "book"
-	StepCancel     = "cancel"
-	StepPassengers = "pax"
+	stepBook       = "book"
+	stepCancel     = "cancel"
+	stepPassengers = "pax"
 )
 
 // Why a booking is cancelled.
 const (
-	CancelDelete  = "delete"  // DELETE /bookings/{id} before fulfilment
-	CancelRelease = "release" // hold expired (the sweeper)
-	CancelRefund  = "refund"  // PATCH refund-offers/{rid} CONFIRMED
-	// CancelRollback undoes a leg of a journey whose booking failed,
+	cancelDelete  = "delete"  // DELETE /bookings/{id} before fulfilment
+	cancelRelease = "release" // hold expired (the sweeper)
+	cancelRefund  = "refund"  // PATCH refund-offers/{rid} CONFIRMED
+	// cancelRollback undoes a leg of a journey whose booking failed,
 	// with the technical reason code: no fee.
-	CancelRollback = "rollback"
-	// CancelReplaced gives back a leg of a journey that an exchange
+	cancelRollback = "rollback"
+	// cancelReplaced gives back a leg of a journey that an exchange
 	// replaced, once the new legs are confirmed.
-	CancelReplaced = "replaced"
+	cancelReplaced = "replaced"
 )
 
-// BookingRecord is one booking as the store keeps it: what the OSDM
+// bookingRecord is one booking as the store keeps it: what the OSDM
 // answers are built from, what the legacy system was told and answered,
 // and the intent of a legacy message under way.
-type BookingRecord struct {
+type bookingRecord struct {
 	// ID is the OSDM booking id.
 	ID string `json:"id"`
 	// Partner is the façade's partner label.
 	Partner string `json:"partner"`
 	// Client is the client (the access token's subject) whose call made
-	// the booking, AnonymousClient when no client was known. Only its
+	// the booking, anonymousClient when no client was known. Only its
 	// calls see the booking and what hangs off it.
 	Client string `json:"client,omitempty"`
 	// State is where the booking is.
-	State BookingState `json:"state"`
+	State bookingState `json:"state"`
 	// CreatedOn is when the BookingRequest was recorded.
 	CreatedOn time.Time `json:"createdOn"`
 	// HoldUntil is CreatedOn + hold: the booking's confirmationTimeLimit;
@@ -121,48 +117,48 @@ type BookingRecord struct {
 	// ExternalRef echoes the BookingRequest's externalRef.
 	ExternalRef string `json:"externalRef,omitempty"`
 	// Offer is the offer booked, as the search stored it.
-	Offer OfferRecord `json:"offer"`
+	Offer offerRecord `json:"offer"`
 	// Passengers are the booking's passengers, with what the booking
 	// request and later PATCHes said of them (names, date of birth,
 	// contact). The legacy system got the names the BookingRequest had.
-	Passengers []PassengerRecord `json:"passengers"`
+	Passengers []passengerRecord `json:"passengers"`
 	// Legacy is what the BookingReply said; nil before it.
-	Legacy *LegacyBooking `json:"legacy,omitempty"`
+	Legacy *legacyBooking `json:"legacy,omitempty"`
 	// Fulfillment is set once fulfilled: the travel document of the
 	// journey booked now.
-	Fulfillment *FulfillmentRecord `json:"fulfillment,omitempty"`
+	Fulfillment *fulfillmentRecord `json:"fulfillment,omitempty"`
 	// Exchanged are the fulfilments confirmed exchanges replaced, oldest
 	// first: each reads EXCHANGED (void).
-	Exchanged []FulfillmentRecord `json:"exchanged,omitempty"`
+	Exchanged []fulfillmentRecord `json:"exchanged,omitempty"`
 	// RefundOffers are the refund offers made, oldest first.
-	RefundOffers []RefundOfferRecord `json:"refundOffers,omitempty"`
+	RefundOffers []refundOfferRecord `json:"refundOffers,omitempty"`
 	// ExchangeQuotes are the exchange offers made, oldest first.
-	ExchangeQuotes []ExchangeQuote `json:"exchangeQuotes,omitempty"`
+	ExchangeQuotes []exchangeQuote `json:"exchangeQuotes,omitempty"`
 	// Exchange is the latest exchange operation; nil when none was asked.
-	Exchange *ExchangeRecord `json:"exchange,omitempty"`
+	Exchange *exchangeRecord `json:"exchange,omitempty"`
 	// Pending is the legacy message recorded before it left and not yet
 	// answered (the intent); nil when none.
-	Pending *PendingMessage `json:"pending,omitempty"`
+	Pending *pendingMessage `json:"pending,omitempty"`
 	// CancelAttempts counts the CancelRequests recorded, for their messageIds.
 	CancelAttempts int `json:"cancelAttempts,omitempty"`
 	// PassengerAttempts counts the PassengerDataRequests recorded.
 	PassengerAttempts int `json:"passengerAttempts,omitempty"`
 	// Cancel is what the CancelReply (or the refusal that showed nothing
 	// was held) said; nil before.
-	Cancel *CancelOutcome `json:"cancel,omitempty"`
-	// Failure is the legacy refusal of the BookingRequest (StateFailed).
-	Failure *LegacyRefusal `json:"failure,omitempty"`
+	Cancel *cancelOutcome `json:"cancel,omitempty"`
+	// Failure is the legacy refusal of the BookingRequest (stateFailed).
+	Failure *legacyRefusal `json:"failure,omitempty"`
 	// LastRefusal is the latest refusal of a CancelRequest that left the
 	// booking as it was (for logs and the answer that met it).
-	LastRefusal *LegacyRefusal `json:"lastRefusal,omitempty"`
+	LastRefusal *legacyRefusal `json:"lastRefusal,omitempty"`
 	// JourneyID is, for the booking of one train of a journey with
-	// changes, the journey's booking id (JourneyRecord), "" otherwise. Such
+	// changes, the journey's booking id (journeyRecord), "" otherwise. Such
 	// a leg booking is reached only through its journey.
 	JourneyID string `json:"journeyId,omitempty"`
 }
 
-// PassengerRecord is a booking's passenger.
-type PassengerRecord struct {
+// passengerRecord is a booking's passenger.
+type passengerRecord struct {
 	// ID is the OSDM passenger id within the booking ("p1".."p9").
 	ID string `json:"id"`
 	// ExternalRef is the client's reference, from the offer search.
@@ -182,8 +178,8 @@ type PassengerRecord struct {
 	RefundedBy string `json:"refundedBy,omitempty"`
 }
 
-// LegacyBooking is what the legacy BookingReply said.
-type LegacyBooking struct {
+// legacyBooking is what the legacy BookingReply said.
+type legacyBooking struct {
 	// BookingRef is the legacy system's booking reference; a CancelRequest
 	// gives it back.
 	BookingRef string `json:"bookingRef"`
@@ -205,9 +201,9 @@ type LegacyBooking struct {
 	RepliedAt time.Time `json:"repliedAt"`
 }
 
-// FulfillmentRecord is the fulfilment of a booking (there is one).
-type FulfillmentRecord struct {
-	// ID is the fulfilment id (FulfillmentIDPrefix and the booking's).
+// fulfillmentRecord is the fulfilment of a booking (there is one).
+type fulfillmentRecord struct {
+	// ID is the fulfilment id (fulfillmentIDPrefix and the booking's).
 	ID string `json:"id"`
 	// CreatedOn is when the booking was fulfilled.
 	CreatedOn time.Time `json:"createdOn"`
@@ -219,9 +215,9 @@ type FulfillmentRecord struct {
 	Summary string `json:"summary,omitempty"`
 }
 
-// RefundOfferRecord is a refund offer made for a booking.
-type RefundOfferRecord struct {
-	// ID is the refund offer id (RefundOfferIDPrefix, random).
+// refundOfferRecord is a refund offer made for a booking.
+type refundOfferRecord struct {
+	// ID is the refund offer id (refundOfferIDPrefix, random).
 	ID string `json:"id"`
 	// CreatedOn is when it was quoted; ValidUntil when it can no longer
 	// be confirmed (offer_ttl later).
@@ -244,11 +240,11 @@ type RefundOfferRecord struct {
 	ConfirmedOn *time.Time `json:"confirmedOn,omitempty"`
 }
 
-// PendingMessage is the intent of a legacy message: recorded before the
+// pendingMessage is the intent of a legacy message: recorded before the
 // message leaves, cleared when its result is recorded. Message is the
 // exact request (legacy JSON), so a resend is the same message.
-type PendingMessage struct {
-	// Step is StepBook, StepCancel, StepPassengers or StepExchangeBook;
+type pendingMessage struct {
+	// Step is stepBook, stepCancel, stepPassengers or stepExchangeBook;
 	// MessageID the message's messageId.
 	Step      string `json:"step"`
 	MessageID string `json:"messageId"`
@@ -259,14 +255,14 @@ type PendingMessage struct {
 	// LeaseUntil is when settlement may resend: until then the call that
 	// sent it may still be waiting for the answer.
 	LeaseUntil time.Time `json:"leaseUntil"`
-	// Cancel is why a CancelRequest was sent (CancelDelete...), with the
+	// Cancel is why a CancelRequest was sent (cancelDelete...), with the
 	// refund offer it confirms and the state to go back to if refused.
 	Cancel        string       `json:"cancel,omitempty"`
 	RefundOfferID string       `json:"refundOfferId,omitempty"`
-	Revert        BookingState `json:"revert,omitempty"`
+	Revert        bookingState `json:"revert,omitempty"`
 	// Passenger is the passenger as a PassengerDataRequest changes it,
 	// stored once the legacy system has taken the change.
-	Passenger *PassengerRecord `json:"passenger,omitempty"`
+	Passenger *passengerRecord `json:"passenger,omitempty"`
 	// NamesSent are, for the PassengerDataRequest that follows a
 	// fulfilment or an exchange (unsentData), the passengers it names by
 	// id and the name each gets as NameSent once the legacy system has
@@ -274,9 +270,9 @@ type PendingMessage struct {
 	NamesSent map[string]string `json:"namesSent,omitempty"`
 }
 
-// CancelOutcome is how a booking stopped holding places.
-type CancelOutcome struct {
-	// Why is CancelDelete, CancelRelease or CancelRefund; At when the
+// cancelOutcome is how a booking stopped holding places.
+type cancelOutcome struct {
+	// Why is cancelDelete, cancelRelease or cancelRefund; At when the
 	// reply was recorded.
 	Why string    `json:"why"`
 	At  time.Time `json:"at"`
@@ -288,9 +284,9 @@ type CancelOutcome struct {
 	Fee          *osdm.Price `json:"fee,omitempty"`
 }
 
-// LegacyRefusal is a NegativeReply as recorded (its text is kept for logs,
+// legacyRefusal is a NegativeReply as recorded (its text is kept for logs,
 // never answered).
-type LegacyRefusal struct {
+type legacyRefusal struct {
 	// Code, Text and Retryable are the NegativeReply's (the code
 	// REPLACEMENT_PROPOSAL stands for a ReplacementProposal).
 	Code      legacy.Code `json:"code"`
@@ -307,32 +303,25 @@ var errConflict = errors.New("booking record changed under too many concurrent w
 var errBookingMissing = errors.New("no such booking")
 
 // bookingKey is the store key of booking id.
-func (f *Facade) bookingKey(id string) string { return Key(f.cfg.Partner, KindBooking, id) }
+func (b *bookings) bookingKey(id string) string { return storeKey(b.cfg.Partner, kindBooking, id) }
 
 // loadBooking returns booking id and its stored bytes (for a
 // compare-and-set), or errBookingMissing, also when the booking is another
 // client's than the call's in ctx (see visibleTo): every read and change of
 // a booking goes through here, so another client's booking is, for a call,
 // an id that does not exist.
-func (f *Facade) loadBooking(ctx context.Context, id string) (*BookingRecord, []byte, error) {
-	if !validID(id, BookingIDPrefix) {
+func (bk *bookings) loadBooking(ctx context.Context, id string) (*bookingRecord, []byte, error) {
+	if !validID(id, bookingIDPrefix) {
 		return nil, nil, errBookingMissing
 	}
-	b, err := f.store.Get(ctx, f.bookingKey(id))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, errBookingMissing
-	}
+	rec, b, err := getRecord[bookingRecord](ctx, bk.store, bk.bookingKey(id), "booking", id, errBookingMissing)
 	if err != nil {
 		return nil, nil, err
 	}
-	var rec BookingRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, nil, fmt.Errorf("booking %s: stored record unreadable: %w", id, err)
-	}
-	if rec.ID != id || rec.Partner != f.cfg.Partner || !visibleTo(ctx, &rec) {
+	if rec.ID != id || rec.Partner != bk.cfg.Partner || !visibleTo(ctx, rec) {
 		return nil, nil, errBookingMissing
 	}
-	return &rec, b, nil
+	return rec, b, nil
 }
 
 // errNoChange tells updateBooking that fn left the record as it was: no
@@ -342,54 +331,26 @@ var errNoChange = errors.New("no change")
 // updateBooking applies fn to booking id with compare-and-set, rereading
 // and reapplying on a concurrent change. fn returns errNoChange to write
 // nothing, or any other error to stop. It returns the record as stored.
-func (f *Facade) updateBooking(ctx context.Context, id string, fn func(*BookingRecord) error) (*BookingRecord, error) {
-	for range 16 {
-		rec, old, err := f.loadBooking(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		if err := fn(rec); errors.Is(err, errNoChange) {
-			return rec, nil
-		} else if err != nil {
-			return rec, err
-		}
-		b, err := json.Marshal(rec)
-		if err != nil {
-			return nil, err
-		}
-		if bytes.Equal(b, old) {
-			return rec, nil
-		}
-		ok, err := f.store.CompareAndSet(ctx, f.bookingKey(id), old, b, f.retention(rec))
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			return rec, nil
-		}
-	}
-	return nil, errConflict
+func (b *bookings) updateBooking(ctx context.Context, id string, fn func(*bookingRecord) error) (*bookingRecord, error) {
+	load := func() (*bookingRecord, []byte, error) { return b.loadBooking(ctx, id) }
+	return updateRecord(ctx, b.store, b.bookingKey(id), load, b.retention, fn)
 }
 
 // putNewBooking stores rec if no booking has its id, and reports whether
 // it did.
-func (f *Facade) putNewBooking(ctx context.Context, rec *BookingRecord) (bool, error) {
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return false, err
-	}
-	return f.store.PutIfAbsent(ctx, f.bookingKey(rec.ID), b, f.retention(rec))
+func (b *bookings) putNewBooking(ctx context.Context, rec *bookingRecord) (bool, error) {
+	return putNewRecord(ctx, b.store, b.bookingKey(rec.ID), rec, b.retention(rec))
 }
 
-// BookingRetention is how long a booking is kept after its train arrived
+// bookingRetention is how long a booking is kept after its train arrived
 // (after travel, refunds and complaints still read it).
-const BookingRetention = 90 * 24 * time.Hour
+const bookingRetention = 90 * 24 * time.Hour
 
 // retention is the store ttl of a booking record: none while an intent is
-// open (it must be settled first), else until BookingRetention after the
+// open (it must be settled first), else until bookingRetention after the
 // train's arrival (departure, when the arrival is unknown; from now when
 // neither is known), at least an hour.
-func (f *Facade) retention(rec *BookingRecord) time.Duration {
+func (b *bookings) retention(rec *bookingRecord) time.Duration {
 	if rec.Pending != nil {
 		return 0
 	}
@@ -398,7 +359,7 @@ func (f *Facade) retention(rec *BookingRecord) time.Duration {
 		end = rec.Offer.Departure
 	}
 	if end.IsZero() {
-		return BookingRetention
+		return bookingRetention
 	}
-	return max(end.Add(BookingRetention).Sub(f.now()), time.Hour)
+	return max(end.Add(bookingRetention).Sub(b.now()), time.Hour)
 }

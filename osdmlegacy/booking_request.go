@@ -120,15 +120,15 @@ func readBookingRequest(body []byte) (*osdm.BookingRequest, *osdm.ProblemError) 
 	case len(b.Offers) == 0:
 		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/offers", "offers must name the offer to book")
 	case len(b.Offers) > 1:
-		return nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/offers/1",
+		return nil, restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/offers/1",
 			"a booking books exactly one offer; book each offer in a booking of its own")
 	case len(b.PassengerSpecifications) == 0:
 		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/passengerSpecifications", "passengerSpecifications must describe the offer's passengers")
-	case len(b.PassengerSpecifications) > MaxPassengers:
-		return nil, Restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/passengerSpecifications",
-			"at most "+strconv.Itoa(MaxPassengers)+" passengers")
+	case len(b.PassengerSpecifications) > maxPassengers:
+		return nil, restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/passengerSpecifications",
+			"at most "+strconv.Itoa(maxPassengers)+" passengers")
 	case present(b.PromotionCodes):
-		return nil, Restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/promotionCodes",
+		return nil, restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/promotionCodes",
 			"promotion codes are not offered: the legacy system prices by tariff")
 	case len(b.ExternalRef) > maxRefBytes:
 		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/externalRef", "externalRef is longer than "+strconv.Itoa(maxRefBytes)+" bytes")
@@ -140,10 +140,10 @@ func readBookingRequest(body []byte) (*osdm.BookingRequest, *osdm.ProblemError) 
 	case len(o.PassengerRefs) == 0:
 		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/offers/0/passengerRefs", "passengerRefs must name the offer's passengers")
 	case present(o.PlaceSelections):
-		return nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/offers/0/placeSelections",
+		return nil, restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/offers/0/placeSelections",
 			"places cannot be selected: the legacy system allocates them")
 	case present(o.OptionalReservationSelections), present(o.OptionalAncillarySelections):
-		return nil, Restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/offers/0",
+		return nil, restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/offers/0",
 			"an offer is one reservation: there are no optional reservations or ancillaries to select")
 	}
 	req := &osdm.BookingRequest{
@@ -247,7 +247,7 @@ func validPhone(s string) bool {
 // types and ages the tariffs were chosen by (restriction 5). It returns
 // the booking's passengers and the names the BookingRequest carries
 // (legacyNames).
-func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord, rules []TariffRule) ([]PassengerRecord, []legacy.Passenger, *osdm.ProblemError) {
+func bookingPassengers(req *osdm.BookingRequest, offer *offerRecord, rules []TariffRule) ([]passengerRecord, []legacy.Passenger, *osdm.ProblemError) {
 	inOffer := map[string]int{}
 	for i, op := range offer.Passengers {
 		inOffer[op.Ref] = i
@@ -256,7 +256,7 @@ func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord, rules []Tar
 	for i, r := range req.Offers[0].PassengerRefs {
 		at := "#/offers/0/passengerRefs/" + strconv.Itoa(i)
 		if _, ok := inOffer[r]; !ok {
-			return nil, nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, at,
+			return nil, nil, restricted(RestrictOneOffer, osdm.CodeOutOfBounds, at,
 				"passenger "+strconv.Quote(shorten(r, 40))+" is not a passenger of the offer")
 		}
 		if refs[r] {
@@ -266,7 +266,7 @@ func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord, rules []Tar
 	}
 	for _, op := range offer.Passengers {
 		if !refs[op.Ref] {
-			return nil, nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/offers/0/passengerRefs",
+			return nil, nil, restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/offers/0/passengerRefs",
 				"a booking books the offer for all its passengers; "+strconv.Quote(shorten(op.Ref, 40))+" is missing")
 		}
 	}
@@ -276,16 +276,16 @@ func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord, rules []Tar
 		at := "#/passengerSpecifications/" + strconv.Itoa(i)
 		j, ok := inOffer[ps.ExternalRef]
 		if !ok {
-			return nil, nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, at+"/externalRef",
+			return nil, nil, restricted(RestrictOneOffer, osdm.CodeOutOfBounds, at+"/externalRef",
 				"passenger "+strconv.Quote(shorten(ps.ExternalRef, 40))+" is not a passenger of the offer")
 		}
 		op := offer.Passengers[j]
 		if ps.Type != op.Type {
-			return nil, nil, Restricted(RestrictPassengers, osdm.CodeOutOfBounds, at+"/type",
+			return nil, nil, restricted(RestrictPassengers, osdm.CodeOutOfBounds, at+"/type",
 				"the offer's tariff is for a passenger of type "+string(op.Type)+"; search again for another type")
 		}
 		if ps.Age != nil && op.Age != nil && *ps.Age != *op.Age {
-			return nil, nil, Restricted(RestrictPassengers, osdm.CodeOutOfBounds, at+"/age",
+			return nil, nil, restricted(RestrictPassengers, osdm.CodeOutOfBounds, at+"/age",
 				"the offer's tariff is for age "+strconv.Itoa(*op.Age)+"; search again for another age")
 		}
 		if p := birthDateFits(at, ps.DateOfBirth, op, offer.ServiceDate, rules); p != nil {
@@ -293,14 +293,14 @@ func bookingPassengers(req *osdm.BookingRequest, offer *OfferRecord, rules []Tar
 		}
 		specs[j] = ps
 	}
-	pax := make([]PassengerRecord, len(offer.Passengers))
+	pax := make([]passengerRecord, len(offer.Passengers))
 	for i, op := range offer.Passengers {
 		ps := specs[i]
 		if ps == nil {
 			return nil, nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/passengerSpecifications",
 				"passenger "+strconv.Quote(shorten(op.Ref, 40))+" of the offer has no specification")
 		}
-		p := PassengerRecord{
+		p := passengerRecord{
 			ID: "p" + strconv.Itoa(i+1), ExternalRef: op.Ref, Type: op.Type, Age: op.Age,
 			DateOfBirth: ps.DateOfBirth, Detail: ps.Detail,
 		}

@@ -8,25 +8,25 @@ import (
 )
 
 // stateProblem says why booking rec cannot be <verb> where it is.
-func stateProblem(rec *BookingRecord, verb string) *osdm.ProblemError {
+func stateProblem(rec *bookingRecord, verb string) *osdm.ProblemError {
 	subject := "booking " + rec.ID
 	switch rec.State {
-	case StateBooking, StateCancelling, StateUpdating, StateExchanging:
+	case stateBooking, stateCancelling, stateUpdating, stateExchanging:
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, subject+" has a message to the reservation system under way; retry in a few seconds")
 		p.Retryable = true
 		return p
-	case StatePrebooked:
+	case statePrebooked:
 		if verb == "refunded" {
 			return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingNotFulfilled, subject+" is not fulfilled: delete it (DELETE /bookings/"+rec.ID+") instead of refunding it")
 		}
 		return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingExpired, subject+" passed its confirmationTimeLimit "+rec.HoldUntil.Format("2006-01-02T15:04:05Z07:00")+" and is released")
-	case StateFulfilled:
+	case stateFulfilled:
 		return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingFulfilled, subject+" is fulfilled and cannot be "+verb+"; refund it (POST /bookings/"+rec.ID+"/refund-offers)")
-	case StateReleased:
+	case stateReleased:
 		return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingExpired, subject+" was released: it was not fulfilled by its confirmationTimeLimit")
-	case StateCancelled:
+	case stateCancelled:
 		return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled, subject+" was cancelled")
-	case StateRefunded:
+	case stateRefunded:
 		return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingRefunded, subject+" was refunded")
 	}
 	return bookingNotFound(rec.ID)

@@ -53,7 +53,7 @@ func TestBookingLifecycle(t *testing.T) {
 				got.PlaceAllocation == nil || len(got.PlaceAllocation.ReservedPlaces[0].PlaceNumbers) != 2 {
 				t.Errorf("reservation %+v", got)
 			}
-			if want := bookStart.Add(DefaultHold); b.ConfirmationTimeLimit == nil || !b.ConfirmationTimeLimit.Equal(want) {
+			if want := bookStart.Add(defaultHold); b.ConfirmationTimeLimit == nil || !b.ConfirmationTimeLimit.Equal(want) {
 				t.Errorf("confirmationTimeLimit %v, want %v (hold)", b.ConfirmationTimeLimit, want)
 			}
 			rec := e.records()[b.ID]
@@ -194,7 +194,7 @@ func TestDeleteBeforeFulfilment(t *testing.T) {
 		t.Fatalf("DELETE: %d %s", a.Status, a.Body)
 	}
 	rec := e.records()[b.ID]
-	if st, _, _, _ := e.sandboxBooking(rec.Legacy.BookingRef); st != "CANCELLED" || rec.State != StateCancelled {
+	if st, _, _, _ := e.sandboxBooking(rec.Legacy.BookingRef); st != "CANCELLED" || rec.State != stateCancelled {
 		t.Errorf("after DELETE: legacy %s, record %s", st, rec.State)
 	}
 	n := len(e.legacy.delivered())
@@ -352,7 +352,7 @@ func TestRefundAndPassengerRefusals(t *testing.T) {
 	if a := e.call(e.f, "PATCH", path+"/refund-offers/"+ro.ID, `{"status":"PROPOSED"}`); a.Status != 400 {
 		t.Errorf("PATCH PROPOSED: %d", a.Status)
 	}
-	e.clock.Advance(DefaultOfferTTL + time.Second)
+	e.clock.Advance(defaultOfferTTL + time.Second)
 	a = e.call(e.f, "PATCH", path+"/refund-offers/"+ro.ID, `{"status":"CONFIRMED"}`)
 	if p := decodeProblem(t, a); a.Status != 409 || p.Code != osdm.CodeRefundOfferExpired {
 		t.Errorf("expired refund offer: %d %+v", a.Status, p)
@@ -405,7 +405,7 @@ func TestBookSearchedOffer(t *testing.T) {
 			body := `{"offers":[{"offerId":"` + o.OfferID + `","passengerRefs":["p1","p2"]}],
 			  "passengerSpecifications":[{"externalRef":"p1","type":"ADULT","age":30,"detail":{"firstName":"Ada","lastName":"Lovelace"}},
 			                             {"externalRef":"p2","type":"CHILD","age":8}]}`
-			a := f.Serve(t.Context(), ss.sender(), "POST", "/bookings", http.Header{"Content-Type": {"application/json"}}, []byte(body))
+			a := f.serve(t.Context(), ss.sender(), "POST", "/bookings", http.Header{"Content-Type": {"application/json"}}, []byte(body))
 			osdmspec.ValidateResponse(t, osdmspec.V39, "POST", "/bookings", a.Status, a.Header, a.Body)
 			b := decodeOK[osdm.BookingResponse](t, a, 200).Booking
 			res := b.BookedOffers[0].Reservations[0]

@@ -10,12 +10,12 @@ import (
 
 // bookingView is the OSDM booking of a record: every answer about a
 // booking is built here, from the store alone.
-func (f *Facade) bookingView(rec *BookingRecord) *osdm.Booking {
+func (bk *bookings) bookingView(rec *bookingRecord) *osdm.Booking {
 	b := &osdm.Booking{
 		ID:          rec.ID,
 		ExternalRef: rec.ExternalRef,
 		CreatedOn:   rec.CreatedOn,
-		Summary:     fmt.Sprintf("Reservation on train %s on %s, %s", rec.Offer.Train, rec.Offer.ServiceDate, f.cfg.Partner),
+		Summary:     fmt.Sprintf("Reservation on train %s on %s, %s", rec.Offer.Train, rec.Offer.ServiceDate, bk.cfg.Partner),
 	}
 	for i := range rec.Passengers {
 		b.Passengers = append(b.Passengers, passengerView(&rec.Passengers[i]))
@@ -43,7 +43,7 @@ func (f *Facade) bookingView(rec *BookingRecord) *osdm.Booking {
 		}
 		b.ConfirmedPrice = &kept
 	}
-	b.BookedOffers = []osdm.BookedOffer{f.bookedOffer(rec, status, price)}
+	b.BookedOffers = []osdm.BookedOffer{bk.bookedOffer(rec, status, price)}
 	b.Trips = []osdm.Trip{tripView(&rec.Offer)}
 	b.Fulfillments = fulfillmentsView(rec)
 	for i := range rec.RefundOffers {
@@ -53,21 +53,21 @@ func (f *Facade) bookingView(rec *BookingRecord) *osdm.Booking {
 }
 
 // partStatus is the OSDM status of the booking's reservation.
-func partStatus(rec *BookingRecord) osdm.BookingPartStatus {
+func partStatus(rec *bookingRecord) osdm.BookingPartStatus {
 	s := rec.State
-	if (s == StateCancelling || s == StateUpdating || s == StateExchanging) && rec.Pending != nil {
+	if (s == stateCancelling || s == stateUpdating || s == stateExchanging) && rec.Pending != nil {
 		s = rec.Pending.Revert
 	}
 	switch s {
-	case StatePrebooked:
+	case statePrebooked:
 		return osdm.BookingPartPrebooked
-	case StateFulfilled:
+	case stateFulfilled:
 		return osdm.BookingPartFulfilled
-	case StateCancelled:
+	case stateCancelled:
 		return osdm.BookingPartCancelled
-	case StateReleased:
+	case stateReleased:
 		return osdm.BookingPartReleased
-	case StateRefunded:
+	case stateRefunded:
 		return osdm.BookingPartRefunded
 	}
 	return osdm.BookingPartError
@@ -76,19 +76,19 @@ func partStatus(rec *BookingRecord) osdm.BookingPartStatus {
 // reservationID is the id of the booking's one reservation part: the id
 // of the offer part it booked, so a consumer matches the two (a record
 // kept from before offer part ids were stored gets one from the booking).
-func reservationID(rec *BookingRecord) string {
+func reservationID(rec *bookingRecord) string {
 	if rec.Offer.PartID != "" {
 		return rec.Offer.PartID
 	}
-	return "rs-" + strings.TrimPrefix(rec.ID, BookingIDPrefix)
+	return "rs-" + strings.TrimPrefix(rec.ID, bookingIDPrefix)
 }
 
 // bookedOffer is the booking's one booked offer: one reservation for all
 // passengers, with the places the BookingReply gave.
-func (f *Facade) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, price osdm.Price) osdm.BookedOffer {
+func (b *bookings) bookedOffer(rec *bookingRecord, status osdm.BookingPartStatus, price osdm.Price) osdm.BookedOffer {
 	o := &rec.Offer
 	// The conditions the offer stated (osdmOffer), the same in the booking.
-	_, refundable := f.flexibility()
+	_, refundable := b.offers.flexibility()
 	var paxIDs []string
 	for _, p := range rec.Passengers {
 		paxIDs = append(paxIDs, p.ID)
@@ -105,7 +105,7 @@ func (f *Facade) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, 
 		OfferMode:    osdm.OfferModeCollective,
 		PassengerIDs: paxIDs,
 		Refundable:   refundable,
-		Exchangeable: f.exchangeability(),
+		Exchangeable: b.offers.exchangeability(),
 		Products:     []osdm.ProductLegAssociation{{ProductID: o.ProductID, LegIDs: []string{o.LegID}}},
 	}}
 	if !o.Departure.IsZero() {
@@ -135,7 +135,7 @@ func (f *Facade) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, 
 		Summary:      part.Summary,
 		Reservations: []osdm.Reservation{part},
 		TripCoverage: part.TripCoverage,
-		Products:     []osdm.Product{f.offerProduct(o)},
+		Products:     []osdm.Product{b.offers.offerProduct(o)},
 	}
 }
 
@@ -145,7 +145,7 @@ func (f *Facade) bookedOffer(rec *BookingRecord, status osdm.BookingPartStatus, 
 // out: the legacy system freed them, and a consumer reads reservedPlaces
 // as the places still held. Once every passenger is refunded, the
 // reservation (REFUNDED) shows the places it had.
-func placeAllocation(rec *BookingRecord, paxIDs []string) *osdm.PlaceAllocation {
+func placeAllocation(rec *bookingRecord, paxIDs []string) *osdm.PlaceAllocation {
 	places := rec.Legacy.Places
 	if len(places) == 0 || len(paxIDs) == 0 {
 		return nil
@@ -238,7 +238,7 @@ func serviceNoun(sc int) string {
 }
 
 // tripView is the one-leg trip of an offer record.
-func tripView(o *OfferRecord) osdm.Trip {
+func tripView(o *offerRecord) osdm.Trip {
 	end := o.Arrival
 	if end.IsZero() {
 		end = o.Departure
@@ -293,7 +293,7 @@ func isoDuration(d time.Duration) string {
 }
 
 // refundOffer returns the refund offer id of the booking, nil when none.
-func (rec *BookingRecord) refundOffer(id string) *RefundOfferRecord {
+func (rec *bookingRecord) refundOffer(id string) *refundOfferRecord {
 	for i := range rec.RefundOffers {
 		if rec.RefundOffers[i].ID == id {
 			return &rec.RefundOffers[i]

@@ -39,29 +39,29 @@ const (
 
 // Defaults of the osdm_legacy subdirectives.
 const (
-	DefaultMaxTrains = 8
-	// DefaultMaxChanges is how many changes a journey may have: one.
-	DefaultMaxChanges = 1
+	defaultMaxTrains = 8
+	// defaultMaxChanges is how many changes a journey may have: one.
+	defaultMaxChanges = 1
 	// MaxMaxChanges bounds max_changes: two changes (three trains).
 	MaxMaxChanges = 2
-	// DefaultMinTransfer is the shortest change at a station the
+	// defaultMinTransfer is the shortest change at a station the
 	// timetable's transfers.txt says nothing of.
-	DefaultMinTransfer = 10 * time.Minute
-	// DefaultMaxTrips is how many trips a timetable search answers at most.
-	DefaultMaxTrips    = 6
-	DefaultWindow      = 4 * time.Hour
-	DefaultConcurrency = 4
-	DefaultOfferTTL    = 15 * time.Minute
-	DefaultHold        = 20 * time.Minute
-	DefaultTimeout     = 20 * time.Second
-	// DefaultBookingHorizon is how far ahead trains are sold: 365 days.
-	DefaultBookingHorizon = 365 * 24 * time.Hour
-	DefaultMaxBody        = 256 << 10
+	defaultMinTransfer = 10 * time.Minute
+	// defaultMaxTrips is how many trips a timetable search answers at most.
+	defaultMaxTrips    = 6
+	defaultWindow      = 4 * time.Hour
+	defaultConcurrency = 4
+	defaultOfferTTL    = 15 * time.Minute
+	defaultHold        = 20 * time.Minute
+	defaultTimeout     = 20 * time.Second
+	// defaultBookingHorizon is how far ahead trains are sold: 365 days.
+	defaultBookingHorizon = 365 * 24 * time.Hour
+	defaultMaxBody        = 256 << 10
 	// MaxMaxBody bounds max_body: an OSDM request of this façade is a few KiB.
 	MaxMaxBody = 1 << 20
-	// MaxPassengers is restriction 5: at most 9 passengers (the legacy
+	// maxPassengers is restriction 5: at most 9 passengers (the legacy
 	// PlaceRequest's limit).
-	MaxPassengers = 9
+	maxPassengers = 9
 )
 
 // Config is what the `osdm_legacy` subdirectives say.
@@ -81,7 +81,7 @@ type Config struct {
 	// (default 4h).
 	Window time.Duration
 	// MaxChanges is how many changes a journey of a timetable search or a
-	// trip specification may have: nil means DefaultMaxChanges, 0 direct
+	// trip specification may have: nil means defaultMaxChanges, 0 direct
 	// trains only, at most MaxMaxChanges.
 	MaxChanges *int
 	// MinTransfer is the shortest change between two trains at a station
@@ -91,13 +91,13 @@ type Config struct {
 	MaxTrips int
 	// BookingHorizon is how far ahead of today (at the origin station) a
 	// train is sold; a search for a later day is refused before any legacy
-	// message (default DefaultBookingHorizon).
+	// message (default defaultBookingHorizon).
 	BookingHorizon time.Duration
 	// Concurrency is the most legacy messages in flight for one OSDM call
 	// (default 4).
 	Concurrency int
 	// Tariffs map OSDM passengers to legacy tariff codes, first match
-	// wins; nil means DefaultTariffs.
+	// wins; nil means defaultTariffs.
 	Tariffs []TariffRule
 	// Reasons map OSDM overrule codes to legacy cancel reason codes; nil
 	// means DefaultReasons.
@@ -146,10 +146,10 @@ type TariffRule struct {
 	Code int
 }
 
-// DefaultTariffs are the tariff rules when none are configured: they take
+// defaultTariffs are the tariff rules when none are configured: they take
 // back what osdm_convert's default table sends (1 ADULT 30, 2 CHILD 8,
 // 3 SENIOR 65, 4 YOUTH 16).
-func DefaultTariffs() []TariffRule {
+func defaultTariffs() []TariffRule {
 	return []TariffRule{
 		{Type: osdm.PassengerAdult, MinAge: 18, MaxAge: 150, Code: 1},
 		{Type: osdm.PassengerChild, MinAge: 0, MaxAge: 17, Code: 2},
@@ -288,9 +288,9 @@ func (cfg Config) Normalize() (Config, error) {
 		def  int
 		max  int
 	}{
-		{"max_trains", &cfg.MaxTrains, DefaultMaxTrains, 100},
-		{"concurrency", &cfg.Concurrency, DefaultConcurrency, 64},
-		{"max_trips", &cfg.MaxTrips, DefaultMaxTrips, 50},
+		{"max_trains", &cfg.MaxTrains, defaultMaxTrains, 100},
+		{"concurrency", &cfg.Concurrency, defaultConcurrency, 64},
+		{"max_trips", &cfg.MaxTrips, defaultMaxTrips, 50},
 	}
 	for _, d := range defaults {
 		if *d.v == 0 {
@@ -305,12 +305,12 @@ func (cfg Config) Normalize() (Config, error) {
 		v    *time.Duration
 		def  time.Duration
 	}{
-		{"window", &cfg.Window, DefaultWindow},
-		{"offer_ttl", &cfg.OfferTTL, DefaultOfferTTL},
-		{"hold", &cfg.Hold, DefaultHold},
-		{"timeout", &cfg.Timeout, DefaultTimeout},
-		{"booking_horizon", &cfg.BookingHorizon, DefaultBookingHorizon},
-		{"min_transfer", &cfg.MinTransfer, DefaultMinTransfer},
+		{"window", &cfg.Window, defaultWindow},
+		{"offer_ttl", &cfg.OfferTTL, defaultOfferTTL},
+		{"hold", &cfg.Hold, defaultHold},
+		{"timeout", &cfg.Timeout, defaultTimeout},
+		{"booking_horizon", &cfg.BookingHorizon, defaultBookingHorizon},
+		{"min_transfer", &cfg.MinTransfer, defaultMinTransfer},
 	}
 	for _, d := range durations {
 		if *d.v == 0 {
@@ -327,7 +327,7 @@ func (cfg Config) Normalize() (Config, error) {
 		return cfg, fmt.Errorf("min_transfer %s must be at most 6h", cfg.MinTransfer)
 	}
 	if cfg.MaxChanges == nil {
-		n := DefaultMaxChanges
+		n := defaultMaxChanges
 		cfg.MaxChanges = &n
 	} else {
 		n := *cfg.MaxChanges
@@ -337,13 +337,13 @@ func (cfg Config) Normalize() (Config, error) {
 		cfg.MaxChanges = &n
 	}
 	if cfg.MaxBody == 0 {
-		cfg.MaxBody = DefaultMaxBody
+		cfg.MaxBody = defaultMaxBody
 	}
 	if cfg.MaxBody < 0 || cfg.MaxBody > MaxMaxBody {
 		return cfg, fmt.Errorf("max_body %d must be 1..%d bytes", cfg.MaxBody, MaxMaxBody)
 	}
 	if cfg.Tariffs == nil {
-		cfg.Tariffs = DefaultTariffs()
+		cfg.Tariffs = defaultTariffs()
 	}
 	for _, t := range cfg.Tariffs {
 		if t.Type == "" || t.MinAge < 0 || t.MaxAge > 150 || t.MinAge > t.MaxAge || t.Code < 0 || t.Code > 9999 {
@@ -395,7 +395,7 @@ func (cfg Config) Normalize() (Config, error) {
 // maxChanges is MaxChanges once normalized.
 func (cfg *Config) maxChanges() int {
 	if cfg.MaxChanges == nil {
-		return DefaultMaxChanges
+		return defaultMaxChanges
 	}
 	return *cfg.MaxChanges
 }

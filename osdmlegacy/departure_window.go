@@ -21,12 +21,12 @@ const departureTolerance = 5 * time.Minute
 // and nothing is sent to the legacy system: a past departure is not one
 // the legacy system should be asked about, and a date far ahead (year
 // 9999) is no sale.
-func (f *Facade) inSaleWindow(q *offerRequest, cands []candidate, now time.Time) ([]candidate, *osdm.ProblemError) {
-	loc := stationLocation(f.tt, q.origin, f.cfg.Location)
+func (o *offers) inSaleWindow(q *offerRequest, cands []candidate, now time.Time) ([]candidate, *osdm.ProblemError) {
+	loc := stationLocation(o.tt, q.origin, o.cfg.Location)
 	local := now.In(loc)
 	y, m, d := local.Date()
 	today := time.Date(y, m, d, 0, 0, 0, 0, loc)
-	last := today.Add(f.cfg.BookingHorizon)
+	last := today.Add(o.cfg.BookingHorizon)
 	kept := cands[:0:0]
 	var past, beyond *candidate
 	for i := range cands {
@@ -62,7 +62,7 @@ func (f *Facade) inSaleWindow(q *offerRequest, cands []candidate, now time.Time)
 		}
 		return nil, osdm.NewProblem(http.StatusUnprocessableEntity, osdm.CodeOfferOutOfBounds, detail).WithPointer(ptr)
 	}
-	days := strconv.Itoa(int(f.cfg.BookingHorizon / (24 * time.Hour)))
+	days := strconv.Itoa(int(o.cfg.BookingHorizon / (24 * time.Hour)))
 	return nil, osdm.NewProblem(http.StatusUnprocessableEntity, osdm.CodeOfferOutOfBounds,
 		"the departure on "+beyond.run.ServiceDate+" is beyond the booking horizon of "+days+" days: trains are sold up to "+
 			last.Format(time.DateOnly)+where).WithPointer(ptr)

@@ -10,7 +10,16 @@
 // per booking, whole refunds); a request outside them gets an OSDM problem
 // that names the restriction and the request's JSON pointer, never a guess.
 //
-// The package is pure Go, without Caddy: Facade.Serve takes an HTTP-shaped
-// request (method, path, header, body) and a Sender, and returns an
-// Answer (status, header, body) plus what the caller logs and counts.
+// The package is pure Go, without Caddy: Facade.ServeClient takes an
+// HTTP-shaped request (method, path, header, body) and a Sender, and
+// returns an Answer (status, header, body) plus what the caller logs and
+// counts.
+//
+// The Facade only routes (routes.go) and holds what is shared (core.go:
+// configuration, store, clock, background sender). Each call is served by
+// one part, a type with its own files that is given the parts it calls:
+// offers (searches, offer ids), bookings (a booking of one train), journeys
+// (a journey with changes: one booking per leg), exchanges, refunds,
+// passengers, documents (fulfilments, ticket documents) and settlement
+// (intents, SynchroRequests, releasing holds).
 package osdmlegacy

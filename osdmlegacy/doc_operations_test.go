@@ -13,6 +13,7 @@ import (
 // exactly when no route serves the operation, and names the restriction
 // the 501 names.
 func TestMappingDocListsEveryOperation(t *testing.T) {
+	router := newTestFacade(t, Config{}, Deps{}).router
 	osdmspec.CheckDocOperations(t, "../docs/mapping.md", "`osdm_legacy`", func(method, path string) bool {
 		return router.Match(method, path).Route != nil
 	})
@@ -27,6 +28,7 @@ func TestMappingDocListsEveryOperation(t *testing.T) {
 // TestNotOfferedWhyNamesSpecOperations: each operation a restriction rules
 // out is one of the spec, and not served.
 func TestNotOfferedWhyNamesSpecOperations(t *testing.T) {
+	router := newTestFacade(t, Config{}, Deps{}).router
 	for id := range notOfferedWhy {
 		found := false
 		for _, op := range osdm.SpecOperations() {

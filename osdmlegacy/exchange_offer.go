@@ -51,7 +51,7 @@ func readExchangeOfferRequest(body []byte) (*exchangeOfferAsk, *osdm.ProblemErro
 		}
 	}
 	if raw, ok := members["exchangeFee"]; ok && string(raw) != "null" {
-		return nil, Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeFee",
+		return nil, restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeFee",
 			"the exchange fee is this provider's (exchange_fee); it is quoted, not asked")
 	}
 	delete(members, "fulfillmentIds")
@@ -66,134 +66,202 @@ func readExchangeOfferRequest(body []byte) (*exchangeOfferAsk, *osdm.ProblemErro
 	return ask, nil
 }
 
-// createExchangeOffers quotes the exchange of a fulfilled booking to the
-// trips its search finds.
-func (f *Facade) createExchangeOffers(ctx context.Context, c *call) *Answer {
+// createExchangeOffers answers POST /bookings/{id}/exchange-offers: the
+// exchange of a fulfilled booking (of one train or a journey) quoted to
+// the trips its search finds.
+func (x *exchanges) createExchangeOffers(ctx context.Context, c *call) *Answer {
 	ask, p := readExchangeOfferRequest(c.body)
 	if p != nil {
-		return f.problem(c, p)
+		return x.problem(c, p)
 	}
 	embed, p := osdm.ReadExchangeEmbed(c.query)
 	if p != nil {
-		return f.problem(c, p)
+		return x.problem(c, p)
 	}
-	return f.idempotent(ctx, c, func() string { return NewID("xq-") }, func(string) (*Answer, bool) {
-		rec, a := f.bookingOf(ctx, c)
-		if a != nil {
-			return a, finalAnswer(a)
-		}
-		if p := f.exchangeable(rec, ask); p != nil {
-			return f.problem(c, p), finalProblem(p)
-		}
-		q := ask.search
-		if q.legs != nil {
-			p := Restricted(RestrictAfterSales, osdm.CodeOfferOutOfBounds, "#/tripSpecifications/0/legs",
-				"a booking of one train is exchanged for another train, not a journey with changes")
-			return f.problem(c, p), true
-		}
-		cands, p := f.candidates(q)
-		if p != nil {
-			return f.problem(c, p), true
-		}
-		day, _ := time.Parse(time.DateOnly, cands[0].run.ServiceDate)
-		pax := make([]OfferPassenger, 0, len(q.passengers))
-		for _, pa := range q.passengers {
-			op, p := f.tariffOf(pa, day)
-			if p != nil {
-				return f.problem(c, p), true
-			}
-			if booked := rec.Offer.passenger(pa.ref); booked != nil && booked.Tariff != op.Tariff {
-				// Restriction 5 after the sale: a change of tariff is a
-				// new booking, not an exchange.
-				return f.problem(c, Restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr,
-					"passenger "+quoteShort(pa.ref)+" was booked at legacy tariff "+strconv.Itoa(booked.Tariff)+
-						"; as given here it would travel at tariff "+strconv.Itoa(op.Tariff)+": an exchange keeps the tariffs booked")), true
-			}
-			pax = append(pax, op)
-		}
-		probes := f.plan(cands, q.classes, f.cfg.ServiceCodes, tariffCounts(pax), c.now)
-		c.answer.FanOut = len(probes)
-		signer, err := f.offerSigner(ctx)
-		if err != nil {
-			return f.offerKeyFailed(c), false
-		}
-		f.fanOut(ctx, c.send, probes)
-		sa, p := f.collect(c, q, probes, pax, signer, nil, nil)
-		if p != nil {
-			return f.problem(c, p), finalProblem(p)
-		}
-		old := rec.Offer.OSDMPrice
-		if rec.Legacy != nil && rec.Legacy.Price.Currency != "" {
-			old = rec.Legacy.Price
-		}
-		now := f.now().UTC()
-		resp := osdm.ExchangeOfferCollectionResponse{Problems: sa.resp.Problems}
-		var quotes []ExchangeQuote
-		var offers []osdm.Offer
-		for _, o := range sa.resp.Offers {
-			if len(o.ReservationOfferParts) == 0 {
-				continue
-			}
-			quote, err := exchangeQuoteOf(f.cfg.ExchangeFee, old, o.ReservationOfferParts[0].Price, ask.overrule, now, o.PreBookableUntil)
-			if err != nil {
-				return f.problem(c, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the exchange cannot be quoted: "+err.Error())), true
-			}
-			quote.OfferKey = exchangeOfferKey(o.OfferID)
-			quotes = append(quotes, quote)
-			offers = append(offers, o)
-		}
-		if len(quotes) == 0 {
-			return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
-				"the search found no offer the booking can be exchanged to (a train of another reservation system is not exchanged to)")), true
-		}
-		rec, err = f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
-			kept := r.ExchangeQuotes[:0]
-			for _, xq := range r.ExchangeQuotes { // expired quotes make room
-				if now.Before(xq.ValidUntil) {
-					kept = append(kept, xq)
-				}
-			}
-			r.ExchangeQuotes = append(kept, quotes...)
-			if over := len(r.ExchangeQuotes) - maxExchangeQuotes; over > 0 {
-				r.ExchangeQuotes = append(r.ExchangeQuotes[:0], r.ExchangeQuotes[over:]...)
-			}
-			return nil
-		})
-		if err != nil {
-			return f.storeFailed(c, err), false
-		}
-		// An exchange offer is the booking's: claimed for it, so that it
-		// is booked by an exchange operation, never as a new booking.
-		for i, o := range offers {
-			claim := &OfferRecord{ID: o.OfferID, ExpiresAt: quotes[i].ValidUntil}
-			if _, err := f.claimOffer(ctx, claim, rec.ID, now); err != nil {
-				return f.storeFailed(c, err), false
-			}
-		}
-		if embed.Offers {
-			for i, o := range offers {
-				resp.ExchangeOffers = append(resp.ExchangeOffers, exchangeOfferOf(rec, o, &quotes[i]))
-			}
-		}
-		if embed.Trips {
-			resp.Trips = sa.resp.Trips
-		}
-		if embed.Passengers {
-			for i := range rec.Passengers {
-				resp.Passengers = append(resp.Passengers, passengerView(&rec.Passengers[i]))
-			}
-		}
-		return f.json(c, http.StatusOK, resp), true
+	quote := x.quoteBookingExchange
+	if isJourneyID(c.params[osdm.ParamBookingID]) {
+		quote = x.quoteJourneyExchange
+	}
+	return x.idempotent(ctx, c, func() string { return newID("xq-") }, func(string) (*Answer, bool) {
+		return quote(ctx, c, ask, embed)
 	})
+}
+
+// quoteBookingExchange quotes the exchange of a fulfilled booking of one
+// train to the trains its search finds.
+func (x *exchanges) quoteBookingExchange(ctx context.Context, c *call, ask *exchangeOfferAsk, embed osdm.ExchangeEmbed) (*Answer, bool) {
+	rec, a := x.bookings.bookingOf(ctx, c)
+	if a != nil {
+		return a, finalAnswer(a)
+	}
+	if p := x.exchangeable(rec, ask); p != nil {
+		return x.problem(c, p), finalProblem(p)
+	}
+	q := ask.search
+	if q.legs != nil {
+		p := restricted(restrictAfterSales, osdm.CodeOfferOutOfBounds, "#/tripSpecifications/0/legs",
+			"a booking of one train is exchanged for another train, not a journey with changes")
+		return x.problem(c, p), true
+	}
+	cands, p := x.offers.candidates(q)
+	if p != nil {
+		return x.problem(c, p), true
+	}
+	day, _ := time.Parse(time.DateOnly, cands[0].run.ServiceDate)
+	pax, p := x.exchangePassengers(q, day, &rec.Offer)
+	if p != nil {
+		return x.problem(c, p), true
+	}
+	probes := x.offers.plan(cands, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
+	c.answer.FanOut = len(probes)
+	signer, err := x.offers.offerSigner(ctx)
+	if err != nil {
+		return x.offers.offerKeyFailed(c), false
+	}
+	x.offers.fanOut(ctx, c.send, probes)
+	sa, p := x.offers.collect(c, q, probes, pax, signer, nil, nil)
+	if p != nil {
+		return x.problem(c, p), finalProblem(p)
+	}
+	old := rec.Offer.OSDMPrice
+	if rec.Legacy != nil && rec.Legacy.Price.Currency != "" {
+		old = rec.Legacy.Price
+	}
+	now := x.now().UTC()
+	quotes, offers, p := x.quoteExchanges(sa.resp.Offers, old, ask.overrule, now, "booking", func(o osdm.Offer) (osdm.Price, bool) {
+		if len(o.ReservationOfferParts) == 0 {
+			return osdm.Price{}, false
+		}
+		return o.ReservationOfferParts[0].Price, true
+	})
+	if p != nil {
+		return x.problem(c, p), true
+	}
+	quotesOf := func(r *bookingRecord) *[]exchangeQuote { return &r.ExchangeQuotes }
+	if rec, err = holdQuotes(ctx, x, rec.ID, x.bookings.updateBooking, quotesOf, offers, quotes, now); err != nil {
+		return x.storeFailed(c, err), false
+	}
+	view := func(o osdm.Offer, q *exchangeQuote) osdm.ExchangeOffer { return exchangeOfferOf(rec, o, q) }
+	return x.exchangeOffersAnswer(c, embed, &sa.resp, offers, quotes, view, rec.Passengers), true
+}
+
+// exchangePassengers are the passengers of the exchange search q for a
+// travel day, at the tariffs booked: restriction 5 after the sale, a
+// change of tariff is a new booking, not an exchange. booked is the
+// booking's offer (a journey's first leg).
+func (x *exchanges) exchangePassengers(q *offerRequest, day time.Time, booked *offerRecord) ([]offerPassenger, *osdm.ProblemError) {
+	pax := make([]offerPassenger, 0, len(q.passengers))
+	for _, pa := range q.passengers {
+		op, p := x.offers.tariffOf(pa, day)
+		if p != nil {
+			return nil, p
+		}
+		if was := booked.passenger(pa.ref); was != nil && was.Tariff != op.Tariff {
+			return nil, restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr,
+				"passenger "+quoteShort(pa.ref)+" was booked at legacy tariff "+strconv.Itoa(was.Tariff)+
+					"; as given here it would travel at tariff "+strconv.Itoa(op.Tariff)+": an exchange keeps the tariffs booked")
+		}
+		pax = append(pax, op)
+	}
+	return pax, nil
+}
+
+// quoteExchanges quotes the exchange from a booking (what: "booking" or
+// "journey") priced old to each offer found that priceOf prices (the
+// others are not exchanged to), and returns the quotes with their offers;
+// a 409 when there is none.
+func (x *exchanges) quoteExchanges(found []osdm.Offer, old osdm.Price, overrule osdm.OverruleCode, now time.Time,
+	what string, priceOf func(osdm.Offer) (osdm.Price, bool)) ([]exchangeQuote, []osdm.Offer, *osdm.ProblemError) {
+	var quotes []exchangeQuote
+	var offers []osdm.Offer
+	for _, o := range found {
+		price, ok := priceOf(o)
+		if !ok {
+			continue
+		}
+		quote, err := exchangeQuoteOf(x.cfg.ExchangeFee, old, price, overrule, now, o.PreBookableUntil)
+		if err != nil {
+			return nil, nil, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the exchange cannot be quoted: "+err.Error())
+		}
+		quote.OfferKey = exchangeOfferKey(o.OfferID)
+		quotes = append(quotes, quote)
+		offers = append(offers, o)
+	}
+	if len(quotes) == 0 {
+		return nil, nil, osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
+			"the search found no offer the "+what+" can be exchanged to (a train of another reservation system is not exchanged to)")
+	}
+	return quotes, offers, nil
+}
+
+// exchangeOffersAnswer is the 200 of POST .../exchange-offers: the
+// offers quoted (each as view makes it), the trips found and the
+// booking's passengers, as embed asks, with the search's problems.
+func (x *exchanges) exchangeOffersAnswer(c *call, embed osdm.ExchangeEmbed, found *osdm.OfferCollectionResponse, offers []osdm.Offer,
+	quotes []exchangeQuote, view func(osdm.Offer, *exchangeQuote) osdm.ExchangeOffer, pax []passengerRecord) *Answer {
+	resp := osdm.ExchangeOfferCollectionResponse{Problems: found.Problems}
+	if embed.Offers {
+		for i, o := range offers {
+			resp.ExchangeOffers = append(resp.ExchangeOffers, view(o, &quotes[i]))
+		}
+	}
+	if embed.Trips {
+		resp.Trips = found.Trips
+	}
+	if embed.Passengers {
+		for i := range pax {
+			resp.Passengers = append(resp.Passengers, passengerView(&pax[i]))
+		}
+	}
+	return x.json(c, http.StatusOK, resp)
+}
+
+// keepQuotes adds quotes to the ones held, the expired ones making room,
+// and keeps the last maxExchangeQuotes.
+func keepQuotes(held, quotes []exchangeQuote, now time.Time) []exchangeQuote {
+	kept := held[:0]
+	for _, xq := range held {
+		if now.Before(xq.ValidUntil) {
+			kept = append(kept, xq)
+		}
+	}
+	kept = append(kept, quotes...)
+	if over := len(kept) - maxExchangeQuotes; over > 0 {
+		kept = append(kept[:0], kept[over:]...)
+	}
+	return kept
+}
+
+// holdQuotes keeps the quotes of offers with booking id (of one train or
+// a journey: update changes its record, whose quotes quotesOf finds) and
+// claims the offers for it, so that each is booked by an exchange
+// operation, never as a new booking. It returns the record as stored.
+func holdQuotes[R any](ctx context.Context, x *exchanges, id string, update func(context.Context, string, func(*R) error) (*R, error),
+	quotesOf func(*R) *[]exchangeQuote, offers []osdm.Offer, quotes []exchangeQuote, now time.Time) (*R, error) {
+	rec, err := update(ctx, id, func(r *R) error {
+		held := quotesOf(r)
+		*held = keepQuotes(*held, quotes, now)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, o := range offers {
+		claim := &offerRecord{ID: o.OfferID, ExpiresAt: quotes[i].ValidUntil}
+		if _, err := x.bookings.claimOffer(ctx, claim, id, now); err != nil {
+			return rec, err
+		}
+	}
+	return rec, nil
 }
 
 // exchangeable says why booking rec cannot be exchanged as ask asks, nil
 // when it can: it is fulfilled, wholly booked (an exchange covers every
 // passenger), has no exchange under way, and the search names its
 // passengers (by the externalRefs the booking has).
-func (f *Facade) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osdm.ProblemError {
-	if rec.State != StateFulfilled || rec.Fulfillment == nil {
-		if rec.State == StatePrebooked {
+func (x *exchanges) exchangeable(rec *bookingRecord, ask *exchangeOfferAsk) *osdm.ProblemError {
+	if rec.State != stateFulfilled || rec.Fulfillment == nil {
+		if rec.State == statePrebooked {
 			return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingNotFulfilled, "booking "+rec.ID+" is not fulfilled: delete it and book the new journey instead of exchanging it")
 		}
 		return stateProblem(rec, "exchanged")
@@ -204,24 +272,24 @@ func (f *Facade) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osdm.P
 		}
 	}
 	if rec.Exchange.holds() {
-		return exchangeUnderWay(rec, f.now())
+		return exchangeUnderWay(rec, x.now())
 	}
-	if p := exchangeDeparted(rec, f.now()); p != nil {
+	if p := exchangeDeparted(rec, x.now()); p != nil {
 		return p
 	}
 	if len(rec.unrefunded()) != len(rec.Passengers) {
-		return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/fulfillmentIds",
+		return restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/fulfillmentIds",
 			"an exchange covers every passenger of the booking, and some were refunded")
 	}
 	if ask.overrule != "" {
-		if _, ok := f.cfg.Reasons[ask.overrule]; !ok {
-			return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/overruleCode",
-				"overrule code "+quoteShort(string(ask.overrule))+" is not taken (the reason table maps "+f.reasonList()+")")
+		if _, ok := x.cfg.Reasons[ask.overrule]; !ok {
+			return restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/overruleCode",
+				"overrule code "+quoteShort(string(ask.overrule))+" is not taken (the reason table maps "+x.refunds.reasonList()+")")
 		}
 	}
 	pax := ask.search.passengers
 	if len(pax) != len(rec.Passengers) {
-		return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/anonymousPassengerSpecifications",
+		return restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/anonymousPassengerSpecifications",
 			"an exchange covers every passenger of the booking: name its "+strconv.Itoa(len(rec.Passengers))+" passengers by their externalRef")
 	}
 	for _, pa := range pax {
@@ -230,16 +298,16 @@ func (f *Facade) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osdm.P
 			if pr.ExternalRef == pa.ref {
 				found = true
 				if pa.typ != pr.Type {
-					return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.tPtr, "passenger "+quoteShort(pa.ref)+" was booked as "+string(pr.Type))
+					return restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.tPtr, "passenger "+quoteShort(pa.ref)+" was booked as "+string(pr.Type))
 				}
 				if pa.age != nil && pr.Age != nil && *pa.age != *pr.Age {
-					return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr+"/age",
+					return restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr+"/age",
 						"passenger "+quoteShort(pa.ref)+" was booked aged "+strconv.Itoa(*pr.Age)+": the age cannot change")
 				}
 			}
 		}
 		if !found {
-			return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, pa.ptr+"/externalRef",
+			return restricted(restrictAfterSales, osdm.CodeOutOfBounds, pa.ptr+"/externalRef",
 				"passenger "+quoteShort(pa.ref)+" is not a passenger of booking "+rec.ID+" (name them by the externalRef they were booked with)")
 		}
 	}
@@ -249,8 +317,8 @@ func (f *Facade) exchangeable(rec *BookingRecord, ask *exchangeOfferAsk) *osdm.P
 // exchangeQuoteOf quotes the exchange of a booking priced old to a new
 // journey priced price: the fee (exchange_fee of the old price, none with
 // an overrule code) and what is paid on top or refunded.
-func exchangeQuoteOf(fee Fee, old, price osdm.Price, overrule osdm.OverruleCode, now, until time.Time) (ExchangeQuote, error) {
-	q := ExchangeQuote{ExchangePrice: price, OverruleCode: overrule, CreatedOn: now, ValidUntil: until}
+func exchangeQuoteOf(fee Fee, old, price osdm.Price, overrule osdm.OverruleCode, now, until time.Time) (exchangeQuote, error) {
+	q := exchangeQuote{ExchangePrice: price, OverruleCode: overrule, CreatedOn: now, ValidUntil: until}
 	if price.Currency != old.Currency {
 		return q, fmt.Errorf("the new journey is priced in %s, the booking in %s", price.Currency, old.Currency)
 	}

@@ -38,7 +38,7 @@ func readExchangeOperationRequest(body []byte) (*osdm.OfferSelection, *osdm.Prob
 	case len(b.ExchangeOffers) == 0:
 		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/exchangeOffers", "exchangeOffers must name the exchange offer to book")
 	case len(b.ExchangeOffers) > 1:
-		return nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/exchangeOffers", "an exchange books one exchange offer, for every passenger")
+		return nil, restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/exchangeOffers", "an exchange books one exchange offer, for every passenger")
 	}
 	sel := b.ExchangeOffers[0]
 	if sel.OfferID == "" || len(sel.OfferID) > maxOfferIDLen {
@@ -46,7 +46,7 @@ func readExchangeOperationRequest(body []byte) (*osdm.OfferSelection, *osdm.Prob
 	}
 	for _, raw := range []json.RawMessage{sel.PlaceSelections, sel.OptionalReservationSelections, sel.OptionalAncillarySelections} {
 		if s := string(raw); s != "" && s != "null" && s != "[]" {
-			return nil, Restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/exchangeOffers/0", "no place, reservation or ancillary selection")
+			return nil, restricted(RestrictOneOffer, osdm.CodeOutOfBounds, "#/exchangeOffers/0", "no place, reservation or ancillary selection")
 		}
 	}
 	return &sel.OfferSelection, nil
@@ -55,50 +55,50 @@ func readExchangeOperationRequest(body []byte) (*osdm.OfferSelection, *osdm.Prob
 // createExchangeOperation books the new places of an exchange offer: the
 // BookingRequest is recorded as the booking's intent and sent; the
 // operation is PREBOOKED once the legacy system holds them.
-func (f *Facade) createExchangeOperation(ctx context.Context, c *call) *Answer {
+func (xs *exchanges) createExchangeOperation(ctx context.Context, c *call) *Answer {
 	sel, p := readExchangeOperationRequest(c.body)
 	if p != nil {
-		return f.problem(c, p)
+		return xs.problem(c, p)
 	}
-	return f.idempotent(ctx, c, func() string { return NewID(ExchangeOperationIDPrefix) }, func(xid string) (*Answer, bool) {
-		rec, a := f.bookingOf(ctx, c)
+	return xs.idempotent(ctx, c, func() string { return newID(exchangeOperationIDPrefix) }, func(xid string) (*Answer, bool) {
+		rec, a := xs.bookings.bookingOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
 		if x := rec.Exchange; x != nil && x.ID == xid {
-			return f.resumeExchange(ctx, c, rec) // a retry of this request
+			return xs.resumeExchange(ctx, c, rec) // a retry of this request
 		}
-		now := f.now()
-		offer, err := f.OpenOffer(ctx, sel.OfferID, now)
-		if err != nil && !errors.Is(err, ErrOfferNotFound) {
-			return f.offerKeyFailed(c), false
+		now := xs.now()
+		offer, err := xs.offers.openOffer(ctx, sel.OfferID, now)
+		if err != nil && !errors.Is(err, errOfferNotFound) {
+			return xs.offers.offerKeyFailed(c), false
 		}
 		if offer == nil || rec.exchangeQuote(sel.OfferID) == nil {
 			p := osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 				"no exchange offer of booking "+rec.ID+" has this id, or it expired; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")
-			return f.problem(c, p), true
+			return xs.problem(c, p), true
 		}
 		if p := exchangePassengers(sel, offer); p != nil {
-			return f.problem(c, p), true
+			return xs.problem(c, p), true
 		}
 		// An offer books once, as a booking or an exchange.
-		claimed, err := f.claimOffer(ctx, offer, rec.ID, now)
+		claimed, err := xs.bookings.claimOffer(ctx, offer, rec.ID, now)
 		if err != nil {
-			return f.storeFailed(c, err), false
+			return xs.storeFailed(c, err), false
 		}
 		if !claimed {
-			return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
+			return xs.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 				"the exchange offer is booked already; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")), true
 		}
-		rec, err = f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
-			if r.State != StateFulfilled || r.Exchange.holds() {
-				return &errRefused{f.exchangeable(r, &exchangeOfferAsk{fulfillmentIDs: []string{fulfillmentID(r.ID)}, search: &offerRequest{}})}
+		rec, err = xs.bookings.updateBooking(ctx, rec.ID, func(r *bookingRecord) error {
+			if r.State != stateFulfilled || r.Exchange.holds() {
+				return &errRefused{xs.exchangeable(r, &exchangeOfferAsk{fulfillmentIDs: []string{fulfillmentID(r.ID)}, search: &offerRequest{}})}
 			}
 			if len(r.unrefunded()) != len(r.Passengers) {
 				// Quoted for every passenger, some refunded since: the new
 				// places would go to them too, and their fare counts
 				// twice (refunded, and credited to the exchange).
-				return &errRefused{Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/offerId",
+				return &errRefused{restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/offerId",
 					"an exchange covers every passenger of the booking, and some were refunded since this exchange offer was made")}
 			}
 			if p := exchangeDeparted(r, now); p != nil {
@@ -114,49 +114,49 @@ func (f *Facade) createExchangeOperation(ctx context.Context, c *call) *Answer {
 			}
 			names, _ := legacyNames(offer, inOfferOrder(offer, r.Passengers))
 			req := &legacy.BookingRequest{
-				Header:     legacy.Header{MessageID: messageID(r.ID, StepExchangeBook, n), SentAt: now.UTC().Truncate(time.Second)},
+				Header:     legacy.Header{MessageID: messageID(r.ID, stepExchangeBook, n), SentAt: now.UTC().Truncate(time.Second)},
 				Journey:    offer.Journey(),
 				Places:     offer.PlaceRequest(),
 				OfferRef:   offer.LegacyOfferRef,
 				Passengers: names,
 			}
-			pending, err := f.newPending(StepExchangeBook, req, now)
+			pending, err := xs.settlement.newPending(stepExchangeBook, req, now)
 			if err != nil {
 				return err
 			}
 			pending.Revert = r.State
 			// The sweeper's mark for the new places' hold, then the
 			// intent's: a crash leaves at worst stale marks.
-			if err := f.markHold(ctx, r.ID, now); err != nil {
+			if err := xs.settlement.markHold(ctx, r.ID, now); err != nil {
 				return err
 			}
-			if err := f.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
+			if err := xs.settlement.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
 				return err
 			}
-			r.Exchange = &ExchangeRecord{
-				ID: xid, N: n, State: ExchangeBooking, CreatedOn: now.UTC(),
-				HoldUntil: now.Add(f.cfg.Hold).UTC().Truncate(time.Second),
+			r.Exchange = &exchangeRecord{
+				ID: xid, N: n, State: exchangeBooking, CreatedOn: now.UTC(),
+				HoldUntil: now.Add(xs.cfg.Hold).UTC().Truncate(time.Second),
 				OfferID:   sel.OfferID, Quote: *q, Offer: *offer,
 			}
-			r.State, r.Pending = StateExchanging, pending
+			r.State, r.Pending = stateExchanging, pending
 			return nil
 		})
 		if p := refusedBy(err); p != nil {
-			return f.problem(c, p), finalProblem(p)
+			return xs.problem(c, p), finalProblem(p)
 		}
 		if err != nil {
-			return f.storeFailed(c, err), false
+			return xs.storeFailed(c, err), false
 		}
-		after, d := f.deliver(ctx, c.send, rec)
-		return f.exchangeResult(c, after, d, "booking the new places of booking "+rec.ID)
+		after, d := xs.settlement.deliver(ctx, c.send, rec)
+		return xs.exchangeResult(c, after, d, "booking the new places of booking "+rec.ID)
 	})
 }
 
 // exchangePassengers checks that an exchange operation books the offer for
 // all its passengers.
-func exchangePassengers(sel *osdm.OfferSelection, offer *OfferRecord) *osdm.ProblemError {
+func exchangePassengers(sel *osdm.OfferSelection, offer *offerRecord) *osdm.ProblemError {
 	if len(sel.PassengerRefs) != len(offer.Passengers) {
-		return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/passengerRefs", "an exchange covers every passenger of the exchange offer")
+		return restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/passengerRefs", "an exchange covers every passenger of the exchange offer")
 	}
 	for i, ref := range sel.PassengerRefs {
 		found := false
@@ -164,7 +164,7 @@ func exchangePassengers(sel *osdm.OfferSelection, offer *OfferRecord) *osdm.Prob
 			found = found || op.Ref == ref
 		}
 		if !found {
-			return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/passengerRefs/"+strconv.Itoa(i),
+			return restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/passengerRefs/"+strconv.Itoa(i),
 				"passenger "+quoteShort(ref)+" is not a passenger of the exchange offer")
 		}
 	}
@@ -174,41 +174,41 @@ func exchangePassengers(sel *osdm.OfferSelection, offer *OfferRecord) *osdm.Prob
 // resumeExchange answers a repeated exchange call from the exchange as it
 // stands; a message whose answer was lost is settled first (asked, and
 // sent again only if the legacy system never got it).
-func (f *Facade) resumeExchange(ctx context.Context, c *call, rec *BookingRecord) (*Answer, bool) {
-	if rec.State == StateExchanging && rec.Pending != nil {
-		if f.now().Before(rec.Pending.LeaseUntil) {
-			return f.inProgress(c, rec), false
+func (x *exchanges) resumeExchange(ctx context.Context, c *call, rec *bookingRecord) (*Answer, bool) {
+	if rec.State == stateExchanging && rec.Pending != nil {
+		if x.now().Before(rec.Pending.LeaseUntil) {
+			return x.bookings.inProgress(c, rec), false
 		}
-		after, d := f.redeliver(ctx, c.send, rec)
-		return f.exchangeResult(c, after, d, "the exchange of booking "+rec.ID)
+		after, d := x.settlement.redeliver(ctx, c.send, rec)
+		return x.exchangeResult(c, after, d, "the exchange of booking "+rec.ID)
 	}
-	return f.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
+	return x.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
 }
 
 // exchangeResult is the answer of an exchange call once its message was
 // sent (d) or found answered: the operation, or why not.
-func (f *Facade) exchangeResult(c *call, rec *BookingRecord, d *delivery, subject string) (*Answer, bool) {
-	if a := f.unsettled(c, d, subject, "the exchange is being settled: retry with the same Idempotency-Key to get its outcome (the old booking stands until it is confirmed)"); a != nil {
+func (xs *exchanges) exchangeResult(c *call, rec *bookingRecord, d *delivery, subject string) (*Answer, bool) {
+	if a := xs.settlement.unsettled(c, d, subject, "the exchange is being settled: retry with the same Idempotency-Key to get its outcome (the old booking stands until it is confirmed)"); a != nil {
 		return a, false
 	}
-	if rec.State == StateExchanging {
-		return f.inProgress(c, rec), false
+	if rec.State == stateExchanging {
+		return xs.bookings.inProgress(c, rec), false
 	}
 	x := rec.Exchange
 	switch x.State {
-	case ExchangeFailed:
+	case exchangeFailed:
 		p := exchangeFailure(rec)
-		return f.problem(c, p), finalProblem(p)
-	case ExchangeDropped:
+		return xs.problem(c, p), finalProblem(p)
+	case exchangeDropped:
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was")
-		return f.problem(c, p), true
+		return xs.problem(c, p), true
 	}
-	return f.json(c, http.StatusOK, osdm.ExchangeOperationResponse{ExchangeOperation: f.exchangeOperationOf(rec)}), true
+	return xs.json(c, http.StatusOK, osdm.ExchangeOperationResponse{ExchangeOperation: xs.exchangeOperationOf(rec)}), true
 }
 
 // exchangeFailure is the problem of rec's exchange, which the legacy
-// system refused (ExchangeFailed).
-func exchangeFailure(rec *BookingRecord) *osdm.ProblemError {
+// system refused (exchangeFailed).
+func exchangeFailure(rec *bookingRecord) *osdm.ProblemError {
 	x := rec.Exchange
 	nr := &legacy.NegativeReply{Code: legacy.CodeExchangeNotPossible}
 	if x.Failure != nil && x.Failure.Code != codeReplacementProposal {
@@ -219,42 +219,42 @@ func exchangeFailure(rec *BookingRecord) *osdm.ProblemError {
 	return p
 }
 
-func droppedWhy(x *ExchangeRecord) string {
-	if x.Dropped == CancelRelease {
+func droppedWhy(x *exchangeRecord) string {
+	if x.Dropped == cancelRelease {
 		return "released: it was not confirmed by its ticketTimeLimit"
 	}
 	return "deleted"
 }
 
 // exchangeOf loads the booking and exchange operation of the call's path.
-func (f *Facade) exchangeOf(ctx context.Context, c *call) (*BookingRecord, *Answer) {
-	rec, a := f.bookingOf(ctx, c)
+func (x *exchanges) exchangeOf(ctx context.Context, c *call) (*bookingRecord, *Answer) {
+	rec, a := x.bookings.bookingOf(ctx, c)
 	if a != nil {
 		return nil, a
 	}
 	xid := c.params[osdm.ParamExchangeOperationID]
 	if rec.Exchange == nil || rec.Exchange.ID != xid {
-		return nil, f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+rec.ID+" has no exchange operation "+quoteShort(xid)))
+		return nil, x.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+rec.ID+" has no exchange operation "+quoteShort(xid)))
 	}
 	return rec, nil
 }
 
 // getExchangeOperation answers GET .../exchange-operations/{id} from the store.
-func (f *Facade) getExchangeOperation(ctx context.Context, c *call) *Answer {
-	rec, a := f.exchangeOf(ctx, c)
+func (xs *exchanges) getExchangeOperation(ctx context.Context, c *call) *Answer {
+	rec, a := xs.exchangeOf(ctx, c)
 	if a != nil {
 		return a
 	}
-	if x := rec.Exchange; x.State == ExchangeDropped {
-		return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was"))
+	if x := rec.Exchange; x.State == exchangeDropped {
+		return xs.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was"))
 	}
-	if rec.Exchange.State == ExchangeFailed {
+	if rec.Exchange.State == exchangeFailed {
 		// What the operation is now, not a retry of its refusal: ERROR,
 		// with the refusal as its problem.
-		return f.json(c, http.StatusOK, osdm.ExchangeOperationResponse{
-			ExchangeOperation: f.exchangeOperationOf(rec), Problems: []osdm.Problem{exchangeFailure(rec).Inline()}})
+		return xs.json(c, http.StatusOK, osdm.ExchangeOperationResponse{
+			ExchangeOperation: xs.exchangeOperationOf(rec), Problems: []osdm.Problem{exchangeFailure(rec).Inline()}})
 	}
-	a, _ = f.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
+	a, _ = xs.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
 	return a
 }
 
@@ -269,111 +269,111 @@ type exchangePatchBody struct {
 // PATCH: the one fulfilment offered is an e-ticket (PDF), so any other is
 // refused; the operation is answered as it stands. It is confirmed by POST
 // /bookings/{id}/fulfillments.
-func (f *Facade) patchExchangeOperation(ctx context.Context, c *call) *Answer {
+func (x *exchanges) patchExchangeOperation(ctx context.Context, c *call) *Answer {
 	var b exchangePatchBody
 	if p := decodeBody(c.body, &b); p != nil {
-		return f.problem(c, p)
+		return x.problem(c, p)
 	}
 	if b.RequestedFulfillmentType != "" && b.RequestedFulfillmentType != string(osdm.FulfillmentETicket) {
-		return f.problem(c, Restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/requestedFulfillmentType", "the fulfilment is an e-ticket (ETICKET)"))
+		return x.problem(c, restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/requestedFulfillmentType", "the fulfilment is an e-ticket (ETICKET)"))
 	}
 	if b.PreferredFulfillmentMedia != "" && b.PreferredFulfillmentMedia != string(osdm.FulfillmentMediaPDFA4) {
-		return f.problem(c, Restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/preferredFulfillmentMedia", "the fulfilment is a PDF (PDF_A4)"))
+		return x.problem(c, restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/preferredFulfillmentMedia", "the fulfilment is a PDF (PDF_A4)"))
 	}
-	return either((*Facade).getJourneyExchangeOperation, (*Facade).getExchangeOperation)(f, ctx, c)
+	return either(x.getJourneyExchangeOperation, x.getExchangeOperation)(ctx, c)
 }
 
 // deleteExchangeOperation cancels the new places of an exchange that is
 // not confirmed: 204 once the legacy system freed them; the booking stands
 // as it was.
-func (f *Facade) deleteExchangeOperation(ctx context.Context, c *call) *Answer {
+func (xs *exchanges) deleteExchangeOperation(ctx context.Context, c *call) *Answer {
 	xid := c.params[osdm.ParamExchangeOperationID]
-	return f.idempotent(ctx, c, func() string { return xid }, func(string) (*Answer, bool) {
-		rec, a := f.exchangeOf(ctx, c)
+	return xs.idempotent(ctx, c, func() string { return xid }, func(string) (*Answer, bool) {
+		rec, a := xs.exchangeOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
 		x := rec.Exchange
 		switch {
-		case x.State == ExchangeDropped, x.State == ExchangeFailed:
-			return f.noContent(c), true // nothing is held for it
-		case x.State == ExchangeConfirmed:
+		case x.State == exchangeDropped, x.State == exchangeFailed:
+			return xs.noContent(c), true // nothing is held for it
+		case x.State == exchangeConfirmed:
 			p := osdm.NewProblem(http.StatusConflict, osdm.CodeBookingFulfilled, "exchange operation "+x.ID+" is confirmed; refund or exchange the booking instead")
-			return f.problem(c, p), true
+			return xs.problem(c, p), true
 		}
-		rec, d, p := f.dropExchange(ctx, c.send, rec, CancelDelete)
+		rec, d, p := xs.dropExchange(ctx, c.send, rec, cancelDelete)
 		if p != nil {
-			return f.problem(c, p), finalProblem(p)
+			return xs.problem(c, p), finalProblem(p)
 		}
-		if a, final := f.exchangeFailed(c, rec, d); a != nil {
+		if a, final := xs.exchangeFailed(c, rec, d); a != nil {
 			return a, final
 		}
-		return f.noContent(c), true
+		return xs.noContent(c), true
 	})
 }
 
 // exchangeFailed is the answer when an exchange's CancelRequest did not
 // reach its end, nil when it did.
-func (f *Facade) exchangeFailed(c *call, rec *BookingRecord, d *delivery) (*Answer, bool) {
+func (x *exchanges) exchangeFailed(c *call, rec *bookingRecord, d *delivery) (*Answer, bool) {
 	subject := "the exchange of booking " + rec.ID
-	if a := f.unsettled(c, d, subject, "it is being settled: retry to learn its outcome"); a != nil {
+	if a := x.settlement.unsettled(c, d, subject, "it is being settled: retry to learn its outcome"); a != nil {
 		return a, false
 	}
 	switch {
 	case d.refusal != nil:
 		p := NegativeProblem(d.refusal, subject)
-		return f.problem(c, p), finalProblem(p)
-	case rec.State == StateExchanging:
-		return f.inProgress(c, rec), false
+		return x.problem(c, p), finalProblem(p)
+	case rec.State == stateExchanging:
+		return x.bookings.inProgress(c, rec), false
 	}
 	return nil, true
 }
 
-// dropExchange cancels the new places of rec's exchange (why: CancelDelete
-// or CancelRelease), or settles the CancelRequest under way.
-func (f *Facade) dropExchange(ctx context.Context, send Sender, rec *BookingRecord, why string) (*BookingRecord, *delivery, *osdm.ProblemError) {
-	return f.exchangeCancel(ctx, send, rec, CancelExchangeDrop, why)
+// dropExchange cancels the new places of rec's exchange (why: cancelDelete
+// or cancelRelease), or settles the CancelRequest under way.
+func (x *exchanges) dropExchange(ctx context.Context, send Sender, rec *bookingRecord, why string) (*bookingRecord, *delivery, *osdm.ProblemError) {
+	return x.exchangeCancel(ctx, send, rec, cancelExchangeDrop, why)
 }
 
 // confirmExchange cancels the old places of rec's PREBOOKED exchange (the
 // fulfilment that confirms it), or settles the CancelRequest under way.
-func (f *Facade) confirmExchange(ctx context.Context, send Sender, rec *BookingRecord) (*BookingRecord, *delivery, *osdm.ProblemError) {
-	return f.exchangeCancel(ctx, send, rec, CancelExchange, "")
+func (x *exchanges) confirmExchange(ctx context.Context, send Sender, rec *bookingRecord) (*bookingRecord, *delivery, *osdm.ProblemError) {
+	return x.exchangeCancel(ctx, send, rec, cancelExchange, "")
 }
 
 // exchangeCancel records and sends the CancelRequest of an exchange: of
-// the old places (kind CancelExchange) or of the new (CancelExchangeDrop,
-// why CancelDelete or CancelRelease).
-func (f *Facade) exchangeCancel(ctx context.Context, send Sender, rec *BookingRecord, kind, why string) (*BookingRecord, *delivery, *osdm.ProblemError) {
-	now := f.now()
-	if rec.State == StateExchanging && rec.Pending != nil {
+// the old places (kind cancelExchange) or of the new (cancelExchangeDrop,
+// why cancelDelete or cancelRelease).
+func (xs *exchanges) exchangeCancel(ctx context.Context, send Sender, rec *bookingRecord, kind, why string) (*bookingRecord, *delivery, *osdm.ProblemError) {
+	now := xs.now()
+	if rec.State == stateExchanging && rec.Pending != nil {
 		if rec.Pending.Cancel != kind || now.Before(rec.Pending.LeaseUntil) {
 			return nil, nil, stateProblem(rec, "changed")
 		}
-		after, d := f.redeliver(ctx, send, rec)
+		after, d := xs.settlement.redeliver(ctx, send, rec)
 		return after, d, nil
 	}
-	rec, err := f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+	rec, err := xs.bookings.updateBooking(ctx, rec.ID, func(r *bookingRecord) error {
 		x := r.Exchange
-		if r.State != StateFulfilled || x == nil || x.State != ExchangePrebooked || x.Legacy == nil || r.Legacy == nil {
+		if r.State != stateFulfilled || x == nil || x.State != exchangePrebooked || x.Legacy == nil || r.Legacy == nil {
 			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+r.ID+" has no exchange holding new places")}
 		}
-		if why == CancelRelease && now.Before(x.HoldUntil) {
+		if why == cancelRelease && now.Before(x.HoldUntil) {
 			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange's hold runs until "+x.HoldUntil.Format(time.RFC3339))}
 		}
-		if kind == CancelExchange && !now.Before(x.HoldUntil) {
+		if kind == cancelExchange && !now.Before(x.HoldUntil) {
 			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeBookingExpired,
 				"exchange operation "+x.ID+" passed its ticketTimeLimit "+x.HoldUntil.Format(time.RFC3339)+" and is released; the booking stands as it was")}
 		}
-		if p := exchangeDeparted(r, now); p != nil && kind == CancelExchange {
+		if p := exchangeDeparted(r, now); p != nil && kind == cancelExchange {
 			p.Detail += "; exchange operation " + x.ID + " is released when its ticketTimeLimit runs out, or deleted (DELETE /bookings/" + r.ID + "/exchange-operations/" + x.ID + ")"
 			return &errRefused{p}
 		}
 		req := &legacy.CancelRequest{BookingRef: r.Legacy.BookingRef}
-		if kind == CancelExchangeDrop {
+		if kind == cancelExchangeDrop {
 			// The new places were never sold: released without a fee.
-			req.BookingRef, req.ReasonCode = x.Legacy.BookingRef, f.releaseReason()
-		} else if code, ok := f.cfg.Reasons[x.Quote.OverruleCode]; ok && x.Quote.OverruleCode != "" {
+			req.BookingRef, req.ReasonCode = x.Legacy.BookingRef, xs.bookings.releaseReason()
+		} else if code, ok := xs.cfg.Reasons[x.Quote.OverruleCode]; ok && x.Quote.OverruleCode != "" {
 			// An exchange quoted without a fee (an overrule code) cancels
 			// the old places with its reason code, so the legacy system
 			// keeps no cancellation fee either, as a refund's does.
@@ -382,22 +382,22 @@ func (f *Facade) exchangeCancel(ctx context.Context, send Sender, rec *BookingRe
 			// Quoted without a fee (no exchange_fee): the old places
 			// are cancelled without one. Else the legacy system keeps
 			// its cancellation fee, the exchange_fee quoted (Config).
-			req.ReasonCode = f.releaseReason()
+			req.ReasonCode = xs.bookings.releaseReason()
 		}
-		return f.pendCancel(ctx, r, req, kind, why, StateExchanging, now)
+		return xs.bookings.pendCancel(ctx, r, req, kind, why, stateExchanging, now)
 	})
-	return f.deliverCancel(ctx, send, rec, err)
+	return xs.bookings.deliverCancel(ctx, send, rec, err)
 }
 
 // recordExchangeBookResult records the reply to an exchange's
 // BookingRequest: the new places held (PREBOOKED) or refused (FAILED);
 // the booking is FULFILLED as before either way.
-func (f *Facade) recordExchangeBookResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
+func (xs *exchanges) recordExchangeBookResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*bookingRecord, error) {
 	booked, err := d.booked(reply, now)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+	rec, err := xs.bookings.updateBooking(ctx, id, func(r *bookingRecord) error {
 		p := r.Pending
 		if p == nil || p.MessageID != msgID || r.Exchange == nil {
 			return errNoChange
@@ -408,16 +408,16 @@ func (f *Facade) recordExchangeBookResult(ctx context.Context, id, msgID string,
 			if booked.Price.Currency == "" {
 				booked.Price = x.Offer.OSDMPrice
 			}
-			x.State, x.Legacy = ExchangePrebooked, booked
+			x.State, x.Legacy = exchangePrebooked, booked
 			return nil
 		}
-		x.State, x.Failure = ExchangeFailed, d.failure(now)
+		x.State, x.Failure = exchangeFailed, d.failure(now)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	f.afterResult(ctx, rec, msgID)
+	xs.settlement.afterResult(ctx, rec, msgID)
 	return rec, nil
 }
 
@@ -426,13 +426,13 @@ func (f *Facade) recordExchangeBookResult(ctx context.Context, id, msgID string,
 // system holds them no more, the booking is the new journey. Of the new
 // places (delete, release): once freed, the operation is dropped. A
 // refusal that leaves the places held changes nothing.
-func (f *Facade) recordExchangeCancelResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
+func (xs *exchanges) recordExchangeCancelResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*bookingRecord, error) {
 	done := true
 	if nr, ok := reply.(*legacy.NegativeReply); ok {
 		d.refusal = nr
 		done = nr.Code == legacy.CodeAlreadyCancelled || nr.Code == legacy.CodeBookingNotFound
 	}
-	rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+	rec, err := xs.bookings.updateBooking(ctx, id, func(r *bookingRecord) error {
 		p := r.Pending
 		if p == nil || p.MessageID != msgID || r.Exchange == nil {
 			return errNoChange
@@ -440,11 +440,11 @@ func (f *Facade) recordExchangeCancelResult(ctx context.Context, id, msgID strin
 		r.Pending, r.State = nil, p.Revert
 		x := r.Exchange
 		if !done {
-			r.LastRefusal = &LegacyRefusal{Code: d.refusal.Code, Text: d.refusal.Text, Retryable: d.refusal.Retryable, At: now}
+			r.LastRefusal = &legacyRefusal{Code: d.refusal.Code, Text: d.refusal.Text, Retryable: d.refusal.Retryable, At: now}
 			return nil
 		}
-		if p.Cancel == CancelExchangeDrop {
-			x.State, x.Dropped = ExchangeDropped, p.RefundOfferID
+		if p.Cancel == cancelExchangeDrop {
+			x.State, x.Dropped = exchangeDropped, p.RefundOfferID
 			return nil
 		}
 		// Confirmed: the booking is the new journey, its passengers in the
@@ -452,14 +452,14 @@ func (f *Facade) recordExchangeCancelResult(ctx context.Context, id, msgID strin
 		// the new legacy booking holds.
 		d.refusal = nil
 		confirmed := now.UTC()
-		x.State, x.ConfirmedOn, x.Old = ExchangeConfirmed, &confirmed, r.Legacy
+		x.State, x.ConfirmedOn, x.Old = exchangeConfirmed, &confirmed, r.Legacy
 		if r.Fulfillment != nil {
 			// The old travel document is void; the new journey gets its
 			// own, with the new booking's control number (below).
 			old := *r.Fulfillment
 			old.Summary = journeySummary(&r.Offer)
 			r.Exchanged = append(r.Exchanged, old)
-			r.Fulfillment = &FulfillmentRecord{ID: exchangeFulfillmentID(r.ID, x.N)}
+			r.Fulfillment = &fulfillmentRecord{ID: exchangeFulfillmentID(r.ID, x.N)}
 		}
 		r.Offer, r.Legacy = x.Offer, x.Legacy
 		if pax := inOfferOrder(&r.Offer, r.Passengers); pax != nil {
@@ -484,6 +484,6 @@ func (f *Facade) recordExchangeCancelResult(ctx context.Context, id, msgID strin
 	if err != nil {
 		return nil, err
 	}
-	f.afterResult(ctx, rec, msgID)
+	xs.settlement.afterResult(ctx, rec, msgID)
 	return rec, nil
 }

@@ -14,7 +14,7 @@ import (
 
 // exchangeSearch is the exchange-offers body of booking rec to train,
 // tomorrow, second class, for its passengers.
-func exchangeSearch(rec *BookingRecord, fid, train string, extra map[string]any) map[string]any {
+func exchangeSearch(rec *bookingRecord, fid, train string, extra map[string]any) map[string]any {
 	var pax []map[string]any
 	for _, p := range rec.Passengers {
 		pax = append(pax, map[string]any{"externalRef": p.ExternalRef, "type": p.Type, "age": *p.Age})
@@ -129,7 +129,7 @@ func TestExchange(t *testing.T) {
 			}
 			seats(0, 2)
 			rec := e.records()[id]
-			if rec.Offer.Train != "708" || rec.Exchange.State != ExchangeConfirmed || fr.Fulfillments[0].ControlNumber != rec.Legacy.TicketControlNumber {
+			if rec.Offer.Train != "708" || rec.Exchange.State != exchangeConfirmed || fr.Fulfillments[0].ControlNumber != rec.Legacy.TicketControlNumber {
 				t.Errorf("after the exchange: train %s, exchange %s, fulfilment %+v", rec.Offer.Train, rec.Exchange.State, fr.Fulfillments[0])
 			}
 			gb := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", "/bookings/"+id, nil), 200).Booking
@@ -163,7 +163,7 @@ func TestExchange(t *testing.T) {
 			if a := e.call(e.f, "DELETE", "/bookings/"+id+"/exchange-operations/"+op2.ID, nil); a.Status != 204 {
 				t.Errorf("DELETE again: %d", a.Status)
 			}
-			if rec := e.records()[id]; rec.Offer.Train != "708" || rec.State != StateFulfilled {
+			if rec := e.records()[id]; rec.Offer.Train != "708" || rec.State != stateFulfilled {
 				t.Errorf("after the deleted exchange: %s %s", rec.Offer.Train, rec.State)
 			}
 
@@ -173,7 +173,7 @@ func TestExchange(t *testing.T) {
 			if a := e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", map[string]any{"exchangeOffers": []any{map[string]any{"offerId": "x", "passengerRefs": []string{"p"}}}}); a.Status != 404 {
 				t.Errorf("a second operation while one holds places: %d", a.Status)
 			}
-			e.clock.Advance(DefaultHold + time.Second)
+			e.clock.Advance(defaultHold + time.Second)
 			if rep := e.settle(e.f); rep.Released != 1 {
 				t.Errorf("settlement %+v, want the exchange released", rep)
 			}
@@ -298,7 +298,7 @@ func TestExchangeFaults(t *testing.T) {
 						e.settle(other)
 						e.assertAgree(true)
 						taken(0, 2)
-						if r := e.records()[id]; r.Offer.Train != "708" || r.Exchange.State != ExchangeConfirmed {
+						if r := e.records()[id]; r.Offer.Train != "708" || r.Exchange.State != exchangeConfirmed {
 							t.Errorf("after settlement: train %s, exchange %s", r.Offer.Train, r.Exchange.State)
 						}
 						if a := e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil); a.Status != 200 {
@@ -334,13 +334,13 @@ func TestExchangeFaults(t *testing.T) {
 		if a := e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil); a.Status < 400 {
 			t.Errorf("refused confirmation: %d", a.Status)
 		}
-		if r := e.records()[id]; r.Offer.Train != "9203" || r.Exchange.State != ExchangePrebooked || e.freeSeats("9203") != all-2 || e.freeSeats("708") != all-2 {
+		if r := e.records()[id]; r.Offer.Train != "9203" || r.Exchange.State != exchangePrebooked || e.freeSeats("9203") != all-2 || e.freeSeats("708") != all-2 {
 			t.Errorf("after the refusal: %s %s", r.Offer.Train, r.Exchange.State)
 		}
 		e.assertAgree(true)
-		e.clock.Advance(DefaultHold + time.Second)
+		e.clock.Advance(defaultHold + time.Second)
 		e.settle(e.f)
-		if r := e.records()[id]; r.Offer.Train != "9203" || r.Exchange.State != ExchangeDropped || e.freeSeats("708") != all || e.freeSeats("9203") != all-2 {
+		if r := e.records()[id]; r.Offer.Train != "9203" || r.Exchange.State != exchangeDropped || e.freeSeats("708") != all || e.freeSeats("9203") != all-2 {
 			t.Errorf("after the hold: %s %s", r.Offer.Train, r.Exchange.State)
 		}
 		e.assertAgree(true)
@@ -355,7 +355,7 @@ func TestExchangeFaults(t *testing.T) {
 		if a.Status != 409 {
 			t.Errorf("refused exchange: %d %s", a.Status, a.Body)
 		}
-		if r := e.records()[id]; r.State != StateFulfilled || r.Exchange.State != ExchangeFailed {
+		if r := e.records()[id]; r.State != stateFulfilled || r.Exchange.State != exchangeFailed {
 			t.Errorf("after the refusal: %s %+v", r.State, r.Exchange)
 		}
 		e.assertAgree(true)
@@ -404,7 +404,7 @@ func TestExchangePastItsHoldIsDeletedNotConfirmed(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
 	id, fid := e.fulfilled(e.offer("9203", adult, child))
 	_, op := e.exchangeTo(id, fid, "708")
-	e.clock.Advance(DefaultHold + time.Minute)
+	e.clock.Advance(defaultHold + time.Minute)
 	if a := e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil); a.Status != 409 {
 		t.Fatalf("confirming the exchange past its ticketTimeLimit: %d %s", a.Status, a.Body)
 	}
@@ -437,15 +437,15 @@ func TestExchangePastItsHoldRetriedWithItsKeyOnceReleased(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
 	id, fid := e.fulfilled(e.offer("9203", adult, child))
 	e.exchangeTo(id, fid, "708")
-	e.clock.Advance(DefaultHold + time.Second)
+	e.clock.Advance(defaultHold + time.Second)
 	key := withKey("5b0f3c2e-8d1a-4e6b-9c7d-2a4f6e8b1c3d")
 	a := e.call(e.f, "POST", "/bookings/"+id+"/refund-offers", refundOf(fid), key)
 	if p := decodeProblem(t, a); a.Status != 409 || !strings.Contains(p.Detail, "retry once it is released") {
 		t.Fatalf("refund offer past the exchange's ticketTimeLimit: %d %s", a.Status, a.Body)
 	}
 	e.settle(e.f)
-	if x := e.records()[id].Exchange; x.State != ExchangeDropped {
-		t.Fatalf("after settlement the exchange is %s, want %s", x.State, ExchangeDropped)
+	if x := e.records()[id].Exchange; x.State != exchangeDropped {
+		t.Fatalf("after settlement the exchange is %s, want %s", x.State, exchangeDropped)
 	}
 	decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/refund-offers", refundOf(fid), key), 200)
 	e.assertAgree(true)
@@ -529,7 +529,7 @@ func TestExchangeRefusedOnceTheTrainLeft(t *testing.T) {
 	}
 	n := len(e.legacy.delivered())
 	refused("confirming the exchange", e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil))
-	if r := e.records()[id]; len(e.legacy.delivered()) != n || r.Offer.Train != "9203" || r.Exchange.State != ExchangePrebooked {
+	if r := e.records()[id]; len(e.legacy.delivered()) != n || r.Offer.Train != "9203" || r.Exchange.State != exchangePrebooked {
 		t.Errorf("the refused confirmation sent %d messages; the booking is on train %s, its exchange %s", len(e.legacy.delivered())-n, r.Offer.Train, r.Exchange.State)
 	}
 	if a := e.call(e.f, "DELETE", "/bookings/"+id+"/exchange-operations/"+op.ID, nil); a.Status != http.StatusNoContent {

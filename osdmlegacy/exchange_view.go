@@ -9,7 +9,7 @@ import (
 
 // exchangeOfferOf is the ExchangeOffer of offer o quoted as q, replacing
 // the fulfilment of rec.
-func exchangeOfferOf(rec *BookingRecord, o osdm.Offer, q *ExchangeQuote) osdm.ExchangeOffer {
+func exchangeOfferOf(rec *bookingRecord, o osdm.Offer, q *exchangeQuote) osdm.ExchangeOffer {
 	v := osdm.ExchangeOffer{
 		ExchangeFee: q.Fee, ExchangePrice: q.ExchangePrice, RefundableAmount: q.Refundable, AmountToBePaid: q.ToPay,
 		AppliedOverruleCode: q.OverruleCode, Fulfillments: []osdm.Fulfillment{},
@@ -26,29 +26,29 @@ func exchangeOfferOf(rec *BookingRecord, o osdm.Offer, q *ExchangeQuote) osdm.Ex
 
 // exchangeStatus is the OSDM ExchangeStatus of an exchange (one that was
 // refused or dropped is answered as a problem, never read).
-func exchangeStatus(x *ExchangeRecord) osdm.ExchangeStatus {
+func exchangeStatus(x *exchangeRecord) osdm.ExchangeStatus {
 	switch x.State {
-	case ExchangeConfirmed:
+	case exchangeConfirmed:
 		return osdm.ExchangeFulfilled
-	case ExchangeFailed:
+	case exchangeFailed:
 		return osdm.ExchangeError
 	}
 	return osdm.ExchangePrebooked
 }
 
 // exchangeOperationOf is the ExchangeOperation of rec's exchange.
-func (f *Facade) exchangeOperationOf(rec *BookingRecord) *osdm.ExchangeOperation {
+func (xs *exchanges) exchangeOperationOf(rec *bookingRecord) *osdm.ExchangeOperation {
 	x := rec.Exchange
 	v := &osdm.ExchangeOperation{ID: x.ID, Status: exchangeStatus(x)}
-	o := f.osdmOffer(&x.Offer)
+	o := xs.offers.osdmOffer(&x.Offer)
 	o.OfferID = x.OfferID
 	v.ExchangeOffers = []osdm.ExchangeOffer{exchangeOfferOf(rec, o, &x.Quote)}
 	v.Trips = []osdm.Trip{tripView(&x.Offer)}
-	if x.State == ExchangePrebooked {
+	if x.State == exchangePrebooked {
 		limit := x.HoldUntil
 		v.TicketTimeLimit = &limit
 	}
-	if x.State == ExchangeConfirmed && rec.Fulfillment != nil {
+	if x.State == exchangeConfirmed && rec.Fulfillment != nil {
 		v.Fulfillments = []osdm.Fulfillment{fulfillmentView(rec)}
 	}
 	return v

@@ -2,18 +2,14 @@ package osdmlegacy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/store"
 	"github.com/caddy-osdm/caddy-osdm/ticketpdf"
@@ -27,31 +23,29 @@ type Deps struct {
 	// `timetable` is configured (a search must then name its train).
 	Timetable Timetable
 	// Sender is the sender of background work (settling intents, releasing
-	// expired holds), which has no OSDM call to send through; nil when the
-	// caller gives none (background work then waits for one: see the
-	// booking side).
+	// expired holds), which has no OSDM call to send through; with none,
+	// Settle sends nothing and says so.
 	Sender Sender
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
 
-// Facade serves OSDM calls by sending legacy messages. It is safe for
-// concurrent use.
+// Facade serves OSDM calls by sending legacy messages: it routes each
+// call to the part that serves it (offers, bookings, journeys, exchanges,
+// refunds, passengers, documents) and holds what they share. It is safe
+// for concurrent use.
 type Facade struct {
-	cfg   Config
-	store store.Store
-	tt    Timetable
-	now   func() time.Time
-
-	// signer signs the offer ids under the last offer key read
-	// (offer_key.go), nil until the key is first read.
-	signer atomic.Pointer[offerSigner]
-
-	mu     sync.Mutex
-	sender Sender // background sender, see Deps.Sender
-
-	// tickets keeps the ticket documents rendered last (ticket_document.go).
-	tickets *ticketpdf.Cache
+	*core
+	offers     *offers
+	bookings   *bookings
+	journeys   *journeys
+	exchanges  *exchanges
+	refunds    *refunds
+	passengers *passengers
+	documents  *documents
+	settlement *settlement
+	// router routes the calls to the parts (routes.go).
+	router *osdm.Router[handler]
 }
 
 // New returns a façade for cfg (defaults filled in by Config.Normalize).
@@ -63,85 +57,72 @@ func New(cfg Config, deps Deps) (*Facade, error) {
 	if deps.Store == nil {
 		return nil, errors.New("a store is required")
 	}
-	f := &Facade{cfg: cfg, store: deps.Store, tt: deps.Timetable, now: deps.Now, sender: deps.Sender,
-		tickets: ticketpdf.NewCache(ticketCacheSize)}
-	if f.now == nil {
-		f.now = time.Now
+	k := &core{cfg: cfg, store: deps.Store, now: deps.Now, sender: deps.Sender}
+	if k.now == nil {
+		k.now = time.Now
 	}
+	f := &Facade{
+		core:       k,
+		offers:     &offers{core: k, tt: deps.Timetable},
+		bookings:   &bookings{core: k},
+		journeys:   &journeys{core: k},
+		exchanges:  &exchanges{core: k},
+		refunds:    &refunds{core: k},
+		passengers: &passengers{core: k},
+		documents:  &documents{core: k, tickets: ticketpdf.NewCache(ticketCacheSize)},
+		settlement: &settlement{core: k},
+	}
+	f.wire()
+	f.router = osdm.MustRouter(f.routes(), osdm.RouterOptions{})
 	return f, nil
+}
+
+// wire gives each part the parts it calls.
+func (f *Facade) wire() {
+	o, b, j, x, r, p, d, s := f.offers, f.bookings, f.journeys, f.exchanges, f.refunds, f.passengers, f.documents, f.settlement
+	b.documents, b.journeys, b.offers, b.settlement = d, j, o, s
+	j.bookings, j.documents, j.exchanges, j.offers, j.passengers, j.refunds, j.settlement = b, d, x, o, p, r, s
+	x.bookings, x.journeys, x.offers, x.passengers, x.refunds, x.settlement = b, j, o, p, r, s
+	r.bookings, r.journeys = b, j
+	p.bookings, p.settlement = b, s
+	d.bookings, d.exchanges, d.passengers = b, x, p
+	s.bookings, s.exchanges, s.journeys, s.passengers = b, x, j, p
 }
 
 // Config returns the façade's configuration with its defaults.
 func (f *Facade) Config() Config { return f.cfg }
 
-// Answer is the HTTP answer to one OSDM call, with what the caller logs
-// and counts.
-type Answer struct {
-	// Status, Header and Body are the HTTP answer. Header holds at least
-	// Content-Type when there is a body.
-	Status int
-	Header http.Header
-	Body   []byte
-	// Operation names the OSDM operation ("POST /offers",
-	// "GET /bookings/{bookingId}", "unknown"), for logs and metrics.
-	Operation string
-	// Outcome is "ok" for a 2xx, else the problem code without its
-	// urn:uic:problem: prefix.
-	Outcome string
-	// Problem is the problem answered, nil for a 2xx.
-	Problem *osdm.ProblemError
-	// Messages are the legacy messages the call sent, in the order they
-	// were answered.
-	Messages []MessageRecord
-	// FanOut is the number of legacy messages an offer search planned
-	// (trains x classes x service codes); 0 for other calls.
-	FanOut int
-	// StoreErrors counts the store operations that failed during the call.
-	StoreErrors int
-	// BookingID names the booking the call was about, for the log line; ""
-	// when none.
-	BookingID string
+// Settle finishes what a crash, a lost answer or a store failure left
+// undone, from the store alone: for every intent (a legacy message
+// recorded but not answered) whose lease is over the legacy system is asked
+// with a SynchroRequest what became of it, and the answer recorded; only a
+// message it never got is sent again, as the same message (redeliver); a
+// booking the legacy system made whose
+// hold is over is then released; and every PREBOOKED booking past its
+// confirmationTimeLimit is released with a CancelRequest (the sweeper).
+// The caller runs it on start and periodically; several instances may run
+// it on one store at once (compare-and-set orders their writes, and the
+// lease lets one of them ask). It sends through the background sender (Deps.Sender);
+// with none it does nothing and says so.
+func (f *Facade) Settle(ctx context.Context) (SettleReport, error) {
+	return f.settlement.settle(ctx)
 }
 
-// call is one OSDM call on its way through the façade.
-type call struct {
-	// client is the client the call is made by (AnonymousClient when none).
-	client string
-	method string
-	path   string
-	op     string
-	params map[string]string
-	query  url.Values
-	header http.Header
-	body   []byte
-	now    time.Time
-	send   Sender // records every message into rec
-	rec    *recorder
-	answer *Answer
-	// tickets are the documents of the answer, rendered in place of their
-	// placeholders when it leaves Serve (ticket_document.go).
-	tickets []ticketpdf.Placeholder
-}
-
-// Serve answers one OSDM call: method and path (relative to the façade's
-// base, as sent: URL.EscapedPath, e.g. "/offers"; the router decodes each
-// segment after splitting), the request's header and body (at most
-// Config.MaxBody bytes: the caller reads one byte more and passes it on,
-// so an oversized body is answered 413 here); a query (after "?") is
-// read where an operation takes one (embed). send carries this call's
+// ServeClient answers one OSDM call made by client (the access token's
+// subject; anonymousClient when none): method and path (relative to the
+// façade's base, as sent: URL.EscapedPath, e.g. "/offers"; the router
+// decodes each segment after splitting), the request's header and body
+// (at most Config.MaxBody bytes: the caller reads one byte more and passes
+// it on, so an oversized body is answered 413 here); a query (after "?")
+// is read where an operation takes one (embed). send carries this call's
 // legacy messages. The call runs under Config.Timeout, detached from ctx's
-// cancellation so a state change runs to a consistent end. The call is
-// AnonymousClient's: see ServeClient.
-func (f *Facade) Serve(ctx context.Context, send Sender, method, path string, header http.Header, body []byte) *Answer {
-	return f.ServeClient(ctx, AnonymousClient, send, method, path, header, body)
-}
-
-// ServeClient is Serve for a call made by client (the access token's
-// subject): a booking it makes is client's, and a booking of another
-// client, with everything that hangs off it (passengers, fulfilment,
-// refund and exchange offers, exchange operations), is answered as an
-// unknown id, nothing sent; its Idempotency-Keys are client's own; an
-// offer it searched is bookable by client alone.
+// cancellation so a state change runs to a consistent end.
+//
+// A booking client makes is client's, and a booking of another client,
+// with everything that hangs off it (passengers, fulfilment, refund and
+// exchange offers, exchange operations), is answered as an unknown id,
+// nothing sent; its Idempotency-Keys are client's own; an offer it
+// searched is bookable by client alone.
 func (f *Facade) ServeClient(ctx context.Context, client string, send Sender, method, path string, header http.Header, body []byte) *Answer {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.cfg.Timeout)
 	defer cancel()
@@ -156,7 +137,7 @@ func (f *Facade) ServeClient(ctx context.Context, client string, send Sender, me
 		method: method, path: path, query: query, header: header, body: body, client: client,
 		now: f.now(), send: rec, rec: rec, answer: &Answer{},
 	}
-	m := router.Match(method, path)
+	m := f.router.Match(method, path)
 	var a *Answer
 	if m.Route == nil {
 		c.op = "unknown"
@@ -167,10 +148,10 @@ func (f *Facade) ServeClient(ctx context.Context, client string, send Sender, me
 		if p := f.checkBody(c); p != nil {
 			a = f.problem(c, p)
 		} else {
-			a = m.Route.Handle(f, ctx, c)
+			a = m.Route.Handle(ctx, c)
 		}
 	}
-	a = f.renderTickets(c, a)
+	a = f.documents.renderTickets(c, a)
 	a.Operation = c.op
 	a.Messages = rec.records()
 	a.FanOut = c.answer.FanOut
@@ -209,113 +190,4 @@ func (f *Facade) checkBody(c *call) *osdm.ProblemError {
 		return osdm.NewProblem(http.StatusUnsupportedMediaType, osdm.CodeUnsupportedMediaType, "the body must be UTF-8")
 	}
 	return nil
-}
-
-// problem is the answer of p.
-func (f *Facade) problem(_ *call, p *osdm.ProblemError) *Answer {
-	b, err := json.Marshal(p.Body())
-	if err != nil {
-		b = []byte(`{"code":"` + osdm.CodeInternalError + `"}`)
-	}
-	h := http.Header{"Content-Type": {osdm.ContentTypeProblem}, "Cache-Control": {"no-store"}}
-	if p.Allow != "" {
-		h.Set("Allow", p.Allow)
-	}
-	return &Answer{Status: p.Status, Header: h, Body: b, Problem: p}
-}
-
-// json answers status with v as its JSON body.
-func (f *Facade) json(c *call, status int, v any) *Answer {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return f.problem(c, AsProblem(err))
-	}
-	h := http.Header{"Content-Type": {osdm.ContentTypeJSON}, "Cache-Control": {"no-store"}}
-	return &Answer{Status: status, Header: h, Body: b}
-}
-
-// noContent is a 204.
-func (f *Facade) noContent(_ *call) *Answer {
-	return &Answer{Status: http.StatusNoContent, Header: http.Header{"Cache-Control": {"no-store"}}}
-}
-
-func trimProblemPrefix(code string) string {
-	if name, ok := strings.CutPrefix(code, osdm.ProblemCodePrefix); ok && name != "" {
-		return name
-	}
-	return code
-}
-
-// shorten cuts s to n bytes for a problem text.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}
-
-// recorder is the Sender of one OSDM call: it passes each message on and
-// records its kind, outcome and duration.
-type recorder struct {
-	next Sender
-	mu   sync.Mutex
-	list []MessageRecord
-}
-
-// Send implements Sender.
-func (r *recorder) Send(ctx context.Context, req legacy.Request) (legacy.Reply, error) {
-	start := time.Now()
-	var reply legacy.Reply
-	var err error
-	if r.next == nil {
-		err = &SendError{Kind: ErrLegacyDown, Err: errors.New("no sender")}
-	} else {
-		reply, err = r.next.Send(ctx, req)
-	}
-	m := MessageRecord{Kind: req.Kind(), MessageID: req.MessageID(), Duration: time.Since(start)}
-	switch {
-	case err != nil:
-		switch KindOf(err) {
-		case ErrLegacySlow:
-			m.Outcome = "slow"
-		case ErrLegacyGarbage:
-			m.Outcome = "garbage"
-		default:
-			m.Outcome = "down"
-		}
-	case reply == nil:
-		m.Outcome = "garbage"
-		err = &SendError{Kind: ErrLegacyGarbage, Err: errors.New("no reply")}
-	default:
-		m.Outcome = string(reply.Kind())
-		if nr, ok := reply.(*legacy.NegativeReply); ok {
-			m.Outcome += ":" + string(nr.Code)
-		}
-	}
-	r.mu.Lock()
-	r.list = append(r.list, m)
-	r.mu.Unlock()
-	return reply, err
-}
-
-func (r *recorder) records() []MessageRecord {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]MessageRecord(nil), r.list...)
-}
-
-// BackgroundSender returns the sender of background work, nil until one
-// is set.
-func (f *Facade) BackgroundSender() Sender {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.sender
-}
-
-// SetBackgroundSender sets the sender of background work (the caller may
-// have one only after start-up).
-func (f *Facade) SetBackgroundSender(s Sender) {
-	f.mu.Lock()
-	f.sender = s
-	f.mu.Unlock()
 }

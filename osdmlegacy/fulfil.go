@@ -16,12 +16,12 @@ import (
 // the exchange: the old places are cancelled, and the fulfilment is the
 // new journey's.
 
-// FulfillmentIDPrefix starts every fulfilment id; the rest is the booking
+// fulfillmentIDPrefix starts every fulfilment id; the rest is the booking
 // id's, so GET /fulfillments/{id} finds its booking without an index.
-const FulfillmentIDPrefix = "fu-"
+const fulfillmentIDPrefix = "fu-"
 
 func fulfillmentID(bookingID string) string {
-	return FulfillmentIDPrefix + strings.TrimPrefix(bookingID, BookingIDPrefix)
+	return fulfillmentIDPrefix + strings.TrimPrefix(bookingID, bookingIDPrefix)
 }
 
 // exchangeFulfillmentID is the id of the fulfilment the booking's n-th
@@ -34,18 +34,18 @@ func exchangeFulfillmentID(bookingID string, n int) string {
 // bookingOfFulfillment is the booking id of fulfilment id fid, false when
 // fid is no fulfilment id of this façade's.
 func bookingOfFulfillment(fid string) (string, bool) {
-	rest, ok := strings.CutPrefix(fid, FulfillmentIDPrefix)
+	rest, ok := strings.CutPrefix(fid, fulfillmentIDPrefix)
 	if !ok {
 		return "", false
 	}
 	rest, _, _ = strings.Cut(rest, ".")
-	return BookingIDPrefix + rest, true
+	return bookingIDPrefix + rest, true
 }
 
 // fulfillmentNotOf is the problem of fid named at ptr for an operation on
 // booking rec, whose fulfilment it is not: one an exchange replaced says so
 // and names the fulfilment to use.
-func fulfillmentNotOf(rec *BookingRecord, fid, ptr string) *osdm.ProblemError {
+func fulfillmentNotOf(rec *bookingRecord, fid, ptr string) *osdm.ProblemError {
 	for _, x := range rec.Exchanged {
 		if x.ID == fid && rec.Fulfillment != nil {
 			return osdm.NewProblem(http.StatusNotFound, osdm.CodeFulfillmentNotFound,
@@ -57,7 +57,7 @@ func fulfillmentNotOf(rec *BookingRecord, fid, ptr string) *osdm.ProblemError {
 }
 
 // journeySummary names the journey of offer o.
-func journeySummary(o *OfferRecord) string {
+func journeySummary(o *offerRecord) string {
 	return "Reservation on train " + o.Train + " on " + o.ServiceDate
 }
 
@@ -78,84 +78,95 @@ func refusedBy(err error) *osdm.ProblemError {
 // createFulfillments confirms a PREBOOKED booking within its hold; then
 // the passengers' data its BookingRequest could not carry follow
 // (sendUnsentData).
-func (f *Facade) createFulfillments(ctx context.Context, c *call) *Answer {
+func (d *documents) createFulfillments(ctx context.Context, c *call) *Answer {
 	if len(c.body) > 0 {
 		var body osdm.FulfillmentPostRequest
 		if p := decodeBody(c.body, &body); p != nil {
-			return f.problem(c, p)
+			return d.problem(c, p)
 		}
 	}
 	id := c.params[osdm.ParamBookingID]
 	c.answer.BookingID = id
-	return f.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
-		cur, a := f.bookingOf(ctx, c)
+	return d.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
+		cur, a := d.bookings.bookingOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
-		if cur.Exchange.holds() || cur.State == StateExchanging && cur.Pending != nil && cur.Pending.Cancel == CancelExchange {
-			return f.fulfilExchange(ctx, c, cur)
+		if cur.Exchange.holds() || cur.State == stateExchanging && cur.Pending != nil && cur.Pending.Cancel == cancelExchange {
+			return d.fulfilExchange(ctx, c, cur)
 		}
-		fulfilled := false
-		rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
-			now := f.now()
-			fulfilled = false
-			switch {
-			case r.State == StateFulfilled || r.Fulfillment != nil:
-				return errNoChange // fulfilled before: the same fulfilment
-			case r.State == StatePrebooked && now.Before(r.HoldUntil):
-			default:
-				return &errRefused{stateProblem(r, "fulfilled")}
-			}
-			fulfilled = true
-			r.State = StateFulfilled
-			r.Fulfillment = &FulfillmentRecord{ID: fulfillmentID(r.ID), CreatedOn: now.UTC(), ControlNumber: controlNumber(r)}
-			return nil
-		})
-		if p := refusedBy(err); p != nil {
-			return f.problem(c, p), finalProblem(p)
-		}
-		if err != nil {
-			return f.storeFailed(c, err), false
+		rec, fulfilled, a := d.fulfilBooking(ctx, c, id)
+		if a != nil {
+			return a, finalAnswer(a)
 		}
 		if rec.Fulfillment == nil {
 			p := stateProblem(rec, "fulfilled")
-			return f.problem(c, p), finalProblem(p)
+			return d.problem(c, p), finalProblem(p)
 		}
-		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
+		_ = d.store.Delete(ctx, storeKey(d.cfg.Partner, kindHold, rec.ID))
 		if fulfilled {
-			rec = f.sendUnsentData(ctx, c.send, rec)
+			rec = d.passengers.sendUnsentData(ctx, c.send, rec)
 		}
-		return f.fulfillmentAnswer(c, rec), true
+		return d.fulfillmentAnswer(c, rec), true
 	})
+}
+
+// fulfilBooking fulfils booking id (of one train, or a journey's leg)
+// while its hold runs, and says whether this call did (false: fulfilled
+// before); else it returns the answer that refuses it.
+func (d *documents) fulfilBooking(ctx context.Context, c *call, id string) (*bookingRecord, bool, *Answer) {
+	fulfilled := false
+	rec, err := d.bookings.updateBooking(ctx, id, func(r *bookingRecord) error {
+		now := d.now()
+		fulfilled = false
+		switch {
+		case r.State == stateFulfilled || r.Fulfillment != nil:
+			return errNoChange // fulfilled before: the same fulfilment
+		case r.State == statePrebooked && now.Before(r.HoldUntil):
+		default:
+			return &errRefused{stateProblem(r, "fulfilled")}
+		}
+		fulfilled = true
+		r.State = stateFulfilled
+		r.Fulfillment = &fulfillmentRecord{ID: fulfillmentID(r.ID), CreatedOn: now.UTC(), ControlNumber: controlNumber(r)}
+		return nil
+	})
+	if p := refusedBy(err); p != nil {
+		return nil, false, d.problem(c, p)
+	}
+	if err != nil {
+		return nil, false, d.storeFailed(c, err)
+	}
+	return rec, fulfilled, nil
 }
 
 // fulfilExchange confirms the exchange of rec: its old places are
 // cancelled (a CancelRequest) and the booking is the new journey; then
 // the passengers' data its BookingRequest could not carry follow
 // (sendUnsentData).
-func (f *Facade) fulfilExchange(ctx context.Context, c *call, rec *BookingRecord) (*Answer, bool) {
-	if rec.Exchange.State == ExchangeBooking {
-		return f.inProgress(c, rec), false
+func (ds *documents) fulfilExchange(ctx context.Context, c *call, rec *bookingRecord) (*Answer, bool) {
+	if rec.Exchange.State == exchangeBooking {
+		return ds.bookings.inProgress(c, rec), false
 	}
-	rec, d, p := f.confirmExchange(ctx, c.send, rec)
+	rec, d, p := ds.exchanges.confirmExchange(ctx, c.send, rec)
 	if p != nil {
-		return f.problem(c, p), finalProblem(p)
+		return ds.problem(c, p), finalProblem(p)
 	}
-	if a, final := f.exchangeFailed(c, rec, d); a != nil {
+	if a, final := ds.exchanges.exchangeFailed(c, rec, d); a != nil {
 		return a, final
 	}
-	if rec.Exchange.State != ExchangeConfirmed || rec.Fulfillment == nil {
+	if rec.Exchange.State != exchangeConfirmed || rec.Fulfillment == nil {
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+rec.ID+" was not confirmed; the booking stands as it was")
-		return f.problem(c, p), true
+		return ds.problem(c, p), true
 	}
-	_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
-	rec = f.sendUnsentData(ctx, c.send, rec)
-	return f.fulfillmentAnswer(c, rec), true
+	_ = ds.store.Delete(ctx, storeKey(ds.cfg.Partner, kindHold, rec.ID))
+	rec = ds.passengers.sendUnsentData(ctx, c.send, rec)
+	return ds.fulfillmentAnswer(c, rec), true
 }
 
 // controlNumber is the fulfilment's control number: the BookingReply's
 // ticket control number, else its reservation reference.
-func controlNumber(r *BookingRecord) string {
+func controlNumber(r *bookingRecord) string {
 	if r.Legacy == nil {
 		return ""
 	}
@@ -166,7 +177,7 @@ func controlNumber(r *BookingRecord) string {
 }
 
 // fulfillmentView is the OSDM fulfilment of a fulfilled booking.
-func fulfillmentView(rec *BookingRecord) osdm.Fulfillment {
+func fulfillmentView(rec *bookingRecord) osdm.Fulfillment {
 	fr := rec.Fulfillment
 	status := osdm.FulfillmentFulfilled
 	switch partStatus(rec) {
@@ -175,7 +186,7 @@ func fulfillmentView(rec *BookingRecord) osdm.Fulfillment {
 	case osdm.BookingPartCancelled:
 		status = osdm.FulfillmentCancelled
 	}
-	if rec.Cancel != nil && rec.Cancel.Why == CancelReplaced {
+	if rec.Cancel != nil && rec.Cancel.Why == cancelReplaced {
 		status = osdm.FulfillmentExchanged // a leg of a journey an exchange replaced
 	}
 	return osdm.Fulfillment{
@@ -188,7 +199,7 @@ func fulfillmentView(rec *BookingRecord) osdm.Fulfillment {
 
 // fulfillmentsView is every fulfilment of rec: those exchanges replaced
 // (EXCHANGED), then the current one.
-func fulfillmentsView(rec *BookingRecord) []osdm.Fulfillment {
+func fulfillmentsView(rec *bookingRecord) []osdm.Fulfillment {
 	var out []osdm.Fulfillment
 	for i := range rec.Exchanged {
 		out = append(out, exchangedView(rec, &rec.Exchanged[i]))
@@ -200,7 +211,7 @@ func fulfillmentsView(rec *BookingRecord) []osdm.Fulfillment {
 }
 
 // exchangedView is the OSDM fulfilment of fr, which an exchange replaced.
-func exchangedView(rec *BookingRecord, fr *FulfillmentRecord) osdm.Fulfillment {
+func exchangedView(rec *bookingRecord, fr *fulfillmentRecord) osdm.Fulfillment {
 	return osdm.Fulfillment{
 		ID: fr.ID, Status: osdm.FulfillmentExchanged, BookingRef: rec.ID, CreatedOn: fr.CreatedOn,
 		ControlNumber: fr.ControlNumber, Summary: fr.Summary,
@@ -210,19 +221,19 @@ func exchangedView(rec *BookingRecord, fr *FulfillmentRecord) osdm.Fulfillment {
 
 // getFulfillment answers GET /fulfillments/{fulfillmentId} (and the nested
 // form under its booking) from the store.
-func (f *Facade) getFulfillment(ctx context.Context, c *call) *Answer {
+func (d *documents) getFulfillment(ctx context.Context, c *call) *Answer {
 	fid := c.params[osdm.ParamFulfillmentID]
-	notFound := f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no fulfilment "+quoteShort(fid)+" is known"))
+	notFound := d.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no fulfilment "+quoteShort(fid)+" is known"))
 	id, ok := bookingOfFulfillment(fid)
 	if !ok {
 		return notFound
 	}
-	rec, _, err := f.loadBooking(ctx, id)
+	rec, _, err := d.bookings.loadBooking(ctx, id)
 	if errors.Is(err, errBookingMissing) {
 		return notFound
 	}
 	if err != nil {
-		return f.storeFailed(c, err)
+		return d.storeFailed(c, err)
 	}
 	// A leg's fulfilment is its journey's: the journey is its booking.
 	owner := id
@@ -236,8 +247,8 @@ func (f *Facade) getFulfillment(ctx context.Context, c *call) *Answer {
 	for _, v := range fulfillmentsView(rec) {
 		if v.ID == fid {
 			v.BookingRef = owner
-			docs, problems := f.ticketDocuments(c, rec, &v)
-			return f.json(c, http.StatusOK, osdm.FulfillmentResponse{Problems: problems, Fulfillment: &v, FulfillmentDocuments: docs})
+			docs, problems := d.ticketDocuments(c, rec, &v)
+			return d.json(c, http.StatusOK, osdm.FulfillmentResponse{Problems: problems, Fulfillment: &v, FulfillmentDocuments: docs})
 		}
 	}
 	return notFound

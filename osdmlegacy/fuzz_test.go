@@ -69,7 +69,7 @@ func FuzzOfferSearchReader(f *testing.F) {
 		if _, ok := uicStation(q.destination); !ok {
 			t.Fatalf("destination %q", q.destination)
 		}
-		if n := len(q.passengers); n < 1 || n > MaxPassengers {
+		if n := len(q.passengers); n < 1 || n > maxPassengers {
 			t.Fatalf("%d passengers", n)
 		}
 		refs := map[string]bool{}

@@ -45,7 +45,7 @@ func newSandbox(t testing.TB, cfg legacysandbox.Config) *legacysandbox.Sandbox {
 }
 
 func (s *sandboxSender) sender() Sender {
-	return HTTPSender(PostFunc(func(ctx context.Context, ct string, body []byte) (int, string, []byte, error) {
+	return HTTPSender(postFunc(func(ctx context.Context, ct string, body []byte) (int, string, []byte, error) {
 		n := s.inFlight.Add(1)
 		defer s.inFlight.Add(-1)
 		for {
@@ -82,7 +82,7 @@ func (s *sandboxSender) sender() Sender {
 
 // search posts an offer search body to f.
 func search(f *Facade, send Sender, body string) *Answer {
-	return f.Serve(context.Background(), send, http.MethodPost, "/offers",
+	return f.serve(context.Background(), send, http.MethodPost, "/offers",
 		http.Header{"Content-Type": {"application/json"}}, []byte(body))
 }
 
@@ -188,4 +188,9 @@ func hourlyTimetable(n int) *fakeTimetable {
 func itoa4(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// serve is ServeClient for a call of anonymousClient.
+func (f *Facade) serve(ctx context.Context, send Sender, method, path string, header http.Header, body []byte) *Answer {
+	return f.ServeClient(ctx, anonymousClient, send, method, path, header, body)
 }

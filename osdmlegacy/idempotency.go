@@ -15,17 +15,17 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/ticketpdf"
 )
 
-// IdempotencyTTL is how long an Idempotency-Key and its answer are kept:
+// idempotencyTTL is how long an Idempotency-Key and its answer are kept:
 // a client retries within minutes; a day covers any retry policy.
-const IdempotencyTTL = 24 * time.Hour
+const idempotencyTTL = 24 * time.Hour
 
-// HeaderReplayed marks an answer replayed for a repeated Idempotency-Key.
-const HeaderReplayed = "Idempotent-Replayed"
+// headerReplayed marks an answer replayed for a repeated Idempotency-Key.
+const headerReplayed = "Idempotent-Replayed"
 
-// IdempotencyRecord is what the store keeps under an Idempotency-Key: the
+// idempotencyRecord is what the store keeps under an Idempotency-Key: the
 // request it was first used with (a hash of method, path and body), the
 // resource that request created or acted on, and, once final, its answer.
-type IdempotencyRecord struct {
+type idempotencyRecord struct {
 	// Hash is the SHA-256 of method, path and body, hex.
 	Hash string `json:"hash"`
 	// Resource is the id the first call chose (a booking or refund offer
@@ -66,11 +66,11 @@ func idempotencyKey(h http.Header) (string, *osdm.ProblemError) {
 
 // idempotencyHash is the store id of client's Idempotency-Key key: each
 // client has keys of its own, so that one reusing another's key never gets
-// the other's answer nor acts on its resource. AnonymousClient's keys hash
+// the other's answer nor acts on its resource. anonymousClient's keys hash
 // as they did before keys had owners.
 func idempotencyHash(client, key string) string {
 	h := sha256.New()
-	if client != AnonymousClient {
+	if client != anonymousClient {
 		h.Write([]byte("client\x00"))
 		h.Write([]byte(strconv.Itoa(len(client))))
 		h.Write([]byte{0})
@@ -100,64 +100,64 @@ func requestHash(c *call) string {
 // died or lost its legacy answer re-runs op on the same resource (which
 // resends the same legacy message, de-duplicated); a repeat with another
 // request is a 422.
-func (f *Facade) idempotent(ctx context.Context, c *call, newResource func() string, op idemOp) *Answer {
+func (k *core) idempotent(ctx context.Context, c *call, newResource func() string, op idemOp) *Answer {
 	key, p := idempotencyKey(c.header)
 	if p != nil {
-		return f.problem(c, p)
+		return k.problem(c, p)
 	}
 	if key == "" {
 		a, _ := op(newResource())
 		return a
 	}
-	skey := Key(f.cfg.Partner, KindIdempotency, idempotencyHash(c.client, key))
+	skey := storeKey(k.cfg.Partner, kindIdempotency, idempotencyHash(c.client, key))
 	hash := requestHash(c)
-	var rec IdempotencyRecord
+	var rec idempotencyRecord
 	for attempt := 0; ; attempt++ {
 		if attempt == 8 {
-			return f.storeFailed(c, errConflict)
+			return k.storeFailed(c, errConflict)
 		}
-		now := f.now()
-		fresh := IdempotencyRecord{Hash: hash, Resource: newResource(), LeaseUntil: now.Add(f.cfg.Timeout)}
+		now := k.now()
+		fresh := idempotencyRecord{Hash: hash, Resource: newResource(), LeaseUntil: now.Add(k.cfg.Timeout)}
 		b, _ := json.Marshal(fresh)
-		ok, err := f.store.PutIfAbsent(ctx, skey, b, IdempotencyTTL)
+		ok, err := k.store.PutIfAbsent(ctx, skey, b, idempotencyTTL)
 		if err != nil {
-			return f.storeFailed(c, err)
+			return k.storeFailed(c, err)
 		}
 		if ok {
 			rec = fresh
 			break
 		}
-		old, err := f.store.Get(ctx, skey)
+		old, err := k.store.Get(ctx, skey)
 		if errors.Is(err, store.ErrNotFound) {
 			continue // expired between the two calls
 		}
 		if err != nil {
-			return f.storeFailed(c, err)
+			return k.storeFailed(c, err)
 		}
 		if err := json.Unmarshal(old, &rec); err != nil {
-			return f.storeFailed(c, err)
+			return k.storeFailed(c, err)
 		}
 		if rec.Hash != hash {
-			return f.problem(c, osdm.NewProblem(http.StatusUnprocessableEntity, osdm.CodeIdempotencyKeyReused,
+			return k.problem(c, osdm.NewProblem(http.StatusUnprocessableEntity, osdm.CodeIdempotencyKeyReused,
 				"the Idempotency-Key was used before with another request (method, path or body); use a new key for a new request"))
 		}
 		if rec.Done {
 			c.tickets = rec.Tickets
-			return f.replay(&rec)
+			return k.replay(&rec)
 		}
 		if now.Before(rec.LeaseUntil) {
 			p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
 				"a request with this Idempotency-Key is still under way; retry when it has been answered")
 			p.Retryable = true
-			return f.problem(c, p)
+			return k.problem(c, p)
 		}
 		// The first call died or lost its answer: take over its lease.
 		taken := rec
-		taken.LeaseUntil = now.Add(f.cfg.Timeout)
+		taken.LeaseUntil = now.Add(k.cfg.Timeout)
 		nb, _ := json.Marshal(taken)
-		ok, err = f.store.CompareAndSet(ctx, skey, old, nb, IdempotencyTTL)
+		ok, err = k.store.CompareAndSet(ctx, skey, old, nb, idempotencyTTL)
 		if err != nil {
-			return f.storeFailed(c, err)
+			return k.storeFailed(c, err)
 		}
 		if ok {
 			rec = taken
@@ -172,7 +172,7 @@ func (f *Facade) idempotent(ctx context.Context, c *call, newResource func() str
 		b, _ := json.Marshal(rec)
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 		defer cancel()
-		_ = f.store.Put(rctx, skey, b, IdempotencyTTL)
+		_ = k.store.Put(rctx, skey, b, idempotencyTTL)
 		return a
 	}
 	rec.Done, rec.Status, rec.Body, rec.Tickets = true, a.Status, a.Body, c.tickets
@@ -180,15 +180,15 @@ func (f *Facade) idempotent(ctx context.Context, c *call, newResource func() str
 	b, _ := json.Marshal(rec)
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
-	if err := f.store.Put(rctx, skey, b, IdempotencyTTL); err != nil {
+	if err := k.store.Put(rctx, skey, b, idempotencyTTL); err != nil {
 		a.StoreErrors++
 	}
 	return a
 }
 
 // replay answers a stored final answer again.
-func (f *Facade) replay(rec *IdempotencyRecord) *Answer {
-	h := http.Header{"Cache-Control": {"no-store"}, HeaderReplayed: {"true"}}
+func (k *core) replay(rec *idempotencyRecord) *Answer {
+	h := http.Header{"Cache-Control": {"no-store"}, headerReplayed: {"true"}}
 	if rec.ContentType != "" {
 		h.Set("Content-Type", rec.ContentType)
 	}
@@ -206,16 +206,16 @@ func (f *Facade) replay(rec *IdempotencyRecord) *Answer {
 // retryable 503 that says nothing of the cause (the store is down or
 // unreachable, as the legacy system can be); nothing was sent to the
 // legacy system unless the intent was recorded first.
-func (f *Facade) storeFailed(c *call, _ error) *Answer {
-	return f.storeUnavailable(c, "the OSDM provider could not record the request; try again later")
+func (k *core) storeFailed(c *call, _ error) *Answer {
+	return k.storeUnavailable(c, "the OSDM provider could not record the request; try again later")
 }
 
 // storeUnavailable answers c with a retryable 503 with detail, counted as
 // a store error.
-func (f *Facade) storeUnavailable(c *call, detail string) *Answer {
+func (k *core) storeUnavailable(c *call, detail string) *Answer {
 	p := osdm.NewProblem(http.StatusServiceUnavailable, osdm.CodeServiceUnavailable, detail)
 	p.Retryable = true
-	a := f.problem(c, p)
+	a := k.problem(c, p)
 	a.StoreErrors++
 	return a
 }

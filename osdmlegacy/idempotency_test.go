@@ -47,7 +47,7 @@ func TestIdempotencyKeyOnEveryStateChange(t *testing.T) {
 	for _, c := range calls {
 		t.Run(c.name, func(t *testing.T) {
 			first := e.call(e.f, c.method, c.path, c.body, key(c.key))
-			if first.Status != c.status || first.Header.Get(HeaderReplayed) != "true" {
+			if first.Status != c.status || first.Header.Get(headerReplayed) != "true" {
 				t.Errorf("repeat: %d %v %s", first.Status, first.Header, first.Body)
 			}
 			again := e.call(e.f, c.method, c.path, c.body, key(c.key))
@@ -92,7 +92,7 @@ func TestConcurrentSameKey(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			h := http.Header{"Content-Type": {"application/json"}, "Idempotency-Key": {"7b0c1f5e-2d3a-4c8b-9e6f-a1b2c3d4e5f6"}}
-			answers[i] = e.f.Serve(t.Context(), e.legacy, "POST", "/bookings", h, mustJSON(t, bookingBodyOf(o)))
+			answers[i] = e.f.serve(t.Context(), e.legacy, "POST", "/bookings", h, mustJSON(t, bookingBodyOf(o)))
 		}()
 	}
 	wg.Wait()

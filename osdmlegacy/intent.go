@@ -13,12 +13,12 @@ import (
 )
 
 // The intent of a legacy message that changes state (a BookingRequest or a
-// CancelRequest) is recorded in the booking (BookingRecord.Pending, with
+// CancelRequest) is recorded in the booking (bookingRecord.Pending, with
 // the exact message) before the message leaves, and cleared when its
 // result is recorded. A mark lists it for settlement, so settlement never
-// scans every booking: the booking's KindHold mark for its BookingRequest
+// scans every booking: the booking's kindHold mark for its BookingRequest
 // (the same mark then lists the hold for the sweeper), a
-// KindIntent/<messageId> mark for a CancelRequest. A mark is written
+// kindIntent/<messageId> mark for a CancelRequest. A mark is written
 // before the booking enters the intent and deleted after it leaves it: a
 // crash leaves at worst a stale mark, which settlement deletes.
 
@@ -27,7 +27,7 @@ import (
 // lost for want of a few milliseconds.
 const recordTimeout = 5 * time.Second
 
-// intentMark is the value of a KindIntent mark.
+// intentMark is the value of a kindIntent mark.
 type intentMark struct {
 	BookingID string    `json:"bookingId"`
 	At        time.Time `json:"at"`
@@ -36,26 +36,26 @@ type intentMark struct {
 // messageID is the legacy messageId of a booking's step: "<booking id>.book",
 // "<booking id>.cancel.<attempt>", "<booking id>.pax.<attempt>".
 func messageID(bookingID, step string, attempt int) string {
-	if step == StepCancel || step == StepPassengers || step == StepExchangeBook {
+	if step == stepCancel || step == stepPassengers || step == stepExchangeBook {
 		return fmt.Sprintf("%s.%s.%d", bookingID, step, attempt)
 	}
 	return bookingID + "." + step
 }
 
 // markIntent lists messageID for settlement.
-func (f *Facade) markIntent(ctx context.Context, msgID, bookingID string, now time.Time) error {
+func (s *settlement) markIntent(ctx context.Context, msgID, bookingID string, now time.Time) error {
 	b, _ := json.Marshal(intentMark{BookingID: bookingID, At: now})
-	return f.store.Put(ctx, Key(f.cfg.Partner, KindIntent, msgID), b, 0)
+	return s.store.Put(ctx, storeKey(s.cfg.Partner, kindIntent, msgID), b, 0)
 }
 
 // markHold lists a booking for the sweeper.
-func (f *Facade) markHold(ctx context.Context, bookingID string, now time.Time) error {
+func (s *settlement) markHold(ctx context.Context, bookingID string, now time.Time) error {
 	b, _ := json.Marshal(intentMark{BookingID: bookingID, At: now})
-	return f.store.Put(ctx, Key(f.cfg.Partner, KindHold, bookingID), b, 0)
+	return s.store.Put(ctx, storeKey(s.cfg.Partner, kindHold, bookingID), b, 0)
 }
 
 // newPending returns the intent of req for step, leased until now + timeout.
-func (f *Facade) newPending(step string, req legacy.Request, now time.Time) (*PendingMessage, error) {
+func (s *settlement) newPending(step string, req legacy.Request, now time.Time) (*pendingMessage, error) {
 	b, err := legacy.Encode(legacy.JSON, req)
 	if err != nil {
 		return nil, err
@@ -65,14 +65,14 @@ func (f *Facade) newPending(step string, req legacy.Request, now time.Time) (*Pe
 	if _, err := legacy.Decode(legacy.JSON, b); err != nil {
 		return nil, fmt.Errorf("legacy %s %s: %w", req.Kind(), req.MessageID(), err)
 	}
-	return &PendingMessage{
+	return &pendingMessage{
 		Step: step, MessageID: req.MessageID(), Message: b,
-		SentAt: now, LeaseUntil: now.Add(f.cfg.Timeout),
+		SentAt: now, LeaseUntil: now.Add(s.cfg.Timeout),
 	}, nil
 }
 
 // pendingRequest decodes the exact message of an intent, for a resend.
-func pendingRequest(p *PendingMessage) (legacy.Request, error) {
+func pendingRequest(p *pendingMessage) (legacy.Request, error) {
 	req, err := legacy.Decode(legacy.JSON, p.Message)
 	if err != nil {
 		return nil, fmt.Errorf("intent %s: stored message unreadable: %w", p.MessageID, err)
@@ -98,17 +98,17 @@ type delivery struct {
 func (d *delivery) settled() bool { return d.lost == nil && d.storeErr == nil }
 
 // unsettled is the answer to a call whose message d did not settle, nil
-// when it did: a lost answer is the SendProblem about subject with
+// when it did: a lost answer is the sendProblem about subject with
 // settling (what the caller can do meanwhile) added; a failure to record
 // the answer is storeFailed.
-func (f *Facade) unsettled(c *call, d *delivery, subject, settling string) *Answer {
+func (s *settlement) unsettled(c *call, d *delivery, subject, settling string) *Answer {
 	switch {
 	case d.lost != nil:
-		p := SendProblem(f.cfg.Partner, d.lost, subject)
+		p := sendProblem(s.cfg.Partner, d.lost, subject)
 		p.Detail += "; " + settling
-		return f.problem(c, p)
+		return s.problem(c, p)
 	case d.storeErr != nil:
-		return f.storeFailed(c, d.storeErr)
+		return s.storeFailed(c, d.storeErr)
 	}
 	return nil
 }
@@ -116,7 +116,7 @@ func (f *Facade) unsettled(c *call, d *delivery, subject, settling string) *Answ
 // deliver sends the pending message of rec (step and messageId given, so
 // a record changed meanwhile is not mistaken for it) and records its
 // result. It returns the record as stored afterwards.
-func (f *Facade) deliver(ctx context.Context, send Sender, rec *BookingRecord) (*BookingRecord, *delivery) {
+func (s *settlement) deliver(ctx context.Context, send Sender, rec *bookingRecord) (*bookingRecord, *delivery) {
 	p := rec.Pending
 	d := &delivery{}
 	req, err := pendingRequest(p)
@@ -125,12 +125,12 @@ func (f *Facade) deliver(ctx context.Context, send Sender, rec *BookingRecord) (
 		return rec, d
 	}
 	reply, err := send.Send(ctx, req)
-	return f.recordReply(ctx, rec, reply, err, d)
+	return s.recordReply(ctx, rec, reply, err, d)
 }
 
 // recordReply records reply (or the send failure err) as the result of
 // rec's pending message.
-func (f *Facade) recordReply(ctx context.Context, rec *BookingRecord, reply legacy.Reply, err error, d *delivery) (*BookingRecord, *delivery) {
+func (s *settlement) recordReply(ctx context.Context, rec *bookingRecord, reply legacy.Reply, err error, d *delivery) (*bookingRecord, *delivery) {
 	p := rec.Pending
 	if err == nil {
 		err = checkReply(p, reply)
@@ -139,28 +139,28 @@ func (f *Facade) recordReply(ctx context.Context, rec *BookingRecord, reply lega
 		// The message may have taken effect: the intent stays, and its
 		// lease ends now so a retry or settlement asks again at once.
 		d.lost = err
-		f.dropLease(ctx, rec.ID, p.MessageID)
+		s.dropLease(ctx, rec.ID, p.MessageID)
 		return rec, d
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
-	now := f.now()
-	var after *BookingRecord
+	now := s.now()
+	var after *bookingRecord
 	switch p.Step {
-	case StepBook:
-		after, err = f.recordBookResult(rctx, rec.ID, p.MessageID, reply, now, d)
-	case StepPassengers:
-		after, err = f.recordPassengerResult(rctx, rec.ID, p.MessageID, reply, now, d)
-	case StepExchangeBook:
-		after, err = f.recordExchangeBookResult(rctx, rec.ID, p.MessageID, reply, now, d)
-	case StepCancel:
-		if p.Cancel == CancelExchange || p.Cancel == CancelExchangeDrop {
-			after, err = f.recordExchangeCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
+	case stepBook:
+		after, err = s.recordBookResult(rctx, rec.ID, p.MessageID, reply, now, d)
+	case stepPassengers:
+		after, err = s.passengers.recordPassengerResult(rctx, rec.ID, p.MessageID, reply, now, d)
+	case stepExchangeBook:
+		after, err = s.exchanges.recordExchangeBookResult(rctx, rec.ID, p.MessageID, reply, now, d)
+	case stepCancel:
+		if p.Cancel == cancelExchange || p.Cancel == cancelExchangeDrop {
+			after, err = s.exchanges.recordExchangeCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
 			break
 		}
-		after, err = f.recordCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
+		after, err = s.recordCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
 	default:
-		after, err = f.recordCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
+		after, err = s.recordCancelResult(rctx, rec.ID, p.MessageID, reply, now, d)
 	}
 	if err != nil {
 		d.storeErr = err
@@ -172,7 +172,7 @@ func (f *Facade) recordReply(ctx context.Context, rec *BookingRecord, reply lega
 // checkReply refuses a reply that does not answer p: another message's
 // (wrong correlationId) or of a kind the step never gets. Such a reply is
 // garbage: the message's outcome stays unknown.
-func checkReply(p *PendingMessage, reply legacy.Reply) error {
+func checkReply(p *pendingMessage, reply legacy.Reply) error {
 	garbage := func(why string) error {
 		return &SendError{Kind: ErrLegacyGarbage, Err: errors.New(why)}
 	}
@@ -186,15 +186,15 @@ func checkReply(p *PendingMessage, reply legacy.Reply) error {
 	case *legacy.NegativeReply:
 		return nil
 	case *legacy.BookingReply, *legacy.ReplacementProposal:
-		if p.Step == StepBook || p.Step == StepExchangeBook {
+		if p.Step == stepBook || p.Step == stepExchangeBook {
 			return nil
 		}
 	case *legacy.CancelReply:
-		if p.Step == StepCancel {
+		if p.Step == stepCancel {
 			return nil
 		}
 	case *legacy.PassengerDataReply:
-		if p.Step == StepPassengers {
+		if p.Step == stepPassengers {
 			return nil
 		}
 	}
@@ -203,12 +203,12 @@ func checkReply(p *PendingMessage, reply legacy.Reply) error {
 
 // recordBookResult records the reply to the BookingRequest msgID:
 // PREBOOKED with the reply's places, or FAILED with the refusal.
-func (f *Facade) recordBookResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
+func (s *settlement) recordBookResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*bookingRecord, error) {
 	booked, err := d.booked(reply, now)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+	rec, err := s.bookings.updateBooking(ctx, id, func(r *bookingRecord) error {
 		if r.Pending == nil || r.Pending.MessageID != msgID {
 			return errNoChange // recorded by another (settlement, a retry)
 		}
@@ -217,30 +217,30 @@ func (f *Facade) recordBookResult(ctx context.Context, id, msgID string, reply l
 			if booked.Price.Currency == "" {
 				booked.Price = r.Offer.OSDMPrice
 			}
-			r.State, r.Legacy = StatePrebooked, booked
+			r.State, r.Legacy = statePrebooked, booked
 			return nil
 		}
-		r.State, r.Failure = StateFailed, d.failure(now)
+		r.State, r.Failure = stateFailed, d.failure(now)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	f.afterResult(ctx, rec, msgID)
+	s.afterResult(ctx, rec, msgID)
 	return rec, nil
 }
 
 // booked reads the reply to a BookingRequest: the places it holds (a
 // BookingReply), or nil with the refusal kept in d (a NegativeReply or a
 // ReplacementProposal).
-func (d *delivery) booked(reply legacy.Reply, now time.Time) (*LegacyBooking, error) {
+func (d *delivery) booked(reply legacy.Reply, now time.Time) (*legacyBooking, error) {
 	switch r := reply.(type) {
 	case *legacy.BookingReply:
 		price, err := legacyPrice(r.Price, nil)
 		if err != nil {
 			return nil, err
 		}
-		b := &LegacyBooking{
+		b := &legacyBooking{
 			BookingRef: r.BookingRef, ReservationReference: r.ReservationReference, Status: r.Status,
 			Price: price, Places: r.Places, TicketControlNumber: r.TicketControlNumber, RepliedAt: now,
 		}
@@ -268,8 +268,8 @@ func (d *delivery) booked(reply legacy.Reply, now time.Time) (*LegacyBooking, er
 // failure is the refusal a BookingRequest's reply recorded in d stands
 // for: the NegativeReply's code and text, or a ReplacementProposal (another
 // reservation system sells the train).
-func (d *delivery) failure(now time.Time) *LegacyRefusal {
-	f := &LegacyRefusal{At: now}
+func (d *delivery) failure(now time.Time) *legacyRefusal {
+	f := &legacyRefusal{At: now}
 	if d.refusal != nil {
 		f.Code, f.Text, f.Retryable = d.refusal.Code, d.refusal.Text, d.refusal.Retryable
 	} else {
@@ -282,8 +282,8 @@ func (d *delivery) failure(now time.Time) *LegacyRefusal {
 // booking no longer holds places (CancelReply, or a refusal saying the
 // legacy system holds none: ALREADY_CANCELLED, BOOKING_NOT_FOUND), or it
 // goes back to where it was (any other refusal).
-func (f *Facade) recordCancelResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
-	out := &CancelOutcome{At: now}
+func (s *settlement) recordCancelResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*bookingRecord, error) {
+	out := &cancelOutcome{At: now}
 	switch r := reply.(type) {
 	case *legacy.CancelReply:
 		out.Status = r.Status
@@ -313,7 +313,7 @@ func (f *Facade) recordCancelResult(ctx context.Context, id, msgID string, reply
 			out = nil
 		}
 	}
-	rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+	rec, err := s.bookings.updateBooking(ctx, id, func(r *bookingRecord) error {
 		p := r.Pending
 		if p == nil || p.MessageID != msgID {
 			return errNoChange
@@ -321,17 +321,17 @@ func (f *Facade) recordCancelResult(ctx context.Context, id, msgID string, reply
 		r.Pending = nil
 		if out == nil {
 			r.State = p.Revert
-			r.LastRefusal = &LegacyRefusal{Code: d.refusal.Code, Text: d.refusal.Text, Retryable: d.refusal.Retryable, At: now}
+			r.LastRefusal = &legacyRefusal{Code: d.refusal.Code, Text: d.refusal.Text, Retryable: d.refusal.Retryable, At: now}
 			return nil
 		}
 		out.Why = p.Cancel
-		partial := out.Status == legacy.StatusPartiallyRefunded && p.Cancel == CancelRefund
+		partial := out.Status == legacy.StatusPartiallyRefunded && p.Cancel == cancelRefund
 		if !partial {
 			r.Cancel = out
 		}
 		switch p.Cancel {
-		case CancelRefund:
-			r.State = StateRefunded
+		case cancelRefund:
+			r.State = stateRefunded
 			if partial {
 				r.State = p.Revert
 			}
@@ -357,19 +357,19 @@ func (f *Facade) recordCancelResult(ctx context.Context, id, msgID string, reply
 			} else {
 				// The legacy system held nothing to refund: the booking
 				// was cancelled there before. Nothing is confirmed.
-				r.State = StateCancelled
+				r.State = stateCancelled
 			}
-		case CancelRelease:
-			r.State = StateReleased
+		case cancelRelease:
+			r.State = stateReleased
 		default:
-			r.State = StateCancelled
+			r.State = stateCancelled
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	f.afterResult(ctx, rec, msgID)
+	s.afterResult(ctx, rec, msgID)
 	return rec, nil
 }
 
@@ -377,18 +377,18 @@ func (f *Facade) recordCancelResult(ctx context.Context, id, msgID string, reply
 // mark goes, and so do the hold mark and offer claim of a booking that
 // holds nothing any more. A failure here leaves a stale mark, which the
 // sweeper and settlement delete.
-func (f *Facade) afterResult(ctx context.Context, rec *BookingRecord, msgID string) {
-	if !strings.HasSuffix(msgID, "."+StepBook) { // a BookingRequest's intent is listed by the hold mark
-		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindIntent, msgID))
+func (s *settlement) afterResult(ctx context.Context, rec *bookingRecord, msgID string) {
+	if !strings.HasSuffix(msgID, "."+stepBook) { // a BookingRequest's intent is listed by the hold mark
+		_ = s.store.Delete(ctx, storeKey(s.cfg.Partner, kindIntent, msgID))
 	}
 	if rec.Pending != nil {
 		return
 	}
-	if !rec.State.holdsPlaces() || rec.State == StateFulfilled && !rec.Exchange.holds() {
-		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
+	if !rec.State.holdsPlaces() || rec.State == stateFulfilled && !rec.Exchange.holds() {
+		_ = s.store.Delete(ctx, storeKey(s.cfg.Partner, kindHold, rec.ID))
 	}
-	if rec.State == StateFailed {
-		_ = f.store.Delete(ctx, f.offerClaimKey(rec.Offer.ID))
+	if rec.State == stateFailed {
+		_ = s.store.Delete(ctx, s.bookings.offerClaimKey(rec.Offer.ID))
 	}
 }
 

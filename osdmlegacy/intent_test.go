@@ -62,7 +62,7 @@ func TestBookingRequestFaults(t *testing.T) {
 				t.Errorf("the legacy system holds %d bookings, want 1", n)
 			}
 			for _, r := range e.records() {
-				if r.State != StatePrebooked {
+				if r.State != statePrebooked {
 					t.Errorf("record %s after settlement, want PREBOOKED (kept: its hold runs)", r.State)
 				}
 			}
@@ -93,7 +93,7 @@ func TestBookingRequestRefusals(t *testing.T) {
 				t.Error("the legacy text leaked into the answer")
 			}
 			for id, r := range e.records() {
-				if r.State != StateFailed {
+				if r.State != stateFailed {
 					t.Errorf("record %s, want FAILED", r.State)
 				}
 				if a := e.call(e.f, "GET", "/bookings/"+id, nil); a.Status != 404 {
@@ -133,7 +133,7 @@ func TestLostAnswerRetryWithSameKey(t *testing.T) {
 	}
 	// And a third time: replayed from the store, nothing sent.
 	a := e.call(e.f, "POST", "/bookings", bookingBodyOf(o), key)
-	if a.Status != 200 || a.Header.Get(HeaderReplayed) != "true" || len(e.legacy.delivered()) != 2 {
+	if a.Status != 200 || a.Header.Get(headerReplayed) != "true" || len(e.legacy.delivered()) != 2 {
 		t.Errorf("replay: %d %v, messages %d", a.Status, a.Header, len(e.legacy.delivered()))
 	}
 	e.assertAgree(true)
@@ -154,7 +154,7 @@ func TestCancelFaults(t *testing.T) {
 			e.assertAgree(false)
 			e.settle(e.f)
 			e.assertAgree(true)
-			if r := e.records()[b.ID]; r.State != StateCancelled || e.heldCount() != 0 {
+			if r := e.records()[b.ID]; r.State != stateCancelled || e.heldCount() != 0 {
 				t.Errorf("after settlement: %s, legacy holds %d", r.State, e.heldCount())
 			}
 			if a := e.call(e.f, "DELETE", "/bookings/"+b.ID, nil); a.Status != 204 {
@@ -172,7 +172,7 @@ func TestCancelFaults(t *testing.T) {
 			r := e.records()[b.ID]
 			if code == legacy.CodeAlreadyCancelled || code == legacy.CodeBookingNotFound {
 				// The legacy system says it holds nothing: so does the record.
-				if a.Status != 204 || r.State != StateCancelled {
+				if a.Status != 204 || r.State != stateCancelled {
 					t.Errorf("DELETE: %d, record %s", a.Status, r.State)
 				}
 				// (the sandbox still holds it: the injected refusal lied)
@@ -184,7 +184,7 @@ func TestCancelFaults(t *testing.T) {
 			if p := decodeProblem(t, a); a.Status != want.Status || p.Code != want.Code {
 				t.Errorf("DELETE refused: %d %+v, want %d %s", a.Status, p, want.Status, want.Code)
 			}
-			if r.State != StatePrebooked || r.Pending != nil {
+			if r.State != statePrebooked || r.Pending != nil {
 				t.Errorf("record after a refused cancel: %s", r.State)
 			}
 			e.assertAgree(true)
@@ -238,13 +238,13 @@ func TestSettlementReleasesWhatOutlivedItsHold(t *testing.T) {
 	o := e.offer("9203")
 	e.legacy.inject(fault{kind: legacy.KindBookingRequest, what: "lost"})
 	e.call(e.f, "POST", "/bookings", bookingBodyOf(o))
-	e.clock.Advance(DefaultHold)
+	e.clock.Advance(defaultHold)
 	rep := e.settle(e.f)
 	if rep.Settled != 1 || rep.Released != 1 {
 		t.Errorf("settlement %+v", rep)
 	}
 	for _, r := range e.records() {
-		if r.State != StateReleased {
+		if r.State != stateReleased {
 			t.Errorf("record %s, want RELEASED", r.State)
 		}
 	}
@@ -269,16 +269,16 @@ func TestSettlementWaitsForLease(t *testing.T) {
 	// A fresh intent (as if its call were still waiting) is left alone.
 	rec := e.records()
 	for id := range rec {
-		_, _ = e.f.updateBooking(context.Background(), id, func(r *BookingRecord) error {
-			r.State, r.Pending = StateCancelling, &PendingMessage{Step: StepCancel, MessageID: id + ".cancel.9", LeaseUntil: e.clock.Now().Add(time.Minute), Revert: StatePrebooked}
-			return e.f.markIntent(context.Background(), id+".cancel.9", id, e.clock.Now())
+		_, _ = e.f.bookings.updateBooking(context.Background(), id, func(r *bookingRecord) error {
+			r.State, r.Pending = stateCancelling, &pendingMessage{Step: stepCancel, MessageID: id + ".cancel.9", LeaseUntil: e.clock.Now().Add(time.Minute), Revert: statePrebooked}
+			return e.f.settlement.markIntent(context.Background(), id+".cancel.9", id, e.clock.Now())
 		})
 	}
 	rep, _ = e.f.Settle(context.Background())
 	if rep.Waiting != 1 || rep.Settled != 0 {
 		t.Errorf("settlement during a lease: %+v", rep)
 	}
-	e.f.SetBackgroundSender(nil)
+	e.f.sender = nil // as a façade built without a Deps.Sender
 	if _, err := e.f.Settle(context.Background()); err == nil {
 		t.Error("settlement without a sender said nothing")
 	}

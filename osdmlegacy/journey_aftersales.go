@@ -2,7 +2,6 @@ package osdmlegacy
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -14,189 +13,138 @@ import (
 // its legacy message de-duplicated by messageId), and answer for the
 // journey as a whole.
 
-// isJourneyID reports whether a booking id names a journey with changes.
-func isJourneyID(id string) bool { return strings.HasPrefix(id, JourneyIDPrefix) }
-
-// journeyOf loads the journey of the call's path with its legs, or
-// answers why not: a journey whose booking did not end booked is not
-// found, as a single booking the legacy system refused.
-func (f *Facade) journeyOf(ctx context.Context, c *call) (*JourneyRecord, []*BookingRecord, *Answer) {
-	id := c.params[osdm.ParamBookingID]
-	c.answer.BookingID = id
-	j, _, err := f.loadJourney(ctx, id)
-	if errors.Is(err, errJourneyMissing) || err == nil && j.State != JourneyBooked {
-		if err == nil && j.State == JourneyBooking {
-			p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+id+" has messages to the reservation system under way; retry in a few seconds")
-			p.Retryable = true
-			return nil, nil, f.problem(c, p)
-		}
-		return nil, nil, f.problem(c, bookingNotFound(id))
-	}
-	if err != nil {
-		return nil, nil, f.storeFailed(c, err)
-	}
-	legs, err := f.loadLegs(ctx, j)
-	if err != nil {
-		return nil, nil, f.storeFailed(c, err)
-	}
-	for _, leg := range legs {
-		if leg == nil {
-			return nil, nil, f.storeFailed(c, errors.New("journey "+j.ID+" is booked but a leg is missing"))
-		}
-	}
-	return j, legs, nil
-}
-
 // getJourney answers GET /bookings/{bookingId} of a journey.
-func (f *Facade) getJourney(ctx context.Context, c *call) *Answer {
-	j, legs, a := f.journeyOf(ctx, c)
+func (js *journeys) getJourney(ctx context.Context, c *call) *Answer {
+	j, legs, a := js.journeyOf(ctx, c)
 	if a != nil {
 		return a
 	}
-	return f.json(c, http.StatusOK, osdm.BookingResponse{Booking: f.journeyView(j, legs)})
+	return js.json(c, http.StatusOK, osdm.BookingResponse{Booking: js.journeyView(j, legs)})
 }
 
 // deleteJourney cancels every leg of a journey not yet fulfilled: 204
 // once the legacy system holds none of its places.
-func (f *Facade) deleteJourney(ctx context.Context, c *call) *Answer {
+func (j *journeys) deleteJourney(ctx context.Context, c *call) *Answer {
 	id := c.params[osdm.ParamBookingID]
-	return f.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
-		_, legs, a := f.journeyOf(ctx, c)
+	return j.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
+		_, legs, a := j.journeyOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
 		all := true
 		for _, leg := range legs {
-			all = all && leg.State == StateCancelled && leg.Cancel != nil && leg.Cancel.Why == CancelDelete
+			all = all && leg.State == stateCancelled && leg.Cancel != nil && leg.Cancel.Why == cancelDelete
 		}
 		if all {
-			return f.noContent(c), true
+			return j.noContent(c), true
 		}
 		// Every train must be deletable before any is cancelled: a journey
 		// is not left half deleted.
 		for _, leg := range legs {
-			deleted := leg.State == StateCancelled && leg.Cancel != nil && leg.Cancel.Why == CancelDelete
-			resending := leg.State == StateCancelling && leg.Pending != nil && leg.Pending.Cancel == CancelDelete
-			if !deleted && !resending && leg.State != StatePrebooked {
+			deleted := leg.State == stateCancelled && leg.Cancel != nil && leg.Cancel.Why == cancelDelete
+			resending := leg.State == stateCancelling && leg.Pending != nil && leg.Pending.Cancel == cancelDelete
+			if !deleted && !resending && leg.State != statePrebooked {
 				p := stateProblem(leg, "deleted")
-				p.Detail = journeyDetail(p.Detail, &JourneyRecord{ID: id}, leg)
-				return f.problem(c, p), finalProblem(p)
+				p.Detail = journeyDetail(p.Detail, &journeyRecord{ID: id}, leg)
+				return j.problem(c, p), finalProblem(p)
 			}
 		}
 		for _, leg := range legs {
-			if leg.State == StateCancelled && leg.Cancel != nil && leg.Cancel.Why == CancelDelete {
+			if leg.State == stateCancelled && leg.Cancel != nil && leg.Cancel.Why == cancelDelete {
 				continue
 			}
-			after, d, p := f.cancel(ctx, c.send, leg, CancelDelete, "", nil)
+			after, d, p := j.bookings.cancel(ctx, c.send, leg, cancelDelete, "", nil)
 			if p != nil {
 				p.Detail = strings.Replace(p.Detail, "booking "+leg.ID, "booking "+id+" (train "+leg.Offer.Train+")", 1)
-				return f.problem(c, p), finalProblem(p)
+				return j.problem(c, p), finalProblem(p)
 			}
-			if a, final := f.cancelFailed(c, after, d); a != nil {
+			if a, final := j.bookings.cancelFailed(c, after, d); a != nil {
 				return a, final
 			}
 		}
-		return f.noContent(c), true
+		return j.noContent(c), true
 	})
 }
 
 // fulfilJourney confirms every leg of a PREBOOKED journey within its
 // hold: one fulfilment per leg, each with its own control number.
-func (f *Facade) fulfilJourney(ctx context.Context, c *call) *Answer {
+func (js *journeys) fulfilJourney(ctx context.Context, c *call) *Answer {
 	id := c.params[osdm.ParamBookingID]
-	return f.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
-		j, legs, a := f.journeyOf(ctx, c)
+	return js.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
+		j, legs, a := js.journeyOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
 		if x := j.Exchange; x.open() || x != nil && x.Confirming {
-			return f.fulfilJourneyExchange(ctx, c, j)
+			return js.exchanges.fulfilJourneyExchange(ctx, c, j)
 		}
 		// Every leg must be confirmable before any is confirmed: a journey
 		// is fulfilled as a whole.
-		now := f.now()
+		now := js.now()
 		for _, leg := range legs {
-			if leg.Fulfillment == nil && !(leg.State == StatePrebooked && now.Before(leg.HoldUntil)) {
+			if leg.Fulfillment == nil && !(leg.State == statePrebooked && now.Before(leg.HoldUntil)) {
 				p := stateProblem(leg, "fulfilled")
 				p.Detail = strings.Replace(p.Detail, "booking "+leg.ID, "booking "+id+" (train "+leg.Offer.Train+")", 1)
-				return f.problem(c, p), finalProblem(p)
+				return js.problem(c, p), finalProblem(p)
 			}
 		}
 		out := osdm.FulfillmentCollectionResponse{}
 		for i, leg := range legs {
-			fulfilled := false
-			rec, err := f.updateBooking(ctx, leg.ID, func(r *BookingRecord) error {
-				now := f.now()
-				fulfilled = false
-				switch {
-				case r.State == StateFulfilled || r.Fulfillment != nil:
-					return errNoChange
-				case r.State == StatePrebooked && now.Before(r.HoldUntil):
-				default:
-					return &errRefused{stateProblem(r, "fulfilled")}
-				}
-				fulfilled = true
-				r.State = StateFulfilled
-				r.Fulfillment = &FulfillmentRecord{ID: fulfillmentID(r.ID), CreatedOn: now.UTC(), ControlNumber: controlNumber(r)}
-				return nil
-			})
-			if p := refusedBy(err); p != nil {
-				return f.problem(c, p), finalProblem(p)
+			rec, fulfilled, a := js.documents.fulfilBooking(ctx, c, leg.ID)
+			if a != nil {
+				return a, finalAnswer(a)
 			}
-			if err != nil {
-				return f.storeFailed(c, err), false
-			}
-			_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
+			_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindHold, rec.ID))
 			if fulfilled {
-				rec = f.sendUnsentData(ctx, c.send, rec)
+				rec = js.passengers.sendUnsentData(ctx, c.send, rec)
 			}
 			legs[i] = rec
 			fv := fulfillmentView(rec)
 			fv.BookingRef = j.ID
 			out.Fulfillments = append(out.Fulfillments, fv)
 		}
-		return f.json(c, http.StatusOK, out), true
+		return js.json(c, http.StatusOK, out), true
 	})
 }
 
 // getJourneyPassenger answers GET .../passengers/{passengerId} of a
 // journey: the passenger as every leg has it.
-func (f *Facade) getJourneyPassenger(ctx context.Context, c *call) *Answer {
-	j, legs, a := f.journeyOf(ctx, c)
+func (js *journeys) getJourneyPassenger(ctx context.Context, c *call) *Answer {
+	j, legs, a := js.journeyOf(ctx, c)
 	if a != nil {
 		return a
 	}
 	pid := c.params[osdm.ParamPassengerID]
 	pr := legs[0].passenger(pid)
 	if pr == nil {
-		return f.problem(c, passengerNotFound(j.ID, pid))
+		return js.problem(c, passengerNotFound(j.ID, pid))
 	}
 	v := passengerView(pr)
-	return f.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v})
+	return js.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v})
 }
 
 // patchJourneyPassenger changes a passenger of a journey on every leg in
 // turn (a PassengerDataRequest each when the legacy system must hear of
 // it); a retry carries on with the legs not changed yet.
-func (f *Facade) patchJourneyPassenger(ctx context.Context, c *call) *Answer {
+func (js *journeys) patchJourneyPassenger(ctx context.Context, c *call) *Answer {
 	body, p := readPassengerPatch(c.body)
 	if p != nil {
-		return f.problem(c, p)
+		return js.problem(c, p)
 	}
 	pid := c.params[osdm.ParamPassengerID]
-	return f.idempotent(ctx, c, func() string { return pid }, func(string) (*Answer, bool) {
-		j, legs, a := f.journeyOf(ctx, c)
+	return js.idempotent(ctx, c, func() string { return pid }, func(string) (*Answer, bool) {
+		j, legs, a := js.journeyOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
 		var last *Answer
 		for _, leg := range legs {
-			a, final := f.patchBookingPassenger(ctx, c, leg, pid, body)
+			a, final := js.passengers.patchBookingPassenger(ctx, c, leg, pid, body)
 			if a.Status != http.StatusOK {
 				if a.Problem != nil {
 					p := *a.Problem
 					p.Detail = journeyDetail(p.Detail, j, leg)
-					return f.problem(c, &p), final
+					return js.problem(c, &p), final
 				}
 				return a, final
 			}

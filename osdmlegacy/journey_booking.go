@@ -18,78 +18,65 @@ import (
 
 // createJourneyBooking books the journey offer of req for all its
 // passengers, all or nothing.
-func (f *Facade) createJourneyBooking(ctx context.Context, c *call, req *osdm.BookingRequest) *Answer {
-	return f.idempotent(ctx, c, func() string { return NewID(JourneyIDPrefix) }, func(id string) (*Answer, bool) {
-		c.answer.BookingID = id
-		j, _, err := f.loadJourney(ctx, id)
-		switch {
-		case errors.Is(err, errJourneyMissing):
-			return f.newJourneyBooking(ctx, c, id, req)
-		case err != nil:
-			return f.storeFailed(c, err), false
-		}
-		return f.resumeJourney(ctx, c, j)
-	})
+func (js *journeys) createJourneyBooking(ctx context.Context, c *call, req *osdm.BookingRequest) *Answer {
+	return bookOnce(ctx, js.core, c, journeyIDPrefix, js.loadJourney, errJourneyMissing,
+		func(id string) (*Answer, bool) { return js.newJourneyBooking(ctx, c, id, req) },
+		func(j *journeyRecord) (*Answer, bool) { return js.resumeJourney(ctx, c, j) })
 }
 
 // newJourneyBooking checks the request against its journey offer, records
 // the journey and books its legs.
-func (f *Facade) newJourneyBooking(ctx context.Context, c *call, id string, req *osdm.BookingRequest) (*Answer, bool) {
-	now := f.now()
-	jo, err := f.OpenJourneyOffer(ctx, req.Offers[0].OfferID, now)
-	if errors.Is(err, ErrOfferNotFound) {
-		return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
-			"the offer is unknown or no longer bookable (offers are bookable until their preBookableUntil); search again").
-			WithPointer("#/offers/0/offerId")), true
-	}
+func (js *journeys) newJourneyBooking(ctx context.Context, c *call, id string, req *osdm.BookingRequest) (*Answer, bool) {
+	now := js.now()
+	jo, err := js.offers.openJourneyOffer(ctx, req.Offers[0].OfferID, now)
 	if err != nil {
-		return f.offerKeyFailed(c), false
+		return js.offers.openFailed(c, err)
 	}
 	first := &jo.Legs[0]
-	if _, _, p := bookingPassengers(req, first, f.cfg.Tariffs); p != nil {
-		return f.problem(c, p), true
+	if _, _, p := bookingPassengers(req, first, js.cfg.Tariffs); p != nil {
+		return js.problem(c, p), true
 	}
-	claimed, err := f.claimOffer(ctx, first, id, now)
+	claimed, err := js.bookings.claimOffer(ctx, first, id, now)
 	if err != nil {
-		return f.storeFailed(c, err), false
+		return js.storeFailed(c, err), false
 	}
 	if !claimed {
-		return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
-			"the offer is booked already; an offer books once (search again for another)").WithPointer("#/offers/0/offerId")), true
+		return js.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, offerBookedAlready).
+			WithPointer("#/offers/0/offerId")), true
 	}
-	j := &JourneyRecord{
-		ID: id, Partner: f.cfg.Partner, Client: c.client, State: JourneyBooking,
-		CreatedOn: now.UTC(), HoldUntil: now.Add(f.cfg.Hold).UTC().Truncate(time.Second),
-		LeaseUntil: now.Add(f.cfg.Timeout), ExternalRef: req.ExternalRef, OfferID: jo.ID,
+	j := &journeyRecord{
+		ID: id, Partner: js.cfg.Partner, Client: c.client, State: journeyBooking,
+		CreatedOn: now.UTC(), HoldUntil: now.Add(js.cfg.Hold).UTC().Truncate(time.Second),
+		LeaseUntil: now.Add(js.cfg.Timeout), ExternalRef: req.ExternalRef, OfferID: jo.ID,
 		Offers: jo.Legs, End: jo.Legs[len(jo.Legs)-1].Arrival,
 	}
 	for range jo.Legs {
-		j.Legs = append(j.Legs, NewID(BookingIDPrefix))
+		j.Legs = append(j.Legs, newID(bookingIDPrefix))
 	}
 	// The work list first, then the record: a crash in between leaves a
 	// stale mark, never a journey nobody settles.
-	if err := f.markJourneyOpen(ctx, id, now); err != nil {
-		return f.storeFailed(c, err), false
+	if err := js.markJourneyOpen(ctx, id, now); err != nil {
+		return js.storeFailed(c, err), false
 	}
-	ok, err := f.putNewJourney(ctx, j)
+	ok, err := js.putNewJourney(ctx, j)
 	if err != nil {
-		return f.storeFailed(c, err), false
+		return js.storeFailed(c, err), false
 	}
 	if !ok {
-		j, _, err = f.loadJourney(ctx, id)
+		j, _, err = js.loadJourney(ctx, id)
 		if err != nil {
-			return f.storeFailed(c, err), false
+			return js.storeFailed(c, err), false
 		}
-		return f.resumeJourney(ctx, c, j)
+		return js.resumeJourney(ctx, c, j)
 	}
-	return f.bookJourney(ctx, c, j, req)
+	return js.bookJourney(ctx, c, j, req)
 }
 
 // markJourneyOpen lists a journey for settlement until its booking is
 // settled.
-func (f *Facade) markJourneyOpen(ctx context.Context, id string, now time.Time) error {
+func (j *journeys) markJourneyOpen(ctx context.Context, id string, now time.Time) error {
 	b, _ := json.Marshal(intentMark{BookingID: id, At: now})
-	return f.store.Put(ctx, Key(f.cfg.Partner, KindJourneyOpen, id), b, 0)
+	return j.store.Put(ctx, storeKey(j.cfg.Partner, kindJourneyOpen, id), b, 0)
 }
 
 // legSet is leg bookings booked together, in order of travel: a
@@ -98,18 +85,18 @@ type legSet struct {
 	journeyID   string
 	client      string
 	ids         []string
-	offers      []OfferRecord
+	offers      []offerRecord
 	holdUntil   time.Time
 	externalRef string
 	// passengers returns the passengers of a leg's offer and the names
 	// its BookingRequest carries.
-	passengers func(offer *OfferRecord) ([]PassengerRecord, []legacy.Passenger, *osdm.ProblemError)
+	passengers func(offer *offerRecord) ([]passengerRecord, []legacy.Passenger, *osdm.ProblemError)
 }
 
 // legsResult is what became of booking a legSet.
 type legsResult struct {
 	// legs are the leg bookings, nil from the first not recorded.
-	legs []*BookingRecord
+	legs []*bookingRecord
 	// at is the leg that stopped the booking, -1 when every leg is held;
 	// d its delivery: unsettled (the outcome is unknown), or settled with
 	// the leg refused (d.proposal for a ReplacementProposal).
@@ -122,10 +109,10 @@ type legsResult struct {
 // bookLegs sends the BookingRequest of each leg of ls in turn, each
 // recorded (startLeg) before it leaves, carrying on after a leg already
 // booked or whose outcome a retry learns (redeliver asks first).
-func (f *Facade) bookLegs(ctx context.Context, send Sender, ls *legSet) (*legsResult, error) {
-	res := &legsResult{legs: make([]*BookingRecord, len(ls.ids)), at: -1}
+func (j *journeys) bookLegs(ctx context.Context, send Sender, ls *legSet) (*legsResult, error) {
+	res := &legsResult{legs: make([]*bookingRecord, len(ls.ids)), at: -1}
 	for i, id := range ls.ids {
-		leg, _, err := f.loadBooking(ctx, id)
+		leg, _, err := j.bookings.loadBooking(ctx, id)
 		resumed := err == nil
 		switch {
 		case errors.Is(err, errBookingMissing):
@@ -135,18 +122,18 @@ func (f *Facade) bookLegs(ctx context.Context, send Sender, ls *legSet) (*legsRe
 				res.at, res.p = i, p
 				return res, nil
 			}
-			if leg, err = f.startLeg(ctx, ls, i, &offer, pax, names); err != nil {
+			if leg, err = j.startLeg(ctx, ls, i, &offer, pax, names); err != nil {
 				return res, err
 			}
 		case err != nil:
 			return res, err
 		}
 		d := &delivery{}
-		if leg.State == StateBooking && leg.Pending != nil {
-			leg, d = f.redeliverOrDeliver(ctx, send, leg, resumed)
+		if leg.State == stateBooking && leg.Pending != nil {
+			leg, d = j.redeliverOrDeliver(ctx, send, leg, resumed)
 		}
 		res.legs[i] = leg
-		if !d.settled() || leg.State != StatePrebooked {
+		if !d.settled() || leg.State != statePrebooked {
 			res.at, res.d = i, d
 			return res, nil
 		}
@@ -158,126 +145,119 @@ func (f *Facade) bookLegs(ctx context.Context, send Sender, ls *legSet) (*legsRe
 // booking once every leg is held; a leg refused rolls the journey back;
 // a leg whose answer was lost leaves the journey to its retry or to
 // settlement (which rolls it back once the call's lease is over).
-func (f *Facade) bookJourney(ctx context.Context, c *call, j *JourneyRecord, req *osdm.BookingRequest) (*Answer, bool) {
-	res, err := f.bookLegs(ctx, c.send, &legSet{
+func (js *journeys) bookJourney(ctx context.Context, c *call, j *journeyRecord, req *osdm.BookingRequest) (*Answer, bool) {
+	res, err := js.bookLegs(ctx, c.send, &legSet{
 		journeyID: j.ID, client: j.Client, ids: j.Legs, offers: j.Offers, holdUntil: j.HoldUntil, externalRef: j.ExternalRef,
-		passengers: func(offer *OfferRecord) ([]PassengerRecord, []legacy.Passenger, *osdm.ProblemError) {
-			return bookingPassengers(req, offer, f.cfg.Tariffs)
+		passengers: func(offer *offerRecord) ([]passengerRecord, []legacy.Passenger, *osdm.ProblemError) {
+			return bookingPassengers(req, offer, js.cfg.Tariffs)
 		},
 	})
 	switch {
 	case err != nil:
-		return f.storeFailed(c, err), false
+		return js.storeFailed(c, err), false
 	case res.p != nil:
-		return f.problem(c, res.p), true
+		return js.problem(c, res.p), true
 	case res.at >= 0:
 		leg := res.legs[res.at]
 		subject := "train " + leg.Offer.Train + " on " + leg.Offer.ServiceDate
-		if a := f.unsettled(c, res.d, subject+" (leg "+strconv.Itoa(res.at+1)+" of the journey)",
+		if a := js.settlement.unsettled(c, res.d, subject+" (leg "+strconv.Itoa(res.at+1)+" of the journey)",
 			"the journey's booking is being settled: retry with the same Idempotency-Key to get it; a journey not booked in full is rolled back"); a != nil {
 			return a, false
 		}
-		return f.failJourney(ctx, c, j, res.at, leg, res.d.proposal)
+		return js.failJourney(ctx, c, j, res.at, leg, res.d.proposal)
 	}
-	j, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
-		if r.State != JourneyBooking {
+	j, err = js.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
+		if r.State != journeyBooking {
 			return &errRefused{journeyUnbooked(r)}
 		}
-		r.State = JourneyBooked
+		r.State = journeyBooked
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
-		return f.problem(c, p), true
+		return js.problem(c, p), true
 	}
 	if err != nil {
-		return f.storeFailed(c, err), false
+		return js.storeFailed(c, err), false
 	}
-	_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindJourneyOpen, j.ID))
-	return f.json(c, http.StatusOK, osdm.BookingResponse{Booking: f.journeyView(j, res.legs)}), true
+	_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindJourneyOpen, j.ID))
+	return js.json(c, http.StatusOK, osdm.BookingResponse{Booking: js.journeyView(j, res.legs)}), true
 }
 
 // redeliverOrDeliver sends the pending BookingRequest of a leg: the first
 // time as it is, after that through redeliver (which asks first).
-func (f *Facade) redeliverOrDeliver(ctx context.Context, send Sender, leg *BookingRecord, resumed bool) (*BookingRecord, *delivery) {
+func (j *journeys) redeliverOrDeliver(ctx context.Context, send Sender, leg *bookingRecord, resumed bool) (*bookingRecord, *delivery) {
 	if resumed {
-		return f.redeliver(ctx, send, leg)
+		return j.settlement.redeliver(ctx, send, leg)
 	}
-	return f.deliver(ctx, send, leg)
+	return j.settlement.deliver(ctx, send, leg)
 }
 
 // startLeg records leg i of ls and its BookingRequest's intent, not yet
 // sent.
-func (f *Facade) startLeg(ctx context.Context, ls *legSet, i int, offer *OfferRecord, pax []PassengerRecord, names []legacy.Passenger) (*BookingRecord, error) {
-	now := f.now()
+func (j *journeys) startLeg(ctx context.Context, ls *legSet, i int, offer *offerRecord, pax []passengerRecord, names []legacy.Passenger) (*bookingRecord, error) {
+	now := j.now()
 	id := ls.ids[i]
-	breq := &legacy.BookingRequest{
-		Header:     legacy.Header{MessageID: messageID(id, StepBook, 0), SentAt: now.UTC().Truncate(time.Second)},
-		Journey:    offer.Journey(),
-		Places:     offer.PlaceRequest(),
-		OfferRef:   offer.LegacyOfferRef,
-		Passengers: names,
-	}
-	pending, err := f.newPending(StepBook, breq, now)
+	pending, err := j.settlement.newPending(stepBook, bookingRequestOf(id, offer, names, now), now)
 	if err != nil {
 		return nil, err
 	}
-	rec := &BookingRecord{
-		ID: id, Partner: f.cfg.Partner, Client: ls.client, State: StateBooking, JourneyID: ls.journeyID,
+	rec := &bookingRecord{
+		ID: id, Partner: j.cfg.Partner, Client: ls.client, State: stateBooking, JourneyID: ls.journeyID,
 		CreatedOn: now.UTC(), HoldUntil: ls.holdUntil,
 		ExternalRef: ls.externalRef, Offer: *offer, Passengers: pax, Pending: pending,
 	}
-	if err := f.markHold(ctx, id, now); err != nil {
+	if err := j.settlement.markHold(ctx, id, now); err != nil {
 		return nil, err
 	}
-	ok, err := f.putNewBooking(ctx, rec)
+	ok, err := j.bookings.putNewBooking(ctx, rec)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		rec, _, err = f.loadBooking(ctx, id)
+		rec, _, err = j.bookings.loadBooking(ctx, id)
 	}
 	return rec, err
 }
 
 // failJourney rolls back journey j after leg i was refused (leg holds
 // nothing) and answers the refusal: the leg's train and legacy reason.
-func (f *Facade) failJourney(ctx context.Context, c *call, j *JourneyRecord, i int, leg *BookingRecord, proposal *legacy.ReplacementProposal) (*Answer, bool) {
-	failure := &JourneyFailure{Leg: i, Train: leg.Offer.Train, Refusal: leg.Failure}
+func (js *journeys) failJourney(ctx context.Context, c *call, j *journeyRecord, i int, leg *bookingRecord, proposal *legacy.ReplacementProposal) (*Answer, bool) {
+	failure := &journeyFailure{Leg: i, Train: leg.Offer.Train, Refusal: leg.Failure}
 	if proposal != nil {
 		for _, a := range proposal.Alternatives {
 			if a.TrainNumber == "" {
 				a.TrainNumber = leg.Offer.Train
 			}
-			failure.Alternatives = append(failure.Alternatives, AlternativeRecord{TrainNumber: a.TrainNumber, TravelClass: a.TravelClass,
+			failure.Alternatives = append(failure.Alternatives, alternativeRecord{TrainNumber: a.TrainNumber, TravelClass: a.TravelClass,
 				ReservationSystem: a.ReservationSystem, Operator: a.Operator, Priority: a.Priority})
 		}
 	}
-	j, err := f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
-		if r.State != JourneyBooking {
+	j, err := js.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
+		if r.State != journeyBooking {
 			return errNoChange
 		}
-		r.State, r.Failure = JourneyRollingBack, failure
+		r.State, r.Failure = journeyRollingBack, failure
 		return nil
 	})
 	if err != nil {
-		return f.storeFailed(c, err), false
+		return js.storeFailed(c, err), false
 	}
-	done, err := f.rollBackJourney(ctx, c.send, j)
+	done, err := js.rollBackJourney(ctx, c.send, j)
 	if err != nil {
-		return f.storeFailed(c, err), false
+		return js.storeFailed(c, err), false
 	}
-	p := f.journeyRefusal(j, leg)
+	p := js.journeyRefusal(j, leg)
 	if !done {
 		p.Detail += "; the legs booked before it are being released"
 	}
-	return f.problem(c, p), done
+	return js.problem(c, p), done
 }
 
 // journeyRefusal is the problem of a journey whose leg was refused: the
 // leg's train and the legacy reason (no places left: 409), or, for a
 // train another system sells, ALTERNATIVE_SYSTEM_PROPOSAL with its
 // proposals.
-func (f *Facade) journeyRefusal(j *JourneyRecord, leg *BookingRecord) *osdm.ProblemError {
+func (js *journeys) journeyRefusal(j *journeyRecord, leg *bookingRecord) *osdm.ProblemError {
 	subject := "journey leg " + strconv.Itoa(indexOf(j.Legs, leg.ID)+1) + ", train " + leg.Offer.Train + " on " + leg.Offer.ServiceDate
 	fl := leg.Failure
 	switch {
@@ -314,7 +294,7 @@ func indexOf(list []string, s string) int {
 
 // journeyUnbooked is the problem of a journey whose booking did not end
 // booked (rolled back by settlement meanwhile).
-func journeyUnbooked(j *JourneyRecord) *osdm.ProblemError {
+func journeyUnbooked(j *journeyRecord) *osdm.ProblemError {
 	p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the booking of journey "+j.ID+" was not completed in time and was rolled back; nothing of it is booked")
 	if j.Failure != nil {
 		p.Detail = "journey leg " + strconv.Itoa(j.Failure.Leg+1) + ", train " + j.Failure.Train + ": the booking was refused; nothing of the journey is booked"
@@ -325,44 +305,44 @@ func journeyUnbooked(j *JourneyRecord) *osdm.ProblemError {
 // resumeJourney answers a repeated POST /bookings (same Idempotency-Key)
 // of a journey: from the journey as it stands, carrying on with its legs
 // once the first call's lease is over.
-func (f *Facade) resumeJourney(ctx context.Context, c *call, j *JourneyRecord) (*Answer, bool) {
-	legs, err := f.loadLegs(ctx, j)
+func (js *journeys) resumeJourney(ctx context.Context, c *call, j *journeyRecord) (*Answer, bool) {
+	legs, err := js.loadLegs(ctx, j)
 	if err != nil {
-		return f.storeFailed(c, err), false
+		return js.storeFailed(c, err), false
 	}
 	switch j.State {
-	case JourneyBooked:
-		return f.json(c, http.StatusOK, osdm.BookingResponse{Booking: f.journeyView(j, legs)}), true
-	case JourneyRollingBack, JourneyFailed:
+	case journeyBooked:
+		return js.json(c, http.StatusOK, osdm.BookingResponse{Booking: js.journeyView(j, legs)}), true
+	case journeyRollingBack, journeyFailed:
 		for _, leg := range legs {
 			if leg != nil && j.Failure != nil && leg.ID == j.Legs[j.Failure.Leg] && leg.Failure != nil {
-				return f.problem(c, f.journeyRefusal(j, leg)), j.State == JourneyFailed
+				return js.problem(c, js.journeyRefusal(j, leg)), j.State == journeyFailed
 			}
 		}
-		return f.problem(c, journeyUnbooked(j)), j.State == JourneyFailed
+		return js.problem(c, journeyUnbooked(j)), j.State == journeyFailed
 	}
-	now := f.now()
+	now := js.now()
 	if now.Before(j.LeaseUntil) {
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+j.ID+" has messages to the reservation system under way; retry in a few seconds")
 		p.Retryable = true
-		return f.problem(c, p), false
+		return js.problem(c, p), false
 	}
-	j, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
-		if r.State != JourneyBooking || now.Before(r.LeaseUntil) {
+	j, err = js.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
+		if r.State != journeyBooking || now.Before(r.LeaseUntil) {
 			return &errRefused{journeyUnbooked(r)}
 		}
-		r.LeaseUntil = now.Add(f.cfg.Timeout)
+		r.LeaseUntil = now.Add(js.cfg.Timeout)
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
-		return f.problem(c, p), false
+		return js.problem(c, p), false
 	}
 	if err != nil {
-		return f.storeFailed(c, err), false
+		return js.storeFailed(c, err), false
 	}
 	req, p := readBookingRequest(c.body)
 	if p != nil {
-		return f.problem(c, p), true
+		return js.problem(c, p), true
 	}
-	return f.bookJourney(ctx, c, j, req)
+	return js.bookJourney(ctx, c, j, req)
 }

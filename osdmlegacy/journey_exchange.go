@@ -23,12 +23,12 @@ import (
 // finishes what a crash left: new legs never answered are rolled back, a
 // confirmation begun is carried on.
 
-// JourneyExchange is the exchange operation of a journey (the latest).
-type JourneyExchange struct {
+// journeyExchange is the exchange operation of a journey (the latest).
+type journeyExchange struct {
 	// ID is the exchange operation id.
 	ID string `json:"id"`
-	// State is where it is (the ExchangeState of a booking's exchange).
-	State ExchangeState `json:"state"`
+	// State is where it is (the exchangeState of a booking's exchange).
+	State exchangeState `json:"state"`
 	// CreatedOn is when it was asked; HoldUntil when its new legs are
 	// released unless confirmed; LeaseUntil when the call booking or
 	// confirming it is presumed dead.
@@ -38,11 +38,11 @@ type JourneyExchange struct {
 	// OfferID is the exchange offer booked, Quote its terms, Offers its
 	// legs and Legs the new leg bookings' ids.
 	OfferID string        `json:"offerId"`
-	Quote   ExchangeQuote `json:"quote"`
-	Offers  []OfferRecord `json:"offers"`
+	Quote   exchangeQuote `json:"quote"`
+	Offers  []offerRecord `json:"offers"`
 	Legs    []string      `json:"legs"`
-	// Failure is the refusal of a new leg (ExchangeFailed).
-	Failure *JourneyFailure `json:"failure,omitempty"`
+	// Failure is the refusal of a new leg (exchangeFailed).
+	Failure *journeyFailure `json:"failure,omitempty"`
 	// Confirming is set once the fulfilment began giving back the old
 	// legs: settlement then carries the confirmation on.
 	Confirming bool `json:"confirming,omitempty"`
@@ -57,13 +57,13 @@ type JourneyExchange struct {
 
 // open reports whether the exchange holds, or may hold, new legs the
 // journey does not show yet.
-func (x *JourneyExchange) open() bool {
-	return x != nil && (x.State == ExchangeBooking || x.State == ExchangePrebooked)
+func (x *journeyExchange) open() bool {
+	return x != nil && (x.State == exchangeBooking || x.State == exchangePrebooked)
 }
 
 // exchangeQuote returns the journey's quote of exchange offer id, nil
 // when none.
-func (j *JourneyRecord) exchangeQuote(offerID string) *ExchangeQuote {
+func (j *journeyRecord) exchangeQuote(offerID string) *exchangeQuote {
 	k := exchangeOfferKey(offerID)
 	for i := range j.ExchangeQuotes {
 		if j.ExchangeQuotes[i].OfferKey == k {
@@ -74,7 +74,7 @@ func (j *JourneyRecord) exchangeQuote(offerID string) *ExchangeQuote {
 }
 
 // journeyPrice is what the journey's legs were booked at, summed.
-func journeyPrice(legs []*BookingRecord) osdm.Price {
+func journeyPrice(legs []*bookingRecord) osdm.Price {
 	prices := make([]osdm.Price, 0, len(legs))
 	for _, leg := range legs {
 		p := leg.Offer.OSDMPrice
@@ -91,7 +91,7 @@ func journeyPrice(legs []*BookingRecord) osdm.Price {
 // fulfilment named (an exchange replaces the whole journey), no exchange
 // under way, the first train not left, and the search naming the
 // booking's passengers as they were booked.
-func (f *Facade) journeyExchangeable(j *JourneyRecord, legs []*BookingRecord, ask *exchangeOfferAsk) *osdm.ProblemError {
+func (x *exchanges) journeyExchangeable(j *journeyRecord, legs []*bookingRecord, ask *exchangeOfferAsk) *osdm.ProblemError {
 	if j.Exchange.open() {
 		return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+j.ID+" has exchange operation "+j.Exchange.ID+
 			" under way: confirm it (POST /bookings/"+j.ID+"/fulfillments) or delete it first")
@@ -101,12 +101,12 @@ func (f *Facade) journeyExchangeable(j *JourneyRecord, legs []*BookingRecord, as
 		if leg.Fulfillment != nil {
 			one.fulfillmentIDs = []string{leg.Fulfillment.ID}
 		}
-		if p := f.exchangeable(leg, one); p != nil {
+		if p := x.exchangeable(leg, one); p != nil {
 			p.Detail = journeyDetail(p.Detail, j, leg)
 			return p
 		}
 		if !contains(ask.fulfillmentIDs, leg.Fulfillment.ID) {
-			return Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/fulfillmentIds",
+			return restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/fulfillmentIds",
 				"an exchange replaces the whole journey: name the fulfilment of every train ("+leg.Offer.Train+"'s is missing)")
 		}
 	}
@@ -123,122 +123,63 @@ func (f *Facade) journeyExchangeable(j *JourneyRecord, legs []*BookingRecord, as
 	return nil
 }
 
-// createJourneyExchangeOffers quotes the exchange of a fulfilled journey
-// to the trips (direct or with changes) its search finds.
-func (f *Facade) createJourneyExchangeOffers(ctx context.Context, c *call) *Answer {
-	ask, p := readExchangeOfferRequest(c.body)
-	if p != nil {
-		return f.problem(c, p)
+// quoteJourneyExchange quotes the exchange of a fulfilled journey to the
+// trips (direct or with changes) its search finds.
+func (x *exchanges) quoteJourneyExchange(ctx context.Context, c *call, ask *exchangeOfferAsk, embed osdm.ExchangeEmbed) (*Answer, bool) {
+	j, legs, a := x.journeys.journeyOf(ctx, c)
+	if a != nil {
+		return a, finalAnswer(a)
 	}
-	embed, p := osdm.ReadExchangeEmbed(c.query)
-	if p != nil {
-		return f.problem(c, p)
+	if p := x.journeyExchangeable(j, legs, ask); p != nil {
+		return x.problem(c, p), finalProblem(p)
 	}
-	return f.idempotent(ctx, c, func() string { return NewID("xq-") }, func(string) (*Answer, bool) {
-		j, legs, a := f.journeyOf(ctx, c)
-		if a != nil {
-			return a, finalAnswer(a)
+	q := ask.search
+	ts, p := x.offers.trips(q)
+	if p != nil {
+		return x.problem(c, p), true
+	}
+	if p := x.offers.inSaleWindowSet(q, ts, c.now); p != nil {
+		return x.problem(c, p), true
+	}
+	day, _ := time.Parse(time.DateOnly, ts.first().run.ServiceDate)
+	pax, p := x.exchangePassengers(q, day, &legs[0].Offer)
+	if p != nil {
+		return x.problem(c, p), true
+	}
+	probes := x.offers.plan(ts.direct, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
+	legProbes := x.offers.plan(ts.legs, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
+	c.answer.FanOut = len(probes) + len(legProbes)
+	signer, err := x.offers.offerSigner(ctx)
+	if err != nil {
+		return x.offers.offerKeyFailed(c), false
+	}
+	x.offers.fanOut(ctx, c.send, append(probes[:len(probes):len(probes)], legProbes...))
+	sa, p := x.offers.collect(c, q, probes, pax, signer, ts, legProbes)
+	if p != nil {
+		return x.problem(c, p), finalProblem(p)
+	}
+	old := journeyPrice(legs)
+	now := x.now().UTC()
+	quotes, offers, p := x.quoteExchanges(sa.resp.Offers, old, ask.overrule, now, "journey", func(o osdm.Offer) (osdm.Price, bool) {
+		if len(o.ReservationOfferParts) == 0 || o.OfferSummary == nil {
+			return osdm.Price{}, false
 		}
-		if p := f.journeyExchangeable(j, legs, ask); p != nil {
-			return f.problem(c, p), finalProblem(p)
-		}
-		q := ask.search
-		ts, p := f.trips(q)
-		if p != nil {
-			return f.problem(c, p), true
-		}
-		if p := f.inSaleWindowSet(q, ts, c.now); p != nil {
-			return f.problem(c, p), true
-		}
-		day, _ := time.Parse(time.DateOnly, ts.first().run.ServiceDate)
-		pax := make([]OfferPassenger, 0, len(q.passengers))
-		for _, pa := range q.passengers {
-			op, p := f.tariffOf(pa, day)
-			if p != nil {
-				return f.problem(c, p), true
-			}
-			if booked := legs[0].Offer.passenger(pa.ref); booked != nil && booked.Tariff != op.Tariff {
-				return f.problem(c, Restricted(RestrictPassengers, osdm.CodeOutOfBounds, pa.ptr,
-					"passenger "+quoteShort(pa.ref)+" was booked at legacy tariff "+strconv.Itoa(booked.Tariff)+
-						"; as given here it would travel at tariff "+strconv.Itoa(op.Tariff)+": an exchange keeps the tariffs booked")), true
-			}
-			pax = append(pax, op)
-		}
-		probes := f.plan(ts.direct, q.classes, f.cfg.ServiceCodes, tariffCounts(pax), c.now)
-		legProbes := f.plan(ts.legs, q.classes, f.cfg.ServiceCodes, tariffCounts(pax), c.now)
-		c.answer.FanOut = len(probes) + len(legProbes)
-		signer, err := f.offerSigner(ctx)
-		if err != nil {
-			return f.offerKeyFailed(c), false
-		}
-		f.fanOut(ctx, c.send, append(probes[:len(probes):len(probes)], legProbes...))
-		sa, p := f.collect(c, q, probes, pax, signer, ts, legProbes)
-		if p != nil {
-			return f.problem(c, p), finalProblem(p)
-		}
-		old := journeyPrice(legs)
-		now := f.now().UTC()
-		resp := osdm.ExchangeOfferCollectionResponse{Problems: sa.resp.Problems}
-		var quotes []ExchangeQuote
-		var offers []osdm.Offer
-		for _, o := range sa.resp.Offers {
-			if len(o.ReservationOfferParts) == 0 || o.OfferSummary == nil {
-				continue
-			}
-			quote, err := exchangeQuoteOf(f.cfg.ExchangeFee, old, o.OfferSummary.MinimalPrice, ask.overrule, now, o.PreBookableUntil)
-			if err != nil {
-				return f.problem(c, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the exchange cannot be quoted: "+err.Error())), true
-			}
-			quote.OfferKey = exchangeOfferKey(o.OfferID)
-			quotes = append(quotes, quote)
-			offers = append(offers, o)
-		}
-		if len(quotes) == 0 {
-			return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
-				"the search found no offer the journey can be exchanged to (a train of another reservation system is not exchanged to)")), true
-		}
-		j, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
-			kept := r.ExchangeQuotes[:0]
-			for _, xq := range r.ExchangeQuotes {
-				if now.Before(xq.ValidUntil) {
-					kept = append(kept, xq)
-				}
-			}
-			r.ExchangeQuotes = append(kept, quotes...)
-			if over := len(r.ExchangeQuotes) - maxExchangeQuotes; over > 0 {
-				r.ExchangeQuotes = append(r.ExchangeQuotes[:0], r.ExchangeQuotes[over:]...)
-			}
-			return nil
-		})
-		if err != nil {
-			return f.storeFailed(c, err), false
-		}
-		for i, o := range offers {
-			claim := &OfferRecord{ID: o.OfferID, ExpiresAt: quotes[i].ValidUntil}
-			if _, err := f.claimOffer(ctx, claim, j.ID, now); err != nil {
-				return f.storeFailed(c, err), false
-			}
-		}
-		if embed.Offers {
-			for i, o := range offers {
-				resp.ExchangeOffers = append(resp.ExchangeOffers, f.journeyExchangeOffer(j, legs, o, &quotes[i]))
-			}
-		}
-		if embed.Trips {
-			resp.Trips = sa.resp.Trips
-		}
-		if embed.Passengers {
-			for i := range legs[0].Passengers {
-				resp.Passengers = append(resp.Passengers, passengerView(&legs[0].Passengers[i]))
-			}
-		}
-		return f.json(c, http.StatusOK, resp), true
+		return o.OfferSummary.MinimalPrice, true
 	})
+	if p != nil {
+		return x.problem(c, p), true
+	}
+	quotesOf := func(r *journeyRecord) *[]exchangeQuote { return &r.ExchangeQuotes }
+	if j, err = holdQuotes(ctx, x, j.ID, x.journeys.updateJourney, quotesOf, offers, quotes, now); err != nil {
+		return x.storeFailed(c, err), false
+	}
+	view := func(o osdm.Offer, q *exchangeQuote) osdm.ExchangeOffer { return x.journeyExchangeOffer(j, legs, o, q) }
+	return x.exchangeOffersAnswer(c, embed, &sa.resp, offers, quotes, view, legs[0].Passengers), true
 }
 
 // journeyExchangeOffer is the ExchangeOffer of o quoted as q, replacing
 // every fulfilment of the journey.
-func (f *Facade) journeyExchangeOffer(j *JourneyRecord, legs []*BookingRecord, o osdm.Offer, q *ExchangeQuote) osdm.ExchangeOffer {
+func (x *exchanges) journeyExchangeOffer(j *journeyRecord, legs []*bookingRecord, o osdm.Offer, q *exchangeQuote) osdm.ExchangeOffer {
 	v := exchangeOfferOf(legs[0], o, q)
 	v.Fulfillments = []osdm.Fulfillment{}
 	for _, leg := range legs {
@@ -253,98 +194,98 @@ func (f *Facade) journeyExchangeOffer(j *JourneyRecord, legs []*BookingRecord, o
 
 // openExchangeOffer returns the legs of an exchange offer id: a journey's
 // or a single train's.
-func (f *Facade) openExchangeOffer(ctx context.Context, id string, now time.Time) ([]OfferRecord, error) {
+func (x *exchanges) openExchangeOffer(ctx context.Context, id string, now time.Time) ([]offerRecord, error) {
 	if isJourneyOfferID(id) {
-		jo, err := f.OpenJourneyOffer(ctx, id, now)
+		jo, err := x.offers.openJourneyOffer(ctx, id, now)
 		if err != nil {
 			return nil, err
 		}
 		return jo.Legs, nil
 	}
-	o, err := f.OpenOffer(ctx, id, now)
+	o, err := x.offers.openOffer(ctx, id, now)
 	if err != nil {
 		return nil, err
 	}
-	return []OfferRecord{*o}, nil
+	return []offerRecord{*o}, nil
 }
 
 // createJourneyExchangeOperation books the new legs of an exchange offer
 // of a journey, all or nothing, and holds them until the fulfilment.
-func (f *Facade) createJourneyExchangeOperation(ctx context.Context, c *call) *Answer {
+func (xs *exchanges) createJourneyExchangeOperation(ctx context.Context, c *call) *Answer {
 	sel, p := readExchangeOperationRequest(c.body)
 	if p != nil {
-		return f.problem(c, p)
+		return xs.problem(c, p)
 	}
-	return f.idempotent(ctx, c, func() string { return NewID(ExchangeOperationIDPrefix) }, func(xid string) (*Answer, bool) {
-		j, legs, a := f.journeyOf(ctx, c)
+	return xs.idempotent(ctx, c, func() string { return newID(exchangeOperationIDPrefix) }, func(xid string) (*Answer, bool) {
+		j, legs, a := xs.journeys.journeyOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
 		if x := j.Exchange; x != nil && x.ID == xid {
-			return f.resumeJourneyExchange(ctx, c, j, legs)
+			return xs.resumeJourneyExchange(ctx, c, j, legs)
 		}
-		now := f.now()
+		now := xs.now()
 		notFound := osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 			"no exchange offer of booking "+j.ID+" has this id, or it expired; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")
-		offers, err := f.openExchangeOffer(ctx, sel.OfferID, now)
-		if err != nil && !errors.Is(err, ErrOfferNotFound) {
-			return f.offerKeyFailed(c), false
+		offers, err := xs.openExchangeOffer(ctx, sel.OfferID, now)
+		if err != nil && !errors.Is(err, errOfferNotFound) {
+			return xs.offers.offerKeyFailed(c), false
 		}
 		q := j.exchangeQuote(sel.OfferID)
 		if offers == nil || q == nil || !now.Before(q.ValidUntil) {
-			return f.problem(c, notFound), true
+			return xs.problem(c, notFound), true
 		}
 		if p := exchangePassengers(sel, &offers[0]); p != nil {
-			return f.problem(c, p), true
+			return xs.problem(c, p), true
 		}
 		claim := offers[0]
 		claim.ID = sel.OfferID
-		claimed, err := f.claimOffer(ctx, &claim, j.ID, now)
+		claimed, err := xs.bookings.claimOffer(ctx, &claim, j.ID, now)
 		if err != nil {
-			return f.storeFailed(c, err), false
+			return xs.storeFailed(c, err), false
 		}
 		if !claimed {
-			return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
+			return xs.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 				"the exchange offer is booked already; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")), true
 		}
-		if err := f.markJourneyOpen(ctx, j.ID, now); err != nil {
-			return f.storeFailed(c, err), false
+		if err := xs.journeys.markJourneyOpen(ctx, j.ID, now); err != nil {
+			return xs.storeFailed(c, err), false
 		}
-		j, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+		j, err = xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 			if r.Exchange.open() {
 				return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+r.ID+" has exchange operation "+r.Exchange.ID+" under way")}
 			}
-			x := &JourneyExchange{
-				ID: xid, State: ExchangeBooking, CreatedOn: now.UTC(),
-				HoldUntil:  now.Add(f.cfg.Hold).UTC().Truncate(time.Second),
-				LeaseUntil: now.Add(f.cfg.Timeout), OfferID: sel.OfferID, Quote: *q, Offers: offers,
+			x := &journeyExchange{
+				ID: xid, State: exchangeBooking, CreatedOn: now.UTC(),
+				HoldUntil:  now.Add(xs.cfg.Hold).UTC().Truncate(time.Second),
+				LeaseUntil: now.Add(xs.cfg.Timeout), OfferID: sel.OfferID, Quote: *q, Offers: offers,
 			}
 			for range offers {
-				x.Legs = append(x.Legs, NewID(BookingIDPrefix))
+				x.Legs = append(x.Legs, newID(bookingIDPrefix))
 			}
 			r.Exchange = x
 			return nil
 		})
 		if p := refusedBy(err); p != nil {
-			return f.problem(c, p), finalProblem(p)
+			return xs.problem(c, p), finalProblem(p)
 		}
 		if err != nil {
-			return f.storeFailed(c, err), false
+			return xs.storeFailed(c, err), false
 		}
-		return f.bookJourneyExchange(ctx, c, j, legs)
+		return xs.bookJourneyExchange(ctx, c, j, legs)
 	})
 }
 
 // exchangeLegSet is the legSet of j's exchange: the new legs, for the
 // passengers of the journey as booked (names as they stand).
-func (f *Facade) exchangeLegSet(j *JourneyRecord, legs []*BookingRecord) *legSet {
+func (xs *exchanges) exchangeLegSet(j *journeyRecord, legs []*bookingRecord) *legSet {
 	x := j.Exchange
 	return &legSet{
 		journeyID: j.ID, client: j.Client, ids: x.Legs, offers: x.Offers, holdUntil: x.HoldUntil, externalRef: j.ExternalRef,
-		passengers: func(offer *OfferRecord) ([]PassengerRecord, []legacy.Passenger, *osdm.ProblemError) {
-			pax := inOfferOrder(offer, append([]PassengerRecord(nil), legs[0].Passengers...))
+		passengers: func(offer *offerRecord) ([]passengerRecord, []legacy.Passenger, *osdm.ProblemError) {
+			pax := inOfferOrder(offer, append([]passengerRecord(nil), legs[0].Passengers...))
 			if pax == nil {
-				return nil, nil, Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/offerId",
+				return nil, nil, restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/exchangeOffers/0/offerId",
 					"the exchange offer's passengers are not the booking's")
 			}
 			names := markNamesSent(offer, pax)
@@ -356,57 +297,57 @@ func (f *Facade) exchangeLegSet(j *JourneyRecord, legs []*BookingRecord) *legSet
 // bookJourneyExchange books the new legs of j's exchange and answers the
 // exchange operation: PREBOOKED once every new leg is held; a leg refused
 // rolls the new legs back (FAILED, the journey stands).
-func (f *Facade) bookJourneyExchange(ctx context.Context, c *call, j *JourneyRecord, legs []*BookingRecord) (*Answer, bool) {
-	res, err := f.bookLegs(ctx, c.send, f.exchangeLegSet(j, legs))
+func (x *exchanges) bookJourneyExchange(ctx context.Context, c *call, j *journeyRecord, legs []*bookingRecord) (*Answer, bool) {
+	res, err := x.journeys.bookLegs(ctx, c.send, x.exchangeLegSet(j, legs))
 	switch {
 	case err != nil:
-		return f.storeFailed(c, err), false
+		return x.storeFailed(c, err), false
 	case res.p != nil:
-		_, _ = f.failJourneyExchange(ctx, c.send, j, nil)
-		return f.problem(c, res.p), true
+		_, _ = x.failJourneyExchange(ctx, c.send, j, nil)
+		return x.problem(c, res.p), true
 	case res.at >= 0:
 		leg := res.legs[res.at]
 		subject := "train " + leg.Offer.Train + " on " + leg.Offer.ServiceDate + " (leg " + strconv.Itoa(res.at+1) + " of the new journey)"
-		if a := f.unsettled(c, res.d, subject,
+		if a := x.settlement.unsettled(c, res.d, subject,
 			"the exchange is being settled: retry with the same Idempotency-Key to get it; new legs not booked in full are given back"); a != nil {
 			return a, false
 		}
-		failure := &JourneyFailure{Leg: res.at, Train: leg.Offer.Train, Refusal: leg.Failure}
+		failure := &journeyFailure{Leg: res.at, Train: leg.Offer.Train, Refusal: leg.Failure}
 		if res.d.proposal != nil {
 			failure.Alternatives = alternativesOf(res.d.proposal, leg.Offer.Train)
 		}
-		j, err = f.failJourneyExchange(ctx, c.send, j, failure)
+		j, err = x.failJourneyExchange(ctx, c.send, j, failure)
 		if err != nil {
-			return f.storeFailed(c, err), false
+			return x.storeFailed(c, err), false
 		}
-		p := f.journeyRefusal(&JourneyRecord{ID: j.ID, Legs: j.Exchange.Legs, Failure: failure}, leg)
+		p := x.journeys.journeyRefusal(&journeyRecord{ID: j.ID, Legs: j.Exchange.Legs, Failure: failure}, leg)
 		p.Detail = strings.Replace(p.Detail, "nothing of the journey is booked", "the journey stands as it was", 1)
-		return f.problem(c, p), true
+		return x.problem(c, p), true
 	}
-	j, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
-		if r.Exchange == nil || r.Exchange.State != ExchangeBooking {
+	j, err = x.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
+		if r.Exchange == nil || r.Exchange.State != exchangeBooking {
 			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+r.ID+" was not completed in time and was given back; the journey stands as it was")}
 		}
-		r.Exchange.State = ExchangePrebooked
+		r.Exchange.State = exchangePrebooked
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
-		return f.problem(c, p), true
+		return x.problem(c, p), true
 	}
 	if err != nil {
-		return f.storeFailed(c, err), false
+		return x.storeFailed(c, err), false
 	}
-	return f.json(c, http.StatusOK, osdm.ExchangeOperationResponse{ExchangeOperation: f.journeyExchangeView(j, legs, res.legs)}), true
+	return x.json(c, http.StatusOK, osdm.ExchangeOperationResponse{ExchangeOperation: x.journeyExchangeView(j, legs, res.legs)}), true
 }
 
 // alternativesOf keeps a ReplacementProposal's alternatives for train.
-func alternativesOf(rp *legacy.ReplacementProposal, train string) []AlternativeRecord {
-	var out []AlternativeRecord
+func alternativesOf(rp *legacy.ReplacementProposal, train string) []alternativeRecord {
+	var out []alternativeRecord
 	for _, a := range rp.Alternatives {
 		if a.TrainNumber == "" {
 			a.TrainNumber = train
 		}
-		out = append(out, AlternativeRecord{TrainNumber: a.TrainNumber, TravelClass: a.TravelClass,
+		out = append(out, alternativeRecord{TrainNumber: a.TrainNumber, TravelClass: a.TravelClass,
 			ReservationSystem: a.ReservationSystem, Operator: a.Operator, Priority: a.Priority})
 	}
 	return out
@@ -414,23 +355,23 @@ func alternativesOf(rp *legacy.ReplacementProposal, train string) []AlternativeR
 
 // failJourneyExchange gives back the new legs of j's exchange and records
 // it FAILED (failure set) or DROPPED; the journey stands as it was.
-func (f *Facade) failJourneyExchange(ctx context.Context, send Sender, j *JourneyRecord, failure *JourneyFailure) (*JourneyRecord, error) {
-	done, err := f.rollBackLegs(ctx, send, j.ID, j.Exchange.Legs)
+func (x *exchanges) failJourneyExchange(ctx context.Context, send Sender, j *journeyRecord, failure *journeyFailure) (*journeyRecord, error) {
+	done, err := x.journeys.rollBackLegs(ctx, send, j.ID, j.Exchange.Legs)
 	if err != nil || !done {
 		return j, err
 	}
-	j, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+	j, err = x.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		if !r.Exchange.open() {
 			return errNoChange
 		}
-		r.Exchange.State = ExchangeDropped
+		r.Exchange.State = exchangeDropped
 		if failure != nil {
-			r.Exchange.State, r.Exchange.Failure = ExchangeFailed, failure
+			r.Exchange.State, r.Exchange.Failure = exchangeFailed, failure
 		}
 		return nil
 	})
 	if err == nil {
-		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindJourneyOpen, j.ID))
+		_ = x.store.Delete(ctx, storeKey(x.cfg.Partner, kindJourneyOpen, j.ID))
 	}
 	return j, err
 }
@@ -438,79 +379,79 @@ func (f *Facade) failJourneyExchange(ctx context.Context, send Sender, j *Journe
 // resumeJourneyExchange answers a repeated POST .../exchange-operations
 // from the exchange as it stands, carrying on with its new legs once the
 // first call's lease is over.
-func (f *Facade) resumeJourneyExchange(ctx context.Context, c *call, j *JourneyRecord, legs []*BookingRecord) (*Answer, bool) {
+func (xs *exchanges) resumeJourneyExchange(ctx context.Context, c *call, j *journeyRecord, legs []*bookingRecord) (*Answer, bool) {
 	x := j.Exchange
-	if x.State != ExchangeBooking {
-		return f.journeyExchangeAnswer(ctx, c, j, legs)
+	if x.State != exchangeBooking {
+		return xs.journeyExchangeAnswer(ctx, c, j, legs)
 	}
-	now := f.now()
+	now := xs.now()
 	if now.Before(x.LeaseUntil) {
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" has messages to the reservation system under way; retry in a few seconds")
 		p.Retryable = true
-		return f.problem(c, p), false
+		return xs.problem(c, p), false
 	}
-	j, err := f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
-		if r.Exchange == nil || r.Exchange.ID != x.ID || r.Exchange.State != ExchangeBooking || r.Exchange.RollingBack || now.Before(r.Exchange.LeaseUntil) {
+	j, err := xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
+		if r.Exchange == nil || r.Exchange.ID != x.ID || r.Exchange.State != exchangeBooking || r.Exchange.RollingBack || now.Before(r.Exchange.LeaseUntil) {
 			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+r.ID+" is being settled; retry in a few seconds")}
 		}
-		r.Exchange.LeaseUntil = now.Add(f.cfg.Timeout)
+		r.Exchange.LeaseUntil = now.Add(xs.cfg.Timeout)
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
-		return f.problem(c, p), false
+		return xs.problem(c, p), false
 	}
 	if err != nil {
-		return f.storeFailed(c, err), false
+		return xs.storeFailed(c, err), false
 	}
-	return f.bookJourneyExchange(ctx, c, j, legs)
+	return xs.bookJourneyExchange(ctx, c, j, legs)
 }
 
 // journeyExchangeAnswer answers the exchange operation of j as it stands.
-func (f *Facade) journeyExchangeAnswer(ctx context.Context, c *call, j *JourneyRecord, legs []*BookingRecord) (*Answer, bool) {
+func (xs *exchanges) journeyExchangeAnswer(ctx context.Context, c *call, j *journeyRecord, legs []*bookingRecord) (*Answer, bool) {
 	x := j.Exchange
 	switch x.State {
-	case ExchangeDropped:
-		return f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was deleted or released; the journey stands as it was")), true
-	case ExchangeBooking:
+	case exchangeDropped:
+		return xs.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was deleted or released; the journey stands as it was")), true
+	case exchangeBooking:
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" has messages to the reservation system under way; retry in a few seconds")
 		p.Retryable = true
-		return f.problem(c, p), false
+		return xs.problem(c, p), false
 	}
-	newLegs, err := f.loadLegs(ctx, &JourneyRecord{ID: j.ID, Legs: x.Legs})
+	newLegs, err := xs.journeys.loadLegs(ctx, &journeyRecord{ID: j.ID, Legs: x.Legs})
 	if err != nil {
-		return f.storeFailed(c, err), false
+		return xs.storeFailed(c, err), false
 	}
-	v := osdm.ExchangeOperationResponse{ExchangeOperation: f.journeyExchangeView(j, legs, newLegs)}
-	if x.State == ExchangeFailed && x.Failure != nil {
+	v := osdm.ExchangeOperationResponse{ExchangeOperation: xs.journeyExchangeView(j, legs, newLegs)}
+	if x.State == exchangeFailed && x.Failure != nil {
 		for _, leg := range newLegs {
 			if leg != nil && leg.Offer.Train == x.Failure.Train && leg.Failure != nil {
-				v.Problems = []osdm.Problem{f.journeyRefusal(&JourneyRecord{ID: j.ID, Legs: x.Legs, Failure: x.Failure}, leg).Inline()}
+				v.Problems = []osdm.Problem{xs.journeys.journeyRefusal(&journeyRecord{ID: j.ID, Legs: x.Legs, Failure: x.Failure}, leg).Inline()}
 				break
 			}
 		}
 	}
-	return f.json(c, http.StatusOK, v), true
+	return xs.json(c, http.StatusOK, v), true
 }
 
 // journeyExchangeView is the ExchangeOperation of j's exchange; legs are
 // the journey's legs before it (for the fulfilments it replaces), newLegs
 // the new ones.
-func (f *Facade) journeyExchangeView(j *JourneyRecord, legs, newLegs []*BookingRecord) *osdm.ExchangeOperation {
+func (xs *exchanges) journeyExchangeView(j *journeyRecord, legs, newLegs []*bookingRecord) *osdm.ExchangeOperation {
 	x := j.Exchange
 	status := osdm.ExchangePrebooked
 	switch x.State {
-	case ExchangeConfirmed:
+	case exchangeConfirmed:
 		status = osdm.ExchangeFulfilled
-	case ExchangeFailed:
+	case exchangeFailed:
 		status = osdm.ExchangeError
 	}
 	v := &osdm.ExchangeOperation{ID: x.ID, Status: status}
 	var o osdm.Offer
 	if len(x.Offers) == 1 {
-		o = f.osdmOffer(&x.Offers[0])
+		o = xs.offers.osdmOffer(&x.Offers[0])
 		v.Trips = []osdm.Trip{tripView(&x.Offers[0])}
 	} else {
-		o = f.journeyOffer(&JourneyOffer{ID: x.OfferID, Partner: f.cfg.Partner, Legs: x.Offers})
+		o = xs.offers.journeyOffer(&journeyOffer{ID: x.OfferID, Partner: xs.cfg.Partner, Legs: x.Offers})
 		runs := make([]TrainRun, len(x.Offers))
 		for i, r := range x.Offers {
 			runs[i] = TrainRun{Train: r.Train, ServiceDate: r.ServiceDate, Origin: r.Origin, Destination: r.Destination,
@@ -519,12 +460,12 @@ func (f *Facade) journeyExchangeView(j *JourneyRecord, legs, newLegs []*BookingR
 		v.Trips = []osdm.Trip{journeyTripView(x.Offers[0].TripID, runs)}
 	}
 	o.OfferID = x.OfferID
-	v.ExchangeOffers = []osdm.ExchangeOffer{f.journeyExchangeOffer(j, legs, o, &x.Quote)}
-	if x.State == ExchangePrebooked {
+	v.ExchangeOffers = []osdm.ExchangeOffer{xs.journeyExchangeOffer(j, legs, o, &x.Quote)}
+	if x.State == exchangePrebooked {
 		limit := x.HoldUntil
 		v.TicketTimeLimit = &limit
 	}
-	if x.State == ExchangeConfirmed {
+	if x.State == exchangeConfirmed {
 		for _, leg := range newLegs {
 			if leg != nil && leg.Fulfillment != nil {
 				fv := fulfillmentView(leg)
@@ -538,20 +479,20 @@ func (f *Facade) journeyExchangeView(j *JourneyRecord, legs, newLegs []*BookingR
 
 // journeyExchangeOf loads the journey of the call's path with the
 // exchange operation it names.
-func (f *Facade) journeyExchangeOf(ctx context.Context, c *call) (*JourneyRecord, []*BookingRecord, *Answer) {
-	j, legs, a := f.journeyOf(ctx, c)
+func (x *exchanges) journeyExchangeOf(ctx context.Context, c *call) (*journeyRecord, []*bookingRecord, *Answer) {
+	j, legs, a := x.journeys.journeyOf(ctx, c)
 	if a != nil {
 		return nil, nil, a
 	}
 	xid := c.params[osdm.ParamExchangeOperationID]
 	if j.Exchange == nil || j.Exchange.ID != xid {
-		return nil, nil, f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+j.ID+" has no exchange operation "+quoteShort(xid)))
+		return nil, nil, x.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+j.ID+" has no exchange operation "+quoteShort(xid)))
 	}
-	if j.Exchange.State == ExchangeConfirmed {
+	if j.Exchange.State == exchangeConfirmed {
 		// The legs before the exchange are the ones its offer replaced.
-		old, err := f.loadLegs(ctx, &JourneyRecord{ID: j.ID, Legs: j.Exchange.Old})
+		old, err := x.journeys.loadLegs(ctx, &journeyRecord{ID: j.ID, Legs: j.Exchange.Old})
 		if err != nil {
-			return nil, nil, f.storeFailed(c, err)
+			return nil, nil, x.storeFailed(c, err)
 		}
 		legs = old
 	}
@@ -560,45 +501,45 @@ func (f *Facade) journeyExchangeOf(ctx context.Context, c *call) (*JourneyRecord
 
 // getJourneyExchangeOperation answers GET (and PATCH, whose preferences
 // change nothing here) of a journey's exchange operation.
-func (f *Facade) getJourneyExchangeOperation(ctx context.Context, c *call) *Answer {
-	j, legs, a := f.journeyExchangeOf(ctx, c)
+func (x *exchanges) getJourneyExchangeOperation(ctx context.Context, c *call) *Answer {
+	j, legs, a := x.journeyExchangeOf(ctx, c)
 	if a != nil {
 		return a
 	}
-	a, _ = f.journeyExchangeAnswer(ctx, c, j, legs)
+	a, _ = x.journeyExchangeAnswer(ctx, c, j, legs)
 	return a
 }
 
 // deleteJourneyExchangeOperation gives back the new legs of an exchange
 // not confirmed: 204 once the legacy system freed them.
-func (f *Facade) deleteJourneyExchangeOperation(ctx context.Context, c *call) *Answer {
+func (xs *exchanges) deleteJourneyExchangeOperation(ctx context.Context, c *call) *Answer {
 	xid := c.params[osdm.ParamExchangeOperationID]
-	return f.idempotent(ctx, c, func() string { return xid }, func(string) (*Answer, bool) {
-		j, _, a := f.journeyExchangeOf(ctx, c)
+	return xs.idempotent(ctx, c, func() string { return xid }, func(string) (*Answer, bool) {
+		j, _, a := xs.journeyExchangeOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
 		x := j.Exchange
 		switch {
-		case x.State == ExchangeDropped, x.State == ExchangeFailed:
-			return f.noContent(c), true
-		case x.State == ExchangeConfirmed || x.Confirming:
-			return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingFulfilled, "exchange operation "+x.ID+" is confirmed; refund or exchange the booking instead")), true
-		case x.State == ExchangeBooking && f.now().Before(x.LeaseUntil):
+		case x.State == exchangeDropped, x.State == exchangeFailed:
+			return xs.noContent(c), true
+		case x.State == exchangeConfirmed || x.Confirming:
+			return xs.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingFulfilled, "exchange operation "+x.ID+" is confirmed; refund or exchange the booking instead")), true
+		case x.State == exchangeBooking && xs.now().Before(x.LeaseUntil):
 			p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" has messages to the reservation system under way; retry in a few seconds")
 			p.Retryable = true
-			return f.problem(c, p), false
+			return xs.problem(c, p), false
 		}
-		j, err := f.failJourneyExchange(ctx, c.send, j, nil)
+		j, err := xs.failJourneyExchange(ctx, c.send, j, nil)
 		if err != nil {
-			return f.storeFailed(c, err), false
+			return xs.storeFailed(c, err), false
 		}
 		if j.Exchange.open() {
 			p := osdm.NewProblem(http.StatusServiceUnavailable, osdm.CodeServiceUnavailable, "the new legs of exchange operation "+x.ID+" are being given back; retry to learn when")
 			p.Retryable = true
-			return f.problem(c, p), false
+			return xs.problem(c, p), false
 		}
-		return f.noContent(c), true
+		return xs.noContent(c), true
 	})
 }
 
@@ -608,16 +549,16 @@ func (f *Facade) deleteJourneyExchangeOperation(ctx context.Context, c *call) *A
 // journey. It returns the journey as stored and the new legs, or a
 // problem; an unanswered message leaves Confirming set for the retry or
 // settlement.
-func (f *Facade) confirmJourneyExchange(ctx context.Context, send Sender, j *JourneyRecord) (*JourneyRecord, []*BookingRecord, *osdm.ProblemError, *delivery, error) {
-	now := f.now()
+func (xs *exchanges) confirmJourneyExchange(ctx context.Context, send Sender, j *journeyRecord) (*journeyRecord, []*bookingRecord, *osdm.ProblemError, *delivery, error) {
+	now := xs.now()
 	x := j.Exchange
-	newLegs, err := f.loadLegs(ctx, &JourneyRecord{ID: j.ID, Legs: x.Legs})
+	newLegs, err := xs.journeys.loadLegs(ctx, &journeyRecord{ID: j.ID, Legs: x.Legs})
 	if err != nil {
 		return j, nil, nil, nil, err
 	}
 	if !x.Confirming {
 		for _, leg := range newLegs {
-			if leg == nil || leg.State != StatePrebooked || !now.Before(x.HoldUntil) {
+			if leg == nil || leg.State != statePrebooked || !now.Before(x.HoldUntil) {
 				return j, nil, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingExpired,
 					"exchange operation "+x.ID+" passed its ticketTimeLimit "+x.HoldUntil.Format(time.RFC3339)+" and is released; the journey stands as it was"), nil, nil
 			}
@@ -626,14 +567,14 @@ func (f *Facade) confirmJourneyExchange(ctx context.Context, send Sender, j *Jou
 			return j, nil, osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 				"the first train of booking "+j.ID+" has left; the journey can no longer be exchanged"), nil, nil
 		}
-		if err := f.markJourneyOpen(ctx, j.ID, now); err != nil {
+		if err := xs.journeys.markJourneyOpen(ctx, j.ID, now); err != nil {
 			return j, nil, nil, nil, err
 		}
-		j, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
-			if r.Exchange == nil || r.Exchange.ID != x.ID || r.Exchange.State != ExchangePrebooked {
+		j, err = xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
+			if r.Exchange == nil || r.Exchange.ID != x.ID || r.Exchange.State != exchangePrebooked {
 				return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+r.ID+" changed meanwhile; retry")}
 			}
-			r.Exchange.Confirming, r.Exchange.LeaseUntil = true, now.Add(f.cfg.Timeout)
+			r.Exchange.Confirming, r.Exchange.LeaseUntil = true, now.Add(xs.cfg.Timeout)
 			return nil
 		})
 		if p := refusedBy(err); p != nil {
@@ -645,10 +586,10 @@ func (f *Facade) confirmJourneyExchange(ctx context.Context, send Sender, j *Jou
 		x = j.Exchange
 	}
 	var reason *int
-	if code, ok := f.cfg.Reasons[x.Quote.OverruleCode]; ok && x.Quote.OverruleCode != "" {
+	if code, ok := xs.cfg.Reasons[x.Quote.OverruleCode]; ok && x.Quote.OverruleCode != "" {
 		reason = &code
 	}
-	old, err := f.loadLegs(ctx, j)
+	old, err := xs.journeys.loadLegs(ctx, j)
 	if err != nil {
 		return j, nil, nil, nil, err
 	}
@@ -656,7 +597,7 @@ func (f *Facade) confirmJourneyExchange(ctx context.Context, send Sender, j *Jou
 		if leg == nil || !leg.State.holdsPlaces() {
 			continue
 		}
-		after, d, p := f.cancel(ctx, send, leg, CancelReplaced, "", reason)
+		after, d, p := xs.bookings.cancel(ctx, send, leg, cancelReplaced, "", reason)
 		if p != nil {
 			p.Detail = journeyDetail(p.Detail, j, leg)
 			return j, nil, p, nil, nil
@@ -673,15 +614,15 @@ func (f *Facade) confirmJourneyExchange(ctx context.Context, send Sender, j *Jou
 		}
 	}
 	for i, leg := range newLegs {
-		rec, err := f.updateBooking(ctx, leg.ID, func(r *BookingRecord) error {
+		rec, err := xs.bookings.updateBooking(ctx, leg.ID, func(r *bookingRecord) error {
 			if r.Fulfillment != nil {
 				return errNoChange
 			}
-			if r.State != StatePrebooked {
+			if r.State != statePrebooked {
 				return &errRefused{stateProblem(r, "fulfilled")}
 			}
-			r.State = StateFulfilled
-			r.Fulfillment = &FulfillmentRecord{ID: fulfillmentID(r.ID), CreatedOn: f.now().UTC(), ControlNumber: controlNumber(r)}
+			r.State = stateFulfilled
+			r.Fulfillment = &fulfillmentRecord{ID: fulfillmentID(r.ID), CreatedOn: xs.now().UTC(), ControlNumber: controlNumber(r)}
 			return nil
 		})
 		if p := refusedBy(err); p != nil {
@@ -690,16 +631,16 @@ func (f *Facade) confirmJourneyExchange(ctx context.Context, send Sender, j *Jou
 		if err != nil {
 			return j, nil, nil, nil, err
 		}
-		_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindHold, rec.ID))
-		newLegs[i] = f.sendUnsentData(ctx, send, rec)
+		_ = xs.store.Delete(ctx, storeKey(xs.cfg.Partner, kindHold, rec.ID))
+		newLegs[i] = xs.passengers.sendUnsentData(ctx, send, rec)
 	}
-	j, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+	j, err = xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		rx := r.Exchange
-		if rx == nil || rx.ID != x.ID || rx.State == ExchangeConfirmed {
+		if rx == nil || rx.ID != x.ID || rx.State == exchangeConfirmed {
 			return errNoChange
 		}
-		confirmed := f.now().UTC()
-		rx.State, rx.Confirming, rx.ConfirmedOn, rx.Old = ExchangeConfirmed, false, &confirmed, r.Legs
+		confirmed := xs.now().UTC()
+		rx.State, rx.Confirming, rx.ConfirmedOn, rx.Old = exchangeConfirmed, false, &confirmed, r.Legs
 		r.Legs, r.Offers, r.OfferID = rx.Legs, rx.Offers, rx.OfferID
 		r.End = rx.Offers[len(rx.Offers)-1].Arrival
 		r.HoldUntil = rx.HoldUntil
@@ -710,30 +651,30 @@ func (f *Facade) confirmJourneyExchange(ctx context.Context, send Sender, j *Jou
 	if err != nil {
 		return j, nil, nil, nil, err
 	}
-	_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindJourneyOpen, j.ID))
+	_ = xs.store.Delete(ctx, storeKey(xs.cfg.Partner, kindJourneyOpen, j.ID))
 	return j, newLegs, nil, nil, nil
 }
 
 // fulfilJourneyExchange answers the fulfilment that confirms j's exchange.
-func (f *Facade) fulfilJourneyExchange(ctx context.Context, c *call, j *JourneyRecord) (*Answer, bool) {
-	if j.Exchange.State == ExchangeBooking {
+func (x *exchanges) fulfilJourneyExchange(ctx context.Context, c *call, j *journeyRecord) (*Answer, bool) {
+	if j.Exchange.State == exchangeBooking {
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" has messages to the reservation system under way; retry in a few seconds")
 		p.Retryable = true
-		return f.problem(c, p), false
+		return x.problem(c, p), false
 	}
-	if j.Exchange.Confirming && f.now().Before(j.Exchange.LeaseUntil) {
+	if j.Exchange.Confirming && x.now().Before(j.Exchange.LeaseUntil) {
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" is being confirmed; retry in a few seconds")
 		p.Retryable = true
-		return f.problem(c, p), false
+		return x.problem(c, p), false
 	}
-	j, newLegs, p, d, err := f.confirmJourneyExchange(ctx, c.send, j)
+	j, newLegs, p, d, err := x.confirmJourneyExchange(ctx, c.send, j)
 	switch {
 	case err != nil:
-		return f.storeFailed(c, err), false
+		return x.storeFailed(c, err), false
 	case p != nil:
-		return f.problem(c, p), finalProblem(p)
+		return x.problem(c, p), finalProblem(p)
 	case d != nil:
-		a := f.unsettled(c, d, "confirming the exchange of booking "+j.ID, "the confirmation is being settled: retry with the same Idempotency-Key to learn its outcome")
+		a := x.settlement.unsettled(c, d, "confirming the exchange of booking "+j.ID, "the confirmation is being settled: retry with the same Idempotency-Key to learn its outcome")
 		return a, false
 	}
 	out := osdm.FulfillmentCollectionResponse{}
@@ -742,16 +683,16 @@ func (f *Facade) fulfilJourneyExchange(ctx context.Context, c *call, j *JourneyR
 		fv.BookingRef = j.ID
 		out.Fulfillments = append(out.Fulfillments, fv)
 	}
-	return f.json(c, http.StatusOK, out), true
+	return x.json(c, http.StatusOK, out), true
 }
 
 // settleJourneyExchange finishes j's exchange once its call's lease is
 // over: new legs never answered are given back, a confirmation begun is
 // carried on, new legs past their hold are released. It reports whether
 // nothing is left to do.
-func (f *Facade) settleJourneyExchange(ctx context.Context, send Sender, j *JourneyRecord) (bool, error) {
+func (xs *exchanges) settleJourneyExchange(ctx context.Context, send Sender, j *journeyRecord) (bool, error) {
 	x := j.Exchange
-	now := f.now()
+	now := xs.now()
 	switch {
 	case x == nil || !x.open():
 		return true, nil
@@ -759,11 +700,11 @@ func (f *Facade) settleJourneyExchange(ctx context.Context, send Sender, j *Jour
 		if now.Before(x.LeaseUntil) {
 			return false, nil
 		}
-		j, err := f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+		j, err := xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 			if r.Exchange == nil || !r.Exchange.Confirming || now.Before(r.Exchange.LeaseUntil) {
 				return &errRefused{}
 			}
-			r.Exchange.LeaseUntil = now.Add(f.cfg.Timeout)
+			r.Exchange.LeaseUntil = now.Add(xs.cfg.Timeout)
 			return nil
 		})
 		if err != nil {
@@ -773,16 +714,16 @@ func (f *Facade) settleJourneyExchange(ctx context.Context, send Sender, j *Jour
 			}
 			return false, err
 		}
-		_, _, p, d, err := f.confirmJourneyExchange(ctx, send, j)
+		_, _, p, d, err := xs.confirmJourneyExchange(ctx, send, j)
 		return err == nil && p == nil && d == nil, err
-	case x.State == ExchangeBooking && !now.Before(x.LeaseUntil),
-		x.State == ExchangePrebooked && !now.Before(x.HoldUntil):
-		j, err := f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+	case x.State == exchangeBooking && !now.Before(x.LeaseUntil),
+		x.State == exchangePrebooked && !now.Before(x.HoldUntil):
+		j, err := xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 			rx := r.Exchange
-			if rx == nil || rx.ID != x.ID || !rx.open() || rx.State == ExchangeBooking && now.Before(rx.LeaseUntil) {
+			if rx == nil || rx.ID != x.ID || !rx.open() || rx.State == exchangeBooking && now.Before(rx.LeaseUntil) {
 				return &errRefused{}
 			}
-			rx.RollingBack, rx.LeaseUntil = true, now.Add(f.cfg.Timeout)
+			rx.RollingBack, rx.LeaseUntil = true, now.Add(xs.cfg.Timeout)
 			return nil
 		})
 		if err != nil {
@@ -792,7 +733,7 @@ func (f *Facade) settleJourneyExchange(ctx context.Context, send Sender, j *Jour
 			}
 			return false, err
 		}
-		after, err := f.failJourneyExchange(ctx, send, j, nil)
+		after, err := xs.failJourneyExchange(ctx, send, j, nil)
 		return err == nil && !after.Exchange.open(), err
 	}
 	return false, nil

@@ -1,68 +1,68 @@
 package osdmlegacy
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
 	"time"
 
-	"github.com/caddy-osdm/caddy-osdm/store"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // A journey with changes is booked at the legacy system train by train:
 // each leg is a booking of its own there (one BookingRequest, one
-// BookingRef), kept here as a BookingRecord of its own (a leg booking,
+// BookingRef), kept here as a bookingRecord of its own (a leg booking,
 // with JourneyID set), and the journey, the OSDM booking, as a
-// JourneyRecord that lists them. The journey is booked all or nothing: it
-// stays JOURNEY_BOOKING, listed for settlement by a KindJourneyOpen mark,
+// journeyRecord that lists them. The journey is booked all or nothing: it
+// stays JOURNEY_BOOKING, listed for settlement by a kindJourneyOpen mark,
 // until every leg is PREBOOKED and the answer is about to be given; a
 // journey left in JOURNEY_BOOKING (a refused leg, a crash between legs)
 // is rolled back leg by leg, with the technical reason code (no fee).
 
 // Store kinds of journeys.
 const (
-	// KindJourney holds a JourneyRecord under its booking id.
-	KindJourney = "journey"
-	// KindJourneyOpen marks a journey whose booking is not settled yet:
+	// kindJourney holds a journeyRecord under its booking id.
+	kindJourney = "journey"
+	// kindJourneyOpen marks a journey whose booking is not settled yet:
 	// settlement's work list (value: an intentMark).
-	KindJourneyOpen = "journey-open"
+	kindJourneyOpen = "journey-open"
 )
 
-// JourneyIDPrefix starts the booking id of a journey with changes, so that
+// journeyIDPrefix starts the booking id of a journey with changes, so that
 // a call finds which kind of booking it is about without a store read.
-const JourneyIDPrefix = "bj-"
+const journeyIDPrefix = "bj-"
 
-// JourneyState is where the booking of a journey is.
-type JourneyState string
+// journeyState is where the booking of a journey is.
+type journeyState string
 
 // The journey states; once BOOKED the legs' own states say the rest
 // (fulfilled, refunded...).
 const (
-	// JourneyBooking: legs are being booked; not answered yet.
-	JourneyBooking JourneyState = "JOURNEY_BOOKING"
-	// JourneyRollingBack: a leg was refused, or the booking was never
+	// journeyBooking: legs are being booked; not answered yet.
+	journeyBooking journeyState = "JOURNEY_BOOKING"
+	// journeyRollingBack: a leg was refused, or the booking was never
 	// answered; the legs booked are being undone.
-	JourneyRollingBack JourneyState = "JOURNEY_ROLLING_BACK"
-	// JourneyBooked: every leg was booked and the booking answered.
-	JourneyBooked JourneyState = "JOURNEY_BOOKED"
-	// JourneyFailed: rolled back; no leg holds places.
-	JourneyFailed JourneyState = "JOURNEY_FAILED"
+	journeyRollingBack journeyState = "JOURNEY_ROLLING_BACK"
+	// journeyBooked: every leg was booked and the booking answered.
+	journeyBooked journeyState = "JOURNEY_BOOKED"
+	// journeyFailed: rolled back; no leg holds places.
+	journeyFailed journeyState = "JOURNEY_FAILED"
 )
 
-// JourneyRecord is the booking of a journey with changes.
-type JourneyRecord struct {
-	// ID is the OSDM booking id (JourneyIDPrefix).
+// journeyRecord is the booking of a journey with changes.
+type journeyRecord struct {
+	// ID is the OSDM booking id (journeyIDPrefix).
 	ID string `json:"id"`
 	// Partner is the façade's partner label.
 	Partner string `json:"partner"`
-	// Client is the client whose call made the booking (AnonymousClient
+	// Client is the client whose call made the booking (anonymousClient
 	// when none was known); its legs are that client's too. Only its
 	// calls see the journey.
 	Client string `json:"client,omitempty"`
 	// State is where the journey's booking is.
-	State JourneyState `json:"state"`
+	State journeyState `json:"state"`
 	// CreatedOn is when the booking was recorded; HoldUntil its
 	// confirmationTimeLimit (every leg's).
 	CreatedOn time.Time `json:"createdOn"`
@@ -78,35 +78,35 @@ type JourneyRecord struct {
 	Legs    []string `json:"legs"`
 	// Offers are the journey offer's legs, for the legs not booked yet
 	// when a retry carries on.
-	Offers []OfferRecord `json:"offers"`
+	Offers []offerRecord `json:"offers"`
 	// End is when the last train arrives, for the record's retention.
 	End time.Time `json:"end"`
 	// Failure says which leg was refused, and why; nil when none was.
-	Failure *JourneyFailure `json:"failure,omitempty"`
+	Failure *journeyFailure `json:"failure,omitempty"`
 	// RefundOffers are the journey's refund offers, oldest first.
-	RefundOffers []JourneyRefundOffer `json:"refundOffers,omitempty"`
+	RefundOffers []journeyRefundOffer `json:"refundOffers,omitempty"`
 	// ExchangeQuotes are the exchange offers made, oldest first.
-	ExchangeQuotes []ExchangeQuote `json:"exchangeQuotes,omitempty"`
+	ExchangeQuotes []exchangeQuote `json:"exchangeQuotes,omitempty"`
 	// Exchange is the latest exchange operation; nil when none was asked.
-	Exchange *JourneyExchange `json:"exchange,omitempty"`
+	Exchange *journeyExchange `json:"exchange,omitempty"`
 }
 
-// JourneyFailure is the refusal of one leg of a journey.
-type JourneyFailure struct {
+// journeyFailure is the refusal of one leg of a journey.
+type journeyFailure struct {
 	// Leg is the leg's index (0 the first train); Train its train.
 	Leg   int    `json:"leg"`
 	Train string `json:"train"`
 	// Refusal is the legacy refusal, nil when the leg's outcome was never
 	// learnt (the journey was then rolled back unanswered).
-	Refusal *LegacyRefusal `json:"refusal,omitempty"`
+	Refusal *legacyRefusal `json:"refusal,omitempty"`
 	// Alternatives are the ReplacementProposal's, for a train another
 	// system sells.
-	Alternatives []AlternativeRecord `json:"alternatives,omitempty"`
+	Alternatives []alternativeRecord `json:"alternatives,omitempty"`
 }
 
-// AlternativeRecord is a legacy ReplacementProposal's alternative, kept
+// alternativeRecord is a legacy ReplacementProposal's alternative, kept
 // for the problem of a journey booking it refused.
-type AlternativeRecord struct {
+type alternativeRecord struct {
 	TrainNumber       string `json:"trainNumber,omitempty"`
 	TravelClass       int    `json:"travelClass,omitempty"`
 	ReservationSystem int    `json:"reservationSystem,omitempty"`
@@ -114,9 +114,9 @@ type AlternativeRecord struct {
 	Priority          int    `json:"priority,omitempty"`
 }
 
-// JourneyRefundOffer is a refund offer of a journey: one refund offer of
+// journeyRefundOffer is a refund offer of a journey: one refund offer of
 // each leg booking it covers, under the same id.
-type JourneyRefundOffer struct {
+type journeyRefundOffer struct {
 	// ID is the refund offer id, the same in every leg booking.
 	ID string `json:"id"`
 	// Legs are the indexes of the legs it refunds.
@@ -124,7 +124,7 @@ type JourneyRefundOffer struct {
 }
 
 // journeyKey is the store key of journey id.
-func (f *Facade) journeyKey(id string) string { return Key(f.cfg.Partner, KindJourney, id) }
+func (j *journeys) journeyKey(id string) string { return storeKey(j.cfg.Partner, kindJourney, id) }
 
 // errJourneyMissing is a journey id that names no record.
 var errJourneyMissing = errors.New("no such journey")
@@ -132,84 +132,49 @@ var errJourneyMissing = errors.New("no such journey")
 // loadJourney returns journey id and its stored bytes, or
 // errJourneyMissing (another client's journey included: a call sees its
 // own client's, background work every one).
-func (f *Facade) loadJourney(ctx context.Context, id string) (*JourneyRecord, []byte, error) {
-	if !validID(id, JourneyIDPrefix) {
+func (j *journeys) loadJourney(ctx context.Context, id string) (*journeyRecord, []byte, error) {
+	if !validID(id, journeyIDPrefix) {
 		return nil, nil, errJourneyMissing
 	}
-	b, err := f.store.Get(ctx, f.journeyKey(id))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, errJourneyMissing
-	}
+	rec, b, err := getRecord[journeyRecord](ctx, j.store, j.journeyKey(id), "journey", id, errJourneyMissing)
 	if err != nil {
 		return nil, nil, err
 	}
-	var rec JourneyRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, nil, fmt.Errorf("journey %s: stored record unreadable: %w", id, err)
-	}
-	if client, ok := callerOf(ctx); rec.ID != id || rec.Partner != f.cfg.Partner || ok && rec.Client != client {
+	if client, ok := callerOf(ctx); rec.ID != id || rec.Partner != j.cfg.Partner || ok && rec.Client != client {
 		return nil, nil, errJourneyMissing
 	}
-	return &rec, b, nil
+	return rec, b, nil
 }
 
 // putNewJourney stores rec if no journey has its id, and reports whether
 // it did.
-func (f *Facade) putNewJourney(ctx context.Context, rec *JourneyRecord) (bool, error) {
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return false, err
-	}
-	return f.store.PutIfAbsent(ctx, f.journeyKey(rec.ID), b, 0)
+func (j *journeys) putNewJourney(ctx context.Context, rec *journeyRecord) (bool, error) {
+	return putNewRecord(ctx, j.store, j.journeyKey(rec.ID), rec, 0)
 }
 
 // updateJourney applies fn to journey id with compare-and-set, as
 // updateBooking does for a booking.
-func (f *Facade) updateJourney(ctx context.Context, id string, fn func(*JourneyRecord) error) (*JourneyRecord, error) {
-	for range 16 {
-		rec, old, err := f.loadJourney(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		if err := fn(rec); errors.Is(err, errNoChange) {
-			return rec, nil
-		} else if err != nil {
-			return rec, err
-		}
-		b, err := json.Marshal(rec)
-		if err != nil {
-			return nil, err
-		}
-		if bytes.Equal(b, old) {
-			return rec, nil
-		}
-		ok, err := f.store.CompareAndSet(ctx, f.journeyKey(id), old, b, f.journeyRetention(rec))
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			return rec, nil
-		}
-	}
-	return nil, errConflict
+func (j *journeys) updateJourney(ctx context.Context, id string, fn func(*journeyRecord) error) (*journeyRecord, error) {
+	load := func() (*journeyRecord, []byte, error) { return j.loadJourney(ctx, id) }
+	return updateRecord(ctx, j.store, j.journeyKey(id), load, j.journeyRetention, fn)
 }
 
 // journeyRetention is the store ttl of a journey: none while its booking
-// is open, else as its legs' (BookingRetention after the last train
+// is open, else as its legs' (bookingRetention after the last train
 // arrives, at least an hour).
-func (f *Facade) journeyRetention(rec *JourneyRecord) time.Duration {
-	if rec.State == JourneyBooking || rec.State == JourneyRollingBack || rec.End.IsZero() {
+func (j *journeys) journeyRetention(rec *journeyRecord) time.Duration {
+	if rec.State == journeyBooking || rec.State == journeyRollingBack || rec.End.IsZero() {
 		return 0
 	}
-	return max(rec.End.Add(BookingRetention).Sub(f.now()), time.Hour)
+	return max(rec.End.Add(bookingRetention).Sub(j.now()), time.Hour)
 }
 
 // loadLegs returns the leg bookings of j in order; a leg never recorded
 // (the call stopped before it) is nil.
-func (f *Facade) loadLegs(ctx context.Context, j *JourneyRecord) ([]*BookingRecord, error) {
-	out := make([]*BookingRecord, len(j.Legs))
+func (js *journeys) loadLegs(ctx context.Context, j *journeyRecord) ([]*bookingRecord, error) {
+	out := make([]*bookingRecord, len(j.Legs))
 	for i, id := range j.Legs {
-		rec, _, err := f.loadBooking(ctx, id)
+		rec, _, err := js.bookings.loadBooking(ctx, id)
 		switch {
 		case errors.Is(err, errBookingMissing):
 		case err != nil:
@@ -222,4 +187,37 @@ func (f *Facade) loadLegs(ctx context.Context, j *JourneyRecord) ([]*BookingReco
 		}
 	}
 	return out, nil
+}
+
+// isJourneyID reports whether a booking id names a journey with changes.
+func isJourneyID(id string) bool { return strings.HasPrefix(id, journeyIDPrefix) }
+
+// journeyOf loads the journey of the call's path with its legs, or
+// answers why not: a journey whose booking did not end booked is not
+// found, as a single booking the legacy system refused.
+func (js *journeys) journeyOf(ctx context.Context, c *call) (*journeyRecord, []*bookingRecord, *Answer) {
+	id := c.params[osdm.ParamBookingID]
+	c.answer.BookingID = id
+	j, _, err := js.loadJourney(ctx, id)
+	if errors.Is(err, errJourneyMissing) || err == nil && j.State != journeyBooked {
+		if err == nil && j.State == journeyBooking {
+			p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+id+" has messages to the reservation system under way; retry in a few seconds")
+			p.Retryable = true
+			return nil, nil, js.problem(c, p)
+		}
+		return nil, nil, js.problem(c, bookingNotFound(id))
+	}
+	if err != nil {
+		return nil, nil, js.storeFailed(c, err)
+	}
+	legs, err := js.loadLegs(ctx, j)
+	if err != nil {
+		return nil, nil, js.storeFailed(c, err)
+	}
+	for _, leg := range legs {
+		if leg == nil {
+			return nil, nil, js.storeFailed(c, errors.New("journey "+j.ID+" is booked but a leg is missing"))
+		}
+	}
+	return j, legs, nil
 }

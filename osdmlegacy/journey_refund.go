@@ -19,7 +19,7 @@ import (
 // with the legs not confirmed yet.
 
 // refundOffer returns the journey's refund offer id, nil when none.
-func (j *JourneyRecord) refundOffer(id string) *JourneyRefundOffer {
+func (j *journeyRecord) refundOffer(id string) *journeyRefundOffer {
 	for i := range j.RefundOffers {
 		if j.RefundOffers[i].ID == id {
 			return &j.RefundOffers[i]
@@ -30,90 +30,90 @@ func (j *JourneyRecord) refundOffer(id string) *JourneyRefundOffer {
 
 // createJourneyRefundOffers quotes the refund of fulfilled legs of a
 // journey.
-func (f *Facade) createJourneyRefundOffers(ctx context.Context, c *call) *Answer {
+func (rf *refunds) createJourneyRefundOffers(ctx context.Context, c *call) *Answer {
 	req, p := readRefundOfferRequest(c.body)
 	if p != nil {
-		return f.problem(c, p)
+		return rf.problem(c, p)
 	}
-	return f.idempotent(ctx, c, func() string { return NewID(RefundOfferIDPrefix) }, func(rid string) (*Answer, bool) {
-		j, legs, a := f.journeyOf(ctx, c)
+	return rf.idempotent(ctx, c, func() string { return newID(refundOfferIDPrefix) }, func(rid string) (*Answer, bool) {
+		j, legs, a := rf.journeys.journeyOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
 		if jr := j.refundOffer(rid); jr != nil { // made by an earlier run of this request
-			return f.json(c, http.StatusOK, osdm.RefundOfferCollectionResponse{RefundOffers: []osdm.RefundOffer{f.journeyRefundView(j, legs, jr)}}), true
+			return rf.json(c, http.StatusOK, osdm.RefundOfferCollectionResponse{RefundOffers: []osdm.RefundOffer{rf.journeyRefundView(j, legs, jr)}}), true
 		}
 		named, p := journeyLegsNamed(j, legs, &req.RefundOfferRequest)
 		if p != nil {
-			return f.problem(c, p), true
+			return rf.problem(c, p), true
 		}
 		// Every train named must take the refund before any records it.
 		for _, i := range named {
 			dry := *legs[i]
-			dry.RefundOffers = append([]RefundOfferRecord(nil), legs[i].RefundOffers...)
+			dry.RefundOffers = append([]refundOfferRecord(nil), legs[i].RefundOffers...)
 			var p *osdm.ProblemError
 			switch {
 			case dry.refundOffer(rid) != nil:
-			case dry.State != StateFulfilled || dry.Fulfillment == nil:
+			case dry.State != stateFulfilled || dry.Fulfillment == nil:
 				p = stateProblem(&dry, "refunded")
 			case dry.Exchange.holds():
-				p = exchangeUnderWay(&dry, f.now())
+				p = exchangeUnderWay(&dry, rf.now())
 			default:
-				p = refusedBy(f.addRefundOffer(&dry, rid, req.PassengerIDs, req.OverruleCode))
+				p = refusedBy(rf.addRefundOffer(&dry, rid, req.PassengerIDs, req.OverruleCode))
 			}
 			if p != nil {
 				p.Detail = journeyDetail(p.Detail, j, legs[i])
-				return f.problem(c, p), finalProblem(p)
+				return rf.problem(c, p), finalProblem(p)
 			}
 		}
 		for _, i := range named {
-			rec, err := f.updateBooking(ctx, legs[i].ID, func(r *BookingRecord) error {
+			rec, err := rf.bookings.updateBooking(ctx, legs[i].ID, func(r *bookingRecord) error {
 				if r.refundOffer(rid) != nil {
 					return errNoChange
 				}
-				if r.State != StateFulfilled || r.Fulfillment == nil {
+				if r.State != stateFulfilled || r.Fulfillment == nil {
 					return &errRefused{stateProblem(r, "refunded")}
 				}
 				if r.Exchange.holds() {
-					return &errRefused{exchangeUnderWay(r, f.now())}
+					return &errRefused{exchangeUnderWay(r, rf.now())}
 				}
-				return f.addRefundOffer(r, rid, req.PassengerIDs, req.OverruleCode)
+				return rf.addRefundOffer(r, rid, req.PassengerIDs, req.OverruleCode)
 			})
 			if p := refusedBy(err); p != nil {
 				p.Detail = journeyDetail(p.Detail, j, legs[i])
-				return f.problem(c, p), finalProblem(p)
+				return rf.problem(c, p), finalProblem(p)
 			}
 			if err != nil {
-				return f.storeFailed(c, err), false
+				return rf.storeFailed(c, err), false
 			}
 			legs[i] = rec
 		}
-		j, err := f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+		j, err := rf.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 			if r.refundOffer(rid) != nil {
 				return errNoChange
 			}
-			r.RefundOffers = append(r.RefundOffers, JourneyRefundOffer{ID: rid, Legs: named})
+			r.RefundOffers = append(r.RefundOffers, journeyRefundOffer{ID: rid, Legs: named})
 			return nil
 		})
 		if err != nil {
-			return f.storeFailed(c, err), false
+			return rf.storeFailed(c, err), false
 		}
-		return f.json(c, http.StatusOK, osdm.RefundOfferCollectionResponse{
-			RefundOffers: []osdm.RefundOffer{f.journeyRefundView(j, legs, j.refundOffer(rid))},
+		return rf.json(c, http.StatusOK, osdm.RefundOfferCollectionResponse{
+			RefundOffers: []osdm.RefundOffer{rf.journeyRefundView(j, legs, j.refundOffer(rid))},
 		}), true
 	})
 }
 
 // journeyDetail names the journey and the leg's train in a problem text
 // about a leg booking.
-func journeyDetail(detail string, j *JourneyRecord, leg *BookingRecord) string {
+func journeyDetail(detail string, j *journeyRecord, leg *bookingRecord) string {
 	return strings.ReplaceAll(detail, "booking "+leg.ID, "booking "+j.ID+" (train "+leg.Offer.Train+")")
 }
 
 // journeyLegsNamed returns the indexes of the legs whose fulfilments a
 // refund offer request names (fulfillmentIds and refundSpecifications),
 // in order of travel, or the problem of a fulfilment not the journey's.
-func journeyLegsNamed(j *JourneyRecord, legs []*BookingRecord, req *osdm.RefundOfferRequest) ([]int, *osdm.ProblemError) {
+func journeyLegsNamed(j *journeyRecord, legs []*bookingRecord, req *osdm.RefundOfferRequest) ([]int, *osdm.ProblemError) {
 	byID := map[string]int{}
 	for i, leg := range legs {
 		if leg.Fulfillment != nil {
@@ -150,20 +150,20 @@ func journeyLegsNamed(j *JourneyRecord, legs []*BookingRecord, req *osdm.RefundO
 
 // journeyRefundOfferOf loads the journey, its legs and the refund offer
 // of the call's path.
-func (f *Facade) journeyRefundOfferOf(ctx context.Context, c *call) (*JourneyRecord, []*BookingRecord, *JourneyRefundOffer, *Answer) {
-	j, legs, a := f.journeyOf(ctx, c)
+func (r *refunds) journeyRefundOfferOf(ctx context.Context, c *call) (*journeyRecord, []*bookingRecord, *journeyRefundOffer, *Answer) {
+	j, legs, a := r.journeys.journeyOf(ctx, c)
 	if a != nil {
 		return nil, nil, nil, a
 	}
 	rid := c.params[osdm.ParamRefundOfferID]
 	jr := j.refundOffer(rid)
 	if jr == nil {
-		return nil, nil, nil, f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
+		return nil, nil, nil, r.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
 			"booking "+j.ID+" has no refund offer "+quoteShort(rid)))
 	}
 	for _, i := range jr.Legs {
 		if legs[i].refundOffer(rid) == nil {
-			return nil, nil, nil, f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
+			return nil, nil, nil, r.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
 				"refund offer "+quoteShort(rid)+" of booking "+j.ID+" was deleted"))
 		}
 	}
@@ -171,83 +171,77 @@ func (f *Facade) journeyRefundOfferOf(ctx context.Context, c *call) (*JourneyRec
 }
 
 // getJourneyRefundOffer answers GET .../refund-offers/{rid} of a journey.
-func (f *Facade) getJourneyRefundOffer(ctx context.Context, c *call) *Answer {
-	j, legs, jr, a := f.journeyRefundOfferOf(ctx, c)
+func (r *refunds) getJourneyRefundOffer(ctx context.Context, c *call) *Answer {
+	j, legs, jr, a := r.journeyRefundOfferOf(ctx, c)
 	if a != nil {
 		return a
 	}
-	v := f.journeyRefundView(j, legs, jr)
-	return f.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
+	v := r.journeyRefundView(j, legs, jr)
+	return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
 }
 
-// patchJourneyRefundOffer confirms a journey's refund offer, leg by leg.
-func (f *Facade) patchJourneyRefundOffer(ctx context.Context, c *call) *Answer {
-	if _, p := readRefundOfferPatch(c.body); p != nil {
-		return f.problem(c, p)
+// confirmJourneyRefund confirms refund offer rid of a journey, leg by leg.
+func (r *refunds) confirmJourneyRefund(ctx context.Context, c *call, rid string) (*Answer, bool) {
+	j, legs, jr, a := r.journeyRefundOfferOf(ctx, c)
+	if a != nil {
+		return a, finalAnswer(a)
 	}
-	rid := c.params[osdm.ParamRefundOfferID]
-	return f.idempotent(ctx, c, func() string { return rid }, func(string) (*Answer, bool) {
-		j, legs, jr, a := f.journeyRefundOfferOf(ctx, c)
-		if a != nil {
-			return a, finalAnswer(a)
+	started := false
+	for _, i := range jr.Legs {
+		ro := legs[i].refundOffer(rid)
+		started = started || ro.Status == osdm.RefundConfirmed || legs[i].Pending != nil && legs[i].Pending.RefundOfferID == rid
+	}
+	for _, i := range jr.Legs {
+		leg := legs[i]
+		ro := leg.refundOffer(rid)
+		if ro.Status == osdm.RefundConfirmed {
+			continue
 		}
-		started := false
-		for _, i := range jr.Legs {
-			ro := legs[i].refundOffer(rid)
-			started = started || ro.Status == osdm.RefundConfirmed || legs[i].Pending != nil && legs[i].Pending.RefundOfferID == rid
+		// Once a leg is refunded the others follow, even past the
+		// offer's validity: a journey is not left half refunded.
+		if !started && !r.now().Before(ro.ValidUntil) {
+			return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
+				"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
 		}
-		for _, i := range jr.Legs {
-			leg := legs[i]
-			ro := leg.refundOffer(rid)
-			if ro.Status == osdm.RefundConfirmed {
-				continue
-			}
-			// Once a leg is refunded the others follow, even past the
-			// offer's validity: a journey is not left half refunded.
-			if !started && !f.now().Before(ro.ValidUntil) {
-				return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
-					"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
-			}
-			after, d, p := f.cancel(ctx, c.send, leg, CancelRefund, rid, ro.ReasonCode)
-			if p != nil {
-				p.Detail = journeyDetail(p.Detail, j, leg)
-				return f.problem(c, p), finalProblem(p)
-			}
-			started = true
-			if ro := after.refundOffer(rid); d.settled() && ro != nil && ro.Status == osdm.RefundConfirmed {
-				legs[i] = after
-				continue
-			}
-			if a, final := f.cancelFailed(c, after, d); a != nil {
-				return a, final
-			}
-			if ro := after.refundOffer(rid); ro == nil || ro.Status != osdm.RefundConfirmed {
-				return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
-					"train "+leg.Offer.Train+" of booking "+j.ID+" was cancelled at the reservation system before; it is not refunded")), true
-			}
+		after, d, p := r.bookings.cancel(ctx, c.send, leg, cancelRefund, rid, ro.ReasonCode)
+		if p != nil {
+			p.Detail = journeyDetail(p.Detail, j, leg)
+			return r.problem(c, p), finalProblem(p)
+		}
+		started = true
+		if ro := after.refundOffer(rid); d.settled() && ro != nil && ro.Status == osdm.RefundConfirmed {
 			legs[i] = after
+			continue
 		}
-		v := f.journeyRefundView(j, legs, jr)
-		return f.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v}), true
-	})
+		if a, final := r.bookings.cancelFailed(c, after, d); a != nil {
+			return a, final
+		}
+		if ro := after.refundOffer(rid); ro == nil || ro.Status != osdm.RefundConfirmed {
+			return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
+				"train "+leg.Offer.Train+" of booking "+j.ID+" was cancelled at the reservation system before; it is not refunded")), true
+		}
+		legs[i] = after
+	}
+	v := r.journeyRefundView(j, legs, jr)
+	return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v}), true
 }
 
 // deleteJourneyRefundOffer drops a proposed refund offer of a journey
 // from every leg (204 also when there is none, as for one train).
-func (f *Facade) deleteJourneyRefundOffer(ctx context.Context, c *call) *Answer {
-	j, legs, a := f.journeyOf(ctx, c)
+func (rf *refunds) deleteJourneyRefundOffer(ctx context.Context, c *call) *Answer {
+	j, legs, a := rf.journeys.journeyOf(ctx, c)
 	if a != nil {
 		return a
 	}
 	rid := c.params[osdm.ParamRefundOfferID]
 	for _, leg := range legs {
 		if ro := leg.refundOffer(rid); ro != nil && (ro.Status == osdm.RefundConfirmed || leg.Pending != nil && leg.Pending.RefundOfferID == rid) {
-			return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
+			return rf.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 				"refund offer "+rid+" is confirmed, or being confirmed, on train "+leg.Offer.Train+"; it cannot be deleted"))
 		}
 	}
 	for _, leg := range legs {
-		_, err := f.updateBooking(ctx, leg.ID, func(r *BookingRecord) error {
+		_, err := rf.bookings.updateBooking(ctx, leg.ID, func(r *bookingRecord) error {
 			for i, ro := range r.RefundOffers {
 				if ro.ID == rid && ro.Status != osdm.RefundConfirmed && (r.Pending == nil || r.Pending.RefundOfferID != rid) {
 					r.RefundOffers = append(r.RefundOffers[:i:i], r.RefundOffers[i+1:]...)
@@ -257,10 +251,10 @@ func (f *Facade) deleteJourneyRefundOffer(ctx context.Context, c *call) *Answer 
 			return errNoChange
 		})
 		if err != nil {
-			return f.storeFailed(c, err)
+			return rf.storeFailed(c, err)
 		}
 	}
-	if _, err := f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
+	if _, err := rf.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		for i := range r.RefundOffers {
 			if r.RefundOffers[i].ID == rid {
 				r.RefundOffers = append(r.RefundOffers[:i:i], r.RefundOffers[i+1:]...)
@@ -269,14 +263,14 @@ func (f *Facade) deleteJourneyRefundOffer(ctx context.Context, c *call) *Answer 
 		}
 		return errNoChange
 	}); err != nil {
-		return f.storeFailed(c, err)
+		return rf.storeFailed(c, err)
 	}
-	return f.noContent(c)
+	return rf.noContent(c)
 }
 
 // journeyRefundView is the OSDM refund offer of a journey: the amounts
 // summed over its legs, their fulfilments, CONFIRMED once every leg is.
-func (f *Facade) journeyRefundView(j *JourneyRecord, legs []*BookingRecord, jr *JourneyRefundOffer) osdm.RefundOffer {
+func (r *refunds) journeyRefundView(j *journeyRecord, legs []*bookingRecord, jr *journeyRefundOffer) osdm.RefundOffer {
 	var fees, refunds []osdm.Price
 	var v osdm.RefundOffer
 	status := osdm.RefundConfirmed

@@ -11,23 +11,23 @@ import (
 // rollBackJourney undoes every leg of journey j that holds places
 // (rollBackLegs); once none does, the journey is JOURNEY_FAILED and off
 // settlement's list.
-func (f *Facade) rollBackJourney(ctx context.Context, send Sender, j *JourneyRecord) (bool, error) {
-	done, err := f.rollBackLegs(ctx, send, j.ID, j.Legs)
+func (js *journeys) rollBackJourney(ctx context.Context, send Sender, j *journeyRecord) (bool, error) {
+	done, err := js.rollBackLegs(ctx, send, j.ID, j.Legs)
 	if !done || err != nil {
 		return false, err
 	}
-	_, err = f.updateJourney(ctx, j.ID, func(r *JourneyRecord) error {
-		if r.State == JourneyFailed {
+	_, err = js.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
+		if r.State == journeyFailed {
 			return errNoChange
 		}
-		r.State = JourneyFailed
+		r.State = journeyFailed
 		return nil
 	})
 	if err != nil {
 		return false, err
 	}
-	_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindJourneyOpen, j.ID))
-	_ = f.store.Delete(ctx, f.offerClaimKey(j.OfferID))
+	_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindJourneyOpen, j.ID))
+	_ = js.store.Delete(ctx, js.bookings.offerClaimKey(j.OfferID))
 	return true, nil
 }
 
@@ -36,12 +36,12 @@ func (f *Facade) rollBackJourney(ctx context.Context, send Sender, j *JourneyRec
 // unknown is asked about first (settleOne), a leg booked is cancelled
 // with the technical reason code (no fee). It reports whether no leg
 // holds places any more.
-func (f *Facade) rollBackLegs(ctx context.Context, send Sender, jid string, ids []string) (bool, error) {
-	legs, err := f.loadLegs(ctx, &JourneyRecord{ID: jid, Legs: ids})
+func (j *journeys) rollBackLegs(ctx context.Context, send Sender, jid string, ids []string) (bool, error) {
+	legs, err := j.loadLegs(ctx, &journeyRecord{ID: jid, Legs: ids})
 	if err != nil {
 		return false, err
 	}
-	reason, ok := f.cfg.Reasons[osdm.OverruleTechnicalFailure]
+	reason, ok := j.cfg.Reasons[osdm.OverruleTechnicalFailure]
 	if !ok {
 		reason = DefaultReasons()[osdm.OverruleTechnicalFailure]
 	}
@@ -51,17 +51,17 @@ func (f *Facade) rollBackLegs(ctx context.Context, send Sender, jid string, ids 
 		if leg == nil {
 			continue // never recorded, so never sent
 		}
-		if leg.State == StateBooking && leg.Pending != nil {
+		if leg.State == stateBooking && leg.Pending != nil {
 			var rep SettleReport
-			f.settleOne(ctx, send, leg, &rep)
-			if leg, _, err = f.loadBooking(ctx, leg.ID); err != nil {
+			j.settlement.settleOne(ctx, send, leg, &rep)
+			if leg, _, err = j.bookings.loadBooking(ctx, leg.ID); err != nil {
 				return false, err
 			}
 		}
 		switch {
-		case leg.State == StatePrebooked,
-			leg.State == StateCancelling && leg.Pending != nil && leg.Pending.Cancel == CancelRollback:
-			after, d, p := f.cancel(ctx, send, leg, CancelRollback, "", &reason)
+		case leg.State == statePrebooked,
+			leg.State == stateCancelling && leg.Pending != nil && leg.Pending.Cancel == cancelRollback:
+			after, d, p := j.bookings.cancel(ctx, send, leg, cancelRollback, "", &reason)
 			if p != nil || d == nil || !d.settled() || after.State.holdsPlaces() {
 				done = false
 			}
@@ -75,8 +75,8 @@ func (f *Facade) rollBackLegs(ctx context.Context, send Sender, jid string, ids 
 // settleJourneys settles every journey whose booking is open and whose
 // call's lease is over: never answered booked, it is rolled back (a
 // crash between legs leaves no journey half booked).
-func (f *Facade) settleJourneys(ctx context.Context, send Sender, rep *SettleReport) {
-	marks, err := f.listMarks(ctx, KindJourneyOpen)
+func (js *journeys) settleJourneys(ctx context.Context, send Sender, rep *SettleReport) {
+	marks, err := js.settlement.listMarks(ctx, kindJourneyOpen)
 	if err != nil {
 		rep.Errors++
 		return
@@ -87,20 +87,20 @@ func (f *Facade) settleJourneys(ctx context.Context, send Sender, rep *SettleRep
 		}
 		var m intentMark
 		_ = json.Unmarshal(v, &m)
-		now := f.now()
-		j, _, err := f.loadJourney(ctx, id)
+		now := js.now()
+		j, _, err := js.loadJourney(ctx, id)
 		switch {
 		case errors.Is(err, errJourneyMissing):
-			f.dropStaleMark(ctx, KindJourneyOpen, id, now.Sub(m.At), rep)
+			js.settlement.dropStaleMark(ctx, kindJourneyOpen, id, now.Sub(m.At), rep)
 			continue
 		case err != nil:
 			rep.Errors++
 			continue
 		}
 		switch j.State {
-		case JourneyBooked:
+		case journeyBooked:
 			if x := j.Exchange; x.open() || x != nil && x.Confirming {
-				switch done, err := f.settleJourneyExchange(ctx, send, j); {
+				switch done, err := js.exchanges.settleJourneyExchange(ctx, send, j); {
 				case err != nil:
 					rep.Errors++
 				case done:
@@ -110,11 +110,11 @@ func (f *Facade) settleJourneys(ctx context.Context, send Sender, rep *SettleRep
 				}
 				continue
 			}
-			_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindJourneyOpen, id))
+			_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindJourneyOpen, id))
 			rep.Stale++
 			continue
-		case JourneyFailed:
-			_ = f.store.Delete(ctx, Key(f.cfg.Partner, KindJourneyOpen, id))
+		case journeyFailed:
+			_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindJourneyOpen, id))
 			rep.Stale++
 			continue
 		}
@@ -122,11 +122,11 @@ func (f *Facade) settleJourneys(ctx context.Context, send Sender, rep *SettleRep
 			rep.Waiting++
 			continue
 		}
-		j, err = f.updateJourney(ctx, id, func(r *JourneyRecord) error {
-			if r.State != JourneyBooking && r.State != JourneyRollingBack || now.Before(r.LeaseUntil) {
+		j, err = js.updateJourney(ctx, id, func(r *journeyRecord) error {
+			if r.State != journeyBooking && r.State != journeyRollingBack || now.Before(r.LeaseUntil) {
 				return &errRefused{}
 			}
-			r.State, r.LeaseUntil = JourneyRollingBack, now.Add(f.cfg.Timeout)
+			r.State, r.LeaseUntil = journeyRollingBack, now.Add(js.cfg.Timeout)
 			return nil
 		})
 		var taken *errRefused
@@ -137,7 +137,7 @@ func (f *Facade) settleJourneys(ctx context.Context, send Sender, rep *SettleRep
 			rep.Errors++
 			continue
 		}
-		done, err := f.rollBackJourney(ctx, send, j)
+		done, err := js.rollBackJourney(ctx, send, j)
 		switch {
 		case err != nil:
 			rep.Errors++

@@ -9,16 +9,15 @@ import (
 )
 
 // journeysPending lists, for the operator, the journeys whose booking or
-// exchange settlement has not finished (their KindJourneyOpen marks).
+// exchange settlement has not finished (their kindJourneyOpen marks).
 func (s Status) journeysPending(ctx context.Context) ([]opstatus.Pending, error) {
-	f := s.f
-	marks, err := f.listMarks(ctx, KindJourneyOpen)
+	marks, err := s.settlement.listMarks(ctx, kindJourneyOpen)
 	var out []opstatus.Pending
 	for id, v := range marks {
 		var m intentMark
 		_ = json.Unmarshal(v, &m)
-		p := opstatus.Pending{Direction: opstatus.OSDMToLegacy, Partner: f.cfg.Partner, Kind: "journey", Ref: id, Since: m.At, Detail: "journey " + id}
-		if j, _, err := f.loadJourney(ctx, id); err == nil {
+		p := opstatus.Pending{Direction: opstatus.OSDMToLegacy, Partner: s.cfg.Partner, Kind: "journey", Ref: id, Since: m.At, Detail: "journey " + id}
+		if j, _, err := s.journeys.loadJourney(ctx, id); err == nil {
 			p.NextAttempt, p.Detail = j.LeaseUntil, "journey "+id+" "+string(j.State)
 			if x := j.Exchange; x != nil && (x.open() || x.Confirming) {
 				p.NextAttempt, p.Detail = x.LeaseUntil, "exchange "+x.ID+" of journey "+id+" "+string(x.State)
@@ -32,8 +31,7 @@ func (s Status) journeysPending(ctx context.Context) ([]opstatus.Pending, error)
 // findJourney returns journey id and its legs as an operator sees them,
 // nil when there is none.
 func (s Status) findJourney(ctx context.Context, id string) ([]opstatus.Record, error) {
-	f := s.f
-	j, _, err := f.loadJourney(ctx, id)
+	j, _, err := s.journeys.loadJourney(ctx, id)
 	if errors.Is(err, errJourneyMissing) {
 		return nil, nil
 	}
@@ -60,7 +58,7 @@ func (s Status) findJourney(ctx context.Context, id string) ([]opstatus.Record, 
 	out := []opstatus.Record{rec}
 	ids := append(append([]string(nil), j.Legs...), legsOf(j.Exchange)...)
 	for _, lid := range ids {
-		leg, _, err := f.loadBooking(ctx, lid)
+		leg, _, err := s.bookings.loadBooking(ctx, lid)
 		if err != nil {
 			continue
 		}
@@ -71,11 +69,11 @@ func (s Status) findJourney(ctx context.Context, id string) ([]opstatus.Record, 
 
 // legsOf is the legs an exchange holds or held that the journey does not
 // show.
-func legsOf(x *JourneyExchange) []string {
+func legsOf(x *journeyExchange) []string {
 	if x == nil {
 		return nil
 	}
-	if x.State == ExchangeConfirmed {
+	if x.State == exchangeConfirmed {
 		return x.Old
 	}
 	return x.Legs

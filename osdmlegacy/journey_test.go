@@ -13,9 +13,9 @@ import (
 
 // journeyOffer is a sealed offer of a journey of trains (each as e.offer
 // makes it, in one trip).
-func (e *bookEnv) journeyOffer(trains ...string) *JourneyOffer {
+func (e *bookEnv) journeyOffer(trains ...string) *journeyOffer {
 	e.t.Helper()
-	jo := &JourneyOffer{}
+	jo := &journeyOffer{}
 	for i, train := range trains {
 		rec := *e.offer(train, adult, child)
 		rec.LegID = timedLegID("trip-1", i+1)
@@ -23,16 +23,16 @@ func (e *bookEnv) journeyOffer(trains ...string) *JourneyOffer {
 		rec.Partner, rec.ID = "", ""
 		jo.Legs = append(jo.Legs, rec)
 	}
-	s, err := e.f.offerSigner(context.Background())
+	s, err := e.f.offers.offerSigner(context.Background())
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	jo.ID = s.sealJourney(jo, AnonymousClient)
+	jo.ID = s.sealJourney(jo, anonymousClient)
 	return jo
 }
 
 // journeyBody is the POST /bookings of jo for its two passengers.
-func journeyBody(jo *JourneyOffer) map[string]any {
+func journeyBody(jo *journeyOffer) map[string]any {
 	rec := jo.Legs[0]
 	rec.ID = jo.ID
 	return bookingBodyOf(&rec)
@@ -136,7 +136,7 @@ func TestJourneyRetryCarriesOn(t *testing.T) {
 func TestJourneyRefundRefusedBeforeAnyLeg(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
 	jo := e.journeyOffer("708", "709")
-	b := e.book(&OfferRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers})
+	b := e.book(&offerRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers})
 	fr := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", "{}"), 200)
 	fu1, fu2 := fr.Fulfillments[0].ID, fr.Fulfillments[1].ID
 	spec := func(fids ...string) string {
@@ -184,7 +184,7 @@ func TestJourneyExchangeConfirmationSettled(t *testing.T) {
 		t.Run(string(kind), func(t *testing.T) {
 			e := newBookEnv(t, kind, nil)
 			jo := e.journeyOffer("708", "709")
-			b := e.book(&OfferRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers})
+			b := e.book(&offerRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers})
 			fr := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", "{}"), 200)
 			body := `{"fulfillmentIds": ["` + fr.Fulfillments[0].ID + `", "` + fr.Fulfillments[1].ID + `"],
 				"tripSpecifications": [{"legs": [` + specLegJSON("710", "8500010", "12:00", "8503000", "13:00") + `, ` + specLegJSON("711", "8503000", "13:30", "8509000", "15:00") + `]}],
@@ -243,7 +243,7 @@ func TestJourneyOwner(t *testing.T) {
 		return f.ServeClient(ctx, client, e.legacy, method, path, h, b)
 	}
 	jo := e.journeyOffer("708", "709")
-	s, _ := e.f.offerSigner(ctx)
+	s, _ := e.f.offers.offerSigner(ctx)
 	jo.ID = s.sealJourney(jo, "alpine")
 	body := journeyBody(jo)
 	if a := serve(e.f, "coastal", "POST", "/bookings", body); a.Status != http.StatusNotFound || a.Problem.Code != osdm.CodeOfferNotFound {
@@ -252,7 +252,7 @@ func TestJourneyOwner(t *testing.T) {
 	b := decodeOK[osdm.BookingResponse](t, serve(e.f, "alpine", "POST", "/bookings", body), 200).Booking
 	fr := decodeOK[osdm.FulfillmentCollectionResponse](t, serve(e.f, "alpine", "POST", "/bookings/"+b.ID+"/fulfillments", "{}"), 200)
 	other := e.otherInstance()
-	for _, client := range []string{"coastal", AnonymousClient} {
+	for _, client := range []string{"coastal", anonymousClient} {
 		for _, path := range []string{"/bookings/" + b.ID, "/fulfillments/" + fr.Fulfillments[1].ID, "/bookings/" + b.ID + "/passengers/p1"} {
 			if a := serve(other, client, "GET", path, nil); a.Status != http.StatusNotFound {
 				t.Errorf("%q GET %s of alpine's journey: %d %s", client, path, a.Status, a.Body)

@@ -9,7 +9,7 @@ import (
 // journeyView is the OSDM booking of a journey with changes, built from
 // its leg bookings: one booked offer with one reservation per train, the
 // journey's trip, one fulfilment per leg, the prices their sums.
-func (f *Facade) journeyView(j *JourneyRecord, legs []*BookingRecord) *osdm.Booking {
+func (js *journeys) journeyView(j *journeyRecord, legs []*bookingRecord) *osdm.Booking {
 	b := &osdm.Booking{ID: j.ID, ExternalRef: j.ExternalRef, CreatedOn: j.CreatedOn}
 	var trains []string
 	runs := make([]TrainRun, 0, len(j.Offers))
@@ -20,9 +20,9 @@ func (f *Facade) journeyView(j *JourneyRecord, legs []*BookingRecord) *osdm.Book
 			OriginName: o.OriginName, DestinationName: o.DestinationName, Departure: o.Departure, Arrival: o.Arrival, Carrier: o.Carrier,
 		})
 	}
-	b.Summary = "Reservations on trains " + strings.Join(trains, ", ") + " on " + j.Offers[0].ServiceDate + ", " + f.cfg.Partner
+	b.Summary = "Reservations on trains " + strings.Join(trains, ", ") + " on " + j.Offers[0].ServiceDate + ", " + js.cfg.Partner
 	b.Trips = []osdm.Trip{journeyTripView(j.Offers[0].TripID, runs)}
-	var first *BookingRecord
+	var first *bookingRecord
 	for _, leg := range legs {
 		if leg != nil {
 			first = leg
@@ -62,7 +62,7 @@ func (f *Facade) journeyView(j *JourneyRecord, legs []*BookingRecord) *osdm.Book
 		default:
 			prebooked = false
 		}
-		bo := f.bookedOffer(leg, status, price)
+		bo := js.bookings.bookedOffer(leg, status, price)
 		offer.Reservations = append(offer.Reservations, bo.Reservations...)
 		offer.Products = append(offer.Products, bo.Products...)
 		if leg.Fulfillment != nil {
@@ -88,7 +88,7 @@ func (f *Facade) journeyView(j *JourneyRecord, legs []*BookingRecord) *osdm.Book
 	}
 	for i := range j.RefundOffers {
 		if jr := &j.RefundOffers[i]; len(jr.Legs) > 0 && legs[jr.Legs[0]] != nil && legs[jr.Legs[0]].refundOffer(jr.ID) != nil {
-			b.RefundOffers = append(b.RefundOffers, f.journeyRefundView(j, legs, jr))
+			b.RefundOffers = append(b.RefundOffers, js.refunds.journeyRefundView(j, legs, jr))
 		}
 	}
 	return b

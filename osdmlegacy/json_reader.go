@@ -33,7 +33,7 @@ func (r *treeReader) invalid(ptr, detail string) {
 // restricted keeps a 422 about ptr under restriction res.
 func (r *treeReader) restricted(res Restriction, ptr, detail string) {
 	if r.err == nil {
-		r.err = Restricted(res, r.outCode, ptr, detail)
+		r.err = restricted(res, r.outCode, ptr, detail)
 	}
 }
 

@@ -17,11 +17,11 @@ type Poster interface {
 	Post(ctx context.Context, contentType string, body []byte) (status int, contentType_ string, reply []byte, err error)
 }
 
-// PostFunc adapts a function to Poster.
-type PostFunc func(ctx context.Context, contentType string, body []byte) (int, string, []byte, error)
+// postFunc adapts a function to Poster.
+type postFunc func(ctx context.Context, contentType string, body []byte) (int, string, []byte, error)
 
 // Post implements Poster.
-func (f PostFunc) Post(ctx context.Context, contentType string, body []byte) (int, string, []byte, error) {
+func (f postFunc) Post(ctx context.Context, contentType string, body []byte) (int, string, []byte, error) {
 	return f(ctx, contentType, body)
 }
 

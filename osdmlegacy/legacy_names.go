@@ -10,7 +10,7 @@ import "github.com/caddy-osdm/caddy-osdm/legacy"
 // and stop at the first place whose passenger has no last name, since a
 // legacy Passenger cannot be left blank. The names and dates of birth
 // after that follow the fulfilment or the exchange (unsentData).
-func legacyNames(offer *OfferRecord, pax []PassengerRecord) ([]legacy.Passenger, []int) {
+func legacyNames(offer *offerRecord, pax []passengerRecord) ([]legacy.Passenger, []int) {
 	var names []legacy.Passenger
 	var named []int
 	for _, i := range offer.placeOrder() {
@@ -27,7 +27,7 @@ func legacyNames(offer *OfferRecord, pax []PassengerRecord) ([]legacy.Passenger,
 // markNamesSent sets each passenger's NameSent to the name the legacy
 // BookingRequest of legacyNames carries for it ("" when it carries none)
 // and returns that request's Passengers.
-func markNamesSent(offer *OfferRecord, pax []PassengerRecord) []legacy.Passenger {
+func markNamesSent(offer *offerRecord, pax []passengerRecord) []legacy.Passenger {
 	names, named := legacyNames(offer, pax)
 	for i := range pax {
 		pax[i].NameSent = ""
@@ -40,8 +40,8 @@ func markNamesSent(offer *OfferRecord, pax []PassengerRecord) []legacy.Passenger
 
 // inOfferOrder returns pax in the order of offer's passengers (matched by
 // externalRef), nil when they do not match one to one.
-func inOfferOrder(offer *OfferRecord, pax []PassengerRecord) []PassengerRecord {
-	out := make([]PassengerRecord, 0, len(pax))
+func inOfferOrder(offer *offerRecord, pax []passengerRecord) []passengerRecord {
+	out := make([]passengerRecord, 0, len(pax))
 	for _, op := range offer.Passengers {
 		for _, pr := range pax {
 			if pr.ExternalRef == op.Ref {

@@ -14,7 +14,7 @@ var adult2 = offerPax{"p-adult-2", osdm.PassengerAdult, 30, 1}
 // namedBooking books offer o with the given last names, in the offer's
 // passenger order ("" books that passenger without a name), and returns
 // the booking and the legacy BookingRequest it sent.
-func (e *bookEnv) namedBooking(o *OfferRecord, lastNames ...string) (*osdm.Booking, *legacy.BookingRequest) {
+func (e *bookEnv) namedBooking(o *offerRecord, lastNames ...string) (*osdm.Booking, *legacy.BookingRequest) {
 	e.t.Helper()
 	body := bookingBodyOf(o)
 	specs := body["passengerSpecifications"].([]map[string]any)
@@ -206,7 +206,7 @@ func TestExchangeKeepsTheDataHeld(t *testing.T) {
 	e.exchangeTo(b.ID, fid, "708")
 	decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", nil), 200)
 	rec := e.records()[b.ID]
-	if rec.Offer.Train != "708" || rec.State != StateFulfilled {
+	if rec.Offer.Train != "708" || rec.State != stateFulfilled {
 		t.Fatalf("after the exchange: train %s, %s", rec.Offer.Train, rec.State)
 	}
 	check("exchanged")
@@ -232,13 +232,13 @@ func TestExchangeDataLost(t *testing.T) {
 	e.exchangeTo(b.ID, fid, "708")
 	e.legacy.inject(fault{kind: legacy.KindPassengerDataRequest, what: "lost"})
 	decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", nil), 200)
-	if rec := e.records()[b.ID]; rec.Offer.Train != "708" || rec.State != StateUpdating {
+	if rec := e.records()[b.ID]; rec.Offer.Train != "708" || rec.State != stateUpdating {
 		t.Fatalf("after the lost PassengerDataRequest: train %s, %s", rec.Offer.Train, rec.State)
 	}
 	e.settle(e.otherInstance())
 	rec := e.records()[b.ID]
 	names := e.sandboxNames(rec.Legacy.BookingRef)
-	if rec.State != StateFulfilled || rec.Passengers[1].NameSent != "F Cy" || len(names) != 2 || names[1].LastName != "Cy" {
+	if rec.State != stateFulfilled || rec.Passengers[1].NameSent != "F Cy" || len(names) != 2 || names[1].LastName != "Cy" {
 		t.Errorf("after settlement: %s %+v, the legacy system holds %+v", rec.State, rec.Passengers, names)
 	}
 	e.assertAgree(true)
@@ -268,7 +268,7 @@ func TestFulfilmentSendsTheNamesLeft(t *testing.T) {
 			t.Errorf("passenger %s's place is named %q at the legacy system, want %q", pid, got, want)
 		}
 	}
-	if rec.State != StateFulfilled || rec.Passengers[1].NameSent != "F Bob" {
+	if rec.State != stateFulfilled || rec.Passengers[1].NameSent != "F Bob" {
 		t.Errorf("after the fulfilment: %s, the child's NameSent %q", rec.State, rec.Passengers[1].NameSent)
 	}
 	e.assertAgree(true)
@@ -294,11 +294,11 @@ func TestExchangeConfirmedBySettlementSendsTheDataHeld(t *testing.T) {
 	}
 	e.settle(e.otherInstance())
 	rec := e.records()[b.ID]
-	if rec.Offer.Train != "708" || rec.Exchange.State != ExchangeConfirmed {
+	if rec.Offer.Train != "708" || rec.Exchange.State != exchangeConfirmed {
 		t.Fatalf("after settlement: train %s, exchange %s", rec.Offer.Train, rec.Exchange.State)
 	}
 	names := e.sandboxNames(rec.Legacy.BookingRef)
-	if rec.State != StateFulfilled || rec.Passengers[1].NameSent != "F Cy" || len(names) != 2 || names[1].LastName != "Cy" {
+	if rec.State != stateFulfilled || rec.Passengers[1].NameSent != "F Cy" || len(names) != 2 || names[1].LastName != "Cy" {
 		t.Errorf("after settlement: %s %+v, the new legacy booking holds %+v", rec.State, rec.Passengers, names)
 	}
 	e.assertAgree(true)

@@ -17,11 +17,11 @@ type Sender interface {
 	Send(ctx context.Context, req legacy.Request) (legacy.Reply, error)
 }
 
-// SendFunc adapts a function to Sender.
-type SendFunc func(ctx context.Context, req legacy.Request) (legacy.Reply, error)
+// sendFunc adapts a function to Sender.
+type sendFunc func(ctx context.Context, req legacy.Request) (legacy.Reply, error)
 
 // Send implements Sender.
-func (f SendFunc) Send(ctx context.Context, req legacy.Request) (legacy.Reply, error) {
+func (f sendFunc) Send(ctx context.Context, req legacy.Request) (legacy.Reply, error) {
 	return f(ctx, req)
 }
 
@@ -64,9 +64,9 @@ func (e *SendError) Unwrap() []error {
 	return []error{e.Kind, e.Err}
 }
 
-// KindOf returns the transport failure kind of err: ErrLegacySlow for a
+// kindOf returns the transport failure kind of err: ErrLegacySlow for a
 // deadline, ErrLegacyDown for anything not classified, nil for nil.
-func KindOf(err error) error {
+func kindOf(err error) error {
 	switch {
 	case err == nil:
 		return nil

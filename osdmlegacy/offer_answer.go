@@ -44,14 +44,14 @@ func probeSubject(p *probe) string {
 }
 
 // read interprets a probe's reply.
-func (f *Facade) read(p *probe, passengers int, currency string) probeResult {
+func (os *offers) read(p *probe, passengers int, currency string) probeResult {
 	subject := probeSubject(p)
 	if p.err != nil {
-		return probeResult{problem: SendProblem(f.cfg.Partner, p.err, subject)}
+		return probeResult{problem: sendProblem(os.cfg.Partner, p.err, subject)}
 	}
 	switch r := p.reply.(type) {
 	case *legacy.AvailabilityReply:
-		f.learnTimes(p.cand, r.Journey)
+		os.learnTimes(p.cand, r.Journey)
 		var best *legacy.Offer
 		for i := range r.Offers {
 			o := &r.Offers[i]
@@ -69,11 +69,11 @@ func (f *Facade) read(p *probe, passengers int, currency string) probeResult {
 			return probeResult{soldOut: true}
 		}
 		if currency != "" && best.Price.Currency != currency {
-			return probeResult{problem: Restricted(RestrictReservations, osdm.CodeOfferOutOfBounds, "#/offerSearchCriteria/currency",
+			return probeResult{problem: restricted(RestrictReservations, osdm.CodeOfferOutOfBounds, "#/offerSearchCriteria/currency",
 				subject+": prices are in "+best.Price.Currency+", not "+currency)}
 		}
 		if _, err := osdmPrice(*best.Price); err != nil {
-			return probeResult{problem: SendProblem(f.cfg.Partner, &SendError{Kind: ErrLegacyGarbage, Err: err}, subject)}
+			return probeResult{problem: sendProblem(os.cfg.Partner, &SendError{Kind: ErrLegacyGarbage, Err: err}, subject)}
 		}
 		return probeResult{offer: best}
 	case *legacy.ReplacementProposal:
@@ -87,7 +87,7 @@ func (f *Facade) read(p *probe, passengers int, currency string) probeResult {
 		}
 		return probeResult{problem: NegativeProblem(r, subject)}
 	}
-	return probeResult{problem: SendProblem(f.cfg.Partner, &SendError{Kind: ErrLegacyGarbage,
+	return probeResult{problem: sendProblem(os.cfg.Partner, &SendError{Kind: ErrLegacyGarbage,
 		Err: errors.New("an unusable " + string(p.reply.Kind()) + " to an offer search")}, subject)}
 }
 
@@ -109,8 +109,8 @@ func pow10(n int) int64 {
 // learnTimes fills a candidate's unknown times from a reply's journey
 // (HH:MM local at each station on the departure date; an arrival clock
 // not after the departure's is on a later day).
-func (f *Facade) learnTimes(c *candidate, j legacy.ReplyJourney) {
-	oloc := stationLocation(f.tt, c.run.Origin, f.cfg.Location)
+func (o *offers) learnTimes(c *candidate, j legacy.ReplyJourney) {
+	oloc := stationLocation(o.tt, c.run.Origin, o.cfg.Location)
 	day, err := time.ParseInLocation(time.DateOnly, c.run.ServiceDate, oloc)
 	if err != nil {
 		return
@@ -121,7 +121,7 @@ func (f *Facade) learnTimes(c *candidate, j legacy.ReplyJourney) {
 		}
 	}
 	if c.run.Arrival.IsZero() && !c.run.Departure.IsZero() {
-		dloc := stationLocation(f.tt, c.run.Destination, f.cfg.Location)
+		dloc := stationLocation(o.tt, c.run.Destination, o.cfg.Location)
 		if t, ok := atClock(day, j.ArrivalTime, dloc); ok {
 			for i := 0; i < 3 && !t.After(c.run.Departure); i++ {
 				t = t.AddDate(0, 0, 1)
@@ -168,12 +168,12 @@ func osdmPrice(p legacy.Price) (osdm.Price, error) {
 }
 
 // searchAnswer assembles the OSDM answer of an offer search from its
-// probes: an OfferRecord per offer, sealed into its offer id.
+// probes: an offerRecord per offer, sealed into its offer id.
 type searchAnswer struct {
-	f      *Facade
+	f      *offers
 	c      *call
 	now    time.Time
-	pax    []OfferPassenger
+	pax    []offerPassenger
 	refs   []string
 	resp   osdm.OfferCollectionResponse
 	tripOf map[*candidate]int
@@ -195,20 +195,20 @@ type searchAnswer struct {
 
 // answer builds the answer to q from probes, its offer ids signed by
 // signer.
-func (f *Facade) answer(c *call, q *offerRequest, probes []*probe, pax []OfferPassenger, signer *offerSigner, ts *tripSet, legProbes []*probe) *Answer {
-	sa, p := f.collect(c, q, probes, pax, signer, ts, legProbes)
+func (o *offers) answer(c *call, q *offerRequest, probes []*probe, pax []offerPassenger, signer *offerSigner, ts *tripSet, legProbes []*probe) *Answer {
+	sa, p := o.collect(c, q, probes, pax, signer, ts, legProbes)
 	if p != nil {
-		return f.problem(c, p)
+		return o.problem(c, p)
 	}
-	return f.json(c, http.StatusOK, sa.resp)
+	return o.json(c, http.StatusOK, sa.resp)
 }
 
 // collect builds the offers, trips and problems of q from probes (of the
 // direct trains) and legProbes (of the trains of ts's journeys with
 // changes; ts may be nil when there are none), or the problem that no
 // train gave an offer or a proposal.
-func (f *Facade) collect(c *call, q *offerRequest, probes []*probe, pax []OfferPassenger, signer *offerSigner, ts *tripSet, legProbes []*probe) (*searchAnswer, *osdm.ProblemError) {
-	sa := &searchAnswer{f: f, c: c, now: c.now, pax: pax, tripOf: map[*candidate]int{}, signer: signer}
+func (o *offers) collect(c *call, q *offerRequest, probes []*probe, pax []offerPassenger, signer *offerSigner, ts *tripSet, legProbes []*probe) (*searchAnswer, *osdm.ProblemError) {
+	sa := &searchAnswer{f: o, c: c, now: c.now, pax: pax, tripOf: map[*candidate]int{}, signer: signer}
 	for _, p := range pax {
 		sa.refs = append(sa.refs, p.Ref)
 		sa.resp.AnonymousPassengerSpecifications = append(sa.resp.AnonymousPassengerSpecifications, p.spec())
@@ -216,7 +216,7 @@ func (f *Facade) collect(c *call, q *offerRequest, probes []*probe, pax []OfferP
 	alts := map[*candidate][]legacy.Alternative{}
 	var altOrder []*candidate
 	for _, p := range probes {
-		res := f.read(p, len(pax), q.currency)
+		res := o.read(p, len(pax), q.currency)
 		switch {
 		case res.offer != nil:
 			sa.addOffer(p, res.offer)
@@ -361,7 +361,7 @@ func (sa *searchAnswer) trip(c *candidate) int {
 func (sa *searchAnswer) addOffer(p *probe, lo *legacy.Offer) {
 	f, c := sa.f, p.cand
 	if c.run.Departure.IsZero() || c.run.Arrival.IsZero() {
-		sa.failures = append(sa.failures, SendProblem(f.cfg.Partner, &SendError{Kind: ErrLegacyGarbage}, probeSubject(p)))
+		sa.failures = append(sa.failures, sendProblem(f.cfg.Partner, &SendError{Kind: ErrLegacyGarbage}, probeSubject(p)))
 		sa.note(p, osdm.CodeBadGateway, "the reservation system gave no departure or arrival time")
 		return
 	}
@@ -385,7 +385,7 @@ func (sa *searchAnswer) addOffer(p *probe, lo *legacy.Offer) {
 	ti := sa.trip(c)
 	trip := &sa.resp.Trips[ti]
 	legID := trip.Legs[0].ID
-	rec := &OfferRecord{
+	rec := &offerRecord{
 		Partner: f.cfg.Partner,
 		Train:   c.run.Train, ServiceDate: c.run.ServiceDate, Origin: c.run.Origin, Destination: c.run.Destination,
 		OriginName: c.run.OriginName, DestinationName: c.run.DestinationName,
@@ -403,8 +403,8 @@ func (sa *searchAnswer) addOffer(p *probe, lo *legacy.Offer) {
 
 // exchangeability is whether an offer can be exchanged: yes, under the
 // condition of a fee when exchange_fee sets one.
-func (f *Facade) exchangeability() osdm.RefundType {
-	if f.cfg.ExchangeFee.Amount == "" && f.cfg.ExchangeFee.BasisPoints == 0 {
+func (o *offers) exchangeability() osdm.RefundType {
+	if o.cfg.ExchangeFee.Amount == "" && o.cfg.ExchangeFee.BasisPoints == 0 {
 		return osdm.RefundYes
 	}
 	return osdm.RefundWithCondition
@@ -412,8 +412,8 @@ func (f *Facade) exchangeability() osdm.RefundType {
 
 // offerProduct is the product of an offer, listed the same in the offer
 // and in the booking of it.
-func (f *Facade) offerProduct(rec *OfferRecord) osdm.Product {
-	flex, _ := f.flexibility()
+func (o *offers) offerProduct(rec *offerRecord) osdm.Product {
+	flex, _ := o.flexibility()
 	sc, tc := serviceClass(rec.TravelClass)
 	return osdm.Product{
 		ID: rec.ProductID, Code: "RESERVATION-" + strconv.Itoa(rec.TravelClass) + "-" + strings.ToUpper(serviceName(rec.ServiceCode)),
@@ -424,8 +424,8 @@ func (f *Facade) offerProduct(rec *OfferRecord) osdm.Product {
 
 // Flexibility and refundability of an offer: refunds cost refund_fee, so
 // a fee makes the reservation semi-flexible, refundable with conditions.
-func (f *Facade) flexibility() (osdm.Flexibility, osdm.RefundType) {
-	if f.cfg.RefundFee.Amount == "" && f.cfg.RefundFee.BasisPoints == 0 {
+func (o *offers) flexibility() (osdm.Flexibility, osdm.RefundType) {
+	if o.cfg.RefundFee.Amount == "" && o.cfg.RefundFee.BasisPoints == 0 {
 		return osdm.FlexibilityFull, osdm.RefundYes
 	}
 	return osdm.FlexibilitySemi, osdm.RefundWithCondition
@@ -441,8 +441,8 @@ func serviceClass(class int) (osdm.ServiceClass, osdm.TravelClass) {
 
 // osdmOffer is the OSDM offer of a record: one reservation offer part for
 // all passengers. The booking side shows the same offer from the record.
-func (f *Facade) osdmOffer(rec *OfferRecord) osdm.Offer {
-	flex, refundable := f.flexibility()
+func (o *offers) osdmOffer(rec *offerRecord) osdm.Offer {
+	flex, refundable := o.flexibility()
 	sc, tc := serviceClass(rec.TravelClass)
 	acc := accommodation(rec.ServiceCode)
 	refs := make([]string, len(rec.Passengers))
@@ -456,7 +456,7 @@ func (f *Facade) osdmOffer(rec *OfferRecord) osdm.Offer {
 		Summary:   "Reservation, train " + rec.Train + ", " + classText(rec.TravelClass) + " " + serviceName(rec.ServiceCode),
 		CreatedOn: rec.CreatedOn, ValidFrom: rec.CreatedOn, ValidUntil: &until, Price: rec.OSDMPrice,
 		TripCoverage: cover, OfferMode: osdm.OfferModeCollective, PassengerRefs: refs,
-		NumericAvailability: rec.AvailablePlaces, Refundable: refundable, Exchangeable: f.exchangeability(),
+		NumericAvailability: rec.AvailablePlaces, Refundable: refundable, Exchangeable: o.exchangeability(),
 		Products:                    []osdm.ProductLegAssociation{{ProductID: rec.ProductID, LegIDs: []string{rec.LegID}}},
 		AvailableFulfillmentOptions: []osdm.FulfillmentOption{{Type: osdm.FulfillmentETicket, Media: osdm.FulfillmentMediaPDFA4}},
 	}}
@@ -473,7 +473,7 @@ func (f *Facade) osdmOffer(rec *OfferRecord) osdm.Offer {
 			OverallAccommodationType: acc, OverallFlexibility: flex,
 		},
 		CreatedOn: rec.CreatedOn, PreBookableUntil: rec.ExpiresAt, PassengerRefs: refs,
-		Products:              []osdm.Product{f.offerProduct(rec)},
+		Products:              []osdm.Product{o.offerProduct(rec)},
 		TripCoverage:          &osdm.TripCoverage{CoveredTripID: rec.TripID},
 		ReservationOfferParts: []osdm.ReservationOfferPart{part},
 	}

@@ -42,12 +42,12 @@ func newSearchID() string {
 // plan builds one probe per candidate, class and service code asked, in
 // that order, with its legacy request: an AvailabilityRequest, or with
 // `search information_only` a BookingRequest with informationOnly=true.
-func (f *Facade) plan(cands []candidate, classes, services []int, tariffs []legacy.Tariff, now time.Time) []*probe {
+func (o *offers) plan(cands []candidate, classes, services []int, tariffs []legacy.Tariff, now time.Time) []*probe {
 	search := newSearchID()
 	probes := make([]*probe, 0, len(cands)*len(classes)*len(services))
 	for i := range cands {
 		c := &cands[i]
-		loc := stationLocation(f.tt, c.run.Origin, f.cfg.Location)
+		loc := stationLocation(o.tt, c.run.Origin, o.cfg.Location)
 		journey := legacy.Journey{
 			TrainNumber: c.run.Train, DepartureDate: c.run.ServiceDate, DepartureTime: c.clock(loc),
 			From: c.run.Origin, To: c.run.Destination, Carrier: c.run.Carrier,
@@ -57,7 +57,7 @@ func (f *Facade) plan(cands []candidate, classes, services []int, tariffs []lega
 				h := legacy.Header{MessageID: searchMessageID(search, len(probes)+1), SentAt: now}
 				places := legacy.PlaceRequest{TravelClass: class, ServiceCode: service, Tariffs: tariffs}
 				var req legacy.Request
-				if f.cfg.Search == SearchInformationOnly {
+				if o.cfg.Search == SearchInformationOnly {
 					req = &legacy.BookingRequest{Header: h, InformationOnly: true, Journey: journey, Places: places}
 				} else {
 					req = &legacy.AvailabilityRequest{Header: h, Journey: journey, Places: places}
@@ -71,7 +71,7 @@ func (f *Facade) plan(cands []candidate, classes, services []int, tariffs []lega
 
 // fanOut sends every probe's message, at most Config.Concurrency at once,
 // and waits for all. A message not yet sent when ctx ends fails as slow.
-func (f *Facade) fanOut(ctx context.Context, send Sender, probes []*probe) {
+func (o *offers) fanOut(ctx context.Context, send Sender, probes []*probe) {
 	if len(probes) == 1 { // one train, one class: no goroutine to hand over to
 		p := probes[0]
 		if err := ctx.Err(); err != nil {
@@ -81,7 +81,7 @@ func (f *Facade) fanOut(ctx context.Context, send Sender, probes []*probe) {
 		p.send(ctx, send)
 		return
 	}
-	sem := make(chan struct{}, f.cfg.Concurrency)
+	sem := make(chan struct{}, o.cfg.Concurrency)
 	var wg sync.WaitGroup
 	for _, p := range probes {
 		select {

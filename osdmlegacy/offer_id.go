@@ -23,12 +23,12 @@ import (
 //	"of-" base64url( version | payload | tag )
 //
 // where version is one byte (offerIDVersion), payload the compact binary
-// encoding of the OfferRecord below (without its ID and Partner), and tag
+// encoding of the offerRecord below (without its ID and Partner), and tag
 // the first 16 bytes of HMAC-SHA256(key, "of-" | version | partner's
 // length (uvarint) | partner | payload) under the façade's 32-byte offer
 // key (offer_key.go). An id that was altered, forged, cut, made for
-// another partner or is past its ExpiresAt is refused by OpenOfferID as
-// ErrOfferNotFound, before anything is sent to the legacy system.
+// another partner or is past its ExpiresAt is refused by openOfferID as
+// errOfferNotFound, before anything is sent to the legacy system.
 const (
 	// offerIDVersion is the version byte of the encoding below.
 	offerIDVersion = 1
@@ -44,13 +44,13 @@ const (
 	maxOfferIDLen = 4096
 )
 
-// OfferIDPrefix starts every offer id.
-const OfferIDPrefix = "of-"
+// offerIDPrefix starts every offer id.
+const offerIDPrefix = "of-"
 
-// ErrOfferNotFound is returned by OpenOfferID for an offer id that names no
+// errOfferNotFound is returned by openOfferID for an offer id that names no
 // live offer of this façade: malformed, altered, forged, another
 // partner's or expired.
-var ErrOfferNotFound = errors.New("offer not found")
+var errOfferNotFound = errors.New("offer not found")
 
 // payload flags: which fields follow in the payload and which are derived.
 const (
@@ -90,7 +90,7 @@ func (s *offerSigner) keyIs(key []byte) bool {
 func newOfferSigner(key []byte, partner string) *offerSigner {
 	k := bytes.Clone(key)
 	s := &offerSigner{sum: sha256.Sum256(k)}
-	s.hdr = append([]byte(OfferIDPrefix), binary.AppendUvarint(nil, uint64(len(partner)))...)
+	s.hdr = append([]byte(offerIDPrefix), binary.AppendUvarint(nil, uint64(len(partner)))...)
 	s.hdr = append(s.hdr, partner...)
 	s.macs.New = func() any { return hmac.New(sha256.New, k) }
 	return s
@@ -98,14 +98,14 @@ func newOfferSigner(key []byte, partner string) *offerSigner {
 
 // appendTag appends the tag of body (version and payload) for client to
 // dst. The tag covers the client an offer was searched by, so that the id
-// opens for that client alone: a client other than AnonymousClient goes
+// opens for that client alone: a client other than anonymousClient goes
 // between the header and the body as a zero byte (never a version), its
-// length and its bytes; AnonymousClient's tag is the tag without one.
+// length and its bytes; anonymousClient's tag is the tag without one.
 func (s *offerSigner) appendTag(dst, body []byte, client string) []byte {
 	m := s.macs.Get().(hash.Hash)
 	m.Reset()
 	m.Write(s.hdr)
-	if client != AnonymousClient {
+	if client != anonymousClient {
 		var n [1 + binary.MaxVarintLen64]byte
 		n[0] = 0
 		k := binary.PutUvarint(n[1:], uint64(len(client)))
@@ -121,7 +121,7 @@ func (s *offerSigner) appendTag(dst, body []byte, client string) []byte {
 
 // partIDsDerived reports whether rec's part and product ids are
 // offerPartIDs', without making them.
-func partIDsDerived(rec *OfferRecord) bool {
+func partIDsDerived(rec *offerRecord) bool {
 	if rec.TravelClass < 0 || rec.TravelClass > 9 || rec.ServiceCode < 0 || rec.ServiceCode > 9 {
 		part, product := offerPartIDs(rec.TripID, rec.TravelClass, rec.ServiceCode)
 		return rec.PartID == part && rec.ProductID == product
@@ -133,15 +133,15 @@ func partIDsDerived(rec *OfferRecord) bool {
 		rec.ProductID[len(rec.TripID):] == "-product-"+cs
 }
 
-// SealOfferID returns the id of rec for partner under key (32 bytes): the
+// sealFreshOfferID returns the id of rec for partner under key (32 bytes): the
 // record's fields (all but ID and Partner) encoded and signed. The caller
 // sets rec.ID to it.
-func SealOfferID(key []byte, partner string, rec *OfferRecord) string {
-	return newOfferSigner(key, partner).seal(rec, AnonymousClient)
+func sealFreshOfferID(key []byte, partner string, rec *offerRecord) string {
+	return newOfferSigner(key, partner).seal(rec, anonymousClient)
 }
 
-// seal is SealOfferID with the signer's key and partner, for client.
-func (s *offerSigner) seal(rec *OfferRecord, client string) string {
+// seal is sealFreshOfferID with the signer's key and partner, for client.
+func (s *offerSigner) seal(rec *offerRecord, client string) string {
 	var nonce [offerNonceLen]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
 		panic("osdmlegacy: no randomness: " + err.Error())
@@ -149,37 +149,53 @@ func (s *offerSigner) seal(rec *OfferRecord, client string) string {
 	return s.sealWith(rec, nonce, client)
 }
 
-// sealOfferID is SealOfferID with a given nonce.
-func sealOfferID(key []byte, partner string, rec *OfferRecord, nonce [offerNonceLen]byte) string {
-	return newOfferSigner(key, partner).sealWith(rec, nonce, AnonymousClient)
+// sealOfferID is sealFreshOfferID with a given nonce.
+func sealOfferID(key []byte, partner string, rec *offerRecord, nonce [offerNonceLen]byte) string {
+	return newOfferSigner(key, partner).sealWith(rec, nonce, anonymousClient)
 }
 
-func (s *offerSigner) sealWith(rec *OfferRecord, nonce [offerNonceLen]byte, client string) string {
+func (s *offerSigner) sealWith(rec *offerRecord, nonce [offerNonceLen]byte, client string) string {
 	var scratch [320]byte
 	buf := append(scratch[:0], offerIDVersion)
 	buf = appendOfferPayload(buf, nonce[:], rec)
 	buf = s.appendTag(buf, buf, client)
-	out := make([]byte, len(OfferIDPrefix)+base64.RawURLEncoding.EncodedLen(len(buf)))
-	copy(out, OfferIDPrefix)
-	base64.RawURLEncoding.Encode(out[len(OfferIDPrefix):], buf)
+	out := make([]byte, len(offerIDPrefix)+base64.RawURLEncoding.EncodedLen(len(buf)))
+	copy(out, offerIDPrefix)
+	base64.RawURLEncoding.Encode(out[len(offerIDPrefix):], buf)
 	return string(out)
 }
 
-// OpenOfferID returns the offer of id for partner under key, or
-// ErrOfferNotFound when the id is malformed, its tag is not key's for
+// openOfferID returns the offer of id for partner under key, or
+// errOfferNotFound when the id is malformed, its tag is not key's for
 // partner, its version unknown, or the offer expired at now. The tag is
 // compared in constant time, before the payload is decoded.
-func OpenOfferID(key []byte, partner, id string, now time.Time) (*OfferRecord, error) {
-	return newOfferSigner(key, partner).open(id, now, AnonymousClient)
+func openOfferID(key []byte, partner, id string, now time.Time) (*offerRecord, error) {
+	return newOfferSigner(key, partner).open(id, now, anonymousClient)
 }
 
-// open is OpenOfferID with the signer's key and partner, for client: the
+// open is openOfferID with the signer's key and partner, for client: the
 // id of an offer another client searched is not found.
-func (s *offerSigner) open(id string, now time.Time, client string) (*OfferRecord, error) {
-	if len(id) <= len(OfferIDPrefix) || len(id) > maxOfferIDLen || id[:len(OfferIDPrefix)] != OfferIDPrefix {
-		return nil, ErrOfferNotFound
+func (s *offerSigner) open(id string, now time.Time, client string) (*offerRecord, error) {
+	body, ok := s.openID(id, offerIDVersion, client)
+	if !ok {
+		return nil, errOfferNotFound
 	}
-	text := id[len(OfferIDPrefix):]
+	rec, ok := decodeOfferPayload(body[1:], offerNonceLen)
+	if !ok || !now.Before(rec.ExpiresAt) {
+		return nil, errOfferNotFound
+	}
+	rec.ID, rec.Partner = id, s.partner()
+	return rec, nil
+}
+
+// openID returns the payload of id (its version byte first) when id is an
+// offer id of version signed by s for client; the tag is compared in
+// constant time, before the payload is decoded.
+func (s *offerSigner) openID(id string, version byte, client string) ([]byte, bool) {
+	if len(id) <= len(offerIDPrefix) || len(id) > maxOfferIDLen || id[:len(offerIDPrefix)] != offerIDPrefix {
+		return nil, false
+	}
+	text := id[len(offerIDPrefix):]
 	// Room for the tag computed after the id's bytes.
 	raw := make([]byte, base64.RawURLEncoding.DecodedLen(len(text)), base64.RawURLEncoding.DecodedLen(len(text))+sha256.Size)
 	n, err := base64.RawURLEncoding.Strict().Decode(raw, []byte(text))
@@ -187,19 +203,10 @@ func (s *offerSigner) open(id string, now time.Time, client string) (*OfferRecor
 	// The decoder skips line breaks: an id is only the characters it
 	// encodes to.
 	if err != nil || base64.RawURLEncoding.EncodedLen(n) != len(text) ||
-		n < 1+offerNonceLen+offerTagLen || raw[0] != offerIDVersion {
-		return nil, ErrOfferNotFound
+		n < 1+offerNonceLen+offerTagLen || raw[0] != version {
+		return nil, false
 	}
-	body, ok := s.verified(raw, client)
-	if !ok {
-		return nil, ErrOfferNotFound
-	}
-	rec, ok := decodeOfferPayload(body[1:], offerNonceLen)
-	if !ok || !now.Before(rec.ExpiresAt) {
-		return nil, ErrOfferNotFound
-	}
-	rec.ID, rec.Partner = id, s.partner()
-	return rec, nil
+	return s.verified(raw, client)
 }
 
 // verified returns the version and payload of raw (an id's bytes, with
@@ -214,14 +221,14 @@ func (s *offerSigner) verified(raw []byte, client string) ([]byte, bool) {
 
 // partner is the partner label the signer signs for.
 func (s *offerSigner) partner() string {
-	n, k := binary.Uvarint(s.hdr[len(OfferIDPrefix):])
-	return string(s.hdr[len(OfferIDPrefix)+k : len(OfferIDPrefix)+k+int(n)])
+	n, k := binary.Uvarint(s.hdr[len(offerIDPrefix):])
+	return string(s.hdr[len(offerIDPrefix)+k : len(offerIDPrefix)+k+int(n)])
 }
 
 // offerTag is the tag of body (version and payload) for partner under
 // key.
 func offerTag(key []byte, partner string, body []byte) []byte {
-	return newOfferSigner(key, partner).appendTag(nil, body, AnonymousClient)
+	return newOfferSigner(key, partner).appendTag(nil, body, anonymousClient)
 }
 
 // offerPassengerTypes are the passenger types written as one byte, in a
@@ -231,7 +238,7 @@ var offerPassengerTypes = []osdm.PassengerType{
 }
 
 // appendOfferPayload appends the payload of rec (version 1) to b.
-func appendOfferPayload(b, nonce []byte, rec *OfferRecord) []byte {
+func appendOfferPayload(b, nonce []byte, rec *offerRecord) []byte {
 	flags := uint64(0)
 	if rec.LegID == rec.TripID+"-leg-1" {
 		flags |= flagLegDerived
@@ -306,9 +313,9 @@ func appendOfferPayload(b, nonce []byte, rec *OfferRecord) []byte {
 // decodeOfferPayload reads a payload of version 1 (after the version
 // byte), whose nonce is nonceLen bytes; false for any malformed or
 // trailing byte.
-func decodeOfferPayload(b []byte, nonceLen int) (*OfferRecord, bool) {
+func decodeOfferPayload(b []byte, nonceLen int) (*offerRecord, bool) {
 	d := &payloadReader{b: b}
-	rec := &OfferRecord{}
+	rec := &offerRecord{}
 	d.skip(nonceLen)
 	flags := d.uvarint()
 	rec.Train = d.num()
@@ -331,7 +338,7 @@ func decodeOfferPayload(b []byte, nonceLen int) (*OfferRecord, bool) {
 		return nil, false
 	}
 	if n > 0 {
-		rec.Passengers = make([]OfferPassenger, n)
+		rec.Passengers = make([]offerPassenger, n)
 	}
 	for i := range rec.Passengers {
 		p := &rec.Passengers[i]

@@ -19,14 +19,14 @@ func FuzzOpenOfferID(f *testing.F) {
 		key[i] = byte(i*7 + 1)
 	}
 	signed := map[string]bool{}
-	seal := func(rec *OfferRecord, n byte) string {
+	seal := func(rec *offerRecord, n byte) string {
 		id := sealOfferID(key, "p1", rec, [offerNonceLen]byte{n})
 		signed[id] = true
 		return id
 	}
 	seeds := []string{seal(searchLikeOffer(), 1), seal(oddOffer(), 2)}
 	signer := newOfferSigner(key, "p1")
-	journey := signer.sealJourneyWith(journeyLikeOffer(), [offerNonceLen]byte{3}, AnonymousClient)
+	journey := signer.sealJourneyWith(journeyLikeOffer(), [offerNonceLen]byte{3}, anonymousClient)
 	signed[journey] = true
 	seeds = append(seeds, journey)
 	tampered := tamperedIDs(&testing.T{}, key)
@@ -39,7 +39,7 @@ func FuzzOpenOfferID(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, id string) {
-		rec, err := OpenOfferID(key, "p1", id, idNow)
+		rec, err := openOfferID(key, "p1", id, idNow)
 		if err == nil && !signed[id] {
 			t.Fatalf("accepted an id it did not sign: %q", id)
 		}
@@ -47,7 +47,7 @@ func FuzzOpenOfferID(f *testing.F) {
 			t.Fatalf("accepted %q as %+v", id, rec)
 		}
 		// A journey's id: the same rule, and never both kinds at once.
-		jo, jerr := signer.openJourney(id, idNow, AnonymousClient)
+		jo, jerr := signer.openJourney(id, idNow, anonymousClient)
 		if jerr == nil && (!signed[id] || err == nil || len(jo.Legs) < 2 || jo.ID != id) {
 			t.Fatalf("accepted %q as a journey %+v (as a train: %v)", id, jo, err)
 		}
@@ -56,8 +56,8 @@ func FuzzOpenOfferID(f *testing.F) {
 		if !ok {
 			return
 		}
-		again := SealOfferID(key, "p1", dec)
-		back, err := OpenOfferID(key, "p1", again, dec.ExpiresAt.Add(-time.Nanosecond))
+		again := sealFreshOfferID(key, "p1", dec)
+		back, err := openOfferID(key, "p1", again, dec.ExpiresAt.Add(-time.Nanosecond))
 		if err != nil {
 			if !dec.ExpiresAt.After(dec.CreatedOn) || dec.ExpiresAt.IsZero() {
 				return // expired or never valid: refused is right

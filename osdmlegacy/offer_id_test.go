@@ -33,16 +33,16 @@ var idNow = time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
 
 // searchLikeOffer is a record as a search makes it (derived ids and
 // price, whole seconds).
-func searchLikeOffer() *OfferRecord {
+func searchLikeOffer() *offerRecord {
 	paris := time.FixedZone("", 3600)
 	five := 5
 	age := 40
-	rec := &OfferRecord{
+	rec := &offerRecord{
 		Partner: "p1", Train: "9203", ServiceDate: "2026-12-01", Origin: "8727100", Destination: "8814001",
 		OriginName: "Paris Nord", DestinationName: "Bruxelles-Midi",
 		Departure: time.Date(2026, 12, 1, 8, 10, 0, 0, paris), Arrival: time.Date(2026, 12, 1, 9, 32, 0, 0, paris),
 		DepartureClock: "08:10", Carrier: "1185", TravelClass: 2, ServiceCode: 1,
-		Passengers: []OfferPassenger{{Ref: "p1", Type: "ADULT", Age: &age, Tariff: 1}, {Ref: "p-child", Type: "CHILD", DateOfBirth: "2018-03-04", Tariff: 2}},
+		Passengers: []offerPassenger{{Ref: "p1", Type: "ADULT", Age: &age, Tariff: 1}, {Ref: "p-child", Type: "CHILD", DateOfBirth: "2018-03-04", Tariff: 2}},
 		Price:      legacy.Price{Amount: "18.00", Currency: "EUR"}, AvailablePlaces: &five,
 		LegacyOfferRef: "OF-9203-20261201-21-tdlk40-AbCdEfGhIjKlMnOpQrStUv", TripID: "trip-1", LegID: "trip-1-leg-1",
 		CreatedOn: idNow, ExpiresAt: idNow.Add(15 * time.Minute),
@@ -55,18 +55,18 @@ func searchLikeOffer() *OfferRecord {
 // oddOffer has every field in the form the compact encoding does not
 // expect (text where numbers are usual, explicit ids, nanoseconds, named
 // zones, a negative count), so the text paths are held too.
-func oddOffer() *OfferRecord {
+func oddOffer() *offerRecord {
 	loc, err := time.LoadLocation("Europe/Zurich")
 	if err != nil {
 		loc = time.FixedZone("CET", 3600)
 	}
 	zero := 0
-	return &OfferRecord{
+	return &offerRecord{
 		Partner: "p1", Train: "IC 5", ServiceDate: "1 Dec", Origin: "0850001", Destination: "x",
 		OriginName: "Zürich HB", DestinationName: strings.Repeat("é", 40),
 		Departure: time.Date(2026, 12, 1, 8, 10, 7, 123456789, loc), Arrival: time.Time{},
 		DepartureClock: "8h10", Carrier: "", TravelClass: 1, ServiceCode: 3, ServiceLevel: "DELUXE",
-		Passengers: []OfferPassenger{{Ref: "", Type: "PET", Tariff: -1}, {Ref: strings.Repeat("r", 300), Type: "DOG", Age: &zero, DateOfBirth: "03/04/2018"}},
+		Passengers: []offerPassenger{{Ref: "", Type: "PET", Tariff: -1}, {Ref: strings.Repeat("r", 300), Type: "DOG", Age: &zero, DateOfBirth: "03/04/2018"}},
 		Price:      legacy.Price{Amount: "1.5", Currency: "CHF"}, OSDMPrice: osdm.Price{Currency: "XXX", Amount: -3},
 		AvailablePlaces: &zero, TripID: "t", LegID: "l", PartID: "p", ProductID: "pr",
 		CreatedOn: time.Date(2026, 12, 1, 5, 59, 59, 999999999, time.FixedZone("", -(3*3600+30*60))),
@@ -74,7 +74,7 @@ func oddOffer() *OfferRecord {
 	}
 }
 
-func recordJSON(t *testing.T, rec *OfferRecord) string {
+func recordJSON(t *testing.T, rec *offerRecord) string {
 	t.Helper()
 	b, err := json.Marshal(rec)
 	if err != nil {
@@ -92,13 +92,13 @@ func TestOfferIDRoundTripEveryField(t *testing.T) {
 	odd2.AvailablePlaces = nil
 	odd2.Passengers = nil
 	odd2.ServiceDate, odd2.DepartureClock = "2026-02-30", "24:00" // the forms, not real: kept as text
-	for name, rec := range map[string]*OfferRecord{"search-like": searchLikeOffer(), "odd": odd, "odd without lists": odd2} {
+	for name, rec := range map[string]*offerRecord{"search-like": searchLikeOffer(), "odd": odd, "odd without lists": odd2} {
 		t.Run(name, func(t *testing.T) {
-			id := SealOfferID(key, "p1", rec)
-			if !strings.HasPrefix(id, OfferIDPrefix) || !base64URLOnly(id[len(OfferIDPrefix):]) {
+			id := sealFreshOfferID(key, "p1", rec)
+			if !strings.HasPrefix(id, offerIDPrefix) || !base64URLOnly(id[len(offerIDPrefix):]) {
 				t.Fatalf("id %q", id)
 			}
-			got, err := OpenOfferID(key, "p1", id, idNow)
+			got, err := openOfferID(key, "p1", id, idNow)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,12 +115,12 @@ func TestOfferIDRoundTripEveryField(t *testing.T) {
 					t.Errorf("time %s, want %s", pair[0], pair[1])
 				}
 			}
-			if again := SealOfferID(key, "p1", rec); again == id {
+			if again := sealFreshOfferID(key, "p1", rec); again == id {
 				t.Error("two seals of one record gave one id: an offer must book once")
 			}
 		})
 	}
-	id := SealOfferID(key, "p1", searchLikeOffer())
+	id := sealFreshOfferID(key, "p1", searchLikeOffer())
 	t.Logf("a one-train search's offer id (2 passengers): %d characters", len(id))
 	if len(id) > 250 {
 		t.Errorf("offer id of %d characters: the encoding grew", len(id))
@@ -135,14 +135,14 @@ func base64URLOnly(s string) bool {
 // rawOf and idOf convert an id to its bytes and back.
 func rawOf(t *testing.T, id string) []byte {
 	t.Helper()
-	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(id, OfferIDPrefix))
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(id, offerIDPrefix))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
 }
 
-func idOf(raw []byte) string { return OfferIDPrefix + base64.RawURLEncoding.EncodeToString(raw) }
+func idOf(raw []byte) string { return offerIDPrefix + base64.RawURLEncoding.EncodeToString(raw) }
 
 // tamperedIDs are ids made from two good ones of partner p1 under key,
 // each of which must be refused at idNow.
@@ -150,7 +150,7 @@ func idOf(raw []byte) string { return OfferIDPrefix + base64.RawURLEncoding.Enco
 // fuzzing run makes the same ids.
 func tamperedIDs(t *testing.T, key []byte) map[string]string {
 	t.Helper()
-	seal := func(k []byte, partner string, rec *OfferRecord, n byte) string {
+	seal := func(k []byte, partner string, rec *offerRecord, n byte) string {
 		return sealOfferID(k, partner, rec, [offerNonceLen]byte{n, 1, 2, 3, 4, n})
 	}
 	a, b := searchLikeOffer(), searchLikeOffer()
@@ -204,8 +204,8 @@ func itoa(i int) string { return strconv.Itoa(i) }
 
 func TestOfferIDRefusesEveryTampering(t *testing.T) {
 	key := testKey(t)
-	good := SealOfferID(key, "p1", searchLikeOffer())
-	if _, err := OpenOfferID(key, "p1", good, idNow); err != nil {
+	good := sealFreshOfferID(key, "p1", searchLikeOffer())
+	if _, err := openOfferID(key, "p1", good, idNow); err != nil {
 		t.Fatal(err)
 	}
 	cases := tamperedIDs(t, key)
@@ -213,12 +213,12 @@ func TestOfferIDRefusesEveryTampering(t *testing.T) {
 		t.Fatalf("%d cases", len(cases))
 	}
 	for name, id := range cases {
-		if rec, err := OpenOfferID(key, "p1", id, idNow); !errors.Is(err, ErrOfferNotFound) || rec != nil {
+		if rec, err := openOfferID(key, "p1", id, idNow); !errors.Is(err, errOfferNotFound) || rec != nil {
 			t.Errorf("%s (%q): %v %+v, want ErrOfferNotFound", name, shorten(id, 60), err, rec)
 		}
 	}
 	// Expiry is ExpiresAt itself: a second before, the offer opens.
-	if _, err := OpenOfferID(key, "p1", cases["expired"], idNow.Add(-time.Second)); err != nil {
+	if _, err := openOfferID(key, "p1", cases["expired"], idNow.Add(-time.Second)); err != nil {
 		t.Errorf("an offer a second before its end: %v", err)
 	}
 }
@@ -240,7 +240,7 @@ func TestOfferIDTamperingSendsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec2 := *o
-	if err := f2.SealOffer(context.Background(), &rec2); err != nil {
+	if err := f2.offers.sealOffer(context.Background(), &rec2); err != nil {
 		t.Fatal(err)
 	}
 	flip := func(i int) string { r := bytes.Clone(raw); r[i] ^= 4; return idOf(r) }
@@ -278,10 +278,10 @@ func TestOfferIDTamperingSendsNothing(t *testing.T) {
 
 func mustKey(t *testing.T, f *Facade) []byte {
 	t.Helper()
-	if _, err := f.offerSigner(context.Background()); err != nil {
+	if _, err := f.offers.offerSigner(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	k, err := LoadOfferKey(context.Background(), f.store, f.cfg.Partner)
+	k, err := loadOfferKey(context.Background(), f.store, f.cfg.Partner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,8 +352,8 @@ func TestSearchWritesNothing(t *testing.T) {
 	}
 	// The offers of one open on the other, the same.
 	for _, o := range append(first.Offers, last.Offers...) {
-		r1, err1 := f1.OpenOffer(context.Background(), o.OfferID, testNow)
-		r2, err2 := f2.OpenOffer(context.Background(), o.OfferID, testNow)
+		r1, err1 := f1.offers.openOffer(context.Background(), o.OfferID, testNow)
+		r2, err2 := f2.offers.openOffer(context.Background(), o.OfferID, testNow)
 		if err1 != nil || err2 != nil || recordJSON(t, r1) != recordJSON(t, r2) || r1.Train != "9203" {
 			t.Errorf("offer %s: %v %v", shorten(o.OfferID, 20), err1, err2)
 		}
@@ -368,7 +368,7 @@ func TestOfferKeyIsShared(t *testing.T) {
 	keys := make(chan []byte, 8)
 	for i := 0; i < 8; i++ {
 		go func() {
-			k, err := LoadOfferKey(context.Background(), st, "p1")
+			k, err := loadOfferKey(context.Background(), st, "p1")
 			if err != nil {
 				t.Error(err)
 			}
@@ -381,13 +381,13 @@ func TestOfferKeyIsShared(t *testing.T) {
 			t.Fatal("façades sharing a store got different offer keys")
 		}
 	}
-	other, _ := LoadOfferKey(context.Background(), st, "p2")
+	other, _ := loadOfferKey(context.Background(), st, "p2")
 	if bytes.Equal(other, first) {
 		t.Error("two partners share an offer key")
 	}
 	secret := []byte("short-secret-value")
 	_ = st.Put(context.Background(), OfferKeyKey("p3"), secret, 0)
-	_, err := LoadOfferKey(context.Background(), st, "p3")
+	_, err := loadOfferKey(context.Background(), st, "p3")
 	if err == nil || strings.Contains(err.Error(), string(secret)) {
 		t.Errorf("a short key: %v", err)
 	}
@@ -404,16 +404,16 @@ func TestOfferIDFitsALegacyOfferRef(t *testing.T) {
 	key := testKey(t)
 	one := searchLikeOffer()
 	one.Passengers = one.Passengers[:1]
-	t.Logf("one passenger: %d characters", len(SealOfferID(key, "hermes", one)))
+	t.Logf("one passenger: %d characters", len(sealFreshOfferID(key, "hermes", one)))
 	rec := searchLikeOffer()
 	rec.OriginName, rec.DestinationName = strings.Repeat("Saint-Jean", 3), strings.Repeat("Bahnhof-Nord", 3)
 	rec.LegacyOfferRef = strings.Repeat("R", 64)
 	rec.Passengers = nil
 	for i := 1; i <= 9; i++ {
 		age := 20 + i
-		rec.Passengers = append(rec.Passengers, OfferPassenger{Ref: "p" + strconv.Itoa(i), Type: "ADULT", Age: &age, Tariff: 1})
+		rec.Passengers = append(rec.Passengers, offerPassenger{Ref: "p" + strconv.Itoa(i), Type: "ADULT", Age: &age, Tariff: 1})
 	}
-	id := SealOfferID(key, "a-partner-label", rec)
+	id := sealFreshOfferID(key, "a-partner-label", rec)
 	t.Logf("nine passengers, long names: %d characters", len(id))
 	if len(id) > 512 {
 		t.Errorf("an id of %d characters: osdm_convert could not carry it as an OfferRef", len(id))
@@ -482,7 +482,7 @@ func TestOfferKeyDeletedEverywhere(t *testing.T) {
 	}
 	for _, f := range []*Facade{f1, f2} {
 		for _, id := range []string{old1, old2} {
-			if _, err := f.OpenOffer(context.Background(), id, testNow); !errors.Is(err, ErrOfferNotFound) {
+			if _, err := f.offers.openOffer(context.Background(), id, testNow); !errors.Is(err, errOfferNotFound) {
 				t.Fatalf("an offer made under the deleted key opens: %v", err)
 			}
 		}
@@ -492,7 +492,7 @@ func TestOfferKeyDeletedEverywhere(t *testing.T) {
 	for _, maker := range []*Facade{f3, f1, f2} {
 		id := validOffers(t, search(maker, ss.sender(), namedTrainSearch)).Offers[0].OfferID
 		for _, f := range all {
-			if _, err := f.OpenOffer(context.Background(), id, testNow); err != nil {
+			if _, err := f.offers.openOffer(context.Background(), id, testNow); err != nil {
 				t.Fatalf("an offer made after the deletion does not open on every façade: %v", err)
 			}
 		}

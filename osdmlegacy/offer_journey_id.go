@@ -3,7 +3,6 @@ package osdmlegacy
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"time"
@@ -28,10 +27,10 @@ const (
 	maxJourneyLegs = MaxMaxChanges + 1
 )
 
-// JourneyOffer is the offer of a journey with changes: one OfferRecord per
+// journeyOffer is the offer of a journey with changes: one offerRecord per
 // timed leg, in order of travel, each the reservation of that train in
 // the offer's class and service code for all its passengers.
-type JourneyOffer struct {
+type journeyOffer struct {
 	// ID is the OSDM offerId, the offer itself encoded and signed.
 	ID string
 	// Partner is the façade's partner label, signed with the id.
@@ -39,14 +38,14 @@ type JourneyOffer struct {
 	// Legs are the offers of the journey's trains; each carries the
 	// journey's trip id, its own leg, offer part and product ids, its
 	// price and the journey's expiry.
-	Legs []OfferRecord
+	Legs []offerRecord
 }
 
 // ExpiresAt is the journey offer's preBookableUntil.
-func (jo *JourneyOffer) ExpiresAt() time.Time { return jo.Legs[0].ExpiresAt }
+func (jo *journeyOffer) ExpiresAt() time.Time { return jo.Legs[0].ExpiresAt }
 
 // Price is the sum of the legs' prices (sumPrices).
-func (jo *JourneyOffer) Price() osdm.Price {
+func (jo *journeyOffer) Price() osdm.Price {
 	prices := make([]osdm.Price, len(jo.Legs))
 	for i, l := range jo.Legs {
 		prices[i] = l.OSDMPrice
@@ -56,7 +55,7 @@ func (jo *JourneyOffer) Price() osdm.Price {
 
 // sealJourney returns the id of jo, signed by s for client (the id opens
 // for that client alone, as a train's).
-func (s *offerSigner) sealJourney(jo *JourneyOffer, client string) string {
+func (s *offerSigner) sealJourney(jo *journeyOffer, client string) string {
 	var nonce [offerNonceLen]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
 		panic("osdmlegacy: no randomness: " + err.Error())
@@ -65,7 +64,7 @@ func (s *offerSigner) sealJourney(jo *JourneyOffer, client string) string {
 }
 
 // sealJourneyWith is sealJourney with a given nonce.
-func (s *offerSigner) sealJourneyWith(jo *JourneyOffer, nonce [offerNonceLen]byte, client string) string {
+func (s *offerSigner) sealJourneyWith(jo *journeyOffer, nonce [offerNonceLen]byte, client string) string {
 	buf := []byte{journeyOfferIDVersion}
 	buf = append(buf, nonce[:]...)
 	buf = binary.AppendUvarint(buf, uint64(len(jo.Legs)))
@@ -81,53 +80,42 @@ func (s *offerSigner) sealJourneyWith(jo *JourneyOffer, nonce [offerNonceLen]byt
 		buf = append(buf, leg...)
 	}
 	buf = s.appendTag(buf, buf, client)
-	return OfferIDPrefix + base64.RawURLEncoding.EncodeToString(buf)
+	return offerIDPrefix + base64.RawURLEncoding.EncodeToString(buf)
 }
 
-// openJourney returns the journey offer of id, or ErrOfferNotFound when
+// openJourney returns the journey offer of id, or errOfferNotFound when
 // the id is malformed, not signed by s for client, not a journey's, or
 // expired at now.
-func (s *offerSigner) openJourney(id string, now time.Time, client string) (*JourneyOffer, error) {
-	if len(id) <= len(OfferIDPrefix) || len(id) > maxOfferIDLen || id[:len(OfferIDPrefix)] != OfferIDPrefix {
-		return nil, ErrOfferNotFound
-	}
-	text := id[len(OfferIDPrefix):]
-	raw := make([]byte, base64.RawURLEncoding.DecodedLen(len(text)), base64.RawURLEncoding.DecodedLen(len(text))+sha256.Size)
-	n, err := base64.RawURLEncoding.Strict().Decode(raw, []byte(text))
-	raw = raw[:n]
-	if err != nil || base64.RawURLEncoding.EncodedLen(n) != len(text) ||
-		n < 1+offerNonceLen+offerTagLen || raw[0] != journeyOfferIDVersion {
-		return nil, ErrOfferNotFound
-	}
-	body, ok := s.verified(raw, client)
+func (s *offerSigner) openJourney(id string, now time.Time, client string) (*journeyOffer, error) {
+	body, ok := s.openID(id, journeyOfferIDVersion, client)
 	if !ok {
-		return nil, ErrOfferNotFound
+		return nil, errOfferNotFound
 	}
 	d := &payloadReader{b: body[1:]}
 	d.skip(offerNonceLen)
 	count := d.uvarint()
 	if d.bad || count < 2 || count > maxJourneyLegs {
-		return nil, ErrOfferNotFound
+		return nil, errOfferNotFound
 	}
-	jo := &JourneyOffer{ID: id, Partner: s.partner()}
+	jo := &journeyOffer{ID: id, Partner: s.partner()}
 	for range count {
 		size := d.uvarint()
 		leg := d.bytes(size)
 		if d.bad {
-			return nil, ErrOfferNotFound
+			return nil, errOfferNotFound
 		}
 		rec, ok := decodeOfferPayload([]byte(leg), 0)
 		if !ok || len(jo.Legs) > 0 && rec.Passengers != nil {
-			return nil, ErrOfferNotFound
+			return nil, errOfferNotFound
 		}
 		if len(jo.Legs) > 0 {
-			rec.Passengers = append([]OfferPassenger(nil), jo.Legs[0].Passengers...)
+			rec.Passengers = append([]offerPassenger(nil), jo.Legs[0].Passengers...)
 		}
 		rec.ID, rec.Partner = id, jo.Partner
 		jo.Legs = append(jo.Legs, *rec)
 	}
 	if len(d.b) != 0 || !now.Before(jo.ExpiresAt()) {
-		return nil, ErrOfferNotFound
+		return nil, errOfferNotFound
 	}
 	return jo, nil
 }
@@ -135,11 +123,11 @@ func (s *offerSigner) openJourney(id string, now time.Time, client string) (*Jou
 // isJourneyOfferID reports whether id has the form of a journey's offer
 // id (its version byte), before any check of its tag.
 func isJourneyOfferID(id string) bool {
-	if len(id) < len(OfferIDPrefix)+2 || id[:len(OfferIDPrefix)] != OfferIDPrefix {
+	if len(id) < len(offerIDPrefix)+2 || id[:len(offerIDPrefix)] != offerIDPrefix {
 		return false
 	}
 	var b [3]byte
-	text := id[len(OfferIDPrefix):]
+	text := id[len(offerIDPrefix):]
 	if len(text) > 4 {
 		text = text[:4]
 	}
@@ -147,14 +135,14 @@ func isJourneyOfferID(id string) bool {
 	return err == nil && n > 0 && b[0] == journeyOfferIDVersion
 }
 
-// OpenJourneyOffer returns the journey offer of id, signed under the
+// openJourneyOffer returns the journey offer of id, signed under the
 // façade's offer key for the client of the call in ctx, or
-// ErrOfferNotFound (another client's journey offer included).
-func (f *Facade) OpenJourneyOffer(ctx context.Context, id string, now time.Time) (*JourneyOffer, error) {
+// errOfferNotFound (another client's journey offer included).
+func (o *offers) openJourneyOffer(ctx context.Context, id string, now time.Time) (*journeyOffer, error) {
 	if !isJourneyOfferID(id) {
-		return nil, ErrOfferNotFound
+		return nil, errOfferNotFound
 	}
-	s, err := f.offerSigner(ctx)
+	s, err := o.offerSigner(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // journeyLikeOffer is a two-leg journey offer as a search makes it.
-func journeyLikeOffer() *JourneyOffer {
+func journeyLikeOffer() *journeyOffer {
 	first, second := searchLikeOffer(), searchLikeOffer()
 	first.TripID, second.TripID = "trip-3", "trip-3"
 	first.LegID, second.LegID = timedLegID("trip-3", 1), timedLegID("trip-3", 2)
@@ -18,10 +18,10 @@ func journeyLikeOffer() *JourneyOffer {
 	second.Train, second.Origin, second.Destination = "96003", "8814001", "8500010"
 	second.Departure, second.Arrival = first.Arrival.Add(20*time.Minute), first.Arrival.Add(2*time.Hour)
 	second.DepartureClock = second.Departure.Format("15:04")
-	for _, l := range []*OfferRecord{first, second} {
+	for _, l := range []*offerRecord{first, second} {
 		l.Partner = ""
 	}
-	return &JourneyOffer{Legs: []OfferRecord{*first, *second}}
+	return &journeyOffer{Legs: []offerRecord{*first, *second}}
 }
 
 // A journey's offer id carries every leg, opens only as a journey's (a
@@ -31,11 +31,11 @@ func TestJourneyOfferID(t *testing.T) {
 	key := testKey(t)
 	s := newOfferSigner(key, "p1")
 	jo := journeyLikeOffer()
-	id := s.sealJourney(jo, AnonymousClient)
+	id := s.sealJourney(jo, anonymousClient)
 	if !isJourneyOfferID(id) {
 		t.Fatalf("%s is not a journey's id", id)
 	}
-	got, err := s.openJourney(id, idNow, AnonymousClient)
+	got, err := s.openJourney(id, idNow, anonymousClient)
 	if err != nil || len(got.Legs) != 2 {
 		t.Fatalf("open: %v %+v", err, got)
 	}
@@ -49,28 +49,28 @@ func TestJourneyOfferID(t *testing.T) {
 	if p := got.Price(); p.Amount != 2*jo.Legs[0].OSDMPrice.Amount {
 		t.Errorf("price %+v", p)
 	}
-	if _, err := s.openJourney(id, idNow, "another-client"); !errors.Is(err, ErrOfferNotFound) {
+	if _, err := s.openJourney(id, idNow, "another-client"); !errors.Is(err, errOfferNotFound) {
 		t.Errorf("a journey opened for a client that did not search it: %v", err)
 	}
-	if _, err := s.open(id, idNow, AnonymousClient); !errors.Is(err, ErrOfferNotFound) {
+	if _, err := s.open(id, idNow, anonymousClient); !errors.Is(err, errOfferNotFound) {
 		t.Errorf("a journey's id opened as one train's: %v", err)
 	}
-	single := s.seal(searchLikeOffer(), AnonymousClient)
-	if _, err := s.openJourney(single, idNow, AnonymousClient); !errors.Is(err, ErrOfferNotFound) || isJourneyOfferID(single) {
+	single := s.seal(searchLikeOffer(), anonymousClient)
+	if _, err := s.openJourney(single, idNow, anonymousClient); !errors.Is(err, errOfferNotFound) || isJourneyOfferID(single) {
 		t.Errorf("a train's id opened as a journey's: %v", err)
 	}
-	if _, err := newOfferSigner(key, "p2").openJourney(id, idNow, AnonymousClient); !errors.Is(err, ErrOfferNotFound) {
+	if _, err := newOfferSigner(key, "p2").openJourney(id, idNow, anonymousClient); !errors.Is(err, errOfferNotFound) {
 		t.Errorf("another partner's journey opened: %v", err)
 	}
-	if _, err := s.openJourney(id, jo.Legs[0].ExpiresAt, AnonymousClient); !errors.Is(err, ErrOfferNotFound) {
+	if _, err := s.openJourney(id, jo.Legs[0].ExpiresAt, anonymousClient); !errors.Is(err, errOfferNotFound) {
 		t.Errorf("an expired journey opened: %v", err)
 	}
-	raw, _ := base64.RawURLEncoding.DecodeString(id[len(OfferIDPrefix):])
+	raw, _ := base64.RawURLEncoding.DecodeString(id[len(offerIDPrefix):])
 	for i := range raw {
 		for _, bit := range []byte{1, 0x80} {
 			b := append([]byte(nil), raw...)
 			b[i] ^= bit
-			if _, err := s.openJourney(OfferIDPrefix+base64.RawURLEncoding.EncodeToString(b), idNow, AnonymousClient); !errors.Is(err, ErrOfferNotFound) {
+			if _, err := s.openJourney(offerIDPrefix+base64.RawURLEncoding.EncodeToString(b), idNow, anonymousClient); !errors.Is(err, errOfferNotFound) {
 				t.Fatalf("byte %d bit %x changed: opened (%v)", i, bit, err)
 			}
 		}
@@ -84,17 +84,17 @@ func TestJourneyOfferIDLargest(t *testing.T) {
 	jo := journeyLikeOffer()
 	jo.Legs = append(jo.Legs, jo.Legs[1])
 	jo.Legs[2].LegID, jo.Legs[2].PartID, jo.Legs[2].ProductID = "trip-3-leg-3", "trip-3-res-21-3", "trip-3-product-21-3"
-	var pax []OfferPassenger
-	for i := range MaxPassengers {
+	var pax []offerPassenger
+	for i := range maxPassengers {
 		age := 30 + i
-		pax = append(pax, OfferPassenger{Ref: strings.Repeat(string(rune('a'+i)), 64), Type: "ADULT", Age: &age, Tariff: 1})
+		pax = append(pax, offerPassenger{Ref: strings.Repeat(string(rune('a'+i)), 64), Type: "ADULT", Age: &age, Tariff: 1})
 	}
 	for i := range jo.Legs {
 		jo.Legs[i].Passengers = pax
 	}
-	id := s.sealJourney(jo, AnonymousClient)
-	got, err := s.openJourney(id, idNow, AnonymousClient)
-	if len(id) > maxOfferIDLen || err != nil || len(got.Legs) != 3 || len(got.Legs[2].Passengers) != MaxPassengers {
+	id := s.sealJourney(jo, anonymousClient)
+	got, err := s.openJourney(id, idNow, anonymousClient)
+	if len(id) > maxOfferIDLen || err != nil || len(got.Legs) != 3 || len(got.Legs[2].Passengers) != maxPassengers {
 		t.Fatalf("%d characters (at most %d): %v", len(id), maxOfferIDLen, err)
 	}
 	t.Logf("the largest journey offer id: %d characters", len(id))

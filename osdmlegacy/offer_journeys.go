@@ -55,26 +55,26 @@ func trainKey(r *TrainRun) string { return r.Train + "/" + r.ServiceDate }
 // trips returns the trains and journeys of a search: the direct trains
 // of candidates, and the journeys with changes of a trip specification or
 // of the timetable's planner (when it is one and max_changes allows).
-func (f *Facade) trips(q *offerRequest) (*tripSet, *osdm.ProblemError) {
+func (o *offers) trips(q *offerRequest) (*tripSet, *osdm.ProblemError) {
 	if q.legs != nil {
-		return f.specJourney(q)
+		return o.specJourney(q)
 	}
-	direct, p := f.candidates(q)
+	direct, p := o.candidates(q)
 	ts := &tripSet{direct: direct}
-	if q.spec || len(q.named) > 0 || f.cfg.maxChanges() == 0 {
+	if q.spec || len(q.named) > 0 || o.cfg.maxChanges() == 0 {
 		return ts, p
 	}
 	if p != nil && p.Code != osdm.CodeOfferNoResults {
 		return nil, p
 	}
-	f.plannedJourneys(q, ts)
+	o.plannedJourneys(q, ts)
 	if len(ts.journeys) == 0 && p != nil {
-		changes := strconv.Itoa(f.cfg.maxChanges()) + " changes"
-		if f.cfg.maxChanges() == 1 {
+		changes := strconv.Itoa(o.cfg.maxChanges()) + " changes"
+		if o.cfg.maxChanges() == 1 {
 			changes = "1 change"
 		}
 		p.Detail = "the timetable has no train from " + q.origin + " to " + q.destination + ", direct or with at most " +
-			changes + ", within " + f.cfg.Window.String() + " of " + q.at.text
+			changes + ", within " + o.cfg.Window.String() + " of " + q.at.text
 		return nil, p
 	}
 	return ts, nil
@@ -83,28 +83,28 @@ func (f *Facade) trips(q *offerRequest) (*tripSet, *osdm.ProblemError) {
 // plannedJourneys adds to ts the journeys with changes the planner finds
 // for q, best first, as long as the trips stay within max_trips and the
 // trains asked within max_trains (each train counted once).
-func (f *Facade) plannedJourneys(q *offerRequest, ts *tripSet) {
-	pl, ok := f.tt.(Planner)
+func (o *offers) plannedJourneys(q *offerRequest, ts *tripSet) {
+	pl, ok := o.tt.(planner)
 	if !ok {
 		return
 	}
-	loc := stationLocation(f.tt, q.origin, f.cfg.Location)
+	loc := stationLocation(o.tt, q.origin, o.cfg.Location)
 	if q.arrival {
-		loc = stationLocation(f.tt, q.destination, f.cfg.Location)
+		loc = stationLocation(o.tt, q.destination, o.cfg.Location)
 	}
-	found := pl.Journeys(JourneyQuery{
+	found := pl.Journeys(journeyQuery{
 		Origin: q.origin, Destination: q.destination, At: q.at.in(loc), Arrival: q.arrival,
-		Window: f.cfg.Window, MaxChanges: f.cfg.maxChanges(), MinTransfer: f.cfg.MinTransfer, MaxTrips: f.cfg.MaxTrips,
+		Window: o.cfg.Window, MaxChanges: o.cfg.maxChanges(), MinTransfer: o.cfg.MinTransfer, MaxTrips: o.cfg.MaxTrips,
 	})
 	trains := map[string]bool{}
 	for i := range ts.direct {
 		trains[trainKey(&ts.direct[i].run)] = true
 	}
 	for _, j := range found {
-		if len(ts.direct)+len(ts.journeys) >= f.cfg.MaxTrips {
+		if len(ts.direct)+len(ts.journeys) >= o.cfg.MaxTrips {
 			return
 		}
-		if len(j) < 2 || len(j) > f.cfg.maxChanges()+1 || !usable(j, q.excluded) {
+		if len(j) < 2 || len(j) > o.cfg.maxChanges()+1 || !usable(j, q.excluded) {
 			continue
 		}
 		added := 0
@@ -113,7 +113,7 @@ func (f *Facade) plannedJourneys(q *offerRequest, ts *tripSet) {
 				added++
 			}
 		}
-		if len(trains)+added > f.cfg.MaxTrains {
+		if len(trains)+added > o.cfg.MaxTrains {
 			continue // a later journey may share trains already asked
 		}
 		var jr journey
@@ -127,7 +127,7 @@ func (f *Facade) plannedJourneys(q *offerRequest, ts *tripSet) {
 
 // usable reports whether every train of j can be asked about: a train
 // number the legacy protocol carries, none a vehicle filter excludes.
-func usable(j Journey, excluded map[string]bool) bool {
+func usable(j timetableJourney, excluded map[string]bool) bool {
 	for _, r := range j {
 		if excluded[r.Train] || !legacy.ValidTrainNumber(r.Train) {
 			return false
@@ -141,17 +141,17 @@ func usable(j Journey, excluded map[string]bool) bool {
 // start to its end at the times given, each change at least the station's
 // minimum transfer time. Without a timetable the specification must give
 // every arrival, and changes are checked against min_transfer.
-func (f *Facade) specJourney(q *offerRequest) (*tripSet, *osdm.ProblemError) {
-	if n := len(q.legs) - 1; n > f.cfg.maxChanges() {
-		return nil, Restricted(RestrictDirect, osdm.CodeOfferOutOfBounds, q.legs[n].ptr[:len(q.legs[n].ptr)-len("/timedLeg/start")],
-			"a journey has at most "+strconv.Itoa(f.cfg.maxChanges())+" changes (max_changes), not "+strconv.Itoa(n))
+func (o *offers) specJourney(q *offerRequest) (*tripSet, *osdm.ProblemError) {
+	if n := len(q.legs) - 1; n > o.cfg.maxChanges() {
+		return nil, restricted(RestrictDirect, osdm.CodeOfferOutOfBounds, q.legs[n].ptr[:len(q.legs[n].ptr)-len("/timedLeg/start")],
+			"a journey has at most "+strconv.Itoa(o.cfg.maxChanges())+" changes (max_changes), not "+strconv.Itoa(n))
 	}
 	ts := &tripSet{}
 	var jr journey
 	var prev *TrainRun
 	for _, l := range q.legs {
-		oloc := stationLocation(f.tt, l.origin, f.cfg.Location)
-		dloc := stationLocation(f.tt, l.destination, f.cfg.Location)
+		oloc := stationLocation(o.tt, l.origin, o.cfg.Location)
+		dloc := stationLocation(o.tt, l.destination, o.cfg.Location)
 		run := TrainRun{Train: l.train.train, Carrier: l.train.carrier, Origin: l.origin, Destination: l.destination}
 		run.Departure = l.train.departure.in(oloc)
 		run.ServiceDate = run.Departure.In(oloc).Format(time.DateOnly)
@@ -159,10 +159,10 @@ func (f *Facade) specJourney(q *offerRequest) (*tripSet, *osdm.ProblemError) {
 			run.Arrival = l.train.arrival.in(dloc)
 		}
 		subject := "train " + run.Train + " from " + run.Origin + " at " + l.train.departure.text + " to " + run.Destination
-		if f.tt != nil {
-			tr, ok := f.tt.Run(run.Train, run.ServiceDate, run.Origin, run.Destination)
+		if o.tt != nil {
+			tr, ok := o.tt.Run(run.Train, run.ServiceDate, run.Origin, run.Destination)
 			if !ok || !tr.Departure.Equal(run.Departure) || !run.Arrival.IsZero() && !tr.Arrival.Equal(run.Arrival) {
-				return nil, Restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, l.train.ptr,
+				return nil, restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, l.train.ptr,
 					"the timetable has no "+subject+(map[bool]string{true: " arriving at " + l.train.arrival.text}[l.train.arrival != nil]))
 			}
 			run.OriginName, run.DestinationName, run.Arrival = tr.OriginName, tr.DestinationName, tr.Arrival
@@ -174,7 +174,7 @@ func (f *Facade) specJourney(q *offerRequest) (*tripSet, *osdm.ProblemError) {
 				"without a timetable a journey with changes gives each leg's arrival, so that its changes can be checked")
 		}
 		if prev != nil {
-			if p := f.checkChange(prev, &run, l.ptr); p != nil {
+			if p := o.checkChange(prev, &run, l.ptr); p != nil {
 				return nil, p
 			}
 		}
@@ -187,17 +187,17 @@ func (f *Facade) specJourney(q *offerRequest) (*tripSet, *osdm.ProblemError) {
 
 // checkChange refuses a change from a to b shorter than the station's
 // minimum transfer time, or where the timetable allows none.
-func (f *Facade) checkChange(a, b *TrainRun, ptr string) *osdm.ProblemError {
+func (o *offers) checkChange(a, b *TrainRun, ptr string) *osdm.ProblemError {
 	at := b.Origin
-	min, ok := f.cfg.MinTransfer, true
-	if pl, is := f.tt.(Planner); is {
-		min, ok = pl.Transfer(at, f.cfg.MinTransfer)
+	min, ok := o.cfg.MinTransfer, true
+	if pl, is := o.tt.(planner); is {
+		min, ok = pl.Transfer(at, o.cfg.MinTransfer)
 	}
 	if !ok {
-		return Restricted(RestrictDirect, osdm.CodeOfferOutOfBounds, ptr, "the timetable allows no change of trains at "+at)
+		return restricted(RestrictDirect, osdm.CodeOfferOutOfBounds, ptr, "the timetable allows no change of trains at "+at)
 	}
 	if gap := b.Departure.Sub(a.Arrival); gap < min {
-		return Restricted(RestrictDirect, osdm.CodeOfferOutOfBounds, ptr,
+		return restricted(RestrictDirect, osdm.CodeOfferOutOfBounds, ptr,
 			"the change at "+at+" from train "+a.Train+" to train "+b.Train+" leaves "+minutes(gap)+", less than the "+minutes(min)+" it needs")
 	}
 	return nil
@@ -214,14 +214,14 @@ func minutes(d time.Duration) string {
 
 // inSaleWindowSet keeps the direct trains and the journeys whose first
 // train can be sold at now (inSaleWindow), or answers why none can.
-func (f *Facade) inSaleWindowSet(q *offerRequest, ts *tripSet, now time.Time) *osdm.ProblemError {
+func (o *offers) inSaleWindowSet(q *offerRequest, ts *tripSet, now time.Time) *osdm.ProblemError {
 	var first *osdm.ProblemError
 	if len(ts.direct) > 0 {
-		ts.direct, first = f.inSaleWindow(q, ts.direct, now)
+		ts.direct, first = o.inSaleWindow(q, ts.direct, now)
 	}
 	kept := ts.journeys[:0]
 	for _, j := range ts.journeys {
-		if _, p := f.inSaleWindow(q, []candidate{ts.legs[j.legs[0]]}, now); p != nil {
+		if _, p := o.inSaleWindow(q, []candidate{ts.legs[j.legs[0]]}, now); p != nil {
 			if first == nil {
 				first = p
 			}
@@ -434,7 +434,7 @@ func (sa *searchAnswer) addJourneyOffer(ti int, legs []*candidate, offers []*leg
 			Detail: "journey " + trip.ID + ": the first train has left or an offer expired"})
 		return
 	}
-	jo := &JourneyOffer{Partner: f.cfg.Partner}
+	jo := &journeyOffer{Partner: f.cfg.Partner}
 	for i, c := range legs {
 		lo := offers[i]
 		price, _ := osdmPrice(*lo.Price)
@@ -444,7 +444,7 @@ func (sa *searchAnswer) addJourneyOffer(ti int, legs []*candidate, offers []*leg
 			return
 		}
 		n := i + 1
-		rec := OfferRecord{
+		rec := offerRecord{
 			Train: c.run.Train, ServiceDate: c.run.ServiceDate, Origin: c.run.Origin, Destination: c.run.Destination,
 			OriginName: c.run.OriginName, DestinationName: c.run.DestinationName,
 			Departure: c.run.Departure, Arrival: c.run.Arrival,
@@ -465,17 +465,17 @@ func (sa *searchAnswer) addJourneyOffer(ti int, legs []*candidate, offers []*leg
 // journeyOffer is the OSDM offer of a journey: a reservation offer part
 // per leg (the leg's alone in its trip coverage), its minimal price their
 // sum.
-func (f *Facade) journeyOffer(jo *JourneyOffer) osdm.Offer {
+func (os *offers) journeyOffer(jo *journeyOffer) osdm.Offer {
 	var parts []osdm.ReservationOfferPart
 	var products []osdm.Product
 	for i := range jo.Legs {
 		rec := jo.Legs[i]
 		rec.ID = jo.ID
-		o := f.osdmOffer(&rec)
+		o := os.osdmOffer(&rec)
 		parts = append(parts, o.ReservationOfferParts...)
 		products = append(products, o.Products...)
 	}
-	first := f.osdmOffer(&jo.Legs[0])
+	first := os.osdmOffer(&jo.Legs[0])
 	sum := jo.Price()
 	first.OfferSummary.MinimalPrice = sum
 	first.OfferID = jo.ID
@@ -487,7 +487,7 @@ func (f *Facade) journeyOffer(jo *JourneyOffer) osdm.Offer {
 
 // summary describes a journey offer: "Reservations, trains 9203 and 456,
 // 2nd class seat".
-func (jo *JourneyOffer) summary() string {
+func (jo *journeyOffer) summary() string {
 	trains := ""
 	for i, l := range jo.Legs {
 		switch {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
 
@@ -24,9 +26,9 @@ func OfferKeyKey(partner string) string {
 	return "osdm_legacy/" + partner + "/offer-key"
 }
 
-// LoadOfferKey returns partner's offer key from st, creating it when
+// loadOfferKey returns partner's offer key from st, creating it when
 // there is none. The key never appears in an error.
-func LoadOfferKey(ctx context.Context, st store.Store, partner string) ([]byte, error) {
+func loadOfferKey(ctx context.Context, st store.Store, partner string) ([]byte, error) {
 	key := OfferKeyKey(partner)
 	b, err := st.Get(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
@@ -59,51 +61,67 @@ func LoadOfferKey(ctx context.Context, st store.Store, partner string) ([]byte, 
 // is kept, for as long as the key it was made with is the store's. A
 // store error fails this call only: nothing is accepted (a search may
 // still sign under the key read last, searchOffers).
-func (f *Facade) offerSigner(ctx context.Context) (*offerSigner, error) {
-	k, err := LoadOfferKey(ctx, f.store, f.cfg.Partner)
+func (o *offers) offerSigner(ctx context.Context) (*offerSigner, error) {
+	k, err := loadOfferKey(ctx, o.store, o.cfg.Partner)
 	if err != nil {
 		return nil, err
 	}
-	if s := f.signer.Load(); s != nil && s.keyIs(k) {
+	if s := o.signer.Load(); s != nil && s.keyIs(k) {
 		return s, nil
 	}
-	s := newOfferSigner(k, f.cfg.Partner)
-	f.signer.Store(s)
+	s := newOfferSigner(k, o.cfg.Partner)
+	o.signer.Store(s)
 	return s, nil
 }
 
 // offerKeyFailed is the answer of a call that needs the offer key while
 // the store cannot give it: the service is unavailable for now.
-func (f *Facade) offerKeyFailed(c *call) *Answer {
-	return f.storeUnavailable(c, "the OSDM provider cannot reach its store; try again later")
+func (o *offers) offerKeyFailed(c *call) *Answer {
+	return o.storeUnavailable(c, "the OSDM provider cannot reach its store; try again later")
 }
 
-// SealOffer sets rec.ID (and its Partner) to its self-verifying offer id
+// sealOffer sets rec.ID (and its Partner) to its self-verifying offer id
 // (offer_id.go) under the façade's key, for the client of the call in ctx
-// (AnonymousClient outside a call).
-func (f *Facade) SealOffer(ctx context.Context, rec *OfferRecord) error {
-	s, err := f.offerSigner(ctx)
+// (anonymousClient outside a call).
+func (o *offers) sealOffer(ctx context.Context, rec *offerRecord) error {
+	s, err := o.offerSigner(ctx)
 	if err != nil {
 		return err
 	}
-	rec.Partner = f.cfg.Partner
+	rec.Partner = o.cfg.Partner
 	client, _ := callerOf(ctx)
 	rec.ID = s.seal(rec, client)
 	return nil
 }
 
-// OpenOffer returns the live offer of id, ErrOfferNotFound for an id this
+// openOffer returns the live offer of id, errOfferNotFound for an id this
 // façade did not sign or that expired at now, or the store's error when
 // the key cannot be read. In a call, an offer another client searched is
 // not found.
-func (f *Facade) OpenOffer(ctx context.Context, id string, now time.Time) (*OfferRecord, error) {
-	if len(id) <= len(OfferIDPrefix) || len(id) > maxOfferIDLen || id[:len(OfferIDPrefix)] != OfferIDPrefix {
-		return nil, ErrOfferNotFound // not even an id's form: no key needed to say so
+func (o *offers) openOffer(ctx context.Context, id string, now time.Time) (*offerRecord, error) {
+	if len(id) <= len(offerIDPrefix) || len(id) > maxOfferIDLen || id[:len(offerIDPrefix)] != offerIDPrefix {
+		return nil, errOfferNotFound // not even an id's form: no key needed to say so
 	}
-	s, err := f.offerSigner(ctx)
+	s, err := o.offerSigner(ctx)
 	if err != nil {
 		return nil, err
 	}
 	client, _ := callerOf(ctx)
 	return s.open(id, now, client)
+}
+
+// offerBookedAlready says why an offer booked before is not booked again.
+const offerBookedAlready = "the offer is booked already; an offer books once (search again for another)"
+
+// openFailed answers a booking whose offer id did not open (err from
+// openOffer or openJourneyOffer): 404 when the offer is unknown or expired,
+// a final answer; else the offer key could not be read, which a retry
+// may get past.
+func (o *offers) openFailed(c *call, err error) (*Answer, bool) {
+	if errors.Is(err, errOfferNotFound) {
+		return o.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
+			"the offer is unknown or no longer bookable (offers are bookable until their preBookableUntil); search again").
+			WithPointer("#/offers/0/offerId")), true
+	}
+	return o.offerKeyFailed(c), false
 }

@@ -1,22 +1,20 @@
 package osdmlegacy
 
 import (
-	"crypto/rand"
-	"encoding/base64"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
-// OfferRecord is what an offer search tells about each offer it answers,
+// offerRecord is what an offer search tells about each offer it answers,
 // so that POST /bookings can book it without searching again: everything
 // the legacy BookingRequest needs, and what the booking's OSDM answer
 // repeats. Nothing is stored: the record travels inside its offer id,
 // signed (offer_id.go), and is bookable until ExpiresAt.
-type OfferRecord struct {
+type offerRecord struct {
 	// ID is the OSDM offerId: the record itself, encoded and signed
-	// (SealOfferID). An id that was altered or forged does not verify and
+	// (sealFreshOfferID). An id that was altered or forged does not verify and
 	// is refused; nothing is sent.
 	ID string `json:"id"`
 	// Partner is the façade's partner label, signed with the id (not
@@ -47,7 +45,7 @@ type OfferRecord struct {
 	ServiceCode  int    `json:"serviceCode"`
 	ServiceLevel string `json:"serviceLevel,omitempty"`
 	// Passengers are the search's passengers with their legacy tariffs.
-	Passengers []OfferPassenger `json:"passengers"`
+	Passengers []offerPassenger `json:"passengers"`
 	// Price is the legacy price of all passengers together; OSDMPrice the
 	// same as the offer showed it.
 	Price     legacy.Price `json:"price"`
@@ -68,8 +66,8 @@ type OfferRecord struct {
 	ExpiresAt time.Time `json:"expiresAt"`
 }
 
-// OfferPassenger is one passenger of an offer.
-type OfferPassenger struct {
+// offerPassenger is one passenger of an offer.
+type offerPassenger struct {
 	// Ref is the search's externalRef, the offer's passengerRefs item.
 	Ref string `json:"ref"`
 	// Type is the OSDM passenger type; Age the age used for the tariff
@@ -83,7 +81,7 @@ type OfferPassenger struct {
 }
 
 // passenger returns the offer's passenger ref, nil when none.
-func (r *OfferRecord) passenger(ref string) *OfferPassenger {
+func (r *offerRecord) passenger(ref string) *offerPassenger {
 	for i := range r.Passengers {
 		if r.Passengers[i].Ref == ref {
 			return &r.Passengers[i]
@@ -94,7 +92,7 @@ func (r *OfferRecord) passenger(ref string) *OfferPassenger {
 
 // Tariffs groups the passengers by tariff code, in order of first
 // appearance, for the legacy PlaceRequest.
-func (r *OfferRecord) Tariffs() []legacy.Tariff {
+func (r *offerRecord) Tariffs() []legacy.Tariff {
 	return tariffCounts(r.Passengers)
 }
 
@@ -103,7 +101,7 @@ func (r *OfferRecord) Tariffs() []legacy.Tariff {
 // follow the tariff groups (Tariffs), and within a group the passengers
 // keep their order. With interleaved tariffs (adult, child, adult) the
 // places are the first adult's, the second adult's, then the child's.
-func (r *OfferRecord) placeOrder() []int {
+func (r *offerRecord) placeOrder() []int {
 	out := make([]int, 0, len(r.Passengers))
 	for _, t := range r.Tariffs() {
 		for i, op := range r.Passengers {
@@ -115,7 +113,7 @@ func (r *OfferRecord) placeOrder() []int {
 	return out
 }
 
-func tariffCounts(pax []OfferPassenger) []legacy.Tariff {
+func tariffCounts(pax []offerPassenger) []legacy.Tariff {
 	var out []legacy.Tariff
 	for _, p := range pax {
 		found := false
@@ -134,7 +132,7 @@ func tariffCounts(pax []OfferPassenger) []legacy.Tariff {
 }
 
 // Journey is the legacy journey of the offer.
-func (r *OfferRecord) Journey() legacy.Journey {
+func (r *offerRecord) Journey() legacy.Journey {
 	return legacy.Journey{
 		TrainNumber: r.Train, DepartureDate: r.ServiceDate, DepartureTime: r.DepartureClock,
 		From: r.Origin, To: r.Destination, Carrier: r.Carrier,
@@ -142,43 +140,9 @@ func (r *OfferRecord) Journey() legacy.Journey {
 }
 
 // PlaceRequest is the legacy place request of the offer.
-func (r *OfferRecord) PlaceRequest() legacy.PlaceRequest {
+func (r *offerRecord) PlaceRequest() legacy.PlaceRequest {
 	return legacy.PlaceRequest{
 		TravelClass: r.TravelClass, ServiceCode: r.ServiceCode, ServiceLevel: r.ServiceLevel,
 		Tariffs: r.Tariffs(),
 	}
-}
-
-// Store keys of the façade's records are "osdm_legacy/<partner>/<kind>/<id>"
-// (the booking side's kinds, through Key). Offers have none: an offer
-// lives in its id (offer_id.go).
-
-// Key returns the store key of a record of kind with id for partner.
-func Key(partner, kind, id string) string {
-	return "osdm_legacy/" + partner + "/" + kind + "/" + id
-}
-
-// NewID returns a new unguessable id: 16 random bytes, base64url (22
-// characters of [A-Za-z0-9_-]), with the given prefix.
-func NewID(prefix string) string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic("osdmlegacy: no randomness: " + err.Error())
-	}
-	return prefix + base64.RawURLEncoding.EncodeToString(b[:])
-}
-
-// validID reports whether id has NewID's form with prefix, so a malformed
-// id is refused before any store lookup.
-func validID(id, prefix string) bool {
-	if len(id) != len(prefix)+22 || id[:len(prefix)] != prefix {
-		return false
-	}
-	for i := len(prefix); i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
 }

@@ -188,7 +188,7 @@ func (q *offerRequest) readPlace(r *treeReader, v *jnode, ptr string) string {
 	case objectType == "":
 		r.invalid(ptr+"/objectType", "is required")
 	case objectType != osdm.ObjectTypeStopPlaceRef:
-		r.err = Restricted(RestrictUICStations, osdm.CodeOfferPlaceUnknown, ptr+"/objectType",
+		r.err = restricted(RestrictUICStations, osdm.CodeOfferPlaceUnknown, ptr+"/objectType",
 			"places must be StopPlaceRef stations, not "+strconv.Quote(shorten(objectType, 40)))
 	case others:
 		for _, m := range v.Members {
@@ -202,7 +202,7 @@ func (q *offerRequest) readPlace(r *treeReader, v *jnode, ptr string) string {
 	default:
 		code, ok := uicStation(ref)
 		if !ok {
-			r.err = Restricted(RestrictUICStations, osdm.CodeOfferPlaceUnknown, refPtr,
+			r.err = restricted(RestrictUICStations, osdm.CodeOfferPlaceUnknown, refPtr,
 				strconv.Quote(shorten(ref, 40))+" is not a UIC station code (urn:uic:stn:NNNNNNN or 7 digits)")
 			return ""
 		}
@@ -735,8 +735,8 @@ func (q *offerRequest) readPassengers(r *treeReader, v *jnode) {
 		r.restricted(RestrictPassengers, ptr, "at least one passenger is needed")
 		return
 	}
-	if len(items) > MaxPassengers {
-		r.restricted(RestrictPassengers, item(ptr, MaxPassengers), "at most 9 passengers travel on one offer, not "+strconv.Itoa(len(items)))
+	if len(items) > maxPassengers {
+		r.restricted(RestrictPassengers, item(ptr, maxPassengers), "at most 9 passengers travel on one offer, not "+strconv.Itoa(len(items)))
 		return
 	}
 	for i, it := range items {

@@ -11,43 +11,43 @@ import (
 // most concurrency at once), and the replies turned into trips (direct
 // trains, journeys with changes) and reservation offers, each id
 // carrying its offer so that POST /bookings can book it.
-func (f *Facade) searchOffers(ctx context.Context, c *call) *Answer {
+func (o *offers) searchOffers(ctx context.Context, c *call) *Answer {
 	q, p := readOfferRequest(c.body)
 	if p != nil {
-		return f.problem(c, p)
+		return o.problem(c, p)
 	}
-	ts, p := f.trips(q)
+	ts, p := o.trips(q)
 	if p != nil {
-		return f.problem(c, p)
+		return o.problem(c, p)
 	}
-	if p = f.inSaleWindowSet(q, ts, c.now); p != nil {
-		return f.problem(c, p)
+	if p = o.inSaleWindowSet(q, ts, c.now); p != nil {
+		return o.problem(c, p)
 	}
 	travel := ts.first().run.ServiceDate
 	day, _ := time.Parse(time.DateOnly, travel)
-	pax := make([]OfferPassenger, 0, len(q.passengers))
+	pax := make([]offerPassenger, 0, len(q.passengers))
 	for _, pa := range q.passengers {
-		op, p := f.tariffOf(pa, day)
+		op, p := o.tariffOf(pa, day)
 		if p != nil {
-			return f.problem(c, p)
+			return o.problem(c, p)
 		}
 		pax = append(pax, op)
 	}
-	probes := f.plan(ts.direct, q.classes, f.cfg.ServiceCodes, tariffCounts(pax), c.now)
-	legProbes := f.plan(ts.legs, q.classes, f.cfg.ServiceCodes, tariffCounts(pax), c.now)
+	probes := o.plan(ts.direct, q.classes, o.cfg.ServiceCodes, tariffCounts(pax), c.now)
+	legProbes := o.plan(ts.legs, q.classes, o.cfg.ServiceCodes, tariffCounts(pax), c.now)
 	c.answer.FanOut = len(probes) + len(legProbes)
 	// The key first: without it no offer could be answered, so nothing
 	// is sent. The search writes nothing to the store. A store that
 	// cannot be read now leaves the key read last (an offer made under a
 	// key replaced meanwhile is refused at booking, which reads the
 	// store again); with none read yet, nothing can be signed.
-	signer, err := f.offerSigner(ctx)
+	signer, err := o.offerSigner(ctx)
 	if err != nil {
-		if signer = f.signer.Load(); signer == nil {
-			return f.offerKeyFailed(c)
+		if signer = o.signer.Load(); signer == nil {
+			return o.offerKeyFailed(c)
 		}
 		c.answer.StoreErrors++
 	}
-	f.fanOut(ctx, c.send, append(probes[:len(probes):len(probes)], legProbes...))
-	return f.answer(c, q, probes, pax, signer, ts, legProbes)
+	o.fanOut(ctx, c.send, append(probes[:len(probes):len(probes)], legProbes...))
+	return o.answer(c, q, probes, pax, signer, ts, legProbes)
 }

@@ -3,12 +3,13 @@ package osdmlegacy
 import (
 	"context"
 	"errors"
-	"github.com/caddy-osdm/caddy-osdm/store/storetest"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/store/storetest"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
@@ -83,7 +84,7 @@ func TestSearchNamedTrain(t *testing.T) {
 				if !o.PreBookableUntil.Equal(testNow.Add(10*time.Minute)) || len(o.PassengerRefs) != 2 {
 					t.Errorf("preBookableUntil %s, passengerRefs %v", o.PreBookableUntil, o.PassengerRefs)
 				}
-				rec, err := f.OpenOffer(context.Background(), o.OfferID, testNow)
+				rec, err := f.offers.openOffer(context.Background(), o.OfferID, testNow)
 				if err != nil {
 					t.Fatalf("offer %s does not open: %v", o.OfferID, err)
 				}
@@ -357,7 +358,7 @@ func TestSearchRestrictions(t *testing.T) {
 
 // faultSender fails every message with err, or answers reply.
 func faultSender(reply legacy.Reply, err error) Sender {
-	return SendFunc(func(ctx context.Context, req legacy.Request) (legacy.Reply, error) {
+	return sendFunc(func(ctx context.Context, req legacy.Request) (legacy.Reply, error) {
 		if err != nil {
 			return nil, err
 		}
@@ -409,7 +410,7 @@ func TestSearchPartialFailureKeepsOffers(t *testing.T) {
 	f, ss, _ := facadeWithSandbox(t, Config{}, legacysandbox.Config{}, nil)
 	good := ss.sender()
 	var n atomic.Int64
-	send := SendFunc(func(ctx context.Context, req legacy.Request) (legacy.Reply, error) {
+	send := sendFunc(func(ctx context.Context, req legacy.Request) (legacy.Reply, error) {
 		if req.(*legacy.AvailabilityRequest).Places.TravelClass == 1 {
 			n.Add(1)
 			return nil, &SendError{Kind: ErrLegacySlow}

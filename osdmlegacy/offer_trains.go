@@ -36,12 +36,12 @@ func (c *candidate) subject() string {
 // candidates returns the trains of a search (restriction 2): the one of a
 // trip specification, the ones a vehicle filter names, or the direct
 // trains of the timetable from the asked time on.
-func (f *Facade) candidates(q *offerRequest) ([]candidate, *osdm.ProblemError) {
-	oloc := stationLocation(f.tt, q.origin, f.cfg.Location)
-	dloc := stationLocation(f.tt, q.destination, f.cfg.Location)
+func (o *offers) candidates(q *offerRequest) ([]candidate, *osdm.ProblemError) {
+	oloc := stationLocation(o.tt, q.origin, o.cfg.Location)
+	dloc := stationLocation(o.tt, q.destination, o.cfg.Location)
 	base := TrainRun{Origin: q.origin, Destination: q.destination}
-	if f.tt != nil {
-		base.OriginName, base.DestinationName = f.tt.StationName(q.origin), f.tt.StationName(q.destination)
+	if o.tt != nil {
+		base.OriginName, base.DestinationName = o.tt.StationName(q.origin), o.tt.StationName(q.destination)
 	}
 	if q.spec {
 		t := q.named[0]
@@ -52,8 +52,8 @@ func (f *Facade) candidates(q *offerRequest) ([]candidate, *osdm.ProblemError) {
 		if t.arrival != nil {
 			run.Arrival = t.arrival.in(dloc)
 		}
-		if f.tt != nil {
-			if tr, ok := f.tt.Run(t.train, run.ServiceDate, q.origin, q.destination); ok && tr.Departure.Equal(run.Departure) {
+		if o.tt != nil {
+			if tr, ok := o.tt.Run(t.train, run.ServiceDate, q.origin, q.destination); ok && tr.Departure.Equal(run.Departure) {
 				run.OriginName, run.DestinationName = tr.OriginName, tr.DestinationName
 				if run.Carrier == "" {
 					run.Carrier = tr.Carrier
@@ -63,9 +63,9 @@ func (f *Facade) candidates(q *offerRequest) ([]candidate, *osdm.ProblemError) {
 		return []candidate{{run: run, ptr: t.ptr}}, nil
 	}
 	if len(q.named) > 0 {
-		if len(q.named) > f.cfg.MaxTrains {
-			return nil, Restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, q.named[f.cfg.MaxTrains].ptr,
-				"at most "+strconv.Itoa(f.cfg.MaxTrains)+" trains are asked per search, not "+strconv.Itoa(len(q.named)))
+		if len(q.named) > o.cfg.MaxTrains {
+			return nil, restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, q.named[o.cfg.MaxTrains].ptr,
+				"at most "+strconv.Itoa(o.cfg.MaxTrains)+" trains are asked per search, not "+strconv.Itoa(len(q.named)))
 		}
 		// The day asked: the departure's at the origin, or the arrival's at
 		// the destination (a train arriving after midnight is asked on the
@@ -78,8 +78,8 @@ func (f *Facade) candidates(q *offerRequest) ([]candidate, *osdm.ProblemError) {
 		for _, t := range q.named {
 			run := base
 			run.Train, run.ServiceDate = t.train, date
-			if f.tt != nil {
-				if tr, ok := f.tt.Run(t.train, date, q.origin, q.destination); ok {
+			if o.tt != nil {
+				if tr, ok := o.tt.Run(t.train, date, q.origin, q.destination); ok {
 					run = tr
 				}
 			}
@@ -87,21 +87,21 @@ func (f *Facade) candidates(q *offerRequest) ([]candidate, *osdm.ProblemError) {
 		}
 		return out, nil
 	}
-	if f.tt == nil {
-		return nil, Restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter",
+	if o.tt == nil {
+		return nil, restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, "#/tripSearchCriteria/parameters/dataFilter/vehicleFilter",
 			"no timetable is configured: name the train in a vehicle filter (exclude: false) or a trip specification")
 	}
 	if q.after+q.before == 0 {
-		return nil, Restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, "#/tripSearchCriteria/parameters",
+		return nil, restricted(RestrictKnownTrain, osdm.CodeOfferOutOfBounds, "#/tripSearchCriteria/parameters",
 			"numberOfResultsAfter and numberOfResultsBefore ask for no train")
 	}
 	var runs []TrainRun
 	from := q.at.in(oloc)
 	if q.arrival {
 		by := q.at.in(dloc)
-		runs = f.tt.DirectArriving(q.origin, q.destination, by, f.cfg.Window, q.before+q.after+len(q.excluded))
+		runs = o.tt.DirectArriving(q.origin, q.destination, by, o.cfg.Window, q.before+q.after+len(q.excluded))
 	} else {
-		runs = f.tt.DirectTrains(q.origin, q.destination, from, f.cfg.Window, q.after+len(q.excluded), q.before+len(q.excluded))
+		runs = o.tt.DirectTrains(q.origin, q.destination, from, o.cfg.Window, q.after+len(q.excluded), q.before+len(q.excluded))
 		runs = trimAround(runs, from, q.after, q.before, q.excluded)
 	}
 	out := make([]candidate, 0, len(runs))
@@ -113,12 +113,12 @@ func (f *Facade) candidates(q *offerRequest) ([]candidate, *osdm.ProblemError) {
 	if q.arrival && len(out) > q.after+q.before {
 		out = out[len(out)-(q.after+q.before):]
 	}
-	if len(out) > f.cfg.MaxTrains {
-		out = f.keepNearest(out, q.arrival, from)
+	if len(out) > o.cfg.MaxTrains {
+		out = o.keepNearest(out, q.arrival, from)
 	}
 	if len(out) == 0 {
 		p := osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNoResults,
-			"the timetable has no direct train from "+q.origin+" to "+q.destination+" within "+f.cfg.Window.String()+" of "+q.at.text)
+			"the timetable has no direct train from "+q.origin+" to "+q.destination+" within "+o.cfg.Window.String()+" of "+q.at.text)
 		return nil, p.WithPointer(q.at.ptr)
 	}
 	return out, nil
@@ -155,12 +155,12 @@ func trimAround(runs []TrainRun, from time.Time, after, before int, excluded map
 
 // keepNearest cuts a timetable search to max_trains: the trains nearest
 // the asked time, in order of departure.
-func (f *Facade) keepNearest(out []candidate, arrival bool, at time.Time) []candidate {
+func (o *offers) keepNearest(out []candidate, arrival bool, at time.Time) []candidate {
 	if arrival {
 		// The last ones before the arrival asked are the nearest.
-		return out[len(out)-f.cfg.MaxTrains:]
+		return out[len(out)-o.cfg.MaxTrains:]
 	}
-	for len(out) > f.cfg.MaxTrains {
+	for len(out) > o.cfg.MaxTrains {
 		first, last := out[0].run.Departure, out[len(out)-1].run.Departure
 		if at.Sub(first) > last.Sub(at) {
 			out = out[1:]

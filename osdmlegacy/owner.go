@@ -2,11 +2,11 @@ package osdmlegacy
 
 import "context"
 
-// AnonymousClient is the owner of what a call without a client makes:
+// anonymousClient is the owner of what a call without a client makes:
 // without osdm_access in front there is no client, and every caller is
 // this one owner (they all see each other's bookings, as before
 // bookings had owners).
-const AnonymousClient = ""
+const anonymousClient = ""
 
 // clientKey is the context key of the client a call is made by.
 type clientKey struct{}
@@ -29,7 +29,7 @@ func callerOf(ctx context.Context) (client string, ok bool) {
 // visibleTo reports whether a call in ctx may see rec: background work
 // sees every booking, a call only its own client's. Any other is answered
 // as an unknown id.
-func visibleTo(ctx context.Context, rec *BookingRecord) bool {
+func visibleTo(ctx context.Context, rec *bookingRecord) bool {
 	client, ok := callerOf(ctx)
 	return !ok || rec.Client == client
 }

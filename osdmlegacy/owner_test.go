@@ -30,7 +30,7 @@ func TestOwnerSurvivesRestart(t *testing.T) {
 				return f.ServeClient(ctx, client, e.legacy, method, path, h, b)
 			}
 			o := e.offer("708")
-			if err := e.f.SealOffer(withClient(ctx, "alpine"), o); err != nil {
+			if err := e.f.offers.sealOffer(withClient(ctx, "alpine"), o); err != nil {
 				t.Fatal(err)
 			}
 			if a := serve(e.f, "coastal", "POST", "/bookings", bookingBodyOf(o)); a.Status != http.StatusNotFound || a.Problem.Code != osdm.CodeOfferNotFound {
@@ -42,7 +42,7 @@ func TestOwnerSurvivesRestart(t *testing.T) {
 			}
 			other := e.otherInstance()
 			unknown := serve(other, "coastal", "GET", "/bookings/bk-"+"AAAAAAAAAAAAAAAAAAAAAA", nil)
-			for _, client := range []string{"coastal", AnonymousClient} {
+			for _, client := range []string{"coastal", anonymousClient} {
 				a := serve(other, client, "GET", "/bookings/"+b.ID, nil)
 				if a.Status != http.StatusNotFound || a.Problem.Code != unknown.Problem.Code || a.Problem.Code != osdm.CodeBookingNotFound {
 					t.Errorf("%q reading alpine's booking on another instance: %d %s", client, a.Status, a.Body)

@@ -45,35 +45,35 @@ func readPassengerPatch(body []byte) (*passengerBody, *osdm.ProblemError) {
 
 // patchPassenger changes a passenger: at the legacy system first when the
 // name or date of birth changes, then in the booking.
-func (f *Facade) patchPassenger(ctx context.Context, c *call) *Answer {
+func (ps *passengers) patchPassenger(ctx context.Context, c *call) *Answer {
 	body, p := readPassengerPatch(c.body)
 	if p != nil {
-		return f.problem(c, p)
+		return ps.problem(c, p)
 	}
 	pid := c.params[osdm.ParamPassengerID]
-	return f.idempotent(ctx, c, func() string { return pid }, func(string) (*Answer, bool) {
-		rec, a := f.bookingOf(ctx, c)
+	return ps.idempotent(ctx, c, func() string { return pid }, func(string) (*Answer, bool) {
+		rec, a := ps.bookings.bookingOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
-		return f.patchBookingPassenger(ctx, c, rec, pid, body)
+		return ps.patchBookingPassenger(ctx, c, rec, pid, body)
 	})
 }
 
 // checkPassengerPatch refuses a change the booking cannot take: another
 // id, externalRef, type or age, or a date of birth that gives another
 // legacy tariff on the day of travel than the one booked.
-func (f *Facade) checkPassengerPatch(r *BookingRecord, pr *PassengerRecord, body *passengerBody, now time.Time) *osdm.ProblemError {
+func (p *passengers) checkPassengerPatch(r *bookingRecord, pr *passengerRecord, body *passengerBody, now time.Time) *osdm.ProblemError {
 	switch {
 	case body.ID != "" && body.ID != pr.ID:
 		return osdm.Invalid(osdm.CodeInvalidRequest, "#/id", "id must be the passenger's id "+quoteShort(pr.ID))
 	case body.ExternalRef != "" && body.ExternalRef != pr.ExternalRef:
 		return osdm.Invalid(osdm.CodeInvalidRequest, "#/externalRef", "externalRef cannot change")
 	case body.Type != "" && body.Type != pr.Type:
-		return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/type",
+		return restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/type",
 			"the passenger type cannot change: the tariff was booked for "+string(pr.Type))
 	case body.Age != nil && pr.Age != nil && *body.Age != *pr.Age:
-		return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/age",
+		return restricted(RestrictPassengers, osdm.CodeOutOfBounds, "#/age",
 			"the age cannot change: the tariff was booked for it")
 	case !r.Offer.Departure.IsZero() && !now.Before(r.Offer.Departure):
 		return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the train of booking "+r.ID+" has left: passengers are changed before departure")
@@ -81,7 +81,7 @@ func (f *Facade) checkPassengerPatch(r *BookingRecord, pr *PassengerRecord, body
 	// The booked tariff's age range on the day of travel, the rule a
 	// booking's date of birth is held to.
 	if op := r.Offer.passenger(pr.ExternalRef); op != nil {
-		return birthDateFits("#", body.DateOfBirth, *op, r.Offer.ServiceDate, f.cfg.Tariffs)
+		return birthDateFits("#", body.DateOfBirth, *op, r.Offer.ServiceDate, p.cfg.Tariffs)
 	}
 	return nil
 }
@@ -90,7 +90,7 @@ func (f *Facade) checkPassengerPatch(r *BookingRecord, pr *PassengerRecord, body
 // next, and whether there is a change the legacy system holds (name or
 // date of birth). The index is the passenger's first place in booking
 // order (placeOwners), 1-based.
-func (r *BookingRecord) passengerData(pr, next *PassengerRecord) ([]legacy.PassengerData, bool) {
+func (r *bookingRecord) passengerData(pr, next *passengerRecord) ([]legacy.PassengerData, bool) {
 	// A name left out (no lastName) stays as the legacy system holds it.
 	name := nameOf(next.Detail)
 	if (name == "" || name == pr.NameSent) && next.DateOfBirth == pr.DateOfBirth {
@@ -161,30 +161,30 @@ func nameOf(d *osdm.PersonDetail) string {
 // passengerResult is the answer to a passenger PATCH once its
 // patchBookingPassenger changes passenger pid of booking rec as body
 // says: a PassengerDataRequest when the legacy system must hear of it.
-func (f *Facade) patchBookingPassenger(ctx context.Context, c *call, rec *BookingRecord, pid string, body *passengerBody) (*Answer, bool) {
-	if rec.State == StateUpdating && rec.Pending != nil && rec.Pending.Passenger != nil && rec.Pending.Passenger.ID == pid {
+func (ps *passengers) patchBookingPassenger(ctx context.Context, c *call, rec *bookingRecord, pid string, body *passengerBody) (*Answer, bool) {
+	if rec.State == stateUpdating && rec.Pending != nil && rec.Pending.Passenger != nil && rec.Pending.Passenger.ID == pid {
 		// A change of this passenger under way: settle it first.
-		if f.now().Before(rec.Pending.LeaseUntil) {
-			return f.inProgress(c, rec), false
+		if ps.now().Before(rec.Pending.LeaseUntil) {
+			return ps.bookings.inProgress(c, rec), false
 		}
-		after, d := f.redeliver(ctx, c.send, rec)
-		return f.passengerResult(c, after, pid, d)
+		after, d := ps.settlement.redeliver(ctx, c.send, rec)
+		return ps.passengerResult(c, after, pid, d)
 	}
-	now := f.now()
+	now := ps.now()
 	sent := false
-	rec, err := f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+	rec, err := ps.bookings.updateBooking(ctx, rec.ID, func(r *bookingRecord) error {
 		sent = false
 		pr := r.passenger(pid)
 		if pr == nil {
 			return &errRefused{passengerNotFound(r.ID, pid)}
 		}
-		if r.State != StatePrebooked && r.State != StateFulfilled {
+		if r.State != statePrebooked && r.State != stateFulfilled {
 			return &errRefused{stateProblem(r, "changed")}
 		}
 		if r.Exchange.holds() {
 			return &errRefused{exchangeUnderWay(r, now)}
 		}
-		if p := f.checkPassengerPatch(r, pr, body, now); p != nil {
+		if p := ps.checkPassengerPatch(r, pr, body, now); p != nil {
 			return &errRefused{p}
 		}
 		if pr.RefundedBy != "" {
@@ -206,61 +206,61 @@ func (f *Facade) patchBookingPassenger(ctx context.Context, c *call, rec *Bookin
 		if name := nameOf(next.Detail); name != "" {
 			next.NameSent = name
 		}
-		if err := f.pendPassengerData(ctx, r, data, now, func(p *PendingMessage) { p.Passenger = &next }); err != nil {
+		if err := ps.pendPassengerData(ctx, r, data, now, func(p *pendingMessage) { p.Passenger = &next }); err != nil {
 			return err
 		}
 		sent = true
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
-		return f.problem(c, p), finalProblem(p)
+		return ps.problem(c, p), finalProblem(p)
 	}
 	if err != nil {
-		return f.storeFailed(c, err), false
+		return ps.storeFailed(c, err), false
 	}
 	if !sent {
 		v := passengerView(rec.passenger(pid))
-		return f.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v}), true
+		return ps.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v}), true
 	}
-	after, d := f.deliver(ctx, c.send, rec)
-	return f.passengerResult(c, after, pid, d)
+	after, d := ps.settlement.deliver(ctx, c.send, rec)
+	return ps.passengerResult(c, after, pid, d)
 }
 
 // PassengerDataRequest was sent (d).
-func (f *Facade) passengerResult(c *call, rec *BookingRecord, pid string, d *delivery) (*Answer, bool) {
+func (ps *passengers) passengerResult(c *call, rec *bookingRecord, pid string, d *delivery) (*Answer, bool) {
 	subject := "changing passenger " + pid + " of booking " + rec.ID
-	if a := f.unsettled(c, d, subject, "the change is being settled: retry to learn its outcome"); a != nil {
+	if a := ps.settlement.unsettled(c, d, subject, "the change is being settled: retry to learn its outcome"); a != nil {
 		return a, false
 	}
 	switch {
 	case d.refusal != nil:
 		p := NegativeProblem(d.refusal, subject)
-		return f.problem(c, p), finalProblem(p)
-	case rec.State == StateUpdating:
-		return f.inProgress(c, rec), false
+		return ps.problem(c, p), finalProblem(p)
+	case rec.State == stateUpdating:
+		return ps.bookings.inProgress(c, rec), false
 	}
 	v := passengerView(rec.passenger(pid))
-	return f.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v}), true
+	return ps.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v}), true
 }
 
 // recordPassengerResult records the reply to the PassengerDataRequest
 // msgID: the change is kept (PassengerDataReply) or dropped (a refusal);
 // the booking goes back to the state it was in.
-func (f *Facade) recordPassengerResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*BookingRecord, error) {
+func (ps *passengers) recordPassengerResult(ctx context.Context, id, msgID string, reply legacy.Reply, now time.Time, d *delivery) (*bookingRecord, error) {
 	nr, _ := reply.(*legacy.NegativeReply)
 	d.refusal = nr
-	rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+	rec, err := ps.bookings.updateBooking(ctx, id, func(r *bookingRecord) error {
 		p := r.Pending
 		if p == nil || p.MessageID != msgID {
 			return errNoChange
 		}
 		r.Pending, r.State = nil, p.Revert
 		if nr != nil {
-			r.LastRefusal = &LegacyRefusal{Code: nr.Code, Text: nr.Text, Retryable: nr.Retryable, At: now}
+			r.LastRefusal = &legacyRefusal{Code: nr.Code, Text: nr.Text, Retryable: nr.Retryable, At: now}
 			if nr.Code == legacy.CodeAlreadyCancelled || nr.Code == legacy.CodeBookingNotFound {
 				// The legacy system holds nothing: the booking is over there.
-				r.State = StateCancelled
-				r.Cancel = &CancelOutcome{Why: CancelDelete, At: now, Status: string(nr.Code)}
+				r.State = stateCancelled
+				r.Cancel = &cancelOutcome{Why: cancelDelete, At: now, Status: string(nr.Code)}
 			}
 			return nil
 		}
@@ -279,23 +279,23 @@ func (f *Facade) recordPassengerResult(ctx context.Context, id, msgID string, re
 	if err != nil {
 		return nil, err
 	}
-	f.afterResult(ctx, rec, msgID)
+	ps.settlement.afterResult(ctx, rec, msgID)
 	return rec, nil
 }
 
 // getPassenger answers GET .../passengers/{pid} from the store.
-func (f *Facade) getPassenger(ctx context.Context, c *call) *Answer {
-	rec, a := f.bookingOf(ctx, c)
+func (p *passengers) getPassenger(ctx context.Context, c *call) *Answer {
+	rec, a := p.bookings.bookingOf(ctx, c)
 	if a != nil {
 		return a
 	}
 	pid := c.params[osdm.ParamPassengerID]
 	pr := rec.passenger(pid)
 	if pr == nil {
-		return f.problem(c, passengerNotFound(rec.ID, pid))
+		return p.problem(c, passengerNotFound(rec.ID, pid))
 	}
 	v := passengerView(pr)
-	return f.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v})
+	return p.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v})
 }
 
 func passengerNotFound(bookingID, pid string) *osdm.ProblemError {
@@ -303,7 +303,7 @@ func passengerNotFound(bookingID, pid string) *osdm.ProblemError {
 }
 
 // passenger returns the booking's passenger id, nil when none.
-func (rec *BookingRecord) passenger(id string) *PassengerRecord {
+func (rec *bookingRecord) passenger(id string) *passengerRecord {
 	for i := range rec.Passengers {
 		if rec.Passengers[i].ID == id {
 			return &rec.Passengers[i]
@@ -313,7 +313,7 @@ func (rec *BookingRecord) passenger(id string) *PassengerRecord {
 }
 
 // passengerView is the OSDM passenger of a record.
-func passengerView(p *PassengerRecord) osdm.Passenger {
+func passengerView(p *passengerRecord) osdm.Passenger {
 	v := osdm.Passenger{ID: p.ID, ExternalRef: p.ExternalRef, Type: p.Type, Age: p.Age, DateOfBirth: p.DateOfBirth}
 	if p.Detail != nil {
 		d := *p.Detail

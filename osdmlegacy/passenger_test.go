@@ -48,14 +48,14 @@ func TestPassengerChangeFaults(t *testing.T) {
 			if a := e.call(e.f, "PATCH", "/bookings/"+b.ID+"/passengers/p1", `{"detail":{"firstName":"Grace","lastName":"Hopper"}}`); a.Status != lf.status {
 				t.Errorf("PATCH: %d %s", a.Status, a.Body)
 			}
-			if r := e.records()[b.ID]; r.State != StateUpdating {
+			if r := e.records()[b.ID]; r.State != stateUpdating {
 				t.Errorf("record during the intent: %s", r.State)
 			}
 			if rep := e.settle(e.f); rep.Settled != 1 {
 				t.Errorf("settlement %+v", rep)
 			}
 			r := e.records()[b.ID]
-			if r.State != StatePrebooked || r.Pending != nil || r.Passengers[0].NameSent != "Grace Hopper" {
+			if r.State != statePrebooked || r.Pending != nil || r.Passengers[0].NameSent != "Grace Hopper" {
 				t.Errorf("after settlement: %s %+v", r.State, r.Passengers[0])
 			}
 			if names := e.sandboxNames(r.Legacy.BookingRef); names[0].LastName != "Hopper" {
@@ -75,7 +75,7 @@ func TestPassengerChangeFaults(t *testing.T) {
 			t.Errorf("PATCH refused: %d", a.Status)
 		}
 		r := e.records()[b.ID]
-		if r.State != StatePrebooked || r.Passengers[0].NameSent != "Ada Lovelace" || r.Passengers[0].Detail.LastName != "Lovelace" {
+		if r.State != statePrebooked || r.Passengers[0].NameSent != "Ada Lovelace" || r.Passengers[0].Detail.LastName != "Lovelace" {
 			t.Errorf("after a refusal: %s %+v", r.State, r.Passengers[0])
 		}
 	})

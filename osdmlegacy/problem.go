@@ -29,7 +29,7 @@ var (
 	RestrictReservations = Restriction{4, "reservations-only", "Offers are reservations"}
 	RestrictPassengers   = Restriction{5, "passengers", "1 to 9 passengers, each mapped to a legacy tariff by type and age"}
 	RestrictOneOffer     = Restriction{6, "one-offer-per-booking", "One offer per trip (a train or a journey with changes), class and service code; a booking books one offer for all its passengers; no place selection"}
-	RestrictAfterSales   = Restriction{7, "after-sales", "A partial refund names passengers, an exchange covers every passenger; release and on-hold are not offered"}
+	restrictAfterSales   = Restriction{7, "after-sales", "A partial refund names passengers, an exchange covers every passenger; release and on-hold are not offered"}
 )
 
 // TypeURI is the problem type of a request outside r.
@@ -37,10 +37,10 @@ func (r Restriction) TypeURI() string {
 	return "urn:caddy-osdm:osdm-legacy:restriction:" + r.Slug
 }
 
-// Restricted is a 422 saying the request member at pointer is outside
+// restricted is a 422 saying the request member at pointer is outside
 // restriction r; code is osdm.CodeOfferOutOfBounds, osdm.CodeOfferPlaceUnknown or
 // osdm.CodeOutOfBounds.
-func Restricted(r Restriction, code, pointer, detail string) *osdm.ProblemError {
+func restricted(r Restriction, code, pointer, detail string) *osdm.ProblemError {
 	p := osdm.NewProblem(http.StatusUnprocessableEntity, code, "restriction "+strconv.Itoa(r.N)+" ("+r.Title+"): "+detail)
 	p.Type = r.TypeURI()
 	p.Title = r.Title
@@ -89,12 +89,12 @@ func NegativeProblem(nr *legacy.NegativeReply, subject string) *osdm.ProblemErro
 	return p
 }
 
-// SendProblem is the OSDM problem for a legacy message that got no usable
+// sendProblem is the OSDM problem for a legacy message that got no usable
 // reply: 504 slow, 502 garbage, 503 down. The detail names the partner and
 // subject, never the cause's text.
-func SendProblem(partner string, err error, subject string) *osdm.ProblemError {
+func sendProblem(partner string, err error, subject string) *osdm.ProblemError {
 	var p *osdm.ProblemError
-	switch KindOf(err) {
+	switch kindOf(err) {
 	case ErrLegacySlow:
 		p = osdm.NewProblem(http.StatusGatewayTimeout, osdm.CodeTimeout, "the reservation system "+partner+" did not answer in time; try again later")
 	case ErrLegacyGarbage:
@@ -109,12 +109,25 @@ func SendProblem(partner string, err error, subject string) *osdm.ProblemError {
 	return p
 }
 
-// AsProblem returns err as a *osdm.ProblemError: itself, or a 500 that says nothing
+// asProblem returns err as a *osdm.ProblemError: itself, or a 500 that says nothing
 // of the cause (a store failure, a bug) for any other error.
-func AsProblem(err error) *osdm.ProblemError {
+func asProblem(err error) *osdm.ProblemError {
 	var p *osdm.ProblemError
 	if errors.As(err, &p) {
 		return p
 	}
 	return osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the OSDM provider failed; try again later")
+}
+
+// bookingNotFound is the 404 of an unknown booking id.
+func bookingNotFound(id string) *osdm.ProblemError {
+	return osdm.NewProblem(http.StatusNotFound, osdm.CodeBookingNotFound, "no booking "+strconv.Quote(shorten(id, 40))+" is known")
+}
+
+// shorten cuts s to n bytes for a problem text.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }

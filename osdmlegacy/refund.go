@@ -17,8 +17,8 @@ import (
 // places for a partial refund) and confirms with the CancelReply's
 // amounts. A passenger's place is refunded once.
 
-// RefundOfferIDPrefix starts every refund offer id.
-const RefundOfferIDPrefix = "ro-"
+// refundOfferIDPrefix starts every refund offer id.
+const refundOfferIDPrefix = "ro-"
 
 // maxRefundOffers bounds the refund offers one booking keeps.
 const maxRefundOffers = 16
@@ -58,8 +58,8 @@ func readRefundOfferRequest(body []byte) (*refundOfferAsk, *osdm.ProblemError) {
 	ask := &refundOfferAsk{RefundOfferRequest: osdm.RefundOfferRequest{
 		FulfillmentIDs: b.FulfillmentIDs, RefundSpecifications: b.RefundSpecifications, OverruleCode: b.OverruleCode,
 	}}
-	if len(b.RefundSpecifications) > MaxPassengers {
-		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/refundSpecifications", "at most "+strconv.Itoa(MaxPassengers)+" refund specifications")
+	if len(b.RefundSpecifications) > maxPassengers {
+		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/refundSpecifications", "at most "+strconv.Itoa(maxPassengers)+" refund specifications")
 	}
 	for i, rs := range b.RefundSpecifications {
 		at := "#/refundSpecifications/" + strconv.Itoa(i)
@@ -67,15 +67,15 @@ func readRefundOfferRequest(body []byte) (*refundOfferAsk, *osdm.ProblemError) {
 			return nil, osdm.Invalid(osdm.CodeInvalidRequest, at+"/fulfillmentId", "a refund specification names the fulfilment (1.."+strconv.Itoa(maxRefBytes)+" bytes)")
 		}
 		if len(rs.BookingPartIDs) > 0 {
-			return nil, Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, at+"/bookingPartIds",
+			return nil, restricted(restrictAfterSales, osdm.CodeOutOfBounds, at+"/bookingPartIds",
 				"a partial refund names passengers (passengerIds), not booking parts: the booking has one reservation for all its passengers")
 		}
 		if len(rs.PassengerIDs) == 0 {
 			return nil, osdm.Invalid(osdm.CodeInvalidRequest, at+"/passengerIds", "a refund specification names the passengers whose places are refunded")
 		}
 		for j, pid := range rs.PassengerIDs {
-			if pid == "" || len(pid) > maxRefBytes || len(ask.PassengerIDs) >= MaxPassengers {
-				return nil, osdm.Invalid(osdm.CodeInvalidRequest, at+"/passengerIds/"+strconv.Itoa(j), "a passenger id is 1.."+strconv.Itoa(maxRefBytes)+" bytes, at most "+strconv.Itoa(MaxPassengers)+" of them")
+			if pid == "" || len(pid) > maxRefBytes || len(ask.PassengerIDs) >= maxPassengers {
+				return nil, osdm.Invalid(osdm.CodeInvalidRequest, at+"/passengerIds/"+strconv.Itoa(j), "a passenger id is 1.."+strconv.Itoa(maxRefBytes)+" bytes, at most "+strconv.Itoa(maxPassengers)+" of them")
 			}
 			if !contains(ask.PassengerIDs, pid) {
 				ask.PassengerIDs = append(ask.PassengerIDs, pid)
@@ -101,25 +101,25 @@ func readRefundOfferPatch(body []byte) (*osdm.RefundOfferPatchRequest, *osdm.Pro
 }
 
 // createRefundOffers quotes the whole refund of a fulfilled booking.
-func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
+func (rf *refunds) createRefundOffers(ctx context.Context, c *call) *Answer {
 	req, p := readRefundOfferRequest(c.body)
 	if p != nil {
-		return f.problem(c, p)
+		return rf.problem(c, p)
 	}
-	return f.idempotent(ctx, c, func() string { return NewID(RefundOfferIDPrefix) }, func(rid string) (*Answer, bool) {
-		if _, a := f.bookingOf(ctx, c); a != nil {
+	return rf.idempotent(ctx, c, func() string { return newID(refundOfferIDPrefix) }, func(rid string) (*Answer, bool) {
+		if _, a := rf.bookings.bookingOf(ctx, c); a != nil {
 			return a, finalAnswer(a)
 		}
 		id := c.params[osdm.ParamBookingID]
-		rec, err := f.updateBooking(ctx, id, func(r *BookingRecord) error {
+		rec, err := rf.bookings.updateBooking(ctx, id, func(r *bookingRecord) error {
 			if r.refundOffer(rid) != nil {
 				return errNoChange // made by an earlier run of this request
 			}
-			if r.State != StateFulfilled || r.Fulfillment == nil {
+			if r.State != stateFulfilled || r.Fulfillment == nil {
 				return &errRefused{stateProblem(r, "refunded")}
 			}
 			if r.Exchange.holds() {
-				return &errRefused{exchangeUnderWay(r, f.now())}
+				return &errRefused{exchangeUnderWay(r, rf.now())}
 			}
 			for i, fid := range req.FulfillmentIDs {
 				if fid != r.Fulfillment.ID {
@@ -131,20 +131,20 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 					return &errRefused{fulfillmentNotOf(r, rs.FulfillmentID, "#/refundSpecifications/"+strconv.Itoa(i)+"/fulfillmentId")}
 				}
 			}
-			return f.addRefundOffer(r, rid, req.PassengerIDs, req.OverruleCode)
+			return rf.addRefundOffer(r, rid, req.PassengerIDs, req.OverruleCode)
 		})
 		if p := refusedBy(err); p != nil {
-			return f.problem(c, p), finalProblem(p)
+			return rf.problem(c, p), finalProblem(p)
 		}
 		if err != nil {
-			return f.storeFailed(c, err), false
+			return rf.storeFailed(c, err), false
 		}
 		ro := rec.refundOffer(rid)
 		if ro == nil {
 			p := stateProblem(rec, "refunded")
-			return f.problem(c, p), finalProblem(p)
+			return rf.problem(c, p), finalProblem(p)
 		}
-		return f.json(c, http.StatusOK, osdm.RefundOfferCollectionResponse{
+		return rf.json(c, http.StatusOK, osdm.RefundOfferCollectionResponse{
 			RefundOffers: []osdm.RefundOffer{refundOfferView(rec, ro)},
 		}), true
 	})
@@ -154,7 +154,7 @@ func (f *Facade) createRefundOffers(ctx context.Context, c *call) *Answer {
 // passengers (nil: every passenger not refunded yet) quoted from r's
 // price and refund_fee, none with an overrule code; a refusal is an
 // *errRefused.
-func (f *Facade) addRefundOffer(r *BookingRecord, rid string, passengers []string, overrule osdm.OverruleCode) error {
+func (rf *refunds) addRefundOffer(r *bookingRecord, rid string, passengers []string, overrule osdm.OverruleCode) error {
 	pax := r.unrefunded()
 	if passengers != nil {
 		pax = passengers
@@ -171,10 +171,10 @@ func (f *Facade) addRefundOffer(r *BookingRecord, rid string, passengers []strin
 	}
 	var reason *int
 	if overrule != "" {
-		code, ok := f.cfg.Reasons[overrule]
+		code, ok := rf.cfg.Reasons[overrule]
 		if !ok {
-			return &errRefused{Restricted(RestrictAfterSales, osdm.CodeOutOfBounds, "#/overruleCode",
-				"overrule code "+quoteShort(string(overrule))+" has no legacy reason code in the reason table (subdirective reason <overruleCode> <code>), which maps "+f.reasonList())}
+			return &errRefused{restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/overruleCode",
+				"overrule code "+quoteShort(string(overrule))+" has no legacy reason code in the reason table (subdirective reason <overruleCode> <code>), which maps "+rf.reasonList())}
 		}
 		reason = &code
 	}
@@ -186,11 +186,11 @@ func (f *Facade) addRefundOffer(r *BookingRecord, rid string, passengers []strin
 	if p != nil {
 		return &errRefused{p}
 	}
-	fee, refundable, err := partRefundQuote(f.cfg.RefundFee, r.feeBase(price), part, overrule != "")
+	fee, refundable, err := partRefundQuote(rf.cfg.RefundFee, r.feeBase(price), part, overrule != "")
 	if err != nil {
 		return &errRefused{osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the refund cannot be quoted: "+err.Error())}
 	}
-	now := f.now().UTC()
+	now := rf.now().UTC()
 	kept := r.RefundOffers[:0]
 	for _, ro := range r.RefundOffers { // expired proposals make room
 		if ro.Status == osdm.RefundConfirmed || now.Before(ro.ValidUntil) {
@@ -202,8 +202,8 @@ func (f *Facade) addRefundOffer(r *BookingRecord, rid string, passengers []strin
 		return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
 			"booking "+r.ID+" has "+strconv.Itoa(maxRefundOffers)+" refund offers open; confirm one or wait until they expire")}
 	}
-	r.RefundOffers = append(r.RefundOffers, RefundOfferRecord{
-		ID: rid, CreatedOn: now, ValidUntil: now.Add(f.cfg.OfferTTL),
+	r.RefundOffers = append(r.RefundOffers, refundOfferRecord{
+		ID: rid, CreatedOn: now, ValidUntil: now.Add(rf.cfg.OfferTTL),
 		Status: osdm.RefundProposed, OverruleCode: overrule, ReasonCode: reason,
 		Fee: fee, Refundable: refundable, PassengerIDs: append([]string(nil), pax...),
 	})
@@ -212,9 +212,9 @@ func (f *Facade) addRefundOffer(r *BookingRecord, rid string, passengers []strin
 
 // reasonList lists the overrule codes of the reason table, sorted, for a
 // problem.
-func (f *Facade) reasonList() string {
-	codes := make([]string, 0, len(f.cfg.Reasons))
-	for code := range f.cfg.Reasons {
+func (r *refunds) reasonList() string {
+	codes := make([]string, 0, len(r.cfg.Reasons))
+	for code := range r.cfg.Reasons {
 		codes = append(codes, string(code))
 	}
 	if len(codes) == 0 {
@@ -225,76 +225,86 @@ func (f *Facade) reasonList() string {
 }
 
 // refundOfferOf loads the booking and refund offer of the call's path.
-func (f *Facade) refundOfferOf(ctx context.Context, c *call) (*BookingRecord, *RefundOfferRecord, *Answer) {
-	rec, a := f.bookingOf(ctx, c)
+func (r *refunds) refundOfferOf(ctx context.Context, c *call) (*bookingRecord, *refundOfferRecord, *Answer) {
+	rec, a := r.bookings.bookingOf(ctx, c)
 	if a != nil {
 		return nil, nil, a
 	}
 	rid := c.params[osdm.ParamRefundOfferID]
 	ro := rec.refundOffer(rid)
 	if ro == nil {
-		return nil, nil, f.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
+		return nil, nil, r.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
 			"booking "+rec.ID+" has no refund offer "+quoteShort(rid)))
 	}
 	return rec, ro, nil
 }
 
 // getRefundOffer answers GET .../refund-offers/{rid} from the store.
-func (f *Facade) getRefundOffer(ctx context.Context, c *call) *Answer {
-	rec, ro, a := f.refundOfferOf(ctx, c)
+func (r *refunds) getRefundOffer(ctx context.Context, c *call) *Answer {
+	rec, ro, a := r.refundOfferOf(ctx, c)
 	if a != nil {
 		return a
 	}
 	v := refundOfferView(rec, ro)
-	return f.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
+	return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
 }
 
-// patchRefundOffer confirms a refund offer: the CancelRequest (with the
-// reason code of its overrule code) frees the places, and the offer is
-// CONFIRMED with the amounts of the CancelReply.
-func (f *Facade) patchRefundOffer(ctx context.Context, c *call) *Answer {
+// patchRefundOffer answers PATCH .../refund-offers/{rid}: it confirms the
+// refund offer of a booking of one train or of a journey.
+func (r *refunds) patchRefundOffer(ctx context.Context, c *call) *Answer {
 	if _, p := readRefundOfferPatch(c.body); p != nil {
-		return f.problem(c, p)
+		return r.problem(c, p)
 	}
 	rid := c.params[osdm.ParamRefundOfferID]
-	return f.idempotent(ctx, c, func() string { return rid }, func(string) (*Answer, bool) {
-		rec, ro, a := f.refundOfferOf(ctx, c)
-		if a != nil {
-			return a, finalAnswer(a)
-		}
-		confirmed := func(rec *BookingRecord) *Answer {
-			v := refundOfferView(rec, rec.refundOffer(rid))
-			return f.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
-		}
-		if ro.Status == osdm.RefundConfirmed {
-			return confirmed(rec), true // confirmed before: the same answer
-		}
-		resending := rec.State == StateCancelling && rec.Pending != nil && rec.Pending.RefundOfferID == rid
-		if !resending && !f.now().Before(ro.ValidUntil) {
-			return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
-				"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
-		}
-		rec, d, p := f.cancel(ctx, c.send, rec, CancelRefund, rid, ro.ReasonCode)
-		if p != nil {
-			return f.problem(c, p), finalProblem(p)
-		}
-		if ro := rec.refundOffer(rid); d.settled() && ro != nil && ro.Status == osdm.RefundConfirmed {
-			return confirmed(rec), true // a partial refund: the booking holds the other places
-		}
-		if a, final := f.cancelFailed(c, rec, d); a != nil {
-			return a, final
-		}
-		if ro := rec.refundOffer(rid); ro == nil || ro.Status != osdm.RefundConfirmed {
-			// The legacy system held nothing to refund (cancelled there before).
-			return f.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
-				"booking "+rec.ID+" was cancelled at the reservation system before; nothing is refunded")), true
-		}
-		return confirmed(rec), true
+	confirm := r.confirmRefund
+	if isJourneyID(c.params[osdm.ParamBookingID]) {
+		confirm = r.confirmJourneyRefund
+	}
+	return r.idempotent(ctx, c, func() string { return rid }, func(string) (*Answer, bool) {
+		return confirm(ctx, c, rid)
 	})
 }
 
+// confirmRefund confirms refund offer rid of a booking of one train: the
+// CancelRequest (with the reason code of its overrule code) frees the
+// places, and the offer is CONFIRMED with the amounts of the CancelReply.
+func (r *refunds) confirmRefund(ctx context.Context, c *call, rid string) (*Answer, bool) {
+	rec, ro, a := r.refundOfferOf(ctx, c)
+	if a != nil {
+		return a, finalAnswer(a)
+	}
+	confirmed := func(rec *bookingRecord) *Answer {
+		v := refundOfferView(rec, rec.refundOffer(rid))
+		return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
+	}
+	if ro.Status == osdm.RefundConfirmed {
+		return confirmed(rec), true // confirmed before: the same answer
+	}
+	resending := rec.State == stateCancelling && rec.Pending != nil && rec.Pending.RefundOfferID == rid
+	if !resending && !r.now().Before(ro.ValidUntil) {
+		return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
+			"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
+	}
+	rec, d, p := r.bookings.cancel(ctx, c.send, rec, cancelRefund, rid, ro.ReasonCode)
+	if p != nil {
+		return r.problem(c, p), finalProblem(p)
+	}
+	if ro := rec.refundOffer(rid); d.settled() && ro != nil && ro.Status == osdm.RefundConfirmed {
+		return confirmed(rec), true // a partial refund: the booking holds the other places
+	}
+	if a, final := r.bookings.cancelFailed(c, rec, d); a != nil {
+		return a, final
+	}
+	if ro := rec.refundOffer(rid); ro == nil || ro.Status != osdm.RefundConfirmed {
+		// The legacy system held nothing to refund (cancelled there before).
+		return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
+			"booking "+rec.ID+" was cancelled at the reservation system before; nothing is refunded")), true
+	}
+	return confirmed(rec), true
+}
+
 // refundOfferView is the OSDM refund offer of a record.
-func refundOfferView(rec *BookingRecord, ro *RefundOfferRecord) osdm.RefundOffer {
+func refundOfferView(rec *bookingRecord, ro *refundOfferRecord) osdm.RefundOffer {
 	v := osdm.RefundOffer{
 		ID: ro.ID, CreatedOn: ro.CreatedOn, ValidFrom: ro.CreatedOn, ValidUntil: ro.ValidUntil,
 		ConfirmedOn: ro.ConfirmedOn, Status: ro.Status, AppliedOverruleCode: ro.OverruleCode,

@@ -11,12 +11,12 @@ import (
 // refund offer is dropped (204, also when the booking holds no such offer,
 // as the spec says: it is not held either way); a confirmed one, or one
 // whose confirmation is under way, cannot be (409).
-func (f *Facade) deleteRefundOffer(ctx context.Context, c *call) *Answer {
-	if _, a := f.bookingOf(ctx, c); a != nil {
+func (rf *refunds) deleteRefundOffer(ctx context.Context, c *call) *Answer {
+	if _, a := rf.bookings.bookingOf(ctx, c); a != nil {
 		return a
 	}
 	rid := c.params[osdm.ParamRefundOfferID]
-	_, err := f.updateBooking(ctx, c.params[osdm.ParamBookingID], func(r *BookingRecord) error {
+	_, err := rf.bookings.updateBooking(ctx, c.params[osdm.ParamBookingID], func(r *bookingRecord) error {
 		for i, ro := range r.RefundOffers {
 			if ro.ID != rid {
 				continue
@@ -35,10 +35,10 @@ func (f *Facade) deleteRefundOffer(ctx context.Context, c *call) *Answer {
 		return errNoChange
 	})
 	if p := refusedBy(err); p != nil {
-		return f.problem(c, p)
+		return rf.problem(c, p)
 	}
 	if err != nil {
-		return f.storeFailed(c, err)
+		return rf.storeFailed(c, err)
 	}
-	return f.noContent(c)
+	return rf.noContent(c)
 }

@@ -18,7 +18,7 @@ import (
 // placeOwners returns, for each place of the BookingReply in order, the
 // index in rec.Passengers of the passenger it was booked for (the offer's
 // placeOrder; rec.Passengers are in the offer's order).
-func (rec *BookingRecord) placeOwners() []int {
+func (rec *bookingRecord) placeOwners() []int {
 	var owners []int
 	for _, i := range rec.Offer.placeOrder() {
 		if i < len(rec.Passengers) {
@@ -30,7 +30,7 @@ func (rec *BookingRecord) placeOwners() []int {
 
 // placesOf returns the places of the passengers ids, in the BookingReply's
 // order.
-func (rec *BookingRecord) placesOf(ids []string) []legacy.Place {
+func (rec *bookingRecord) placesOf(ids []string) []legacy.Place {
 	if rec.Legacy == nil {
 		return nil
 	}
@@ -45,7 +45,7 @@ func (rec *BookingRecord) placesOf(ids []string) []legacy.Place {
 
 // unrefunded lists the ids of the passengers whose places are still
 // booked, in booking order.
-func (rec *BookingRecord) unrefunded() []string {
+func (rec *bookingRecord) unrefunded() []string {
 	var out []string
 	for _, p := range rec.Passengers {
 		if p.RefundedBy == "" {
@@ -64,7 +64,7 @@ func (rec *BookingRecord) unrefunded() []string {
 // costs the same). Without place prices the places of passengers of
 // different tariffs cannot be priced: a problem says to refund the rest
 // of the booking whole.
-func (rec *BookingRecord) partPrice(price osdm.Price, pax []string) (osdm.Price, *osdm.ProblemError) {
+func (rec *bookingRecord) partPrice(price osdm.Price, pax []string) (osdm.Price, *osdm.ProblemError) {
 	held := rec.heldPrice(price)
 	left := rec.unrefunded()
 	if len(left) == 0 || len(pax) >= len(left) {
@@ -111,7 +111,7 @@ func (rec *BookingRecord) partPrice(price osdm.Price, pax []string) (osdm.Price,
 // feeBase is the price of the places the confirmed ordinary refunds
 // (without an overrule code) cancelled: what the legacy system has taken
 // its percentage fee on so far.
-func (rec *BookingRecord) feeBase(price osdm.Price) osdm.Price {
+func (rec *bookingRecord) feeBase(price osdm.Price) osdm.Price {
 	sc := price.EffectiveScale()
 	for _, ro := range rec.RefundOffers {
 		if ro.Status == osdm.RefundConfirmed && ro.OverruleCode == "" {
@@ -130,7 +130,7 @@ func (rec *BookingRecord) feeBase(price osdm.Price) osdm.Price {
 // heldPrice is price less the refunded amounts and fees of the confirmed
 // refunds (what the CancelReplies said the cancelled places stood for),
 // never below zero.
-func (rec *BookingRecord) heldPrice(price osdm.Price) osdm.Price {
+func (rec *bookingRecord) heldPrice(price osdm.Price) osdm.Price {
 	sc := price.EffectiveScale()
 	var cancelled int64
 	for _, ro := range rec.RefundOffers {
@@ -154,7 +154,7 @@ func (rec *BookingRecord) heldPrice(price osdm.Price) osdm.Price {
 }
 
 // refundSummary describes what a refund offer refunds.
-func refundSummary(rec *BookingRecord, ro *RefundOfferRecord) string {
+func refundSummary(rec *bookingRecord, ro *refundOfferRecord) string {
 	if len(ro.PassengerIDs) == 0 || len(ro.PassengerIDs) == len(rec.Passengers) {
 		return "Whole refund of booking " + rec.ID
 	}
@@ -165,7 +165,7 @@ func refundSummary(rec *BookingRecord, ro *RefundOfferRecord) string {
 
 // refundedTotal is the sum of the confirmed refunds' amounts, and whether
 // there is any.
-func (rec *BookingRecord) refundedTotal() (osdm.Price, bool) {
+func (rec *bookingRecord) refundedTotal() (osdm.Price, bool) {
 	var total osdm.Price
 	any := false
 	for _, ro := range rec.RefundOffers {

@@ -14,7 +14,7 @@ func (e *bookEnv) freeSeats(train string) int {
 }
 
 // fulfilled books offer, fulfils it and returns the booking and fulfilment ids.
-func (e *bookEnv) fulfilled(o *OfferRecord) (string, string) {
+func (e *bookEnv) fulfilled(o *offerRecord) (string, string) {
 	e.t.Helper()
 	b := e.book(o)
 	fu := decodeOK[osdm.FulfillmentCollectionResponse](e.t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", nil), 200).Fulfillments[0]
@@ -98,7 +98,7 @@ func TestPartialRefund(t *testing.T) {
 				t.Errorf("the rest cancelled with places %v", c.Places)
 			}
 			r := e.records()[id]
-			if r.State != StateRefunded || e.freeSeats("9203") != all {
+			if r.State != stateRefunded || e.freeSeats("9203") != all {
 				t.Errorf("after the whole rest: %s, %d of %d left", r.State, e.freeSeats("9203"), all)
 			}
 			for _, p := range r.Passengers {
@@ -137,7 +137,7 @@ func TestPartialRefundFaults(t *testing.T) {
 				e.settle(other)
 				e.assertAgree(true)
 				r := e.records()[id]
-				if r.State != StateFulfilled || r.passenger("p1").RefundedBy != ro.ID || r.passenger("p2").RefundedBy != "" || e.freeSeats("9203") != all-1 {
+				if r.State != stateFulfilled || r.passenger("p1").RefundedBy != ro.ID || r.passenger("p2").RefundedBy != "" || e.freeSeats("9203") != all-1 {
 					t.Errorf("after settlement: %s %+v, %d of %d left", r.State, r.Passengers, e.freeSeats("9203"), all)
 				}
 				n := len(e.legacy.delivered())
@@ -161,7 +161,7 @@ func TestPartialRefundFaults(t *testing.T) {
 			t.Errorf("PATCH refused by the legacy system: %d", a.Status)
 		}
 		r := e.records()[id]
-		if r.State != StateFulfilled || r.passenger("p1").RefundedBy != "" || e.freeSeats("9203") != all-2 || r.refundOffer(ro.ID).Status != osdm.RefundProposed {
+		if r.State != stateFulfilled || r.passenger("p1").RefundedBy != "" || e.freeSeats("9203") != all-2 || r.refundOffer(ro.ID).Status != osdm.RefundProposed {
 			t.Errorf("after a refusal: %s %+v, %d of %d left", r.State, r.Passengers, e.freeSeats("9203"), all)
 		}
 		decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "PATCH", path+"/refund-offers/"+ro.ID, `{"status":"CONFIRMED"}`), 200)

@@ -8,7 +8,7 @@ import (
 )
 
 // handler serves one OSDM operation of the façade.
-type handler func(f *Facade, ctx context.Context, c *call) *Answer
+type handler func(ctx context.Context, c *call) *Answer
 
 // opGetBookingFulfillment reads a fulfilment under its booking: the spec
 // reads it at /fulfillments/{fulfillmentId}; the nested form is served too.
@@ -16,44 +16,43 @@ var opGetBookingFulfillment = osdm.Operation{
 	Method: http.MethodGet, Path: osdm.PathFulfillments + "/{" + osdm.ParamFulfillmentID + "}", Success: []int{http.StatusOK},
 }
 
-// routes are the operations the façade serves, one row each. The booking
+// routes are the operations f serves, one row each. The booking
 // side's handlers live in the booking*, fulfil*, refund*, passenger* and
 // exchange* files; every other operation of the spec is answered 501 by
 // the router.
-var routes = []osdm.Route[handler]{
-	{Op: osdm.OpCreateOffers, Handle: (*Facade).searchOffers},
-	{Op: osdm.OpCreateBooking, Handle: (*Facade).createBooking},
-	{Op: osdm.OpGetBooking, Handle: either((*Facade).getJourney, (*Facade).getBooking)},
-	{Op: osdm.OpDeleteBooking, Handle: either((*Facade).deleteJourney, (*Facade).deleteBooking)},
-	{Op: osdm.OpCreateFulfillments, Handle: either((*Facade).fulfilJourney, (*Facade).createFulfillments)},
-	{Op: osdm.OpGetFulfillment, Handle: (*Facade).getFulfillment},
-	{Op: opGetBookingFulfillment, Handle: (*Facade).getFulfillment},
-	{Op: osdm.OpCreateRefundOffers, Handle: either((*Facade).createJourneyRefundOffers, (*Facade).createRefundOffers)},
-	{Op: osdm.OpGetRefundOffer, Handle: either((*Facade).getJourneyRefundOffer, (*Facade).getRefundOffer)},
-	{Op: osdm.OpPatchRefundOffer, Handle: either((*Facade).patchJourneyRefundOffer, (*Facade).patchRefundOffer)},
-	{Op: osdm.OpDeleteRefundOffer, Handle: either((*Facade).deleteJourneyRefundOffer, (*Facade).deleteRefundOffer)},
-	{Op: osdm.OpGetPassenger, Handle: either((*Facade).getJourneyPassenger, (*Facade).getPassenger)},
-	{Op: osdm.OpPatchPassenger, Handle: either((*Facade).patchJourneyPassenger, (*Facade).patchPassenger)},
-	{Op: osdm.OpCreateExchangeOffers, Handle: either((*Facade).createJourneyExchangeOffers, (*Facade).createExchangeOffers)},
-	{Op: osdm.OpCreateExchangeOperation, Handle: either((*Facade).createJourneyExchangeOperation, (*Facade).createExchangeOperation)},
-	{Op: osdm.OpGetExchangeOperation, Handle: either((*Facade).getJourneyExchangeOperation, (*Facade).getExchangeOperation)},
-	{Op: osdm.OpPatchExchangeOperation, Handle: (*Facade).patchExchangeOperation},
-	{Op: osdm.OpDeleteExchangeOperation, Handle: either((*Facade).deleteJourneyExchangeOperation, (*Facade).deleteExchangeOperation)},
-}
-
-// either serves a call about a journey with changes (a booking id with
-// JourneyIDPrefix) with journey, any other with single.
-func either(journey, single handler) handler {
-	return func(f *Facade, ctx context.Context, c *call) *Answer {
-		if isJourneyID(c.params[osdm.ParamBookingID]) {
-			return journey(f, ctx, c)
-		}
-		return single(f, ctx, c)
+func (f *Facade) routes() []osdm.Route[handler] {
+	return []osdm.Route[handler]{
+		{Op: osdm.OpCreateOffers, Handle: f.offers.searchOffers},
+		{Op: osdm.OpCreateBooking, Handle: f.bookings.createBooking},
+		{Op: osdm.OpGetBooking, Handle: either(f.journeys.getJourney, f.bookings.getBooking)},
+		{Op: osdm.OpDeleteBooking, Handle: either(f.journeys.deleteJourney, f.bookings.deleteBooking)},
+		{Op: osdm.OpCreateFulfillments, Handle: either(f.journeys.fulfilJourney, f.documents.createFulfillments)},
+		{Op: osdm.OpGetFulfillment, Handle: f.documents.getFulfillment},
+		{Op: opGetBookingFulfillment, Handle: f.documents.getFulfillment},
+		{Op: osdm.OpCreateRefundOffers, Handle: either(f.refunds.createJourneyRefundOffers, f.refunds.createRefundOffers)},
+		{Op: osdm.OpGetRefundOffer, Handle: either(f.refunds.getJourneyRefundOffer, f.refunds.getRefundOffer)},
+		{Op: osdm.OpPatchRefundOffer, Handle: f.refunds.patchRefundOffer},
+		{Op: osdm.OpDeleteRefundOffer, Handle: either(f.refunds.deleteJourneyRefundOffer, f.refunds.deleteRefundOffer)},
+		{Op: osdm.OpGetPassenger, Handle: either(f.journeys.getJourneyPassenger, f.passengers.getPassenger)},
+		{Op: osdm.OpPatchPassenger, Handle: either(f.journeys.patchJourneyPassenger, f.passengers.patchPassenger)},
+		{Op: osdm.OpCreateExchangeOffers, Handle: f.exchanges.createExchangeOffers},
+		{Op: osdm.OpCreateExchangeOperation, Handle: either(f.exchanges.createJourneyExchangeOperation, f.exchanges.createExchangeOperation)},
+		{Op: osdm.OpGetExchangeOperation, Handle: either(f.exchanges.getJourneyExchangeOperation, f.exchanges.getExchangeOperation)},
+		{Op: osdm.OpPatchExchangeOperation, Handle: f.exchanges.patchExchangeOperation},
+		{Op: osdm.OpDeleteExchangeOperation, Handle: either(f.exchanges.deleteJourneyExchangeOperation, f.exchanges.deleteExchangeOperation)},
 	}
 }
 
-// router routes the façade's calls.
-var router = osdm.MustRouter(routes, osdm.RouterOptions{})
+// either serves a call about a journey with changes (a booking id with
+// journeyIDPrefix) with journey, any other with single.
+func either(journey, single handler) handler {
+	return func(ctx context.Context, c *call) *Answer {
+		if isJourneyID(c.params[osdm.ParamBookingID]) {
+			return journey(ctx, c)
+		}
+		return single(ctx, c)
+	}
+}
 
 // notOfferedWhy says, for the operations a restriction rules out (by
 // operationId), which.

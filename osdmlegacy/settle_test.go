@@ -18,10 +18,10 @@ func TestSettlementDropsStaleMarks(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
 	ctx := context.Background()
 	old := e.clock.Now()
-	if err := e.f.markIntent(ctx, "bk-AAAAAAAAAAAAAAAAAAAAAA.book", "bk-AAAAAAAAAAAAAAAAAAAAAA", old); err != nil {
+	if err := e.f.settlement.markIntent(ctx, "bk-AAAAAAAAAAAAAAAAAAAAAA.book", "bk-AAAAAAAAAAAAAAAAAAAAAA", old); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.f.markHold(ctx, "bk-AAAAAAAAAAAAAAAAAAAAAA", old); err != nil {
+	if err := e.f.settlement.markHold(ctx, "bk-AAAAAAAAAAAAAAAAAAAAAA", old); err != nil {
 		t.Fatal(err)
 	}
 	if rep, _ := e.f.Settle(ctx); rep.Stale != 0 {
@@ -31,8 +31,8 @@ func TestSettlementDropsStaleMarks(t *testing.T) {
 	if rep, _ := e.f.Settle(ctx); rep.Stale != 2 {
 		t.Errorf("stale marks: %+v", rep)
 	}
-	for _, kind := range []string{KindIntent, KindHold} {
-		if m, _ := e.f.listMarks(ctx, kind); len(m) != 0 {
+	for _, kind := range []string{kindIntent, kindHold} {
+		if m, _ := e.f.settlement.listMarks(ctx, kind); len(m) != 0 {
 			t.Errorf("%s marks left: %v", kind, m)
 		}
 	}
@@ -70,14 +70,14 @@ func TestStoreDownSendsNothing(t *testing.T) {
 	e.assertAgree(true)
 }
 
-// TestBookingRetention: a booking record expires BookingRetention after
+// TestBookingRetention: a booking record expires bookingRetention after
 // its train arrived, never while an intent is open.
 func TestBookingRetention(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
 	o := e.offer("9203")
 	e.legacy.inject(fault{kind: "BookingRequest", what: "lost"})
 	e.call(e.f, "POST", "/bookings", bookingBodyOf(o))
-	e.clock.Advance(BookingRetention + 48*time.Hour)
+	e.clock.Advance(bookingRetention + 48*time.Hour)
 	if n := len(e.records()); n != 1 {
 		t.Fatalf("a record with an open intent expired")
 	}

@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/caddy-osdm/caddy-osdm/store/storetest"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/caddy-osdm/caddy-osdm/store/storetest"
 
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -60,7 +61,7 @@ func TestRoutingAnswersProblemsNeverBare404(t *testing.T) {
 		{"PUT", "/bookings/b1", 405, osdm.CodeOperationNotPermitted, "allowed: DELETE, GET, PATCH"},
 	}
 	for _, tc := range cases {
-		a := f.Serve(context.Background(), nil, tc.method, tc.path, http.Header{}, nil)
+		a := f.serve(context.Background(), nil, tc.method, tc.path, http.Header{}, nil)
 		if a.Status != tc.status {
 			t.Errorf("%s %s: status %d, want %d (%s)", tc.method, tc.path, a.Status, tc.status, a.Body)
 			continue
@@ -80,11 +81,11 @@ func TestRoutingAnswersProblemsNeverBare404(t *testing.T) {
 
 func TestBodyChecks(t *testing.T) {
 	f := newTestFacade(t, Config{MaxBody: 100}, Deps{})
-	a := f.Serve(context.Background(), nil, "POST", "/offers", http.Header{"Content-Type": {"application/json"}}, make([]byte, 101))
+	a := f.serve(context.Background(), nil, "POST", "/offers", http.Header{"Content-Type": {"application/json"}}, make([]byte, 101))
 	if a.Status != 413 || decodeProblem(t, a).Code != osdm.CodeRequestTooLarge {
 		t.Errorf("oversized body: %d %s", a.Status, a.Body)
 	}
-	a = f.Serve(context.Background(), nil, "POST", "/offers", http.Header{"Content-Type": {"text/plain"}}, []byte("{}"))
+	a = f.serve(context.Background(), nil, "POST", "/offers", http.Header{"Content-Type": {"text/plain"}}, []byte("{}"))
 	if a.Status != 415 || decodeProblem(t, a).Code != osdm.CodeUnsupportedMediaType {
 		t.Errorf("text/plain body: %d %s", a.Status, a.Body)
 	}
@@ -115,7 +116,7 @@ func TestNegativeProblemMapping(t *testing.T) {
 	}
 	for _, kind := range []error{ErrLegacyDown, ErrLegacySlow, ErrLegacyGarbage} {
 		err := &SendError{Kind: kind, Err: errors.New("dial tcp 10.1.2.3:8443: refused")}
-		p := SendProblem("hermes", err, "")
+		p := sendProblem("hermes", err, "")
 		if strings.Contains(p.Detail, "10.1.2.3") || !p.Retryable {
 			t.Errorf("%v: %+v", kind, p)
 		}
@@ -124,7 +125,7 @@ func TestNegativeProblemMapping(t *testing.T) {
 			t.Errorf("%v: status %d, want %d", kind, p.Status, want)
 		}
 	}
-	if KindOf(context.DeadlineExceeded) != ErrLegacySlow {
+	if kindOf(context.DeadlineExceeded) != ErrLegacySlow {
 		t.Error("a deadline is not slow")
 	}
 }

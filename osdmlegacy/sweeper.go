@@ -8,15 +8,15 @@ import (
 )
 
 // The sweeper releases PREBOOKED bookings not fulfilled within hold. Its
-// work list is in the store (KindHold marks, written before the
+// work list is in the store (kindHold marks, written before the
 // BookingRequest leaves, so they list its intent too), and the deadline is the booking's HoldUntil,
 // read against the injected clock: no timer, so a restart or another
 // instance carries on where this one stopped.
 
 // sweepHolds releases every booking past its hold and deletes the marks
 // of bookings that hold nothing unfulfilled any more.
-func (f *Facade) sweepHolds(ctx context.Context, send Sender, rep *SettleReport) {
-	marks, err := f.listMarks(ctx, KindHold)
+func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleReport) {
+	marks, err := s.listMarks(ctx, kindHold)
 	if err != nil {
 		rep.Errors++
 		return
@@ -25,14 +25,14 @@ func (f *Facade) sweepHolds(ctx context.Context, send Sender, rep *SettleReport)
 		if ctx.Err() != nil {
 			return
 		}
-		rec, _, err := f.loadBooking(ctx, id)
+		rec, _, err := s.bookings.loadBooking(ctx, id)
 		switch {
 		case errors.Is(err, errBookingMissing):
 			// The mark is written before the record: a booking being
 			// recorded, or one whose recording failed (nothing was sent).
 			var m intentMark
 			if json.Unmarshal(v, &m) == nil {
-				f.dropStaleMark(ctx, KindHold, id, f.now().Sub(m.At), rep)
+				s.dropStaleMark(ctx, kindHold, id, s.now().Sub(m.At), rep)
 			}
 			continue
 		case err != nil:
@@ -40,33 +40,33 @@ func (f *Facade) sweepHolds(ctx context.Context, send Sender, rep *SettleReport)
 			continue
 		}
 		switch rec.State {
-		case StatePrebooked:
-			if !f.now().Before(rec.HoldUntil) && f.release(ctx, send, rec) {
+		case statePrebooked:
+			if !s.now().Before(rec.HoldUntil) && s.release(ctx, send, rec) {
 				rep.Released++
 			}
-		case StateBooking:
+		case stateBooking:
 			// The BookingRequest's intent, listed by this mark.
 			if rec.Pending != nil {
-				f.settleOne(ctx, send, rec, rep)
+				s.settleOne(ctx, send, rec, rep)
 			}
-		case StateFulfilled:
+		case stateFulfilled:
 			// An exchange's new places, held until its hold runs out.
 			if !rec.Exchange.holds() {
-				f.dropStaleHold(ctx, id, v, rep)
-			} else if rec.Exchange.State == ExchangePrebooked && !f.now().Before(rec.Exchange.HoldUntil) {
-				sctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
-				after, d, p := f.dropExchange(sctx, send, rec, CancelRelease)
+				s.dropStaleHold(ctx, id, v, rep)
+			} else if rec.Exchange.State == exchangePrebooked && !s.now().Before(rec.Exchange.HoldUntil) {
+				sctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+				after, d, p := s.exchanges.dropExchange(sctx, send, rec, cancelRelease)
 				cancel()
-				if p == nil && d != nil && d.settled() && after.Exchange.State == ExchangeDropped {
+				if p == nil && d != nil && d.settled() && after.Exchange.State == exchangeDropped {
 					rep.Released++
 				}
 			}
-		case StateCancelling, StateUpdating, StateExchanging:
+		case stateCancelling, stateUpdating, stateExchanging:
 			// a CancelRequest's or PassengerDataRequest's intent, listed
 			// by its own mark; the hold stays listed
 		default:
 			// FULFILLED and the ends never come back to PREBOOKED.
-			f.dropStaleHold(ctx, id, v, rep)
+			s.dropStaleHold(ctx, id, v, rep)
 		}
 	}
 }
@@ -76,27 +76,27 @@ func (f *Facade) sweepHolds(ctx context.Context, send Sender, rep *SettleReport)
 // twice the call's timeout and still the one read. A younger mark may be
 // that of an exchange operation whose record is not written yet (the mark
 // goes first): deleting it would leave the new places unswept.
-func (f *Facade) dropStaleHold(ctx context.Context, id string, v []byte, rep *SettleReport) {
+func (s *settlement) dropStaleHold(ctx context.Context, id string, v []byte, rep *SettleReport) {
 	var m intentMark
-	if json.Unmarshal(v, &m) == nil && f.now().Sub(m.At) <= 2*f.cfg.Timeout {
+	if json.Unmarshal(v, &m) == nil && s.now().Sub(m.At) <= 2*s.cfg.Timeout {
 		return
 	}
-	key := Key(f.cfg.Partner, KindHold, id)
-	if now, err := f.store.Get(ctx, key); err != nil || !bytes.Equal(now, v) {
+	key := storeKey(s.cfg.Partner, kindHold, id)
+	if now, err := s.store.Get(ctx, key); err != nil || !bytes.Equal(now, v) {
 		return // rewritten since it was listed: the next sweep decides
 	}
-	_ = f.store.Delete(ctx, key)
+	_ = s.store.Delete(ctx, key)
 	rep.Stale++
 }
 
 // release cancels a PREBOOKED booking whose hold is over and reports
 // whether the legacy system no longer holds its places.
-func (f *Facade) release(ctx context.Context, send Sender, rec *BookingRecord) bool {
-	sctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
+func (s *settlement) release(ctx context.Context, send Sender, rec *bookingRecord) bool {
+	sctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	after, d, p := f.cancel(sctx, send, rec, CancelRelease, "", nil)
+	after, d, p := s.bookings.cancel(sctx, send, rec, cancelRelease, "", nil)
 	if p != nil || d == nil || !d.settled() {
 		return false
 	}
-	return after.State == StateReleased
+	return after.State == stateReleased
 }

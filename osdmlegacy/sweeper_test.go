@@ -42,7 +42,7 @@ func TestSweeperReleasesExpiredHolds(t *testing.T) {
 		t.Errorf("sweep: %+v %v", rep, err)
 	}
 	recs := e.records()
-	if recs[late.ID].State != StateReleased || recs[kept.ID].State != StateFulfilled {
+	if recs[late.ID].State != stateReleased || recs[kept.ID].State != stateFulfilled {
 		t.Errorf("states %s %s", recs[late.ID].State, recs[kept.ID].State)
 	}
 	gb := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", "/bookings/"+late.ID, nil), 200)
@@ -53,7 +53,7 @@ func TestSweeperReleasesExpiredHolds(t *testing.T) {
 		t.Errorf("legacy holds %d, want the fulfilled one", e.heldCount())
 	}
 	// The work list is empty now.
-	marks, _ := e.f.listMarks(t.Context(), KindHold)
+	marks, _ := e.f.settlement.listMarks(t.Context(), kindHold)
 	if len(marks) != 0 {
 		t.Errorf("hold marks left: %v", marks)
 	}
@@ -74,7 +74,7 @@ func TestSweeperSurvivesRestart(t *testing.T) {
 	b := e.book(e.offer("9203"))
 	st.Close()
 
-	e.clock.Advance(DefaultHold + time.Second)
+	e.clock.Advance(defaultHold + time.Second)
 	st2, err := store.OpenBolt(path, store.WithClock(e.clock.Now))
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func TestSweeperSurvivesRestart(t *testing.T) {
 	if err != nil || rep.Released != 1 {
 		t.Fatalf("settlement after restart: %+v %v", rep, err)
 	}
-	if r := e.records()[b.ID]; r.State != StateReleased {
+	if r := e.records()[b.ID]; r.State != stateReleased {
 		t.Errorf("after restart: %s", r.State)
 	}
 	e.assertAgree(true)
@@ -126,14 +126,14 @@ func TestTwoInstancesOneStore(t *testing.T) {
 func TestDeleteAfterHoldRanOut(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
 	b := e.book(e.offer("9203"))
-	e.clock.Advance(DefaultHold + time.Minute)
+	e.clock.Advance(defaultHold + time.Minute)
 	if a := e.call(e.f, "DELETE", "/bookings/"+b.ID, nil); a.Status != 204 {
 		t.Fatalf("DELETE after the hold: %d %s", a.Status, a.Body)
 	}
 	if rep, _ := e.f.Settle(t.Context()); rep.Released != 0 {
 		t.Errorf("sweeper released a deleted booking: %+v", rep)
 	}
-	if r := e.records()[b.ID]; r.State != StateCancelled || e.heldCount() != 0 {
+	if r := e.records()[b.ID]; r.State != stateCancelled || e.heldCount() != 0 {
 		t.Errorf("record %s, legacy holds %d", r.State, e.heldCount())
 	}
 	e.assertAgree(true)
@@ -149,16 +149,16 @@ func TestSweeperKeepsAFreshHoldMark(t *testing.T) {
 	id, _ := e.fulfilled(e.offer("9203", adult, child))
 	e.clock.Advance(time.Hour)
 	e.settle(e.f) // the booking's own mark is stale: dropped
-	if err := e.f.markHold(t.Context(), id, e.clock.Now()); err != nil {
+	if err := e.f.settlement.markHold(t.Context(), id, e.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	e.settle(e.f)
-	if marks, _ := e.f.listMarks(t.Context(), KindHold); len(marks) != 1 {
+	if marks, _ := e.f.settlement.listMarks(t.Context(), kindHold); len(marks) != 1 {
 		t.Fatalf("a fresh hold mark of a fulfilled booking was dropped: %v", marks)
 	}
 	e.clock.Advance(time.Minute)
 	e.settle(e.f)
-	if marks, _ := e.f.listMarks(t.Context(), KindHold); len(marks) != 0 {
+	if marks, _ := e.f.settlement.listMarks(t.Context(), kindHold); len(marks) != 0 {
 		t.Errorf("a stale hold mark kept: %v", marks)
 	}
 }

@@ -27,20 +27,20 @@ func synchroID(msgID string, now time.Time) string {
 // message itself is sent again only when the legacy system says it never
 // got it (UNKNOWN), or takes no SynchroRequest (UNSUPPORTED_MESSAGE: a
 // version 1 system, which de-duplicates a resend by its messageId).
-func (f *Facade) redeliver(ctx context.Context, send Sender, rec *BookingRecord) (*BookingRecord, *delivery) {
+func (s *settlement) redeliver(ctx context.Context, send Sender, rec *bookingRecord) (*bookingRecord, *delivery) {
 	p := rec.Pending
 	d := &delivery{}
-	now := f.now()
+	now := s.now()
 	ask := &legacy.SynchroRequest{
 		Header:            legacy.Header{MessageID: synchroID(p.MessageID, now), SentAt: now.UTC().Truncate(time.Second)},
 		OriginalMessageID: p.MessageID,
 	}
-	lost := func(err error) (*BookingRecord, *delivery) {
+	lost := func(err error) (*bookingRecord, *delivery) {
 		d.lost = err
-		f.dropLease(ctx, rec.ID, p.MessageID)
+		s.dropLease(ctx, rec.ID, p.MessageID)
 		return rec, d
 	}
-	garbage := func(why string) (*BookingRecord, *delivery) {
+	garbage := func(why string) (*bookingRecord, *delivery) {
 		return lost(&SendError{Kind: ErrLegacyGarbage, Err: errors.New(why)})
 	}
 	reply, err := send.Send(ctx, ask)
@@ -57,21 +57,21 @@ func (f *Facade) redeliver(ctx context.Context, send Sender, rec *BookingRecord)
 		}
 		switch r.State {
 		case legacy.StateUnknown:
-			return f.deliver(ctx, send, rec)
+			return s.deliver(ctx, send, rec)
 		case legacy.StateDone:
 			if r.Reply == nil {
 				return garbage("SynchroReply DONE without the reply")
 			}
-			return f.recordReply(ctx, rec, r.Reply, nil, d)
+			return s.recordReply(ctx, rec, r.Reply, nil, d)
 		case legacy.StateRolledBack:
-			return f.recordReply(ctx, rec, rolledBack(p, r), nil, d)
+			return s.recordReply(ctx, rec, rolledBack(p, r), nil, d)
 		case legacy.StateInProgress:
 			return lost(&SendError{Kind: ErrLegacySlow, Err: errors.New("the legacy system is still carrying out message " + p.MessageID)})
 		}
 		return garbage("SynchroReply state " + strconv.Quote(shorten(r.State, 20)))
 	case *legacy.NegativeReply:
 		if r.Code == legacy.CodeUnsupportedMessage {
-			return f.deliver(ctx, send, rec)
+			return s.deliver(ctx, send, rec)
 		}
 		return lost(&SendError{Kind: ErrLegacyGarbage, Err: errors.New("the SynchroRequest was refused: " + string(r.Code))})
 	}
@@ -83,9 +83,9 @@ func (f *Facade) redeliver(ctx context.Context, send Sender, rec *BookingRecord)
 // BookingRequest (a booking's, or an exchange's of its new places, which
 // leaves the booking as it was) is then refused (BOOKING_ROLLED_BACK); any
 // later message of the booking finds it cancelled (ALREADY_CANCELLED).
-func rolledBack(p *PendingMessage, r *legacy.SynchroReply) legacy.Reply {
+func rolledBack(p *pendingMessage, r *legacy.SynchroReply) legacy.Reply {
 	h := legacy.ReplyHeader{CorrelationID: p.MessageID, SentAt: r.Header.SentAt}
-	if p.Step == StepBook || p.Step == StepExchangeBook {
+	if p.Step == stepBook || p.Step == stepExchangeBook {
 		return legacy.NewNegativeReply(h, legacy.CodeBookingRolledBack, "the booking was rolled back at the reservation system")
 	}
 	return legacy.NewNegativeReply(h, legacy.CodeAlreadyCancelled, "the booking was rolled back at the reservation system")

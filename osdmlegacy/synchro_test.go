@@ -53,7 +53,7 @@ func TestSettlementAsksFirstWhenLegacyForgets(t *testing.T) {
 				t.Errorf("the legacy system holds %d bookings, want 1", n)
 			}
 			for _, r := range e.records() {
-				if r.State != StatePrebooked || r.Legacy == nil || len(r.Legacy.Places) != 2 {
+				if r.State != statePrebooked || r.Legacy == nil || len(r.Legacy.Places) != 2 {
 					t.Errorf("record %s %+v, want PREBOOKED with the two places", r.State, r.Legacy)
 				}
 			}
@@ -136,7 +136,7 @@ func TestSettlementRolledBack(t *testing.T) {
 		t.Errorf("settlement %+v", rep)
 	}
 	r := e.records()[id]
-	if r.State != StateFailed || r.Failure == nil || r.Failure.Code != legacy.CodeBookingRolledBack || e.heldCount() != 0 {
+	if r.State != stateFailed || r.Failure == nil || r.Failure.Code != legacy.CodeBookingRolledBack || e.heldCount() != 0 {
 		t.Errorf("record %s %+v, legacy holds %d", r.State, r.Failure, e.heldCount())
 	}
 	if n := countKind(e.legacy.delivered(), legacy.KindBookingRequest); n != 1 {
@@ -161,7 +161,7 @@ func TestSettlementRolledBackExchange(t *testing.T) {
 		t.Fatalf("exchange operation, its answer lost: %d %s", a.Status, a.Body)
 	}
 	xid := e.records()[id].Exchange.ID
-	sr := e.sb.Handle(context.Background(), &legacy.SynchroRequest{Header: legacy.Header{MessageID: "op-1"}, OriginalMessageID: id + "." + StepExchangeBook + ".1", Rollback: true})
+	sr := e.sb.Handle(context.Background(), &legacy.SynchroRequest{Header: legacy.Header{MessageID: "op-1"}, OriginalMessageID: id + "." + stepExchangeBook + ".1", Rollback: true})
 	if r, ok := sr.(*legacy.SynchroReply); !ok || r.State != legacy.StateRolledBack {
 		t.Fatalf("rollback: %#v", sr)
 	}
@@ -169,7 +169,7 @@ func TestSettlementRolledBackExchange(t *testing.T) {
 		t.Errorf("settlement %+v", rep)
 	}
 	r := e.records()[id]
-	if r.State != StateFulfilled || r.Offer.Train != "9203" || r.Exchange.State != ExchangeFailed || r.Exchange.Failure.Code != legacy.CodeBookingRolledBack {
+	if r.State != stateFulfilled || r.Offer.Train != "9203" || r.Exchange.State != exchangeFailed || r.Exchange.Failure.Code != legacy.CodeBookingRolledBack {
 		t.Errorf("after settlement: %s on train %s, exchange %s %+v", r.State, r.Offer.Train, r.Exchange.State, r.Exchange.Failure)
 	}
 	// A GET answers the operation as it is, ERROR with the refusal as its

@@ -43,8 +43,8 @@ func birthDateFault(age int, serviceDate string) string {
 // first rule of its type whose age range holds its age (given, or from its
 // date of birth on travel day). Without an age, the type's rules must all
 // give one code.
-func (f *Facade) tariffOf(pa passengerArg, travel time.Time) (OfferPassenger, *osdm.ProblemError) {
-	out := OfferPassenger{Ref: pa.ref, Type: pa.typ, DateOfBirth: pa.dob}
+func (o *offers) tariffOf(pa passengerArg, travel time.Time) (offerPassenger, *osdm.ProblemError) {
+	out := offerPassenger{Ref: pa.ref, Type: pa.typ, DateOfBirth: pa.dob}
 	age := pa.age
 	agePtr := pa.ptr + "/age"
 	if age == nil && pa.dob != "" {
@@ -56,19 +56,19 @@ func (f *Facade) tariffOf(pa passengerArg, travel time.Time) (OfferPassenger, *o
 	}
 	out.Age = age
 	var ofType []TariffRule
-	for _, t := range f.cfg.Tariffs {
+	for _, t := range o.cfg.Tariffs {
 		if t.Type == pa.typ {
 			ofType = append(ofType, t)
 		}
 	}
 	if len(ofType) == 0 {
-		return out, Restricted(RestrictPassengers, osdm.CodeOfferOutOfBounds, pa.tPtr,
+		return out, restricted(RestrictPassengers, osdm.CodeOfferOutOfBounds, pa.tPtr,
 			"passenger type "+strconv.Quote(shorten(string(pa.typ), 32))+" has no legacy tariff")
 	}
 	if age == nil {
 		for _, t := range ofType[1:] {
 			if t.Code != ofType[0].Code {
-				return out, Restricted(RestrictPassengers, osdm.CodeOfferOutOfBounds, pa.ptr,
+				return out, restricted(RestrictPassengers, osdm.CodeOfferOutOfBounds, pa.ptr,
 					"the legacy tariff of a "+string(pa.typ)+" depends on the age: give age or dateOfBirth")
 			}
 		}
@@ -81,12 +81,12 @@ func (f *Facade) tariffOf(pa passengerArg, travel time.Time) (OfferPassenger, *o
 			return out, nil
 		}
 	}
-	return out, Restricted(RestrictPassengers, osdm.CodeOfferOutOfBounds, agePtr,
+	return out, restricted(RestrictPassengers, osdm.CodeOfferOutOfBounds, agePtr,
 		"no legacy tariff for a "+string(pa.typ)+" aged "+strconv.Itoa(*age))
 }
 
 // passengerSpec is the search's passenger as the answer echoes it.
-func (p OfferPassenger) spec() osdm.AnonymousPassengerSpecification {
+func (p offerPassenger) spec() osdm.AnonymousPassengerSpecification {
 	return osdm.AnonymousPassengerSpecification{ExternalRef: p.Ref, Type: p.Type, Age: p.Age, DateOfBirth: p.DateOfBirth}
 }
 
@@ -96,7 +96,7 @@ func (p OfferPassenger) spec() osdm.AnonymousPassengerSpecification {
 // day must select, among rules, the same legacy tariff. A booking or a
 // later change cannot turn a senior's fare into an adult's booking. at
 // points at the passenger in the request.
-func birthDateFits(at, dob string, op OfferPassenger, serviceDate string, rules []TariffRule) *osdm.ProblemError {
+func birthDateFits(at, dob string, op offerPassenger, serviceDate string, rules []TariffRule) *osdm.ProblemError {
 	if dob == "" {
 		return nil
 	}
@@ -116,7 +116,7 @@ func birthDateFits(at, dob string, op OfferPassenger, serviceDate string, rules 
 			break
 		}
 	}
-	return Restricted(RestrictPassengers, osdm.CodeOutOfBounds, at+"/dateOfBirth",
+	return restricted(RestrictPassengers, osdm.CodeOutOfBounds, at+"/dateOfBirth",
 		"born "+dob+", the passenger is "+strconv.Itoa(age)+" on "+serviceDate+
 			", outside the age range of the offer's tariff for a "+string(op.Type)+"; search again with this date of birth")
 }

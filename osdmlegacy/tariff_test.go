@@ -6,7 +6,7 @@ import "testing"
 // default rules) on 2026-12-01 keeps a date of birth that makes them 60
 // or more that day, and refuses one that makes them 59, 26, or unborn.
 func TestBirthDateFitsTariff(t *testing.T) {
-	op := OfferPassenger{Ref: "s1", Type: "SENIOR", Tariff: 3}
+	op := offerPassenger{Ref: "s1", Type: "SENIOR", Tariff: 3}
 	for dob, ok := range map[string]bool{
 		"":           true,
 		"1950-01-01": true,
@@ -15,7 +15,7 @@ func TestBirthDateFitsTariff(t *testing.T) {
 		"2000-01-01": false,
 		"2027-01-01": false,
 	} {
-		p := birthDateFits("#/passengerSpecifications/0", dob, op, "2026-12-01", DefaultTariffs())
+		p := birthDateFits("#/passengerSpecifications/0", dob, op, "2026-12-01", defaultTariffs())
 		if (p == nil) != ok {
 			t.Errorf("%q: %+v", dob, p)
 		}

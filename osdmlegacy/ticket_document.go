@@ -18,7 +18,7 @@ import (
 //
 // The PDF is never stored. An answer carries a placeholder per document,
 // rendered (through a small cache: the same booking gives the same bytes)
-// and put in place as the answer leaves Serve; the answer kept for an
+// and put in place as the answer leaves ServeClient; the answer kept for an
 // Idempotency-Key keeps the placeholder and the ticket's data, and a
 // replay renders the same bytes again, on any instance.
 
@@ -36,12 +36,12 @@ func documentID(fulfillmentID string) string { return fulfillmentID + "-ticket" 
 // drawn (a control number and reservation reference longer than an Aztec
 // code holds) is left out and a problem of the answer says why; the
 // fulfilment stands.
-func (f *Facade) ticketDocuments(c *call, rec *BookingRecord, fv *osdm.Fulfillment) ([]osdm.FulfillmentDocument, []osdm.Problem) {
-	if f.cfg.Documents == DocumentsNone || fv.Status != osdm.FulfillmentFulfilled || rec.Legacy == nil ||
+func (d *documents) ticketDocuments(c *call, rec *bookingRecord, fv *osdm.Fulfillment) ([]osdm.FulfillmentDocument, []osdm.Problem) {
+	if d.cfg.Documents == DocumentsNone || fv.Status != osdm.FulfillmentFulfilled || rec.Legacy == nil ||
 		rec.Fulfillment == nil || fv.ID != rec.Fulfillment.ID {
 		return nil, nil
 	}
-	t := f.ticketOf(rec, fv)
+	t := d.ticketOf(rec, fv)
 	if err := ticketpdf.Check(&t); err != nil {
 		code := osdm.CodeUnknownError
 		return nil, []osdm.Problem{{
@@ -65,38 +65,38 @@ func (f *Facade) ticketDocuments(c *call, rec *BookingRecord, fv *osdm.Fulfillme
 
 // fulfillmentAnswer is the FulfillmentCollectionResponse of rec's
 // fulfilment, with its ticket.
-func (f *Facade) fulfillmentAnswer(c *call, rec *BookingRecord) *Answer {
+func (d *documents) fulfillmentAnswer(c *call, rec *bookingRecord) *Answer {
 	fv := fulfillmentView(rec)
-	docs, problems := f.ticketDocuments(c, rec, &fv)
-	return f.json(c, http.StatusOK, osdm.FulfillmentCollectionResponse{
+	docs, problems := d.ticketDocuments(c, rec, &fv)
+	return d.json(c, http.StatusOK, osdm.FulfillmentCollectionResponse{
 		Problems: problems, Fulfillments: []osdm.Fulfillment{fv}, FulfillmentDocuments: docs,
 	})
 }
 
 // bookingAnswer is the BookingResponse of rec, with its fulfilment's
 // ticket.
-func (f *Facade) bookingAnswer(c *call, rec *BookingRecord) *Answer {
-	b := f.bookingView(rec)
+func (d *documents) bookingAnswer(c *call, rec *bookingRecord) *Answer {
+	b := d.bookings.bookingView(rec)
 	var problems []osdm.Problem
 	for i := range b.Fulfillments {
 		// The booking's current fulfilment; one an exchange replaced has
 		// no ticket any more.
 		if rec.Fulfillment != nil && b.Fulfillments[i].ID == rec.Fulfillment.ID {
-			b.FulfillmentDocuments, problems = f.ticketDocuments(c, rec, &b.Fulfillments[i])
+			b.FulfillmentDocuments, problems = d.ticketDocuments(c, rec, &b.Fulfillments[i])
 		}
 	}
-	return f.json(c, http.StatusOK, osdm.BookingResponse{Problems: problems, Booking: b})
+	return d.json(c, http.StatusOK, osdm.BookingResponse{Problems: problems, Booking: b})
 }
 
 // renderTickets puts the rendered documents of a successful answer in
 // place of their placeholders.
-func (f *Facade) renderTickets(c *call, a *Answer) *Answer {
+func (d *documents) renderTickets(c *call, a *Answer) *Answer {
 	if len(c.tickets) == 0 || a.Status < 200 || a.Status > 299 {
 		return a
 	}
-	body, err := f.tickets.Fill(a.Body, c.tickets)
+	body, err := d.tickets.Fill(a.Body, c.tickets)
 	if err != nil {
-		return f.problem(c, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the ticket document could not be rendered"))
+		return d.problem(c, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the ticket document could not be rendered"))
 	}
 	a.Body = body
 	return a
@@ -106,9 +106,9 @@ func (f *Facade) renderTickets(c *call, a *Answer) *Answer {
 // stations and times of the offer booked, the class, the passengers still
 // booked with their places from the BookingReply, its reservation
 // reference, the control number and the price the booking confirms.
-func (f *Facade) ticketOf(rec *BookingRecord, fv *osdm.Fulfillment) ticketpdf.Ticket {
+func (d *documents) ticketOf(rec *bookingRecord, fv *osdm.Fulfillment) ticketpdf.Ticket {
 	o := &rec.Offer
-	operator := f.cfg.Partner
+	operator := d.cfg.Partner
 	if o.Carrier != "" {
 		operator += " (RICS " + o.Carrier + ")"
 	}
@@ -119,7 +119,7 @@ func (f *Facade) ticketOf(rec *BookingRecord, fv *osdm.Fulfillment) ticketpdf.Ti
 		Reference:     fv.ID,
 		IssuedOn:      fv.CreatedOn,
 	}
-	if p := f.bookingView(rec).ConfirmedPrice; p != nil {
+	if p := d.bookings.bookingView(rec).ConfirmedPrice; p != nil {
 		if amount, err := p.Decimal(); err == nil {
 			t.Price = p.Currency + " " + amount
 		}
@@ -155,7 +155,7 @@ func (f *Facade) ticketOf(rec *BookingRecord, fv *osdm.Fulfillment) ticketpdf.Ti
 
 // ticketName is the passenger's full name as the booking holds it, else
 // the name the legacy system was sent.
-func ticketName(p *PassengerRecord) string {
+func ticketName(p *passengerRecord) string {
 	if p.Detail != nil {
 		if n := strings.TrimSpace(p.Detail.FirstName + " " + p.Detail.LastName); n != "" {
 			return n

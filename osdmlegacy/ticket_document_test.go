@@ -14,7 +14,7 @@ import (
 
 // bookNamed books o (an adult and a child) with names in Greek and
 // Cyrillic and returns the booking.
-func (e *bookEnv) bookNamed(o *OfferRecord) *osdm.Booking {
+func (e *bookEnv) bookNamed(o *offerRecord) *osdm.Booking {
 	e.t.Helper()
 	body := bookingBodyOf(o)
 	specs := body["passengerSpecifications"].([]map[string]any)
@@ -105,13 +105,13 @@ func TestTicketReplayedForAnIdempotencyKey(t *testing.T) {
 	key := newTestUUID()
 	first := e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", nil, withKey(key))
 	again := e.call(e.otherInstance(), "POST", "/bookings/"+b.ID+"/fulfillments", nil, withKey(key))
-	if again.Header.Get(HeaderReplayed) != "true" || !bytes.Equal(first.Body, again.Body) {
-		t.Fatalf("replayed %q, same body %v", again.Header.Get(HeaderReplayed), bytes.Equal(first.Body, again.Body))
+	if again.Header.Get(headerReplayed) != "true" || !bytes.Equal(first.Body, again.Body) {
+		t.Fatalf("replayed %q, same body %v", again.Header.Get(headerReplayed), bytes.Equal(first.Body, again.Body))
 	}
 	fr := decodeOK[osdm.FulfillmentCollectionResponse](t, again, 200)
 	pdfcheck.Info(t, theTicket(t, fr.Fulfillments[0], fr.FulfillmentDocuments))
-	err := e.st.Scan(context.Background(), Key(e.cfg.Partner, KindIdempotency, ""), func(k string, v []byte) error {
-		var rec IdempotencyRecord
+	err := e.st.Scan(context.Background(), storeKey(e.cfg.Partner, kindIdempotency, ""), func(k string, v []byte) error {
+		var rec idempotencyRecord
 		if err := json.Unmarshal(v, &rec); err != nil {
 			return err
 		}
@@ -201,7 +201,7 @@ func TestTicketTooLongForItsCodeIsToldNotCut(t *testing.T) {
 	rec := e.records()[b.ID]
 	rec.Legacy.ReservationReference = strings.Repeat("R", ticketpdf.MaxCodeBytes)
 	raw, _ := json.Marshal(rec)
-	if err := e.st.Put(context.Background(), Key(e.cfg.Partner, KindBooking, rec.ID), raw, 0); err != nil {
+	if err := e.st.Put(context.Background(), storeKey(e.cfg.Partner, kindBooking, rec.ID), raw, 0); err != nil {
 		t.Fatal(err)
 	}
 	gb := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", "/bookings/"+b.ID, nil), 200)

@@ -9,7 +9,7 @@ import (
 // gtfsTimetable adapts a GTFS timetable (package timetable) to Timetable.
 type gtfsTimetable struct{ t *timetable.Timetable }
 
-// GTFS returns t as the façade's Timetable, a Planner too.
+// GTFS returns t as the façade's Timetable, a planner too.
 func GTFS(t *timetable.Timetable) Timetable { return gtfsTimetable{t} }
 
 func (g gtfsTimetable) legs(legs []timetable.Leg) []TrainRun {
@@ -68,9 +68,9 @@ func (g gtfsTimetable) StationName(station string) string {
 	return name
 }
 
-// Journeys implements Planner with timetable.Plan; a query Plan finds
+// Journeys implements planner with timetable.Plan; a query Plan finds
 // out of bounds (the Config's checks keep it within) gives none.
-func (g gtfsTimetable) Journeys(q JourneyQuery) []Journey {
+func (g gtfsTimetable) Journeys(q journeyQuery) []timetableJourney {
 	found, err := g.t.Plan(timetable.Query{
 		Origin: q.Origin, Destination: q.Destination, Time: q.At, ArriveBy: q.Arrival,
 		Window: q.Window, MaxChanges: q.MaxChanges, MinTransfer: q.MinTransfer, MaxTrips: q.MaxTrips,
@@ -78,16 +78,16 @@ func (g gtfsTimetable) Journeys(q JourneyQuery) []Journey {
 	if err != nil {
 		return nil
 	}
-	out := make([]Journey, 0, len(found))
+	out := make([]timetableJourney, 0, len(found))
 	for _, j := range found {
-		out = append(out, Journey(g.legs(j.Legs)))
+		out = append(out, timetableJourney(g.legs(j.Legs)))
 	}
 	return out
 }
 
-// Transfer implements Planner with timetable.MinTransfer.
+// Transfer implements planner with timetable.MinTransfer.
 func (g gtfsTimetable) Transfer(station string, fallback time.Duration) (time.Duration, bool) {
 	return g.t.MinTransfer(station, fallback)
 }
 
-var _ Planner = gtfsTimetable{}
+var _ planner = gtfsTimetable{}

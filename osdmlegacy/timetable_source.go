@@ -43,12 +43,12 @@ type TrainRun struct {
 	Carrier string
 }
 
-// Journey is one way from an origin to a destination: the runs of its
+// timetableJourney is one way from an origin to a destination: the runs of its
 // trains in order, each boarding where the one before alights.
-type Journey []TrainRun
+type timetableJourney []TrainRun
 
-// JourneyQuery is what an offer search asks a Planner.
-type JourneyQuery struct {
+// journeyQuery is what an offer search asks a planner.
+type journeyQuery struct {
 	// Origin and Destination are 7-digit UIC codes.
 	Origin, Destination string
 	// At is the departure asked (journeys leaving at or after it), or with
@@ -66,13 +66,13 @@ type JourneyQuery struct {
 	MaxTrips int
 }
 
-// Planner is a Timetable that also plans journeys with changes. A search
+// planner is a Timetable that also plans journeys with changes. A search
 // offers journeys with changes only from a timetable that is one.
-type Planner interface {
+type planner interface {
 	// Journeys returns the journeys of q that no other dominates (leaves
 	// no later, arrives no earlier, with no fewer changes), direct trains
 	// included, best first: by arrival, then changes, then departure.
-	Journeys(q JourneyQuery) []Journey
+	Journeys(q journeyQuery) []timetableJourney
 	// Transfer returns the shortest change between two trains at station
 	// (fallback when the timetable gives none), and false when the
 	// timetable allows no change there.

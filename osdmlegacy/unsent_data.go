@@ -20,7 +20,7 @@ import (
 // booking what its BookingRequest did not carry (the passengers it did not
 // name: NameSent "", not refunded), each at its passenger's place, and the
 // names they send by passenger id.
-func (r *BookingRecord) unsentData() ([]legacy.PassengerData, map[string]string) {
+func (r *bookingRecord) unsentData() ([]legacy.PassengerData, map[string]string) {
 	var items []legacy.PassengerData
 	sent := map[string]string{}
 	for i, owner := range r.placeOwners() {
@@ -45,22 +45,22 @@ func (r *BookingRecord) unsentData() ([]legacy.PassengerData, map[string]string)
 // the booking as stored after. The fulfilment or exchange stands whatever
 // comes of it: a refusal leaves the passengers' NameSent "" (a PATCH sends
 // the name again), a lost answer is settled as a passenger change is.
-func (f *Facade) sendUnsentData(ctx context.Context, send Sender, rec *BookingRecord) *BookingRecord {
+func (ps *passengers) sendUnsentData(ctx context.Context, send Sender, rec *bookingRecord) *bookingRecord {
 	if items, _ := rec.unsentData(); len(items) == 0 {
 		return rec
 	}
-	now := f.now()
+	now := ps.now()
 	sent := false
-	after, err := f.updateBooking(ctx, rec.ID, func(r *BookingRecord) error {
+	after, err := ps.bookings.updateBooking(ctx, rec.ID, func(r *bookingRecord) error {
 		sent = false
-		if r.State != StateFulfilled || r.Legacy == nil || r.Exchange.holds() {
+		if r.State != stateFulfilled || r.Legacy == nil || r.Exchange.holds() {
 			return errNoChange
 		}
 		items, names := r.unsentData()
 		if len(items) == 0 {
 			return errNoChange
 		}
-		if err := f.pendPassengerData(ctx, r, items, now, func(p *PendingMessage) { p.NamesSent = names }); err != nil {
+		if err := ps.pendPassengerData(ctx, r, items, now, func(p *pendingMessage) { p.NamesSent = names }); err != nil {
 			return err
 		}
 		sent = true
@@ -72,7 +72,7 @@ func (f *Facade) sendUnsentData(ctx context.Context, send Sender, rec *BookingRe
 	case !sent:
 		return after
 	}
-	after, _ = f.deliver(ctx, send, after)
+	after, _ = ps.settlement.deliver(ctx, send, after)
 	return after
 }
 
@@ -80,23 +80,23 @@ func (f *Facade) sendUnsentData(ctx context.Context, send Sender, rec *BookingRe
 // r's legacy booking r's pending message (complete says what its result
 // changes), with its intent mark, inside an updateBooking of r: the
 // booking is UPDATING until the answer is recorded.
-func (f *Facade) pendPassengerData(ctx context.Context, r *BookingRecord, items []legacy.PassengerData, now time.Time, complete func(*PendingMessage)) error {
+func (p *passengers) pendPassengerData(ctx context.Context, r *bookingRecord, items []legacy.PassengerData, now time.Time, complete func(*pendingMessage)) error {
 	attempt := r.PassengerAttempts + 1
 	req := &legacy.PassengerDataRequest{
-		Header:     legacy.Header{MessageID: messageID(r.ID, StepPassengers, attempt), SentAt: now.UTC().Truncate(time.Second)},
+		Header:     legacy.Header{MessageID: messageID(r.ID, stepPassengers, attempt), SentAt: now.UTC().Truncate(time.Second)},
 		BookingRef: r.Legacy.BookingRef,
 		Passengers: items,
 	}
-	pending, err := f.newPending(StepPassengers, req, now)
+	pending, err := p.settlement.newPending(stepPassengers, req, now)
 	if err != nil {
 		return err
 	}
 	pending.Revert = r.State
 	complete(pending)
-	if err := f.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
+	if err := p.settlement.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
 		return err
 	}
 	r.PassengerAttempts = attempt
-	r.State, r.Pending = StateUpdating, pending
+	r.State, r.Pending = stateUpdating, pending
 	return nil
 }

@@ -1,0 +1,48 @@
+package osdmlegacy
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/store"
+)
+
+// core is what every part of the façade shares: the configuration, the
+// store, the clock and the sender of background work.
+type core struct {
+	cfg   Config
+	store store.Store
+	now   func() time.Time
+	// sender sends background work (Deps.Sender); nil when none was given.
+	sender Sender
+}
+
+// problem is the answer of p.
+func (k *core) problem(_ *call, p *osdm.ProblemError) *Answer {
+	b, err := json.Marshal(p.Body())
+	if err != nil {
+		b = []byte(`{"code":"` + osdm.CodeInternalError + `"}`)
+	}
+	h := http.Header{"Content-Type": {osdm.ContentTypeProblem}, "Cache-Control": {"no-store"}}
+	if p.Allow != "" {
+		h.Set("Allow", p.Allow)
+	}
+	return &Answer{Status: p.Status, Header: h, Body: b, Problem: p}
+}
+
+// json answers status with v as its JSON body.
+func (k *core) json(c *call, status int, v any) *Answer {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return k.problem(c, asProblem(err))
+	}
+	h := http.Header{"Content-Type": {osdm.ContentTypeJSON}, "Cache-Control": {"no-store"}}
+	return &Answer{Status: status, Header: h, Body: b}
+}
+
+// noContent is a 204.
+func (k *core) noContent(_ *call) *Answer {
+	return &Answer{Status: http.StatusNoContent, Header: http.Header{"Cache-Control": {"no-store"}}}
+}
