@@ -15,7 +15,7 @@ import (
 	_ "github.com/caddy-osdm/caddy-osdm/caddymodule/app"
 	_ "github.com/caddy-osdm/caddy-osdm/caddymodule/command"
 	_ "github.com/caddy-osdm/caddy-osdm/caddymodule/consumer"
-	_ "github.com/caddy-osdm/caddy-osdm/caddymodule/provider"
-	_ "github.com/caddy-osdm/caddy-osdm/caddymodule/reverse"
+	_ "github.com/caddy-osdm/caddy-osdm/caddymodule/legacyprovider"
+	_ "github.com/caddy-osdm/caddy-osdm/caddymodule/providerauth"
 	_ "github.com/caddy-osdm/caddy-osdm/caddymodule/sandbox"
 )

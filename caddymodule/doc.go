@@ -17,6 +17,6 @@
 // What they share is under internal: the Caddyfile and metrics helpers
 // (glue), the handlers of one call through the route (calls), the store
 // subdirective (stores) and what a handler uses of the osdm app
-// (osdmapp), which it reaches with ctx.App("osdm"). The work itself is done by the Caddy-free packages
+// (appview), which it reaches with ctx.App("osdm"). The work itself is done by the Caddy-free packages
 // converter, osdmlegacy, tokenauth, osdmsandbox and legacysandbox.
 package caddymodule

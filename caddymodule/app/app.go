@@ -25,21 +25,21 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/appview"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/storeconfig"
 	"github.com/caddy-osdm/caddy-osdm/runner"
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
 
 func init() {
 	caddy.RegisterModule(App{})
-	osdmapp.Standalone = standalone
+	appview.Standalone = standalone
 }
 
 // standalone is the app of a context outside any configuration: started
 // at once, stopped and released when ctx is cancelled.
-func standalone(ctx caddy.Context) (osdmapp.Provider, error) {
+func standalone(ctx caddy.Context) (appview.Provider, error) {
 	a := new(App)
 	if err := a.Provision(ctx); err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ type appStore struct {
 
 // CaddyModule returns the Caddy module information.
 func (App) CaddyModule() caddy.ModuleInfo {
-	return glue.ModuleInfo[App](osdmapp.Name)
+	return modulekit.ModuleInfo[App](appview.Name)
 }
 
 // Provision loads the store modules; it opens nothing.
@@ -136,8 +136,8 @@ func (a *App) Provision(ctx caddy.Context) error {
 	return nil
 }
 
-// Store implements osdmapp.Provider.
-func (a *App) Store(cfg *stores.Config) (*store.Handle, bool, error) {
+// Store implements appview.Provider.
+func (a *App) Store(cfg *storeconfig.Config) (*store.Handle, bool, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.started && !a.lazyStart {
@@ -178,11 +178,11 @@ func (a *App) Store(cfg *stores.Config) (*store.Handle, bool, error) {
 	return s.handle, e.Exclusive(), nil
 }
 
-// Background implements osdmapp.Provider.
+// Background implements appview.Provider.
 func (a *App) Background(job runner.Job) { a.runner.Add(job) }
 
-// RouteAfter implements osdmapp.Provider.
-func (a *App) RouteAfter(h caddyhttp.MiddlewareHandler) (*osdmapp.Route, error) {
+// RouteAfter implements appview.Provider.
+func (a *App) RouteAfter(h caddyhttp.MiddlewareHandler) (*appview.Route, error) {
 	httpApp, err := a.ctx.AppIfConfigured("http")
 	if err != nil {
 		return nil, fmt.Errorf("no http app: %w", err)
@@ -319,5 +319,5 @@ var (
 	_ caddy.App          = (*App)(nil)
 	_ caddy.Provisioner  = (*App)(nil)
 	_ caddy.CleanerUpper = (*App)(nil)
-	_ osdmapp.Provider   = (*App)(nil)
+	_ appview.Provider   = (*App)(nil)
 )

@@ -10,8 +10,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/storeconfig"
 )
 
 func init() {
@@ -52,8 +52,8 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 	if d.NextArg() {
 		return nil, d.ArgErr()
 	}
-	options := glue.Table{What: "osdm option", Subs: []glue.Sub{
-		glue.Entry("store", 0, glue.Many, a.parseStore), glue.Duration("settle_interval", &a.SettleInterval),
+	options := modulekit.Table{What: "osdm option", Subs: []modulekit.Sub{
+		modulekit.Entry("store", 0, modulekit.Many, a.parseStore), modulekit.Duration("settle_interval", &a.SettleInterval),
 	}}
 	if err := options.Block(d, ""); err != nil {
 		return nil, err
@@ -68,11 +68,11 @@ func (a *App) parseStore(d *caddyfile.Dispenser, args []string) error {
 		return d.Err("store takes a name and an engine: store <name> bolt [<path>] or store <name> redis [<address>...]")
 	}
 	name := args[0]
-	if slices.Contains(stores.Engines, name) {
+	if slices.Contains(storeconfig.Engines, name) {
 		return d.Errf("store %s: %s is an engine, not a store name (store <name> %s ...)", name, name, name)
 	}
 	if len(args) == 1 {
-		return d.Errf("store %s: which engine? (%s)", name, strings.Join(stores.Engines, " or "))
+		return d.Errf("store %s: which engine? (%s)", name, strings.Join(storeconfig.Engines, " or "))
 	}
 	if _, dup := a.Stores[name]; dup {
 		return d.Errf("store %s is defined twice", name)
@@ -82,12 +82,12 @@ func (a *App) parseStore(d *caddyfile.Dispenser, args []string) error {
 	var engine any
 	var err error
 	switch kind {
-	case stores.EngineBolt:
+	case storeconfig.EngineBolt:
 		engine, err = parseBolt(d, owner, rest)
-	case stores.EngineRedis:
+	case storeconfig.EngineRedis:
 		engine, err = parseRedis(d, owner, rest)
 	default:
-		return d.WrapErr(stores.UnknownEngine("store "+name, kind))
+		return d.WrapErr(storeconfig.UnknownEngine("store "+name, kind))
 	}
 	if err != nil {
 		return err
@@ -110,8 +110,8 @@ func parseBolt(d *caddyfile.Dispenser, owner string, args []string) (*Bolt, erro
 	default:
 		return nil, d.Errf("%s takes at most one path, got %d arguments", owner, len(args))
 	}
-	opts := glue.Table{What: "option", Subs: []glue.Sub{
-		glue.Duration("timeout", &b.Timeout),
+	opts := modulekit.Table{What: "option", Subs: []modulekit.Sub{
+		modulekit.Duration("timeout", &b.Timeout),
 	}}
 	return b, opts.Block(d, owner)
 }
@@ -120,14 +120,14 @@ func parseBolt(d *caddyfile.Dispenser, owner string, args []string) (*Bolt, erro
 // its block.
 func parseRedis(d *caddyfile.Dispenser, owner string, args []string) (*Redis, error) {
 	r := &Redis{Addresses: args}
-	opts := glue.Table{What: "option", Subs: []glue.Sub{
-		glue.Entry("addresses", 1, glue.Many, func(_ *caddyfile.Dispenser, args []string) error {
+	opts := modulekit.Table{What: "option", Subs: []modulekit.Sub{
+		modulekit.Entry("addresses", 1, modulekit.Many, func(_ *caddyfile.Dispenser, args []string) error {
 			r.Addresses = append(r.Addresses, args...)
 			return nil
 		}),
-		glue.String("master", &r.Master), glue.String("prefix", &r.Prefix), glue.String("username", &r.Username),
-		glue.String("password", &r.Password), glue.String("sentinel_password", &r.SentinelPassword),
-		glue.Func("db", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+		modulekit.String("master", &r.Master), modulekit.String("prefix", &r.Prefix), modulekit.String("username", &r.Username),
+		modulekit.String("password", &r.Password), modulekit.String("sentinel_password", &r.SentinelPassword),
+		modulekit.Func("db", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
 			n, err := strconv.Atoi(args[0])
 			if err != nil || n < 0 {
 				return d.Errf("%s: db %q is not a database number", owner, args[0])
@@ -135,15 +135,15 @@ func parseRedis(d *caddyfile.Dispenser, owner string, args []string) (*Redis, er
 			r.DB = n
 			return nil
 		}),
-		glue.Func("tls", 0, 0, func(d *caddyfile.Dispenser, _ []string) error {
+		modulekit.Func("tls", 0, 0, func(d *caddyfile.Dispenser, _ []string) error {
 			r.TLS = new(RedisTLS)
-			tls := glue.Table{What: "option", Subs: []glue.Sub{
-				glue.String("ca", &r.TLS.CA), glue.String("server_name", &r.TLS.ServerName),
-				glue.String("certificate", &r.TLS.Certificate), glue.String("key", &r.TLS.Key),
+			tls := modulekit.Table{What: "option", Subs: []modulekit.Sub{
+				modulekit.String("ca", &r.TLS.CA), modulekit.String("server_name", &r.TLS.ServerName),
+				modulekit.String("certificate", &r.TLS.Certificate), modulekit.String("key", &r.TLS.Key),
 			}}
 			return tls.Block(d, owner+" tls")
 		}),
-		glue.Flag("accept_volatile", &r.AcceptVolatile), glue.Duration("timeout", &r.Timeout),
+		modulekit.Flag("accept_volatile", &r.AcceptVolatile), modulekit.Duration("timeout", &r.Timeout),
 	}}
 	if err := opts.Block(d, owner); err != nil {
 		return nil, err

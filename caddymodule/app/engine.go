@@ -7,7 +7,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/storeconfig"
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
 
@@ -57,9 +57,9 @@ var pool = caddy.NewUsagePool()
 
 // inlineEngine is the engine of a handler's inline store form (nil: the
 // default bolt file); cfg.Validate says what does not fit.
-func inlineEngine(ctx caddy.Context, cfg *stores.Config) (Engine, error) {
+func inlineEngine(ctx caddy.Context, cfg *storeconfig.Config) (Engine, error) {
 	if cfg == nil {
-		cfg = new(stores.Config)
+		cfg = new(storeconfig.Config)
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -68,7 +68,7 @@ func inlineEngine(ctx caddy.Context, cfg *stores.Config) (Engine, error) {
 		Engine
 		caddy.Provisioner
 	}
-	if cfg.Engine == stores.EngineRedis {
+	if cfg.Engine == storeconfig.EngineRedis {
 		e = &Redis{Addresses: []string{cfg.Address}, Prefix: cfg.Prefix, Timeout: cfg.Timeout}
 	} else {
 		e = &Bolt{Path: cfg.Path, Timeout: cfg.Timeout}

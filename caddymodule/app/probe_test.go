@@ -12,8 +12,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/appview"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/storeconfig"
 	"github.com/caddy-osdm/caddy-osdm/runner"
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
@@ -28,7 +28,7 @@ func init() {
 // next and keeps the answer's body in the store under "last"; a request
 // is answered with what the store holds there.
 type probe struct {
-	Store *stores.Config `json:"store"`
+	Store *storeconfig.Config `json:"store"`
 
 	h *store.Handle
 }
@@ -42,7 +42,7 @@ func (probe) CaddyModule() caddy.ModuleInfo {
 var probeHandles sync.Map // store name -> *store.Handle
 
 func (p *probe) Provision(ctx caddy.Context) error {
-	app, err := osdmapp.For(ctx)
+	app, err := appview.For(ctx)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ import (
 // configuration starts before the old one stops.)
 var running atomic.Pointer[App]
 
-// Report implements osdmapp.Provider.
+// Report implements appview.Provider.
 func (a *App) Report(v any) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

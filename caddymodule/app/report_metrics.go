@@ -5,7 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
 	"github.com/caddy-osdm/caddy-osdm/runner"
 )
 
@@ -20,7 +20,7 @@ type statusMetrics struct {
 
 // registerStatusMetrics registers the app's gauges on reg.
 func registerStatusMetrics(reg *prometheus.Registry) (*statusMetrics, error) {
-	return glue.RegisterMetrics(reg, "osdm", func(all *glue.Metrics) *statusMetrics {
+	return modulekit.RegisterMetrics(reg, "osdm", func(all *modulekit.Metrics) *statusMetrics {
 		return &statusMetrics{
 			pending: all.Gauge("settlement_pending",
 				"Work settlement still has to do (intents without an outcome, held bookings, unconfirmed exchanges), by direction, partner and kind, as of the last count (every settle_interval).",

@@ -12,7 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/appview"
 )
 
 // Background work that sends through a handler's route (osdm_convert's
@@ -34,14 +34,14 @@ import (
 
 // routeAfter finds h in the routes of app's servers and returns the
 // route after it.
-func routeAfter(app *caddyhttp.App, h caddyhttp.MiddlewareHandler) (*osdmapp.Route, error) {
+func routeAfter(app *caddyhttp.App, h caddyhttp.MiddlewareHandler) (*appview.Route, error) {
 	for _, name := range slices.Sorted(maps.Keys(app.Servers)) {
 		srv := app.Servers[name]
 		path, ok := pathTo(srv.Routes, h)
 		if !ok {
 			continue
 		}
-		r := &osdmapp.Route{Next: chainAfter(path), Server: srv, Scheme: "http"}
+		r := &appview.Route{Next: chainAfter(path), Server: srv, Scheme: "http"}
 		if len(srv.TLSConnPolicies) > 0 {
 			r.Scheme = "https"
 		}

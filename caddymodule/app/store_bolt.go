@@ -8,7 +8,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
 
@@ -40,7 +40,7 @@ type Bolt struct {
 
 // CaddyModule returns the Caddy module information.
 func (Bolt) CaddyModule() caddy.ModuleInfo {
-	return glue.ModuleInfo[Bolt]("osdm.stores.bolt")
+	return modulekit.ModuleInfo[Bolt]("osdm.stores.bolt")
 }
 
 // Provision resolves the path; it opens nothing.

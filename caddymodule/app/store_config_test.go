@@ -7,21 +7,21 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/appview"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/storeconfig"
 )
 
 // TestStoreRefusalsAreTheConfigs: the app refuses a handler's store with
-// the one message stores.Config.Validate gives, whether the store is
+// the one message storeconfig.Config.Validate gives, whether the store is
 // named or inline, so that a Caddyfile, JSON and the app say the same.
 func TestStoreRefusalsAreTheConfigs(t *testing.T) {
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	defer cancel()
-	app, err := osdmapp.For(ctx)
+	app, err := appview.For(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, cfg := range map[string]stores.Config{
+	for name, cfg := range map[string]storeconfig.Config{
 		"redis without address": {Engine: "redis"},
 		"redis with a path":     {Engine: "redis", Address: "127.0.0.1:1", Path: "/x"},
 		"bolt with an address":  {Engine: "bolt", Address: "127.0.0.1:1"},

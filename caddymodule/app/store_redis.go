@@ -14,7 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
 
@@ -69,7 +69,7 @@ type Redis struct {
 
 // CaddyModule returns the Caddy module information.
 func (Redis) CaddyModule() caddy.ModuleInfo {
-	return glue.ModuleInfo[Redis]("osdm.stores.redis")
+	return modulekit.ModuleInfo[Redis]("osdm.stores.redis")
 }
 
 // Provision reads and checks the configuration, then asks Redis whether

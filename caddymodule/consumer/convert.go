@@ -12,9 +12,9 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/storeconfig"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/subrequest"
 	"github.com/caddy-osdm/caddy-osdm/converter"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -81,7 +81,7 @@ type Convert struct {
 	// messages that changed state at the partner, for ReplyCacheTTL, so a
 	// resend is answered the same on any instance sharing it and after a
 	// restart. Default: bolt in Caddy's data directory.
-	Store *stores.Config `json:"store,omitempty"`
+	Store *storeconfig.Config `json:"store,omitempty"`
 	// SettleInterval is how often exchanges left without an outcome (by a
 	// process that died, or a partner that stopped answering) are settled
 	// at the partner, from the start of the configuration. Default: the
@@ -103,14 +103,14 @@ type Convert struct {
 
 // CaddyModule returns the Caddy module information.
 func (Convert) CaddyModule() caddy.ModuleInfo {
-	return glue.ModuleInfo[Convert]("http.handlers.osdm_convert")
+	return modulekit.ModuleInfo[Convert]("http.handlers.osdm_convert")
 }
 
 // replyCaches holds the reply caches across config reloads, keyed by
 // partner and cache settings: a Hermes resend that arrives just after a
 // reload must still find the first reply. A cache holds no goroutine:
 // there is nothing to free.
-var replyCaches = glue.NewPool[*converter.ReplyCache](nil)
+var replyCaches = modulekit.NewPool[*converter.ReplyCache](nil)
 
 // Defaults of osdm_convert.
 const (
@@ -265,7 +265,7 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return c.writeReply(w, format, refusal)
 	}
 
-	x := &nextCaller{orig: r, next: next, traceParent: calls.TraceParent(r), metrics: c.metrics, partner: c.Partner}
+	x := &nextCaller{orig: r, next: next, traceParent: subrequest.TraceParent(r), metrics: c.metrics, partner: c.Partner}
 	c.calls.begin()
 	stored := false
 	res, shared := c.replies.Do(r.Context(), req.MessageID(), body, func() *converter.Result {
@@ -303,7 +303,7 @@ func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request) (legacy.Fo
 	var mbe *http.MaxBytesError
 	switch {
 	case err == nil:
-	case calls.IsTimeout(err):
+	case subrequest.IsTimeout(err):
 		return format, nil, nil, converter.RefuseBodyTimeout(err, time.Duration(c.Timeout), c.now())
 	case errors.As(err, &mbe):
 		return format, nil, nil, converter.RefuseTooLarge(c.MaxBody, c.now())
@@ -324,7 +324,7 @@ func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request) (legacy.Fo
 func (c *Convert) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	rc := http.NewResponseController(w)
 	deadline := rc.SetReadDeadline(time.Now().Add(time.Duration(c.Timeout))) == nil
-	body, err := calls.ReadAllSized(http.MaxBytesReader(w, r.Body, c.MaxBody), r.ContentLength)
+	body, err := subrequest.ReadAllSized(http.MaxBytesReader(w, r.Body, c.MaxBody), r.ContentLength)
 	if deadline {
 		_ = rc.SetReadDeadline(time.Time{})
 	}
@@ -334,8 +334,8 @@ func (c *Convert) readBody(w http.ResponseWriter, r *http.Request) ([]byte, erro
 // writeReply encodes res.Reply in format and writes it with res.Status,
 // from a pooled buffer: the bytes written are the reply's only use of it.
 func (c *Convert) writeReply(w http.ResponseWriter, format legacy.Format, res *converter.Result) error {
-	buf := calls.GetBuffer()
-	defer calls.PutBuffer(buf)
+	buf := subrequest.GetBuffer()
+	defer subrequest.PutBuffer(buf)
 	out, err := legacy.AppendEncode(*buf, format, res.Reply)
 	if err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("encoding the legacy reply: %w", err))
@@ -350,7 +350,7 @@ func (c *Convert) writeReply(w http.ResponseWriter, format legacy.Format, res *c
 	return err
 }
 
-// Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// Interface guards (modulekit.RegisterHandler checks caddyhttp.MiddlewareHandler
 // and caddyfile.Unmarshaler)
 var (
 	_ caddy.Provisioner  = (*Convert)(nil)

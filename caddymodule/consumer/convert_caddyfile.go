@@ -7,15 +7,15 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/storeconfig"
 	"github.com/caddy-osdm/caddy-osdm/converter"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 func init() {
-	glue.RegisterHandlerThen("osdm_convert", func(h httpcaddyfile.Helper, c *Convert) error {
+	modulekit.RegisterHandlerThen("osdm_convert", func(h httpcaddyfile.Helper, c *Convert) error {
 		return routePartnerOf(h).convertParsed(h, c.Partner)
 	})
 }
@@ -48,33 +48,33 @@ func (c *Convert) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 }
 
 // caddyfileTable is osdm_convert's subdirectives, read into c.
-func (c *Convert) caddyfileTable() glue.Table {
-	return glue.Table{Subs: []glue.Sub{
-		glue.String("partner", &c.Partner), glue.String("offer_search", &c.OfferSearch),
-		glue.Entry("tariff", 3, 3, c.parseTariff),
-		glue.Entry("reason", 2, 2, func(d *caddyfile.Dispenser, args []string) error {
-			return placed(d, glue.PutOnce(&c.Reasons, "reason", args[0], args[1]))
+func (c *Convert) caddyfileTable() modulekit.Table {
+	return modulekit.Table{Subs: []modulekit.Sub{
+		modulekit.String("partner", &c.Partner), modulekit.String("offer_search", &c.OfferSearch),
+		modulekit.Entry("tariff", 3, 3, c.parseTariff),
+		modulekit.Entry("reason", 2, 2, func(d *caddyfile.Dispenser, args []string) error {
+			return placed(d, modulekit.PutOnce(&c.Reasons, "reason", args[0], args[1]))
 		}),
-		glue.Entry("path", 2, 2, func(d *caddyfile.Dispenser, args []string) error {
+		modulekit.Entry("path", 2, 2, func(d *caddyfile.Dispenser, args []string) error {
 			if err := converter.CheckPath(converter.Step(args[0]), args[1]); err != nil {
 				return d.WrapErr(err)
 			}
-			return placed(d, glue.PutOnce(&c.Paths, "path", args[0], args[1]))
+			return placed(d, modulekit.PutOnce(&c.Paths, "path", args[0], args[1]))
 		}),
-		glue.Func("path_prefix", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+		modulekit.Func("path_prefix", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
 			c.PathPrefix = args[0]
 			return placed(d, converter.CheckPathPrefix(args[0]))
 		}),
-		glue.String("time_zone", &c.TimeZone), glue.Duration("timeout", &c.Timeout),
-		glue.Size("max_body", &c.MaxBody, legacy.MaxBodyBytes, "1MiB"),
-		glue.Size("max_document", &c.MaxDocument, converter.MaxMaxDocument, "32MiB"),
-		glue.Func("reply_cache", 1, 2, c.parseReplyCache),
-		glue.Func("store", 0, glue.Many, func(d *caddyfile.Dispenser, args []string) error {
-			cfg, err := stores.UnmarshalArgs(d, "store", args)
+		modulekit.String("time_zone", &c.TimeZone), modulekit.Duration("timeout", &c.Timeout),
+		modulekit.Size("max_body", &c.MaxBody, legacy.MaxBodyBytes, "1MiB"),
+		modulekit.Size("max_document", &c.MaxDocument, converter.MaxMaxDocument, "32MiB"),
+		modulekit.Func("reply_cache", 1, 2, c.parseReplyCache),
+		modulekit.Func("store", 0, modulekit.Many, func(d *caddyfile.Dispenser, args []string) error {
+			cfg, err := storeconfig.UnmarshalArgs(d, "store", args)
 			c.Store = cfg
 			return err
 		}),
-		glue.Duration("settle_interval", &c.SettleInterval),
+		modulekit.Duration("settle_interval", &c.SettleInterval),
 	}, Renamed: map[string]string{"settle_every": "settle_interval"}}
 }
 
@@ -97,13 +97,13 @@ func (c *Convert) parseTariff(d *caddyfile.Dispenser, args []string) error {
 		for i, t := range osdm.PassengerTypes {
 			known[i] = string(t)
 		}
-		hint := glue.DidYouMean(args[1], known)
+		hint := modulekit.DidYouMean(args[1], known)
 		if hint == "" {
 			hint = " (known: " + converter.KnownPassengerTypes() + ")"
 		}
 		return d.Errf("tariff %s: %q is not an OSDM passenger type%s", args[0], args[1], hint)
 	}
-	return placed(d, glue.PutOnce(&c.Tariffs, "tariff", args[0], TariffMapping{Type: args[1], Age: age}))
+	return placed(d, modulekit.PutOnce(&c.Tariffs, "tariff", args[0], TariffMapping{Type: args[1], Age: age}))
 }
 
 // parseReplyCache reads a reply_cache line: <size> [<ttl>].
@@ -114,7 +114,7 @@ func (c *Convert) parseReplyCache(d *caddyfile.Dispenser, args []string) error {
 	}
 	c.ReplyCacheSize = size
 	if len(args) == 2 {
-		ttl, err := glue.ParseDuration(d, "reply_cache ttl", args[1])
+		ttl, err := modulekit.ParseDuration(d, "reply_cache ttl", args[1])
 		if err != nil {
 			return err
 		}

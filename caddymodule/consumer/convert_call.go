@@ -13,7 +13,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/subrequest"
 	"github.com/caddy-osdm/caddy-osdm/converter"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
@@ -49,7 +49,7 @@ type nextCaller struct {
 // read from them.
 func (x *nextCaller) release() {
 	for i, b := range x.answers {
-		calls.PutBuffer(b)
+		subrequest.PutBuffer(b)
 		x.answers[i] = nil
 	}
 	x.answers = x.answers[:0]
@@ -61,15 +61,15 @@ func (x *nextCaller) Call(ctx context.Context, call *converter.Call) (*converter
 	if err != nil {
 		return nil, err
 	}
-	w := calls.NewCallWriter()
-	limit := calls.MaxAnswerBytes
+	w := subrequest.NewCallWriter()
+	limit := subrequest.MaxAnswerBytes
 	if call.MaxAnswer > 0 {
 		limit = int(min(call.MaxAnswer, math.MaxInt32))
 	}
 	w.Limit = limit
 	x.answers = append(x.answers, w.Body)
 	start := time.Now()
-	err = calls.ServeCall(x.next, w, req)
+	err = subrequest.ServeCall(x.next, w, req)
 	d := time.Since(start)
 	rec := callRecord{step: call.Step, method: call.Method, template: call.PathTemplate, duration: d}
 	if w.Overflow {
@@ -151,11 +151,11 @@ func classifyCallError(ctx context.Context, err error) error {
 		}
 		return fmt.Errorf("%w: %s", converter.ErrLoginFailed, handlerErrorText(err))
 	}
-	if errors.Is(err, calls.ErrNoOSDMTransport) {
+	if errors.Is(err, subrequest.ErrNoOSDMTransport) {
 		// Our configuration: the call went out without the token.
 		return fmt.Errorf("%w: %s", converter.ErrAuthentication, handlerErrorText(err))
 	}
-	if errors.Is(err, calls.ErrLoginWait) {
+	if errors.Is(err, subrequest.ErrLoginWait) {
 		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("%w: %w: %s", converter.ErrTimeout, converter.ErrLoginFailed, handlerErrorText(err))
 		}

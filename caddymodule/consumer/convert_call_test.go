@@ -13,7 +13,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/subrequest"
 	"github.com/caddy-osdm/caddy-osdm/converter"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
@@ -56,7 +56,7 @@ func TestConvertLoginFailureCodes(t *testing.T) {
 			legacy.CodePartnerUnavailable, `the partner's login service failed`, true},
 		{"no answer in time", login(0, "", transport(context.DeadlineExceeded)), legacy.CodePartnerTimeout,
 			`the partner's login service did not answer in time`, true},
-		{"no transport osdm", fmt.Errorf("osdm_token of partner %q: %w", "unit", calls.ErrNoOSDMTransport), legacy.CodeAuthenticationFailed,
+		{"no transport osdm", fmt.Errorf("osdm_token of partner %q: %w", "unit", subrequest.ErrNoOSDMTransport), legacy.CodeAuthenticationFailed,
 			`retrying will not fix`, false},
 		{"503 during the backoff", fmt.Errorf("%w (next login attempt in 1s)", login(503, "", nil)), legacy.CodePartnerUnavailable,
 			`the partner's login service failed`, true},

@@ -10,8 +10,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/appview"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/subrequest"
 	"github.com/caddy-osdm/caddy-osdm/converter"
 	"github.com/caddy-osdm/caddy-osdm/runner"
 )
@@ -25,7 +25,7 @@ const leaseSlack = 3*converter.RollbackGrace + 15*time.Second
 // every module of this Caddy naming the same store), builds the journal,
 // and gives the app its settlement, which runs from the app's start.
 func (c *Convert) provisionJournal(ctx caddy.Context) error {
-	app, err := osdmapp.For(ctx)
+	app, err := appview.For(ctx)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (c *Convert) provisionJournal(ctx caddy.Context) error {
 // handlers (osdm_token, reverse_proxy) like every other call: the osdm
 // app gives the chain after this handler, and each pass builds its
 // requests on a fresh request context (its own replacer and variables).
-func (c *Convert) settle(ctx context.Context, app osdmapp.Provider) {
+func (c *Convert) settle(ctx context.Context, app appview.Provider) {
 	route, err := app.RouteAfter(c)
 	if err != nil {
 		c.logger.Error("settlement cannot reach the route", zap.String("partner", c.Partner), zap.Error(err))
@@ -70,7 +70,7 @@ func (c *Convert) settle(ctx context.Context, app osdmapp.Provider) {
 	if err != nil {
 		return
 	}
-	x := &nextCaller{orig: req, next: route.Next, traceParent: calls.TraceParent(req), metrics: c.metrics, partner: c.Partner}
+	x := &nextCaller{orig: req, next: route.Next, traceParent: subrequest.TraceParent(req), metrics: c.metrics, partner: c.Partner}
 	defer x.release()
 	if _, err := c.journal.Settle(req.Context(), x); err != nil && ctx.Err() == nil {
 		c.logger.Warn("reading the journal for settlement failed", zap.String("partner", c.Partner),

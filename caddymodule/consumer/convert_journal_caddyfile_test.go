@@ -12,7 +12,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/stores"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/storeconfig"
 	"github.com/caddy-osdm/caddy-osdm/converter"
 )
 
@@ -22,13 +22,13 @@ import (
 func TestConvertCaddyfileStore(t *testing.T) {
 	for _, tc := range []struct {
 		block string
-		want  *stores.Config
+		want  *storeconfig.Config
 		every time.Duration
 	}{
-		{"store bolt", &stores.Config{Engine: "bolt"}, 0},
-		{"store bolt /var/lib/osdm/journal.db\n\tsettle_interval 30s", &stores.Config{Engine: "bolt", Path: "/var/lib/osdm/journal.db"}, 30 * time.Second},
-		{"store redis 10.0.0.7:6379 fare:", &stores.Config{Engine: "redis", Address: "10.0.0.7:6379", Prefix: "fare:"}, 0},
-		{"store main\n\tsettle_interval 10s", &stores.Config{Name: "main"}, 10 * time.Second},
+		{"store bolt", &storeconfig.Config{Engine: "bolt"}, 0},
+		{"store bolt /var/lib/osdm/journal.db\n\tsettle_interval 30s", &storeconfig.Config{Engine: "bolt", Path: "/var/lib/osdm/journal.db"}, 30 * time.Second},
+		{"store redis 10.0.0.7:6379 fare:", &storeconfig.Config{Engine: "redis", Address: "10.0.0.7:6379", Prefix: "fare:"}, 0},
+		{"store main\n\tsettle_interval 10s", &storeconfig.Config{Name: "main"}, 10 * time.Second},
 	} {
 		var c Convert
 		if err := harness.TryUnmarshal(&c, harness.Block("osdm_convert", "\tpartner p\n\t"+tc.block)); err != nil {
@@ -66,8 +66,8 @@ func TestConvertStoreDefaultAndShared(t *testing.T) {
 		t.Errorf("default store %q, want %q", a.store.Where(), want)
 	}
 	path := filepath.Join(t.TempDir(), "shared.db")
-	b := convUnit(t, func(c *Convert) { c.Store = &stores.Config{Engine: "bolt", Path: path}; c.Partner = "b" })
-	c := convUnit(t, func(c *Convert) { c.Store = &stores.Config{Engine: "bolt", Path: path}; c.Partner = "c" })
+	b := convUnit(t, func(c *Convert) { c.Store = &storeconfig.Config{Engine: "bolt", Path: path}; c.Partner = "b" })
+	c := convUnit(t, func(c *Convert) { c.Store = &storeconfig.Config{Engine: "bolt", Path: path}; c.Partner = "c" })
 	if b.store.Where() != c.store.Where() {
 		t.Errorf("two routes on one file: %q and %q", b.store.Where(), c.store.Where())
 	}

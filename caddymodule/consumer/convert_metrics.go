@@ -5,7 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
 	"github.com/caddy-osdm/caddy-osdm/converter"
 )
 
@@ -19,7 +19,7 @@ type convertMetrics struct {
 // registerConvertMetrics registers the metrics on reg, or returns the ones
 // already there (osdm_convert appears once per partner route).
 func registerConvertMetrics(reg *prometheus.Registry) (*convertMetrics, error) {
-	return glue.RegisterMetrics(reg, "osdm_convert", func(all *glue.Metrics) *convertMetrics {
+	return modulekit.RegisterMetrics(reg, "osdm_convert", func(all *modulekit.Metrics) *convertMetrics {
 		return &convertMetrics{
 			callDuration: all.Histogram("osdm_call_duration_seconds",
 				"Duration of OSDM calls to partners, by partner, step and status (the HTTP status, or \"error\" when there was no answer).",
@@ -36,5 +36,5 @@ func registerConvertMetrics(reg *prometheus.Registry) (*convertMetrics, error) {
 
 // observeCall records one OSDM call; status 0 means no answer.
 func (m *convertMetrics) observeCall(partner string, step converter.Step, status int, d time.Duration) {
-	m.callDuration.WithLabelValues(partner, string(step), glue.StatusLabel(status)).Observe(d.Seconds())
+	m.callDuration.WithLabelValues(partner, string(step), modulekit.StatusLabel(status)).Observe(d.Seconds())
 }

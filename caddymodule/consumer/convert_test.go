@@ -17,8 +17,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/subrequest"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
@@ -256,7 +256,7 @@ func TestConvertSubRequests(t *testing.T) {
 		t.Errorf("OSDM headers: %v", sub.Header)
 	}
 	tp := sub.Header.Get("traceparent")
-	if !calls.ValidTraceParent(tp) || tp[3:35] != clientTrace[3:35] || tp == clientTrace {
+	if !subrequest.ValidTraceParent(tp) || tp[3:35] != clientTrace[3:35] || tp == clientTrace {
 		t.Errorf("traceparent %q does not continue the client's trace %q", tp, clientTrace)
 	}
 	if r.Header.Get("Authorization") == "" || r.URL.Path != "/partners/unit" {
@@ -356,8 +356,8 @@ func TestConvertNoUpstreamHandler(t *testing.T) {
 
 func TestTraceParent(t *testing.T) {
 	r := httptest.NewRequest(http.MethodPost, "/", nil)
-	a, b := calls.TraceParent(r), calls.TraceParent(r)
-	if !calls.ValidTraceParent(a) || !calls.ValidTraceParent(b) || a[3:35] == b[3:35] {
+	a, b := subrequest.TraceParent(r), subrequest.TraceParent(r)
+	if !subrequest.ValidTraceParent(a) || !subrequest.ValidTraceParent(b) || a[3:35] == b[3:35] {
 		t.Fatalf("new traces %q and %q", a, b)
 	}
 	for _, bad := range []string{
@@ -366,7 +366,7 @@ func TestTraceParent(t *testing.T) {
 		"00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
 		"01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 	} {
-		if calls.ValidTraceParent(bad) {
+		if subrequest.ValidTraceParent(bad) {
 			t.Errorf("validTraceParent(%q) = true", bad)
 		}
 	}

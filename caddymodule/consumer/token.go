@@ -20,9 +20,9 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/net/http/httpguts"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/osdmapp"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/appview"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/subrequest"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
@@ -107,7 +107,7 @@ type Token struct {
 
 // CaddyModule returns the Caddy module information.
 func (Token) CaddyModule() caddy.ModuleInfo {
-	return glue.ModuleInfo[Token]("http.handlers.osdm_token")
+	return modulekit.ModuleInfo[Token]("http.handlers.osdm_token")
 }
 
 // tokenCaches holds the token caches across config reloads, keyed by
@@ -115,7 +115,7 @@ func (Token) CaddyModule() caddy.ModuleInfo {
 // its token, a changed one (new key, kid, URL...) starts afresh.
 // Once no configuration uses a cache, it is closed with its idle login
 // connections.
-var tokenCaches = glue.NewPool(func(c pooledCache) error {
+var tokenCaches = modulekit.NewPool(func(c pooledCache) error {
 	c.Close()
 	c.transport.CloseIdleConnections()
 	return nil
@@ -199,7 +199,7 @@ func (t *Token) Provision(ctx caddy.Context) error {
 	t.poolKey = poolKey
 	t.cache = cache.TokenCache
 	t.cache.SetObserver(t.metrics.observer(t.Partner))
-	app, err := osdmapp.For(ctx)
+	app, err := appview.For(ctx)
 	if err != nil {
 		return err
 	}
@@ -337,7 +337,7 @@ func (t *Token) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 	if err != nil {
 		return err
 	}
-	a := &tokenAttempt{Bearer: calls.Bearer{Header: t.Header, Value: t.bearerValue(tok)}, replayable: replayable}
+	a := &tokenAttempt{Bearer: subrequest.Bearer{Header: t.Header, Value: t.bearerValue(tok)}, replayable: replayable}
 	a.hw.Init(w, a)
 	out, err := t.outgoing(r, &a.Bearer, body, false)
 	if err != nil {
@@ -345,8 +345,8 @@ func (t *Token) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 	}
 	err = next.ServeHTTP(&a.hw, out)
 	if !a.Sent.Load() && (a.hw.Held() || err == nil) {
-		t.logger.Error("osdm_token: "+calls.ErrNoOSDMTransport.Error(), zap.String("partner", t.Partner))
-		return caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("osdm_token of partner %q: %w", t.Partner, calls.ErrNoOSDMTransport))
+		t.logger.Error("osdm_token: "+subrequest.ErrNoOSDMTransport.Error(), zap.String("partner", t.Partner))
+		return caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("osdm_token of partner %q: %w", t.Partner, subrequest.ErrNoOSDMTransport))
 	}
 	if !a.hw.Held() {
 		return err
@@ -358,7 +358,7 @@ func (t *Token) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 	if tok, err = t.token(r); err != nil {
 		return err
 	}
-	if out, err = t.outgoing(r, &calls.Bearer{Header: t.Header, Value: t.bearerValue(tok)}, body, true); err != nil {
+	if out, err = t.outgoing(r, &subrequest.Bearer{Header: t.Header, Value: t.bearerValue(tok)}, body, true); err != nil {
 		return caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("replaying the request body: %w", err))
 	}
 	return next.ServeHTTP(w, out)
@@ -369,12 +369,12 @@ func (t *Token) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 // refuses the token (and the request can be sent again) or if no osdm
 // transport sent the token. One allocation per request for all three.
 type tokenAttempt struct {
-	calls.Bearer
-	hw         calls.HeldWriter
+	subrequest.Bearer
+	hw         subrequest.HeldWriter
 	replayable bool
 }
 
-// Hold implements calls.HoldDecider.
+// Hold implements subrequest.HoldDecider.
 func (a *tokenAttempt) Hold(code int) bool {
 	return !a.Sent.Load() || a.replayable && code == http.StatusUnauthorized
 }
@@ -404,7 +404,7 @@ func (t *Token) token(r *http.Request) (*tokenauth.Token, error) {
 			t.logger.Error("login at partner failed", zap.String("partner", t.Partner), zap.Error(err))
 			return nil, caddyhttp.Error(http.StatusBadGateway, err)
 		}
-		return nil, caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("partner %q: %w: %w", t.Partner, calls.ErrLoginWait, err))
+		return nil, caddyhttp.Error(http.StatusBadGateway, fmt.Errorf("partner %q: %w: %w", t.Partner, subrequest.ErrLoginWait, err))
 	}
 	return tok, nil
 }
@@ -422,7 +422,7 @@ func (t *Token) readBody(r *http.Request) (body []byte, replayable bool, err err
 	if r.GetBody != nil && r.ContentLength >= 0 {
 		return nil, true, nil
 	}
-	buf, err := calls.ReadAllSized(io.LimitReader(r.Body, t.MaxReplayBody+1), r.ContentLength)
+	buf, err := subrequest.ReadAllSized(io.LimitReader(r.Body, t.MaxReplayBody+1), r.ContentLength)
 	if err != nil {
 		return nil, false, err
 	}
@@ -441,8 +441,8 @@ func (t *Token) readBody(r *http.Request) (body []byte, replayable bool, err err
 // request, which the access log prints, never holds the token). Its body
 // is the buffered body when readBody kept one; else, for a replay, the
 // one r.GetBody makes again; else r's own.
-func (t *Token) outgoing(r *http.Request, b *calls.Bearer, body []byte, replay bool) (*http.Request, error) {
-	out := r.WithContext(calls.WithBearer(r.Context(), b))
+func (t *Token) outgoing(r *http.Request, b *subrequest.Bearer, body []byte, replay bool) (*http.Request, error) {
+	out := r.WithContext(subrequest.WithBearer(r.Context(), b))
 	switch {
 	case body != nil:
 		// reverse_proxy trusts ContentLength: it must match the body exactly.
@@ -466,7 +466,7 @@ func (t *Token) outgoing(r *http.Request, b *calls.Bearer, body []byte, replay b
 	return out, nil
 }
 
-// Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// Interface guards (modulekit.RegisterHandler checks caddyhttp.MiddlewareHandler
 // and caddyfile.Unmarshaler)
 var (
 	_ caddy.Provisioner  = (*Token)(nil)

@@ -7,11 +7,11 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	"github.com/dustin/go-humanize"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
 )
 
 func init() {
-	glue.RegisterHandlerThen("osdm_token", func(h httpcaddyfile.Helper, t *Token) error {
+	modulekit.RegisterHandlerThen("osdm_token", func(h httpcaddyfile.Helper, t *Token) error {
 		h.Reset()
 		h.Next() // the directive name, where a missing partner is reported
 		routePartnerOf(h).tokenParsed(h.File(), h.Line(), t)
@@ -69,14 +69,14 @@ var tokenTLSSubdirectives = []string{"tls_trusted_ca_certs", "tls_trust_pool", "
 	"tls_curves", "tls_renegotiation"}
 
 // caddyfileTable is osdm_token's subdirectives, read into t.
-func (t *Token) caddyfileTable() glue.Table {
-	subs := []glue.Sub{
-		glue.String("token_url", &t.TokenURL), glue.String("key_file", &t.KeyFile), glue.String("kid", &t.KeyID),
-		glue.String("issuer", &t.Issuer), glue.String("subject", &t.Subject), glue.String("audience", &t.Audience),
-		glue.String("alg", &t.Alg), glue.String("scope", &t.Scope), glue.String("grant", &t.Grant),
-		glue.String("header", &t.Header), anyDuration("lifetime", &t.Lifetime),
+func (t *Token) caddyfileTable() modulekit.Table {
+	subs := []modulekit.Sub{
+		modulekit.String("token_url", &t.TokenURL), modulekit.String("key_file", &t.KeyFile), modulekit.String("kid", &t.KeyID),
+		modulekit.String("issuer", &t.Issuer), modulekit.String("subject", &t.Subject), modulekit.String("audience", &t.Audience),
+		modulekit.String("alg", &t.Alg), modulekit.String("scope", &t.Scope), modulekit.String("grant", &t.Grant),
+		modulekit.String("header", &t.Header), anyDuration("lifetime", &t.Lifetime),
 		anyDuration("refresh_ahead", &t.RefreshAhead), anyDuration("default_expires_in", &t.DefaultExpiresIn),
-		glue.Func("max_replay_body", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+		modulekit.Func("max_replay_body", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
 			size, err := humanize.ParseBytes(args[0])
 			if err != nil || size > 1<<40 {
 				return d.Errf("max_replay_body %q: not a size like 1MiB", args[0])
@@ -84,11 +84,11 @@ func (t *Token) caddyfileTable() glue.Table {
 			t.MaxReplayBody = int64(size)
 			return nil
 		}),
-		glue.String("partner", &t.Partner), anyDuration("login_timeout", &t.LoginTimeout),
+		modulekit.String("partner", &t.Partner), anyDuration("login_timeout", &t.LoginTimeout),
 	}
 	tlsOpts := new(reverseproxy.HTTPTransport)
 	for _, name := range tokenTLSSubdirectives {
-		subs = append(subs, glue.Sub{Name: name, Raw: true, Parse: func(d *caddyfile.Dispenser, _ []string) error {
+		subs = append(subs, modulekit.Sub{Name: name, Raw: true, Parse: func(d *caddyfile.Dispenser, _ []string) error {
 			if err := unmarshalTLSOption(d, tlsOpts); err != nil {
 				return err
 			}
@@ -96,13 +96,13 @@ func (t *Token) caddyfileTable() glue.Table {
 			return nil
 		}})
 	}
-	return glue.Table{Subs: subs}
+	return modulekit.Table{Subs: subs}
 }
 
 // anyDuration is a subdirective of one duration that Validate checks (0
 // is the default, as in JSON).
-func anyDuration(name string, dst *caddy.Duration) glue.Sub {
-	return glue.Func(name, 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+func anyDuration(name string, dst *caddy.Duration) modulekit.Sub {
+	return modulekit.Func(name, 1, 1, func(d *caddyfile.Dispenser, args []string) error {
 		dur, err := caddy.ParseDuration(args[0])
 		if err != nil {
 			return d.Errf("%s %q: %v", name, args[0], err)

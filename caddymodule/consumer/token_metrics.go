@@ -5,7 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
@@ -19,7 +19,7 @@ type tokenMetrics struct {
 // registerTokenMetrics registers the metrics on reg, or returns the ones
 // already there (osdm_token appears once per partner route).
 func registerTokenMetrics(reg *prometheus.Registry) (*tokenMetrics, error) {
-	return glue.RegisterMetrics(reg, "osdm_token", func(all *glue.Metrics) *tokenMetrics {
+	return modulekit.RegisterMetrics(reg, "osdm_token", func(all *modulekit.Metrics) *tokenMetrics {
 		return &tokenMetrics{
 			requests: all.Counter("requests_total",
 				"Token requests to partner login services, by partner and result (ok, failed).",

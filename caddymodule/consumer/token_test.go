@@ -19,8 +19,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/subrequest"
 	"github.com/caddy-osdm/caddy-osdm/internal/benchcpu"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
@@ -73,7 +73,7 @@ type partnerStub struct {
 }
 
 func (p *partnerStub) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
-	r = calls.WithBearerHeaders(r) // what the osdm transport sends
+	r = subrequest.WithBearerHeaders(r) // what the osdm transport sends
 	auth := r.Header.Get("Authenticate")
 	body, _ := io.ReadAll(r.Body)
 	p.headers = append(p.headers, auth)
@@ -293,7 +293,7 @@ func TestTokenWithoutOSDMTransportFails(t *testing.T) {
 		w := httptest.NewRecorder()
 		err := u.h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/offers", strings.NewReader(body)), next)
 		var he caddyhttp.HandlerError
-		if !errors.As(err, &he) || he.StatusCode != http.StatusBadGateway || !errors.Is(err, calls.ErrNoOSDMTransport) ||
+		if !errors.As(err, &he) || he.StatusCode != http.StatusBadGateway || !errors.Is(err, subrequest.ErrNoOSDMTransport) ||
 			!strings.Contains(err.Error(), "add `transport osdm`") {
 			t.Fatalf("body of %d bytes: error %v, want a 502 naming transport osdm", len(body), err)
 		}

@@ -6,7 +6,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/calls"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/subrequest"
 )
 
 func init() {
@@ -46,7 +46,7 @@ func (t *Transport) Cleanup() error {
 // RoundTrip sends the request with the headers of the osdm handlers it
 // passed, if any.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	return t.HTTPTransport.RoundTrip(calls.WithBearerHeaders(req))
+	return t.HTTPTransport.RoundTrip(subrequest.WithBearerHeaders(req))
 }
 
 // Interface guards: those of the http transport, which reverse_proxy

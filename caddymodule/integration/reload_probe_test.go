@@ -16,8 +16,8 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
 )
 
 // The reload test watches the partner from inside its Caddy: a probe
@@ -27,7 +27,7 @@ import (
 // be one more hop with connections of its own.
 func init() {
 	caddy.RegisterModule(reloadProbe{})
-	glue.RegisterHandler[reloadProbe]("reload_probe")
+	modulekit.RegisterHandler[reloadProbe]("reload_probe")
 }
 
 // reloadProbe is the test-only handler http.handlers.reload_probe. It
@@ -157,6 +157,6 @@ func readProbe(t *testing.T, path string) (loginKids, callKids []string) {
 	return loginKids, callKids
 }
 
-// Interface guard (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// Interface guard (modulekit.RegisterHandler checks caddyhttp.MiddlewareHandler
 // and caddyfile.Unmarshaler)
 var _ harness.Module = (*reloadProbe)(nil)

@@ -3,7 +3,7 @@ package sandbox
 import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
 )
 
 // entry is an entry of a repeatable subdirective that checks itself as
@@ -13,12 +13,12 @@ type entry interface{ Validate() error }
 
 // checkEntry refuses, at d's line, an entry that fails its Validate or
 // whose key seen (not nil) holds already ("<what> <key> already
-// specified", glue.PutOnce), and adds key to seen.
+// specified", modulekit.PutOnce), and adds key to seen.
 func checkEntry(d *caddyfile.Dispenser, e entry, seen map[string]bool, what, key string) error {
 	if err := e.Validate(); err != nil {
 		return d.Errf("%v", err)
 	}
-	if err := glue.PutOnce(&seen, what, key, true); err != nil {
+	if err := modulekit.PutOnce(&seen, what, key, true); err != nil {
 		return d.Errf("%v", err)
 	}
 	return nil

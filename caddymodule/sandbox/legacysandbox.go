@@ -8,7 +8,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 )
 
@@ -71,13 +71,13 @@ type LegacySandbox struct {
 
 // CaddyModule returns the Caddy module information.
 func (LegacySandbox) CaddyModule() caddy.ModuleInfo {
-	return glue.ModuleInfo[LegacySandbox]("http.handlers.legacy_sandbox")
+	return modulekit.ModuleInfo[LegacySandbox]("http.handlers.legacy_sandbox")
 }
 
 // legacySandboxes holds the sandboxes across config reloads, keyed by their
 // settings, so a reload does not lose the bookings. A sandbox holds no
 // goroutine: there is nothing to free.
-var legacySandboxes = glue.NewPool[*legacysandbox.Sandbox](nil)
+var legacySandboxes = modulekit.NewPool[*legacysandbox.Sandbox](nil)
 
 // Provision builds (or finds, after a reload) the sandbox.
 func (s *LegacySandbox) Provision(caddy.Context) error {
@@ -139,7 +139,7 @@ func (s *LegacySandbox) Provision(caddy.Context) error {
 	})
 }
 
-// Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// Interface guards (modulekit.RegisterHandler checks caddyhttp.MiddlewareHandler
 // and caddyfile.Unmarshaler)
 var (
 	_ caddy.Provisioner  = (*LegacySandbox)(nil)

@@ -7,13 +7,13 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 )
 
 func init() {
-	glue.RegisterHandler[LegacySandbox]("legacy_sandbox")
+	modulekit.RegisterHandler[LegacySandbox]("legacy_sandbox")
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
@@ -63,24 +63,24 @@ func (s *LegacySandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 }
 
 // caddyfileTable is legacy_sandbox's subdirectives, read into s.
-func (s *LegacySandbox) caddyfileTable() glue.Table {
+func (s *LegacySandbox) caddyfileTable() modulekit.Table {
 	foreign := map[string]bool{}
 	tariffs := map[int]bool{}
 	fares := map[[2]int]bool{}
-	return glue.Table{Subs: []glue.Sub{
-		glue.Int("system", &s.System, 1, 9999), glue.Int("capacity", &s.Capacity, 1, legacysandbox.MaxCapacity),
-		glue.Int("max_entries", &s.MaxEntries, 1, legacysandbox.MaxMaxEntries),
-		glue.Func("latency", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
-			dur, err := glue.ParseDuration(d, "latency", args[0])
+	return modulekit.Table{Subs: []modulekit.Sub{
+		modulekit.Int("system", &s.System, 1, 9999), modulekit.Int("capacity", &s.Capacity, 1, legacysandbox.MaxCapacity),
+		modulekit.Int("max_entries", &s.MaxEntries, 1, legacysandbox.MaxMaxEntries),
+		modulekit.Func("latency", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+			dur, err := modulekit.ParseDuration(d, "latency", args[0])
 			if err == nil && dur > legacysandboxMaxLatency {
 				return d.Errf("latency %s must be at most %s", args[0], legacysandbox.MaxLatency)
 			}
 			s.Latency = dur
 			return err
 		}),
-		glue.Duration("offer_ttl", &s.OfferTTL), glue.Duration("retention", &s.Retention),
-		glue.Timetable(&s.Timetable, &s.StationCode),
-		glue.Entry("foreign", 3, 3, func(d *caddyfile.Dispenser, args []string) error {
+		modulekit.Duration("offer_ttl", &s.OfferTTL), modulekit.Duration("retention", &s.Retention),
+		modulekit.Timetable(&s.Timetable, &s.StationCode),
+		modulekit.Entry("foreign", 3, 3, func(d *caddyfile.Dispenser, args []string) error {
 			system, err := strconv.Atoi(args[1])
 			if err != nil {
 				return d.Errf("foreign %s: reservation system %q must be a number 1..9999", args[0], args[1])
@@ -92,7 +92,7 @@ func (s *LegacySandbox) caddyfileTable() glue.Table {
 			s.Foreign = append(s.Foreign, f)
 			return nil
 		}),
-		glue.Entry("tariff", 2, 2, func(d *caddyfile.Dispenser, args []string) error {
+		modulekit.Entry("tariff", 2, 2, func(d *caddyfile.Dispenser, args []string) error {
 			code, err := strconv.Atoi(args[0])
 			if err != nil || code < 0 || code > 9999 {
 				return d.Errf("tariff code %q must be a number 0..9999", args[0])
@@ -108,7 +108,7 @@ func (s *LegacySandbox) caddyfileTable() glue.Table {
 			s.Tariffs = append(s.Tariffs, LegacySandboxTariff{Code: code, Percent: pct})
 			return nil
 		}),
-		glue.Entry("fare", 3, 3, func(d *caddyfile.Dispenser, args []string) error {
+		modulekit.Entry("fare", 3, 3, func(d *caddyfile.Dispenser, args []string) error {
 			class, err := strconv.Atoi(args[0])
 			if err != nil || class != legacy.FirstClass && class != legacy.SecondClass {
 				return d.Errf("fare: travel class %q must be 1 or 2", args[0])
@@ -128,14 +128,14 @@ func (s *LegacySandbox) caddyfileTable() glue.Table {
 			s.Fares = append(s.Fares, legacysandbox.Fare{TravelClass: class, ServiceCode: service, Cents: cents})
 			return nil
 		}),
-		glue.Func("currency", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+		modulekit.Func("currency", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
 			if len(args[0]) != 3 || strings.Trim(args[0], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
 				return d.Errf("currency %q must be an ISO 4217 code of 3 capital letters", args[0])
 			}
 			s.Currency = args[0]
 			return nil
 		}),
-		glue.Func("cancel_fee", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+		modulekit.Func("cancel_fee", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
 			pct, ok := parsePercent(args[0], 100)
 			if !ok {
 				return d.Errf("cancel_fee %q must be a percentage 0%%..100%%", args[0])
@@ -143,7 +143,7 @@ func (s *LegacySandbox) caddyfileTable() glue.Table {
 			s.CancelFeePercent = &pct
 			return nil
 		}),
-		glue.Size("max_body", &s.MaxBody, legacy.MaxBodyBytes, "1MiB"),
+		modulekit.Size("max_body", &s.MaxBody, legacy.MaxBodyBytes, "1MiB"),
 	}}
 }
 

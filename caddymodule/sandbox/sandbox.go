@@ -10,7 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
 	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 	"github.com/caddy-osdm/caddy-osdm/timetable"
 )
@@ -87,13 +87,13 @@ type Sandbox struct {
 
 // CaddyModule returns the Caddy module information.
 func (Sandbox) CaddyModule() caddy.ModuleInfo {
-	return glue.ModuleInfo[Sandbox]("http.handlers.osdm_sandbox")
+	return modulekit.ModuleInfo[Sandbox]("http.handlers.osdm_sandbox")
 }
 
 // sandboxes holds the sandboxes across config reloads, keyed by their
 // settings, so a reload does not lose the partner's bookings. A sandbox
 // holds no goroutine: there is nothing to free.
-var sandboxes = glue.NewPool[*osdmsandbox.Sandbox](nil)
+var sandboxes = modulekit.NewPool[*osdmsandbox.Sandbox](nil)
 
 // Provision builds (or finds, after a reload) the sandbox.
 func (s *Sandbox) Provision(caddy.Context) error {
@@ -148,7 +148,7 @@ func (s *Sandbox) config() osdmsandbox.Config {
 // osdm_access let it through for (the anonymous owner without
 // osdm_access); next is never called.
 func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
-	s.handler.ServeClient(w, r, glue.Client(r))
+	s.handler.ServeClient(w, r, modulekit.Client(r))
 	return nil
 }
 
@@ -167,7 +167,7 @@ func (s *Sandbox) Validate() error {
 	return s.config().Validate()
 }
 
-// Interface guards (glue.RegisterHandler checks caddyhttp.MiddlewareHandler
+// Interface guards (modulekit.RegisterHandler checks caddyhttp.MiddlewareHandler
 // and caddyfile.Unmarshaler)
 var (
 	_ caddy.Provisioner  = (*Sandbox)(nil)

@@ -5,12 +5,12 @@ import (
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
 	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
 
 func init() {
-	glue.RegisterHandler[Sandbox]("osdm_sandbox")
+	modulekit.RegisterHandler[Sandbox]("osdm_sandbox")
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
@@ -68,24 +68,24 @@ func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 }
 
 // caddyfileTable is osdm_sandbox's subdirectives, read into s.
-func (s *Sandbox) caddyfileTable() glue.Table {
+func (s *Sandbox) caddyfileTable() modulekit.Table {
 	external := map[string]bool{}
 	scheduled := map[string]bool{}
-	return glue.Table{Subs: []glue.Sub{
-		glue.Int("capacity", &s.Capacity, 1, osdmsandbox.MaxCapacity),
-		glue.Int("max_entries", &s.MaxEntries, 1, osdmsandbox.MaxMaxEntries), glue.Duration("offer_ttl", &s.OfferTTL),
-		glue.Duration("booking_ttl", &s.BookingTTL), glue.Duration("retention", &s.Retention),
-		glue.Func("operator", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+	return modulekit.Table{Subs: []modulekit.Sub{
+		modulekit.Int("capacity", &s.Capacity, 1, osdmsandbox.MaxCapacity),
+		modulekit.Int("max_entries", &s.MaxEntries, 1, osdmsandbox.MaxMaxEntries), modulekit.Duration("offer_ttl", &s.OfferTTL),
+		modulekit.Duration("booking_ttl", &s.BookingTTL), modulekit.Duration("retention", &s.Retention),
+		modulekit.Func("operator", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
 			if _, err := osdmsandbox.NormalizeRICS(args[0]); err != nil {
 				return d.Errf("operator: %v", err)
 			}
 			s.Operator = args[0]
 			return nil
 		}),
-		glue.Entry("external_inventory", 3, 4, func(d *caddyfile.Dispenser, args []string) error {
+		modulekit.Entry("external_inventory", 3, 4, func(d *caddyfile.Dispenser, args []string) error {
 			return s.unmarshalExternalInventory(d, args, external)
 		}),
-		glue.Entry("train", 3, 3, func(d *caddyfile.Dispenser, args []string) error {
+		modulekit.Entry("train", 3, 3, func(d *caddyfile.Dispenser, args []string) error {
 			sc := osdmsandbox.Schedule{Train: args[0], Departure: args[1], Arrival: args[2]}
 			if err := checkEntry(d, sc, scheduled, "train", sc.Train); err != nil {
 				return err
@@ -93,7 +93,7 @@ func (s *Sandbox) caddyfileTable() glue.Table {
 			s.Trains = append(s.Trains, sc)
 			return nil
 		}),
-		glue.Entry("unknown_train", 1, glue.Many, func(d *caddyfile.Dispenser, args []string) error {
+		modulekit.Entry("unknown_train", 1, modulekit.Many, func(d *caddyfile.Dispenser, args []string) error {
 			for _, t := range args {
 				if !osdmsandbox.ValidTrainNumber(t) {
 					return d.Errf("unknown_train %q must be 1..8 letters or digits", t)
@@ -102,14 +102,14 @@ func (s *Sandbox) caddyfileTable() glue.Table {
 			s.UnknownTrains = append(s.UnknownTrains, args...)
 			return nil
 		}),
-		glue.Timetable(&s.Timetable, &s.TimetableStationCode),
-		glue.Func("max_changes", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
-			n, err := glue.ParseInt(d, "max_changes", args[0], 0, osdmsandbox.MaxMaxChanges)
+		modulekit.Timetable(&s.Timetable, &s.TimetableStationCode),
+		modulekit.Func("max_changes", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+			n, err := modulekit.ParseInt(d, "max_changes", args[0], 0, osdmsandbox.MaxMaxChanges)
 			s.MaxChanges = &n
 			return err
 		}),
-		glue.Duration("min_transfer", &s.MinTransfer), glue.Int("max_trips", &s.MaxTrips, 1, osdmsandbox.MaxMaxTrips),
-		glue.OneOf("documents", &s.Documents, "pdf", "none"),
+		modulekit.Duration("min_transfer", &s.MinTransfer), modulekit.Int("max_trips", &s.MaxTrips, 1, osdmsandbox.MaxMaxTrips),
+		modulekit.OneOf("documents", &s.Documents, "pdf", "none"),
 	}}
 }
 

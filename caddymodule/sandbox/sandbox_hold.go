@@ -5,7 +5,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
 )
 
 // sandboxHold is what a sandbox module holds from Provision to Cleanup:
@@ -15,13 +15,13 @@ import (
 // share one. Both modules embed it for their Cleanup and ServeHTTP.
 type sandboxHold[T http.Handler] struct {
 	handler T
-	pool    *glue.Pool[T]
+	pool    *modulekit.Pool[T]
 	poolKey string // empty until take took a hold
 }
 
 // take takes a hold on the sandbox under key in pool; build makes it when
 // no configuration holds one.
-func (h *sandboxHold[T]) take(pool *glue.Pool[T], key string, build func() (T, error)) error {
+func (h *sandboxHold[T]) take(pool *modulekit.Pool[T], key string, build func() (T, error)) error {
 	handler, _, err := pool.Take(key, build)
 	if err != nil {
 		return err

@@ -6,7 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/glue"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
 )
 
 // teapot is a sandbox that answers 418 to everything.
@@ -19,7 +19,7 @@ func (*teapot) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 // A hold shares the sandbox of its key, gives its hold back once on
 // Cleanup, and serves with the sandbox it holds.
 func TestSandboxHoldTakesAndReleases(t *testing.T) {
-	pool := glue.NewPool[*teapot](nil)
+	pool := modulekit.NewPool[*teapot](nil)
 	built := 0
 	build := func() (*teapot, error) { built++; return new(teapot), nil }
 	var first, second, never sandboxHold[*teapot]
@@ -59,7 +59,7 @@ func TestSandboxHoldTakesAndReleases(t *testing.T) {
 
 // A sandbox that cannot be built leaves no hold to release.
 func TestSandboxHoldBuildFails(t *testing.T) {
-	pool := glue.NewPool[*teapot](nil)
+	pool := modulekit.NewPool[*teapot](nil)
 	var h sandboxHold[*teapot]
 	boom := errors.New("boom")
 	if err := h.take(pool, "k", func() (*teapot, error) { return nil, boom }); !errors.Is(err, boom) {
