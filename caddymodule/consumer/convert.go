@@ -249,7 +249,13 @@ func (c *Convert) Cleanup() error {
 // ServeHTTP answers one legacy request.
 func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	start := time.Now()
-	format, req, body, refusal := c.readRequest(w, r)
+	// The legacy body is read into a pooled buffer: only this exchange
+	// reads it (the reply cache and the journal keep its hash, the decoded
+	// request copies what it holds), and it is given back once the reply
+	// is written.
+	buf := calls.GetBuffer()
+	defer calls.PutBuffer(buf)
+	format, req, body, refusal := c.readRequest(w, r, buf)
 	if refusal != nil {
 		// The kind and messageId when the request could be read that far
 		// (the reply's correlationId is the messageId).
@@ -289,10 +295,10 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	return c.writeReply(w, format, res)
 }
 
-// readRequest reads and decodes the legacy body. On failure it returns the
-// refusal to answer (by the converter's intake rules), in the format the
-// client can read.
-func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request) (legacy.Format, legacy.Request, []byte, *converter.Result) {
+// readRequest reads the legacy body into buf and decodes it. On failure it
+// returns the refusal to answer (by the converter's intake rules), in the
+// format the client can read.
+func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request, buf *[]byte) (legacy.Format, legacy.Request, []byte, *converter.Result) {
 	if res := converter.RefuseMethod(r.Method, c.now()); res != nil {
 		w.Header().Set("Allow", http.MethodPost)
 		return converter.ReplyFormat(r.Header.Get("Accept")), nil, nil, res
@@ -301,7 +307,7 @@ func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request) (legacy.Fo
 	if err != nil {
 		return converter.ReplyFormat(r.Header.Get("Accept")), nil, nil, converter.Refuse(err, c.now())
 	}
-	body, err := c.readBody(w, r)
+	body, err := c.readBody(w, r, buf)
 	var mbe *http.MaxBytesError
 	switch {
 	case err == nil:
@@ -319,14 +325,15 @@ func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request) (legacy.Fo
 	return format, req, body, nil
 }
 
-// readBody reads the legacy body, at most MaxBody bytes, within Timeout:
-// the read deadline of the connection is set for the time the body may
-// take and cleared after it, so that a client that sends its message
-// slowly is cut off like an exchange that takes too long.
-func (c *Convert) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// readBody reads the legacy body into buf, at most MaxBody bytes, within
+// Timeout: the read deadline of the connection is set for the time the
+// body may take and cleared after it, so that a client that sends its
+// message slowly is cut off like an exchange that takes too long.
+func (c *Convert) readBody(w http.ResponseWriter, r *http.Request, buf *[]byte) ([]byte, error) {
 	rc := http.NewResponseController(w)
 	deadline := rc.SetReadDeadline(time.Now().Add(time.Duration(c.Timeout))) == nil
-	body, err := calls.ReadAllSized(http.MaxBytesReader(w, r.Body, c.MaxBody), r.ContentLength)
+	body, err := calls.AppendAllSized((*buf)[:0], http.MaxBytesReader(w, r.Body, c.MaxBody), r.ContentLength)
+	*buf = body
 	if deadline {
 		_ = rc.SetReadDeadline(time.Time{})
 	}
