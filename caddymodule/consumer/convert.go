@@ -273,7 +273,7 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return c.writeReply(w, format, refusal)
 	}
 
-	x := &nextCaller{orig: r, next: next, traceParent: calls.TraceParent(r), metrics: c.metrics, partner: c.Partner}
+	x := newNextCaller(r, next, calls.TraceParent(r), c.metrics, c.Partner)
 	c.calls.begin()
 	stored := false
 	res, shared := c.replies.Do(r.Context(), req.MessageID(), body, func() *converter.Result {
