@@ -130,9 +130,11 @@ func (x *nextCaller) subRequest(ctx context.Context, call *converter.Call) (*htt
 	if req.Header == nil {
 		req.Header = make(http.Header)
 	}
-	req.Header.Set("User-Agent", "caddy-osdm")
+	// One array for both values (the keys are canonical, as Set makes them).
+	values := []string{"caddy-osdm", x.traceParent}
+	req.Header["User-Agent"] = values[0:1:1]
 	if x.traceParent != "" {
-		req.Header.Set("traceparent", x.traceParent)
+		req.Header["Traceparent"] = values[1:2:2]
 	}
 	req.Header.Del("Accept-Encoding")
 	req.Trailer = nil
