@@ -247,7 +247,13 @@ func (c *Convert) Cleanup() error {
 // ServeHTTP answers one legacy request.
 func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	start := time.Now()
-	format, req, body, refusal := c.readRequest(w, r)
+	// The legacy body is read into a pooled buffer: only this exchange
+	// reads it (the reply cache and the journal keep its hash, the decoded
+	// request copies what it holds), and it is given back once the reply
+	// is written.
+	buf := subrequest.GetBuffer()
+	defer subrequest.PutBuffer(buf)
+	format, req, body, refusal := c.readRequest(w, r, buf)
 	if refusal != nil {
 		// The kind and messageId when the request could be read that far
 		// (the reply's correlationId is the messageId).
@@ -265,7 +271,7 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return c.writeReply(w, format, refusal)
 	}
 
-	x := &nextCaller{orig: r, next: next, traceParent: subrequest.TraceParent(r), metrics: c.metrics, partner: c.Partner}
+	x := newNextCaller(r, next, subrequest.TraceParent(r), c.metrics, c.Partner)
 	c.calls.begin()
 	stored := false
 	res, shared := c.replies.Do(r.Context(), req.MessageID(), body, func() *converter.Result {
@@ -287,10 +293,10 @@ func (c *Convert) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	return c.writeReply(w, format, res)
 }
 
-// readRequest reads and decodes the legacy body. On failure it returns the
-// refusal to answer (by the converter's intake rules), in the format the
-// client can read.
-func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request) (legacy.Format, legacy.Request, []byte, *converter.Result) {
+// readRequest reads the legacy body into buf and decodes it. On failure it
+// returns the refusal to answer (by the converter's intake rules), in the
+// format the client can read.
+func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request, buf *[]byte) (legacy.Format, legacy.Request, []byte, *converter.Result) {
 	if res := converter.RefuseMethod(r.Method, c.now()); res != nil {
 		w.Header().Set("Allow", http.MethodPost)
 		return converter.ReplyFormat(r.Header.Get("Accept")), nil, nil, res
@@ -299,7 +305,7 @@ func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request) (legacy.Fo
 	if err != nil {
 		return converter.ReplyFormat(r.Header.Get("Accept")), nil, nil, converter.Refuse(err, c.now())
 	}
-	body, err := c.readBody(w, r)
+	body, err := c.readBody(w, r, buf)
 	var mbe *http.MaxBytesError
 	switch {
 	case err == nil:
@@ -317,14 +323,15 @@ func (c *Convert) readRequest(w http.ResponseWriter, r *http.Request) (legacy.Fo
 	return format, req, body, nil
 }
 
-// readBody reads the legacy body, at most MaxBody bytes, within Timeout:
-// the read deadline of the connection is set for the time the body may
-// take and cleared after it, so that a client that sends its message
-// slowly is cut off like an exchange that takes too long.
-func (c *Convert) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// readBody reads the legacy body into buf, at most MaxBody bytes, within
+// Timeout: the read deadline of the connection is set for the time the
+// body may take and cleared after it, so that a client that sends its
+// message slowly is cut off like an exchange that takes too long.
+func (c *Convert) readBody(w http.ResponseWriter, r *http.Request, buf *[]byte) ([]byte, error) {
 	rc := http.NewResponseController(w)
 	deadline := rc.SetReadDeadline(time.Now().Add(time.Duration(c.Timeout))) == nil
-	body, err := subrequest.ReadAllSized(http.MaxBytesReader(w, r.Body, c.MaxBody), r.ContentLength)
+	body, err := subrequest.AppendAllSized((*buf)[:0], http.MaxBytesReader(w, r.Body, c.MaxBody), r.ContentLength)
+	*buf = body
 	if deadline {
 		_ = rc.SetReadDeadline(time.Time{})
 	}
@@ -341,10 +348,13 @@ func (c *Convert) writeReply(w http.ResponseWriter, format legacy.Format, res *c
 		return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("encoding the legacy reply: %w", err))
 	}
 	*buf = out
+	// The three values in one array (the keys are canonical): what Set
+	// would do, in one allocation instead of three.
+	values := []string{format.ContentType(), strconv.Itoa(len(out)), "no-store"}
 	h := w.Header()
-	h.Set("Content-Type", format.ContentType())
-	h.Set("Content-Length", strconv.Itoa(len(out)))
-	h.Set("Cache-Control", "no-store")
+	h["Content-Type"] = values[0:1:1]
+	h["Content-Length"] = values[1:2:2]
+	h["Cache-Control"] = values[2:3:3]
 	w.WriteHeader(res.Status)
 	_, err = w.Write(out)
 	return err

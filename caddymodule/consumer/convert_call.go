@@ -42,6 +42,18 @@ type nextCaller struct {
 	// answers are the pooled buffers the partners' answers were read
 	// into, given back by release.
 	answers []*[]byte
+	// callsBuf and answersBuf back calls and answers for an exchange of
+	// one call (a search, the most frequent), so that they cost no
+	// allocation of their own; longer exchanges grow them as before.
+	callsBuf   [1]callRecord
+	answersBuf [1]*[]byte
+}
+
+// newNextCaller returns the caller of one legacy exchange's OSDM calls.
+func newNextCaller(orig *http.Request, next caddyhttp.Handler, traceParent string, metrics *convertMetrics, partner string) *nextCaller {
+	x := &nextCaller{orig: orig, next: next, traceParent: traceParent, metrics: metrics, partner: partner}
+	x.calls, x.answers = x.callsBuf[:0], x.answersBuf[:0]
+	return x
 }
 
 // release gives the answers' buffers back to the pool. It is called once
@@ -100,11 +112,14 @@ func (x *nextCaller) subRequest(ctx context.Context, call *converter.Call) (*htt
 		return nil, fmt.Errorf("OSDM path %q: %w", call.Path, err)
 	}
 	// A shallow copy: what Clone would copy deeply (URL, header, form) is
-	// replaced here, and reverse_proxy works on a copy of its own.
+	// replaced here, and reverse_proxy works on a copy of its own. The
+	// URL is the legacy request's with the call's path and query, made in
+	// the one url.Parse allocated.
 	req := x.orig.WithContext(ctx)
-	target := *x.orig.URL
-	target.Path, target.RawPath, target.RawQuery = u.Path, u.RawPath, u.RawQuery
-	req.URL = &target
+	path, rawPath, rawQuery := u.Path, u.RawPath, u.RawQuery
+	*u = *x.orig.URL
+	u.Path, u.RawPath, u.RawQuery = path, rawPath, rawQuery
+	req.URL = u
 	req.Form, req.PostForm, req.MultipartForm = nil, nil, nil
 	req.Method = call.Method
 	req.RequestURI = req.URL.RequestURI()
@@ -115,9 +130,11 @@ func (x *nextCaller) subRequest(ctx context.Context, call *converter.Call) (*htt
 	if req.Header == nil {
 		req.Header = make(http.Header)
 	}
-	req.Header.Set("User-Agent", "caddy-osdm")
+	// One array for both values (the keys are canonical, as Set makes them).
+	values := []string{"caddy-osdm", x.traceParent}
+	req.Header["User-Agent"] = values[0:1:1]
 	if x.traceParent != "" {
-		req.Header.Set("traceparent", x.traceParent)
+		req.Header["Traceparent"] = values[1:2:2]
 	}
 	req.Header.Del("Accept-Encoding")
 	req.Trailer = nil

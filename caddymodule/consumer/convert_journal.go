@@ -70,7 +70,7 @@ func (c *Convert) settle(ctx context.Context, app appview.Provider) {
 	if err != nil {
 		return
 	}
-	x := &nextCaller{orig: req, next: route.Next, traceParent: subrequest.TraceParent(req), metrics: c.metrics, partner: c.Partner}
+	x := newNextCaller(req, route.Next, subrequest.TraceParent(req), c.metrics, c.Partner)
 	defer x.release()
 	if _, err := c.journal.Settle(req.Context(), x); err != nil && ctx.Err() == nil {
 		c.logger.Warn("reading the journal for settlement failed", zap.String("partner", c.Partner),

@@ -168,7 +168,7 @@ func TestConvertAdaptRoundTrip(t *testing.T) {
 }
 
 // convUnit is an osdm_convert handler provisioned for unit tests.
-func convUnit(t *testing.T, edit func(*Convert)) *Convert {
+func convUnit(t testing.TB, edit func(*Convert)) *Convert {
 	t.Helper()
 	c := &Convert{Partner: "unit-" + t.Name()}
 	if edit != nil {
@@ -187,7 +187,7 @@ func convUnit(t *testing.T, edit func(*Convert)) *Convert {
 }
 
 // legacyRequest is an incoming legacy request as Caddy hands it over.
-func legacyRequest(t *testing.T, ctx context.Context, contentType, body string) *http.Request {
+func legacyRequest(t testing.TB, ctx context.Context, contentType, body string) *http.Request {
 	t.Helper()
 	r := httptest.NewRequest(http.MethodPost, "/partners/unit", strings.NewReader(body)).WithContext(ctx)
 	r.Header.Set("Content-Type", contentType)

@@ -33,7 +33,7 @@ type tokUnit struct {
 	fail   atomic.Bool
 }
 
-func newTokUnit(t *testing.T, edit func(*Token)) *tokUnit {
+func newTokUnit(t testing.TB, edit func(*Token)) *tokUnit {
 	t.Helper()
 	u := &tokUnit{}
 	login := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -20,11 +20,22 @@ const maxBodyPresize = 64 << 10
 // or shorter than declared is read whole all the same, and r (a
 // MaxBytesReader or LimitReader) does the limiting.
 func ReadAllSized(r io.Reader, hint int64) ([]byte, error) {
+	return AppendAllSized(nil, r, hint)
+}
+
+// AppendAllSized is ReadAllSized appending to dst (a pooled buffer,
+// GetBuffer): it allocates nothing when dst has room for hint+1 more
+// bytes, and grows dst as ReadAllSized grows its buffer otherwise.
+func AppendAllSized(dst []byte, r io.Reader, hint int64) ([]byte, error) {
 	size := 512
 	if hint > 0 && hint <= maxBodyPresize {
 		size = int(hint) + 1
 	}
-	b := make([]byte, 0, size)
+	b := dst
+	if cap(b)-len(b) < size {
+		b = make([]byte, len(dst), len(dst)+size)
+		copy(b, dst)
+	}
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]

@@ -42,3 +42,28 @@ func TestReadAllSized(t *testing.T) {
 		t.Fatalf("declared 1 GiB: cap %d, want at most %d", cap(got), maxBodyPresize)
 	}
 }
+
+// TestAppendAllSized: the body is appended to what dst holds, in dst's
+// own array when it has room for the declared length.
+func TestAppendAllSized(t *testing.T) {
+	body := strings.Repeat("0123456789", 30)
+	dst := make([]byte, 3, 1024)
+	copy(dst, "abc")
+	got, err := AppendAllSized(dst, iotest.OneByteReader(strings.NewReader(body)), int64(len(body)))
+	if err != nil || string(got) != "abc"+body {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	if &got[0] != &dst[0] {
+		t.Fatal("a buffer with room was not used")
+	}
+	small := []byte("x")
+	got, err = AppendAllSized(small[:1:1], strings.NewReader(body), -1)
+	if err != nil || string(got) != "x"+body {
+		t.Fatalf("growing: got %q, %v", got, err)
+	}
+	if allocs := testing.AllocsPerRun(10, func() {
+		_, _ = AppendAllSized(dst[:0], strings.NewReader(body), int64(len(body)))
+	}); allocs > 1 { // the strings.Reader
+		t.Fatalf("%v allocations with room in dst", allocs)
+	}
+}

@@ -9,7 +9,8 @@ const maxPooledBuffer = 64 << 10
 
 // buffers holds byte slices (as *[]byte, so that putting one back does
 // not allocate) for the bodies an exchange reads and writes only while it
-// runs: the partners' answers (callWriter) and the encoded legacy reply.
+// runs: the legacy request's body, the partners' answers (CallWriter) and
+// the encoded legacy reply.
 // Nothing that outlives the exchange (the reply cache, the converter's
 // replies, the journal) may keep a slice of one: they hold copies of what
 // they need (converter/retention_test.go).

@@ -36,11 +36,27 @@ type CallWriter struct {
 
 // NewCallWriter returns a writer with a pooled body buffer.
 func NewCallWriter() *CallWriter {
-	return &CallWriter{header: make(http.Header), Status: http.StatusOK, Body: GetBuffer()}
+	return &CallWriter{Status: http.StatusOK, Body: GetBuffer()}
 }
 
 // Header implements http.ResponseWriter.
-func (cw *CallWriter) Header() http.Header { return cw.header }
+func (cw *CallWriter) Header() http.Header {
+	if cw.header == nil {
+		cw.header = make(http.Header)
+	}
+	return cw.header
+}
+
+// adoptHeader makes h the answer's header map when the writer has no
+// header yet, instead of a copy of it (HeldWriter passing an answer on);
+// it reports whether it did.
+func (cw *CallWriter) adoptHeader(h http.Header) bool {
+	if len(cw.header) > 0 || cw.Wrote {
+		return false
+	}
+	cw.header = h
+	return true
+}
 
 // WriteHeader implements http.ResponseWriter; informational answers are
 // ignored, the first final status counts.
@@ -53,7 +69,7 @@ func (cw *CallWriter) WriteHeader(code int) {
 	// Room for the body the partner announced, instead of growing the
 	// buffer as reverse_proxy copies it in; an announced body above the
 	// limit is refused before any of it is read.
-	if n, err := strconv.Atoi(cw.header.Get("Content-Length")); err == nil {
+	if n, err := strconv.Atoi(cw.Header().Get("Content-Length")); err == nil {
 		switch {
 		case n > cw.limit():
 			cw.Overflow = true

@@ -78,8 +78,18 @@ func (hw *HeldWriter) WriteHeader(code int) {
 		hw.held = true
 		return
 	}
-	maps.Copy(hw.w.Header(), hw.header)
+	// A writer that can take the answer's header map as its own (a
+	// CallWriter with no header yet) gets it; any other gets a copy.
+	if a, ok := hw.w.(headerAdopter); !ok || !a.adoptHeader(hw.header) {
+		maps.Copy(hw.w.Header(), hw.header)
+	}
 	hw.w.WriteHeader(code)
+}
+
+// headerAdopter is a writer that can make a header map its own, when it
+// has none of its own yet, instead of having it copied in.
+type headerAdopter interface {
+	adoptHeader(h http.Header) bool
 }
 
 // Write implements http.ResponseWriter.
