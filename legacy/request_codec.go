@@ -321,3 +321,14 @@ func writePassengerDataRequest(w *writer, m *PassengerDataRequest) {
 	w.elemString("BookingRef", m.BookingRef)
 	writePassengerData(w, m.Passengers)
 }
+
+func readTicketRequest(r *reader) *TicketRequest {
+	m := &TicketRequest{Header: readHeader(r)}
+	m.BookingRef = r.strRule("BookingRef", false, true, validRef, ruleRef)
+	return m
+}
+
+func writeTicketRequest(w *writer, m *TicketRequest) {
+	writeHeader(w, m.Kind(), m.Header)
+	w.elemString("BookingRef", m.BookingRef)
+}
