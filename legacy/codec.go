@@ -327,6 +327,15 @@ func shortName(s string) string {
 	return s
 }
 
+// quoteShort quotes s for an error message, cut to 40 bytes so an error
+// never echoes a large input.
+func quoteShort(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "..."
+	}
+	return strconv.Quote(s)
+}
+
 // shortMsg bounds a parser's message, which may quote the input: at most
 // 200 bytes, ASCII-quoted if it holds anything unprintable.
 func shortMsg(s string) string {
