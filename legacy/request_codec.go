@@ -163,22 +163,6 @@ func validCurrency(s string) bool {
 	return len(s) == 3 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z' && s[2] >= 'A' && s[2] <= 'Z'
 }
 
-func readHeader(r *reader) Header {
-	var h Header
-	h.MessageID = r.strRule("messageId", true, true, validMessageID, ruleMessageID)
-	h.SentAt = r.dateTime("sentAt", true, false)
-	h.Sender, _ = r.intRule("sender", true, false, 1, 9999, ruleSender)
-	h.Namespaced = r.d.namespaced
-	return h
-}
-
-func writeHeader(w *writer, kind Kind, h Header) {
-	w.begin(kind, h.Namespaced)
-	w.attrString("messageId", h.MessageID)
-	w.optAttrTime("sentAt", h.SentAt)
-	w.optAttrInt("sender", h.Sender)
-}
-
 // ValidTrainNumber reports whether s is a train number the protocol
 // carries: 1..5 letters or digits.
 func ValidTrainNumber(s string) bool { return alnum(s, 1, 5) }
@@ -202,6 +186,22 @@ func validName(s string) bool {
 		}
 	}
 	return true
+}
+
+func readHeader(r *reader) Header {
+	var h Header
+	h.MessageID = r.strRule("messageId", true, true, validMessageID, ruleMessageID)
+	h.SentAt = r.dateTime("sentAt", true, false)
+	h.Sender, _ = r.intRule("sender", true, false, 1, 9999, ruleSender)
+	h.Namespaced = r.d.namespaced
+	return h
+}
+
+func writeHeader(w *writer, kind Kind, h Header) {
+	w.begin(kind, h.Namespaced)
+	w.attrString("messageId", h.MessageID)
+	w.optAttrTime("sentAt", h.SentAt)
+	w.optAttrInt("sender", h.Sender)
 }
 
 // station reads a UIC station code and returns its 7-digit form.
