@@ -6,6 +6,7 @@ import (
 	"crypto/sha1"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -133,7 +134,7 @@ func (r *run) do(ctx context.Context, cl call) *failure {
 	}
 	path, err := cl.path, error(nil)
 	if path == "" {
-		path, err = osdm.ExpandPath(tmpl, cl.params)
+		path, err = expandPath(tmpl, cl.params)
 	}
 	if err != nil {
 		// Only reachable with an id the partner left empty.
@@ -353,13 +354,41 @@ func IdempotencyKey(partner, messageID string, step Step) string {
 
 // Every value the converter puts into an OSDM path is one path segment:
 // the legacy BookingRef of a CancelRequest, and the booking and refund
-// offer ids the partner answered. url.PathEscape (osdm.ExpandPath) keeps
+// offer ids the partner answered. url.PathEscape (expandPath) keeps
 // "." and ".." as they are, and a partner, or a proxy in front of it, that
 // normalises paths (RFC 3986 section 5.2.4) or decodes %2F or %2E before
 // routing would turn GET /bookings/.. into GET / and POST
 // /bookings/../refund-offers into POST /refund-offers. Such a value is
 // refused before any OSDM call: a legacy one as INVALID_MESSAGE, a
 // partner's one as a failed call that is never made.
+
+// expandPath fills the {name} placeholders of a path template (osdm's or a
+// `path` override of osdm_convert) with the path-escaped values of params.
+// A placeholder without a value, or an unclosed brace, is an error, so a
+// misconfigured template never reaches a partner half-filled.
+func expandPath(template string, params map[string]string) (string, error) {
+	var b strings.Builder
+	rest := template
+	for {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			b.WriteString(rest)
+			return b.String(), nil
+		}
+		end := strings.IndexByte(rest[open:], '}')
+		if end < 0 {
+			return "", fmt.Errorf("path template %q: unclosed {", template)
+		}
+		name := rest[open+1 : open+end]
+		value, ok := params[name]
+		if !ok || value == "" {
+			return "", fmt.Errorf("path template %q: no value for {%s}", template, name)
+		}
+		b.WriteString(rest[:open])
+		b.WriteString(url.PathEscape(value))
+		rest = rest[open+end+1:]
+	}
+}
 
 // maxUnescapes is how many rounds of percent-decoding unsafeSegment
 // undoes: a chain of proxies may decode more than once.

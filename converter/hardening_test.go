@@ -9,6 +9,7 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/internal/testclock"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
 // TestCancelRefusesRefsThatAreNotOneSegment: a BookingRef that is a dot
@@ -140,5 +141,31 @@ func TestTransportFailureTextIsForPeople(t *testing.T) {
 				t.Errorf("text %q lacks %q", n.Text, want)
 			}
 		}
+	}
+}
+
+// TestExpandPath: placeholders are filled path-escaped; a template with
+// an unclosed brace, an unknown placeholder or an empty value is refused.
+func TestExpandPath(t *testing.T) {
+	params := map[string]string{osdm.ParamBookingID: "bk/1 x", osdm.ParamRefundOfferID: "ro-1"}
+	got, err := expandPath(osdm.PathRefundOffer, params)
+	if err != nil || got != "/bookings/bk%2F1%20x/refund-offers/ro-1" {
+		t.Fatalf("expandPath = %q, %v", got, err)
+	}
+	// An override template of an older partner.
+	got, err = expandPath("/booking/{bookingId}/fulfillments", params)
+	if err != nil || got != "/booking/bk%2F1%20x/fulfillments" {
+		t.Fatalf("override: %q, %v", got, err)
+	}
+	if got, err := expandPath(osdm.PathOffers, nil); err != nil || got != "/offers" {
+		t.Fatalf("no placeholder: %q, %v", got, err)
+	}
+	for _, bad := range []string{"/bookings/{bookingId", "/bookings/{bookingID}", "/x/{refundOfferId}/{other}"} {
+		if got, err := expandPath(bad, params); err == nil {
+			t.Errorf("expandPath(%q) = %q, want an error", bad, got)
+		}
+	}
+	if _, err := expandPath(osdm.PathBooking, map[string]string{osdm.ParamBookingID: ""}); err == nil {
+		t.Error("empty bookingId accepted")
 	}
 }

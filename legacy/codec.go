@@ -2,11 +2,64 @@ package legacy
 
 import (
 	"fmt"
+	"mime"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
+
+// Format is the wire form of a legacy message.
+type Format int
+
+// The two forms of legacy-protocol.md.
+const (
+	XML Format = iota + 1
+	JSON
+)
+
+// String returns "XML" or "JSON".
+func (f Format) String() string {
+	switch f {
+	case XML:
+		return "XML"
+	case JSON:
+		return "JSON"
+	}
+	return "unknown format"
+}
+
+// ContentType is the Content-Type of a message written in f.
+func (f Format) ContentType() string {
+	if f == JSON {
+		return "application/json"
+	}
+	return "application/xml; charset=utf-8"
+}
+
+// FormatOf returns the Format a Content-Type selects: application/xml or
+// text/xml select XML, application/json selects JSON, with any parameters;
+// a charset parameter must be utf-8 or us-ascii. Anything else is an *Error
+// wrapping ErrMediaType (HTTP 415).
+func FormatOf(contentType string) (Format, error) {
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err != nil || (mt != "application/xml" && mt != "text/xml" && mt != "application/json") {
+		return 0, &Error{
+			Code: CodeInvalidMessage, Field: "Content-Type", Err: ErrMediaType,
+			Rule: "must be application/xml, text/xml or application/json, not " + quoteShort(contentType),
+		}
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "us-ascii") {
+		return 0, &Error{
+			Code: CodeInvalidMessage, Field: "Content-Type", Err: ErrMediaType,
+			Rule: "charset must be utf-8, not " + quoteShort(cs),
+		}
+	}
+	if mt == "application/json" {
+		return JSON, nil
+	}
+	return XML, nil
+}
 
 // Decode reads a legacy request from body in format f: an
 // *AvailabilityRequest, *BookingRequest, *CancelRequest, *SynchroRequest,
@@ -272,6 +325,15 @@ func shortName(s string) string {
 		return s[:40] + "..."
 	}
 	return s
+}
+
+// quoteShort quotes s for an error message, cut to 40 bytes so an error
+// never echoes a large input.
+func quoteShort(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // shortMsg bounds a parser's message, which may quote the input: at most

@@ -2,7 +2,9 @@ package legacy
 
 import (
 	"bytes"
+	"errors"
 	"flag"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -193,6 +195,35 @@ func TestCancelReasonCodeAbsentOrZero(t *testing.T) {
 			got := back.(*CancelRequest).ReasonCode
 			if (got == nil) != (rc == nil) || got != nil && *got != *rc {
 				t.Errorf("%v: reason code %v came back as %v", f, rc, got)
+			}
+		}
+	}
+}
+
+func TestFormatOf(t *testing.T) {
+	for _, c := range []struct {
+		ct   string
+		want Format
+	}{
+		{"application/xml", XML},
+		{"text/xml; charset=UTF-8", XML},
+		{"Application/JSON", JSON},
+		{"application/json; charset=utf-8", JSON},
+		{"application/json;charset=us-ascii", JSON},
+		{"text/plain", 0},
+		{"", 0},
+		{"application/json; charset=iso-8859-1", 0},
+		{"application/soap+xml", 0},
+		{"application/xml; =broken", 0},
+	} {
+		got, err := FormatOf(c.ct)
+		if got != c.want || (c.want == 0) != (err != nil) {
+			t.Errorf("FormatOf(%q) = %v, %v; want %v", c.ct, got, err, c.want)
+		}
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, ErrMediaType) || e.HTTPStatus() != http.StatusUnsupportedMediaType {
+				t.Errorf("FormatOf(%q) error %v is not a 415 *Error", c.ct, err)
 			}
 		}
 	}

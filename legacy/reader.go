@@ -288,6 +288,21 @@ func (r *reader) boolean(name string, attr bool) bool {
 	return false
 }
 
+// parseDateTime parses an RFC 3339 date-time. The zone is normalised (UTC
+// for offset zero, an unnamed fixed zone otherwise) so the value does not
+// depend on the machine's local zone and survives a round trip unchanged.
+func parseDateTime(s string) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, false
+	}
+	_, off := t.Zone()
+	if off == 0 {
+		return t.UTC(), true
+	}
+	return t.In(time.FixedZone("", off)), true
+}
+
 // dateTime reads an RFC 3339 date-time field; zero when absent.
 func (r *reader) dateTime(name string, attr, required bool) time.Time {
 	s, ok := r.str(name, attr)

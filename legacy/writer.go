@@ -153,6 +153,10 @@ func (w *writer) optElemTime(name string, t time.Time) {
 	}
 }
 
+// formatDateTime writes t as parseDateTime reads it: RFC 3339, with the
+// fraction of a second when it has one.
+func formatDateTime(t time.Time) string { return t.Format(time.RFC3339Nano) }
+
 // base64Text writes b in base64 as the text of the open XML element
 // (after its attributes; nothing else may follow before end), or as the
 // JSON string key. The base64 alphabet needs no escaping in either form,

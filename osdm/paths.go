@@ -1,14 +1,8 @@
 package osdm
 
-import (
-	"fmt"
-	"net/url"
-	"strings"
-)
-
 // Path templates of the OSDM 3.9 operations the converter calls, relative to
 // the partner's base URL. {bookingId} and {refundOfferId} are the spec's
-// parameter names; Expand fills them in.
+// parameter names; the converter fills them in.
 const (
 	PathOffers       = "/offers"
 	PathBookings     = "/bookings"
@@ -51,31 +45,3 @@ const (
 	// HeaderRequestor carries the optional requestor information.
 	HeaderRequestor = "Requestor"
 )
-
-// ExpandPath fills the {name} placeholders of a path template (ours or a
-// `path` override of osdm_convert) with the path-escaped values of params.
-// A placeholder without a value, or an unclosed brace, is an error, so a
-// misconfigured template never reaches a partner half-filled.
-func ExpandPath(template string, params map[string]string) (string, error) {
-	var b strings.Builder
-	rest := template
-	for {
-		open := strings.IndexByte(rest, '{')
-		if open < 0 {
-			b.WriteString(rest)
-			return b.String(), nil
-		}
-		end := strings.IndexByte(rest[open:], '}')
-		if end < 0 {
-			return "", fmt.Errorf("path template %q: unclosed {", template)
-		}
-		name := rest[open+1 : open+end]
-		value, ok := params[name]
-		if !ok || value == "" {
-			return "", fmt.Errorf("path template %q: no value for {%s}", template, name)
-		}
-		b.WriteString(rest[:open])
-		b.WriteString(url.PathEscape(value))
-		rest = rest[open+end+1:]
-	}
-}
