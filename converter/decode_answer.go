@@ -14,8 +14,8 @@ import (
 // a name, strings must be valid UTF-8, times must be RFC 3339 as written
 // (no comma before a fraction, no zone offset of 24 hours); nesting is
 // bounded (10 000 levels). Members the types do not have are skipped, as
-// OSDM lets a partner add its own; skipped members are still checked for
-// all but their types.
+// OSDM lets a partner add its own: a skipped member is held to the JSON
+// rules above (syntax, UTF-8, no repeated name), not to any type.
 //
 // Each string read is a copy of its own: what the converter puts in a
 // legacy reply (an offerId, a currency) lives on in the reply cache and
