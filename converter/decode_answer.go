@@ -1,6 +1,8 @@
 package converter
 
 import (
+	"bytes"
+
 	"github.com/go-json-experiment/json"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -21,12 +23,21 @@ import (
 // legacy reply (an offerId, a currency) lives on in the reply cache and
 // keeps no more of the partner's answer alive than that.
 //
-// An offer search answer that offerAnswer cannot read is read again into
+// An offerAnswer's offers start with room for as many as the answer has
+// "offerId" names (at most 32; each offer has one, so the library does not
+// grow the slice 1, 2, 4 on the way). An offer search answer that
+// offerAnswer cannot read is read again into
 // osdm.OfferCollectionResponse, whose error is returned: it names the
 // first member in error by its osdm type, as for every other answer.
 func decodeAnswer(body []byte, out any) error {
+	view, _ := out.(*offerAnswer)
+	if view != nil && view.Offers == nil {
+		if n := bytes.Count(body, []byte(`"offerId"`)); n > 0 {
+			view.Offers = make([]answerOffer, 0, min(n, 32))
+		}
+	}
 	err := json.Unmarshal(body, out)
-	if _, view := out.(*offerAnswer); view && err != nil {
+	if view != nil && err != nil {
 		if fullErr := json.Unmarshal(body, new(osdm.OfferCollectionResponse)); fullErr != nil {
 			return fullErr
 		}
