@@ -2,11 +2,16 @@ package converter
 
 import (
 	"bytes"
+	"context"
+	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -64,4 +69,48 @@ func FuzzOfferAnswerView(f *testing.F) {
 			t.Fatalf("%q:\nofferAnswer read  %s\nthe osdm types read %s (%v, %v)", body, got, want, err1, err2)
 		}
 	})
+}
+
+// TestSearchReadsTheAnswerAsFarAsItUsesIt: a member of the partner's
+// offer search answer the converter does not read (an offer's createdOn)
+// no longer makes the answer unreadable, and the reply is the one the
+// intact answer gives; a member it reads (preBookableUntil) still does,
+// and the NegativeReply quotes the error of the whole answer's first
+// member in error, by its osdm type, as before.
+func TestSearchReadsTheAnswerAsFarAsItUsesIt(t *testing.T) {
+	golden := readFile(t, "testdata/golden/availability", "offers.json")
+	search := func(body []byte) *Result {
+		x := CallerFunc(func(_ context.Context, c *Call) (*Answer, error) {
+			return &Answer{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: body}, nil
+		})
+		return testConverter(t, Config{}).Convert(context.Background(), availabilityRequest("V-1"), x)
+	}
+	intact := search(golden)
+	if intact.Outcome != OutcomeOK {
+		t.Fatalf("golden answer: %s %+v", intact.Outcome, intact.Reply)
+	}
+	broken := bytes.Replace(golden, []byte(`"createdOn": "2026-11-21T10:00:00Z"`), []byte(`"createdOn": 20261121`), 1)
+	if bytes.Equal(broken, golden) {
+		t.Fatal("the golden answer has no offer createdOn to break")
+	}
+	unread := search(broken)
+	if unread.Outcome != OutcomeOK || !reflect.DeepEqual(unread.Reply, intact.Reply) {
+		t.Errorf("createdOn not a date: %s %+v, want the golden reply %+v", unread.Outcome, unread.Reply, intact.Reply)
+	}
+	for _, c := range []struct {
+		name, body, says string
+	}{
+		{"a member it reads", string(bytes.Replace(golden, []byte(`"preBookableUntil": "2026-11-21T10:30:00Z"`), []byte(`"preBookableUntil": 1`), 1)),
+			`JSON number into Go time.Time within "/offers/0/preBookableUntil"`},
+		{"a member it reads after one it does not", `{"offers":[{"createdOn":"x","offerId":7}]}`,
+			`JSON string into Go time.Time within "/offers/0/createdOn"`},
+		{"an offer that is not an object", `{"offers":[{"offerId":"a","offerSummary":[]}]}`,
+			`JSON array into Go osdm.OfferSummary within "/offers/0/offerSummary"`},
+	} {
+		res := search([]byte(c.body))
+		n, ok := res.Reply.(*legacy.NegativeReply)
+		if !ok || n.Code != legacy.CodePartnerUnavailable || !strings.Contains(n.Text, c.says) {
+			t.Errorf("%s: %+v, want PARTNER_UNAVAILABLE saying %s", c.name, res.Reply, c.says)
+		}
+	}
 }
