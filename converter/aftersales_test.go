@@ -544,7 +544,7 @@ func seatsLeft(t *testing.T, x *sandboxCaller, train string) int {
 	req.Header.Set("Content-Type", osdm.ContentTypeJSON)
 	rec := httptest.NewRecorder()
 	x.sb.ServeHTTP(rec, req)
-	var resp osdm.OfferCollectionResponse
+	var resp offerAnswer
 	if err := decodeAnswer(rec.Body.Bytes(), &resp); err != nil {
 		t.Fatal(err)
 	}

@@ -132,7 +132,7 @@ func (x *exchanged) specs() []osdm.AnonymousPassengerSpecification {
 // exchangeOffers asks the partner for exchange offers of x to journey j
 // and returns the candidates matching p, each with its Exchange element,
 // and the answer as an offer collection for the journey's times.
-func (r *run) exchangeOffers(ctx context.Context, x *exchanged, j legacy.Journey, p legacy.PlaceRequest) ([]candidate, *osdm.OfferCollectionResponse, map[string]*osdm.ExchangeOffer, *Result) {
+func (r *run) exchangeOffers(ctx context.Context, x *exchanged, j legacy.Journey, p legacy.PlaceRequest) ([]candidate, *offerAnswer, map[string]*osdm.ExchangeOffer, *Result) {
 	departure, err := r.c.departureTime(j)
 	if err != nil {
 		return nil, nil, nil, r.invalid(err.Error())
@@ -160,14 +160,15 @@ func (r *run) exchangeOffers(ctx context.Context, x *exchanged, j legacy.Journey
 				what: r.describeCall(StepExchangeOffers, id) + " answered 200 without offers" + describeProblem(prob)}, id, "")
 		}
 	}
-	cs := candidates(offers, p)
+	answer := offerAnswerOf(offers)
+	cs := candidates(answer, p)
 	for i := range cs {
 		if xo := byID[cs[i].offer.OfferID]; xo != nil {
 			cs[i].legacy.Price = legacyPrice(&xo.ExchangePrice)
 			cs[i].legacy.Exchange = legacyExchange(xo)
 		}
 	}
-	return cs, offers, byID, nil
+	return cs, answer, byID, nil
 }
 
 // legacyExchange is the Exchange element of an exchange offer; nil when

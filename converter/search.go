@@ -45,13 +45,13 @@ func travelClass(class int) osdm.TravelClass {
 
 // search asks the partner for offers. A non-nil Result ends the exchange:
 // a ReplacementProposal or a NegativeReply.
-func (r *run) search(ctx context.Context, j legacy.Journey, p legacy.PlaceRequest, ts []traveller) (*osdm.OfferCollectionResponse, *Result) {
+func (r *run) search(ctx context.Context, j legacy.Journey, p legacy.PlaceRequest, ts []traveller) (*offerAnswer, *Result) {
 	departure, err := r.c.departureTime(j)
 	if err != nil {
 		return nil, r.invalid(err.Error())
 	}
 	step := r.c.searchStep()
-	resp := new(osdm.OfferCollectionResponse)
+	resp := new(offerAnswer)
 	cl := call{step: step, out: resp}
 	if step == StepTripOffers {
 		cl.query = tripOffersQuery(j, p, departure, ts)
@@ -79,7 +79,7 @@ func (r *run) search(ctx context.Context, j legacy.Journey, p legacy.PlaceReques
 // candidate is an offer of the partner that matches the request, with its
 // legacy form.
 type candidate struct {
-	offer  *osdm.Offer
+	offer  *answerOffer
 	legacy legacy.Offer
 	price  *osdm.Price // nil when unknown
 }
@@ -91,7 +91,7 @@ type candidate struct {
 // partner does not say is taken to be what was asked for (the search asked
 // only for it). An offer whose parts include no reservation is not a place
 // and is left out, as is one whose offerId a legacy OfferRef cannot carry.
-func candidates(resp *osdm.OfferCollectionResponse, p legacy.PlaceRequest) []candidate {
+func candidates(resp *offerAnswer, p legacy.PlaceRequest) []candidate {
 	// Room for every offer: one allocation instead of growing 1, 2, 4...
 	// (the slice lives only while the reply is made).
 	out := make([]candidate, 0, len(resp.Offers))
@@ -142,14 +142,14 @@ func validOfferRef(s string) bool {
 
 // offerClass is the legacy travel class of an offer: 1, 2, 0 when the
 // partner does not say, -1 when it says something else.
-func offerClass(o *osdm.Offer) int {
+func offerClass(o *answerOffer) int {
 	tc := osdm.TravelClass("")
 	if o.OfferSummary != nil {
 		tc = o.OfferSummary.OverallTravelClass
 	}
 	for i := 0; tc == "" && i < len(o.ReservationOfferParts); i++ {
 		for _, pl := range o.ReservationOfferParts[i].Products {
-			if prod := o.Product(pl.ProductID); prod != nil && prod.TravelClass != "" {
+			if prod := o.product(pl.ProductID); prod != nil && prod.TravelClass != "" {
 				tc = prod.TravelClass
 				break
 			}
@@ -169,7 +169,7 @@ func offerClass(o *osdm.Offer) int {
 // offerService is the legacy service code of an offer: 1 seat, 2
 // couchette, 3 berth, 0 when the partner does not say, -1 for another
 // kind of place (a car, a bicycle space).
-func offerService(o *osdm.Offer) int {
+func offerService(o *answerOffer) int {
 	at := osdm.AccommodationType("")
 	for i := 0; at == "" && i < len(o.ReservationOfferParts); i++ {
 		for _, ap := range o.ReservationOfferParts[i].AvailablePlaces {
@@ -197,7 +197,7 @@ func offerService(o *osdm.Offer) int {
 
 // offerPrice is the offer's offerSummary.minimalPrice, else the sum of its
 // parts' prices when they share currency and scale; nil when unknown.
-func offerPrice(o *osdm.Offer) *osdm.Price {
+func offerPrice(o *answerOffer) *osdm.Price {
 	if o.OfferSummary != nil && o.OfferSummary.MinimalPrice.Currency != "" {
 		p := o.OfferSummary.MinimalPrice
 		return &p
@@ -255,7 +255,7 @@ func validCurrency(s string) bool {
 // offerAvailability is the number of places left: the fewest over the
 // offer's reservation parts, each its numericAvailability or else the sum
 // over its availablePlaces; nil when the partner does not say.
-func offerAvailability(o *osdm.Offer) *int {
+func offerAvailability(o *answerOffer) *int {
 	var least *int
 	for i := range o.ReservationOfferParts {
 		part := &o.ReservationOfferParts[i]
@@ -331,13 +331,13 @@ func priceValue(p *osdm.Price) *big.Rat {
 // boarding and the last timed leg's alighting (the trip's start and end
 // when it has no timed leg). The trip is that of the first matching offer,
 // else one that carries the train, else the only one; "" when unknown.
-func (c *Converter) journeyTimes(resp *osdm.OfferCollectionResponse, cs []candidate, j legacy.Journey) (dep, arr string) {
+func (c *Converter) journeyTimes(resp *offerAnswer, cs []candidate, j legacy.Journey) (dep, arr string) {
 	trip := findTrip(resp, cs, j.TrainNumber)
 	if trip == nil {
 		return "", ""
 	}
 	start, end := trip.StartTime, trip.EndTime
-	var first, last *osdm.TimedLeg
+	var first, last *answerTimedLeg
 	for i := range trip.Legs {
 		if tl := trip.Legs[i].TimedLeg; tl != nil {
 			if first == nil {
@@ -352,8 +352,8 @@ func (c *Converter) journeyTimes(resp *osdm.OfferCollectionResponse, cs []candid
 	return c.localClock(start, j.From), c.localClock(end, j.To)
 }
 
-func findTrip(resp *osdm.OfferCollectionResponse, cs []candidate, train string) *osdm.Trip {
-	byID := func(id string) *osdm.Trip {
+func findTrip(resp *offerAnswer, cs []candidate, train string) *answerTrip {
+	byID := func(id string) *answerTrip {
 		for i := range resp.Trips {
 			if resp.Trips[i].ID == id {
 				return &resp.Trips[i]
