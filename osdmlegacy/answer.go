@@ -1,7 +1,6 @@
 package osdmlegacy
 
 import (
-	"net/http"
 	"strings"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -10,11 +9,8 @@ import (
 // Answer is the HTTP answer to one OSDM call, with what the caller logs
 // and counts.
 type Answer struct {
-	// Status, Header and Body are the HTTP answer. Header holds at least
-	// Content-Type when there is a body.
-	Status int
-	Header http.Header
-	Body   []byte
+	// Answer is the HTTP answer (status, header, body) the glue writes.
+	osdm.Answer
 	// Operation names the OSDM operation ("POST /offers",
 	// "GET /bookings/{bookingId}", "unknown"), for logs and metrics.
 	Operation string

@@ -29,7 +29,7 @@ func (k *core) problem(_ *call, p *osdm.ProblemError) *Answer {
 	if p.Allow != "" {
 		h.Set("Allow", p.Allow)
 	}
-	return &Answer{Status: p.Status, Header: h, Body: b, Problem: p}
+	return &Answer{Answer: osdm.Answer{Status: p.Status, Header: h, Body: b}, Problem: p}
 }
 
 // json answers status with v as its JSON body.
@@ -39,10 +39,10 @@ func (k *core) json(c *call, status int, v any) *Answer {
 		return k.problem(c, asProblem(err))
 	}
 	h := http.Header{"Content-Type": {osdm.ContentTypeJSON}, "Cache-Control": {"no-store"}}
-	return &Answer{Status: status, Header: h, Body: b}
+	return &Answer{Answer: osdm.Answer{Status: status, Header: h, Body: b}}
 }
 
 // noContent is a 204.
 func (k *core) noContent(_ *call) *Answer {
-	return &Answer{Status: http.StatusNoContent, Header: http.Header{"Cache-Control": {"no-store"}}}
+	return &Answer{Answer: osdm.Answer{Status: http.StatusNoContent, Header: http.Header{"Cache-Control": {"no-store"}}}}
 }

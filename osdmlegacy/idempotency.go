@@ -192,7 +192,7 @@ func (k *core) replay(rec *idempotencyRecord) *Answer {
 	if rec.ContentType != "" {
 		h.Set("Content-Type", rec.ContentType)
 	}
-	a := &Answer{Status: rec.Status, Header: h, Body: rec.Body}
+	a := &Answer{Answer: osdm.Answer{Status: rec.Status, Header: h, Body: rec.Body}}
 	if rec.Status >= 400 && len(rec.Body) > 0 {
 		var body osdm.Problem
 		if json.Unmarshal(rec.Body, &body) == nil {

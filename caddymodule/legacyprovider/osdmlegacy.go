@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -266,36 +265,18 @@ func (m *OSDMLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request, next cadd
 		a := m.facade.BodyTimeout(r.Method, r.URL.Path)
 		m.metrics.observeAnswer(m.Partner, a)
 		m.logCall(r, a, time.Since(start))
-		return writeAnswer(w, a)
+		return a.Write(w)
 	}
 	if err != nil {
 		return caddyhttp.Error(http.StatusBadRequest, fmt.Errorf("reading the OSDM request: %w", err))
 	}
 	send := osdmlegacy.HTTPSender(newLegacyPoster(r, next, m.legacyPath(), m.observeLegacy), m.format)
-	target := r.URL.EscapedPath()
-	if r.URL.RawQuery != "" {
-		target += "?" + r.URL.RawQuery // embed, where an operation takes it
-	}
 	// The client osdm_access let the call through for owns what it books;
 	// without osdm_access the call is the anonymous owner's.
-	a := m.facade.ServeClient(r.Context(), modulekit.Client(r), send, r.Method, target, r.Header, body)
+	a := m.facade.ServeClient(r.Context(), modulekit.Client(r), send, r.Method, modulekit.RequestTarget(r), r.Header, body)
 	m.metrics.observeAnswer(m.Partner, a)
 	m.logCall(r, a, time.Since(start))
-	return writeAnswer(w, a)
-}
-
-// writeAnswer writes the façade's answer.
-func writeAnswer(w http.ResponseWriter, a *osdmlegacy.Answer) error {
-	h := w.Header()
-	for k, v := range a.Header {
-		h[k] = v
-	}
-	if len(a.Body) > 0 || a.Status != http.StatusNoContent {
-		h.Set("Content-Length", strconv.Itoa(len(a.Body)))
-	}
-	w.WriteHeader(a.Status)
-	_, err := w.Write(a.Body)
-	return err
+	return a.Write(w)
 }
 
 // logCall writes the one log line of an OSDM call, with its legacy
