@@ -2,8 +2,8 @@ package osdmsandbox_test
 
 import (
 	"bytes"
+	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -225,15 +225,13 @@ func TestTicketIsItsClientsOnly(t *testing.T) {
 	h := newHarness(t, osdmsandbox.Config{})
 	b := h.bookNamed()
 	f := h.fulfil(b.ID)
-	ask := func(client string) *httptest.ResponseRecorder {
-		rec := httptest.NewRecorder()
-		h.sb.ServeClient(rec, httptest.NewRequest(http.MethodGet, "/fulfillments/"+f.ID, nil), client)
-		return rec
+	ask := func(client string) *osdm.Answer {
+		return h.sb.ServeClient(context.Background(), client, http.MethodGet, "/fulfillments/"+f.ID, http.Header{}, nil)
 	}
-	if r := ask(osdmsandbox.AnonymousClient); r.Code != http.StatusOK || !strings.Contains(r.Body.String(), `"fulfillmentDocuments"`) {
-		t.Fatalf("the booking's client: %d", r.Code)
+	if a := ask(osdmsandbox.AnonymousClient); a.Status != http.StatusOK || !strings.Contains(string(a.Body), `"fulfillmentDocuments"`) {
+		t.Fatalf("the booking's client: %d", a.Status)
 	}
-	if r := ask("another-railway"); r.Code != http.StatusNotFound || strings.Contains(r.Body.String(), "JVBERi0") {
-		t.Errorf("another client: %d %.200s", r.Code, r.Body.String())
+	if a := ask("another-railway"); a.Status != http.StatusNotFound || strings.Contains(string(a.Body), "JVBERi0") {
+		t.Errorf("another client: %d %.200s", a.Status, a.Body)
 	}
 }

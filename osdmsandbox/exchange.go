@@ -1,11 +1,12 @@
 package osdmsandbox
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/go-json-experiment/json"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )

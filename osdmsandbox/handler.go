@@ -1,9 +1,8 @@
 package osdmsandbox
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -113,30 +112,27 @@ var router = osdm.MustRouter(routes, osdm.RouterOptions{
 	Subject:   "the sandbox (it serves offers, bookings, fulfilment and its documents, passengers, refunds and exchanges; see its documentation)",
 })
 
-// ServeHTTP answers one OSDM request as AnonymousClient's (see
-// ServeClient).
-func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.ServeClient(w, r, AnonymousClient)
-}
-
-// ServeClient answers one OSDM request made by client (the access token's
-// subject): the offers it searches and the bookings it makes are client's;
-// another client's offer, booking, or anything hanging off a booking
-// (passengers, fulfilment, refund and exchange offers, exchange
-// operations) is answered as an unknown id, nothing changed; its
-// Idempotency-Keys are client's own.
-func (s *Sandbox) ServeClient(w http.ResponseWriter, r *http.Request, client string) {
-	resp := s.serve(r, client)
-	body := resp.body
+// ServeClient answers one OSDM call made by client (the access token's
+// subject; AnonymousClient when none): method and path (escaped, with its
+// query if any) as the request line has them, its header and its whole
+// body, read by the caller up to MaxBodyBytes+1 bytes. The offers client
+// searches and the bookings it makes are client's; another client's
+// offer, booking, or anything hanging off a booking (passengers,
+// fulfilment, refund and exchange offers, exchange operations) is
+// answered as an unknown id, nothing changed; its Idempotency-Keys are
+// client's own. The sandbox answers from memory, so ctx is not waited on;
+// it is there for the shape osdm_legacy's ServeClient has.
+func (s *Sandbox) ServeClient(_ context.Context, client, method, path string, header http.Header, body []byte) *osdm.Answer {
+	resp := s.serve(client, method, path, header, body)
+	out := resp.body
 	if len(resp.documents) > 0 {
 		var err error
-		if body, err = s.docs.cache.Fill(body, resp.documents); err != nil {
+		if out, err = s.docs.cache.Fill(out, resp.documents); err != nil {
 			resp = documentProblem(err)
-			body = resp.body
+			out = resp.body
 		}
 	}
-	h := w.Header()
-	h.Set("Cache-Control", "no-store")
+	h := http.Header{"Cache-Control": {"no-store"}}
 	if resp.status == http.StatusMethodNotAllowed {
 		// Required in a 405.
 		h["Allow"] = []string{resp.allow}
@@ -144,29 +140,35 @@ func (s *Sandbox) ServeClient(w http.ResponseWriter, r *http.Request, client str
 	if resp.replayed {
 		h.Set(HeaderReplayed, "true")
 	}
-	if body != nil {
+	if out != nil {
 		if resp.problem {
 			h.Set("Content-Type", osdm.ContentTypeProblem)
 		} else {
 			h.Set("Content-Type", osdm.ContentTypeJSON)
 		}
-		h.Set("Content-Length", strconv.Itoa(len(body)))
 	}
-	w.WriteHeader(resp.status)
-	if body != nil && r.Method != http.MethodHead {
-		_, _ = w.Write(body)
-	}
+	return &osdm.Answer{Status: resp.status, Header: h, Body: out}
 }
 
-func (s *Sandbox) serve(r *http.Request, client string) *response {
-	m := router.Match(r.Method, r.URL.EscapedPath())
+// UnreadBody is the answer to a call whose body could not be read.
+func UnreadBody(err error) *osdm.Answer {
+	p := osdm.Invalid(osdm.CodeValidationError, "", "reading the body: "+err.Error())
+	resp := problemResponse(p)
+	return &osdm.Answer{Status: resp.status, Body: resp.body,
+		Header: http.Header{"Cache-Control": {"no-store"}, "Content-Type": {osdm.ContentTypeProblem}}}
+}
+
+func (s *Sandbox) serve(client, method, target string, header http.Header, body []byte) *response {
+	path, rawQuery, _ := strings.Cut(target, "?")
+	m := router.Match(method, path)
 	if m.Route == nil {
 		return problemResponse(m.Problem)
 	}
 	op := m.Route.Op
+	query, _ := url.ParseQuery(rawQuery)
 	rq := &request{
 		client:        client,
-		query:         r.URL.Query(),
+		query:         query,
 		bookingID:     m.Params[osdm.ParamBookingID],
 		refundOfferID: m.Params[osdm.ParamRefundOfferID],
 		passengerID:   m.Params[osdm.ParamPassengerID],
@@ -175,14 +177,15 @@ func (s *Sandbox) serve(r *http.Request, client string) *response {
 		fulfillmentID:       m.Params[osdm.ParamFulfillmentID],
 	}
 	if op.Body {
-		body, p := readBody(r)
-		if p != nil {
+		if p := checkBody(header, body); p != nil {
 			return problemResponse(p)
 		}
-		rq.body = body
+		if len(body) > 0 {
+			rq.body = body
+		}
 	}
 	if op.Idempotent {
-		rq.idempotency = r.Header.Get(osdm.HeaderIdempotencyKey)
+		rq.idempotency = header.Get(osdm.HeaderIdempotencyKey)
 		if rq.idempotency != "" && !osdm.ValidUUID(rq.idempotency) {
 			return problemResponse(osdm.Invalid(osdm.CodeValidationError, "", "Idempotency-Key "+strconv.Quote(rq.idempotency)+" must be a UUID such as 123e4567-e89b-12d3-a456-426614174000"))
 		}
@@ -192,7 +195,7 @@ func (s *Sandbox) serve(r *http.Request, client string) *response {
 	defer s.mu.Unlock()
 	now := s.now()
 	s.led.sweep(now, false)
-	scope := idempotencyScope(client, r.Method+" "+r.URL.Path)
+	scope := idempotencyScope(client, method+" "+unescapedPath(path))
 	if rq.idempotency != "" {
 		if resp := s.led.replay(now, scope, rq.idempotency, rq.body); resp != nil {
 			return resp
@@ -205,43 +208,29 @@ func (s *Sandbox) serve(r *http.Request, client string) *response {
 	return resp
 }
 
-// readBody reads a JSON request body of at most MaxBodyBytes. An empty
-// body is returned as nil without a content type check.
-func readBody(r *http.Request) ([]byte, *osdm.ProblemError) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
-	if err != nil {
-		return nil, osdm.Invalid(osdm.CodeValidationError, "", "reading the body: "+err.Error())
+// unescapedPath is path with its escapes undone (as net/url's URL.Path
+// has it), path itself when they are malformed.
+func unescapedPath(path string) string {
+	if p, err := url.PathUnescape(path); err == nil {
+		return p
 	}
-	if len(body) > MaxBodyBytes {
-		return nil, osdm.NewProblem(http.StatusRequestEntityTooLarge, osdm.CodeMalformedRequest, "the body exceeds "+strconv.Itoa(MaxBodyBytes)+" bytes")
-	}
-	if len(body) == 0 {
-		return nil, nil
-	}
-	ct := r.Header.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || !(mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
-		return nil, osdm.NewProblem(http.StatusUnsupportedMediaType, osdm.CodeMalformedRequest,
-			"Content-Type "+strconv.Quote(ct)+" is not application/json")
-	}
-	return body, nil
+	return path
 }
 
-// decode parses a JSON body into v; an empty body is an error unless
-// emptyOK. Unknown fields are ignored, as OSDM readers should.
-func decode(body []byte, v any, emptyOK bool) *osdm.ProblemError {
-	if len(body) == 0 {
-		if emptyOK {
-			return nil
-		}
-		return osdm.Invalid(osdm.CodeValidationError, "", "a JSON body is required")
+// checkBody checks a JSON request body: at most MaxBodyBytes, and a JSON
+// content type unless it is empty.
+func checkBody(header http.Header, body []byte) *osdm.ProblemError {
+	if len(body) > MaxBodyBytes {
+		return osdm.NewProblem(http.StatusRequestEntityTooLarge, osdm.CodeMalformedRequest, "the body exceeds "+strconv.Itoa(MaxBodyBytes)+" bytes")
 	}
-	if err := json.Unmarshal(body, v); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			return osdm.Invalid(osdm.CodeMalformedRequest, "#/"+strings.ReplaceAll(typeErr.Field, ".", "/"), "malformed JSON body: "+err.Error())
-		}
-		return osdm.Invalid(osdm.CodeMalformedRequest, "", "malformed JSON body: "+err.Error())
+	if len(body) == 0 {
+		return nil
+	}
+	ct := header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || !(mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
+		return osdm.NewProblem(http.StatusUnsupportedMediaType, osdm.CodeMalformedRequest,
+			"Content-Type "+strconv.Quote(ct)+" is not application/json")
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package osdmsandbox_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -304,4 +306,53 @@ func TestTripOffers(t *testing.T) {
 	}
 	q.Set("vehicleNumbers", "0")
 	h.raw(http.MethodGet, "/trip-offers?"+q.Encode(), nil, nil).problem(t, http.StatusNotFound, osdm.CodeNoResults)
+}
+
+// A request body is read as the converter reads a partner's answer
+// (encoding/json/v2's rules), and what it refuses is a 400
+// MALFORMED_REQUEST that points at the member at fault and says what is
+// wrong with it, with no Go type in its text.
+func TestBodyReadStrictly(t *testing.T) {
+	h := newHarness(t, osdmsandbox.Config{})
+	good, err := json.Marshal(offerRequest("708", nil, adult("p1")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(good, []byte(`"externalRef":"p1"`)) || !bytes.Contains(good, []byte(`"anonymousPassengerSpecifications"`)) {
+		t.Fatalf("the search does not have the members the cases change: %s", good)
+	}
+	jsonHeader := http.Header{"Content-Type": {osdm.ContentTypeJSON}}
+	h.raw(http.MethodPost, "/offers", jsonHeader, good).decode(t, &osdm.OfferCollectionResponse{})
+	for _, tc := range []struct {
+		name, old, new    string
+		pointer, inDetail string
+	}{
+		{"a member twice", `"externalRef":"p1"`, `"externalRef":"p1","externalRef":"p2"`,
+			"#/anonymousPassengerSpecifications/0/externalRef", "appears twice"},
+		{"invalid UTF-8", `"externalRef":"p1"`, "\"externalRef\":\"p\xff1\"",
+			"#/anonymousPassengerSpecifications/0/externalRef", "not valid UTF-8"},
+		{"a wrong type in an array", `"externalRef":"p1"`, `"externalRef":"p1","age":"ten"`,
+			"#/anonymousPassengerSpecifications/0/age", "must be an integer, not a string"},
+		{"a fraction for an integer", `"externalRef":"p1"`, `"externalRef":"p1","age":1.5`,
+			"#/anonymousPassengerSpecifications/0/age", "must be an integer"},
+		{"something after the object", `}`, `} {}`, "", "after top-level value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := []byte(strings.Replace(string(good), tc.old, tc.new, 1))
+			if tc.old == "}" {
+				body = append(bytes.TrimSpace(good), " {}"...)
+			}
+			p := h.raw(http.MethodPost, "/offers", jsonHeader, body).problem(t, http.StatusBadRequest, osdm.CodeMalformedRequest)
+			if pointerOf(p) != tc.pointer || !strings.Contains(p.Detail, tc.inDetail) || strings.Contains(p.Detail, "osdm.") || strings.Contains(p.Detail, "Go ") {
+				t.Errorf("pointer %q detail %q, want %q and %q", pointerOf(p), p.Detail, tc.pointer, tc.inDetail)
+			}
+		})
+	}
+
+	// Member names match as the spec writes them: "AnonymousPassengerSpecifications"
+	// is not the passengers, so the search has none.
+	renamed := bytes.Replace(good, []byte(`"anonymousPassengerSpecifications"`), []byte(`"AnonymousPassengerSpecifications"`), 1)
+	if r := h.raw(http.MethodPost, "/offers", jsonHeader, renamed); r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "anonymousPassengerSpecifications") {
+		t.Errorf("a member name in another case: %d %s", r.status, r.body)
+	}
 }

@@ -124,7 +124,7 @@ func (pd *passengerDesk) patchPassenger(now time.Time, rq *request) *response {
 	}
 	var person map[string]json.RawMessage
 	if len(patch.Detail) > 0 && string(patch.Detail) != "null" {
-		_ = json.Unmarshal(patch.Detail, &person)
+		_ = decodeAt("/detail", patch.Detail, &person) // an object: applyPassengerPatch read it
 	}
 	*pax = updated
 	out := &osdm.PassengerResponse{Passenger: ptr(updated)}
@@ -178,8 +178,8 @@ func applyPassengerPatch(pax *osdm.Passenger, patch *passengerPatch, now, travel
 		return nil
 	}
 	var person personPatch
-	if err := json.Unmarshal(patch.Detail, &person); err != nil {
-		return osdm.Invalid(osdm.CodeMalformedRequest, "#/detail", "detail must be a PersonDetail object: "+err.Error())
+	if p := decodeAt("/detail", patch.Detail, &person); p != nil {
+		return p
 	}
 	detail := osdm.PersonDetail{}
 	if pax.Detail != nil {

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/subrequest"
 	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 	"github.com/caddy-osdm/caddy-osdm/timetable"
 )
@@ -146,10 +148,16 @@ func (s *Sandbox) config() osdmsandbox.Config {
 
 // ServeHTTP answers the request with the sandbox as the client
 // osdm_access let it through for (the anonymous owner without
-// osdm_access); next is never called.
+// osdm_access): it reads the body (at most one byte more than the
+// sandbox takes, so a larger one is answered 413), hands the call to the
+// sandbox and writes its answer; next is never called.
 func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
-	s.handler.ServeClient(w, r, modulekit.Client(r))
-	return nil
+	body, err := subrequest.ReadAllSized(io.LimitReader(r.Body, osdmsandbox.MaxBodyBytes+1), r.ContentLength)
+	if err != nil {
+		return osdmsandbox.UnreadBody(err).Write(w)
+	}
+	a := s.handler.ServeClient(r.Context(), modulekit.Client(r), r.Method, modulekit.RequestTarget(r), r.Header, body)
+	return a.Write(w)
 }
 
 // Validate checks the settings as the sandbox does.

@@ -12,7 +12,9 @@ import (
 // the sandbox of type T it serves with, taken from a pool keyed by the
 // module's settings, so that a config reload that keeps them finds the
 // same sandbox (and its bookings) and two handlers with the same settings
-// share one. Both modules embed it for their Cleanup and ServeHTTP.
+// share one. Both modules embed it for their Cleanup; legacy_sandbox
+// serves through its ServeHTTP, while osdm_sandbox has its own, which
+// reads the body and writes the answer the sandbox returns.
 type sandboxHold[T http.Handler] struct {
 	handler T
 	pool    *modulekit.Pool[T]

@@ -150,6 +150,64 @@ func TestSandboxIntegration(t *testing.T) {
 	}
 }
 
+// osdm_sandbox's glue hands the sandbox the call as the client sent it
+// (its escaped path and query, its header, its body read up to one byte
+// past the limit) and writes the answer: a body over the limit, even
+// without a Content-Length, is a 413 problem; a body the sandbox cannot
+// read is a 400 that points at the member; the query reaches the
+// search.
+func TestSandboxIntegrationCall(t *testing.T) {
+	base := harness.ServeSite(t, harness.Options(), func(port int) string {
+		return harness.SandboxRoute("/osdm")
+	})
+	post := func(body io.Reader, length int64) (*http.Response, osdm.Problem) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, base+"/osdm/offers", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ContentLength = length // -1: chunked, no Content-Length
+		req.Header.Set("Content-Type", osdm.ContentTypeJSON)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var p osdm.Problem
+		raw, _ := io.ReadAll(resp.Body)
+		if err := json.Unmarshal(raw, &p); err != nil {
+			t.Fatalf("%d %s: %v", resp.StatusCode, raw, err)
+		}
+		return resp, p
+	}
+
+	big := `{"x":"` + strings.Repeat("a", osdmsandbox.MaxBodyBytes) + `"}`
+	resp, p := post(strings.NewReader(big), -1)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || p.Code != osdm.CodeMalformedRequest ||
+		resp.Header.Get("Content-Type") != osdm.ContentTypeProblem || resp.Header.Get("Content-Length") == "" {
+		t.Errorf("a chunked body over the limit: %d %s %v", resp.StatusCode, p.Code, resp.Header)
+	}
+
+	dup := `{"anonymousPassengerSpecifications":[{"externalRef":"p1","externalRef":"p2","type":"ADULT"}]}`
+	resp, p = post(strings.NewReader(dup), int64(len(dup)))
+	if resp.StatusCode != http.StatusBadRequest || p.Code != osdm.CodeMalformedRequest ||
+		len(p.Pointers) != 1 || p.Pointers[0].RequestPointer != "#/anonymousPassengerSpecifications/0/externalRef" {
+		t.Errorf("a member given twice: %d %+v", resp.StatusCode, p)
+	}
+
+	// The query is the sandbox's: an unknown parameter of GET
+	// /trip-offers is named.
+	get, err := http.Get(base + "/osdm/trip-offers?originCode=8500010&colour=blue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(get.Body)
+	get.Body.Close()
+	if get.StatusCode != http.StatusBadRequest || !strings.Contains(string(raw), `unknown query parameter \"colour\"`) {
+		t.Errorf("GET /trip-offers with an unknown parameter: %d %s", get.StatusCode, raw)
+	}
+}
+
 // A Caddyfile whose osdm_sandbox block has a bad subdirective does not
 // load, and the error names the line.
 func TestSandboxIntegrationBadCaddyfile(t *testing.T) {
