@@ -177,7 +177,7 @@ type searchAnswer struct {
 	refs   []string
 	resp   osdm.OfferCollectionResponse
 	tripOf map[*candidate]int
-	// signer signs the offer ids (offer_key.go).
+	// signer signs the offer ids (offer_id.go).
 	signer *offerSigner
 	// failures are the probes without an offer that are not sold out or
 	// not run, worst first when the answer fails.

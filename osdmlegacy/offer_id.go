@@ -2,6 +2,7 @@ package osdmlegacy
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -9,12 +10,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash"
+	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/store"
 )
 
 // An offer id carries its offer: nothing is stored when a search answers
@@ -23,14 +25,14 @@ import (
 //	"of-" base64url( version | payload | tag )
 //
 // where version is one byte (offerIDVersion), payload the compact binary
-// encoding of the offerRecord below (without its ID and Partner), and tag
-// the first 16 bytes of HMAC-SHA256(key, "of-" | version | partner's
+// encoding of the offerRecord without its ID and Partner (offer_payload.go),
+// and tag the first 16 bytes of HMAC-SHA256(key, "of-" | version | partner's
 // length (uvarint) | partner | payload) under the façade's 32-byte offer
-// key (offer_key.go). An id that was altered, forged, cut, made for
+// key (OfferKeyKey). An id that was altered, forged, cut, made for
 // another partner or is past its ExpiresAt is refused by openOfferID as
 // errOfferNotFound, before anything is sent to the legacy system.
 const (
-	// offerIDVersion is the version byte of the encoding below.
+	// offerIDVersion is the version byte of offer_payload.go's encoding.
 	offerIDVersion = 1
 	// offerTagLen is the length of the truncated HMAC-SHA256 tag: 128
 	// bits, the usual truncation (RFC 2104 section 5, NIST SP 800-107).
@@ -51,22 +53,6 @@ const offerIDPrefix = "of-"
 // live offer of this façade: malformed, altered, forged, another
 // partner's or expired.
 var errOfferNotFound = errors.New("offer not found")
-
-// payload flags: which fields follow in the payload and which are derived.
-const (
-	flagLegDerived   = 1 << iota // LegID is TripID + "-leg-1"
-	flagPartsDerived             // PartID and ProductID are offerPartIDs'
-	flagPriceDerived             // OSDMPrice is osdmPrice(Price)
-	flagAvailable                // AvailablePlaces follows
-)
-
-// offerPartIDs are the ids of an offer's reservation offer part and
-// product: unique within a search's answer (one offer per trip, class and
-// service code) and short, as they live inside the offer id.
-func offerPartIDs(tripID string, class, service int) (part, product string) {
-	cs := strconv.Itoa(class) + strconv.Itoa(service)
-	return tripID + "-res-" + cs, tripID + "-product-" + cs
-}
 
 // offerSigner signs and verifies the offer ids of one partner under one
 // key, with HMAC states reused from a pool (a new one costs allocations
@@ -117,20 +103,6 @@ func (s *offerSigner) appendTag(dst, body []byte, client string) []byte {
 	dst = m.Sum(dst)[:n+offerTagLen]
 	s.macs.Put(m)
 	return dst
-}
-
-// partIDsDerived reports whether rec's part and product ids are
-// offerPartIDs', without making them.
-func partIDsDerived(rec *offerRecord) bool {
-	if rec.TravelClass < 0 || rec.TravelClass > 9 || rec.ServiceCode < 0 || rec.ServiceCode > 9 {
-		part, product := offerPartIDs(rec.TripID, rec.TravelClass, rec.ServiceCode)
-		return rec.PartID == part && rec.ProductID == product
-	}
-	cs := string([]byte{byte('0' + rec.TravelClass), byte('0' + rec.ServiceCode)})
-	return len(rec.PartID) == len(rec.TripID)+5+2 && strings.HasPrefix(rec.PartID, rec.TripID) &&
-		rec.PartID[len(rec.TripID):] == "-res-"+cs &&
-		len(rec.ProductID) == len(rec.TripID)+9+2 && strings.HasPrefix(rec.ProductID, rec.TripID) &&
-		rec.ProductID[len(rec.TripID):] == "-product-"+cs
 }
 
 // sealFreshOfferID returns the id of rec for partner under key (32 bytes): the
@@ -231,419 +203,256 @@ func offerTag(key []byte, partner string, body []byte) []byte {
 	return newOfferSigner(key, partner).appendTag(nil, body, anonymousClient)
 }
 
-// offerPassengerTypes are the passenger types written as one byte, in a
-// frozen order (version 1); others are written as text.
-var offerPassengerTypes = []osdm.PassengerType{
-	"ADULT", "CHILD", "YOUTH", "SENIOR", "YOUNG_CHILD", "FAMILY_CHILD", "PRM", "WHEELCHAIR", "PERSON", "DOG", "BICYCLE",
+// offerKeyLen is the length of the key that signs offer ids.
+const offerKeyLen = 32
+
+// OfferKeyKey is the store key of partner's offer key: 32 random bytes,
+// written once (PutIfAbsent, no expiry) by the first façade that finds
+// none, so that every instance sharing the store, and a restarted one,
+// signs and verifies the same offer ids. The store is the only authority:
+// every search and every booking reads it (offerSigner), so deleting it,
+// or losing the store's data, withdraws every offer at once on every
+// instance.
+func OfferKeyKey(partner string) string {
+	return "osdm_legacy/" + partner + "/offer-key"
 }
 
-// appendOfferPayload appends the payload of rec (version 1) to b.
-func appendOfferPayload(b, nonce []byte, rec *offerRecord) []byte {
-	flags := uint64(0)
-	if rec.LegID == rec.TripID+"-leg-1" {
-		flags |= flagLegDerived
-	}
-	if partIDsDerived(rec) {
-		flags |= flagPartsDerived
-	}
-	if p, err := osdmPrice(rec.Price); err == nil && samePrice(p, rec.OSDMPrice) {
-		flags |= flagPriceDerived
-	}
-	if rec.AvailablePlaces != nil {
-		flags |= flagAvailable
-	}
-	b = append(b, nonce...)
-	b = binary.AppendUvarint(b, flags)
-	b = appendNum(b, rec.Train)
-	b = appendDate(b, rec.ServiceDate)
-	b = appendNum(b, rec.Origin)
-	b = appendNum(b, rec.Destination)
-	b = appendStr(b, rec.OriginName)
-	b = appendStr(b, rec.DestinationName)
-	b = appendTime(b, rec.CreatedOn, time.Time{})
-	b = appendTime(b, rec.ExpiresAt, rec.CreatedOn)
-	b = appendTime(b, rec.Departure, rec.CreatedOn)
-	b = appendTime(b, rec.Arrival, rec.Departure)
-	b = appendClock(b, rec.DepartureClock)
-	b = appendNum(b, rec.Carrier)
-	b = binary.AppendVarint(b, int64(rec.TravelClass))
-	b = binary.AppendVarint(b, int64(rec.ServiceCode))
-	b = appendStr(b, rec.ServiceLevel)
-	b = binary.AppendUvarint(b, uint64(len(rec.Passengers)))
-	for i := range rec.Passengers {
-		p := &rec.Passengers[i]
-		b = appendStr(b, p.Ref)
-		b = appendPassengerType(b, p.Type)
-		if p.Age == nil {
-			b = binary.AppendUvarint(b, 0)
-		} else {
-			b = binary.AppendUvarint(b, 1)
-			b = binary.AppendVarint(b, int64(*p.Age))
+// loadOfferKey returns partner's offer key from st, creating it when
+// there is none. The key never appears in an error.
+func loadOfferKey(ctx context.Context, st store.Store, partner string) ([]byte, error) {
+	key := OfferKeyKey(partner)
+	b, err := st.Get(ctx, key)
+	if errors.Is(err, store.ErrNotFound) {
+		fresh := make([]byte, offerKeyLen)
+		if _, err := rand.Read(fresh); err != nil {
+			return nil, err
 		}
-		b = appendDate(b, p.DateOfBirth)
-		b = binary.AppendVarint(b, int64(p.Tariff))
-	}
-	b = appendStr(b, rec.Price.Amount)
-	b = appendStr(b, rec.Price.Currency)
-	if flags&flagPriceDerived == 0 {
-		b = appendStr(b, rec.OSDMPrice.Currency)
-		b = binary.AppendVarint(b, rec.OSDMPrice.Amount)
-		if rec.OSDMPrice.Scale == nil {
-			b = binary.AppendUvarint(b, 0)
-		} else {
-			b = binary.AppendUvarint(b, 1)
-			b = binary.AppendVarint(b, int64(*rec.OSDMPrice.Scale))
+		if _, err := st.PutIfAbsent(ctx, key, fresh, 0); err != nil {
+			return nil, err
 		}
+		// Another instance may have written first: its key is the one.
+		b, err = st.Get(ctx, key)
 	}
-	if flags&flagAvailable != 0 {
-		b = binary.AppendVarint(b, int64(*rec.AvailablePlaces))
+	if err != nil {
+		return nil, err
 	}
-	b = appendStr(b, rec.LegacyOfferRef)
-	b = appendStr(b, rec.TripID)
-	if flags&flagLegDerived == 0 {
-		b = appendStr(b, rec.LegID)
+	if len(b) != offerKeyLen {
+		return nil, errors.New("the offer key under " + key + " has " + strconv.Itoa(len(b)) + " bytes, not 32")
 	}
-	if flags&flagPartsDerived == 0 {
-		b = appendStr(b, rec.PartID)
-		b = appendStr(b, rec.ProductID)
-	}
-	return b
+	return b, nil
 }
 
-// decodeOfferPayload reads a payload of version 1 (after the version
-// byte), whose nonce is nonceLen bytes; false for any malformed or
-// trailing byte.
-func decodeOfferPayload(b []byte, nonceLen int) (*offerRecord, bool) {
-	d := &payloadReader{b: b}
-	rec := &offerRecord{}
-	d.skip(nonceLen)
-	flags := d.uvarint()
-	rec.Train = d.num()
-	rec.ServiceDate = d.date()
-	rec.Origin = d.num()
-	rec.Destination = d.num()
-	rec.OriginName = d.str()
-	rec.DestinationName = d.str()
-	rec.CreatedOn = d.time(time.Time{})
-	rec.ExpiresAt = d.time(rec.CreatedOn)
-	rec.Departure = d.time(rec.CreatedOn)
-	rec.Arrival = d.time(rec.Departure)
-	rec.DepartureClock = d.clock()
-	rec.Carrier = d.num()
-	rec.TravelClass = d.int()
-	rec.ServiceCode = d.int()
-	rec.ServiceLevel = d.str()
-	n := d.uvarint()
-	if n > uint64(len(d.b)) { // each passenger takes several bytes
-		return nil, false
+// offerSigner returns the signer of the façade's offer ids under the
+// offer key the store holds now. The key is read on every call (a search,
+// a booking): one read of 32 bytes, against a legacy round trip. Keeping
+// it in memory instead would let an instance go on signing and accepting
+// ids under a key that was deleted (a withdrawal of every offer) or lost
+// with the store's data, while an instance started since signs under the
+// new one: each would then refuse the other's offers. Only the HMAC state
+// is kept, for as long as the key it was made with is the store's. A
+// store error fails this call only: nothing is accepted (a search may
+// still sign under the key read last, searchOffers).
+func (o *offers) offerSigner(ctx context.Context) (*offerSigner, error) {
+	k, err := loadOfferKey(ctx, o.store, o.cfg.Partner)
+	if err != nil {
+		return nil, err
 	}
-	if n > 0 {
-		rec.Passengers = make([]offerPassenger, n)
+	if s := o.signer.Load(); s != nil && s.keyIs(k) {
+		return s, nil
 	}
-	for i := range rec.Passengers {
-		p := &rec.Passengers[i]
-		p.Ref = d.str()
-		p.Type = d.passengerType()
-		if d.uvarint() == 1 {
-			age := d.int()
-			p.Age = &age
-		}
-		p.DateOfBirth = d.date()
-		p.Tariff = d.int()
-	}
-	rec.Price.Amount = d.str()
-	rec.Price.Currency = d.str()
-	if flags&flagPriceDerived != 0 {
-		p, err := osdmPrice(rec.Price)
-		if err != nil {
-			return nil, false
-		}
-		rec.OSDMPrice = p
-	} else {
-		rec.OSDMPrice.Currency = d.str()
-		rec.OSDMPrice.Amount = d.varint()
-		if d.uvarint() == 1 {
-			scale := d.int()
-			rec.OSDMPrice.Scale = &scale
-		}
-	}
-	if flags&flagAvailable != 0 {
-		n := d.int()
-		rec.AvailablePlaces = &n
-	}
-	rec.LegacyOfferRef = d.str()
-	rec.TripID = d.str()
-	if flags&flagLegDerived != 0 {
-		rec.LegID = rec.TripID + "-leg-1"
-	} else {
-		rec.LegID = d.str()
-	}
-	if flags&flagPartsDerived != 0 {
-		rec.PartID, rec.ProductID = offerPartIDs(rec.TripID, rec.TravelClass, rec.ServiceCode)
-	} else {
-		rec.PartID = d.str()
-		rec.ProductID = d.str()
-	}
-	if d.bad || len(d.b) != 0 || flags >= flagAvailable<<1 {
-		return nil, false
-	}
-	return rec, true
+	s := newOfferSigner(k, o.cfg.Partner)
+	o.signer.Store(s)
+	return s, nil
 }
 
-func samePrice(a, b osdm.Price) bool {
-	return a.Currency == b.Currency && a.Amount == b.Amount && a.EffectiveScale() == b.EffectiveScale() &&
-		(a.Scale == nil) == (b.Scale == nil)
+// offerKeyFailed is the answer of a call that needs the offer key while
+// the store cannot give it: the service is unavailable for now.
+func (o *offers) offerKeyFailed(c *call) *Answer {
+	return o.storeUnavailable(c, "the OSDM provider cannot reach its store; try again later")
 }
 
-// Text fields: a length and the bytes. Fields that are usually numbers
-// (train, UIC codes, RICS codes), dates and clocks are written as one
-// number when they have the canonical form, with the low bit set;
-// otherwise as text (length shifted left by one).
-
-func appendStr(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-func appendText(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s))<<1)
-	return append(b, s...)
-}
-
-// appendNum writes a canonical decimal (no sign, no leading zero, at most
-// 18 digits) as a number, anything else as text.
-func appendNum(b []byte, s string) []byte {
-	if len(s) == 0 || len(s) > 18 || len(s) > 1 && s[0] == '0' || !allDigits(s) {
-		return appendText(b, s)
+// sealOffer sets rec.ID (and its Partner) to its self-verifying offer id
+// (above) under the façade's key, for the client of the call in ctx
+// (anonymousClient outside a call).
+func (o *offers) sealOffer(ctx context.Context, rec *offerRecord) error {
+	s, err := o.offerSigner(ctx)
+	if err != nil {
+		return err
 	}
-	v, _ := strconv.ParseUint(s, 10, 64)
-	return binary.AppendUvarint(b, v<<1|1)
+	rec.Partner = o.cfg.Partner
+	client, _ := callerOf(ctx)
+	rec.ID = s.seal(rec, client)
+	return nil
 }
 
-// appendDate writes "YYYY-MM-DD" (a real date from 1970 on) as a day
-// count.
-func appendDate(b []byte, s string) []byte {
-	if len(s) != 10 || s[4] != '-' || s[7] != '-' || !allDigits(s[:4]) || !allDigits(s[5:7]) || !allDigits(s[8:]) {
-		return appendText(b, s)
+// openOffer returns the live offer of id, errOfferNotFound for an id this
+// façade did not sign or that expired at now, or the store's error when
+// the key cannot be read. In a call, an offer another client searched is
+// not found.
+func (o *offers) openOffer(ctx context.Context, id string, now time.Time) (*offerRecord, error) {
+	if len(id) <= len(offerIDPrefix) || len(id) > maxOfferIDLen || id[:len(offerIDPrefix)] != offerIDPrefix {
+		return nil, errOfferNotFound // not even an id's form: no key needed to say so
 	}
-	y, m, d := atoi(s[:4]), atoi(s[5:7]), atoi(s[8:])
-	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
-	if ty, tm, td := t.Date(); ty != y || int(tm) != m || td != d || y < 1970 {
-		return appendText(b, s) // 2026-02-30 is no date
+	s, err := o.offerSigner(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return binary.AppendUvarint(b, uint64(t.Unix()/86400)<<1|1)
+	client, _ := callerOf(ctx)
+	return s.open(id, now, client)
 }
 
-// appendClock writes "HH:MM" as minutes of the day.
-func appendClock(b []byte, s string) []byte {
-	if len(s) != 5 || s[2] != ':' || !allDigits(s[:2]) || !allDigits(s[3:]) || atoi(s[:2]) > 23 || atoi(s[3:]) > 59 {
-		return appendText(b, s)
+// offerBookedAlready says why an offer booked before is not booked again.
+const offerBookedAlready = "the offer is booked already; an offer books once (search again for another)"
+
+// openFailed answers a booking whose offer id did not open (err from
+// openOffer or openJourneyOffer): 404 when the offer is unknown or expired,
+// a final answer; else the offer key could not be read, which a retry
+// may get past.
+func (o *offers) openFailed(c *call, err error) (*Answer, bool) {
+	if errors.Is(err, errOfferNotFound) {
+		return o.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
+			"the offer is unknown or no longer bookable (offers are bookable until their preBookableUntil); search again").
+			WithPointer("#/offers/0/offerId")), true
 	}
-	return binary.AppendUvarint(b, uint64(atoi(s[:2])*60+atoi(s[3:]))<<1|1)
+	return o.offerKeyFailed(c), false
 }
 
-// atoi reads a short run of ASCII digits.
-func atoi(s string) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		n = n*10 + int(s[i]-'0')
-	}
-	return n
-}
-
-func appendPassengerType(b []byte, t osdm.PassengerType) []byte {
-	for i, known := range offerPassengerTypes {
-		if t == known {
-			return binary.AppendUvarint(b, uint64(i)<<1|1)
-		}
-	}
-	return appendText(b, string(t))
-}
-
-// Time zones of appendTime: the zero time (nothing follows), UTC, the
-// same offset as the reference time, another offset (follows).
+// The offer of a journey with changes lives in its id as a direct
+// train's does (above), under the same key and tag, with version
+// byte journeyOfferIDVersion:
+//
+//	"of-" base64url( 2 | nonce | legs (uvarint) | per leg: length (uvarint), payload | tag )
+//
+// where each leg's payload is a version 1 payload without its nonce (the
+// passengers written in the first leg's only: every leg is theirs). An
+// id of either version opens only as its own kind: a journey's offer is
+// never booked as one train, nor the other way round.
 const (
-	zoneZero = iota
-	zoneUTC
-	zoneSameAsRef
-	zoneOffset
+	// journeyOfferIDVersion is the version byte of a journey's offer id.
+	journeyOfferIDVersion = 2
+	// maxJourneyLegs bounds the legs an id may carry (max_changes 2: 3).
+	maxJourneyLegs = MaxMaxChanges + 1
 )
 
-// appendTime writes t as seconds after ref (ref's zero is the Unix
-// epoch), its nanoseconds and its zone's offset.
-func appendTime(b []byte, t, ref time.Time) []byte {
-	if t.IsZero() {
-		return binary.AppendUvarint(b, zoneZero)
-	}
-	_, off := t.Zone()
-	_, refOff := ref.Zone()
-	zone := uint64(zoneOffset)
-	switch {
-	case !ref.IsZero() && off == refOff:
-		zone = zoneSameAsRef
-	case off == 0:
-		zone = zoneUTC
-	}
-	b = binary.AppendUvarint(b, uint64(t.Nanosecond())<<2|zone)
-	refSec := int64(0)
-	if !ref.IsZero() {
-		refSec = ref.Unix()
-	}
-	b = binary.AppendVarint(b, t.Unix()-refSec)
-	if zone == zoneOffset {
-		b = binary.AppendVarint(b, int64(off))
-	}
-	return b
+// journeyOffer is the offer of a journey with changes: one offerRecord per
+// timed leg, in order of travel, each the reservation of that train in
+// the offer's class and service code for all its passengers.
+type journeyOffer struct {
+	// ID is the OSDM offerId, the offer itself encoded and signed.
+	ID string
+	// Partner is the façade's partner label, signed with the id.
+	Partner string
+	// Legs are the offers of the journey's trains; each carries the
+	// journey's trip id, its own leg, offer part and product ids, its
+	// price and the journey's expiry.
+	Legs []offerRecord
 }
 
-// payloadReader reads a payload; a read past its end or a value out of
-// range sets bad and yields zero values from then on.
-type payloadReader struct {
-	b   []byte
-	bad bool
+// ExpiresAt is the journey offer's preBookableUntil.
+func (jo *journeyOffer) ExpiresAt() time.Time { return jo.Legs[0].ExpiresAt }
+
+// Price is the sum of the legs' prices (sumPrices).
+func (jo *journeyOffer) Price() osdm.Price {
+	prices := make([]osdm.Price, len(jo.Legs))
+	for i, l := range jo.Legs {
+		prices[i] = l.OSDMPrice
+	}
+	return sumPrices(prices)
 }
 
-func (d *payloadReader) skip(n int) {
-	if d.bad || len(d.b) < n {
-		d.bad = true
-		return
+// sealJourney returns the id of jo, signed by s for client (the id opens
+// for that client alone, as a train's).
+func (s *offerSigner) sealJourney(jo *journeyOffer, client string) string {
+	var nonce [offerNonceLen]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		panic("osdmlegacy: no randomness: " + err.Error())
 	}
-	d.b = d.b[n:]
+	return s.sealJourneyWith(jo, nonce, client)
 }
 
-func (d *payloadReader) uvarint() uint64 {
-	if d.bad {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.bad = true
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *payloadReader) varint() int64 {
-	if d.bad {
-		return 0
-	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.bad = true
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-// int reads a varint that must fit an int32.
-func (d *payloadReader) int() int {
-	v := d.varint()
-	if v < -1<<31 || v > 1<<31-1 {
-		d.bad = true
-		return 0
-	}
-	return int(v)
-}
-
-func (d *payloadReader) bytes(n uint64) string {
-	if d.bad || n > uint64(len(d.b)) {
-		d.bad = true
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
-}
-
-func (d *payloadReader) str() string { return d.bytes(d.uvarint()) }
-
-// tagged reads a number-or-text field: the number (ok) or the text.
-func (d *payloadReader) tagged() (num uint64, text string, isNum bool) {
-	h := d.uvarint()
-	if h&1 == 1 {
-		return h >> 1, "", true
-	}
-	return 0, d.bytes(h >> 1), false
-}
-
-func (d *payloadReader) num() string {
-	v, s, isNum := d.tagged()
-	if isNum {
-		return strconv.FormatUint(v, 10)
-	}
-	return s
-}
-
-func (d *payloadReader) date() string {
-	v, s, isNum := d.tagged()
-	if !isNum {
-		return s
-	}
-	if v > 1<<22 { // beyond year 11000
-		d.bad = true
-		return ""
-	}
-	return time.Unix(int64(v)*86400, 0).UTC().Format(time.DateOnly)
-}
-
-func (d *payloadReader) clock() string {
-	v, s, isNum := d.tagged()
-	if !isNum {
-		return s
-	}
-	if v >= 24*60 {
-		d.bad = true
-		return ""
-	}
-	return time.Date(2000, 1, 1, int(v/60), int(v%60), 0, 0, time.UTC).Format("15:04")
-}
-
-func (d *payloadReader) passengerType() osdm.PassengerType {
-	v, s, isNum := d.tagged()
-	if !isNum {
-		return osdm.PassengerType(s)
-	}
-	if v >= uint64(len(offerPassengerTypes)) {
-		d.bad = true
-		return ""
-	}
-	return offerPassengerTypes[v]
-}
-
-func (d *payloadReader) time(ref time.Time) time.Time {
-	h := d.uvarint()
-	zone, nanos := h&3, h>>2
-	if zone == zoneZero {
-		if nanos != 0 {
-			d.bad = true
+// sealJourneyWith is sealJourney with a given nonce.
+func (s *offerSigner) sealJourneyWith(jo *journeyOffer, nonce [offerNonceLen]byte, client string) string {
+	buf := []byte{journeyOfferIDVersion}
+	buf = append(buf, nonce[:]...)
+	buf = binary.AppendUvarint(buf, uint64(len(jo.Legs)))
+	for i := range jo.Legs {
+		rec := &jo.Legs[i]
+		if i > 0 { // every leg is for the first leg's passengers: written once
+			cp := *rec
+			cp.Passengers = nil
+			rec = &cp
 		}
-		return time.Time{}
+		leg := appendOfferPayload(nil, nil, rec)
+		buf = binary.AppendUvarint(buf, uint64(len(leg)))
+		buf = append(buf, leg...)
 	}
-	sec := d.varint()
-	if !ref.IsZero() {
-		sec += ref.Unix()
+	buf = s.appendTag(buf, buf, client)
+	return offerIDPrefix + base64.RawURLEncoding.EncodeToString(buf)
+}
+
+// openJourney returns the journey offer of id, or errOfferNotFound when
+// the id is malformed, not signed by s for client, not a journey's, or
+// expired at now.
+func (s *offerSigner) openJourney(id string, now time.Time, client string) (*journeyOffer, error) {
+	body, ok := s.openID(id, journeyOfferIDVersion, client)
+	if !ok {
+		return nil, errOfferNotFound
 	}
-	if nanos >= 1e9 || sec < -1<<40 || sec > 1<<40 {
-		d.bad = true
-		return time.Time{}
+	d := &payloadReader{b: body[1:]}
+	d.skip(offerNonceLen)
+	count := d.uvarint()
+	if d.bad || count < 2 || count > maxJourneyLegs {
+		return nil, errOfferNotFound
 	}
-	t := time.Unix(sec, int64(nanos))
-	switch zone {
-	case zoneUTC:
-		return t.UTC()
-	case zoneSameAsRef:
-		if ref.IsZero() {
-			d.bad = true
-			return time.Time{}
+	jo := &journeyOffer{ID: id, Partner: s.partner()}
+	for range count {
+		size := d.uvarint()
+		leg := d.bytes(size)
+		if d.bad {
+			return nil, errOfferNotFound
 		}
-		return t.In(ref.Location())
+		rec, ok := decodeOfferPayload([]byte(leg), 0)
+		if !ok || len(jo.Legs) > 0 && rec.Passengers != nil {
+			return nil, errOfferNotFound
+		}
+		if len(jo.Legs) > 0 {
+			rec.Passengers = append([]offerPassenger(nil), jo.Legs[0].Passengers...)
+		}
+		rec.ID, rec.Partner = id, jo.Partner
+		jo.Legs = append(jo.Legs, *rec)
 	}
-	off := d.varint()
-	if off <= -24*3600 || off >= 24*3600 {
-		d.bad = true
-		return time.Time{}
+	if len(d.b) != 0 || !now.Before(jo.ExpiresAt()) {
+		return nil, errOfferNotFound
 	}
-	return t.In(time.FixedZone("", int(off)))
+	return jo, nil
+}
+
+// isJourneyOfferID reports whether id has the form of a journey's offer
+// id (its version byte), before any check of its tag.
+func isJourneyOfferID(id string) bool {
+	if len(id) < len(offerIDPrefix)+2 || id[:len(offerIDPrefix)] != offerIDPrefix {
+		return false
+	}
+	var b [3]byte
+	text := id[len(offerIDPrefix):]
+	if len(text) > 4 {
+		text = text[:4]
+	}
+	n, err := base64.RawURLEncoding.Decode(b[:], []byte(text))
+	return err == nil && n > 0 && b[0] == journeyOfferIDVersion
+}
+
+// openJourneyOffer returns the journey offer of id, signed under the
+// façade's offer key for the client of the call in ctx, or
+// errOfferNotFound (another client's journey offer included).
+func (o *offers) openJourneyOffer(ctx context.Context, id string, now time.Time) (*journeyOffer, error) {
+	if !isJourneyOfferID(id) {
+		return nil, errOfferNotFound
+	}
+	s, err := o.offerSigner(ctx)
+	if err != nil {
+		return nil, err
+	}
+	client, _ := callerOf(ctx)
+	return s.openJourney(id, now, client)
 }

@@ -9,6 +9,6 @@ type offers struct {
 	tt Timetable
 
 	// signer signs the offer ids under the last offer key read
-	// (offer_key.go), nil until the key is first read.
+	// (offer_id.go), nil until the key is first read.
 	signer atomic.Pointer[offerSigner]
 }

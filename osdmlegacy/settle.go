@@ -1,11 +1,15 @@
 package osdmlegacy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
 // SettleReport says what one Settle run did, for logs and metrics.
@@ -161,4 +165,180 @@ func (s *settlement) dropLease(ctx context.Context, id, msgID string) {
 		r.Pending.LeaseUntil = time.Time{}
 		return nil
 	})
+}
+
+// A message whose answer was lost is never simply sent again: the legacy
+// system may have carried it out and forgotten its messageId since (its
+// reply cache is bounded), and a resent BookingRequest would then book a
+// second time. redeliver asks first with a SynchroRequest, which the
+// legacy system answers from its booking records.
+
+// synchroID is the messageId of a SynchroRequest about msgID, new for
+// each ask (the answer changes as the original message goes on).
+func synchroID(msgID string, now time.Time) string {
+	return msgID + ".sync." + strconv.FormatInt(now.UnixNano(), 36)
+}
+
+// redeliver settles rec's pending message, which may have left before: a
+// SynchroRequest asks what became of it, and its outcome is recorded from
+// the answer (DONE: the original reply; ROLLED_BACK: nothing is held). The
+// message itself is sent again only when the legacy system says it never
+// got it (UNKNOWN), or takes no SynchroRequest (UNSUPPORTED_MESSAGE: a
+// version 1 system, which de-duplicates a resend by its messageId).
+func (s *settlement) redeliver(ctx context.Context, send Sender, rec *bookingRecord) (*bookingRecord, *delivery) {
+	p := rec.Pending
+	d := &delivery{}
+	now := s.now()
+	ask := &legacy.SynchroRequest{
+		Header:            legacy.Header{MessageID: synchroID(p.MessageID, now), SentAt: now.UTC().Truncate(time.Second)},
+		OriginalMessageID: p.MessageID,
+	}
+	lost := func(err error) (*bookingRecord, *delivery) {
+		d.lost = err
+		s.dropLease(ctx, rec.ID, p.MessageID)
+		return rec, d
+	}
+	garbage := func(why string) (*bookingRecord, *delivery) {
+		return lost(&SendError{Kind: ErrLegacyGarbage, Err: errors.New(why)})
+	}
+	reply, err := send.Send(ctx, ask)
+	if err != nil {
+		return lost(err)
+	}
+	if c := reply.ReplyHeader().CorrelationID; c != "" && c != ask.Header.MessageID {
+		return garbage("reply to another message")
+	}
+	switch r := reply.(type) {
+	case *legacy.SynchroReply:
+		if r.OriginalMessageID != "" && r.OriginalMessageID != p.MessageID {
+			return garbage("SynchroReply about another message")
+		}
+		switch r.State {
+		case legacy.StateUnknown:
+			return s.deliver(ctx, send, rec)
+		case legacy.StateDone:
+			if r.Reply == nil {
+				return garbage("SynchroReply DONE without the reply")
+			}
+			return s.recordReply(ctx, rec, r.Reply, nil, d)
+		case legacy.StateRolledBack:
+			return s.recordReply(ctx, rec, rolledBack(p, r), nil, d)
+		case legacy.StateInProgress:
+			return lost(&SendError{Kind: ErrLegacySlow, Err: errors.New("the legacy system is still carrying out message " + p.MessageID)})
+		}
+		return garbage("SynchroReply state " + strconv.Quote(shorten(r.State, 20)))
+	case *legacy.NegativeReply:
+		if r.Code == legacy.CodeUnsupportedMessage {
+			return s.deliver(ctx, send, rec)
+		}
+		return lost(&SendError{Kind: ErrLegacyGarbage, Err: errors.New("the SynchroRequest was refused: " + string(r.Code))})
+	}
+	return garbage(string(reply.Kind()) + " does not answer a SynchroRequest")
+}
+
+// rolledBack is the reply that stands for a message whose booking was
+// rolled back at the legacy system: nothing is held any more. A
+// BookingRequest (a booking's, or an exchange's of its new places, which
+// leaves the booking as it was) is then refused (BOOKING_ROLLED_BACK); any
+// later message of the booking finds it cancelled (ALREADY_CANCELLED).
+func rolledBack(p *pendingMessage, r *legacy.SynchroReply) legacy.Reply {
+	h := legacy.ReplyHeader{CorrelationID: p.MessageID, SentAt: r.Header.SentAt}
+	if p.Step == stepBook || p.Step == stepExchangeBook {
+		return legacy.NewNegativeReply(h, legacy.CodeBookingRolledBack, "the booking was rolled back at the reservation system")
+	}
+	return legacy.NewNegativeReply(h, legacy.CodeAlreadyCancelled, "the booking was rolled back at the reservation system")
+}
+
+// The sweeper releases PREBOOKED bookings not fulfilled within hold. Its
+// work list is in the store (kindHold marks, written before the
+// BookingRequest leaves, so they list its intent too), and the deadline is the booking's HoldUntil,
+// read against the injected clock: no timer, so a restart or another
+// instance carries on where this one stopped.
+
+// sweepHolds releases every booking past its hold and deletes the marks
+// of bookings that hold nothing unfulfilled any more.
+func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleReport) {
+	marks, err := s.listMarks(ctx, kindHold)
+	if err != nil {
+		rep.Errors++
+		return
+	}
+	for id, v := range marks {
+		if ctx.Err() != nil {
+			return
+		}
+		rec, _, err := s.bookings.loadBooking(ctx, id)
+		switch {
+		case errors.Is(err, errBookingMissing):
+			// The mark is written before the record: a booking being
+			// recorded, or one whose recording failed (nothing was sent).
+			var m intentMark
+			if json.Unmarshal(v, &m) == nil {
+				s.dropStaleMark(ctx, kindHold, id, s.now().Sub(m.At), rep)
+			}
+			continue
+		case err != nil:
+			rep.Errors++
+			continue
+		}
+		switch rec.State {
+		case statePrebooked:
+			if !s.now().Before(rec.HoldUntil) && s.release(ctx, send, rec) {
+				rep.Released++
+			}
+		case stateBooking:
+			// The BookingRequest's intent, listed by this mark.
+			if rec.Pending != nil {
+				s.settleOne(ctx, send, rec, rep)
+			}
+		case stateFulfilled:
+			// An exchange's new places, held until its hold runs out.
+			if !rec.Exchange.holds() {
+				s.dropStaleHold(ctx, id, v, rep)
+			} else if rec.Exchange.State == exchangePrebooked && !s.now().Before(rec.Exchange.HoldUntil) {
+				sctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+				after, d, p := s.exchanges.dropExchange(sctx, send, rec, cancelRelease)
+				cancel()
+				if p == nil && d != nil && d.settled() && after.Exchange.State == exchangeDropped {
+					rep.Released++
+				}
+			}
+		case stateCancelling, stateUpdating, stateExchanging:
+			// a CancelRequest's or PassengerDataRequest's intent, listed
+			// by its own mark; the hold stays listed
+		default:
+			// FULFILLED and the ends never come back to PREBOOKED.
+			s.dropStaleHold(ctx, id, v, rep)
+		}
+	}
+}
+
+// dropStaleHold deletes the hold mark v of booking id, read with a
+// record that holds nothing unfulfilled, once the mark is older than
+// twice the call's timeout and still the one read. A younger mark may be
+// that of an exchange operation whose record is not written yet (the mark
+// goes first): deleting it would leave the new places unswept.
+func (s *settlement) dropStaleHold(ctx context.Context, id string, v []byte, rep *SettleReport) {
+	var m intentMark
+	if json.Unmarshal(v, &m) == nil && s.now().Sub(m.At) <= 2*s.cfg.Timeout {
+		return
+	}
+	key := storeKey(s.cfg.Partner, kindHold, id)
+	if now, err := s.store.Get(ctx, key); err != nil || !bytes.Equal(now, v) {
+		return // rewritten since it was listed: the next sweep decides
+	}
+	_ = s.store.Delete(ctx, key)
+	rep.Stale++
+}
+
+// release cancels a PREBOOKED booking whose hold is over and reports
+// whether the legacy system no longer holds its places.
+func (s *settlement) release(ctx context.Context, send Sender, rec *bookingRecord) bool {
+	sctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	after, d, p := s.bookings.cancel(sctx, send, rec, cancelRelease, "", nil)
+	if p != nil || d == nil || !d.settled() {
+		return false
+	}
+	return after.State == stateReleased
 }
