@@ -48,7 +48,7 @@
 //     refunded through refundSpecifications (PARTIALLY_REFUNDED).
 //   - SynchroRequest: answered from the journal; with rollback, the
 //     booking of the original message deleted or refunded under
-//     TECHNICAL_FAILURE (synchro.go).
+//     TECHNICAL_FAILURE (settle.go).
 //   - PassengerDataRequest: PATCH /bookings/{bookingId}/passengers/{id}
 //     per passenger, set back when the partner refuses one.
 //   - CancelRequest: GET /bookings/{bookingId}; live fulfilments are

@@ -36,7 +36,7 @@ type ledger interface {
 	// which booking is exchanged.
 	exchanging(bookingID string)
 	// rollback answers a SynchroRequest with rollback from the journal's
-	// records (synchro.go).
+	// records (settle.go).
 	rollback(ctx context.Context, r *run, m *legacy.SynchroRequest) *Result
 }
 
