@@ -156,6 +156,22 @@ func (rig *journalRig) oneBooking(id string) sandboxBookingView {
 	return bs[0]
 }
 
+// awaitDeleted waits up to 15 s for settlement to delete message id's
+// PREBOOKED booking; stuck says what it means when it does not.
+func (rig *journalRig) awaitDeleted(t *testing.T, id, stuck string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for rig.oneBooking(id).Status == "PREBOOKED" {
+		if time.Now().After(deadline) {
+			t.Fatal(stuck)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if b := rig.oneBooking(id); b.Status != "DELETED" {
+		t.Fatalf("settled, the booking is %s, want DELETED", b.Status)
+	}
+}
+
 // callsOf counts the tapped calls of step with message id's Idempotency-Key.
 func callsOf(exs []tappedExchange, id string, step converter.Step) int {
 	key := converter.IdempotencyKey(journalPartner, id, step)
@@ -517,16 +533,7 @@ func TestJournalSettlesFrozenPartner(t *testing.T) {
 	frozen.Lock()
 	isFrozen = false
 	frozen.Unlock()
-	deadline := time.Now().Add(15 * time.Second)
-	for rig.oneBooking(id).Status == "PREBOOKED" {
-		if time.Now().After(deadline) {
-			t.Fatal("the booking is still PREBOOKED after the partner came back")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if b := rig.oneBooking(id); b.Status != "DELETED" {
-		t.Fatalf("settled, the booking is %s, want DELETED", b.Status)
-	}
+	rig.awaitDeleted(t, id, "the booking is still PREBOOKED after the partner came back")
 	status, r = rig.mustSend(front, searchBooking(id))
 	if final := must[*legacy.NegativeReply](t, status, r, legacy.CodeBookingRolledBack.HTTPStatus()); final.Code != legacy.CodeBookingRolledBack || final.BookingRef != b.ID {
 		t.Fatalf("resend after settlement: %+v", final)

@@ -182,16 +182,7 @@ func settleOnShape(t *testing.T, partner *journalRig, store string, shape settle
 	mu.Lock()
 	frozen = false
 	mu.Unlock()
-	deadline := time.Now().Add(15 * time.Second)
-	for rig.oneBooking(id).Status == "PREBOOKED" {
-		if time.Now().After(deadline) {
-			t.Fatal("settlement did not delete the booking through the route after the partner came back")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if b := rig.oneBooking(id); b.Status != "DELETED" {
-		t.Fatalf("settled, the booking is %s, want DELETED", b.Status)
-	}
+	rig.awaitDeleted(t, id, "settlement did not delete the booking through the route after the partner came back")
 	final, err := client.Try(searchBooking(id))
 	if err != nil {
 		t.Fatal(err)
