@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/caddyserver/caddy/v2"
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
 
@@ -42,15 +41,17 @@ kid alpine-demo-1), coastal.pem/.pub (EdDSA, kid coastal-demo-1),
 hermes.pem/.pub (ES256, kid hermes-demo-1: the OSDM client of the reverse
 chain, osdm-token and the /partners/hermes route).`,
 		CobraFunc: func(cmd *cobra.Command) {
-			cmd.Flags().String("alg", "", "JWS algorithm the key signs with")
-			cmd.Flags().String("kid", "", "key id (kid header) agreed with the provider")
-			cmd.Flags().String("out", "", "directory to write the key files to")
-			cmd.Flags().String("name", "", "file name without extension (default: the kid)")
-			cmd.Flags().String("subject", "", "the consumer's subject (username with the provider), for the printed snippets")
-			cmd.Flags().String("issuer", "", "the consumer's issuer (iss of its identity tokens), for the printed snippets")
-			cmd.Flags().String("token-url", "", "the provider's token endpoint, for the printed osdm_token block")
-			cmd.Flags().String("demo", "", "create the demo key set in this directory")
-			cmd.RunE = caddycmd.WrapCommandFuncForCobra(cmdOSDMKeygen)
+			var o KeygenOptions
+			f := cmd.Flags()
+			f.StringVar(&o.Alg, "alg", "", "JWS algorithm the key signs with")
+			f.StringVar(&o.Kid, "kid", "", "key id (kid header) agreed with the provider")
+			f.StringVar(&o.Out, "out", "", "directory to write the key files to")
+			f.StringVar(&o.Name, "name", "", "file name without extension (default: the kid)")
+			f.StringVar(&o.Subject, "subject", "", "the consumer's subject (username with the provider), for the printed snippets")
+			f.StringVar(&o.Issuer, "issuer", "", "the consumer's issuer (iss of its identity tokens), for the printed snippets")
+			f.StringVar(&o.TokenURL, "token-url", "", "the provider's token endpoint, for the printed osdm_token block")
+			f.StringVar(&o.Demo, "demo", "", "create the demo key set in this directory")
+			cmd.RunE = runE(func() error { return RunKeygen(o, os.Stdout) })
 		},
 	})
 }
@@ -62,18 +63,6 @@ type KeygenOptions struct {
 	Subject, Issuer, TokenURL string
 	// Demo is a directory for the demo key set; it takes no other field.
 	Demo string
-}
-
-func cmdOSDMKeygen(fl caddycmd.Flags) (int, error) {
-	opts := KeygenOptions{
-		Alg: fl.String("alg"), Kid: fl.String("kid"), Out: fl.String("out"),
-		Name: fl.String("name"), Subject: fl.String("subject"), Issuer: fl.String("issuer"),
-		TokenURL: fl.String("token-url"), Demo: fl.String("demo"),
-	}
-	if err := RunKeygen(opts, os.Stdout); err != nil {
-		return caddy.ExitCodeFailedStartup, err
-	}
-	return 0, nil
 }
 
 // RunKeygen is caddy osdm-keygen: it writes the key pair and prints what

@@ -9,7 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
 
@@ -37,17 +36,19 @@ token are never printed. It also checks a partner's login set-up.
 client_assertion it defaults to --subject. --audience defaults to
 --token-url, --scope to uic_osdm, --alg to the key's usual algorithm.`,
 		CobraFunc: func(cmd *cobra.Command) {
-			cmd.Flags().String("token-url", "", "the login service's token endpoint")
-			cmd.Flags().String("key-file", "", "PEM file of the private key the identity token is signed with")
-			cmd.Flags().String("kid", "", "key id (kid header) agreed with the provider")
-			cmd.Flags().String("issuer", "", "iss claim of the identity token")
-			cmd.Flags().String("subject", "", "sub claim: the user name the provider gave")
-			cmd.Flags().String("audience", "", "aud claim (default: --token-url)")
-			cmd.Flags().String("scope", "", "scope asked for (default: uic_osdm)")
-			cmd.Flags().String("grant", "", "token request form: jwt_bearer (default) or client_assertion")
-			cmd.Flags().String("alg", "", "JWS algorithm (default: the key's usual one)")
-			cmd.Flags().Duration("timeout", 30*time.Second, "how long the login may take")
-			cmd.RunE = caddycmd.WrapCommandFuncForCobra(cmdOSDMToken)
+			var o TokenOptions
+			f := cmd.Flags()
+			f.StringVar(&o.TokenURL, "token-url", "", "the login service's token endpoint")
+			f.StringVar(&o.KeyFile, "key-file", "", "PEM file of the private key the identity token is signed with")
+			f.StringVar(&o.Kid, "kid", "", "key id (kid header) agreed with the provider")
+			f.StringVar(&o.Issuer, "issuer", "", "iss claim of the identity token")
+			f.StringVar(&o.Subject, "subject", "", "sub claim: the user name the provider gave")
+			f.StringVar(&o.Audience, "audience", "", "aud claim (default: --token-url)")
+			f.StringVar(&o.Scope, "scope", "", "scope asked for (default: uic_osdm)")
+			f.StringVar(&o.Grant, "grant", "", "token request form: jwt_bearer (default) or client_assertion")
+			f.StringVar(&o.Alg, "alg", "", "JWS algorithm (default: the key's usual one)")
+			f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "how long the login may take")
+			cmd.RunE = runE(func() error { return RunToken(context.Background(), o, os.Stdout) })
 		},
 	})
 }
@@ -58,19 +59,6 @@ client_assertion it defaults to --subject. --audience defaults to
 type TokenOptions struct {
 	TokenURL, KeyFile, Kid, Issuer, Subject, Audience, Scope, Grant, Alg string
 	Timeout                                                              time.Duration
-}
-
-func cmdOSDMToken(fl caddycmd.Flags) (int, error) {
-	opts := TokenOptions{
-		TokenURL: fl.String("token-url"), KeyFile: fl.String("key-file"), Kid: fl.String("kid"),
-		Issuer: fl.String("issuer"), Subject: fl.String("subject"), Audience: fl.String("audience"),
-		Scope: fl.String("scope"), Grant: fl.String("grant"), Alg: fl.String("alg"),
-		Timeout: fl.Duration("timeout"),
-	}
-	if err := RunToken(context.Background(), opts, os.Stdout); err != nil {
-		return caddy.ExitCodeFailedStartup, err
-	}
-	return 0, nil
 }
 
 // RunToken logs in as o says and writes the access token and a newline
