@@ -83,23 +83,12 @@ const (
 // Provision loads the keys and sets up the replay store.
 func (l *Login) Provision(ctx caddy.Context) error {
 	l.logger = ctx.Logger()
-	if l.Issuer == "" {
-		return errors.New("issuer is required")
-	}
-	if l.SigningKeyFile == "" {
-		return errors.New("signing_key_file is required")
-	}
-	if len(l.Clients) == 0 {
-		return errors.New("at least one client is required")
+	if err := l.Validate(); err != nil {
+		return err
 	}
 	lifetime := durationOr(l.TokenLifetime, defaultLoginTokenLifetime)
 	skew := durationOr(l.ClockSkew, defaultLoginClockSkew)
 	maxAssertion := durationOr(l.MaxAssertionLifetime, defaultLoginMaxAssertionLifetime)
-	for name, d := range map[string]time.Duration{"token_lifetime": lifetime, "clock_skew": skew, "max_assertion_lifetime": maxAssertion} {
-		if d < 0 {
-			return fmt.Errorf("%s %s must be positive", name, d)
-		}
-	}
 	audience := l.Audience
 	if len(audience) == 0 {
 		audience = []string{l.Issuer}
@@ -158,6 +147,26 @@ func (l *Login) Provision(ctx caddy.Context) error {
 	}
 	l.service = &tokenauth.LoginService{Validator: validator, Issuer: issuer, Replay: store}
 	l.signedKey = registerLoginSigningKey(l.Issuer, kid, key.Public())
+	return nil
+}
+
+// Validate checks the configuration before any file is read: the
+// required fields (signing_key_file, issuer, at least one client) and
+// the durations.
+func (l *Login) Validate() error {
+	switch {
+	case l.SigningKeyFile == "":
+		return errors.New("signing_key_file is required")
+	case l.Issuer == "":
+		return errors.New("issuer is required")
+	case len(l.Clients) == 0:
+		return errors.New("at least one client is required")
+	}
+	for name, d := range map[string]caddy.Duration{"token_lifetime": l.TokenLifetime, "clock_skew": l.ClockSkew, "max_assertion_lifetime": l.MaxAssertionLifetime} {
+		if d < 0 {
+			return fmt.Errorf("%s %s must be positive", name, time.Duration(d))
+		}
+	}
 	return nil
 }
 

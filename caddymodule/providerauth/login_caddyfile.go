@@ -62,17 +62,9 @@ func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if err != nil {
 		return err
 	}
-	// Checked here as well as in Provision, so that the error names the
-	// Caddyfile and the directive's line.
-	for _, req := range []struct {
-		name string
-		set  bool
-	}{{"signing_key_file", l.SigningKeyFile != ""}, {"issuer", l.Issuer != ""}, {"client", len(l.Clients) > 0}} {
-		if !req.set {
-			return at.Err(fmt.Errorf("%s is required", req.name))
-		}
-	}
-	return nil
+	// Validate now, so that the error names the Caddyfile and the
+	// directive's line.
+	return at.Err(l.Validate())
 }
 
 // parseReplayStore reads replay_store's arguments: memory [max_entries

@@ -129,6 +129,7 @@ func TestLoginCaddyfileErrors(t *testing.T) {
 		"repeated client option": `client "a": scope already specified, at Testfile:5`,
 		"duplicate client":       `client "a" already specified`,
 		"unknown client option":  `unrecognized client subdirective "keys"; did you mean "key"?`,
+		"no client":              "osdm_login: at least one client is required, at Testfile:1",
 	}
 	for name, body := range cases {
 		err := harness.TryUnmarshal(new(Login), harness.Block("osdm_login", body))
