@@ -69,11 +69,7 @@ func (c *Convert) caddyfileTable() modulekit.Table {
 		modulekit.Size("max_body", &c.MaxBody, legacy.MaxBodyBytes, "1MiB"),
 		modulekit.Size("max_document", &c.MaxDocument, converter.MaxMaxDocument, "32MiB"),
 		modulekit.Func("reply_cache", 1, 2, c.parseReplyCache),
-		modulekit.Func("store", 0, modulekit.Many, func(d *caddyfile.Dispenser, args []string) error {
-			cfg, err := storeconfig.UnmarshalArgs(d, "store", args)
-			c.Store = cfg
-			return err
-		}),
+		storeconfig.Sub(&c.Store),
 		modulekit.Duration("settle_interval", &c.SettleInterval),
 	}, Renamed: map[string]string{"settle_every": "settle_interval"}}
 }

@@ -65,14 +65,7 @@ func (m *OSDMLegacy) caddyfileTable() modulekit.Table {
 		modulekit.String("partner", &m.Partner), modulekit.Timetable(&m.Timetable, &m.TimetableStationCode),
 		modulekit.OneOf("search", &m.Search, string(osdmlegacy.SearchAvailability), string(osdmlegacy.SearchInformationOnly)),
 		modulekit.Positive("max_trains", &m.MaxTrains), modulekit.Duration("window", &m.Window),
-		modulekit.Func("max_changes", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
-			n, err := strconv.Atoi(args[0])
-			if err != nil || n < 0 || n > osdmlegacy.MaxMaxChanges {
-				return d.Errf("max_changes %q: want 0 (direct trains only) to %d", args[0], osdmlegacy.MaxMaxChanges)
-			}
-			m.MaxChanges = &n
-			return nil
-		}),
+		modulekit.MaxChanges(&m.MaxChanges, osdmlegacy.MaxMaxChanges),
 		modulekit.Duration("min_transfer", &m.MinTransfer), modulekit.Positive("max_trips", &m.MaxTrips),
 		modulekit.Duration("booking_horizon", &m.BookingHorizon), modulekit.Positive("concurrency", &m.Concurrency),
 		modulekit.Entry("tariff", 4, 4, m.parseTariff),
@@ -102,11 +95,7 @@ func (m *OSDMLegacy) caddyfileTable() modulekit.Table {
 		}),
 		modulekit.OneOf("legacy_format", &m.LegacyFormat, "xml", "json"), modulekit.String("legacy_path", &m.LegacyPath),
 		modulekit.String("time_zone", &m.TimeZone), modulekit.Duration("settle_interval", &m.SettleInterval),
-		modulekit.Func("store", 0, modulekit.Many, func(d *caddyfile.Dispenser, args []string) error {
-			cfg, err := storeconfig.UnmarshalArgs(d, "store", args)
-			m.Store = cfg
-			return err
-		}),
+		storeconfig.Sub(&m.Store),
 		modulekit.OneOf("documents", &m.Documents, string(osdmlegacy.DocumentsPDF), string(osdmlegacy.DocumentsNone)),
 	}}
 }

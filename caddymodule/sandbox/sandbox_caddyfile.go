@@ -103,11 +103,7 @@ func (s *Sandbox) caddyfileTable() modulekit.Table {
 			return nil
 		}),
 		modulekit.Timetable(&s.Timetable, &s.TimetableStationCode),
-		modulekit.Func("max_changes", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
-			n, err := modulekit.ParseInt(d, "max_changes", args[0], 0, osdmsandbox.MaxMaxChanges)
-			s.MaxChanges = &n
-			return err
-		}),
+		modulekit.MaxChanges(&s.MaxChanges, osdmsandbox.MaxMaxChanges),
 		modulekit.Duration("min_transfer", &s.MinTransfer), modulekit.Int("max_trips", &s.MaxTrips, 1, osdmsandbox.MaxMaxTrips),
 		modulekit.OneOf("documents", &s.Documents, "pdf", "none"),
 	}}

@@ -123,6 +123,21 @@ func Size(name string, dst *int64, max uint64, maxText string) Sub {
 	})
 }
 
+// MaxChanges is the max_changes subdirective every module that plans
+// journeys on a timetable takes: the changes of train a journey may
+// have, 0 (direct trains only) to max, set into *dst (nil: the module's
+// default).
+func MaxChanges(dst **int, max int) Sub {
+	return Func("max_changes", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+		n, err := strconv.Atoi(args[0])
+		if err != nil || n < 0 || n > max {
+			return d.Errf("max_changes %q: want 0 (direct trains only) to %d", args[0], max)
+		}
+		*dst = &n
+		return nil
+	})
+}
+
 // PutOnce sets (*m)[key] to value, making the map when it is nil, for a
 // subdirective that adds one entry a line: a key given before is
 // "<what> <key> already specified".

@@ -2,6 +2,8 @@ package storeconfig
 
 import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
 )
 
 // Unmarshal reads the arguments of a store subdirective (named sub,
@@ -15,6 +17,16 @@ import (
 // replay_store accepts it too, besides memory.
 func Unmarshal(d *caddyfile.Dispenser, sub string) (*Config, error) {
 	return UnmarshalArgs(d, sub, d.RemainingArgs())
+}
+
+// Sub is the store subdirective of a module that keeps state, read by
+// UnmarshalArgs into *dst.
+func Sub(dst **Config) modulekit.Sub {
+	return modulekit.Func("store", 0, modulekit.Many, func(d *caddyfile.Dispenser, args []string) error {
+		cfg, err := UnmarshalArgs(d, "store", args)
+		*dst = cfg
+		return err
+	})
 }
 
 // UnmarshalArgs is Unmarshal on arguments already read.

@@ -8,6 +8,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -77,5 +79,22 @@ func TestStoreCaddyfile(t *testing.T) {
 		if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "Testfile:3") {
 			t.Errorf("%s: error %q, want %q at Testfile:3", src, err, want)
 		}
+	}
+}
+
+// TestStoreSub: the store subdirective of a module's table reads its
+// arguments as Unmarshal does, and its errors name the line.
+func TestStoreSub(t *testing.T) {
+	var cfg *Config
+	table := modulekit.Table{Subs: []modulekit.Sub{Sub(&cfg)}}
+	if _, err := table.Directive(caddyfile.NewTestDispenser("m {\n\tstore redis 10.0.0.5:6379 railway-a:\n}")); err != nil {
+		t.Fatal(err)
+	}
+	if want := (Config{Engine: "redis", Address: "10.0.0.5:6379", Prefix: "railway-a:"}); cfg == nil || *cfg != want {
+		t.Errorf("read %+v, want %+v", cfg, want)
+	}
+	_, err := table.Directive(caddyfile.NewTestDispenser("m {\n\tstore\n}"))
+	if err == nil || !strings.Contains(err.Error(), "store takes a store name") || !strings.HasSuffix(err.Error(), "at Testfile:2") {
+		t.Errorf("store without arguments: %v", err)
 	}
 }
