@@ -30,14 +30,17 @@ func TestSettlementDropsStaleMarks(t *testing.T) {
 	if err := e.f.settlement.markHold(ctx, "bk-AAAAAAAAAAAAAAAAAAAAAA", old); err != nil {
 		t.Fatal(err)
 	}
+	if err := e.f.journeys.markJourneyOpen(ctx, "jn-AAAAAAAAAAAAAAAAAAAAAA", old); err != nil {
+		t.Fatal(err)
+	}
 	if rep, _ := e.f.Settle(ctx); rep.Stale != 0 {
 		t.Errorf("fresh marks dropped: %+v", rep)
 	}
 	e.clock.Advance(2*e.cfg.Timeout + time.Second)
-	if rep, _ := e.f.Settle(ctx); rep.Stale != 2 {
+	if rep, _ := e.f.Settle(ctx); rep.Stale != 3 {
 		t.Errorf("stale marks: %+v", rep)
 	}
-	for _, kind := range []string{kindIntent, kindHold} {
+	for _, kind := range []string{kindIntent, kindHold, kindJourneyOpen} {
 		if m, _ := e.f.settlement.listMarks(ctx, kind); len(m) != 0 {
 			t.Errorf("%s marks left: %v", kind, m)
 		}
@@ -211,10 +214,7 @@ func TestSettlementSynchroAnswers(t *testing.T) {
 // (SynchroReply ROLLED_BACK) is recorded as refused: nothing is held, the
 // offer can be booked again.
 func TestSettlementRolledBack(t *testing.T) {
-	e := newBookEnv(t, memKind, nil)
-	o := e.offer("9203")
-	e.legacy.inject(fault{kind: legacy.KindBookingRequest, what: "lost"})
-	e.call(e.f, "POST", "/bookings", bookingBodyOf(o))
+	e, o := newLostBookingEnv(t)
 	var id string
 	for rid := range e.records() {
 		id = rid
