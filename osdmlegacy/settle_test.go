@@ -2,7 +2,6 @@ package osdmlegacy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strconv"
@@ -276,15 +275,6 @@ func TestSettlementRolledBackExchange(t *testing.T) {
 		t.Errorf("the exchange again: %+v", op.ExchangeOperation)
 	}
 	e.assertAgree(true)
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // TestSweeperReleasesExpiredHolds: a PREBOOKED booking not fulfilled
