@@ -18,7 +18,8 @@ import (
 
 // TestSettlementDropsStaleMarks: marks left by a crash between the mark
 // and the record (nothing was sent) are deleted once a live call could no
-// longer be writing them; fresher ones are left.
+// longer be writing them, a mark that does not read at once; fresher ones
+// are left.
 func TestSettlementDropsStaleMarks(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
 	ctx := context.Background()
@@ -43,6 +44,16 @@ func TestSettlementDropsStaleMarks(t *testing.T) {
 		if m, _ := e.f.settlement.listMarks(ctx, kind); len(m) != 0 {
 			t.Errorf("%s marks left: %v", kind, m)
 		}
+	}
+	// A mark that does not read tells no age: it is as stale as can be.
+	if err := e.st.Put(ctx, storeKey(e.cfg.Partner, kindHold, "bk-BBBBBBBBBBBBBBBBBBBBBB"), []byte("not a mark"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if rep, _ := e.f.Settle(ctx); rep.Stale != 1 {
+		t.Errorf("a hold mark that does not read: %+v", rep)
+	}
+	if m, _ := e.f.settlement.listMarks(ctx, kindHold); len(m) != 0 {
+		t.Errorf("hold marks left: %v", m)
 	}
 }
 
