@@ -13,6 +13,7 @@ import (
 	fositeoauth2 "github.com/ory/fosite/handler/oauth2"
 	"github.com/ory/fosite/handler/rfc7523"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/benchcpu"
 	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
@@ -126,35 +127,16 @@ func BenchmarkValidateRS256(b *testing.B) {
 	f := newValidateFixture(b)
 	b.Run("tokenauth", func(b *testing.B) {
 		v := f.ourValidator(b)
-		if _, err := v.Validate(f.token); err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if _, err := v.Validate(f.token); err != nil {
-					b.Error(err)
-					return
-				}
-			}
+		benchcpu.Parallel(b, func() error {
+			_, err := v.Validate(f.token)
+			return err
 		})
 	})
 	b.Run("fosite_rfc7523", func(b *testing.B) {
 		h := f.fositeHandler()
 		ctx := context.Background()
-		if err := h.HandleTokenEndpointRequest(ctx, f.fositeRequest()); err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if err := h.HandleTokenEndpointRequest(ctx, f.fositeRequest()); err != nil {
-					b.Error(err)
-					return
-				}
-			}
+		benchcpu.Parallel(b, func() error {
+			return h.HandleTokenEndpointRequest(ctx, f.fositeRequest())
 		})
 	})
 }

@@ -38,7 +38,7 @@ func ticketBooking(t testing.TB, statuses ...string) []byte {
 			"createdOn": "2026-11-21T10:00:02Z", "controlNumber": fmt.Sprintf("CN-%d", i+1)})
 	}
 	booking["fulfillments"] = fs
-	return mustJSON(t, b)
+	return osdmspec.Marshal(t, b)
 }
 
 // fulfillmentAnswer is a GET /fulfillments/{id} answer of status with the
@@ -50,7 +50,7 @@ func fulfillmentAnswer(t testing.TB, id, status string, docs ...map[string]any) 
 	if len(docs) > 0 {
 		a["fulfillmentDocuments"] = docs
 	}
-	return mustJSON(t, a)
+	return osdmspec.Marshal(t, a)
 }
 
 func pdfDocument(content []byte) map[string]any {
@@ -59,15 +59,6 @@ func pdfDocument(content []byte) map[string]any {
 
 func linkDocument(link string) map[string]any {
 	return map[string]any{"medium": "PDF_A4", "type": "TICKET", "format": "application/pdf", "downloadLink": link, "downloadExpiry": "2026-11-21T11:00:00Z"}
-}
-
-func mustJSON(t testing.TB, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // runTicket answers a TicketRequest from script, in both forms, checks
@@ -278,7 +269,7 @@ func TestTicketFulfillmentNotServed(t *testing.T) {
 	b["booking"].(map[string]any)["fulfillmentDocuments"] = []any{pdfDocument(ticketPDF)}
 	for _, status := range []int{404, 501} {
 		res, _ := runTicket(t, Config{}, []scriptedAnswer{
-			{step: StepReadBooking, status: 200, body: mustJSON(t, b)},
+			{step: StepReadBooking, status: 200, body: osdmspec.Marshal(t, b)},
 			{step: StepReadFulfillment, status: status},
 		})
 		tr, isTicket := res.Reply.(*legacy.TicketReply)

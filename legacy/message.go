@@ -102,6 +102,27 @@ const (
 	ServiceBerth     = 3
 )
 
+// ClassName names a travel class in texts: "1st class" for FirstClass,
+// "2nd class" for any other.
+func ClassName(class int) string {
+	if class == FirstClass {
+		return "1st class"
+	}
+	return "2nd class"
+}
+
+// ServiceName names the place a service code books, in texts and codes:
+// "couchette", "berth", or "seat" for any other code.
+func ServiceName(code int) string {
+	switch code {
+	case ServiceCouchette:
+		return "couchette"
+	case ServiceBerth:
+		return "berth"
+	}
+	return "seat"
+}
+
 // PlaceRequest says what places are asked for.
 type PlaceRequest struct {
 	// TravelClass is FirstClass or SecondClass.

@@ -64,3 +64,13 @@ func TestReplyTo(t *testing.T) {
 		t.Errorf("EchoJourney = %+v", j)
 	}
 }
+
+// TestPlaceNames: the names texts give a class and a service code.
+func TestPlaceNames(t *testing.T) {
+	if got := ClassName(FirstClass) + "/" + ClassName(SecondClass); got != "1st class/2nd class" {
+		t.Errorf("ClassName: %s", got)
+	}
+	if got := ServiceName(ServiceSeat) + "/" + ServiceName(ServiceCouchette) + "/" + ServiceName(ServiceBerth); got != "seat/couchette/berth" {
+		t.Errorf("ServiceName: %s", got)
+	}
+}

@@ -17,7 +17,7 @@ const (
 	ruleContent       = "must be the document's bytes in base64 (RFC 4648, with padding)"
 )
 
-func validText(s string) bool { return plainText(s, 1000) }
+func validText(s string) bool { return PlainText(s, 1000) }
 
 func validToken(s string) bool { return validMessageID(s) }
 

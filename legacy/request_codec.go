@@ -1,6 +1,7 @@
 package legacy
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -106,9 +107,10 @@ func printableASCII(s string, max int) bool {
 	return true
 }
 
-// plainText reports whether s is 1..max characters of valid UTF-8 with no
-// control characters (XML cannot carry most of them).
-func plainText(s string, max int) bool {
+// PlainText reports whether s is 1..max characters of valid UTF-8 with no
+// control characters (XML cannot carry most of them): the protocol's rule
+// for a text, and the base of its rule for a name (NameFault).
+func PlainText(s string, max int) bool {
 	if s == "" || !utf8.ValidString(s) || utf8.RuneCountInString(s) > max {
 		return false
 	}
@@ -176,16 +178,26 @@ func validServiceLevel(s string) bool {
 }
 func validOfferRef(s string) bool { return printableASCII(s, 512) }
 func validRef(s string) bool      { return printableASCII(s, 128) }
-func validName(s string) bool {
-	if !plainText(s, 70) || strings.TrimSpace(s) == "" {
-		return false
+func validName(s string) bool     { return NameFault(s) == "" }
+
+// NameFault says why s breaks the protocol's rule for a passenger's first
+// or last name, "" when it keeps it: 1..70 characters of valid UTF-8
+// (PlainText), not only white space, and no bidirectional formatting
+// character (U+202E and the like, which make a name read otherwise than
+// it is stored).
+func NameFault(s string) string {
+	switch {
+	case !PlainText(s, 70):
+		return "must be 1..70 characters without control characters"
+	case strings.TrimSpace(s) == "":
+		return "must not be only white space"
 	}
 	for _, r := range s {
 		if unicode.Is(unicode.Bidi_Control, r) {
-			return false
+			return fmt.Sprintf("must not hold the bidirectional formatting character U+%04X", r)
 		}
 	}
-	return true
+	return ""
 }
 
 func readHeader(r *reader) Header {

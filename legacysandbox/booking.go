@@ -30,13 +30,13 @@ func (s *Sandbox) book(now time.Time, h legacy.ReplyHeader, m *legacy.BookingReq
 	p := m.Places
 	if !t.leg.offers(p.ServiceCode) {
 		return legacy.NewNegativeReply(h, legacy.CodeNoAvailability,
-			fmt.Sprintf("train %s has no %s", m.Journey.TrainNumber, serviceName(p.ServiceCode)))
+			fmt.Sprintf("train %s has no %ss", m.Journey.TrainNumber, legacy.ServiceName(p.ServiceCode)))
 	}
 	n := p.Places()
 	if free := s.inventory.free(t.run); free < n {
 		return legacy.NewNegativeReply(h, legacy.CodeNoAvailability, fmt.Sprintf(
-			"train %s on %s has %d %s %s left, %d asked for",
-			m.Journey.TrainNumber, t.leg.ServiceDate, free, className(p.TravelClass), serviceName(p.ServiceCode), n))
+			"train %s on %s has %d %s %ss left, %d asked for",
+			m.Journey.TrainNumber, t.leg.ServiceDate, free, legacy.ClassName(p.TravelClass), legacy.ServiceName(p.ServiceCode), n))
 	}
 	if s.bookings.len() >= s.cfg.MaxEntries {
 		nr := legacy.NewNegativeReply(h, legacy.CodeNoAvailability, fmt.Sprintf(

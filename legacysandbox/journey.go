@@ -73,22 +73,3 @@ func (s *Sandbox) tariffCodes() string {
 func (s *Sandbox) money(cents int64) *legacy.Price {
 	return &legacy.Price{Amount: formatAmount(cents), Currency: s.cfg.Currency}
 }
-
-// serviceName names the places of a service code, for texts.
-func serviceName(sc int) string {
-	switch sc {
-	case legacy.ServiceCouchette:
-		return "couchettes"
-	case legacy.ServiceBerth:
-		return "berths"
-	}
-	return "seats"
-}
-
-// className names a travel class, for texts.
-func className(class int) string {
-	if class == legacy.FirstClass {
-		return "1st class"
-	}
-	return "2nd class"
-}

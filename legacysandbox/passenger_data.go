@@ -45,7 +45,7 @@ func (s *Sandbox) passengerData(now time.Time, h legacy.ReplyHeader, m *legacy.P
 		if !ok {
 			continue
 		}
-		age, ok := ageOn(p.DateOfBirth, b.departure)
+		age, ok := legacy.AgeOn(p.DateOfBirth, b.departure)
 		if !ok || age < r.Min || age > r.Max {
 			return refuse(legacy.CodeInvalidMessage, fmt.Sprintf(
 				"passenger %d was booked at tariff %d, for ages %d..%d; born %s they would be %d on the day of travel, another tariff",
@@ -74,19 +74,4 @@ func (b *booking) passengerData() []legacy.PassengerData {
 		out[i] = legacy.PassengerData{Index: i + 1, FirstName: n.FirstName, LastName: n.LastName, DateOfBirth: n.DateOfBirth}
 	}
 	return out
-}
-
-// ageOn is the age in whole years on day of someone born on dob
-// (YYYY-MM-DD); false when dob is no date or after day.
-func ageOn(dob string, day time.Time) (int, bool) {
-	d, err := time.Parse(time.DateOnly, dob)
-	if err != nil {
-		return 0, false
-	}
-	y, mo, dd := day.Date()
-	age := y - d.Year()
-	if mo < d.Month() || mo == d.Month() && dd < d.Day() {
-		age--
-	}
-	return age, age >= 0
 }

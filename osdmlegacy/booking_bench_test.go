@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/internal/redistest"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
@@ -86,7 +87,7 @@ func BenchmarkBooking(b *testing.B) {
 				if err := f.offers.sealOffer(context.Background(), o); err != nil {
 					b.Fatal(err)
 				}
-				body := mustJSONb(b, bookingBodyOf(o))
+				body := osdmspec.Marshal(b, bookingBodyOf(o))
 				b.StartTimer()
 				if a := f.serve(context.Background(), l, "POST", "/bookings", h, body); a.Status != 200 {
 					b.Fatalf("%d %s", a.Status, a.Body)
@@ -94,9 +95,4 @@ func BenchmarkBooking(b *testing.B) {
 			}
 		})
 	}
-}
-
-func mustJSONb(b *testing.B, v any) []byte {
-	b.Helper()
-	return mustJSON(&testing.T{}, v)
 }

@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -19,8 +16,9 @@ import (
 )
 
 // Limits on what a passenger's data may hold. Names follow the legacy
-// Passenger rule (1..70 characters, no control characters), so a name the
-// BookingRequest carries is one the legacy system takes.
+// Passenger rule (legacy.NameFault), so a name the BookingRequest carries
+// is one the legacy system takes; an email is plain text of at most as
+// many characters as a name.
 const (
 	maxNameRunes  = 70
 	maxEmailBytes = 254
@@ -183,14 +181,14 @@ func checkPersonData(at, dob string, age *int, d *osdm.PersonDetail) *osdm.Probl
 	if d == nil {
 		return nil
 	}
-	if why := nameFault(d.FirstName); d.FirstName != "" && why != "" {
+	if why := legacy.NameFault(d.FirstName); d.FirstName != "" && why != "" {
 		return osdm.Invalid(osdm.CodeInvalidRequest, at+"/detail/firstName", "firstName "+why)
 	}
-	if why := nameFault(d.LastName); d.LastName != "" && why != "" {
+	if why := legacy.NameFault(d.LastName); d.LastName != "" && why != "" {
 		return osdm.Invalid(osdm.CodeInvalidRequest, at+"/detail/lastName", "lastName "+why)
 	}
 	if c := d.Contact; c != nil {
-		if len(c.Email) > maxEmailBytes || c.Email != "" && (!validName(c.Email) || !strings.Contains(c.Email, "@")) {
+		if len(c.Email) > maxEmailBytes || c.Email != "" && (!legacy.PlainText(c.Email, maxNameRunes) || !strings.Contains(c.Email, "@")) {
 			return osdm.Invalid(osdm.CodeInvalidRequest, at+"/detail/contact/email", "email must be an address of at most 254 bytes")
 		}
 		if len(c.PhoneNumber) > maxPhoneBytes || c.PhoneNumber != "" && !validPhone(c.PhoneNumber) {
@@ -198,40 +196,6 @@ func checkPersonData(at, dob string, age *int, d *osdm.PersonDetail) *osdm.Probl
 		}
 	}
 	return nil
-}
-
-// nameFault says why s breaks the legacy Passenger name rule, "" when it
-// keeps it: 1..70 characters of valid UTF-8, not only white space (a name
-// the legacy system would not be sent), no control characters and no
-// bidirectional formatting characters (U+202E and the like, which make a
-// name read otherwise than it is stored).
-func nameFault(s string) string {
-	switch {
-	case !validName(s):
-		return "must be 1..70 characters without control characters"
-	case strings.TrimSpace(s) == "":
-		return "must not be only white space"
-	}
-	for _, r := range s {
-		if unicode.Is(unicode.Bidi_Control, r) {
-			return fmt.Sprintf("must not hold the bidirectional formatting character U+%04X", r)
-		}
-	}
-	return ""
-}
-
-// validName is the legacy Passenger name rule on characters: 1..70
-// characters of valid UTF-8, no control characters.
-func validName(s string) bool {
-	if s == "" || !utf8.ValidString(s) || utf8.RuneCountInString(s) > maxNameRunes {
-		return false
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) || r == 0xFFFE || r == 0xFFFF {
-			return false
-		}
-	}
-	return true
 }
 
 // validPhone accepts E.164: a plus and 4..15 digits.

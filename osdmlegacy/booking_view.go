@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
@@ -96,7 +97,7 @@ func (b *bookings) bookedOffer(rec *bookingRecord, status osdm.BookingPartStatus
 	part := osdm.Reservation{BookingPart: osdm.BookingPart{
 		ObjectType:   osdm.ObjectTypeReservation,
 		ID:           reservationID(rec),
-		Summary:      fmt.Sprintf("%s class %s on train %s", className(o.TravelClass), serviceNoun(o.ServiceCode), o.Train),
+		Summary:      fmt.Sprintf("%s class %s on train %s", className(o.TravelClass), legacy.ServiceName(o.ServiceCode), o.Train),
 		CreatedOn:    rec.CreatedOn,
 		ValidFrom:    rec.CreatedOn,
 		Price:        price,
@@ -225,16 +226,6 @@ func className(c int) string {
 		return "first"
 	}
 	return "second"
-}
-
-func serviceNoun(sc int) string {
-	switch sc {
-	case 2:
-		return "couchette"
-	case 3:
-		return "berth"
-	}
-	return "seat"
 }
 
 // tripView is the one-leg trip of an offer record.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
@@ -92,7 +93,7 @@ func TestConcurrentSameKey(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			h := http.Header{"Content-Type": {"application/json"}, "Idempotency-Key": {"7b0c1f5e-2d3a-4c8b-9e6f-a1b2c3d4e5f6"}}
-			answers[i] = e.f.serve(t.Context(), e.legacy, "POST", "/bookings", h, mustJSON(t, bookingBodyOf(o)))
+			answers[i] = e.f.serve(t.Context(), e.legacy, "POST", "/bookings", h, osdmspec.Marshal(t, bookingBodyOf(o)))
 		}()
 	}
 	wg.Wait()

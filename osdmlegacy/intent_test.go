@@ -22,6 +22,18 @@ func (e *bookEnv) heldCount() int {
 	return n
 }
 
+// newLostBookingEnv is a bookEnv in which a booking of train 9203 was
+// asked for and its BookingRequest's answer lost: the booking is an intent
+// for settlement. It returns the offer booked.
+func newLostBookingEnv(t *testing.T) (*bookEnv, *offerRecord) {
+	t.Helper()
+	e := newBookEnv(t, memKind, nil)
+	o := e.offer("9203")
+	e.legacy.inject(fault{kind: legacy.KindBookingRequest, what: "lost"})
+	e.call(e.f, "POST", "/bookings", bookingBodyOf(o))
+	return e, o
+}
+
 // lostFaults are the failures after which a message's outcome is unknown,
 // with the status the OSDM call answers.
 var lostFaults = []struct {
@@ -234,10 +246,7 @@ func TestRefundConfirmLost(t *testing.T) {
 // lost and whose hold ran out before settlement is made (the resend) and
 // released at once: the legacy system holds nothing.
 func TestSettlementReleasesWhatOutlivedItsHold(t *testing.T) {
-	e := newBookEnv(t, memKind, nil)
-	o := e.offer("9203")
-	e.legacy.inject(fault{kind: legacy.KindBookingRequest, what: "lost"})
-	e.call(e.f, "POST", "/bookings", bookingBodyOf(o))
+	e, _ := newLostBookingEnv(t)
 	e.clock.Advance(defaultHold)
 	rep := e.settle(e.f)
 	if rep.Settled != 1 || rep.Released != 1 {
@@ -257,10 +266,7 @@ func TestSettlementReleasesWhatOutlivedItsHold(t *testing.T) {
 // TestSettlementWaitsForLease: an intent whose call may still be waiting
 // is left alone until its lease is over; settlement without a sender says so.
 func TestSettlementWaitsForLease(t *testing.T) {
-	e := newBookEnv(t, memKind, nil)
-	o := e.offer("9203")
-	e.legacy.inject(fault{kind: legacy.KindBookingRequest, what: "lost"})
-	e.call(e.f, "POST", "/bookings", bookingBodyOf(o))
+	e, _ := newLostBookingEnv(t)
 	// The lost answer ended the lease: settle at once.
 	rep, err := e.f.Settle(context.Background())
 	if err != nil || rep.Settled != 1 {

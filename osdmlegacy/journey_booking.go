@@ -415,26 +415,10 @@ func (j *journeys) rollBackLegs(ctx context.Context, send Sender, jid string, id
 // call's lease is over: never answered booked, it is rolled back (a
 // crash between legs leaves no journey half booked).
 func (js *journeys) settleJourneys(ctx context.Context, send Sender, rep *SettleReport) {
-	marks, err := js.settlement.listMarks(ctx, kindJourneyOpen)
-	if err != nil {
-		rep.Errors++
-		return
-	}
-	for id, v := range marks {
-		if ctx.Err() != nil {
-			return
-		}
-		var m intentMark
-		_ = json.Unmarshal(v, &m)
-		now := js.now()
+	js.settlement.eachMark(ctx, kindJourneyOpen, rep, func(id string, _ []byte, m intentMark, now time.Time) {
 		j, _, err := js.loadJourney(ctx, id)
-		switch {
-		case errors.Is(err, errJourneyMissing):
-			js.settlement.dropStaleMark(ctx, kindJourneyOpen, id, now.Sub(m.At), rep)
-			continue
-		case err != nil:
-			rep.Errors++
-			continue
+		if !js.settlement.recordFound(ctx, kindJourneyOpen, id, now.Sub(m.At), err, rep) {
+			return
 		}
 		switch j.State {
 		case journeyBooked:
@@ -447,19 +431,19 @@ func (js *journeys) settleJourneys(ctx context.Context, send Sender, rep *Settle
 				default:
 					rep.Waiting++
 				}
-				continue
+				return
 			}
 			_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindJourneyOpen, id))
 			rep.Stale++
-			continue
+			return
 		case journeyFailed:
 			_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindJourneyOpen, id))
 			rep.Stale++
-			continue
+			return
 		}
 		if now.Before(j.LeaseUntil) {
 			rep.Waiting++
-			continue
+			return
 		}
 		j, err = js.updateJourney(ctx, id, func(r *journeyRecord) error {
 			if r.State != journeyBooking && r.State != journeyRollingBack || now.Before(r.LeaseUntil) {
@@ -470,11 +454,11 @@ func (js *journeys) settleJourneys(ctx context.Context, send Sender, rep *Settle
 		})
 		var taken *errRefused
 		if errors.As(err, &taken) {
-			continue
+			return
 		}
 		if err != nil {
 			rep.Errors++
-			continue
+			return
 		}
 		done, err := js.rollBackJourney(ctx, send, j)
 		switch {
@@ -485,5 +469,5 @@ func (js *journeys) settleJourneys(ctx context.Context, send Sender, rep *Settle
 		default:
 			rep.Unresolved++
 		}
-	}
+	})
 }

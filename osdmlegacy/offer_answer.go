@@ -19,28 +19,9 @@ type probeResult struct {
 	alt     []legacy.Alternative
 }
 
-// classText is a legacy class in problem texts.
-func classText(class int) string {
-	if class == legacy.FirstClass {
-		return "1st class"
-	}
-	return "2nd class"
-}
-
-// serviceName is a legacy service code in problem texts and product codes.
-func serviceName(service int) string {
-	switch service {
-	case legacy.ServiceCouchette:
-		return "couchette"
-	case legacy.ServiceBerth:
-		return "berth"
-	}
-	return "seat"
-}
-
 // probeSubject names a probe: "train 9203 on 2026-12-01, 2nd class seat".
 func probeSubject(p *probe) string {
-	return p.cand.subject() + ", " + classText(p.class) + " " + serviceName(p.service)
+	return p.cand.subject() + ", " + legacy.ClassName(p.class) + " " + legacy.ServiceName(p.service)
 }
 
 // read interprets a probe's reply.
@@ -416,8 +397,8 @@ func (o *offers) offerProduct(rec *offerRecord) osdm.Product {
 	flex, _ := o.flexibility()
 	sc, tc := serviceClass(rec.TravelClass)
 	return osdm.Product{
-		ID: rec.ProductID, Code: "RESERVATION-" + strconv.Itoa(rec.TravelClass) + "-" + strings.ToUpper(serviceName(rec.ServiceCode)),
-		Summary: "Reservation " + classText(rec.TravelClass) + " " + serviceName(rec.ServiceCode),
+		ID: rec.ProductID, Code: "RESERVATION-" + strconv.Itoa(rec.TravelClass) + "-" + strings.ToUpper(legacy.ServiceName(rec.ServiceCode)),
+		Summary: "Reservation " + legacy.ClassName(rec.TravelClass) + " " + legacy.ServiceName(rec.ServiceCode),
 		Owner:   carrierRef(rec.Carrier), Flexibility: flex, ServiceClass: &sc, TravelClass: tc,
 	}
 }
@@ -453,7 +434,7 @@ func (o *offers) osdmOffer(rec *offerRecord) osdm.Offer {
 	cover := &osdm.TripCoverage{CoveredTripID: rec.TripID, CoveredLegIDs: []string{rec.LegID}}
 	part := osdm.ReservationOfferPart{OfferPart: osdm.OfferPart{
 		ObjectType: osdm.ObjectTypeReservationOfferPart, ID: rec.PartID,
-		Summary:   "Reservation, train " + rec.Train + ", " + classText(rec.TravelClass) + " " + serviceName(rec.ServiceCode),
+		Summary:   "Reservation, train " + rec.Train + ", " + legacy.ClassName(rec.TravelClass) + " " + legacy.ServiceName(rec.ServiceCode),
 		CreatedOn: rec.CreatedOn, ValidFrom: rec.CreatedOn, ValidUntil: &until, Price: rec.OSDMPrice,
 		TripCoverage: cover, OfferMode: osdm.OfferModeCollective, PassengerRefs: refs,
 		NumericAvailability: rec.AvailablePlaces, Refundable: refundable, Exchangeable: o.exchangeability(),

@@ -500,7 +500,7 @@ func (jo *journeyOffer) summary() string {
 		trains += l.Train
 	}
 	l := jo.Legs[0]
-	return "Reservations, trains " + trains + ", " + classText(l.TravelClass) + " " + serviceName(l.ServiceCode)
+	return "Reservations, trains " + trains + ", " + legacy.ClassName(l.TravelClass) + " " + legacy.ServiceName(l.ServiceCode)
 }
 
 // sortTrips orders the trips of an answer with journeys with changes by

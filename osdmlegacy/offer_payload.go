@@ -337,17 +337,11 @@ func (d *payloadReader) uvarint() uint64 {
 	return v
 }
 
+// varint reads what binary.AppendVarint wrote: a uvarint holding the
+// value zig-zag encoded, decoded as binary.Varint does.
 func (d *payloadReader) varint() int64 {
-	if d.bad {
-		return 0
-	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.bad = true
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
+	u := d.uvarint()
+	return int64(u>>1) ^ -int64(u&1)
 }
 
 // int reads a varint that must fit an int32.

@@ -58,39 +58,57 @@ func (s *settlement) listMarks(ctx context.Context, kind string) (map[string][]b
 	return marks, err
 }
 
-// settleIntents settles every intent listed by a kindIntent mark whose lease is over
-// (a BookingRequest's intent is listed by its hold mark: sweepHolds).
-func (s *settlement) settleIntents(ctx context.Context, send Sender, rep *SettleReport) {
-	marks, err := s.listMarks(ctx, kindIntent)
+// eachMark calls settle with every mark of kind, its id, its value and
+// that value decoded (zero when it does not decode), and the clock read
+// for it, while ctx lasts. A failed listing counts in rep.Errors: the
+// marks stay for the next run.
+func (s *settlement) eachMark(ctx context.Context, kind string, rep *SettleReport, settle func(id string, v []byte, m intentMark, now time.Time)) {
+	marks, err := s.listMarks(ctx, kind)
 	if err != nil {
 		rep.Errors++
 		return
 	}
-	for msgID, v := range marks {
+	for id, v := range marks {
 		if ctx.Err() != nil {
 			return
 		}
 		var m intentMark
 		_ = json.Unmarshal(v, &m)
-		now := s.now()
+		settle(id, v, m, s.now())
+	}
+}
+
+// recordFound reports whether err, from loading the record the mark of
+// kind for id lists, found it. The mark is written before the record, so
+// a missing record is one being recorded or one whose recording failed
+// (nothing was sent): its mark is dropped once age is stale. Any other
+// failure counts in rep.Errors, and the mark stays for the next run.
+func (s *settlement) recordFound(ctx context.Context, kind, id string, age time.Duration, err error, rep *SettleReport) bool {
+	switch {
+	case errors.Is(err, errBookingMissing), errors.Is(err, errJourneyMissing):
+		s.dropStaleMark(ctx, kind, id, age, rep)
+		return false
+	case err != nil:
+		rep.Errors++
+		return false
+	}
+	return true
+}
+
+// settleIntents settles every intent listed by a kindIntent mark whose lease is over
+// (a BookingRequest's intent is listed by its hold mark: sweepHolds).
+func (s *settlement) settleIntents(ctx context.Context, send Sender, rep *SettleReport) {
+	s.eachMark(ctx, kindIntent, rep, func(msgID string, _ []byte, m intentMark, now time.Time) {
 		rec, _, err := s.bookings.loadBooking(ctx, m.BookingID)
-		switch {
-		case errors.Is(err, errBookingMissing):
-			// The mark is written before the record: a crash in between
-			// left it, and nothing was sent.
-			s.dropStaleMark(ctx, kindIntent, msgID, now.Sub(m.At), rep)
-			continue
-		case err != nil:
-			rep.Errors++
-			continue
+		if !s.recordFound(ctx, kindIntent, msgID, now.Sub(m.At), err, rep) {
+			return
 		}
-		p := rec.Pending
-		if p == nil || p.MessageID != msgID {
+		if p := rec.Pending; p == nil || p.MessageID != msgID {
 			s.dropStaleMark(ctx, kindIntent, msgID, now.Sub(m.At), rep)
-			continue
+			return
 		}
 		s.settleOne(ctx, send, rec, rep)
-	}
+	})
 }
 
 // dropStaleMark deletes the mark of kind for id whose work is done or
@@ -258,32 +276,14 @@ func rolledBack(p *pendingMessage, r *legacy.SynchroReply) legacy.Reply {
 // sweepHolds releases every booking past its hold and deletes the marks
 // of bookings that hold nothing unfulfilled any more.
 func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleReport) {
-	marks, err := s.listMarks(ctx, kindHold)
-	if err != nil {
-		rep.Errors++
-		return
-	}
-	for id, v := range marks {
-		if ctx.Err() != nil {
-			return
-		}
+	s.eachMark(ctx, kindHold, rep, func(id string, v []byte, m intentMark, now time.Time) {
 		rec, _, err := s.bookings.loadBooking(ctx, id)
-		switch {
-		case errors.Is(err, errBookingMissing):
-			// The mark is written before the record: a booking being
-			// recorded, or one whose recording failed (nothing was sent).
-			var m intentMark
-			if json.Unmarshal(v, &m) == nil {
-				s.dropStaleMark(ctx, kindHold, id, s.now().Sub(m.At), rep)
-			}
-			continue
-		case err != nil:
-			rep.Errors++
-			continue
+		if !s.recordFound(ctx, kindHold, id, now.Sub(m.At), err, rep) {
+			return
 		}
 		switch rec.State {
 		case statePrebooked:
-			if !s.now().Before(rec.HoldUntil) && s.release(ctx, send, rec) {
+			if !now.Before(rec.HoldUntil) && s.release(ctx, send, rec) {
 				rep.Released++
 			}
 		case stateBooking:
@@ -295,7 +295,7 @@ func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleRep
 			// An exchange's new places, held until its hold runs out.
 			if !rec.Exchange.holds() {
 				s.dropStaleHold(ctx, id, v, rep)
-			} else if rec.Exchange.State == exchangePrebooked && !s.now().Before(rec.Exchange.HoldUntil) {
+			} else if rec.Exchange.State == exchangePrebooked && !now.Before(rec.Exchange.HoldUntil) {
 				sctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 				after, d, p := s.exchanges.dropExchange(sctx, send, rec, cancelRelease)
 				cancel()
@@ -310,7 +310,7 @@ func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleRep
 			// FULFILLED and the ends never come back to PREBOOKED.
 			s.dropStaleHold(ctx, id, v, rep)
 		}
-	}
+	})
 }
 
 // dropStaleHold deletes the hold mark v of booking id, read with a

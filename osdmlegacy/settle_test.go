@@ -2,7 +2,6 @@ package osdmlegacy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strconv"
@@ -19,7 +18,8 @@ import (
 
 // TestSettlementDropsStaleMarks: marks left by a crash between the mark
 // and the record (nothing was sent) are deleted once a live call could no
-// longer be writing them; fresher ones are left.
+// longer be writing them, a mark that does not read at once; fresher ones
+// are left.
 func TestSettlementDropsStaleMarks(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
 	ctx := context.Background()
@@ -30,17 +30,30 @@ func TestSettlementDropsStaleMarks(t *testing.T) {
 	if err := e.f.settlement.markHold(ctx, "bk-AAAAAAAAAAAAAAAAAAAAAA", old); err != nil {
 		t.Fatal(err)
 	}
+	if err := e.f.journeys.markJourneyOpen(ctx, "jn-AAAAAAAAAAAAAAAAAAAAAA", old); err != nil {
+		t.Fatal(err)
+	}
 	if rep, _ := e.f.Settle(ctx); rep.Stale != 0 {
 		t.Errorf("fresh marks dropped: %+v", rep)
 	}
 	e.clock.Advance(2*e.cfg.Timeout + time.Second)
-	if rep, _ := e.f.Settle(ctx); rep.Stale != 2 {
+	if rep, _ := e.f.Settle(ctx); rep.Stale != 3 {
 		t.Errorf("stale marks: %+v", rep)
 	}
-	for _, kind := range []string{kindIntent, kindHold} {
+	for _, kind := range []string{kindIntent, kindHold, kindJourneyOpen} {
 		if m, _ := e.f.settlement.listMarks(ctx, kind); len(m) != 0 {
 			t.Errorf("%s marks left: %v", kind, m)
 		}
+	}
+	// A mark that does not read tells no age: it is as stale as can be.
+	if err := e.st.Put(ctx, storeKey(e.cfg.Partner, kindHold, "bk-BBBBBBBBBBBBBBBBBBBBBB"), []byte("not a mark"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if rep, _ := e.f.Settle(ctx); rep.Stale != 1 {
+		t.Errorf("a hold mark that does not read: %+v", rep)
+	}
+	if m, _ := e.f.settlement.listMarks(ctx, kindHold); len(m) != 0 {
+		t.Errorf("hold marks left: %v", m)
 	}
 }
 
@@ -211,10 +224,7 @@ func TestSettlementSynchroAnswers(t *testing.T) {
 // (SynchroReply ROLLED_BACK) is recorded as refused: nothing is held, the
 // offer can be booked again.
 func TestSettlementRolledBack(t *testing.T) {
-	e := newBookEnv(t, memKind, nil)
-	o := e.offer("9203")
-	e.legacy.inject(fault{kind: legacy.KindBookingRequest, what: "lost"})
-	e.call(e.f, "POST", "/bookings", bookingBodyOf(o))
+	e, o := newLostBookingEnv(t)
 	var id string
 	for rid := range e.records() {
 		id = rid
@@ -276,15 +286,6 @@ func TestSettlementRolledBackExchange(t *testing.T) {
 		t.Errorf("the exchange again: %+v", op.ExchangeOperation)
 	}
 	e.assertAgree(true)
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // TestSweeperReleasesExpiredHolds: a PREBOOKED booking not fulfilled

@@ -4,22 +4,15 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
-// ageOn is the age in whole years on day of someone born on dob
-// (YYYY-MM-DD), and whether it is one a passenger can have (0..150).
+// ageOn is legacy.AgeOn, and false as well for an age no passenger can
+// have (over 150).
 func ageOn(dob string, day time.Time) (int, bool) {
-	b, err := time.Parse(time.DateOnly, dob)
-	if err != nil {
-		return 0, false
-	}
-	y, m, d := day.Date()
-	age := y - b.Year()
-	if m < b.Month() || m == b.Month() && d < b.Day() {
-		age--
-	}
-	return age, age >= 0 && age <= 150
+	age, ok := legacy.AgeOn(dob, day)
+	return age, ok && age <= 150
 }
 
 // birthDateFault says why a date of birth giving age on the travel day

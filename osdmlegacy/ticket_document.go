@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/ticketpdf"
 )
@@ -130,7 +131,7 @@ func (d *documents) ticketOf(rec *bookingRecord, fv *osdm.Fulfillment) ticketpdf
 		Destination: ticketpdf.Station{Name: o.DestinationName, Code: o.Destination},
 		Departure:   o.Departure,
 		Arrival:     o.Arrival,
-		Class:       ordinalClass(o.TravelClass) + " class, " + serviceNoun(o.ServiceCode),
+		Class:       legacy.ClassName(o.TravelClass) + ", " + legacy.ServiceName(o.ServiceCode),
 	}
 	// The passengers still booked, in booking order, each with the place
 	// the BookingReply gave them.
@@ -162,12 +163,4 @@ func ticketName(p *passengerRecord) string {
 		}
 	}
 	return p.NameSent
-}
-
-// ordinalClass is "1st" or "2nd".
-func ordinalClass(c int) string {
-	if c == 1 {
-		return "1st"
-	}
-	return "2nd"
 }
