@@ -17,8 +17,9 @@ import (
 
 // Limits on what a passenger's data may hold. Names follow the legacy
 // Passenger rule (legacy.NameFault), so a name the BookingRequest carries
-// is one the legacy system takes; an email is plain text of at most as
-// many characters as a name.
+// is one the legacy system takes; an email (kept by the façade, never
+// sent to the legacy system) is plain text with an @ of at most 254 bytes,
+// the longest address SMTP carries.
 const (
 	maxNameRunes  = 70
 	maxEmailBytes = 254
@@ -188,7 +189,7 @@ func checkPersonData(at, dob string, age *int, d *osdm.PersonDetail) *osdm.Probl
 		return osdm.Invalid(osdm.CodeInvalidRequest, at+"/detail/lastName", "lastName "+why)
 	}
 	if c := d.Contact; c != nil {
-		if len(c.Email) > maxEmailBytes || c.Email != "" && (!legacy.PlainText(c.Email, maxNameRunes) || !strings.Contains(c.Email, "@")) {
+		if len(c.Email) > maxEmailBytes || c.Email != "" && (!legacy.PlainText(c.Email, maxEmailBytes) || !strings.Contains(c.Email, "@")) {
 			return osdm.Invalid(osdm.CodeInvalidRequest, at+"/detail/contact/email", "email must be an address of at most 254 bytes")
 		}
 		if len(c.PhoneNumber) > maxPhoneBytes || c.PhoneNumber != "" && !validPhone(c.PhoneNumber) {

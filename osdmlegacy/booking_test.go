@@ -311,6 +311,8 @@ func TestRefundAndPassengerRefusals(t *testing.T) {
 		{"other id", `{"id":"p9"}`, 400, osdm.CodeInvalidRequest, "id"},
 		{"bad phone", `{"detail":{"firstName":"A","lastName":"B","contact":{"phoneNumber":"12"}}}`, 400, osdm.CodeInvalidRequest, "E.164"},
 		{"bad email", `{"detail":{"firstName":"A","lastName":"B","contact":{"email":"nobody"}}}`, 400, osdm.CodeInvalidRequest, "email"},
+		{"long email", `{"detail":{"firstName":"A","lastName":"B","contact":{"email":"` + strings.Repeat("a", 90) + `@example.org"}}}`, 200, "", ""},
+		{"too long email", `{"detail":{"firstName":"A","lastName":"B","contact":{"email":"` + strings.Repeat("a", 243) + `@example.org"}}}`, 400, osdm.CodeInvalidRequest, "at most 254 bytes"},
 	} {
 		a := e.call(e.f, "PATCH", path+"/passengers/p1", c.body)
 		if a.Status != c.status {
