@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"path/filepath"
@@ -47,15 +46,7 @@ type faultyLegacy struct {
 }
 
 func (f *faultyLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var kind legacy.Kind
-	var id string
-	if lf, err := legacy.FormatOf(r.Header.Get("Content-Type")); err == nil {
-		if req, err := legacy.Decode(lf, body); err == nil {
-			kind, id = req.Kind(), req.MessageID()
-		}
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	_, kind, id := readMessage(r)
 	f.mu.Lock()
 	if f.hold != nil && kind == f.holdKind && strings.Contains(id, f.holdMatch) {
 		hold := f.hold

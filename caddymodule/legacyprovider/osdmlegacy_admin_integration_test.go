@@ -30,11 +30,10 @@ func TestOSDMLegacyAdminAPIAfterSIGKILL(t *testing.T) {
 		cf = strings.Replace(cf, "settle_interval 200ms", "settle_interval 1h", 1) // settlement only when asked (and at start)
 		return strings.Replace(cf, "\tadmin off\n", fmt.Sprintf("\tadmin 127.0.0.1:%d\n", admin), 1)
 	}
-	pa, pb, adminB := harness.FreePort(t), harness.FreePort(t), harness.FreePort(t)
-	a := harness.StartCaddy(t, dir, "a", withApp(pa, harness.FreePort(t)))
-	harness.StartCaddy(t, dir, "b", withApp(pb, adminB))
+	adminB := harness.FreePort(t)
+	a, ca := startBKChild(t, dir, "a", func(port int) string { return withApp(port, harness.FreePort(t)) })
+	startBKChild(t, dir, "b", func(port int) string { return withApp(port, adminB) })
 	admin := fmt.Sprintf("http://127.0.0.1:%d", adminB)
-	ca := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pa)}
 
 	msgID := l.bookUnanswered(t, ca, ca.offer("708").OfferID)
 	a.Kill()

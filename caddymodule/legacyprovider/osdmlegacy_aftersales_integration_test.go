@@ -131,11 +131,7 @@ func (c *bkClient) bookFulfilled(train string) (*osdm.Booking, string) {
 // rest, with the seats at the legacy system after each step.
 func TestOSDMLegacyIntegrationAfterSales(t *testing.T) {
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	base := harness.Serve(t, func(port int) string {
-		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\texchange_fee 10%")
-	})
-	c := &bkClient{t: t, base: base}
+	c := serveBK(t, l, "\n\t\t\texchange_fee 10%")
 	b, fid := c.bookFulfilled("708")
 	l.seats(t, "booked", 2, 0)
 
@@ -386,18 +382,8 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 func TestOSDMLegacyIntegrationAfterSalesTwoInstancesRedis(t *testing.T) {
 	addr := redistest.Shared(t)
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	prefix := "osdm-legacy-it/" + harness.RandomHex(8) + "/"
 	// The test Redis need not persist: the store says accept_volatile.
-	withApp := func(port int) string {
-		return withRedisStore(bkCaddyfile(port, l.addr, "store shared", ""),
-			"addresses "+addr+"\n\t\t\taccept_volatile\n\t\t\tprefix "+prefix)
-	}
-	pa, pb := harness.FreePort(t), harness.FreePort(t)
-	harness.StartCaddy(t, dir, "a", withApp(pa))
-	harness.StartCaddy(t, dir, "b", withApp(pb))
-	a := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pa)}
-	b := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pb)}
+	a, b := startTwoOnRedis(t, l, "addresses "+addr+"\n\t\t\taccept_volatile", "")
 
 	bk, fid := a.bookFulfilled("708")
 	a.exchange(bk, fid, "709")

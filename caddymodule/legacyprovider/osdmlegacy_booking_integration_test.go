@@ -67,24 +67,37 @@ func startBKLegacy(t *testing.T) *bkLegacy {
 // startBKLegacyWith is startBKLegacy with the sandbox of cfg.
 func startBKLegacyWith(t *testing.T, cfg legacysandbox.Config) *bkLegacy {
 	t.Helper()
-	sb, err := legacysandbox.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := &bkLegacy{sb: sb}
+	l := &bkLegacy{sb: newSandbox(t, cfg)}
 	l.addr = harness.ServeLocal(t, l)
 	return l
 }
 
-func (l *bkLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var kind legacy.Kind
-	var id string
+// newSandbox is the legacy sandbox of cfg; an invalid cfg fails t.
+func newSandbox(t *testing.T, cfg legacysandbox.Config) *legacysandbox.Sandbox {
+	t.Helper()
+	sb, err := legacysandbox.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sb
+}
+
+// readMessage reads r's body, puts it back for the next reader, and
+// returns it with the kind and messageId of the legacy message it holds
+// (both empty when it holds none).
+func readMessage(r *http.Request) (body []byte, kind legacy.Kind, id string) {
+	body, _ = io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
 	if f, err := legacy.FormatOf(r.Header.Get("Content-Type")); err == nil {
 		if req, err := legacy.Decode(f, body); err == nil {
 			kind, id = req.Kind(), req.MessageID()
 		}
 	}
+	return body, kind, id
+}
+
+func (l *bkLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, kind, id := readMessage(r)
 	l.mu.Lock()
 	l.seen = append(l.seen, bkSeen{kind: kind, id: id, header: r.Header.Clone()})
 	hold, holdKind := l.hold, l.holdKind
@@ -115,7 +128,6 @@ func (l *bkLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
 	if hold != nil && kind == holdKind {
 		l.sb.ServeHTTP(newDiscardWriter(), r) // booked; the answer is lost
 		hold <- id
@@ -155,6 +167,43 @@ func (d *discardWriter) WriteHeader(int)             {}
 func bkCaddyfile(port int, legacyAddr, storeLine, extra string) string {
 	return harness.Options() + harness.Site(port, harness.LegacyRoute("/osdm", legacyAddr,
 		"partner hermes-test", "refund_fee 10%", "timeout 2s", "settle_interval 200ms", storeLine+extra))
+}
+
+// serveBK starts a Caddy in the test process with osdm_legacy on a bolt
+// store in front of l, extra added to its subdirectives (each after
+// "\n\t\t\t"), and returns its client.
+func serveBK(t *testing.T, l *bkLegacy, extra string) *bkClient {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "legacy.db")
+	base := harness.Serve(t, func(port int) string {
+		return bkCaddyfile(port, l.addr, "store bolt "+db, extra)
+	})
+	return &bkClient{t: t, base: base}
+}
+
+// startBKChild starts the child Caddy process name (in dir) with the
+// Caddyfile cf writes for a free port, and returns it with its client.
+func startBKChild(t *testing.T, dir, name string, cf func(port int) string) (*harness.Child, *bkClient) {
+	t.Helper()
+	port := harness.FreePort(t)
+	child := harness.StartCaddy(t, dir, name, cf(port))
+	return child, &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+}
+
+// startTwoOnRedis starts two child Caddy processes with osdm_legacy in
+// front of l, extra added to its subdirectives, both keeping their state
+// in one redis store of the osdm app under a prefix of the test's own
+// (redis is the store's block without it), and returns their clients.
+func startTwoOnRedis(t *testing.T, l *bkLegacy, redis, extra string) (a, b *bkClient) {
+	t.Helper()
+	dir := t.TempDir()
+	store := redis + "\n\t\t\tprefix osdm-legacy-it/" + harness.RandomHex(8) + "/"
+	cf := func(port int) string {
+		return withRedisStore(bkCaddyfile(port, l.addr, "store shared", extra), store)
+	}
+	_, a = startBKChild(t, dir, "a", cf)
+	_, b = startBKChild(t, dir, "b", cf)
+	return a, b
 }
 
 // bkAccessToken is the bearer bkClient's calls carry.
@@ -250,11 +299,7 @@ func bookingOf(offerID string) string {
 // legacy sandbox over HTTP), with the legacy messages each sends.
 func TestOSDMLegacyIntegrationBookingRows(t *testing.T) {
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	base := harness.Serve(t, func(port int) string {
-		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
-	})
-	c := &bkClient{t: t, base: base}
+	c := serveBK(t, l, "")
 	countKinds := func(from int) map[legacy.Kind]int {
 		n := map[legacy.Kind]int{}
 		for _, m := range l.messages()[from:] {
@@ -371,34 +416,10 @@ func TestOSDMLegacyIntegrationBookingRows(t *testing.T) {
 // CancelRequest; the booking reads RELEASED and cannot be fulfilled.
 func TestOSDMLegacyIntegrationHoldReleased(t *testing.T) {
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	base := harness.Serve(t, func(port int) string {
-		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\thold 2s")
-	})
-	c := &bkClient{t: t, base: base}
+	c := serveBK(t, l, "\n\t\t\thold 2s")
 	var b osdm.BookingResponse
 	c.ok("POST", "/bookings", bookingOf(c.offer("710").OfferID), "", 200, &b)
-	var gb osdm.BookingResponse
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c.ok("GET", "/bookings/"+b.Booking.ID, "", "", 200, &gb)
-		if gb.Booking.BookedOffers[0].Reservations[0].Status == osdm.BookingPartReleased {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("booking not released 20s after a 2s hold: %s", gb.Booking.BookedOffers[0].Reservations[0].Status)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	cancels := 0
-	for _, m := range l.messages() {
-		if m.kind == legacy.KindCancelRequest && m.id == b.Booking.ID+".cancel.1" {
-			cancels++
-		}
-	}
-	if cancels != 1 || len(l.held()) != 0 {
-		t.Errorf("release sent %d CancelRequests; the legacy system holds %d bookings", cancels, len(l.held()))
-	}
+	waitReleased(c, l, b.Booking, 0)
 	p := c.problem("POST", "/bookings/"+b.Booking.ID+"/fulfillments", "{}", 409)
 	if !strings.Contains(p.Detail, "released") {
 		t.Errorf("fulfilment of a released booking: %+v", p)
@@ -646,16 +667,7 @@ func withRedisStore(caddyfile, body string) string {
 // across them.
 func twoInstancesOnRedis(t *testing.T, redis string) {
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	prefix := "osdm-legacy-it/" + harness.RandomHex(8) + "/"
-	withApp := func(port int) string {
-		return withRedisStore(bkCaddyfile(port, l.addr, "store shared", ""), redis+"\n\t\t\tprefix "+prefix)
-	}
-	pa, pb := harness.FreePort(t), harness.FreePort(t)
-	harness.StartCaddy(t, dir, "a", withApp(pa))
-	harness.StartCaddy(t, dir, "b", withApp(pb))
-	a := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pa)}
-	b := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pb)}
+	a, b := startTwoOnRedis(t, l, redis, "")
 
 	var br osdm.BookingResponse
 	key := uuid.NewString()

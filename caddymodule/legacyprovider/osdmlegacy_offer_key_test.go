@@ -2,7 +2,6 @@ package legacyprovider
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
@@ -38,9 +37,9 @@ func TestOSDMLegacyIntegrationOfferKeyDeleted(t *testing.T) {
 	defer rs.Close()
 	children := map[*bkClient]*harness.Child{}
 	start := func(name string) *bkClient {
-		port := harness.FreePort(t)
-		ch := harness.StartCaddy(t, dir, name, withRedisStore(bkCaddyfile(port, l.addr, "store shared", ""), redisStore))
-		c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+		ch, c := startBKChild(t, dir, name, func(port int) string {
+			return withRedisStore(bkCaddyfile(port, l.addr, "store shared", ""), redisStore)
+		})
 		children[c] = ch
 		return c
 	}
