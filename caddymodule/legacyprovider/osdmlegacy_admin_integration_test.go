@@ -23,16 +23,15 @@ import (
 func TestOSDMLegacyAdminAPIAfterSIGKILL(t *testing.T) {
 	redis := redistest.Server(t)
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	prefix := "osdm-admin-it/" + harness.RandomHex(8) + "/"
+	r := newBKRedis(t, l, "addresses "+redis)
 	withApp := func(port, admin int) string {
-		cf := withRedisStore(bkCaddyfile(port, l.addr, "store shared", "\n\t\t\thold 1s"), "addresses "+redis+"\n\t\t\tprefix "+prefix)
+		cf := r.caddyfile(port, "\n\t\t\thold 1s")
 		cf = strings.Replace(cf, "settle_interval 200ms", "settle_interval 1h", 1) // settlement only when asked (and at start)
 		return strings.Replace(cf, "\tadmin off\n", fmt.Sprintf("\tadmin 127.0.0.1:%d\n", admin), 1)
 	}
 	adminB := harness.FreePort(t)
-	a, ca := startBKChild(t, dir, "a", func(port int) string { return withApp(port, harness.FreePort(t)) })
-	startBKChild(t, dir, "b", func(port int) string { return withApp(port, adminB) })
+	a, ca := r.start("a", func(port int) string { return withApp(port, harness.FreePort(t)) })
+	r.start("b", func(port int) string { return withApp(port, adminB) })
 	admin := fmt.Sprintf("http://127.0.0.1:%d", adminB)
 
 	msgID := l.bookUnanswered(t, ca, ca.offer("708").OfferID)

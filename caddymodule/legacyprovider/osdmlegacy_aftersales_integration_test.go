@@ -383,7 +383,7 @@ func TestOSDMLegacyIntegrationAfterSalesTwoInstancesRedis(t *testing.T) {
 	addr := redistest.Shared(t)
 	l := startBKLegacy(t)
 	// The test Redis need not persist: the store says accept_volatile.
-	a, b := startTwoOnRedis(t, l, "addresses "+addr+"\n\t\t\taccept_volatile", "")
+	a, b := newBKRedis(t, l, "addresses "+addr+"\n\t\t\taccept_volatile").startTwo("")
 
 	bk, fid := a.bookFulfilled("708")
 	a.exchange(bk, fid, "709")

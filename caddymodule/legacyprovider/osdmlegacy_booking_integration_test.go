@@ -181,28 +181,46 @@ func serveBK(t *testing.T, l *bkLegacy, extra string) *bkClient {
 	return &bkClient{t: t, base: base}
 }
 
-// startBKChild starts the child Caddy process name (in dir) with the
-// Caddyfile cf writes for a free port, and returns it with its client.
-func startBKChild(t *testing.T, dir, name string, cf func(port int) string) (*harness.Child, *bkClient) {
-	t.Helper()
-	port := harness.FreePort(t)
-	child := harness.StartCaddy(t, dir, name, cf(port))
-	return child, &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+// bkRedis is osdm_legacy's Caddy processes in front of one legacy system,
+// keeping their state in one redis store of the osdm app under a prefix
+// of the test's own.
+type bkRedis struct {
+	t *testing.T
+	l *bkLegacy
+	// dir is the child processes' directory.
+	dir string
+	// redis is the store's block without its prefix; prefix the prefix.
+	redis, prefix string
 }
 
-// startTwoOnRedis starts two child Caddy processes with osdm_legacy in
-// front of l, extra added to its subdirectives, both keeping their state
-// in one redis store of the osdm app under a prefix of the test's own
-// (redis is the store's block without it), and returns their clients.
-func startTwoOnRedis(t *testing.T, l *bkLegacy, redis, extra string) (a, b *bkClient) {
-	t.Helper()
-	dir := t.TempDir()
-	store := redis + "\n\t\t\tprefix osdm-legacy-it/" + harness.RandomHex(8) + "/"
-	cf := func(port int) string {
-		return withRedisStore(bkCaddyfile(port, l.addr, "store shared", extra), store)
-	}
-	_, a = startBKChild(t, dir, "a", cf)
-	_, b = startBKChild(t, dir, "b", cf)
+// newBKRedis is a bkRedis in front of l on the redis store whose block,
+// without its prefix, is redis.
+func newBKRedis(t *testing.T, l *bkLegacy, redis string) *bkRedis {
+	return &bkRedis{t: t, l: l, dir: t.TempDir(), redis: redis, prefix: "osdm-legacy-it/" + harness.RandomHex(8) + "/"}
+}
+
+// caddyfile is the Caddyfile of an instance on port, extra added to
+// osdm_legacy's subdirectives.
+func (r *bkRedis) caddyfile(port int, extra string) string {
+	return withRedisStore(bkCaddyfile(port, r.l.addr, "store shared", extra), r.redis+"\n\t\t\tprefix "+r.prefix)
+}
+
+// start starts the child Caddy process name with the Caddyfile cf writes
+// for a free port, and returns it with its client.
+func (r *bkRedis) start(name string, cf func(port int) string) (*harness.Child, *bkClient) {
+	r.t.Helper()
+	port := harness.FreePort(r.t)
+	child := harness.StartCaddy(r.t, r.dir, name, cf(port))
+	return child, &bkClient{t: r.t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+}
+
+// startTwo starts two instances, a and b, with extra added to
+// osdm_legacy's subdirectives, and returns their clients.
+func (r *bkRedis) startTwo(extra string) (a, b *bkClient) {
+	r.t.Helper()
+	cf := func(port int) string { return r.caddyfile(port, extra) }
+	_, a = r.start("a", cf)
+	_, b = r.start("b", cf)
 	return a, b
 }
 
@@ -667,7 +685,7 @@ func withRedisStore(caddyfile, body string) string {
 // across them.
 func twoInstancesOnRedis(t *testing.T, redis string) {
 	l := startBKLegacy(t)
-	a, b := startTwoOnRedis(t, l, redis, "")
+	a, b := newBKRedis(t, l, redis).startTwo("")
 
 	var br osdm.BookingResponse
 	key := uuid.NewString()

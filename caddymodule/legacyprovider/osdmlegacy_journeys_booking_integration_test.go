@@ -519,7 +519,7 @@ func TestOSDMLegacyJourneyTwoInstancesRedis(t *testing.T) {
 	addr := redisForJourneys(t)
 	l := startBKLegacy(t)
 	gtfs := harness.ChangeGTFS(t, t.TempDir(), true)
-	a, b := startTwoOnRedis(t, l, "addresses "+addr+"\n\t\t\taccept_volatile", "\n\t\t\ttimetable "+gtfs)
+	a, b := newBKRedis(t, l, "addresses "+addr+"\n\t\t\taccept_volatile").startTwo("\n\t\t\ttimetable " + gtfs)
 	var br osdm.BookingResponse
 	b.ok("POST", "/bookings", bookingOf(a.journeyOffer().OfferID), uuid.NewString(), 200, &br)
 	id := br.Booking.ID
