@@ -2,9 +2,7 @@ package legacyprovider
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -287,11 +285,8 @@ func (c *bkClient) post(method, path, body string) func() {
 // freed once.
 func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	port := harness.FreePort(t)
-	cf := bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
-	child := harness.StartCaddy(t, dir, "first", cf)
-	c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	p, c := newBKProcess(t, l.addr, "")
+	child := p.start("first")
 	b, fid := c.bookFulfilled("708")
 
 	// The exchange's BookingRequest.
@@ -301,7 +296,7 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 	msgID := l.killDuring(t, child, legacy.KindBookingRequest, c.post("POST", "/bookings/"+b.ID+"/exchange-operations",
 		`{"exchangeOffers": [{"offerId": "`+o.OfferID+`", "passengerRefs": ["p1", "p2"]}]}`))
 	l.seats(t, "killed during the exchange", 2, 2)
-	child = harness.StartCaddy(t, dir, "second", cf)
+	child = p.start("second")
 	// The fulfilment confirms the exchange once settlement recorded its
 	// new places (409 while the intent stands).
 	var fr osdm.FulfillmentCollectionResponse
@@ -334,7 +329,7 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 	l.seats(t, "second exchange", 2, 2)
 	l.killDuring(t, child, legacy.KindCancelRequest, c.post("POST", "/bookings/"+b.ID+"/fulfillments", "{}"))
 	l.seats(t, "killed during the confirmation", 2, 0)
-	child = harness.StartCaddy(t, dir, "after-confirm", cf)
+	child = p.start("after-confirm")
 	var gb osdm.BookingResponse
 	deadline = time.Now().Add(30 * time.Second)
 	for {
@@ -358,7 +353,7 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 	rid := rr.RefundOffers[0].ID
 	l.killDuring(t, child, legacy.KindCancelRequest, c.post("PATCH", "/bookings/"+b.ID+"/refund-offers/"+rid, `{"status": "CONFIRMED"}`))
 	l.seats(t, "killed during the partial refund", 1, 0)
-	harness.StartCaddy(t, dir, "last", cf)
+	p.start("last")
 	var ro osdm.RefundOfferResponse
 	deadline = time.Now().Add(30 * time.Second)
 	for ro.RefundOffer == nil || ro.RefundOffer.Status != osdm.RefundConfirmed {

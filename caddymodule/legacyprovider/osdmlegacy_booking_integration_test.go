@@ -181,6 +181,31 @@ func serveBK(t *testing.T, l *bkLegacy, extra string) *bkClient {
 	return &bkClient{t: t, base: base}
 }
 
+// bkProcess is a Caddy with osdm_legacy on a bolt store, run as child
+// processes so that the test can kill one (SIGKILL) and start another on
+// the same port and store.
+type bkProcess struct {
+	t              *testing.T
+	dir, caddyfile string
+}
+
+// newBKProcess is a bkProcess in front of the legacy system at
+// legacyAddr, extra added to osdm_legacy's subdirectives, with the client
+// of its port; none is started yet.
+func newBKProcess(t *testing.T, legacyAddr, extra string) (*bkProcess, *bkClient) {
+	t.Helper()
+	dir := t.TempDir()
+	port := harness.FreePort(t)
+	p := &bkProcess{t: t, dir: dir, caddyfile: bkCaddyfile(port, legacyAddr, "store bolt "+filepath.Join(dir, "legacy.db"), extra)}
+	return p, &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+}
+
+// start starts the Caddy as child process name.
+func (p *bkProcess) start(name string) *harness.Child {
+	p.t.Helper()
+	return harness.StartCaddy(p.t, p.dir, name, p.caddyfile)
+}
+
 // bkRedis is osdm_legacy's Caddy processes in front of one legacy system,
 // keeping their state in one redis store of the osdm app under a prefix
 // of the test's own.
@@ -483,11 +508,8 @@ func TestChildProcess(t *testing.T) { harness.ChildProcess(t) }
 // is PREBOOKED, the legacy system holds exactly it, and it can be deleted.
 func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 	l := startBKLegacyWith(t, legacysandbox.Config{MaxEntries: 4})
-	dir := t.TempDir()
-	port := harness.FreePort(t)
-	cf := bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
-	child := harness.StartCaddy(t, dir, "first", cf)
-	c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	p, c := newBKProcess(t, l.addr, "")
+	child := p.start("first")
 	o := c.offer("708")
 	// An offer searched before the kill: the id carries it, and the
 	// restarted Caddy verifies it with the key in the bolt file.
@@ -508,7 +530,7 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 	// No request at all after the restart: settlement starts with the
 	// configuration, and asks about the BookingRequest within
 	// settle_interval (200ms) plus the call's timeout (2s).
-	harness.StartCaddy(t, dir, "restarted", cf)
+	p.start("restarted")
 	restarted := time.Now()
 	for asked := false; !asked; {
 		for _, m := range l.messages() {
@@ -575,11 +597,8 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 // plus the call's timeout (2s).
 func TestOSDMLegacyIntegrationSIGKILLReleasesHold(t *testing.T) {
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	port := harness.FreePort(t)
-	cf := bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\thold 1s")
-	child := harness.StartCaddy(t, dir, "first", cf)
-	c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	p, c := newBKProcess(t, l.addr, "\n\t\t\thold 1s")
+	child := p.start("first")
 	var b osdm.BookingResponse
 	c.ok("POST", "/bookings", bookingOf(c.offer("710").OfferID), "", 200, &b)
 	child.Kill()
@@ -588,7 +607,7 @@ func TestOSDMLegacyIntegrationSIGKILLReleasesHold(t *testing.T) {
 	}
 	time.Sleep(1500 * time.Millisecond) // the hold ends while Caddy is down
 
-	harness.StartCaddy(t, dir, "restarted", cf)
+	p.start("restarted")
 	restarted := time.Now()
 	for len(l.held()) != 0 {
 		if time.Since(restarted) > 200*time.Millisecond+2*time.Second {
