@@ -78,45 +78,53 @@ func (f adminFront) admin() string { return fmt.Sprintf("http://127.0.0.1:%d", f
 // adminBackendCaddyfile is the partner alpine (login, access check,
 // sandbox) and the legacy system.
 func adminBackendCaddyfile(keys string, alpine, legacyPort int) string {
-	return fmt.Sprintf(`{
+	return `{
 	admin off
 	persist_config off
 }
-
-http://127.0.0.1:%[2]d {
-	bind 127.0.0.1
-	route /oauth/token {
-		osdm_login {
-			signing_key_file %[1]s/login.pem
-			issuer https://login.alpine.example
-			audience http://127.0.0.1:%[2]d/oauth/token
-			client example-railway {
-				alg RS256
-				key alpine-demo-1 %[1]s/alpine.pub
-				scope uic_osdm
-			}
-		}
-	}
-	route {
-		osdm_access {
-			key_file %[1]s/login.pub
-			issuer https://login.alpine.example
-			audience https://login.alpine.example
-		}
-		osdm_sandbox {
-			capacity 1000
-		}
-	}
-}
-
-http://127.0.0.1:%[3]d {
+` + partnerSite(keys, "alpine", alpine, "", "RS256", "", "\t\tosdm_sandbox {\n\t\t\tcapacity 1000\n\t\t}\n") + fmt.Sprintf(`
+http://127.0.0.1:%d {
 	bind 127.0.0.1
 	legacy_sandbox {
 		system 9999
 		capacity 1000
 	}
 }
-`, keys, alpine, legacyPort)
+`, legacyPort)
+}
+
+// partnerSite is the OSDM provider site of partner on port, with the
+// demo keys in keys: at /oauth/token osdm_login, issuer
+// https://login.<partner>.example, with login (more subdirectives, each
+// after "\n\t\t\t") and client example-railway's key <partner>.pub
+// (of alg) named <partner>-demo-1; and a route (on match, with its
+// leading space, or "" for all) where osdm_access checks the tokens it
+// issues before handlers (lines indented by two tabs).
+func partnerSite(keys, partner string, port int, login, alg, match, handlers string) string {
+	return fmt.Sprintf(`
+http://127.0.0.1:%[3]d {
+	bind 127.0.0.1
+	route /oauth/token {
+		osdm_login {
+			signing_key_file %[1]s/login.pem
+			issuer https://login.%[2]s.example
+			audience http://127.0.0.1:%[3]d/oauth/token%[4]s
+			client example-railway {
+				alg %[5]s
+				key %[2]s-demo-1 %[1]s/%[2]s.pub
+				scope uic_osdm
+			}
+		}
+	}
+	route%[6]s {
+		osdm_access {
+			key_file %[1]s/login.pub
+			issuer https://login.%[2]s.example
+			audience https://login.%[2]s.example
+		}
+%[7]s	}
+}
+`, keys, partner, port, login, alg, match, handlers)
 }
 
 // frontCaddyfile is instance f of the rig: store is the osdm app's
@@ -139,83 +147,51 @@ func (rig *adminRig) frontCaddyfile(f adminFront, store string) string {
 
 http://127.0.0.1:%[3]d {
 	bind 127.0.0.1
-	route /partners/alpine {
-		osdm_convert {
-			partner alpine
-			store shared
-			settle_interval 1h
-		}
-		osdm_token {
-			token_url http://127.0.0.1:%[4]d/oauth/token
-			key_file %[5]s/alpine.pem
-			kid alpine-demo-1
-			issuer https://reservations.example-railway.eu
-			subject example-railway
-			partner alpine
-		}
-		reverse_proxy 127.0.0.1:%[4]d {
-			transport osdm
-			header_up Host {upstream_hostport}
-		}
-	}
-	route /partners/hermes {
-		osdm_convert {
-			partner hermes
-			path_prefix /osdm
-			store shared
-			settle_interval 1h
-		}
-		osdm_token {
-			token_url http://127.0.0.1:%[6]d/oauth/token
-			key_file %[5]s/hermes.pem
-			kid hermes-demo-1
-			issuer https://reservations.example-railway.eu
-			subject example-railway
-			partner hermes
-		}
-		reverse_proxy %[7]s {
-			lb_policy round_robin
-			transport osdm
-			header_up Host {upstream_hostport}
-		}
-	}
-}
-
-http://127.0.0.1:%[6]d {
-	bind 127.0.0.1
-	route /oauth/token {
-		osdm_login {
-			signing_key_file %[5]s/login.pem
-			issuer https://login.hermes.example
-			audience http://127.0.0.1:%[6]d/oauth/token
-			replay_store shared
-			client example-railway {
-				alg ES256
-				key hermes-demo-1 %[5]s/hermes.pub
-				scope uic_osdm
-			}
-		}
-	}
-	route /osdm/* {
-		osdm_access {
-			key_file %[5]s/login.pub
-			issuer https://login.hermes.example
-			audience https://login.hermes.example
-		}
-		uri strip_prefix /osdm
+%[4]s%[5]s}
+`, f.adminPort, store, f.legacyPort,
+		rig.convertRoute("alpine", rig.alpine, fmt.Sprintf("127.0.0.1:%d", rig.alpine), "", ""),
+		rig.convertRoute("hermes", f.hermesPort, strings.Join(hermes, " "), "\n\t\t\tpath_prefix /osdm", "\n\t\t\tlb_policy round_robin")) +
+		partnerSite(rig.keys, "hermes", f.hermesPort, "\n\t\t\treplay_store shared", "ES256", " /osdm/*", fmt.Sprintf(`		uri strip_prefix /osdm
 		osdm_legacy {
 			partner hermes
 			store shared
 			hold 20m
 			settle_interval 1h
 		}
-		reverse_proxy 127.0.0.1:%[8]d {
+		reverse_proxy 127.0.0.1:%d {
+			transport osdm
+			header_up Host {upstream_hostport}
+		}
+`, rig.legacy))
+}
+
+// convertRoute is an instance's route to partner: osdm_convert on the
+// shared store, settling only when asked, with more subdirectives (each
+// after "\n\t\t\t"); osdm_token logging in at the partner's login on
+// loginPort with the demo key <partner>.pem named <partner>-demo-1; and
+// reverse_proxy to upstreams over transport osdm, with balance (its
+// lb_policy line, or "").
+func (rig *adminRig) convertRoute(partner string, loginPort int, upstreams, more, balance string) string {
+	return fmt.Sprintf(`	route /partners/%[1]s {
+		osdm_convert {
+			partner %[1]s%[5]s
+			store shared
+			settle_interval 1h
+		}
+		osdm_token {
+			token_url http://127.0.0.1:%[2]d/oauth/token
+			key_file %[3]s/%[1]s.pem
+			kid %[1]s-demo-1
+			issuer https://reservations.example-railway.eu
+			subject example-railway
+			partner %[1]s
+		}
+		reverse_proxy %[4]s {%[6]s
 			transport osdm
 			header_up Host {upstream_hostport}
 		}
 	}
-}
-`, f.adminPort, store, f.legacyPort, rig.alpine, rig.keys, f.hermesPort, strings.Join(hermes, " "), rig.legacy)
+`, partner, loginPort, rig.keys, upstreams, more, balance)
 }
 
 // startAdminRig starts the backend and n instances on the store that
@@ -280,15 +256,9 @@ var adminHTTP = &http.Client{Timeout: 60 * time.Second}
 
 // call makes one request and returns its answer.
 func call(method, url, contentType, body string, header http.Header) (int, []byte, http.Header, error) {
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	req, err := harness.NewRequest(method, url, contentType, body, header)
 	if err != nil {
 		return 0, nil, nil, err
-	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
 	}
 	resp, err := adminHTTP.Do(req)
 	if err != nil {

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -47,15 +45,7 @@ type faultyLegacy struct {
 }
 
 func (f *faultyLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var kind legacy.Kind
-	var id string
-	if lf, err := legacy.FormatOf(r.Header.Get("Content-Type")); err == nil {
-		if req, err := legacy.Decode(lf, body); err == nil {
-			kind, id = req.Kind(), req.MessageID()
-		}
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	_, kind, id := readMessage(r)
 	f.mu.Lock()
 	if f.hold != nil && kind == f.holdKind && strings.Contains(id, f.holdMatch) {
 		hold := f.hold
@@ -115,8 +105,7 @@ type acctRun struct {
 	l     *bkLegacy
 	fl    *faultyLegacy
 	rng   *rand.Rand
-	dir   string
-	cf    string
+	p     *bkProcess
 	child *harness.Child
 	kills int
 	day   string
@@ -192,7 +181,7 @@ func (a *acctRun) step(method, path, body string, kill legacy.Kind, match string
 		a.fl.hold = nil
 		a.fl.mu.Unlock()
 		if killed {
-			a.child = harness.StartCaddy(a.t, a.dir, fmt.Sprintf("run-%d", a.kills), a.cf)
+			a.child = a.p.start(fmt.Sprintf("run-%d", a.kills))
 		}
 		a.fl.setRate(acctFaultRate)
 	}
@@ -361,13 +350,10 @@ func TestOSDMLegacyAccountingRun(t *testing.T) {
 	l := startBKLegacyWith(t, legacysandbox.Config{Capacity: 1000, Fares: []legacysandbox.Fare{{TravelClass: 2, ServiceCode: 1, Cents: 1235}}})
 	fl := &faultyLegacy{l: l, rng: rand.New(rand.NewPCG(7, 11)), rate: acctFaultRate}
 	addr := harness.ServeLocal(t, fl)
-	dir := t.TempDir()
-	port := harness.FreePort(t)
-	cf := bkCaddyfile(port, addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\texchange_fee 10%\n\t\t\thold 3s")
-	a := &acctRun{t: t, l: l, fl: fl, rng: rand.New(rand.NewPCG(3, 5)), dir: dir, cf: cf,
-		c:   &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)},
+	p, c := newBKProcess(t, addr, "\n\t\t\texchange_fee 10%\n\t\t\thold 3s")
+	a := &acctRun{t: t, l: l, fl: fl, rng: rand.New(rand.NewPCG(3, 5)), p: p, c: c,
 		day: time.Now().AddDate(0, 0, 1).Format(time.DateOnly) + "T00:00:00+01:00"}
-	a.child = harness.StartCaddy(t, dir, "run-0", cf)
+	a.child = p.start("run-0")
 	trains := []string{"708", "709", "710", "712"}
 	var bookings []*acctBooking
 	for i := range 120 {

@@ -25,13 +25,13 @@ import (
 // and the legacy system.
 func legacyHardeningCaddy(t *testing.T, extra string) (*bkClient, *bkLegacy) {
 	t.Helper()
-	c, l, _ := legacyHardeningCaddyLog(t, extra, "")
-	return c, l
+	l := startBKLegacy(t)
+	return serveBK(t, l, extra), l
 }
 
 // legacyHardeningCaddyLog is legacyHardeningCaddy with the global log
-// options given (e.g. a log block), and the log file it returns if
-// logOptions names "%s" for it.
+// options given (a log block), and the log file it returns if logOptions
+// names "%s" for it.
 func legacyHardeningCaddyLog(t *testing.T, extra, logOptions string) (*bkClient, *bkLegacy, string) {
 	t.Helper()
 	l := startBKLegacy(t)

@@ -1,12 +1,9 @@
 package legacyprovider
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 )
 
 // TestOSDMLegacyNamesAndBirthDatesRefused: through a real Caddy, a
@@ -18,11 +15,7 @@ import (
 // not as "after the travel date".
 func TestOSDMLegacyNamesAndBirthDatesRefused(t *testing.T) {
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	base := harness.Serve(t, func(port int) string {
-		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
-	})
-	c := &bkClient{t: t, base: base}
+	c := serveBK(t, l, "")
 	b, _ := c.bookFulfilled("708")
 	names := func() string {
 		var out []string

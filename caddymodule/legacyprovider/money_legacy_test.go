@@ -53,11 +53,7 @@ func (l *bkLegacy) legacyBooking(t *testing.T, prefix string) legacysandbox.Book
 // refunded and no fee kept, under the technical reason code.
 func TestOSDMLegacyReleaseWithoutFee(t *testing.T) {
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	base := harness.Serve(t, func(port int) string {
-		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\thold 3s")
-	})
-	c := &bkClient{t: t, base: base}
+	c := serveBK(t, l, "\n\t\t\thold 3s")
 
 	var deleted, expired osdm.BookingResponse
 	c.ok("POST", "/bookings", bookingOf(c.offer("708").OfferID), "", 200, &deleted)
@@ -67,18 +63,7 @@ func TestOSDMLegacyReleaseWithoutFee(t *testing.T) {
 	xid := c.exchange(b, fid, "709")
 	c.ok("DELETE", "/bookings/"+b.ID+"/exchange-operations/"+xid, "", "", 204, nil)
 
-	var gb osdm.BookingResponse
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c.ok("GET", "/bookings/"+expired.Booking.ID, "", "", 200, &gb)
-		if gb.Booking.BookedOffers[0].Reservations[0].Status == osdm.BookingPartReleased {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("booking not released 20s after a 3s hold")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	c.awaitReleased(expired.Booking, "3s")
 	for name, prefix := range map[string]string{
 		"deleted booking":           deleted.Booking.ID + ".book",
 		"expired hold":              expired.Booking.ID + ".book",
@@ -124,11 +109,7 @@ func TestOSDMLegacyExchangeFeeIsLegacyFee(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := startBKLegacy(t)
-			dir := t.TempDir()
-			base := harness.Serve(t, func(port int) string {
-				return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), tc.extra)
-			})
-			c := &bkClient{t: t, base: base}
+			c := serveBK(t, l, tc.extra)
 			b, fid := c.bookFulfilled("708")
 			fee, toPay := c.exchangeQuoted(b, fid, "709")
 			old, nu := l.legacyBooking(t, b.ID+".book"), l.legacyBooking(t, b.ID+".xbook")
@@ -195,11 +176,7 @@ func (c *bkClient) refund(b *osdm.Booking, fid string, pids ...string) (quoted, 
 // the legacy system records the sums quoted.
 func TestOSDMLegacyPartialRefundsAddUp(t *testing.T) {
 	l := startBKLegacyWith(t, legacysandbox.Config{Fares: []legacysandbox.Fare{{TravelClass: 2, ServiceCode: 1, Cents: 1235}}})
-	dir := t.TempDir()
-	base := harness.Serve(t, func(port int) string {
-		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
-	})
-	c := &bkClient{t: t, base: base}
+	c := serveBK(t, l, "")
 	parts, pfid := c.bookThree("708")
 	whole, wfid := c.bookThree("710")
 

@@ -23,18 +23,16 @@ import (
 func TestOSDMLegacyAdminAPIAfterSIGKILL(t *testing.T) {
 	redis := redistest.Server(t)
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	prefix := "osdm-admin-it/" + harness.RandomHex(8) + "/"
+	r := newBKRedis(t, l, "addresses "+redis)
 	withApp := func(port, admin int) string {
-		cf := withRedisStore(bkCaddyfile(port, l.addr, "store shared", "\n\t\t\thold 1s"), "addresses "+redis+"\n\t\t\tprefix "+prefix)
+		cf := r.caddyfile(port, "\n\t\t\thold 1s")
 		cf = strings.Replace(cf, "settle_interval 200ms", "settle_interval 1h", 1) // settlement only when asked (and at start)
 		return strings.Replace(cf, "\tadmin off\n", fmt.Sprintf("\tadmin 127.0.0.1:%d\n", admin), 1)
 	}
-	pa, pb, adminB := harness.FreePort(t), harness.FreePort(t), harness.FreePort(t)
-	a := harness.StartCaddy(t, dir, "a", withApp(pa, harness.FreePort(t)))
-	harness.StartCaddy(t, dir, "b", withApp(pb, adminB))
+	adminB := harness.FreePort(t)
+	a, ca := r.start("a", func(port int) string { return withApp(port, harness.FreePort(t)) })
+	r.start("b", func(port int) string { return withApp(port, adminB) })
 	admin := fmt.Sprintf("http://127.0.0.1:%d", adminB)
-	ca := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pa)}
 
 	msgID := l.bookUnanswered(t, ca, ca.offer("708").OfferID)
 	a.Kill()

@@ -2,9 +2,7 @@ package legacyprovider
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -131,11 +129,7 @@ func (c *bkClient) bookFulfilled(train string) (*osdm.Booking, string) {
 // rest, with the seats at the legacy system after each step.
 func TestOSDMLegacyIntegrationAfterSales(t *testing.T) {
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	base := harness.Serve(t, func(port int) string {
-		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\texchange_fee 10%")
-	})
-	c := &bkClient{t: t, base: base}
+	c := serveBK(t, l, "\n\t\t\texchange_fee 10%")
 	b, fid := c.bookFulfilled("708")
 	l.seats(t, "booked", 2, 0)
 
@@ -291,11 +285,8 @@ func (c *bkClient) post(method, path, body string) func() {
 // freed once.
 func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	port := harness.FreePort(t)
-	cf := bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
-	child := harness.StartCaddy(t, dir, "first", cf)
-	c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	p, c := newBKProcess(t, l.addr, "")
+	child := p.start("first")
 	b, fid := c.bookFulfilled("708")
 
 	// The exchange's BookingRequest.
@@ -305,7 +296,7 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 	msgID := l.killDuring(t, child, legacy.KindBookingRequest, c.post("POST", "/bookings/"+b.ID+"/exchange-operations",
 		`{"exchangeOffers": [{"offerId": "`+o.OfferID+`", "passengerRefs": ["p1", "p2"]}]}`))
 	l.seats(t, "killed during the exchange", 2, 2)
-	child = harness.StartCaddy(t, dir, "second", cf)
+	child = p.start("second")
 	// The fulfilment confirms the exchange once settlement recorded its
 	// new places (409 while the intent stands).
 	var fr osdm.FulfillmentCollectionResponse
@@ -338,7 +329,7 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 	l.seats(t, "second exchange", 2, 2)
 	l.killDuring(t, child, legacy.KindCancelRequest, c.post("POST", "/bookings/"+b.ID+"/fulfillments", "{}"))
 	l.seats(t, "killed during the confirmation", 2, 0)
-	child = harness.StartCaddy(t, dir, "after-confirm", cf)
+	child = p.start("after-confirm")
 	var gb osdm.BookingResponse
 	deadline = time.Now().Add(30 * time.Second)
 	for {
@@ -362,7 +353,7 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 	rid := rr.RefundOffers[0].ID
 	l.killDuring(t, child, legacy.KindCancelRequest, c.post("PATCH", "/bookings/"+b.ID+"/refund-offers/"+rid, `{"status": "CONFIRMED"}`))
 	l.seats(t, "killed during the partial refund", 1, 0)
-	harness.StartCaddy(t, dir, "last", cf)
+	p.start("last")
 	var ro osdm.RefundOfferResponse
 	deadline = time.Now().Add(30 * time.Second)
 	for ro.RefundOffer == nil || ro.RefundOffer.Status != osdm.RefundConfirmed {
@@ -386,18 +377,8 @@ func TestOSDMLegacyIntegrationAfterSalesSIGKILL(t *testing.T) {
 func TestOSDMLegacyIntegrationAfterSalesTwoInstancesRedis(t *testing.T) {
 	addr := redistest.Shared(t)
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	prefix := "osdm-legacy-it/" + harness.RandomHex(8) + "/"
 	// The test Redis need not persist: the store says accept_volatile.
-	withApp := func(port int) string {
-		return withRedisStore(bkCaddyfile(port, l.addr, "store shared", ""),
-			"addresses "+addr+"\n\t\t\taccept_volatile\n\t\t\tprefix "+prefix)
-	}
-	pa, pb := harness.FreePort(t), harness.FreePort(t)
-	harness.StartCaddy(t, dir, "a", withApp(pa))
-	harness.StartCaddy(t, dir, "b", withApp(pb))
-	a := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pa)}
-	b := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pb)}
+	a, b := newBKRedis(t, l, "addresses "+addr+"\n\t\t\taccept_volatile").startTwo("")
 
 	bk, fid := a.bookFulfilled("708")
 	a.exchange(bk, fid, "709")

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -67,24 +66,37 @@ func startBKLegacy(t *testing.T) *bkLegacy {
 // startBKLegacyWith is startBKLegacy with the sandbox of cfg.
 func startBKLegacyWith(t *testing.T, cfg legacysandbox.Config) *bkLegacy {
 	t.Helper()
-	sb, err := legacysandbox.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := &bkLegacy{sb: sb}
+	l := &bkLegacy{sb: newSandbox(t, cfg)}
 	l.addr = harness.ServeLocal(t, l)
 	return l
 }
 
-func (l *bkLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var kind legacy.Kind
-	var id string
+// newSandbox is the legacy sandbox of cfg; an invalid cfg fails t.
+func newSandbox(t *testing.T, cfg legacysandbox.Config) *legacysandbox.Sandbox {
+	t.Helper()
+	sb, err := legacysandbox.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sb
+}
+
+// readMessage reads r's body, puts it back for the next reader, and
+// returns it with the kind and messageId of the legacy message it holds
+// (both empty when it holds none).
+func readMessage(r *http.Request) (body []byte, kind legacy.Kind, id string) {
+	body, _ = io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
 	if f, err := legacy.FormatOf(r.Header.Get("Content-Type")); err == nil {
 		if req, err := legacy.Decode(f, body); err == nil {
 			kind, id = req.Kind(), req.MessageID()
 		}
 	}
+	return body, kind, id
+}
+
+func (l *bkLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, kind, id := readMessage(r)
 	l.mu.Lock()
 	l.seen = append(l.seen, bkSeen{kind: kind, id: id, header: r.Header.Clone()})
 	hold, holdKind := l.hold, l.holdKind
@@ -115,7 +127,6 @@ func (l *bkLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
 	if hold != nil && kind == holdKind {
 		l.sb.ServeHTTP(newDiscardWriter(), r) // booked; the answer is lost
 		hold <- id
@@ -250,11 +261,7 @@ func bookingOf(offerID string) string {
 // legacy sandbox over HTTP), with the legacy messages each sends.
 func TestOSDMLegacyIntegrationBookingRows(t *testing.T) {
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	base := harness.Serve(t, func(port int) string {
-		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
-	})
-	c := &bkClient{t: t, base: base}
+	c := serveBK(t, l, "")
 	countKinds := func(from int) map[legacy.Kind]int {
 		n := map[legacy.Kind]int{}
 		for _, m := range l.messages()[from:] {
@@ -371,34 +378,10 @@ func TestOSDMLegacyIntegrationBookingRows(t *testing.T) {
 // CancelRequest; the booking reads RELEASED and cannot be fulfilled.
 func TestOSDMLegacyIntegrationHoldReleased(t *testing.T) {
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	base := harness.Serve(t, func(port int) string {
-		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\thold 2s")
-	})
-	c := &bkClient{t: t, base: base}
+	c := serveBK(t, l, "\n\t\t\thold 2s")
 	var b osdm.BookingResponse
 	c.ok("POST", "/bookings", bookingOf(c.offer("710").OfferID), "", 200, &b)
-	var gb osdm.BookingResponse
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c.ok("GET", "/bookings/"+b.Booking.ID, "", "", 200, &gb)
-		if gb.Booking.BookedOffers[0].Reservations[0].Status == osdm.BookingPartReleased {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("booking not released 20s after a 2s hold: %s", gb.Booking.BookedOffers[0].Reservations[0].Status)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	cancels := 0
-	for _, m := range l.messages() {
-		if m.kind == legacy.KindCancelRequest && m.id == b.Booking.ID+".cancel.1" {
-			cancels++
-		}
-	}
-	if cancels != 1 || len(l.held()) != 0 {
-		t.Errorf("release sent %d CancelRequests; the legacy system holds %d bookings", cancels, len(l.held()))
-	}
+	waitReleased(c, l, b.Booking, 0)
 	p := c.problem("POST", "/bookings/"+b.Booking.ID+"/fulfillments", "{}", 409)
 	if !strings.Contains(p.Detail, "released") {
 		t.Errorf("fulfilment of a released booking: %+v", p)
@@ -444,11 +427,8 @@ func TestChildProcess(t *testing.T) { harness.ChildProcess(t) }
 // is PREBOOKED, the legacy system holds exactly it, and it can be deleted.
 func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 	l := startBKLegacyWith(t, legacysandbox.Config{MaxEntries: 4})
-	dir := t.TempDir()
-	port := harness.FreePort(t)
-	cf := bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
-	child := harness.StartCaddy(t, dir, "first", cf)
-	c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	p, c := newBKProcess(t, l.addr, "")
+	child := p.start("first")
 	o := c.offer("708")
 	// An offer searched before the kill: the id carries it, and the
 	// restarted Caddy verifies it with the key in the bolt file.
@@ -469,7 +449,7 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 	// No request at all after the restart: settlement starts with the
 	// configuration, and asks about the BookingRequest within
 	// settle_interval (200ms) plus the call's timeout (2s).
-	harness.StartCaddy(t, dir, "restarted", cf)
+	p.start("restarted")
 	restarted := time.Now()
 	for asked := false; !asked; {
 		for _, m := range l.messages() {
@@ -536,11 +516,8 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 // plus the call's timeout (2s).
 func TestOSDMLegacyIntegrationSIGKILLReleasesHold(t *testing.T) {
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	port := harness.FreePort(t)
-	cf := bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\thold 1s")
-	child := harness.StartCaddy(t, dir, "first", cf)
-	c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	p, c := newBKProcess(t, l.addr, "\n\t\t\thold 1s")
+	child := p.start("first")
 	var b osdm.BookingResponse
 	c.ok("POST", "/bookings", bookingOf(c.offer("710").OfferID), "", 200, &b)
 	child.Kill()
@@ -549,7 +526,7 @@ func TestOSDMLegacyIntegrationSIGKILLReleasesHold(t *testing.T) {
 	}
 	time.Sleep(1500 * time.Millisecond) // the hold ends while Caddy is down
 
-	harness.StartCaddy(t, dir, "restarted", cf)
+	p.start("restarted")
 	restarted := time.Now()
 	for len(l.held()) != 0 {
 		if time.Since(restarted) > 200*time.Millisecond+2*time.Second {
@@ -646,16 +623,7 @@ func withRedisStore(caddyfile, body string) string {
 // across them.
 func twoInstancesOnRedis(t *testing.T, redis string) {
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	prefix := "osdm-legacy-it/" + harness.RandomHex(8) + "/"
-	withApp := func(port int) string {
-		return withRedisStore(bkCaddyfile(port, l.addr, "store shared", ""), redis+"\n\t\t\tprefix "+prefix)
-	}
-	pa, pb := harness.FreePort(t), harness.FreePort(t)
-	harness.StartCaddy(t, dir, "a", withApp(pa))
-	harness.StartCaddy(t, dir, "b", withApp(pb))
-	a := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pa)}
-	b := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pb)}
+	a, b := newBKRedis(t, l, redis).startTwo("")
 
 	var br osdm.BookingResponse
 	key := uuid.NewString()

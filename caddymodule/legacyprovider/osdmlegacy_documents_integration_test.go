@@ -3,17 +3,13 @@ package legacyprovider
 import (
 	"bytes"
 	"encoding/base64"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
-	"github.com/caddy-osdm/caddy-osdm/internal/pdfcheck"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
-	"github.com/caddy-osdm/caddy-osdm/ticketpdf"
 )
 
 // namedBookingOf books offerID for an adult and a child named in Latin
@@ -34,11 +30,7 @@ func namedBookingOf(offerID string) string {
 // spec. With `documents none` there is none.
 func TestOSDMLegacyIntegrationTicketDocuments(t *testing.T) {
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	base := harness.Serve(t, func(port int) string {
-		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "")
-	})
-	c := &bkClient{t: t, base: base}
+	c := serveBK(t, l, "")
 
 	o := c.offer("708")
 	var br osdm.BookingResponse
@@ -47,18 +39,7 @@ func TestOSDMLegacyIntegrationTicketDocuments(t *testing.T) {
 	key := uuid.NewString()
 	var fr osdm.FulfillmentCollectionResponse
 	c.ok("POST", "/bookings/"+b.ID+"/fulfillments", "", key, 200, &fr)
-	fu := fr.Fulfillments[0]
-	if len(fr.FulfillmentDocuments) != 1 || len(fu.FulfillmentDocumentRefs) != 1 || fu.FulfillmentDocumentRefs[0] != fr.FulfillmentDocuments[0].ID {
-		t.Fatalf("fulfilment %s refs %v, %d documents", fu.ID, fu.FulfillmentDocumentRefs, len(fr.FulfillmentDocuments))
-	}
-	doc := fr.FulfillmentDocuments[0]
-	if doc.Medium != osdm.FulfillmentMediaPDFA4 || doc.Type != osdm.DocumentTicket || doc.Format != osdm.FormatPDF || doc.ControlNumber != fu.ControlNumber {
-		t.Errorf("document %s %s %s %s", doc.Medium, doc.Type, doc.Format, doc.ControlNumber)
-	}
-	pdf := doc.Content
-	if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
-		t.Fatalf("the document is not a PDF: %q", pdf[:min(len(pdf), 16)])
-	}
+	fu, pdf := harness.TicketPDF(t, fr)
 
 	for range 2 {
 		var gf osdm.FulfillmentResponse
@@ -78,10 +59,7 @@ func TestOSDMLegacyIntegrationTicketDocuments(t *testing.T) {
 	}
 
 	// documents none: the fulfilment has its control number, no document.
-	none := harness.Serve(t, func(port int) string {
-		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "none.db"), "\n\t\t\tdocuments none")
-	})
-	cn := &bkClient{t: t, base: none}
+	cn := serveBK(t, l, "\n\t\t\tdocuments none")
 	var nb osdm.BookingResponse
 	var nf osdm.FulfillmentCollectionResponse
 	cn.ok("POST", "/bookings", namedBookingOf(cn.offer("708").OfferID), "", 200, &nb)
@@ -90,21 +68,8 @@ func TestOSDMLegacyIntegrationTicketDocuments(t *testing.T) {
 		t.Errorf("documents none: %d documents, refs %v", len(nf.FulfillmentDocuments), nf.Fulfillments[0].FulfillmentDocumentRefs)
 	}
 
-	// Read back as a person's tools would (skipped, saying so, without them).
-	if info := pdfcheck.Info(t, pdf); info["Pages"] != "1" {
-		t.Errorf("pdfinfo: %v", info)
-	}
-	text := strings.Join(strings.Fields(pdfcheck.Text(t, pdf)), " ")
 	day := time.Now().AddDate(0, 0, 1).Format(time.DateOnly)
-	for _, want := range []string{"708", day, b.BookingCode, fu.ControlNumber, "Ångström-Müller", "Καραμανλής"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("the ticket does not show %q:\n%s", want, text)
-		}
-	}
-	codes := pdfcheck.Codes(t, pdf)
-	if want := ticketpdf.Payload(fu.ControlNumber, b.BookingCode); len(codes) != 1 || codes[0].Format != "Aztec" || codes[0].Text != want {
-		t.Errorf("codes on page 1: %q, want the Aztec code %q", codes, want)
-	}
+	harness.ReadTicket(t, pdf, fu.ControlNumber, b.BookingCode, "708", day, b.BookingCode, fu.ControlNumber, "Ångström-Müller", "Καραμανλής")
 }
 
 func encodeStd(b []byte) string { return base64.StdEncoding.EncodeToString(b) }

@@ -43,11 +43,7 @@ type seenRequest struct {
 
 func startLegacyServer(t *testing.T, cfg legacysandbox.Config) *legacyServer {
 	t.Helper()
-	sb, err := legacysandbox.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ls := &legacyServer{sb: sb}
+	ls := &legacyServer{sb: newSandbox(t, cfg)}
 	ls.mode.Store("")
 	ls.addr = harness.ServeLocal(t, ls)
 	return ls
@@ -108,15 +104,26 @@ type legacyChain struct {
 	log  string
 }
 
+// startLegacyChain is a legacyChain over harness.LegacyGTFS, with
+// osdm_legacy's timeout at 1s and extra added to its subdirectives.
 func startLegacyChain(t *testing.T, extra string, sbcfg legacysandbox.Config) *legacyChain {
 	t.Helper()
+	return startChainOver(t, func(dir string) string { return harness.LegacyGTFS(t, dir) }, "1s", extra, sbcfg)
+}
+
+// startChainOver starts a legacy server of sbcfg and a legacyChain in
+// front of it whose osdm_legacy reads the timetable gtfs writes into a
+// directory of the test's, with concurrency 4, the call timeout given and
+// extra added to its subdirectives.
+func startChainOver(t *testing.T, gtfs func(dir string) string, timeout, extra string, sbcfg legacysandbox.Config) *legacyChain {
+	t.Helper()
 	dir := t.TempDir()
-	gtfs := harness.LegacyGTFS(t, dir)
+	timetable := gtfs(dir)
 	ls := startLegacyServer(t, sbcfg)
 	logFile := filepath.Join(dir, "caddy.log")
 	base := harness.ServeSite(t, harness.Options(harness.LogOption(logFile, "DEBUG")), func(port int) string {
 		return harness.LegacyRoute("/osdm", ls.addr,
-			"partner hermes-test", "timetable "+gtfs, "concurrency 4", "timeout 1s", "store bolt "+filepath.Join(dir, "legacy.db")+extra)
+			"partner hermes-test", "timetable "+timetable, "concurrency 4", "timeout "+timeout, "store bolt "+filepath.Join(dir, "legacy.db")+extra)
 	})
 	return &legacyChain{base: base + "/osdm", ls: ls, log: logFile}
 }

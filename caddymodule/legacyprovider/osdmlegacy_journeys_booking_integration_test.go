@@ -29,12 +29,8 @@ type jyChain struct {
 func startJourneyBooking(t *testing.T, sbcfg legacysandbox.Config, extra string) *jyChain {
 	t.Helper()
 	l := startBKLegacyWith(t, sbcfg)
-	dir := t.TempDir()
-	gtfs := harness.ChangeGTFS(t, dir, true)
-	base := harness.Serve(t, func(port int) string {
-		return bkCaddyfile(port, l.addr, "store bolt "+filepath.Join(dir, "legacy.db"), "\n\t\t\ttimetable "+gtfs+extra)
-	})
-	return &jyChain{bkClient: &bkClient{t: t, base: base}, l: l}
+	gtfs := harness.ChangeGTFS(t, t.TempDir(), true)
+	return &jyChain{bkClient: serveBK(t, l, "\n\t\t\ttimetable "+gtfs+extra), l: l}
 }
 
 // journeyOffer searches from Paris Est at 06:30 and returns the offer of
@@ -522,18 +518,8 @@ func TestOSDMLegacyJourneyExchange(t *testing.T) {
 func TestOSDMLegacyJourneyTwoInstancesRedis(t *testing.T) {
 	addr := redisForJourneys(t)
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	gtfs := harness.ChangeGTFS(t, dir, true)
-	prefix := "osdm-journeys-it/" + harness.RandomHex(8) + "/"
-	cf := func(port int) string {
-		return withRedisStore(bkCaddyfile(port, l.addr, "store shared", "\n\t\t\ttimetable "+gtfs),
-			"addresses "+addr+"\n\t\t\taccept_volatile\n\t\t\tprefix "+prefix)
-	}
-	pa, pb := harness.FreePort(t), harness.FreePort(t)
-	harness.StartCaddy(t, dir, "a", cf(pa))
-	harness.StartCaddy(t, dir, "b", cf(pb))
-	a := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pa)}
-	b := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", pb)}
+	gtfs := harness.ChangeGTFS(t, t.TempDir(), true)
+	a, b := newBKRedis(t, l, "addresses "+addr+"\n\t\t\taccept_volatile").startTwo("\n\t\t\ttimetable " + gtfs)
 	var br osdm.BookingResponse
 	b.ok("POST", "/bookings", bookingOf(a.journeyOffer().OfferID), uuid.NewString(), 200, &br)
 	id := br.Booking.ID

@@ -3,7 +3,6 @@ package legacyprovider
 import (
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,20 +12,12 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 )
 
-// startJourneyChain is startLegacyChain over harness.ChangeGTFS: no
-// direct train from Paris Est to Basel SBB, every journey changes at
-// Strasbourg.
+// startJourneyChain is a legacyChain over harness.ChangeGTFS (no direct
+// train from Paris Est to Basel SBB, every journey changes at
+// Strasbourg), with osdm_legacy's timeout at 2s.
 func startJourneyChain(t *testing.T, transfers bool, extra string, sbcfg legacysandbox.Config) *legacyChain {
 	t.Helper()
-	dir := t.TempDir()
-	gtfs := harness.ChangeGTFS(t, dir, transfers)
-	ls := startLegacyServer(t, sbcfg)
-	logFile := filepath.Join(dir, "caddy.log")
-	base := harness.ServeSite(t, harness.Options(harness.LogOption(logFile, "DEBUG")), func(port int) string {
-		return harness.LegacyRoute("/osdm", ls.addr,
-			"partner hermes-test", "timetable "+gtfs, "concurrency 4", "timeout 2s", "store bolt "+filepath.Join(dir, "legacy.db")+extra)
-	})
-	return &legacyChain{base: base + "/osdm", ls: ls, log: logFile}
+	return startChainOver(t, func(dir string) string { return harness.ChangeGTFS(t, dir, transfers) }, "2s", extra, sbcfg)
 }
 
 // journeySearch is a search from Paris Est to Basel SBB on the travel day
@@ -71,7 +62,7 @@ const (
 func (c *bkClient) do310(method, path, body string) (int, http.Header, []byte) {
 	c.t.Helper()
 	client := harness.OSDMClient{Base: c.base + "/osdm", Version: osdmspec.V310,
-		Header: http.Header{"Authorization": {"Bearer secret-access-token-xyz"}}}
+		Header: http.Header{"Authorization": {"Bearer " + bkAccessToken}}}
 	a := client.Send(c.t, method, path, body, nil)
 	osdmspec.ValidateResponse(c.t, osdmspec.V310, method, path, a.Status, a.Header, a.Body)
 	return a.Status, a.Header, a.Body

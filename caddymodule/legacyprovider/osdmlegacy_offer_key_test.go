@@ -2,7 +2,6 @@ package legacyprovider
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
@@ -25,22 +24,18 @@ import (
 func TestOSDMLegacyIntegrationOfferKeyDeleted(t *testing.T) {
 	addr := redistest.Shared(t)
 	l := startBKLegacy(t)
-	dir := t.TempDir()
-	prefix := "osdm-legacy-key/" + harness.RandomHex(8) + "/"
 	// A store of the osdm app with accept_volatile: the test Redis does
 	// not persist (and the test loses its data on purpose).
-	redisStore := "addresses " + addr + "\n\t\t\tprefix " + prefix + "\n\t\t\taccept_volatile"
+	r := newBKRedis(t, l, "addresses "+addr+"\n\t\t\taccept_volatile")
 	// The view of the module's store: its keys as osdm_legacy names them.
-	rs, err := store.OpenRedis(context.Background(), store.RedisOptions{Address: addr, Prefix: prefix + "legacy/hermes-test/"})
+	rs, err := store.OpenRedis(context.Background(), store.RedisOptions{Address: addr, Prefix: r.prefix + "legacy/hermes-test/"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rs.Close()
 	children := map[*bkClient]*harness.Child{}
 	start := func(name string) *bkClient {
-		port := harness.FreePort(t)
-		ch := harness.StartCaddy(t, dir, name, withRedisStore(bkCaddyfile(port, l.addr, "store shared", ""), redisStore))
-		c := &bkClient{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+		ch, c := r.start(name, func(port int) string { return r.caddyfile(port, "") })
 		children[c] = ch
 		return c
 	}

@@ -75,22 +75,29 @@ func (c *bkClient) reservationStatus(b *osdm.Booking) osdm.BookingPartStatus {
 	return gb.Booking.BookedOffers[0].Reservations[0].Status
 }
 
-// waitReleased waits for b to be released by the background work, and
-// checks that one CancelRequest, the release's, reached l for it from
-// message from on, and that l holds nothing any more.
-func waitReleased(c *bkClient, l *bkLegacy, b *osdm.Booking, from int) {
+// awaitReleased waits for b, past its hold (a duration, for the failure
+// message), to be released by the background work.
+func (c *bkClient) awaitReleased(b *osdm.Booking, hold string) {
 	c.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		status := c.reservationStatus(b)
 		if status == osdm.BookingPartReleased {
-			break
+			return
 		}
 		if time.Now().After(deadline) {
-			c.t.Fatalf("booking not released 20s after a 2s hold: %s", status)
+			c.t.Fatalf("booking not released 20s after a %s hold: %s", hold, status)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// waitReleased waits for b to be released by the background work past
+// its 2s hold, and checks that one CancelRequest, the release's, reached
+// l for it from message from on, and that l holds nothing any more.
+func waitReleased(c *bkClient, l *bkLegacy, b *osdm.Booking, from int) {
+	c.t.Helper()
+	c.awaitReleased(b, "2s")
 	cancels := 0
 	for _, m := range l.messages()[from:] {
 		if m.kind == legacy.KindCancelRequest && m.id == b.ID+".cancel.1" {

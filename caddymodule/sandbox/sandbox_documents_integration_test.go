@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
-	"github.com/caddy-osdm/caddy-osdm/internal/pdfcheck"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
-	"github.com/caddy-osdm/caddy-osdm/ticketpdf"
 )
 
 // TestSandboxTicketDocuments: through a real Caddy, osdm_sandbox's
@@ -66,18 +63,7 @@ func TestSandboxTicketDocuments(t *testing.T) {
 	b := booked.Booking
 	var ful osdm.FulfillmentCollectionResponse
 	call(http.MethodPost, "/bookings/"+b.ID+"/fulfillments", osdm.FulfillmentPostRequest{}, &ful)
-	f := ful.Fulfillments[0]
-	if len(ful.FulfillmentDocuments) != 1 || len(f.FulfillmentDocumentRefs) != 1 || ful.FulfillmentDocuments[0].ID != f.FulfillmentDocumentRefs[0] {
-		t.Fatalf("fulfilment %s refs %v, %d documents", f.ID, f.FulfillmentDocumentRefs, len(ful.FulfillmentDocuments))
-	}
-	doc := ful.FulfillmentDocuments[0]
-	if doc.Medium != osdm.FulfillmentMediaPDFA4 || doc.Type != osdm.DocumentTicket || doc.Format != osdm.FormatPDF || doc.ControlNumber != f.ControlNumber {
-		t.Errorf("document %s %s %s %s", doc.Medium, doc.Type, doc.Format, doc.ControlNumber)
-	}
-	pdf := doc.Content
-	if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
-		t.Fatalf("the document is not a PDF: %q", pdf[:min(len(pdf), 16)])
-	}
+	f, pdf := harness.TicketPDF(t, ful)
 
 	for range 2 {
 		var one osdm.FulfillmentResponse
@@ -92,18 +78,5 @@ func TestSandboxTicketDocuments(t *testing.T) {
 		}
 	}
 
-	// Read back as a person's tools would (skipped, saying so, without them).
-	if info := pdfcheck.Info(t, pdf); info["Pages"] != "1" {
-		t.Errorf("pdfinfo: %v", info)
-	}
-	text := strings.Join(strings.Fields(pdfcheck.Text(t, pdf)), " ")
-	for _, want := range []string{"IC 708", dep.Format("2006-01-02"), "08:30", b.BookingCode, f.ControlNumber, "Ångström-Müller", "Καραμανλής"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("the ticket does not show %q:\n%s", want, text)
-		}
-	}
-	codes := pdfcheck.Codes(t, pdf)
-	if want := ticketpdf.Payload(f.ControlNumber, b.BookingCode); len(codes) != 1 || codes[0].Format != "Aztec" || codes[0].Text != want {
-		t.Errorf("codes on page 1: %q, want the Aztec code %q", codes, want)
-	}
+	harness.ReadTicket(t, pdf, f.ControlNumber, b.BookingCode, "IC 708", dep.Format("2006-01-02"), "08:30", b.BookingCode, f.ControlNumber, "Ångström-Müller", "Καραμανλής")
 }

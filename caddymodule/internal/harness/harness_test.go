@@ -3,7 +3,6 @@ package harness
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -11,23 +10,14 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 )
 
-// TestFreePort: every port is bindable, below the ephemeral range, and
-// handed out once.
+// TestFreePort: every port is below the ephemeral range (that each is
+// handed out once and bindable is testrig.FreePort's, tested there).
 func TestFreePort(t *testing.T) {
-	seen := map[int]bool{}
 	for range 200 {
-		p := FreePort(t)
-		if seen[p] || p < 20000 || p >= 32768 {
-			t.Fatalf("port %d: handed out before %v, or outside 20000-32767", p, seen[p])
+		if p := FreePort(t); p < 20000 || p >= 32768 {
+			t.Fatalf("port %d outside 20000-32767", p)
 		}
-		seen[p] = true
 	}
-	p := FreePort(t)
-	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-	if err != nil {
-		t.Fatalf("port %d: %v", p, err)
-	}
-	l.Close()
 }
 
 // TestLegacyClient: a legacy reply is decoded; an answer that is none, or

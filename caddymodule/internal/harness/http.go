@@ -31,17 +31,28 @@ func PostJSON(t testing.TB, url, body string) (int, string, http.Header) {
 	return do(t, noKeepAlive, http.MethodPost, url, "application/json", body, nil)
 }
 
-func do(t testing.TB, client *http.Client, method, url, contentType, body string, header http.Header) (int, string, http.Header) {
-	t.Helper()
+// NewRequest is the request method url with body, as contentType (if not
+// empty) and with header: what Do sends, for a caller that cannot fail
+// its test (a goroutine of the test's).
+func NewRequest(method, url, contentType, body string, header http.Header) (*http.Request, error) {
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	for k, v := range header {
 		req.Header[k] = v
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
+	}
+	return req, nil
+}
+
+func do(t testing.TB, client *http.Client, method, url, contentType, body string, header http.Header) (int, string, http.Header) {
+	t.Helper()
+	req, err := NewRequest(method, url, contentType, body, header)
+	if err != nil {
+		t.Fatal(err)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
