@@ -3,6 +3,7 @@ package osdmlegacy
 import (
 	"context"
 	"encoding/json"
+	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"net/http"
 	"strings"
 	"testing"
@@ -168,12 +169,7 @@ func TestJourneyRefundRefusedBeforeAnyLeg(t *testing.T) {
 // specLegJSON is a timed leg of a trip specification tomorrow.
 func specLegJSON(train, from, dep, to, arr string) string {
 	at := func(hm string) string { return tomorrow() + "T" + hm + ":00Z" }
-	stop := func(code string) string {
-		return `{"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:` + code + `"}`
-	}
-	return `{"timedLeg": {"start": {"stopPlaceRef": ` + stop(from) + `, "serviceDeparture": {"timetabledTime": "` + at(dep) + `"}},
-		"end": {"stopPlaceRef": ` + stop(to) + `, "serviceArrival": {"timetabledTime": "` + at(arr) + `"}},
-		"service": {"vehicleNumbers": ["` + train + `"], "carriers": [{"ref": "urn:uic:rics:1185"}]}}}`
+	return osdmspec.TimedLeg("1185", train, from, at(dep), to, at(arr))
 }
 
 // The answer to the CancelRequest of the second old train is lost while

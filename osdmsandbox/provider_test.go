@@ -1,6 +1,7 @@
 package osdmsandbox_test
 
 import (
+	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"net/http"
 	"strings"
 	"testing"
@@ -152,15 +153,10 @@ func specified(legs ...string) string {
 }
 
 func timedLeg(train, from, dep, to, arr string) string {
-	return `{"timedLeg":{"start":{"stopPlaceRef":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:` + from + `"},"serviceDeparture":{"timetabledTime":"` + dep + `"}},
-		"end":{"stopPlaceRef":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:` + to + `"},"serviceArrival":{"timetabledTime":"` + arr + `"}},
-		"service":{"vehicleNumbers":["` + train + `"],"carriers":[{"ref":"urn:uic:rics:1185"}]}}}`
+	return osdmspec.TimedLeg("1185", train, from, dep, to, arr)
 }
 
-func transferLeg(from, to, duration string) string {
-	return `{"transferLeg":{"start":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:` + from + `"},
-		"end":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:` + to + `"},"duration":"` + duration + `"}}`
-}
+var transferLeg = osdmspec.TransferLeg
 
 func (h *harness) postOffers(body string) result {
 	h.t.Helper()

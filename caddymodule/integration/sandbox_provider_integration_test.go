@@ -230,12 +230,7 @@ func specBody(legs ...string) string {
 
 // specLeg is a timed leg of train from one UIC station to another.
 func specLeg(train, from, dep, to, arr string) string {
-	stop := func(code string) string {
-		return `{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:` + code + `"}`
-	}
-	return `{"timedLeg":{"start":{"stopPlaceRef":` + stop(from) + `,"serviceDeparture":{"timetabledTime":"` + dep + `"}},
-		"end":{"stopPlaceRef":` + stop(to) + `,"serviceArrival":{"timetabledTime":"` + arr + `"}},
-		"service":{"vehicleNumbers":["` + train + `"],"carriers":[{"ref":"urn:uic:rics:1185"}]}}}`
+	return osdmspec.TimedLeg("1185", train, from, dep, to, arr)
 }
 
 // Item 3: POST /offers with a specified trip, bookable as any offer.

@@ -41,13 +41,8 @@ func journeySpec(legs ...string) string {
 // journeyLeg is a timed leg of train from one UIC station to another at
 // HH:MM (+01:00) on the travel day.
 func journeyLeg(train, from, dep, to, arr string) string {
-	stop := func(code string) string {
-		return `{"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:` + code + `"}`
-	}
 	at := func(hm string) string { return harness.TravelDay + "T" + hm + ":00+01:00" }
-	return `{"timedLeg": {"start": {"stopPlaceRef": ` + stop(from) + `, "serviceDeparture": {"timetabledTime": "` + at(dep) + `"}},
-		"end": {"stopPlaceRef": ` + stop(to) + `, "serviceArrival": {"timetabledTime": "` + at(arr) + `"}},
-		"service": {"vehicleNumbers": ["` + train + `"], "carriers": [{"ref": "urn:uic:rics:1187"}]}}}`
+	return osdmspec.TimedLeg("1187", train, from, at(dep), to, at(arr))
 }
 
 // Station codes of harness.ChangeGTFS.

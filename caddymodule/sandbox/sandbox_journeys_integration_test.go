@@ -142,7 +142,5 @@ func TestSandboxJourneysIntegration(t *testing.T) {
 
 // specLeg is a timed leg of a trip specification.
 func specLeg(train, from, dep, to, arr string) string {
-	return `{"timedLeg":{"start":{"stopPlaceRef":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:` + from + `"},"serviceDeparture":{"timetabledTime":"` + dep + `"}},
-		"end":{"stopPlaceRef":{"objectType":"StopPlaceRef","stopPlaceRef":"urn:uic:stn:` + to + `"},"serviceArrival":{"timetabledTime":"` + arr + `"}},
-		"service":{"vehicleNumbers":["` + train + `"],"carriers":[{"ref":"urn:uic:rics:9999"}]}}}`
+	return osdmspec.TimedLeg("9999", train, from, dep, to, arr)
 }
