@@ -22,14 +22,7 @@ func TestTokenIsACaddySubcommand(t *testing.T) {
 	if !ok {
 		t.Fatal("osdm-token is not registered")
 	}
-	key, err := tokenauth.GenerateKey("ES384")
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyFile, _, err := tokenauth.WriteKeyPair(t.TempDir(), "cli", key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	keyFile := writeKey(t, "ES384")
 	var form map[string][]string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := r.ParseForm(); err != nil {
@@ -110,14 +103,7 @@ func TestTokenCommandFails(t *testing.T) {
 // missing issuer by its flag, and labels the partner in a login error by
 // the token URL's host name, as osdm_token does.
 func TestTokenLoginRulesSpeakOfFlags(t *testing.T) {
-	key, err := tokenauth.GenerateKey("ES256")
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyFile, _, err := tokenauth.WriteKeyPair(t.TempDir(), "cli", key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	keyFile := writeKey(t, "ES256")
 	var assertion string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		assertion = r.PostFormValue("client_assertion")
@@ -162,6 +148,20 @@ func TestTokenLoginRulesSpeakOfFlags(t *testing.T) {
 	if iss := tok.Claims.(jwt.MapClaims)["iss"]; iss != "sub-1" {
 		t.Fatalf("client_assertion without --issuer: iss %v, want --subject's sub-1", iss)
 	}
+}
+
+// writeKey is the PEM file of a new alg key.
+func writeKey(t *testing.T, alg string) string {
+	t.Helper()
+	key, err := tokenauth.GenerateKey(alg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile, _, err := tokenauth.WriteKeyPair(t.TempDir(), "cli", key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keyFile
 }
 
 // captureStdout is what f writes to os.Stdout.
