@@ -32,6 +32,18 @@ const (
 	GrantClientAssertion Grant = "client_assertion"
 )
 
+// orDefault is g, or GrantJWTBearer for the empty grant, and whether it
+// is a grant this package knows.
+func (g Grant) orDefault() (Grant, bool) {
+	switch g {
+	case "":
+		return GrantJWTBearer, true
+	case GrantJWTBearer, GrantClientAssertion:
+		return g, true
+	}
+	return g, false
+}
+
 // Form values of the two grants.
 const (
 	grantTypeJWTBearer         = "urn:ietf:params:oauth:grant-type:jwt-bearer"
@@ -105,13 +117,11 @@ func NewTokenClient(cfg TokenClientConfig) (*TokenClient, error) {
 	if cfg.Signer == nil {
 		return nil, errors.New("no identity token signer")
 	}
-	switch cfg.Grant {
-	case "":
-		cfg.Grant = GrantJWTBearer
-	case GrantJWTBearer, GrantClientAssertion:
-	default:
+	grant, ok := cfg.Grant.orDefault()
+	if !ok {
 		return nil, fmt.Errorf("unknown grant %q (want %s or %s)", cfg.Grant, GrantJWTBearer, GrantClientAssertion)
 	}
+	cfg.Grant = grant
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
 	}

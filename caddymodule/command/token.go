@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"time"
 
@@ -68,40 +67,26 @@ func RunToken(ctx context.Context, o TokenOptions, w io.Writer) error {
 	if o.TokenURL == "" || o.KeyFile == "" || o.Kid == "" || o.Subject == "" {
 		return errors.New("--token-url, --key-file, --kid and --subject are required")
 	}
-	grant := tokenauth.Grant(o.Grant)
-	switch grant {
-	case "":
-		grant = tokenauth.GrantJWTBearer
-	case tokenauth.GrantJWTBearer, tokenauth.GrantClientAssertion:
-	default:
-		return fmt.Errorf("--grant %q: want jwt_bearer or client_assertion", o.Grant)
-	}
-	if o.Issuer == "" {
-		if grant == tokenauth.GrantJWTBearer {
-			return errors.New("--issuer is required with grant jwt_bearer")
-		}
-		o.Issuer = o.Subject
-	}
-	if o.Audience == "" {
-		o.Audience = o.TokenURL
+	login, err := tokenauth.PartnerLogin{
+		TokenURL: o.TokenURL, Grant: tokenauth.Grant(o.Grant),
+		Issuer: o.Issuer, Subject: o.Subject, Audience: o.Audience,
+	}.Resolve()
+	if err != nil {
+		return flagError(err)
 	}
 	key, err := tokenauth.LoadPrivateKeyFile(o.KeyFile)
 	if err != nil {
 		return fmt.Errorf("--key-file: %w", err)
 	}
 	signer, err := tokenauth.NewIdentitySigner(tokenauth.IdentityConfig{
-		Issuer: o.Issuer, Subject: o.Subject, Audience: o.Audience,
+		Issuer: login.Issuer, Subject: login.Subject, Audience: login.Audience,
 		KeyID: o.Kid, Alg: o.Alg, Scope: o.Scope,
 	}, key, nil)
 	if err != nil {
 		return err
 	}
-	partner := o.TokenURL
-	if u, err := url.Parse(o.TokenURL); err == nil && u.Host != "" {
-		partner = u.Host
-	}
 	client, err := tokenauth.NewTokenClient(tokenauth.TokenClientConfig{
-		Partner: partner, TokenURL: o.TokenURL, Grant: grant, Signer: signer,
+		Partner: login.Partner, TokenURL: login.TokenURL, Grant: login.Grant, Signer: signer,
 		Warn: func(msg string) { fmt.Fprintln(os.Stderr, "warning:", msg) },
 	})
 	if err != nil {
@@ -117,5 +102,15 @@ func RunToken(ctx context.Context, o TokenOptions, w io.Writer) error {
 		return err
 	}
 	_, err = fmt.Fprintln(w, tok.AccessToken)
+	return err
+}
+
+// flagError is err with a refused setting called by its flag: --grant,
+// --issuer.
+func flagError(err error) error {
+	var le *tokenauth.PartnerLoginError
+	if errors.As(err, &le) {
+		return errors.New(le.Named("--" + le.Field))
+	}
 	return err
 }

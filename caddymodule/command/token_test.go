@@ -22,14 +22,7 @@ func TestTokenIsACaddySubcommand(t *testing.T) {
 	if !ok {
 		t.Fatal("osdm-token is not registered")
 	}
-	key, err := tokenauth.GenerateKey("ES384")
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyFile, _, err := tokenauth.WriteKeyPair(t.TempDir(), "cli", key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	keyFile := writeKey(t, "ES384")
 	var form map[string][]string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := r.ParseForm(); err != nil {
@@ -104,6 +97,71 @@ func TestTokenCommandFails(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--token-url, --key-file, --kid and --subject are required") {
 		t.Fatalf("err %v, want the required flags named", err)
 	}
+}
+
+// TestTokenLoginRulesSpeakOfFlags: osdm-token refuses a grant or a
+// missing issuer by its flag, and labels the partner in a login error by
+// the token URL's host name, as osdm_token does.
+func TestTokenLoginRulesSpeakOfFlags(t *testing.T) {
+	keyFile := writeKey(t, "ES256")
+	var assertion string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		assertion = r.PostFormValue("client_assertion")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"error":"invalid_grant","error_description":"unknown kid"}`)
+	}))
+	defer srv.Close()
+	base := TokenOptions{TokenURL: srv.URL + "/token", KeyFile: keyFile, Kid: "cli-1", Subject: "sub-1", Issuer: "iss-1"}
+	for _, tc := range []struct {
+		name string
+		edit func(*TokenOptions)
+		want string
+	}{
+		{"no issuer", func(o *TokenOptions) { o.Issuer = "" }, "--issuer is required with grant jwt_bearer"},
+		{"unknown grant", func(o *TokenOptions) { o.Grant = "password" }, `--grant "password": want jwt_bearer or client_assertion`},
+		{"refused", func(*TokenOptions) {}, `login at partner "127.0.0.1" failed: HTTP 400 invalid_grant: unknown kid`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := base
+			tc.edit(&o)
+			var out strings.Builder
+			err := RunToken(t.Context(), o, &out)
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+			if out.Len() != 0 {
+				t.Fatalf("printed %q with an error", out.String())
+			}
+		})
+	}
+	// With client_assertion the issuer is the subject.
+	o := base
+	o.Grant, o.Issuer = "client_assertion", ""
+	if err := RunToken(t.Context(), o, io.Discard); err == nil || !strings.Contains(err.Error(), "invalid_grant") {
+		t.Fatalf("client_assertion without --issuer: %v, want the login service's refusal", err)
+	}
+	tok, _, err := jwt.NewParser().ParseUnverified(assertion, jwt.MapClaims{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iss := tok.Claims.(jwt.MapClaims)["iss"]; iss != "sub-1" {
+		t.Fatalf("client_assertion without --issuer: iss %v, want --subject's sub-1", iss)
+	}
+}
+
+// writeKey is the PEM file of a new alg key.
+func writeKey(t *testing.T, alg string) string {
+	t.Helper()
+	key, err := tokenauth.GenerateKey(alg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile, _, err := tokenauth.WriteKeyPair(t.TempDir(), "cli", key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keyFile
 }
 
 // captureStdout is what f writes to os.Stdout.

@@ -133,7 +133,9 @@ type pooledCache struct {
 func (t *Token) Provision(ctx caddy.Context) error {
 	t.logger = ctx.Logger()
 	t.lastBearer = new(atomic.Pointer[tokenBearer])
-	t.applyDefaults()
+	if err := t.applyDefaults(); err != nil {
+		return err
+	}
 	keyPEM, err := os.ReadFile(t.KeyFile)
 	if err != nil {
 		return fmt.Errorf("reading key_file: %w", err)
@@ -230,17 +232,23 @@ func (t *Token) Provision(ctx caddy.Context) error {
 	return nil
 }
 
-// applyDefaults fills in the defaults that do not need the key.
-func (t *Token) applyDefaults() {
-	if t.Grant == "" {
-		t.Grant = string(tokenauth.GrantJWTBearer)
+// login is the part of t that tokenauth.PartnerLogin's rules cover.
+func (t *Token) login() tokenauth.PartnerLogin {
+	return tokenauth.PartnerLogin{
+		TokenURL: t.TokenURL, Partner: t.Partner, Grant: tokenauth.Grant(t.Grant),
+		Issuer: t.Issuer, Subject: t.Subject, Audience: t.Audience,
 	}
-	if t.Issuer == "" && tokenauth.Grant(t.Grant) == tokenauth.GrantClientAssertion {
-		t.Issuer = t.Subject
+}
+
+// applyDefaults fills in the defaults that do not need the key. It fails
+// on a grant or issuer that Validate refuses too, so that a JSON config
+// hears of them by their names before its key is read.
+func (t *Token) applyDefaults() error {
+	login, err := t.login().Resolve()
+	if err != nil {
+		return err
 	}
-	if t.Audience == "" {
-		t.Audience = t.TokenURL
-	}
+	t.Partner, t.Grant, t.Issuer, t.Audience = login.Partner, string(login.Grant), login.Issuer, login.Audience
 	if t.Scope == "" {
 		t.Scope = tokenauth.DefaultScope
 	}
@@ -254,9 +262,7 @@ func (t *Token) applyDefaults() {
 	if t.LoginTimeout == 0 {
 		t.LoginTimeout = caddy.Duration(tokenauth.DefaultLoginTimeout)
 	}
-	if u, err := url.Parse(t.TokenURL); err == nil && t.Partner == "" {
-		t.Partner = u.Hostname()
-	}
+	return nil
 }
 
 // Validate checks the configuration, with or without the defaults filled in.
@@ -272,14 +278,8 @@ func (t *Token) Validate() error {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return fmt.Errorf("token_url %q is not an absolute http(s) URL", t.TokenURL)
 	}
-	switch tokenauth.Grant(t.Grant) {
-	case "", tokenauth.GrantJWTBearer:
-		if t.Issuer == "" {
-			return errors.New("issuer is required with grant jwt_bearer")
-		}
-	case tokenauth.GrantClientAssertion:
-	default:
-		return fmt.Errorf("grant %q: want jwt_bearer or client_assertion", t.Grant)
+	if _, err := t.login().Resolve(); err != nil {
+		return err
 	}
 	if t.Header != "" && !httpguts.ValidHeaderFieldName(t.Header) {
 		return fmt.Errorf("header %q is not a valid HTTP header name", t.Header)

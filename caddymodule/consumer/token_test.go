@@ -236,6 +236,10 @@ func TestTokenProvisionErrors(t *testing.T) {
 		{"alg mismatch", func(h *Token) { h.Alg = "RS256" }, `key_file "` + ecFile + `": alg RS256 does not fit a EC P-256 key`},
 		{"short lifetime", func(h *Token) { h.Lifetime = caddy.Duration(10e9) }, "lifetime 10s is below the minimum"},
 		{"no kid", func(h *Token) { h.KeyID = "" }, "kid is required"},
+		// A JSON config hears of its grant and issuer by their names, as a
+		// Caddyfile does, not as a fault of its key_file.
+		{"no issuer", func(h *Token) { h.Issuer = "" }, "issuer is required with grant jwt_bearer"},
+		{"unknown grant", func(h *Token) { h.Grant = "password" }, `grant "password": want jwt_bearer or client_assertion`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &Token{TokenURL: "https://login.example/token", KeyFile: ecFile, KeyID: "k", Subject: "s", Issuer: "i"}
