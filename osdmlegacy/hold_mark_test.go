@@ -3,6 +3,8 @@ package osdmlegacy
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -217,5 +219,79 @@ func TestHoldMarkOfAnExchangeSurvivesTheDeletionItRaces(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// failNewBooking fails the first write of a new booking record, as a
+// store that goes down between the hold mark and the record would.
+type failNewBooking struct {
+	store.Store
+	prefix string
+	once   sync.Once
+}
+
+func (s *failNewBooking) PutIfAbsent(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error) {
+	failed := false
+	if strings.HasPrefix(key, s.prefix) {
+		s.once.Do(func() { failed = true })
+	}
+	if failed {
+		return false, errors.New("store down")
+	}
+	return s.Store.PutIfAbsent(ctx, key, value, ttl)
+}
+
+// TestHoldMarkOfARetriedBookingSurvivesTheSweep: a booking whose record
+// could not be written leaves its hold mark and nothing else; the
+// sweeper, finding no record, deletes the mark once stale. The client's
+// retry with the same Idempotency-Key writes the mark again (the same
+// booking id) at that moment, and books: the sweeper leaves the new mark,
+// and releases the booking when its hold runs out.
+func TestHoldMarkOfARetriedBookingSurvivesTheSweep(t *testing.T) {
+	for _, kind := range []storeKind{memKind, boltKind, redisKind} {
+		t.Run(string(kind), func(t *testing.T) {
+			e := newBookEnv(t, kind, nil)
+			race := &holdRace{Store: e.st}
+			sweeper := e.facade(race)
+			first := e.facade(&failNewBooking{Store: e.st, prefix: storeKey(e.cfg.Partner, kindBooking, "")})
+			all := e.freeSeats("9203")
+			o := e.offer("9203", adult, child)
+			key := withKey(newTestUUID())
+			if a := e.call(first, "POST", "/bookings", bookingBodyOf(o), key); a.Status != 503 {
+				t.Fatalf("booking on a failing store: %d %s", a.Status, a.Body)
+			}
+			marks, _ := e.f.settlement.listMarks(context.Background(), kindHold)
+			if len(marks) != 1 || len(e.records()) != 0 || e.legacy.attempts() != 0 {
+				t.Fatalf("after the failed booking: marks %v, %d records, %d messages", marks, len(e.records()), e.legacy.attempts())
+			}
+			var id string
+			for id = range marks {
+			}
+			e.clock.Advance(2*e.cfg.Timeout + time.Second)
+			var b *osdm.Booking
+			race.arm(storeKey(e.cfg.Partner, kindHold, id), false, func() {
+				b = decodeOK[osdm.BookingResponse](t, e.call(e.f, "POST", "/bookings", bookingBodyOf(o), key), 200).Booking
+			})
+			if _, err := sweeper.Settle(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if !race.raced() || b == nil || b.ID != id {
+				t.Fatalf("the retry did not book %s during the sweep: %+v", id, b)
+			}
+			if all-e.freeSeats("9203") != 2 {
+				t.Fatalf("the retry holds %d places, want 2", all-e.freeSeats("9203"))
+			}
+			if e.holdMarkOf(id) == nil {
+				t.Error("the retried booking's hold mark was deleted")
+			}
+			e.clock.Advance(defaultHold + time.Second)
+			if rep := e.settle(sweeper); rep.Released != 1 || e.freeSeats("9203") != all {
+				t.Errorf("sweep %+v: %d places still held", rep, all-e.freeSeats("9203"))
+			}
+			if r := e.records()[id]; r == nil || r.State != stateReleased {
+				t.Errorf("booking after the sweep: released %v", r != nil && r.State == stateReleased)
+			}
+			e.assertAgree(true)
+		})
 	}
 }

@@ -312,13 +312,14 @@ func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleRep
 	})
 }
 
-// dropStaleHold deletes the hold mark v of booking id, listed before a
-// record that holds nothing unfulfilled was read, once the mark is older
-// than twice the call's timeout, and only if it is still v: a mark
-// rewritten meanwhile (an exchange operation starting, its mark written
-// first) stays for the next sweep, in one CompareAndDelete. A younger mark
-// may be that of an exchange operation whose record is not written yet:
-// deleting it would leave the new places unswept (hold_mark.go).
+// dropStaleHold deletes the hold mark v of booking id, listed before its
+// record was read holding nothing unfulfilled (or not found), once the
+// mark is older than twice the call's timeout, and only if it is still v:
+// a mark rewritten meanwhile (an exchange operation starting, or a retried
+// booking, its mark written first) stays for the next sweep, in one
+// CompareAndDelete. A younger mark may be that of a call whose record is
+// not written yet: deleting it would leave its places unswept
+// (hold_mark.go).
 func (s *settlement) dropStaleHold(ctx context.Context, id string, v []byte, rep *SettleReport) {
 	var m holdMark
 	if json.Unmarshal(v, &m) == nil && s.now().Sub(m.At) <= 2*s.cfg.Timeout {
