@@ -277,6 +277,12 @@ func rolledBack(p *pendingMessage, r *legacy.SynchroReply) legacy.Reply {
 func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleReport) {
 	s.eachMark(ctx, kindHold, rep, func(id string, v []byte, m intentMark, now time.Time) {
 		rec, _, err := s.bookings.loadBooking(ctx, id)
+		if errors.Is(err, errBookingMissing) {
+			// As recordFound, but a retried booking writes its mark
+			// again: only the mark listed is dropped.
+			s.dropStaleHold(ctx, id, v, rep)
+			return
+		}
 		if !s.recordFound(ctx, kindHold, id, now.Sub(m.At), err, rep) {
 			return
 		}
