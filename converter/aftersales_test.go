@@ -469,6 +469,69 @@ func TestSynchroRollbackProvisional(t *testing.T) {
 	}
 }
 
+// TestSynchroRollbackOfACancelledBooking: a rollback of a booking that
+// was wholly cancelled since it was made (refunded by a CancelRequest, or
+// released at the partner) undoes nothing: it is ALREADY_CANCELLED
+// naming the booking, as a CancelRequest would be, not ROLLED_BACK;
+// nothing is sent but the read of the booking, and the original message
+// still reads DONE.
+func TestSynchroRollbackOfACancelledBooking(t *testing.T) {
+	check := func(t *testing.T, res *Result, id string) {
+		t.Helper()
+		checkReply(t, res)
+		n, ok := res.Reply.(*legacy.NegativeReply)
+		if !ok || n.Code != legacy.CodeAlreadyCancelled || n.BookingRef != id || n.Retryable || !strings.Contains(n.Text, "nothing was rolled back") {
+			t.Fatalf("rollback of a cancelled booking: %#v", res.Reply)
+		}
+	}
+	t.Run("refunded", func(t *testing.T) {
+		j := testJournal(t, storetest.NewMemory(), nil)
+		x := newSandboxCaller(t)
+		b := sbBook(t, j, x, "RC-B", 2)
+		if cr, ok := sbDo(t, j, x, &legacy.CancelRequest{Header: legacy.Header{MessageID: "RC-C"}, BookingRef: b.BookingRef}).Reply.(*legacy.CancelReply); !ok || cr.Status != legacy.StatusRefunded {
+			t.Fatalf("cancellation: %+v", cr)
+		}
+		mark := len(x.calls)
+		rollback := &legacy.SynchroRequest{Header: legacy.Header{MessageID: "RC-S"}, OriginalMessageID: "RC-B", Rollback: true}
+		check(t, sbDo(t, j, x, rollback), b.BookingRef)
+		if got := strings.Join(x.steps(mark), ","); got != "booking" {
+			t.Errorf("rollback steps %s, want the read of the booking only", got)
+		}
+		if ro := x.booking(b.BookingRef).RefundOffers; len(ro) != 1 || ro[0].AppliedOverruleCode != "" {
+			t.Errorf("refund offers after the rollback: %+v", ro)
+		}
+		// Resent, the same answer from the journal; the booking message
+		// itself was not rolled back.
+		mark = len(x.calls)
+		check(t, sbDo(t, j, x, rollback), b.BookingRef)
+		res := sbDo(t, j, x, &legacy.SynchroRequest{Header: legacy.Header{MessageID: "RC-S2"}, OriginalMessageID: "RC-B"})
+		if r, ok := res.Reply.(*legacy.SynchroReply); !ok || r.State != legacy.StateDone || r.RefundAmount != nil {
+			t.Errorf("synchro of the booking message after the refused rollback: %+v", res.Reply)
+		}
+		if steps := x.steps(mark); len(steps) != 0 {
+			t.Errorf("resent rollback and synchro sent %v", steps)
+		}
+	})
+	t.Run("released", func(t *testing.T) {
+		s := storetest.NewMemory()
+		j := testJournal(t, s, nil)
+		rec := &exchangeRecord{V: 1, Partner: "sbb", MessageID: "RL-B", Kind: string(legacy.KindBookingRequest), BodyHash: "00",
+			State: stateDone, BookingID: "b-4711", Created: testNow}
+		if err := j.save(rec, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		released := strings.Replace(string(readFile(t, "testdata/golden/booking_offer_ref", "booking.json")), `"status": "PREBOOKED"`, `"status": "RELEASED"`, 1)
+		x := &scripted{t: t, answers: []scriptedAnswer{{step: StepReadBooking, status: 200, body: []byte(released)}}}
+		check(t, sbDo(t, j, x, &legacy.SynchroRequest{Header: legacy.Header{MessageID: "RL-S"}, OriginalMessageID: "RL-B", Rollback: true}), "b-4711")
+		if len(x.calls) != 1 {
+			t.Errorf("%d calls, want the read of the booking only", len(x.calls))
+		}
+		if orig, _ := j.load(context.Background(), "RL-B"); orig.After != nil && orig.After.RolledBack != nil {
+			t.Errorf("the booking message is recorded as rolled back: %+v", orig.After.RolledBack)
+		}
+	})
+}
+
 // sbProvisional makes a provisional booking at the sandbox (search and
 // POST /bookings, no fulfilment) and returns its id.
 func sbProvisional(t *testing.T, x *sandboxCaller) string {

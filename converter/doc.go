@@ -48,7 +48,8 @@
 //     refunded through refundSpecifications (PARTIALLY_REFUNDED).
 //   - SynchroRequest: answered from the journal; with rollback, the
 //     booking of the original message deleted or refunded under
-//     TECHNICAL_FAILURE (settle.go).
+//     TECHNICAL_FAILURE (settle.go); one wholly cancelled since is
+//     ALREADY_CANCELLED, as a CancelRequest would be.
 //   - PassengerDataRequest: PATCH /bookings/{bookingId}/passengers/{id}
 //     per passenger, set back when the partner refuses one.
 //   - CancelRequest: GET /bookings/{bookingId}; live fulfilments are

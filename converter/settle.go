@@ -378,7 +378,10 @@ func synchroReplyOf(h legacy.ReplyHeader, id string, rec *exchangeRecord) *legac
 }
 
 // rollback implements ledger: a SynchroRequest with rollback (the only
-// kind journaled) undoes the booking its original message made.
+// kind journaled) undoes the booking its original message made, unless
+// something happened to it since: wholly cancelled, it is
+// ALREADY_CANCELLED (nothing is held, nothing is undone); exchanged or
+// partly refunded, INVALID_MESSAGE saying which.
 func (jx *journalRun) rollback(ctx context.Context, r *run, m *legacy.SynchroRequest) *Result {
 	j := jx.j
 	orig, err := j.load(ctx, m.OriginalMessageID)
@@ -423,11 +426,21 @@ func (jx *journalRun) rollback(ctx context.Context, r *run, m *legacy.SynchroReq
 		return r.unknown(id)
 	}
 	b := br.Booking
+	state := bookingState(b)
+	if state == bookingClosed {
+		// Cancelled, released or refunded since it was made, whatever
+		// happened before: nothing of it is held, there is nothing to
+		// undo, and it was not rolled back (a CancelRequest would be
+		// answered the same).
+		return r.negative(&legacy.NegativeReply{Code: legacy.CodeAlreadyCancelled, BookingRef: id,
+			Text: "Booking " + id + " of message " + m.OriginalMessageID + " at partner " + r.c.partner +
+				" was cancelled or refunded since it was made: nothing of it is held, and nothing was rolled back or changed."})
+	}
 	if why := changedSince(b); why != "" {
 		return r.invalidAbout(id, "Booking "+plain(id, 80)+" of message "+m.OriginalMessageID+" was "+why+" since it was made: a technical rollback undoes a booking only while nothing has happened to it since; cancel what is left with a CancelRequest instead")
 	}
 	var res *Result
-	switch bookingState(b) {
+	switch state {
 	case bookingFulfilled:
 		var live []string
 		for _, fu := range b.Fulfillments {
@@ -440,9 +453,6 @@ func (jx *journalRun) rollback(ctx context.Context, r *run, m *legacy.SynchroReq
 		if f := r.do(ctx, call{step: StepDeleteBooking, params: params}); f != nil && f.status != 404 {
 			return r.failBooking(f, id)
 		}
-		res = ok(&legacy.CancelReply{Header: r.h, BookingRef: id, Status: legacy.StatusCancelled})
-	default:
-		// Cancelled or released since: nothing of it stands.
 		res = ok(&legacy.CancelReply{Header: r.h, BookingRef: id, Status: legacy.StatusCancelled})
 	}
 	return j.rolledBackReply(ctx, r, orig.MessageID, res)

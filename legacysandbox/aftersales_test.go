@@ -142,6 +142,29 @@ func TestSynchro(t *testing.T) {
 	}
 }
 
+// TestSynchroRollbackOfACancelledBooking: a rollback of a booking wholly
+// cancelled since (its places freed by a CancelRequest) is
+// ALREADY_CANCELLED naming it, as a CancelRequest would be: nothing is
+// rolled back, the cancellation's fee stands, and the booking message
+// still reads DONE.
+func TestSynchroRollbackOfACancelledBooking(t *testing.T) {
+	s, _ := newSandbox(t, Config{})
+	br := as[*legacy.BookingReply](t, handle(s, bookReq("b1", "9203", adults(2))))
+	cr := as[*legacy.CancelReply](t, handle(s, cancelOf("c1", br.BookingRef, nil)))
+	before := s.Bookings()[0]
+	_, r := send(t, s, legacy.XML, &legacy.SynchroRequest{Header: legacy.Header{MessageID: "s1"}, OriginalMessageID: "b1", Rollback: true})
+	if nr := negative(t, r, legacy.CodeAlreadyCancelled); nr.BookingRef != br.BookingRef || !strings.Contains(nr.Text, "nothing was rolled back") {
+		t.Errorf("rollback of a cancelled booking: %+v", nr)
+	}
+	if after := s.Bookings()[0]; after.Fee != before.Fee || after.Fee != cr.Fee.Amount || after.Refund != before.Refund || after.ReasonCode != nil {
+		t.Errorf("the booking after the refused rollback: %+v (before %+v)", after, before)
+	}
+	_, r = send(t, s, legacy.XML, &legacy.SynchroRequest{Header: legacy.Header{MessageID: "s2"}, OriginalMessageID: "b1"})
+	if sr := as[*legacy.SynchroReply](t, r); sr.State != legacy.StateDone {
+		t.Errorf("the booking message after the refused rollback: %+v", sr)
+	}
+}
+
 // TestPassengerData: names and dates of birth are set by index and listed;
 // a date of birth of another tariff, an unknown index or a cancelled place
 // is INVALID_MESSAGE and nothing changes.

@@ -17,8 +17,9 @@ const RollbackReasonCode = 1
 // reply), UNKNOWN when neither knows it. With rollback the booking a
 // BookingRequest made is undone: every place it holds is freed without a
 // fee, and the reply says ROLLED_BACK with the amounts; a booking that was
-// cancelled, wholly or in part, since is refused (INVALID_MESSAGE saying
-// so), as is a rollback naming its own messageId. Callers hold s.mu.
+// partly cancelled since is refused (INVALID_MESSAGE saying so), as is a
+// rollback naming its own messageId; one wholly cancelled since is
+// ALREADY_CANCELLED, as a CancelRequest would be. Callers hold s.mu.
 func (s *Sandbox) synchro(now time.Time, h legacy.ReplyHeader, m *legacy.SynchroRequest) legacy.Reply {
 	if m.OriginalMessageID == m.Header.MessageID {
 		return legacy.NewNegativeReply(h, legacy.CodeInvalidMessage,
@@ -53,15 +54,17 @@ func (s *Sandbox) synchro(now time.Time, h legacy.ReplyHeader, m *legacy.Synchro
 	case !made:
 		return legacy.NewNegativeReply(h, legacy.CodeInvalidMessage,
 			"message "+shortRef(m.OriginalMessageID)+" made no booking ("+string(orig.Kind())+"): only a BookingRequest's booking is rolled back")
+	case len(b.held()) == 0:
+		// Wholly cancelled since: nothing is held, nothing to undo.
+		nr := legacy.NewNegativeReply(h, legacy.CodeAlreadyCancelled,
+			"booking "+b.ref+" of message "+shortRef(m.OriginalMessageID)+" was cancelled since it was made: it holds no place, and nothing was rolled back")
+		nr.BookingRef = b.ref
+		return nr
 	case len(b.held()) < len(b.places):
 		// A technical rollback undoes what the booking message did, and
 		// only while nothing has happened to its places since.
-		why := "partly cancelled"
-		if b.cancelled() {
-			why = "cancelled"
-		}
 		nr := legacy.NewNegativeReply(h, legacy.CodeInvalidMessage,
-			"booking "+b.ref+" of message "+shortRef(m.OriginalMessageID)+" was "+why+" since it was made: a technical rollback undoes a booking only while nothing has happened to it since; cancel what is left with a CancelRequest")
+			"booking "+b.ref+" of message "+shortRef(m.OriginalMessageID)+" was partly cancelled since it was made: a technical rollback undoes a booking only while nothing has happened to it since; cancel what is left with a CancelRequest")
 		nr.BookingRef = b.ref
 		return nr
 	}

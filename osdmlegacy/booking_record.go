@@ -16,7 +16,8 @@ const (
 	// kindBooking holds a bookingRecord under its booking id.
 	kindBooking = "booking"
 	// kindHold marks a booking that may hold places at the legacy system
-	// without being fulfilled: the sweeper's work list (value: booking id).
+	// without being fulfilled: the sweeper's work list (value: holdMark;
+	// hold_mark.go).
 	kindHold = "hold"
 	// kindIntent marks a legacy message that may have left without its
 	// result being recorded: settlement's work list (key: the messageId).

@@ -127,7 +127,7 @@ func (xs *exchanges) createExchangeOperation(ctx context.Context, c *call) *Answ
 			pending.Revert = r.State
 			// The sweeper's mark for the new places' hold, then the
 			// intent's: a crash leaves at worst stale marks.
-			if err := xs.settlement.markHold(ctx, r.ID, now); err != nil {
+			if err := xs.settlement.markExchangeHold(ctx, r.ID, n, now); err != nil {
 				return err
 			}
 			if err := xs.settlement.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {

@@ -103,7 +103,7 @@ func (d *documents) createFulfillments(ctx context.Context, c *call) *Answer {
 			p := stateProblem(rec, "fulfilled")
 			return d.problem(c, p), finalProblem(p)
 		}
-		_ = d.store.Delete(ctx, storeKey(d.cfg.Partner, kindHold, rec.ID))
+		d.dropHold(ctx, rec)
 		if fulfilled {
 			rec = d.passengers.sendUnsentData(ctx, c.send, rec)
 		}
@@ -159,7 +159,7 @@ func (ds *documents) fulfilExchange(ctx context.Context, c *call, rec *bookingRe
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+rec.ID+" was not confirmed; the booking stands as it was")
 		return ds.problem(c, p), true
 	}
-	_ = ds.store.Delete(ctx, storeKey(ds.cfg.Partner, kindHold, rec.ID))
+	ds.dropHold(ctx, rec)
 	rec = ds.passengers.sendUnsentData(ctx, c.send, rec)
 	return ds.fulfillmentAnswer(c, rec), true
 }

@@ -48,12 +48,6 @@ func (s *settlement) markIntent(ctx context.Context, msgID, bookingID string, no
 	return s.store.Put(ctx, storeKey(s.cfg.Partner, kindIntent, msgID), b, 0)
 }
 
-// markHold lists a booking for the sweeper.
-func (s *settlement) markHold(ctx context.Context, bookingID string, now time.Time) error {
-	b, _ := json.Marshal(intentMark{BookingID: bookingID, At: now})
-	return s.store.Put(ctx, storeKey(s.cfg.Partner, kindHold, bookingID), b, 0)
-}
-
 // newPending returns the intent of req for step, leased until now + timeout.
 func (s *settlement) newPending(step string, req legacy.Request, now time.Time) (*pendingMessage, error) {
 	b, err := legacy.Encode(legacy.JSON, req)
@@ -374,9 +368,10 @@ func (s *settlement) recordCancelResult(ctx context.Context, id, msgID string, r
 }
 
 // afterResult tidies the work lists once a result is recorded: the intent
-// mark goes, and so do the hold mark and offer claim of a booking that
-// holds nothing any more. A failure here leaves a stale mark, which the
-// sweeper and settlement delete.
+// mark goes, and so do the hold mark (unless an exchange operation wrote
+// its own since: dropHold) and offer claim of a booking that holds nothing
+// any more. A failure here leaves a stale mark, which the sweeper and
+// settlement delete.
 func (s *settlement) afterResult(ctx context.Context, rec *bookingRecord, msgID string) {
 	if !strings.HasSuffix(msgID, "."+stepBook) { // a BookingRequest's intent is listed by the hold mark
 		_ = s.store.Delete(ctx, storeKey(s.cfg.Partner, kindIntent, msgID))
@@ -384,9 +379,7 @@ func (s *settlement) afterResult(ctx context.Context, rec *bookingRecord, msgID 
 	if rec.Pending != nil {
 		return
 	}
-	if !rec.State.holdsPlaces() || rec.State == stateFulfilled && !rec.Exchange.holds() {
-		_ = s.store.Delete(ctx, storeKey(s.cfg.Partner, kindHold, rec.ID))
-	}
+	s.dropHold(ctx, rec)
 	if rec.State == stateFailed {
 		_ = s.store.Delete(ctx, s.bookings.offerClaimKey(rec.Offer.ID))
 	}

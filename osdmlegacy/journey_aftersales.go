@@ -94,7 +94,7 @@ func (js *journeys) fulfilJourney(ctx context.Context, c *call) *Answer {
 			if a != nil {
 				return a, finalAnswer(a)
 			}
-			_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindHold, rec.ID))
+			js.dropHold(ctx, rec)
 			if fulfilled {
 				rec = js.passengers.sendUnsentData(ctx, c.send, rec)
 			}

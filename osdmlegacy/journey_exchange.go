@@ -631,7 +631,7 @@ func (xs *exchanges) confirmJourneyExchange(ctx context.Context, send Sender, j 
 		if err != nil {
 			return j, nil, nil, nil, err
 		}
-		_ = xs.store.Delete(ctx, storeKey(xs.cfg.Partner, kindHold, rec.ID))
+		xs.dropHold(ctx, rec)
 		newLegs[i] = xs.passengers.sendUnsentData(ctx, send, rec)
 	}
 	j, err = xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {

@@ -320,6 +320,11 @@ func (s *countingStore) Delete(ctx context.Context, key string) error {
 	return s.Store.Delete(ctx, key)
 }
 
+func (s *countingStore) CompareAndDelete(ctx context.Context, key string, old []byte) (bool, error) {
+	s.writes.Add(1)
+	return s.Store.CompareAndDelete(ctx, key, old)
+}
+
 // TestSearchWritesNothing: the first search of a fresh store writes its
 // offer key once; every search after it, and every search of a second
 // façade sharing the store, writes nothing and reads only the key; an

@@ -1,7 +1,6 @@
 package osdmlegacy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -278,6 +277,12 @@ func rolledBack(p *pendingMessage, r *legacy.SynchroReply) legacy.Reply {
 func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleReport) {
 	s.eachMark(ctx, kindHold, rep, func(id string, v []byte, m intentMark, now time.Time) {
 		rec, _, err := s.bookings.loadBooking(ctx, id)
+		if errors.Is(err, errBookingMissing) {
+			// As recordFound, but a retried booking writes its mark
+			// again: only the mark listed is dropped.
+			s.dropStaleHold(ctx, id, v, rep)
+			return
+		}
 		if !s.recordFound(ctx, kindHold, id, now.Sub(m.At), err, rep) {
 			return
 		}
@@ -313,22 +318,27 @@ func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleRep
 	})
 }
 
-// dropStaleHold deletes the hold mark v of booking id, read with a
-// record that holds nothing unfulfilled, once the mark is older than
-// twice the call's timeout and still the one read. A younger mark may be
-// that of an exchange operation whose record is not written yet (the mark
-// goes first): deleting it would leave the new places unswept.
+// dropStaleHold deletes the hold mark v of booking id, listed before its
+// record was read holding nothing unfulfilled (or not found), once the
+// mark is older than twice the call's timeout, and only if it is still v:
+// a mark rewritten meanwhile (an exchange operation starting, or a retried
+// booking, its mark written first) stays for the next sweep, in one
+// CompareAndDelete. A younger mark may be that of a call whose record is
+// not written yet: deleting it would leave its places unswept
+// (hold_mark.go).
 func (s *settlement) dropStaleHold(ctx context.Context, id string, v []byte, rep *SettleReport) {
-	var m intentMark
+	var m holdMark
 	if json.Unmarshal(v, &m) == nil && s.now().Sub(m.At) <= 2*s.cfg.Timeout {
 		return
 	}
-	key := storeKey(s.cfg.Partner, kindHold, id)
-	if now, err := s.store.Get(ctx, key); err != nil || !bytes.Equal(now, v) {
-		return // rewritten since it was listed: the next sweep decides
+	deleted, err := s.store.CompareAndDelete(ctx, storeKey(s.cfg.Partner, kindHold, id), v)
+	if err != nil {
+		rep.Errors++
+		return
 	}
-	_ = s.store.Delete(ctx, key)
-	rep.Stale++
+	if deleted {
+		rep.Stale++
+	}
 }
 
 // release cancels a PREBOOKED booking whose hold is over and reports

@@ -173,6 +173,17 @@ func (b *Bolt) Delete(ctx context.Context, key string) error {
 	return b.write(&boltWrite{op: opDelete, key: []byte(key)})
 }
 
+// CompareAndDelete implements Store: the comparison and the deletion are
+// one write transaction. An expired value is not removed (false).
+func (b *Bolt) CompareAndDelete(ctx context.Context, key string, old []byte) (bool, error) {
+	if err := Check(ctx, key); err != nil {
+		return false, err
+	}
+	w := &boltWrite{op: opCompareAndDelete, key: []byte(key), old: old, now: b.now()}
+	err := b.write(w)
+	return w.wrote && err == nil, err
+}
+
 // Scan implements Store. It copies at most scanBatch pairs out of each
 // read transaction and calls fn outside it, so fn may use the store.
 func (b *Bolt) Scan(ctx context.Context, prefix string, fn func(key string, value []byte) error) error {

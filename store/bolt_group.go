@@ -22,9 +22,9 @@ import (
 //     first of them leads the next commit, which takes every write queued
 //     so far: one write transaction and one sync for all of them;
 //   - each write is applied in queue order inside the transaction and
-//     gets its own result (PutIfAbsent and CompareAndSet see the writes
-//     before theirs in the group, as they would have in transactions of
-//     their own);
+//     gets its own result (PutIfAbsent, CompareAndSet and
+//     CompareAndDelete see the writes before theirs in the group, as they
+//     would have in transactions of their own);
 //   - a write whose application fails (a key bbolt refuses) takes the
 //     transaction down with it: nothing of it was committed, so it is run
 //     again alone, for its own result, and the others again together
@@ -44,14 +44,15 @@ const (
 	opPutIfAbsent
 	opCompareAndSet
 	opDelete
+	opCompareAndDelete
 )
 
 // boltWrite is one caller's write, from its call until its commit.
 type boltWrite struct {
 	op    boltOp
 	key   []byte
-	value []byte    // encoded with its expiry; not for opDelete
-	old   []byte    // opCompareAndSet: the value expected
+	value []byte    // encoded with its expiry; not for the deletes
+	old   []byte    // opCompareAndSet, opCompareAndDelete: the value expected
 	now   time.Time // the caller's time, against which expiry is read
 
 	// Results, set by the commit that wrote (or failed) it.
@@ -183,6 +184,13 @@ func (w *boltWrite) apply(bk *bolt.Bucket) error {
 			return nil
 		}
 	case opDelete:
+		return bk.Delete(w.key)
+	case opCompareAndDelete:
+		cur, ok := live(bk.Get(w.key), w.now)
+		if !ok || !bytes.Equal(cur, w.old) {
+			return nil
+		}
+		w.wrote = true
 		return bk.Delete(w.key)
 	}
 	w.wrote = true

@@ -259,3 +259,73 @@ func TestBoltGroupCommitClose(t *testing.T) {
 		t.Fatal("writers still waiting 10 s after Close")
 	}
 }
+
+// TestBoltGroupCompareAndDelete queues compare-and-deletes behind a held
+// commit, one after another: in their group each sees the writes before
+// it, as in a transaction of its own (a deletion frees the key for the
+// PutIfAbsent after it; a value written over the one expected stays).
+func TestBoltGroupCompareAndDelete(t *testing.T) {
+	s, err := store.OpenBolt(filepath.Join(t.TempDir(), "cad.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if err := s.Put(ctx, "k", []byte("v0"), 0); err != nil {
+		t.Fatal(err)
+	}
+	release, held := make(chan struct{}), make(chan struct{})
+	var mu sync.Mutex
+	var sizes []int
+	store.SetBoltBeforeCommit(s, func(n int) {
+		mu.Lock()
+		sizes = append(sizes, n)
+		first := len(sizes) == 1
+		mu.Unlock()
+		if first {
+			close(held)
+			<-release
+		}
+	})
+	ops := []func() (bool, error){
+		func() (bool, error) { return true, s.Put(ctx, "lead", []byte("x"), 0) },
+		func() (bool, error) { return s.CompareAndDelete(ctx, "k", []byte("v0")) },
+		func() (bool, error) { return s.PutIfAbsent(ctx, "k", []byte("v1"), 0) },
+		func() (bool, error) { return s.CompareAndDelete(ctx, "k", []byte("v0")) },
+		func() (bool, error) { return s.CompareAndDelete(ctx, "k", []byte("v1")) },
+		func() (bool, error) { return s.CompareAndDelete(ctx, "k", []byte("v1")) },
+		func() (bool, error) { return true, s.Put(ctx, "k", []byte("v2"), 0) },
+		func() (bool, error) { return s.CompareAndDelete(ctx, "k", []byte("v1")) },
+	}
+	want := []bool{true, true, true, false, true, false, true, false}
+	got := make([]bool, len(ops))
+	errs := make([]error, len(ops))
+	var wg sync.WaitGroup
+	for i, op := range ops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = op()
+		}()
+		if i == 0 {
+			<-held
+			continue
+		}
+		for store.BoltQueued(s) != i {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	close(release)
+	wg.Wait()
+	for i := range ops {
+		if errs[i] != nil || got[i] != want[i] {
+			t.Errorf("write %d: %v, %v; want %v", i, got[i], errs[i], want[i])
+		}
+	}
+	if fmt.Sprint(sizes) != "[1 7]" {
+		t.Errorf("transactions of %v writes, want [1 7]", sizes)
+	}
+	if v, err := s.Get(ctx, "k"); err != nil || string(v) != "v2" {
+		t.Errorf("Get(k) = %q, %v; want v2", v, err)
+	}
+}

@@ -163,6 +163,15 @@ func (h *Handle) Delete(ctx context.Context, key string) error {
 	return s.Delete(ctx, key)
 }
 
+// CompareAndDelete implements Store.
+func (h *Handle) CompareAndDelete(ctx context.Context, key string, old []byte) (bool, error) {
+	s, err := h.store(ctx)
+	if err != nil {
+		return false, err
+	}
+	return s.CompareAndDelete(ctx, key, old)
+}
+
 // Scan implements Store.
 func (h *Handle) Scan(ctx context.Context, prefix string, fn func(key string, value []byte) error) error {
 	s, err := h.store(ctx)

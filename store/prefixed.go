@@ -64,6 +64,14 @@ func (p *Prefixed) Delete(ctx context.Context, key string) error {
 	return p.s.Delete(ctx, p.prefix+key)
 }
 
+// CompareAndDelete implements Store.
+func (p *Prefixed) CompareAndDelete(ctx context.Context, key string, old []byte) (bool, error) {
+	if err := Check(ctx, key); err != nil {
+		return false, err
+	}
+	return p.s.CompareAndDelete(ctx, p.prefix+key, old)
+}
+
 // Scan implements Store, with the view's prefix taken off each key.
 func (p *Prefixed) Scan(ctx context.Context, prefix string, fn func(key string, value []byte) error) error {
 	return p.s.Scan(ctx, p.prefix+prefix, func(key string, value []byte) error {

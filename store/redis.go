@@ -15,8 +15,8 @@ import (
 // Redis is a Store in a Redis shared by several instances. Every key is
 // the store's prefix followed by the caller's key; expiry is Redis's own
 // (PX), so an expired value is absent for every instance at once.
-// PutIfAbsent is one SET NX PX and CompareAndSet one Lua script: both
-// atomic in Redis, whatever the number of instances.
+// PutIfAbsent is one SET NX PX, CompareAndSet and CompareAndDelete one
+// Lua script each: all atomic in Redis, whatever the number of instances.
 type Redis struct {
 	client redis.UniversalClient
 	prefix string
@@ -201,6 +201,27 @@ func (s *Redis) Delete(ctx context.Context, key string) error {
 		return fmt.Errorf("store: redis DEL: %w", err)
 	}
 	return nil
+}
+
+// cadScript deletes KEYS[1] when its value is ARGV[1]; Redis runs a
+// script atomically. One key, so one slot of a Cluster.
+var cadScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+	return redis.call('DEL', KEYS[1])
+end
+return 0
+`)
+
+// CompareAndDelete implements Store with one Lua script.
+func (s *Redis) CompareAndDelete(ctx context.Context, key string, old []byte) (bool, error) {
+	if err := Check(ctx, key); err != nil {
+		return false, err
+	}
+	n, err := cadScript.Run(ctx, s.client, []string{s.prefix + key}, old).Int()
+	if err != nil {
+		return false, fmt.Errorf("store: redis compare-and-delete script: %w", err)
+	}
+	return n == 1, nil
 }
 
 // Scan implements Store: SCAN MATCH over the store's prefix and prefix

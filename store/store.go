@@ -35,6 +35,11 @@ type Store interface {
 	CompareAndSet(ctx context.Context, key string, old, value []byte, ttl time.Duration) (bool, error)
 	// Delete removes key; a missing key is not an error.
 	Delete(ctx context.Context, key string) error
+	// CompareAndDelete removes key only if its live value equals old,
+	// atomically, and reports whether it removed it: a value written
+	// over old meanwhile stays. A missing or expired key is not removed
+	// (false) and is not an error.
+	CompareAndDelete(ctx context.Context, key string, old []byte) (bool, error)
 	// Scan calls fn for every live key that starts with prefix, in no
 	// guaranteed order, and stops at the first error fn returns.
 	Scan(ctx context.Context, prefix string, fn func(key string, value []byte) error) error

@@ -158,6 +158,24 @@ func (s *Memory) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
+// CompareAndDelete implements store.Store.
+func (s *Memory) CompareAndDelete(ctx context.Context, key string, old []byte) (bool, error) {
+	if err := store.Check(ctx, key); err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Fail != nil {
+		return false, s.Fail
+	}
+	if cur, ok := s.live(key); !ok || !bytes.Equal(cur, old) {
+		return false, nil
+	}
+	s.writes++
+	delete(s.m, key)
+	return true, nil
+}
+
 // Scan implements store.Store; fn runs outside the lock, so it may write.
 func (s *Memory) Scan(ctx context.Context, prefix string, fn func(string, []byte) error) error {
 	if err := ctx.Err(); err != nil {

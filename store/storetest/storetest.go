@@ -54,11 +54,14 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store, clock Clock) {
 		{"PutIfAbsent", testPutIfAbsent},
 		{"CompareAndSet", testCompareAndSet},
 		{"Delete", testDelete},
+		{"CompareAndDelete", testCompareAndDelete},
 		{"Expiry", testExpiry},
 		{"ExpiryKeepsLongerLives", testExpiryMixed},
 		{"PutIfAbsentRace", testPutIfAbsentRace},
 		{"CompareAndSetRace", testCASRace},
 		{"CompareAndSetCounter", testCASCounter},
+		{"CompareAndDeleteRace", testCADRace},
+		{"CompareAndDeleteKeepsARewrite", testCADRewrite},
 		{"Scan", testScan},
 		{"ScanGlobPrefix", testScanGlob},
 		{"ScanStopsAtError", testScanStops},
@@ -209,6 +212,37 @@ func testDelete(t *testing.T, s store.Store, _ Clock) {
 	}
 }
 
+func testCompareAndDelete(t *testing.T, s store.Store, _ Clock) {
+	ok, err := s.CompareAndDelete(ctx, "k", []byte("v"))
+	if err != nil || ok {
+		t.Fatalf("CompareAndDelete of a missing key = %v, %v; want false", ok, err)
+	}
+	mustPut(t, s, "k", "v1", 0)
+	mustPut(t, s, "k2", "v1", 0)
+	for _, old := range []string{"wrong", "v", "v1x", ""} {
+		ok, err = s.CompareAndDelete(ctx, "k", []byte(old))
+		if err != nil || ok {
+			t.Fatalf("CompareAndDelete with old %q = %v, %v; want false", old, ok, err)
+		}
+		mustGet(t, s, "k", "v1")
+	}
+	ok, err = s.CompareAndDelete(ctx, "k", []byte("v1"))
+	if err != nil || !ok {
+		t.Fatalf("CompareAndDelete with the right old = %v, %v; want true", ok, err)
+	}
+	mustMiss(t, s, "k")
+	mustGet(t, s, "k2", "v1")
+	ok, err = s.CompareAndDelete(ctx, "k", []byte("v1"))
+	if err != nil || ok {
+		t.Fatalf("CompareAndDelete again = %v, %v; want false", ok, err)
+	}
+	// The key is free again, as after Delete.
+	if ok, err := s.PutIfAbsent(ctx, "k", []byte("v2"), 0); err != nil || !ok {
+		t.Fatalf("PutIfAbsent after CompareAndDelete = %v, %v", ok, err)
+	}
+	mustGet(t, s, "k", "v2")
+}
+
 func testExpiry(t *testing.T, s store.Store, c Clock) {
 	mustPut(t, s, "e/put", "v", c.TTL)
 	if ok, err := s.PutIfAbsent(ctx, "e/pia", []byte("v"), c.TTL); !ok || err != nil {
@@ -232,11 +266,21 @@ func testExpiry(t *testing.T, s store.Store, c Clock) {
 	if err != nil || ok {
 		t.Fatalf("CAS on an expired value = %v, %v; want false", ok, err)
 	}
+	ok, err = s.CompareAndDelete(ctx, "e/cas", []byte("v1"))
+	if err != nil || ok {
+		t.Fatalf("CompareAndDelete of an expired value = %v, %v; want false", ok, err)
+	}
 	ok, err = s.PutIfAbsent(ctx, "e/pia", []byte("again"), 0)
 	if err != nil || !ok {
 		t.Fatalf("PutIfAbsent over an expired value = %v, %v; want true", ok, err)
 	}
 	mustGet(t, s, "e/pia", "again")
+	// A value with a ttl, still live, is deleted by its bytes alone.
+	mustPut(t, s, "e/cad", "v", c.TTL)
+	if ok, err := s.CompareAndDelete(ctx, "e/cad", []byte("v")); err != nil || !ok {
+		t.Fatalf("CompareAndDelete of a live value with a ttl = %v, %v; want true", ok, err)
+	}
+	mustMiss(t, s, "e/cad")
 }
 
 func testExpiryMixed(t *testing.T, s store.Store, c Clock) {
@@ -266,6 +310,58 @@ func testCASRace(t *testing.T, s store.Store, _ Clock) {
 		return s.CompareAndSet(ctx, "race", []byte("start"), fmt.Appendf(nil, "g%d", i), 0)
 	})
 	mustGet(t, s, "race", fmt.Sprintf("g%d", winner))
+}
+
+func testCADRace(t *testing.T, s store.Store, _ Clock) {
+	mustPut(t, s, "race", "start", 0)
+	oneWinner(t, "CompareAndDelete", func(int) (bool, error) {
+		return s.CompareAndDelete(ctx, "race", []byte("start"))
+	})
+	mustMiss(t, s, "race")
+}
+
+// testCADRewrite races deleters of the value they read against writers
+// of new values: a value written after a deleter read is never deleted
+// by it, so the last value written survives unless a deleter read that
+// very value.
+func testCADRewrite(t *testing.T, s store.Store, _ Clock) {
+	const rounds = 40
+	for i := range rounds {
+		mustPut(t, s, "mark", fmt.Sprintf("old%d", i), 0)
+		read, err := s.Get(ctx, "mark")
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		var deleted bool
+		var derr error
+		fresh := fmt.Sprintf("new%d", i)
+		wg.Go(func() {
+			<-start
+			deleted, derr = s.CompareAndDelete(ctx, "mark", read)
+		})
+		wg.Go(func() {
+			<-start
+			if err := s.Put(ctx, "mark", []byte(fresh), 0); err != nil {
+				t.Error(err)
+			}
+		})
+		close(start)
+		wg.Wait()
+		if derr != nil {
+			t.Fatal(derr)
+		}
+		got, err := s.Get(ctx, "mark")
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			t.Fatalf("round %d: the value written over the one read was deleted (deleted=%v)", i, deleted)
+		case err != nil:
+			t.Fatal(err)
+		case string(got) != fresh:
+			t.Fatalf("round %d: %q left, want %q", i, got, fresh)
+		}
+	}
 }
 
 // oneWinner starts 32 goroutines at once, each calling write with its
@@ -532,6 +628,15 @@ func testEmptyValue(t *testing.T, s store.Store, _ Clock) {
 		t.Fatalf("CAS from an empty value = %v, %v", ok, err)
 	}
 	mustGet(t, s, "empty", "x")
+	// An empty old matches an empty value only, not a missing one.
+	if ok, err := s.CompareAndDelete(ctx, "missing", nil); ok || err != nil {
+		t.Fatalf("CompareAndDelete of a missing key with an empty old = %v, %v", ok, err)
+	}
+	mustPut(t, s, "empty2", "", 0)
+	if ok, err := s.CompareAndDelete(ctx, "empty2", nil); !ok || err != nil {
+		t.Fatalf("CompareAndDelete of an empty value = %v, %v", ok, err)
+	}
+	mustMiss(t, s, "empty2")
 }
 
 func testBadInput(t *testing.T, s store.Store, _ Clock) {
@@ -550,6 +655,14 @@ func testBadInput(t *testing.T, s store.Store, _ Clock) {
 	if _, err := s.Get(done, "k"); !errors.Is(err, context.Canceled) {
 		t.Errorf("Get with a cancelled context = %v", err)
 	}
+	if _, err := s.CompareAndDelete(ctx, "", []byte("v")); err == nil {
+		t.Error("CompareAndDelete with an empty key: no error")
+	}
+	mustPut(t, s, "k", "v", 0)
+	if ok, err := s.CompareAndDelete(done, "k", []byte("v")); ok || !errors.Is(err, context.Canceled) {
+		t.Errorf("CompareAndDelete with a cancelled context = %v, %v", ok, err)
+	}
+	mustGet(t, s, "k", "v")
 }
 
 func testPrefixed(t *testing.T, s store.Store, c Clock) {
@@ -566,6 +679,14 @@ func testPrefixed(t *testing.T, s store.Store, c Clock) {
 	if ok, err := b.CompareAndSet(ctx, "k", []byte("from b"), []byte("b2"), c.TTL); !ok || err != nil {
 		t.Fatalf("CAS through the view: %v %v", ok, err)
 	}
+	if ok, err := a.CompareAndDelete(ctx, "k", []byte("from b")); ok || err != nil {
+		t.Fatalf("CompareAndDelete through view a with view b's value: %v %v", ok, err)
+	}
+	mustPut(t, a, "gone", "v", 0)
+	if ok, err := a.CompareAndDelete(ctx, "gone", []byte("v")); !ok || err != nil {
+		t.Fatalf("CompareAndDelete through the view: %v %v", ok, err)
+	}
+	mustMiss(t, s, "mod-a/gone")
 	if got := scanAll(t, a, ""); !maps.Equal(got, map[string]string{"k": "from a"}) {
 		t.Fatalf("Scan of view a = %v", got)
 	}
