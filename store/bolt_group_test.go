@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,11 +22,7 @@ import (
 // alone, without failing or re-applying the others.
 func TestBoltGroupCommit(t *testing.T) {
 	clock := testclock.New(time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC))
-	s, err := store.OpenBolt(filepath.Join(t.TempDir(), "g.db"), store.WithClock(clock.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openBolt(t, store.WithClock(clock.Now))
 	ctx := context.Background()
 	if err := s.Put(ctx, "gone", []byte("x"), 0); err != nil {
 		t.Fatal(err)
@@ -153,11 +148,7 @@ func TestBoltGroupCommit(t *testing.T) {
 // its own: no increment is lost or doubled, every write is there, and the
 // writes took fewer commits (syncs) than there were writes.
 func TestBoltGroupCommitConcurrent(t *testing.T) {
-	s, err := store.OpenBolt(filepath.Join(t.TempDir(), "c.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openBolt(t)
 	ctx := context.Background()
 	if err := s.Put(ctx, "counter", []byte("0"), 0); err != nil {
 		t.Fatal(err)
@@ -223,10 +214,7 @@ func TestBoltGroupCommitConcurrent(t *testing.T) {
 // write returns (written, or an error once the file is closed), none is
 // left waiting in the queue.
 func TestBoltGroupCommitClose(t *testing.T) {
-	s, err := store.OpenBolt(filepath.Join(t.TempDir(), "x.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openBolt(t)
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	started := make(chan struct{}, 16)
@@ -265,11 +253,7 @@ func TestBoltGroupCommitClose(t *testing.T) {
 // it, as in a transaction of its own (a deletion frees the key for the
 // PutIfAbsent after it; a value written over the one expected stays).
 func TestBoltGroupCompareAndDelete(t *testing.T) {
-	s, err := store.OpenBolt(filepath.Join(t.TempDir(), "cad.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openBolt(t)
 	ctx := context.Background()
 	if err := s.Put(ctx, "k", []byte("v0"), 0); err != nil {
 		t.Fatal(err)

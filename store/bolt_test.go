@@ -18,11 +18,7 @@ import (
 
 func TestBoltSuite(t *testing.T) {
 	storetest.RunOnTestClock(t, func(t *testing.T, now func() time.Time) store.Store {
-		s, err := store.OpenBolt(filepath.Join(t.TempDir(), "s.db"), store.WithClock(now))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return openBolt(t, store.WithClock(now))
 	})
 }
 
@@ -77,11 +73,7 @@ func TestBoltSurvivesReopen(t *testing.T) {
 
 func TestBoltSweep(t *testing.T) {
 	clock := testclock.New(time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC))
-	s, err := store.OpenBolt(filepath.Join(t.TempDir(), "s.db"), store.WithClock(clock.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openBolt(t, store.WithClock(clock.Now))
 	ctx := context.Background()
 	const expiring = 600 // more than one sweep batch
 	for i := range expiring {
@@ -197,4 +189,16 @@ func TestBoltLockedFileFailsFast(t *testing.T) {
 	if d := time.Since(start); d > 3*time.Second {
 		t.Fatalf("gave up after %v, want about the 200ms timeout", d)
 	}
+}
+
+// openBolt opens a bolt store in a file of the test's own, closed when
+// the test ends (a test may close it sooner).
+func openBolt(t *testing.T, opts ...store.BoltOption) *store.Bolt {
+	t.Helper()
+	s, err := store.OpenBolt(filepath.Join(t.TempDir(), "s.db"), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }

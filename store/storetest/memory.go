@@ -132,16 +132,7 @@ func (s *Memory) CompareAndSet(ctx context.Context, key string, old, v []byte, t
 	if err := store.CheckWrite(ctx, key, ttl); err != nil {
 		return false, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.Fail != nil {
-		return false, s.Fail
-	}
-	if cur, ok := s.live(key); !ok || !bytes.Equal(cur, old) {
-		return false, nil
-	}
-	s.set(key, v, ttl)
-	return true, nil
+	return s.ifLive(key, old, func() { s.set(key, v, ttl) })
 }
 
 // Delete implements store.Store.
@@ -163,6 +154,15 @@ func (s *Memory) CompareAndDelete(ctx context.Context, key string, old []byte) (
 	if err := store.Check(ctx, key); err != nil {
 		return false, err
 	}
+	return s.ifLive(key, old, func() {
+		s.writes++
+		delete(s.m, key)
+	})
+}
+
+// ifLive runs change under the lock when key's live value is old, and
+// reports whether it ran.
+func (s *Memory) ifLive(key string, old []byte, change func()) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.Fail != nil {
@@ -171,8 +171,7 @@ func (s *Memory) CompareAndDelete(ctx context.Context, key string, old []byte) (
 	if cur, ok := s.live(key); !ok || !bytes.Equal(cur, old) {
 		return false, nil
 	}
-	s.writes++
-	delete(s.m, key)
+	change()
 	return true, nil
 }
 
