@@ -120,16 +120,16 @@ func (s *settlement) settleIntents(ctx context.Context, send Sender, rep *Settle
 //
 // Known limit: a call that stalls for more than twice its timeout
 // between writing its mark and its record can lose its mark to this rule
-// (and to dropStaleHold). Its store writes run under its deadline, so such
-// a call mostly finds its record write refused, and nothing was sent; but
-// a write already handed to the store when the stall began (in flight to
-// Redis, waiting on a bbolt commit) can land after the mark was dropped.
-// The call's time is over by then, so its message does not leave; the
-// record keeps it as the intent under way, which no mark lists, and only
-// the client's retry of the same call sends and settles it. What that
-// retry books is then unlisted too: a booking's places are not released
-// when its hold runs out, a cancelled booking stays CANCELLING with its
-// places held until the cancellation is retried, and a journey is not
+// (and to dropStaleHold). A client's call and the sweeper's release write
+// under the call's deadline, so such a call mostly finds its record write
+// refused, having sent nothing; but a write already handed to the store
+// when the stall began (in flight to Redis, waiting on a bbolt commit) can
+// land after the mark was dropped. Its message then mostly does not leave
+// (the deadline is past), and either way no mark lists the record's work:
+// settlement never sends, settles or sweeps it; only the client's retry of
+// the same call does. A booking that gets its places (from that call or
+// its retry) then keeps them past its hold, a caught cancellation leaves
+// its booking CANCELLING with its places held, and a journey is not
 // rolled back by settlement (its legs, each listed by its own hold mark,
 // are still released when the hold runs out). docs/osdm_legacy.md says so
 // for operators.
