@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
 
@@ -148,6 +149,59 @@ func TestJourneyMarkOfARetriedJourneySurvivesTheSweep(t *testing.T) {
 			}
 			if e.markOf(kindJourneyOpen, id) {
 				t.Error("journey mark left after settlement")
+			}
+			e.assertAgree(true)
+		})
+	}
+}
+
+// TestJourneyMarkOfAnExchangeSurvivesTheSweep: settlement finds the mark
+// of a booked journey (its deletion lost) and deletes it; an exchange
+// operation of the journey writes its mark at that moment. The exchange's
+// mark stays, and when the exchange's hold runs out unconfirmed,
+// settlement gives its new legs back and records it so.
+func TestJourneyMarkOfAnExchangeSurvivesTheSweep(t *testing.T) {
+	for _, kind := range []storeKind{memKind, boltKind, redisKind} {
+		t.Run(string(kind), func(t *testing.T) {
+			e := newBookEnv(t, kind, nil)
+			race := &holdRace{Store: e.st}
+			settler := e.facade(race)
+			jo := e.journeyOffer("708", "709")
+			b := e.book(&offerRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers})
+			fr := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", "{}"), 200)
+			if err := e.f.journeys.markJourneyOpen(context.Background(), b.ID, e.clock.Now()); err != nil {
+				t.Fatal(err)
+			}
+			e.clock.Advance(time.Second)
+			var op *osdm.ExchangeOperation
+			race.arm(storeKey(e.cfg.Partner, kindJourneyOpen, b.ID), false, func() {
+				body := `{"fulfillmentIds": ["` + fr.Fulfillments[0].ID + `", "` + fr.Fulfillments[1].ID + `"],
+					"tripSpecifications": [{"legs": [` + specLegJSON("710", "8500010", "12:00", "8503000", "13:00") + `, ` + specLegJSON("711", "8503000", "13:30", "8509000", "15:00") + `]}],
+					"anonymousPassengerSpecifications": [{"externalRef": "p-adult", "type": "ADULT", "age": 30}, {"externalRef": "p-child", "type": "CHILD", "age": 8}]}`
+				xr := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/exchange-offers", body), 200)
+				sel := `{"exchangeOffers": [{"offerId": "` + xr.ExchangeOffers[0].OfferID + `", "passengerRefs": ["p-adult", "p-child"]}]}`
+				op = decodeOK[osdm.ExchangeOperationResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/exchange-operations", sel), 200).ExchangeOperation
+			})
+			if _, err := settler.Settle(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if !race.raced() || op == nil || op.Status != osdm.ExchangePrebooked || e.held() != 4 {
+				t.Fatalf("the exchange was not booked during settlement: %+v; legacy holds %d", op, e.held())
+			}
+			if !e.markOf(kindJourneyOpen, b.ID) {
+				t.Error("the exchange's journey mark was deleted")
+			}
+			e.clock.Advance(defaultHold + time.Second)
+			e.settle(settler)
+			if e.held() != 2 {
+				t.Errorf("the legacy system holds %d bookings after the exchange's hold ran out, want 2", e.held())
+			}
+			if j, _, err := e.f.journeys.loadJourney(context.Background(), b.ID); err != nil || j.Exchange.open() {
+				t.Errorf("the journey's exchange after settlement: open %v, %v", err == nil && j.Exchange.open(), err)
+			}
+			e.settle(settler)
+			if e.markOf(kindJourneyOpen, b.ID) {
+				t.Error("journey mark left once the exchange was given back")
 			}
 			e.assertAgree(true)
 		})
