@@ -207,3 +207,34 @@ func TestJourneyMarkOfAnExchangeSurvivesTheSweep(t *testing.T) {
 		})
 	}
 }
+
+// failCompareAndDelete fails every CompareAndDelete, as a store that is
+// down when settlement drops a mark.
+type failCompareAndDelete struct{ store.Store }
+
+func (failCompareAndDelete) CompareAndDelete(context.Context, string, []byte) (bool, error) {
+	return false, errors.New("store down")
+}
+
+// TestStaleMarkDropFailureCounted: a store failure while settlement drops
+// a stale intent mark counts as an error of the run, and the mark stays
+// for the next.
+func TestStaleMarkDropFailureCounted(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	id := e.book(e.offer("9203", adult)).ID
+	msgID := messageID(id, stepCancel, 1)
+	if err := e.f.settlement.markIntent(context.Background(), msgID, id, e.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(2*e.cfg.Timeout + time.Second)
+	rep, err := e.facade(failCompareAndDelete{e.st}).Settle(context.Background())
+	if err == nil || rep.Errors != 1 || rep.Stale != 0 {
+		t.Errorf("Settle: %+v, %v; want one error", rep, err)
+	}
+	if !e.markOf(kindIntent, msgID) {
+		t.Error("the mark is gone")
+	}
+	if rep := e.settle(e.f); rep.Stale != 1 || e.markOf(kindIntent, msgID) {
+		t.Errorf("the next run %+v left the stale mark", rep)
+	}
+}
