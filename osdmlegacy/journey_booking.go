@@ -415,9 +415,9 @@ func (j *journeys) rollBackLegs(ctx context.Context, send Sender, jid string, id
 // call's lease is over: never answered booked, it is rolled back (a
 // crash between legs leaves no journey half booked).
 func (js *journeys) settleJourneys(ctx context.Context, send Sender, rep *SettleReport) {
-	js.settlement.eachMark(ctx, kindJourneyOpen, rep, func(id string, _ []byte, m intentMark, now time.Time) {
+	js.settlement.eachMark(ctx, kindJourneyOpen, rep, func(id string, v []byte, m intentMark, now time.Time) {
 		j, _, err := js.loadJourney(ctx, id)
-		if !js.settlement.recordFound(ctx, kindJourneyOpen, id, now.Sub(m.At), err, rep) {
+		if !js.settlement.recordFound(ctx, kindJourneyOpen, id, v, now.Sub(m.At), err, rep) {
 			return
 		}
 		switch j.State {
@@ -433,12 +433,11 @@ func (js *journeys) settleJourneys(ctx context.Context, send Sender, rep *Settle
 				}
 				return
 			}
-			_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindJourneyOpen, id))
-			rep.Stale++
+			// An exchange starting meanwhile writes the mark again.
+			js.settlement.dropMark(ctx, kindJourneyOpen, id, v, rep)
 			return
 		case journeyFailed:
-			_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindJourneyOpen, id))
-			rep.Stale++
+			js.settlement.dropMark(ctx, kindJourneyOpen, id, v, rep)
 			return
 		}
 		if now.Before(j.LeaseUntil) {

@@ -78,14 +78,15 @@ func (s *settlement) eachMark(ctx context.Context, kind string, rep *SettleRepor
 }
 
 // recordFound reports whether err, from loading the record the mark of
-// kind for id lists, found it. The mark is written before the record, so
-// a missing record is one being recorded or one whose recording failed
-// (nothing was sent): its mark is dropped once age is stale. Any other
-// failure counts in rep.Errors, and the mark stays for the next run.
-func (s *settlement) recordFound(ctx context.Context, kind, id string, age time.Duration, err error, rep *SettleReport) bool {
+// kind for id lists, found it; v is the mark's value as listed. The mark
+// is written before the record, so a missing record is one being recorded
+// or one whose recording failed (nothing was sent): its mark is dropped
+// once age is stale, if it is still v (dropStaleMark). Any other failure
+// counts in rep.Errors, and the mark stays for the next run.
+func (s *settlement) recordFound(ctx context.Context, kind, id string, v []byte, age time.Duration, err error, rep *SettleReport) bool {
 	switch {
 	case errors.Is(err, errBookingMissing), errors.Is(err, errJourneyMissing):
-		s.dropStaleMark(ctx, kind, id, age, rep)
+		s.dropStaleMark(ctx, kind, id, v, age, rep)
 		return false
 	case err != nil:
 		rep.Errors++
@@ -97,25 +98,57 @@ func (s *settlement) recordFound(ctx context.Context, kind, id string, age time.
 // settleIntents settles every intent listed by a kindIntent mark whose lease is over
 // (a BookingRequest's intent is listed by its hold mark: sweepHolds).
 func (s *settlement) settleIntents(ctx context.Context, send Sender, rep *SettleReport) {
-	s.eachMark(ctx, kindIntent, rep, func(msgID string, _ []byte, m intentMark, now time.Time) {
+	s.eachMark(ctx, kindIntent, rep, func(msgID string, v []byte, m intentMark, now time.Time) {
 		rec, _, err := s.bookings.loadBooking(ctx, m.BookingID)
-		if !s.recordFound(ctx, kindIntent, msgID, now.Sub(m.At), err, rep) {
+		if !s.recordFound(ctx, kindIntent, msgID, v, now.Sub(m.At), err, rep) {
 			return
 		}
 		if p := rec.Pending; p == nil || p.MessageID != msgID {
-			s.dropStaleMark(ctx, kindIntent, msgID, now.Sub(m.At), rep)
+			s.dropStaleMark(ctx, kindIntent, msgID, v, now.Sub(m.At), rep)
 			return
 		}
 		s.settleOne(ctx, send, rec, rep)
 	})
 }
 
-// dropStaleMark deletes the mark of kind for id whose work is done or
-// never started, once it is age old: a live call gets twice its timeout
-// to write the record the mark lists.
-func (s *settlement) dropStaleMark(ctx context.Context, kind, id string, age time.Duration, rep *SettleReport) {
+// dropStaleMark deletes the mark of kind for id, listed as v, whose work
+// is done or never started (its record holds no such work, or is
+// missing), once the mark is age old: a live call gets twice its timeout
+// to write the record the mark lists. Only the mark listed goes
+// (dropMark): a resent or retried message writes its mark again before
+// its record, and that mark stays.
+//
+// Known limit: a call that stalls for more than twice its timeout
+// between writing its mark and its record can lose its mark to this rule
+// (and to dropStaleHold). A client's call and the sweeper's release write
+// under the call's deadline, so such a call mostly finds its record write
+// refused, having sent nothing; but a write already handed to the store
+// when the stall began (in flight to Redis, waiting on a bbolt commit) can
+// land after the mark was dropped. Its message then mostly does not leave
+// (the deadline is past), and either way no mark lists the record's work:
+// settlement never sends, settles or sweeps it; only the client's retry of
+// the same call does. A booking that gets its places (from that call or
+// its retry) then keeps them past its hold, a caught cancellation leaves
+// its booking CANCELLING with its places held, and a journey is not
+// rolled back by settlement (its legs, each listed by its own hold mark,
+// are still released when the hold runs out). docs/osdm_legacy.md says so
+// for operators.
+func (s *settlement) dropStaleMark(ctx context.Context, kind, id string, v []byte, age time.Duration, rep *SettleReport) {
 	if age > 2*s.cfg.Timeout {
-		_ = s.store.Delete(ctx, storeKey(s.cfg.Partner, kind, id))
+		s.dropMark(ctx, kind, id, v, rep)
+	}
+}
+
+// dropMark deletes the mark of kind for id only if it is still v, the
+// value listed, in one CompareAndDelete: a mark written over it since
+// stays for the next run. A store failure counts in rep.Errors.
+func (s *settlement) dropMark(ctx context.Context, kind, id string, v []byte, rep *SettleReport) {
+	deleted, err := s.store.CompareAndDelete(ctx, storeKey(s.cfg.Partner, kind, id), v)
+	if err != nil {
+		rep.Errors++
+		return
+	}
+	if deleted {
 		rep.Stale++
 	}
 }
@@ -283,7 +316,7 @@ func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleRep
 			s.dropStaleHold(ctx, id, v, rep)
 			return
 		}
-		if !s.recordFound(ctx, kindHold, id, now.Sub(m.At), err, rep) {
+		if !s.recordFound(ctx, kindHold, id, v, now.Sub(m.At), err, rep) {
 			return
 		}
 		switch rec.State {
@@ -331,14 +364,7 @@ func (s *settlement) dropStaleHold(ctx context.Context, id string, v []byte, rep
 	if json.Unmarshal(v, &m) == nil && s.now().Sub(m.At) <= 2*s.cfg.Timeout {
 		return
 	}
-	deleted, err := s.store.CompareAndDelete(ctx, storeKey(s.cfg.Partner, kindHold, id), v)
-	if err != nil {
-		rep.Errors++
-		return
-	}
-	if deleted {
-		rep.Stale++
-	}
+	s.dropMark(ctx, kindHold, id, v, rep)
 }
 
 // release cancels a PREBOOKED booking whose hold is over and reports
