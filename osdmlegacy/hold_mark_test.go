@@ -13,6 +13,19 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/store"
 )
 
+// raceOnEachStore runs test on memory, bolt and Redis with a fresh
+// environment and racer, a façade whose store deletions another writer
+// can race through race.
+func raceOnEachStore(t *testing.T, test func(t *testing.T, e *bookEnv, race *holdRace, racer *Facade)) {
+	for _, kind := range []storeKind{memKind, boltKind, redisKind} {
+		t.Run(string(kind), func(t *testing.T) {
+			e := newBookEnv(t, kind, nil)
+			race := &holdRace{Store: e.st}
+			test(t, e, race, e.facade(race))
+		})
+	}
+}
+
 // holdRace is a store through which one instance deletes a booking's hold
 // mark while another writes its own: armed for a key, it runs race once,
 // at the first deletion of that key (Delete or CompareAndDelete) or, with
@@ -248,50 +261,45 @@ func (s *failNewBooking) PutIfAbsent(ctx context.Context, key string, value []by
 // booking id) at that moment, and books: the sweeper leaves the new mark,
 // and releases the booking when its hold runs out.
 func TestHoldMarkOfARetriedBookingSurvivesTheSweep(t *testing.T) {
-	for _, kind := range []storeKind{memKind, boltKind, redisKind} {
-		t.Run(string(kind), func(t *testing.T) {
-			e := newBookEnv(t, kind, nil)
-			race := &holdRace{Store: e.st}
-			sweeper := e.facade(race)
-			first := e.facade(&failNewBooking{Store: e.st, prefix: storeKey(e.cfg.Partner, kindBooking, "")})
-			all := e.freeSeats("9203")
-			o := e.offer("9203", adult, child)
-			key := withKey(newTestUUID())
-			if a := e.call(first, "POST", "/bookings", bookingBodyOf(o), key); a.Status != 503 {
-				t.Fatalf("booking on a failing store: %d %s", a.Status, a.Body)
-			}
-			marks, _ := e.f.settlement.listMarks(context.Background(), kindHold)
-			if len(marks) != 1 || len(e.records()) != 0 || e.legacy.attempts() != 0 {
-				t.Fatalf("after the failed booking: marks %v, %d records, %d messages", marks, len(e.records()), e.legacy.attempts())
-			}
-			var id string
-			for id = range marks {
-			}
-			e.clock.Advance(2*e.cfg.Timeout + time.Second)
-			var b *osdm.Booking
-			race.arm(storeKey(e.cfg.Partner, kindHold, id), false, func() {
-				b = decodeOK[osdm.BookingResponse](t, e.call(e.f, "POST", "/bookings", bookingBodyOf(o), key), 200).Booking
-			})
-			if _, err := sweeper.Settle(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			if !race.raced() || b == nil || b.ID != id {
-				t.Fatalf("the retry did not book %s during the sweep: %+v", id, b)
-			}
-			if all-e.freeSeats("9203") != 2 {
-				t.Fatalf("the retry holds %d places, want 2", all-e.freeSeats("9203"))
-			}
-			if e.holdMarkOf(id) == nil {
-				t.Error("the retried booking's hold mark was deleted")
-			}
-			e.clock.Advance(defaultHold + time.Second)
-			if rep := e.settle(sweeper); rep.Released != 1 || e.freeSeats("9203") != all {
-				t.Errorf("sweep %+v: %d places still held", rep, all-e.freeSeats("9203"))
-			}
-			if r := e.records()[id]; r == nil || r.State != stateReleased {
-				t.Errorf("booking after the sweep: released %v", r != nil && r.State == stateReleased)
-			}
-			e.assertAgree(true)
+	raceOnEachStore(t, func(t *testing.T, e *bookEnv, race *holdRace, sweeper *Facade) {
+		first := e.facade(&failNewBooking{Store: e.st, prefix: storeKey(e.cfg.Partner, kindBooking, "")})
+		all := e.freeSeats("9203")
+		o := e.offer("9203", adult, child)
+		key := withKey(newTestUUID())
+		if a := e.call(first, "POST", "/bookings", bookingBodyOf(o), key); a.Status != 503 {
+			t.Fatalf("booking on a failing store: %d %s", a.Status, a.Body)
+		}
+		marks, _ := e.f.settlement.listMarks(context.Background(), kindHold)
+		if len(marks) != 1 || len(e.records()) != 0 || e.legacy.attempts() != 0 {
+			t.Fatalf("after the failed booking: marks %v, %d records, %d messages", marks, len(e.records()), e.legacy.attempts())
+		}
+		var id string
+		for id = range marks {
+		}
+		e.clock.Advance(2*e.cfg.Timeout + time.Second)
+		var b *osdm.Booking
+		race.arm(storeKey(e.cfg.Partner, kindHold, id), false, func() {
+			b = decodeOK[osdm.BookingResponse](t, e.call(e.f, "POST", "/bookings", bookingBodyOf(o), key), 200).Booking
 		})
-	}
+		if _, err := sweeper.Settle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if !race.raced() || b == nil || b.ID != id {
+			t.Fatalf("the retry did not book %s during the sweep: %+v", id, b)
+		}
+		if all-e.freeSeats("9203") != 2 {
+			t.Fatalf("the retry holds %d places, want 2", all-e.freeSeats("9203"))
+		}
+		if e.holdMarkOf(id) == nil {
+			t.Error("the retried booking's hold mark was deleted")
+		}
+		e.clock.Advance(defaultHold + time.Second)
+		if rep := e.settle(sweeper); rep.Released != 1 || e.freeSeats("9203") != all {
+			t.Errorf("sweep %+v: %d places still held", rep, all-e.freeSeats("9203"))
+		}
+		if r := e.records()[id]; r == nil || r.State != stateReleased {
+			t.Errorf("booking after the sweep: released %v", r != nil && r.State == stateReleased)
+		}
+		e.assertAgree(true)
+	})
 }
