@@ -17,7 +17,7 @@ const (
 	kindBooking = "booking"
 	// kindHold marks a booking that may hold places at the legacy system
 	// without being fulfilled: the sweeper's work list (value: holdMark;
-	// hold_mark.go).
+	// intent.go).
 	kindHold = "hold"
 	// kindIntent marks a legacy message that may have left without its
 	// result being recorded: settlement's work list (key: the messageId).
@@ -319,7 +319,7 @@ func (bk *bookings) loadBooking(ctx context.Context, id string) (*bookingRecord,
 	if err != nil {
 		return nil, nil, err
 	}
-	if rec.ID != id || rec.Partner != bk.cfg.Partner || !visibleTo(ctx, rec) {
+	if rec.ID != id || rec.Partner != bk.cfg.Partner || !visibleTo(ctx, rec.Client) {
 		return nil, nil, errBookingMissing
 	}
 	return rec, b, nil

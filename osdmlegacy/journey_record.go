@@ -140,7 +140,7 @@ func (j *journeys) loadJourney(ctx context.Context, id string) (*journeyRecord, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if client, ok := callerOf(ctx); rec.ID != id || rec.Partner != j.cfg.Partner || ok && rec.Client != client {
+	if rec.ID != id || rec.Partner != j.cfg.Partner || !visibleTo(ctx, rec.Client) {
 		return nil, nil, errJourneyMissing
 	}
 	return rec, b, nil

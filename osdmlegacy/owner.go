@@ -26,10 +26,11 @@ func callerOf(ctx context.Context) (client string, ok bool) {
 	return client, ok
 }
 
-// visibleTo reports whether a call in ctx may see rec: background work
-// sees every booking, a call only its own client's. Any other is answered
-// as an unknown id.
-func visibleTo(ctx context.Context, rec *bookingRecord) bool {
+// visibleTo reports whether a call in ctx may see a record made by
+// owner (a booking's or a journey's Client): background work sees every
+// record, a call only its own client's. Any other is answered as an
+// unknown id.
+func visibleTo(ctx context.Context, owner string) bool {
 	client, ok := callerOf(ctx)
-	return !ok || rec.Client == client
+	return !ok || owner == client
 }

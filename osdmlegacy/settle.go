@@ -358,7 +358,7 @@ func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleRep
 // booking, its mark written first) stays for the next sweep, in one
 // CompareAndDelete. A younger mark may be that of a call whose record is
 // not written yet: deleting it would leave its places unswept
-// (hold_mark.go).
+// (hold marks, intent.go).
 func (s *settlement) dropStaleHold(ctx context.Context, id string, v []byte, rep *SettleReport) {
 	var m holdMark
 	if json.Unmarshal(v, &m) == nil && s.now().Sub(m.At) <= 2*s.cfg.Timeout {
