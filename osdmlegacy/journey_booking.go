@@ -2,7 +2,6 @@ package osdmlegacy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -55,7 +54,7 @@ func (js *journeys) newJourneyBooking(ctx context.Context, c *call, id string, r
 	}
 	// The work list first, then the record: a crash in between leaves a
 	// stale mark, never a journey nobody settles.
-	if err := js.markJourneyOpen(ctx, id, now); err != nil {
+	if err := js.markJourneyOpen(ctx, id, 0, now); err != nil {
 		return js.storeFailed(c, err), false
 	}
 	ok, err := js.putNewJourney(ctx, j)
@@ -70,13 +69,6 @@ func (js *journeys) newJourneyBooking(ctx context.Context, c *call, id string, r
 		return js.resumeJourney(ctx, c, j)
 	}
 	return js.bookJourney(ctx, c, j, req)
-}
-
-// markJourneyOpen lists a journey for settlement until its booking is
-// settled.
-func (j *journeys) markJourneyOpen(ctx context.Context, id string, now time.Time) error {
-	b, _ := json.Marshal(intentMark{BookingID: id, At: now})
-	return j.store.Put(ctx, storeKey(j.cfg.Partner, kindJourneyOpen, id), b, 0)
 }
 
 // legSet is leg bookings booked together, in order of travel: a
@@ -179,7 +171,7 @@ func (js *journeys) bookJourney(ctx context.Context, c *call, j *journeyRecord, 
 	if err != nil {
 		return js.storeFailed(c, err), false
 	}
-	_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindJourneyOpen, j.ID))
+	js.dropJourneyMark(ctx, j)
 	return js.json(c, http.StatusOK, osdm.BookingResponse{Booking: js.journeyView(j, res.legs)}), true
 }
 
@@ -355,7 +347,7 @@ func (js *journeys) rollBackJourney(ctx context.Context, send Sender, j *journey
 	if !done || err != nil {
 		return false, err
 	}
-	_, err = js.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
+	after, err := js.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		if r.State == journeyFailed {
 			return errNoChange
 		}
@@ -365,7 +357,7 @@ func (js *journeys) rollBackJourney(ctx context.Context, send Sender, j *journey
 	if err != nil {
 		return false, err
 	}
-	_ = js.store.Delete(ctx, storeKey(js.cfg.Partner, kindJourneyOpen, j.ID))
+	js.dropJourneyMark(ctx, after)
 	_ = js.store.Delete(ctx, js.bookings.offerClaimKey(j.OfferID))
 	return true, nil
 }
@@ -433,7 +425,14 @@ func (js *journeys) settleJourneys(ctx context.Context, send Sender, rep *Settle
 				}
 				return
 			}
-			// An exchange starting meanwhile writes the mark again.
+			// An exchange starting meanwhile writes the mark again, and
+			// one started before writes its mark before its record: a
+			// mark of an exchange the record does not show goes only
+			// once stale.
+			if j.ahead(v) {
+				js.settlement.dropStaleMark(ctx, kindJourneyOpen, id, v, now.Sub(m.At), rep)
+				return
+			}
 			js.settlement.dropMark(ctx, kindJourneyOpen, id, v, rep)
 			return
 		case journeyFailed:

@@ -27,6 +27,9 @@ import (
 type journeyExchange struct {
 	// ID is the exchange operation id.
 	ID string `json:"id"`
+	// N numbers the journey's exchange operations from 1 (what its
+	// journey mark lists); 0 in one of an earlier release.
+	N int `json:"n,omitempty"`
 	// State is where it is (the exchangeState of a booking's exchange).
 	State exchangeState `json:"state"`
 	// CreatedOn is when it was asked; HoldUntil when its new legs are
@@ -248,15 +251,18 @@ func (xs *exchanges) createJourneyExchangeOperation(ctx context.Context, c *call
 			return xs.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 				"the exchange offer is booked already; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")), true
 		}
-		if err := xs.journeys.markJourneyOpen(ctx, j.ID, now); err != nil {
-			return xs.storeFailed(c, err), false
-		}
 		j, err = xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 			if r.Exchange.open() {
 				return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+r.ID+" has exchange operation "+r.Exchange.ID+" under way")}
 			}
+			// The journey's mark for this exchange, then its record: a
+			// crash leaves at worst a stale mark.
+			n := r.exchangeN() + 1
+			if err := xs.journeys.markJourneyOpen(ctx, r.ID, n, now); err != nil {
+				return err
+			}
 			x := &journeyExchange{
-				ID: xid, State: exchangeBooking, CreatedOn: now.UTC(),
+				ID: xid, N: n, State: exchangeBooking, CreatedOn: now.UTC(),
 				HoldUntil:  now.Add(xs.cfg.Hold).UTC().Truncate(time.Second),
 				LeaseUntil: now.Add(xs.cfg.Timeout), OfferID: sel.OfferID, Quote: *q, Offers: offers,
 			}
@@ -371,7 +377,7 @@ func (x *exchanges) failJourneyExchange(ctx context.Context, send Sender, j *jou
 		return nil
 	})
 	if err == nil {
-		_ = x.store.Delete(ctx, storeKey(x.cfg.Partner, kindJourneyOpen, j.ID))
+		x.journeys.dropJourneyMark(ctx, j)
 	}
 	return j, err
 }
@@ -567,7 +573,7 @@ func (xs *exchanges) confirmJourneyExchange(ctx context.Context, send Sender, j 
 			return j, nil, osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 				"the first train of booking "+j.ID+" has left; the journey can no longer be exchanged"), nil, nil
 		}
-		if err := xs.journeys.markJourneyOpen(ctx, j.ID, now); err != nil {
+		if err := xs.journeys.markJourneyOpen(ctx, j.ID, x.N, now); err != nil {
 			return j, nil, nil, nil, err
 		}
 		j, err = xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
@@ -651,7 +657,7 @@ func (xs *exchanges) confirmJourneyExchange(ctx context.Context, send Sender, j 
 	if err != nil {
 		return j, nil, nil, nil, err
 	}
-	_ = xs.store.Delete(ctx, storeKey(xs.cfg.Partner, kindJourneyOpen, j.ID))
+	xs.journeys.dropJourneyMark(ctx, j)
 	return j, newLegs, nil, nil, nil
 }
 

@@ -25,8 +25,10 @@ import (
 const (
 	// kindJourney holds a journeyRecord under its booking id.
 	kindJourney = "journey"
-	// kindJourneyOpen marks a journey whose booking is not settled yet:
-	// settlement's work list (value: an intentMark).
+	// kindJourneyOpen marks a journey whose booking, or an exchange
+	// operation of it, is not settled yet: settlement's work list (value:
+	// a journeyMark, which says which; see journey_mark.go for when it is
+	// deleted).
 	kindJourneyOpen = "journey-open"
 )
 

@@ -30,7 +30,7 @@ func TestSettlementDropsStaleMarks(t *testing.T) {
 	if err := e.f.settlement.markHold(ctx, "bk-AAAAAAAAAAAAAAAAAAAAAA", old); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.f.journeys.markJourneyOpen(ctx, "jn-AAAAAAAAAAAAAAAAAAAAAA", old); err != nil {
+	if err := e.f.journeys.markJourneyOpen(ctx, "jn-AAAAAAAAAAAAAAAAAAAAAA", 0, old); err != nil {
 		t.Fatal(err)
 	}
 	if rep, _ := e.f.Settle(ctx); rep.Stale != 0 {

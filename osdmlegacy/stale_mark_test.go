@@ -155,7 +155,7 @@ func TestJourneyMarkOfAnExchangeSurvivesTheSweep(t *testing.T) {
 		jo := e.journeyOffer("708", "709")
 		b := e.book(&offerRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers})
 		fr := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", "{}"), 200)
-		if err := e.f.journeys.markJourneyOpen(context.Background(), b.ID, e.clock.Now()); err != nil {
+		if err := e.f.journeys.markJourneyOpen(context.Background(), b.ID, 0, e.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		e.clock.Advance(time.Second)
