@@ -26,24 +26,34 @@ func raceOnEachStore(t *testing.T, test func(t *testing.T, e *bookEnv, race *hol
 	}
 }
 
-// holdRace is a store through which one instance deletes a booking's hold
-// mark while another writes its own: armed for a key, it runs race once,
-// at the first deletion of that key (Delete or CompareAndDelete) or, with
-// atRead, at its first Get, before passing the call on.
+// holdRace is a store through which one instance deletes a mark while
+// another writes its own: armed for a key (or every key of a prefix), it
+// runs race once, at the first deletion of such a key (Delete or
+// CompareAndDelete) or, with atRead, at its first Get, before passing the
+// call on.
 type holdRace struct {
 	store.Store
 
 	mu     sync.Mutex
 	key    string
+	prefix bool
 	atRead bool
-	race   func()
+	race   func(key string)
 	ran    bool
 }
 
 // arm makes the next deletion (or read, with atRead) of key run race first.
 func (s *holdRace) arm(key string, atRead bool, race func()) {
 	s.mu.Lock()
-	s.key, s.atRead, s.race, s.ran = key, atRead, race, false
+	s.key, s.prefix, s.atRead, s.race, s.ran = key, false, atRead, func(string) { race() }, false
+	s.mu.Unlock()
+}
+
+// armKind makes the next deletion (or read, with atRead) of a key that
+// starts with prefix run race first, with that key.
+func (s *holdRace) armKind(prefix string, atRead bool, race func(key string)) {
+	s.mu.Lock()
+	s.key, s.prefix, s.atRead, s.race, s.ran = prefix, true, atRead, race, false
 	s.mu.Unlock()
 }
 
@@ -56,14 +66,15 @@ func (s *holdRace) raced() bool {
 
 func (s *holdRace) before(key string, read bool) {
 	s.mu.Lock()
-	run := s.race != nil && !s.ran && key == s.key && (!read || s.atRead)
+	match := key == s.key || s.prefix && strings.HasPrefix(key, s.key)
+	run := s.race != nil && !s.ran && match && (!read || s.atRead)
 	if run {
 		s.ran = true
 	}
 	race := s.race
 	s.mu.Unlock()
 	if run {
-		race()
+		race(key)
 	}
 }
 
