@@ -26,6 +26,32 @@ func raceOnEachStore(t *testing.T, test func(t *testing.T, e *bookEnv, race *hol
 	}
 }
 
+// forRaces runs test as a subtest for each store, each of n scenarios
+// and each timing of the race: at the deletion, and before the deleter
+// reads the mark unless atDeletionOnly (nil: none) says not. Each gets a
+// fresh environment and a, a façade whose store deletions another writer
+// can race through race.
+func forRaces(t *testing.T, n int, name func(int) string, atDeletionOnly func(int) bool, test func(t *testing.T, e *bookEnv, race *holdRace, a *Facade, i int, atRead bool)) {
+	for _, kind := range []storeKind{memKind, boltKind, redisKind} {
+		for i := range n {
+			for _, atRead := range []bool{false, true} {
+				if atRead && atDeletionOnly != nil && atDeletionOnly(i) {
+					continue
+				}
+				timing := "at the deletion"
+				if atRead {
+					timing = "before the read"
+				}
+				t.Run(string(kind)+"/"+name(i)+"/"+timing, func(t *testing.T) {
+					e := newBookEnv(t, kind, nil)
+					race := &holdRace{Store: e.st}
+					test(t, e, race, e.facade(race), i, atRead)
+				})
+			}
+		}
+	}
+}
+
 // holdRace is a store through which one instance deletes a mark while
 // another writes its own: armed for a key (or every key of a prefix), it
 // runs race once, at the first deletion of such a key (Delete or
@@ -113,16 +139,17 @@ func (e *bookEnv) exchangeOn(f *Facade, id, train string) osdm.ExchangeOperation
 	return *op.ExchangeOperation
 }
 
-// holdMarkOf is the hold mark of booking id as stored (nil if none).
-func (e *bookEnv) holdMarkOf(id string) map[string]any {
+// storedMark is the mark of kind for id as stored (nil if none), read as
+// JSON.
+func (e *bookEnv) storedMark(kind, id string) map[string]any {
 	e.t.Helper()
-	v, err := e.st.Get(context.Background(), storeKey(e.cfg.Partner, kindHold, id))
+	v, err := e.st.Get(context.Background(), storeKey(e.cfg.Partner, kind, id))
 	if err != nil {
 		return nil
 	}
 	var m map[string]any
 	if err := json.Unmarshal(v, &m); err != nil {
-		e.t.Fatalf("hold mark %s: %v", v, err)
+		e.t.Fatalf("%s mark %s: %v", kind, v, err)
 	}
 	return m
 }
@@ -187,63 +214,48 @@ func TestHoldMarkOfAnExchangeSurvivesTheDeletionItRaces(t *testing.T) {
 			}
 		},
 	}}
-	for _, kind := range []storeKind{memKind, boltKind, redisKind} {
-		for _, sc := range scenarios {
-			for _, atRead := range []bool{false, true} {
-				if atRead && sc.sweep {
-					continue
-				}
-				name := string(kind) + "/" + sc.name + "/at the deletion"
-				if atRead {
-					name = string(kind) + "/" + sc.name + "/before the read"
-				}
-				t.Run(name, func(t *testing.T) {
-					e := newBookEnv(t, kind, nil)
-					race := &holdRace{Store: e.st}
-					a := e.facade(race) // the deleter; e.f the exchanging instance
-					all := e.freeSeats("708")
-					var id string
-					if sc.booked {
-						id = e.book(e.offer("9203", adult, child)).ID
-					} else {
-						id, _ = e.fulfilled(e.offer("9203", adult, child))
-					}
-					if sc.setUp != nil {
-						sc.setUp(e, id)
-					}
-					var op osdm.ExchangeOperation
-					race.arm(storeKey(e.cfg.Partner, kindHold, id), atRead, func() {
-						op = e.exchangeOn(e.f, id, "708")
-					})
-					sc.deleter(e, a, id)
-					if !race.raced() {
-						t.Fatal("the deleter never touched the hold mark")
-					}
-					if n := all - e.freeSeats("708"); n != 2 {
-						t.Fatalf("the exchange holds %d places on 708, want 2", n)
-					}
-					if m := e.holdMarkOf(id); m == nil {
-						t.Errorf("the hold mark of exchange %s was deleted", op.ID)
-					}
-
-					// The exchange is never confirmed: its hold runs out
-					// and the sweeper gives its places back.
-					e.clock.Advance(defaultHold + time.Second)
-					rep := e.settle(a)
-					if rep.Released != 1 || e.freeSeats("708") != all {
-						t.Errorf("sweep %+v: %d places of the exchange still held on 708", rep, all-e.freeSeats("708"))
-					}
-					if x := e.records()[id].Exchange; x == nil || x.ID != op.ID || x.holds() {
-						t.Errorf("exchange after the sweep: %v", x != nil && x.holds())
-					}
-					if m := e.holdMarkOf(id); m != nil {
-						t.Errorf("hold mark left after the release: %v", m)
-					}
-					e.assertAgree(true)
-				})
-			}
+	forRaces(t, len(scenarios), func(i int) string { return scenarios[i].name }, func(i int) bool { return scenarios[i].sweep }, func(t *testing.T, e *bookEnv, race *holdRace, a *Facade, i int, atRead bool) {
+		sc := scenarios[i]
+		all := e.freeSeats("708")
+		var id string
+		if sc.booked {
+			id = e.book(e.offer("9203", adult, child)).ID
+		} else {
+			id, _ = e.fulfilled(e.offer("9203", adult, child))
 		}
-	}
+		if sc.setUp != nil {
+			sc.setUp(e, id)
+		}
+		var op osdm.ExchangeOperation
+		race.arm(storeKey(e.cfg.Partner, kindHold, id), atRead, func() {
+			op = e.exchangeOn(e.f, id, "708")
+		})
+		sc.deleter(e, a, id)
+		if !race.raced() {
+			t.Fatal("the deleter never touched the hold mark")
+		}
+		if n := all - e.freeSeats("708"); n != 2 {
+			t.Fatalf("the exchange holds %d places on 708, want 2", n)
+		}
+		if m := e.storedMark(kindHold, id); m == nil {
+			t.Errorf("the hold mark of exchange %s was deleted", op.ID)
+		}
+
+		// The exchange is never confirmed: its hold runs out
+		// and the sweeper gives its places back.
+		e.clock.Advance(defaultHold + time.Second)
+		rep := e.settle(a)
+		if rep.Released != 1 || e.freeSeats("708") != all {
+			t.Errorf("sweep %+v: %d places of the exchange still held on 708", rep, all-e.freeSeats("708"))
+		}
+		if x := e.records()[id].Exchange; x == nil || x.ID != op.ID || x.holds() {
+			t.Errorf("exchange after the sweep: %v", x != nil && x.holds())
+		}
+		if m := e.storedMark(kindHold, id); m != nil {
+			t.Errorf("hold mark left after the release: %v", m)
+		}
+		e.assertAgree(true)
+	})
 }
 
 // failNewBooking fails the first write of a new booking record, as a
@@ -301,7 +313,7 @@ func TestHoldMarkOfARetriedBookingSurvivesTheSweep(t *testing.T) {
 		if all-e.freeSeats("9203") != 2 {
 			t.Fatalf("the retry holds %d places, want 2", all-e.freeSeats("9203"))
 		}
-		if e.holdMarkOf(id) == nil {
+		if e.storedMark(kindHold, id) == nil {
 			t.Error("the retried booking's hold mark was deleted")
 		}
 		e.clock.Advance(defaultHold + time.Second)

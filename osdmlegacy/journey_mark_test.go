@@ -49,20 +49,6 @@ func (e *bookEnv) bookJourneyExchange(f *Facade, id, sel string) *osdm.ExchangeO
 	return op
 }
 
-// journeyMarkOf is the journey mark of id as stored (nil if none).
-func (e *bookEnv) journeyMarkOf(id string) map[string]any {
-	e.t.Helper()
-	v, err := e.st.Get(context.Background(), storeKey(e.cfg.Partner, kindJourneyOpen, id))
-	if err != nil {
-		return nil
-	}
-	var m map[string]any
-	if err := json.Unmarshal(v, &m); err != nil {
-		e.t.Fatalf("journey mark %s: %v", v, err)
-	}
-	return m
-}
-
 // journeyOf loads journey id.
 func (e *bookEnv) journeyOf(id string) *journeyRecord {
 	e.t.Helper()
@@ -87,7 +73,7 @@ func (e *bookEnv) assertExchangeGivenBack(settler *Facade, id string, op *osdm.E
 		e.t.Errorf("the exchange after settlement: %+v", x)
 	}
 	e.settle(settler)
-	if m := e.journeyMarkOf(id); m != nil {
+	if m := e.storedMark(kindJourneyOpen, id); m != nil {
 		e.t.Errorf("journey mark left once the exchange was given back: %v", m)
 	}
 	e.assertAgree(true)
@@ -117,6 +103,14 @@ func TestJourneyMarkOfAnExchangeSurvivesTheCallsDeletion(t *testing.T) {
 	fulfil := func(e *bookEnv, f *Facade, id string) {
 		decodeOK[osdm.FulfillmentCollectionResponse](e.t, e.call(f, "POST", "/bookings/"+id+"/fulfillments", "{}"), 200)
 	}
+	// exchangeOpen books and fulfils a journey and opens an exchange of
+	// it, on e.f.
+	exchangeOpen := func(e *bookEnv) string {
+		id := bookJourney(e)
+		fulfil(e, e.f, id)
+		e.journeyExchangeOn(e.f, id)
+		return id
+	}
 	scenarios := []scenario{{
 		name: "journey booked",
 		deleter: func(e *bookEnv, a *Facade, _ string) string {
@@ -124,13 +118,8 @@ func TestJourneyMarkOfAnExchangeSurvivesTheCallsDeletion(t *testing.T) {
 			return decodeOK[osdm.BookingResponse](e.t, e.call(a, "POST", "/bookings", journeyBody(jo)), 200).Booking.ID
 		},
 	}, {
-		name: "exchange given back",
-		setUp: func(e *bookEnv) string {
-			id := bookJourney(e)
-			fulfil(e, e.f, id)
-			e.journeyExchangeOn(e.f, id)
-			return id
-		},
+		name:  "exchange given back",
+		setUp: exchangeOpen,
 		deleter: func(e *bookEnv, a *Facade, id string) string {
 			x := e.journeyOf(id).Exchange
 			if r := e.call(a, "DELETE", "/bookings/"+id+"/exchange-operations/"+x.ID, nil); r.Status != http.StatusNoContent {
@@ -139,13 +128,8 @@ func TestJourneyMarkOfAnExchangeSurvivesTheCallsDeletion(t *testing.T) {
 			return id
 		},
 	}, {
-		name: "exchange confirmed",
-		setUp: func(e *bookEnv) string {
-			id := bookJourney(e)
-			fulfil(e, e.f, id)
-			e.journeyExchangeOn(e.f, id)
-			return id
-		},
+		name:  "exchange confirmed",
+		setUp: exchangeOpen,
 		deleter: func(e *bookEnv, a *Facade, id string) string {
 			fulfil(e, a, id)
 			return id
@@ -159,52 +143,40 @@ func TestJourneyMarkOfAnExchangeSurvivesTheCallsDeletion(t *testing.T) {
 	fulfil(warm, warm.f, wid)
 	warm.journeyExchangeOn(warm.f, wid)
 
-	for _, kind := range []storeKind{memKind, boltKind, redisKind} {
-		for _, sc := range scenarios {
-			for _, atRead := range []bool{false, true} {
-				name := string(kind) + "/" + sc.name + "/at the deletion"
-				if atRead {
-					name = string(kind) + "/" + sc.name + "/before the read"
-				}
-				t.Run(name, func(t *testing.T) {
-					e := newBookEnv(t, kind, nil)
-					race := &holdRace{Store: e.st}
-					a := e.facade(race) // the deleter; e.f the exchanging instance
-					var id string
-					if sc.setUp != nil {
-						id = sc.setUp(e)
-					}
-					var op *osdm.ExchangeOperation
-					race.armKind(storeKey(e.cfg.Partner, kindJourneyOpen, ""), atRead, func(key string) {
-						jid := strings.TrimPrefix(key, storeKey(e.cfg.Partner, kindJourneyOpen, ""))
-						if sc.setUp == nil {
-							fulfil(e, e.f, jid) // the journey just booked
-						}
-						op = e.journeyExchangeOn(e.f, jid)
-					})
-					id = sc.deleter(e, a, id)
-					if !race.raced() || op == nil {
-						t.Fatal("the deleter never touched the journey mark")
-					}
-					if e.held() != 4 {
-						t.Fatalf("the legacy system holds %d bookings, want the journey's 2 and the exchange's 2", e.held())
-					}
-					j := e.journeyOf(id)
-					if x := j.Exchange; x == nil || x.ID != op.ID || !x.open() {
-						t.Fatalf("the journey's exchange: %+v, want %s open", x, op.ID)
-					}
-					m := e.journeyMarkOf(id)
-					if m == nil {
-						t.Fatalf("the journey mark of exchange %s was deleted", op.ID)
-					}
-					if n, _ := m["exchange"].(float64); int(n) != j.Exchange.N || n < 1 {
-						t.Errorf("the journey mark %v does not list exchange %d", m, j.Exchange.N)
-					}
-					e.assertExchangeGivenBack(a, id, op)
-				})
-			}
+	forRaces(t, len(scenarios), func(i int) string { return scenarios[i].name }, nil, func(t *testing.T, e *bookEnv, race *holdRace, a *Facade, i int, atRead bool) {
+		sc := scenarios[i]
+		var id string
+		if sc.setUp != nil {
+			id = sc.setUp(e)
 		}
-	}
+		var op *osdm.ExchangeOperation
+		race.armKind(storeKey(e.cfg.Partner, kindJourneyOpen, ""), atRead, func(key string) {
+			jid := strings.TrimPrefix(key, storeKey(e.cfg.Partner, kindJourneyOpen, ""))
+			if sc.setUp == nil {
+				fulfil(e, e.f, jid) // the journey just booked
+			}
+			op = e.journeyExchangeOn(e.f, jid)
+		})
+		id = sc.deleter(e, a, id)
+		if !race.raced() || op == nil {
+			t.Fatal("the deleter never touched the journey mark")
+		}
+		if e.held() != 4 {
+			t.Fatalf("the legacy system holds %d bookings, want the journey's 2 and the exchange's 2", e.held())
+		}
+		j := e.journeyOf(id)
+		if x := j.Exchange; x == nil || x.ID != op.ID || !x.open() {
+			t.Fatalf("the journey's exchange: %+v, want %s open", x, op.ID)
+		}
+		m := e.storedMark(kindJourneyOpen, id)
+		if m == nil {
+			t.Fatalf("the journey mark of exchange %s was deleted", op.ID)
+		}
+		if n, _ := m["exchange"].(float64); int(n) != j.Exchange.N || n < 1 {
+			t.Errorf("the journey mark %v does not list exchange %d", m, j.Exchange.N)
+		}
+		e.assertExchangeGivenBack(a, id, op)
+	})
 }
 
 // casRace is a store through which one instance writes a journey record
@@ -247,7 +219,7 @@ func TestJourneyMarkOfAnExchangeNotRecordedYetSurvivesSettlement(t *testing.T) {
 		cr := &casRace{Store: e.st, key: storeKey(e.cfg.Partner, kindJourney, id)}
 		var rep SettleReport
 		cr.race = func() {
-			if e.journeyMarkOf(id) == nil || e.journeyOf(id).Exchange != nil {
+			if e.storedMark(kindJourneyOpen, id) == nil || e.journeyOf(id).Exchange != nil {
 				t.Error("the exchange's mark is not written before its record")
 			}
 			var err error
@@ -259,7 +231,7 @@ func TestJourneyMarkOfAnExchangeNotRecordedYetSurvivesSettlement(t *testing.T) {
 		if cr.race != nil || rep.Stale != 0 {
 			t.Fatalf("settlement did not run between the exchange's mark and record, or dropped the mark: %+v", rep)
 		}
-		if e.journeyMarkOf(id) == nil {
+		if e.storedMark(kindJourneyOpen, id) == nil {
 			t.Fatalf("the journey mark of exchange %s was deleted", op.ID)
 		}
 		e.assertExchangeGivenBack(settler, id, op)
@@ -278,11 +250,11 @@ func TestJourneyMarkAheadOfItsRecordDroppedOnceStale(t *testing.T) {
 	if err := e.f.journeys.markJourneyOpen(ctx, id, 1, e.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if rep := e.settle(e.f); rep.Stale != 0 || e.journeyMarkOf(id) == nil {
+	if rep := e.settle(e.f); rep.Stale != 0 || e.storedMark(kindJourneyOpen, id) == nil {
 		t.Fatalf("settlement %+v dropped a young mark of an exchange not recorded", rep)
 	}
 	e.clock.Advance(2 * e.cfg.Timeout)
-	if rep := e.settle(e.f); rep.Stale != 1 || e.journeyMarkOf(id) != nil {
+	if rep := e.settle(e.f); rep.Stale != 1 || e.storedMark(kindJourneyOpen, id) != nil {
 		t.Fatalf("settlement %+v left a stale mark of an exchange never recorded", rep)
 	}
 
@@ -293,10 +265,10 @@ func TestJourneyMarkAheadOfItsRecordDroppedOnceStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.f.journeys.dropJourneyMark(ctx, e.journeyOf(id))
-	if e.journeyMarkOf(id) == nil {
+	if e.storedMark(kindJourneyOpen, id) == nil {
 		t.Fatal("a call deleted a mark of an earlier release")
 	}
-	if rep := e.settle(e.f); rep.Stale != 1 || e.journeyMarkOf(id) != nil {
+	if rep := e.settle(e.f); rep.Stale != 1 || e.storedMark(kindJourneyOpen, id) != nil {
 		t.Fatalf("settlement %+v left the mark of an earlier release", rep)
 	}
 }
