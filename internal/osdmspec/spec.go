@@ -2,15 +2,18 @@ package osdmspec
 
 import (
 	"embed"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net/url"
 	"path"
+	"strings"
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
+	"github.com/oasdiff/yaml"
 )
 
 // Version names one of the two OSDM specifications in testdata/.
@@ -94,10 +97,120 @@ func loadSpec(v Version) (*spec, error) {
 }
 
 // readEmbedded serves the loader's file reads from specFiles only, so a
-// $ref can never reach the network or the host file system.
+// $ref can never reach the network or the host file system. YAML files are
+// served as JSON, and the v3.10 tree's schema files with their $refs to
+// component schemas pointed at the root's components (see sharedRefs); each
+// file is converted once per process.
 func readEmbedded(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 	if u.Scheme != "" || u.Host != "" {
 		return nil, fmt.Errorf("osdmspec: external reference %q is not part of the embedded spec", u)
 	}
-	return fs.ReadFile(specFiles, path.Clean(u.Path))
+	name := path.Clean(u.Path)
+	if cached, ok := converted.Load(name); ok {
+		return cached.([]byte), nil
+	}
+	data, err := fs.ReadFile(specFiles, name)
+	if err != nil {
+		return nil, err
+	}
+	if strings.HasSuffix(name, ".yml") {
+		if data, err = convert(name, data); err != nil {
+			return nil, fmt.Errorf("osdmspec: %s: %w", name, err)
+		}
+	}
+	converted.Store(name, data)
+	return data, nil
 }
+
+// converted caches readEmbedded's answer per file name.
+var converted sync.Map // string -> []byte
+
+// convert turns the YAML file name into the JSON the loader would decode
+// from it (the loader tries JSON first and otherwise converts YAML itself,
+// with the same library and the same DisableTimestamps: a date-like scalar
+// stays a string), with the $refs of a v3.10 file rewritten by sharedRefs.
+func convert(name string, data []byte) ([]byte, error) {
+	var v any
+	if _, err := yaml.Unmarshal(data, &v, yaml.DecodeOpts{DisableTimestamps: true}); err != nil {
+		return nil, err
+	}
+	root := rootFiles[V310]
+	if strings.HasPrefix(name, path.Dir(root)+"/") && name != root {
+		index, err := componentIndex()
+		if err != nil {
+			return nil, err
+		}
+		sharedRefs(v, name, index)
+	}
+	return json.Marshal(v)
+}
+
+// sharedRefs rewrites, in the decoded file name of the v3.10 tree, each
+// $ref to a schema that the root lists under components/schemas by the
+// same name (the root's "PlaceRef: {$ref: ./schemas/place.yml#/PlaceRef}")
+// into a $ref to that component. The schema is the same one, and named the
+// same (the ref's last segment); but the loader resolves a $ref into a
+// fragment file afresh, with all the $refs under it, at every place it
+// occurs, while a component of the root it resolves once and shares. The
+// tree's hundreds of cross-file $refs made loading it take twenty seconds
+// under -race, at the first validation of every test binary.
+func sharedRefs(v any, name string, index map[string]string) {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			sharedRefs(e, name, index)
+		}
+	case map[string]any:
+		for k, e := range x {
+			if ref, ok := e.(string); ok && k == "$ref" {
+				file, frag, _ := strings.Cut(ref, "#")
+				target := name
+				if file != "" {
+					target = path.Join(path.Dir(name), file)
+				}
+				if comp, ok := index[target+"#"+frag]; ok {
+					x[k] = toRoot(name) + "#/components/schemas/" + comp
+				}
+				continue
+			}
+			sharedRefs(e, name, index)
+		}
+	}
+}
+
+// toRoot is the relative path from file name of the v3.10 tree to its root
+// document.
+func toRoot(name string) string {
+	root := rootFiles[V310]
+	rel := strings.TrimPrefix(path.Dir(name), path.Dir(root))
+	return strings.Repeat("../", strings.Count(rel, "/")) + path.Base(root)
+}
+
+// componentIndex maps "file#/Name" to Name for every component schema of
+// the v3.10 root that is a $ref to a schema of that name in a file of the
+// tree.
+var componentIndex = sync.OnceValues(func() (map[string]string, error) {
+	root := rootFiles[V310]
+	data, err := fs.ReadFile(specFiles, root)
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Ref string `json:"$ref"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if _, err := yaml.Unmarshal(data, &doc, yaml.DecodeOpts{DisableTimestamps: true}); err != nil {
+		return nil, fmt.Errorf("%s: %w", root, err)
+	}
+	index := map[string]string{}
+	for comp, s := range doc.Components.Schemas {
+		file, frag, _ := strings.Cut(s.Ref, "#")
+		if file != "" && frag == "/"+comp {
+			index[path.Join(path.Dir(root), file)+"#"+frag] = comp
+		}
+	}
+	return index, nil
+})
