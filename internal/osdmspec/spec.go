@@ -52,7 +52,7 @@ type spec struct {
 	schemas map[string][]*openapi3.Schema
 }
 
-// loaded caches each version: loading the v3.10 tree takes seconds, so it
+// loaded caches each version: loading one takes a second or so under -race, so it
 // happens at most once per test process.
 var loaded = map[Version]*struct {
 	once sync.Once
@@ -98,8 +98,7 @@ func loadSpec(v Version) (*spec, error) {
 
 // readEmbedded serves the loader's file reads from specFiles only, so a
 // $ref can never reach the network or the host file system. YAML files are
-// served as JSON, and the v3.10 tree's schema files with their $refs to
-// component schemas pointed at the root's components (see sharedRefs); each
+// served as JSON, the v3.10 tree's bundled on the way (see convert); each
 // file is converted once per process.
 func readEmbedded(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 	if u.Scheme != "" || u.Host != "" {
@@ -128,62 +127,129 @@ var converted sync.Map // string -> []byte
 // convert turns the YAML file name into the JSON the loader would decode
 // from it (the loader tries JSON first and otherwise converts YAML itself,
 // with the same library and the same DisableTimestamps: a date-like scalar
-// stays a string), with the $refs of a v3.10 file rewritten by sharedRefs.
+// stays a string). The files of the v3.10 tree are bundled on the way, see
+// sharedRefs and inlineComponents.
 func convert(name string, data []byte) ([]byte, error) {
-	var v any
-	if _, err := yaml.Unmarshal(data, &v, yaml.DecodeOpts{DisableTimestamps: true}); err != nil {
+	v, err := decodeYAML(data)
+	if err != nil {
 		return nil, err
 	}
 	root := rootFiles[V310]
-	if strings.HasPrefix(name, path.Dir(root)+"/") && name != root {
+	if strings.HasPrefix(name, path.Dir(root)+"/") {
 		index, err := componentIndex()
 		if err != nil {
 			return nil, err
 		}
-		sharedRefs(v, name, index)
+		if name == root {
+			err = inlineComponents(v, index)
+		} else {
+			sharedRefs(v, name, name, index)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	return json.Marshal(v)
 }
 
-// sharedRefs rewrites, in the decoded file name of the v3.10 tree, each
-// $ref to a schema that the root lists under components/schemas by the
-// same name (the root's "PlaceRef: {$ref: ./schemas/place.yml#/PlaceRef}")
-// into a $ref to that component. The schema is the same one, and named the
-// same (the ref's last segment); but the loader resolves a $ref into a
-// fragment file afresh, with all the $refs under it, at every place it
-// occurs, while a component of the root it resolves once and shares. The
-// tree's hundreds of cross-file $refs made loading it take twenty seconds
-// under -race, at the first validation of every test binary.
-func sharedRefs(v any, name string, index map[string]string) {
+// decodeYAML decodes a YAML document as the loader would.
+func decodeYAML(data []byte) (any, error) {
+	var v any
+	_, err := yaml.Unmarshal(data, &v, yaml.DecodeOpts{DisableTimestamps: true})
+	return v, err
+}
+
+// inlineComponents replaces, in the decoded v3.10 root, each component
+// schema that is a $ref to the schema of the same name in a file of the
+// tree with that schema itself, its $refs rewritten by sharedRefs for the
+// root. The root then reads like the bundled 3.9 release: each component
+// is decoded once, and a $ref to it shares it.
+func inlineComponents(root any, index map[string]string) error {
+	comps, _ := root.(map[string]any)["components"].(map[string]any)
+	schemas, _ := comps["schemas"].(map[string]any)
+	files := map[string]map[string]any{}
+	for target, comp := range index {
+		file, frag, _ := strings.Cut(target, "#")
+		doc, ok := files[file]
+		if !ok {
+			data, err := fs.ReadFile(specFiles, file)
+			if err != nil {
+				return err
+			}
+			v, err := decodeYAML(data)
+			if err != nil {
+				return fmt.Errorf("%s: %w", file, err)
+			}
+			if doc, ok = v.(map[string]any); !ok {
+				return fmt.Errorf("%s: not a map of schemas", file)
+			}
+			files[file] = doc
+		}
+		schema, ok := doc[strings.TrimPrefix(frag, "/")]
+		if !ok {
+			return fmt.Errorf("%s has no schema %s", file, frag)
+		}
+		sharedRefs(schema, file, rootFiles[V310], index)
+		schemas[comp] = schema
+	}
+	return nil
+}
+
+// sharedRefs rewrites the $refs of v, decoded from file from of the v3.10
+// tree, for serving in file at: each $ref to a schema that the root lists
+// under components/schemas by the same name (the root's "PlaceRef: {$ref:
+// ./schemas/place.yml#/PlaceRef}") becomes a $ref to that component, and
+// with at not from, any other $ref is made relative to at. The schema is
+// the same one, and named the same (the ref's last segment); but the
+// loader resolves a $ref into a fragment file afresh, with all the $refs
+// under it, at every place it occurs, while a component of the root it
+// resolves once and shares. The tree's hundreds of cross-file $refs made
+// loading it take twenty seconds under -race, at the first validation of
+// every test binary.
+func sharedRefs(v any, from, at string, index map[string]string) {
 	switch x := v.(type) {
 	case []any:
 		for _, e := range x {
-			sharedRefs(e, name, index)
+			sharedRefs(e, from, at, index)
 		}
 	case map[string]any:
 		for k, e := range x {
-			if ref, ok := e.(string); ok && k == "$ref" {
-				file, frag, _ := strings.Cut(ref, "#")
-				target := name
-				if file != "" {
-					target = path.Join(path.Dir(name), file)
-				}
-				if comp, ok := index[target+"#"+frag]; ok {
-					x[k] = toRoot(name) + "#/components/schemas/" + comp
-				}
+			ref, ok := e.(string)
+			if !ok || k != "$ref" {
+				sharedRefs(e, from, at, index)
 				continue
 			}
-			sharedRefs(e, name, index)
+			file, frag, _ := strings.Cut(ref, "#")
+			target := from
+			if file != "" {
+				target = path.Join(path.Dir(from), file)
+			}
+			if comp, ok := index[target+"#"+frag]; ok {
+				x[k] = toRoot(at) + "#/components/schemas/" + comp
+			} else if at != from {
+				x[k] = relativeTo(at, target) + "#" + frag
+			}
 		}
 	}
 }
 
 // toRoot is the relative path from file name of the v3.10 tree to its root
-// document.
+// document ("" from the root itself).
 func toRoot(name string) string {
 	root := rootFiles[V310]
+	if name == root {
+		return ""
+	}
 	rel := strings.TrimPrefix(path.Dir(name), path.Dir(root))
 	return strings.Repeat("../", strings.Count(rel, "/")) + path.Base(root)
+}
+
+// relativeTo is the relative path from file at to file target, both in
+// the directory of the v3.10 root or below it.
+func relativeTo(at, target string) string {
+	dir := path.Dir(rootFiles[V310])
+	up := strings.Count(strings.TrimPrefix(path.Dir(at), dir), "/")
+	return strings.Repeat("../", up) + "./" + strings.TrimPrefix(target, dir+"/")
 }
 
 // componentIndex maps "file#/Name" to Name for every component schema of
