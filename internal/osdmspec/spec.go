@@ -52,8 +52,8 @@ type spec struct {
 	schemas map[string][]*openapi3.Schema
 }
 
-// loaded caches each version: loading one takes a second or so under -race, so it
-// happens at most once per test process.
+// loaded caches each version: loading one takes a second or so under
+// -race, so it happens at most once per test process.
 var loaded = map[Version]*struct {
 	once sync.Once
 	spec *spec
