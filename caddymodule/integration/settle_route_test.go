@@ -133,11 +133,20 @@ func settleOnShape(t *testing.T, partner *journalRig, store string, shape settle
 	id := journalMsgID("shape")
 	fulfil := converter.IdempotencyKey(journalPartner, id, converter.StepFulfillments)
 	var mu sync.Mutex
-	frozen := true
+	frozen, refused := true, 0
 	isFrozen := func(r *http.Request) bool {
 		mu.Lock()
 		defer mu.Unlock()
-		return frozen && (r.Header.Get("Idempotency-Key") == fulfil || r.Method == http.MethodDelete || r.Method == http.MethodGet)
+		if frozen && (r.Header.Get("Idempotency-Key") == fulfil || r.Method == http.MethodDelete || r.Method == http.MethodGet) {
+			refused++
+			return true
+		}
+		return false
+	}
+	refusedSoFar := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return refused
 	}
 	rig.tap.mu.Lock()
 	if shape.unreachable {
@@ -171,8 +180,14 @@ func settleOnShape(t *testing.T, partner *journalRig, store string, shape settle
 		t.Fatalf("with the partner frozen: %d %+v, partner %+v", a.Status, a.Reply, b)
 	}
 	// Still frozen: settlement runs (every 200ms) and must not take
-	// anything but the partner's answer for one.
-	time.Sleep(600 * time.Millisecond)
+	// anything but the partner's answer for one. Wait until it has met
+	// the frozen partner twice, however long a loaded machine takes.
+	for before, deadline := refusedSoFar(), time.Now().Add(settleDeadline); refusedSoFar()-before < 2; {
+		if time.Now().After(deadline) {
+			t.Fatalf("settlement called the frozen partner %d times in %s", refusedSoFar()-before, settleDeadline)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if b := rig.oneBooking(id); b.Status != "PREBOOKED" {
 		t.Fatalf("the booking is %s while the partner was frozen", b.Status)
 	}

@@ -257,7 +257,7 @@ func (l *bkLegacy) killDuring(t *testing.T, child *harness.Child, kind legacy.Ki
 		l.holdKind = ""
 		l.mu.Unlock()
 		return id
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitDeadline):
 		t.Fatalf("no %s reached the legacy system", kind)
 	}
 	return ""

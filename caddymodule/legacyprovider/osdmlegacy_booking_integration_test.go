@@ -410,13 +410,22 @@ func (l *bkLegacy) bookUnanswered(t *testing.T, c *bkClient, offerID string) str
 	select {
 	case id := <-held:
 		return id
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitDeadline):
 		t.Fatal("the BookingRequest never reached the legacy system")
 		return ""
 	}
 }
 
 func TestChildProcess(t *testing.T) { harness.ChildProcess(t) }
+
+// waitDeadline bounds the waits for what a Caddy does on its own, or for a
+// message to reach the legacy system: a restarted Caddy settles at once
+// and then every settle_interval (200ms), and a lease lasts the call's
+// timeout (2s), so it takes a few seconds on a quiet machine; a loaded CI
+// machine under the race detector can take many times that. The tests
+// assert that it happens with no request, not how soon: each logs how
+// long it took.
+const waitDeadline = 2 * time.Minute
 
 // TestOSDMLegacyIntegrationSIGKILLSettles: Caddy is killed (SIGKILL)
 // after the legacy system booked and before the answer was recorded, and
@@ -456,7 +465,7 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 			asked = asked || m.kind == legacy.KindSynchroRequest && strings.HasPrefix(m.id, msgID+".")
 		}
 		if !asked {
-			if time.Since(restarted) > 200*time.Millisecond+2*time.Second {
+			if time.Since(restarted) > waitDeadline {
 				t.Fatalf("the intent the dead Caddy left was not settled %v after the restart, with no request", time.Since(restarted))
 			}
 			time.Sleep(20 * time.Millisecond)
@@ -471,7 +480,7 @@ func TestOSDMLegacyIntegrationSIGKILLSettles(t *testing.T) {
 			_ = json.Unmarshal(body, &gb)
 			break
 		}
-		if status != http.StatusConflict || time.Since(restarted) > 200*time.Millisecond+2*time.Second {
+		if status != http.StatusConflict || time.Since(restarted) > waitDeadline {
 			t.Fatalf("GET of the booking %v after the restart: %d %s", time.Since(restarted), status, body)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -529,7 +538,7 @@ func TestOSDMLegacyIntegrationSIGKILLReleasesHold(t *testing.T) {
 	p.start("restarted")
 	restarted := time.Now()
 	for len(l.held()) != 0 {
-		if time.Since(restarted) > 200*time.Millisecond+2*time.Second {
+		if time.Since(restarted) > waitDeadline {
 			t.Fatalf("the legacy system still holds %d bookings %v after the restart, with no request", len(l.held()), time.Since(restarted))
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -552,7 +561,7 @@ func TestOSDMLegacyIntegrationSIGKILLReleasesHold(t *testing.T) {
 		if s == osdm.BookingPartReleased {
 			break
 		}
-		if time.Since(restarted) > 200*time.Millisecond+2*time.Second {
+		if time.Since(restarted) > waitDeadline {
 			t.Fatalf("the booking is %s %v after the restart, want RELEASED", s, time.Since(restarted))
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -263,7 +263,7 @@ func journeySIGKILL(t *testing.T, dir, storeLine string, wrap func(string) strin
 	}()
 	select {
 	case <-held:
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitDeadline):
 		t.Fatal("the second BookingRequest never reached the legacy system")
 	}
 	child.Kill()
@@ -287,7 +287,7 @@ func journeySIGKILL(t *testing.T, dir, storeLine string, wrap func(string) strin
 	// settle_interval 200ms; the journey's lease and the lost message's are
 	// the call's timeout (2s) from when they were taken.
 	for strings.Join(l.heldTrains(), "+") != want {
-		if time.Since(restarted) > 8*time.Second {
+		if time.Since(restarted) > waitDeadline {
 			t.Fatalf("the legacy system still holds %v %v after the restart, with no request", l.heldTrains(), time.Since(restarted))
 		}
 		time.Sleep(50 * time.Millisecond)
