@@ -118,11 +118,11 @@ func (x *exchangeRecord) holds() bool {
 }
 
 // exchangeUnderWay is the problem of an operation that must wait for the
-// booking's exchange to be confirmed or deleted. An exchange past its
-// ticketTimeLimit can no longer be confirmed, only deleted (or waited for:
-// the sweeper releases it), so that problem is retryable: it is not the
-// Idempotency-Key's final answer, and the same call goes ahead once the
-// new places are released.
+// booking's exchange to be confirmed or deleted. It is retryable: it is
+// not the Idempotency-Key's final answer, so the same call goes ahead once
+// the exchange is settled. An exchange past its ticketTimeLimit can no
+// longer be confirmed, only deleted (or waited for: the sweeper releases
+// it), and its problem says so.
 func exchangeUnderWay(rec *bookingRecord, now time.Time) *osdm.ProblemError {
 	x := rec.Exchange
 	if x.State == exchangePrebooked && !now.Before(x.HoldUntil) {
@@ -132,8 +132,10 @@ func exchangeUnderWay(rec *bookingRecord, now time.Time) *osdm.ProblemError {
 		p.Retryable = true
 		return p
 	}
-	return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+rec.ID+" has exchange operation "+x.ID+
+	p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+rec.ID+" has exchange operation "+x.ID+
 		" under way: confirm it (POST /bookings/"+rec.ID+"/fulfillments) or delete it first")
+	p.Retryable = true // the same request gets past once the exchange is settled
+	return p
 }
 
 // exchangeDeparted is the problem of exchanging booking rec once its train

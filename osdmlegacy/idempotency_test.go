@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -111,4 +112,27 @@ func TestConcurrentSameKey(t *testing.T) {
 		t.Errorf("%d answers 200, %d legacy messages, %d legacy bookings", ok, e.legacy.attempts(), e.heldCount())
 	}
 	e.assertAgree(true)
+}
+
+// TestExchangeUnderWayIsNotAFinalAnswer: a refund asked for while an
+// exchange operation of the booking holds new places is refused with a
+// 409 that says to delete the exchange first. Deleted, the same request
+// with the same Idempotency-Key gets past: the refusal was not stored as
+// the key's answer.
+func TestExchangeUnderWayIsNotAFinalAnswer(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	id, fu := e.fulfilled(e.offer("9203", adult, child))
+	op := e.exchangeOn(e.f, id, "708")
+	key := withKey(newTestUUID())
+	body := map[string]any{"fulfillmentIds": []string{fu}}
+	a := e.call(e.f, "POST", "/bookings/"+id+"/refund-offers", body, key)
+	if p := decodeProblem(t, a); a.Status != http.StatusConflict || !strings.Contains(p.Detail, "delete it first") {
+		t.Fatalf("refund during the exchange: %d %+v", a.Status, p)
+	}
+	if a := e.call(e.f, "DELETE", "/bookings/"+id+"/exchange-operations/"+op.ID, nil); a.Status != http.StatusNoContent {
+		t.Fatalf("DELETE of the exchange: %d %s", a.Status, a.Body)
+	}
+	if a := e.call(e.f, "POST", "/bookings/"+id+"/refund-offers", body, key); a.Status != http.StatusOK {
+		t.Fatalf("the same refund request once the exchange is deleted: %d %s", a.Status, a.Body)
+	}
 }

@@ -253,7 +253,9 @@ func (xs *exchanges) createJourneyExchangeOperation(ctx context.Context, c *call
 		}
 		j, err = xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 			if r.Exchange.open() {
-				return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+r.ID+" has exchange operation "+r.Exchange.ID+" under way")}
+				p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+r.ID+" has exchange operation "+r.Exchange.ID+" under way")
+				p.Retryable = true // the same request gets past once that exchange is settled
+				return &errRefused{p}
 			}
 			// The journey's mark for this exchange, then its record: a
 			// crash leaves at worst a stale mark.
