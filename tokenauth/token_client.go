@@ -105,14 +105,20 @@ type TokenClient struct {
 	cfg TokenClientConfig
 }
 
+// CheckTokenURL says why raw cannot be a login service's token endpoint:
+// it must be an absolute http or https URL.
+func CheckTokenURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("token_url %q is not an absolute http(s) URL", raw)
+	}
+	return nil
+}
+
 // NewTokenClient checks cfg and fills in its defaults.
 func NewTokenClient(cfg TokenClientConfig) (*TokenClient, error) {
-	u, err := url.Parse(cfg.TokenURL)
-	if err != nil {
-		return nil, fmt.Errorf("token_url: %w", err)
-	}
-	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, fmt.Errorf("token_url %q is not an absolute http(s) URL", cfg.TokenURL)
+	if err := CheckTokenURL(cfg.TokenURL); err != nil {
+		return nil, err
 	}
 	if cfg.Signer == nil {
 		return nil, errors.New("no identity token signer")

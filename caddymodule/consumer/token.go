@@ -274,9 +274,8 @@ func (t *Token) Validate() error {
 			return fmt.Errorf("%s is required", f.name)
 		}
 	}
-	u, err := url.Parse(t.TokenURL)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return fmt.Errorf("token_url %q is not an absolute http(s) URL", t.TokenURL)
+	if err := tokenauth.CheckTokenURL(t.TokenURL); err != nil {
+		return err
 	}
 	if _, err := t.login().Resolve(); err != nil {
 		return err
@@ -296,7 +295,7 @@ func (t *Token) Validate() error {
 		return errors.New("refresh_ahead, default_expires_in, max_replay_body and login_timeout must not be negative")
 	}
 	if t.TLS != nil {
-		if u.Scheme != "https" {
+		if u, _ := url.Parse(t.TokenURL); u.Scheme != "https" { // parsed by CheckTokenURL
 			return fmt.Errorf("tls settings need an https token_url, not %q", t.TokenURL)
 		}
 		if t.TLS.HandshakeTimeout < 0 {
