@@ -16,7 +16,7 @@ const (
 	// kindBooking holds a bookingRecord under its booking id.
 	kindBooking = "booking"
 	// kindHold marks a booking that may hold places at the legacy system
-	// without being fulfilled: the sweeper's work list (value: holdMark;
+	// without being fulfilled: the sweeper's work list (value: workMark;
 	// intent.go).
 	kindHold = "hold"
 	// kindIntent marks a legacy message that may have left without its

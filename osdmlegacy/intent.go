@@ -27,10 +27,49 @@ import (
 // lost for want of a few milliseconds.
 const recordTimeout = 5 * time.Second
 
-// intentMark is the value of a kindIntent mark.
-type intentMark struct {
+// workMark is the value of a mark on settlement's work lists (kindIntent,
+// kindHold, kindJourneyOpen).
+type workMark struct {
 	BookingID string    `json:"bookingId"`
 	At        time.Time `json:"at"`
+	// Exchange is what a hold or journey mark lists: 0 for the booking's
+	// own booking (its BookingRequest, then its hold), n for its n-th
+	// exchange operation. Nil in an intent mark, and in a hold or journey
+	// mark of an earlier release, which did not say.
+	Exchange *int `json:"exchange,omitempty"`
+}
+
+// within reports whether the mark lists only work up to exchange
+// operation n, what a record whose latest exchange is n accounts for. A
+// mark that does not say does not.
+func (m workMark) within(n int) bool { return m.Exchange != nil && *m.Exchange <= n }
+
+// ahead reports whether the mark lists an exchange operation later than
+// n: one whose record is not written yet, or never was.
+func (m workMark) ahead(n int) bool { return m.Exchange != nil && *m.Exchange > n }
+
+// putMark writes the mark of kind for id.
+func (k *core) putMark(ctx context.Context, kind, id string, m workMark) error {
+	b, _ := json.Marshal(m)
+	return k.store.Put(ctx, storeKey(k.cfg.Partner, kind, id), b, 0)
+}
+
+// dropOwnMark deletes the mark of kind for id, read once, if it lists
+// only work up to exchange operation n (what the caller's record, as
+// stored, accounts for), and only the very mark read, in one
+// CompareAndDelete: a mark written meanwhile, or for a later exchange
+// operation, stays. A failure leaves the mark to settlement.
+func (k *core) dropOwnMark(ctx context.Context, kind, id string, n int) {
+	key := storeKey(k.cfg.Partner, kind, id)
+	v, err := k.store.Get(ctx, key)
+	if err != nil {
+		return // deleted already, or the store failed: settlement decides
+	}
+	var m workMark
+	if json.Unmarshal(v, &m) != nil || !m.within(n) {
+		return
+	}
+	_, _ = k.store.CompareAndDelete(ctx, key, v)
 }
 
 // messageID is the legacy messageId of a booking's step: "<booking id>.book",
@@ -44,8 +83,7 @@ func messageID(bookingID, step string, attempt int) string {
 
 // markIntent lists messageID for settlement.
 func (s *settlement) markIntent(ctx context.Context, msgID, bookingID string, now time.Time) error {
-	b, _ := json.Marshal(intentMark{BookingID: bookingID, At: now})
-	return s.store.Put(ctx, storeKey(s.cfg.Partner, kindIntent, msgID), b, 0)
+	return s.putMark(ctx, kindIntent, msgID, workMark{BookingID: bookingID, At: now})
 }
 
 // A booking's kindHold mark lists it for the sweeper (sweepHolds) while it
@@ -55,53 +93,38 @@ func (s *settlement) markIntent(ctx context.Context, msgID, bookingID string, no
 // the first step of that operation, before its record. It is deleted once
 // the record holds nothing unfulfilled; that deletion races the next
 // exchange operation of the same booking, whose mark would be lost, and
-// its new places never released when their hold runs out. So no mark is
-// ever deleted unconditionally:
+// its new places never released when their hold runs out. So no hold or
+// journey mark is ever deleted unconditionally:
 //
-//   - the mark says what it lists (holdMark.Exchange): the booking's own
+//   - the mark says what it lists (workMark.Exchange): the booking's own
 //     BookingRequest and hold, or the new places of its n-th exchange
 //     operation (exchangeRecord.N, which only grows);
 //   - the call that recorded the change that freed the booking deletes
-//     (dropHold) only a mark of what its record already accounts for (the
-//     booking's own, or of an exchange up to the record's), and only the
-//     very mark it read (store.CompareAndDelete): the mark of a later
-//     exchange operation stays, whether it was written before that call
-//     read the mark or after;
+//     (dropHold, through dropOwnMark) only a mark of what its record
+//     already accounts for, and only the very mark it read: the mark of a
+//     later exchange operation stays, whether it was written before that
+//     call read the mark or after;
 //   - the sweeper deletes a mark it listed only if it is still the one
-//     listed (CompareAndDelete), once it is older than twice the call's
-//     timeout (dropStaleHold): a younger one may be an exchange
-//     operation's whose record is not written yet;
+//     listed (dropMark), once it is older than twice the call's timeout
+//     (dropStaleMark): a younger one may be an exchange operation's whose
+//     record is not written yet;
 //   - a mark that does not say what it lists (written by an earlier
 //     release) is left to the sweeper.
 //
 // A mark left by a failure (the record not written, the deletion lost) is
 // stale: the sweeper finds the record holding nothing and deletes it.
-
-// holdMark is the value of a kindHold mark.
-type holdMark struct {
-	BookingID string    `json:"bookingId"`
-	At        time.Time `json:"at"`
-	// Exchange is what the mark lists: 0 for the booking's own
-	// BookingRequest and hold, n for the new places of its n-th exchange
-	// operation. Nil in a mark of an earlier release, which did not say.
-	Exchange *int `json:"exchange,omitempty"`
-}
+// Journey marks follow the same rules (journey_record.go).
 
 // markHold lists a booking for the sweeper: its own BookingRequest, then
 // its hold.
 func (s *settlement) markHold(ctx context.Context, bookingID string, now time.Time) error {
-	return s.putHoldMark(ctx, bookingID, 0, now)
+	return s.markExchangeHold(ctx, bookingID, 0, now)
 }
 
 // markExchangeHold lists a booking for the sweeper while its n-th
 // exchange operation may hold new places.
 func (s *settlement) markExchangeHold(ctx context.Context, bookingID string, n int, now time.Time) error {
-	return s.putHoldMark(ctx, bookingID, n, now)
-}
-
-func (s *settlement) putHoldMark(ctx context.Context, bookingID string, n int, now time.Time) error {
-	b, _ := json.Marshal(holdMark{BookingID: bookingID, At: now, Exchange: &n})
-	return s.store.Put(ctx, storeKey(s.cfg.Partner, kindHold, bookingID), b, 0)
+	return s.putMark(ctx, kindHold, bookingID, workMark{BookingID: bookingID, At: now, Exchange: &n})
 }
 
 // holdsNothing reports whether r holds no places unfulfilled and has no
@@ -120,23 +143,12 @@ func (r *bookingRecord) exchangeN() int {
 }
 
 // dropHold deletes the hold mark of rec, the record as the caller stored
-// it, if rec holds nothing and the mark lists only what rec accounts for;
-// a mark written meanwhile, or for a later exchange operation, stays (see
-// above). A failure leaves the mark to the sweeper.
+// it, if rec holds nothing and the mark lists only what rec accounts for
+// (dropOwnMark).
 func (k *core) dropHold(ctx context.Context, rec *bookingRecord) {
-	if !rec.holdsNothing() {
-		return
+	if rec.holdsNothing() {
+		k.dropOwnMark(ctx, kindHold, rec.ID, rec.exchangeN())
 	}
-	key := storeKey(k.cfg.Partner, kindHold, rec.ID)
-	v, err := k.store.Get(ctx, key)
-	if err != nil {
-		return // deleted already, or the store failed: the sweeper decides
-	}
-	var m holdMark
-	if json.Unmarshal(v, &m) != nil || m.Exchange == nil || *m.Exchange > rec.exchangeN() {
-		return
-	}
-	_, _ = k.store.CompareAndDelete(ctx, key, v)
 }
 
 // newPending returns the intent of req for step, leased until now + timeout.

@@ -407,7 +407,7 @@ func (j *journeys) rollBackLegs(ctx context.Context, send Sender, jid string, id
 // call's lease is over: never answered booked, it is rolled back (a
 // crash between legs leaves no journey half booked).
 func (js *journeys) settleJourneys(ctx context.Context, send Sender, rep *SettleReport) {
-	js.settlement.eachMark(ctx, kindJourneyOpen, rep, func(id string, v []byte, m intentMark, now time.Time) {
+	js.settlement.eachMark(ctx, kindJourneyOpen, rep, func(id string, v []byte, m workMark, now time.Time) {
 		j, _, err := js.loadJourney(ctx, id)
 		if !js.settlement.recordFound(ctx, kindJourneyOpen, id, v, now.Sub(m.At), err, rep) {
 			return
@@ -429,7 +429,7 @@ func (js *journeys) settleJourneys(ctx context.Context, send Sender, rep *Settle
 			// one started before writes its mark before its record: a
 			// mark of an exchange the record does not show goes only
 			// once stale.
-			if j.ahead(v) {
+			if m.ahead(j.exchangeN()) {
 				js.settlement.dropStaleMark(ctx, kindJourneyOpen, id, v, now.Sub(m.At), rep)
 				return
 			}

@@ -259,7 +259,7 @@ func TestJourneyMarkAheadOfItsRecordDroppedOnceStale(t *testing.T) {
 	}
 
 	// A mark of an earlier release: the call leaves it, settlement drops it.
-	old, _ := json.Marshal(intentMark{BookingID: id, At: e.clock.Now()})
+	old, _ := json.Marshal(workMark{BookingID: id, At: e.clock.Now()})
 	key := storeKey(e.cfg.Partner, kindJourneyOpen, id)
 	if err := e.st.Put(ctx, key, old, 0); err != nil {
 		t.Fatal(err)

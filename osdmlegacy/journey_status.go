@@ -14,7 +14,7 @@ func (s Status) journeysPending(ctx context.Context) ([]opstatus.Pending, error)
 	marks, err := s.settlement.listMarks(ctx, kindJourneyOpen)
 	var out []opstatus.Pending
 	for id, v := range marks {
-		var m intentMark
+		var m workMark
 		_ = json.Unmarshal(v, &m)
 		p := opstatus.Pending{Direction: opstatus.OSDMToLegacy, Partner: s.cfg.Partner, Kind: "journey", Ref: id, Since: m.At, Detail: "journey " + id}
 		if j, _, err := s.journeys.loadJourney(ctx, id); err == nil {

@@ -33,7 +33,7 @@ func (s Status) Pending(ctx context.Context) ([]opstatus.Pending, error) {
 	intents, err := s.settlement.listMarks(ctx, kindIntent)
 	errs = append(errs, err)
 	for msgID, v := range intents {
-		var m intentMark
+		var m workMark
 		_ = json.Unmarshal(v, &m)
 		p := opstatus.Pending{Direction: opstatus.OSDMToLegacy, Partner: s.cfg.Partner, Kind: "intent", Ref: msgID, Since: m.At, Detail: "booking " + m.BookingID}
 		if rec, _, err := s.bookings.loadBooking(ctx, m.BookingID); err == nil && rec.Pending != nil && rec.Pending.MessageID == msgID {
@@ -44,7 +44,7 @@ func (s Status) Pending(ctx context.Context) ([]opstatus.Pending, error) {
 	holds, err := s.settlement.listMarks(ctx, kindHold)
 	errs = append(errs, err)
 	for id, v := range holds {
-		var m intentMark
+		var m workMark
 		_ = json.Unmarshal(v, &m)
 		rec, _, err := s.bookings.loadBooking(ctx, id)
 		if err != nil {
