@@ -105,19 +105,19 @@ type TokenClient struct {
 	cfg TokenClientConfig
 }
 
-// CheckTokenURL says why raw cannot be a login service's token endpoint:
-// it must be an absolute http or https URL.
-func CheckTokenURL(raw string) error {
+// ParseTokenURL parses raw as a login service's token endpoint, or says
+// why it cannot be one: it must be an absolute http or https URL.
+func ParseTokenURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return fmt.Errorf("token_url %q is not an absolute http(s) URL", raw)
+		return nil, fmt.Errorf("token_url %q is not an absolute http(s) URL", raw)
 	}
-	return nil
+	return u, nil
 }
 
 // NewTokenClient checks cfg and fills in its defaults.
 func NewTokenClient(cfg TokenClientConfig) (*TokenClient, error) {
-	if err := CheckTokenURL(cfg.TokenURL); err != nil {
+	if _, err := ParseTokenURL(cfg.TokenURL); err != nil {
 		return nil, err
 	}
 	if cfg.Signer == nil {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"sync/atomic"
 	"time"
@@ -274,7 +273,8 @@ func (t *Token) Validate() error {
 			return fmt.Errorf("%s is required", f.name)
 		}
 	}
-	if err := tokenauth.CheckTokenURL(t.TokenURL); err != nil {
+	u, err := tokenauth.ParseTokenURL(t.TokenURL)
+	if err != nil {
 		return err
 	}
 	if _, err := t.login().Resolve(); err != nil {
@@ -295,7 +295,7 @@ func (t *Token) Validate() error {
 		return errors.New("refresh_ahead, default_expires_in, max_replay_body and login_timeout must not be negative")
 	}
 	if t.TLS != nil {
-		if u, _ := url.Parse(t.TokenURL); u.Scheme != "https" { // parsed by CheckTokenURL
+		if u.Scheme != "https" {
 			return fmt.Errorf("tls settings need an https token_url, not %q", t.TokenURL)
 		}
 		if t.TLS.HandshakeTimeout < 0 {
