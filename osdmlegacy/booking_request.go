@@ -21,7 +21,6 @@ import (
 // sent to the legacy system) is plain text with an @ of at most 254 bytes,
 // the longest address SMTP carries.
 const (
-	maxNameRunes  = 70
 	maxEmailBytes = 254
 	maxPhoneBytes = 32
 	maxRefBytes   = 256
