@@ -201,7 +201,7 @@ func (r *run) rollback(ctx context.Context, b *osdm.Booking, f *failure) *Result
 // validRef is the legacy rule for a BookingRef: 1..128 printable ASCII.
 // A booking id that is not one safe path segment (unsafeSegment) could not
 // be cancelled through the OSDM paths either.
-func validRef(s string) bool { return validOfferRef(s) && len(s) <= 128 && unsafeSegment(s) == "" }
+func validRef(s string) bool { return legacy.ValidRef(s) && unsafeSegment(s) == "" }
 
 // bookingReply is the BookingReply of a fulfilled booking.
 func (r *run) bookingReply(b *osdm.Booking, fr *osdm.FulfillmentCollectionResponse) *legacy.BookingReply {

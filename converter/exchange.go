@@ -182,7 +182,7 @@ func legacyExchange(xo *osdm.ExchangeOffer) *legacy.Exchange {
 		e.RefundAmount = legacyPrice(xo.RefundableAmount)
 	default:
 		e.AmountToPay = &legacy.Price{Amount: "0", Currency: xo.ExchangePrice.Currency}
-		if !validCurrency(xo.ExchangePrice.Currency) {
+		if !legacy.ValidCurrency(xo.ExchangePrice.Currency) {
 			return nil
 		}
 	}

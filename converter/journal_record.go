@@ -242,31 +242,7 @@ func (rec *exchangeRecord) result() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	setNamespaced(reply, rec.Namespaced)
-	return &Result{Reply: reply, Status: rec.Reply.Status, Outcome: rec.Reply.Outcome}, nil
-}
-
-// setNamespaced restores the XML form of a reply read back from JSON.
-func setNamespaced(r legacy.Reply, ns bool) {
-	switch r := r.(type) {
-	case *legacy.AvailabilityReply:
-		r.Header.Namespaced = ns
-	case *legacy.BookingReply:
-		r.Header.Namespaced = ns
-	case *legacy.CancelReply:
-		r.Header.Namespaced = ns
-	case *legacy.SynchroReply:
-		r.Header.Namespaced = ns
-		if r.Reply != nil {
-			setNamespaced(r.Reply, ns)
-		}
-	case *legacy.PassengerDataReply:
-		r.Header.Namespaced = ns
-	case *legacy.ReplacementProposal:
-		r.Header.Namespaced = ns
-	case *legacy.NegativeReply:
-		r.Header.Namespaced = ns
-	}
+	return &Result{Reply: legacy.WithNamespace(reply, rec.Namespaced), Status: rec.Reply.Status, Outcome: rec.Reply.Outcome}, nil
 }
 
 // States of an after-sales record (a CancelRequest, a SynchroRequest with

@@ -583,3 +583,27 @@ func TestReplyCacheForgetsStoreFailure(t *testing.T) {
 		t.Fatalf("with the store back the resend got %+v", res.Reply)
 	}
 }
+
+// TestRecordReplyKeepsNamespace: a reply read back from a record (kept in
+// legacy JSON) is written in the XML form of the request it answers,
+// nested reply included.
+func TestRecordReplyKeepsNamespace(t *testing.T) {
+	h := legacy.ReplyHeader{CorrelationID: "J-ns", Namespaced: true}
+	reply := &legacy.SynchroReply{Header: h, OriginalMessageID: "J-0", State: legacy.StateDone,
+		Reply: &legacy.NegativeReply{Header: h, Code: legacy.CodeInvalidMessage, Text: "refused"}}
+	rec := &exchangeRecord{V: 1, MessageID: "J-ns", Namespaced: true}
+	if err := rec.setReply(&Result{Reply: reply, Status: 200, Outcome: "synchro"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := rec.result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.Reply, legacy.Reply(reply)) {
+		t.Fatalf("reply read back %+v, want %+v", res.Reply, reply)
+	}
+	b, err := legacy.Encode(legacy.XML, res.Reply)
+	if err != nil || !bytes.Contains(b, []byte(`xmlns="`+legacy.Namespace+`"`)) {
+		t.Fatalf("reply written as %s (%v), want it in the namespace", b, err)
+	}
+}

@@ -97,7 +97,7 @@ func candidates(resp *offerAnswer, p legacy.PlaceRequest) []candidate {
 	out := make([]candidate, 0, len(resp.Offers))
 	for i := range resp.Offers {
 		o := &resp.Offers[i]
-		if !validOfferRef(o.OfferID) {
+		if !legacy.ValidOfferRef(o.OfferID) {
 			continue
 		}
 		if len(o.ReservationOfferParts) == 0 && len(o.AdmissionOfferParts) > 0 {
@@ -125,19 +125,6 @@ func candidates(resp *offerAnswer, p legacy.PlaceRequest) []candidate {
 		}})
 	}
 	return out
-}
-
-// validOfferRef is the legacy rule for an OfferRef: 1..512 printable ASCII.
-func validOfferRef(s string) bool {
-	if len(s) < 1 || len(s) > 512 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] <= ' ' || s[i] > '~' {
-			return false
-		}
-	}
-	return true
 }
 
 // offerClass is the legacy travel class of an offer: 1, 2, 0 when the
@@ -235,7 +222,7 @@ func offerPrice(o *answerOffer) *osdm.Price {
 // legacy reply can carry: negative, an odd currency, more than 6 decimal
 // places or 15 whole digits.
 func legacyPrice(p *osdm.Price) *legacy.Price {
-	if p == nil || p.Amount < 0 || !validCurrency(p.Currency) || p.EffectiveScale() > 6 {
+	if p == nil || p.Amount < 0 || !legacy.ValidCurrency(p.Currency) || p.EffectiveScale() > 6 {
 		return nil
 	}
 	amount, err := p.Decimal()
@@ -246,10 +233,6 @@ func legacyPrice(p *osdm.Price) *legacy.Price {
 		return nil
 	}
 	return &legacy.Price{Amount: amount, Currency: p.Currency}
-}
-
-func validCurrency(s string) bool {
-	return len(s) == 3 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z' && s[2] >= 'A' && s[2] <= 'Z'
 }
 
 // offerAvailability is the number of places left: the fewest over the

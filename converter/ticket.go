@@ -360,7 +360,7 @@ func legacyToken(s string) bool {
 // legacyFormat reports what a legacy document format carries: a MIME
 // type of 1..128 printable ASCII characters without spaces.
 func legacyFormat(s string) bool {
-	return strings.Contains(s, "/") && validOfferRef(s) && len(s) <= 128
+	return strings.Contains(s, "/") && legacy.ValidRef(s)
 }
 
 // decodeDocuments reads body, the answer of a ticket call, into out. A

@@ -43,7 +43,7 @@ func readPrice(r *reader, name string) *Price {
 	}
 	p := &Price{
 		Amount:   c.strRule("amount", true, true, validAmount, ruleAmount),
-		Currency: c.strRule("currency", true, true, validCurrency, ruleCurrency),
+		Currency: c.strRule("currency", true, true, ValidCurrency, ruleCurrency),
 	}
 	c.done()
 	return p
@@ -76,7 +76,7 @@ func readAvailabilityReply(r *reader) *AvailabilityReply {
 	}
 	for _, o := range r.list("Offer", "offers", MaxItems) {
 		var offer Offer
-		offer.OfferRef = o.strRule("OfferRef", false, true, validOfferRef, ruleOfferRef)
+		offer.OfferRef = o.strRule("OfferRef", false, true, ValidOfferRef, ruleOfferRef)
 		offer.TravelClass, _ = o.intRule("TravelClass", false, true, 1, 2, ruleTravelClass)
 		offer.ServiceCode, _ = o.intRule("ServiceCode", false, true, 1, 3, ruleServiceCode)
 		offer.ServiceLevel = o.strRule("ServiceLevel", false, false, validServiceLevel, ruleServiceLevel)
@@ -151,7 +151,7 @@ func writeExchange(w *writer, e *Exchange) {
 
 func readBookingReply(r *reader) *BookingReply {
 	m := &BookingReply{Header: readReplyHeader(r)}
-	m.BookingRef = r.strRule("BookingRef", false, true, validRef, ruleRef)
+	m.BookingRef = r.strRule("BookingRef", false, true, ValidRef, ruleRef)
 	m.ReservationReference = r.strRule("ReservationReference", false, false, validText, ruleText)
 	m.Status = r.strRule("Status", false, true, func(s string) bool {
 		return s == StatusConfirmed || s == StatusFulfilled
@@ -160,7 +160,7 @@ func readBookingReply(r *reader) *BookingReply {
 	m.Places, m.PlaceAmounts = readBookedPlaces(r)
 	m.TicketControlNumber = r.strRule("TicketControlNumber", false, false, validText, ruleText)
 	m.Exchange = readExchange(r)
-	m.ExchangeOf = r.strRule("ExchangeOf", false, false, validRef, ruleRef)
+	m.ExchangeOf = r.strRule("ExchangeOf", false, false, ValidRef, ruleRef)
 	return m
 }
 
@@ -178,7 +178,7 @@ func writeBookingReply(w *writer, m *BookingReply) {
 
 func readCancelReply(r *reader) *CancelReply {
 	m := &CancelReply{Header: readReplyHeader(r)}
-	m.BookingRef = r.strRule("BookingRef", false, true, validRef, ruleRef)
+	m.BookingRef = r.strRule("BookingRef", false, true, ValidRef, ruleRef)
 	m.Status = r.strRule("Status", false, true, func(s string) bool {
 		return s == StatusRefunded || s == StatusCancelled || s == StatusPartiallyRefunded
 	}, ruleCancelStatus)
@@ -263,7 +263,7 @@ func writeSynchroReply(w *writer, m *SynchroReply) {
 
 func readPassengerDataReply(r *reader) *PassengerDataReply {
 	m := &PassengerDataReply{Header: readReplyHeader(r)}
-	m.BookingRef = r.strRule("BookingRef", false, true, validRef, ruleRef)
+	m.BookingRef = r.strRule("BookingRef", false, true, ValidRef, ruleRef)
 	for _, p := range r.list("Passenger", "passengers", MaxItems) {
 		m.Passengers = append(m.Passengers, readPassengerData(p))
 	}
@@ -308,7 +308,7 @@ func readNegativeReply(r *reader) *NegativeReply {
 	m.Code = Code(r.strRule("Code", false, true, validToken, ruleToken))
 	m.Text = r.strRule("Text", false, true, validText, ruleText)
 	m.Retryable = r.boolean("Retryable", false)
-	m.BookingRef = r.strRule("BookingRef", false, false, validRef, ruleRef)
+	m.BookingRef = r.strRule("BookingRef", false, false, ValidRef, ruleRef)
 	m.PartnerProblem = r.strRule("PartnerProblem", false, false, validText, ruleText)
 	return m
 }
@@ -366,10 +366,10 @@ func writeBookedPlaces(w *writer, places []Place, amounts []string) {
 
 func readTicketReply(r *reader) *TicketReply {
 	m := &TicketReply{Header: readReplyHeader(r)}
-	m.BookingRef = r.strRule("BookingRef", false, true, validRef, ruleRef)
+	m.BookingRef = r.strRule("BookingRef", false, true, ValidRef, ruleRef)
 	for _, t := range r.list("Ticket", "tickets", MaxItems) {
 		tk := Ticket{
-			FulfilmentRef:       t.strRule("FulfilmentRef", false, true, validRef, ruleRef),
+			FulfilmentRef:       t.strRule("FulfilmentRef", false, true, ValidRef, ruleRef),
 			Status:              t.strRule("Status", false, true, validToken, ruleToken),
 			TicketControlNumber: t.strRule("TicketControlNumber", false, false, validText, ruleText),
 		}
@@ -386,7 +386,7 @@ func readTicketReply(r *reader) *TicketReply {
 // content, the XML element's text or the JSON "content".
 func readDocument(d *reader) Document {
 	doc := Document{
-		Format:        d.strRule("format", true, true, validRef, ruleFormat),
+		Format:        d.strRule("format", true, true, ValidRef, ruleFormat),
 		Medium:        d.strRule("medium", true, true, validToken, ruleToken),
 		Type:          d.strRule("type", true, true, validToken, ruleToken),
 		ControlNumber: d.strRule("controlNumber", true, false, validText, ruleText),

@@ -161,7 +161,9 @@ func validAmount(s string) bool {
 	return !dot || len(frac) >= 1 && len(frac) <= 6 && isDigits(frac, len(frac))
 }
 
-func validCurrency(s string) bool {
+// ValidCurrency reports whether s is a currency as the protocol carries
+// it: an ISO 4217 code of 3 capital letters.
+func ValidCurrency(s string) bool {
 	return len(s) == 3 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z' && s[2] >= 'A' && s[2] <= 'Z'
 }
 
@@ -176,9 +178,17 @@ func ValidRICS(s string) bool { return isDigits(s, 4) }
 func validServiceLevel(s string) bool {
 	return alnum(s, 1, 8)
 }
-func validOfferRef(s string) bool { return printableASCII(s, 512) }
-func validRef(s string) bool      { return printableASCII(s, 128) }
-func validName(s string) bool     { return NameFault(s) == "" }
+
+// ValidOfferRef reports whether s is an OfferRef as the protocol carries
+// it: 1..512 printable ASCII characters without spaces.
+func ValidOfferRef(s string) bool { return printableASCII(s, 512) }
+
+// ValidRef reports whether s is a reference (BookingRef, ExchangeOf,
+// FulfilmentRef) as the protocol carries it: 1..128 printable ASCII
+// characters without spaces.
+func ValidRef(s string) bool { return printableASCII(s, 128) }
+
+func validName(s string) bool { return NameFault(s) == "" }
 
 // NameFault says why s breaks the protocol's rule for a passenger's first
 // or last name, "" when it keeps it: 1..70 characters of valid UTF-8
@@ -311,7 +321,7 @@ func readAvailabilityRequest(r *reader) *AvailabilityRequest {
 	m := &AvailabilityRequest{Header: readHeader(r)}
 	m.Journey = readJourney(r)
 	m.Places = readPlaceRequest(r)
-	m.ExchangeOf = r.strRule("ExchangeOf", false, false, validRef, ruleRef)
+	m.ExchangeOf = r.strRule("ExchangeOf", false, false, ValidRef, ruleRef)
 	return m
 }
 
@@ -327,7 +337,7 @@ func readBookingRequest(r *reader) *BookingRequest {
 	m.InformationOnly = r.boolean("informationOnly", true)
 	m.Journey = readJourney(r)
 	m.Places = readPlaceRequest(r)
-	m.OfferRef = r.strRule("OfferRef", false, false, validOfferRef, ruleOfferRef)
+	m.OfferRef = r.strRule("OfferRef", false, false, ValidOfferRef, ruleOfferRef)
 	items := r.list("Passenger", "passengers", maxPlaces)
 	for _, p := range items {
 		m.Passengers = append(m.Passengers, Passenger{
@@ -340,7 +350,7 @@ func readBookingRequest(r *reader) *BookingRequest {
 	if n := m.Places.Places(); r.d.err == nil && len(m.Passengers) > n {
 		r.failList("Passenger", "passengers", "must be at most "+strconv.Itoa(n)+", one per place asked for")
 	}
-	m.ExchangeOf = r.strRule("ExchangeOf", false, false, validRef, ruleRef)
+	m.ExchangeOf = r.strRule("ExchangeOf", false, false, ValidRef, ruleRef)
 	return m
 }
 
@@ -363,7 +373,7 @@ func writeBookingRequest(w *writer, m *BookingRequest) {
 
 func readCancelRequest(r *reader) *CancelRequest {
 	m := &CancelRequest{Header: readHeader(r)}
-	m.BookingRef = r.strRule("BookingRef", false, true, validRef, ruleRef)
+	m.BookingRef = r.strRule("BookingRef", false, true, ValidRef, ruleRef)
 	if code, ok := r.intRule("ReasonCode", false, false, 0, 9999, ruleReasonCode); ok {
 		m.ReasonCode = &code
 	}
@@ -433,7 +443,7 @@ func writeSynchroRequest(w *writer, m *SynchroRequest) {
 
 func readPassengerDataRequest(r *reader) *PassengerDataRequest {
 	m := &PassengerDataRequest{Header: readHeader(r)}
-	m.BookingRef = r.strRule("BookingRef", false, true, validRef, ruleRef)
+	m.BookingRef = r.strRule("BookingRef", false, true, ValidRef, ruleRef)
 	items := r.list("Passenger", "passengers", maxPlaces)
 	if len(items) == 0 {
 		r.failList("Passenger", "passengers", rulePassengers)
@@ -490,7 +500,7 @@ func writePassengerDataRequest(w *writer, m *PassengerDataRequest) {
 
 func readTicketRequest(r *reader) *TicketRequest {
 	m := &TicketRequest{Header: readHeader(r)}
-	m.BookingRef = r.strRule("BookingRef", false, true, validRef, ruleRef)
+	m.BookingRef = r.strRule("BookingRef", false, true, ValidRef, ruleRef)
 	return m
 }
 

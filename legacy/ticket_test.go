@@ -135,7 +135,7 @@ func FuzzDecodeTicketRequest(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if tr, ok := req.(*TicketRequest); ok && !validRef(tr.BookingRef) {
+		if tr, ok := req.(*TicketRequest); ok && !ValidRef(tr.BookingRef) {
 			t.Fatalf("took BookingRef %q", tr.BookingRef)
 		}
 	})

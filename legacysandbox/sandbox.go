@@ -108,7 +108,7 @@ func (s *Sandbox) handle(req legacy.Request) legacy.Reply {
 			return legacy.NewNegativeReply(h, legacy.CodeInvalidMessage,
 				"messageId "+req.MessageID()+" was used before for another message; a new message needs a new messageId")
 		}
-		return withNamespace(r.reply, h.Namespaced)
+		return legacy.WithNamespace(r.reply, h.Namespaced)
 	}
 	var reply legacy.Reply
 	switch m := req.(type) {

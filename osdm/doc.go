@@ -1,8 +1,9 @@
 // Package osdm holds the OSDM 3.x types the converter and the sandbox
 // partner exchange: the offer search, booking, fulfilment and refund
 // messages and the Problem error body. Names and JSON follow the OSDM
-// 3.9.0 specification (shared/osdm, the truth), plus
-// Problem.alternativeSystemProposals of the v3.10 tree.
+// 3.9.0 specification (internal/osdmspec/testdata, which the tests
+// validate against), plus Problem.alternativeSystemProposals of the v3.10
+// tree.
 //
 // The types are a tolerant reader and a correct writer:
 //   - unknown fields are ignored (encoding/json's default), so a partner on

@@ -19,7 +19,7 @@ var citationPatterns = []struct {
 	what string
 }{
 	{regexp.MustCompile(`DESIGN\.md`), "a design document outside the repository"},
-	{regexp.MustCompile(`\.\./shared\b|/work/[s]hared\b`), "a folder outside the repository"},
+	{regexp.MustCompile(`\.\./shared\b|/work/[s]hared\b|(^|[\s(])[s]hared/`), "a folder outside the repository"},
 	{regexp.MustCompile(`(?i)\bissues? #?[0-9]+`), "an issue number"},
 	{regexp.MustCompile(`(?i)\b(this|last|next|previous|that) round\b`), "change history"},
 }
