@@ -6,19 +6,6 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/modulekit"
 )
 
-// Unmarshal reads the arguments of a store subdirective (named sub,
-// for errors), the engine first:
-//
-//	store <name>                          # a store of the osdm app
-//	store bolt [<path>]
-//	store redis <address> [<key prefix>]
-//
-// Every module that keeps state takes it with this syntax; osdm_login's
-// replay_store accepts it too, besides memory.
-func Unmarshal(d *caddyfile.Dispenser, sub string) (*Config, error) {
-	return UnmarshalArgs(d, sub, d.RemainingArgs())
-}
-
 // Sub is the store subdirective of a module that keeps state, read by
 // UnmarshalArgs into *dst.
 func Sub(dst **Config) modulekit.Sub {
@@ -29,7 +16,15 @@ func Sub(dst **Config) modulekit.Sub {
 	})
 }
 
-// UnmarshalArgs is Unmarshal on arguments already read.
+// UnmarshalArgs reads args, the arguments of a store subdirective
+// (named sub, for errors), the engine first:
+//
+//	store <name>                          # a store of the osdm app
+//	store bolt [<path>]
+//	store redis <address> [<key prefix>]
+//
+// Every module that keeps state takes it with this syntax (Sub);
+// osdm_login's replay_store accepts it too, besides memory.
 func UnmarshalArgs(d *caddyfile.Dispenser, sub string, args []string) (*Config, error) {
 	if len(args) == 0 {
 		return nil, d.Errf("%s takes a store name, bolt [<path>] or redis <address> [<key prefix>]", sub)

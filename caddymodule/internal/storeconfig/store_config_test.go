@@ -47,7 +47,7 @@ func TestStoreCaddyfile(t *testing.T) {
 	for src, want := range good {
 		d := caddyfile.NewTestDispenser(src)
 		d.Next()
-		got, err := Unmarshal(d, "store")
+		got, err := UnmarshalArgs(d, "store", d.RemainingArgs())
 		if err != nil {
 			t.Errorf("%s: %v", src, err)
 			continue
@@ -71,7 +71,7 @@ func TestStoreCaddyfile(t *testing.T) {
 	for src, want := range bad {
 		d := caddyfile.NewTestDispenser("\n\n" + src)
 		d.Next()
-		_, err := Unmarshal(d, "store")
+		_, err := UnmarshalArgs(d, "store", d.RemainingArgs())
 		if err == nil {
 			t.Errorf("%s: accepted", src)
 			continue
