@@ -83,19 +83,13 @@ func ParseDuration(d *caddyfile.Dispenser, name, s string) (caddy.Duration, erro
 // Int is a subdirective of one integer min..max.
 func Int(name string, dst *int, min, max int) Sub {
 	return Func(name, 1, 1, func(d *caddyfile.Dispenser, args []string) error {
-		n, err := ParseInt(d, name, args[0], min, max)
+		n, err := strconv.Atoi(args[0])
+		if err != nil || n < min || n > max {
+			return d.Errf("%s %q must be a number %d..%d", name, args[0], min, max)
+		}
 		*dst = n
-		return err
+		return nil
 	})
-}
-
-// ParseInt reads s, the integer min..max of subdirective name.
-func ParseInt(d *caddyfile.Dispenser, name, s string, min, max int) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < min || n > max {
-		return 0, d.Errf("%s %q must be a number %d..%d", name, s, min, max)
-	}
-	return n, nil
 }
 
 // Positive is a subdirective of one positive integer.
