@@ -4,19 +4,21 @@
 //
 //   - consumer: osdm_convert (legacy -> OSDM), osdm_token and the
 //     reverse_proxy transport osdm (the consumer's authentication);
-//   - provider: osdm_login and osdm_access (the provider's
+//   - providerauth: osdm_login and osdm_access (the provider's
 //     authentication);
-//   - reverse: osdm_legacy (OSDM -> legacy);
+//   - legacyprovider: osdm_legacy (OSDM -> legacy);
 //   - sandbox: osdm_sandbox and legacy_sandbox (the two partners in
 //     memory);
-//   - command: the caddy osdm-keygen and osdm-token commands;
+//   - command: the caddy osdm-keygen, osdm-token and osdm-status
+//     commands;
 //   - app: the osdm app (apps.osdm), which holds the handlers' stores
 //     (guest modules osdm.stores.bolt and osdm.stores.redis) and runs
 //     their background work from its Start.
 //
-// What they share is under internal: the Caddyfile and metrics helpers
-// (glue), the handlers of one call through the route (calls), the store
-// subdirective (stores) and what a handler uses of the osdm app
-// (appview), which it reaches with ctx.App("osdm"). The work itself is done by the Caddy-free packages
-// converter, osdmlegacy, tokenauth, osdmsandbox and legacysandbox.
+// What they share is under internal: the Caddyfile idiom and metrics
+// helpers (modulekit), the handlers of one call through the route
+// (subrequest), the store subdirective (storeconfig) and what a handler
+// uses of the osdm app (appview), which it reaches with appview.For. The
+// work itself is done by the Caddy-free packages converter, osdmlegacy,
+// tokenauth, osdmsandbox and legacysandbox.
 package caddymodule

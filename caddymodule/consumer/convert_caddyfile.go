@@ -34,7 +34,7 @@ func init() {
 //		max_body     <size>                  # default: 64KiB, at most 1MiB
 //		max_document <size>                  # largest ticket document answered; default: 4MiB, at most 32MiB
 //		reply_cache  <size> [<ttl>]          # default: 10000 10m
-//		store        bolt [<path>] | redis <address> [<key prefix>]  # default: bolt in Caddy's data directory
+//		store        <store name> | bolt [<path>] | redis <address> [<key prefix>]  # default: bolt in Caddy's data directory
 //		settle_interval <duration>           # default: the osdm app's (30s)
 //	}
 func (c *Convert) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {

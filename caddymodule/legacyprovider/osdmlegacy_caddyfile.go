@@ -33,7 +33,7 @@ func init() {
 //		exchange_fee    <n>% | <amount> <currency>       # default: none; else refund_fee's value
 //		offer_ttl       <duration>                       # default: 15m
 //		hold            <duration>                       # default: 20m
-//		store           bolt [<path>] | redis <address> [<key prefix>]
+//		store           <store name> | bolt [<path>] | redis <address> [<key prefix>]
 //		timeout         <duration>                       # default: 20s
 //		max_body        <size>                           # default: 256KiB, at most 1MiB
 //		services        seat|couchette|berth ...         # default: seat

@@ -28,7 +28,7 @@ func init() {
 //		token_lifetime         <duration>
 //		clock_skew             <duration>
 //		max_assertion_lifetime <duration>
-//		replay_store           memory [max_entries <n>] | bolt [<path>] | redis <address> [<key prefix>]
+//		replay_store           memory [max_entries <n>] | <store name> | bolt [<path>] | redis <address> [<key prefix>]
 //		client <sub> {
 //			alg   <alg> [<alg>...]
 //			key   <kid> <public key PEM> [not_before <RFC 3339>] [not_after <RFC 3339>]
@@ -38,7 +38,8 @@ func init() {
 //	}
 //
 // client may be repeated, once per subject; key once per kid.
-// replay_store bolt keeps spent jti values across restarts in a file
+// replay_store <store name> keeps spent jti values in a store of the
+// osdm global option; bolt keeps them across restarts in a file
 // (default: osdm/store.db in Caddy's data directory) that other modules
 // naming the same file share; redis shares them between instances.
 // signing_key_file, issuer and at least one client are required.

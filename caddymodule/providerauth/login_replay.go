@@ -125,13 +125,12 @@ func (l *Login) acquireReplayStore(ctx caddy.Context) (tokenauth.ReplayStore, er
 	}
 	ref := cfg.Config
 	ref.Engine = engine
-	if err := ref.Validate(); err != nil {
-		return nil, fmt.Errorf("replay_store: %w", err)
-	}
 	app, err := appview.For(ctx)
 	if err != nil {
 		return nil, err
 	}
+	// The app checks ref as storeconfig.Config.Validate does, with its
+	// messages.
 	h, exclusive, err := app.Store(&ref)
 	if err != nil {
 		return nil, fmt.Errorf("replay_store: %w", err)

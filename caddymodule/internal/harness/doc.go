@@ -19,14 +19,16 @@
 //     CheckUnmarshal, CheckRefusals, CheckAdaptRefused, CheckAdaptedJSON;
 //   - Caddy in a child process (this test binary run again as its
 //     TestChildProcess, which calls ChildProcess): StartCaddy,
-//     TryStartCaddy, HoldBoltFile, and Child's Kill (SIGKILL) and Stop
-//     (internal/testrig's runner, which store's tests share);
+//     TryStartCaddy, HoldBoltFile, CaddyCommand (the caddy command), and
+//     Child's Kill (SIGKILL) and Stop (internal/testrig's runner, which
+//     store's tests share);
 //   - LegacyClient, the legacy reservation system's client: Post, Try,
 //     Send;
 //   - OSDMClient, a partner's OSDM client whose requests and answers
 //     are checked against the bundled spec: Send, Do, and OSDMAnswer's
 //     Decode and Problem;
-//   - plain HTTP (Do, PostJSON, ServeLocal, BearerForm), a slow client (Dribble),
+//   - plain HTTP (Do, PostJSON, ServeLocal, BearerForm), a client from a
+//     source address of its own (ClientFrom), a slow client (Dribble),
 //     connections a reload drops (DroppedUnanswered), and the fixtures
 //     several packages share: a partner's login service and upstream
 //     (LoginPartner), a provider's keys and clients (ProvFixture), a

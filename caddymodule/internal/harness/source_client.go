@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"context"
 	"net"
 	"net/http"
 	"time"
@@ -15,8 +14,5 @@ func ClientFrom(source string) *http.Client {
 	if source != "" {
 		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(source)}
 	}
-	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		return d.DialContext(ctx, network, addr)
-	}}
-	return &http.Client{Timeout: 60 * time.Second, Transport: tr}
+	return &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{DialContext: d.DialContext}}
 }

@@ -7,7 +7,7 @@ import (
 	"os"
 )
 
-// maxBodyPresize bounds the buffer readAllSized makes before any of the
+// maxBodyPresize bounds the buffer ReadAllSized makes before any of the
 // body has arrived: a client that declares a long body and sends nothing
 // must not get more memory reserved than this.
 const maxBodyPresize = 64 << 10

@@ -42,7 +42,8 @@ func (*forProbe) ServeHTTP(http.ResponseWriter, *http.Request, caddyhttp.Handler
 
 var errStandalone = errors.New("standalone app made")
 
-// standaloneCalls counts the standalone apps For made.
+// standalone is a Standalone that counts in *calls the apps For asks it
+// for, and makes none.
 func standalone(calls *int) func(caddy.Context) (appview.Provider, error) {
 	return func(caddy.Context) (appview.Provider, error) {
 		*calls++

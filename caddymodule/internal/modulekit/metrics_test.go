@@ -6,22 +6,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// TestUnknownSubdirective: a typo gets the closest name, anything else
-// the list of known names.
-func TestUnknownSubdirective(t *testing.T) {
-	known := []string{"tariff", "timeout", "partner"}
-	for name, want := range map[string]string{
-		"tarif":     `unrecognized subdirective "tarif"; did you mean "tariff"?`,
-		"TimeOut":   `unrecognized subdirective "TimeOut"; did you mean "timeout"?`,
-		"ab":        `unrecognized subdirective "ab" (known: tariff, timeout, partner)`,
-		"something": `unrecognized subdirective "something" (known: tariff, timeout, partner)`,
-	} {
-		if got := UnknownSubdirective("subdirective", name, known); got != want {
-			t.Errorf("%s: %s, want %s", name, got, want)
-		}
-	}
-}
-
 // TestRegisterOrReuse: registering a collector again, as a second handler
 // or a reload does, returns the one registered first.
 func TestRegisterOrReuse(t *testing.T) {
@@ -87,20 +71,6 @@ func TestMetrics(t *testing.T) {
 	none, err := RegisterMetrics(nil, "glue_test", build)
 	if err != nil || none.c == nil {
 		t.Error("no registry: no metric or an error")
-	}
-}
-
-// TestPutOnce: the first entry of a key makes the map and is kept; the
-// second is refused, naming the subdirective and the key, and changes
-// nothing.
-func TestPutOnce(t *testing.T) {
-	var m map[string]int
-	if err := PutOnce(&m, "reason", "STRIKE", 5); err != nil || m["STRIKE"] != 5 {
-		t.Fatalf("first: %v, map %v", err, m)
-	}
-	err := PutOnce(&m, "reason", "STRIKE", 6)
-	if err == nil || err.Error() != "reason STRIKE already specified" || m["STRIKE"] != 5 {
-		t.Fatalf("second: %v, map %v", err, m)
 	}
 }
 
