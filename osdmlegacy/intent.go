@@ -69,7 +69,7 @@ func (s *settlement) markIntent(ctx context.Context, msgID, bookingID string, no
 //     read the mark or after;
 //   - the sweeper deletes a mark it listed only if it is still the one
 //     listed (CompareAndDelete), once it is older than twice the call's
-//     timeout (dropStaleHold): a younger one may be an exchange
+//     timeout (dropStaleMark): a younger one may be an exchange
 //     operation's whose record is not written yet;
 //   - a mark that does not say what it lists (written by an earlier
 //     release) is left to the sweeper.

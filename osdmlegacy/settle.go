@@ -120,7 +120,7 @@ func (s *settlement) settleIntents(ctx context.Context, send Sender, rep *Settle
 //
 // Known limit: a call that stalls for more than twice its timeout
 // between writing its mark and its record can lose its mark to this rule
-// (and to dropStaleHold). A client's call and the sweeper's release write
+// (a hold mark as well as an intent mark). A client's call and the sweeper's release write
 // under the call's deadline, so such a call mostly finds its record write
 // refused, having sent nothing; but a write already handed to the store
 // when the stall began (in flight to Redis, waiting on a bbolt commit) can
@@ -310,13 +310,8 @@ func rolledBack(p *pendingMessage, r *legacy.SynchroReply) legacy.Reply {
 func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleReport) {
 	s.eachMark(ctx, kindHold, rep, func(id string, v []byte, m intentMark, now time.Time) {
 		rec, _, err := s.bookings.loadBooking(ctx, id)
-		if errors.Is(err, errBookingMissing) {
-			// As recordFound, but a retried booking writes its mark
-			// again: only the mark listed is dropped.
-			s.dropStaleHold(ctx, id, v, rep)
-			return
-		}
-		if !s.recordFound(ctx, kindHold, id, v, now.Sub(m.At), err, rep) {
+		age := now.Sub(m.At)
+		if !s.recordFound(ctx, kindHold, id, v, age, err, rep) {
 			return
 		}
 		switch rec.State {
@@ -332,7 +327,7 @@ func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleRep
 		case stateFulfilled:
 			// An exchange's new places, held until its hold runs out.
 			if !rec.Exchange.holds() {
-				s.dropStaleHold(ctx, id, v, rep)
+				s.dropStaleMark(ctx, kindHold, id, v, age, rep)
 			} else if rec.Exchange.State == exchangePrebooked && !now.Before(rec.Exchange.HoldUntil) {
 				sctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 				after, d, p := s.exchanges.dropExchange(sctx, send, rec, cancelRelease)
@@ -346,25 +341,9 @@ func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleRep
 			// by its own mark; the hold stays listed
 		default:
 			// FULFILLED and the ends never come back to PREBOOKED.
-			s.dropStaleHold(ctx, id, v, rep)
+			s.dropStaleMark(ctx, kindHold, id, v, age, rep)
 		}
 	})
-}
-
-// dropStaleHold deletes the hold mark v of booking id, listed before its
-// record was read holding nothing unfulfilled (or not found), once the
-// mark is older than twice the call's timeout, and only if it is still v:
-// a mark rewritten meanwhile (an exchange operation starting, or a retried
-// booking, its mark written first) stays for the next sweep, in one
-// CompareAndDelete. A younger mark may be that of a call whose record is
-// not written yet: deleting it would leave its places unswept
-// (hold marks, intent.go).
-func (s *settlement) dropStaleHold(ctx context.Context, id string, v []byte, rep *SettleReport) {
-	var m holdMark
-	if json.Unmarshal(v, &m) == nil && s.now().Sub(m.At) <= 2*s.cfg.Timeout {
-		return
-	}
-	s.dropMark(ctx, kindHold, id, v, rep)
 }
 
 // release cancels a PREBOOKED booking whose hold is over and reports
