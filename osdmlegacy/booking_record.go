@@ -297,6 +297,15 @@ type legacyRefusal struct {
 	At time.Time `json:"at"`
 }
 
+// bookedPrice is the price rec was booked at: the legacy system's, once
+// its BookingReply gave one, else the offer's.
+func (rec *bookingRecord) bookedPrice() osdm.Price {
+	if rec.Legacy != nil && rec.Legacy.Price.Currency != "" {
+		return rec.Legacy.Price
+	}
+	return rec.Offer.OSDMPrice
+}
+
 // errBookingMissing is a booking id that names no record.
 var errBookingMissing = errors.New("no such booking")
 

@@ -80,11 +80,7 @@ func (j *journeyRecord) exchangeQuote(offerID string) *exchangeQuote {
 func journeyPrice(legs []*bookingRecord) osdm.Price {
 	prices := make([]osdm.Price, 0, len(legs))
 	for _, leg := range legs {
-		p := leg.Offer.OSDMPrice
-		if leg.Legacy != nil && leg.Legacy.Price.Currency != "" {
-			p = leg.Legacy.Price
-		}
-		prices = append(prices, p)
+		prices = append(prices, leg.bookedPrice())
 	}
 	return sumPrices(prices)
 }
