@@ -163,10 +163,7 @@ func (b *bookings) refusalProblem(rec *bookingRecord) *osdm.ProblemError {
 // inProgress is the answer while a legacy message of the booking is under
 // way and its lease runs.
 func (b *bookings) inProgress(c *call, rec *bookingRecord) *Answer {
-	p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
-		"booking "+rec.ID+" has a message to the reservation system under way; retry in a few seconds")
-	p.Retryable = true
-	return b.problem(c, p)
+	return b.problem(c, underWay("booking "+rec.ID, "a message"))
 }
 
 // offerClaimKey is the store key that claims an offer for one booking.

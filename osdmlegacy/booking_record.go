@@ -297,8 +297,14 @@ type legacyRefusal struct {
 	At time.Time `json:"at"`
 }
 
-// errConflict is a compare-and-set that kept losing to other writers.
-var errConflict = errors.New("booking record changed under too many concurrent writers")
+// bookedPrice is the price rec was booked at: the legacy system's, once
+// its BookingReply gave one, else the offer's.
+func (rec *bookingRecord) bookedPrice() osdm.Price {
+	if rec.Legacy != nil && rec.Legacy.Price.Currency != "" {
+		return rec.Legacy.Price
+	}
+	return rec.Offer.OSDMPrice
+}
 
 // errBookingMissing is a booking id that names no record.
 var errBookingMissing = errors.New("no such booking")
@@ -324,10 +330,6 @@ func (bk *bookings) loadBooking(ctx context.Context, id string) (*bookingRecord,
 	}
 	return rec, b, nil
 }
-
-// errNoChange tells updateBooking that fn left the record as it was: no
-// write, and the record is returned as read.
-var errNoChange = errors.New("no change")
 
 // updateBooking applies fn to booking id with compare-and-set, rereading
 // and reapplying on a concurrent change. fn returns errNoChange to write

@@ -12,9 +12,7 @@ func stateProblem(rec *bookingRecord, verb string) *osdm.ProblemError {
 	subject := "booking " + rec.ID
 	switch rec.State {
 	case stateBooking, stateCancelling, stateUpdating, stateExchanging:
-		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, subject+" has a message to the reservation system under way; retry in a few seconds")
-		p.Retryable = true
-		return p
+		return underWay(subject, "a message")
 	case statePrebooked:
 		if verb == "refunded" {
 			return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingNotFulfilled, subject+" is not fulfilled: delete it (DELETE /bookings/"+rec.ID+") instead of refunding it")
@@ -30,6 +28,15 @@ func stateProblem(rec *bookingRecord, verb string) *osdm.ProblemError {
 		return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingRefunded, subject+" was refunded")
 	}
 	return bookingNotFound(rec.ID)
+}
+
+// underWay is the retryable 409 of a call that finds subject's legacy
+// messages under way ("a message" of a booking, "messages" of a journey
+// or of its exchange): the same call gets past once they are answered.
+func underWay(subject, messages string) *osdm.ProblemError {
+	p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, subject+" has "+messages+" to the reservation system under way; retry in a few seconds")
+	p.Retryable = true
+	return p
 }
 
 // quoteShort quotes s for a problem text, cut to 40 bytes.

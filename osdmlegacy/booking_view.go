@@ -22,12 +22,9 @@ func (bk *bookings) bookingView(rec *bookingRecord) *osdm.Booking {
 		b.Passengers = append(b.Passengers, passengerView(&rec.Passengers[i]))
 	}
 	status := partStatus(rec)
-	price := rec.Offer.OSDMPrice
+	price := rec.bookedPrice()
 	if rec.Legacy != nil {
 		b.BookingCode = rec.Legacy.ReservationReference
-		if rec.Legacy.Price.Currency != "" {
-			price = rec.Legacy.Price
-		}
 	}
 	switch status {
 	case osdm.BookingPartPrebooked:

@@ -20,8 +20,9 @@ type call struct {
 	header http.Header
 	body   []byte
 	now    time.Time
-	send   Sender // records every message into rec
-	rec    *recorder
+	// send carries the call's legacy messages, each recorded for its
+	// Answer (a recorder).
+	send   Sender
 	answer *Answer
 	// tickets are the documents of the answer, rendered in place of their
 	// placeholders when it leaves ServeClient (ticket_document.go).

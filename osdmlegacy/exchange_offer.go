@@ -123,10 +123,7 @@ func (x *exchanges) quoteBookingExchange(ctx context.Context, c *call, ask *exch
 	if p != nil {
 		return x.problem(c, p), finalProblem(p)
 	}
-	old := rec.Offer.OSDMPrice
-	if rec.Legacy != nil && rec.Legacy.Price.Currency != "" {
-		old = rec.Legacy.Price
-	}
+	old := rec.bookedPrice()
 	now := x.now().UTC()
 	quotes, offers, p := x.quoteExchanges(sa.resp.Offers, old, ask.overrule, now, "booking", func(o osdm.Offer) (osdm.Price, bool) {
 		if len(o.ReservationOfferParts) == 0 {

@@ -135,7 +135,7 @@ func (f *Facade) ServeClient(ctx context.Context, client string, send Sender, me
 	}
 	c := &call{
 		method: method, path: path, query: query, header: header, body: body, client: client,
-		now: f.now(), send: rec, rec: rec, answer: &Answer{},
+		now: f.now(), send: rec, answer: &Answer{},
 	}
 	m := f.router.Match(method, path)
 	var a *Answer

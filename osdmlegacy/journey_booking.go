@@ -315,9 +315,7 @@ func (js *journeys) resumeJourney(ctx context.Context, c *call, j *journeyRecord
 	}
 	now := js.now()
 	if now.Before(j.LeaseUntil) {
-		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+j.ID+" has messages to the reservation system under way; retry in a few seconds")
-		p.Retryable = true
-		return js.problem(c, p), false
+		return js.problem(c, underWay("booking "+j.ID, "messages")), false
 	}
 	j, err = js.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		if r.State != journeyBooking || now.Before(r.LeaseUntil) {

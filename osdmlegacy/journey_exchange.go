@@ -80,11 +80,7 @@ func (j *journeyRecord) exchangeQuote(offerID string) *exchangeQuote {
 func journeyPrice(legs []*bookingRecord) osdm.Price {
 	prices := make([]osdm.Price, 0, len(legs))
 	for _, leg := range legs {
-		p := leg.Offer.OSDMPrice
-		if leg.Legacy != nil && leg.Legacy.Price.Currency != "" {
-			p = leg.Legacy.Price
-		}
-		prices = append(prices, p)
+		prices = append(prices, leg.bookedPrice())
 	}
 	return sumPrices(prices)
 }
@@ -394,9 +390,7 @@ func (xs *exchanges) resumeJourneyExchange(ctx context.Context, c *call, j *jour
 	}
 	now := xs.now()
 	if now.Before(x.LeaseUntil) {
-		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" has messages to the reservation system under way; retry in a few seconds")
-		p.Retryable = true
-		return xs.problem(c, p), false
+		return xs.problem(c, underWay("the exchange of booking "+j.ID, "messages")), false
 	}
 	j, err := xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		if r.Exchange == nil || r.Exchange.ID != x.ID || r.Exchange.State != exchangeBooking || r.Exchange.RollingBack || now.Before(r.Exchange.LeaseUntil) {
@@ -421,9 +415,7 @@ func (xs *exchanges) journeyExchangeAnswer(ctx context.Context, c *call, j *jour
 	case exchangeDropped:
 		return xs.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was deleted or released; the journey stands as it was")), true
 	case exchangeBooking:
-		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" has messages to the reservation system under way; retry in a few seconds")
-		p.Retryable = true
-		return xs.problem(c, p), false
+		return xs.problem(c, underWay("the exchange of booking "+j.ID, "messages")), false
 	}
 	newLegs, err := xs.journeys.loadLegs(ctx, &journeyRecord{ID: j.ID, Legs: x.Legs})
 	if err != nil {
@@ -534,9 +526,7 @@ func (xs *exchanges) deleteJourneyExchangeOperation(ctx context.Context, c *call
 		case x.State == exchangeConfirmed || x.Confirming:
 			return xs.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingFulfilled, "exchange operation "+x.ID+" is confirmed; refund or exchange the booking instead")), true
 		case x.State == exchangeBooking && xs.now().Before(x.LeaseUntil):
-			p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" has messages to the reservation system under way; retry in a few seconds")
-			p.Retryable = true
-			return xs.problem(c, p), false
+			return xs.problem(c, underWay("the exchange of booking "+j.ID, "messages")), false
 		}
 		j, err := xs.failJourneyExchange(ctx, c.send, j, nil)
 		if err != nil {
@@ -666,9 +656,7 @@ func (xs *exchanges) confirmJourneyExchange(ctx context.Context, send Sender, j 
 // fulfilJourneyExchange answers the fulfilment that confirms j's exchange.
 func (x *exchanges) fulfilJourneyExchange(ctx context.Context, c *call, j *journeyRecord) (*Answer, bool) {
 	if j.Exchange.State == exchangeBooking {
-		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" has messages to the reservation system under way; retry in a few seconds")
-		p.Retryable = true
-		return x.problem(c, p), false
+		return x.problem(c, underWay("the exchange of booking "+j.ID, "messages")), false
 	}
 	if j.Exchange.Confirming && x.now().Before(j.Exchange.LeaseUntil) {
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" is being confirmed; retry in a few seconds")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -203,9 +202,7 @@ func (js *journeys) journeyOf(ctx context.Context, c *call) (*journeyRecord, []*
 	j, _, err := js.loadJourney(ctx, id)
 	if errors.Is(err, errJourneyMissing) || err == nil && j.State != journeyBooked {
 		if err == nil && j.State == journeyBooking {
-			p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+id+" has messages to the reservation system under way; retry in a few seconds")
-			p.Retryable = true
-			return nil, nil, js.problem(c, p)
+			return nil, nil, js.problem(c, underWay("booking "+id, "messages"))
 		}
 		return nil, nil, js.problem(c, bookingNotFound(id))
 	}

@@ -44,10 +44,7 @@ func (js *journeys) journeyView(j *journeyRecord, legs []*bookingRecord) *osdm.B
 			continue
 		}
 		status := partStatus(leg)
-		price := leg.Offer.OSDMPrice
-		if leg.Legacy != nil && leg.Legacy.Price.Currency != "" {
-			price = leg.Legacy.Price
-		}
+		price := leg.bookedPrice()
 		prices = append(prices, price)
 		switch status {
 		case osdm.BookingPartPrebooked:

@@ -29,7 +29,7 @@ import (
 // and tag the first 16 bytes of HMAC-SHA256(key, "of-" | version | partner's
 // length (uvarint) | partner | payload) under the façade's 32-byte offer
 // key (OfferKeyKey). An id that was altered, forged, cut, made for
-// another partner or is past its ExpiresAt is refused by openOfferID as
+// another partner or is past its ExpiresAt is refused by offerSigner.open as
 // errOfferNotFound, before anything is sent to the legacy system.
 const (
 	// offerIDVersion is the version byte of offer_payload.go's encoding.
@@ -49,7 +49,7 @@ const (
 // offerIDPrefix starts every offer id.
 const offerIDPrefix = "of-"
 
-// errOfferNotFound is returned by openOfferID for an offer id that names no
+// errOfferNotFound is returned by offerSigner.open for an offer id that names no
 // live offer of this façade: malformed, altered, forged, another
 // partner's or expired.
 var errOfferNotFound = errors.New("offer not found")
@@ -105,14 +105,9 @@ func (s *offerSigner) appendTag(dst, body []byte, client string) []byte {
 	return dst
 }
 
-// sealFreshOfferID returns the id of rec for partner under key (32 bytes): the
-// record's fields (all but ID and Partner) encoded and signed. The caller
-// sets rec.ID to it.
-func sealFreshOfferID(key []byte, partner string, rec *offerRecord) string {
-	return newOfferSigner(key, partner).seal(rec, anonymousClient)
-}
-
-// seal is sealFreshOfferID with the signer's key and partner, for client.
+// seal returns the id of rec for client: the record's fields (all but ID
+// and Partner) encoded with a fresh nonce and signed. The caller sets rec.ID
+// to it.
 func (s *offerSigner) seal(rec *offerRecord, client string) string {
 	var nonce [offerNonceLen]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
@@ -121,11 +116,7 @@ func (s *offerSigner) seal(rec *offerRecord, client string) string {
 	return s.sealWith(rec, nonce, client)
 }
 
-// sealOfferID is sealFreshOfferID with a given nonce.
-func sealOfferID(key []byte, partner string, rec *offerRecord, nonce [offerNonceLen]byte) string {
-	return newOfferSigner(key, partner).sealWith(rec, nonce, anonymousClient)
-}
-
+// sealWith is seal with a given nonce.
 func (s *offerSigner) sealWith(rec *offerRecord, nonce [offerNonceLen]byte, client string) string {
 	var scratch [320]byte
 	buf := append(scratch[:0], offerIDVersion)
@@ -137,16 +128,10 @@ func (s *offerSigner) sealWith(rec *offerRecord, nonce [offerNonceLen]byte, clie
 	return string(out)
 }
 
-// openOfferID returns the offer of id for partner under key, or
-// errOfferNotFound when the id is malformed, its tag is not key's for
-// partner, its version unknown, or the offer expired at now. The tag is
-// compared in constant time, before the payload is decoded.
-func openOfferID(key []byte, partner, id string, now time.Time) (*offerRecord, error) {
-	return newOfferSigner(key, partner).open(id, now, anonymousClient)
-}
-
-// open is openOfferID with the signer's key and partner, for client: the
-// id of an offer another client searched is not found.
+// open returns the offer of id for client, or errOfferNotFound when the id
+// is malformed, its tag is not this signer's for client (another key,
+// partner or client), its version unknown, or the offer expired at now.
+// The tag is compared in constant time, before the payload is decoded.
 func (s *offerSigner) open(id string, now time.Time, client string) (*offerRecord, error) {
 	body, ok := s.openID(id, offerIDVersion, client)
 	if !ok {
@@ -195,12 +180,6 @@ func (s *offerSigner) verified(raw []byte, client string) ([]byte, bool) {
 func (s *offerSigner) partner() string {
 	n, k := binary.Uvarint(s.hdr[len(offerIDPrefix):])
 	return string(s.hdr[len(offerIDPrefix)+k : len(offerIDPrefix)+k+int(n)])
-}
-
-// offerTag is the tag of body (version and payload) for partner under
-// key.
-func offerTag(key []byte, partner string, body []byte) []byte {
-	return newOfferSigner(key, partner).appendTag(nil, body, anonymousClient)
 }
 
 // offerKeyLen is the length of the key that signs offer ids.
@@ -269,20 +248,6 @@ func (o *offers) offerSigner(ctx context.Context) (*offerSigner, error) {
 // the store cannot give it: the service is unavailable for now.
 func (o *offers) offerKeyFailed(c *call) *Answer {
 	return o.storeUnavailable(c, "the OSDM provider cannot reach its store; try again later")
-}
-
-// sealOffer sets rec.ID (and its Partner) to its self-verifying offer id
-// (above) under the façade's key, for the client of the call in ctx
-// (anonymousClient outside a call).
-func (o *offers) sealOffer(ctx context.Context, rec *offerRecord) error {
-	s, err := o.offerSigner(ctx)
-	if err != nil {
-		return err
-	}
-	rec.Partner = o.cfg.Partner
-	client, _ := callerOf(ctx)
-	rec.ID = s.seal(rec, client)
-	return nil
 }
 
 // openOffer returns the live offer of id, errOfferNotFound for an id this

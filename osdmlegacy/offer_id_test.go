@@ -595,3 +595,43 @@ func TestJourneyOfferIDLargest(t *testing.T) {
 	}
 	t.Logf("the largest journey offer id: %d characters", len(id))
 }
+
+// sealFreshOfferID returns the id of rec for partner under key (32 bytes): the
+// record's fields (all but ID and Partner) encoded and signed. The caller
+// sets rec.ID to it.
+func sealFreshOfferID(key []byte, partner string, rec *offerRecord) string {
+	return newOfferSigner(key, partner).seal(rec, anonymousClient)
+}
+
+// sealOfferID is sealFreshOfferID with a given nonce.
+func sealOfferID(key []byte, partner string, rec *offerRecord, nonce [offerNonceLen]byte) string {
+	return newOfferSigner(key, partner).sealWith(rec, nonce, anonymousClient)
+}
+
+// openOfferID returns the offer of id for partner under key, or
+// errOfferNotFound when the id is malformed, its tag is not key's for
+// partner, its version unknown, or the offer expired at now. The tag is
+// compared in constant time, before the payload is decoded.
+func openOfferID(key []byte, partner, id string, now time.Time) (*offerRecord, error) {
+	return newOfferSigner(key, partner).open(id, now, anonymousClient)
+}
+
+// offerTag is the tag of body (version and payload) for partner under
+// key.
+func offerTag(key []byte, partner string, body []byte) []byte {
+	return newOfferSigner(key, partner).appendTag(nil, body, anonymousClient)
+}
+
+// sealOffer sets rec.ID (and its Partner) to its self-verifying offer id
+// under the façade's key, for the client of the call in ctx
+// (anonymousClient outside a call).
+func (o *offers) sealOffer(ctx context.Context, rec *offerRecord) error {
+	s, err := o.offerSigner(ctx)
+	if err != nil {
+		return err
+	}
+	rec.Partner = o.cfg.Partner
+	client, _ := callerOf(ctx)
+	rec.ID = s.seal(rec, client)
+	return nil
+}

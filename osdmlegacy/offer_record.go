@@ -14,7 +14,7 @@ import (
 // signed (offer_id.go), and is bookable until ExpiresAt.
 type offerRecord struct {
 	// ID is the OSDM offerId: the record itself, encoded and signed
-	// (sealFreshOfferID). An id that was altered or forged does not verify and
+	// (offerSigner.seal). An id that was altered or forged does not verify and
 	// is refused; nothing is sent.
 	ID string `json:"id"`
 	// Partner is the façade's partner label, signed with the id (not

@@ -75,6 +75,13 @@ func putNewRecord(ctx context.Context, st store.Store, key string, rec any, ttl 
 	return st.PutIfAbsent(ctx, key, b, ttl)
 }
 
+// errConflict is a compare-and-set that kept losing to other writers.
+var errConflict = errors.New("record changed under too many concurrent writers")
+
+// errNoChange tells updateRecord that fn left the record as it was: no
+// write, and the record is returned as read.
+var errNoChange = errors.New("no change")
+
 // updateRecord applies fn to the record load reads, with compare-and-set
 // on key, rereading and reapplying on a concurrent change; ttl is the
 // store ttl of the record as changed. fn returns errNoChange to write

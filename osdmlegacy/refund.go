@@ -178,10 +178,7 @@ func (rf *refunds) addRefundOffer(r *bookingRecord, rid string, passengers []str
 		}
 		reason = &code
 	}
-	price := r.Offer.OSDMPrice
-	if r.Legacy != nil && r.Legacy.Price.Currency != "" {
-		price = r.Legacy.Price
-	}
+	price := r.bookedPrice()
 	part, p := r.partPrice(price, pax)
 	if p != nil {
 		return &errRefused{p}

@@ -122,9 +122,9 @@ func (s *settlement) settleIntents(ctx context.Context, send Sender, rep *Settle
 // between writing its mark and its record can lose its mark to this rule
 // (intent, hold and journey marks alike). A client's call and the
 // sweeper's release write under the call's deadline, so such a call
-// mostly finds its record write refused, having sent nothing; but a write already handed to the store
-// when the stall began (in flight to Redis, waiting on a bbolt commit) can
-// land after the mark was dropped. Its message then mostly does not leave
+// mostly finds its record write refused, having sent nothing; but a write
+// already handed to the store when the stall began (in flight to Redis,
+// waiting on a bbolt commit) can land after the mark was dropped. Its message then mostly does not leave
 // (the deadline is past), and either way no mark lists the record's work:
 // settlement never sends, settles or sweeps it; only the client's retry of
 // the same call does. A booking that gets its places (from that call or
@@ -310,7 +310,8 @@ func rolledBack(p *pendingMessage, r *legacy.SynchroReply) legacy.Reply {
 func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleReport) {
 	s.eachMark(ctx, kindHold, rep, func(id string, v []byte, m workMark, now time.Time) {
 		rec, _, err := s.bookings.loadBooking(ctx, id)
-		if !s.recordFound(ctx, kindHold, id, v, now.Sub(m.At), err, rep) {
+		age := now.Sub(m.At)
+		if !s.recordFound(ctx, kindHold, id, v, age, err, rep) {
 			return
 		}
 		switch rec.State {
@@ -326,7 +327,7 @@ func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleRep
 		case stateFulfilled:
 			// An exchange's new places, held until its hold runs out.
 			if !rec.Exchange.holds() {
-				s.dropStaleMark(ctx, kindHold, id, v, now.Sub(m.At), rep)
+				s.dropStaleMark(ctx, kindHold, id, v, age, rep)
 			} else if rec.Exchange.State == exchangePrebooked && !now.Before(rec.Exchange.HoldUntil) {
 				sctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 				after, d, p := s.exchanges.dropExchange(sctx, send, rec, cancelRelease)
@@ -340,7 +341,7 @@ func (s *settlement) sweepHolds(ctx context.Context, send Sender, rep *SettleRep
 			// by its own mark; the hold stays listed
 		default:
 			// FULFILLED and the ends never come back to PREBOOKED.
-			s.dropStaleMark(ctx, kindHold, id, v, now.Sub(m.At), rep)
+			s.dropStaleMark(ctx, kindHold, id, v, age, rep)
 		}
 	})
 }
