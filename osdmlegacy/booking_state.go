@@ -30,14 +30,5 @@ func stateProblem(rec *bookingRecord, verb string) *osdm.ProblemError {
 	return bookingNotFound(rec.ID)
 }
 
-// underWay is the retryable 409 of a call that finds subject's legacy
-// messages under way ("a message" of a booking, "messages" of a journey
-// or of its exchange): the same call gets past once they are answered.
-func underWay(subject, messages string) *osdm.ProblemError {
-	p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, subject+" has "+messages+" to the reservation system under way; retry in a few seconds")
-	p.Retryable = true
-	return p
-}
-
 // quoteShort quotes s for a problem text, cut to 40 bytes.
 func quoteShort(s string) string { return strconv.Quote(shorten(s, 40)) }

@@ -131,3 +131,12 @@ func shorten(s string, n int) string {
 	}
 	return s[:n] + "..."
 }
+
+// underWay is the retryable 409 of a call that finds subject's legacy
+// messages under way ("a message" of a booking, "messages" of a journey
+// or of its exchange): the same call gets past once they are answered.
+func underWay(subject, messages string) *osdm.ProblemError {
+	p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, subject+" has "+messages+" to the reservation system under way; retry in a few seconds")
+	p.Retryable = true
+	return p
+}
