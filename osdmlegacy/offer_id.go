@@ -109,11 +109,15 @@ func (s *offerSigner) appendTag(dst, body []byte, client string) []byte {
 // and Partner) encoded with a fresh nonce and signed. The caller sets rec.ID
 // to it.
 func (s *offerSigner) seal(rec *offerRecord, client string) string {
-	var nonce [offerNonceLen]byte
+	return s.sealWith(rec, freshNonce(), client)
+}
+
+// freshNonce is a new random nonce for an offer id.
+func freshNonce() (nonce [offerNonceLen]byte) {
 	if _, err := rand.Read(nonce[:]); err != nil {
 		panic("osdmlegacy: no randomness: " + err.Error())
 	}
-	return s.sealWith(rec, nonce, client)
+	return nonce
 }
 
 // sealWith is seal with a given nonce.
@@ -328,11 +332,7 @@ func (jo *journeyOffer) Price() osdm.Price {
 // sealJourney returns the id of jo, signed by s for client (the id opens
 // for that client alone, as a train's).
 func (s *offerSigner) sealJourney(jo *journeyOffer, client string) string {
-	var nonce [offerNonceLen]byte
-	if _, err := rand.Read(nonce[:]); err != nil {
-		panic("osdmlegacy: no randomness: " + err.Error())
-	}
-	return s.sealJourneyWith(jo, nonce, client)
+	return s.sealJourneyWith(jo, freshNonce(), client)
 }
 
 // sealJourneyWith is sealJourney with a given nonce.
