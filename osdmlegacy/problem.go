@@ -1,9 +1,13 @@
 package osdmlegacy
 
 import (
+	"bytes"
 	"errors"
 	"net/http"
 	"strconv"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -139,4 +143,61 @@ func underWay(subject, messages string) *osdm.ProblemError {
 	p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, subject+" has "+messages+" to the reservation system under way; retry in a few seconds")
 	p.Retryable = true
 	return p
+}
+
+// decodeBody reads body into v (one JSON object, nothing after it) or
+// answers a 400 that points at the member of the wrong type.
+func decodeBody(body []byte, v any) *osdm.ProblemError {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return osdm.Invalid(osdm.CodeInvalidRequest, "", "the request needs a JSON body")
+	}
+	// encoding/json v2's rules: member names matched exactly, a repeated
+	// member, invalid UTF-8 or a second value refused.
+	if err := jsonv2.Unmarshal(body, v); err != nil {
+		var se *jsonv2.SemanticError
+		if errors.As(err, &se) && se.JSONPointer != "" && se.GoType != nil && se.JSONKind != 0 {
+			return osdm.Invalid(osdm.CodeInvalidRequest, "#"+string(se.JSONPointer),
+				"must be a JSON "+jsonKind(se.GoType.Kind().String())+", not "+jsonKindName(se.JSONKind))
+		}
+		var syn *jsontext.SyntacticError
+		if errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName) {
+			return osdm.Invalid(osdm.CodeInvalidRequest, "#"+string(syn.JSONPointer), "appears twice")
+		}
+		return osdm.Invalid(osdm.CodeInvalidRequest, "", "the body is not a JSON object of this operation")
+	}
+	return nil
+}
+
+// jsonKindName names a JSON kind as encoding/json v1's type errors did.
+func jsonKindName(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	case '[':
+		return "array"
+	case '{':
+		return "object"
+	}
+	return "value"
+}
+
+// jsonKind names the JSON value a Go kind is read from.
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "string"
+	case "slice", "array":
+		return "array"
+	case "struct", "map", "ptr":
+		return "object"
+	case "bool":
+		return "boolean"
+	}
+	return "number"
 }
