@@ -2,6 +2,7 @@ package osdmlegacy
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -20,6 +21,7 @@ func TestBookingBodyStrictness(t *testing.T) {
 	good := string(raw)
 	refs := bookingBodyOf(o)["offers"].([]any)[0].(map[string]any)["passengerRefs"]
 	ref, _ := json.Marshal(refs)
+	age := regexp.MustCompile(`"age":[0-9]+`)
 	for _, tc := range []struct {
 		name, body, pointer, detail string
 	}{
@@ -28,6 +30,8 @@ func TestBookingBodyStrictness(t *testing.T) {
 		{"invalid UTF-8", strings.Replace(good, `"offerId"`, "\"offerId\xff\"", 1), "", "not a JSON object"},
 		{"mistyped member", strings.Replace(good, `"passengerRefs":`+string(ref), `"passengerRefs":"p1"`, 1), "#/offers/0/passengerRefs", "must be a JSON array, not string"},
 		{"second value", good + `{}`, "", "not a JSON object"},
+		{"fractional age", age.ReplaceAllString(good, `"age":30.5`), "#/passengerSpecifications/0/age", "must be a whole number within range"},
+		{"age out of range", age.ReplaceAllString(good, `"age":1e30`), "#/passengerSpecifications/0/age", "must be a whole number within range"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(e.legacy.delivered())

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -156,8 +157,18 @@ func decodeBody(body []byte, v any) *osdm.ProblemError {
 	if err := jsonv2.Unmarshal(body, v); err != nil {
 		var se *jsonv2.SemanticError
 		if errors.As(err, &se) && se.JSONPointer != "" && se.GoType != nil && se.JSONKind != 0 {
-			return osdm.Invalid(osdm.CodeInvalidRequest, "#"+string(se.JSONPointer),
-				"must be a JSON "+jsonKind(se.GoType.Kind().String())+", not "+jsonKindName(se.JSONKind))
+			kind := se.GoType.Kind().String()
+			want, got := jsonKind(kind), jsonKindName(se.JSONKind)
+			if want == got {
+				// A number the member cannot hold: not whole, or out of
+				// its range.
+				what := "a number"
+				if strings.HasPrefix(kind, "int") || strings.HasPrefix(kind, "uint") {
+					what = "a whole number"
+				}
+				return osdm.Invalid(osdm.CodeInvalidRequest, "#"+string(se.JSONPointer), "must be "+what+" within range")
+			}
+			return osdm.Invalid(osdm.CodeInvalidRequest, "#"+string(se.JSONPointer), "must be a JSON "+want+", not "+got)
 		}
 		var syn *jsontext.SyntacticError
 		if errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName) {
