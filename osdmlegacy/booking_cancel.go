@@ -44,6 +44,17 @@ func (b *bookings) deleteBooking(ctx context.Context, c *call) *Answer {
 // problem means the booking is not in a state to be cancelled so (nothing
 // sent).
 func (b *bookings) cancel(ctx context.Context, send Sender, rec *bookingRecord, why, rid string, reason *int) (*bookingRecord, *delivery, *osdm.ProblemError) {
+	return b.cancelQuoted(ctx, send, rec, why, rid, reason, why == cancelRefund)
+}
+
+// cancelQuoted is cancel; with requote, a refund whose offer would no
+// longer be quoted as it was (quoteStands: a refund of other passengers
+// confirmed since changes its fee or amount) is refused with nothing
+// sent, checked with the booking's record as it is written, so that the
+// legacy system never keeps a fee, nor refunds an amount, the consumer was
+// not quoted. A journey's refund already under way on earlier trains goes
+// on without it: a journey is not left half refunded.
+func (b *bookings) cancelQuoted(ctx context.Context, send Sender, rec *bookingRecord, why, rid string, reason *int, requote bool) (*bookingRecord, *delivery, *osdm.ProblemError) {
 	now := b.now()
 	if rec.State == stateCancelling && rec.Pending != nil && rec.Pending.Cancel == why && rec.Pending.RefundOfferID == rid {
 		if now.Before(rec.Pending.LeaseUntil) {
@@ -83,6 +94,11 @@ func (b *bookings) cancel(ctx context.Context, send Sender, rec *bookingRecord, 
 				return &errRefused{p}
 			}
 			req.Places = places
+			if requote {
+				if p := r.quoteStands(b.cfg.RefundFee, r.refundOffer(rid)); p != nil {
+					return &errRefused{p}
+				}
+			}
 		}
 		return b.pendCancel(ctx, r, req, why, rid, stateCancelling, now)
 	})

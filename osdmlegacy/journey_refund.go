@@ -191,19 +191,31 @@ func (r *refunds) confirmJourneyRefund(ctx context.Context, c *call, rid string)
 		ro := legs[i].refundOffer(rid)
 		started = started || ro.Status == osdm.RefundConfirmed || legs[i].Pending != nil && legs[i].Pending.RefundOfferID == rid
 	}
+	// Before the first train is refunded, the offer must stand on every
+	// train: not expired, and each train's quote still what a refund now
+	// pays. Once a train is refunded the others follow, even past the
+	// offer's validity: a journey is not left half refunded.
+	for _, i := range jr.Legs {
+		if started {
+			break
+		}
+		ro := legs[i].refundOffer(rid)
+		if !r.now().Before(ro.ValidUntil) {
+			return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
+				"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
+		}
+		if p := legs[i].quoteStands(r.cfg.RefundFee, ro); p != nil {
+			p.Detail = journeyDetail(p.Detail, j, legs[i])
+			return r.problem(c, p), finalProblem(p)
+		}
+	}
 	for _, i := range jr.Legs {
 		leg := legs[i]
 		ro := leg.refundOffer(rid)
 		if ro.Status == osdm.RefundConfirmed {
 			continue
 		}
-		// Once a leg is refunded the others follow, even past the
-		// offer's validity: a journey is not left half refunded.
-		if !started && !r.now().Before(ro.ValidUntil) {
-			return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
-				"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
-		}
-		after, d, p := r.bookings.cancel(ctx, c.send, leg, cancelRefund, rid, ro.ReasonCode)
+		after, d, p := r.bookings.cancelQuoted(ctx, c.send, leg, cancelRefund, rid, ro.ReasonCode, !started)
 		if p != nil {
 			p.Detail = journeyDetail(p.Detail, j, leg)
 			return r.problem(c, p), finalProblem(p)

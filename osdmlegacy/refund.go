@@ -178,14 +178,9 @@ func (rf *refunds) addRefundOffer(r *bookingRecord, rid string, passengers []str
 		}
 		reason = &code
 	}
-	price := r.bookedPrice()
-	part, p := r.partPrice(price, pax)
+	fee, refundable, p := r.quoteRefund(rf.cfg.RefundFee, pax, overrule != "")
 	if p != nil {
 		return &errRefused{p}
-	}
-	fee, refundable, err := partRefundQuote(rf.cfg.RefundFee, r.feeBase(price), part, overrule != "")
-	if err != nil {
-		return &errRefused{osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the refund cannot be quoted: "+err.Error())}
 	}
 	now := rf.now().UTC()
 	kept := r.RefundOffers[:0]

@@ -108,6 +108,61 @@ func (rec *bookingRecord) partPrice(price osdm.Price, pax []string) (osdm.Price,
 	return osdm.NewPrice(held.Amount*int64(len(pax))/int64(len(left)), held.EffectiveScale(), held.Currency), nil
 }
 
+// quoteRefund is the fee and refundable amount of refunding the places of
+// the passengers pax now, with the refund fee fee (none when overrule):
+// what the legacy system's CancelRequest of them keeps and refunds, given
+// the refunds confirmed so far.
+func (rec *bookingRecord) quoteRefund(fee Fee, pax []string, overrule bool) (feeP, refundable osdm.Price, p *osdm.ProblemError) {
+	price := rec.bookedPrice()
+	part, p := rec.partPrice(price, pax)
+	if p != nil {
+		return feeP, refundable, p
+	}
+	feeP, refundable, err := partRefundQuote(fee, rec.feeBase(price), part, overrule)
+	if err != nil {
+		return feeP, refundable, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the refund cannot be quoted: "+err.Error())
+	}
+	return feeP, refundable, nil
+}
+
+// quoteStands says whether refund offer ro would be quoted now as it was:
+// a refund of other passengers confirmed since changes what ro's places
+// are refunded and what fee the legacy system keeps on them (the fee is
+// rounded on the running total, an equal share on the places left), and
+// ro is then no longer what its confirmation would pay. A problem
+// (409 REFUND_OFFER_EXPIRED) says so, nil when it stands.
+func (rec *bookingRecord) quoteStands(fee Fee, ro *refundOfferRecord) *osdm.ProblemError {
+	feeP, refundable, p := rec.quoteRefund(fee, ro.PassengerIDs, ro.OverruleCode != "")
+	if p != nil {
+		return p
+	}
+	if !equalAmount(feeP, ro.Fee) || !equalAmount(refundable, ro.Refundable) {
+		return osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
+			"refund offer "+ro.ID+" of booking "+rec.ID+" was quoted before another refund of the booking was confirmed, which changes its amounts (now a fee of "+
+				priceText(feeP)+" and "+priceText(refundable)+" refunded); ask for a new one")
+	}
+	return nil
+}
+
+// equalAmount says whether a and b are the same amount of the same
+// currency, whatever their scales.
+func equalAmount(a, b osdm.Price) bool {
+	if a.Currency != b.Currency {
+		return false
+	}
+	sc := max(a.EffectiveScale(), b.EffectiveScale())
+	return rescale(a, sc) == rescale(b, sc)
+}
+
+// priceText is p for a problem text: "1.24 EUR".
+func priceText(p osdm.Price) string {
+	d, err := p.Decimal()
+	if err != nil {
+		return "?"
+	}
+	return d + " " + p.Currency
+}
+
 // feeBase is the price of the places the confirmed ordinary refunds
 // (without an overrule code) cancelled: what the legacy system has taken
 // its percentage fee on so far.
