@@ -84,8 +84,11 @@ func (b *bookings) cancelQuoted(ctx context.Context, send Sender, rec *bookingRe
 			return &errRefused{stateProblem(r, verb)}
 		}
 		req := &legacy.CancelRequest{BookingRef: r.Legacy.BookingRef, ReasonCode: reason}
-		if why != cancelRefund {
-			// Places never sold are released without a fee.
+		if why != cancelRefund && why != cancelReplaced {
+			// Places never sold are released without a fee. A refund
+			// and a journey's train an exchange replaces are cancelled
+			// with the reason code given: none, the legacy system's
+			// ordinary conditions (its cancellation fee, quoted).
 			req.ReasonCode = b.releaseReason()
 		}
 		if why == cancelRefund {

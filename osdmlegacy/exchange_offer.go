@@ -3,6 +3,7 @@ package osdmlegacy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -125,7 +126,7 @@ func (x *exchanges) quoteBookingExchange(ctx context.Context, c *call, ask *exch
 	}
 	old := rec.bookedPrice()
 	now := x.now().UTC()
-	quotes, offers, p := x.quoteExchanges(sa.resp.Offers, old, ask.overrule, now, "booking", func(o osdm.Offer) (osdm.Price, bool) {
+	quotes, offers, p := x.quoteExchanges(sa.resp.Offers, []osdm.Price{old}, ask.overrule, now, "booking", func(o osdm.Offer) (osdm.Price, bool) {
 		if len(o.ReservationOfferParts) == 0 {
 			return osdm.Price{}, false
 		}
@@ -164,10 +165,10 @@ func (x *exchanges) exchangePassengers(q *offerRequest, day time.Time, booked *o
 }
 
 // quoteExchanges quotes the exchange from a booking (what: "booking" or
-// "journey") priced old to each offer found that priceOf prices (the
-// others are not exchanged to), and returns the quotes with their offers;
-// a 409 when there is none.
-func (x *exchanges) quoteExchanges(found []osdm.Offer, old osdm.Price, overrule osdm.OverruleCode, now time.Time,
+// "journey") whose legacy bookings are priced old to each offer found
+// that priceOf prices (the others are not exchanged to), and returns the
+// quotes with their offers; a 409 when there is none.
+func (x *exchanges) quoteExchanges(found []osdm.Offer, old []osdm.Price, overrule osdm.OverruleCode, now time.Time,
 	what string, priceOf func(osdm.Offer) (osdm.Price, bool)) ([]exchangeQuote, []osdm.Offer, *osdm.ProblemError) {
 	var quotes []exchangeQuote
 	var offers []osdm.Offer
@@ -311,18 +312,29 @@ func (x *exchanges) exchangeable(rec *bookingRecord, ask *exchangeOfferAsk) *osd
 	return nil
 }
 
-// exchangeQuoteOf quotes the exchange of a booking priced old to a new
-// journey priced price: the fee (exchange_fee of the old price, none with
-// an overrule code) and what is paid on top or refunded.
-func exchangeQuoteOf(fee Fee, old, price osdm.Price, overrule osdm.OverruleCode, now, until time.Time) (exchangeQuote, error) {
+// exchangeQuoteOf quotes the exchange of a booking whose legacy bookings
+// (one, or one per train of a journey) are priced olds to a new journey
+// priced price: the fee (none with an overrule code, else exchange_fee of
+// each old legacy booking's price, summed: what the legacy system keeps
+// on each CancelRequest, rounded as it rounds each) and what is paid on
+// top or refunded.
+func exchangeQuoteOf(fee Fee, olds []osdm.Price, price osdm.Price, overrule osdm.OverruleCode, now, until time.Time) (exchangeQuote, error) {
 	q := exchangeQuote{ExchangePrice: price, OverruleCode: overrule, CreatedOn: now, ValidUntil: until}
-	if price.Currency != old.Currency {
-		return q, fmt.Errorf("the new journey is priced in %s, the booking in %s", price.Currency, old.Currency)
+	fees := make([]osdm.Price, 0, len(olds))
+	for _, old := range olds {
+		if price.Currency != old.Currency {
+			return q, fmt.Errorf("the new journey is priced in %s, the booking in %s", price.Currency, old.Currency)
+		}
+		feeP, _, err := refundQuote(fee, old, overrule != "")
+		if err != nil {
+			return q, err
+		}
+		fees = append(fees, feeP)
 	}
-	feeP, _, err := refundQuote(fee, old, overrule != "")
-	if err != nil {
-		return q, err
+	if len(olds) == 0 {
+		return q, errors.New("the booking has no price")
 	}
+	old, feeP := sumPrices(olds), sumPrices(fees)
 	q.Fee = feeP
 	sc := max(old.EffectiveScale(), price.EffectiveScale(), feeP.EffectiveScale())
 	net := rescale(price, sc) + rescale(feeP, sc) - rescale(old, sc)

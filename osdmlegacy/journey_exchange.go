@@ -76,15 +76,6 @@ func (j *journeyRecord) exchangeQuote(offerID string) *exchangeQuote {
 	return nil
 }
 
-// journeyPrice is what the journey's legs were booked at, summed.
-func journeyPrice(legs []*bookingRecord) osdm.Price {
-	prices := make([]osdm.Price, 0, len(legs))
-	for _, leg := range legs {
-		prices = append(prices, leg.bookedPrice())
-	}
-	return sumPrices(prices)
-}
-
 // journeyExchangeable says why journey j cannot be exchanged as ask asks,
 // nil when it can: every leg fulfilled and wholly booked, every
 // fulfilment named (an exchange replaces the whole journey), no exchange
@@ -157,7 +148,10 @@ func (x *exchanges) quoteJourneyExchange(ctx context.Context, c *call, ask *exch
 	if p != nil {
 		return x.problem(c, p), finalProblem(p)
 	}
-	old := journeyPrice(legs)
+	old := make([]osdm.Price, 0, len(legs))
+	for _, leg := range legs {
+		old = append(old, leg.bookedPrice())
+	}
 	now := x.now().UTC()
 	quotes, offers, p := x.quoteExchanges(sa.resp.Offers, old, ask.overrule, now, "journey", func(o osdm.Offer) (osdm.Price, bool) {
 		if len(o.ReservationOfferParts) == 0 || o.OfferSummary == nil {
@@ -583,9 +577,16 @@ func (xs *exchanges) confirmJourneyExchange(ctx context.Context, send Sender, j 
 		}
 		x = j.Exchange
 	}
+	// As for one train: an exchange quoted with an overrule code gives
+	// the old trains back with its reason code, one quoted without a fee
+	// with the technical one, so the legacy system keeps no cancellation
+	// fee; else it keeps its cancellation fee on each, which the quote
+	// summed (exchange_fee is refund_fee).
 	var reason *int
 	if code, ok := xs.cfg.Reasons[x.Quote.OverruleCode]; ok && x.Quote.OverruleCode != "" {
 		reason = &code
+	} else if x.Quote.Fee.Amount == 0 {
+		reason = xs.bookings.releaseReason()
 	}
 	old, err := xs.journeys.loadLegs(ctx, j)
 	if err != nil {
