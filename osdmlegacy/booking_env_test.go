@@ -53,6 +53,9 @@ type faultyLegacy struct {
 	faults []fault
 	sent   []legacy.Request // every message that reached the sandbox
 	tried  int              // every Send
+	// rewrite, when set, changes the sandbox's reply to a request (a
+	// legacy system answering other than the sandbox does).
+	rewrite func(req legacy.Request, reply legacy.Reply) legacy.Reply
 }
 
 func (l *faultyLegacy) inject(fs ...fault) {
@@ -108,6 +111,12 @@ func (l *faultyLegacy) Send(ctx context.Context, req legacy.Request) (legacy.Rep
 		}
 	}
 	reply := l.sb.Handle(ctx, wire)
+	l.mu.Lock()
+	rewrite := l.rewrite
+	l.mu.Unlock()
+	if rewrite != nil {
+		reply = rewrite(wire, reply)
+	}
 	if ft != nil {
 		switch ft.what {
 		case "lost":

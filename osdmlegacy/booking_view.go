@@ -328,7 +328,11 @@ func (xs *exchanges) exchangeOperationOf(rec *bookingRecord) *osdm.ExchangeOpera
 	v := &osdm.ExchangeOperation{ID: x.ID, Status: exchangeStatus(x)}
 	o := xs.offers.osdmOffer(&x.Offer)
 	o.OfferID = x.OfferID
-	v.ExchangeOffers = []osdm.ExchangeOffer{exchangeOfferOf(rec, o, &x.Quote)}
+	q := x.Quote
+	if x.Legacy != nil {
+		q = q.bookedAt(x.Legacy.Price) // what the new places were booked at
+	}
+	v.ExchangeOffers = []osdm.ExchangeOffer{exchangeOfferOf(rec, o, &q)}
 	v.Trips = []osdm.Trip{tripView(&x.Offer)}
 	if x.State == exchangePrebooked {
 		limit := x.HoldUntil

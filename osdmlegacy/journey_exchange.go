@@ -454,7 +454,19 @@ func (xs *exchanges) journeyExchangeView(j *journeyRecord, legs, newLegs []*book
 		v.Trips = []osdm.Trip{journeyTripView(x.Offers[0].TripID, runs)}
 	}
 	o.OfferID = x.OfferID
-	v.ExchangeOffers = []osdm.ExchangeOffer{xs.journeyExchangeOffer(j, legs, o, &x.Quote)}
+	q := x.Quote
+	booked := make([]osdm.Price, 0, len(newLegs))
+	for _, leg := range newLegs {
+		if leg == nil || leg.Legacy == nil || leg.Legacy.Price.Currency != q.ExchangePrice.Currency {
+			booked = nil
+			break
+		}
+		booked = append(booked, leg.Legacy.Price)
+	}
+	if len(booked) > 0 && len(booked) == len(x.Offers) {
+		q = q.bookedAt(sumPrices(booked)) // what the new trains were booked at
+	}
+	v.ExchangeOffers = []osdm.ExchangeOffer{xs.journeyExchangeOffer(j, legs, o, &q)}
 	if x.State == exchangePrebooked {
 		limit := x.HoldUntil
 		v.TicketTimeLimit = &limit

@@ -1,0 +1,82 @@
+package osdmlegacy
+
+import (
+	"testing"
+
+	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/osdm"
+)
+
+// bookedAt makes the legacy system book train at amount (EUR) whatever
+// its AvailabilityReply said: a price that changed between the quote and
+// the booking.
+func (e *bookEnv) bookedAt(train, amount string) {
+	e.legacy.mu.Lock()
+	defer e.legacy.mu.Unlock()
+	e.legacy.rewrite = func(req legacy.Request, reply legacy.Reply) legacy.Reply {
+		br, ok := reply.(*legacy.BookingReply)
+		if m, isBook := req.(*legacy.BookingRequest); ok && isBook && m.Journey.TrainNumber == train {
+			br.Price = &legacy.Price{Amount: amount, Currency: "EUR"}
+			br.PlaceAmounts = nil
+		}
+		return reply
+	}
+}
+
+// TestExchangeOperationStatesTheLegacyPrice: an exchange to train 708 is
+// quoted at its AvailabilityReply's 12.00 (fee 1.20, 1.20 to pay), but
+// the legacy system books the new places at 13.00. The exchange
+// operation, which the consumer confirms, states the legacy system's
+// price and what that makes the difference (2.20 to pay), before and
+// after the confirmation, as the booking then does.
+func TestExchangeOperationStatesTheLegacyPrice(t *testing.T) {
+	e := newBookEnv(t, memKind, func(c *Config) { c.ExchangeFee = Fee{BasisPoints: 1000} })
+	id, fid := e.fulfilled(e.offer("9203", adult))
+	e.bookedAt("708", "13.00")
+	offer, op := e.exchangeTo(id, fid, "708")
+	if offer.ExchangePrice.Amount != 1200 || offer.ExchangeFee.Amount != 120 || offer.AmountToBePaid == nil || offer.AmountToBePaid.Amount != 120 {
+		t.Fatalf("exchange offer quoted %+v", offer)
+	}
+	check := func(when string, op *osdm.ExchangeOperation) {
+		t.Helper()
+		if len(op.ExchangeOffers) != 1 {
+			t.Fatalf("%s: exchange operation %+v", when, op)
+		}
+		xo := op.ExchangeOffers[0]
+		if xo.ExchangePrice.Amount != 1300 || xo.ExchangeFee.Amount != 120 || xo.AmountToBePaid == nil || xo.AmountToBePaid.Amount != 220 || xo.RefundableAmount != nil {
+			t.Errorf("%s: the operation states price %+v, fee %+v, to pay %+v, refundable %+v; the legacy system booked 13.00: want 13.00, 1.20, 2.20",
+				when, xo.ExchangePrice, xo.ExchangeFee, xo.AmountToBePaid, xo.RefundableAmount)
+		}
+	}
+	check("booked", &op)
+	path := "/bookings/" + id + "/exchange-operations/" + op.ID
+	check("read", decodeOK[osdm.ExchangeOperationResponse](t, e.call(e.f, "GET", path, nil), 200).ExchangeOperation)
+	decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", nil), 200)
+	check("confirmed", decodeOK[osdm.ExchangeOperationResponse](t, e.call(e.f, "GET", path, nil), 200).ExchangeOperation)
+	if b := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", "/bookings/"+id, nil), 200).Booking; b.ConfirmedPrice == nil || b.ConfirmedPrice.Amount != 1300 {
+		t.Errorf("booking after the exchange: confirmed price %+v, want 13.00", b.ConfirmedPrice)
+	}
+}
+
+// TestJourneyExchangeOperationStatesTheLegacyPrice: as for one train, an
+// exchange of a journey to trains 710 and 711 whose second train the
+// legacy system books 1.00 above its AvailabilityReply states the sum the
+// legacy system booked, and the difference from it.
+func TestJourneyExchangeOperationStatesTheLegacyPrice(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	jo := e.journeyOffer("708", "709")
+	id := e.book(&offerRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers}).ID
+	decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", "{}"), 200)
+	sel := e.journeyExchangeOffer(e.f, id)
+	quoted := e.journeyOf(id).ExchangeQuotes[0]
+	if quoted.ExchangePrice.Amount != 3600 || quoted.Fee.Amount != 0 || quoted.ToPay == nil || quoted.ToPay.Amount != 0 {
+		t.Fatalf("exchange quoted %+v", quoted)
+	}
+	e.bookedAt("711", "19.00") // 18.00 quoted
+	op := e.bookJourneyExchange(e.f, id, sel)
+	xo := op.ExchangeOffers[0]
+	if xo.ExchangePrice.Amount != 3700 || xo.AmountToBePaid == nil || xo.AmountToBePaid.Amount != 100 || xo.RefundableAmount != nil {
+		t.Errorf("the operation states price %+v, to pay %+v, refundable %+v; the legacy system booked 37.00: want 37.00, 1.00 to pay",
+			xo.ExchangePrice, xo.AmountToBePaid, xo.RefundableAmount)
+	}
+}
