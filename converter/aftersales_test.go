@@ -44,6 +44,9 @@ type sandboxCaller struct {
 	// refuse answers the step with a 409 problem without reaching the
 	// partner, this many times.
 	refuse map[Step]int
+	// rewrite, when set, changes the body of the partner's answer to a
+	// step (a partner answering other than the sandbox does).
+	rewrite func(step Step, body []byte) []byte
 }
 
 var errDead = errors.New("the process was killed")
@@ -82,6 +85,9 @@ func (s *sandboxCaller) Call(ctx context.Context, call *Call) (*Answer, error) {
 	rec := httptest.NewRecorder()
 	s.sb.ServeHTTP(rec, req)
 	a := &Answer{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+	if s.rewrite != nil {
+		a.Body = s.rewrite(call.Step, a.Body)
+	}
 	osdmspec.ValidateResponse(s.t, osdmspec.V39, call.Method, call.Path, a.Status, a.Header, a.Body)
 	if call.Step == s.dieAt {
 		s.die()

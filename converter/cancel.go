@@ -59,7 +59,7 @@ func (r *run) cancel(ctx context.Context, m *legacy.CancelRequest) *Result {
 				left = append(left, h.place)
 			}
 		}
-		return r.refund(ctx, id, &osdm.RefundOfferRequest{FulfillmentIDs: live, OverruleCode: overrule}, legacy.StatusRefunded, left)
+		return r.refund(ctx, id, &osdm.RefundOfferRequest{FulfillmentIDs: live, OverruleCode: overrule}, legacy.StatusRefunded, left, false)
 	case closed > 0 || refunded(b) || partsClosed(b):
 		return r.negative(&legacy.NegativeReply{Code: legacy.CodeAlreadyCancelled, BookingRef: id,
 			Text: "Booking " + id + " at partner " + r.c.partner + " is already cancelled or refunded; nothing was changed."})
@@ -72,7 +72,10 @@ func (r *run) cancel(ctx context.Context, m *legacy.CancelRequest) *Result {
 
 // refund refunds what req asks of booking id: POST a refund offer, then
 // PATCH it to CONFIRMED. The CancelReply has status and lists places.
-func (r *run) refund(ctx context.Context, id string, req *osdm.RefundOfferRequest, status string, places []legacy.Place) *Result {
+// With free (a technical rollback, which the legacy protocol makes
+// without a fee) a refund offer that keeps a fee is withdrawn instead of
+// confirmed, and the NegativeReply names the fee.
+func (r *run) refund(ctx context.Context, id string, req *osdm.RefundOfferRequest, status string, places []legacy.Place, free bool) *Result {
 	r.j.refunding(id, status, places)
 	params := map[string]string{osdm.ParamBookingID: id}
 	ro := new(osdm.RefundOfferCollectionResponse)
@@ -92,7 +95,30 @@ func (r *run) refund(ctx context.Context, id string, req *osdm.RefundOfferReques
 	if f != nil {
 		return r.failBooking(f, id)
 	}
+	if offer := ro.RefundOffers[0]; free && offer.RefundFee.Amount != 0 {
+		return r.refuseFee(ctx, id, offer)
+	}
 	return r.confirmRefund(ctx, id, ro.RefundOffers[0], status, places)
+}
+
+// refuseFee withdraws refund offer offer of booking id, which keeps a fee
+// where none may be kept, and says so: nothing is refunded.
+func (r *run) refuseFee(ctx context.Context, id string, offer osdm.RefundOffer) *Result {
+	fee := "a fee"
+	if p := legacyPrice(&offer.RefundFee); p != nil {
+		fee = "a fee of " + p.Amount + " " + p.Currency
+	}
+	withdrawn := "the refund offer was withdrawn"
+	gctx, cancel := graceContext(ctx)
+	df := r.do(gctx, call{step: StepDeleteRefundOffer, params: map[string]string{osdm.ParamBookingID: id, osdm.ParamRefundOfferID: offer.ID}})
+	cancel()
+	if df != nil && df.status != 404 {
+		withdrawn = "its refund offer " + plain(offer.ID, 128) + " is left unconfirmed and lapses"
+	}
+	return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerRejected, BookingRef: id,
+		Text: "Partner " + r.c.partner + " would keep " + fee + " of booking " + id + "'s refund under " + string(osdm.OverruleTechnicalFailure) +
+			", and a technical rollback is made without a fee: nothing was refunded and " + withdrawn +
+			". Cancel the booking with a CancelRequest to refund it under the partner's conditions."})
 }
 
 // confirmRefund confirms refund offer offer of booking id (PATCH
@@ -317,7 +343,7 @@ func (r *run) partialCancel(ctx context.Context, b *osdm.Booking, live []string,
 		for i, h := range held {
 			all[i] = h.place
 		}
-		return r.refund(ctx, id, &osdm.RefundOfferRequest{FulfillmentIDs: live, OverruleCode: overrule}, legacy.StatusRefunded, all)
+		return r.refund(ctx, id, &osdm.RefundOfferRequest{FulfillmentIDs: live, OverruleCode: overrule}, legacy.StatusRefunded, all, false)
 	}
 	// The passengers are taken from the fulfilment that covers their
 	// part; a booking with one live fulfilment needs no looking.
@@ -342,7 +368,7 @@ func (r *run) partialCancel(ctx context.Context, b *osdm.Booking, live []string,
 			Text: "Partner " + r.c.partner + " does not say which ticket of booking " + id + " covers the places asked, so they cannot be cancelled alone; nothing was cancelled."})
 	}
 	req := &osdm.RefundOfferRequest{FulfillmentIDs: fids, RefundSpecifications: specs, OverruleCode: overrule}
-	return r.refund(ctx, id, req, legacy.StatusPartiallyRefunded, places)
+	return r.refund(ctx, id, req, legacy.StatusPartiallyRefunded, places, false)
 }
 
 // fulfilmentCovers reports whether fulfilment fid of b covers the booking

@@ -314,6 +314,20 @@ func (c *Converter) resumeAfterSales(ctx context.Context, req legacy.Request, h 
 			Text: "Message " + rec.MessageID + " was cut off before partner " + c.partner + " confirmed refund offer " + plain(a.RefundOfferID, 128) +
 				" for booking " + id + "; the offer was withdrawn and nothing was cancelled. Send the message again as a new message."}), true
 	}
+	if rec.State == stateRefundOffered && a.Original != "" {
+		// A technical rollback's offer, never confirmed: confirmed only
+		// if it keeps no fee, as on the first run.
+		br := new(osdm.BookingResponse)
+		if f := r.do(ctx, call{step: StepReadBooking, params: map[string]string{osdm.ParamBookingID: id}, out: br}); f != nil || br.Booking == nil {
+			return r.unknown(id), false
+		}
+		for _, ro := range br.Booking.RefundOffers {
+			if ro.ID == a.RefundOfferID && ro.Status != osdm.RefundConfirmed && ro.RefundFee.Amount != 0 {
+				res := r.refuseFee(ctx, id, ro)
+				return res, jx.settled(res)
+			}
+		}
+	}
 	// Confirm (again: same Idempotency-Key, so the partner answers what it
 	// did the first time).
 	res := r.confirmRefund(ctx, id, osdm.RefundOffer{ID: a.RefundOfferID}, a.Status, a.Places)
@@ -448,7 +462,7 @@ func (jx *journalRun) rollback(ctx context.Context, r *run, m *legacy.SynchroReq
 				live = append(live, fu.ID)
 			}
 		}
-		res = r.refund(ctx, id, &osdm.RefundOfferRequest{FulfillmentIDs: live, OverruleCode: osdm.OverruleTechnicalFailure}, legacy.StatusRefunded, nil)
+		res = r.refund(ctx, id, &osdm.RefundOfferRequest{FulfillmentIDs: live, OverruleCode: osdm.OverruleTechnicalFailure}, legacy.StatusRefunded, nil, true)
 	case bookingProvisional:
 		if f := r.do(ctx, call{step: StepDeleteBooking, params: params}); f != nil && f.status != 404 {
 			return r.failBooking(f, id)
