@@ -1,6 +1,7 @@
 package osdmlegacy
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
@@ -78,5 +79,65 @@ func TestJourneyExchangeOperationStatesTheLegacyPrice(t *testing.T) {
 	if xo.ExchangePrice.Amount != 3700 || xo.AmountToBePaid == nil || xo.AmountToBePaid.Amount != 100 || xo.RefundableAmount != nil {
 		t.Errorf("the operation states price %+v, to pay %+v, refundable %+v; the legacy system booked 37.00: want 37.00, 1.00 to pay",
 			xo.ExchangePrice, xo.AmountToBePaid, xo.RefundableAmount)
+	}
+}
+
+// TestJourneyBookedInTwoCurrenciesIsNotSold: the legacy system books the
+// second train of a journey in CHF, the first in EUR. One booking cannot
+// add them up: the journey is refused (502 naming the train and both
+// currencies) and both trains are given back without a fee, so no amount
+// is confirmed that the legacy system does not hold.
+func TestJourneyBookedInTwoCurrenciesIsNotSold(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	jo := e.journeyOffer("708", "709")
+	e.legacy.mu.Lock()
+	e.legacy.rewrite = func(req legacy.Request, reply legacy.Reply) legacy.Reply {
+		if br, ok := reply.(*legacy.BookingReply); ok && req.(*legacy.BookingRequest).Journey.TrainNumber == "709" {
+			br.Price.Currency = "CHF"
+		}
+		return reply
+	}
+	e.legacy.mu.Unlock()
+	a := e.call(e.f, "POST", "/bookings", journeyBody(jo))
+	if a.Status != 502 || !strings.Contains(string(a.Body), "CHF") || !strings.Contains(string(a.Body), "train 709") {
+		t.Errorf("journey booked in EUR and CHF: %d %s", a.Status, a.Body)
+	}
+	if e.held() != 0 {
+		t.Errorf("the legacy system holds %d bookings, want none", e.held())
+	}
+	for _, b := range e.sb.Bookings() {
+		if b.ReasonCode == nil || b.Fee != "0.00" {
+			t.Errorf("train given back with reason %v, fee %s; want the technical reason, no fee", b.ReasonCode, b.Fee)
+		}
+	}
+}
+
+// TestJourneyExchangeBookedInTwoCurrenciesIsRefused: the exchange of a
+// journey to trains 710 and 711 whose second train the legacy system
+// books in CHF is refused (502 naming it) and its new trains are given
+// back; the journey stands, its two EUR trains held.
+func TestJourneyExchangeBookedInTwoCurrenciesIsRefused(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	jo := e.journeyOffer("708", "709")
+	id := e.book(&offerRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers}).ID
+	decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", "{}"), 200)
+	sel := e.journeyExchangeOffer(e.f, id)
+	e.legacy.mu.Lock()
+	e.legacy.rewrite = func(req legacy.Request, reply legacy.Reply) legacy.Reply {
+		if br, ok := reply.(*legacy.BookingReply); ok && req.(*legacy.BookingRequest).Journey.TrainNumber == "711" {
+			br.Price.Currency = "CHF"
+		}
+		return reply
+	}
+	e.legacy.mu.Unlock()
+	a := e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", sel, withKey(newTestUUID()))
+	if a.Status != 502 || !strings.Contains(string(a.Body), "CHF") || !strings.Contains(string(a.Body), "train 711") {
+		t.Errorf("exchange booked in EUR and CHF: %d %s", a.Status, a.Body)
+	}
+	if e.held() != 2 {
+		t.Errorf("the legacy system holds %d bookings, want the journey's 2", e.held())
+	}
+	if x := e.journeyOf(id).Exchange; x == nil || x.open() {
+		t.Errorf("the exchange after the refusal: %+v", x)
 	}
 }

@@ -158,6 +158,16 @@ func (js *journeys) bookJourney(ctx context.Context, c *call, j *journeyRecord, 
 		}
 		return js.failJourney(ctx, c, j, res.at, leg, res.d.proposal)
 	}
+	if i := mixedCurrency(res.legs); i > 0 {
+		// One booking, one price: trains the legacy system booked in
+		// different currencies cannot be added up, so the journey is
+		// not sold (its trains given back without a fee).
+		leg, first := res.legs[i], res.legs[0]
+		p := osdm.NewProblem(http.StatusBadGateway, osdm.CodeBadGateway, "journey leg "+strconv.Itoa(i+1)+", train "+leg.Offer.Train+" on "+leg.Offer.ServiceDate+
+			": the reservation system booked it in "+leg.Legacy.Price.Currency+" and train "+first.Offer.Train+" in "+first.Legacy.Price.Currency+
+			", which one booking cannot add up; nothing of the journey is booked")
+		return js.failJourneyWith(ctx, c, j, &journeyFailure{Leg: i, Train: leg.Offer.Train}, p)
+	}
 	j, err = js.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		if r.State != journeyBooking {
 			return &errRefused{journeyUnbooked(r)}
@@ -224,6 +234,12 @@ func (js *journeys) failJourney(ctx context.Context, c *call, j *journeyRecord, 
 				ReservationSystem: a.ReservationSystem, Operator: a.Operator, Priority: a.Priority})
 		}
 	}
+	return js.failJourneyWith(ctx, c, j, failure, js.journeyRefusal(&journeyRecord{ID: j.ID, Legs: j.Legs, Failure: failure}, leg))
+}
+
+// failJourneyWith rolls back journey j, which failure stopped, and
+// answers p.
+func (js *journeys) failJourneyWith(ctx context.Context, c *call, j *journeyRecord, failure *journeyFailure, p *osdm.ProblemError) (*Answer, bool) {
 	j, err := js.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		if r.State != journeyBooking {
 			return errNoChange
@@ -238,7 +254,6 @@ func (js *journeys) failJourney(ctx context.Context, c *call, j *journeyRecord, 
 	if err != nil {
 		return js.storeFailed(c, err), false
 	}
-	p := js.journeyRefusal(j, leg)
 	if !done {
 		p.Detail += "; the legs booked before it are being released"
 	}
@@ -466,4 +481,15 @@ func (js *journeys) settleJourneys(ctx context.Context, send Sender, rep *Settle
 			rep.Unresolved++
 		}
 	})
+}
+
+// mixedCurrency is the index of the first leg the legacy system booked in
+// another currency than the first leg, 0 when all are in one.
+func mixedCurrency(legs []*bookingRecord) int {
+	for i, leg := range legs {
+		if leg != nil && leg.Legacy != nil && legs[0].Legacy != nil && leg.Legacy.Price.Currency != legs[0].Legacy.Price.Currency {
+			return i
+		}
+	}
+	return 0
 }

@@ -322,6 +322,23 @@ func (x *exchanges) bookJourneyExchange(ctx context.Context, c *call, j *journey
 		p.Detail = strings.Replace(p.Detail, "nothing of the journey is booked", "the journey stands as it was", 1)
 		return x.problem(c, p), true
 	}
+	if i := mixedCurrency(res.legs); i > 0 || res.legs[0].Legacy.Price.Currency != j.Exchange.Quote.ExchangePrice.Currency {
+		// The new trains booked in currencies the exchange cannot add
+		// up (with each other, or with the journey's): not exchanged,
+		// the new trains given back without a fee.
+		leg, other := res.legs[i], "the journey's price"
+		if i > 0 {
+			other = "train " + res.legs[0].Offer.Train + " in " + res.legs[0].Legacy.Price.Currency
+		} else {
+			other += " in " + j.Exchange.Quote.ExchangePrice.Currency
+		}
+		if _, err := x.failJourneyExchange(ctx, c.send, j, &journeyFailure{Leg: i, Train: leg.Offer.Train}); err != nil {
+			return x.storeFailed(c, err), false
+		}
+		return x.problem(c, osdm.NewProblem(http.StatusBadGateway, osdm.CodeBadGateway, "train "+leg.Offer.Train+" on "+leg.Offer.ServiceDate+
+			" (leg "+strconv.Itoa(i+1)+" of the new journey): the reservation system booked it in "+leg.Legacy.Price.Currency+" and "+other+
+			", which the exchange cannot add up; the journey stands as it was")), true
+	}
 	j, err = x.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		if r.Exchange == nil || r.Exchange.State != exchangeBooking {
 			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+r.ID+" was not completed in time and was given back; the journey stands as it was")}
