@@ -48,8 +48,8 @@ func rescale(p osdm.Price, scale int) int64 {
 
 // refundQuote is the fee and refundable amount of refunding price: no fee
 // with an overrule code, else the refund_fee (a share, rounded half up to
-// the price's scale, or a fixed amount in the price's currency), never
-// more than the price.
+// the currency's minor unit, or a fixed amount in the price's currency),
+// never more than the price.
 func refundQuote(fee Fee, price osdm.Price, overrule bool) (feeP, refundable osdm.Price, err error) {
 	scale := price.EffectiveScale()
 	var f int64
@@ -68,7 +68,7 @@ func refundQuote(fee Fee, price osdm.Price, overrule bool) (feeP, refundable osd
 		}
 		f = rescale(fp, scale)
 	default:
-		f = (price.Amount*int64(fee.BasisPoints) + 5000) / 10000
+		f = feeShare(price.Amount, fee.BasisPoints, minorStep(price))
 	}
 	total := rescale(price, scale)
 	if f > total {
@@ -89,7 +89,41 @@ func partRefundQuote(fee Fee, base, price osdm.Price, overrule bool) (feeP, refu
 	}
 	sc := max(base.EffectiveScale(), price.EffectiveScale())
 	b, p := rescale(base, sc), rescale(price, sc)
-	round := func(x int64) int64 { return (x*int64(fee.BasisPoints) + 5000) / 10000 }
+	step := minorStep(osdm.NewPrice(0, sc, price.Currency))
+	round := func(x int64) int64 { return feeShare(x, fee.BasisPoints, step) }
 	f := min(round(b+p)-round(b), p)
 	return osdm.NewPrice(f, sc, price.Currency), osdm.NewPrice(p-f, sc, price.Currency), nil
+}
+
+// feeShare is bp basis points of amount, rounded half up to a multiple of
+// step (both in the amount's unit): the percentage fee the legacy system
+// keeps, to its currency's minor unit.
+func feeShare(amount int64, bp int, step int64) int64 {
+	return (amount*int64(bp) + 5000*step) / (10000 * step) * step
+}
+
+// minorStep is the currency's minor unit in units of p's scale: 1 for
+// the cent of an amount at scale 2, 100 for the yen (no minor unit) of an
+// amount at scale 2, 1 for an amount given with fewer decimals than its
+// currency has (the legacy system's own precision).
+func minorStep(p osdm.Price) int64 {
+	step := int64(1)
+	for s := p.EffectiveScale(); s > minorUnit(p.Currency); s-- {
+		step *= 10
+	}
+	return step
+}
+
+// minorUnit is the number of decimals of currency's minor unit (ISO 4217):
+// 2 but for the currencies listed.
+func minorUnit(currency string) int {
+	switch currency {
+	case "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND", "VUV", "XAF", "XOF", "XPF":
+		return 0
+	case "BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND":
+		return 3
+	case "CLF", "UYW":
+		return 4
+	}
+	return 2
 }

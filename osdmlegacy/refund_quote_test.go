@@ -93,3 +93,38 @@ func TestJourneyRefundQuotedBeforeAnotherIsNotConfirmedAtAnotherFee(t *testing.T
 	}
 	e.assertAgree(true)
 }
+
+// TestRefundFeeIsRoundedToTheCurrencysMinorUnit: 10% of a booking the
+// legacy system priced at 1235 JPY (the yen has no minor unit) is a fee
+// of 124 JPY, not 123.50: a fee the legacy system cannot keep. KWD (the
+// fils, a thousandth) and EUR (the cent) round at theirs.
+func TestRefundFeeIsRoundedToTheCurrencysMinorUnit(t *testing.T) {
+	for _, tc := range []struct {
+		amount, currency string
+		fee, refundable  int64
+		scale            int
+	}{
+		{"1235", "JPY", 12400, 111100, 2},
+		{"12.345", "KWD", 1235, 11110, 3},
+		{"12.345", "EUR", 1230, 11115, 3}, // a legacy amount with fils-like precision still pays a fee to the cent
+		{"12.35", "EUR", 124, 1111, 2},
+	} {
+		t.Run(tc.currency+"/"+tc.amount, func(t *testing.T) {
+			e := newBookEnv(t, memKind, nil)
+			e.legacy.mu.Lock()
+			e.legacy.rewrite = func(req legacy.Request, reply legacy.Reply) legacy.Reply {
+				if br, ok := reply.(*legacy.BookingReply); ok {
+					br.Price, br.PlaceAmounts = &legacy.Price{Amount: tc.amount, Currency: tc.currency}, nil
+				}
+				return reply
+			}
+			e.legacy.mu.Unlock()
+			id, fid := e.fulfilled(e.offer("9203", adult))
+			ro := decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/refund-offers", refundOf(fid)), 200).RefundOffers[0]
+			if ro.RefundFee.Amount != tc.fee || ro.RefundableAmount.Amount != tc.refundable || ro.RefundFee.EffectiveScale() != tc.scale || ro.RefundFee.Currency != tc.currency {
+				t.Errorf("10%% of %s %s quoted fee %+v (scale %d), refundable %+v; want %d and %d at scale %d",
+					tc.amount, tc.currency, ro.RefundFee, ro.RefundFee.EffectiveScale(), ro.RefundableAmount, tc.fee, tc.refundable, tc.scale)
+			}
+		})
+	}
+}
