@@ -148,8 +148,42 @@ func (xs *exchanges) createExchangeOperation(ctx context.Context, c *call) *Answ
 			return xs.storeFailed(c, err), false
 		}
 		after, d := xs.settlement.deliver(ctx, c.send, rec)
+		if a, final, ok := xs.dropUnpriced(ctx, c, after); ok {
+			return a, final
+		}
 		return xs.exchangeResult(c, after, d, "booking the new places of booking "+rec.ID)
 	})
+}
+
+// unpriced is the problem of rec's exchange when the legacy system booked
+// its new places in another currency than the booking's: the exchange
+// cannot be priced (what the consumer pays or gets back is in neither),
+// nil when it can or holds no new places.
+func unpriced(rec *bookingRecord) *osdm.ProblemError {
+	x := rec.Exchange
+	if rec.State == stateExchanging || x == nil || x.State != exchangePrebooked || x.Legacy == nil || x.Legacy.Price.Currency == x.Quote.ExchangePrice.Currency {
+		return nil
+	}
+	return osdm.NewProblem(http.StatusBadGateway, osdm.CodeBadGateway, "exchange of booking "+rec.ID+" to train "+x.Offer.Train+
+		": the reservation system booked the new places in "+x.Legacy.Price.Currency+" and the booking is in "+x.Quote.ExchangePrice.Currency+
+		", so the exchange cannot be priced; the booking stands as it was")
+}
+
+// dropUnpriced gives back the new places of rec's exchange when it is
+// unpriced, and answers why (ok); ok is false when there is nothing to
+// drop.
+func (xs *exchanges) dropUnpriced(ctx context.Context, c *call, rec *bookingRecord) (*Answer, bool, bool) {
+	p := unpriced(rec)
+	if p == nil {
+		return nil, false, false
+	}
+	after, d, dp := xs.dropExchange(ctx, c.send, rec, cancelDelete)
+	if dp == nil {
+		if a, final := xs.exchangeFailed(c, after, d); a != nil {
+			return a, final, true
+		}
+	}
+	return xs.problem(c, p), true, true
 }
 
 // exchangePassengers checks that an exchange operation books the offer for
@@ -180,7 +214,13 @@ func (x *exchanges) resumeExchange(ctx context.Context, c *call, rec *bookingRec
 			return x.bookings.inProgress(c, rec), false
 		}
 		after, d := x.settlement.redeliver(ctx, c.send, rec)
+		if a, final, ok := x.dropUnpriced(ctx, c, after); ok {
+			return a, final
+		}
 		return x.exchangeResult(c, after, d, "the exchange of booking "+rec.ID)
+	}
+	if a, final, ok := x.dropUnpriced(ctx, c, rec); ok {
+		return a, final
 	}
 	return x.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
 }
@@ -360,6 +400,10 @@ func (xs *exchanges) exchangeCancel(ctx context.Context, send Sender, rec *booki
 		}
 		if why == cancelRelease && now.Before(x.HoldUntil) {
 			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange's hold runs until "+x.HoldUntil.Format(time.RFC3339))}
+		}
+		if p := unpriced(r); p != nil && kind == cancelExchange {
+			p.Detail += "; delete exchange operation " + x.ID + ", or let it lapse at its ticketTimeLimit"
+			return &errRefused{p}
 		}
 		if kind == cancelExchange && !now.Before(x.HoldUntil) {
 			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeBookingExpired,

@@ -141,3 +141,41 @@ func TestJourneyExchangeBookedInTwoCurrenciesIsRefused(t *testing.T) {
 		t.Errorf("the exchange after the refusal: %+v", x)
 	}
 }
+
+// TestExchangeBookedInAnotherCurrencyIsRefused: the legacy system books
+// the new places of an exchange of an EUR booking in CHF. What the
+// consumer pays or gets back cannot be priced: the operation is refused
+// (502 naming both currencies), the new places are given back without a
+// fee, and the booking stands.
+func TestExchangeBookedInAnotherCurrencyIsRefused(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	all := e.freeSeats("708")
+	id, fid := e.fulfilled(e.offer("9203", adult))
+	e.legacy.mu.Lock()
+	e.legacy.rewrite = func(req legacy.Request, reply legacy.Reply) legacy.Reply {
+		if br, ok := reply.(*legacy.BookingReply); ok && req.(*legacy.BookingRequest).Journey.TrainNumber == "708" {
+			br.Price.Currency = "CHF"
+		}
+		return reply
+	}
+	e.legacy.mu.Unlock()
+	rec := e.records()[id]
+	xo := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.callValid("POST", "/bookings/"+id+"/exchange-offers?embed=ALL", exchangeSearch(rec, fid, "708", nil)), 200).ExchangeOffers[0]
+	a := e.callValid("POST", "/bookings/"+id+"/exchange-operations",
+		map[string]any{"exchangeOffers": []any{map[string]any{"offerId": xo.OfferID, "passengerRefs": xo.PassengerRefs}}}, withKey(newTestUUID()))
+	if a.Status != 502 || !strings.Contains(string(a.Body), "CHF") || !strings.Contains(string(a.Body), "EUR") {
+		t.Errorf("exchange booked in CHF: %d %s", a.Status, a.Body)
+	}
+	if e.freeSeats("708") != all {
+		t.Errorf("the new places are held: %d of %d free", e.freeSeats("708"), all)
+	}
+	for _, b := range e.sb.Bookings() {
+		if b.Status == legacy.StatusCancelled && (b.ReasonCode == nil || b.Fee != "0.00") {
+			t.Errorf("new places given back with reason %v, fee %s", b.ReasonCode, b.Fee)
+		}
+	}
+	if r := e.records()[id]; r.State != stateFulfilled || r.Offer.Train != "9203" {
+		t.Errorf("the booking after the refused exchange: %s, train %s", r.State, r.Offer.Train)
+	}
+	e.assertAgree(true)
+}
