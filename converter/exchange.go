@@ -162,13 +162,20 @@ func (r *run) exchangeOffers(ctx context.Context, x *exchanged, j legacy.Journey
 	}
 	answer := offerAnswerOf(offers)
 	cs := candidates(answer, p)
-	for i := range cs {
-		if xo := byID[cs[i].offer.OfferID]; xo != nil {
-			cs[i].legacy.Price = legacyPrice(&xo.ExchangePrice)
-			cs[i].legacy.Exchange = legacyExchange(xo)
+	kept := cs[:0]
+	for _, c := range cs {
+		if xo := byID[c.offer.OfferID]; xo != nil {
+			c.legacy.Price = legacyPrice(&xo.ExchangePrice)
+			c.legacy.Exchange = legacyExchange(xo)
+		}
+		// An exchange offer whose fee and difference the legacy system
+		// cannot be told is neither offered nor picked: nobody agrees
+		// to amounts they were not told of.
+		if c.legacy.Exchange != nil && c.legacy.Price != nil {
+			kept = append(kept, c)
 		}
 	}
-	return cs, answer, byID, nil
+	return kept, answer, byID, nil
 }
 
 // legacyExchange is the Exchange element of an exchange offer; nil when
