@@ -39,8 +39,8 @@ func TestPartialCancel(t *testing.T) {
 			childPrice := (fare*50 + 50) / 100
 			fee := (childPrice*10 + 50) / 100
 			if cr.Status != legacy.StatusPartiallyRefunded || len(cr.Places) != 1 || cr.Places[0] != child ||
-				cr.RefundAmount.Amount != formatAmount(childPrice-fee) || cr.Fee.Amount != formatAmount(fee) {
-				t.Errorf("partial CancelReply %+v refund %+v fee %+v, want %s less %s", cr, cr.RefundAmount, cr.Fee, formatAmount(childPrice), formatAmount(fee))
+				cr.RefundAmount.Amount != formatAmount(childPrice-fee, 2) || cr.Fee.Amount != formatAmount(fee, 2) {
+				t.Errorf("partial CancelReply %+v refund %+v fee %+v, want %s less %s", cr, cr.RefundAmount, cr.Fee, formatAmount(childPrice, 2), formatAmount(fee, 2))
 			}
 			if free(s, "9203") != all-2 {
 				t.Errorf("after the partial cancel %d left, want %d", free(s, "9203"), all-2)
@@ -126,7 +126,7 @@ func TestSynchro(t *testing.T) {
 	as[*legacy.BookingReply](t, handle(s, bookReq("b2", "9203", adults(2))))
 	sr = sync("s5c", "b2", true)
 	price := 2 * ((s.fares[[2]int{2, 1}]*100 + 50) / 100)
-	if sr.State != legacy.StateRolledBack || sr.Fee == nil || sr.Fee.Amount != "0.00" || sr.RefundAmount.Amount != formatAmount(price) || free(s, "9203") != all-1 {
+	if sr.State != legacy.StateRolledBack || sr.Fee == nil || sr.Fee.Amount != "0.00" || sr.RefundAmount.Amount != formatAmount(price, 2) || free(s, "9203") != all-1 {
 		t.Errorf("rollback %+v refund %+v, %d left of %d", sr, sr.RefundAmount, free(s, "9203"), all)
 	}
 	if info := s.Bookings()[1]; info.Status != legacy.StatusCancelled || info.ReasonCode == nil || *info.ReasonCode != RollbackReasonCode {

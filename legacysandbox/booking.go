@@ -83,7 +83,7 @@ func (s *Sandbox) book(now time.Time, h legacy.ReplyHeader, m *legacy.BookingReq
 		Status:               legacy.StatusConfirmed,
 		Price:                s.money(b.price),
 		Places:               append([]legacy.Place(nil), b.places...),
-		PlaceAmounts:         b.placeAmounts(),
+		PlaceAmounts:         b.placeAmounts(s.decimals()),
 		TicketControlNumber:  b.tcn,
 	}
 }

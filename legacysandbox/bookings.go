@@ -52,11 +52,12 @@ type booking struct {
 
 func (b *booking) cancelled() bool { return !b.cancelledAt.IsZero() }
 
-// placeAmounts are the places' prices as decimal amounts, in place order.
-func (b *booking) placeAmounts() []string {
+// placeAmounts are the places' prices as decimal amounts of decimals
+// decimals, in place order.
+func (b *booking) placeAmounts(decimals int) []string {
 	out := make([]string, len(b.placePrice))
 	for i, p := range b.placePrice {
-		out[i] = formatAmount(p)
+		out[i] = formatAmount(p, decimals)
 	}
 	return out
 }

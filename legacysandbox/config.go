@@ -69,6 +69,8 @@ type Config struct {
 	// Fares overrides fares of DefaultFares, per class and service code.
 	Fares []Fare
 	// Currency is the ISO 4217 currency of every price. Default EUR.
+	// Amounts (Fares, replies) are in its minor unit (legacy.MinorUnit):
+	// cents, yen, fils.
 	Currency string
 	// CancelFeePercent is the fee of a cancellation without a reason code,
 	// in percent of the price, 0..100; -1 means none. Default 10.
@@ -114,13 +116,15 @@ type AgeRange struct {
 var DefaultTariffAges = map[int]AgeRange{1: {18, 150}, 2: {0, 17}, 3: {60, 150}, 4: {12, 27}}
 
 // Fare is the price of one place at the full tariff (100%), in minor units
-// of the currency (cents), for a travel class and service code.
+// of the currency (cents; yen for JPY, fils for KWD), for a travel class
+// and service code.
 type Fare struct {
 	// TravelClass is 1 or 2.
 	TravelClass int `json:"travel_class"`
 	// ServiceCode is 1 (seat), 2 (couchette) or 3 (berth).
 	ServiceCode int `json:"service_code"`
-	// Cents is the price in minor units, e.g. 1290 for 12.90.
+	// Cents is the price in minor units, e.g. 1290 for 12.90 EUR, 1290
+	// for 1290 JPY.
 	Cents int64 `json:"cents"`
 }
 
@@ -168,27 +172,52 @@ func ValidRICS(s string) bool { return legacy.ValidRICS(s) }
 
 // ParseAmount reads a decimal amount such as "12.90" or "12" into minor
 // units (two decimals).
-func ParseAmount(s string) (int64, error) {
+func ParseAmount(s string) (int64, error) { return ParseAmountIn(s, 2) }
+
+// ParseAmountIn reads a decimal amount of a currency whose minor unit has
+// decimals decimals (legacy.MinorUnit) into minor units: "12.90" with 2
+// is 1290, "1200" with 0 is 1200, "12.345" with 3 is 12345. More decimals
+// than the currency has is an error.
+func ParseAmountIn(s string, decimals int) (int64, error) {
 	whole, frac, dot := strings.Cut(s, ".")
 	if whole == "" || strings.Trim(whole, "0123456789") != "" || len(whole) > 9 ||
-		dot && (len(frac) < 1 || len(frac) > 2 || strings.Trim(frac, "0123456789") != "") {
-		return 0, fmt.Errorf("amount %q must be a decimal such as 12.90", s)
+		dot && (len(frac) < 1 || len(frac) > decimals || strings.Trim(frac, "0123456789") != "") {
+		if decimals == 0 {
+			return 0, fmt.Errorf("amount %q must be a whole number such as 1200 (the currency has no minor unit)", s)
+		}
+		return 0, fmt.Errorf("amount %q must be a decimal with at most %d decimals such as %s", s, decimals, formatAmount(1290, decimals))
 	}
 	w, _ := strconv.ParseInt(whole, 10, 64)
 	var f int64
 	if dot {
 		f, _ = strconv.ParseInt(frac, 10, 64)
-		if len(frac) == 1 {
-			f *= 10
-		}
 	}
-	return w*100 + f, nil
+	for range decimals {
+		w *= 10
+	}
+	for n := len(frac); n < decimals; n++ {
+		f *= 10
+	}
+	return w + f, nil
 }
 
-// formatAmount writes minor units as "12.90".
-func formatAmount(cents int64) string {
-	return strconv.FormatInt(cents/100, 10) + "." + fmt.Sprintf("%02d", cents%100)
+// formatAmount writes an amount in minor units with decimals decimals
+// (the currency's, legacy.MinorUnit): 1290 as "12.90", 1290 yen as
+// "1290", 12345 fils as "12.345".
+func formatAmount(minor int64, decimals int) string {
+	if decimals == 0 {
+		return strconv.FormatInt(minor, 10)
+	}
+	unit := int64(1)
+	for range decimals {
+		unit *= 10
+	}
+	return strconv.FormatInt(minor/unit, 10) + "." + fmt.Sprintf("%0*d", decimals, minor%unit)
 }
+
+// decimals is the number of decimals of the sandbox's currency: its
+// amounts are minor units of it.
+func (s *Sandbox) decimals() int { return legacy.MinorUnit(s.cfg.Currency) }
 
 // withDefaults checks c and fills in its defaults.
 func (c Config) withDefaults() (Config, error) {

@@ -98,7 +98,7 @@ func (s *Sandbox) Bookings() []BookingInfo {
 			TravelClass:          b.run.class,
 			ServiceCode:          b.run.service,
 			Passengers:           b.passengers,
-			Price:                formatAmount(b.price),
+			Price:                formatAmount(b.price, s.decimals()),
 			Currency:             s.cfg.Currency,
 			CreatedAt:            b.createdAt,
 			MessageIDs:           slices.Clone(b.messageIDs),
@@ -119,13 +119,13 @@ func (s *Sandbox) Bookings() []BookingInfo {
 		}
 		info.Passengers = max(info.Passengers, named)
 		if b.refund != 0 || b.fee != 0 {
-			info.Refund, info.Fee = formatAmount(b.refund), formatAmount(b.fee)
+			info.Refund, info.Fee = formatAmount(b.refund, s.decimals()), formatAmount(b.fee, s.decimals())
 		}
 		if b.cancelled() {
 			at := b.cancelledAt
 			info.Status = legacy.StatusCancelled
 			info.CancelledAt = &at
-			info.Refund, info.Fee = formatAmount(b.refund), formatAmount(b.fee)
+			info.Refund, info.Fee = formatAmount(b.refund, s.decimals()), formatAmount(b.fee, s.decimals())
 			if b.reasonCode != nil {
 				rc := *b.reasonCode
 				info.ReasonCode = &rc

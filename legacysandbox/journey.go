@@ -71,5 +71,5 @@ func (s *Sandbox) tariffCodes() string {
 
 // money is a Price of cents in the sandbox's currency.
 func (s *Sandbox) money(cents int64) *legacy.Price {
-	return &legacy.Price{Amount: formatAmount(cents), Currency: s.cfg.Currency}
+	return &legacy.Price{Amount: formatAmount(cents, s.decimals()), Currency: s.cfg.Currency}
 }

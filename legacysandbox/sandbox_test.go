@@ -528,7 +528,19 @@ func TestParseAmount(t *testing.T) {
 			t.Errorf("%q accepted", in)
 		}
 	}
-	if formatAmount(5) != "0.05" || formatAmount(123456) != "1234.56" {
+	for _, tc := range []struct {
+		in       string
+		decimals int
+		want     int64
+	}{{"1200", 0, 1200}, {"12.345", 3, 12345}, {"12.3", 3, 12300}, {"12", 3, 12000}} {
+		if got, err := ParseAmountIn(tc.in, tc.decimals); err != nil || got != tc.want {
+			t.Errorf("%s with %d decimals: %d %v", tc.in, tc.decimals, got, err)
+		}
+	}
+	if _, err := ParseAmountIn("12.50", 0); err == nil {
+		t.Error("12.50 yen accepted")
+	}
+	if formatAmount(5, 2) != "0.05" || formatAmount(123456, 2) != "1234.56" || formatAmount(1235, 0) != "1235" || formatAmount(12345, 3) != "12.345" || formatAmount(5, 3) != "0.005" {
 		t.Error("formatAmount")
 	}
 }

@@ -108,22 +108,8 @@ func feeShare(amount int64, bp int, step int64) int64 {
 // currency has (the legacy system's own precision).
 func minorStep(p osdm.Price) int64 {
 	step := int64(1)
-	for s := p.EffectiveScale(); s > minorUnit(p.Currency); s-- {
+	for s := p.EffectiveScale(); s > legacy.MinorUnit(p.Currency); s-- {
 		step *= 10
 	}
 	return step
-}
-
-// minorUnit is the number of decimals of currency's minor unit (ISO 4217):
-// 2 but for the currencies listed.
-func minorUnit(currency string) int {
-	switch currency {
-	case "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND", "VUV", "XAF", "XOF", "XPF":
-		return 0
-	case "BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND":
-		return 3
-	case "CLF", "UYW":
-		return 4
-	}
-	return 2
 }

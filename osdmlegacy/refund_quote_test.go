@@ -128,3 +128,34 @@ func TestRefundFeeIsRoundedToTheCurrencysMinorUnit(t *testing.T) {
 		})
 	}
 }
+
+// TestRefundInACurrencyWithoutCents: a legacy system selling in yen (no
+// minor unit: a fare of 1235 JPY) and one in dinars (the fils: 12.345
+// KWD) keep 10% rounded to their minor unit; the refund offer quotes
+// exactly that, and its confirmation confirms the quote.
+func TestRefundInACurrencyWithoutCents(t *testing.T) {
+	for _, tc := range []struct {
+		currency        string
+		fare            int64
+		fee, refundable int64 // at the quote's scale
+	}{
+		{"JPY", 1235, 12400, 111100}, // 124 and 1111 yen
+		{"KWD", 12345, 1235, 11110},  // 1.235 and 11.110 dinars
+	} {
+		t.Run(tc.currency, func(t *testing.T) {
+			e := newBookEnvWith(t, memKind, nil, legacysandbox.Config{Currency: tc.currency,
+				Fares: []legacysandbox.Fare{{TravelClass: legacy.SecondClass, ServiceCode: legacy.ServiceSeat, Cents: tc.fare}}})
+			id, fid := e.fulfilled(e.offer("9203", adult))
+			path := "/bookings/" + id + "/refund-offers"
+			ro := decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", path, refundOf(fid)), 200).RefundOffers[0]
+			if ro.RefundFee.Amount != tc.fee || ro.RefundableAmount.Amount != tc.refundable {
+				t.Errorf("quoted fee %+v, refundable %+v; want %d, %d", ro.RefundFee, ro.RefundableAmount, tc.fee, tc.refundable)
+			}
+			c := decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "PATCH", path+"/"+ro.ID, `{"status":"CONFIRMED"}`), 200).RefundOffer
+			if !equalAmount(c.RefundFee, ro.RefundFee) || !equalAmount(c.RefundableAmount, ro.RefundableAmount) {
+				t.Errorf("quoted %+v, %+v; confirmed %+v, %+v", ro.RefundFee, ro.RefundableAmount, c.RefundFee, c.RefundableAmount)
+			}
+			e.assertAgree(true)
+		})
+	}
+}

@@ -48,7 +48,8 @@ func init() {
 //   - tariff (repeatable): the tariff table (replaces the default 1 100%,
 //     2 50%, 3 70%, 4 75%); a code not in it is INVALID_MESSAGE.
 //   - fare (repeatable): the full-tariff price of one place, e.g.
-//     "fare 2 1 12.00".
+//     "fare 2 1 12.00", in the currency (as many decimals as its minor
+//     unit has at most: "fare 2 1 1200" in JPY).
 //   - currency: of every price; default EUR.
 //   - cancel_fee: kept when a CancelRequest has no reason code; default 10%.
 //   - offer_ttl: how long an OfferRef can be booked; default 15m.
@@ -58,12 +59,29 @@ func init() {
 //     10000.
 //   - max_body: longest request body; default 64KiB, at most 1MiB.
 func (s *LegacySandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	_, err := s.caddyfileTable().Directive(d)
-	return err
+	var amounts []string
+	if _, err := s.caddyfileTable(&amounts).Directive(d); err != nil {
+		return err
+	}
+	// A fare is written in the currency, which may come after it: read
+	// now, in the currency's minor units (1200 yen, 12.345 dinars).
+	currency := s.Currency
+	if currency == "" {
+		currency = legacysandbox.DefaultCurrency
+	}
+	for i, a := range amounts {
+		minor, err := legacysandbox.ParseAmountIn(a, legacy.MinorUnit(currency))
+		if err != nil {
+			return d.Errf("fare %d %d in %s: %v", s.Fares[i].TravelClass, s.Fares[i].ServiceCode, currency, err)
+		}
+		s.Fares[i].Cents = minor
+	}
+	return nil
 }
 
-// caddyfileTable is legacy_sandbox's subdirectives, read into s.
-func (s *LegacySandbox) caddyfileTable() modulekit.Table {
+// caddyfileTable is legacy_sandbox's subdirectives, read into s; each
+// fare's amount as written goes to amounts too.
+func (s *LegacySandbox) caddyfileTable(amounts *[]string) modulekit.Table {
 	foreign := map[string]bool{}
 	tariffs := map[int]bool{}
 	fares := map[[2]int]bool{}
@@ -117,10 +135,11 @@ func (s *LegacySandbox) caddyfileTable() modulekit.Table {
 			if err != nil || service < legacy.ServiceSeat || service > legacy.ServiceBerth {
 				return d.Errf("fare: service code %q must be 1, 2 or 3", args[1])
 			}
-			cents, err := legacysandbox.ParseAmount(args[2])
+			cents, err := legacysandbox.ParseAmountIn(args[2], 4)
 			if err != nil {
 				return d.Errf("fare %d %d: %v", class, service, err)
 			}
+			*amounts = append(*amounts, args[2])
 			if fares[[2]int{class, service}] {
 				return d.Errf("fare %d %d already specified", class, service)
 			}

@@ -74,12 +74,23 @@ func TestLegacySandboxUnmarshalCaddyfileErrors(t *testing.T) {
 		{"fare 1 4 10", "service code"},
 		{"fare 1 1 ten", "decimal"},
 		{"fare 1 1 10\nfare 1 1 11", "fare 1 1 already specified"},
+		{"fare 1 1 12.50\ncurrency JPY", "fare 1 1 in JPY: amount \"12.50\" must be a whole number"},
+		{"fare 1 1 12.345", "fare 1 1 in EUR: amount \"12.345\" must be a decimal with at most 2 decimals"},
 		{"currency eur", "currency"},
 		{"cancel_fee 101%", "cancel_fee"},
 		{"offer_ttl -1m", "must be positive"},
 		{"max_entries 0", "max_entries"},
 		{"max_body 2MiB", "max_body"},
 	})
+}
+
+// A fare is read in the currency's minor units, whichever comes first:
+// 1200 yen, 12.345 dinars.
+func TestLegacySandboxFareInTheCurrency(t *testing.T) {
+	harness.CheckUnmarshal(t, "legacy_sandbox {\n\tfare 2 1 1200\n\tcurrency JPY\n}", new(LegacySandbox),
+		&LegacySandbox{Fares: []legacysandbox.Fare{{TravelClass: 2, ServiceCode: 1, Cents: 1200}}, Currency: "JPY"})
+	harness.CheckUnmarshal(t, "legacy_sandbox {\n\tcurrency KWD\n\tfare 2 1 12.345\n}", new(LegacySandbox),
+		&LegacySandbox{Fares: []legacysandbox.Fare{{TravelClass: 2, ServiceCode: 1, Cents: 12345}}, Currency: "KWD"})
 }
 
 // A Caddyfile with a bad legacy_sandbox subdirective fails to adapt,
