@@ -46,11 +46,12 @@ type LegacySandbox struct {
 	// Tariffs is the tariff table: the codes taken and the percentage of
 	// the fare each pays. Default 1 100%, 2 50%, 3 70%, 4 75%.
 	Tariffs []LegacySandboxTariff `json:"tariffs,omitempty"`
-	// Fares overrides the fares of a class and service code (default, in
-	// cents: 1st/2nd class seat 1900/1200, couchette 4500/2900, berth
-	// 8900/5900).
+	// Fares overrides the fares of a class and service code, in minor
+	// units of the currency (default, in cents: 1st/2nd class seat
+	// 1900/1200, couchette 4500/2900, berth 8900/5900).
 	Fares []legacysandbox.Fare `json:"fares,omitempty"`
-	// Currency is the ISO 4217 currency of the prices. Default EUR.
+	// Currency is the ISO 4217 currency of the prices, written with its
+	// minor unit's decimals (12.00 EUR, 1200 JPY). Default EUR.
 	Currency string `json:"currency,omitempty"`
 	// CancelFeePercent is the fee of a cancellation without a reason code,
 	// in percent of the price, 0..100. Default 10.
