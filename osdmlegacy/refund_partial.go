@@ -132,6 +132,12 @@ func (rec *bookingRecord) quoteRefund(fee Fee, pax []string, overrule bool) (fee
 // ro is then no longer what its confirmation would pay. A problem
 // (409 REFUND_OFFER_EXPIRED) says so, nil when it stands.
 func (rec *bookingRecord) quoteStands(fee Fee, ro *refundOfferRecord) *osdm.ProblemError {
+	left := rec.unrefunded()
+	for _, pid := range ro.PassengerIDs {
+		if !contains(left, pid) {
+			return nil // refunded since: refundPlaces refuses it as such
+		}
+	}
 	feeP, refundable, p := rec.quoteRefund(fee, ro.PassengerIDs, ro.OverruleCode != "")
 	if p != nil {
 		return p

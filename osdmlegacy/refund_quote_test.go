@@ -159,3 +159,21 @@ func TestRefundInACurrencyWithoutCents(t *testing.T) {
 		})
 	}
 }
+
+// TestJourneyRefundOfARefundedPassengerSaysSo: two refund offers of the
+// child on the first train of a journey; once one is confirmed, the other
+// is refused as a refund of a passenger refunded already (409
+// BOOKING_ALREADY_REFUNDED), not as a stale quote.
+func TestJourneyRefundOfARefundedPassengerSaysSo(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	jo := e.journeyOffer("708", "709")
+	b := e.book(&offerRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers})
+	path := "/bookings/" + b.ID
+	fu1 := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", path+"/fulfillments", "{}"), 200).Fulfillments[0].ID
+	ro1 := decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", path+"/refund-offers", refundOf(fu1, "p2")), 200).RefundOffers[0]
+	ro2 := decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", path+"/refund-offers", refundOf(fu1, "p2")), 200).RefundOffers[0]
+	decodeOK[osdm.RefundOfferResponse](t, e.call(e.f, "PATCH", path+"/refund-offers/"+ro1.ID, `{"status":"CONFIRMED"}`), 200)
+	if a := e.call(e.f, "PATCH", path+"/refund-offers/"+ro2.ID, `{"status":"CONFIRMED"}`); a.Status != 409 || decodeProblem(t, a).Code != osdm.CodeBookingRefunded {
+		t.Errorf("the child refunded twice: %d %s", a.Status, a.Body)
+	}
+}
