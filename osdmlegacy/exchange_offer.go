@@ -72,11 +72,11 @@ func readExchangeOfferRequest(body []byte) (*exchangeOfferAsk, *osdm.ProblemErro
 func (x *exchanges) createExchangeOffers(ctx context.Context, c *call) *Answer {
 	ask, p := readExchangeOfferRequest(c.body)
 	if p != nil {
-		return x.problem(c, p)
+		return problemAnswer(p)
 	}
 	embed, p := osdm.ReadExchangeEmbed(c.query)
 	if p != nil {
-		return x.problem(c, p)
+		return problemAnswer(p)
 	}
 	quote := x.quoteBookingExchange
 	if isJourneyID(c.params[osdm.ParamBookingID]) {
@@ -95,22 +95,22 @@ func (x *exchanges) quoteBookingExchange(ctx context.Context, c *call, ask *exch
 		return a, finalAnswer(a)
 	}
 	if p := x.exchangeable(rec, ask); p != nil {
-		return x.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	}
 	q := ask.search
 	if q.legs != nil {
 		p := restricted(restrictAfterSales, osdm.CodeOfferOutOfBounds, "#/tripSpecifications/0/legs",
 			"a booking of one train is exchanged for another train, not a journey with changes")
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	cands, p := x.offers.candidates(q)
 	if p != nil {
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	day, _ := time.Parse(time.DateOnly, cands[0].run.ServiceDate)
 	pax, p := x.exchangePassengers(q, day, &rec.Offer)
 	if p != nil {
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	probes := x.offers.plan(cands, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
 	c.answer.FanOut = len(probes)
@@ -121,7 +121,7 @@ func (x *exchanges) quoteBookingExchange(ctx context.Context, c *call, ask *exch
 	x.offers.fanOut(ctx, c.send, probes)
 	sa, p := x.offers.collect(c, q, probes, pax, signer, nil, nil)
 	if p != nil {
-		return x.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	}
 	old := rec.bookedPrice()
 	now := x.now().UTC()
@@ -132,7 +132,7 @@ func (x *exchanges) quoteBookingExchange(ctx context.Context, c *call, ask *exch
 		return o.ReservationOfferParts[0].Price, true
 	})
 	if p != nil {
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	quotesOf := func(r *bookingRecord) *[]exchangeQuote { return &r.ExchangeQuotes }
 	if rec, err = holdQuotes(ctx, x, rec.ID, x.bookings.updateBooking, quotesOf, offers, quotes, now); err != nil {

@@ -203,7 +203,7 @@ func (s *settlement) unsettled(c *call, d *delivery, subject, settling string) *
 	case d.lost != nil:
 		p := sendProblem(s.cfg.Partner, d.lost, subject)
 		p.Detail += "; " + settling
-		return s.problem(c, p)
+		return problemAnswer(p)
 	case d.storeErr != nil:
 		return s.storeFailed(c, d.storeErr)
 	}

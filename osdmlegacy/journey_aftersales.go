@@ -46,7 +46,7 @@ func (j *journeys) deleteJourney(ctx context.Context, c *call) *Answer {
 			if !deleted && !resending && leg.State != statePrebooked {
 				p := stateProblem(leg, "deleted")
 				p.Detail = journeyDetail(p.Detail, &journeyRecord{ID: id}, leg)
-				return j.problem(c, p), finalProblem(p)
+				return problemAnswer(p), finalProblem(p)
 			}
 		}
 		for _, leg := range legs {
@@ -56,7 +56,7 @@ func (j *journeys) deleteJourney(ctx context.Context, c *call) *Answer {
 			after, d, p := j.bookings.cancel(ctx, c.send, leg, cancelDelete, "", nil)
 			if p != nil {
 				p.Detail = strings.Replace(p.Detail, "booking "+leg.ID, "booking "+id+" (train "+leg.Offer.Train+")", 1)
-				return j.problem(c, p), finalProblem(p)
+				return problemAnswer(p), finalProblem(p)
 			}
 			if a, final := j.bookings.cancelFailed(c, after, d); a != nil {
 				return a, final
@@ -85,7 +85,7 @@ func (js *journeys) fulfilJourney(ctx context.Context, c *call) *Answer {
 			if leg.Fulfillment == nil && !(leg.State == statePrebooked && now.Before(leg.HoldUntil)) {
 				p := stateProblem(leg, "fulfilled")
 				p.Detail = strings.Replace(p.Detail, "booking "+leg.ID, "booking "+id+" (train "+leg.Offer.Train+")", 1)
-				return js.problem(c, p), finalProblem(p)
+				return problemAnswer(p), finalProblem(p)
 			}
 		}
 		out := osdm.FulfillmentCollectionResponse{}
@@ -117,7 +117,7 @@ func (js *journeys) getJourneyPassenger(ctx context.Context, c *call) *Answer {
 	pid := c.params[osdm.ParamPassengerID]
 	pr := legs[0].passenger(pid)
 	if pr == nil {
-		return js.problem(c, passengerNotFound(j.ID, pid))
+		return problemAnswer(passengerNotFound(j.ID, pid))
 	}
 	v := passengerView(pr)
 	return js.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v})
@@ -129,7 +129,7 @@ func (js *journeys) getJourneyPassenger(ctx context.Context, c *call) *Answer {
 func (js *journeys) patchJourneyPassenger(ctx context.Context, c *call) *Answer {
 	body, p := readPassengerPatch(c.body)
 	if p != nil {
-		return js.problem(c, p)
+		return problemAnswer(p)
 	}
 	pid := c.params[osdm.ParamPassengerID]
 	return js.idempotent(ctx, c, func() string { return pid }, func(string) (*Answer, bool) {
@@ -144,7 +144,7 @@ func (js *journeys) patchJourneyPassenger(ctx context.Context, c *call) *Answer 
 				if a.Problem != nil {
 					p := *a.Problem
 					p.Detail = journeyDetail(p.Detail, j, leg)
-					return js.problem(c, &p), final
+					return problemAnswer(&p), final
 				}
 				return a, final
 			}

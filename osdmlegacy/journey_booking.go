@@ -33,14 +33,14 @@ func (js *journeys) newJourneyBooking(ctx context.Context, c *call, id string, r
 	}
 	first := &jo.Legs[0]
 	if _, _, p := bookingPassengers(req, first, js.cfg.Tariffs); p != nil {
-		return js.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	claimed, err := js.bookings.claimOffer(ctx, first, id, now)
 	if err != nil {
 		return js.storeFailed(c, err), false
 	}
 	if !claimed {
-		return js.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, offerBookedAlready).
+		return problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, offerBookedAlready).
 			WithPointer("#/offers/0/offerId")), true
 	}
 	j := &journeyRecord{
@@ -148,7 +148,7 @@ func (js *journeys) bookJourney(ctx context.Context, c *call, j *journeyRecord, 
 	case err != nil:
 		return js.storeFailed(c, err), false
 	case res.p != nil:
-		return js.problem(c, res.p), true
+		return problemAnswer(res.p), true
 	case res.at >= 0:
 		leg := res.legs[res.at]
 		subject := "train " + leg.Offer.Train + " on " + leg.Offer.ServiceDate
@@ -166,7 +166,7 @@ func (js *journeys) bookJourney(ctx context.Context, c *call, j *journeyRecord, 
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
-		return js.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	if err != nil {
 		return js.storeFailed(c, err), false
@@ -242,7 +242,7 @@ func (js *journeys) failJourney(ctx context.Context, c *call, j *journeyRecord, 
 	if !done {
 		p.Detail += "; the legs booked before it are being released"
 	}
-	return js.problem(c, p), done
+	return problemAnswer(p), done
 }
 
 // journeyRefusal is the problem of a journey whose leg was refused: the
@@ -308,14 +308,14 @@ func (js *journeys) resumeJourney(ctx context.Context, c *call, j *journeyRecord
 	case journeyRollingBack, journeyFailed:
 		for _, leg := range legs {
 			if leg != nil && j.Failure != nil && leg.ID == j.Legs[j.Failure.Leg] && leg.Failure != nil {
-				return js.problem(c, js.journeyRefusal(j, leg)), j.State == journeyFailed
+				return problemAnswer(js.journeyRefusal(j, leg)), j.State == journeyFailed
 			}
 		}
-		return js.problem(c, journeyUnbooked(j)), j.State == journeyFailed
+		return problemAnswer(journeyUnbooked(j)), j.State == journeyFailed
 	}
 	now := js.now()
 	if now.Before(j.LeaseUntil) {
-		return js.problem(c, underWay("booking "+j.ID, "messages")), false
+		return problemAnswer(underWay("booking "+j.ID, "messages")), false
 	}
 	j, err = js.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		if r.State != journeyBooking || now.Before(r.LeaseUntil) {
@@ -325,14 +325,14 @@ func (js *journeys) resumeJourney(ctx context.Context, c *call, j *journeyRecord
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
-		return js.problem(c, p), false
+		return problemAnswer(p), false
 	}
 	if err != nil {
 		return js.storeFailed(c, err), false
 	}
 	req, p := readBookingRequest(c.body)
 	if p != nil {
-		return js.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	return js.bookJourney(ctx, c, j, req)
 }

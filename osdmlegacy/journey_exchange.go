@@ -130,20 +130,20 @@ func (x *exchanges) quoteJourneyExchange(ctx context.Context, c *call, ask *exch
 		return a, finalAnswer(a)
 	}
 	if p := x.journeyExchangeable(j, legs, ask); p != nil {
-		return x.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	}
 	q := ask.search
 	ts, p := x.offers.trips(q)
 	if p != nil {
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	if p := x.offers.inSaleWindowSet(q, ts, c.now); p != nil {
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	day, _ := time.Parse(time.DateOnly, ts.first().run.ServiceDate)
 	pax, p := x.exchangePassengers(q, day, &legs[0].Offer)
 	if p != nil {
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	probes := x.offers.plan(ts.direct, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
 	legProbes := x.offers.plan(ts.legs, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
@@ -155,7 +155,7 @@ func (x *exchanges) quoteJourneyExchange(ctx context.Context, c *call, ask *exch
 	x.offers.fanOut(ctx, c.send, append(probes[:len(probes):len(probes)], legProbes...))
 	sa, p := x.offers.collect(c, q, probes, pax, signer, ts, legProbes)
 	if p != nil {
-		return x.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	}
 	old := journeyPrice(legs)
 	now := x.now().UTC()
@@ -166,7 +166,7 @@ func (x *exchanges) quoteJourneyExchange(ctx context.Context, c *call, ask *exch
 		return o.OfferSummary.MinimalPrice, true
 	})
 	if p != nil {
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	quotesOf := func(r *journeyRecord) *[]exchangeQuote { return &r.ExchangeQuotes }
 	if j, err = holdQuotes(ctx, x, j.ID, x.journeys.updateJourney, quotesOf, offers, quotes, now); err != nil {
@@ -213,7 +213,7 @@ func (x *exchanges) openExchangeOffer(ctx context.Context, id string, now time.T
 func (xs *exchanges) createJourneyExchangeOperation(ctx context.Context, c *call) *Answer {
 	sel, p := readExchangeOperationRequest(c.body)
 	if p != nil {
-		return xs.problem(c, p)
+		return problemAnswer(p)
 	}
 	return xs.idempotent(ctx, c, func() string { return newID(exchangeOperationIDPrefix) }, func(xid string) (*Answer, bool) {
 		j, legs, a := xs.journeys.journeyOf(ctx, c)
@@ -232,10 +232,10 @@ func (xs *exchanges) createJourneyExchangeOperation(ctx context.Context, c *call
 		}
 		q := j.exchangeQuote(sel.OfferID)
 		if offers == nil || q == nil || !now.Before(q.ValidUntil) {
-			return xs.problem(c, notFound), true
+			return problemAnswer(notFound), true
 		}
 		if p := exchangePassengers(sel, &offers[0]); p != nil {
-			return xs.problem(c, p), true
+			return problemAnswer(p), true
 		}
 		claim := offers[0]
 		claim.ID = sel.OfferID
@@ -244,7 +244,7 @@ func (xs *exchanges) createJourneyExchangeOperation(ctx context.Context, c *call
 			return xs.storeFailed(c, err), false
 		}
 		if !claimed {
-			return xs.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
+			return problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 				"the exchange offer is booked already; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")), true
 		}
 		j, err = xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
@@ -271,7 +271,7 @@ func (xs *exchanges) createJourneyExchangeOperation(ctx context.Context, c *call
 			return nil
 		})
 		if p := refusedBy(err); p != nil {
-			return xs.problem(c, p), finalProblem(p)
+			return problemAnswer(p), finalProblem(p)
 		}
 		if err != nil {
 			return xs.storeFailed(c, err), false
@@ -308,7 +308,7 @@ func (x *exchanges) bookJourneyExchange(ctx context.Context, c *call, j *journey
 		return x.storeFailed(c, err), false
 	case res.p != nil:
 		_, _ = x.failJourneyExchange(ctx, c.send, j, nil)
-		return x.problem(c, res.p), true
+		return problemAnswer(res.p), true
 	case res.at >= 0:
 		leg := res.legs[res.at]
 		subject := "train " + leg.Offer.Train + " on " + leg.Offer.ServiceDate + " (leg " + strconv.Itoa(res.at+1) + " of the new journey)"
@@ -326,7 +326,7 @@ func (x *exchanges) bookJourneyExchange(ctx context.Context, c *call, j *journey
 		}
 		p := x.journeys.journeyRefusal(&journeyRecord{ID: j.ID, Legs: j.Exchange.Legs, Failure: failure}, leg)
 		p.Detail = strings.Replace(p.Detail, "nothing of the journey is booked", "the journey stands as it was", 1)
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	j, err = x.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		if r.Exchange == nil || r.Exchange.State != exchangeBooking {
@@ -336,7 +336,7 @@ func (x *exchanges) bookJourneyExchange(ctx context.Context, c *call, j *journey
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	if err != nil {
 		return x.storeFailed(c, err), false
@@ -390,7 +390,7 @@ func (xs *exchanges) resumeJourneyExchange(ctx context.Context, c *call, j *jour
 	}
 	now := xs.now()
 	if now.Before(x.LeaseUntil) {
-		return xs.problem(c, underWay("the exchange of booking "+j.ID, "messages")), false
+		return problemAnswer(underWay("the exchange of booking "+j.ID, "messages")), false
 	}
 	j, err := xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		if r.Exchange == nil || r.Exchange.ID != x.ID || r.Exchange.State != exchangeBooking || r.Exchange.RollingBack || now.Before(r.Exchange.LeaseUntil) {
@@ -400,7 +400,7 @@ func (xs *exchanges) resumeJourneyExchange(ctx context.Context, c *call, j *jour
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
-		return xs.problem(c, p), false
+		return problemAnswer(p), false
 	}
 	if err != nil {
 		return xs.storeFailed(c, err), false
@@ -413,9 +413,9 @@ func (xs *exchanges) journeyExchangeAnswer(ctx context.Context, c *call, j *jour
 	x := j.Exchange
 	switch x.State {
 	case exchangeDropped:
-		return xs.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was deleted or released; the journey stands as it was")), true
+		return problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was deleted or released; the journey stands as it was")), true
 	case exchangeBooking:
-		return xs.problem(c, underWay("the exchange of booking "+j.ID, "messages")), false
+		return problemAnswer(underWay("the exchange of booking "+j.ID, "messages")), false
 	}
 	newLegs, err := xs.journeys.loadLegs(ctx, &journeyRecord{ID: j.ID, Legs: x.Legs})
 	if err != nil {
@@ -486,7 +486,7 @@ func (x *exchanges) journeyExchangeOf(ctx context.Context, c *call) (*journeyRec
 	}
 	xid := c.params[osdm.ParamExchangeOperationID]
 	if j.Exchange == nil || j.Exchange.ID != xid {
-		return nil, nil, x.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+j.ID+" has no exchange operation "+quoteShort(xid)))
+		return nil, nil, problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+j.ID+" has no exchange operation "+quoteShort(xid)))
 	}
 	if j.Exchange.State == exchangeConfirmed {
 		// The legs before the exchange are the ones its offer replaced.
@@ -524,9 +524,9 @@ func (xs *exchanges) deleteJourneyExchangeOperation(ctx context.Context, c *call
 		case x.State == exchangeDropped, x.State == exchangeFailed:
 			return xs.noContent(c), true
 		case x.State == exchangeConfirmed || x.Confirming:
-			return xs.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingFulfilled, "exchange operation "+x.ID+" is confirmed; refund or exchange the booking instead")), true
+			return problemAnswer(osdm.NewProblem(http.StatusConflict, osdm.CodeBookingFulfilled, "exchange operation "+x.ID+" is confirmed; refund or exchange the booking instead")), true
 		case x.State == exchangeBooking && xs.now().Before(x.LeaseUntil):
-			return xs.problem(c, underWay("the exchange of booking "+j.ID, "messages")), false
+			return problemAnswer(underWay("the exchange of booking "+j.ID, "messages")), false
 		}
 		j, err := xs.failJourneyExchange(ctx, c.send, j, nil)
 		if err != nil {
@@ -535,7 +535,7 @@ func (xs *exchanges) deleteJourneyExchangeOperation(ctx context.Context, c *call
 		if j.Exchange.open() {
 			p := osdm.NewProblem(http.StatusServiceUnavailable, osdm.CodeServiceUnavailable, "the new legs of exchange operation "+x.ID+" are being given back; retry to learn when")
 			p.Retryable = true
-			return xs.problem(c, p), false
+			return problemAnswer(p), false
 		}
 		return xs.noContent(c), true
 	})
@@ -656,19 +656,19 @@ func (xs *exchanges) confirmJourneyExchange(ctx context.Context, send Sender, j 
 // fulfilJourneyExchange answers the fulfilment that confirms j's exchange.
 func (x *exchanges) fulfilJourneyExchange(ctx context.Context, c *call, j *journeyRecord) (*Answer, bool) {
 	if j.Exchange.State == exchangeBooking {
-		return x.problem(c, underWay("the exchange of booking "+j.ID, "messages")), false
+		return problemAnswer(underWay("the exchange of booking "+j.ID, "messages")), false
 	}
 	if j.Exchange.Confirming && x.now().Before(j.Exchange.LeaseUntil) {
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" is being confirmed; retry in a few seconds")
 		p.Retryable = true
-		return x.problem(c, p), false
+		return problemAnswer(p), false
 	}
 	j, newLegs, p, d, err := x.confirmJourneyExchange(ctx, c.send, j)
 	switch {
 	case err != nil:
 		return x.storeFailed(c, err), false
 	case p != nil:
-		return x.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	case d != nil:
 		a := x.settlement.unsettled(c, d, "confirming the exchange of booking "+j.ID, "the confirmation is being settled: retry with the same Idempotency-Key to learn its outcome")
 		return a, false

@@ -202,9 +202,9 @@ func (js *journeys) journeyOf(ctx context.Context, c *call) (*journeyRecord, []*
 	j, _, err := js.loadJourney(ctx, id)
 	if errors.Is(err, errJourneyMissing) || err == nil && j.State != journeyBooked {
 		if err == nil && j.State == journeyBooking {
-			return nil, nil, js.problem(c, underWay("booking "+id, "messages"))
+			return nil, nil, problemAnswer(underWay("booking "+id, "messages"))
 		}
-		return nil, nil, js.problem(c, bookingNotFound(id))
+		return nil, nil, problemAnswer(bookingNotFound(id))
 	}
 	if err != nil {
 		return nil, nil, js.storeFailed(c, err)

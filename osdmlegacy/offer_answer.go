@@ -179,7 +179,7 @@ type searchAnswer struct {
 func (o *offers) answer(c *call, q *offerRequest, probes []*probe, pax []offerPassenger, signer *offerSigner, ts *tripSet, legProbes []*probe) *Answer {
 	sa, p := o.collect(c, q, probes, pax, signer, ts, legProbes)
 	if p != nil {
-		return o.problem(c, p)
+		return problemAnswer(p)
 	}
 	return o.json(c, http.StatusOK, sa.resp)
 }

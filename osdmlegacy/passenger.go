@@ -48,7 +48,7 @@ func readPassengerPatch(body []byte) (*passengerBody, *osdm.ProblemError) {
 func (ps *passengers) patchPassenger(ctx context.Context, c *call) *Answer {
 	body, p := readPassengerPatch(c.body)
 	if p != nil {
-		return ps.problem(c, p)
+		return problemAnswer(p)
 	}
 	pid := c.params[osdm.ParamPassengerID]
 	return ps.idempotent(ctx, c, func() string { return pid }, func(string) (*Answer, bool) {
@@ -165,7 +165,7 @@ func (ps *passengers) patchBookingPassenger(ctx context.Context, c *call, rec *b
 	if rec.State == stateUpdating && rec.Pending != nil && rec.Pending.Passenger != nil && rec.Pending.Passenger.ID == pid {
 		// A change of this passenger under way: settle it first.
 		if ps.now().Before(rec.Pending.LeaseUntil) {
-			return ps.bookings.inProgress(c, rec), false
+			return problemAnswer(underWay("booking "+rec.ID, "a message")), false
 		}
 		after, d := ps.settlement.redeliver(ctx, c.send, rec)
 		return ps.passengerResult(c, after, pid, d)
@@ -213,7 +213,7 @@ func (ps *passengers) patchBookingPassenger(ctx context.Context, c *call, rec *b
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
-		return ps.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	}
 	if err != nil {
 		return ps.storeFailed(c, err), false
@@ -235,9 +235,9 @@ func (ps *passengers) passengerResult(c *call, rec *bookingRecord, pid string, d
 	switch {
 	case d.refusal != nil:
 		p := NegativeProblem(d.refusal, subject)
-		return ps.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	case rec.State == stateUpdating:
-		return ps.bookings.inProgress(c, rec), false
+		return problemAnswer(underWay("booking "+rec.ID, "a message")), false
 	}
 	v := passengerView(rec.passenger(pid))
 	return ps.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v}), true
@@ -292,7 +292,7 @@ func (p *passengers) getPassenger(ctx context.Context, c *call) *Answer {
 	pid := c.params[osdm.ParamPassengerID]
 	pr := rec.passenger(pid)
 	if pr == nil {
-		return p.problem(c, passengerNotFound(rec.ID, pid))
+		return problemAnswer(passengerNotFound(rec.ID, pid))
 	}
 	v := passengerView(pr)
 	return p.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v})

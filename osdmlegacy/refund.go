@@ -104,7 +104,7 @@ func readRefundOfferPatch(body []byte) (*osdm.RefundOfferPatchRequest, *osdm.Pro
 func (rf *refunds) createRefundOffers(ctx context.Context, c *call) *Answer {
 	req, p := readRefundOfferRequest(c.body)
 	if p != nil {
-		return rf.problem(c, p)
+		return problemAnswer(p)
 	}
 	return rf.idempotent(ctx, c, func() string { return newID(refundOfferIDPrefix) }, func(rid string) (*Answer, bool) {
 		if _, a := rf.bookings.bookingOf(ctx, c); a != nil {
@@ -134,7 +134,7 @@ func (rf *refunds) createRefundOffers(ctx context.Context, c *call) *Answer {
 			return rf.addRefundOffer(r, rid, req.PassengerIDs, req.OverruleCode)
 		})
 		if p := refusedBy(err); p != nil {
-			return rf.problem(c, p), finalProblem(p)
+			return problemAnswer(p), finalProblem(p)
 		}
 		if err != nil {
 			return rf.storeFailed(c, err), false
@@ -142,7 +142,7 @@ func (rf *refunds) createRefundOffers(ctx context.Context, c *call) *Answer {
 		ro := rec.refundOffer(rid)
 		if ro == nil {
 			p := stateProblem(rec, "refunded")
-			return rf.problem(c, p), finalProblem(p)
+			return problemAnswer(p), finalProblem(p)
 		}
 		return rf.json(c, http.StatusOK, osdm.RefundOfferCollectionResponse{
 			RefundOffers: []osdm.RefundOffer{refundOfferView(rec, ro)},
@@ -230,7 +230,7 @@ func (r *refunds) refundOfferOf(ctx context.Context, c *call) (*bookingRecord, *
 	rid := c.params[osdm.ParamRefundOfferID]
 	ro := rec.refundOffer(rid)
 	if ro == nil {
-		return nil, nil, r.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
+		return nil, nil, problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
 			"booking "+rec.ID+" has no refund offer "+quoteShort(rid)))
 	}
 	return rec, ro, nil
@@ -250,7 +250,7 @@ func (r *refunds) getRefundOffer(ctx context.Context, c *call) *Answer {
 // refund offer of a booking of one train or of a journey.
 func (r *refunds) patchRefundOffer(ctx context.Context, c *call) *Answer {
 	if _, p := readRefundOfferPatch(c.body); p != nil {
-		return r.problem(c, p)
+		return problemAnswer(p)
 	}
 	rid := c.params[osdm.ParamRefundOfferID]
 	confirm := r.confirmRefund
@@ -279,12 +279,12 @@ func (r *refunds) confirmRefund(ctx context.Context, c *call, rid string) (*Answ
 	}
 	resending := rec.State == stateCancelling && rec.Pending != nil && rec.Pending.RefundOfferID == rid
 	if !resending && !r.now().Before(ro.ValidUntil) {
-		return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
+		return problemAnswer(osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
 			"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
 	}
 	rec, d, p := r.bookings.cancel(ctx, c.send, rec, cancelRefund, rid, ro.ReasonCode)
 	if p != nil {
-		return r.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	}
 	if ro := rec.refundOffer(rid); d.settled() && ro != nil && ro.Status == osdm.RefundConfirmed {
 		return confirmed(rec), true // a partial refund: the booking holds the other places
@@ -294,7 +294,7 @@ func (r *refunds) confirmRefund(ctx context.Context, c *call, rid string) (*Answ
 	}
 	if ro := rec.refundOffer(rid); ro == nil || ro.Status != osdm.RefundConfirmed {
 		// The legacy system held nothing to refund (cancelled there before).
-		return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
+		return problemAnswer(osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
 			"booking "+rec.ID+" was cancelled at the reservation system before; nothing is refunded")), true
 	}
 	return confirmed(rec), true
