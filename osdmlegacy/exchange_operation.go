@@ -174,15 +174,15 @@ func exchangePassengers(sel *osdm.OfferSelection, offer *offerRecord) *osdm.Prob
 // resumeExchange answers a repeated exchange call from the exchange as it
 // stands; a message whose answer was lost is settled first (asked, and
 // sent again only if the legacy system never got it).
-func (x *exchanges) resumeExchange(ctx context.Context, c *call, rec *bookingRecord) (*Answer, bool) {
+func (xs *exchanges) resumeExchange(ctx context.Context, c *call, rec *bookingRecord) (*Answer, bool) {
 	if rec.State == stateExchanging && rec.Pending != nil {
-		if x.now().Before(rec.Pending.LeaseUntil) {
+		if xs.now().Before(rec.Pending.LeaseUntil) {
 			return problemAnswer(underWay("booking "+rec.ID, "a message")), false
 		}
-		after, d := x.settlement.redeliver(ctx, c.send, rec)
-		return x.exchangeResult(c, after, d, "the exchange of booking "+rec.ID)
+		after, d := xs.settlement.redeliver(ctx, c.send, rec)
+		return xs.exchangeResult(c, after, d, "the exchange of booking "+rec.ID)
 	}
-	return x.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
+	return xs.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
 }
 
 // exchangeResult is the answer of an exchange call once its message was
@@ -227,8 +227,8 @@ func droppedWhy(x *exchangeRecord) string {
 }
 
 // exchangeOf loads the booking and exchange operation of the call's path.
-func (x *exchanges) exchangeOf(ctx context.Context, c *call) (*bookingRecord, *Answer) {
-	rec, a := x.bookings.bookingOf(ctx, c)
+func (xs *exchanges) exchangeOf(ctx context.Context, c *call) (*bookingRecord, *Answer) {
+	rec, a := xs.bookings.bookingOf(ctx, c)
 	if a != nil {
 		return nil, a
 	}
@@ -269,7 +269,7 @@ type exchangePatchBody struct {
 // PATCH: the one fulfilment offered is an e-ticket (PDF), so any other is
 // refused; the operation is answered as it stands. It is confirmed by POST
 // /bookings/{id}/fulfillments.
-func (x *exchanges) patchExchangeOperation(ctx context.Context, c *call) *Answer {
+func (xs *exchanges) patchExchangeOperation(ctx context.Context, c *call) *Answer {
 	var b exchangePatchBody
 	if p := decodeBody(c.body, &b); p != nil {
 		return problemAnswer(p)
@@ -280,7 +280,7 @@ func (x *exchanges) patchExchangeOperation(ctx context.Context, c *call) *Answer
 	if b.PreferredFulfillmentMedia != "" && b.PreferredFulfillmentMedia != string(osdm.FulfillmentMediaPDFA4) {
 		return problemAnswer(restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/preferredFulfillmentMedia", "the fulfilment is a PDF (PDF_A4)"))
 	}
-	return either(x.getJourneyExchangeOperation, x.getExchangeOperation)(ctx, c)
+	return either(xs.getJourneyExchangeOperation, xs.getExchangeOperation)(ctx, c)
 }
 
 // deleteExchangeOperation cancels the new places of an exchange that is
@@ -314,9 +314,9 @@ func (xs *exchanges) deleteExchangeOperation(ctx context.Context, c *call) *Answ
 
 // exchangeFailed is the answer when an exchange's CancelRequest did not
 // reach its end, nil when it did.
-func (x *exchanges) exchangeFailed(c *call, rec *bookingRecord, d *delivery) (*Answer, bool) {
+func (xs *exchanges) exchangeFailed(c *call, rec *bookingRecord, d *delivery) (*Answer, bool) {
 	subject := "the exchange of booking " + rec.ID
-	if a := x.settlement.unsettled(c, d, subject, "it is being settled: retry to learn its outcome"); a != nil {
+	if a := xs.settlement.unsettled(c, d, subject, "it is being settled: retry to learn its outcome"); a != nil {
 		return a, false
 	}
 	switch {
@@ -331,14 +331,14 @@ func (x *exchanges) exchangeFailed(c *call, rec *bookingRecord, d *delivery) (*A
 
 // dropExchange cancels the new places of rec's exchange (why: cancelDelete
 // or cancelRelease), or settles the CancelRequest under way.
-func (x *exchanges) dropExchange(ctx context.Context, send Sender, rec *bookingRecord, why string) (*bookingRecord, *delivery, *osdm.ProblemError) {
-	return x.exchangeCancel(ctx, send, rec, cancelExchangeDrop, why)
+func (xs *exchanges) dropExchange(ctx context.Context, send Sender, rec *bookingRecord, why string) (*bookingRecord, *delivery, *osdm.ProblemError) {
+	return xs.exchangeCancel(ctx, send, rec, cancelExchangeDrop, why)
 }
 
 // confirmExchange cancels the old places of rec's PREBOOKED exchange (the
 // fulfilment that confirms it), or settles the CancelRequest under way.
-func (x *exchanges) confirmExchange(ctx context.Context, send Sender, rec *bookingRecord) (*bookingRecord, *delivery, *osdm.ProblemError) {
-	return x.exchangeCancel(ctx, send, rec, cancelExchange, "")
+func (xs *exchanges) confirmExchange(ctx context.Context, send Sender, rec *bookingRecord) (*bookingRecord, *delivery, *osdm.ProblemError) {
+	return xs.exchangeCancel(ctx, send, rec, cancelExchange, "")
 }
 
 // exchangeCancel records and sends the CancelRequest of an exchange: of

@@ -144,24 +144,24 @@ func (d *documents) fulfilBooking(ctx context.Context, c *call, id string) (*boo
 // cancelled (a CancelRequest) and the booking is the new journey; then
 // the passengers' data its BookingRequest could not carry follow
 // (sendUnsentData).
-func (ds *documents) fulfilExchange(ctx context.Context, c *call, rec *bookingRecord) (*Answer, bool) {
+func (d *documents) fulfilExchange(ctx context.Context, c *call, rec *bookingRecord) (*Answer, bool) {
 	if rec.Exchange.State == exchangeBooking {
 		return problemAnswer(underWay("booking "+rec.ID, "a message")), false
 	}
-	rec, d, p := ds.exchanges.confirmExchange(ctx, c.send, rec)
+	rec, dlv, p := d.exchanges.confirmExchange(ctx, c.send, rec)
 	if p != nil {
 		return problemAnswer(p), finalProblem(p)
 	}
-	if a, final := ds.exchanges.exchangeFailed(c, rec, d); a != nil {
+	if a, final := d.exchanges.exchangeFailed(c, rec, dlv); a != nil {
 		return a, final
 	}
 	if rec.Exchange.State != exchangeConfirmed || rec.Fulfillment == nil {
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+rec.ID+" was not confirmed; the booking stands as it was")
 		return problemAnswer(p), true
 	}
-	ds.dropHold(ctx, rec)
-	rec = ds.passengers.sendUnsentData(ctx, c.send, rec)
-	return ds.fulfillmentAnswer(c, rec), true
+	d.dropHold(ctx, rec)
+	rec = d.passengers.sendUnsentData(ctx, c.send, rec)
+	return d.fulfillmentAnswer(c, rec), true
 }
 
 // controlNumber is the fulfilment's control number: the BookingReply's

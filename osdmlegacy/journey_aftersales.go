@@ -24,10 +24,10 @@ func (js *journeys) getJourney(ctx context.Context, c *call) *Answer {
 
 // deleteJourney cancels every leg of a journey not yet fulfilled: 204
 // once the legacy system holds none of its places.
-func (j *journeys) deleteJourney(ctx context.Context, c *call) *Answer {
+func (js *journeys) deleteJourney(ctx context.Context, c *call) *Answer {
 	id := c.params[osdm.ParamBookingID]
-	return j.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
-		_, legs, a := j.journeyOf(ctx, c)
+	return js.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
+		_, legs, a := js.journeyOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
@@ -36,7 +36,7 @@ func (j *journeys) deleteJourney(ctx context.Context, c *call) *Answer {
 			all = all && leg.State == stateCancelled && leg.Cancel != nil && leg.Cancel.Why == cancelDelete
 		}
 		if all {
-			return j.noContent(c), true
+			return js.noContent(c), true
 		}
 		// Every train must be deletable before any is cancelled: a journey
 		// is not left half deleted.
@@ -53,16 +53,16 @@ func (j *journeys) deleteJourney(ctx context.Context, c *call) *Answer {
 			if leg.State == stateCancelled && leg.Cancel != nil && leg.Cancel.Why == cancelDelete {
 				continue
 			}
-			after, d, p := j.bookings.cancel(ctx, c.send, leg, cancelDelete, "", nil)
+			after, d, p := js.bookings.cancel(ctx, c.send, leg, cancelDelete, "", nil)
 			if p != nil {
 				p.Detail = strings.Replace(p.Detail, "booking "+leg.ID, "booking "+id+" (train "+leg.Offer.Train+")", 1)
 				return problemAnswer(p), finalProblem(p)
 			}
-			if a, final := j.bookings.cancelFailed(c, after, d); a != nil {
+			if a, final := js.bookings.cancelFailed(c, after, d); a != nil {
 				return a, final
 			}
 		}
-		return j.noContent(c), true
+		return js.noContent(c), true
 	})
 }
 

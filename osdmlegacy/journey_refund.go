@@ -150,8 +150,8 @@ func journeyLegsNamed(j *journeyRecord, legs []*bookingRecord, req *osdm.RefundO
 
 // journeyRefundOfferOf loads the journey, its legs and the refund offer
 // of the call's path.
-func (r *refunds) journeyRefundOfferOf(ctx context.Context, c *call) (*journeyRecord, []*bookingRecord, *journeyRefundOffer, *Answer) {
-	j, legs, a := r.journeys.journeyOf(ctx, c)
+func (rf *refunds) journeyRefundOfferOf(ctx context.Context, c *call) (*journeyRecord, []*bookingRecord, *journeyRefundOffer, *Answer) {
+	j, legs, a := rf.journeys.journeyOf(ctx, c)
 	if a != nil {
 		return nil, nil, nil, a
 	}
@@ -171,18 +171,18 @@ func (r *refunds) journeyRefundOfferOf(ctx context.Context, c *call) (*journeyRe
 }
 
 // getJourneyRefundOffer answers GET .../refund-offers/{rid} of a journey.
-func (r *refunds) getJourneyRefundOffer(ctx context.Context, c *call) *Answer {
-	j, legs, jr, a := r.journeyRefundOfferOf(ctx, c)
+func (rf *refunds) getJourneyRefundOffer(ctx context.Context, c *call) *Answer {
+	j, legs, jr, a := rf.journeyRefundOfferOf(ctx, c)
 	if a != nil {
 		return a
 	}
-	v := r.journeyRefundView(j, legs, jr)
-	return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
+	v := rf.journeyRefundView(j, legs, jr)
+	return rf.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
 }
 
 // confirmJourneyRefund confirms refund offer rid of a journey, leg by leg.
-func (r *refunds) confirmJourneyRefund(ctx context.Context, c *call, rid string) (*Answer, bool) {
-	j, legs, jr, a := r.journeyRefundOfferOf(ctx, c)
+func (rf *refunds) confirmJourneyRefund(ctx context.Context, c *call, rid string) (*Answer, bool) {
+	j, legs, jr, a := rf.journeyRefundOfferOf(ctx, c)
 	if a != nil {
 		return a, finalAnswer(a)
 	}
@@ -199,11 +199,11 @@ func (r *refunds) confirmJourneyRefund(ctx context.Context, c *call, rid string)
 		}
 		// Once a leg is refunded the others follow, even past the
 		// offer's validity: a journey is not left half refunded.
-		if !started && !r.now().Before(ro.ValidUntil) {
+		if !started && !rf.now().Before(ro.ValidUntil) {
 			return problemAnswer(osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
 				"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
 		}
-		after, d, p := r.bookings.cancel(ctx, c.send, leg, cancelRefund, rid, ro.ReasonCode)
+		after, d, p := rf.bookings.cancel(ctx, c.send, leg, cancelRefund, rid, ro.ReasonCode)
 		if p != nil {
 			p.Detail = journeyDetail(p.Detail, j, leg)
 			return problemAnswer(p), finalProblem(p)
@@ -213,7 +213,7 @@ func (r *refunds) confirmJourneyRefund(ctx context.Context, c *call, rid string)
 			legs[i] = after
 			continue
 		}
-		if a, final := r.bookings.cancelFailed(c, after, d); a != nil {
+		if a, final := rf.bookings.cancelFailed(c, after, d); a != nil {
 			return a, final
 		}
 		if ro := after.refundOffer(rid); ro == nil || ro.Status != osdm.RefundConfirmed {
@@ -222,8 +222,8 @@ func (r *refunds) confirmJourneyRefund(ctx context.Context, c *call, rid string)
 		}
 		legs[i] = after
 	}
-	v := r.journeyRefundView(j, legs, jr)
-	return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v}), true
+	v := rf.journeyRefundView(j, legs, jr)
+	return rf.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v}), true
 }
 
 // deleteJourneyRefundOffer drops a proposed refund offer of a journey
@@ -270,7 +270,7 @@ func (rf *refunds) deleteJourneyRefundOffer(ctx context.Context, c *call) *Answe
 
 // journeyRefundView is the OSDM refund offer of a journey: the amounts
 // summed over its legs, their fulfilments, CONFIRMED once every leg is.
-func (r *refunds) journeyRefundView(j *journeyRecord, legs []*bookingRecord, jr *journeyRefundOffer) osdm.RefundOffer {
+func (rf *refunds) journeyRefundView(j *journeyRecord, legs []*bookingRecord, jr *journeyRefundOffer) osdm.RefundOffer {
 	var fees, refunds []osdm.Price
 	var v osdm.RefundOffer
 	status := osdm.RefundConfirmed
