@@ -19,8 +19,9 @@ type core struct {
 	sender Sender
 }
 
-// problem is the answer of p.
-func (k *core) problem(_ *call, p *osdm.ProblemError) *Answer {
+// problemAnswer is the answer of p: its status and JSON problem body, with
+// the Allow header p names, if any.
+func problemAnswer(p *osdm.ProblemError) *Answer {
 	b, err := json.Marshal(p.Body())
 	if err != nil {
 		b = []byte(`{"code":"` + osdm.CodeInternalError + `"}`)
@@ -36,7 +37,7 @@ func (k *core) problem(_ *call, p *osdm.ProblemError) *Answer {
 func (k *core) json(c *call, status int, v any) *Answer {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return k.problem(c, asProblem(err))
+		return problemAnswer(asProblem(err))
 	}
 	h := http.Header{"Content-Type": {osdm.ContentTypeJSON}, "Cache-Control": {"no-store"}}
 	return &Answer{Answer: osdm.Answer{Status: status, Header: h, Body: b}}

@@ -103,7 +103,7 @@ func requestHash(c *call) string {
 func (k *core) idempotent(ctx context.Context, c *call, newResource func() string, op idemOp) *Answer {
 	key, p := idempotencyKey(c.header)
 	if p != nil {
-		return k.problem(c, p)
+		return problemAnswer(p)
 	}
 	if key == "" {
 		a, _ := op(newResource())
@@ -138,7 +138,7 @@ func (k *core) idempotent(ctx context.Context, c *call, newResource func() strin
 			return k.storeFailed(c, err)
 		}
 		if rec.Hash != hash {
-			return k.problem(c, osdm.NewProblem(http.StatusUnprocessableEntity, osdm.CodeIdempotencyKeyReused,
+			return problemAnswer(osdm.NewProblem(http.StatusUnprocessableEntity, osdm.CodeIdempotencyKeyReused,
 				"the Idempotency-Key was used before with another request (method, path or body); use a new key for a new request"))
 		}
 		if rec.Done {
@@ -149,7 +149,7 @@ func (k *core) idempotent(ctx context.Context, c *call, newResource func() strin
 			p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
 				"a request with this Idempotency-Key is still under way; retry when it has been answered")
 			p.Retryable = true
-			return k.problem(c, p)
+			return problemAnswer(p)
 		}
 		// The first call died or lost its answer: take over its lease.
 		taken := rec
@@ -215,7 +215,7 @@ func (k *core) storeFailed(c *call, _ error) *Answer {
 func (k *core) storeUnavailable(c *call, detail string) *Answer {
 	p := osdm.NewProblem(http.StatusServiceUnavailable, osdm.CodeServiceUnavailable, detail)
 	p.Retryable = true
-	a := k.problem(c, p)
+	a := problemAnswer(p)
 	a.StoreErrors++
 	return a
 }

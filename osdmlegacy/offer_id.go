@@ -279,7 +279,7 @@ const offerBookedAlready = "the offer is booked already; an offer books once (se
 // may get past.
 func (o *offers) openFailed(c *call, err error) (*Answer, bool) {
 	if errors.Is(err, errOfferNotFound) {
-		return o.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
+		return problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 			"the offer is unknown or no longer bookable (offers are bookable until their preBookableUntil); search again").
 			WithPointer("#/offers/0/offerId")), true
 	}
