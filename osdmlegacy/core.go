@@ -19,20 +19,6 @@ type core struct {
 	sender Sender
 }
 
-// problemAnswer is the answer of p: its status and JSON problem body, with
-// the Allow header p names, if any.
-func problemAnswer(p *osdm.ProblemError) *Answer {
-	b, err := json.Marshal(p.Body())
-	if err != nil {
-		b = []byte(`{"code":"` + osdm.CodeInternalError + `"}`)
-	}
-	h := http.Header{"Content-Type": {osdm.ContentTypeProblem}, "Cache-Control": {"no-store"}}
-	if p.Allow != "" {
-		h.Set("Allow", p.Allow)
-	}
-	return &Answer{Answer: osdm.Answer{Status: p.Status, Header: h, Body: b}, Problem: p}
-}
-
 // json answers status with v as its JSON body.
 func (k *core) json(c *call, status int, v any) *Answer {
 	b, err := json.Marshal(v)
