@@ -116,7 +116,7 @@ func (xs *exchanges) quoteBookingExchange(ctx context.Context, c *call, ask *exc
 	c.answer.FanOut = len(probes)
 	signer, err := xs.offers.offerSigner(ctx)
 	if err != nil {
-		return xs.offers.offerKeyFailed(c), false
+		return xs.offers.offerKeyFailed(c, err), false
 	}
 	xs.offers.fanOut(ctx, c.send, probes)
 	sa, p := xs.offers.collect(c, q, probes, pax, signer, nil, nil)

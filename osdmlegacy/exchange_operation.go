@@ -71,7 +71,7 @@ func (xs *exchanges) createExchangeOperation(ctx context.Context, c *call) *Answ
 		now := xs.now()
 		offer, err := xs.offers.openOffer(ctx, sel.OfferID, now)
 		if err != nil && !errors.Is(err, errOfferNotFound) {
-			return xs.offers.offerKeyFailed(c), false
+			return xs.offers.offerKeyFailed(c, err), false
 		}
 		if offer == nil || rec.exchangeQuote(sel.OfferID) == nil {
 			p := osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,

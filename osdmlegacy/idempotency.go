@@ -202,12 +202,15 @@ func (k *core) replay(rec *idempotencyRecord) *Answer {
 	return a
 }
 
-// storeFailed is the answer to a call whose store operation failed: a
-// retryable 503 that says nothing of the cause (the store is down or
-// unreachable, as the legacy system can be); nothing was sent to the
-// legacy system unless the intent was recorded first.
-func (k *core) storeFailed(c *call, _ error) *Answer {
-	return k.storeUnavailable(c, "the OSDM provider could not record the request; try again later")
+// storeFailed is the answer to a call whose store operation failed with
+// err: a retryable 503 that tells the client nothing of the cause (the
+// store is down or unreachable, as the legacy system can be), which the
+// answer keeps for the log line; nothing was sent to the legacy system
+// unless the intent was recorded first.
+func (k *core) storeFailed(c *call, err error) *Answer {
+	a := k.storeUnavailable(c, "the OSDM provider could not record the request; try again later")
+	a.Cause = err
+	return a
 }
 
 // storeUnavailable answers c with a retryable 503 with detail, counted as

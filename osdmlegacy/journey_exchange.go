@@ -150,7 +150,7 @@ func (xs *exchanges) quoteJourneyExchange(ctx context.Context, c *call, ask *exc
 	c.answer.FanOut = len(probes) + len(legProbes)
 	signer, err := xs.offers.offerSigner(ctx)
 	if err != nil {
-		return xs.offers.offerKeyFailed(c), false
+		return xs.offers.offerKeyFailed(c, err), false
 	}
 	xs.offers.fanOut(ctx, c.send, append(probes[:len(probes):len(probes)], legProbes...))
 	sa, p := xs.offers.collect(c, q, probes, pax, signer, ts, legProbes)
@@ -228,7 +228,7 @@ func (xs *exchanges) createJourneyExchangeOperation(ctx context.Context, c *call
 			"no exchange offer of booking "+j.ID+" has this id, or it expired; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")
 		offers, err := xs.openExchangeOffer(ctx, sel.OfferID, now)
 		if err != nil && !errors.Is(err, errOfferNotFound) {
-			return xs.offers.offerKeyFailed(c), false
+			return xs.offers.offerKeyFailed(c, err), false
 		}
 		q := j.exchangeQuote(sel.OfferID)
 		if offers == nil || q == nil || !now.Before(q.ValidUntil) {

@@ -44,7 +44,7 @@ func (o *offers) searchOffers(ctx context.Context, c *call) *Answer {
 	signer, err := o.offerSigner(ctx)
 	if err != nil {
 		if signer = o.signer.Load(); signer == nil {
-			return o.offerKeyFailed(c)
+			return o.offerKeyFailed(c, err)
 		}
 		c.answer.StoreErrors++
 	}
