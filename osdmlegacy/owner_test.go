@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/testrig"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
@@ -73,18 +74,7 @@ func TestOwnerOfAfterSales(t *testing.T) {
 	ctx := context.Background()
 	serve := func(client, method, path string, body any, key string) *Answer {
 		t.Helper()
-		var b []byte
-		h := http.Header{}
-		switch v := body.(type) {
-		case nil:
-		case string:
-			b = []byte(v)
-		default:
-			b, _ = json.Marshal(v)
-		}
-		if b != nil {
-			h.Set("Content-Type", "application/json")
-		}
+		h, b := testrig.JSONRequest(t, body)
 		if key != "" {
 			h.Set("Idempotency-Key", key)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/testrig"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
@@ -25,18 +26,8 @@ import (
 func TestAfterSalesAreTheirClientsOnly(t *testing.T) {
 	h := newHarness(t, osdmsandbox.Config{Capacity: 40})
 	serve := func(method, path string, body any, key string) *osdm.Answer {
-		var b []byte
-		hd := http.Header{}
-		switch v := body.(type) {
-		case nil:
-		case string:
-			b = []byte(v)
-		default:
-			b, _ = json.Marshal(v)
-		}
-		if b != nil {
-			hd.Set("Content-Type", "application/json")
-		}
+		t.Helper()
+		hd, b := testrig.JSONRequest(t, body)
 		if key != "" {
 			hd.Set("Idempotency-Key", key)
 		}
