@@ -82,7 +82,7 @@ func (f *failure) partnerProblem() string {
 	if f.problem == nil {
 		return ""
 	}
-	return plain(f.problem.Code, 200)
+	return partnerText(f.problem.Code, 200)
 }
 
 // alternative reports whether the partner answered with
@@ -292,7 +292,7 @@ func describeProblem(p *osdm.Problem) string {
 	}
 	s := ""
 	for _, part := range []string{p.Code, p.Title, p.Detail} {
-		if part = plain(part, 200); part != "" {
+		if part = partnerText(part, 200); part != "" {
 			if s != "" {
 				s += ": "
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/tokenauth"
 )
 
 // Convert runs the OSDM calls req stands for through x, one after another,
@@ -334,6 +335,15 @@ func plain(s string, max int) string {
 		}
 	}
 	return b.String()
+}
+
+// partnerText is plain(s, max) for a text the partner wrote about a call
+// (a problem's code, title or detail), which goes into a legacy reply and
+// the gateway's log: without anything shaped like a token first, so that
+// a partner quoting the access token it was sent (a 401's "invalid token
+// eyJ...", an echo of the request's headers) passes it on to neither.
+func partnerText(s string, max int) string {
+	return plain(tokenauth.RedactTokens(s), max)
 }
 
 // isPlain reports whether s is printable ASCII of at most max bytes with

@@ -210,7 +210,7 @@ func (r *run) replacement(p *osdm.Problem) *Result {
 		}
 	}
 	if len(alts) == 0 {
-		return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerRejected, PartnerProblem: plain(p.Code, 200),
+		return r.negative(&legacy.NegativeReply{Code: legacy.CodePartnerRejected, PartnerProblem: partnerText(p.Code, 200),
 			Text: "Partner " + r.c.partner + " cannot sell this train and proposed other reservation systems, but named none by a RICS operator code" + describeProblem(p) + "."})
 	}
 	return &Result{Reply: &legacy.ReplacementProposal{Header: r.h, Alternatives: alts}, Status: http.StatusOK, Outcome: OutcomeReplacementProposal}

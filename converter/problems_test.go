@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
@@ -115,6 +116,45 @@ func TestErrorTextIsSafe(t *testing.T) {
 	n := negativeOf(t, res)
 	if len([]rune(n.Text)) > 1000 || n.PartnerProblem != "urn:uic:problem:X <forged>" {
 		t.Errorf("text %d characters, problem %q", len([]rune(n.Text)), n.PartnerProblem)
+	}
+}
+
+// TestPartnerEchoingTokenIsRedacted: a partner that quotes the access
+// token it was sent in its problem (a 401's "invalid token ...", an echo
+// of the request's headers), in any of its parts, gets it into neither
+// the legacy reply (which goes to the legacy system) nor the reply's text
+// the gateway logs as the exchange's reason: a JWT, the start of one cut
+// short, or an opaque token after "Bearer".
+func TestPartnerEchoingTokenIsRedacted(t *testing.T) {
+	const (
+		jwt    = "eyJhbGciOiJFZERTQSIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiJnYXRld2F5In0.c2lnbmF0dXJlLW9mLXRoZS10b2tlbg"
+		opaque = "opq8f3a9c2d7e1b4f6a0c5d8e2b7f1a3c9d"
+	)
+	for _, tc := range []struct{ name, code, title, detail, secret string }{
+		{"jwt in detail", "urn:uic:problem:UNAUTHORIZED", "Unauthorized", "the access token " + jwt + " has expired", "c2lnbmF0dXJl"},
+		{"jwt cut short", "urn:uic:problem:UNAUTHORIZED", "token eyJhbGciOiJFZERTQSIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiJnYXRl", "", "eyJzdWIi"},
+		{"headers echoed", "urn:uic:problem:VALIDATION_ERROR", "Bad request", "request headers: Accept: application/json; Authenticate: Bearer " + opaque, opaque[3:]},
+		{"token as code", jwt, "", "", "c2lnbmF0dXJl"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status := http.StatusUnauthorized
+			p := osdm.Problem{Code: tc.code, Title: tc.title, Status: &status, Detail: tc.detail}
+			body, _ := marshal(p)
+			s := &scripted{t: t, answers: []scriptedAnswer{{status: status, body: body}}}
+			res := testConverter(t, Config{}).Convert(context.Background(), availabilityRequest("T-1"), s)
+			checkReply(t, res)
+			n := negativeOf(t, res)
+			encoded, err := legacy.Encode(legacy.XML, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(encoded), tc.secret) {
+				t.Errorf("the reply carries the partner's echo of the token: %s", encoded)
+			}
+			if n.Code != legacy.CodeAuthenticationFailed || !strings.Contains(n.Text, "[redacted]") {
+				t.Errorf("reply %s %q: want AUTHENTICATION_FAILED naming a redacted part", n.Code, n.Text)
+			}
+		})
 	}
 }
 

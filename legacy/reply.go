@@ -247,17 +247,26 @@ func (*AvailabilityReply) Kind() Kind { return KindAvailabilityReply }
 // ReplyHeader implements Reply.
 func (r *AvailabilityReply) ReplyHeader() ReplyHeader { return r.Header }
 
+// header implements headedReply.
+func (r *AvailabilityReply) header() *ReplyHeader { return &r.Header }
+
 // Kind implements Message.
 func (*BookingReply) Kind() Kind { return KindBookingReply }
 
 // ReplyHeader implements Reply.
 func (r *BookingReply) ReplyHeader() ReplyHeader { return r.Header }
 
+// header implements headedReply.
+func (r *BookingReply) header() *ReplyHeader { return &r.Header }
+
 // Kind implements Message.
 func (*CancelReply) Kind() Kind { return KindCancelReply }
 
 // ReplyHeader implements Reply.
 func (r *CancelReply) ReplyHeader() ReplyHeader { return r.Header }
+
+// header implements headedReply.
+func (r *CancelReply) header() *ReplyHeader { return &r.Header }
 
 // Kind implements Message.
 func (*SynchroReply) Kind() Kind { return KindSynchroReply }
@@ -271,17 +280,26 @@ func (*PassengerDataReply) Kind() Kind { return KindPassengerDataReply }
 // ReplyHeader implements Reply.
 func (r *PassengerDataReply) ReplyHeader() ReplyHeader { return r.Header }
 
+// header implements headedReply.
+func (r *PassengerDataReply) header() *ReplyHeader { return &r.Header }
+
 // Kind implements Message.
 func (*ReplacementProposal) Kind() Kind { return KindReplacementProposal }
 
 // ReplyHeader implements Reply.
 func (r *ReplacementProposal) ReplyHeader() ReplyHeader { return r.Header }
 
+// header implements headedReply.
+func (r *ReplacementProposal) header() *ReplyHeader { return &r.Header }
+
 // Kind implements Message.
 func (*NegativeReply) Kind() Kind { return KindNegativeReply }
 
 // ReplyHeader implements Reply.
 func (r *NegativeReply) ReplyHeader() ReplyHeader { return r.Header }
+
+// header implements headedReply.
+func (r *NegativeReply) header() *ReplyHeader { return &r.Header }
 
 // Interface guards.
 var (

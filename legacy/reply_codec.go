@@ -434,23 +434,11 @@ func writeTicketReply(w *writer, m *TicketReply) {
 func WithNamespace(r Reply, ns bool) Reply {
 	switch m := r.(type) {
 	case *AvailabilityReply:
-		if m != nil && m.Header.Namespaced != ns {
-			c := *m
-			c.Header.Namespaced = ns
-			return &c
-		}
+		return withNamespace(m, ns)
 	case *BookingReply:
-		if m != nil && m.Header.Namespaced != ns {
-			c := *m
-			c.Header.Namespaced = ns
-			return &c
-		}
+		return withNamespace(m, ns)
 	case *CancelReply:
-		if m != nil && m.Header.Namespaced != ns {
-			c := *m
-			c.Header.Namespaced = ns
-			return &c
-		}
+		return withNamespace(m, ns)
 	case *SynchroReply:
 		if m == nil {
 			break
@@ -465,29 +453,34 @@ func WithNamespace(r Reply, ns bool) Reply {
 			return &c
 		}
 	case *PassengerDataReply:
-		if m != nil && m.Header.Namespaced != ns {
-			c := *m
-			c.Header.Namespaced = ns
-			return &c
-		}
+		return withNamespace(m, ns)
 	case *TicketReply:
-		if m != nil && m.Header.Namespaced != ns {
-			c := *m
-			c.Header.Namespaced = ns
-			return &c
-		}
+		return withNamespace(m, ns)
 	case *ReplacementProposal:
-		if m != nil && m.Header.Namespaced != ns {
-			c := *m
-			c.Header.Namespaced = ns
-			return &c
-		}
+		return withNamespace(m, ns)
 	case *NegativeReply:
-		if m != nil && m.Header.Namespaced != ns {
-			c := *m
-			c.Header.Namespaced = ns
-			return &c
-		}
+		return withNamespace(m, ns)
 	}
 	return r
+}
+
+// headedReply is the pointer type of a reply kind whose header
+// withNamespace can set.
+type headedReply[T any] interface {
+	*T
+	Reply
+	header() *ReplyHeader
+}
+
+// withNamespace is WithNamespace for a reply kind that holds no other
+// reply: m itself when nil or already in the form ns, else a shallow copy
+// of it with its header's Namespaced set to ns.
+func withNamespace[T any, P headedReply[T]](m P, ns bool) Reply {
+	if m == nil || m.header().Namespaced == ns {
+		return m
+	}
+	c := *m
+	p := P(&c)
+	p.header().Namespaced = ns
+	return p
 }

@@ -64,6 +64,9 @@ func (*TicketReply) Kind() Kind { return KindTicketReply }
 // ReplyHeader implements Reply.
 func (r *TicketReply) ReplyHeader() ReplyHeader { return r.Header }
 
+// header implements headedReply.
+func (r *TicketReply) header() *ReplyHeader { return &r.Header }
+
 // Interface guards.
 var (
 	_ Request = (*TicketRequest)(nil)

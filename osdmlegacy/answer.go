@@ -27,6 +27,10 @@ type Answer struct {
 	FanOut int
 	// StoreErrors counts the store operations that failed during the call.
 	StoreErrors int
+	// Cause is why the façade itself failed the call (a store error, a
+	// record found broken), for the log line; never sent to the client.
+	// nil when the call did not fail inside the façade.
+	Cause error
 	// BookingID names the booking the call was about, for the log line; ""
 	// when none.
 	BookingID string

@@ -12,15 +12,14 @@ import (
 // the connection closed. A client that dribbles its body, or stalls,
 // holds no connection longer than a call may take.
 func (f *Facade) BodyTimeout(method, path string) *Answer {
-	c := &call{method: method, path: path, header: http.Header{}, now: f.now(), answer: &Answer{}}
-	c.op = "unknown"
+	op := "unknown"
 	if m := f.router.Match(method, path); m.Route != nil {
-		c.op = m.Route.Op.String()
+		op = m.Route.Op.String()
 	}
-	a := f.problem(c, osdm.NewProblem(http.StatusRequestTimeout, osdm.CodeRequestTimeout,
+	a := problemAnswer(osdm.NewProblem(http.StatusRequestTimeout, osdm.CodeRequestTimeout,
 		"the request body did not arrive completely within "+f.cfg.Timeout.String()+"; send the request again"))
 	a.Header.Set("Connection", "close")
-	a.Operation = c.op
+	a.Operation = op
 	a.Outcome = trimProblemPrefix(osdm.CodeRequestTimeout)
 	return a
 }

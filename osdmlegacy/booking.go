@@ -20,7 +20,7 @@ import (
 func (b *bookings) createBooking(ctx context.Context, c *call) *Answer {
 	req, p := readBookingRequest(c.body)
 	if p != nil {
-		return b.problem(c, p)
+		return problemAnswer(p)
 	}
 	if isJourneyOfferID(req.Offers[0].OfferID) {
 		return b.journeys.createJourneyBooking(ctx, c, req)
@@ -71,7 +71,7 @@ func (b *bookings) newBooking(ctx context.Context, c *call, id string, req *osdm
 	}
 	pax, names, p := bookingPassengers(req, offer, b.cfg.Tariffs)
 	if p != nil {
-		return b.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	// One booking per offer: a second POST of the same offer (without the
 	// same Idempotency-Key) must not book the places twice.
@@ -86,7 +86,7 @@ func (b *bookings) newBooking(ctx context.Context, c *call, id string, req *osdm
 				why = "the offer is an exchange offer of booking " + hr.ID + ": it is booked by POST /bookings/" + hr.ID + "/exchange-operations"
 			}
 		}
-		return b.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, why).
+		return problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, why).
 			WithPointer("#/offers/0/offerId")), true
 	}
 	pending, err := b.settlement.newPending(stepBook, bookingRequestOf(id, offer, names, now), now)
@@ -125,7 +125,7 @@ func (b *bookings) newBooking(ctx context.Context, c *call, id string, req *osdm
 func (b *bookings) resumeBooking(ctx context.Context, c *call, rec *bookingRecord) (*Answer, bool) {
 	if rec.State == stateBooking && rec.Pending != nil {
 		if b.now().Before(rec.Pending.LeaseUntil) {
-			return b.inProgress(c, rec), false
+			return problemAnswer(underWay("booking "+rec.ID, "a message")), false
 		}
 		rec, d := b.settlement.redeliver(ctx, c.send, rec)
 		return b.bookingResult(c, rec, d)
@@ -141,9 +141,9 @@ func (b *bookings) bookingResult(c *call, rec *bookingRecord, d *delivery) (*Ans
 	}
 	switch rec.State {
 	case stateBooking:
-		return b.inProgress(c, rec), false
+		return problemAnswer(underWay("booking "+rec.ID, "a message")), false
 	case stateFailed:
-		return b.problem(c, b.refusalProblem(rec)), true
+		return problemAnswer(b.refusalProblem(rec)), true
 	}
 	return b.documents.bookingAnswer(c, rec), true
 }
@@ -158,12 +158,6 @@ func (b *bookings) refusalProblem(rec *bookingRecord) *osdm.ProblemError {
 		return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, subject+": another reservation system sells this train; search again for its proposal")
 	}
 	return NegativeProblem(&legacy.NegativeReply{Code: rec.Failure.Code, Retryable: rec.Failure.Retryable}, subject)
-}
-
-// inProgress is the answer while a legacy message of the booking is under
-// way and its lease runs.
-func (b *bookings) inProgress(c *call, rec *bookingRecord) *Answer {
-	return b.problem(c, underWay("booking "+rec.ID, "a message"))
 }
 
 // offerClaimKey is the store key that claims an offer for one booking.
@@ -198,7 +192,7 @@ func (b *bookings) getBooking(ctx context.Context, c *call) *Answer {
 		return a
 	}
 	if rec.State == stateBooking {
-		return b.inProgress(c, rec)
+		return problemAnswer(underWay("booking "+rec.ID, "a message"))
 	}
 	return b.documents.bookingAnswer(c, rec)
 }
@@ -210,7 +204,7 @@ func (b *bookings) bookingOf(ctx context.Context, c *call) (*bookingRecord, *Ans
 	c.answer.BookingID = id
 	rec, _, err := b.loadBooking(ctx, id)
 	if errors.Is(err, errBookingMissing) || err == nil && (rec.State == stateFailed || rec.JourneyID != "") {
-		return nil, b.problem(c, bookingNotFound(id))
+		return nil, problemAnswer(bookingNotFound(id))
 	}
 	if err != nil {
 		return nil, b.storeFailed(c, err)

@@ -29,7 +29,7 @@ func (b *bookings) deleteBooking(ctx context.Context, c *call) *Answer {
 		}
 		rec, d, p := b.cancel(ctx, c.send, rec, cancelDelete, "", nil)
 		if p != nil {
-			return b.problem(c, p), finalProblem(p)
+			return problemAnswer(p), finalProblem(p)
 		}
 		if a, final := b.cancelFailed(c, rec, d); a != nil {
 			return a, final
@@ -167,10 +167,10 @@ func (b *bookings) cancelFailed(c *call, rec *bookingRecord, d *delivery) (*Answ
 	switch {
 	case rec.State.holdsPlaces() && d.refusal != nil:
 		p := NegativeProblem(d.refusal, subject)
-		return b.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	case rec.State.holdsPlaces():
 		p := stateProblem(rec, "cancelled")
-		return b.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	}
 	return nil, true
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/internal/redistest"
 	"github.com/caddy-osdm/caddy-osdm/internal/testclock"
+	"github.com/caddy-osdm/caddy-osdm/internal/testrig"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -339,23 +340,7 @@ func withKey(k string) callOpt { return func(h http.Header) { h.Set("Idempotency
 // (OSDM 3.9; the request too when it is one the spec takes) and returns it.
 func (e *bookEnv) call(f *Facade, method, path string, body any, opts ...callOpt) *Answer {
 	e.t.Helper()
-	var b []byte
-	switch v := body.(type) {
-	case nil:
-	case []byte:
-		b = v
-	case string:
-		b = []byte(v)
-	default:
-		var err error
-		if b, err = json.Marshal(v); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-	h := http.Header{}
-	if b != nil {
-		h.Set("Content-Type", "application/json")
-	}
+	h, b := testrig.JSONRequest(e.t, body)
 	for _, o := range opts {
 		o(h)
 	}

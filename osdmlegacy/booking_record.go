@@ -317,18 +317,18 @@ func (b *bookings) bookingKey(id string) string { return storeKey(b.cfg.Partner,
 // client's than the call's in ctx (see visibleTo): every read and change of
 // a booking goes through here, so another client's booking is, for a call,
 // an id that does not exist.
-func (bk *bookings) loadBooking(ctx context.Context, id string) (*bookingRecord, []byte, error) {
+func (b *bookings) loadBooking(ctx context.Context, id string) (*bookingRecord, []byte, error) {
 	if !validID(id, bookingIDPrefix) {
 		return nil, nil, errBookingMissing
 	}
-	rec, b, err := getRecord[bookingRecord](ctx, bk.store, bk.bookingKey(id), "booking", id, errBookingMissing)
+	rec, raw, err := getRecord[bookingRecord](ctx, b.store, b.bookingKey(id), "booking", id, errBookingMissing)
 	if err != nil {
 		return nil, nil, err
 	}
-	if rec.ID != id || rec.Partner != bk.cfg.Partner || !visibleTo(ctx, rec.Client) {
+	if rec.ID != id || rec.Partner != b.cfg.Partner || !visibleTo(ctx, rec.Client) {
 		return nil, nil, errBookingMissing
 	}
-	return rec, b, nil
+	return rec, raw, nil
 }
 
 // updateBooking applies fn to booking id with compare-and-set, rereading

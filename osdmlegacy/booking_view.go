@@ -11,27 +11,27 @@ import (
 
 // bookingView is the OSDM booking of a record: every answer about a
 // booking is built here, from the store alone.
-func (bk *bookings) bookingView(rec *bookingRecord) *osdm.Booking {
-	b := &osdm.Booking{
+func (b *bookings) bookingView(rec *bookingRecord) *osdm.Booking {
+	view := &osdm.Booking{
 		ID:          rec.ID,
 		ExternalRef: rec.ExternalRef,
 		CreatedOn:   rec.CreatedOn,
-		Summary:     fmt.Sprintf("Reservation on train %s on %s, %s", rec.Offer.Train, rec.Offer.ServiceDate, bk.cfg.Partner),
+		Summary:     fmt.Sprintf("Reservation on train %s on %s, %s", rec.Offer.Train, rec.Offer.ServiceDate, b.cfg.Partner),
 	}
 	for i := range rec.Passengers {
-		b.Passengers = append(b.Passengers, passengerView(&rec.Passengers[i]))
+		view.Passengers = append(view.Passengers, passengerView(&rec.Passengers[i]))
 	}
 	status := partStatus(rec)
 	price := rec.bookedPrice()
 	if rec.Legacy != nil {
-		b.BookingCode = rec.Legacy.ReservationReference
+		view.BookingCode = rec.Legacy.ReservationReference
 	}
 	switch status {
 	case osdm.BookingPartPrebooked:
 		p := price
-		b.ProvisionalPrice = &p
+		view.ProvisionalPrice = &p
 		limit := rec.HoldUntil
-		b.ConfirmationTimeLimit = &limit
+		view.ConfirmationTimeLimit = &limit
 	case osdm.BookingPartFulfilled, osdm.BookingPartRefunded:
 		// What the customer keeps paying: the price less what was refunded.
 		kept := price
@@ -39,15 +39,15 @@ func (bk *bookings) bookingView(rec *bookingRecord) *osdm.Booking {
 			sc := max(price.EffectiveScale(), refunded.EffectiveScale())
 			kept = osdm.NewPrice(rescale(price, sc)-rescale(refunded, sc), sc, price.Currency)
 		}
-		b.ConfirmedPrice = &kept
+		view.ConfirmedPrice = &kept
 	}
-	b.BookedOffers = []osdm.BookedOffer{bk.bookedOffer(rec, status, price)}
-	b.Trips = []osdm.Trip{tripView(&rec.Offer)}
-	b.Fulfillments = fulfillmentsView(rec)
+	view.BookedOffers = []osdm.BookedOffer{b.bookedOffer(rec, status, price)}
+	view.Trips = []osdm.Trip{tripView(&rec.Offer)}
+	view.Fulfillments = fulfillmentsView(rec)
 	for i := range rec.RefundOffers {
-		b.RefundOffers = append(b.RefundOffers, refundOfferView(rec, &rec.RefundOffers[i]))
+		view.RefundOffers = append(view.RefundOffers, refundOfferView(rec, &rec.RefundOffers[i]))
 	}
-	return b
+	return view
 }
 
 // partStatus is the OSDM status of the booking's reservation.

@@ -19,24 +19,11 @@ type core struct {
 	sender Sender
 }
 
-// problem is the answer of p.
-func (k *core) problem(_ *call, p *osdm.ProblemError) *Answer {
-	b, err := json.Marshal(p.Body())
-	if err != nil {
-		b = []byte(`{"code":"` + osdm.CodeInternalError + `"}`)
-	}
-	h := http.Header{"Content-Type": {osdm.ContentTypeProblem}, "Cache-Control": {"no-store"}}
-	if p.Allow != "" {
-		h.Set("Allow", p.Allow)
-	}
-	return &Answer{Answer: osdm.Answer{Status: p.Status, Header: h, Body: b}, Problem: p}
-}
-
 // json answers status with v as its JSON body.
 func (k *core) json(c *call, status int, v any) *Answer {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return k.problem(c, asProblem(err))
+		return problemAnswer(asProblem(err))
 	}
 	h := http.Header{"Content-Type": {osdm.ContentTypeJSON}, "Cache-Control": {"no-store"}}
 	return &Answer{Answer: osdm.Answer{Status: status, Header: h, Body: b}}

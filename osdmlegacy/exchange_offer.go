@@ -70,87 +70,87 @@ func readExchangeOfferRequest(body []byte) (*exchangeOfferAsk, *osdm.ProblemErro
 // createExchangeOffers answers POST /bookings/{id}/exchange-offers: the
 // exchange of a fulfilled booking (of one train or a journey) quoted to
 // the trips its search finds.
-func (x *exchanges) createExchangeOffers(ctx context.Context, c *call) *Answer {
+func (xs *exchanges) createExchangeOffers(ctx context.Context, c *call) *Answer {
 	ask, p := readExchangeOfferRequest(c.body)
 	if p != nil {
-		return x.problem(c, p)
+		return problemAnswer(p)
 	}
 	embed, p := osdm.ReadExchangeEmbed(c.query)
 	if p != nil {
-		return x.problem(c, p)
+		return problemAnswer(p)
 	}
-	quote := x.quoteBookingExchange
+	quote := xs.quoteBookingExchange
 	if isJourneyID(c.params[osdm.ParamBookingID]) {
-		quote = x.quoteJourneyExchange
+		quote = xs.quoteJourneyExchange
 	}
-	return x.idempotent(ctx, c, func() string { return newID("xq-") }, func(string) (*Answer, bool) {
+	return xs.idempotent(ctx, c, func() string { return newID("xq-") }, func(string) (*Answer, bool) {
 		return quote(ctx, c, ask, embed)
 	})
 }
 
 // quoteBookingExchange quotes the exchange of a fulfilled booking of one
 // train to the trains its search finds.
-func (x *exchanges) quoteBookingExchange(ctx context.Context, c *call, ask *exchangeOfferAsk, embed osdm.ExchangeEmbed) (*Answer, bool) {
-	rec, a := x.bookings.bookingOf(ctx, c)
+func (xs *exchanges) quoteBookingExchange(ctx context.Context, c *call, ask *exchangeOfferAsk, embed osdm.ExchangeEmbed) (*Answer, bool) {
+	rec, a := xs.bookings.bookingOf(ctx, c)
 	if a != nil {
 		return a, finalAnswer(a)
 	}
-	if p := x.exchangeable(rec, ask); p != nil {
-		return x.problem(c, p), finalProblem(p)
+	if p := xs.exchangeable(rec, ask); p != nil {
+		return problemAnswer(p), finalProblem(p)
 	}
 	q := ask.search
 	if q.legs != nil {
 		p := restricted(restrictAfterSales, osdm.CodeOfferOutOfBounds, "#/tripSpecifications/0/legs",
 			"a booking of one train is exchanged for another train, not a journey with changes")
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
-	cands, p := x.offers.candidates(q)
+	cands, p := xs.offers.candidates(q)
 	if p != nil {
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	day, _ := time.Parse(time.DateOnly, cands[0].run.ServiceDate)
-	pax, p := x.exchangePassengers(q, day, &rec.Offer)
+	pax, p := xs.exchangePassengers(q, day, &rec.Offer)
 	if p != nil {
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
-	probes := x.offers.plan(cands, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
+	probes := xs.offers.plan(cands, q.classes, xs.cfg.ServiceCodes, tariffCounts(pax), c.now)
 	c.answer.FanOut = len(probes)
-	signer, err := x.offers.offerSigner(ctx)
+	signer, err := xs.offers.offerSigner(ctx)
 	if err != nil {
-		return x.offers.offerKeyFailed(c), false
+		return xs.offers.offerKeyFailed(c, err), false
 	}
-	x.offers.fanOut(ctx, c.send, probes)
-	sa, p := x.offers.collect(c, q, probes, pax, signer, nil, nil)
+	xs.offers.fanOut(ctx, c.send, probes)
+	sa, p := xs.offers.collect(c, q, probes, pax, signer, nil, nil)
 	if p != nil {
-		return x.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	}
 	old := rec.bookedPrice()
-	now := x.now().UTC()
-	quotes, offers, p := x.quoteExchanges(sa.resp.Offers, []osdm.Price{old}, ask.overrule, now, "booking", func(o osdm.Offer) (osdm.Price, bool) {
+	now := xs.now().UTC()
+	quotes, offers, p := xs.quoteExchanges(sa.resp.Offers, []osdm.Price{old}, ask.overrule, now, "booking", func(o osdm.Offer) (osdm.Price, bool) {
 		if len(o.ReservationOfferParts) == 0 {
 			return osdm.Price{}, false
 		}
 		return o.ReservationOfferParts[0].Price, true
 	})
 	if p != nil {
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	quotesOf := func(r *bookingRecord) *[]exchangeQuote { return &r.ExchangeQuotes }
-	if rec, err = holdQuotes(ctx, x, rec.ID, x.bookings.updateBooking, quotesOf, offers, quotes, now); err != nil {
-		return x.storeFailed(c, err), false
+	if rec, err = holdQuotes(ctx, xs, rec.ID, xs.bookings.updateBooking, quotesOf, offers, quotes, now); err != nil {
+		return xs.storeFailed(c, err), false
 	}
 	view := func(o osdm.Offer, q *exchangeQuote) osdm.ExchangeOffer { return exchangeOfferOf(rec, o, q) }
-	return x.exchangeOffersAnswer(c, embed, &sa.resp, offers, quotes, view, rec.Passengers), true
+	return xs.exchangeOffersAnswer(c, embed, &sa.resp, offers, quotes, view, rec.Passengers), true
 }
 
 // exchangePassengers are the passengers of the exchange search q for a
 // travel day, at the tariffs booked: restriction 5 after the sale, a
 // change of tariff is a new booking, not an exchange. booked is the
 // booking's offer (a journey's first leg).
-func (x *exchanges) exchangePassengers(q *offerRequest, day time.Time, booked *offerRecord) ([]offerPassenger, *osdm.ProblemError) {
+func (xs *exchanges) exchangePassengers(q *offerRequest, day time.Time, booked *offerRecord) ([]offerPassenger, *osdm.ProblemError) {
 	pax := make([]offerPassenger, 0, len(q.passengers))
 	for _, pa := range q.passengers {
-		op, p := x.offers.tariffOf(pa, day)
+		op, p := xs.offers.tariffOf(pa, day)
 		if p != nil {
 			return nil, p
 		}
@@ -168,7 +168,7 @@ func (x *exchanges) exchangePassengers(q *offerRequest, day time.Time, booked *o
 // "journey") whose legacy bookings are priced old to each offer found
 // that priceOf prices (the others are not exchanged to), and returns the
 // quotes with their offers; a 409 when there is none.
-func (x *exchanges) quoteExchanges(found []osdm.Offer, old []osdm.Price, overrule osdm.OverruleCode, now time.Time,
+func (xs *exchanges) quoteExchanges(found []osdm.Offer, old []osdm.Price, overrule osdm.OverruleCode, now time.Time,
 	what string, priceOf func(osdm.Offer) (osdm.Price, bool)) ([]exchangeQuote, []osdm.Offer, *osdm.ProblemError) {
 	var quotes []exchangeQuote
 	var offers []osdm.Offer
@@ -177,7 +177,7 @@ func (x *exchanges) quoteExchanges(found []osdm.Offer, old []osdm.Price, overrul
 		if !ok {
 			continue
 		}
-		quote, err := exchangeQuoteOf(x.cfg.ExchangeFee, old, price, overrule, now, o.PreBookableUntil)
+		quote, err := exchangeQuoteOf(xs.cfg.ExchangeFee, old, price, overrule, now, o.PreBookableUntil)
 		if err != nil {
 			return nil, nil, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the exchange cannot be quoted: "+err.Error())
 		}
@@ -195,7 +195,7 @@ func (x *exchanges) quoteExchanges(found []osdm.Offer, old []osdm.Price, overrul
 // exchangeOffersAnswer is the 200 of POST .../exchange-offers: the
 // offers quoted (each as view makes it), the trips found and the
 // booking's passengers, as embed asks, with the search's problems.
-func (x *exchanges) exchangeOffersAnswer(c *call, embed osdm.ExchangeEmbed, found *osdm.OfferCollectionResponse, offers []osdm.Offer,
+func (xs *exchanges) exchangeOffersAnswer(c *call, embed osdm.ExchangeEmbed, found *osdm.OfferCollectionResponse, offers []osdm.Offer,
 	quotes []exchangeQuote, view func(osdm.Offer, *exchangeQuote) osdm.ExchangeOffer, pax []passengerRecord) *Answer {
 	resp := osdm.ExchangeOfferCollectionResponse{Problems: found.Problems}
 	if embed.Offers {
@@ -211,7 +211,7 @@ func (x *exchanges) exchangeOffersAnswer(c *call, embed osdm.ExchangeEmbed, foun
 			resp.Passengers = append(resp.Passengers, passengerView(&pax[i]))
 		}
 	}
-	return x.json(c, http.StatusOK, resp)
+	return xs.json(c, http.StatusOK, resp)
 }
 
 // keepQuotes adds quotes to the ones held, the expired ones making room,
@@ -257,7 +257,7 @@ func holdQuotes[R any](ctx context.Context, x *exchanges, id string, update func
 // when it can: it is fulfilled, wholly booked (an exchange covers every
 // passenger), has no exchange under way, and the search names its
 // passengers (by the externalRefs the booking has).
-func (x *exchanges) exchangeable(rec *bookingRecord, ask *exchangeOfferAsk) *osdm.ProblemError {
+func (xs *exchanges) exchangeable(rec *bookingRecord, ask *exchangeOfferAsk) *osdm.ProblemError {
 	if rec.State != stateFulfilled || rec.Fulfillment == nil {
 		if rec.State == statePrebooked {
 			return osdm.NewProblem(http.StatusConflict, osdm.CodeBookingNotFulfilled, "booking "+rec.ID+" is not fulfilled: delete it and book the new journey instead of exchanging it")
@@ -270,9 +270,9 @@ func (x *exchanges) exchangeable(rec *bookingRecord, ask *exchangeOfferAsk) *osd
 		}
 	}
 	if rec.Exchange.holds() {
-		return exchangeUnderWay(rec, x.now())
+		return exchangeUnderWay(rec, xs.now())
 	}
-	if p := exchangeDeparted(rec, x.now()); p != nil {
+	if p := exchangeDeparted(rec, xs.now()); p != nil {
 		return p
 	}
 	if len(rec.unrefunded()) != len(rec.Passengers) {
@@ -280,9 +280,9 @@ func (x *exchanges) exchangeable(rec *bookingRecord, ask *exchangeOfferAsk) *osd
 			"an exchange covers every passenger of the booking, and some were refunded")
 	}
 	if ask.overrule != "" {
-		if _, ok := x.cfg.Reasons[ask.overrule]; !ok {
+		if _, ok := xs.cfg.Reasons[ask.overrule]; !ok {
 			return restricted(restrictAfterSales, osdm.CodeOutOfBounds, "#/overruleCode",
-				"overrule code "+quoteShort(string(ask.overrule))+" is not taken (the reason table maps "+x.refunds.reasonList()+")")
+				"overrule code "+quoteShort(string(ask.overrule))+" is not taken (the reason table maps "+xs.refunds.reasonList()+")")
 		}
 	}
 	pax := ask.search.passengers

@@ -58,7 +58,7 @@ func readExchangeOperationRequest(body []byte) (*osdm.OfferSelection, *osdm.Prob
 func (xs *exchanges) createExchangeOperation(ctx context.Context, c *call) *Answer {
 	sel, p := readExchangeOperationRequest(c.body)
 	if p != nil {
-		return xs.problem(c, p)
+		return problemAnswer(p)
 	}
 	return xs.idempotent(ctx, c, func() string { return newID(exchangeOperationIDPrefix) }, func(xid string) (*Answer, bool) {
 		rec, a := xs.bookings.bookingOf(ctx, c)
@@ -71,15 +71,15 @@ func (xs *exchanges) createExchangeOperation(ctx context.Context, c *call) *Answ
 		now := xs.now()
 		offer, err := xs.offers.openOffer(ctx, sel.OfferID, now)
 		if err != nil && !errors.Is(err, errOfferNotFound) {
-			return xs.offers.offerKeyFailed(c), false
+			return xs.offers.offerKeyFailed(c, err), false
 		}
 		if offer == nil || rec.exchangeQuote(sel.OfferID) == nil {
 			p := osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 				"no exchange offer of booking "+rec.ID+" has this id, or it expired; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")
-			return xs.problem(c, p), true
+			return problemAnswer(p), true
 		}
 		if p := exchangePassengers(sel, offer); p != nil {
-			return xs.problem(c, p), true
+			return problemAnswer(p), true
 		}
 		// An offer books once, as a booking or an exchange.
 		claimed, err := xs.bookings.claimOffer(ctx, offer, rec.ID, now)
@@ -87,7 +87,7 @@ func (xs *exchanges) createExchangeOperation(ctx context.Context, c *call) *Answ
 			return xs.storeFailed(c, err), false
 		}
 		if !claimed {
-			return xs.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
+			return problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 				"the exchange offer is booked already; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")), true
 		}
 		rec, err = xs.bookings.updateBooking(ctx, rec.ID, func(r *bookingRecord) error {
@@ -142,7 +142,7 @@ func (xs *exchanges) createExchangeOperation(ctx context.Context, c *call) *Answ
 			return nil
 		})
 		if p := refusedBy(err); p != nil {
-			return xs.problem(c, p), finalProblem(p)
+			return problemAnswer(p), finalProblem(p)
 		}
 		if err != nil {
 			return xs.storeFailed(c, err), false
@@ -183,7 +183,7 @@ func (xs *exchanges) dropUnpriced(ctx context.Context, c *call, rec *bookingReco
 			return a, final, true
 		}
 	}
-	return xs.problem(c, p), true, true
+	return problemAnswer(p), true, true
 }
 
 // exchangePassengers checks that an exchange operation books the offer for
@@ -208,21 +208,21 @@ func exchangePassengers(sel *osdm.OfferSelection, offer *offerRecord) *osdm.Prob
 // resumeExchange answers a repeated exchange call from the exchange as it
 // stands; a message whose answer was lost is settled first (asked, and
 // sent again only if the legacy system never got it).
-func (x *exchanges) resumeExchange(ctx context.Context, c *call, rec *bookingRecord) (*Answer, bool) {
+func (xs *exchanges) resumeExchange(ctx context.Context, c *call, rec *bookingRecord) (*Answer, bool) {
 	if rec.State == stateExchanging && rec.Pending != nil {
-		if x.now().Before(rec.Pending.LeaseUntil) {
-			return x.bookings.inProgress(c, rec), false
+		if xs.now().Before(rec.Pending.LeaseUntil) {
+			return problemAnswer(underWay("booking "+rec.ID, "a message")), false
 		}
-		after, d := x.settlement.redeliver(ctx, c.send, rec)
-		if a, final, ok := x.dropUnpriced(ctx, c, after); ok {
+		after, d := xs.settlement.redeliver(ctx, c.send, rec)
+		if a, final, ok := xs.dropUnpriced(ctx, c, after); ok {
 			return a, final
 		}
-		return x.exchangeResult(c, after, d, "the exchange of booking "+rec.ID)
+		return xs.exchangeResult(c, after, d, "the exchange of booking "+rec.ID)
 	}
-	if a, final, ok := x.dropUnpriced(ctx, c, rec); ok {
+	if a, final, ok := xs.dropUnpriced(ctx, c, rec); ok {
 		return a, final
 	}
-	return x.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
+	return xs.exchangeResult(c, rec, &delivery{}, "the exchange of booking "+rec.ID)
 }
 
 // exchangeResult is the answer of an exchange call once its message was
@@ -232,16 +232,16 @@ func (xs *exchanges) exchangeResult(c *call, rec *bookingRecord, d *delivery, su
 		return a, false
 	}
 	if rec.State == stateExchanging {
-		return xs.bookings.inProgress(c, rec), false
+		return problemAnswer(underWay("booking "+rec.ID, "a message")), false
 	}
 	x := rec.Exchange
 	switch x.State {
 	case exchangeFailed:
 		p := exchangeFailure(rec)
-		return xs.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	case exchangeDropped:
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was")
-		return xs.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	return xs.json(c, http.StatusOK, osdm.ExchangeOperationResponse{ExchangeOperation: xs.exchangeOperationOf(rec)}), true
 }
@@ -267,14 +267,14 @@ func droppedWhy(x *exchangeRecord) string {
 }
 
 // exchangeOf loads the booking and exchange operation of the call's path.
-func (x *exchanges) exchangeOf(ctx context.Context, c *call) (*bookingRecord, *Answer) {
-	rec, a := x.bookings.bookingOf(ctx, c)
+func (xs *exchanges) exchangeOf(ctx context.Context, c *call) (*bookingRecord, *Answer) {
+	rec, a := xs.bookings.bookingOf(ctx, c)
 	if a != nil {
 		return nil, a
 	}
 	xid := c.params[osdm.ParamExchangeOperationID]
 	if rec.Exchange == nil || rec.Exchange.ID != xid {
-		return nil, x.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+rec.ID+" has no exchange operation "+quoteShort(xid)))
+		return nil, problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+rec.ID+" has no exchange operation "+quoteShort(xid)))
 	}
 	return rec, nil
 }
@@ -286,7 +286,7 @@ func (xs *exchanges) getExchangeOperation(ctx context.Context, c *call) *Answer 
 		return a
 	}
 	if x := rec.Exchange; x.State == exchangeDropped {
-		return xs.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was"))
+		return problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was "+droppedWhy(x)+"; the booking stands as it was"))
 	}
 	if rec.Exchange.State == exchangeFailed {
 		// What the operation is now, not a retry of its refusal: ERROR,
@@ -309,18 +309,18 @@ type exchangePatchBody struct {
 // PATCH: the one fulfilment offered is an e-ticket (PDF), so any other is
 // refused; the operation is answered as it stands. It is confirmed by POST
 // /bookings/{id}/fulfillments.
-func (x *exchanges) patchExchangeOperation(ctx context.Context, c *call) *Answer {
+func (xs *exchanges) patchExchangeOperation(ctx context.Context, c *call) *Answer {
 	var b exchangePatchBody
 	if p := decodeBody(c.body, &b); p != nil {
-		return x.problem(c, p)
+		return problemAnswer(p)
 	}
 	if b.RequestedFulfillmentType != "" && b.RequestedFulfillmentType != string(osdm.FulfillmentETicket) {
-		return x.problem(c, restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/requestedFulfillmentType", "the fulfilment is an e-ticket (ETICKET)"))
+		return problemAnswer(restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/requestedFulfillmentType", "the fulfilment is an e-ticket (ETICKET)"))
 	}
 	if b.PreferredFulfillmentMedia != "" && b.PreferredFulfillmentMedia != string(osdm.FulfillmentMediaPDFA4) {
-		return x.problem(c, restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/preferredFulfillmentMedia", "the fulfilment is a PDF (PDF_A4)"))
+		return problemAnswer(restricted(RestrictReservations, osdm.CodeOutOfBounds, "#/preferredFulfillmentMedia", "the fulfilment is a PDF (PDF_A4)"))
 	}
-	return either(x.getJourneyExchangeOperation, x.getExchangeOperation)(ctx, c)
+	return either(xs.getJourneyExchangeOperation, xs.getExchangeOperation)(ctx, c)
 }
 
 // deleteExchangeOperation cancels the new places of an exchange that is
@@ -339,11 +339,11 @@ func (xs *exchanges) deleteExchangeOperation(ctx context.Context, c *call) *Answ
 			return xs.noContent(c), true // nothing is held for it
 		case x.State == exchangeConfirmed:
 			p := osdm.NewProblem(http.StatusConflict, osdm.CodeBookingFulfilled, "exchange operation "+x.ID+" is confirmed; refund or exchange the booking instead")
-			return xs.problem(c, p), true
+			return problemAnswer(p), true
 		}
 		rec, d, p := xs.dropExchange(ctx, c.send, rec, cancelDelete)
 		if p != nil {
-			return xs.problem(c, p), finalProblem(p)
+			return problemAnswer(p), finalProblem(p)
 		}
 		if a, final := xs.exchangeFailed(c, rec, d); a != nil {
 			return a, final
@@ -354,31 +354,31 @@ func (xs *exchanges) deleteExchangeOperation(ctx context.Context, c *call) *Answ
 
 // exchangeFailed is the answer when an exchange's CancelRequest did not
 // reach its end, nil when it did.
-func (x *exchanges) exchangeFailed(c *call, rec *bookingRecord, d *delivery) (*Answer, bool) {
+func (xs *exchanges) exchangeFailed(c *call, rec *bookingRecord, d *delivery) (*Answer, bool) {
 	subject := "the exchange of booking " + rec.ID
-	if a := x.settlement.unsettled(c, d, subject, "it is being settled: retry to learn its outcome"); a != nil {
+	if a := xs.settlement.unsettled(c, d, subject, "it is being settled: retry to learn its outcome"); a != nil {
 		return a, false
 	}
 	switch {
 	case d.refusal != nil:
 		p := NegativeProblem(d.refusal, subject)
-		return x.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	case rec.State == stateExchanging:
-		return x.bookings.inProgress(c, rec), false
+		return problemAnswer(underWay("booking "+rec.ID, "a message")), false
 	}
 	return nil, true
 }
 
 // dropExchange cancels the new places of rec's exchange (why: cancelDelete
 // or cancelRelease), or settles the CancelRequest under way.
-func (x *exchanges) dropExchange(ctx context.Context, send Sender, rec *bookingRecord, why string) (*bookingRecord, *delivery, *osdm.ProblemError) {
-	return x.exchangeCancel(ctx, send, rec, cancelExchangeDrop, why)
+func (xs *exchanges) dropExchange(ctx context.Context, send Sender, rec *bookingRecord, why string) (*bookingRecord, *delivery, *osdm.ProblemError) {
+	return xs.exchangeCancel(ctx, send, rec, cancelExchangeDrop, why)
 }
 
 // confirmExchange cancels the old places of rec's PREBOOKED exchange (the
 // fulfilment that confirms it), or settles the CancelRequest under way.
-func (x *exchanges) confirmExchange(ctx context.Context, send Sender, rec *bookingRecord) (*bookingRecord, *delivery, *osdm.ProblemError) {
-	return x.exchangeCancel(ctx, send, rec, cancelExchange, "")
+func (xs *exchanges) confirmExchange(ctx context.Context, send Sender, rec *bookingRecord) (*bookingRecord, *delivery, *osdm.ProblemError) {
+	return xs.exchangeCancel(ctx, send, rec, cancelExchange, "")
 }
 
 // exchangeCancel records and sends the CancelRequest of an exchange: of

@@ -141,12 +141,12 @@ func (f *Facade) ServeClient(ctx context.Context, client string, send Sender, me
 	var a *Answer
 	if m.Route == nil {
 		c.op = "unknown"
-		a = f.problem(c, unserved(m))
+		a = problemAnswer(unserved(m))
 	} else {
 		c.op = m.Route.Op.String()
 		c.params = m.Params
 		if p := f.checkBody(c); p != nil {
-			a = f.problem(c, p)
+			a = problemAnswer(p)
 		} else {
 			a = m.Route.Handle(ctx, c)
 		}

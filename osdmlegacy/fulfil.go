@@ -82,7 +82,7 @@ func (d *documents) createFulfillments(ctx context.Context, c *call) *Answer {
 	if len(c.body) > 0 {
 		var body osdm.FulfillmentPostRequest
 		if p := decodeBody(c.body, &body); p != nil {
-			return d.problem(c, p)
+			return problemAnswer(p)
 		}
 	}
 	id := c.params[osdm.ParamBookingID]
@@ -101,7 +101,7 @@ func (d *documents) createFulfillments(ctx context.Context, c *call) *Answer {
 		}
 		if rec.Fulfillment == nil {
 			p := stateProblem(rec, "fulfilled")
-			return d.problem(c, p), finalProblem(p)
+			return problemAnswer(p), finalProblem(p)
 		}
 		d.dropHold(ctx, rec)
 		if fulfilled {
@@ -132,7 +132,7 @@ func (d *documents) fulfilBooking(ctx context.Context, c *call, id string) (*boo
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
-		return nil, false, d.problem(c, p)
+		return nil, false, problemAnswer(p)
 	}
 	if err != nil {
 		return nil, false, d.storeFailed(c, err)
@@ -144,24 +144,24 @@ func (d *documents) fulfilBooking(ctx context.Context, c *call, id string) (*boo
 // cancelled (a CancelRequest) and the booking is the new journey; then
 // the passengers' data its BookingRequest could not carry follow
 // (sendUnsentData).
-func (ds *documents) fulfilExchange(ctx context.Context, c *call, rec *bookingRecord) (*Answer, bool) {
+func (d *documents) fulfilExchange(ctx context.Context, c *call, rec *bookingRecord) (*Answer, bool) {
 	if rec.Exchange.State == exchangeBooking {
-		return ds.bookings.inProgress(c, rec), false
+		return problemAnswer(underWay("booking "+rec.ID, "a message")), false
 	}
-	rec, d, p := ds.exchanges.confirmExchange(ctx, c.send, rec)
+	rec, dlv, p := d.exchanges.confirmExchange(ctx, c.send, rec)
 	if p != nil {
-		return ds.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	}
-	if a, final := ds.exchanges.exchangeFailed(c, rec, d); a != nil {
+	if a, final := d.exchanges.exchangeFailed(c, rec, dlv); a != nil {
 		return a, final
 	}
 	if rec.Exchange.State != exchangeConfirmed || rec.Fulfillment == nil {
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+rec.ID+" was not confirmed; the booking stands as it was")
-		return ds.problem(c, p), true
+		return problemAnswer(p), true
 	}
-	ds.dropHold(ctx, rec)
-	rec = ds.passengers.sendUnsentData(ctx, c.send, rec)
-	return ds.fulfillmentAnswer(c, rec), true
+	d.dropHold(ctx, rec)
+	rec = d.passengers.sendUnsentData(ctx, c.send, rec)
+	return d.fulfillmentAnswer(c, rec), true
 }
 
 // controlNumber is the fulfilment's control number: the BookingReply's
@@ -223,7 +223,7 @@ func exchangedView(rec *bookingRecord, fr *fulfillmentRecord) osdm.Fulfillment {
 // form under its booking) from the store.
 func (d *documents) getFulfillment(ctx context.Context, c *call) *Answer {
 	fid := c.params[osdm.ParamFulfillmentID]
-	notFound := d.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no fulfilment "+quoteShort(fid)+" is known"))
+	notFound := problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no fulfilment "+quoteShort(fid)+" is known"))
 	id, ok := bookingOfFulfillment(fid)
 	if !ok {
 		return notFound

@@ -289,8 +289,8 @@ func TestHoldMarkOfARetriedBookingSurvivesTheSweep(t *testing.T) {
 		all := e.freeSeats("9203")
 		o := e.offer("9203", adult, child)
 		key := withKey(newTestUUID())
-		if a := e.call(first, "POST", "/bookings", bookingBodyOf(o), key); a.Status != 503 {
-			t.Fatalf("booking on a failing store: %d %s", a.Status, a.Body)
+		if a := e.call(first, "POST", "/bookings", bookingBodyOf(o), key); a.Status != 503 || a.Cause == nil || !strings.Contains(a.Cause.Error(), "store down") {
+			t.Fatalf("booking on a failing store: %d %s, cause %v", a.Status, a.Body, a.Cause)
 		}
 		marks, _ := e.f.settlement.listMarks(context.Background(), kindHold)
 		if len(marks) != 1 || len(e.records()) != 0 || e.legacy.attempts() != 0 {

@@ -103,7 +103,7 @@ func requestHash(c *call) string {
 func (k *core) idempotent(ctx context.Context, c *call, newResource func() string, op idemOp) *Answer {
 	key, p := idempotencyKey(c.header)
 	if p != nil {
-		return k.problem(c, p)
+		return problemAnswer(p)
 	}
 	if key == "" {
 		a, _ := op(newResource())
@@ -138,7 +138,7 @@ func (k *core) idempotent(ctx context.Context, c *call, newResource func() strin
 			return k.storeFailed(c, err)
 		}
 		if rec.Hash != hash {
-			return k.problem(c, osdm.NewProblem(http.StatusUnprocessableEntity, osdm.CodeIdempotencyKeyReused,
+			return problemAnswer(osdm.NewProblem(http.StatusUnprocessableEntity, osdm.CodeIdempotencyKeyReused,
 				"the Idempotency-Key was used before with another request (method, path or body); use a new key for a new request"))
 		}
 		if rec.Done {
@@ -149,7 +149,7 @@ func (k *core) idempotent(ctx context.Context, c *call, newResource func() strin
 			p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected,
 				"a request with this Idempotency-Key is still under way; retry when it has been answered")
 			p.Retryable = true
-			return k.problem(c, p)
+			return problemAnswer(p)
 		}
 		// The first call died or lost its answer: take over its lease.
 		taken := rec
@@ -202,12 +202,15 @@ func (k *core) replay(rec *idempotencyRecord) *Answer {
 	return a
 }
 
-// storeFailed is the answer to a call whose store operation failed: a
-// retryable 503 that says nothing of the cause (the store is down or
-// unreachable, as the legacy system can be); nothing was sent to the
-// legacy system unless the intent was recorded first.
-func (k *core) storeFailed(c *call, _ error) *Answer {
-	return k.storeUnavailable(c, "the OSDM provider could not record the request; try again later")
+// storeFailed is the answer to a call whose store operation failed with
+// err: a retryable 503 that tells the client nothing of the cause (the
+// store is down or unreachable, as the legacy system can be), which the
+// answer keeps for the log line; nothing was sent to the legacy system
+// unless the intent was recorded first.
+func (k *core) storeFailed(c *call, err error) *Answer {
+	a := k.storeUnavailable(c, "the OSDM provider could not record the request; try again later")
+	a.Cause = err
+	return a
 }
 
 // storeUnavailable answers c with a retryable 503 with detail, counted as
@@ -215,7 +218,7 @@ func (k *core) storeFailed(c *call, _ error) *Answer {
 func (k *core) storeUnavailable(c *call, detail string) *Answer {
 	p := osdm.NewProblem(http.StatusServiceUnavailable, osdm.CodeServiceUnavailable, detail)
 	p.Retryable = true
-	a := k.problem(c, p)
+	a := problemAnswer(p)
 	a.StoreErrors++
 	return a
 }

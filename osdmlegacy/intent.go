@@ -129,17 +129,17 @@ func (s *settlement) markExchangeHold(ctx context.Context, bookingID string, n i
 
 // holdsNothing reports whether r holds no places unfulfilled and has no
 // message under way: nothing its hold mark could list.
-func (r *bookingRecord) holdsNothing() bool {
-	return r.Pending == nil && (!r.State.holdsPlaces() || r.State == stateFulfilled && !r.Exchange.holds())
+func (rec *bookingRecord) holdsNothing() bool {
+	return rec.Pending == nil && (!rec.State.holdsPlaces() || rec.State == stateFulfilled && !rec.Exchange.holds())
 }
 
 // exchangeN is the number of the booking's latest exchange operation, 0
 // if none.
-func (r *bookingRecord) exchangeN() int {
-	if r.Exchange == nil {
+func (rec *bookingRecord) exchangeN() int {
+	if rec.Exchange == nil {
 		return 0
 	}
-	return r.Exchange.N
+	return rec.Exchange.N
 }
 
 // dropHold deletes the hold mark of rec, the record as the caller stored
@@ -203,7 +203,7 @@ func (s *settlement) unsettled(c *call, d *delivery, subject, settling string) *
 	case d.lost != nil:
 		p := sendProblem(s.cfg.Partner, d.lost, subject)
 		p.Detail += "; " + settling
-		return s.problem(c, p)
+		return problemAnswer(p)
 	case d.storeErr != nil:
 		return s.storeFailed(c, d.storeErr)
 	}

@@ -24,10 +24,10 @@ func (js *journeys) getJourney(ctx context.Context, c *call) *Answer {
 
 // deleteJourney cancels every leg of a journey not yet fulfilled: 204
 // once the legacy system holds none of its places.
-func (j *journeys) deleteJourney(ctx context.Context, c *call) *Answer {
+func (js *journeys) deleteJourney(ctx context.Context, c *call) *Answer {
 	id := c.params[osdm.ParamBookingID]
-	return j.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
-		_, legs, a := j.journeyOf(ctx, c)
+	return js.idempotent(ctx, c, func() string { return id }, func(string) (*Answer, bool) {
+		_, legs, a := js.journeyOf(ctx, c)
 		if a != nil {
 			return a, finalAnswer(a)
 		}
@@ -36,7 +36,7 @@ func (j *journeys) deleteJourney(ctx context.Context, c *call) *Answer {
 			all = all && leg.State == stateCancelled && leg.Cancel != nil && leg.Cancel.Why == cancelDelete
 		}
 		if all {
-			return j.noContent(c), true
+			return js.noContent(c), true
 		}
 		// Every train must be deletable before any is cancelled: a journey
 		// is not left half deleted.
@@ -46,23 +46,23 @@ func (j *journeys) deleteJourney(ctx context.Context, c *call) *Answer {
 			if !deleted && !resending && leg.State != statePrebooked {
 				p := stateProblem(leg, "deleted")
 				p.Detail = journeyDetail(p.Detail, &journeyRecord{ID: id}, leg)
-				return j.problem(c, p), finalProblem(p)
+				return problemAnswer(p), finalProblem(p)
 			}
 		}
 		for _, leg := range legs {
 			if leg.State == stateCancelled && leg.Cancel != nil && leg.Cancel.Why == cancelDelete {
 				continue
 			}
-			after, d, p := j.bookings.cancel(ctx, c.send, leg, cancelDelete, "", nil)
+			after, d, p := js.bookings.cancel(ctx, c.send, leg, cancelDelete, "", nil)
 			if p != nil {
 				p.Detail = strings.Replace(p.Detail, "booking "+leg.ID, "booking "+id+" (train "+leg.Offer.Train+")", 1)
-				return j.problem(c, p), finalProblem(p)
+				return problemAnswer(p), finalProblem(p)
 			}
-			if a, final := j.bookings.cancelFailed(c, after, d); a != nil {
+			if a, final := js.bookings.cancelFailed(c, after, d); a != nil {
 				return a, final
 			}
 		}
-		return j.noContent(c), true
+		return js.noContent(c), true
 	})
 }
 
@@ -85,7 +85,7 @@ func (js *journeys) fulfilJourney(ctx context.Context, c *call) *Answer {
 			if leg.Fulfillment == nil && !(leg.State == statePrebooked && now.Before(leg.HoldUntil)) {
 				p := stateProblem(leg, "fulfilled")
 				p.Detail = strings.Replace(p.Detail, "booking "+leg.ID, "booking "+id+" (train "+leg.Offer.Train+")", 1)
-				return js.problem(c, p), finalProblem(p)
+				return problemAnswer(p), finalProblem(p)
 			}
 		}
 		out := osdm.FulfillmentCollectionResponse{}
@@ -117,7 +117,7 @@ func (js *journeys) getJourneyPassenger(ctx context.Context, c *call) *Answer {
 	pid := c.params[osdm.ParamPassengerID]
 	pr := legs[0].passenger(pid)
 	if pr == nil {
-		return js.problem(c, passengerNotFound(j.ID, pid))
+		return problemAnswer(passengerNotFound(j.ID, pid))
 	}
 	v := passengerView(pr)
 	return js.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v})
@@ -129,7 +129,7 @@ func (js *journeys) getJourneyPassenger(ctx context.Context, c *call) *Answer {
 func (js *journeys) patchJourneyPassenger(ctx context.Context, c *call) *Answer {
 	body, p := readPassengerPatch(c.body)
 	if p != nil {
-		return js.problem(c, p)
+		return problemAnswer(p)
 	}
 	pid := c.params[osdm.ParamPassengerID]
 	return js.idempotent(ctx, c, func() string { return pid }, func(string) (*Answer, bool) {
@@ -144,7 +144,7 @@ func (js *journeys) patchJourneyPassenger(ctx context.Context, c *call) *Answer 
 				if a.Problem != nil {
 					p := *a.Problem
 					p.Detail = journeyDetail(p.Detail, j, leg)
-					return js.problem(c, &p), final
+					return problemAnswer(&p), final
 				}
 				return a, final
 			}

@@ -33,14 +33,14 @@ func (js *journeys) newJourneyBooking(ctx context.Context, c *call, id string, r
 	}
 	first := &jo.Legs[0]
 	if _, _, p := bookingPassengers(req, first, js.cfg.Tariffs); p != nil {
-		return js.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	claimed, err := js.bookings.claimOffer(ctx, first, id, now)
 	if err != nil {
 		return js.storeFailed(c, err), false
 	}
 	if !claimed {
-		return js.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, offerBookedAlready).
+		return problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, offerBookedAlready).
 			WithPointer("#/offers/0/offerId")), true
 	}
 	j := &journeyRecord{
@@ -101,10 +101,10 @@ type legsResult struct {
 // bookLegs sends the BookingRequest of each leg of ls in turn, each
 // recorded (startLeg) before it leaves, carrying on after a leg already
 // booked or whose outcome a retry learns (redeliver asks first).
-func (j *journeys) bookLegs(ctx context.Context, send Sender, ls *legSet) (*legsResult, error) {
+func (js *journeys) bookLegs(ctx context.Context, send Sender, ls *legSet) (*legsResult, error) {
 	res := &legsResult{legs: make([]*bookingRecord, len(ls.ids)), at: -1}
 	for i, id := range ls.ids {
-		leg, _, err := j.bookings.loadBooking(ctx, id)
+		leg, _, err := js.bookings.loadBooking(ctx, id)
 		resumed := err == nil
 		switch {
 		case errors.Is(err, errBookingMissing):
@@ -114,7 +114,7 @@ func (j *journeys) bookLegs(ctx context.Context, send Sender, ls *legSet) (*legs
 				res.at, res.p = i, p
 				return res, nil
 			}
-			if leg, err = j.startLeg(ctx, ls, i, &offer, pax, names); err != nil {
+			if leg, err = js.startLeg(ctx, ls, i, &offer, pax, names); err != nil {
 				return res, err
 			}
 		case err != nil:
@@ -122,7 +122,7 @@ func (j *journeys) bookLegs(ctx context.Context, send Sender, ls *legSet) (*legs
 		}
 		d := &delivery{}
 		if leg.State == stateBooking && leg.Pending != nil {
-			leg, d = j.redeliverOrDeliver(ctx, send, leg, resumed)
+			leg, d = js.redeliverOrDeliver(ctx, send, leg, resumed)
 		}
 		res.legs[i] = leg
 		if !d.settled() || leg.State != statePrebooked {
@@ -148,7 +148,7 @@ func (js *journeys) bookJourney(ctx context.Context, c *call, j *journeyRecord, 
 	case err != nil:
 		return js.storeFailed(c, err), false
 	case res.p != nil:
-		return js.problem(c, res.p), true
+		return problemAnswer(res.p), true
 	case res.at >= 0:
 		leg := res.legs[res.at]
 		subject := "train " + leg.Offer.Train + " on " + leg.Offer.ServiceDate
@@ -176,7 +176,7 @@ func (js *journeys) bookJourney(ctx context.Context, c *call, j *journeyRecord, 
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
-		return js.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	if err != nil {
 		return js.storeFailed(c, err), false
@@ -187,36 +187,36 @@ func (js *journeys) bookJourney(ctx context.Context, c *call, j *journeyRecord, 
 
 // redeliverOrDeliver sends the pending BookingRequest of a leg: the first
 // time as it is, after that through redeliver (which asks first).
-func (j *journeys) redeliverOrDeliver(ctx context.Context, send Sender, leg *bookingRecord, resumed bool) (*bookingRecord, *delivery) {
+func (js *journeys) redeliverOrDeliver(ctx context.Context, send Sender, leg *bookingRecord, resumed bool) (*bookingRecord, *delivery) {
 	if resumed {
-		return j.settlement.redeliver(ctx, send, leg)
+		return js.settlement.redeliver(ctx, send, leg)
 	}
-	return j.settlement.deliver(ctx, send, leg)
+	return js.settlement.deliver(ctx, send, leg)
 }
 
 // startLeg records leg i of ls and its BookingRequest's intent, not yet
 // sent.
-func (j *journeys) startLeg(ctx context.Context, ls *legSet, i int, offer *offerRecord, pax []passengerRecord, names []legacy.Passenger) (*bookingRecord, error) {
-	now := j.now()
+func (js *journeys) startLeg(ctx context.Context, ls *legSet, i int, offer *offerRecord, pax []passengerRecord, names []legacy.Passenger) (*bookingRecord, error) {
+	now := js.now()
 	id := ls.ids[i]
-	pending, err := j.settlement.newPending(stepBook, bookingRequestOf(id, offer, names, now), now)
+	pending, err := js.settlement.newPending(stepBook, bookingRequestOf(id, offer, names, now), now)
 	if err != nil {
 		return nil, err
 	}
 	rec := &bookingRecord{
-		ID: id, Partner: j.cfg.Partner, Client: ls.client, State: stateBooking, JourneyID: ls.journeyID,
+		ID: id, Partner: js.cfg.Partner, Client: ls.client, State: stateBooking, JourneyID: ls.journeyID,
 		CreatedOn: now.UTC(), HoldUntil: ls.holdUntil,
 		ExternalRef: ls.externalRef, Offer: *offer, Passengers: pax, Pending: pending,
 	}
-	if err := j.settlement.markHold(ctx, id, now); err != nil {
+	if err := js.settlement.markHold(ctx, id, now); err != nil {
 		return nil, err
 	}
-	ok, err := j.bookings.putNewBooking(ctx, rec)
+	ok, err := js.bookings.putNewBooking(ctx, rec)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		rec, _, err = j.bookings.loadBooking(ctx, id)
+		rec, _, err = js.bookings.loadBooking(ctx, id)
 	}
 	return rec, err
 }
@@ -257,7 +257,7 @@ func (js *journeys) failJourneyWith(ctx context.Context, c *call, j *journeyReco
 	if !done {
 		p.Detail += "; the legs booked before it are being released"
 	}
-	return js.problem(c, p), done
+	return problemAnswer(p), done
 }
 
 // journeyRefusal is the problem of a journey whose leg was refused: the
@@ -323,14 +323,14 @@ func (js *journeys) resumeJourney(ctx context.Context, c *call, j *journeyRecord
 	case journeyRollingBack, journeyFailed:
 		for _, leg := range legs {
 			if leg != nil && j.Failure != nil && leg.ID == j.Legs[j.Failure.Leg] && leg.Failure != nil {
-				return js.problem(c, js.journeyRefusal(j, leg)), j.State == journeyFailed
+				return problemAnswer(js.journeyRefusal(j, leg)), j.State == journeyFailed
 			}
 		}
-		return js.problem(c, journeyUnbooked(j)), j.State == journeyFailed
+		return problemAnswer(journeyUnbooked(j)), j.State == journeyFailed
 	}
 	now := js.now()
 	if now.Before(j.LeaseUntil) {
-		return js.problem(c, underWay("booking "+j.ID, "messages")), false
+		return problemAnswer(underWay("booking "+j.ID, "messages")), false
 	}
 	j, err = js.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		if r.State != journeyBooking || now.Before(r.LeaseUntil) {
@@ -340,14 +340,14 @@ func (js *journeys) resumeJourney(ctx context.Context, c *call, j *journeyRecord
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
-		return js.problem(c, p), false
+		return problemAnswer(p), false
 	}
 	if err != nil {
 		return js.storeFailed(c, err), false
 	}
 	req, p := readBookingRequest(c.body)
 	if p != nil {
-		return js.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	return js.bookJourney(ctx, c, j, req)
 }
@@ -380,12 +380,12 @@ func (js *journeys) rollBackJourney(ctx context.Context, send Sender, j *journey
 // unknown is asked about first (settleOne), a leg booked is cancelled
 // with the technical reason code (no fee). It reports whether no leg
 // holds places any more.
-func (j *journeys) rollBackLegs(ctx context.Context, send Sender, jid string, ids []string) (bool, error) {
-	legs, err := j.loadLegs(ctx, &journeyRecord{ID: jid, Legs: ids})
+func (js *journeys) rollBackLegs(ctx context.Context, send Sender, jid string, ids []string) (bool, error) {
+	legs, err := js.loadLegs(ctx, &journeyRecord{ID: jid, Legs: ids})
 	if err != nil {
 		return false, err
 	}
-	reason, ok := j.cfg.Reasons[osdm.OverruleTechnicalFailure]
+	reason, ok := js.cfg.Reasons[osdm.OverruleTechnicalFailure]
 	if !ok {
 		reason = DefaultReasons()[osdm.OverruleTechnicalFailure]
 	}
@@ -397,15 +397,15 @@ func (j *journeys) rollBackLegs(ctx context.Context, send Sender, jid string, id
 		}
 		if leg.State == stateBooking && leg.Pending != nil {
 			var rep SettleReport
-			j.settlement.settleOne(ctx, send, leg, &rep)
-			if leg, _, err = j.bookings.loadBooking(ctx, leg.ID); err != nil {
+			js.settlement.settleOne(ctx, send, leg, &rep)
+			if leg, _, err = js.bookings.loadBooking(ctx, leg.ID); err != nil {
 				return false, err
 			}
 		}
 		switch {
 		case leg.State == statePrebooked,
 			leg.State == stateCancelling && leg.Pending != nil && leg.Pending.Cancel == cancelRollback:
-			after, d, p := j.bookings.cancel(ctx, send, leg, cancelRollback, "", &reason)
+			after, d, p := js.bookings.cancel(ctx, send, leg, cancelRollback, "", &reason)
 			if p != nil || d == nil || !d.settled() || after.State.holdsPlaces() {
 				done = false
 			}

@@ -81,7 +81,7 @@ func (j *journeyRecord) exchangeQuote(offerID string) *exchangeQuote {
 // fulfilment named (an exchange replaces the whole journey), no exchange
 // under way, the first train not left, and the search naming the
 // booking's passengers as they were booked.
-func (x *exchanges) journeyExchangeable(j *journeyRecord, legs []*bookingRecord, ask *exchangeOfferAsk) *osdm.ProblemError {
+func (xs *exchanges) journeyExchangeable(j *journeyRecord, legs []*bookingRecord, ask *exchangeOfferAsk) *osdm.ProblemError {
 	if j.Exchange.open() {
 		return osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "booking "+j.ID+" has exchange operation "+j.Exchange.ID+
 			" under way: confirm it (POST /bookings/"+j.ID+"/fulfillments) or delete it first")
@@ -91,7 +91,7 @@ func (x *exchanges) journeyExchangeable(j *journeyRecord, legs []*bookingRecord,
 		if leg.Fulfillment != nil {
 			one.fulfillmentIDs = []string{leg.Fulfillment.ID}
 		}
-		if p := x.exchangeable(leg, one); p != nil {
+		if p := xs.exchangeable(leg, one); p != nil {
 			p.Detail = journeyDetail(p.Detail, j, leg)
 			return p
 		}
@@ -115,64 +115,64 @@ func (x *exchanges) journeyExchangeable(j *journeyRecord, legs []*bookingRecord,
 
 // quoteJourneyExchange quotes the exchange of a fulfilled journey to the
 // trips (direct or with changes) its search finds.
-func (x *exchanges) quoteJourneyExchange(ctx context.Context, c *call, ask *exchangeOfferAsk, embed osdm.ExchangeEmbed) (*Answer, bool) {
-	j, legs, a := x.journeys.journeyOf(ctx, c)
+func (xs *exchanges) quoteJourneyExchange(ctx context.Context, c *call, ask *exchangeOfferAsk, embed osdm.ExchangeEmbed) (*Answer, bool) {
+	j, legs, a := xs.journeys.journeyOf(ctx, c)
 	if a != nil {
 		return a, finalAnswer(a)
 	}
-	if p := x.journeyExchangeable(j, legs, ask); p != nil {
-		return x.problem(c, p), finalProblem(p)
+	if p := xs.journeyExchangeable(j, legs, ask); p != nil {
+		return problemAnswer(p), finalProblem(p)
 	}
 	q := ask.search
-	ts, p := x.offers.trips(q)
+	ts, p := xs.offers.trips(q)
 	if p != nil {
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
-	if p := x.offers.inSaleWindowSet(q, ts, c.now); p != nil {
-		return x.problem(c, p), true
+	if p := xs.offers.inSaleWindowSet(q, ts, c.now); p != nil {
+		return problemAnswer(p), true
 	}
 	day, _ := time.Parse(time.DateOnly, ts.first().run.ServiceDate)
-	pax, p := x.exchangePassengers(q, day, &legs[0].Offer)
+	pax, p := xs.exchangePassengers(q, day, &legs[0].Offer)
 	if p != nil {
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
-	probes := x.offers.plan(ts.direct, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
-	legProbes := x.offers.plan(ts.legs, q.classes, x.cfg.ServiceCodes, tariffCounts(pax), c.now)
+	probes := xs.offers.plan(ts.direct, q.classes, xs.cfg.ServiceCodes, tariffCounts(pax), c.now)
+	legProbes := xs.offers.plan(ts.legs, q.classes, xs.cfg.ServiceCodes, tariffCounts(pax), c.now)
 	c.answer.FanOut = len(probes) + len(legProbes)
-	signer, err := x.offers.offerSigner(ctx)
+	signer, err := xs.offers.offerSigner(ctx)
 	if err != nil {
-		return x.offers.offerKeyFailed(c), false
+		return xs.offers.offerKeyFailed(c, err), false
 	}
-	x.offers.fanOut(ctx, c.send, append(probes[:len(probes):len(probes)], legProbes...))
-	sa, p := x.offers.collect(c, q, probes, pax, signer, ts, legProbes)
+	xs.offers.fanOut(ctx, c.send, append(probes[:len(probes):len(probes)], legProbes...))
+	sa, p := xs.offers.collect(c, q, probes, pax, signer, ts, legProbes)
 	if p != nil {
-		return x.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	}
 	old := make([]osdm.Price, 0, len(legs))
 	for _, leg := range legs {
 		old = append(old, leg.bookedPrice())
 	}
-	now := x.now().UTC()
-	quotes, offers, p := x.quoteExchanges(sa.resp.Offers, old, ask.overrule, now, "journey", func(o osdm.Offer) (osdm.Price, bool) {
+	now := xs.now().UTC()
+	quotes, offers, p := xs.quoteExchanges(sa.resp.Offers, old, ask.overrule, now, "journey", func(o osdm.Offer) (osdm.Price, bool) {
 		if len(o.ReservationOfferParts) == 0 || o.OfferSummary == nil {
 			return osdm.Price{}, false
 		}
 		return o.OfferSummary.MinimalPrice, true
 	})
 	if p != nil {
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	quotesOf := func(r *journeyRecord) *[]exchangeQuote { return &r.ExchangeQuotes }
-	if j, err = holdQuotes(ctx, x, j.ID, x.journeys.updateJourney, quotesOf, offers, quotes, now); err != nil {
-		return x.storeFailed(c, err), false
+	if j, err = holdQuotes(ctx, xs, j.ID, xs.journeys.updateJourney, quotesOf, offers, quotes, now); err != nil {
+		return xs.storeFailed(c, err), false
 	}
-	view := func(o osdm.Offer, q *exchangeQuote) osdm.ExchangeOffer { return x.journeyExchangeOffer(j, legs, o, q) }
-	return x.exchangeOffersAnswer(c, embed, &sa.resp, offers, quotes, view, legs[0].Passengers), true
+	view := func(o osdm.Offer, q *exchangeQuote) osdm.ExchangeOffer { return xs.journeyExchangeOffer(j, legs, o, q) }
+	return xs.exchangeOffersAnswer(c, embed, &sa.resp, offers, quotes, view, legs[0].Passengers), true
 }
 
 // journeyExchangeOffer is the ExchangeOffer of o quoted as q, replacing
 // every fulfilment of the journey.
-func (x *exchanges) journeyExchangeOffer(j *journeyRecord, legs []*bookingRecord, o osdm.Offer, q *exchangeQuote) osdm.ExchangeOffer {
+func (xs *exchanges) journeyExchangeOffer(j *journeyRecord, legs []*bookingRecord, o osdm.Offer, q *exchangeQuote) osdm.ExchangeOffer {
 	v := exchangeOfferOf(legs[0], o, q)
 	v.Fulfillments = []osdm.Fulfillment{}
 	for _, leg := range legs {
@@ -187,15 +187,15 @@ func (x *exchanges) journeyExchangeOffer(j *journeyRecord, legs []*bookingRecord
 
 // openExchangeOffer returns the legs of an exchange offer id: a journey's
 // or a single train's.
-func (x *exchanges) openExchangeOffer(ctx context.Context, id string, now time.Time) ([]offerRecord, error) {
+func (xs *exchanges) openExchangeOffer(ctx context.Context, id string, now time.Time) ([]offerRecord, error) {
 	if isJourneyOfferID(id) {
-		jo, err := x.offers.openJourneyOffer(ctx, id, now)
+		jo, err := xs.offers.openJourneyOffer(ctx, id, now)
 		if err != nil {
 			return nil, err
 		}
 		return jo.Legs, nil
 	}
-	o, err := x.offers.openOffer(ctx, id, now)
+	o, err := xs.offers.openOffer(ctx, id, now)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func (x *exchanges) openExchangeOffer(ctx context.Context, id string, now time.T
 func (xs *exchanges) createJourneyExchangeOperation(ctx context.Context, c *call) *Answer {
 	sel, p := readExchangeOperationRequest(c.body)
 	if p != nil {
-		return xs.problem(c, p)
+		return problemAnswer(p)
 	}
 	return xs.idempotent(ctx, c, func() string { return newID(exchangeOperationIDPrefix) }, func(xid string) (*Answer, bool) {
 		j, legs, a := xs.journeys.journeyOf(ctx, c)
@@ -222,14 +222,14 @@ func (xs *exchanges) createJourneyExchangeOperation(ctx context.Context, c *call
 			"no exchange offer of booking "+j.ID+" has this id, or it expired; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")
 		offers, err := xs.openExchangeOffer(ctx, sel.OfferID, now)
 		if err != nil && !errors.Is(err, errOfferNotFound) {
-			return xs.offers.offerKeyFailed(c), false
+			return xs.offers.offerKeyFailed(c, err), false
 		}
 		q := j.exchangeQuote(sel.OfferID)
 		if offers == nil || q == nil || !now.Before(q.ValidUntil) {
-			return xs.problem(c, notFound), true
+			return problemAnswer(notFound), true
 		}
 		if p := exchangePassengers(sel, &offers[0]); p != nil {
-			return xs.problem(c, p), true
+			return problemAnswer(p), true
 		}
 		claim := offers[0]
 		claim.ID = sel.OfferID
@@ -238,7 +238,7 @@ func (xs *exchanges) createJourneyExchangeOperation(ctx context.Context, c *call
 			return xs.storeFailed(c, err), false
 		}
 		if !claimed {
-			return xs.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
+			return problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 				"the exchange offer is booked already; ask for exchange offers again").WithPointer("#/exchangeOffers/0/offerId")), true
 		}
 		j, err = xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
@@ -265,7 +265,7 @@ func (xs *exchanges) createJourneyExchangeOperation(ctx context.Context, c *call
 			return nil
 		})
 		if p := refusedBy(err); p != nil {
-			return xs.problem(c, p), finalProblem(p)
+			return problemAnswer(p), finalProblem(p)
 		}
 		if err != nil {
 			return xs.storeFailed(c, err), false
@@ -295,18 +295,18 @@ func (xs *exchanges) exchangeLegSet(j *journeyRecord, legs []*bookingRecord) *le
 // bookJourneyExchange books the new legs of j's exchange and answers the
 // exchange operation: PREBOOKED once every new leg is held; a leg refused
 // rolls the new legs back (FAILED, the journey stands).
-func (x *exchanges) bookJourneyExchange(ctx context.Context, c *call, j *journeyRecord, legs []*bookingRecord) (*Answer, bool) {
-	res, err := x.journeys.bookLegs(ctx, c.send, x.exchangeLegSet(j, legs))
+func (xs *exchanges) bookJourneyExchange(ctx context.Context, c *call, j *journeyRecord, legs []*bookingRecord) (*Answer, bool) {
+	res, err := xs.journeys.bookLegs(ctx, c.send, xs.exchangeLegSet(j, legs))
 	switch {
 	case err != nil:
-		return x.storeFailed(c, err), false
+		return xs.storeFailed(c, err), false
 	case res.p != nil:
-		_, _ = x.failJourneyExchange(ctx, c.send, j, nil)
-		return x.problem(c, res.p), true
+		_, _ = xs.failJourneyExchange(ctx, c.send, j, nil)
+		return problemAnswer(res.p), true
 	case res.at >= 0:
 		leg := res.legs[res.at]
 		subject := "train " + leg.Offer.Train + " on " + leg.Offer.ServiceDate + " (leg " + strconv.Itoa(res.at+1) + " of the new journey)"
-		if a := x.settlement.unsettled(c, res.d, subject,
+		if a := xs.settlement.unsettled(c, res.d, subject,
 			"the exchange is being settled: retry with the same Idempotency-Key to get it; new legs not booked in full are given back"); a != nil {
 			return a, false
 		}
@@ -314,13 +314,13 @@ func (x *exchanges) bookJourneyExchange(ctx context.Context, c *call, j *journey
 		if res.d.proposal != nil {
 			failure.Alternatives = alternativesOf(res.d.proposal, leg.Offer.Train)
 		}
-		j, err = x.failJourneyExchange(ctx, c.send, j, failure)
+		j, err = xs.failJourneyExchange(ctx, c.send, j, failure)
 		if err != nil {
-			return x.storeFailed(c, err), false
+			return xs.storeFailed(c, err), false
 		}
-		p := x.journeys.journeyRefusal(&journeyRecord{ID: j.ID, Legs: j.Exchange.Legs, Failure: failure}, leg)
+		p := xs.journeys.journeyRefusal(&journeyRecord{ID: j.ID, Legs: j.Exchange.Legs, Failure: failure}, leg)
 		p.Detail = strings.Replace(p.Detail, "nothing of the journey is booked", "the journey stands as it was", 1)
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	if i := mixedCurrency(res.legs); i > 0 || res.legs[0].Legacy.Price.Currency != j.Exchange.Quote.ExchangePrice.Currency {
 		// The new trains booked in currencies the exchange cannot add
@@ -332,14 +332,14 @@ func (x *exchanges) bookJourneyExchange(ctx context.Context, c *call, j *journey
 		} else {
 			other += " in " + j.Exchange.Quote.ExchangePrice.Currency
 		}
-		if _, err := x.failJourneyExchange(ctx, c.send, j, &journeyFailure{Leg: i, Train: leg.Offer.Train}); err != nil {
-			return x.storeFailed(c, err), false
+		if _, err := xs.failJourneyExchange(ctx, c.send, j, &journeyFailure{Leg: i, Train: leg.Offer.Train}); err != nil {
+			return xs.storeFailed(c, err), false
 		}
-		return x.problem(c, osdm.NewProblem(http.StatusBadGateway, osdm.CodeBadGateway, "train "+leg.Offer.Train+" on "+leg.Offer.ServiceDate+
+		return problemAnswer(osdm.NewProblem(http.StatusBadGateway, osdm.CodeBadGateway, "train "+leg.Offer.Train+" on "+leg.Offer.ServiceDate+
 			" (leg "+strconv.Itoa(i+1)+" of the new journey): the reservation system booked it in "+leg.Legacy.Price.Currency+" and "+other+
 			", which the exchange cannot add up; the journey stands as it was")), true
 	}
-	j, err = x.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
+	j, err = xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		if r.Exchange == nil || r.Exchange.State != exchangeBooking {
 			return &errRefused{osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+r.ID+" was not completed in time and was given back; the journey stands as it was")}
 		}
@@ -347,12 +347,12 @@ func (x *exchanges) bookJourneyExchange(ctx context.Context, c *call, j *journey
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
-		return x.problem(c, p), true
+		return problemAnswer(p), true
 	}
 	if err != nil {
-		return x.storeFailed(c, err), false
+		return xs.storeFailed(c, err), false
 	}
-	return x.json(c, http.StatusOK, osdm.ExchangeOperationResponse{ExchangeOperation: x.journeyExchangeView(j, legs, res.legs)}), true
+	return xs.json(c, http.StatusOK, osdm.ExchangeOperationResponse{ExchangeOperation: xs.journeyExchangeView(j, legs, res.legs)}), true
 }
 
 // alternativesOf keeps a ReplacementProposal's alternatives for train.
@@ -370,12 +370,12 @@ func alternativesOf(rp *legacy.ReplacementProposal, train string) []alternativeR
 
 // failJourneyExchange gives back the new legs of j's exchange and records
 // it FAILED (failure set) or DROPPED; the journey stands as it was.
-func (x *exchanges) failJourneyExchange(ctx context.Context, send Sender, j *journeyRecord, failure *journeyFailure) (*journeyRecord, error) {
-	done, err := x.journeys.rollBackLegs(ctx, send, j.ID, j.Exchange.Legs)
+func (xs *exchanges) failJourneyExchange(ctx context.Context, send Sender, j *journeyRecord, failure *journeyFailure) (*journeyRecord, error) {
+	done, err := xs.journeys.rollBackLegs(ctx, send, j.ID, j.Exchange.Legs)
 	if err != nil || !done {
 		return j, err
 	}
-	j, err = x.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
+	j, err = xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		if !r.Exchange.open() {
 			return errNoChange
 		}
@@ -386,7 +386,7 @@ func (x *exchanges) failJourneyExchange(ctx context.Context, send Sender, j *jou
 		return nil
 	})
 	if err == nil {
-		x.journeys.dropJourneyMark(ctx, j)
+		xs.journeys.dropJourneyMark(ctx, j)
 	}
 	return j, err
 }
@@ -401,7 +401,7 @@ func (xs *exchanges) resumeJourneyExchange(ctx context.Context, c *call, j *jour
 	}
 	now := xs.now()
 	if now.Before(x.LeaseUntil) {
-		return xs.problem(c, underWay("the exchange of booking "+j.ID, "messages")), false
+		return problemAnswer(underWay("the exchange of booking "+j.ID, "messages")), false
 	}
 	j, err := xs.journeys.updateJourney(ctx, j.ID, func(r *journeyRecord) error {
 		if r.Exchange == nil || r.Exchange.ID != x.ID || r.Exchange.State != exchangeBooking || r.Exchange.RollingBack || now.Before(r.Exchange.LeaseUntil) {
@@ -411,7 +411,7 @@ func (xs *exchanges) resumeJourneyExchange(ctx context.Context, c *call, j *jour
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
-		return xs.problem(c, p), false
+		return problemAnswer(p), false
 	}
 	if err != nil {
 		return xs.storeFailed(c, err), false
@@ -424,9 +424,9 @@ func (xs *exchanges) journeyExchangeAnswer(ctx context.Context, c *call, j *jour
 	x := j.Exchange
 	switch x.State {
 	case exchangeDropped:
-		return xs.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was deleted or released; the journey stands as it was")), true
+		return problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "exchange operation "+x.ID+" was deleted or released; the journey stands as it was")), true
 	case exchangeBooking:
-		return xs.problem(c, underWay("the exchange of booking "+j.ID, "messages")), false
+		return problemAnswer(underWay("the exchange of booking "+j.ID, "messages")), false
 	}
 	newLegs, err := xs.journeys.loadLegs(ctx, &journeyRecord{ID: j.ID, Legs: x.Legs})
 	if err != nil {
@@ -502,20 +502,20 @@ func (xs *exchanges) journeyExchangeView(j *journeyRecord, legs, newLegs []*book
 
 // journeyExchangeOf loads the journey of the call's path with the
 // exchange operation it names.
-func (x *exchanges) journeyExchangeOf(ctx context.Context, c *call) (*journeyRecord, []*bookingRecord, *Answer) {
-	j, legs, a := x.journeys.journeyOf(ctx, c)
+func (xs *exchanges) journeyExchangeOf(ctx context.Context, c *call) (*journeyRecord, []*bookingRecord, *Answer) {
+	j, legs, a := xs.journeys.journeyOf(ctx, c)
 	if a != nil {
 		return nil, nil, a
 	}
 	xid := c.params[osdm.ParamExchangeOperationID]
 	if j.Exchange == nil || j.Exchange.ID != xid {
-		return nil, nil, x.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+j.ID+" has no exchange operation "+quoteShort(xid)))
+		return nil, nil, problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "booking "+j.ID+" has no exchange operation "+quoteShort(xid)))
 	}
 	if j.Exchange.State == exchangeConfirmed {
 		// The legs before the exchange are the ones its offer replaced.
-		old, err := x.journeys.loadLegs(ctx, &journeyRecord{ID: j.ID, Legs: j.Exchange.Old})
+		old, err := xs.journeys.loadLegs(ctx, &journeyRecord{ID: j.ID, Legs: j.Exchange.Old})
 		if err != nil {
-			return nil, nil, x.storeFailed(c, err)
+			return nil, nil, xs.storeFailed(c, err)
 		}
 		legs = old
 	}
@@ -524,12 +524,12 @@ func (x *exchanges) journeyExchangeOf(ctx context.Context, c *call) (*journeyRec
 
 // getJourneyExchangeOperation answers GET (and PATCH, whose preferences
 // change nothing here) of a journey's exchange operation.
-func (x *exchanges) getJourneyExchangeOperation(ctx context.Context, c *call) *Answer {
-	j, legs, a := x.journeyExchangeOf(ctx, c)
+func (xs *exchanges) getJourneyExchangeOperation(ctx context.Context, c *call) *Answer {
+	j, legs, a := xs.journeyExchangeOf(ctx, c)
 	if a != nil {
 		return a
 	}
-	a, _ = x.journeyExchangeAnswer(ctx, c, j, legs)
+	a, _ = xs.journeyExchangeAnswer(ctx, c, j, legs)
 	return a
 }
 
@@ -547,9 +547,9 @@ func (xs *exchanges) deleteJourneyExchangeOperation(ctx context.Context, c *call
 		case x.State == exchangeDropped, x.State == exchangeFailed:
 			return xs.noContent(c), true
 		case x.State == exchangeConfirmed || x.Confirming:
-			return xs.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingFulfilled, "exchange operation "+x.ID+" is confirmed; refund or exchange the booking instead")), true
+			return problemAnswer(osdm.NewProblem(http.StatusConflict, osdm.CodeBookingFulfilled, "exchange operation "+x.ID+" is confirmed; refund or exchange the booking instead")), true
 		case x.State == exchangeBooking && xs.now().Before(x.LeaseUntil):
-			return xs.problem(c, underWay("the exchange of booking "+j.ID, "messages")), false
+			return problemAnswer(underWay("the exchange of booking "+j.ID, "messages")), false
 		}
 		j, err := xs.failJourneyExchange(ctx, c.send, j, nil)
 		if err != nil {
@@ -558,7 +558,7 @@ func (xs *exchanges) deleteJourneyExchangeOperation(ctx context.Context, c *call
 		if j.Exchange.open() {
 			p := osdm.NewProblem(http.StatusServiceUnavailable, osdm.CodeServiceUnavailable, "the new legs of exchange operation "+x.ID+" are being given back; retry to learn when")
 			p.Retryable = true
-			return xs.problem(c, p), false
+			return problemAnswer(p), false
 		}
 		return xs.noContent(c), true
 	})
@@ -684,23 +684,23 @@ func (xs *exchanges) confirmJourneyExchange(ctx context.Context, send Sender, j 
 }
 
 // fulfilJourneyExchange answers the fulfilment that confirms j's exchange.
-func (x *exchanges) fulfilJourneyExchange(ctx context.Context, c *call, j *journeyRecord) (*Answer, bool) {
+func (xs *exchanges) fulfilJourneyExchange(ctx context.Context, c *call, j *journeyRecord) (*Answer, bool) {
 	if j.Exchange.State == exchangeBooking {
-		return x.problem(c, underWay("the exchange of booking "+j.ID, "messages")), false
+		return problemAnswer(underWay("the exchange of booking "+j.ID, "messages")), false
 	}
-	if j.Exchange.Confirming && x.now().Before(j.Exchange.LeaseUntil) {
+	if j.Exchange.Confirming && xs.now().Before(j.Exchange.LeaseUntil) {
 		p := osdm.NewProblem(http.StatusConflict, osdm.CodeRejected, "the exchange of booking "+j.ID+" is being confirmed; retry in a few seconds")
 		p.Retryable = true
-		return x.problem(c, p), false
+		return problemAnswer(p), false
 	}
-	j, newLegs, p, d, err := x.confirmJourneyExchange(ctx, c.send, j)
+	j, newLegs, p, d, err := xs.confirmJourneyExchange(ctx, c.send, j)
 	switch {
 	case err != nil:
-		return x.storeFailed(c, err), false
+		return xs.storeFailed(c, err), false
 	case p != nil:
-		return x.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	case d != nil:
-		a := x.settlement.unsettled(c, d, "confirming the exchange of booking "+j.ID, "the confirmation is being settled: retry with the same Idempotency-Key to learn its outcome")
+		a := xs.settlement.unsettled(c, d, "confirming the exchange of booking "+j.ID, "the confirmation is being settled: retry with the same Idempotency-Key to learn its outcome")
 		return a, false
 	}
 	out := osdm.FulfillmentCollectionResponse{}
@@ -709,7 +709,7 @@ func (x *exchanges) fulfilJourneyExchange(ctx context.Context, c *call, j *journ
 		fv.BookingRef = j.ID
 		out.Fulfillments = append(out.Fulfillments, fv)
 	}
-	return x.json(c, http.StatusOK, out), true
+	return xs.json(c, http.StatusOK, out), true
 }
 
 // settleJourneyExchange finishes j's exchange once its call's lease is

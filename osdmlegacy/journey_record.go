@@ -125,7 +125,7 @@ type journeyRefundOffer struct {
 }
 
 // journeyKey is the store key of journey id.
-func (j *journeys) journeyKey(id string) string { return storeKey(j.cfg.Partner, kindJourney, id) }
+func (js *journeys) journeyKey(id string) string { return storeKey(js.cfg.Partner, kindJourney, id) }
 
 // errJourneyMissing is a journey id that names no record.
 var errJourneyMissing = errors.New("no such journey")
@@ -133,15 +133,15 @@ var errJourneyMissing = errors.New("no such journey")
 // loadJourney returns journey id and its stored bytes, or
 // errJourneyMissing (another client's journey included: a call sees its
 // own client's, background work every one).
-func (j *journeys) loadJourney(ctx context.Context, id string) (*journeyRecord, []byte, error) {
+func (js *journeys) loadJourney(ctx context.Context, id string) (*journeyRecord, []byte, error) {
 	if !validID(id, journeyIDPrefix) {
 		return nil, nil, errJourneyMissing
 	}
-	rec, b, err := getRecord[journeyRecord](ctx, j.store, j.journeyKey(id), "journey", id, errJourneyMissing)
+	rec, b, err := getRecord[journeyRecord](ctx, js.store, js.journeyKey(id), "journey", id, errJourneyMissing)
 	if err != nil {
 		return nil, nil, err
 	}
-	if rec.ID != id || rec.Partner != j.cfg.Partner || !visibleTo(ctx, rec.Client) {
+	if rec.ID != id || rec.Partner != js.cfg.Partner || !visibleTo(ctx, rec.Client) {
 		return nil, nil, errJourneyMissing
 	}
 	return rec, b, nil
@@ -149,25 +149,25 @@ func (j *journeys) loadJourney(ctx context.Context, id string) (*journeyRecord, 
 
 // putNewJourney stores rec if no journey has its id, and reports whether
 // it did.
-func (j *journeys) putNewJourney(ctx context.Context, rec *journeyRecord) (bool, error) {
-	return putNewRecord(ctx, j.store, j.journeyKey(rec.ID), rec, 0)
+func (js *journeys) putNewJourney(ctx context.Context, rec *journeyRecord) (bool, error) {
+	return putNewRecord(ctx, js.store, js.journeyKey(rec.ID), rec, 0)
 }
 
 // updateJourney applies fn to journey id with compare-and-set, as
 // updateBooking does for a booking.
-func (j *journeys) updateJourney(ctx context.Context, id string, fn func(*journeyRecord) error) (*journeyRecord, error) {
-	load := func() (*journeyRecord, []byte, error) { return j.loadJourney(ctx, id) }
-	return updateRecord(ctx, j.store, j.journeyKey(id), load, j.journeyRetention, fn)
+func (js *journeys) updateJourney(ctx context.Context, id string, fn func(*journeyRecord) error) (*journeyRecord, error) {
+	load := func() (*journeyRecord, []byte, error) { return js.loadJourney(ctx, id) }
+	return updateRecord(ctx, js.store, js.journeyKey(id), load, js.journeyRetention, fn)
 }
 
 // journeyRetention is the store ttl of a journey: none while its booking
 // is open, else as its legs' (bookingRetention after the last train
 // arrives, at least an hour).
-func (j *journeys) journeyRetention(rec *journeyRecord) time.Duration {
+func (js *journeys) journeyRetention(rec *journeyRecord) time.Duration {
 	if rec.State == journeyBooking || rec.State == journeyRollingBack || rec.End.IsZero() {
 		return 0
 	}
-	return max(rec.End.Add(bookingRetention).Sub(j.now()), time.Hour)
+	return max(rec.End.Add(bookingRetention).Sub(js.now()), time.Hour)
 }
 
 // loadLegs returns the leg bookings of j in order; a leg never recorded
@@ -202,9 +202,9 @@ func (js *journeys) journeyOf(ctx context.Context, c *call) (*journeyRecord, []*
 	j, _, err := js.loadJourney(ctx, id)
 	if errors.Is(err, errJourneyMissing) || err == nil && j.State != journeyBooked {
 		if err == nil && j.State == journeyBooking {
-			return nil, nil, js.problem(c, underWay("booking "+id, "messages"))
+			return nil, nil, problemAnswer(underWay("booking "+id, "messages"))
 		}
-		return nil, nil, js.problem(c, bookingNotFound(id))
+		return nil, nil, problemAnswer(bookingNotFound(id))
 	}
 	if err != nil {
 		return nil, nil, js.storeFailed(c, err)
@@ -240,31 +240,31 @@ func (js *journeys) journeyOf(ctx context.Context, c *call) (*journeyRecord, []*
 
 // markJourneyOpen lists journey id for settlement: its booking (n 0) or
 // its n-th exchange operation.
-func (j *journeys) markJourneyOpen(ctx context.Context, id string, n int, now time.Time) error {
-	return j.putMark(ctx, kindJourneyOpen, id, workMark{BookingID: id, At: now, Exchange: &n})
+func (js *journeys) markJourneyOpen(ctx context.Context, id string, n int, now time.Time) error {
+	return js.putMark(ctx, kindJourneyOpen, id, workMark{BookingID: id, At: now, Exchange: &n})
 }
 
 // exchangeN is the number of the journey's latest exchange operation, 0
 // if none (or one of an earlier release, which did not number them).
-func (r *journeyRecord) exchangeN() int {
-	if r.Exchange == nil {
+func (j *journeyRecord) exchangeN() int {
+	if j.Exchange == nil {
 		return 0
 	}
-	return r.Exchange.N
+	return j.Exchange.N
 }
 
 // nothingOpen reports whether r has nothing for settlement to finish: it
 // is booked or failed, with no exchange operation open or confirming.
-func (r *journeyRecord) nothingOpen() bool {
-	x := r.Exchange
-	return (r.State == journeyBooked || r.State == journeyFailed) && !x.open() && (x == nil || !x.Confirming)
+func (j *journeyRecord) nothingOpen() bool {
+	x := j.Exchange
+	return (j.State == journeyBooked || j.State == journeyFailed) && !x.open() && (x == nil || !x.Confirming)
 }
 
 // dropJourneyMark deletes the mark of r, the journey as the caller stored
 // it, if r has nothing open and the mark lists only what r accounts for
 // (dropOwnMark).
-func (j *journeys) dropJourneyMark(ctx context.Context, r *journeyRecord) {
+func (js *journeys) dropJourneyMark(ctx context.Context, r *journeyRecord) {
 	if r.nothingOpen() {
-		j.dropOwnMark(ctx, kindJourneyOpen, r.ID, r.exchangeN())
+		js.dropOwnMark(ctx, kindJourneyOpen, r.ID, r.exchangeN())
 	}
 }

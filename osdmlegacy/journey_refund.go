@@ -33,7 +33,7 @@ func (j *journeyRecord) refundOffer(id string) *journeyRefundOffer {
 func (rf *refunds) createJourneyRefundOffers(ctx context.Context, c *call) *Answer {
 	req, p := readRefundOfferRequest(c.body)
 	if p != nil {
-		return rf.problem(c, p)
+		return problemAnswer(p)
 	}
 	return rf.idempotent(ctx, c, func() string { return newID(refundOfferIDPrefix) }, func(rid string) (*Answer, bool) {
 		j, legs, a := rf.journeys.journeyOf(ctx, c)
@@ -45,7 +45,7 @@ func (rf *refunds) createJourneyRefundOffers(ctx context.Context, c *call) *Answ
 		}
 		named, p := journeyLegsNamed(j, legs, &req.RefundOfferRequest)
 		if p != nil {
-			return rf.problem(c, p), true
+			return problemAnswer(p), true
 		}
 		// Every train named must take the refund before any records it.
 		for _, i := range named {
@@ -63,7 +63,7 @@ func (rf *refunds) createJourneyRefundOffers(ctx context.Context, c *call) *Answ
 			}
 			if p != nil {
 				p.Detail = journeyDetail(p.Detail, j, legs[i])
-				return rf.problem(c, p), finalProblem(p)
+				return problemAnswer(p), finalProblem(p)
 			}
 		}
 		for _, i := range named {
@@ -81,7 +81,7 @@ func (rf *refunds) createJourneyRefundOffers(ctx context.Context, c *call) *Answ
 			})
 			if p := refusedBy(err); p != nil {
 				p.Detail = journeyDetail(p.Detail, j, legs[i])
-				return rf.problem(c, p), finalProblem(p)
+				return problemAnswer(p), finalProblem(p)
 			}
 			if err != nil {
 				return rf.storeFailed(c, err), false
@@ -150,20 +150,20 @@ func journeyLegsNamed(j *journeyRecord, legs []*bookingRecord, req *osdm.RefundO
 
 // journeyRefundOfferOf loads the journey, its legs and the refund offer
 // of the call's path.
-func (r *refunds) journeyRefundOfferOf(ctx context.Context, c *call) (*journeyRecord, []*bookingRecord, *journeyRefundOffer, *Answer) {
-	j, legs, a := r.journeys.journeyOf(ctx, c)
+func (rf *refunds) journeyRefundOfferOf(ctx context.Context, c *call) (*journeyRecord, []*bookingRecord, *journeyRefundOffer, *Answer) {
+	j, legs, a := rf.journeys.journeyOf(ctx, c)
 	if a != nil {
 		return nil, nil, nil, a
 	}
 	rid := c.params[osdm.ParamRefundOfferID]
 	jr := j.refundOffer(rid)
 	if jr == nil {
-		return nil, nil, nil, r.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
+		return nil, nil, nil, problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
 			"booking "+j.ID+" has no refund offer "+quoteShort(rid)))
 	}
 	for _, i := range jr.Legs {
 		if legs[i].refundOffer(rid) == nil {
-			return nil, nil, nil, r.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
+			return nil, nil, nil, problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
 				"refund offer "+quoteShort(rid)+" of booking "+j.ID+" was deleted"))
 		}
 	}
@@ -171,18 +171,18 @@ func (r *refunds) journeyRefundOfferOf(ctx context.Context, c *call) (*journeyRe
 }
 
 // getJourneyRefundOffer answers GET .../refund-offers/{rid} of a journey.
-func (r *refunds) getJourneyRefundOffer(ctx context.Context, c *call) *Answer {
-	j, legs, jr, a := r.journeyRefundOfferOf(ctx, c)
+func (rf *refunds) getJourneyRefundOffer(ctx context.Context, c *call) *Answer {
+	j, legs, jr, a := rf.journeyRefundOfferOf(ctx, c)
 	if a != nil {
 		return a
 	}
-	v := r.journeyRefundView(j, legs, jr)
-	return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
+	v := rf.journeyRefundView(j, legs, jr)
+	return rf.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
 }
 
 // confirmJourneyRefund confirms refund offer rid of a journey, leg by leg.
-func (r *refunds) confirmJourneyRefund(ctx context.Context, c *call, rid string) (*Answer, bool) {
-	j, legs, jr, a := r.journeyRefundOfferOf(ctx, c)
+func (rf *refunds) confirmJourneyRefund(ctx context.Context, c *call, rid string) (*Answer, bool) {
+	j, legs, jr, a := rf.journeyRefundOfferOf(ctx, c)
 	if a != nil {
 		return a, finalAnswer(a)
 	}
@@ -200,13 +200,13 @@ func (r *refunds) confirmJourneyRefund(ctx context.Context, c *call, rid string)
 			break
 		}
 		ro := legs[i].refundOffer(rid)
-		if !r.now().Before(ro.ValidUntil) {
-			return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
+		if !rf.now().Before(ro.ValidUntil) {
+			return problemAnswer(osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
 				"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
 		}
-		if p := legs[i].quoteStands(r.cfg.RefundFee, ro); p != nil {
+		if p := legs[i].quoteStands(rf.cfg.RefundFee, ro); p != nil {
 			p.Detail = journeyDetail(p.Detail, j, legs[i])
-			return r.problem(c, p), finalProblem(p)
+			return problemAnswer(p), finalProblem(p)
 		}
 	}
 	for _, i := range jr.Legs {
@@ -215,27 +215,27 @@ func (r *refunds) confirmJourneyRefund(ctx context.Context, c *call, rid string)
 		if ro.Status == osdm.RefundConfirmed {
 			continue
 		}
-		after, d, p := r.bookings.cancelQuoted(ctx, c.send, leg, cancelRefund, rid, ro.ReasonCode, !started)
+		after, d, p := rf.bookings.cancelQuoted(ctx, c.send, leg, cancelRefund, rid, ro.ReasonCode, !started)
 		if p != nil {
 			p.Detail = journeyDetail(p.Detail, j, leg)
-			return r.problem(c, p), finalProblem(p)
+			return problemAnswer(p), finalProblem(p)
 		}
 		started = true
 		if ro := after.refundOffer(rid); d.settled() && ro != nil && ro.Status == osdm.RefundConfirmed {
 			legs[i] = after
 			continue
 		}
-		if a, final := r.bookings.cancelFailed(c, after, d); a != nil {
+		if a, final := rf.bookings.cancelFailed(c, after, d); a != nil {
 			return a, final
 		}
 		if ro := after.refundOffer(rid); ro == nil || ro.Status != osdm.RefundConfirmed {
-			return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
+			return problemAnswer(osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
 				"train "+leg.Offer.Train+" of booking "+j.ID+" was cancelled at the reservation system before; it is not refunded")), true
 		}
 		legs[i] = after
 	}
-	v := r.journeyRefundView(j, legs, jr)
-	return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v}), true
+	v := rf.journeyRefundView(j, legs, jr)
+	return rf.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v}), true
 }
 
 // deleteJourneyRefundOffer drops a proposed refund offer of a journey
@@ -248,7 +248,7 @@ func (rf *refunds) deleteJourneyRefundOffer(ctx context.Context, c *call) *Answe
 	rid := c.params[osdm.ParamRefundOfferID]
 	for _, leg := range legs {
 		if ro := leg.refundOffer(rid); ro != nil && (ro.Status == osdm.RefundConfirmed || leg.Pending != nil && leg.Pending.RefundOfferID == rid) {
-			return rf.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
+			return problemAnswer(osdm.NewProblem(http.StatusConflict, osdm.CodeOperationNotPermitted,
 				"refund offer "+rid+" is confirmed, or being confirmed, on train "+leg.Offer.Train+"; it cannot be deleted"))
 		}
 	}
@@ -282,7 +282,7 @@ func (rf *refunds) deleteJourneyRefundOffer(ctx context.Context, c *call) *Answe
 
 // journeyRefundView is the OSDM refund offer of a journey: the amounts
 // summed over its legs, their fulfilments, CONFIRMED once every leg is.
-func (r *refunds) journeyRefundView(j *journeyRecord, legs []*bookingRecord, jr *journeyRefundOffer) osdm.RefundOffer {
+func (rf *refunds) journeyRefundView(j *journeyRecord, legs []*bookingRecord, jr *journeyRefundOffer) osdm.RefundOffer {
 	var fees, refunds []osdm.Price
 	var v osdm.RefundOffer
 	status := osdm.RefundConfirmed

@@ -2,11 +2,12 @@ package osdmlegacy
 
 import (
 	"context"
-	"encoding/json"
-	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
+	"github.com/caddy-osdm/caddy-osdm/internal/testrig"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -224,18 +225,7 @@ func TestJourneyOwner(t *testing.T) {
 	ctx := context.Background()
 	serve := func(f *Facade, client, method, path string, body any) *Answer {
 		t.Helper()
-		var b []byte
-		h := http.Header{}
-		switch v := body.(type) {
-		case nil:
-		case string:
-			b = []byte(v)
-		default:
-			b, _ = json.Marshal(v)
-		}
-		if b != nil {
-			h.Set("Content-Type", "application/json")
-		}
+		h, b := testrig.JSONRequest(t, body)
 		return f.ServeClient(ctx, client, e.legacy, method, path, h, b)
 	}
 	jo := e.journeyOffer("708", "709")

@@ -25,25 +25,25 @@ func probeSubject(p *probe) string {
 }
 
 // read interprets a probe's reply.
-func (os *offers) read(p *probe, passengers int, currency string) probeResult {
+func (o *offers) read(p *probe, passengers int, currency string) probeResult {
 	subject := probeSubject(p)
 	if p.err != nil {
-		return probeResult{problem: sendProblem(os.cfg.Partner, p.err, subject)}
+		return probeResult{problem: sendProblem(o.cfg.Partner, p.err, subject)}
 	}
 	switch r := p.reply.(type) {
 	case *legacy.AvailabilityReply:
-		os.learnTimes(p.cand, r.Journey)
+		o.learnTimes(p.cand, r.Journey)
 		var best *legacy.Offer
 		for i := range r.Offers {
-			o := &r.Offers[i]
-			if o.TravelClass != p.class || o.ServiceCode != p.service || o.Price == nil {
+			offer := &r.Offers[i]
+			if offer.TravelClass != p.class || offer.ServiceCode != p.service || offer.Price == nil {
 				continue
 			}
-			if o.AvailablePlaces != nil && *o.AvailablePlaces < passengers {
+			if offer.AvailablePlaces != nil && *offer.AvailablePlaces < passengers {
 				continue
 			}
-			if best == nil || cheaper(o.Price, best.Price) {
-				best = o
+			if best == nil || cheaper(offer.Price, best.Price) {
+				best = offer
 			}
 		}
 		if best == nil {
@@ -54,7 +54,7 @@ func (os *offers) read(p *probe, passengers int, currency string) probeResult {
 				subject+": prices are in "+best.Price.Currency+", not "+currency)}
 		}
 		if _, err := osdmPrice(*best.Price); err != nil {
-			return probeResult{problem: sendProblem(os.cfg.Partner, &SendError{Kind: ErrLegacyGarbage, Err: err}, subject)}
+			return probeResult{problem: sendProblem(o.cfg.Partner, &SendError{Kind: ErrLegacyGarbage, Err: err}, subject)}
 		}
 		return probeResult{offer: best}
 	case *legacy.ReplacementProposal:
@@ -68,7 +68,7 @@ func (os *offers) read(p *probe, passengers int, currency string) probeResult {
 		}
 		return probeResult{problem: NegativeProblem(r, subject)}
 	}
-	return probeResult{problem: sendProblem(os.cfg.Partner, &SendError{Kind: ErrLegacyGarbage,
+	return probeResult{problem: sendProblem(o.cfg.Partner, &SendError{Kind: ErrLegacyGarbage,
 		Err: errors.New("an unusable " + string(p.reply.Kind()) + " to an offer search")}, subject)}
 }
 
@@ -179,7 +179,7 @@ type searchAnswer struct {
 func (o *offers) answer(c *call, q *offerRequest, probes []*probe, pax []offerPassenger, signer *offerSigner, ts *tripSet, legProbes []*probe) *Answer {
 	sa, p := o.collect(c, q, probes, pax, signer, ts, legProbes)
 	if p != nil {
-		return o.problem(c, p)
+		return problemAnswer(p)
 	}
 	return o.json(c, http.StatusOK, sa.resp)
 }

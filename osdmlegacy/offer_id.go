@@ -249,9 +249,11 @@ func (o *offers) offerSigner(ctx context.Context) (*offerSigner, error) {
 }
 
 // offerKeyFailed is the answer of a call that needs the offer key while
-// the store cannot give it: the service is unavailable for now.
-func (o *offers) offerKeyFailed(c *call) *Answer {
-	return o.storeUnavailable(c, "the OSDM provider cannot reach its store; try again later")
+// the store cannot give it (err): the service is unavailable for now.
+func (o *offers) offerKeyFailed(c *call, err error) *Answer {
+	a := o.storeUnavailable(c, "the OSDM provider cannot reach its store; try again later")
+	a.Cause = err
+	return a
 }
 
 // openOffer returns the live offer of id, errOfferNotFound for an id this
@@ -279,11 +281,11 @@ const offerBookedAlready = "the offer is booked already; an offer books once (se
 // may get past.
 func (o *offers) openFailed(c *call, err error) (*Answer, bool) {
 	if errors.Is(err, errOfferNotFound) {
-		return o.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
+		return problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound,
 			"the offer is unknown or no longer bookable (offers are bookable until their preBookableUntil); search again").
 			WithPointer("#/offers/0/offerId")), true
 	}
-	return o.offerKeyFailed(c), false
+	return o.offerKeyFailed(c, err), false
 }
 
 // The offer of a journey with changes lives in its id as a direct

@@ -465,17 +465,17 @@ func (sa *searchAnswer) addJourneyOffer(ti int, legs []*candidate, offers []*leg
 // journeyOffer is the OSDM offer of a journey: a reservation offer part
 // per leg (the leg's alone in its trip coverage), its minimal price their
 // sum.
-func (os *offers) journeyOffer(jo *journeyOffer) osdm.Offer {
+func (o *offers) journeyOffer(jo *journeyOffer) osdm.Offer {
 	var parts []osdm.ReservationOfferPart
 	var products []osdm.Product
 	for i := range jo.Legs {
 		rec := jo.Legs[i]
 		rec.ID = jo.ID
-		o := os.osdmOffer(&rec)
-		parts = append(parts, o.ReservationOfferParts...)
-		products = append(products, o.Products...)
+		legOffer := o.osdmOffer(&rec)
+		parts = append(parts, legOffer.ReservationOfferParts...)
+		products = append(products, legOffer.Products...)
 	}
-	first := os.osdmOffer(&jo.Legs[0])
+	first := o.osdmOffer(&jo.Legs[0])
 	sum := jo.Price()
 	first.OfferSummary.MinimalPrice = sum
 	first.OfferID = jo.ID

@@ -14,14 +14,14 @@ import (
 func (o *offers) searchOffers(ctx context.Context, c *call) *Answer {
 	q, p := readOfferRequest(c.body)
 	if p != nil {
-		return o.problem(c, p)
+		return problemAnswer(p)
 	}
 	ts, p := o.trips(q)
 	if p != nil {
-		return o.problem(c, p)
+		return problemAnswer(p)
 	}
 	if p = o.inSaleWindowSet(q, ts, c.now); p != nil {
-		return o.problem(c, p)
+		return problemAnswer(p)
 	}
 	travel := ts.first().run.ServiceDate
 	day, _ := time.Parse(time.DateOnly, travel)
@@ -29,7 +29,7 @@ func (o *offers) searchOffers(ctx context.Context, c *call) *Answer {
 	for _, pa := range q.passengers {
 		op, p := o.tariffOf(pa, day)
 		if p != nil {
-			return o.problem(c, p)
+			return problemAnswer(p)
 		}
 		pax = append(pax, op)
 	}
@@ -44,7 +44,7 @@ func (o *offers) searchOffers(ctx context.Context, c *call) *Answer {
 	signer, err := o.offerSigner(ctx)
 	if err != nil {
 		if signer = o.signer.Load(); signer == nil {
-			return o.offerKeyFailed(c)
+			return o.offerKeyFailed(c, err)
 		}
 		c.answer.StoreErrors++
 	}

@@ -451,6 +451,10 @@ func TestSearchStoreFailureBeforeTheKey(t *testing.T) {
 		strings.Contains(string(a.Body), "disk") || a.StoreErrors != 1 {
 		t.Errorf("%d %s storeErrors %d", a.Status, a.Body, a.StoreErrors)
 	}
+	// The cause is kept for the operator's log line, not the client.
+	if !errors.Is(a.Cause, st.Fail) {
+		t.Errorf("cause %v, want the store's error", a.Cause)
+	}
 	if n := ss.sent.Load(); n != 0 {
 		t.Errorf("%d legacy messages sent without an offer key", n)
 	}

@@ -48,7 +48,7 @@ func readPassengerPatch(body []byte) (*passengerBody, *osdm.ProblemError) {
 func (ps *passengers) patchPassenger(ctx context.Context, c *call) *Answer {
 	body, p := readPassengerPatch(c.body)
 	if p != nil {
-		return ps.problem(c, p)
+		return problemAnswer(p)
 	}
 	pid := c.params[osdm.ParamPassengerID]
 	return ps.idempotent(ctx, c, func() string { return pid }, func(string) (*Answer, bool) {
@@ -63,7 +63,7 @@ func (ps *passengers) patchPassenger(ctx context.Context, c *call) *Answer {
 // checkPassengerPatch refuses a change the booking cannot take: another
 // id, externalRef, type or age, or a date of birth that gives another
 // legacy tariff on the day of travel than the one booked.
-func (p *passengers) checkPassengerPatch(r *bookingRecord, pr *passengerRecord, body *passengerBody, now time.Time) *osdm.ProblemError {
+func (ps *passengers) checkPassengerPatch(r *bookingRecord, pr *passengerRecord, body *passengerBody, now time.Time) *osdm.ProblemError {
 	switch {
 	case body.ID != "" && body.ID != pr.ID:
 		return osdm.Invalid(osdm.CodeInvalidRequest, "#/id", "id must be the passenger's id "+quoteShort(pr.ID))
@@ -81,7 +81,7 @@ func (p *passengers) checkPassengerPatch(r *bookingRecord, pr *passengerRecord, 
 	// The booked tariff's age range on the day of travel, the rule a
 	// booking's date of birth is held to.
 	if op := r.Offer.passenger(pr.ExternalRef); op != nil {
-		return birthDateFits("#", body.DateOfBirth, *op, r.Offer.ServiceDate, p.cfg.Tariffs)
+		return birthDateFits("#", body.DateOfBirth, *op, r.Offer.ServiceDate, ps.cfg.Tariffs)
 	}
 	return nil
 }
@@ -90,15 +90,15 @@ func (p *passengers) checkPassengerPatch(r *bookingRecord, pr *passengerRecord, 
 // next, and whether there is a change the legacy system holds (name or
 // date of birth). The index is the passenger's first place in booking
 // order (placeOwners), 1-based.
-func (r *bookingRecord) passengerData(pr, next *passengerRecord) ([]legacy.PassengerData, bool) {
+func (rec *bookingRecord) passengerData(pr, next *passengerRecord) ([]legacy.PassengerData, bool) {
 	// A name left out (no lastName) stays as the legacy system holds it.
 	name := nameOf(next.Detail)
 	if (name == "" || name == pr.NameSent) && next.DateOfBirth == pr.DateOfBirth {
 		return nil, false
 	}
 	index := 0
-	for i, owner := range r.placeOwners() {
-		if r.Passengers[owner].ID == pr.ID {
+	for i, owner := range rec.placeOwners() {
+		if rec.Passengers[owner].ID == pr.ID {
 			index = i + 1
 			break
 		}
@@ -165,7 +165,7 @@ func (ps *passengers) patchBookingPassenger(ctx context.Context, c *call, rec *b
 	if rec.State == stateUpdating && rec.Pending != nil && rec.Pending.Passenger != nil && rec.Pending.Passenger.ID == pid {
 		// A change of this passenger under way: settle it first.
 		if ps.now().Before(rec.Pending.LeaseUntil) {
-			return ps.bookings.inProgress(c, rec), false
+			return problemAnswer(underWay("booking "+rec.ID, "a message")), false
 		}
 		after, d := ps.settlement.redeliver(ctx, c.send, rec)
 		return ps.passengerResult(c, after, pid, d)
@@ -213,7 +213,7 @@ func (ps *passengers) patchBookingPassenger(ctx context.Context, c *call, rec *b
 		return nil
 	})
 	if p := refusedBy(err); p != nil {
-		return ps.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	}
 	if err != nil {
 		return ps.storeFailed(c, err), false
@@ -235,9 +235,9 @@ func (ps *passengers) passengerResult(c *call, rec *bookingRecord, pid string, d
 	switch {
 	case d.refusal != nil:
 		p := NegativeProblem(d.refusal, subject)
-		return ps.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	case rec.State == stateUpdating:
-		return ps.bookings.inProgress(c, rec), false
+		return problemAnswer(underWay("booking "+rec.ID, "a message")), false
 	}
 	v := passengerView(rec.passenger(pid))
 	return ps.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v}), true
@@ -284,18 +284,18 @@ func (ps *passengers) recordPassengerResult(ctx context.Context, id, msgID strin
 }
 
 // getPassenger answers GET .../passengers/{pid} from the store.
-func (p *passengers) getPassenger(ctx context.Context, c *call) *Answer {
-	rec, a := p.bookings.bookingOf(ctx, c)
+func (ps *passengers) getPassenger(ctx context.Context, c *call) *Answer {
+	rec, a := ps.bookings.bookingOf(ctx, c)
 	if a != nil {
 		return a
 	}
 	pid := c.params[osdm.ParamPassengerID]
 	pr := rec.passenger(pid)
 	if pr == nil {
-		return p.problem(c, passengerNotFound(rec.ID, pid))
+		return problemAnswer(passengerNotFound(rec.ID, pid))
 	}
 	v := passengerView(pr)
-	return p.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v})
+	return ps.json(c, http.StatusOK, osdm.PassengerResponse{Passenger: &v})
 }
 
 func passengerNotFound(bookingID, pid string) *osdm.ProblemError {
@@ -335,11 +335,11 @@ func passengerView(p *passengerRecord) osdm.Passenger {
 // booking what its BookingRequest did not carry (the passengers it did not
 // name: NameSent "", not refunded), each at its passenger's place, and the
 // names they send by passenger id.
-func (r *bookingRecord) unsentData() ([]legacy.PassengerData, map[string]string) {
+func (rec *bookingRecord) unsentData() ([]legacy.PassengerData, map[string]string) {
 	var items []legacy.PassengerData
 	sent := map[string]string{}
-	for i, owner := range r.placeOwners() {
-		pr := &r.Passengers[owner]
+	for i, owner := range rec.placeOwners() {
+		pr := &rec.Passengers[owner]
 		if pr.NameSent != "" || pr.RefundedBy != "" {
 			continue
 		}
@@ -395,20 +395,20 @@ func (ps *passengers) sendUnsentData(ctx context.Context, send Sender, rec *book
 // r's legacy booking r's pending message (complete says what its result
 // changes), with its intent mark, inside an updateBooking of r: the
 // booking is UPDATING until the answer is recorded.
-func (p *passengers) pendPassengerData(ctx context.Context, r *bookingRecord, items []legacy.PassengerData, now time.Time, complete func(*pendingMessage)) error {
+func (ps *passengers) pendPassengerData(ctx context.Context, r *bookingRecord, items []legacy.PassengerData, now time.Time, complete func(*pendingMessage)) error {
 	attempt := r.PassengerAttempts + 1
 	req := &legacy.PassengerDataRequest{
 		Header:     legacy.Header{MessageID: messageID(r.ID, stepPassengers, attempt), SentAt: now.UTC().Truncate(time.Second)},
 		BookingRef: r.Legacy.BookingRef,
 		Passengers: items,
 	}
-	pending, err := p.settlement.newPending(stepPassengers, req, now)
+	pending, err := ps.settlement.newPending(stepPassengers, req, now)
 	if err != nil {
 		return err
 	}
 	pending.Revert = r.State
 	complete(pending)
-	if err := p.settlement.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
+	if err := ps.settlement.markIntent(ctx, pending.MessageID, r.ID, now); err != nil {
 		return err
 	}
 	r.PassengerAttempts = attempt

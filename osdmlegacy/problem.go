@@ -2,6 +2,7 @@ package osdmlegacy
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -13,6 +14,20 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
+
+// problemAnswer is the answer of p: its status and JSON problem body, with
+// the Allow header p names, if any.
+func problemAnswer(p *osdm.ProblemError) *Answer {
+	b, err := json.Marshal(p.Body())
+	if err != nil {
+		b = []byte(`{"code":"` + osdm.CodeInternalError + `"}`)
+	}
+	h := http.Header{"Content-Type": {osdm.ContentTypeProblem}, "Cache-Control": {"no-store"}}
+	if p.Allow != "" {
+		h.Set("Allow", p.Allow)
+	}
+	return &Answer{Answer: osdm.Answer{Status: p.Status, Header: h, Body: b}, Problem: p}
+}
 
 // Restriction is one of the restrictions (docs/osdm_legacy.md) under
 // which the reverse direction is realisable. A problem about one carries

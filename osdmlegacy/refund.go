@@ -104,7 +104,7 @@ func readRefundOfferPatch(body []byte) (*osdm.RefundOfferPatchRequest, *osdm.Pro
 func (rf *refunds) createRefundOffers(ctx context.Context, c *call) *Answer {
 	req, p := readRefundOfferRequest(c.body)
 	if p != nil {
-		return rf.problem(c, p)
+		return problemAnswer(p)
 	}
 	return rf.idempotent(ctx, c, func() string { return newID(refundOfferIDPrefix) }, func(rid string) (*Answer, bool) {
 		if _, a := rf.bookings.bookingOf(ctx, c); a != nil {
@@ -134,7 +134,7 @@ func (rf *refunds) createRefundOffers(ctx context.Context, c *call) *Answer {
 			return rf.addRefundOffer(r, rid, req.PassengerIDs, req.OverruleCode)
 		})
 		if p := refusedBy(err); p != nil {
-			return rf.problem(c, p), finalProblem(p)
+			return problemAnswer(p), finalProblem(p)
 		}
 		if err != nil {
 			return rf.storeFailed(c, err), false
@@ -142,7 +142,7 @@ func (rf *refunds) createRefundOffers(ctx context.Context, c *call) *Answer {
 		ro := rec.refundOffer(rid)
 		if ro == nil {
 			p := stateProblem(rec, "refunded")
-			return rf.problem(c, p), finalProblem(p)
+			return problemAnswer(p), finalProblem(p)
 		}
 		return rf.json(c, http.StatusOK, osdm.RefundOfferCollectionResponse{
 			RefundOffers: []osdm.RefundOffer{refundOfferView(rec, ro)},
@@ -204,9 +204,9 @@ func (rf *refunds) addRefundOffer(r *bookingRecord, rid string, passengers []str
 
 // reasonList lists the overrule codes of the reason table, sorted, for a
 // problem.
-func (r *refunds) reasonList() string {
-	codes := make([]string, 0, len(r.cfg.Reasons))
-	for code := range r.cfg.Reasons {
+func (rf *refunds) reasonList() string {
+	codes := make([]string, 0, len(rf.cfg.Reasons))
+	for code := range rf.cfg.Reasons {
 		codes = append(codes, string(code))
 	}
 	if len(codes) == 0 {
@@ -217,42 +217,42 @@ func (r *refunds) reasonList() string {
 }
 
 // refundOfferOf loads the booking and refund offer of the call's path.
-func (r *refunds) refundOfferOf(ctx context.Context, c *call) (*bookingRecord, *refundOfferRecord, *Answer) {
-	rec, a := r.bookings.bookingOf(ctx, c)
+func (rf *refunds) refundOfferOf(ctx context.Context, c *call) (*bookingRecord, *refundOfferRecord, *Answer) {
+	rec, a := rf.bookings.bookingOf(ctx, c)
 	if a != nil {
 		return nil, nil, a
 	}
 	rid := c.params[osdm.ParamRefundOfferID]
 	ro := rec.refundOffer(rid)
 	if ro == nil {
-		return nil, nil, r.problem(c, osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
+		return nil, nil, problemAnswer(osdm.NewProblem(http.StatusNotFound, osdm.CodeRefundOfferNotFound,
 			"booking "+rec.ID+" has no refund offer "+quoteShort(rid)))
 	}
 	return rec, ro, nil
 }
 
 // getRefundOffer answers GET .../refund-offers/{rid} from the store.
-func (r *refunds) getRefundOffer(ctx context.Context, c *call) *Answer {
-	rec, ro, a := r.refundOfferOf(ctx, c)
+func (rf *refunds) getRefundOffer(ctx context.Context, c *call) *Answer {
+	rec, ro, a := rf.refundOfferOf(ctx, c)
 	if a != nil {
 		return a
 	}
 	v := refundOfferView(rec, ro)
-	return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
+	return rf.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
 }
 
 // patchRefundOffer answers PATCH .../refund-offers/{rid}: it confirms the
 // refund offer of a booking of one train or of a journey.
-func (r *refunds) patchRefundOffer(ctx context.Context, c *call) *Answer {
+func (rf *refunds) patchRefundOffer(ctx context.Context, c *call) *Answer {
 	if _, p := readRefundOfferPatch(c.body); p != nil {
-		return r.problem(c, p)
+		return problemAnswer(p)
 	}
 	rid := c.params[osdm.ParamRefundOfferID]
-	confirm := r.confirmRefund
+	confirm := rf.confirmRefund
 	if isJourneyID(c.params[osdm.ParamBookingID]) {
-		confirm = r.confirmJourneyRefund
+		confirm = rf.confirmJourneyRefund
 	}
-	return r.idempotent(ctx, c, func() string { return rid }, func(string) (*Answer, bool) {
+	return rf.idempotent(ctx, c, func() string { return rid }, func(string) (*Answer, bool) {
 		return confirm(ctx, c, rid)
 	})
 }
@@ -260,36 +260,36 @@ func (r *refunds) patchRefundOffer(ctx context.Context, c *call) *Answer {
 // confirmRefund confirms refund offer rid of a booking of one train: the
 // CancelRequest (with the reason code of its overrule code) frees the
 // places, and the offer is CONFIRMED with the amounts of the CancelReply.
-func (r *refunds) confirmRefund(ctx context.Context, c *call, rid string) (*Answer, bool) {
-	rec, ro, a := r.refundOfferOf(ctx, c)
+func (rf *refunds) confirmRefund(ctx context.Context, c *call, rid string) (*Answer, bool) {
+	rec, ro, a := rf.refundOfferOf(ctx, c)
 	if a != nil {
 		return a, finalAnswer(a)
 	}
 	confirmed := func(rec *bookingRecord) *Answer {
 		v := refundOfferView(rec, rec.refundOffer(rid))
-		return r.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
+		return rf.json(c, http.StatusOK, osdm.RefundOfferResponse{RefundOffer: &v})
 	}
 	if ro.Status == osdm.RefundConfirmed {
 		return confirmed(rec), true // confirmed before: the same answer
 	}
 	resending := rec.State == stateCancelling && rec.Pending != nil && rec.Pending.RefundOfferID == rid
-	if !resending && !r.now().Before(ro.ValidUntil) {
-		return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
+	if !resending && !rf.now().Before(ro.ValidUntil) {
+		return problemAnswer(osdm.NewProblem(http.StatusConflict, osdm.CodeRefundOfferExpired,
 			"refund offer "+rid+" expired at "+ro.ValidUntil.Format("2006-01-02T15:04:05Z07:00")+"; ask for a new one")), true
 	}
-	rec, d, p := r.bookings.cancel(ctx, c.send, rec, cancelRefund, rid, ro.ReasonCode)
+	rec, d, p := rf.bookings.cancel(ctx, c.send, rec, cancelRefund, rid, ro.ReasonCode)
 	if p != nil {
-		return r.problem(c, p), finalProblem(p)
+		return problemAnswer(p), finalProblem(p)
 	}
 	if ro := rec.refundOffer(rid); d.settled() && ro != nil && ro.Status == osdm.RefundConfirmed {
 		return confirmed(rec), true // a partial refund: the booking holds the other places
 	}
-	if a, final := r.bookings.cancelFailed(c, rec, d); a != nil {
+	if a, final := rf.bookings.cancelFailed(c, rec, d); a != nil {
 		return a, final
 	}
 	if ro := rec.refundOffer(rid); ro == nil || ro.Status != osdm.RefundConfirmed {
 		// The legacy system held nothing to refund (cancelled there before).
-		return r.problem(c, osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
+		return problemAnswer(osdm.NewProblem(http.StatusConflict, osdm.CodeBookingAlreadyCancelled,
 			"booking "+rec.ID+" was cancelled at the reservation system before; nothing is refunded")), true
 	}
 	return confirmed(rec), true

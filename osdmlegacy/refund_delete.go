@@ -35,7 +35,7 @@ func (rf *refunds) deleteRefundOffer(ctx context.Context, c *call) *Answer {
 		return errNoChange
 	})
 	if p := refusedBy(err); p != nil {
-		return rf.problem(c, p)
+		return problemAnswer(p)
 	}
 	if err != nil {
 		return rf.storeFailed(c, err)

@@ -97,7 +97,7 @@ func (d *documents) renderTickets(c *call, a *Answer) *Answer {
 	}
 	body, err := d.tickets.Fill(a.Body, c.tickets)
 	if err != nil {
-		return d.problem(c, osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the ticket document could not be rendered"))
+		return problemAnswer(osdm.NewProblem(http.StatusInternalServerError, osdm.CodeInternalError, "the ticket document could not be rendered"))
 	}
 	a.Body = body
 	return a

@@ -14,6 +14,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/periodic"
 )
 
 // DefaultBoltTimeout is how long OpenBolt waits for the lock of a file
@@ -284,18 +286,11 @@ func (b *Bolt) Sweep(ctx context.Context) (int, error) {
 
 func (b *Bolt) sweepLoop(every time.Duration) {
 	defer b.sweeping.Done()
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-b.stop:
-			return
-		case <-t.C:
-			// A failed sweep leaves expired keys that every method already
-			// treats as absent; the next tick tries again.
-			_, _ = b.Sweep(context.Background())
-		}
-	}
+	periodic.Run(b.stop, every, func() {
+		// A failed sweep leaves expired keys that every method already
+		// treats as absent; the next tick tries again.
+		_, _ = b.Sweep(context.Background())
+	})
 }
 
 // WriteTo writes a consistent copy of the whole file to w (a backup taken

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/internal/testclock"
+	"github.com/caddy-osdm/caddy-osdm/internal/testrig"
 	"github.com/caddy-osdm/caddy-osdm/store"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
@@ -239,13 +240,7 @@ func TestBoltGroupCommitClose(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("writers still waiting 10 s after Close")
-	}
+	testrig.ReturnsWithin(t, 10*time.Second, "writers still waiting 10 s after Close", wg.Wait)
 }
 
 // TestBoltGroupCompareAndDelete queues compare-and-deletes behind a held

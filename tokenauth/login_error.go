@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 )
 
@@ -81,18 +80,13 @@ func (e *LoginError) Timeout() bool {
 	return errors.Is(e.Err, context.DeadlineExceeded) || errors.As(e.Err, &ne) && ne.Timeout()
 }
 
-// jwtLike matches anything shaped like a compact JWS, so that a login
-// service echoing our assertion in its error_description cannot smuggle it
-// into our logs.
-var jwtLike = regexp.MustCompile(`[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)
-
 // maxDescription bounds how much of a partner's error text reaches our logs.
 const maxDescription = 300
 
 // sanitizeDescription makes a partner's error text safe for logs: no
 // JWT-shaped strings, no control characters, bounded length.
 func sanitizeDescription(s string) string {
-	s = jwtLike.ReplaceAllString(s, "[redacted]")
+	s = RedactTokens(s)
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return ' '

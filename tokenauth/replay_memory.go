@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/caddy-osdm/caddy-osdm/internal/periodic"
 )
 
 // DefaultReplayMaxEntries is the default entry limit of a memory replay
@@ -167,16 +169,7 @@ func (s *MemoryReplayStore) Stop() {
 
 func (s *MemoryReplayStore) sweepLoop(every time.Duration) {
 	defer close(s.done)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-t.C:
-			s.Sweep()
-		}
-	}
+	periodic.Run(s.stop, every, func() { s.Sweep() })
 }
 
 func (sh *memoryReplayShard) sweepLocked(now int64) int {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/internal/testclock"
+	"github.com/caddy-osdm/caddy-osdm/internal/testrig"
 )
 
 func TestMemoryReplayStoreClaims(t *testing.T) {
@@ -100,17 +101,10 @@ func TestMemoryReplayStoreConcurrentClaims(t *testing.T) {
 
 func TestMemoryReplayStoreSweeperStops(t *testing.T) {
 	s := NewMemoryReplayStore(MemoryReplayOptions{SweepInterval: time.Millisecond})
-	done := make(chan struct{})
-	go func() {
+	testrig.ReturnsWithin(t, 10*time.Second, "Stop did not return", func() {
 		s.Stop()
 		s.Stop()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Stop did not return")
-	}
+	})
 	select {
 	case <-s.done:
 	default:

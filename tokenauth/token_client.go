@@ -87,6 +87,8 @@ type TokenClientConfig struct {
 	// HTTPClient makes the request; nil means a client with a 30 s timeout.
 	// Custom CAs or client certificates go into its Transport; a TLS
 	// failure is a LoginError whose Description says which side refused.
+	// Its CheckRedirect is not used: the client follows no redirect (see
+	// NewTokenClient).
 	HTTPClient *http.Client
 	// DefaultExpiresIn is used when the answer has neither expires_in nor
 	// a JWT access token with exp; zero means DefaultExpiresIn.
@@ -131,6 +133,14 @@ func NewTokenClient(cfg TokenClientConfig) (*TokenClient, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
 	}
+	// A redirect is answered as the login's failure, never followed: a 307
+	// or 308 would post the identity token again, unused, to whatever host
+	// Location names, which could trade it for an access token in our
+	// name (301, 302 and 303 turn the POST into a GET, which is no token
+	// request either). A copy, so that the caller's client is left as it is.
+	hc := *cfg.HTTPClient
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	cfg.HTTPClient = &hc
 	if cfg.DefaultExpiresIn <= 0 {
 		cfg.DefaultExpiresIn = DefaultExpiresIn
 	}
@@ -185,6 +195,9 @@ func (c *TokenClient) Token(ctx context.Context) (*Token, error) {
 	if len(body) > MaxTokenResponseBytes {
 		return nil, c.fail(resp.StatusCode, "", fmt.Sprintf("answer larger than %d bytes", MaxTokenResponseBytes), nil)
 	}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		return nil, c.fail(resp.StatusCode, "", redirectRefused(resp), nil)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, c.errorAnswer(resp, body)
 	}
@@ -201,6 +214,22 @@ func (c *TokenClient) errorAnswer(resp *http.Response, body []byte) error {
 	}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	return c.fail(resp.StatusCode, "", fmt.Sprintf("answer is not an RFC 6749 error (Content-Type %q, %d bytes)", ct, len(body)), nil)
+}
+
+// redirectRefused describes a redirect answered to a token request,
+// which is not followed: where it pointed (scheme, host and path; a
+// query is left out), and what to do.
+func redirectRefused(resp *http.Response) string {
+	where := "no Location"
+	if loc, err := resp.Location(); err == nil {
+		loc.User, loc.RawQuery, loc.Fragment = nil, "", ""
+		// URL.String escapes what is not printable ASCII.
+		where = loc.String()
+		if len(where) > maxDescription {
+			where = where[:maxDescription] + "..."
+		}
+	}
+	return "answered with a redirect (" + where + "), which is not followed: it would send the identity token elsewhere; set token_url to the login service's token endpoint itself"
 }
 
 // tokenAnswer is a successful token response (RFC 6749 section 5.1).

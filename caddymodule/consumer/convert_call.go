@@ -47,6 +47,9 @@ type nextCaller struct {
 	// allocation of their own; longer exchanges grow them as before.
 	callsBuf   [1]callRecord
 	answersBuf [1]*[]byte
+	// sent are the tokens osdm_token's transport sent with the calls,
+	// kept out of the answers the converter reads.
+	sent subrequest.SentSecrets
 }
 
 // newNextCaller returns the caller of one legacy exchange's OSDM calls.
@@ -69,7 +72,7 @@ func (x *nextCaller) release() {
 
 // Call implements converter.Caller.
 func (x *nextCaller) Call(ctx context.Context, call *converter.Call) (*converter.Answer, error) {
-	req, err := x.subRequest(ctx, call)
+	req, err := x.subRequest(subrequest.WithSentSecrets(ctx, &x.sent), call)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +105,10 @@ func (x *nextCaller) Call(ctx context.Context, call *converter.Call) (*converter
 	rec.status = w.Status
 	x.calls = append(x.calls, rec)
 	x.metrics.observeCall(x.partner, call.Step, w.Status, d)
-	return &converter.Answer{Status: w.Status, Header: w.Header(), Body: *w.Body, Duration: d}, nil
+	// The token the call carried, wherever the partner quotes it (a
+	// problem's detail, an echo of the request's headers), never reaches
+	// the converter, so neither its reply texts nor the logs.
+	return &converter.Answer{Status: w.Status, Header: w.Header(), Body: x.sent.Redact(*w.Body), Duration: d}, nil
 }
 
 // subRequest builds the request next sees for call.

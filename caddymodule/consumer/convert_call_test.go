@@ -129,3 +129,40 @@ func TestCallStopsReadingPastMaxAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestPartnerQuotingItsTokenIsRedacted: a partner that quotes the token
+// it was sent, bare (an opaque token, which nothing in a text marks as
+// one) or with its scheme, in its problem, gets it into no legacy reply: the call's caller knows the tokens
+// osdm_token's transport added (subrequest.SentSecrets) and takes them
+// out of the answer before the converter reads it. The partner's other
+// words stay.
+func TestPartnerQuotingItsTokenIsRedacted(t *testing.T) {
+	const opaque = "8f3a9c2d7e1b4f6a0c5d8e2b7f1a3c9d"
+	c := convUnit(t, nil)
+	var sent string
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		// osdm_token, then reverse_proxy's transport osdm.
+		b := &subrequest.Bearer{Header: "Authenticate", Value: "Bearer " + opaque}
+		out := subrequest.WithBearerHeaders(r.WithContext(subrequest.WithBearer(r.Context(), b)))
+		sent = out.Header.Get("Authenticate")
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, err := fmt.Fprintf(w, `{"code":"urn:uic:problem:VALIDATION_ERROR","title":"Bad request","detail":"token %s is not valid for this operation (sent as %s)"}`, opaque, sent)
+		return err
+	})
+	rec := httptest.NewRecorder()
+	if err := c.ServeHTTP(rec, legacyRequest(t, context.Background(), "application/xml", unitAvailability), next); err != nil {
+		t.Fatal(err)
+	}
+	if sent != "Bearer "+opaque {
+		t.Fatalf("the partner got %q", sent)
+	}
+	r, err := legacy.DecodeReply(legacy.XML, rec.Body.Bytes())
+	if err != nil {
+		t.Fatalf("%v: %s", err, rec.Body)
+	}
+	nr, ok := r.(*legacy.NegativeReply)
+	if !ok || strings.Contains(rec.Body.String(), opaque[:16]) || !strings.Contains(nr.Text, "token [redacted] is not valid for this operation") {
+		t.Errorf("reply %s", rec.Body)
+	}
+}

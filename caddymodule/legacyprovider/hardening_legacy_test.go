@@ -3,9 +3,11 @@ package legacyprovider
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,11 +15,15 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/google/uuid"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/caddy-osdm/caddy-osdm/caddymodule/internal/harness"
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/osdmlegacy"
 )
 
 // legacyHardeningCaddy is a Caddy with osdm_legacy (timeout 2s) in front
@@ -203,4 +209,23 @@ func pointerOf(p osdm.Problem) string {
 		return ""
 	}
 	return p.Pointers[0].RequestPointer
+}
+
+// TestOSDMLegacyCallLineCarriesTheCause: a call the façade failed itself
+// (its store down) logs the cause on its line, for the operator, while
+// the client's problem says only that the service is unavailable.
+func TestOSDMLegacyCallLineCarriesTheCause(t *testing.T) {
+	obs, logs := observer.New(zapcore.DebugLevel)
+	m := &OSDMLegacy{Partner: "p", logger: zap.New(obs)}
+	cause := errors.New("dial tcp 127.0.0.1:6390: connect: connection refused")
+	a := &osdmlegacy.Answer{Answer: osdm.Answer{Status: http.StatusServiceUnavailable},
+		Operation: "POST /bookings", Outcome: "SERVICE_UNAVAILABLE", StoreErrors: 1, Cause: cause}
+	m.logCall(httptest.NewRequest(http.MethodPost, "/osdm/bookings", nil), a, time.Millisecond)
+	lines := logs.FilterMessage("osdm call").All()
+	if len(lines) != 1 {
+		t.Fatalf("%d call lines", len(lines))
+	}
+	if got := lines[0].ContextMap()["error"]; got != cause.Error() {
+		t.Errorf("error field %v, want %q", got, cause)
+	}
 }

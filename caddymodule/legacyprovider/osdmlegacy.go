@@ -304,6 +304,9 @@ func (m *OSDMLegacy) logCall(r *http.Request, a *osdmlegacy.Answer, d time.Durat
 	if a.StoreErrors > 0 {
 		fields = append(fields, zap.Int("store_errors", a.StoreErrors))
 	}
+	if a.Cause != nil {
+		fields = append(fields, zap.Error(a.Cause))
+	}
 	if a.Problem != nil {
 		fields = append(fields, zap.String("reason", a.Problem.Detail))
 	}

@@ -49,13 +49,7 @@ func TestLoginMemoryStoreKeptAcrossReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The last user gone, the sweeper is stopped.
-	done := make(chan struct{})
-	go func() { store.Stop(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("sweeper still running after the last Cleanup")
-	}
+	harness.ReturnsWithin(t, 10*time.Second, "sweeper still running after the last Cleanup", store.Stop)
 	if _, ok := loginMemoryReplayStores.References("memory\x00" + old.Issuer); ok {
 		t.Fatal("store still pooled")
 	}

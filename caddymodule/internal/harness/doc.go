@@ -38,6 +38,8 @@
 //     (ReadFiles, JSONLines), metrics;
 //   - names no other test uses (RandomHex); the shared Redis is
 //     redistest.Shared's;
+//   - ReturnsWithin, the bound on a call that must not hang
+//     (internal/testrig's, which tokenauth's and store's tests share);
 //   - AssertNoSecrets, the search of logs for tokens and private keys.
 //
 // Caddy's caddytest package does not fit: its Tester runs caddy's

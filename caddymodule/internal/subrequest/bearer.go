@@ -46,7 +46,8 @@ func WithoutBearer(ctx context.Context) context.Context {
 
 // WithBearerHeaders returns req as the upstream must get it: a copy with
 // the headers of the bearers req's context carries, which are marked as
-// sent; req itself when it carries none.
+// sent and added to the context's SentSecrets if it has one; req itself
+// when it carries none.
 func WithBearerHeaders(req *http.Request) *http.Request {
 	b, _ := req.Context().Value(bearerCtxKey{}).(*Bearer)
 	if b == nil {
@@ -58,16 +59,20 @@ func WithBearerHeaders(req *http.Request) *http.Request {
 	// whole entries (Set), never writes into a slice req's map holds.
 	out.Header = make(http.Header, len(req.Header)+1)
 	maps.Copy(out.Header, req.Header)
-	b.addTo(out.Header)
+	b.addTo(out.Header, sentSecretsOf(req.Context()))
 	return out
 }
 
 // addTo sets the headers of b and its outer bearers in h, the innermost
-// last, so that it wins when two name the same header.
-func (b *Bearer) addTo(h http.Header) {
+// last, so that it wins when two name the same header, and records their
+// values in sent (when not nil).
+func (b *Bearer) addTo(h http.Header, sent *SentSecrets) {
 	if b.outer != nil {
-		b.outer.addTo(h)
+		b.outer.addTo(h, sent)
 	}
 	h.Set(b.Header, b.Value)
 	b.Sent.Store(true)
+	if sent != nil {
+		sent.add(b.Value)
+	}
 }
