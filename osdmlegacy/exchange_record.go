@@ -82,38 +82,6 @@ type exchangeQuote struct {
 	ValidUntil time.Time `json:"validUntil"`
 }
 
-// bookedAt is q with the new journey at price, what the legacy system
-// booked it at (its BookingReplies), which may differ from the
-// AvailabilityReply the offer was quoted from: the difference moves by
-// as much, the fee (the old booking's) stays. A price the legacy system
-// did not give, or gave in another currency than the quote's, leaves q as
-// it was.
-func (q exchangeQuote) bookedAt(price osdm.Price) exchangeQuote {
-	if price.Currency == "" || price.Currency != q.ExchangePrice.Currency || equalAmount(price, q.ExchangePrice) {
-		return q
-	}
-	sc := max(price.EffectiveScale(), q.ExchangePrice.EffectiveScale(), q.Fee.EffectiveScale())
-	var net int64
-	switch {
-	case q.ToPay != nil:
-		sc = max(sc, q.ToPay.EffectiveScale())
-		net = rescale(*q.ToPay, sc)
-	case q.Refundable != nil:
-		sc = max(sc, q.Refundable.EffectiveScale())
-		net = -rescale(*q.Refundable, sc)
-	}
-	net += rescale(price, sc) - rescale(q.ExchangePrice, sc)
-	q.ExchangePrice, q.ToPay, q.Refundable = price, nil, nil
-	if net >= 0 {
-		p := osdm.NewPrice(net, sc, price.Currency)
-		q.ToPay = &p
-	} else {
-		p := osdm.NewPrice(-net, sc, price.Currency)
-		q.Refundable = &p
-	}
-	return q
-}
-
 // exchangeRecord is the booking's exchange operation (the latest one).
 type exchangeRecord struct {
 	// ID is the exchange operation id; N its number in the booking.

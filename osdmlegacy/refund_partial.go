@@ -150,25 +150,6 @@ func (rec *bookingRecord) quoteStands(fee Fee, ro *refundOfferRecord) *osdm.Prob
 	return nil
 }
 
-// equalAmount says whether a and b are the same amount of the same
-// currency, whatever their scales.
-func equalAmount(a, b osdm.Price) bool {
-	if a.Currency != b.Currency {
-		return false
-	}
-	sc := max(a.EffectiveScale(), b.EffectiveScale())
-	return rescale(a, sc) == rescale(b, sc)
-}
-
-// priceText is p for a problem text: "1.24 EUR".
-func priceText(p osdm.Price) string {
-	d, err := p.Decimal()
-	if err != nil {
-		return "?"
-	}
-	return d + " " + p.Currency
-}
-
 // feeBase is the price of the places the confirmed ordinary refunds
 // (without an overrule code) cancelled: what the legacy system has taken
 // its percentage fee on so far.
