@@ -154,13 +154,20 @@ func (q exchangeQuote) bookedAt(price osdm.Price) exchangeQuote {
 		net = -rescale(*q.Refundable, sc)
 	}
 	net += rescale(price, sc) - rescale(q.ExchangePrice, sc)
-	q.ExchangePrice, q.ToPay, q.Refundable = price, nil, nil
+	q.ExchangePrice = price
+	q.setNet(net, sc, price.Currency)
+	return q
+}
+
+// setNet states what the consumer pays (net >= 0) or is refunded (net <
+// 0) for the exchange, net being an amount at scale sc in currency.
+func (q *exchangeQuote) setNet(net int64, sc int, currency string) {
+	q.ToPay, q.Refundable = nil, nil
 	if net >= 0 {
-		p := osdm.NewPrice(net, sc, price.Currency)
+		p := osdm.NewPrice(net, sc, currency)
 		q.ToPay = &p
 	} else {
-		p := osdm.NewPrice(-net, sc, price.Currency)
+		p := osdm.NewPrice(-net, sc, currency)
 		q.Refundable = &p
 	}
-	return q
 }

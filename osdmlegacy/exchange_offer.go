@@ -337,13 +337,6 @@ func exchangeQuoteOf(fee Fee, olds []osdm.Price, price osdm.Price, overrule osdm
 	old, feeP := sumPrices(olds), sumPrices(fees)
 	q.Fee = feeP
 	sc := max(old.EffectiveScale(), price.EffectiveScale(), feeP.EffectiveScale())
-	net := rescale(price, sc) + rescale(feeP, sc) - rescale(old, sc)
-	if net >= 0 {
-		p := osdm.NewPrice(net, sc, old.Currency)
-		q.ToPay = &p
-	} else {
-		p := osdm.NewPrice(-net, sc, old.Currency)
-		q.Refundable = &p
-	}
+	q.setNet(rescale(price, sc)+rescale(feeP, sc)-rescale(old, sc), sc, old.Currency)
 	return q, nil
 }
