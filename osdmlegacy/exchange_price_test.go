@@ -24,6 +24,19 @@ func (e *bookEnv) bookedAt(train, amount string) {
 	}
 }
 
+// bookedIn makes the legacy system book train in currency, whatever the
+// currency of its AvailabilityReply and of the other trains.
+func (e *bookEnv) bookedIn(train, currency string) {
+	e.legacy.mu.Lock()
+	defer e.legacy.mu.Unlock()
+	e.legacy.rewrite = func(req legacy.Request, reply legacy.Reply) legacy.Reply {
+		if br, ok := reply.(*legacy.BookingReply); ok && req.(*legacy.BookingRequest).Journey.TrainNumber == train {
+			br.Price.Currency = currency
+		}
+		return reply
+	}
+}
+
 // TestExchangeOperationStatesTheLegacyPrice: an exchange to train 708 is
 // quoted at its AvailabilityReply's 12.00 (fee 1.20, 1.20 to pay), but
 // the legacy system books the new places at 13.00. The exchange
@@ -90,14 +103,7 @@ func TestJourneyExchangeOperationStatesTheLegacyPrice(t *testing.T) {
 func TestJourneyBookedInTwoCurrenciesIsNotSold(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
 	jo := e.journeyOffer("708", "709")
-	e.legacy.mu.Lock()
-	e.legacy.rewrite = func(req legacy.Request, reply legacy.Reply) legacy.Reply {
-		if br, ok := reply.(*legacy.BookingReply); ok && req.(*legacy.BookingRequest).Journey.TrainNumber == "709" {
-			br.Price.Currency = "CHF"
-		}
-		return reply
-	}
-	e.legacy.mu.Unlock()
+	e.bookedIn("709", "CHF")
 	a := e.call(e.f, "POST", "/bookings", journeyBody(jo))
 	if a.Status != 502 || !strings.Contains(string(a.Body), "CHF") || !strings.Contains(string(a.Body), "train 709") {
 		t.Errorf("journey booked in EUR and CHF: %d %s", a.Status, a.Body)
@@ -122,14 +128,7 @@ func TestJourneyExchangeBookedInTwoCurrenciesIsRefused(t *testing.T) {
 	id := e.book(&offerRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers}).ID
 	decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", "{}"), 200)
 	sel := e.journeyExchangeOffer(e.f, id)
-	e.legacy.mu.Lock()
-	e.legacy.rewrite = func(req legacy.Request, reply legacy.Reply) legacy.Reply {
-		if br, ok := reply.(*legacy.BookingReply); ok && req.(*legacy.BookingRequest).Journey.TrainNumber == "711" {
-			br.Price.Currency = "CHF"
-		}
-		return reply
-	}
-	e.legacy.mu.Unlock()
+	e.bookedIn("711", "CHF")
 	a := e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", sel, withKey(newTestUUID()))
 	if a.Status != 502 || !strings.Contains(string(a.Body), "CHF") || !strings.Contains(string(a.Body), "train 711") {
 		t.Errorf("exchange booked in EUR and CHF: %d %s", a.Status, a.Body)
@@ -151,14 +150,7 @@ func TestExchangeBookedInAnotherCurrencyIsRefused(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
 	all := e.freeSeats("708")
 	id, fid := e.fulfilled(e.offer("9203", adult))
-	e.legacy.mu.Lock()
-	e.legacy.rewrite = func(req legacy.Request, reply legacy.Reply) legacy.Reply {
-		if br, ok := reply.(*legacy.BookingReply); ok && req.(*legacy.BookingRequest).Journey.TrainNumber == "708" {
-			br.Price.Currency = "CHF"
-		}
-		return reply
-	}
-	e.legacy.mu.Unlock()
+	e.bookedIn("708", "CHF")
 	rec := e.records()[id]
 	xo := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.callValid("POST", "/bookings/"+id+"/exchange-offers?embed=ALL", exchangeSearch(rec, fid, "708", nil)), 200).ExchangeOffers[0]
 	a := e.callValid("POST", "/bookings/"+id+"/exchange-operations",
