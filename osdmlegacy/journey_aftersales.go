@@ -19,7 +19,7 @@ func (js *journeys) getJourney(ctx context.Context, c *call) *Answer {
 	if a != nil {
 		return a
 	}
-	return js.json(c, http.StatusOK, osdm.BookingResponse{Booking: js.journeyView(j, legs)})
+	return js.journeyAnswer(c, j, legs)
 }
 
 // deleteJourney cancels every leg of a journey not yet fulfilled: 204
@@ -103,6 +103,7 @@ func (js *journeys) fulfilJourney(ctx context.Context, c *call) *Answer {
 			fv.BookingRef = j.ID
 			out.Fulfillments = append(out.Fulfillments, fv)
 		}
+		out.FulfillmentDocuments, out.Problems = js.documents.legTickets(c, legs, out.Fulfillments)
 		return js.json(c, http.StatusOK, out), true
 	})
 }

@@ -182,7 +182,7 @@ func (js *journeys) bookJourney(ctx context.Context, c *call, j *journeyRecord, 
 		return js.storeFailed(c, err), false
 	}
 	js.dropJourneyMark(ctx, j)
-	return js.json(c, http.StatusOK, osdm.BookingResponse{Booking: js.journeyView(j, res.legs)}), true
+	return js.journeyAnswer(c, j, res.legs), true
 }
 
 // redeliverOrDeliver sends the pending BookingRequest of a leg: the first
@@ -319,7 +319,7 @@ func (js *journeys) resumeJourney(ctx context.Context, c *call, j *journeyRecord
 	}
 	switch j.State {
 	case journeyBooked:
-		return js.json(c, http.StatusOK, osdm.BookingResponse{Booking: js.journeyView(j, legs)}), true
+		return js.journeyAnswer(c, j, legs), true
 	case journeyRollingBack, journeyFailed:
 		for _, leg := range legs {
 			if leg != nil && j.Failure != nil && leg.ID == j.Legs[j.Failure.Leg] && leg.Failure != nil {

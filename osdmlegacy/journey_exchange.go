@@ -709,6 +709,7 @@ func (xs *exchanges) fulfilJourneyExchange(ctx context.Context, c *call, j *jour
 		fv.BookingRef = j.ID
 		out.Fulfillments = append(out.Fulfillments, fv)
 	}
+	out.FulfillmentDocuments, out.Problems = xs.journeys.documents.legTickets(c, newLegs, out.Fulfillments)
 	return xs.json(c, http.StatusOK, out), true
 }
 

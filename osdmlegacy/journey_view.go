@@ -1,6 +1,7 @@
 package osdmlegacy
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -89,6 +90,15 @@ func (js *journeys) journeyView(j *journeyRecord, legs []*bookingRecord) *osdm.B
 		}
 	}
 	return b
+}
+
+// journeyAnswer is the BookingResponse of journey j, with the ticket of
+// every leg fulfilled.
+func (js *journeys) journeyAnswer(c *call, j *journeyRecord, legs []*bookingRecord) *Answer {
+	b := js.journeyView(j, legs)
+	docs, problems := js.documents.legTickets(c, legs, b.Fulfillments)
+	b.FulfillmentDocuments = docs
+	return js.json(c, http.StatusOK, osdm.BookingResponse{Problems: problems, Booking: b})
 }
 
 // sumPrices adds prices of one currency at the largest scale among them.

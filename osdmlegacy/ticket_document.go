@@ -14,8 +14,8 @@ import (
 // (the legacy BookingReply's places, reservation reference, control
 // number and price; the train and stations of the offer; the passengers'
 // names), in the top-level fulfillmentDocuments of the fulfilment answers
-// and of the booking. A refunded, cancelled or exchanged fulfilment no
-// longer offers it.
+// and of the booking (a journey's: one per leg, in leg order). A refunded,
+// cancelled or exchanged fulfilment no longer offers it.
 //
 // The PDF is never stored. An answer carries a placeholder per document,
 // rendered (through a small cache: the same booking gives the same bytes)
@@ -87,6 +87,24 @@ func (d *documents) bookingAnswer(c *call, rec *bookingRecord) *Answer {
 		}
 	}
 	return d.json(c, http.StatusOK, osdm.BookingResponse{Problems: problems, Booking: b})
+}
+
+// legTickets lists the tickets of fvs, the fulfilments of a journey's legs
+// as answered (each named in its fulfillmentDocumentRefs): one per leg
+// whose fulfilment ticketDocuments gives one, in leg order.
+func (d *documents) legTickets(c *call, legs []*bookingRecord, fvs []osdm.Fulfillment) ([]osdm.FulfillmentDocument, []osdm.Problem) {
+	var docs []osdm.FulfillmentDocument
+	var problems []osdm.Problem
+	for i := range fvs {
+		for _, leg := range legs {
+			if leg != nil && leg.Fulfillment != nil && leg.Fulfillment.ID == fvs[i].ID {
+				ds, ps := d.ticketDocuments(c, leg, &fvs[i])
+				docs, problems = append(docs, ds...), append(problems, ps...)
+				break
+			}
+		}
+	}
+	return docs, problems
 }
 
 // renderTickets puts the rendered documents of a successful answer in

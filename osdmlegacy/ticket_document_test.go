@@ -210,3 +210,61 @@ func TestTicketTooLongForItsCodeIsToldNotCut(t *testing.T) {
 		t.Errorf("documents %d, refs %v, problems %+v", len(gb.Booking.FulfillmentDocuments), gb.Booking.Fulfillments[0].FulfillmentDocumentRefs, gb.Problems)
 	}
 }
+
+// A journey with changes has one ticket per train, each its fulfilment's,
+// in the answer of its fulfilment, of the booking and of each fulfilment,
+// the same bytes each time; after an exchange, the new trains' tickets.
+func TestJourneyTicketPerLeg(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	jo := e.journeyOffer("708", "709")
+	b := e.book(&offerRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers})
+	fr := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", "{}"), 200)
+	if len(fr.Fulfillments) != 2 || len(fr.FulfillmentDocuments) != 2 {
+		t.Fatalf("%d fulfilments, %d documents, want a ticket for each of the 2 trains", len(fr.Fulfillments), len(fr.FulfillmentDocuments))
+	}
+	gb := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", "/bookings/"+b.ID, nil), 200).Booking
+	if len(gb.FulfillmentDocuments) != 2 {
+		t.Fatalf("the booking offers %d documents, want 2", len(gb.FulfillmentDocuments))
+	}
+	for i, train := range []string{"708", "709"} {
+		fu := fr.Fulfillments[i]
+		pdf := theTicket(t, fu, fr.FulfillmentDocuments[i:i+1])
+		if !bytes.Equal(theTicket(t, gb.Fulfillments[i], gb.FulfillmentDocuments[i:i+1]), pdf) {
+			t.Errorf("train %s: GET /bookings gives another document", train)
+		}
+		gf := decodeOK[osdm.FulfillmentResponse](t, e.call(e.f, "GET", "/fulfillments/"+fu.ID, nil), 200)
+		if !bytes.Equal(theTicket(t, *gf.Fulfillment, gf.FulfillmentDocuments), pdf) {
+			t.Errorf("train %s: GET /fulfillments gives another document", train)
+		}
+		other := map[string]string{"708": "709", "709": "708"}[train]
+		if text := strings.Join(strings.Fields(pdfcheck.Text(t, pdf)), " "); !strings.Contains(text, train) || strings.Contains(text, other) || !strings.Contains(text, fu.ControlNumber) {
+			t.Errorf("the ticket of train %s shows:\n%s", train, text)
+		}
+	}
+
+	body := `{"fulfillmentIds": ["` + fr.Fulfillments[0].ID + `", "` + fr.Fulfillments[1].ID + `"],
+		"tripSpecifications": [{"legs": [` + specLegJSON("710", "8500010", "12:00", "8503000", "13:00") + `, ` + specLegJSON("711", "8503000", "13:30", "8509000", "15:00") + `]}],
+		"anonymousPassengerSpecifications": [{"externalRef": "p-adult", "type": "ADULT", "age": 30}, {"externalRef": "p-child", "type": "CHILD", "age": 8}]}`
+	xr := decodeOK[osdm.ExchangeOfferCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/exchange-offers", body), 200)
+	sel := `{"exchangeOffers": [{"offerId": "` + xr.ExchangeOffers[0].OfferID + `", "passengerRefs": ["p-adult", "p-child"]}]}`
+	decodeOK[osdm.ExchangeOperationResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/exchange-operations", sel), 200)
+	xf := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", "{}"), 200)
+	if len(xf.Fulfillments) != 2 || len(xf.FulfillmentDocuments) != 2 {
+		t.Fatalf("the exchange's confirmation: %d fulfilments, %d documents, want 2 and 2", len(xf.Fulfillments), len(xf.FulfillmentDocuments))
+	}
+	for i, train := range []string{"710", "711"} {
+		text := strings.Join(strings.Fields(pdfcheck.Text(t, theTicket(t, xf.Fulfillments[i], xf.FulfillmentDocuments[i:i+1]))), " ")
+		if !strings.Contains(text, train) {
+			t.Errorf("the new ticket of train %s shows:\n%s", train, text)
+		}
+	}
+	gb = decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", "/bookings/"+b.ID, nil), 200).Booking
+	if len(gb.FulfillmentDocuments) != 2 {
+		t.Errorf("after the exchange the booking offers %d documents, want the new trains' 2", len(gb.FulfillmentDocuments))
+	}
+	for _, f := range gb.Fulfillments {
+		if f.Status != osdm.FulfillmentFulfilled && len(f.FulfillmentDocumentRefs) != 0 {
+			t.Errorf("fulfilment %s (%s) still names a document", f.ID, f.Status)
+		}
+	}
+}
