@@ -5,12 +5,15 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/internal/testrig"
 
 	"github.com/caddy-osdm/caddy-osdm/legacy"
+	"github.com/caddy-osdm/caddy-osdm/legacysandbox"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
+	"github.com/caddy-osdm/caddy-osdm/timetable"
 )
 
 // journeyOffer is a sealed offer of a journey of trains (each as e.offer
@@ -255,5 +258,76 @@ func TestJourneyOwner(t *testing.T) {
 		if r.Client != "alpine" {
 			t.Errorf("leg %s recorded for %q", id, r.Client)
 		}
+	}
+}
+
+// changeFeed is a GTFS timetable: train 9001 Paris Nord 08:00 -> Basel
+// 10:00 (route R1), trains 9002 Basel 10:05 -> Zürich 11:00 and 9003
+// Basel 10:30 -> Zürich 11:30 (route R2), every day of December 2026,
+// with transfers.txt's rows.
+func changeFeed(t *testing.T, transfers string) Timetable {
+	t.Helper()
+	tt, err := timetable.LoadFS(fstest.MapFS{
+		"agency.txt":     {Data: []byte("agency_id,agency_name,agency_url,agency_timezone\nA,A,http://a,Europe/Paris\n")},
+		"stops.txt":      {Data: []byte("stop_id,stop_code,stop_name\nA,8727100,Paris Nord\nB,8500010,Basel SBB\nC,8503000,Zürich HB\n")},
+		"routes.txt":     {Data: []byte("route_id,route_type\nR1,2\nR2,2\n")},
+		"calendar.txt":   {Data: []byte("service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\nS,1,1,1,1,1,1,1,20261201,20261231\n")},
+		"trips.txt":      {Data: []byte("route_id,service_id,trip_id,trip_short_name\nR1,S,T1,9001\nR2,S,T2,9002\nR2,S,T3,9003\n")},
+		"stop_times.txt": {Data: []byte("trip_id,arrival_time,departure_time,stop_id,stop_sequence\nT1,08:00:00,08:00:00,A,1\nT1,10:00:00,10:00:00,B,2\nT2,10:05:00,10:05:00,B,1\nT2,11:00:00,11:00:00,C,2\nT3,10:30:00,10:30:00,B,1\nT3,11:30:00,11:30:00,C,2\n")},
+		"transfers.txt":  {Data: []byte(transfers)},
+	}, timetable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return GTFS(tt)
+}
+
+// A trip specification's changes are checked with the transfers.txt
+// rules the planner applies, those naming trips or routes included: the
+// journey a search offers may be asked for by its legs, and one the feed
+// forbids is refused.
+func TestSearchTripSpecificationChangeRules(t *testing.T) {
+	const hdr = "from_stop_id,to_stop_id,transfer_type,min_transfer_time,from_trip_id,to_trip_id,from_route_id,to_route_id\n"
+	leg := func(train, dep, arr, from, to string) string {
+		return `{"timedLeg": {"start": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:` + from + `"}, "serviceDeparture": {"timetabledTime": "2026-12-01T` + dep + `:00+01:00"}},
+		  "end": {"stopPlaceRef": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:` + to + `"}, "serviceArrival": {"timetabledTime": "2026-12-01T` + arr + `:00+01:00"}},
+		  "service": {"vehicleNumbers": ["` + train + `"], "carriers": [{"ref": "urn:uic:rics:1185"}]}}}`
+	}
+	spec := func(second string) string {
+		return `{"tripSpecifications": [{"legs": [` + leg("9001", "08:00", "10:00", "8727100", "8500010") + `, ` + second + `]}],
+		  "offerSearchCriteria": {"travelClasses": ["SECOND"]},
+		  "anonymousPassengerSpecifications": [{"externalRef": "a", "type": "ADULT", "age": 30}]}`
+	}
+	to9002 := leg("9002", "10:05", "11:00", "8500010", "8503000")
+	to9003 := leg("9003", "10:30", "11:30", "8500010", "8503000")
+	cases := []struct {
+		name, transfers, second string
+		ok                      bool
+	}{
+		{"trip pair's 5 minutes beat the station's 15", hdr + "B,B,2,900,,,,\nB,B,2,300,T1,T2,,\n", to9002, true},
+		{"a timed transfer: the train waits", hdr + "B,B,1,,T1,T2,,\n", to9002, true},
+		{"the station's 15 minutes", hdr + "B,B,2,900,,,,\n", to9002, false},
+		{"route pair forbids", hdr + "B,B,3,,,,R1,R2\n", to9003, false},
+		{"trip pair forbids", hdr + "B,B,3,,T1,T3,,\n", to9003, false},
+		{"no rule: min_transfer", hdr, to9003, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, ss, _ := facadeWithSandbox(t, Config{}, legacysandbox.Config{}, changeFeed(t, c.transfers))
+			a := search(f, ss.sender(), spec(c.second))
+			if c.ok {
+				if resp := validOffers(t, a); len(resp.Trips) != 1 || len(resp.Trips[0].Legs) != 3 {
+					t.Fatalf("%s", a.Body)
+				}
+				return
+			}
+			if a.Status != http.StatusUnprocessableEntity {
+				t.Fatalf("%d %s", a.Status, a.Body)
+			}
+			if p := validProblem(t, a); p.Code != osdm.CodeOfferOutOfBounds || !strings.Contains(p.Detail, "change") || ss.sent.Load() != 0 ||
+				len(p.Pointers) == 0 || p.Pointers[0].RequestPointer != "#/tripSpecifications[0]/legs[1]/timedLeg/start" {
+				t.Errorf("%+v; %d legacy messages sent", p, ss.sent.Load())
+			}
+		})
 	}
 }

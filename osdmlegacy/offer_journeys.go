@@ -185,16 +185,18 @@ func (o *offers) specJourney(q *offerRequest) (*tripSet, *osdm.ProblemError) {
 	return ts, nil
 }
 
-// checkChange refuses a change from a to b shorter than the station's
-// minimum transfer time, or where the timetable allows none.
+// checkChange refuses a change from a to b shorter than the timetable's
+// minimum transfer time for it (the rule for those trains, else the
+// station's), or one the timetable does not allow: the rules the planner
+// applies.
 func (o *offers) checkChange(a, b *TrainRun, ptr string) *osdm.ProblemError {
 	at := b.Origin
 	min, ok := o.cfg.MinTransfer, true
 	if pl, is := o.tt.(planner); is {
-		min, ok = pl.Transfer(at, o.cfg.MinTransfer)
+		min, ok = pl.Change(a, b, o.cfg.MinTransfer)
 	}
 	if !ok {
-		return restricted(RestrictDirect, osdm.CodeOfferOutOfBounds, ptr, "the timetable allows no change of trains at "+at)
+		return restricted(RestrictDirect, osdm.CodeOfferOutOfBounds, ptr, "the timetable allows no change from train "+a.Train+" to train "+b.Train+" at "+at)
 	}
 	if gap := b.Departure.Sub(a.Arrival); gap < min {
 		return restricted(RestrictDirect, osdm.CodeOfferOutOfBounds, ptr,

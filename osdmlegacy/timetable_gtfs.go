@@ -85,9 +85,17 @@ func (g gtfsTimetable) Journeys(q journeyQuery) []timetableJourney {
 	return out
 }
 
-// Transfer implements planner with timetable.MinTransfer.
-func (g gtfsTimetable) Transfer(station string, fallback time.Duration) (time.Duration, bool) {
-	return g.t.MinTransfer(station, fallback)
+// Change implements planner with timetable.Change, the rule the planner
+// applies: a and b are found as timetable.Ride finds them (the runs
+// leaving on their departure's date); runs it does not know (none a
+// checked trip specification has) get the station's rule.
+func (g gtfsTimetable) Change(a, b *TrainRun, fallback time.Duration) (time.Duration, bool) {
+	la, ok1 := g.t.Ride(a.Train, a.Origin, a.Destination, a.Departure.In(g.t.Location()))
+	lb, ok2 := g.t.Ride(b.Train, b.Origin, b.Destination, b.Departure.In(g.t.Location()))
+	if !ok1 || !ok2 || a.Destination != b.Origin {
+		return g.t.MinTransfer(b.Origin, fallback)
+	}
+	return g.t.Change(la, lb, fallback)
 }
 
 var _ planner = gtfsTimetable{}

@@ -73,8 +73,9 @@ type planner interface {
 	// no later, arrives no earlier, with no fewer changes), direct trains
 	// included, best first: by arrival, then changes, then departure.
 	Journeys(q journeyQuery) []timetableJourney
-	// Transfer returns the shortest change between two trains at station
-	// (fallback when the timetable gives none), and false when the
-	// timetable allows no change there.
-	Transfer(station string, fallback time.Duration) (time.Duration, bool)
+	// Change returns the shortest change from run a to run b at the
+	// station where a ends and b starts, by the timetable's rule for those
+	// trains (their trips or routes) or for the station, else fallback;
+	// and false when the timetable allows no such change.
+	Change(a, b *TrainRun, fallback time.Duration) (time.Duration, bool)
 }
