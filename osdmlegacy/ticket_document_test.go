@@ -236,6 +236,13 @@ func TestJourneyTicketPerLeg(t *testing.T) {
 		if !bytes.Equal(theTicket(t, *gf.Fulfillment, gf.FulfillmentDocuments), pdf) {
 			t.Errorf("train %s: GET /fulfillments gives another document", train)
 		}
+		for _, r := range e.records() {
+			if r.Fulfillment != nil && r.Fulfillment.ID == fu.ID {
+				if codes := pdfcheck.Codes(t, pdf); len(codes) != 1 || codes[0].Text != ticketpdf.Payload(fu.ControlNumber, r.Legacy.ReservationReference) {
+					t.Errorf("train %s: codes %q, want its own control number and booking code", train, codes)
+				}
+			}
+		}
 		other := map[string]string{"708": "709", "709": "708"}[train]
 		if text := strings.Join(strings.Fields(pdfcheck.Text(t, pdf)), " "); !strings.Contains(text, train) || strings.Contains(text, other) || !strings.Contains(text, fu.ControlNumber) {
 			t.Errorf("the ticket of train %s shows:\n%s", train, text)
