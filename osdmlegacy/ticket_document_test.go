@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/internal/pdfcheck"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/ticketpdf"
@@ -218,11 +219,15 @@ func TestJourneyTicketPerLeg(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
 	jo := e.journeyOffer("708", "709")
 	b := e.book(&offerRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers})
-	fr := decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", "{}"), 200)
+	fa := e.call(e.f, "POST", "/bookings/"+b.ID+"/fulfillments", "{}")
+	osdmspec.ValidateResponse(t, osdmspec.V39, "POST", "/bookings/"+b.ID+"/fulfillments", fa.Status, fa.Header, fa.Body)
+	fr := decodeOK[osdm.FulfillmentCollectionResponse](t, fa, 200)
 	if len(fr.Fulfillments) != 2 || len(fr.FulfillmentDocuments) != 2 {
 		t.Fatalf("%d fulfilments, %d documents, want a ticket for each of the 2 trains", len(fr.Fulfillments), len(fr.FulfillmentDocuments))
 	}
-	gb := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", "/bookings/"+b.ID, nil), 200).Booking
+	ga := e.call(e.f, "GET", "/bookings/"+b.ID, nil)
+	osdmspec.ValidateResponse(t, osdmspec.V39, "GET", "/bookings/"+b.ID, ga.Status, ga.Header, ga.Body)
+	gb := decodeOK[osdm.BookingResponse](t, ga, 200).Booking
 	if len(gb.FulfillmentDocuments) != 2 {
 		t.Fatalf("the booking offers %d documents, want 2", len(gb.FulfillmentDocuments))
 	}
