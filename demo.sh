@@ -280,9 +280,9 @@ osdm "hermes: booking the journey (a BookingRequest per train, all or nothing)" 
 	200 '"vehicleNumber":"96003"'
 jbooking="$(json_field id)"
 
-osdm "hermes: fulfilment of the journey (one fulfilment per train)" POST "/bookings/$jbooking/fulfillments" '{}' \
-	200 '"summary":"Reservation on train 96003'
-jfulfilments="$(grep -o '"id":"fu-[^"]*"' <<<"$reply" | sed 's/"id":\("[^"]*"\)/\1/' | paste -sd, -)"
+osdm "hermes: fulfilment of the journey (one fulfilment per train, each with its ticket)" POST "/bookings/$jbooking/fulfillments" '{}' \
+	200 '"summary":"Reservation on train 96003.*"fulfillmentDocuments":.*"type":"TICKET".*"type":"TICKET"'
+jfulfilments="$(grep -o '"id":"fu-[^"]*","status"' <<<"$reply" | sed 's/"id":\("[^"]*"\),"status"/\1/' | paste -sd, -)"
 
 osdm "hermes: refund offer of the journey (both trains)" POST "/bookings/$jbooking/refund-offers" \
 	"{\"fulfillmentIds\": [$jfulfilments]}" \
