@@ -261,25 +261,39 @@ func TestJourneyOwner(t *testing.T) {
 	}
 }
 
-// changeFeed is a GTFS timetable: train 9001 Paris Nord 08:00 -> Basel
-// 10:00 (route R1), trains 9002 Basel 10:05 -> Zürich 11:00 and 9003
-// Basel 10:30 -> Zürich 11:30 (route R2), every day of December 2026,
-// with transfers.txt's rows.
-func changeFeed(t *testing.T, transfers string) Timetable {
+// gtfsFeed is a GTFS timetable of Paris Nord (A, 8727100), Basel SBB
+// (B, 8500010) and Zürich HB (C, 8503000), routes R1 and R2, service S
+// (every day of December 2026), trips.txt lines
+// "route,service,trip,train", stop_times.txt lines
+// "trip,arrival,departure,stop,sequence" and transfers.txt (with its
+// header; none when "").
+func gtfsFeed(t *testing.T, trips, stopTimes, transfers string) Timetable {
 	t.Helper()
-	tt, err := timetable.LoadFS(fstest.MapFS{
+	fs := fstest.MapFS{
 		"agency.txt":     {Data: []byte("agency_id,agency_name,agency_url,agency_timezone\nA,A,http://a,Europe/Paris\n")},
 		"stops.txt":      {Data: []byte("stop_id,stop_code,stop_name\nA,8727100,Paris Nord\nB,8500010,Basel SBB\nC,8503000,Zürich HB\n")},
 		"routes.txt":     {Data: []byte("route_id,route_type\nR1,2\nR2,2\n")},
 		"calendar.txt":   {Data: []byte("service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\nS,1,1,1,1,1,1,1,20261201,20261231\n")},
-		"trips.txt":      {Data: []byte("route_id,service_id,trip_id,trip_short_name\nR1,S,T1,9001\nR2,S,T2,9002\nR2,S,T3,9003\n")},
-		"stop_times.txt": {Data: []byte("trip_id,arrival_time,departure_time,stop_id,stop_sequence\nT1,08:00:00,08:00:00,A,1\nT1,10:00:00,10:00:00,B,2\nT2,10:05:00,10:05:00,B,1\nT2,11:00:00,11:00:00,C,2\nT3,10:30:00,10:30:00,B,1\nT3,11:30:00,11:30:00,C,2\n")},
-		"transfers.txt":  {Data: []byte(transfers)},
-	}, timetable.Options{})
+		"trips.txt":      {Data: []byte("route_id,service_id,trip_id,trip_short_name\n" + trips)},
+		"stop_times.txt": {Data: []byte("trip_id,arrival_time,departure_time,stop_id,stop_sequence\n" + stopTimes)},
+	}
+	if transfers != "" {
+		fs["transfers.txt"] = &fstest.MapFile{Data: []byte(transfers)}
+	}
+	tt, err := timetable.LoadFS(fs, timetable.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return GTFS(tt)
+}
+
+// changeFeed is a gtfsFeed: train 9001 Paris Nord 08:00 -> Basel 10:00
+// (route R1), trains 9002 Basel 10:05 -> Zürich 11:00 and 9003 Basel
+// 10:30 -> Zürich 11:30 (route R2), with transfers.txt's rows.
+func changeFeed(t *testing.T, transfers string) Timetable {
+	return gtfsFeed(t, "R1,S,T1,9001\nR2,S,T2,9002\nR2,S,T3,9003\n",
+		"T1,08:00:00,08:00:00,A,1\nT1,10:00:00,10:00:00,B,2\nT2,10:05:00,10:05:00,B,1\nT2,11:00:00,11:00:00,C,2\nT3,10:30:00,10:30:00,B,1\nT3,11:30:00,11:30:00,C,2\n",
+		transfers)
 }
 
 // A trip specification's changes are checked with the transfers.txt
@@ -329,5 +343,34 @@ func TestSearchTripSpecificationChangeRules(t *testing.T) {
 				t.Errorf("%+v; %d legacy messages sent", p, ss.sent.Load())
 			}
 		})
+	}
+}
+
+// A search by arrival time fills the trips left beside the direct trains
+// with the journeys with changes that arrive closest to the time asked,
+// as the planner ranks them, not the earliest.
+func TestSearchArrivalKeepsTheLatestJourneys(t *testing.T) {
+	tt := gtfsFeed(t, "R1,S,D0,9100\nR1,S,D1,9101\nR1,S,T1,9001\nR2,S,T2,9002\nR1,S,T3,9003\nR2,S,T4,9004\n",
+		"D0,06:00:00,06:00:00,A,1\nD0,10:30:00,10:30:00,C,2\nD1,07:00:00,07:00:00,A,1\nD1,13:55:00,13:55:00,C,2\n"+
+			"T1,08:00:00,08:00:00,A,1\nT1,09:00:00,09:00:00,B,2\nT2,09:30:00,09:30:00,B,1\nT2,11:00:00,11:00:00,C,2\n"+
+			"T3,10:00:00,10:00:00,A,1\nT3,11:00:00,11:00:00,B,2\nT4,11:30:00,11:30:00,B,1\nT4,13:00:00,13:00:00,C,2\n", "")
+	f, ss, _ := facadeWithSandbox(t, Config{MaxTrips: 3}, legacysandbox.Config{}, tt)
+	body := `{"tripSearchCriteria": {"origin": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8727100"},
+	    "destination": {"objectType": "StopPlaceRef", "stopPlaceRef": "urn:uic:stn:8503000"}, "arrivalTime": "2026-12-01T14:00:00+01:00"},
+	  "offerSearchCriteria": {"travelClasses": ["SECOND"]},
+	  "anonymousPassengerSpecifications": [{"externalRef": "a", "type": "ADULT", "age": 30}]}`
+	resp := validOffers(t, search(f, ss.sender(), body))
+	var got []string
+	for _, tr := range resp.Trips {
+		var trains []string
+		for _, l := range tr.Legs {
+			if l.TimedLeg != nil {
+				trains = append(trains, l.TimedLeg.Service.VehicleNumbers...)
+			}
+		}
+		got = append(got, strings.Join(trains, "+"))
+	}
+	if strings.Join(got, " ") != "9100 9003+9004 9101" {
+		t.Errorf("trips %v, want the direct trains 9100 and 9101 and the journey arriving at 13:00 (9003+9004), not the one at 11:00 (9001+9002)", got)
 	}
 }

@@ -1,6 +1,7 @@
 package osdmlegacy
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -81,8 +82,10 @@ func (o *offers) trips(q *offerRequest) (*tripSet, *osdm.ProblemError) {
 }
 
 // plannedJourneys adds to ts the journeys with changes the planner finds
-// for q, best first, as long as the trips stay within max_trips and the
-// trains asked within max_trains (each train counted once).
+// for q, best first (by arrival; for a search by arrival time, those
+// arriving closest to it first), as long as the trips stay within
+// max_trips and the trains asked within max_trains (each train counted
+// once).
 func (o *offers) plannedJourneys(q *offerRequest, ts *tripSet) {
 	pl, ok := o.tt.(planner)
 	if !ok {
@@ -96,6 +99,9 @@ func (o *offers) plannedJourneys(q *offerRequest, ts *tripSet) {
 		Origin: q.origin, Destination: q.destination, At: q.at.in(loc), Arrival: q.arrival,
 		Window: o.cfg.Window, MaxChanges: o.cfg.maxChanges(), MinTransfer: o.cfg.MinTransfer, MaxTrips: o.cfg.MaxTrips,
 	})
+	if q.arrival {
+		slices.Reverse(found)
+	}
 	trains := map[string]bool{}
 	for i := range ts.direct {
 		trains[trainKey(&ts.direct[i].run)] = true
