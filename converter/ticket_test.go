@@ -454,3 +454,37 @@ func TestTicketUnfitAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestTicketReplyItemsBounded: a booking with more fulfilments, or a
+// fulfilment with more documents, than one TicketReply carries (100) is
+// refused with DOCUMENT_TOO_LARGE saying how many, not answered with the
+// first hundred.
+func TestTicketReplyItemsBounded(t *testing.T) {
+	statuses := make([]string, legacy.MaxItems+1)
+	for i := range statuses {
+		statuses[i] = "FULFILLED"
+	}
+	docs := make([]map[string]any, legacy.MaxItems+1)
+	for i := range docs {
+		docs[i] = pdfDocument(ticketPDF)
+	}
+	for _, tc := range []struct {
+		name    string
+		answers []scriptedAnswer
+		says    string
+	}{
+		{"fulfilments", []scriptedAnswer{{step: StepReadBooking, status: 200, body: ticketBooking(t, statuses...)}}, "has 101 fulfilments"},
+		{"documents", []scriptedAnswer{
+			{step: StepReadBooking, status: 200, body: ticketBooking(t, "FULFILLED")},
+			{step: StepReadFulfillment, status: 200, body: fulfillmentAnswer(t, "ful-1", "FULFILLED", docs...)},
+		}, "has 101 documents in fulfilment ful-1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := testConverter(t, Config{})
+			res := c.Convert(context.Background(), ticketRequest("T-5"), &scripted{t: t, answers: tc.answers})
+			if n := negativeOf(t, res); n.Code != legacy.CodeDocumentTooLarge || n.Retryable || !strings.Contains(n.Text, tc.says) {
+				t.Fatalf("%+v", n)
+			}
+		})
+	}
+}
