@@ -185,6 +185,9 @@ func (s *Sandbox) serve(client, method, target string, header http.Header, body 
 		}
 	}
 	if op.Idempotent {
+		if n := len(header.Values(osdm.HeaderIdempotencyKey)); n > 1 {
+			return problemResponse(osdm.Invalid(osdm.CodeValidationError, "", "Idempotency-Key is given "+strconv.Itoa(n)+" times; send one key"))
+		}
 		rq.idempotency = header.Get(osdm.HeaderIdempotencyKey)
 		if rq.idempotency != "" && !osdm.ValidUUID(rq.idempotency) {
 			return problemResponse(osdm.Invalid(osdm.CodeValidationError, "", "Idempotency-Key "+strconv.Quote(rq.idempotency)+" must be a UUID such as 123e4567-e89b-12d3-a456-426614174000"))
