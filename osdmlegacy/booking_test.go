@@ -508,3 +508,21 @@ func TestDeleteRefundOffer(t *testing.T) {
 		t.Errorf("DELETE refund offer of an unknown booking: %d", a.Status)
 	}
 }
+
+// TestGetBookingEmbed: GET /bookings/{bookingId} answers the whole
+// booking for any embed the spec lists, and refuses one it does not with
+// a 400 naming it, rather than ignoring it.
+func TestGetBookingEmbed(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	b := e.book(e.offer("9203"))
+	for _, q := range []string{"?embed=ALL", "?embed=BOOKING_TRIPS&embed=BOOKING_PASSENGERS", "?embed=NONE"} {
+		got := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", "/bookings/"+b.ID+q, nil), 200)
+		if got.Booking == nil || got.Booking.ID != b.ID {
+			t.Errorf("%s: %+v", q, got)
+		}
+	}
+	a := e.call(e.f, "GET", "/bookings/"+b.ID+"?embed=TRIPS", nil)
+	if p := decodeProblem(t, a); a.Status != 400 || p.Code != osdm.CodeInvalidRequest || !strings.HasPrefix(p.Detail, `embed "TRIPS" is not one of ALL, BOOKING,`) {
+		t.Errorf("%d %+v", a.Status, p)
+	}
+}
