@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/jsontree"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
@@ -37,6 +38,17 @@ func decode(body []byte, v any, emptyOK bool) *osdm.ProblemError {
 // decodeAt is decode of the member of the body at pointer base ("" for
 // the whole body), a JSON value that was kept raw.
 func decodeAt(base string, raw []byte, v any) *osdm.ProblemError {
+	// json.Unmarshal reads null as the zero value: a null body or array
+	// item would pass as an empty one.
+	if ptr, null := jsontree.NullItem(raw); null {
+		switch {
+		case ptr != "":
+			return osdm.Invalid(osdm.CodeMalformedRequest, "#"+base+ptr, "malformed JSON body: #"+base+ptr+" must not be null (an array item is a value)")
+		case base != "":
+			return osdm.Invalid(osdm.CodeMalformedRequest, "#"+base, "malformed JSON body: #"+base+" must be an object, not null")
+		}
+		return osdm.Invalid(osdm.CodeMalformedRequest, "", "malformed JSON body: the body must be an object, not null")
+	}
 	err := json.Unmarshal(raw, v)
 	if err == nil {
 		return nil

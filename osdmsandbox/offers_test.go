@@ -336,6 +336,8 @@ func TestBodyReadStrictly(t *testing.T) {
 		{"a fraction for an integer", `"externalRef":"p1"`, `"externalRef":"p1","age":1.5`,
 			"#/anonymousPassengerSpecifications/0/age", "must be an integer"},
 		{"something after the object", `}`, `} {}`, "", "after top-level value"},
+		{"a null array item", `"anonymousPassengerSpecifications":[`, `"anonymousPassengerSpecifications":[null,`,
+			"#/anonymousPassengerSpecifications/0", "#/anonymousPassengerSpecifications/0 must not be null"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := []byte(strings.Replace(string(good), tc.old, tc.new, 1))
@@ -347,6 +349,14 @@ func TestBodyReadStrictly(t *testing.T) {
 				t.Errorf("pointer %q detail %q, want %q and %q", pointerOf(p), p.Detail, tc.pointer, tc.inDetail)
 			}
 		})
+	}
+
+	// A null body is not an empty one.
+	for _, path := range []string{"/offers", "/bookings"} {
+		p := h.raw(http.MethodPost, path, jsonHeader, []byte(" null ")).problem(t, http.StatusBadRequest, osdm.CodeMalformedRequest)
+		if p.Detail != "malformed JSON body: the body must be an object, not null" {
+			t.Errorf("POST %s null: %q", path, p.Detail)
+		}
 	}
 
 	// Member names match as the spec writes them: "AnonymousPassengerSpecifications"
