@@ -1,6 +1,7 @@
 package osdmsandbox
 
 import (
+	"bytes"
 	"errors"
 	"reflect"
 	"strconv"
@@ -20,13 +21,13 @@ import (
 // match exactly as the spec writes them, an object may not repeat a
 // name, strings must be valid UTF-8, nothing may follow the value.
 // Members the types do not have are ignored, as OSDM readers should. An
-// empty body is an error unless emptyOK.
+// empty body (or only white space) is an error unless emptyOK.
 //
 // A body that cannot be read is a 400 MALFORMED_REQUEST that says what is
 // wrong and, where a member is at fault (a wrong type, a repeated name,
 // bad UTF-8 in a string), points at it.
 func decode(body []byte, v any, emptyOK bool) *osdm.ProblemError {
-	if len(body) == 0 {
+	if len(bytes.TrimSpace(body)) == 0 {
 		if emptyOK {
 			return nil
 		}

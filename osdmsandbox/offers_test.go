@@ -351,7 +351,13 @@ func TestBodyReadStrictly(t *testing.T) {
 		})
 	}
 
-	// A null body is not an empty one.
+	// White space alone is no body; a null body is not an empty one.
+	for _, body := range []string{"", " \r\n\t"} {
+		p := h.raw(http.MethodPost, "/offers", jsonHeader, []byte(body)).problem(t, http.StatusBadRequest, osdm.CodeValidationError)
+		if p.Detail != "a JSON body is required" {
+			t.Errorf("POST /offers %q: %q", body, p.Detail)
+		}
+	}
 	for _, path := range []string{"/offers", "/bookings"} {
 		p := h.raw(http.MethodPost, path, jsonHeader, []byte(" null ")).problem(t, http.StatusBadRequest, osdm.CodeMalformedRequest)
 		if p.Detail != "malformed JSON body: the body must be an object, not null" {
