@@ -291,8 +291,16 @@ func (t *Token) Validate() error {
 	if t.Lifetime != 0 && time.Duration(t.Lifetime) < tokenauth.MinIdentityLifetime {
 		return fmt.Errorf("lifetime %s is below the minimum of %s", time.Duration(t.Lifetime), tokenauth.MinIdentityLifetime)
 	}
-	if t.RefreshAhead < 0 || t.DefaultExpiresIn < 0 || t.MaxReplayBody < 0 || t.LoginTimeout < 0 {
-		return errors.New("refresh_ahead, default_expires_in, max_replay_body and login_timeout must not be negative")
+	for _, d := range []struct {
+		name string
+		val  caddy.Duration
+	}{{"refresh_ahead", t.RefreshAhead}, {"default_expires_in", t.DefaultExpiresIn}, {"login_timeout", t.LoginTimeout}} {
+		if d.val < 0 {
+			return fmt.Errorf("%s %s must not be negative", d.name, time.Duration(d.val))
+		}
+	}
+	if t.MaxReplayBody < 0 {
+		return fmt.Errorf("max_replay_body %d must not be negative", t.MaxReplayBody)
 	}
 	if t.TLS != nil {
 		if u.Scheme != "https" {
