@@ -200,7 +200,8 @@ func (p *xmlParser) startElement(t xml.StartElement) {
 		p.root = n
 		p.head.namespaced = space == Namespace
 		for _, a := range n.attrs {
-			if a.Name.Space == "" && a.Name.Local == "messageId" && validMessageID(a.Value) {
+			// The first valid one, as of a JSON message's members.
+			if a.Name.Space == "" && a.Name.Local == "messageId" && validMessageID(a.Value) && p.head.messageID == "" {
 				p.head.messageID = a.Value
 			}
 		}

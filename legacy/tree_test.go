@@ -73,6 +73,8 @@ func TestParseXMLReads(t *testing.T) {
 func TestParseXMLRefuses(t *testing.T) {
 	for _, c := range []struct{ name, body, field, rule, id string }{
 		{"repeated attribute on the root", `<a messageId="m" b="1" b="2"/>`, "@b", ruleOnce, "m"},
+		{"repeated messageId", `<a messageId="m" messageId="n"/>`, "@messageId", ruleOnce, "m"},
+		{"repeated messageId, the first not valid", `<a messageId="m/1" messageId="n"/>`, "@messageId", ruleOnce, "n"},
 		{"repeated attribute below", `<a><b><c d="1" d="2"/></b></a>`, "b/c/@d", ruleOnce, ""},
 		{"repeated prefixed attribute", `<a p:b="1" p:b="2"/>`, "@p:b", ruleOnce, ""},
 		{"repeated namespace declaration", `<a xmlns:p="u" xmlns:p="u"/>`, "@xmlns:p", ruleOnce, ""},
