@@ -207,6 +207,11 @@ func ParseFee(s string) (Fee, error) {
 	if !ok || !validDecimal(amount) || len(currency) != 3 || strings.ToUpper(currency) != currency || !allLetters(currency) {
 		return Fee{}, fmt.Errorf("%q: want a percentage (10%%) or an amount and an ISO 4217 currency (2.50 EUR)", s)
 	}
+	// The fee is what the legacy system keeps, in its currency's minor
+	// unit: an amount finer than that could never be the one it records.
+	if _, frac, _ := strings.Cut(amount, "."); len(frac) > legacy.MinorUnit(currency) {
+		return Fee{}, fmt.Errorf("%q: %s has %d decimals, the legacy system's fee can have no more", s, currency, legacy.MinorUnit(currency))
+	}
 	return Fee{Amount: amount, Currency: currency}, nil
 }
 

@@ -131,7 +131,8 @@ func TestNegativeProblemMapping(t *testing.T) {
 }
 
 func TestParseFee(t *testing.T) {
-	for in, want := range map[string]Fee{"10%": {BasisPoints: 1000}, "12.5%": {BasisPoints: 1250}, "0%": {}, "2.50 EUR": {Amount: "2.50", Currency: "EUR"}} {
+	for in, want := range map[string]Fee{"10%": {BasisPoints: 1000}, "12.5%": {BasisPoints: 1250}, "0%": {}, "2.50 EUR": {Amount: "2.50", Currency: "EUR"},
+		"2.5 EUR": {Amount: "2.5", Currency: "EUR"}, "300 JPY": {Amount: "300", Currency: "JPY"}, "1.250 KWD": {Amount: "1.250", Currency: "KWD"}} {
 		got, err := ParseFee(in)
 		if err != nil || got != want {
 			t.Errorf("%q: %+v %v", in, got, err)
@@ -143,6 +144,17 @@ func TestParseFee(t *testing.T) {
 	for _, bad := range []string{"101%", "-1%", "1.234%", "2.50", "2.50 eur", "abc", "%"} {
 		if _, err := ParseFee(bad); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+	// An amount finer than its currency's minor unit is never what the
+	// legacy system keeps.
+	for bad, want := range map[string]string{
+		"1.005 EUR":  `"1.005 EUR": EUR has 2 decimals, the legacy system's fee can have no more`,
+		"1.5 JPY":    `"1.5 JPY": JPY has 0 decimals, the legacy system's fee can have no more`,
+		"1.2345 KWD": `"1.2345 KWD": KWD has 3 decimals, the legacy system's fee can have no more`,
+	} {
+		if _, err := ParseFee(bad); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", bad, err, want)
 		}
 	}
 }

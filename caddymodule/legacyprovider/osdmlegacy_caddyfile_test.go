@@ -101,6 +101,7 @@ func TestOSDMLegacyCaddyfileErrors(t *testing.T) {
 		{"partner a\n\t\t\texchange_fee 101%", "Caddyfile:5", "100%"},
 		{"partner a\n\t\t\texchange_fee 2,50 EUR", "Caddyfile:5", `exchange_fee "2,50 EUR": want a percentage`},
 		{"partner a\n\t\t\trefund_fee ten%", "Caddyfile:5", `refund_fee "ten%": a percentage`},
+		{"partner a\n\t\t\trefund_fee 1.005 EUR", "Caddyfile:5", `refund_fee "1.005 EUR": EUR has 2 decimals, the legacy system's fee can have no more`},
 		{"partner a\n\t\t\tstore mongo x", "Caddyfile:5", "a store name takes no more arguments"},
 		{"partner a\n\t\t\tstore redis", "Caddyfile:5", "redis"},
 		{"partner a\n\t\t\tmax_body 2MiB", "Caddyfile:5", "1MiB"},
