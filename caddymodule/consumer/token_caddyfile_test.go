@@ -62,6 +62,7 @@ func TestTokenUnmarshalCaddyfileErrors(t *testing.T) {
 		{"bad alg", base + "issuer i\nalg HS256", `unsupported alg "HS256"`},
 		{"bad header", base + "issuer i\nheader \"Bad Header\"", `header "Bad Header" is not a valid HTTP header name`},
 		{"relative token_url", "token_url /oauth/token\nkey_file /k\nkid k\nsubject s\nissuer i", "is not an absolute http(s) URL"},
+		{"token_url with a password", "token_url https://rail:s3cret@login.example/t\nkey_file /k\nkid k\nsubject s\nissuer i", `osdm_token: token_url "https://rail:xxxxx@login.example/t" must not carry a user or password`},
 		{"bad size", base + "issuer i\nmax_replay_body lots", `max_replay_body "lots"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
