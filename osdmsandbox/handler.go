@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/ticketpdf"
@@ -190,7 +191,7 @@ func (s *Sandbox) serve(client, method, target string, header http.Header, body 
 		}
 		rq.idempotency = header.Get(osdm.HeaderIdempotencyKey)
 		if rq.idempotency != "" && !osdm.ValidUUID(rq.idempotency) {
-			return problemResponse(osdm.Invalid(osdm.CodeValidationError, "", "Idempotency-Key "+strconv.Quote(rq.idempotency)+" must be a UUID such as 123e4567-e89b-12d3-a456-426614174000"))
+			return problemResponse(osdm.Invalid(osdm.CodeValidationError, "", "Idempotency-Key "+quoteShort(rq.idempotency)+" must be a UUID such as 123e4567-e89b-12d3-a456-426614174000"))
 		}
 	}
 
@@ -246,6 +247,21 @@ func jsonResponse(status int, v any) *response {
 		return problemResponse(osdm.NewProblem(http.StatusInternalServerError, osdm.CodeUnknownError, "encoding the answer: "+err.Error()))
 	}
 	return &response{status: status, body: body}
+}
+
+// quoteShort quotes a value a request gave (an id of its path, a
+// header) for a problem's detail: at most its first 64 bytes, then "...",
+// so that a long one does not make a long answer.
+func quoteShort(s string) string {
+	const max = 64
+	if len(s) <= max {
+		return strconv.Quote(s)
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "..."
 }
 
 // problemResponse is an error answer.
