@@ -89,6 +89,18 @@ func TestBodyChecks(t *testing.T) {
 	if a.Status != 415 || decodeProblem(t, a).Code != osdm.CodeUnsupportedMediaType {
 		t.Errorf("text/plain body: %d %s", a.Status, a.Body)
 	}
+	a = f.serve(context.Background(), nil, "POST", "/offers", http.Header{"Content-Type": {"application/json; charset=iso-8859-1"}}, []byte("{}"))
+	if p := decodeProblem(t, a); a.Status != 415 || p.Code != osdm.CodeUnsupportedMediaType || p.Detail != `the body must be UTF-8, not charset "iso-8859-1"` {
+		t.Errorf("latin-1 body: %d %s", a.Status, a.Body)
+	}
+	// A charset's name is case-insensitive: Utf-8 is UTF-8, and the body
+	// is read (and found to be no search).
+	for _, ct := range []string{"application/json; charset=Utf-8", `application/json;charset="utf-8"`} {
+		a = f.serve(context.Background(), nil, "POST", "/offers", http.Header{"Content-Type": {ct}}, []byte("{}"))
+		if a.Status == 415 {
+			t.Errorf("%s: %d %s", ct, a.Status, a.Body)
+		}
+	}
 }
 
 func TestNegativeProblemMapping(t *testing.T) {

@@ -231,10 +231,14 @@ func checkBody(header http.Header, body []byte) *osdm.ProblemError {
 		return nil
 	}
 	ct := header.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(ct)
+	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil || !(mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
 		return osdm.NewProblem(http.StatusUnsupportedMediaType, osdm.CodeMalformedRequest,
-			"Content-Type "+strconv.Quote(ct)+" is not application/json")
+			"Content-Type "+quoteShort(ct)+" is not application/json")
+	}
+	// JSON is UTF-8 (RFC 8259); a charset's name is case-insensitive.
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return osdm.NewProblem(http.StatusUnsupportedMediaType, osdm.CodeMalformedRequest, "the body must be UTF-8, not charset "+quoteShort(cs))
 	}
 	return nil
 }

@@ -351,6 +351,13 @@ func TestBodyReadStrictly(t *testing.T) {
 		})
 	}
 
+	// JSON is UTF-8: another charset is refused, UTF-8 in any case taken.
+	p := h.raw(http.MethodPost, "/offers", http.Header{"Content-Type": {"application/json; charset=ISO-8859-1"}}, good).problem(t, http.StatusUnsupportedMediaType, osdm.CodeMalformedRequest)
+	if p.Detail != `the body must be UTF-8, not charset "ISO-8859-1"` {
+		t.Errorf("latin-1: %q", p.Detail)
+	}
+	h.raw(http.MethodPost, "/offers", http.Header{"Content-Type": {"application/json; charset=Utf-8"}}, good).decode(t, &osdm.OfferCollectionResponse{})
+
 	// White space alone is no body; a null body is not an empty one.
 	for _, body := range []string{"", " \r\n\t"} {
 		p := h.raw(http.MethodPost, "/offers", jsonHeader, []byte(body)).problem(t, http.StatusBadRequest, osdm.CodeValidationError)
