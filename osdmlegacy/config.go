@@ -194,7 +194,7 @@ func ParseFee(s string) (Fee, error) {
 	if pct, ok := strings.CutSuffix(s, "%"); ok {
 		whole, frac, _ := strings.Cut(pct, ".")
 		if len(frac) > 2 || whole == "" || !allDigits(whole) || !allDigits(frac) {
-			return Fee{}, fmt.Errorf("%q: a percentage has at most two decimals, e.g. 10%% or 12.5%%", s)
+			return Fee{}, fmt.Errorf("%q: a percentage is digits with at most two decimals after a point, then %%, e.g. 10%% or 12.5%%", s)
 		}
 		frac += strings.Repeat("0", 2-len(frac))
 		bp, err := strconv.Atoi(whole + frac)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -156,6 +157,14 @@ func TestParseFee(t *testing.T) {
 	for _, bad := range []string{"101%", "-1%", "1.234%", "2.50", "2.50 eur", "abc", "%"} {
 		if _, err := ParseFee(bad); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+	// A percentage that is not digits is told what one is, not only that
+	// it has too many decimals.
+	for _, bad := range []string{"10 %", "1,5%", "-5%", "1.234%"} {
+		want := strconv.Quote(bad) + ": a percentage is digits with at most two decimals after a point, then %, e.g. 10% or 12.5%"
+		if _, err := ParseFee(bad); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", bad, err, want)
 		}
 	}
 	// An amount finer than its currency's minor unit is never what the
