@@ -351,8 +351,14 @@ func TestRefundAndPassengerRefusals(t *testing.T) {
 		t.Errorf("unknown refund offer: %d", a.Status)
 	}
 	ro := decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", path+"/refund-offers", map[string]any{"fulfillmentIds": []string{fu.ID}}), 200).RefundOffers[0]
-	if a := e.call(e.f, "PATCH", path+"/refund-offers/"+ro.ID, `{"status":"PROPOSED"}`); a.Status != 400 {
-		t.Errorf("PATCH PROPOSED: %d", a.Status)
+	for body, want := range map[string]string{
+		`{"status":"PROPOSED"}`:  `status must be CONFIRMED, not "PROPOSED": confirming is the one change a refund offer takes (it cannot go back to PROPOSED)`,
+		`{"status":"confirmed"}`: `status must be CONFIRMED, not "confirmed": the status is written in capitals`,
+	} {
+		a := e.call(e.f, "PATCH", path+"/refund-offers/"+ro.ID, body)
+		if p := decodeProblem(t, a); a.Status != 400 || p.Code != osdm.CodeInvalidRequest || p.Detail != want {
+			t.Errorf("PATCH %s: %d %+v", body, a.Status, p)
+		}
 	}
 	e.clock.Advance(defaultOfferTTL + time.Second)
 	a = e.call(e.f, "PATCH", path+"/refund-offers/"+ro.ID, `{"status":"CONFIRMED"}`)
