@@ -49,6 +49,15 @@ func TestAccessCaddyfile(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+	// An empty scope or key file names nothing: refused at its line.
+	for body, want := range map[string]string{
+		"issuer i\naudience a\nscope uic_osdm \"\"": `scope: value 2 is empty (""), at Testfile:4`,
+		"audience a\nkey_file \"\"":                 `key_file: value 1 is empty (""), at Testfile:3`,
+	} {
+		if err := harness.TryUnmarshal(new(Access), harness.Block("osdm_access", body)); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", body, err, want)
+		}
+	}
 }
 
 // A whole Caddyfile whose osdm_access has neither key_file nor issuer

@@ -54,7 +54,7 @@ func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return nil
 		}),
 		modulekit.String("signing_kid", &l.SigningKeyID), modulekit.String("issuer", &l.Issuer),
-		modulekit.Strings("audience", &l.Audience), modulekit.Strings("access_audience", &l.AccessAudience),
+		modulekit.Values("audience", &l.Audience), modulekit.Values("access_audience", &l.AccessAudience),
 		modulekit.Duration("token_lifetime", &l.TokenLifetime), modulekit.Duration("clock_skew", &l.ClockSkew),
 		modulekit.Duration("max_assertion_lifetime", &l.MaxAssertionLifetime),
 		modulekit.Func("replay_store", 1, modulekit.Many, l.parseReplayStore), modulekit.Entry("client", 1, 1, l.parseClient),
@@ -129,7 +129,13 @@ func (l *Login) parseClient(d *caddyfile.Dispenser, args []string) error {
 			c.Keys = append(c.Keys, k)
 			return nil
 		}),
-		modulekit.Strings("scope", &c.Scopes), modulekit.String("issuer", &c.Issuer),
+		modulekit.Func("scope", 1, modulekit.Many, func(d *caddyfile.Dispenser, args []string) error {
+			if err := modulekit.Values("scope", &c.Scopes).Parse(d, args); err != nil {
+				return fmt.Errorf("client %q: %w", c.Subject, err)
+			}
+			return nil
+		}),
+		modulekit.String("issuer", &c.Issuer),
 	}}
 	if err := subs.Block(d, fmt.Sprintf("client %q", c.Subject)); err != nil {
 		return err
