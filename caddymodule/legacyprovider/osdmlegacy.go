@@ -172,9 +172,9 @@ func (m *OSDMLegacy) facadeConfig() (osdmlegacy.Config, error) {
 		return cfg, fmt.Errorf("legacy_format %q: want xml or json", m.LegacyFormat)
 	}
 	if m.TimeZone != "" {
-		loc, err := time.LoadLocation(m.TimeZone)
+		loc, err := modulekit.TimeZone(m.TimeZone)
 		if err != nil {
-			return cfg, fmt.Errorf("time_zone %q: %w", m.TimeZone, err)
+			return cfg, err
 		}
 		cfg.Location = loc
 	}

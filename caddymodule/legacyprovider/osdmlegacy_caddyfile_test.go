@@ -109,6 +109,7 @@ func TestOSDMLegacyCaddyfileErrors(t *testing.T) {
 		{"partner a\n\t\t\tsearch everything", "Caddyfile:5", "availability or information_only"},
 		{"partner a\n\t\t\ttariff ADULT 64 26 1", "Caddyfile:5", "age range"},
 		{"partner a\n\t\t\tlegacy_format yaml", "Caddyfile:5", "xml or json"},
+		{"partner a\n\t\t\ttime_zone Local", "Caddyfile:3", `osdm_legacy: time_zone "Local" is the zone of the machine Caddy runs on, not an IANA zone`},
 		{"partner a\n\t\t\tlegacy_path /hermes?v=2", "Caddyfile:5", `legacy_path "/hermes?v=2" must be a plain path: no query, fragment, space or control character ('?' at byte 7)`},
 		{"partner a\n\t\t\tlegacy_path \"/her mes\"", "Caddyfile:5", `legacy_path "/her mes" must be a plain path`},
 		{"partner a\n\t\t\tdocuments html", "Caddyfile:5", `documents "html": want pdf or none`},
