@@ -184,8 +184,13 @@ func (s *LegacySandbox) caddyfileTable(amounts *[]fareAmount) modulekit.Table {
 // legacysandboxMaxLatency bounds latency as legacysandbox.New does.
 const legacysandboxMaxLatency = caddy.Duration(legacysandbox.MaxLatency)
 
-// parsePercent reads "50%" or "50" as 0..max.
+// parsePercent reads "50%" or "50" as 0..max: digits only (no sign, as
+// strconv.Atoi would take).
 func parsePercent(s string, max int) (int, bool) {
-	n, err := strconv.Atoi(strings.TrimSuffix(s, "%"))
+	digits := strings.TrimSuffix(s, "%")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(digits)
 	return n, err == nil && n >= 0 && n <= max
 }

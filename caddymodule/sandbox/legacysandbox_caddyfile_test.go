@@ -69,6 +69,8 @@ func TestLegacySandboxUnmarshalCaddyfileErrors(t *testing.T) {
 		{"tariff 1", "wrong argument count"},
 		{"tariff x 100%", "tariff code"},
 		{"tariff 1 lots", "percentage"},
+		{"tariff 1 +50%", `tariff 1: "+50%" must be a percentage 0%..1000%`},
+		{"cancel_fee +5", `cancel_fee "+5" must be a percentage 0%..100%`},
 		{"tariff 1 100%\ntariff 1 50%", "tariff 1 already specified"},
 		{"fare 3 1 10", "travel class"},
 		{"fare 1 4 10", "service code"},
