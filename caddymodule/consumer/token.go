@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -279,6 +280,15 @@ func (t *Token) Validate() error {
 	}
 	if _, err := t.login().Resolve(); err != nil {
 		return err
+	}
+	// RFC 6749 section 3.3: scope-tokens of printable ASCII but " and \,
+	// separated by one space each.
+	if t.Scope != "" {
+		for _, tok := range strings.Split(t.Scope, " ") {
+			if tok == "" || strings.IndexFunc(tok, func(r rune) bool { return r < 0x21 || r > 0x7e || r == '"' || r == '\\' }) >= 0 {
+				return fmt.Errorf("scope %q: want scope tokens of printable ASCII (no \" or \\) separated by single spaces (RFC 6749 section 3.3)", t.Scope)
+			}
+		}
 	}
 	if t.Header != "" && !httpguts.ValidHeaderFieldName(t.Header) {
 		return fmt.Errorf("header %q is not a valid HTTP header name", t.Header)

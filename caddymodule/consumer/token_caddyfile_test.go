@@ -56,6 +56,8 @@ func TestTokenUnmarshalCaddyfileErrors(t *testing.T) {
 		{"two values", base + "issuer i\nscope a b", "wrong argument count"},
 		{"short lifetime", base + "issuer i\nlifetime 60s", "lifetime 1m0s is below the minimum of 2m0s"},
 		{"bad duration", base + "issuer i\nlifetime soon", `lifetime "soon"`},
+		{"scope with an empty token", base + "issuer i\nscope \"uic_osdm  extra\"", `osdm_token: scope "uic_osdm  extra": want scope tokens of printable ASCII (no " or \) separated by single spaces (RFC 6749 section 3.3), at Testfile:1`},
+		{"scope with a tab", base + "issuer i\nscope \"uic_osdm\textra\"", `scope "uic_osdm\textra": want scope tokens`},
 		{"negative refresh_ahead", base + "issuer i\nrefresh_ahead -5s", "osdm_token: refresh_ahead -5s must not be negative, at Testfile:1"},
 		{"negative default_expires_in", base + "issuer i\ndefault_expires_in -1m", "osdm_token: default_expires_in -1m0s must not be negative, at Testfile:1"},
 		{"bad grant", base + "grant password", `grant "password": want jwt_bearer or client_assertion`},
