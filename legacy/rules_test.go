@@ -301,6 +301,12 @@ func TestAccepted(t *testing.T) {
 		{"ISO-8859-1 declaration", XML,
 			"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><CancelRequest messageId=\"m\"><BookingRef>b\xe9</BookingRef></CancelRequest>",
 			nil},
+		{"UTF-8 byte order mark, XML", XML,
+			"\xef\xbb\xbf<?xml version=\"1.0\" encoding=\"UTF-8\"?><CancelRequest messageId=\"m\"><BookingRef>b1</BookingRef></CancelRequest>",
+			func(r Request) bool { return r.(*CancelRequest).BookingRef == "b1" }},
+		{"UTF-8 byte order mark, JSON", JSON,
+			"\xef\xbb\xbf" + `{"type":"CancelRequest","messageId":"m","bookingRef":"b1"}`,
+			func(r Request) bool { return r.(*CancelRequest).BookingRef == "b1" }},
 		{"cancel without reason", XML,
 			`<CancelRequest messageId="m" sentAt="2026-11-21T11:00:00.5+01:00"><BookingRef>b1</BookingRef></CancelRequest>`,
 			func(r Request) bool {

@@ -43,6 +43,7 @@ type xmlHead struct {
 // It reads raw tokens and resolves namespaces and matches end tags itself:
 // Token does the same at about twice the allocations.
 func parseXML(body []byte) (*xnode, xmlHead, *Error) {
+	body = bytes.TrimPrefix(body, utf8BOM)
 	var p xmlParser
 	p.d = xml.NewDecoder(bytes.NewReader(body))
 	p.d.Strict = true
@@ -61,6 +62,11 @@ func parseXML(body []byte) (*xnode, xmlHead, *Error) {
 	}
 	return root, p.head, nil
 }
+
+// utf8BOM is the byte order mark an editor or a .NET writer may put
+// before a UTF-8 message; XML 1.0 (4.3.3) allows it and RFC 8259 lets a
+// JSON reader ignore it, so it is skipped.
+var utf8BOM = []byte("\xef\xbb\xbf")
 
 // firstSlab bounds the nodes (and child slots) parseXML allocates before
 // reading: a body of many "<" that are not elements costs no more.
@@ -200,7 +206,8 @@ func (p *xmlParser) startElement(t xml.StartElement) {
 		p.root = n
 		p.head.namespaced = space == Namespace
 		for _, a := range n.attrs {
-			if a.Name.Space == "" && a.Name.Local == "messageId" && validMessageID(a.Value) {
+			// The first valid one, as of a JSON message's members.
+			if a.Name.Space == "" && a.Name.Local == "messageId" && validMessageID(a.Value) && p.head.messageID == "" {
 				p.head.messageID = a.Value
 			}
 		}
@@ -268,7 +275,10 @@ func (p *xmlParser) endElement(raw xml.Name) {
 // allowed; inside, it is added to the innermost open element.
 func (p *xmlParser) charData(t xml.CharData) {
 	if p.depth == 0 {
-		if len(bytes.TrimSpace(t)) != 0 {
+		switch text := bytes.TrimSpace(t); {
+		case p.root == nil && len(text) > 0 && (text[0] == '{' || text[0] == '['):
+			p.fail("", "is not XML: it starts with "+strconv.Quote(string(text[:1]))+" as JSON does (a JSON message is sent with Content-Type application/json)", nil)
+		case len(text) != 0:
 			p.fail("", "text outside the root element is not allowed", nil)
 		}
 		return
@@ -386,6 +396,7 @@ var jsonLimits = jsontree.Limits{Depth: MaxDepth, Values: MaxElements}
 // top-level messageId if it was read and is valid, so an error found
 // later can still be answered with a correlationId.
 func parseJSON(body []byte) (*jnode, string, *Error) {
+	body = bytes.TrimPrefix(body, utf8BOM)
 	root, jerr := jsontree.Parse(body, jsonLimits)
 	if jerr == nil {
 		return checkRoot(root, messageIDOf(root.Members))
@@ -403,6 +414,9 @@ func parseJSON(body []byte) (*jnode, string, *Error) {
 	case jsontree.Duplicate:
 		return fail(field, ruleOnce)
 	case jsontree.Syntax:
+		if start := bytes.TrimLeft(body, " \t\r\n"); len(start) > 0 && start[0] == '<' {
+			return fail("", "is not JSON: it starts with \"<\" as XML does (an XML message is sent with Content-Type application/xml or text/xml)")
+		}
 		return fail(field, "is not well-formed JSON at offset "+strconv.FormatInt(jerr.Offset, 10)+": "+shortMsg(jerr.Detail))
 	case jsontree.TooDeep:
 		return fail(field, "nests values deeper than "+strconv.Itoa(MaxDepth))

@@ -73,6 +73,9 @@ func TestParseXMLReads(t *testing.T) {
 func TestParseXMLRefuses(t *testing.T) {
 	for _, c := range []struct{ name, body, field, rule, id string }{
 		{"repeated attribute on the root", `<a messageId="m" b="1" b="2"/>`, "@b", ruleOnce, "m"},
+		{"repeated messageId", `<a messageId="m" messageId="n"/>`, "@messageId", ruleOnce, "m"},
+		{"JSON sent as XML", ` {"type":"CancelRequest","messageId":"m"}`, "", `is not XML: it starts with "{" as JSON does (a JSON message is sent with Content-Type application/json)`, ""},
+		{"repeated messageId, the first not valid", `<a messageId="m/1" messageId="n"/>`, "@messageId", ruleOnce, "n"},
 		{"repeated attribute below", `<a><b><c d="1" d="2"/></b></a>`, "b/c/@d", ruleOnce, ""},
 		{"repeated prefixed attribute", `<a p:b="1" p:b="2"/>`, "@p:b", ruleOnce, ""},
 		{"repeated namespace declaration", `<a xmlns:p="u" xmlns:p="u"/>`, "@xmlns:p", ruleOnce, ""},
@@ -190,6 +193,7 @@ func TestParseJSONRefuses(t *testing.T) {
 		{"repeated key, once escaped", `{"messageId":"m","a":1,"\u0061":2}`, "a", ruleOnce, "m"},
 		{"repeated key below", `{"x":{"a":[1,{"b":1,"b":2}]}}`, "x.a[1].b", ruleOnce, ""},
 		{"repeated messageId", `{"messageId":"m","messageId":"n"}`, "messageId", ruleOnce, "m"},
+		{"XML sent as JSON", "\n<CancelRequest messageId=\"m\"/>", "", `is not JSON: it starts with "<" as XML does (an XML message is sent with Content-Type application/xml or text/xml)`, ""},
 		{"invalid UTF-8", "{\"messageId\":\"m\",\"a\":\"\xff\"}", "a", "is not well-formed JSON at offset 22: invalid UTF-8", "m"},
 		{"lone surrogate", `{"a":"\ud800"}`, "a", "is not well-formed JSON at offset 6: invalid surrogate pair `\\ud800\"}` in string", ""},
 		{"trailing comma", `{"a":[1,2,]}`, "a[2]", "is not well-formed JSON at offset 9: invalid character ',' at start of value", ""},

@@ -32,6 +32,9 @@ func TestBookingBodyStrictness(t *testing.T) {
 		{"second value", good + `{}`, "", "not a JSON object"},
 		{"fractional age", age.ReplaceAllString(good, `"age":30.5`), "#/passengerSpecifications/0/age", "must be a whole number within range"},
 		{"age out of range", age.ReplaceAllString(good, `"age":1e30`), "#/passengerSpecifications/0/age", "must be a whole number within range"},
+		{"null body", " null", "", "the body must be a JSON object, not null"},
+		{"null offer", strings.Replace(good, `{"offers":[`, `{"offers":[null,`, 1), "#/offers/0", "must not be null"},
+		{"null passengerRef", strings.Replace(good, `"passengerRefs":[`, `"passengerRefs":[null,`, 1), "#/offers/0/passengerRefs/0", "must not be null"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(e.legacy.delivered())

@@ -351,8 +351,14 @@ func TestRefundAndPassengerRefusals(t *testing.T) {
 		t.Errorf("unknown refund offer: %d", a.Status)
 	}
 	ro := decodeOK[osdm.RefundOfferCollectionResponse](t, e.call(e.f, "POST", path+"/refund-offers", map[string]any{"fulfillmentIds": []string{fu.ID}}), 200).RefundOffers[0]
-	if a := e.call(e.f, "PATCH", path+"/refund-offers/"+ro.ID, `{"status":"PROPOSED"}`); a.Status != 400 {
-		t.Errorf("PATCH PROPOSED: %d", a.Status)
+	for body, want := range map[string]string{
+		`{"status":"PROPOSED"}`:  `status must be CONFIRMED, not "PROPOSED": confirming is the one change a refund offer takes (it cannot go back to PROPOSED)`,
+		`{"status":"confirmed"}`: `status must be CONFIRMED, not "confirmed": the status is written in capitals`,
+	} {
+		a := e.call(e.f, "PATCH", path+"/refund-offers/"+ro.ID, body)
+		if p := decodeProblem(t, a); a.Status != 400 || p.Code != osdm.CodeInvalidRequest || p.Detail != want {
+			t.Errorf("PATCH %s: %d %+v", body, a.Status, p)
+		}
 	}
 	e.clock.Advance(defaultOfferTTL + time.Second)
 	a = e.call(e.f, "PATCH", path+"/refund-offers/"+ro.ID, `{"status":"CONFIRMED"}`)
@@ -506,5 +512,23 @@ func TestDeleteRefundOffer(t *testing.T) {
 	}
 	if a := e.call(e.f, "DELETE", "/bookings/nope/refund-offers/"+ro.ID, nil); a.Status != http.StatusNotFound {
 		t.Errorf("DELETE refund offer of an unknown booking: %d", a.Status)
+	}
+}
+
+// TestGetBookingEmbed: GET /bookings/{bookingId} answers the whole
+// booking for any embed the spec lists, and refuses one it does not with
+// a 400 naming it, rather than ignoring it.
+func TestGetBookingEmbed(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	b := e.book(e.offer("9203"))
+	for _, q := range []string{"?embed=ALL", "?embed=BOOKING_TRIPS&embed=BOOKING_PASSENGERS", "?embed=NONE"} {
+		got := decodeOK[osdm.BookingResponse](t, e.call(e.f, "GET", "/bookings/"+b.ID+q, nil), 200)
+		if got.Booking == nil || got.Booking.ID != b.ID {
+			t.Errorf("%s: %+v", q, got)
+		}
+	}
+	a := e.call(e.f, "GET", "/bookings/"+b.ID+"?embed=TRIPS", nil)
+	if p := decodeProblem(t, a); a.Status != 400 || p.Code != osdm.CodeInvalidRequest || !strings.HasPrefix(p.Detail, `embed "TRIPS" is not one of ALL, BOOKING,`) {
+		t.Errorf("%d %+v", a.Status, p)
 	}
 }

@@ -194,7 +194,7 @@ func ParseFee(s string) (Fee, error) {
 	if pct, ok := strings.CutSuffix(s, "%"); ok {
 		whole, frac, _ := strings.Cut(pct, ".")
 		if len(frac) > 2 || whole == "" || !allDigits(whole) || !allDigits(frac) {
-			return Fee{}, fmt.Errorf("%q: a percentage has at most two decimals, e.g. 10%% or 12.5%%", s)
+			return Fee{}, fmt.Errorf("%q: a percentage is digits with at most two decimals after a point, then %%, e.g. 10%% or 12.5%%", s)
 		}
 		frac += strings.Repeat("0", 2-len(frac))
 		bp, err := strconv.Atoi(whole + frac)
@@ -206,6 +206,11 @@ func ParseFee(s string) (Fee, error) {
 	amount, currency, ok := strings.Cut(s, " ")
 	if !ok || !validDecimal(amount) || len(currency) != 3 || strings.ToUpper(currency) != currency || !allLetters(currency) {
 		return Fee{}, fmt.Errorf("%q: want a percentage (10%%) or an amount and an ISO 4217 currency (2.50 EUR)", s)
+	}
+	// The fee is what the legacy system keeps, in its currency's minor
+	// unit: an amount finer than that could never be the one it records.
+	if _, frac, _ := strings.Cut(amount, "."); len(frac) > legacy.MinorUnit(currency) {
+		return Fee{}, fmt.Errorf("%q: %s has %d decimals, the legacy system's fee can have no more", s, currency, legacy.MinorUnit(currency))
 	}
 	return Fee{Amount: amount, Currency: currency}, nil
 }

@@ -186,8 +186,9 @@ func (f *Facade) checkBody(c *call) *osdm.ProblemError {
 		return osdm.NewProblem(http.StatusUnsupportedMediaType, osdm.CodeUnsupportedMediaType,
 			"the body must be application/json, not "+strconv.Quote(shorten(ct, 64)))
 	}
-	if cs, ok := params["charset"]; ok && cs != "utf-8" && cs != "UTF-8" {
-		return osdm.NewProblem(http.StatusUnsupportedMediaType, osdm.CodeUnsupportedMediaType, "the body must be UTF-8")
+	// A charset's name is case-insensitive (RFC 2046 section 4.1.2).
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return osdm.NewProblem(http.StatusUnsupportedMediaType, osdm.CodeUnsupportedMediaType, "the body must be UTF-8, not charset "+strconv.Quote(shorten(cs, 32)))
 	}
 	return nil
 }

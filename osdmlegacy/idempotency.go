@@ -52,8 +52,12 @@ type idempotencyRecord struct {
 type idemOp func(resource string) (a *Answer, final bool)
 
 // idempotencyKey reads the Idempotency-Key header: "" when absent, a UUID
-// as the spec requires (format: uuid), else a 400.
+// as the spec requires (format: uuid), else a 400; so is the header given
+// more than once, whose key would be a guess.
 func idempotencyKey(h http.Header) (string, *osdm.ProblemError) {
+	if n := len(h.Values(osdm.HeaderIdempotencyKey)); n > 1 {
+		return "", osdm.Invalid(osdm.CodeInvalidRequest, "", "the Idempotency-Key header is given "+strconv.Itoa(n)+" times; send one key")
+	}
 	k := h.Get(osdm.HeaderIdempotencyKey)
 	if k == "" {
 		return "", nil

@@ -136,3 +136,25 @@ func TestExchangeUnderWayIsNotAFinalAnswer(t *testing.T) {
 		t.Fatalf("the same refund request once the exchange is deleted: %d %s", a.Status, a.Body)
 	}
 }
+
+// TestIdempotencyKeyGivenTwiceRefused: two Idempotency-Key headers (two
+// keys, or one a proxy repeated) leave which request this is a guess; the
+// call is refused before any legacy message, and the offer stays
+// bookable.
+func TestIdempotencyKeyGivenTwiceRefused(t *testing.T) {
+	e := newBookEnv(t, memKind, nil)
+	o := e.offer("9203")
+	for _, keys := range [][]string{
+		{"6f1c1a8e-1d2b-4c3d-9e4f-5a6b7c8d9e0f", "7f1c1a8e-1d2b-4c3d-9e4f-5a6b7c8d9e0f"},
+		{"6f1c1a8e-1d2b-4c3d-9e4f-5a6b7c8d9e0f", "6f1c1a8e-1d2b-4c3d-9e4f-5a6b7c8d9e0f"},
+	} {
+		a := e.call(e.f, "POST", "/bookings", bookingBodyOf(o), func(h http.Header) { h[osdm.HeaderIdempotencyKey] = keys })
+		if p := decodeProblem(t, a); a.Status != 400 || p.Code != osdm.CodeInvalidRequest || p.Detail != "the Idempotency-Key header is given 2 times; send one key" {
+			t.Errorf("%d %+v", a.Status, p)
+		}
+	}
+	if n := len(e.legacy.delivered()); n != 0 {
+		t.Fatalf("%d legacy messages sent for refused calls", n)
+	}
+	e.book(o)
+}

@@ -1,6 +1,7 @@
 package osdmlegacy
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -81,7 +82,7 @@ func uicStation(s string) (string, bool) {
 
 // readOfferRequest reads an OfferCollectionRequest body strictly.
 func readOfferRequest(body []byte) (*offerRequest, *osdm.ProblemError) {
-	if len(body) == 0 {
+	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, osdm.Invalid(osdm.CodeOfferInvalid, "", "an offer search needs a JSON body (OfferCollectionRequest)")
 	}
 	root, err := parseJSONTree(body)

@@ -356,6 +356,18 @@ func TestSearchRestrictions(t *testing.T) {
 	}
 }
 
+// TestSearchNeedsABody: a search without a body, or with white space
+// alone, is told it needs one, not that its JSON ends early.
+func TestSearchNeedsABody(t *testing.T) {
+	f, ss, _ := facadeWithSandbox(t, Config{}, legacysandbox.Config{}, nil)
+	for _, body := range []string{"", " \r\n\t"} {
+		a := search(f, ss.sender(), body)
+		if p := validProblem(t, a); a.Status != 400 || p.Code != osdm.CodeOfferInvalid || p.Detail != "an offer search needs a JSON body (OfferCollectionRequest)" {
+			t.Errorf("%q: %d %+v", body, a.Status, p)
+		}
+	}
+}
+
 // faultSender fails every message with err, or answers reply.
 func faultSender(reply legacy.Reply, err error) Sender {
 	return sendFunc(func(ctx context.Context, req legacy.Request) (legacy.Reply, error) {

@@ -11,6 +11,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/jsontree"
 	"github.com/caddy-osdm/caddy-osdm/legacy"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
@@ -166,6 +167,14 @@ func underWay(subject, messages string) *osdm.ProblemError {
 func decodeBody(body []byte, v any) *osdm.ProblemError {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return osdm.Invalid(osdm.CodeInvalidRequest, "", "the request needs a JSON body")
+	}
+	// encoding/json v2 reads null as the zero value: a null body or array
+	// item would pass as an empty one.
+	if ptr, null := jsontree.NullItem(body); null {
+		if ptr == "" {
+			return osdm.Invalid(osdm.CodeInvalidRequest, "", "the body must be a JSON object, not null")
+		}
+		return osdm.Invalid(osdm.CodeInvalidRequest, "#"+ptr, "must not be null (an array item is a value)")
 	}
 	// encoding/json v2's rules: member names matched exactly, a repeated
 	// member, invalid UTF-8 or a second value refused.

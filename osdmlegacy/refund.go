@@ -97,7 +97,14 @@ func readRefundOfferPatch(body []byte) (*osdm.RefundOfferPatchRequest, *osdm.Pro
 	case "":
 		return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/status", "status is required: CONFIRMED accepts the refund offer")
 	}
-	return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/status", "status must be CONFIRMED (a refund offer cannot go back to PROPOSED)")
+	detail := "status must be CONFIRMED, not " + strconv.Quote(shorten(string(b.Status), 32))
+	switch {
+	case strings.EqualFold(string(b.Status), string(osdm.RefundConfirmed)):
+		detail += ": the status is written in capitals"
+	default:
+		detail += ": confirming is the one change a refund offer takes (it cannot go back to PROPOSED)"
+	}
+	return nil, osdm.Invalid(osdm.CodeInvalidRequest, "#/status", detail)
 }
 
 // createRefundOffers quotes the whole refund of a fulfilled booking.

@@ -24,7 +24,7 @@ func (f *Facade) routes() []osdm.Route[handler] {
 	return []osdm.Route[handler]{
 		{Op: osdm.OpCreateOffers, Handle: f.offers.searchOffers},
 		{Op: osdm.OpCreateBooking, Handle: f.bookings.createBooking},
-		{Op: osdm.OpGetBooking, Handle: either(f.journeys.getJourney, f.bookings.getBooking)},
+		{Op: osdm.OpGetBooking, Handle: bookingEmbedChecked(either(f.journeys.getJourney, f.bookings.getBooking))},
 		{Op: osdm.OpDeleteBooking, Handle: either(f.journeys.deleteJourney, f.bookings.deleteBooking)},
 		{Op: osdm.OpCreateFulfillments, Handle: either(f.journeys.fulfilJourney, f.documents.createFulfillments)},
 		{Op: osdm.OpGetFulfillment, Handle: f.documents.getFulfillment},
@@ -51,6 +51,18 @@ func either(journey, single handler) handler {
 			return journey(ctx, c)
 		}
 		return single(ctx, c)
+	}
+}
+
+// bookingEmbedChecked refuses, before h reads the booking, an embed
+// query parameter the spec does not list; h answers the whole booking,
+// the spec's default (ALL), whatever embed asks.
+func bookingEmbedChecked(h handler) handler {
+	return func(ctx context.Context, c *call) *Answer {
+		if p := osdm.CheckBookingEmbed(c.query); p != nil {
+			return problemAnswer(p)
+		}
+		return h(ctx, c)
 	}
 }
 

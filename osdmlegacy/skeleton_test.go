@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -89,6 +90,18 @@ func TestBodyChecks(t *testing.T) {
 	if a.Status != 415 || decodeProblem(t, a).Code != osdm.CodeUnsupportedMediaType {
 		t.Errorf("text/plain body: %d %s", a.Status, a.Body)
 	}
+	a = f.serve(context.Background(), nil, "POST", "/offers", http.Header{"Content-Type": {"application/json; charset=iso-8859-1"}}, []byte("{}"))
+	if p := decodeProblem(t, a); a.Status != 415 || p.Code != osdm.CodeUnsupportedMediaType || p.Detail != `the body must be UTF-8, not charset "iso-8859-1"` {
+		t.Errorf("latin-1 body: %d %s", a.Status, a.Body)
+	}
+	// A charset's name is case-insensitive: Utf-8 is UTF-8, and the body
+	// is read (and found to be no search).
+	for _, ct := range []string{"application/json; charset=Utf-8", `application/json;charset="utf-8"`} {
+		a = f.serve(context.Background(), nil, "POST", "/offers", http.Header{"Content-Type": {ct}}, []byte("{}"))
+		if a.Status == 415 {
+			t.Errorf("%s: %d %s", ct, a.Status, a.Body)
+		}
+	}
 }
 
 func TestNegativeProblemMapping(t *testing.T) {
@@ -131,7 +144,8 @@ func TestNegativeProblemMapping(t *testing.T) {
 }
 
 func TestParseFee(t *testing.T) {
-	for in, want := range map[string]Fee{"10%": {BasisPoints: 1000}, "12.5%": {BasisPoints: 1250}, "0%": {}, "2.50 EUR": {Amount: "2.50", Currency: "EUR"}} {
+	for in, want := range map[string]Fee{"10%": {BasisPoints: 1000}, "12.5%": {BasisPoints: 1250}, "0%": {}, "2.50 EUR": {Amount: "2.50", Currency: "EUR"},
+		"2.5 EUR": {Amount: "2.5", Currency: "EUR"}, "300 JPY": {Amount: "300", Currency: "JPY"}, "1.250 KWD": {Amount: "1.250", Currency: "KWD"}} {
 		got, err := ParseFee(in)
 		if err != nil || got != want {
 			t.Errorf("%q: %+v %v", in, got, err)
@@ -143,6 +157,25 @@ func TestParseFee(t *testing.T) {
 	for _, bad := range []string{"101%", "-1%", "1.234%", "2.50", "2.50 eur", "abc", "%"} {
 		if _, err := ParseFee(bad); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+	// A percentage that is not digits is told what one is, not only that
+	// it has too many decimals.
+	for _, bad := range []string{"10 %", "1,5%", "-5%", "1.234%"} {
+		want := strconv.Quote(bad) + ": a percentage is digits with at most two decimals after a point, then %, e.g. 10% or 12.5%"
+		if _, err := ParseFee(bad); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", bad, err, want)
+		}
+	}
+	// An amount finer than its currency's minor unit is never what the
+	// legacy system keeps.
+	for bad, want := range map[string]string{
+		"1.005 EUR":  `"1.005 EUR": EUR has 2 decimals, the legacy system's fee can have no more`,
+		"1.5 JPY":    `"1.5 JPY": JPY has 0 decimals, the legacy system's fee can have no more`,
+		"1.2345 KWD": `"1.2345 KWD": KWD has 3 decimals, the legacy system's fee can have no more`,
+	} {
+		if _, err := ParseFee(bad); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", bad, err, want)
 		}
 	}
 }

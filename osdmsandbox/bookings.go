@@ -181,8 +181,13 @@ func (bd *bookingDesk) checkPlaces(now time.Time, req *osdm.BookingRequest, offe
 	}
 }
 
-// getBooking serves GET /bookings/{bookingId}.
+// getBooking serves GET /bookings/{bookingId}: the whole booking, the
+// spec's default (ALL), whatever embed asks; an embed value the spec
+// does not list is refused.
 func (bd *bookingDesk) getBooking(now time.Time, rq *request) *response {
+	if p := osdm.CheckBookingEmbed(rq.query); p != nil {
+		return problemResponse(p)
+	}
 	b, p := bd.led.liveBooking(now, rq)
 	if p != nil {
 		return problemResponse(p)

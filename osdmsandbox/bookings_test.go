@@ -336,3 +336,22 @@ func TestCamelCaseRefundPaths(t *testing.T) {
 		t.Errorf("PATCH refundOffers: %d %s", r.status, r.body)
 	}
 }
+
+// TestGetBookingEmbed: GET /bookings/{bookingId} answers the whole
+// booking for any embed the spec lists, and refuses one it does not with
+// a 400 naming it, rather than ignoring it.
+func TestGetBookingEmbed(t *testing.T) {
+	h := newHarness(t, osdmsandbox.Config{})
+	b := h.book(h.search(offerRequest("708", nil)).Offers[0])
+	for _, q := range []string{"?embed=ALL", "?embed=BOOKING_TRIPS&embed=BOOKING_PASSENGERS", "?embed=NONE"} {
+		var got osdm.BookingResponse
+		h.call(http.MethodGet, "/bookings/"+b.ID+q, "", nil).decode(t, &got)
+		if got.Booking == nil || got.Booking.ID != b.ID {
+			t.Errorf("%s: %+v", q, got)
+		}
+	}
+	p := h.raw(http.MethodGet, "/bookings/"+b.ID+"?embed=TRIPS", nil, nil).problem(t, http.StatusBadRequest, osdm.CodeInvalidRequest)
+	if !strings.HasPrefix(p.Detail, `embed "TRIPS" is not one of ALL, BOOKING,`) {
+		t.Errorf("detail %q", p.Detail)
+	}
+}

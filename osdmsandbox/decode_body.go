@@ -1,6 +1,7 @@
 package osdmsandbox
 
 import (
+	"bytes"
 	"errors"
 	"reflect"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/jsontree"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 )
 
@@ -19,13 +21,13 @@ import (
 // match exactly as the spec writes them, an object may not repeat a
 // name, strings must be valid UTF-8, nothing may follow the value.
 // Members the types do not have are ignored, as OSDM readers should. An
-// empty body is an error unless emptyOK.
+// empty body (or only white space) is an error unless emptyOK.
 //
 // A body that cannot be read is a 400 MALFORMED_REQUEST that says what is
 // wrong and, where a member is at fault (a wrong type, a repeated name,
 // bad UTF-8 in a string), points at it.
 func decode(body []byte, v any, emptyOK bool) *osdm.ProblemError {
-	if len(body) == 0 {
+	if len(bytes.TrimSpace(body)) == 0 {
 		if emptyOK {
 			return nil
 		}
@@ -37,6 +39,17 @@ func decode(body []byte, v any, emptyOK bool) *osdm.ProblemError {
 // decodeAt is decode of the member of the body at pointer base ("" for
 // the whole body), a JSON value that was kept raw.
 func decodeAt(base string, raw []byte, v any) *osdm.ProblemError {
+	// json.Unmarshal reads null as the zero value: a null body or array
+	// item would pass as an empty one.
+	if ptr, null := jsontree.NullItem(raw); null {
+		switch {
+		case ptr != "":
+			return osdm.Invalid(osdm.CodeMalformedRequest, "#"+base+ptr, "malformed JSON body: #"+base+ptr+" must not be null (an array item is a value)")
+		case base != "":
+			return osdm.Invalid(osdm.CodeMalformedRequest, "#"+base, "malformed JSON body: #"+base+" must be an object, not null")
+		}
+		return osdm.Invalid(osdm.CodeMalformedRequest, "", "malformed JSON body: the body must be an object, not null")
+	}
 	err := json.Unmarshal(raw, v)
 	if err == nil {
 		return nil

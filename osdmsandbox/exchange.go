@@ -324,7 +324,7 @@ func (xd *exchangeDesk) liveExchange(now time.Time, rq *request) (*booking, *exc
 	op := b.exchangeOf(rq.exchangeOperationID)
 	if op == nil {
 		return nil, nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound,
-			"booking "+b.id+" has no exchange operation "+strconv.Quote(rq.exchangeOperationID)+" (never made, deleted, or lapsed at its ticketTimeLimit)")
+			"booking "+b.id+" has no exchange operation "+quoteShort(rq.exchangeOperationID)+" (never made, deleted, or lapsed at its ticketTimeLimit)")
 	}
 	return b, op, nil
 }

@@ -2,7 +2,6 @@ package osdmsandbox
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
@@ -88,7 +87,7 @@ func (bd *bookingDesk) getFulfillment(now time.Time, rq *request) *response {
 	})
 	if found == nil || found.client != rq.client {
 		// Another client's fulfilment is as unknown as its booking.
-		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no fulfillment "+strconv.Quote(id)))
+		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no fulfillment "+quoteShort(id)))
 	}
 	// The booking's state is brought up to date first (a pending exchange
 	// past its limit is dropped), as for GET /bookings/{bookingId}.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/ticketpdf"
@@ -185,9 +186,12 @@ func (s *Sandbox) serve(client, method, target string, header http.Header, body 
 		}
 	}
 	if op.Idempotent {
+		if n := len(header.Values(osdm.HeaderIdempotencyKey)); n > 1 {
+			return problemResponse(osdm.Invalid(osdm.CodeValidationError, "", "Idempotency-Key is given "+strconv.Itoa(n)+" times; send one key"))
+		}
 		rq.idempotency = header.Get(osdm.HeaderIdempotencyKey)
 		if rq.idempotency != "" && !osdm.ValidUUID(rq.idempotency) {
-			return problemResponse(osdm.Invalid(osdm.CodeValidationError, "", "Idempotency-Key "+strconv.Quote(rq.idempotency)+" must be a UUID such as 123e4567-e89b-12d3-a456-426614174000"))
+			return problemResponse(osdm.Invalid(osdm.CodeValidationError, "", "Idempotency-Key "+quoteShort(rq.idempotency)+" must be a UUID such as 123e4567-e89b-12d3-a456-426614174000"))
 		}
 	}
 
@@ -227,10 +231,14 @@ func checkBody(header http.Header, body []byte) *osdm.ProblemError {
 		return nil
 	}
 	ct := header.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(ct)
+	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil || !(mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
 		return osdm.NewProblem(http.StatusUnsupportedMediaType, osdm.CodeMalformedRequest,
-			"Content-Type "+strconv.Quote(ct)+" is not application/json")
+			"Content-Type "+quoteShort(ct)+" is not application/json")
+	}
+	// JSON is UTF-8 (RFC 8259); a charset's name is case-insensitive.
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return osdm.NewProblem(http.StatusUnsupportedMediaType, osdm.CodeMalformedRequest, "the body must be UTF-8, not charset "+quoteShort(cs))
 	}
 	return nil
 }
@@ -243,6 +251,21 @@ func jsonResponse(status int, v any) *response {
 		return problemResponse(osdm.NewProblem(http.StatusInternalServerError, osdm.CodeUnknownError, "encoding the answer: "+err.Error()))
 	}
 	return &response{status: status, body: body}
+}
+
+// quoteShort quotes a value a request gave (an id of its path, a
+// header) for a problem's detail: at most its first 64 bytes, then "...",
+// so that a long one does not make a long answer.
+func quoteShort(s string) string {
+	const max = 64
+	if len(s) <= max {
+		return strconv.Quote(s)
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "..."
 }
 
 // problemResponse is an error answer.

@@ -80,3 +80,25 @@ func TestPastDepartureRefused(t *testing.T) {
 	h.clock.Advance(2 * time.Minute)
 	h.call(http.MethodPost, "/bookings", "", bookingRequest(o, adult("p1"))).problem(t, http.StatusNotFound, osdm.CodeOfferNotFound)
 }
+
+// TestLongIDsShortenedInProblems: an id of the path, however long, is
+// quoted in the problem's detail by its first 64 bytes (whole
+// characters) and "...", not echoed whole.
+func TestLongIDsShortenedInProblems(t *testing.T) {
+	h := newHarness(t, osdmsandbox.Config{})
+	long := strings.Repeat("a", 5000)
+	p := h.raw(http.MethodGet, "/bookings/"+long, nil, nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
+	if want := `no booking "` + long[:64] + `"...`; p.Detail != want {
+		t.Errorf("detail %q, want %q", p.Detail, want)
+	}
+	// é is two bytes: the cut falls between characters, never inside one.
+	p = h.raw(http.MethodGet, "/fulfillments/a"+strings.Repeat("é", 100), nil, nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
+	if want := `no fulfillment "a` + strings.Repeat("é", 31) + `"...`; p.Detail != want {
+		t.Errorf("detail %q, want %q", p.Detail, want)
+	}
+	// A short one is quoted whole.
+	p = h.raw(http.MethodGet, "/bookings/b-1", nil, nil).problem(t, http.StatusNotFound, osdm.CodeResourceNotFound)
+	if p.Detail != `no booking "b-1"` {
+		t.Errorf("detail %q", p.Detail)
+	}
+}

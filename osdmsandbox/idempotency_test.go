@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-osdm/caddy-osdm/internal/osdmspec"
 	"github.com/caddy-osdm/caddy-osdm/osdm"
 	"github.com/caddy-osdm/caddy-osdm/osdmsandbox"
 )
@@ -99,4 +100,24 @@ func TestIdempotencyKeyMustBeUUID(t *testing.T) {
 	if !strings.Contains(p.Detail, "UUID") {
 		t.Errorf("detail %q", p.Detail)
 	}
+}
+
+// TestIdempotencyKeyGivenTwiceRefused: two Idempotency-Key headers (two
+// keys, or one a proxy repeated) leave which request this is a guess; the
+// call is refused, nothing booked, and the offer stays bookable.
+func TestIdempotencyKeyGivenTwiceRefused(t *testing.T) {
+	h := newHarness(t, osdmsandbox.Config{})
+	o := h.search(offerRequest("708", nil)).Offers[0]
+	body := osdmspec.Marshal(t, bookingRequest(o))
+	for _, keys := range [][]string{
+		{"6f1c1a8e-1d2b-4c3d-9e4f-5a6b7c8d9e0f", "7f1c1a8e-1d2b-4c3d-9e4f-5a6b7c8d9e0f"},
+		{"6f1c1a8e-1d2b-4c3d-9e4f-5a6b7c8d9e0f", "6f1c1a8e-1d2b-4c3d-9e4f-5a6b7c8d9e0f"},
+	} {
+		header := http.Header{"Content-Type": {"application/json"}, osdm.HeaderIdempotencyKey: keys}
+		p := h.raw(http.MethodPost, "/bookings", header, body).problem(t, http.StatusBadRequest, osdm.CodeValidationError)
+		if p.Detail != "Idempotency-Key is given 2 times; send one key" {
+			t.Errorf("detail %q", p.Detail)
+		}
+	}
+	h.book(o)
 }

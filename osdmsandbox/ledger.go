@@ -2,7 +2,6 @@ package osdmsandbox
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/caddy-osdm/caddy-osdm/internal/refseq"
@@ -50,7 +49,7 @@ func (l *ledger) liveBooking(now time.Time, rq *request) (*booking, *osdm.Proble
 	b, ok := l.bookings.get(id)
 	switch {
 	case !ok || b.client != rq.client:
-		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no booking "+strconv.Quote(id))
+		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "no booking "+quoteShort(id))
 	case b.state == stateDeleted:
 		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeBookingAlreadyCancelled, "booking "+id+" was deleted")
 	}
@@ -65,7 +64,7 @@ func (l *ledger) bookableOffer(now time.Time, client, id, pointer string) (*offe
 	o, ok := l.offers.get(id)
 	switch {
 	case !ok || o.client != client:
-		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+strconv.Quote(id)+" is unknown or expired; search again").WithPointer(pointer)
+		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+quoteShort(id)+" is unknown or expired; search again").WithPointer(pointer)
 	case !now.Before(o.expires):
 		return nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeOfferNotFound, "offer "+id+" expired at "+o.expires.Format(time.RFC3339)+"; search again").WithPointer(pointer)
 	case o.bookedBy != "":

@@ -336,6 +336,8 @@ func TestBodyReadStrictly(t *testing.T) {
 		{"a fraction for an integer", `"externalRef":"p1"`, `"externalRef":"p1","age":1.5`,
 			"#/anonymousPassengerSpecifications/0/age", "must be an integer"},
 		{"something after the object", `}`, `} {}`, "", "after top-level value"},
+		{"a null array item", `"anonymousPassengerSpecifications":[`, `"anonymousPassengerSpecifications":[null,`,
+			"#/anonymousPassengerSpecifications/0", "#/anonymousPassengerSpecifications/0 must not be null"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := []byte(strings.Replace(string(good), tc.old, tc.new, 1))
@@ -347,6 +349,27 @@ func TestBodyReadStrictly(t *testing.T) {
 				t.Errorf("pointer %q detail %q, want %q and %q", pointerOf(p), p.Detail, tc.pointer, tc.inDetail)
 			}
 		})
+	}
+
+	// JSON is UTF-8: another charset is refused, UTF-8 in any case taken.
+	p := h.raw(http.MethodPost, "/offers", http.Header{"Content-Type": {"application/json; charset=ISO-8859-1"}}, good).problem(t, http.StatusUnsupportedMediaType, osdm.CodeMalformedRequest)
+	if p.Detail != `the body must be UTF-8, not charset "ISO-8859-1"` {
+		t.Errorf("latin-1: %q", p.Detail)
+	}
+	h.raw(http.MethodPost, "/offers", http.Header{"Content-Type": {"application/json; charset=Utf-8"}}, good).decode(t, &osdm.OfferCollectionResponse{})
+
+	// White space alone is no body; a null body is not an empty one.
+	for _, body := range []string{"", " \r\n\t"} {
+		p := h.raw(http.MethodPost, "/offers", jsonHeader, []byte(body)).problem(t, http.StatusBadRequest, osdm.CodeValidationError)
+		if p.Detail != "a JSON body is required" {
+			t.Errorf("POST /offers %q: %q", body, p.Detail)
+		}
+	}
+	for _, path := range []string{"/offers", "/bookings"} {
+		p := h.raw(http.MethodPost, path, jsonHeader, []byte(" null ")).problem(t, http.StatusBadRequest, osdm.CodeMalformedRequest)
+		if p.Detail != "malformed JSON body: the body must be an object, not null" {
+			t.Errorf("POST %s null: %q", path, p.Detail)
+		}
 	}
 
 	// Member names match as the spec writes them: "AnonymousPassengerSpecifications"

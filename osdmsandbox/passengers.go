@@ -75,7 +75,7 @@ func (pd *passengerDesk) livePassenger(now time.Time, rq *request) (*booking, *o
 			ids[i] = p.ID
 		}
 		return nil, nil, osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound,
-			"booking "+b.id+" has no passenger "+strconv.Quote(rq.passengerID)+"; its passengers are "+strings.Join(ids, ", "))
+			"booking "+b.id+" has no passenger "+quoteShort(rq.passengerID)+"; its passengers are "+strings.Join(ids, ", "))
 	}
 	return b, pax, nil
 }

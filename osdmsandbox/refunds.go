@@ -85,7 +85,7 @@ func (rd *refundDesk) createRefundOffer(now time.Time, rq *request) *response {
 	}
 	for i, id := range req.FulfillmentIDs {
 		if id != b.fulfillment.ID {
-			return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "fulfillment "+strconv.Quote(id)+" is not one of booking "+b.id+"; its fulfillment is "+b.fulfillment.ID).WithPointer("#/fulfillmentIds/" + strconv.Itoa(i)))
+			return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound, "fulfillment "+quoteShort(id)+" is not one of booking "+b.id+"; its fulfillment is "+b.fulfillment.ID).WithPointer("#/fulfillmentIds/" + strconv.Itoa(i)))
 		}
 	}
 	pax, partial, p := b.refundedPassengers(req.RefundSpecifications)
@@ -227,7 +227,7 @@ func (rd *refundDesk) confirmRefundOffer(now time.Time, rq *request) *response {
 	switch {
 	case ro == nil:
 		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound,
-			"booking "+b.id+" has no refund offer "+strconv.Quote(rq.refundOfferID)))
+			"booking "+b.id+" has no refund offer "+quoteShort(rq.refundOfferID)))
 	case ro.confirmedOn != nil:
 		return jsonResponse(http.StatusOK, &osdm.RefundOfferResponse{RefundOffer: ptr(ro.osdm(b))})
 	}
@@ -324,7 +324,7 @@ func (rd *refundDesk) getRefundOffer(now time.Time, rq *request) *response {
 	ro := b.refundOfferOf(rq.refundOfferID)
 	if ro == nil {
 		return problemResponse(osdm.NewProblem(http.StatusNotFound, osdm.CodeResourceNotFound,
-			"booking "+b.id+" has no refund offer "+strconv.Quote(rq.refundOfferID)))
+			"booking "+b.id+" has no refund offer "+quoteShort(rq.refundOfferID)))
 	}
 	return jsonResponse(http.StatusOK, &osdm.RefundOfferResponse{RefundOffer: ptr(ro.osdm(b))})
 }

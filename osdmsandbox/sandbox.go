@@ -83,6 +83,23 @@ func newTrains(cfg Config) (*trains, error) {
 		}
 		tr.unknown[t] = true
 	}
+	// A search finds an unknown train nowhere, an external one in another
+	// system, and gives only the others the times of their train line:
+	// a train listed in two of these would be answered by the first and
+	// the other line silently ignored.
+	for _, sc := range cfg.Timetable {
+		if _, ext := tr.external[sc.Train]; ext {
+			return nil, fmt.Errorf("train %s is also an external_inventory train, which is never sold here: list it in one of them", sc.Train)
+		}
+	}
+	for _, train := range cfg.UnknownTrains {
+		if _, ext := tr.external[train]; ext {
+			return nil, fmt.Errorf("unknown_train %s is also an external_inventory train: list it in one of them", train)
+		}
+		if _, timed := tr.schedules[train]; timed {
+			return nil, fmt.Errorf("unknown_train %s also has a train line with its times: list it in one of them", train)
+		}
+	}
 	return tr, nil
 }
 

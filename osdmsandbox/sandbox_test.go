@@ -194,6 +194,14 @@ func TestConfigErrors(t *testing.T) {
 		{osdmsandbox.Config{Timetable: []osdmsandbox.Schedule{{Train: "708", Departure: "8:30", Arrival: "11:00"}}}, "departure"},
 		{osdmsandbox.Config{Timetable: []osdmsandbox.Schedule{{Train: "708", Departure: "08:30", Arrival: "24:00"}}}, "arrival"},
 		{osdmsandbox.Config{UnknownTrains: []string{""}}, "unknown_train"},
+		// A train in two of the lists would be answered by one and the
+		// other line ignored.
+		{osdmsandbox.Config{UnknownTrains: []string{"708"}, Timetable: []osdmsandbox.Schedule{{Train: "708", Departure: "08:30", Arrival: "11:00"}}},
+			"unknown_train 708 also has a train line with its times: list it in one of them"},
+		{osdmsandbox.Config{UnknownTrains: []string{"462"}, ExternalInventory: []osdmsandbox.ExternalInventory{{Train: "462", ReservationSystemID: 80, Operator: "1080"}}},
+			"unknown_train 462 is also an external_inventory train: list it in one of them"},
+		{osdmsandbox.Config{Timetable: []osdmsandbox.Schedule{{Train: "462", Departure: "08:30", Arrival: "11:00"}}, ExternalInventory: []osdmsandbox.ExternalInventory{{Train: "462", ReservationSystemID: 80, Operator: "1080"}}},
+			"train 462 is also an external_inventory train, which is never sold here: list it in one of them"},
 	} {
 		if _, err := osdmsandbox.New(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one about %s", tc.cfg, err, tc.want)

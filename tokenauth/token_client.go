@@ -114,6 +114,14 @@ func ParseTokenURL(raw string) (*url.URL, error) {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, fmt.Errorf("token_url %q is not an absolute http(s) URL", raw)
 	}
+	// A password would be logged with the URL (and sent as the default
+	// audience); the login is the signed identity token's, not basic auth.
+	if u.User != nil {
+		return nil, fmt.Errorf("token_url %q must not carry a user or password: the login is the signed identity token", u.Redacted())
+	}
+	if u.Fragment != "" || strings.HasSuffix(raw, "#") {
+		return nil, fmt.Errorf("token_url %q must not have a fragment (#...): it is never sent", raw)
+	}
 	return u, nil
 }
 

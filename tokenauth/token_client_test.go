@@ -245,11 +245,14 @@ func TestNewTokenClientErrors(t *testing.T) {
 	}{
 		{TokenClientConfig{TokenURL: "/oauth/token", Signer: s}, "is not an absolute http(s) URL"},
 		{TokenClientConfig{TokenURL: "ftp://x/y", Signer: s}, "is not an absolute http(s) URL"},
+		{TokenClientConfig{TokenURL: "https://rail:s3cret@x/y", Signer: s}, `token_url "https://rail:xxxxx@x/y" must not carry a user or password`},
+		{TokenClientConfig{TokenURL: "https://rail@x/y", Signer: s}, `token_url "https://rail@x/y" must not carry a user or password`},
+		{TokenClientConfig{TokenURL: "https://x/y#token", Signer: s}, `token_url "https://x/y#token" must not have a fragment`},
 		{TokenClientConfig{TokenURL: "https://x/y"}, "no identity token signer"},
 		{TokenClientConfig{TokenURL: "https://x/y", Signer: s, Grant: "password"}, `unknown grant "password"`},
 	} {
-		if _, err := NewTokenClient(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("NewTokenClient(%+v) = %v, want error containing %q", tc.cfg, err, tc.want)
+		if _, err := NewTokenClient(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("NewTokenClient(%+v) = %v, want error containing %q (and no password)", tc.cfg, err, tc.want)
 		}
 	}
 }

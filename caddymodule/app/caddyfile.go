@@ -68,6 +68,9 @@ func (a *App) parseStore(d *caddyfile.Dispenser, args []string) error {
 		return d.Err("store takes a name and an engine: store <name> bolt [<path>] or store <name> redis [<address>...]")
 	}
 	name := args[0]
+	if name == "" || name[0] == 0 {
+		return d.Errf("store %q: a store needs a name, not empty and not starting with a NUL byte (store <name> bolt [<path>] or store <name> redis [<address>...])", name)
+	}
 	if slices.Contains(storeconfig.Engines, name) {
 		return d.Errf("store %s: %s is an engine, not a store name (store <name> %s ...)", name, name, name)
 	}

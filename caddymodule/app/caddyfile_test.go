@@ -68,6 +68,7 @@ func TestCaddyfileGlobalOptionErrors(t *testing.T) {
 		"store a bolt\n\t\tstore a bolt":                             "Caddyfile:4: store a is defined twice",
 		"settle_interval -1s":                                        "Caddyfile:3: settle_interval",
 		"store bolt /x":                                              "Caddyfile:3: store bolt: bolt is an engine, not a store name",
+		`store "" bolt`:                                              `Caddyfile:3: store "": a store needs a name`,
 		"settle_every 1s":                                            `Caddyfile:3: unrecognized osdm option "settle_every" (known: store, settle_interval)`,
 		"store r redis a:1 {\n\t\t\tdb x\n\t\t}":                     `Caddyfile:4: store r redis: db "x"`,
 		"settle_interval 1s\n\t\tsettle_interval 2s":                 "Caddyfile:4: settle_interval already specified",

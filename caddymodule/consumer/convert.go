@@ -191,9 +191,9 @@ func (c *Convert) converterConfig() (converter.Config, error) {
 	}
 	cfg.PathPrefix = c.PathPrefix
 	if c.TimeZone != "" {
-		loc, err := time.LoadLocation(c.TimeZone)
+		loc, err := modulekit.TimeZone(c.TimeZone)
 		if err != nil {
-			return cfg, fmt.Errorf("time_zone %q: %w", c.TimeZone, err)
+			return cfg, err
 		}
 		cfg.Location = loc
 	}

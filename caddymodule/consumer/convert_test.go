@@ -75,6 +75,7 @@ func TestConvertUnmarshalCaddyfileErrors(t *testing.T) {
 		{"max document arity", "partner p\n\tmax_document 1MiB 2MiB", "max_document: wrong number of arguments"},
 		{"repeated max document", "partner p\n\tmax_document 1MiB\n\tmax_document 2MiB", "max_document already specified"},
 		{"time zone", "partner p\n\ttime_zone Mars/Olympus", "Mars/Olympus"},
+		{"host's time zone", "partner p\n\ttime_zone Local", `osdm_convert: time_zone "Local" is the zone of the machine Caddy runs on, not an IANA zone`},
 		{"reply cache", "partner p\n\treply_cache 0", "reply_cache size"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

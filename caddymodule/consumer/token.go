@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -280,6 +281,15 @@ func (t *Token) Validate() error {
 	if _, err := t.login().Resolve(); err != nil {
 		return err
 	}
+	// RFC 6749 section 3.3: scope-tokens of printable ASCII but " and \,
+	// separated by one space each.
+	if t.Scope != "" {
+		for _, tok := range strings.Split(t.Scope, " ") {
+			if tok == "" || strings.IndexFunc(tok, func(r rune) bool { return r < 0x21 || r > 0x7e || r == '"' || r == '\\' }) >= 0 {
+				return fmt.Errorf("scope %q: want scope tokens of printable ASCII (no \" or \\) separated by single spaces (RFC 6749 section 3.3)", t.Scope)
+			}
+		}
+	}
 	if t.Header != "" && !httpguts.ValidHeaderFieldName(t.Header) {
 		return fmt.Errorf("header %q is not a valid HTTP header name", t.Header)
 	}
@@ -291,8 +301,16 @@ func (t *Token) Validate() error {
 	if t.Lifetime != 0 && time.Duration(t.Lifetime) < tokenauth.MinIdentityLifetime {
 		return fmt.Errorf("lifetime %s is below the minimum of %s", time.Duration(t.Lifetime), tokenauth.MinIdentityLifetime)
 	}
-	if t.RefreshAhead < 0 || t.DefaultExpiresIn < 0 || t.MaxReplayBody < 0 || t.LoginTimeout < 0 {
-		return errors.New("refresh_ahead, default_expires_in, max_replay_body and login_timeout must not be negative")
+	for _, d := range []struct {
+		name string
+		val  caddy.Duration
+	}{{"refresh_ahead", t.RefreshAhead}, {"default_expires_in", t.DefaultExpiresIn}, {"login_timeout", t.LoginTimeout}} {
+		if d.val < 0 {
+			return fmt.Errorf("%s %s must not be negative", d.name, time.Duration(d.val))
+		}
+	}
+	if t.MaxReplayBody < 0 {
+		return fmt.Errorf("max_replay_body %d must not be negative", t.MaxReplayBody)
 	}
 	if t.TLS != nil {
 		if u.Scheme != "https" {

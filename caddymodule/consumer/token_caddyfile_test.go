@@ -56,10 +56,15 @@ func TestTokenUnmarshalCaddyfileErrors(t *testing.T) {
 		{"two values", base + "issuer i\nscope a b", "wrong argument count"},
 		{"short lifetime", base + "issuer i\nlifetime 60s", "lifetime 1m0s is below the minimum of 2m0s"},
 		{"bad duration", base + "issuer i\nlifetime soon", `lifetime "soon"`},
+		{"scope with an empty token", base + "issuer i\nscope \"uic_osdm  extra\"", `osdm_token: scope "uic_osdm  extra": want scope tokens of printable ASCII (no " or \) separated by single spaces (RFC 6749 section 3.3), at Testfile:1`},
+		{"scope with a tab", base + "issuer i\nscope \"uic_osdm\textra\"", `scope "uic_osdm\textra": want scope tokens`},
+		{"negative refresh_ahead", base + "issuer i\nrefresh_ahead -5s", "osdm_token: refresh_ahead -5s must not be negative, at Testfile:1"},
+		{"negative default_expires_in", base + "issuer i\ndefault_expires_in -1m", "osdm_token: default_expires_in -1m0s must not be negative, at Testfile:1"},
 		{"bad grant", base + "grant password", `grant "password": want jwt_bearer or client_assertion`},
 		{"bad alg", base + "issuer i\nalg HS256", `unsupported alg "HS256"`},
 		{"bad header", base + "issuer i\nheader \"Bad Header\"", `header "Bad Header" is not a valid HTTP header name`},
 		{"relative token_url", "token_url /oauth/token\nkey_file /k\nkid k\nsubject s\nissuer i", "is not an absolute http(s) URL"},
+		{"token_url with a password", "token_url https://rail:s3cret@login.example/t\nkey_file /k\nkid k\nsubject s\nissuer i", `osdm_token: token_url "https://rail:xxxxx@login.example/t" must not carry a user or password`},
 		{"bad size", base + "issuer i\nmax_replay_body lots", `max_replay_body "lots"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

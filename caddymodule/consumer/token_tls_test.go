@@ -63,7 +63,7 @@ func TestTokenTLSUnmarshalCaddyfileErrors(t *testing.T) {
 		{"insecure with value", base + "tls_insecure_skip_verify yes", "wrong argument count"},
 		{"bad handshake timeout", base + "tls_timeout soon", "bad timeout value 'soon'"},
 		{"negative handshake timeout", base + "tls_timeout -1s", "handshake_timeout must not be negative"},
-		{"negative login timeout", base + "login_timeout -1s", "login_timeout must not be negative"},
+		{"negative login timeout", base + "login_timeout -1s", "osdm_token: login_timeout -1s must not be negative"},
 		{"unknown tls option", base + "tls_bogus", `unrecognized subdirective "tls_bogus"`},
 		{"port exceptions", base + "tls_except_ports 443", `unrecognized subdirective "tls_except_ports"`},
 	} {

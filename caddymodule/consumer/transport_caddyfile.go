@@ -17,8 +17,15 @@ import (
 //		}
 //	}
 //
-// `transport osdm` without a block is the http transport's defaults.
+// `transport osdm` without a block is the http transport's defaults. An
+// argument after osdm is refused (the http transport's parser would drop
+// it, and the block after it with it).
 func (t *Transport) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the transport's name
+	if d.NextArg() && d.Val() != "{" {
+		return d.ArgErr()
+	}
+	d.Reset()
 	return t.HTTPTransport.UnmarshalCaddyfile(d)
 }
 

@@ -172,14 +172,16 @@ func (m *OSDMLegacy) facadeConfig() (osdmlegacy.Config, error) {
 		return cfg, fmt.Errorf("legacy_format %q: want xml or json", m.LegacyFormat)
 	}
 	if m.TimeZone != "" {
-		loc, err := time.LoadLocation(m.TimeZone)
+		loc, err := modulekit.TimeZone(m.TimeZone)
 		if err != nil {
-			return cfg, fmt.Errorf("time_zone %q: %w", m.TimeZone, err)
+			return cfg, err
 		}
 		cfg.Location = loc
 	}
-	if m.LegacyPath != "" && !strings.HasPrefix(m.LegacyPath, "/") {
-		return cfg, fmt.Errorf("legacy_path %q must start with /", m.LegacyPath)
+	if m.LegacyPath != "" {
+		if err := checkLegacyPath(m.LegacyPath); err != nil {
+			return cfg, err
+		}
 	}
 	if m.SettleInterval < 0 {
 		return cfg, errors.New("settle_interval must be positive")
@@ -229,6 +231,19 @@ func (m *OSDMLegacy) Provision(ctx caddy.Context) error {
 	}
 	app.Report(m.facade.Status())
 	app.Background(m.settleJob(cfg))
+	return nil
+}
+
+// checkLegacyPath checks a legacy_path: it starts with /, and, sent as
+// it is written (encoded), has no ? or # (which would not start a query
+// or fragment but be part of the path), space or control character.
+func checkLegacyPath(p string) error {
+	if !strings.HasPrefix(p, "/") {
+		return fmt.Errorf("legacy_path %q must start with /", p)
+	}
+	if i := strings.IndexFunc(p, func(r rune) bool { return r == '?' || r == '#' || r <= ' ' || r == 0x7f }); i >= 0 {
+		return fmt.Errorf("legacy_path %q must be a plain path: no query, fragment, space or control character (%q at byte %d)", p, p[i], i)
+	}
 	return nil
 }
 

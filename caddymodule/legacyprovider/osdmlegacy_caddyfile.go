@@ -93,7 +93,13 @@ func (m *OSDMLegacy) caddyfileTable() modulekit.Table {
 			}
 			return nil
 		}),
-		modulekit.OneOf("legacy_format", &m.LegacyFormat, "xml", "json"), modulekit.String("legacy_path", &m.LegacyPath),
+		modulekit.OneOf("legacy_format", &m.LegacyFormat, "xml", "json"), modulekit.Func("legacy_path", 1, 1, func(d *caddyfile.Dispenser, args []string) error {
+			m.LegacyPath = args[0]
+			if err := checkLegacyPath(args[0]); err != nil {
+				return d.WrapErr(err)
+			}
+			return nil
+		}),
 		modulekit.String("time_zone", &m.TimeZone), modulekit.Duration("settle_interval", &m.SettleInterval),
 		storeconfig.Sub(&m.Store),
 		modulekit.OneOf("documents", &m.Documents, string(osdmlegacy.DocumentsPDF), string(osdmlegacy.DocumentsNone)),

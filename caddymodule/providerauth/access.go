@@ -133,6 +133,7 @@ func (a *Access) Validate() error {
 // ServeHTTP checks the token and calls next when it is valid.
 func (a *Access) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	header, token := a.bearerToken(r)
+	given := len(r.Header.Values(header))
 	// The header leaves the request at once, refused or not: no handler
 	// after this one, error routes included, and none of their logs sees
 	// it (Caddy's own lines: see Access).
@@ -140,6 +141,13 @@ func (a *Access) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if header != "Authorization" {
 		b = &subrequest.Bearer{Header: header, Value: r.Header.Get(header)}
 		r.Header.Del(header)
+	}
+	if given > 1 {
+		// Which token is the client's would be a guess (RFC 6750 section
+		// 3.1: more than one token is an invalid request).
+		a.writeProblem(w, &tokenauth.AccessTokenError{Reason: "malformed",
+			Description: "the " + header + " header is given " + strconv.Itoa(given) + " times; send one access token"})
+		return nil
 	}
 	claims, err := a.verifier.Verify(token)
 	if err != nil {

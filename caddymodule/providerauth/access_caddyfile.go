@@ -25,8 +25,8 @@ func init() {
 // whose signing key verifies the tokens.
 func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	subs := modulekit.Table{Subs: []modulekit.Sub{
-		modulekit.Strings("key_file", &a.KeyFiles), modulekit.String("issuer", &a.Issuer), modulekit.String("audience", &a.Audience),
-		modulekit.Strings("scope", &a.Scopes), modulekit.String("header", &a.Header), modulekit.Duration("clock_skew", &a.ClockSkew),
+		modulekit.Values("key_file", &a.KeyFiles), modulekit.String("issuer", &a.Issuer), modulekit.String("audience", &a.Audience),
+		modulekit.Values("scope", &a.Scopes), modulekit.String("header", &a.Header), modulekit.Duration("clock_skew", &a.ClockSkew),
 	}}
 	at, err := subs.Directive(d)
 	if err != nil {

@@ -49,6 +49,15 @@ func TestAccessCaddyfile(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+	// An empty scope or key file names nothing: refused at its line.
+	for body, want := range map[string]string{
+		"issuer i\naudience a\nscope uic_osdm \"\"": `scope: value 2 is empty (""), at Testfile:4`,
+		"audience a\nkey_file \"\"":                 `key_file: value 1 is empty (""), at Testfile:3`,
+	} {
+		if err := harness.TryUnmarshal(new(Access), harness.Block("osdm_access", body)); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", body, err, want)
+		}
+	}
 }
 
 // A whole Caddyfile whose osdm_access has neither key_file nor issuer
@@ -131,6 +140,10 @@ func TestAccessChecksTokens(t *testing.T) {
 		{"forged", http.Header{"Authenticate": {forged}}, 401, osdm.CodeInvalidToken, `Bearer realm="` + harness.ProvIssuer + `", error="invalid_token"`},
 		{"basic auth", http.Header{"Authorization": {"Basic YTpi"}}, 401, osdm.CodeInvalidToken, `Bearer realm="` + harness.ProvIssuer + `", error="invalid_token"`},
 		{"scope missing", http.Header{"Authenticate": {narrow}}, 403, osdm.CodeInsufficientScope, `Bearer realm="` + harness.ProvIssuer + `", error="insufficient_scope", scope="uic_osdm"`},
+		// Two tokens: which one is the client's would be a guess.
+		{"two Authenticate headers", http.Header{"Authenticate": {good, forged}}, 401, osdm.CodeInvalidToken, `Bearer realm="` + harness.ProvIssuer + `", error="invalid_token"`},
+		{"Authenticate twice, the same", http.Header{"Authenticate": {good, good}}, 401, osdm.CodeInvalidToken, `Bearer realm="` + harness.ProvIssuer + `", error="invalid_token"`},
+		{"two Authorization headers", http.Header{"Authorization": {"Bearer " + good, "Bearer " + forged}}, 401, osdm.CodeInvalidToken, `Bearer realm="` + harness.ProvIssuer + `", error="invalid_token"`},
 	}
 	for _, tc := range cases {
 		w := provAccessRun(t, a, tc.header)
@@ -149,6 +162,11 @@ func TestAccessChecksTokens(t *testing.T) {
 		}
 		if strings.Contains(w.Body.String(), "alpine") {
 			t.Errorf("%s: the refused request reached next", tc.name)
+		}
+		if strings.HasPrefix(tc.name, "two") || strings.Contains(tc.name, "twice") {
+			if want := "header is given 2 times; send one access token"; !strings.Contains(p.Detail, want) {
+				t.Errorf("%s: detail %q, want one saying %q", tc.name, p.Detail, want)
+			}
 		}
 	}
 }

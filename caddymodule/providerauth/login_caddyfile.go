@@ -54,7 +54,7 @@ func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return nil
 		}),
 		modulekit.String("signing_kid", &l.SigningKeyID), modulekit.String("issuer", &l.Issuer),
-		modulekit.Strings("audience", &l.Audience), modulekit.Strings("access_audience", &l.AccessAudience),
+		modulekit.Values("audience", &l.Audience), modulekit.Values("access_audience", &l.AccessAudience),
 		modulekit.Duration("token_lifetime", &l.TokenLifetime), modulekit.Duration("clock_skew", &l.ClockSkew),
 		modulekit.Duration("max_assertion_lifetime", &l.MaxAssertionLifetime),
 		modulekit.Func("replay_store", 1, modulekit.Many, l.parseReplayStore), modulekit.Entry("client", 1, 1, l.parseClient),
@@ -98,6 +98,9 @@ func (l *Login) parseReplayStore(d *caddyfile.Dispenser, args []string) error {
 // parseClient reads a client line, <sub>, and its block.
 func (l *Login) parseClient(d *caddyfile.Dispenser, args []string) error {
 	c := RegisteredConsumer{Subject: args[0]}
+	if c.Subject == "" {
+		return d.Err(`client "": the subject (the sub of the client's tokens) must not be empty`)
+	}
 	for _, have := range l.Clients {
 		if have.Subject == c.Subject {
 			return d.Errf("client %q already specified", c.Subject)
@@ -126,7 +129,13 @@ func (l *Login) parseClient(d *caddyfile.Dispenser, args []string) error {
 			c.Keys = append(c.Keys, k)
 			return nil
 		}),
-		modulekit.Strings("scope", &c.Scopes), modulekit.String("issuer", &c.Issuer),
+		modulekit.Func("scope", 1, modulekit.Many, func(d *caddyfile.Dispenser, args []string) error {
+			if err := modulekit.Values("scope", &c.Scopes).Parse(d, args); err != nil {
+				return fmt.Errorf("client %q: %w", c.Subject, err)
+			}
+			return nil
+		}),
+		modulekit.String("issuer", &c.Issuer),
 	}}
 	if err := subs.Block(d, fmt.Sprintf("client %q", c.Subject)); err != nil {
 		return err
@@ -145,18 +154,26 @@ func unmarshalClientKey(d *caddyfile.Dispenser, sub string, args []string) (Cons
 		return ConsumerKey{}, d.Errf("client %q: key takes <kid> <public key file> [not_before <time>] [not_after <time>]", sub)
 	}
 	k := ConsumerKey{ID: args[0], File: args[1]}
+	if k.ID == "" {
+		return k, d.Errf(`client %q: key "": the kid must not be empty`, sub)
+	}
+	var notBefore, notAfter time.Time
 	for i := 2; i < len(args); i += 2 {
-		if _, err := time.Parse(time.RFC3339, args[i+1]); err != nil {
+		at, err := time.Parse(time.RFC3339, args[i+1])
+		if err != nil {
 			return k, d.Errf("client %q key %q: %s %q is not an RFC 3339 time such as 2026-02-01T00:00:00Z", sub, k.ID, args[i], args[i+1])
 		}
 		switch {
 		case args[i] == "not_before" && k.NotBefore == "":
-			k.NotBefore = args[i+1]
+			k.NotBefore, notBefore = args[i+1], at
 		case args[i] == "not_after" && k.NotAfter == "":
-			k.NotAfter = args[i+1]
+			k.NotAfter, notAfter = args[i+1], at
 		default:
 			return k, d.Errf("client %q key %q: unexpected or repeated %q (want not_before or not_after)", sub, k.ID, args[i])
 		}
+	}
+	if k.NotBefore != "" && k.NotAfter != "" && !notAfter.After(notBefore) {
+		return k, d.Errf("client %q key %q: not_after %s is not after not_before %s: the key would never be valid", sub, k.ID, k.NotAfter, k.NotBefore)
 	}
 	return k, nil
 }

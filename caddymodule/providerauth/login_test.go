@@ -123,6 +123,11 @@ func TestLoginCaddyfileErrors(t *testing.T) {
 		"no signing key":         "issuer i\nclient a {\n key k f\n}",
 		"no issuer":              "signing_key_file l.pem\nclient a {\n key k f\n}",
 		"no client":              "signing_key_file l.pem\nissuer i",
+		"empty subject":          "client \"\" {\n key k f\n}",
+		"empty kid":              "client a {\n key \"\" f\n}",
+		"key never valid":        "client a {\n key k f not_after 2026-01-01T00:00:00Z not_before 2026-02-01T00:00:00Z\n}",
+		"empty audience":         "audience https://a \"\"",
+		"empty client scope":     "client a {\n key k f\n scope \"\"\n}",
 	}
 	texts := map[string]string{ // the error's text, where it matters
 		"repeated option":        "issuer already specified, at Testfile:3",
@@ -130,6 +135,11 @@ func TestLoginCaddyfileErrors(t *testing.T) {
 		"duplicate client":       `client "a" already specified`,
 		"unknown client option":  `unrecognized client subdirective "keys"; did you mean "key"?`,
 		"no client":              "osdm_login: at least one client is required, at Testfile:1",
+		"empty subject":          `client "": the subject (the sub of the client's tokens) must not be empty, at Testfile:2`,
+		"empty kid":              `client "a": key "": the kid must not be empty, at Testfile:3`,
+		"key never valid":        `client "a" key "k": not_after 2026-01-01T00:00:00Z is not after not_before 2026-02-01T00:00:00Z: the key would never be valid, at Testfile:3`,
+		"empty audience":         `audience: value 2 is empty (""), at Testfile:2`,
+		"empty client scope":     `client "a": scope: value 1 is empty (""), at Testfile:4`,
 	}
 	for name, body := range cases {
 		err := harness.TryUnmarshal(new(Login), harness.Block("osdm_login", body))

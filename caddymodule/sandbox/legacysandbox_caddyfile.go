@@ -59,29 +59,44 @@ func init() {
 //     10000.
 //   - max_body: longest request body; default 64KiB, at most 1MiB.
 func (s *LegacySandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	var amounts []string
+	var amounts []fareAmount
 	if _, err := s.caddyfileTable(&amounts).Directive(d); err != nil {
 		return err
 	}
 	// A fare is written in the currency, which may come after it: read
-	// now, in the currency's minor units (1200 yen, 12.345 dinars).
+	// now, in the currency's minor units (1200 yen, 12.345 dinars), and
+	// refused at the fare's own line.
 	currency := s.Currency
 	if currency == "" {
 		currency = legacysandbox.DefaultCurrency
 	}
 	for i, a := range amounts {
-		minor, err := legacysandbox.ParseAmountIn(a, legacy.MinorUnit(currency))
+		minor, err := legacysandbox.ParseAmountIn(a.text, legacy.MinorUnit(currency))
 		if err != nil {
-			return d.Errf("fare %d %d in %s: %v", s.Fares[i].TravelClass, s.Fares[i].ServiceCode, currency, err)
+			return a.at.Errf("fare %d %d in %s: %v", s.Fares[i].TravelClass, s.Fares[i].ServiceCode, currency, err)
 		}
 		s.Fares[i].Cents = minor
 	}
 	return nil
 }
 
+// fareAmount is a fare's amount as written, with a dispenser at its line
+// for an error that names that line.
+type fareAmount struct {
+	text string
+	at   *caddyfile.Dispenser
+}
+
+// atLine is a dispenser on d's current token alone, at the line it is on.
+func atLine(d *caddyfile.Dispenser) *caddyfile.Dispenser {
+	line := caddyfile.NewDispenser([]caddyfile.Token{d.Token()})
+	line.Next()
+	return line
+}
+
 // caddyfileTable is legacy_sandbox's subdirectives, read into s; each
 // fare's amount as written goes to amounts too.
-func (s *LegacySandbox) caddyfileTable(amounts *[]string) modulekit.Table {
+func (s *LegacySandbox) caddyfileTable(amounts *[]fareAmount) modulekit.Table {
 	foreign := map[string]bool{}
 	tariffs := map[int]bool{}
 	fares := map[[2]int]bool{}
@@ -139,7 +154,7 @@ func (s *LegacySandbox) caddyfileTable(amounts *[]string) modulekit.Table {
 			if err != nil {
 				return d.Errf("fare %d %d: %v", class, service, err)
 			}
-			*amounts = append(*amounts, args[2])
+			*amounts = append(*amounts, fareAmount{text: args[2], at: atLine(d)})
 			if fares[[2]int{class, service}] {
 				return d.Errf("fare %d %d already specified", class, service)
 			}
@@ -169,8 +184,13 @@ func (s *LegacySandbox) caddyfileTable(amounts *[]string) modulekit.Table {
 // legacysandboxMaxLatency bounds latency as legacysandbox.New does.
 const legacysandboxMaxLatency = caddy.Duration(legacysandbox.MaxLatency)
 
-// parsePercent reads "50%" or "50" as 0..max.
+// parsePercent reads "50%" or "50" as 0..max: digits only (no sign, as
+// strconv.Atoi would take).
 func parsePercent(s string, max int) (int, bool) {
-	n, err := strconv.Atoi(strings.TrimSuffix(s, "%"))
+	digits := strings.TrimSuffix(s, "%")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(digits)
 	return n, err == nil && n >= 0 && n <= max
 }

@@ -69,6 +69,8 @@ func TestLegacySandboxUnmarshalCaddyfileErrors(t *testing.T) {
 		{"tariff 1", "wrong argument count"},
 		{"tariff x 100%", "tariff code"},
 		{"tariff 1 lots", "percentage"},
+		{"tariff 1 +50%", `tariff 1: "+50%" must be a percentage 0%..1000%`},
+		{"cancel_fee +5", `cancel_fee "+5" must be a percentage 0%..100%`},
 		{"tariff 1 100%\ntariff 1 50%", "tariff 1 already specified"},
 		{"fare 3 1 10", "travel class"},
 		{"fare 1 4 10", "service code"},
@@ -99,6 +101,9 @@ func TestLegacySandboxCaddyfileAdaptErrorNamesFileAndLine(t *testing.T) {
 	for _, tc := range []struct{ cf, line, what string }{
 		{"http://127.0.0.1:8090 {\n\tlegacy_sandbox {\n\t\tcapacity 40\n\t\tseats 12\n\t}\n}\n", "Caddyfile:4", `"seats"`},
 		{"http://127.0.0.1:8090 {\n\troute {\n\t\tlegacy_sandbox {\n\t\t\tforeign 462 80 10800\n\t\t}\n\t}\n}\n", "Caddyfile:4", "operator"},
+		// A fare the currency written after it refuses is refused at the
+		// fare's line, not at the end of the block.
+		{"http://127.0.0.1:8090 {\n\tlegacy_sandbox {\n\t\tfare 2 1 12.50\n\t\tcapacity 40\n\t\tcurrency JPY\n\t}\n}\n", "Caddyfile:3", `fare 2 1 in JPY: amount "12.50"`},
 	} {
 		harness.CheckAdaptRefused(t, tc.cf, tc.line, tc.what)
 	}

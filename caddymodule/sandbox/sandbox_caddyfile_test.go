@@ -112,3 +112,17 @@ func TestSandboxCaddyfileAdaptJSON(t *testing.T) {
 }
 `, `{"capacity":40,"external_inventory":[{"operator":"1080","reservation_system_id":80,"train":"462"}],"handler":"osdm_sandbox","offer_ttl":900000000000}`)
 }
+
+// What only the whole block shows (a bound of the sandbox that no
+// subdirective's reader checks, a timetable beside fixed trains) is
+// refused when the Caddyfile is adapted, naming the file and the
+// directive's line, not only later, without a place, when Caddy loads it.
+func TestSandboxCaddyfileBlockRefusedAtAdapt(t *testing.T) {
+	for _, tc := range []struct{ block, want string }{
+		{"min_transfer 7h", "min_transfer 7h0m0s must be at most 6h0m0s"},
+		{"timetable /srv/feed.zip\n\t\t\ttrain 708 08:30 11:00", "train 708: with a timetable, the trains' times are the timetable's"},
+		{"train 708 08:30 11:00\n\t\t\tunknown_train 708", "unknown_train 708 also has a train line with its times: list it in one of them"},
+	} {
+		harness.CheckAdaptRefused(t, ":9441 {\n\troute {\n\t\tosdm_sandbox {\n\t\t\t"+tc.block+"\n\t\t}\n\t}\n}\n", "osdm_sandbox: "+tc.want+", at Caddyfile:3", "")
+	}
+}

@@ -51,6 +51,20 @@ func Strings(name string, dst *[]string) Sub {
 	})
 }
 
+// Values is Strings for a list whose every value names something (an
+// audience, a scope, a file): an empty one ("") is refused at its line.
+func Values(name string, dst *[]string) Sub {
+	return Func(name, 1, Many, func(d *caddyfile.Dispenser, args []string) error {
+		for i, a := range args {
+			if a == "" {
+				return d.Errf("%s: value %d is empty (\"\")", name, i+1)
+			}
+		}
+		*dst = args
+		return nil
+	})
+}
+
 // Flag is a subdirective without arguments that sets dst.
 func Flag(name string, dst *bool) Sub {
 	return Func(name, 0, 0, func(*caddyfile.Dispenser, []string) error {

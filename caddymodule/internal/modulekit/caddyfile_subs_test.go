@@ -68,3 +68,16 @@ func TestPutOnce(t *testing.T) {
 		t.Fatalf("second: %v, map %v", err, m)
 	}
 }
+
+// TestValues: Values takes a list and refuses an empty value at its line.
+func TestValues(t *testing.T) {
+	var got []string
+	table := Table{Subs: []Sub{Values("aud", &got)}}
+	if _, err := table.Directive(caddyfile.NewTestDispenser("t {\n\taud a b\n}")); err != nil || strings.Join(got, ",") != "a,b" {
+		t.Fatalf("read %q: %v", got, err)
+	}
+	_, err := table.Directive(caddyfile.NewTestDispenser("t {\n\taud a \"\"\n}"))
+	if err == nil || err.Error() != `aud: value 2 is empty (""), at Testfile:2` {
+		t.Errorf("empty value: %v", err)
+	}
+}

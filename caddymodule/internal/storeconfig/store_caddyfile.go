@@ -29,6 +29,9 @@ func UnmarshalArgs(d *caddyfile.Dispenser, sub string, args []string) (*Config, 
 	if len(args) == 0 {
 		return nil, d.Errf("%s takes a store name, bolt [<path>] or redis <address> [<key prefix>]", sub)
 	}
+	if args[0] == "" {
+		return nil, d.Errf(`%s "": a store name must not be empty (a store name, bolt [<path>] or redis <address> [<key prefix>])`, sub)
+	}
 	if args[0] != EngineBolt && args[0] != EngineRedis {
 		if len(args) > 1 {
 			return nil, d.Errf("%s %s: a store name takes no more arguments (engines: bolt, redis)", sub, args[0])

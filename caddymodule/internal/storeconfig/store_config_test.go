@@ -97,4 +97,9 @@ func TestStoreSub(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "store takes a store name") || !strings.HasSuffix(err.Error(), "at Testfile:2") {
 		t.Errorf("store without arguments: %v", err)
 	}
+	// An empty name is not the default store.
+	_, err = table.Directive(caddyfile.NewTestDispenser("m {\n\tstore \"\"\n}"))
+	if err == nil || !strings.Contains(err.Error(), `store "": a store name must not be empty`) || !strings.HasSuffix(err.Error(), "at Testfile:2") {
+		t.Errorf("store with an empty name: %v", err)
+	}
 }
