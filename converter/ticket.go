@@ -49,7 +49,7 @@ func (r *run) ticket(ctx context.Context, m *legacy.TicketRequest) *Result {
 	}
 
 	if n := len(b.Fulfillments); n > legacy.MaxItems {
-		return r.tooManyTickets(id, "has "+strconv.Itoa(n)+" fulfilments")
+		return r.negative(tooManyTickets(id, r.c.partner, "has "+strconv.Itoa(n)+" fulfilments"))
 	}
 	reply := &legacy.TicketReply{Header: r.h, BookingRef: id}
 	var total int64
@@ -187,7 +187,7 @@ func (r *run) fulfillmentDocuments(ctx context.Context, b *osdm.Booking, fu *osd
 		return nil, nil
 	}
 	if len(docs) > legacy.MaxItems {
-		return nil, r.tooManyTickets(id, "has "+strconv.Itoa(len(docs))+" documents in fulfilment "+plain(fu.ID, 128))
+		return nil, r.negative(tooManyTickets(id, r.c.partner, "has "+strconv.Itoa(len(docs))+" documents in fulfilment "+plain(fu.ID, 128)))
 	}
 	out := make([]legacy.Document, 0, len(docs))
 	for i := range docs {
@@ -447,12 +447,12 @@ func hasPrefix(b []byte, prefix string) bool {
 	return len(b) >= len(prefix) && string(b[:len(prefix)]) == prefix
 }
 
-// tooManyTickets refuses a TicketRequest whose booking id has more
-// fulfilments, or a fulfilment more documents, than one TicketReply
-// carries (what says which, "has 101 fulfilments"): none is passed on,
-// rather than some of them.
-func (r *run) tooManyTickets(id, what string) *Result {
-	return r.negative(&legacy.NegativeReply{Code: legacy.CodeDocumentTooLarge, BookingRef: id,
-		Text: "Booking " + id + " at partner " + r.c.partner + " " + what + ", more than the " + strconv.Itoa(legacy.MaxItems) +
-			" one TicketReply carries; nothing of them is passed on."})
+// tooManyTickets is the refusal of a TicketRequest whose booking id at
+// partner has more fulfilments, or a fulfilment more documents, than one
+// TicketReply carries (what says which, "has 101 fulfilments"): none is
+// passed on, rather than some of them.
+func tooManyTickets(id, partner, what string) *legacy.NegativeReply {
+	return &legacy.NegativeReply{Code: legacy.CodeDocumentTooLarge, BookingRef: id,
+		Text: "Booking " + id + " at partner " + partner + " " + what + ", more than the " + strconv.Itoa(legacy.MaxItems) +
+			" one TicketReply carries; nothing of them is passed on."}
 }
