@@ -38,13 +38,7 @@ func init() {
 //		settle_interval <duration>           # default: the osdm app's (30s)
 //	}
 func (c *Convert) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	at, err := c.caddyfileTable().Directive(d)
-	if err != nil {
-		return err
-	}
-	// Validate now, so that the error names the Caddyfile and the
-	// directive's line.
-	return at.Err(c.Validate())
+	return c.caddyfileTable().Unmarshal(d, c.Validate)
 }
 
 // caddyfileTable is osdm_convert's subdirectives, read into c.

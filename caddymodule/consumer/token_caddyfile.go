@@ -54,13 +54,7 @@ func init() {
 //
 // token_url, key_file, kid and subject are required.
 func (t *Token) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	at, err := t.caddyfileTable().Directive(d)
-	if err != nil {
-		return err
-	}
-	// Validate now, so that the error names the Caddyfile and the
-	// directive's line.
-	return at.Err(t.Validate())
+	return t.caddyfileTable().Unmarshal(d, t.Validate)
 }
 
 // tokenTLSSubdirectives are the tls_* subdirectives of reverse_proxy's

@@ -44,19 +44,16 @@ func init() {
 //		documents       pdf|none                         # default: pdf
 //	}
 func (m *OSDMLegacy) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	at, err := m.caddyfileTable().Directive(d)
-	if err != nil {
-		return err
-	}
-	// Check the whole block now, so that the error names the Caddyfile and
-	// the directive's line; Provision checks the same for JSON.
-	if _, err := m.facadeConfig(); err != nil {
-		return at.Err(err)
-	}
-	if m.Store != nil {
-		return at.Err(m.Store.Validate())
-	}
-	return nil
+	// The whole block is checked too; Provision checks the same for JSON.
+	return m.caddyfileTable().Unmarshal(d, func() error {
+		if _, err := m.facadeConfig(); err != nil {
+			return err
+		}
+		if m.Store != nil {
+			return m.Store.Validate()
+		}
+		return nil
+	})
 }
 
 // caddyfileTable is osdm_legacy's subdirectives, read into m.

@@ -28,11 +28,5 @@ func (a *Access) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		modulekit.Values("key_file", &a.KeyFiles), modulekit.String("issuer", &a.Issuer), modulekit.String("audience", &a.Audience),
 		modulekit.Values("scope", &a.Scopes), modulekit.String("header", &a.Header), modulekit.Duration("clock_skew", &a.ClockSkew),
 	}}
-	at, err := subs.Directive(d)
-	if err != nil {
-		return err
-	}
-	// Validate now, so that the error names the Caddyfile and the
-	// directive's line.
-	return at.Err(a.Validate())
+	return subs.Unmarshal(d, a.Validate)
 }

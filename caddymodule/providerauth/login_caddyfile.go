@@ -59,13 +59,7 @@ func (l *Login) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		modulekit.Duration("max_assertion_lifetime", &l.MaxAssertionLifetime),
 		modulekit.Func("replay_store", 1, modulekit.Many, l.parseReplayStore), modulekit.Entry("client", 1, 1, l.parseClient),
 	}}
-	at, err := subs.Directive(d)
-	if err != nil {
-		return err
-	}
-	// Validate now, so that the error names the Caddyfile and the
-	// directive's line.
-	return at.Err(l.Validate())
+	return subs.Unmarshal(d, l.Validate)
 }
 
 // parseReplayStore reads replay_store's arguments: memory [max_entries

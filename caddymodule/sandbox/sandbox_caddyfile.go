@@ -63,14 +63,9 @@ func init() {
 //     as a PDF; none issues fulfilments with their control number only and
 //     renders nothing (load tests of the gateway in front).
 func (s *Sandbox) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	at, err := s.caddyfileTable().Directive(d)
-	if err != nil {
-		return err
-	}
-	// Check the whole block now (a bound no one line states, a timetable
-	// with trains), so that the error names the Caddyfile and the
-	// directive's line; Provision checks the same for JSON.
-	return at.Err(s.Validate())
+	// The whole block is checked too (a bound no one line states, a
+	// timetable with trains); Provision checks the same for JSON.
+	return s.caddyfileTable().Unmarshal(d, s.Validate)
 }
 
 // caddyfileTable is osdm_sandbox's subdirectives, read into s.

@@ -67,6 +67,17 @@ func (t Table) Directive(d *caddyfile.Dispenser) (Place, error) {
 	return at, t.Block(d, "")
 }
 
+// Unmarshal reads the directive d is at with t (Directive), then checks
+// the whole block with validate, so that an error no one line states
+// still names the Caddyfile and the directive's line.
+func (t Table) Unmarshal(d *caddyfile.Dispenser, validate func() error) error {
+	at, err := t.Directive(d)
+	if err != nil {
+		return err
+	}
+	return at.Err(validate())
+}
+
 // Block reads the block that opens after d's current token, one
 // subdirective a line, and stops at the first error. Errors about a
 // line name the line; those of a block inside another start with owner
