@@ -78,9 +78,7 @@ func TestExchangeOperationStatesTheLegacyPrice(t *testing.T) {
 // legacy system booked, and the difference from it.
 func TestJourneyExchangeOperationStatesTheLegacyPrice(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
-	jo := e.journeyOffer("708", "709")
-	id := e.book(&offerRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers}).ID
-	decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", "{}"), 200)
+	id := e.fulfilledJourney("708", "709")
 	sel := e.journeyExchangeOffer(e.f, id)
 	quoted := e.journeyOf(id).ExchangeQuotes[0]
 	if quoted.ExchangePrice.Amount != 3600 || quoted.Fee.Amount != 0 || quoted.ToPay == nil || quoted.ToPay.Amount != 0 {
@@ -124,9 +122,7 @@ func TestJourneyBookedInTwoCurrenciesIsNotSold(t *testing.T) {
 // back; the journey stands, its two EUR trains held.
 func TestJourneyExchangeBookedInTwoCurrenciesIsRefused(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
-	jo := e.journeyOffer("708", "709")
-	id := e.book(&offerRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers}).ID
-	decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", "{}"), 200)
+	id := e.fulfilledJourney("708", "709")
 	sel := e.journeyExchangeOffer(e.f, id)
 	e.bookedIn("711", "CHF")
 	a := e.call(e.f, "POST", "/bookings/"+id+"/exchange-operations", sel, withKey(newTestUUID()))

@@ -19,9 +19,7 @@ func TestJourneyExchangeFeeIsTheLegacySystems(t *testing.T) {
 	fee := Fee{BasisPoints: 1000}
 	e := newBookEnvWith(t, memKind, func(c *Config) { c.RefundFee, c.ExchangeFee = fee, fee },
 		legacysandbox.Config{Fares: []legacysandbox.Fare{{TravelClass: legacy.SecondClass, ServiceCode: legacy.ServiceSeat, Cents: 1237}}})
-	jo := e.journeyOffer("708", "709")
-	id := e.book(&offerRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers}).ID
-	decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", "{}"), 200)
+	id := e.fulfilledJourney("708", "709")
 	var oldRefs []string
 	for _, legID := range e.journeyOf(id).Legs {
 		oldRefs = append(oldRefs, e.records()[legID].Legacy.BookingRef)

@@ -97,8 +97,7 @@ func TestJourneyMarkOfAnExchangeSurvivesTheCallsDeletion(t *testing.T) {
 		deleter func(e *bookEnv, a *Facade, id string) string
 	}
 	bookJourney := func(e *bookEnv) string {
-		jo := e.journeyOffer("708", "709")
-		return e.book(&offerRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers}).ID
+		return e.bookedJourney("708", "709")
 	}
 	fulfil := func(e *bookEnv, f *Facade, id string) {
 		decodeOK[osdm.FulfillmentCollectionResponse](e.t, e.call(f, "POST", "/bookings/"+id+"/fulfillments", "{}"), 200)
@@ -213,9 +212,7 @@ func (s *casRace) CompareAndSet(ctx context.Context, key string, old, value []by
 // show yet: only a stale one goes), and later settles the exchange.
 func TestJourneyMarkOfAnExchangeNotRecordedYetSurvivesSettlement(t *testing.T) {
 	raceOnEachStore(t, func(t *testing.T, e *bookEnv, _ *holdRace, settler *Facade) {
-		jo := e.journeyOffer("708", "709")
-		id := e.book(&offerRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers}).ID
-		decodeOK[osdm.FulfillmentCollectionResponse](t, e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", "{}"), 200)
+		id := e.fulfilledJourney("708", "709")
 		cr := &casRace{Store: e.st, key: storeKey(e.cfg.Partner, kindJourney, id)}
 		var rep SettleReport
 		cr.race = func() {
@@ -244,8 +241,7 @@ func TestJourneyMarkOfAnExchangeNotRecordedYetSurvivesSettlement(t *testing.T) {
 // of an earlier release, which does not say what it lists, at once.
 func TestJourneyMarkAheadOfItsRecordDroppedOnceStale(t *testing.T) {
 	e := newBookEnv(t, memKind, nil)
-	jo := e.journeyOffer("708", "709")
-	id := e.book(&offerRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers}).ID
+	id := e.bookedJourney("708", "709")
 	ctx := context.Background()
 	if err := e.f.journeys.markJourneyOpen(ctx, id, 1, e.clock.Now()); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,22 @@ import (
 	"github.com/caddy-osdm/caddy-osdm/timetable"
 )
 
+// bookedJourney books a journey over trains for the offer's passengers
+// and returns its id.
+func (e *bookEnv) bookedJourney(trains ...string) string {
+	e.t.Helper()
+	jo := e.journeyOffer(trains...)
+	return e.book(&offerRecord{ID: jo.ID, Passengers: jo.Legs[0].Passengers}).ID
+}
+
+// fulfilledJourney is bookedJourney, fulfilled.
+func (e *bookEnv) fulfilledJourney(trains ...string) string {
+	e.t.Helper()
+	id := e.bookedJourney(trains...)
+	decodeOK[osdm.FulfillmentCollectionResponse](e.t, e.call(e.f, "POST", "/bookings/"+id+"/fulfillments", "{}"), 200)
+	return id
+}
+
 // journeyOffer is a sealed offer of a journey of trains (each as e.offer
 // makes it, in one trip).
 func (e *bookEnv) journeyOffer(trains ...string) *journeyOffer {
