@@ -12,7 +12,7 @@ import (
 // legacyPrice turns a legacy price ("49.90" EUR) into an OSDM one (4990,
 // scale 2), at least scale 2 so a fee in basis points stays exact to the
 // cent. A nil price is the zero Price (no currency): the caller falls back.
-func legacyPrice(p *legacy.Price, _ *osdm.Price) (osdm.Price, error) {
+func legacyPrice(p *legacy.Price) (osdm.Price, error) {
 	if p == nil {
 		return osdm.Price{}, nil
 	}

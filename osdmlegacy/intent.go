@@ -333,7 +333,7 @@ func (s *settlement) recordBookResult(ctx context.Context, id, msgID string, rep
 func (d *delivery) booked(reply legacy.Reply, now time.Time) (*legacyBooking, error) {
 	switch r := reply.(type) {
 	case *legacy.BookingReply:
-		price, err := legacyPrice(r.Price, nil)
+		price, err := legacyPrice(r.Price)
 		if err != nil {
 			return nil, err
 		}
@@ -389,14 +389,14 @@ func (s *settlement) recordCancelResult(ctx context.Context, id, msgID string, r
 			currency = r.RefundAmount.Currency
 		}
 		if r.RefundAmount != nil {
-			p, err := legacyPrice(r.RefundAmount, nil)
+			p, err := legacyPrice(r.RefundAmount)
 			if err != nil {
 				return nil, err
 			}
 			out.RefundAmount = &p
 		}
 		if r.Fee != nil && (currency == "" || r.Fee.Currency == currency) {
-			p, err := legacyPrice(r.Fee, nil)
+			p, err := legacyPrice(r.Fee)
 			if err != nil {
 				return nil, err
 			}
